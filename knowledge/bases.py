@@ -1,0 +1,56 @@
+"""Creating, changing and deleting knowledge bases together with their vector indexes."""
+
+from django.conf import settings
+from django.db import transaction
+from django.utils.text import slugify
+
+from knowledge import vector_index
+from knowledge.embedding import get_embedder
+from knowledge.models import Chunk, KnowledgeBase
+
+
+@transaction.atomic
+def create_knowledge_base(*, name: str, slug: str = "", description: str = "", embedder: str = "",
+                          **settings_overrides) -> KnowledgeBase:
+    """Create a knowledge base and its HNSW index in one transaction."""
+    embedder_name = embedder or settings.PORTAL["DEFAULT_EMBEDDER"]
+    kb = KnowledgeBase(
+        name=name,
+        slug=slug or slugify(name)[:100],
+        description=description,
+        embedder=embedder_name,
+        embedding_dim=get_embedder(embedder_name).dim,
+        text_search_config=settings_overrides.pop("text_search_config", settings.PORTAL["TEXT_SEARCH_CONFIG"]),
+        chunk_size=settings_overrides.pop("chunk_size", settings.PORTAL["CHUNK_SIZE"]),
+        chunk_overlap=settings_overrides.pop("chunk_overlap", settings.PORTAL["CHUNK_OVERLAP"]),
+        chunk_min_size=settings_overrides.pop("chunk_min_size", settings.PORTAL["CHUNK_MIN_SIZE"]),
+        **settings_overrides,
+    )
+    kb.full_clean()
+    kb.save()
+    vector_index.create_kb_index(kb.pk, kb.embedding_dim)
+    return kb
+
+
+@transaction.atomic
+def delete_knowledge_base(kb: KnowledgeBase) -> None:
+    """Drop the base's index, then the base with its documents and chunks."""
+    vector_index.drop_kb_index(kb.pk)
+    for document in kb.documents.exclude(original_file=""):
+        document.original_file.delete(save=False)
+    kb.delete()
+
+
+@transaction.atomic
+def switch_embedder(kb: KnowledgeBase, embedder_name: str) -> None:
+    """Point the base at another embedder; existing vectors are cleared until re-embedded.
+
+    The old vectors have another dimension and cannot share the new index, so they are dropped
+    here (keyword search keeps working) and the index is rebuilt after the re-index job's bulk
+    load, which is far faster than inserting into a live HNSW graph.
+    """
+    embedder = get_embedder(embedder_name)
+    vector_index.drop_kb_index(kb.pk)
+    Chunk.objects.filter(knowledge_base=kb).update(embedding=None)
+    kb.embedder, kb.embedding_dim = embedder.name, embedder.dim
+    kb.save(update_fields=["embedder", "embedding_dim", "updated_at"])

@@ -1,0 +1,184 @@
+"""Starting and running the knowledge app's background jobs: ingest, re-index, delete.
+
+`start_*` functions create the rows and enqueue; `run_*` functions do the work inside a worker
+(or in the foreground for management commands) and record progress on the job between items.
+Every `run_*` is idempotent: a redelivered or re-run job skips what is already done.
+"""
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files import File
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+
+from knowledge import bases, ingestion, parsing, vector_index
+from knowledge.exceptions import KnowledgeError
+from knowledge.models import Document, Job, KnowledgeBase
+from portal.jobs import enqueue, run
+
+
+def check_upload(name: str, size: int) -> str:
+    """Why an upload is refused before ingestion, or "" when it is acceptable."""
+    if not parsing.is_supported(name):
+        return f"Unsupported file type. Supported: {', '.join(parsing.SUPPORTED_EXTENSIONS)}"
+    limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
+    if size > limit:
+        return f"File is {size:,} bytes, over the {limit:,}-byte limit"
+    if size == 0:
+        return "File is empty"
+    return ""
+
+
+@transaction.atomic
+def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None) -> tuple[Job | None, list[dict]]:
+    """Store accepted files as pending documents and queue one ingestion job for them.
+
+    Returns the job (None when nothing was accepted) and the refused files with reasons.
+    """
+    refused, document_ids = [], []
+    for upload in files:
+        reason = check_upload(upload.name, upload.size)
+        if reason:
+            refused.append({"item": upload.name, "reason": reason})
+            continue
+        document_ids.append(_store_upload(kb, upload).pk)
+    if not document_ids:
+        return None, refused
+    return start_ingestion(kb, document_ids, user=user), refused
+
+
+def _store_upload(kb: KnowledgeBase, upload: UploadedFile) -> Document:
+    name = Path(upload.name).name
+    document, _ = Document.objects.get_or_create(
+        knowledge_base=kb, source_uri=f"upload:{name}",
+        defaults={"source_kind": Document.SourceKind.UPLOAD, "title": Path(name).stem},
+    )
+    if document.original_file:
+        document.original_file.delete(save=False)
+    document.original_file.save(name, File(upload), save=False)
+    document.path, document.file_size = name, upload.size
+    if document.status != Document.Status.READY:
+        document.status = Document.Status.PENDING
+    document.save()
+    return document
+
+
+def start_ingestion(kb: KnowledgeBase, document_ids: list[int], *, user=None) -> Job:
+    from knowledge import tasks
+
+    job = Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=kb, created_by=user,
+                             options={"document_ids": document_ids}, progress_total=len(document_ids))
+    enqueue(tasks.run_ingestion_job, job)
+    return job
+
+
+def run_ingestion(job: Job) -> Job:
+    """Ingest the job's documents one by one; a bad document fails alone."""
+    return run(job, _ingest_documents)
+
+
+def _ingest_documents(job: Job) -> None:
+    ids = job.options.get("document_ids", [])
+    documents = Document.objects.filter(pk__in=ids).select_related("knowledge_base").order_by("pk")
+    job.record(done=0, total=len(ids))
+    for done, document in enumerate(documents, start=1):
+        if job.should_stop():
+            break
+        result = ingestion.process_document(document, progress=_embedding_progress(job))
+        _count(job, document, result)
+        job.record(done=done)
+    _ensure_index(job.knowledge_base)
+
+
+def _embedding_progress(job: Job):
+    """A progress callback that adds each embedded batch to the job's `chunks_embedded` counter."""
+    reported = 0
+
+    def report(done: int, total: int) -> None:
+        nonlocal reported
+        job.record(chunks_embedded=done - reported)
+        reported = done
+
+    return report
+
+
+def _count(job: Job, document: Document, result: ingestion.IngestResult) -> None:
+    if result.outcome == "failed":
+        job.add_failure(document.title or document.source_uri, result.error)
+    else:
+        job.record(**{result.outcome: 1, "chunks": result.document.chunk_count if result.outcome != "unchanged" else 0})
+
+
+def _ensure_index(kb: KnowledgeBase | None) -> None:
+    if kb is not None and not vector_index.kb_index_exists(kb.pk):
+        vector_index.create_kb_index(kb.pk, kb.embedding_dim)
+
+
+@transaction.atomic
+def start_reindex(kb: KnowledgeBase, *, embedder: str = "", force: bool = False, user=None) -> Job:
+    """Queue a re-index; with another embedder, switch to it first (vectors are rebuilt)."""
+    from knowledge import tasks
+
+    if embedder and embedder != kb.embedder:
+        bases.switch_embedder(kb, embedder)
+        force = True
+    job = Job.objects.create(kind=Job.Kind.REINDEX, knowledge_base=kb, created_by=user,
+                             options={"force": force, "embedder": kb.embedder})
+    enqueue(tasks.run_reindex_job, job)
+    return job
+
+
+def run_reindex(job: Job) -> Job:
+    """Re-process the documents whose configuration signature (or vectors) are out of date."""
+    return run(job, _reindex_documents)
+
+
+def _reindex_documents(job: Job) -> None:
+    kb = job.knowledge_base
+    if kb is None:
+        raise KnowledgeError("The knowledge base of this job was deleted")
+    signature = ingestion.config_signature(kb)
+    documents = kb.documents.all() if job.options.get("force") else kb.documents.exclude(
+        config_signature=signature, status=Document.Status.READY)
+    ids = list(documents.values_list("pk", flat=True).order_by("pk"))
+    job.record(done=0, total=len(ids))
+    for done, document in enumerate(Document.objects.filter(pk__in=ids).order_by("pk"), start=1):
+        if job.should_stop():
+            break
+        if job.options.get("force"):
+            document.config_signature = ""  # forces the rebuild even when the text is unchanged
+        _count(job, document, ingestion.process_document(document, progress=_embedding_progress(job)))
+        job.record(done=done)
+    _ensure_index(kb)
+
+
+def start_delete(document_ids: list[int], *, user=None) -> Job:
+    from knowledge import tasks
+
+    first = Document.objects.filter(pk__in=document_ids).select_related("knowledge_base").first()
+    job = Job.objects.create(kind=Job.Kind.DELETE, knowledge_base=first.knowledge_base if first else None,
+                             created_by=user, options={"document_ids": document_ids},
+                             progress_total=len(document_ids))
+    enqueue(tasks.run_delete_job, job)
+    return job
+
+
+def run_delete(job: Job) -> Job:
+    """Delete the job's documents, their chunks and stored files."""
+    return run(job, _delete_documents)
+
+
+def _delete_documents(job: Job) -> None:
+    ids = job.options.get("document_ids", [])
+    for done, document in enumerate(Document.objects.filter(pk__in=ids), start=1):
+        delete_document(document)
+        job.record(done=done, deleted=1)
+    job.record(done=len(ids))
+
+
+def delete_document(document: Document) -> None:
+    """Delete one document with its chunks and its stored original."""
+    if document.original_file:
+        document.original_file.delete(save=False)
+    document.delete()

@@ -1,0 +1,261 @@
+"""Knowledge bases, their documents, the chunks those become, and the background jobs."""
+
+from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from pgvector.django import VectorField
+
+
+class TextSearchConfig(models.TextChoices):
+    # PostgreSQL's `russian` configuration stems Cyrillic words with the Russian Snowball stemmer
+    # and ASCII words with the English one, so it suits mixed Russian/English bases.
+    RUSSIAN = "russian", "Russian (and English)"
+    ENGLISH = "english", "English"
+    GERMAN = "german", "German"
+    FRENCH = "french", "French"
+    SPANISH = "spanish", "Spanish"
+    SIMPLE = "simple", "No stemming"
+
+
+class KnowledgeBase(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    embedder = models.CharField(max_length=100, help_text="Embedder name from the registry.")
+    embedding_dim = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    text_search_config = models.CharField(
+        max_length=20, choices=TextSearchConfig.choices, default=TextSearchConfig.RUSSIAN
+    )
+    chunk_size = models.PositiveIntegerField(default=2000, validators=[MinValueValidator(200)])
+    chunk_overlap = models.PositiveIntegerField(default=200)
+    chunk_min_size = models.PositiveIntegerField(default=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(chunk_overlap__lt=models.F("chunk_size") / 2),
+                name="knowledge_kb_overlap_below_half_chunk",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def chunking(self) -> dict:
+        return {"chunk_size": self.chunk_size, "overlap": self.chunk_overlap, "min_size": self.chunk_min_size}
+
+
+class Document(models.Model):
+    class SourceKind(models.TextChoices):
+        UPLOAD = "upload", "Upload"
+        URL = "url", "URL"
+        CRAWL = "crawl", "Crawl"
+        INLINE = "inline", "Inline text"
+        REPOSITORY = "repository", "Repository"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        INDEXING = "indexing", "Indexing"
+        READY = "ready", "Ready"
+        ERROR = "error", "Error"
+
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="documents")
+    source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
+    # The document's identity inside its knowledge base: ingesting the same URI again replaces it.
+    source_uri = models.CharField(max_length=2000, blank=True)
+    path = models.CharField(max_length=1000, blank=True)
+    title = models.CharField(max_length=500, blank=True)
+    mime = models.CharField(max_length=200, blank=True)
+    sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the extracted text.")
+    config_signature = models.CharField(
+        max_length=64, blank=True, help_text="Parser, chunker and embedder configuration it was built with."
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
+    text = models.TextField(blank=True, help_text="The extracted text, kept so re-indexing needs no re-parse.")
+    char_count = models.PositiveIntegerField(default=0)
+    chunk_count = models.PositiveIntegerField(default=0)
+    file_size = models.PositiveBigIntegerField(null=True, blank=True)
+    error_message = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    commit_sha = models.CharField(max_length=64, blank=True)
+    original_file = models.FileField(upload_to="uploads/%Y/%m/%d/", max_length=500, blank=True)
+    ingested_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["knowledge_base", "source_uri"],
+                condition=~Q(source_uri=""),
+                name="knowledge_document_kb_uri_uniq",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["knowledge_base", "status"], name="knowledge_doc_kb_status_idx"),
+            models.Index(fields=["knowledge_base", "sha256"], name="knowledge_doc_kb_sha_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.source_uri or f"Document {self.pk}"
+
+    def mark_indexing(self) -> None:
+        self.status, self.error_message = self.Status.INDEXING, ""
+        self.save(update_fields=["status", "error_message", "updated_at"])
+
+    def mark_failed(self, message: str) -> None:
+        self.status, self.error_message = self.Status.ERROR, message
+        self.save(update_fields=["status", "error_message", "updated_at"])
+
+
+class ChunkQuerySet(models.QuerySet):
+    def searchable(self):
+        """Chunks of documents that finished indexing."""
+        return self.filter(document__status=Document.Status.READY)
+
+
+class Chunk(models.Model):
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    # Denormalised from the document so the per-base vector index can filter on it.
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveIntegerField()
+    layer = models.CharField(max_length=8, default="D0")
+    title = models.CharField(max_length=500, blank=True)
+    section_path = models.CharField(max_length=1000, blank=True)
+    parent_heading = models.CharField(max_length=500, blank=True)
+    content = models.TextField()
+    token_count = models.PositiveIntegerField(default=0)
+    span_start = models.PositiveIntegerField(null=True, blank=True)
+    span_end = models.PositiveIntegerField(null=True, blank=True)
+    page = models.PositiveIntegerField(null=True, blank=True)
+    language = models.CharField(max_length=20, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    # Untyped `vector`: knowledge bases may use embedders of different dimensions. Each base has a
+    # partial expression HNSW index on `embedding::vector(dim)` (see vector_index.py).
+    embedding = VectorField(null=True, blank=True)
+    search_vector = SearchVectorField(null=True, blank=True)
+
+    objects = ChunkQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["document_id", "layer", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "layer", "position"], name="knowledge_chunk_document_layer_position_uniq"
+            ),
+        ]
+        indexes = [
+            GinIndex(fields=["search_vector"], name="knowledge_chunk_fts_idx"),
+            models.Index(fields=["knowledge_base", "layer"], name="knowledge_chunk_kb_layer_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}:{self.layer}:{self.position}"
+
+
+class Job(models.Model):
+    """A unit of background work with live progress (ingestion, re-index, deletion, crawl)."""
+
+    class Kind(models.TextChoices):
+        INGEST = "ingest", "Ingest documents"
+        REINDEX = "reindex", "Re-index knowledge base"
+        DELETE = "delete", "Delete documents"
+        CRAWL = "crawl", "Crawl site"
+        INDEX_REPO = "index_repo", "Index repository"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    knowledge_base = models.ForeignKey(
+        KnowledgeBase, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    options = models.JSONField(default=dict, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    counters = models.JSONField(default=dict, blank=True)
+    # Per-item failures: [{"item": "...", "reason": "..."}], so one bad file never hides in a total.
+    failures = models.JSONField(default=list, blank=True)
+    error_message = models.TextField(blank=True)
+    cancel_requested = models.BooleanField(default=False)
+    task_id = models.CharField(max_length=64, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "kind"], name="knowledge_job_status_kind_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in self.FINISHED
+
+    @property
+    def percent(self) -> int:
+        if not self.progress_total:
+            return 100 if self.is_finished else 0
+        return min(100, round(100 * self.progress_done / self.progress_total))
+
+    def start(self, total: int | None = None) -> None:
+        self.status, self.started_at, self.finished_at = self.Status.RUNNING, timezone.now(), None
+        self.error_message = ""
+        fields = ["status", "started_at", "finished_at", "error_message", "updated_at"]
+        if total is not None:
+            self.progress_total = total
+            fields.append("progress_total")
+        self.save(update_fields=fields)
+
+    def record(self, *, done: int | None = None, total: int | None = None, **counts: int) -> None:
+        """Write progress and bump counters; called between batches so watchers see it live."""
+        if done is not None:
+            self.progress_done = done
+        if total is not None:
+            self.progress_total = total
+        for name, delta in counts.items():
+            self.counters[name] = self.counters.get(name, 0) + delta
+        self.save(update_fields=["progress_done", "progress_total", "counters", "updated_at"])
+
+    def add_failure(self, item: str, reason: str) -> None:
+        self.failures.append({"item": item, "reason": reason})
+        self.counters["failed"] = self.counters.get("failed", 0) + 1
+        self.save(update_fields=["failures", "counters", "updated_at"])
+
+    def finish(self) -> None:
+        status = self.Status.CANCELLED if self.cancel_requested else self.Status.SUCCEEDED
+        self.status, self.finished_at = status, timezone.now()
+        self.save(update_fields=["status", "finished_at", "updated_at"])
+
+    def fail(self, message: str) -> None:
+        self.status, self.finished_at, self.error_message = self.Status.FAILED, timezone.now(), message
+        self.save(update_fields=["status", "finished_at", "error_message", "updated_at"])
+
+    def should_stop(self) -> bool:
+        """Re-read the cancel flag another process (admin, API) may have set."""
+        self.cancel_requested = Job.objects.filter(pk=self.pk).values_list("cancel_requested", flat=True).first()
+        return bool(self.cancel_requested)
+
+    def request_cancel(self) -> None:
+        Job.objects.filter(pk=self.pk).update(cancel_requested=True, updated_at=timezone.now())
+        self.cancel_requested = True

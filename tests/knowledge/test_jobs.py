@@ -1,0 +1,103 @@
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import TestCase
+
+from knowledge import jobs, vector_index
+from knowledge.models import Chunk, Document, Job
+from tests.conftest import DATA
+from tests.factories import make_document, make_kb
+
+
+def upload_of(path, name=None):
+    return SimpleUploadedFile(name or path.name, path.read_bytes())
+
+
+class UploadJobTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+
+    def test_a_batch_ingests_good_files_and_reports_each_bad_one(self):
+        files = [
+            upload_of(DATA / "documents/docx/en/pandoc-headers.docx"),
+            upload_of(DATA / "documents/xlsx/en/xlrd-sample.xlsx"),
+            upload_of(DATA / "documents/pdf/scanned/gutenberg-huckfinn-p22-scan.pdf"),
+            SimpleUploadedFile("notes.exe", b"MZ..."),
+            SimpleUploadedFile("empty.txt", b""),
+        ]
+        with self.captureOnCommitCallbacks(execute=True):
+            job, refused = jobs.add_uploads(self.kb, files)
+        self.assertEqual([item["item"] for item in refused], ["notes.exe", "empty.txt"])
+        self.assertIn("Supported: .md", refused[0]["reason"])
+        job.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.SUCCEEDED)
+        self.assertEqual((job.progress_done, job.progress_total), (3, 3))
+        self.assertEqual(job.counters.get("created"), 2)
+        self.assertEqual(len(job.failures), 1)
+        self.assertIn("text layer", job.failures[0]["reason"])
+        statuses = dict(Document.objects.filter(knowledge_base=self.kb).values_list("path", "status"))
+        self.assertEqual(statuses, {"pandoc-headers.docx": "ready", "xlrd-sample.xlsx": "ready",
+                                    "gutenberg-huckfinn-p22-scan.pdf": "error"})
+
+    def test_uploading_the_same_file_again_is_unchanged(self):
+        path = DATA / "documents/md/en/react-learn-installation.md"
+        with self.captureOnCommitCallbacks(execute=True):
+            jobs.add_uploads(self.kb, [upload_of(path)])
+        with self.captureOnCommitCallbacks(execute=True):
+            job, _ = jobs.add_uploads(self.kb, [upload_of(path)])
+        job.refresh_from_db()
+        self.assertEqual(job.counters.get("unchanged"), 1)
+        self.assertEqual(Document.objects.filter(knowledge_base=self.kb).count(), 1)
+
+    def test_an_oversized_upload_is_refused_before_ingestion(self):
+        with self.settings(PORTAL={**self.settings_portal(), "MAX_UPLOAD_BYTES": 10}):
+            job, refused = jobs.add_uploads(self.kb, [SimpleUploadedFile("big.txt", b"x" * 11)])
+        self.assertIsNone(job)
+        self.assertIn("over the 10-byte limit", refused[0]["reason"])
+        self.assertFalse(Document.objects.filter(knowledge_base=self.kb).exists())
+
+    def settings_portal(self):
+        from django.conf import settings
+
+        return settings.PORTAL
+
+
+class ReindexJobTests(TestCase):
+    def test_switching_embedder_re_embeds_every_document_and_rebuilds_the_index(self):
+        kb = make_kb(chunk_size=300, chunk_overlap=30, chunk_min_size=50)
+        make_document(kb, text="# Refunds\n\nRefunds take five days.")
+        make_document(kb, text="# Shipping\n\nWe ship worldwide.")
+        with self.captureOnCommitCallbacks(execute=True):
+            job = jobs.start_reindex(kb, embedder="use-multilingual")
+        job.refresh_from_db()
+        kb.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.SUCCEEDED)
+        self.assertEqual(job.counters.get("updated"), 2)
+        self.assertEqual((kb.embedder, kb.embedding_dim), ("use-multilingual", 512))
+        self.assertEqual({len(c.embedding) for c in Chunk.objects.filter(knowledge_base=kb)}, {512})
+        self.assertTrue(vector_index.kb_index_exists(kb.pk))
+
+    def test_a_plain_reindex_touches_only_out_of_date_documents(self):
+        kb = make_kb()
+        make_document(kb)
+        make_document(kb)
+        with self.captureOnCommitCallbacks(execute=True):
+            job = jobs.start_reindex(kb)
+        job.refresh_from_db()
+        self.assertEqual((job.progress_total, job.counters.get("updated", 0)), (0, 0))
+        Document.objects.filter(pk=kb.documents.first().pk).update(config_signature="old")
+        with self.captureOnCommitCallbacks(execute=True):
+            job = jobs.start_reindex(kb)
+        job.refresh_from_db()
+        self.assertEqual((job.progress_total, job.counters.get("updated", 0)), (1, 1))
+
+
+class DeleteJobTests(TestCase):
+    def test_deleting_documents_removes_their_chunks(self):
+        kb = make_kb()
+        keep, drop = make_document(kb), make_document(kb)
+        with self.captureOnCommitCallbacks(execute=True):
+            job = jobs.start_delete([drop.pk])
+        job.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.SUCCEEDED)
+        self.assertFalse(Chunk.objects.filter(document_id=drop.pk).exists())
+        self.assertTrue(Chunk.objects.filter(document_id=keep.pk).exists())
