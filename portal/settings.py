@@ -82,6 +82,8 @@ if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
 else:
     DATABASES = {"default": embedded_database_settings(PGDATA)}
+# Parallel test runs on one server (several developers, CI) each need their own test database.
+DATABASES["default"]["TEST"] = {"NAME": env_str("PORTAL_TEST_DB_NAME", "test_portal")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
