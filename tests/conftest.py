@@ -24,3 +24,7 @@ def openai_stub():
     stub = OpenAIStub().start()
     yield stub
     stub.stop()
+
+
+# Browser fixtures (`browser`, `page`) for tests that drive headless Chromium.
+from tests.browser import browser, page  # noqa: E402,F401
