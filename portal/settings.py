@@ -172,6 +172,10 @@ CRAWLER = {
     "MAX_HTML_BYTES": env_int("PORTAL_CRAWLER_MAX_HTML_BYTES", 10 * 1024 * 1024, minimum=1024),
     "MAX_DOCUMENT_BYTES": env_int("PORTAL_CRAWLER_MAX_DOCUMENT_BYTES", 50 * 1024 * 1024, minimum=1024),
     "MAX_REDIRECTS": env_int("PORTAL_CRAWLER_MAX_REDIRECTS", 5, minimum=0),
+    # A robots.txt Crawl-delay longer than DELAY_SECONDS is honoured, up to this cap.
+    "MAX_ROBOTS_DELAY_SECONDS": env_float("PORTAL_CRAWLER_MAX_ROBOTS_DELAY", 10.0),
+    "ROBOTS_CACHE_SECONDS": env_int("PORTAL_CRAWLER_ROBOTS_CACHE_SECONDS", 3600, minimum=0),
+    "MAX_SITEMAP_URLS": env_int("PORTAL_CRAWLER_MAX_SITEMAP_URLS", 10_000, minimum=0),
 }
 
 LOGGING = {
