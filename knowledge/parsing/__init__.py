@@ -1,0 +1,222 @@
+"""File parsers: turn an uploaded or fetched file into Markdown-flavoured text.
+
+`parse_file()` is the one entry point. It checks what every format shares — extension, size,
+magic bytes, zip expansion — before a format module (`pdf`, `docx`, `spreadsheet`, `text`, `html`)
+reads the content, so a file that lies about its type or expands without bound never reaches a
+third-party parser. Every failure is a `KnowledgeError` with a message a content manager can act on.
+"""
+
+import bisect
+import zipfile
+import zlib
+from pathlib import Path
+
+from django.conf import settings
+
+from knowledge.documents import ParsedDocument
+from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
+
+from . import docx, pdf, spreadsheet, text
+from .html import html_to_markdown
+from .text import text_too_long
+
+__all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", "parse_file"]
+
+# Bump when the text produced for the same file changes: it is part of each document's
+# configuration signature, so a bump marks documents for re-indexing.
+PARSER_VERSION = "1"
+
+SUPPORTED_EXTENSIONS: tuple[str, ...] = (
+    ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".html", ".htm",
+)
+
+MIME_TYPES = {
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".txt": "text/plain",
+    ".log": "text/plain",
+    ".csv": "text/csv",
+    ".pdf": "application/pdf",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ".xls": "application/vnd.ms-excel",
+    ".html": "text/html",
+    ".htm": "text/html",
+}
+
+# Office Open XML files are zip archives; a small file can declare gigabytes of XML. We refuse
+# archives whose members add up to more than this many times the upload limit, or more than
+# MAX_UNCOMPRESSED_BYTES, before mammoth or openpyxl inflate anything.
+ZIP_EXPANSION_FACTOR = 20
+MAX_UNCOMPRESSED_BYTES = 512 * 1024 * 1024
+MAX_ZIP_MEMBERS = 10_000
+ZIP_READ_CHUNK = 1024 * 1024
+# What zipfile raises on damaged archives (RuntimeError: an encrypted member; NotImplementedError:
+# an unknown compression method).
+ZIP_ERRORS = (
+    zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, RuntimeError, NotImplementedError,
+)
+
+PDF_MAGIC = b"%PDF"
+ZIP_MAGIC = b"PK\x03\x04"
+OLE_MAGIC = b"\xd0\xcf\x11\xe0"
+# Excel 2–4 saved a bare BIFF stream, not an OLE container: it opens with a BOF record.
+BIFF_MAGICS = (b"\x09\x00", b"\x09\x02", b"\x09\x04", b"\x09\x08")
+# The stream that marks an OLE container holding an encrypted .docx/.xlsx (names are UTF-16).
+ENCRYPTED_OOXML = "EncryptionInfo".encode("utf-16-le")
+PASSWORD_PROTECTED = "{name} is password-protected; remove the password and upload it again"
+# Signatures we name when a file's content is not what its extension says.
+KNOWN_SIGNATURES = (
+    (PDF_MAGIC, "a PDF document"),
+    (ZIP_MAGIC, "a ZIP archive (e.g. DOCX or XLSX)"),
+    (OLE_MAGIC, "an old Office file (e.g. DOC or XLS)"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"),
+    (b"7z\xbc\xaf", "a 7-Zip archive"),
+    (b"\x7fELF", "a program"),
+)
+TEXT_EXTENSIONS = (".md", ".markdown", ".txt", ".log", ".csv", ".html", ".htm")
+# Zip member prefix that each Office format must contain.
+ZIP_PARTS = {".docx": ("word/", "a Word document"), ".xlsx": ("xl/", "an Excel workbook")}
+
+
+def is_supported(path_or_name: str | Path) -> bool:
+    """Whether the file's extension is one we parse (case-insensitive)."""
+    return Path(str(path_or_name)).suffix.lower() in SUPPORTED_EXTENSIONS
+
+
+def page_at(pages: list[tuple[int, int]], offset: int) -> int | None:
+    """The page number holding character `offset`, given `(start_offset, page_number)` pairs."""
+    index = bisect.bisect_right([start for start, _ in pages], offset) - 1
+    return pages[index][1] if index >= 0 else None
+
+
+def parse_file(
+    path: str | Path, *, max_bytes: int | None = None, max_chars: int | None = None
+) -> ParsedDocument:
+    """Extract Markdown-flavoured text, title and metadata from a supported file."""
+    path = Path(path)
+    ext = path.suffix.lower()
+    max_bytes = settings.PORTAL["MAX_UPLOAD_BYTES"] if max_bytes is None else max_bytes
+    max_chars = settings.PORTAL["MAX_TEXT_CHARS"] if max_chars is None else max_chars
+    _check_file(path, ext, max_bytes)
+    parsed = _dispatch(path, ext, max_chars)
+    parsed.mime = MIME_TYPES[ext]
+    if "\x00" in parsed.text and not parsed.pages:
+        # PostgreSQL text columns cannot hold NUL characters.
+        parsed.text = parsed.text.replace("\x00", "")
+    if not parsed.text.strip():
+        raise ParseError(f"{path.name} is empty: no text could be extracted")
+    if len(parsed.text) > max_chars:
+        raise text_too_long(path.name, max_chars)
+    parsed.title = " ".join(parsed.title.split())[:500] or path.stem
+    return parsed
+
+
+def _check_file(path: Path, ext: str, max_bytes: int) -> None:
+    """What every format shares: a known extension, a size within limits, honest content."""
+    if ext not in SUPPORTED_EXTENSIONS:
+        raise UnsupportedFileError(
+            f"{path.name}: file type {ext or '(none)'} is not supported; "
+            f"supported types: {', '.join(SUPPORTED_EXTENSIONS)}"
+        )
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as f:
+            head = f.read(8192)
+    except OSError as exc:
+        raise ParseError(f"{path.name}: cannot read the file ({exc.strerror or exc})") from exc
+    if size == 0:
+        raise ParseError(f"{path.name} is empty")
+    if size > max_bytes:
+        raise FileTooLargeError(f"{path.name} is {_size(size)}; the limit is {_size(max_bytes)}")
+    _check_content_type(path, ext, head)
+    if ext in ZIP_PARTS:
+        _check_zip(path, ext, min(ZIP_EXPANSION_FACTOR * max_bytes, MAX_UNCOMPRESSED_BYTES))
+
+
+def _dispatch(path: Path, ext: str, max_chars: int) -> ParsedDocument:
+    if ext == ".pdf":
+        return pdf.parse_pdf(path, max_chars=max_chars)
+    if ext == ".docx":
+        return docx.parse_docx(path)
+    if ext == ".xlsx":
+        return spreadsheet.parse_xlsx(path, max_chars=max_chars)
+    if ext == ".xls":
+        return spreadsheet.parse_xls(path, max_chars=max_chars)
+    if ext in (".html", ".htm"):
+        title, markdown = html_to_markdown(path.read_bytes())
+        return ParsedDocument(text=markdown, title=title or path.stem, mime="")
+    if ext in (".md", ".markdown"):
+        return text.parse_markdown(path)
+    if ext == ".csv":
+        return text.parse_csv(path, max_chars=max_chars)
+    return text.parse_plain(path, headings=ext == ".txt")
+
+
+def _check_content_type(path: Path, ext: str, head: bytes) -> None:
+    """Refuse a file whose first bytes contradict its extension."""
+    if ext == ".pdf":
+        # The PDF spec lets a header follow up to 1 KB of junk; pypdf tolerates it too.
+        ok = PDF_MAGIC in head[:1024]
+    elif ext in ZIP_PARTS:
+        ok = head.startswith(ZIP_MAGIC)
+        if not ok and head.startswith(OLE_MAGIC) and ENCRYPTED_OOXML in path.read_bytes():
+            # Word and Excel wrap a password-protected .docx/.xlsx in an OLE container.
+            raise ParseError(PASSWORD_PROTECTED.format(name=path.name))
+    elif ext == ".xls":
+        ok = head.startswith((OLE_MAGIC, *BIFF_MAGICS))
+    else:
+        ok = not any(head.startswith(magic) for magic, _ in KNOWN_SIGNATURES) and not text.looks_binary(head)
+    if ok:
+        return
+    actual = next((kind for magic, kind in KNOWN_SIGNATURES if head.startswith(magic)), None)
+    if actual is None:
+        actual = "a binary file" if ext in TEXT_EXTENSIONS or text.looks_binary(head) else "a text file"
+    raise UnsupportedFileError(
+        f"{path.name} is named {ext} but its content is {actual}; upload the original file"
+    )
+
+
+def _check_zip(path: Path, ext: str, limit: int) -> None:
+    """Refuse a damaged archive, a zip bomb, or an archive of the wrong Office format."""
+    damaged = f"{path.name} is damaged: it is not a readable {ext} (ZIP) file"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            if len(members) > MAX_ZIP_MEMBERS:
+                raise FileTooLargeError(
+                    f"{path.name} holds {len(members):,} parts; the limit is {MAX_ZIP_MEMBERS:,}"
+                )
+            declared = sum(member.file_size for member in members)
+            if declared > limit:
+                raise FileTooLargeError(
+                    f"{path.name} expands to {_size(declared)} when unpacked; the limit is {_size(limit)}"
+                )
+            prefix, kind = ZIP_PARTS[ext]
+            if not any(member.filename.startswith(prefix) for member in members):
+                raise UnsupportedFileError(
+                    f"{path.name} is named {ext} but is not {kind}; upload the original file"
+                )
+            _verify_members(archive, members)
+    except ZIP_ERRORS as exc:
+        raise ParseError(damaged) from exc
+
+
+def _verify_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo]) -> None:
+    # Declared sizes can lie. Reading in bounded chunks stops at the declared size and checks the
+    # CRC, so a lying member fails here, in constant memory, instead of inside mammoth/openpyxl
+    # (whose whole-member reads inflate the entire stream before truncating it).
+    for member in members:
+        with archive.open(member) as stream:
+            while stream.read(ZIP_READ_CHUNK):
+                pass
+
+
+def _size(size: int) -> str:
+    if size < 1024 * 1024:
+        return f"{size / 1024:,.0f} KB"
+    return f"{size / (1024 * 1024):,.1f} MB"

@@ -1,0 +1,95 @@
+"""PDF text extraction with pypdf, keeping the page each stretch of text came from."""
+
+import logging
+from pathlib import Path
+
+from pypdf import PasswordType, PdfReader
+from pypdf.errors import DependencyError, PyPdfError
+
+from knowledge.documents import ParsedDocument
+from knowledge.exceptions import ParseError
+
+from .text import short_reason, text_too_long
+
+logger = logging.getLogger(__name__)
+
+ENCRYPTED = "PDF is encrypted; remove the password and upload it again"
+NO_TEXT = "PDF has no text layer (scanned image?); OCR is not supported"
+# /Title values that name a placeholder rather than the document.
+PLACEHOLDER_TITLES = ("untitled", "document", "title")
+
+
+def parse_pdf(path: Path, *, max_chars: int) -> ParsedDocument:
+    """Text per page, pages joined by a blank line; `pages` maps offsets to page numbers."""
+    reader = _open(path)
+    parts: list[str] = []
+    pages: list[tuple[int, int]] = []
+    unreadable: list[int] = []
+    offset = 0
+    for number, page in enumerate(_pages(reader, path), start=1):
+        try:
+            text = page.extract_text() or ""
+        except Exception as exc:  # noqa: BLE001 - pypdf raises many types on damaged content streams
+            logger.info("pdf %s: page %d unreadable: %r", path.name, number, exc)
+            unreadable.append(number)
+            continue
+        text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").strip()
+        if not text:
+            continue
+        if parts:
+            offset += 2  # the blank line that joins pages
+        pages.append((offset, number))
+        parts.append(text)
+        offset += len(text)
+        if offset > max_chars:
+            raise text_too_long(path.name, max_chars)
+    if not parts:
+        if unreadable:
+            raise ParseError(f"{path.name} is damaged: no page could be read")
+        raise ParseError(f"{path.name}: {NO_TEXT}")
+    metadata: dict = {"page_count": len(reader.pages)}
+    if unreadable:
+        metadata["unreadable_pages"] = unreadable
+    title = _title(reader) or path.stem
+    return ParsedDocument(text="\n\n".join(parts), title=title, mime="", metadata=metadata, pages=pages)
+
+
+def _open(path: Path) -> PdfReader:
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted:
+            # Many PDFs carry only an owner password (printing/copying limits) and open with "".
+            try:
+                opened = reader.decrypt("")
+            except (DependencyError, NotImplementedError, PyPdfError) as exc:
+                raise ParseError(f"{path.name}: {ENCRYPTED}") from exc
+            if opened == PasswordType.NOT_DECRYPTED:
+                raise ParseError(f"{path.name}: {ENCRYPTED}")
+        return reader
+    except ParseError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure to read the file structure means "damaged"
+        raise _damaged(path, exc) from exc
+
+
+def _pages(reader: PdfReader, path: Path) -> list:
+    try:
+        return list(reader.pages)
+    except Exception as exc:  # noqa: BLE001 - a broken page tree surfaces here, not in PdfReader()
+        raise _damaged(path, exc) from exc
+
+
+def _damaged(path: Path, exc: Exception) -> ParseError:
+    return ParseError(f"{path.name} is damaged and cannot be read as a PDF ({short_reason(exc)})")
+
+
+def _title(reader: PdfReader) -> str:
+    try:
+        title = reader.metadata.title if reader.metadata else None
+    except Exception:  # noqa: BLE001 - broken metadata must not cost us the text
+        return ""
+    title = " ".join(str(title or "").split())
+    # Word's PDF export titles documents "Microsoft Word - report.docx".
+    if title.lower().startswith("microsoft word - "):
+        title = title[len("microsoft word - "):]
+    return "" if title.lower() in PLACEHOLDER_TITLES else title

@@ -1,0 +1,507 @@
+"""File parsers against the real documents in ../shared/data/documents (see SOURCES.md there)."""
+
+import csv
+import io
+import struct
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from knowledge import parsing
+from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
+
+DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"
+SITE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "site"
+MB = 1024 * 1024
+
+
+def parse(relative: str, **limits):
+    return parsing.parse_file(DOCS / relative, **limits)
+
+
+def copy_bytes(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+# --- public API --------------------------------------------------------------------------------
+
+
+def test_supported_extensions_are_the_documented_set():
+    assert parsing.SUPPORTED_EXTENSIONS == (
+        ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".html", ".htm",
+    )
+
+
+@pytest.mark.parametrize("name", ["notes.md", "REPORT.PDF", "Book.Xlsx", "old.xls", Path("a/b/page.htm")])
+def test_is_supported_by_extension_case_insensitive(name):
+    assert parsing.is_supported(name)
+
+
+@pytest.mark.parametrize("name", ["letter.doc", "slides.pptx", "photo.png", "README", "archive.tar.gz"])
+def test_is_supported_rejects_other_types(name):
+    assert not parsing.is_supported(name)
+
+
+def test_page_at_maps_offsets_to_pages():
+    pages = [(0, 1), (100, 2), (250, 4)]
+    assert parsing.page_at(pages, 0) == 1
+    assert parsing.page_at(pages, 99) == 1
+    assert parsing.page_at(pages, 100) == 2
+    assert parsing.page_at(pages, 10_000) == 4
+    assert parsing.page_at([], 5) is None
+    assert parsing.page_at([(10, 1)], 3) is None
+
+
+def test_parser_version_is_a_non_empty_string():
+    assert isinstance(parsing.PARSER_VERSION, str) and parsing.PARSER_VERSION
+
+
+# --- Markdown ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "title", "heading"),
+    [
+        ("en", "Conditional Rendering", "## Conditionally returning JSX"),
+        ("ru", "Условный рендеринг", "## Условный возврат JSX"),
+    ],
+)
+def test_markdown_frontmatter_title_and_clean_headings(lang, title, heading):
+    doc = parse(f"md/{lang}/react-learn-conditional-rendering.md")
+    assert doc.title == title
+    assert doc.metadata["frontmatter"] == {"title": title}
+    assert doc.mime == "text/markdown"
+    assert not doc.text.startswith("---")
+    lines = doc.text.splitlines()
+    # The `{/*anchor*/}` of react.dev headings is dropped, so heading paths read cleanly.
+    assert heading in lines
+    assert not any(line.startswith("#") and "{/*" in line for line in lines)
+    # MDX wrapper tags go, code inside fences stays as written.
+    assert "<Intro>" not in lines
+    assert "        <Item" in [line.rstrip() for line in lines]
+
+
+def test_markdown_blog_frontmatter_is_json_safe_metadata():
+    doc = parse("md/en/react-blog-2024-12-05-react-19.md")
+    front = doc.metadata["frontmatter"]
+    assert doc.title == "React v19"
+    assert front["author"] == "The React Team"
+    assert front["date"] == "2024/12/05"
+    assert "React v19 is now available on npm!" in doc.text
+
+
+def test_markdown_yaml_dates_become_iso_strings(tmp_path):
+    path = copy_bytes(tmp_path, "post.md", b"---\ntitle: Release\ndate: 2024-12-05\n---\n\nBody text.\n")
+    doc = parsing.parse_file(path)
+    assert doc.metadata["frontmatter"] == {"title": "Release", "date": "2024-12-05"}
+    assert doc.text == "Body text."
+
+
+def test_markdown_without_frontmatter_takes_first_heading_then_stem(tmp_path):
+    source = (DOCS / "md/en/react-learn-installation.md").read_text()
+    body = source.split("---\n", 2)[2]
+    doc = parsing.parse_file(copy_bytes(tmp_path, "install.markdown", f"# Install React\n{body}".encode()))
+    assert doc.title == "Install React"
+    assert doc.metadata == {}
+    doc = parsing.parse_file(copy_bytes(tmp_path, "no-heading.md", body.encode()))
+    assert doc.title == "no-heading"
+
+
+def test_markdown_broken_frontmatter_is_kept_as_text(tmp_path):
+    broken = b"---\ntitle: [unclosed\n  - : :\n---\n# Real heading\n\nText.\n"
+    path = copy_bytes(tmp_path, "broken.md", broken)
+    doc = parsing.parse_file(path)
+    assert doc.metadata == {}
+    assert "title: [unclosed" in doc.text
+    assert doc.title == "Real heading"
+
+
+def test_markdown_frontmatter_with_yaml_aliases_is_kept_as_text(tmp_path):
+    # Aliases nest into exponential copies (a "billion laughs") once turned into JSON.
+    laughs = "---\na: &a [lol, lol, lol]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n---\n# Laughs\n"
+    doc = parsing.parse_file(copy_bytes(tmp_path, "laughs.md", laughs.encode()))
+    assert doc.metadata == {}
+    assert doc.title == "Laughs"
+    assert "c: [*b, *b, *b]" in doc.text
+
+
+# --- plain text, logs, CSV ---------------------------------------------------------------------
+
+
+def test_txt_utf8_russian_book():
+    doc = parse("txt/debian-faq.ru.txt")
+    assert doc.mime == "text/plain"
+    assert doc.title == "debian-faq.ru"
+    assert "Часто задаваемые вопросы о Debian GNU/Linux" in doc.text
+
+
+def test_txt_rst_underlined_titles_become_markdown_headings():
+    doc = parse("txt/flask-quickstart.rst.txt")
+    lines = doc.text.splitlines()
+    assert doc.title == "Quickstart"
+    assert lines[0] == "# Quickstart"
+    assert "## A Minimal Application" in lines
+    assert not any(set(line) == {"-"} and len(line) > 3 for line in lines[:12])
+
+
+def test_txt_cp1251_is_decoded(tmp_path):
+    original = (DOCS / "txt/debian-faq.ru.txt").read_text()[:4000]
+    legacy = original.replace("©", "(c)").encode("cp1251", errors="ignore")
+    doc = parsing.parse_file(copy_bytes(tmp_path, "faq-cp1251.txt", legacy))
+    assert "Часто задаваемые вопросы о Debian GNU/Linux" in doc.text
+
+
+def test_txt_western_legacy_encoding_is_decoded(tmp_path):
+    original = (DOCS / "csv/roo-Bibelbund-de.csv").read_text()[:3000]
+    doc = parsing.parse_file(copy_bytes(tmp_path, "bibel.txt", original.encode("cp1252")))
+    assert "Kindergebären" in doc.text
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_txt_byte_order_mark_is_honoured(tmp_path, encoding):
+    original = (DOCS / "txt/debian-faq.ru.txt").read_text()[:2000]
+    doc = parsing.parse_file(copy_bytes(tmp_path, "faq.txt", original.encode(encoding)))
+    assert not doc.text.startswith("\ufeff")
+    assert "Часто задаваемые вопросы о Debian GNU/Linux" in doc.text
+
+
+def test_log_file_is_plain_text(tmp_path):
+    lines = (DOCS / "txt/debian-maint-guide.ru.txt").read_text().splitlines()[:50]
+    log = "\r\n".join(f"2026-11-29 10:00:{i:02d} INFO {line}" for i, line in enumerate(lines))
+    doc = parsing.parse_file(copy_bytes(tmp_path, "build.log", log.encode()))
+    assert doc.title == "build"
+    assert "\r" not in doc.text
+    assert "INFO" in doc.text and doc.text.count("\n") >= 49
+
+
+def test_csv_rows_are_labelled_by_header():
+    doc = parse("csv/hflabs-city-ru.csv")
+    first = doc.text.split("\n\n")[0]
+    assert doc.mime == "text/csv"
+    assert first.startswith("address: Респ Адыгея, г Адыгейск | postal_code: 385200")
+    assert "city: Адыгейск" in first and "population: 12689" in first
+    # Empty cells are left out rather than printed as "area: ".
+    assert "area:" not in first
+    assert doc.metadata["columns"][0] == "address"
+    assert doc.text.count("\n\n") == 1117 - 1
+
+
+def test_csv_semicolon_delimiter_is_sniffed(tmp_path):
+    rows = (DOCS / "csv/roo-Bibelbund-de.csv").read_text().splitlines()[:20]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=";")
+    writer.writerows(csv.reader(rows))
+    doc = parsing.parse_file(copy_bytes(tmp_path, "bibel.csv", buffer.getvalue().encode()))
+    first = doc.text.split("\n\n")[0]
+    assert first.startswith("TITEL: Was bedeutet 1Timotheus 2,15 selig durch Kindergebären?")
+    assert "| VERFASSER: A. K. | OBJEKT: Bibel+Gem" in first
+
+
+# --- PDF ---------------------------------------------------------------------------------------
+
+
+def test_pdf_pages_are_recorded():
+    doc = parse("pdf/text/pdflatex-4-pages.pdf")
+    assert doc.mime == "application/pdf"
+    assert [number for _, number in doc.pages] == [1, 2, 3, 4]
+    assert doc.metadata["page_count"] == 4
+    assert doc.title == "pdflatex-4-pages"  # no /Title in the file
+    start_of_page_2 = doc.pages[1][0]
+    assert doc.text[start_of_page_2 - 2:start_of_page_2] == "\n\n"
+    assert parsing.page_at(doc.pages, start_of_page_2) == 2
+    assert parsing.page_at(doc.pages, start_of_page_2 - 3) == 1
+
+
+def test_pdf_russian_standard_page_numbers_for_citations():
+    doc = parse("pdf/ru/gost_r_7.0.11-2011.pdf")
+    assert len(doc.pages) == 15
+    assert doc.title.startswith("Скачать ГОСТ Р 7.0.11-2011")  # the file's own /Title
+    offset = doc.text.index("ФЕДЕРАЛЬНОЕ АГЕНТСТВО")
+    assert parsing.page_at(doc.pages, offset) == 1
+    last_start, last_page = doc.pages[-1]
+    assert last_page == 15
+    assert parsing.page_at(doc.pages, len(doc.text) - 1) == 15 > 1
+    assert parsing.page_at(doc.pages, last_start - 10) == 14
+
+
+def test_pdf_title_from_metadata():
+    doc = parse("pdf/text/google-doc-document.pdf")
+    assert doc.title == "PDF Example Document"
+    assert "Beautiful is better than ugly." in doc.text
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (DOCS / "pdf/malformed").iterdir()))
+def test_pdf_malformed_is_a_parse_error(name):
+    with pytest.raises(ParseError, match="damaged"):
+        parse(f"pdf/malformed/{name}")
+
+
+def test_pdf_encrypted_is_a_parse_error():
+    with pytest.raises(ParseError, match="PDF is encrypted; remove the password and upload it again"):
+        parse("pdf/encrypted/libreoffice-writer-password.pdf")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (DOCS / "pdf/scanned").iterdir()))
+def test_pdf_scanned_without_text_layer_is_a_parse_error(name):
+    with pytest.raises(ParseError, match=r"no text layer \(scanned image\?\); OCR is not supported"):
+        parse(f"pdf/scanned/{name}")
+
+
+# --- DOCX --------------------------------------------------------------------------------------
+
+
+def test_docx_headings_become_markdown():
+    doc = parse("docx/en/pandoc-headers.docx")
+    lines = doc.text.splitlines()
+    assert doc.title == "A Test of Headers"
+    assert "# A Test of Headers" in lines
+    assert "## Second Level" in lines
+    assert "### Third level" in lines
+    assert doc.mime.endswith("wordprocessingml.document")
+
+
+def test_docx_russian_headings_lists_and_table():
+    doc = parse("docx/ru/bank-faq-ru-generated.docx")
+    lines = doc.text.splitlines()
+    assert doc.title == "База знаний: частые вопросы клиентов банка"
+    assert "# Категории обращений" in lines
+    assert "- Новые клиенты" in lines
+    assert "| Новые клиенты | Регистрация и онбординг | 3 |" in lines
+
+
+def test_docx_word_title_style_is_a_heading():
+    doc = parse("docx/en/pandoc-metadata.docx")
+    assert doc.title == "This Is the Title"
+    assert doc.text.startswith("# This Is the Title")
+
+
+def test_docx_iso_strict_and_tables():
+    assert parse("docx/en/mammoth-strict-format.docx").text == "Test"
+    tables = parse("docx/en/mammoth-tables.docx").text
+    assert "| Top left | Top right |" in tables
+
+
+def test_docx_footnote_backlinks_are_dropped():
+    doc = parse("docx/en/mammoth-footnotes.docx")
+    assert "A tachyon walks into a bar." in doc.text
+    assert "↑" not in doc.text
+
+
+@pytest.mark.parametrize("name", ["mammoth-empty.docx", "python-docx-having-images.docx"])
+def test_docx_without_text_is_empty(name):
+    with pytest.raises(ParseError, match="is empty"):
+        parse(f"docx/en/{name}")
+
+
+def test_docx_truncated_zip_is_a_parse_error(tmp_path):
+    data = (DOCS / "docx/en/pandoc-headers.docx").read_bytes()
+    with pytest.raises(ParseError, match="damaged"):
+        parsing.parse_file(copy_bytes(tmp_path, "cut.docx", data[: len(data) // 2]))
+
+
+# --- XLSX / XLS --------------------------------------------------------------------------------
+
+
+def test_xlsx_sheets_headers_and_uncached_formulas():
+    doc = parse("xlsx/ru/russian-cities-by-district-generated.xlsx")
+    sections = doc.text.split("## Sheet: ")[1:]
+    names = [section.split("\n", 1)[0] for section in sections]
+    assert names[:2] == ["Сводка", "Южный"]
+    assert doc.metadata["sheets"] == names
+    south = sections[1]
+    assert "address: Респ Адыгея, г Адыгейск | region: Адыгея | city: Адыгейск | population: 12689" in south
+    summary = sections[0].split("\n\n")[1:]
+    # COUNTA/SUM without cached values: the empty cells are simply absent.
+    assert summary[0] == "Федеральный округ: Южный"
+    assert doc.mime.endswith("spreadsheetml.sheet")
+
+
+def test_xlsx_hidden_sheets_are_marked():
+    text = parse("xlsx/en/roo-hidden_sheets.xlsx").text
+    assert "## Sheet: HiddenSheet1 (hidden)\n\nhidden sheet 1" in text
+    assert "## Sheet: VisibleSheet1\n\nvisible sheet 1" in text
+
+
+def test_xlsx_without_header_joins_values():
+    text = parse("xlsx/en/roo-numbers1.xlsx").text
+    assert "## Sheet: Tabelle1\n\n1 | 2 | 3 | 4 | 10\n\n5 | 6 | 7 | 8 | 9 | test | 11" in text
+    assert "## Sheet: Sheet4\n\n2007-06-16 | 10 | 10 | 10 | 10" in text
+
+
+def test_xls_sheets_dates_and_umlauts():
+    doc = parse("xls/xlrd-Formate.xls")
+    assert doc.mime == "application/vnd.ms-excel"
+    assert doc.metadata["sheets"] == ["Blätt1", "ÖÄÜ", "Blätt3", "Formate"]
+    assert "## Sheet: Blätt1\n\nHuber | 1907-07-03" in doc.text
+    assert "Morgen | 06:34:00" in doc.text
+    assert "## Sheet: ÖÄÜ" in doc.text
+
+
+def test_xls_header_row_labels_values():
+    text = parse("xls/xlrd-profiles.xls").text
+    assert "## Sheet: PROFILEDEF\n\nPROFIL: P8.2 | a: 100 | b: 101" in text
+
+
+def test_xls_biff4_without_ole_container():
+    text = parse("xls/xlrd-biff4_no_format_no_window2.xls").text
+    assert "ID: A | TOTAL: DOG & CAT PRODUCTS | MAIN: Dog & Cat Product" in text
+
+
+def test_xls_corrupt_is_a_parse_error():
+    with pytest.raises(ParseError, match="damaged"):
+        parse("xls/xlrd-corrupted_error.xls")
+
+
+# --- HTML --------------------------------------------------------------------------------------
+
+
+def test_html_page_becomes_markdown():
+    doc = parse("html/ru/start.ru.html")
+    assert doc.mime == "text/html"
+    assert doc.title == "Глава 1. Хорошее начало — половина дела"
+    assert "# Глава 1. Хорошее начало — половина дела" in doc.text.splitlines()
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+
+def write_zip_bomb(path: Path, member: str, size: int) -> Path:
+    """A real archive whose one member inflates to `size` bytes of zeros (compresses ~1000:1)."""
+    chunk = bytes(MB)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        with archive.open(member, "w", force_zip64=True) as f:
+            for _ in range(size // MB):
+                f.write(chunk)
+    return path
+
+
+def declare_size(path: Path, member: str, size: int) -> Path:
+    """Rewrite the uncompressed size that a zip's headers declare for `member`: a lying archive."""
+    data = bytearray(path.read_bytes())
+    name = member.encode()
+    # (signature, where the file name starts, where the uncompressed size sits)
+    for signature, name_at, size_at in ((b"PK\x01\x02", 46, 24), (b"PK\x03\x04", 30, 22)):
+        start = data.find(signature)
+        while start != -1:
+            if data[start + name_at:start + name_at + len(name)] == name:
+                struct.pack_into("<I", data, start + size_at, size)
+            start = data.find(signature, start + 4)
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "member"), [("bomb.docx", "word/document.xml"), ("bomb.xlsx", "xl/worksheets/sheet1.xml")]
+)
+def test_zip_bomb_is_refused_before_unpacking(tmp_path, name, member):
+    path = write_zip_bomb(tmp_path / name, member, 256 * MB)
+    assert path.stat().st_size < MB
+    with pytest.raises(FileTooLargeError, match="expands to 256.0 MB when unpacked; the limit is 20.0 MB"):
+        parsing.parse_file(path, max_bytes=MB)
+
+
+def test_zip_declaring_gigabytes_is_refused_with_default_limits(tmp_path):
+    path = tmp_path / "headers.docx"
+    path.write_bytes((DOCS / "docx/en/pandoc-headers.docx").read_bytes())
+    declare_size(path, "word/document.xml", 2 * 1024 * MB - 1)
+    with pytest.raises(FileTooLargeError, match=r"expands to 2,048\.\d MB when unpacked"):
+        parsing.parse_file(path)
+
+
+def test_zip_member_larger_than_declared_is_damaged(tmp_path):
+    # 64 MB of zeros that claim to be 1 KB: must fail on the CRC, not be inflated by mammoth.
+    path = write_zip_bomb(tmp_path / "liar.docx", "word/document.xml", 64 * MB)
+    declare_size(path, "word/document.xml", 1024)
+    with pytest.raises(ParseError, match="liar.docx is damaged"):
+        parsing.parse_file(path, max_bytes=MB)
+
+
+def test_password_protected_docx_is_a_parse_error(tmp_path):
+    # Word saves an encrypted .docx as an OLE container with an "EncryptionInfo" stream.
+    directory_entry = "EncryptionInfo".encode("utf-16-le")
+    ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(1016) + directory_entry + bytes(512)
+    with pytest.raises(ParseError, match="secret.docx is password-protected; remove the password"):
+        parsing.parse_file(copy_bytes(tmp_path, "secret.docx", ole))
+
+
+@pytest.mark.parametrize("name", ["empty.pdf", "empty.docx", "empty.md", "empty.xls"])
+def test_zero_byte_file_is_empty(tmp_path, name):
+    with pytest.raises(ParseError, match=f"{name} is empty"):
+        parsing.parse_file(copy_bytes(tmp_path, name, b""))
+
+
+@pytest.mark.parametrize("name", ["blank.txt", "blank.csv", "blank.html"])
+def test_whitespace_only_file_is_empty(tmp_path, name):
+    with pytest.raises(ParseError, match="is empty"):
+        parsing.parse_file(copy_bytes(tmp_path, name, b" \n\n\t \r\n"))
+
+
+def test_png_named_pdf_is_refused(tmp_path):
+    png = (SITE / "flask-docs/_images/flask-logo.png").read_bytes()
+    with pytest.raises(UnsupportedFileError, match="named .pdf but its content is a PNG image"):
+        parsing.parse_file(copy_bytes(tmp_path, "report.pdf", png))
+
+
+def test_text_named_docx_is_refused(tmp_path):
+    text = (DOCS / "txt/flask-patterns-caching.rst.txt").read_bytes()
+    with pytest.raises(UnsupportedFileError, match="named .docx but its content is a text file"):
+        parsing.parse_file(copy_bytes(tmp_path, "caching.docx", text))
+
+
+def test_pdf_named_txt_is_refused(tmp_path):
+    pdf = (DOCS / "pdf/text/crazyones-pdfa.pdf").read_bytes()
+    with pytest.raises(UnsupportedFileError, match="named .txt but its content is a PDF document"):
+        parsing.parse_file(copy_bytes(tmp_path, "crazy.txt", pdf))
+
+
+def test_docx_named_xlsx_is_refused(tmp_path):
+    docx = (DOCS / "docx/en/pandoc-headers.docx").read_bytes()
+    with pytest.raises(UnsupportedFileError, match="named .xlsx but is not an Excel workbook"):
+        parsing.parse_file(copy_bytes(tmp_path, "headers.xlsx", docx))
+
+
+def test_xlsx_named_xls_is_refused(tmp_path):
+    xlsx = (DOCS / "xlsx/en/roo-hidden_sheets.xlsx").read_bytes()
+    with pytest.raises(UnsupportedFileError, match="named .xls but its content is a ZIP archive"):
+        parsing.parse_file(copy_bytes(tmp_path, "sheets.xls", xlsx))
+
+
+@pytest.mark.parametrize("name", ["letter.doc", "photo.png", "Makefile"])
+def test_unsupported_extension_lists_supported_types(tmp_path, name):
+    supported = r"is not supported; supported types: \.md, \.markdown, .*\.pdf"
+    with pytest.raises(UnsupportedFileError, match=supported):
+        parsing.parse_file(copy_bytes(tmp_path, name, b"content"))
+
+
+def test_file_over_max_bytes(tmp_path):
+    with pytest.raises(FileTooLargeError, match=r"multicolumn.pdf is 77 KB; the limit is 49 KB"):
+        parse("pdf/text/multicolumn.pdf", max_bytes=50_000)
+
+
+def test_max_bytes_defaults_to_settings(settings):
+    settings.PORTAL = {**settings.PORTAL, "MAX_UPLOAD_BYTES": 10_000}
+    with pytest.raises(FileTooLargeError):
+        parse("pdf/text/multicolumn.pdf")
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "pdf/ru/gost_r_7.0.11-2011.pdf",
+        "csv/hflabs-city-ru.csv",
+        "xlsx/en/roo-Bibelbund.xlsx",
+        "txt/debian-faq.ru.txt",
+    ],
+)
+def test_text_over_max_chars(relative):
+    with pytest.raises(FileTooLargeError, match="more than 5,000 characters"):
+        parse(relative, max_chars=5000)
+
+
+def test_missing_file_is_a_parse_error(tmp_path):
+    with pytest.raises(ParseError, match="cannot read"):
+        parsing.parse_file(tmp_path / "gone.pdf")
