@@ -1,12 +1,116 @@
-"""The REST API root: one NinjaAPI, its error handlers, and one router per app."""
+"""The REST API root: one NinjaAPI, its error handlers, and one router per app.
 
+Every error leaves in one shape, `{"error": {"code": "...", "message": "...", "fields": [...]}}`,
+with `fields` only on validation errors. Domain errors are mapped to HTTP here and nowhere else.
+"""
+
+import logging
+import re
+
+from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
-from knowledge.exceptions import KnowledgeError
+from knowledge.exceptions import EmbedderError, FileTooLargeError, KnowledgeError, UnsupportedFileError
+from portal.auth import READ, ApiError, ApiKeyThrottle
 
-api = NinjaAPI(title="Knowledge portal API", version="1", urls_namespace="api", docs_url="/docs")
+logger = logging.getLogger(__name__)
+
+api = NinjaAPI(
+    title="Knowledge portal API",
+    version="1",
+    description="Knowledge bases, documents, crawls, search, grounded answers and tickets. "
+                "Every operation takes `Authorization: Bearer <API key>`; keys are created in the admin.",
+    urls_namespace="api",
+    docs_url="/docs",
+    auth=READ,
+    throttle=[ApiKeyThrottle()],
+)
+
+api.add_router("/", "knowledge.api.router")
+
+# Domain errors that are not "your input cannot be used" (422).
+DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503}
+HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+              409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type", 422: "invalid",
+              429: "rate_limited", 503: "unavailable"}
+
+
+def error_response(request: HttpRequest, status: int, code: str, message: str,
+                   fields: list[dict] | None = None) -> HttpResponse:
+    body = {"code": code, "message": message}
+    if fields is not None:
+        body["fields"] = fields
+    response = api.create_response(request, {"error": body}, status=status)
+    if status == 401:
+        response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def snake_case(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+@api.exception_handler(HttpError)
+def http_error(request, exc: HttpError):
+    if isinstance(exc, ApiError):
+        return error_response(request, exc.status_code, exc.code, exc.message, exc.fields)
+    if isinstance(exc, Throttled):
+        return error_response(request, 429, "rate_limited", "Too many requests for this API key; retry later")
+    if isinstance(exc, AuthenticationError):
+        return error_response(request, 401, "unauthorized", "Send an API key as 'Authorization: Bearer <key>'")
+    return error_response(request, exc.status_code, HTTP_CODES.get(exc.status_code, "error"), str(exc))
+
+
+@api.exception_handler(ValidationError)
+def validation_error(request, exc: ValidationError):
+    fields = [_field_error(error) for error in exc.errors]
+    names = ", ".join(sorted({field["field"] or field["location"] for field in fields}))
+    return error_response(request, 422, "invalid", f"Invalid input: {names}", fields)
+
+
+def _field_error(error: dict) -> dict:
+    location, *path = [str(part) for part in error.get("loc", ())] or ["body"]
+    if location == "body" and len(path) > 1:
+        path = path[1:]  # drop the endpoint's parameter name ("payload"), keep the JSON path
+    return {"field": ".".join(path), "location": location, "message": error.get("msg", ""),
+            "type": error.get("type", "")}
+
+
+@api.exception_handler(DjangoValidationError)
+def model_validation_error(request, exc: DjangoValidationError):
+    if hasattr(exc, "error_dict"):
+        fields = [{"field": "" if name == "__all__" else name, "location": "body", "message": message, "type": "invalid"}
+                  for name, messages in exc.message_dict.items() for message in messages]
+    else:
+        fields = [{"field": "", "location": "body", "message": message, "type": "invalid"} for message in exc.messages]
+    return error_response(request, 422, "invalid", " ".join(field["message"] for field in fields), fields)
 
 
 @api.exception_handler(KnowledgeError)
 def knowledge_error(request, exc: KnowledgeError):
-    return api.create_response(request, {"error": {"code": type(exc).__name__, "message": str(exc)}}, status=422)
+    status = next((code for cls, code in DOMAIN_STATUS.items() if isinstance(exc, cls)), 422)
+    return error_response(request, status, snake_case(type(exc).__name__), str(exc))
+
+
+@api.exception_handler(Http404)
+def not_found(request, exc: Http404):
+    return error_response(request, 404, "not_found", "Not found")
+
+
+@api.exception_handler(RequestDataTooBig)
+def request_too_big(request, exc: Exception):
+    return error_response(request, 413, "payload_too_large", str(exc) or "The request body is too large")
+
+
+@api.exception_handler(TooManyFilesSent)
+def too_many_files(request, exc: Exception):
+    return error_response(request, 413, "too_many_files", str(exc) or "Too many files in one request")
+
+
+@api.exception_handler(Exception)
+def server_error(request, exc: Exception):
+    logger.exception("Unhandled error in %s %s", request.method, request.path)
+    return error_response(request, 500, "server_error", "Internal server error")

@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import path
+from ninja.openapi.views import openapi_view
 
 from portal.api import api
 
@@ -9,5 +10,7 @@ admin.site.index_title = "Knowledge bases, documents and tickets"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/", api.urls),
+    path("api/v1/", api.urls),
+    # The interactive docs also live at the version-less address the README gives.
+    path("api/docs", openapi_view, {"api": api}, name="api-docs"),
 ]

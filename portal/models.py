@@ -1,0 +1,126 @@
+"""API keys: scoped, optionally limited to knowledge bases and networks, stored only as a hash."""
+
+import hashlib
+import hmac
+import ipaddress
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils import timezone
+from django.utils.functional import cached_property
+
+TOKEN_PREFIX = "kp"
+# last_used_at is written at most this often, so a busy key does not cost a write per request.
+LAST_USED_PRECISION = timedelta(minutes=1)
+
+
+def hash_token(token: str) -> str:
+    # The secret is 256 random bits, so a plain SHA-256 is enough; a slow password hash would only
+    # add latency to every request.
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def validate_networks(values: list[str]) -> None:
+    for value in values:
+        try:
+            ipaddress.ip_network(value, strict=False)
+        except ValueError:
+            raise ValidationError(f"{value!r} is not an IP address or a CIDR network", code="invalid") from None
+
+
+class Scope(models.TextChoices):
+    READ = "read", "Read knowledge bases, documents and jobs"
+    WRITE = "write", "Create, change and delete knowledge bases, documents and crawls"
+    SEARCH = "search", "Search and ask for answers"
+    TICKETS = "tickets", "Create and read tickets"
+
+
+class ApiKeyQuerySet(models.QuerySet):
+    def for_token(self, token: str) -> "ApiKey | None":
+        """The key a bearer token belongs to, whatever its state, or None."""
+        parts = token.split("_")
+        if len(parts) != 3 or parts[0] != TOKEN_PREFIX:
+            return None
+        key = self.filter(prefix=parts[1]).select_related("owner").first()
+        if key is None or not hmac.compare_digest(key.hashed_secret, hash_token(token)):
+            return None
+        return key
+
+
+class ApiKey(models.Model):
+    name = models.CharField(max_length=200)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys")
+    # The public part of the token, to find the row; the whole token is only ever stored hashed.
+    prefix = models.CharField(max_length=16, unique=True, editable=False)
+    hashed_secret = models.CharField(max_length=64, editable=False)
+    scopes = ArrayField(models.CharField(max_length=20, choices=Scope.choices), default=list)
+    knowledge_bases = models.ManyToManyField(
+        "knowledge.KnowledgeBase", blank=True, related_name="+",
+        help_text="Leave empty to reach every knowledge base; otherwise the key sees only these.",
+    )
+    allowed_ips = ArrayField(
+        models.CharField(max_length=64), default=list, blank=True, validators=[validate_networks],
+        help_text="IP addresses or CIDR networks the key may be used from; empty means anywhere.",
+    )
+    expires_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ApiKeyQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "API key"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({TOKEN_PREFIX}_{self.prefix}_…)"
+
+    def issue_token(self) -> str:
+        """Give the (unsaved) key a new secret and return the full token, which is never stored."""
+        self.prefix = secrets.token_hex(4)
+        token = f"{TOKEN_PREFIX}_{self.prefix}_{secrets.token_urlsafe(32).replace('_', '-')}"
+        self.hashed_secret = hash_token(token)
+        return token
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None and not self.is_expired
+
+    def allows_ip(self, address: str) -> bool:
+        if not self.allowed_ips:
+            return True
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in ipaddress.ip_network(network, strict=False) for network in self.allowed_ips)
+
+    @cached_property
+    def knowledge_base_ids(self) -> set[int] | None:
+        """The knowledge bases this key is limited to, or None when it reaches all of them."""
+        return set(self.knowledge_bases.values_list("pk", flat=True)) or None
+
+    def may_use(self, knowledge_base_id: int | None) -> bool:
+        allowed = self.knowledge_base_ids
+        return allowed is None or knowledge_base_id in allowed
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])
+
+    def touch(self) -> None:
+        """Record use, at most once per LAST_USED_PRECISION."""
+        now = timezone.now()
+        if self.last_used_at is None or now - self.last_used_at >= LAST_USED_PRECISION:
+            self.last_used_at = now
+            ApiKey.objects.filter(pk=self.pk).update(last_used_at=now)
