@@ -1,0 +1,214 @@
+"""REST operations on knowledge bases, documents, chunks and jobs.
+
+Each operation checks its scope through `auth=`, narrows to the knowledge bases the key may use
+(others answer 404, so a key cannot learn what exists), calls one domain function and shapes
+the result.
+"""
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q, QuerySet, Sum
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+from ninja import File, Query, Router, Status
+from ninja.files import UploadedFile
+from ninja.pagination import paginate
+
+from knowledge import bases, jobs
+from knowledge.models import Chunk, Document, Job, KnowledgeBase
+from knowledge.schemas import (ChunkFilter, ChunkOut, DocumentDetailOut, DocumentJobResponse, DocumentOut,
+                               DocumentStatusFilter, JobOut, KnowledgeBaseIn, KnowledgeBaseOut,
+                               KnowledgeBasePatch, ReindexRequest, TextIn, UploadResponse)
+from portal.auth import READ, WRITE, ApiError
+from portal.models import ApiKey
+from portal.schemas import errors
+
+router = Router(tags=["knowledge"])
+
+
+# --- Access -------------------------------------------------------------------------------------
+
+def visible_bases(key: ApiKey) -> QuerySet[KnowledgeBase]:
+    """The knowledge bases a key may use."""
+    allowed = key.knowledge_base_ids
+    return KnowledgeBase.objects.all() if allowed is None else KnowledgeBase.objects.filter(pk__in=allowed)
+
+
+def get_kb(request: HttpRequest, kb_id: int) -> KnowledgeBase:
+    return get_object_or_404(visible_bases(request.auth), pk=kb_id)
+
+
+def get_document(request: HttpRequest, document_id: int) -> Document:
+    document = get_object_or_404(Document.objects.defer("text").select_related("knowledge_base"), pk=document_id)
+    if not request.auth.may_use(document.knowledge_base_id):
+        raise Http404
+    return document
+
+
+def get_job(request: HttpRequest, job_id: int, **filters) -> Job:
+    job = get_object_or_404(Job, pk=job_id, **filters)
+    if not request.auth.may_use(job.knowledge_base_id):
+        raise Http404
+    return job
+
+
+def with_counts(queryset: QuerySet[KnowledgeBase]) -> QuerySet[KnowledgeBase]:
+    statuses = {f"n_{status}": Count("documents", filter=Q(documents__status=status))
+                for status in Document.Status.values}
+    return queryset.annotate(n_documents=Count("documents"), n_chunks=Sum("documents__chunk_count", default=0),
+                             **statuses)
+
+
+# --- Knowledge bases ----------------------------------------------------------------------------
+
+@router.get("/knowledge-bases", response=list[KnowledgeBaseOut], auth=READ)
+@paginate
+def list_knowledge_bases(request):
+    return with_counts(visible_bases(request.auth)).order_by("name", "pk")
+
+
+@router.post("/knowledge-bases", response={201: KnowledgeBaseOut, **errors()}, auth=WRITE)
+def create_knowledge_base(request, payload: KnowledgeBaseIn):
+    if request.auth.knowledge_base_ids is not None:
+        raise ApiError(403, "key_limited", "This API key is limited to given knowledge bases and cannot create one")
+    overrides = payload.model_dump(exclude_none=True, mode="json")
+    kb = bases.create_knowledge_base(**overrides)
+    return Status(201, with_counts(KnowledgeBase.objects.filter(pk=kb.pk)).get())
+
+
+@router.get("/knowledge-bases/{kb_id}", response={200: KnowledgeBaseOut, **errors(404)}, auth=READ)
+def get_knowledge_base(request, kb_id: int):
+    return get_object_or_404(with_counts(visible_bases(request.auth)), pk=kb_id)
+
+
+@router.patch("/knowledge-bases/{kb_id}", response={200: KnowledgeBaseOut, **errors(404)}, auth=WRITE)
+def update_knowledge_base(request, kb_id: int, payload: KnowledgeBasePatch):
+    """Change names and chunking settings; new chunking applies after a re-index."""
+    kb = get_kb(request, kb_id)
+    changes = payload.model_dump(exclude_unset=True, exclude_none=True, mode="json")
+    for field, value in changes.items():  # only the fields KnowledgeBasePatch declares
+        setattr(kb, field, value)
+    kb.full_clean()
+    kb.save(update_fields=[*changes, "updated_at"])
+    return with_counts(KnowledgeBase.objects.filter(pk=kb.pk)).get()
+
+
+@router.delete("/knowledge-bases/{kb_id}", response={204: None, **errors(404)}, auth=WRITE)
+def delete_knowledge_base(request, kb_id: int):
+    bases.delete_knowledge_base(get_kb(request, kb_id))
+    return Status(204, None)
+
+
+@router.post("/knowledge-bases/{kb_id}/reindex", response={202: JobOut, **errors(404)}, auth=WRITE)
+def reindex_knowledge_base(request, kb_id: int, payload: ReindexRequest):
+    """Rebuild out-of-date documents (all with `force`), optionally switching the embedder."""
+    kb = get_kb(request, kb_id)
+    embedder = payload.embedder.value if payload.embedder else ""
+    return Status(202, jobs.start_reindex(kb, embedder=embedder, force=payload.force, user=request.auth.owner))
+
+
+# --- Documents ----------------------------------------------------------------------------------
+
+@router.get("/knowledge-bases/{kb_id}/documents", response={200: list[DocumentOut], **errors(404)}, auth=READ)
+@paginate
+def list_documents(request, kb_id: int, filters: Query[DocumentStatusFilter]):
+    documents = get_kb(request, kb_id).documents.defer("text").order_by("-created_at", "-pk")
+    if filters.status:
+        documents = documents.filter(status=filters.status)
+    if filters.source_kind:
+        documents = documents.filter(source_kind=filters.source_kind)
+    return documents
+
+
+@router.post("/knowledge-bases/{kb_id}/documents", response={202: UploadResponse, **errors(404, 413)},
+             auth=WRITE)
+def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(...)):
+    """Upload one or many files (multipart, field `files`); one ingestion job processes them."""
+    kb = get_kb(request, kb_id)
+    limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
+    too_large = [upload for upload in files if upload.size > limit]
+    if too_large:
+        raise ApiError(413, "file_too_large", f"Files over the {limit:,}-byte limit: "
+                       + ", ".join(upload.name for upload in too_large),
+                       [{"field": "files", "location": "file", "type": "too_large",
+                         "message": f"{upload.name}: {upload.size:,} bytes"} for upload in too_large])
+    job, refused = jobs.add_uploads(kb, files, user=request.auth.owner)
+    if job is None:
+        raise ApiError(422, "no_acceptable_files", "None of the files can be ingested",
+                       [{"field": "files", "location": "file", "message": f"{item['item']}: {item['reason']}",
+                         "type": "refused"} for item in refused])
+    documents = Document.objects.filter(pk__in=job.options["document_ids"]).defer("text").order_by("pk")
+    return Status(202, {"job": job, "documents": documents, "refused": refused})
+
+
+@router.post("/knowledge-bases/{kb_id}/documents/text", response={202: DocumentJobResponse, **errors(404)},
+             auth=WRITE)
+def add_text(request, kb_id: int, payload: TextIn):
+    """Add a document from inline text; it is chunked and embedded by the worker."""
+    kb = get_kb(request, kb_id)
+    with transaction.atomic():
+        document = _text_document(kb, payload)
+        job = jobs.start_ingestion(kb, [document.pk], user=request.auth.owner)
+    return Status(202, {"job": job, "document": document})
+
+
+def _text_document(kb: KnowledgeBase, payload: TextIn) -> Document:
+    # TODO: move to a knowledge.jobs.add_text() when the knowledge app grows one.
+    document = Document(knowledge_base=kb, source_kind=Document.SourceKind.INLINE)
+    if payload.source_uri:
+        document, _ = Document.objects.get_or_create(
+            knowledge_base=kb, source_uri=payload.source_uri, defaults={"source_kind": Document.SourceKind.INLINE})
+    document.title, document.text, document.mime = payload.title, payload.text, "text/plain"
+    document.metadata = {**document.metadata, **payload.metadata}
+    if document.status != Document.Status.READY:
+        document.status = Document.Status.PENDING
+    document.save()
+    return document
+
+
+@router.get("/documents/{document_id}", response={200: DocumentDetailOut, **errors(404)}, auth=READ)
+def get_document_detail(request, document_id: int):
+    document = get_document(request, document_id)
+    document.latest_job = (Job.objects.filter(options__document_ids__contains=[document.pk])
+                           .order_by("-created_at", "-pk").first())
+    return document
+
+
+@router.post("/documents/{document_id}/reindex", response={202: JobOut, **errors(404)}, auth=WRITE)
+def reindex_document(request, document_id: int):
+    """Parse and index the document again; unchanged text with unchanged settings stays as it is."""
+    document = get_document(request, document_id)
+    return Status(202, jobs.start_ingestion(document.knowledge_base, [document.pk], user=request.auth.owner))
+
+
+@router.delete("/documents/{document_id}", response={202: JobOut, **errors(404)}, auth=WRITE)
+def delete_document(request, document_id: int):
+    """Delete the document, its chunks and its stored file, in the worker."""
+    document = get_document(request, document_id)
+    return Status(202, jobs.start_delete([document.pk], user=request.auth.owner))
+
+
+@router.get("/documents/{document_id}/chunks", response={200: list[ChunkOut], **errors(404)}, auth=READ)
+@paginate
+def list_chunks(request, document_id: int, filters: Query[ChunkFilter]):
+    chunks = Chunk.objects.filter(document=get_document(request, document_id)).defer("embedding", "search_vector")
+    if filters.layer:
+        chunks = chunks.filter(layer=filters.layer)
+    return chunks.order_by("layer", "position")
+
+
+# --- Jobs ---------------------------------------------------------------------------------------
+
+@router.get("/jobs/{job_id}", response={200: JobOut, **errors(404)}, auth=READ)
+def get_job_status(request, job_id: int):
+    return get_job(request, job_id)
+
+
+@router.post("/jobs/{job_id}/cancel", response={202: JobOut, **errors(404, 409)}, auth=WRITE)
+def cancel_job(request, job_id: int):
+    """Ask a queued or running job to stop after its current item."""
+    job = get_job(request, job_id)
+    if job.is_finished:
+        raise ApiError(409, "job_finished", f"The job has already {job.status}")
+    job.request_cancel()
+    return Status(202, job)
