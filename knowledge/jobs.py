@@ -116,15 +116,21 @@ def _ensure_index(kb: KnowledgeBase | None) -> None:
 
 
 @transaction.atomic
-def start_reindex(kb: KnowledgeBase, *, embedder: str = "", force: bool = False, user=None) -> Job:
-    """Queue a re-index; with another embedder, switch to it first (vectors are rebuilt)."""
-    from knowledge import tasks
-
+def create_reindex_job(kb: KnowledgeBase, *, embedder: str = "", force: bool = False, user=None) -> Job:
+    """A re-index job row; with another embedder, the base switches to it first (vectors are rebuilt)."""
     if embedder and embedder != kb.embedder:
         bases.switch_embedder(kb, embedder)
         force = True
-    job = Job.objects.create(kind=Job.Kind.REINDEX, knowledge_base=kb, created_by=user,
-                             options={"force": force, "embedder": kb.embedder})
+    return Job.objects.create(kind=Job.Kind.REINDEX, knowledge_base=kb, created_by=user,
+                              options={"force": force, "embedder": kb.embedder})
+
+
+@transaction.atomic
+def start_reindex(kb: KnowledgeBase, *, embedder: str = "", force: bool = False, user=None) -> Job:
+    """Queue a re-index job for the worker."""
+    from knowledge import tasks
+
+    job = create_reindex_job(kb, embedder=embedder, force=force, user=user)
     enqueue(tasks.run_reindex_job, job)
     return job
 

@@ -2,7 +2,7 @@
 
 Knowledge bases may use embedders of different dimensions, so the column is an untyped `vector`
 and each base gets `CREATE INDEX … USING hnsw ((embedding::vector(dim)) vector_cosine_ops)
-WHERE knowledge_base_id = id`. Queries must repeat the same cast and predicate (see sql.py) for
+WHERE knowledge_base_id = id AND vector_dims(embedding) = dim`. Queries must repeat the same cast and predicate (see sql.py) for
 the planner to pick the index. Dimensions above pgvector's 2,000-dimension HNSW limit for
 `vector` are indexed as `halfvec` (up to 4,000).
 """
@@ -30,6 +30,17 @@ def opclass(dim: int) -> str:
     return "vector_cosine_ops" if dim <= MAX_VECTOR_DIM else "halfvec_cosine_ops"
 
 
+def index_predicate(kb_id: int, dim: int, alias: str = "") -> str:
+    """The partial index's predicate; ANN queries repeat it word for word.
+
+    The dimension test keeps rows of another dimension out of the cast: after an embedder switch,
+    old row versions may still be visible to some snapshot while the new index is built, and a
+    failed cast would abort the build.
+    """
+    prefix = f"{alias}." if alias else ""
+    return f"{prefix}knowledge_base_id = {int(kb_id)} AND vector_dims({prefix}embedding) = {int(dim)}"
+
+
 def create_kb_index(kb_id: int, dim: int) -> None:
     """Create the base's HNSW index (idempotent)."""
     kb_id = int(kb_id)
@@ -38,9 +49,12 @@ def create_kb_index(kb_id: int, dim: int) -> None:
         f"CREATE INDEX IF NOT EXISTS {qn(index_name(kb_id))} ON knowledge_chunk USING hnsw "
         f"((embedding::{vector_type(dim)}) {opclass(dim)}) "
         f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
-        f"WHERE knowledge_base_id = {kb_id}"
+        f"WHERE {index_predicate(kb_id, dim)}"
     )
     with connection.cursor() as cursor:
+        # Inside a transaction that inserted chunks, deferred FK checks must fire before PostgreSQL
+        # allows CREATE INDEX on the table; outside one this is a no-op.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(statement)
 
 

@@ -19,7 +19,7 @@ class UploadJobTests(TestCase):
     def test_a_batch_ingests_good_files_and_reports_each_bad_one(self):
         files = [
             upload_of(DATA / "documents/docx/en/pandoc-headers.docx"),
-            upload_of(DATA / "documents/xlsx/en/xlrd-sample.xlsx"),
+            upload_of(DATA / "documents/xlsx/en/roo-numbers1.xlsx"),
             upload_of(DATA / "documents/pdf/scanned/gutenberg-huckfinn-p22-scan.pdf"),
             SimpleUploadedFile("notes.exe", b"MZ..."),
             SimpleUploadedFile("empty.txt", b""),
@@ -35,7 +35,7 @@ class UploadJobTests(TestCase):
         self.assertEqual(len(job.failures), 1)
         self.assertIn("text layer", job.failures[0]["reason"])
         statuses = dict(Document.objects.filter(knowledge_base=self.kb).values_list("path", "status"))
-        self.assertEqual(statuses, {"pandoc-headers.docx": "ready", "xlrd-sample.xlsx": "ready",
+        self.assertEqual(statuses, {"pandoc-headers.docx": "ready", "roo-numbers1.xlsx": "ready",
                                     "gutenberg-huckfinn-p22-scan.pdf": "error"})
 
     def test_uploading_the_same_file_again_is_unchanged(self):

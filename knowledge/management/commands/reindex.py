@@ -1,7 +1,6 @@
 """manage.py reindex <kb-slug> — rebuild what is out of date, in the foreground."""
 
 from django.core.management.base import BaseCommand, CommandError
-from django_q.conf import Conf
 
 from knowledge import jobs
 from knowledge.embedding import REGISTRY
@@ -21,9 +20,7 @@ class Command(BaseCommand):
         if kb is None:
             raise CommandError(f"No knowledge base with slug {kb_slug!r}")
         # Run the job here rather than in a worker, so the operator sees it finish.
-        Conf.SYNC = True
-        job = jobs.start_reindex(kb, embedder=embedder or "", force=force)
-        job.refresh_from_db()
+        job = jobs.run_reindex(jobs.create_reindex_job(kb, embedder=embedder or "", force=force))
         counters = job.counters
         self.stdout.write(self.style.SUCCESS(
             f"Re-index job #{job.pk} {job.status}: {job.progress_done}/{job.progress_total} documents, "
