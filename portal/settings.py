@@ -149,6 +149,22 @@ PORTAL = {
     # Text extracted from one document beyond this many characters is refused (zip bombs, dumps).
     "MAX_TEXT_CHARS": env_int("PORTAL_MAX_TEXT_CHARS", 20_000_000, minimum=1000),
     "HNSW_EF_SEARCH": env_int("PORTAL_HNSW_EF_SEARCH", 100, minimum=1),
+    # Retrieval (docs/retrieval.md): candidates per retriever before fusion, the cap on rows
+    # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.
+    "SEARCH_CANDIDATES": env_int("PORTAL_SEARCH_CANDIDATES", 40, minimum=1),
+    "KEYWORD_CANDIDATES": env_int("PORTAL_KEYWORD_CANDIDATES", 5000, minimum=10),
+    "RRF_K": env_int("PORTAL_RRF_K", 60, minimum=1),
+    "KEYWORD_FALLBACK_RELEVANCE": env_float("PORTAL_KEYWORD_FALLBACK_RELEVANCE", 0.15),
+    "FALLBACK_VECTOR_WEIGHT": env_float("PORTAL_FALLBACK_VECTOR_WEIGHT", 0.25),
+    "RERANKER": env_str("PORTAL_RERANKER"),  # "" = off; "http" = a Cohere/Jina/TEI-style /rerank endpoint
+    "RERANKER_URL": env_str("PORTAL_RERANKER_URL"),
+    "RERANKER_MODEL": env_str("PORTAL_RERANKER_MODEL"),
+    # Grounded answers: default confidence threshold and refusal when the caller gives none.
+    "ANSWER_THRESHOLD": env_float("PORTAL_ANSWER_THRESHOLD", 0.5),
+    "REFUSAL_TEXT": env_str(
+        "PORTAL_REFUSAL_TEXT",
+        "I could not find this in the knowledge base, so I would rather not guess. A colleague will follow up.",
+    ),
 }
 
 # Any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, Ollama, TEI) for embeddings and chat.
