@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.postgres.search import SearchVector
 from django.db import IntegrityError, transaction
 from django.db.models import Value
@@ -28,7 +29,6 @@ from knowledge.models import Chunk, Document, KnowledgeBase
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-DEFAULT_BATCH_SIZE = 16
 
 
 @dataclass
@@ -74,7 +74,7 @@ def _new_document(kb: KnowledgeBase, source_kind: str, source_uri: str) -> Docum
 def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = Document.SourceKind.INLINE,
                 source_uri: str = "", mime: str = "text/plain", metadata: dict | None = None,
                 pages: list[tuple[int, int]] | None = None, document: Document | None = None,
-                batch_size: int = DEFAULT_BATCH_SIZE, progress: Progress | None = None) -> IngestResult:
+                batch_size: int | None = None, progress: Progress | None = None) -> IngestResult:
     """Chunk, embed and store `text` as one document; unchanged text is a no-op."""
     sha, signature = text_sha256(text), config_signature(kb)
     document = document or _find_document(kb, source_kind, source_uri, sha)
@@ -128,10 +128,11 @@ def embedding_input(chunk: Chunk) -> str:
     return f"{context}\n\n{chunk.content}" if context else chunk.content
 
 
-def embed_chunks(kb: KnowledgeBase, chunks: list[Chunk], *, batch_size: int = DEFAULT_BATCH_SIZE,
+def embed_chunks(kb: KnowledgeBase, chunks: list[Chunk], *, batch_size: int | None = None,
                  progress: Progress | None = None) -> None:
     """Fill `chunk.embedding` in batches, reporting progress between batches."""
     embedder = get_embedder(kb.embedder)
+    batch_size = batch_size or settings.PORTAL["EMBED_BATCH_SIZE"]
     total = len(chunks)
     for start in range(0, total, batch_size):
         batch = chunks[start:start + batch_size]
@@ -177,7 +178,7 @@ def record_failure(document: Document, exc: Exception) -> None:
 
 def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Document.SourceKind.UPLOAD,
                 source_uri: str = "", title: str = "", document: Document | None = None,
-                batch_size: int = DEFAULT_BATCH_SIZE, progress: Progress | None = None) -> IngestResult:
+                batch_size: int | None = None, progress: Progress | None = None) -> IngestResult:
     """Parse a file and ingest its text; a bad file fails only its own document."""
     path = Path(path)
     source_uri = source_uri or (document.source_uri if document else f"file:{path.name}")
@@ -192,7 +193,7 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
                        document=document, batch_size=batch_size, progress=progress)
 
 
-def process_document(document: Document, *, batch_size: int = DEFAULT_BATCH_SIZE,
+def process_document(document: Document, *, batch_size: int | None = None,
                      progress: Progress | None = None) -> IngestResult:
     """(Re)build one stored document from its original file, or from its kept text."""
     kb = document.knowledge_base
