@@ -1,6 +1,21 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class TicketsConfig(AppConfig):
     name = "tickets"
+    verbose_name = "Tickets"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        # Start-up wiring, as django.contrib.sites does: keep the two staff groups' permissions
+        # complete after every migrate (models of other apps may arrive after our migration).
+        post_migrate.connect(_sync_groups, dispatch_uid="tickets_sync_groups")
+
+
+def _sync_groups(sender, app_config, apps, verbosity=1, **kwargs):
+    if app_config.label != "tickets" or not apps.is_installed("django.contrib.auth"):
+        return
+    from tickets.groups import sync_groups
+
+    sync_groups(apps, verbosity=verbosity)

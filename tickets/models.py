@@ -1,0 +1,224 @@
+"""Agents, tickets, their messages, and the source snapshots that drafted answers cite."""
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from knowledge.models import Chunk, Document, KnowledgeBase
+
+
+class RiskLevel(models.TextChoices):
+    LOW = "low", "Low"
+    MEDIUM = "medium", "Medium"
+    HIGH = "high", "High"
+
+    @classmethod
+    def rank(cls, level: str) -> int:
+        return [cls.LOW, cls.MEDIUM, cls.HIGH].index(level)
+
+
+class Agent(models.Model):
+    """A support persona: its instructions, the knowledge it answers from, and when it may auto-reply."""
+
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    instructions = models.TextField(blank=True, help_text="System prompt for drafted answers.")
+    knowledge_bases = models.ManyToManyField(KnowledgeBase, blank=True, related_name="agents")
+    routing_hints = models.TextField(
+        blank=True,
+        help_text="Words or phrases (one per line or comma-separated) that send a ticket to this agent.",
+    )
+    is_default = models.BooleanField(default=False, help_text="Takes tickets no other agent matches.")
+    auto_reply = models.BooleanField(
+        "auto-reply allowed", default=False,
+        help_text="Send confident answers to low-risk tickets without review.",
+    )
+    confidence_threshold = models.FloatField(
+        default=0.6, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Below this confidence the answer is the refusal text.",
+    )
+    refusal_text = models.TextField(
+        blank=True,
+        help_text="Sent instead of a guess when the knowledge bases cannot answer. Empty: the default text.",
+    )
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["is_default"], condition=Q(is_default=True),
+                                    name="tickets_agent_one_default_uniq"),
+            models.CheckConstraint(condition=Q(confidence_threshold__gte=0) & Q(confidence_threshold__lte=1),
+                                   name="tickets_agent_threshold_range"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def hints(self) -> list[str]:
+        raw = self.routing_hints.replace(",", "\n").replace(";", "\n")
+        return [hint.strip().lower() for hint in raw.splitlines() if hint.strip()]
+
+
+class Ticket(models.Model):
+    class Status(models.TextChoices):
+        NEW = "new", "New"
+        TRIAGING = "triaging", "Triaging"
+        REVIEW = "review", "Waiting for review"
+        AUTO_REPLIED = "auto_replied", "Auto-replied"
+        ANSWERED = "answered", "Answered by staff"
+        REJECTED = "rejected", "Rejected"
+        ERROR = "error", "Triage failed"
+
+    class Channel(models.TextChoices):
+        EMAIL = "email", "E-mail"
+        WEB = "web", "Web form"
+        CHAT = "chat", "Chat"
+        API = "api", "API"
+        IMPORT = "import", "Import"
+
+    OPEN = (Status.NEW, Status.TRIAGING, Status.REVIEW, Status.ERROR)
+
+    subject = models.CharField(max_length=300, blank=True)
+    customer = models.CharField(max_length=300, blank=True, help_text="Name or address of the customer.")
+    channel = models.CharField(max_length=20, choices=Channel.choices, default=Channel.WEB)
+    external_id = models.CharField(max_length=200, blank=True, help_text="Id in the system it came from.")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.NEW)
+    risk_level = models.CharField(max_length=10, choices=RiskLevel.choices, blank=True)
+    risk_reasons = models.JSONField(default=list, blank=True)
+    agent = models.ForeignKey(Agent, on_delete=models.SET_NULL, null=True, blank=True, related_name="tickets")
+    routing_reason = models.TextField(blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    confidence_reasons = models.JSONField(default=list, blank=True)
+    refused = models.BooleanField(default=False, help_text="The knowledge bases could not answer it.")
+    # Every triage step with its outcome, so staff can read why the ticket is where it is.
+    trace = models.JSONField(default=list, blank=True)
+    triage_count = models.PositiveIntegerField(default=0)
+    metadata = models.JSONField(default=dict, blank=True)
+    triaged_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        permissions = [("view_gap_report", "Can view the knowledge gap report")]
+        constraints = [
+            models.UniqueConstraint(fields=["channel", "external_id"], condition=~Q(external_id=""),
+                                    name="tickets_ticket_channel_external_id_uniq"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "-created_at"], name="tickets_ticket_status_idx"),
+            models.Index(fields=["risk_level", "-created_at"], name="tickets_ticket_risk_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.subject}" if self.subject else f"Ticket #{self.pk}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in self.OPEN
+
+    def customer_text(self) -> str:
+        """The customer's messages, oldest first, as one text (what triage reads)."""
+        bodies = self.messages.filter(kind=Message.Kind.CUSTOMER).order_by("created_at", "pk")
+        return "\n\n".join(body for body in bodies.values_list("body", flat=True))
+
+    def mark_triaging(self) -> None:
+        self.status, self.trace = self.Status.TRIAGING, []
+        self.confidence, self.confidence_reasons, self.refused = None, [], False
+        self.triage_count += 1
+        self.save(update_fields=["status", "trace", "confidence", "confidence_reasons", "refused",
+                                 "triage_count", "updated_at"])
+
+    def mark_error(self, message: str) -> None:
+        self.status = self.Status.ERROR
+        self.trace = [*self.trace, {"step": "error", "outcome": "failed", "detail": message}]
+        self.save(update_fields=["status", "trace", "updated_at"])
+
+    def close(self, status: str) -> None:
+        self.status, self.closed_at = status, timezone.now()
+        self.save(update_fields=["status", "closed_at", "updated_at"])
+
+
+class Message(models.Model):
+    class Kind(models.TextChoices):
+        CUSTOMER = "customer", "Customer"
+        DRAFT = "draft", "Draft"
+        REPLY = "reply", "Reply"
+        NOTE = "note", "Internal note"
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="messages")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    body = models.TextField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                               related_name="+", help_text="Staff member; empty for the customer and the system.")
+    # For replies: the draft they were sent from, and how far staff edited it (Levenshtein, characters).
+    draft = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replies")
+    edit_distance = models.PositiveIntegerField(null=True, blank=True)
+    auto_sent = models.BooleanField(default=False)
+    generator = models.CharField(max_length=100, blank=True, help_text="What wrote a draft (model or extractive).")
+    # A draft that was superseded by a re-triage, sent or rejected stays for the record.
+    is_current = models.BooleanField(default=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["ticket", "kind"], name="tickets_msg_ticket_kind_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} on ticket #{self.ticket_id}"
+
+
+class TicketSource(models.Model):
+    """A snapshot of one source a draft was written from, numbered as the draft's `[n]` marker.
+
+    The links to the live document, chunk and knowledge base are nullable: the snapshot fields
+    keep the ticket reproducible after the document is deleted or re-indexed.
+    """
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="sources")
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="sources")
+    position = models.PositiveIntegerField(help_text="The n of the [n] marker.")
+    cited = models.BooleanField(default=False, help_text="The draft's text carries this source's marker.")
+    document = models.ForeignKey(Document, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    chunk = models.ForeignKey(Chunk, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.SET_NULL, null=True, blank=True,
+                                       related_name="+")
+    knowledge_base_name = models.CharField(max_length=200, blank=True)
+    document_title = models.CharField(max_length=500, blank=True)
+    source_uri = models.CharField(max_length=2000, blank=True)
+    section_path = models.CharField(max_length=1000, blank=True)
+    page = models.PositiveIntegerField(null=True, blank=True)
+    layer = models.CharField(max_length=8, blank=True)
+    content_preview = models.CharField(max_length=500, blank=True)
+    content_full = models.TextField()
+    content_sha256 = models.CharField(max_length=64, help_text="SHA-256 of content_full, to detect changes.")
+    chunk_position = models.PositiveIntegerField(null=True, blank=True)
+    distance = models.FloatField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    retrievers = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["message_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["message", "position"], name="tickets_source_message_position_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.position}] {self.document_title}"
+
+    @property
+    def location(self) -> str:
+        """Section and page as staff would quote them."""
+        parts = [self.section_path] if self.section_path else []
+        if self.page:
+            parts.append(f"p. {self.page}")
+        return ", ".join(parts)

@@ -1,0 +1,23 @@
+from django.contrib.auth.models import Group
+from django.test import TestCase
+
+from tickets.groups import CONTENT_MANAGERS, SUPPORT_STAFF
+
+
+class StaffGroupTests(TestCase):
+    def perms(self, name):
+        group = Group.objects.get(name=name)
+        return {f"{p.content_type.app_label}.{p.codename}" for p in group.permissions.select_related("content_type")}
+
+    def test_support_staff_work_tickets_but_cannot_edit_knowledge(self):
+        perms = self.perms(SUPPORT_STAFF)
+        self.assertTrue({"tickets.view_ticket", "tickets.change_ticket", "tickets.add_message",
+                         "tickets.view_ticketsource", "tickets.view_gap_report"} <= perms)
+        self.assertFalse([p for p in perms if p.startswith(("knowledge.", "crawler."))])
+        self.assertNotIn("tickets.delete_ticket", perms)
+
+    def test_content_managers_edit_knowledge_but_cannot_read_tickets(self):
+        perms = self.perms(CONTENT_MANAGERS)
+        self.assertTrue({"knowledge.change_knowledgebase", "knowledge.add_document", "knowledge.delete_document",
+                         "knowledge.view_chunk", "knowledge.change_job", "tickets.view_gap_report"} <= perms)
+        self.assertFalse([p for p in perms if p.startswith("tickets.") and p != "tickets.view_gap_report"])

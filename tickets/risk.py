@@ -1,0 +1,149 @@
+"""Risk assessment of a customer's message: rules first, other classifiers pluggable.
+
+A classifier is anything with `assess(text) -> RiskAssessment`. `assess_risk` runs every
+registered classifier and keeps the highest level with the reasons of all of them, so adding an
+LLM classifier (`register_classifier(MyLLMClassifier())`) can only raise a ticket's risk, never
+hide what the rules found.
+
+The rules are regular expressions over lower-cased text, in Russian and English. Russian rules
+match word stems (`возврат\\w*`) because the language inflects; English rules allow the usual
+suffixes. Each rule has a code, a level and a human reason staff read on the ticket page.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tickets.models import RiskLevel
+
+
+@dataclass(frozen=True)
+class RiskReason:
+    code: str
+    level: str
+    reason: str
+    match: str = ""
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "level": self.level, "reason": self.reason, "match": self.match}
+
+
+@dataclass
+class RiskAssessment:
+    level: str = RiskLevel.LOW
+    reasons: list[RiskReason] = field(default_factory=list)
+
+    @property
+    def is_high(self) -> bool:
+        return self.level == RiskLevel.HIGH
+
+
+class RiskClassifier(Protocol):
+    name: str
+
+    def assess(self, text: str) -> RiskAssessment: ...
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    level: str
+    reason: str
+    pattern: re.Pattern
+
+
+def _rule(code: str, level: str, reason: str, *patterns: str) -> Rule:
+    return Rule(code, level, reason, re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE))
+
+
+# \b does not work before Cyrillic in every position with IGNORECASE; (?<!\w) does.
+W = r"(?<!\w)"
+
+RULES = [
+    _rule("legal_threat", RiskLevel.HIGH, "Mentions legal action, a lawyer, a court or a regulator",
+          rf"{W}(?:sue|suing|sued|lawsuit|lawyers?|attorneys?|legal action|court|litigation|class action)(?!\w)",
+          rf"{W}(?:consumer protection|ombudsman|regulator|small claims|file a (?:formal )?complaint with)",
+          rf"{W}(?:суд(?:а|е|ом|ебн\w*)?|иск(?:а|ом|е|и|ов)?|исков\w*|адвокат\w*|юрист\w*|прокуратур\w*|роспотребнадзор\w*|"
+          rf"омбудсмен\w*|претензи\w*|нацбанк\w*|жалоб\w* в)(?!\w)"),
+    _rule("chargeback", RiskLevel.HIGH, "Asks for a chargeback or disputes a charge",
+          rf"{W}(?:charge ?backs?|dispute (?:the |a |this )?(?:charge|transaction|payment)|"
+          rf"unauthori[sz]ed (?:charge|transaction|payment)|fraud\w*|double charged|charged twice)",
+          rf"{W}(?:чарджбэк\w*|чарджбек\w*|оспор\w*|опротест\w*|мошенни\w*|списали дважды|"
+          rf"несанкционированн\w*|не совершал\w*)"),
+    _rule("refund", RiskLevel.MEDIUM, "Asks for a refund or compensation",
+          rf"{W}(?:refund\w*|money back|reimburse\w*|compensat\w*|cancellation fee)",
+          rf"{W}(?:вернуть деньги|верните деньги|возврат\w*|вернуть средства|компенсаци\w*|возмещ\w*)"),
+    _rule("personal_data", RiskLevel.HIGH, "Contains personal data (a card or passport number, a CVV)",
+          r"(?<!\d)(?:\d[ -]?){15,18}\d(?!\d)",  # a card number
+          r"(?<![\w.])[A-Z]{2}\d{7}(?!\w)",  # a Belarusian/Russian-style passport number
+          rf"{W}(?:my (?:cvv|cvc|passport number|social security number|ssn) is|cvv|cvc)(?!\w)",
+          rf"{W}(?:мой (?:cvv|cvc|номер паспорта)|cvv|cvc|номер паспорта:?\s*\w*\d)"),
+    _rule("personal_data_request", RiskLevel.MEDIUM, "Asks about the handling of personal data",
+          rf"{W}(?:gdpr|my personal (?:data|information)|delete my (?:data|personal)|data protection|"
+          rf"privacy (?:policy|request))",
+          rf"{W}(?:персональн\w* данн\w*|личн\w* данн\w*|удал\w* (?:мои|моих) данн\w*)"),
+    _rule("security", RiskLevel.HIGH, "Reports a security problem: a hacked account, stolen card or phishing",
+          rf"{W}(?:hack(?:ed|er|ing)?|stolen|phishing|scam\w*|compromised|someone (?:else )?(?:logged|accessed)|"
+          rf"account takeover|identity theft|data breach|leaked)",
+          rf"{W}(?:взлом\w*|украл\w*|украден\w*|кража|фишинг\w*|утечк\w*|"
+          rf"посторонн\w* (?:доступ|вход)|чужой вход|скомпрометир\w*)"),
+    _rule("abuse", RiskLevel.HIGH, "Abusive or threatening language",
+          rf"{W}(?:fuck\w*|shit\w*|bastard\w*|idiot\w*|moron\w*|asshole\w*|bitch\w*|damn you|kill you|"
+          rf"i will find you|burn (?:it|you) down)",
+          rf"{W}(?:бля\w*|хуй\w*|хуе\w*|пизд\w*|сук[аи](?!\w)|урод\w*|идиот\w*|дебил\w*|убью|убить вас|"
+          rf"сволоч\w*|твар[ьи](?!\w))"),
+    _rule("anger", RiskLevel.MEDIUM, "Strong anger or dissatisfaction",
+          rf"{W}(?:furious|outraged|unacceptable|ridiculous|disgusting|worst (?:service|company|bank)|"
+          rf"terrible service|fed up|sick of|never again|scam company|i am so angry|very angry|"
+          rf"this is a joke)",
+          rf"{W}(?:безобрази\w*|возмутительн\w*|возмущ\w*|отвратительн\w*|ужасн\w* (?:сервис|обслуживани\w*|банк)|"
+          rf"худш\w*|надоело|сколько можно|позор\w*|хамств\w*|издевательств\w*)"),
+]
+
+# Many exclamation marks or a long run of capitals read as shouting.
+SHOUTING = re.compile(r"!{3,}|(?:\b[A-ZА-ЯЁ]{4,}\b\W+){4,}")
+
+
+class RuleClassifier:
+    """The built-in keyword and pattern rules."""
+
+    name = "rules"
+
+    def __init__(self, rules: list[Rule] | None = None):
+        self.rules = rules if rules is not None else RULES
+
+    def assess(self, text: str) -> RiskAssessment:
+        reasons = []
+        for rule in self.rules:
+            found = rule.pattern.search(text)
+            if found:
+                reasons.append(RiskReason(rule.code, rule.level, rule.reason, found.group(0).strip()[:80]))
+        shouting = SHOUTING.search(text)
+        if shouting and not any(reason.code == "anger" for reason in reasons):
+            reasons.append(RiskReason("anger", RiskLevel.MEDIUM, "Shouting (capitals or !!!)",
+                                      shouting.group(0).strip()[:80]))
+        return RiskAssessment(_highest(reasons), reasons)
+
+
+def _highest(reasons: list[RiskReason]) -> str:
+    return max((reason.level for reason in reasons), key=RiskLevel.rank, default=RiskLevel.LOW)
+
+
+_classifiers: list[RiskClassifier] = [RuleClassifier()]
+
+
+def register_classifier(classifier: RiskClassifier) -> None:
+    """Add a classifier (an LLM, a trained model) to run after the rules."""
+    _classifiers.append(classifier)
+
+
+def unregister_classifier(classifier: RiskClassifier) -> None:
+    _classifiers.remove(classifier)
+
+
+def assess_risk(text: str) -> RiskAssessment:
+    """The highest level any classifier gives `text`, with every reason found."""
+    reasons: list[RiskReason] = []
+    for classifier in _classifiers:
+        reasons += classifier.assess(text).reasons
+    return RiskAssessment(_highest(reasons), reasons)
