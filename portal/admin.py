@@ -1,0 +1,76 @@
+"""API keys in the admin: created here, shown once, revoked here; the secret is never shown again."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.utils.html import format_html
+
+from portal.models import ApiKey, Scope
+
+
+class ApiKeyForm(forms.ModelForm):
+    scopes = forms.MultipleChoiceField(choices=Scope.choices, widget=forms.CheckboxSelectMultiple)
+    allowed_ips = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One IP address or CIDR network per line (e.g. 203.0.113.7 or 10.0.0.0/8); empty means anywhere.",
+    )
+
+    class Meta:
+        model = ApiKey
+        fields = ["name", "owner", "scopes", "knowledge_bases", "expires_at", "allowed_ips"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial["allowed_ips"] = "\n".join(self.instance.allowed_ips)
+
+    def clean_allowed_ips(self) -> list[str]:
+        return [line.strip() for line in self.cleaned_data["allowed_ips"].splitlines() if line.strip()]
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    form = ApiKeyForm
+    list_display = ["name", "owner", "key_prefix", "scope_list", "state", "expires_at", "last_used_at", "created_at"]
+    list_filter = ["revoked_at", "created_at"]
+    list_select_related = ["owner"]
+    search_fields = ["name", "prefix", "owner__username"]
+    raw_id_fields = ["owner"]
+    filter_horizontal = ["knowledge_bases"]
+    readonly_fields = ["key_prefix", "last_used_at", "revoked_at", "created_at"]
+    actions = ["revoke_keys"]
+
+    def get_fieldsets(self, request, obj=None):
+        main = ["name", "owner", "scopes", "knowledge_bases", "expires_at", "allowed_ips"]
+        if obj is None:
+            return [(None, {"fields": main})]
+        return [(None, {"fields": ["key_prefix", *main]}),
+                ("Use", {"fields": ["last_used_at", "revoked_at", "created_at"]})]
+
+    def get_changeform_initial_data(self, request):
+        return {"owner": request.user.pk, "scopes": [Scope.READ, Scope.SEARCH]}
+
+    def save_model(self, request, obj, form, change):
+        token = None if change else obj.issue_token()
+        super().save_model(request, obj, form, change)
+        if token:
+            self.message_user(request, format_html(
+                "The API key is <code>{}</code>. Copy it now: it is stored only as a hash and will not be shown again.",
+                token), messages.WARNING)
+
+    @admin.display(description="Key")
+    def key_prefix(self, obj: ApiKey) -> str:
+        return f"kp_{obj.prefix}_…" if obj.prefix else "—"
+
+    @admin.display(description="Scopes")
+    def scope_list(self, obj: ApiKey) -> str:
+        return ", ".join(obj.scopes)
+
+    @admin.display(description="State")
+    def state(self, obj: ApiKey) -> str:
+        return "revoked" if obj.revoked_at else "expired" if obj.is_expired else "active"
+
+    @admin.action(description="Revoke selected API keys")
+    def revoke_keys(self, request, queryset):
+        for key in queryset:
+            key.revoke()
+        self.message_user(request, f"{len(queryset)} API key(s) revoked")
