@@ -1,0 +1,206 @@
+"""Ticket intake and triage: risk → agent → grounded draft with snapshots → auto-reply or review.
+
+`submit_ticket` stores a ticket with the customer's first message and queues its triage once
+the transaction commits; `TriageOrchestrator.triage` does the work (in a django-q2 worker, or in
+the foreground for the import command). Every step appends `{step, outcome, detail, data, ms}`
+to `ticket.trace`, so the ticket page can say why the ticket is where it is.
+"""
+
+import logging
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django_q.tasks import async_task
+
+from knowledge import answers
+from tickets import citations, risk, routing
+from tickets.models import Agent, Message, RiskLevel, Ticket
+
+logger = logging.getLogger(__name__)
+
+TOP_K = 6
+DEFAULT_REFUSAL = ("Thank you for your message. We could not find a reliable answer in our documentation, "
+                   "so a member of our team will reply to you personally.")
+
+
+@transaction.atomic
+def submit_ticket(*, subject: str = "", body: str, customer: str = "", channel: str = Ticket.Channel.WEB,
+                  external_id: str = "", metadata: dict | None = None, triage: bool = True) -> Ticket:
+    """Create a ticket with the customer's first message; triage is queued after commit."""
+    ticket = Ticket(subject=(subject or _subject_from(body))[:300], customer=customer[:300], channel=channel,
+                    external_id=external_id[:200], metadata=metadata or {})
+    ticket.full_clean()
+    ticket.save()
+    Message.objects.create(ticket=ticket, kind=Message.Kind.CUSTOMER, body=body)
+    if triage:
+        queue_triage(ticket)
+    return ticket
+
+
+def _subject_from(body: str) -> str:
+    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    return first if len(first) <= 80 else first[:79] + "…"
+
+
+def queue_triage(ticket: Ticket) -> None:
+    """Run triage in a worker once the current transaction commits."""
+    from tickets import tasks
+
+    ticket_id = ticket.pk
+    transaction.on_commit(lambda: async_task(tasks.run_triage, ticket_id, task_name=f"triage-{ticket_id}"))
+
+
+@transaction.atomic
+def retriage(ticket: Ticket) -> Ticket:
+    """Triage an open ticket again (after the knowledge bases or agents changed)."""
+    ticket = Ticket.objects.select_for_update().get(pk=ticket.pk)
+    if not ticket.is_open:
+        from tickets.exceptions import TicketClosedError
+
+        raise TicketClosedError(f"Ticket #{ticket.pk} is closed ({ticket.get_status_display().lower()}).")
+    ticket.status = Ticket.Status.NEW
+    ticket.save(update_fields=["status", "updated_at"])
+    queue_triage(ticket)
+    return ticket
+
+
+def claim(ticket_id: int) -> Ticket | None:
+    """Take a ticket for triage with a conditional UPDATE; None when another worker has it or it is done.
+
+    A ticket stuck in `triaging` longer than the task timeout belongs to a worker that died.
+    """
+    stale = timezone.now() - timedelta(seconds=settings.Q_CLUSTER["timeout"])
+    claimable = Ticket.objects.filter(pk=ticket_id).filter(
+        status__in=[Ticket.Status.NEW, Ticket.Status.ERROR]
+    ) | Ticket.objects.filter(pk=ticket_id, status=Ticket.Status.TRIAGING, updated_at__lt=stale)
+    if not claimable.update(status=Ticket.Status.TRIAGING, updated_at=timezone.now()):
+        return None
+    return Ticket.objects.get(pk=ticket_id)
+
+
+def triage_ticket(ticket_id: int) -> Ticket | None:
+    """Claim and triage one ticket (the task body)."""
+    ticket = claim(ticket_id)
+    return TriageOrchestrator().triage(ticket) if ticket else None
+
+
+class TriageOrchestrator:
+    """Runs the triage steps on one ticket and records each of them on it."""
+
+    def __init__(self, *, agents: list[Agent] | None = None, top_k: int = TOP_K):
+        self.agents = agents
+        self.top_k = top_k
+
+    def triage(self, ticket: Ticket) -> Ticket:
+        ticket.mark_triaging()
+        self.ticket = ticket
+        try:
+            self._run(ticket)
+        except Exception as exc:
+            logger.exception("Triage of ticket %s failed", ticket.pk)
+            ticket.mark_error(f"{type(exc).__name__}: {exc}")
+        return ticket
+
+    def _record(self, step: str, outcome: str, detail: str = "", started: float | None = None, **data) -> None:
+        entry = {"step": step, "outcome": outcome, "detail": detail, "data": data}
+        if started is not None:
+            entry["ms"] = round((time.perf_counter() - started) * 1000)
+        self.ticket.trace.append(entry)
+
+    def _run(self, ticket: Ticket) -> None:
+        text = ticket.customer_text()
+        question = f"{ticket.subject}\n\n{text}" if ticket.subject and ticket.subject not in text else text
+        assessment = self.assess(ticket, question)
+        agent = self.route(ticket, question)
+        result = self.draft(ticket, agent, question) if agent else None
+        self.decide(ticket, agent, assessment, result)
+
+    def assess(self, ticket: Ticket, text: str) -> risk.RiskAssessment:
+        started = time.perf_counter()
+        assessment = risk.assess_risk(text)
+        ticket.risk_level = assessment.level
+        ticket.risk_reasons = [reason.as_dict() for reason in assessment.reasons]
+        detail = "; ".join(f"{r.reason} («{r.match}»)" for r in assessment.reasons) or "No risk rule matched."
+        self._record("risk", assessment.level, detail, started)
+        return assessment
+
+    def route(self, ticket: Ticket, text: str) -> Agent | None:
+        started = time.perf_counter()
+        decision = routing.route(text, self.agents)
+        ticket.agent, ticket.routing_reason = decision.agent, decision.reason
+        self._record("routing", decision.agent.name if decision.agent else "none", decision.reason, started,
+                     scores=[score.as_dict() for score in decision.scores[:5]])
+        return decision.agent
+
+    def draft(self, ticket: Ticket, agent: Agent, question: str) -> answers.Answer | None:
+        kb_ids = sorted(kb.pk for kb in agent.knowledge_bases.all())
+        if not kb_ids:
+            self._record("retrieval", "skipped", f"{agent.name} has no knowledge bases: no draft is written.")
+            return None
+        started = time.perf_counter()
+        result = answers.answer(question, kb_ids, top_k=self.top_k, threshold=agent.confidence_threshold,
+                                refusal_text=agent.refusal_text or DEFAULT_REFUSAL, instructions=agent.instructions)
+        self._record_answer(result, agent, started)
+        with transaction.atomic():
+            Message.objects.filter(ticket=ticket, kind=Message.Kind.DRAFT, is_current=True).update(is_current=False)
+            message = Message.objects.create(ticket=ticket, kind=Message.Kind.DRAFT, body=result.text,
+                                             generator=str(result.generator or "")[:100])
+            cited = {citation.number for citation in result.citations}
+            citations.snapshot_sources(ticket, message, result.sources, cited)
+        ticket.confidence, ticket.refused = result.confidence, result.refused
+        ticket.confidence_reasons = list(result.reasons)
+        self._draft = message
+        return result
+
+    def _record_answer(self, result: answers.Answer, agent: Agent, started: float) -> None:
+        top = result.sources[0] if result.sources else None
+        self._record("retrieval", f"{len(result.sources)} sources",
+                     f"Best: {top.document_title!r} (distance {top.distance})" if top else "Nothing was found.",
+                     sources=[{"n": n, "title": hit.document_title, "distance": hit.distance, "score": hit.score}
+                              for n, hit in enumerate(result.sources, start=1)])
+        self._record("confidence", f"{result.confidence:.2f}",
+                     f"Threshold {agent.confidence_threshold:.2f}; reasons: {', '.join(result.reasons) or 'none'}.",
+                     reasons=list(result.reasons))
+        outcome = "refused" if result.refused else "drafted"
+        detail = (f"Refused: the sources do not support an answer ({result.generator})." if result.refused
+                  else f"Drafted by {result.generator} citing "
+                       f"{', '.join(f'[{c.number}]' for c in result.citations) or 'no source'}.")
+        if result.dropped_markers:
+            detail += f" Dropped markers that point nowhere: {result.dropped_markers}."
+        self._record("generation", outcome, detail, started, generator=str(result.generator))
+
+    def decide(self, ticket: Ticket, agent: Agent | None, assessment: risk.RiskAssessment,
+               result: answers.Answer | None) -> None:
+        blockers = []
+        if assessment.level != RiskLevel.LOW:
+            blockers.append(f"risk is {assessment.level}")
+        if agent is None:
+            blockers.append("no agent")
+        elif not agent.auto_reply:
+            blockers.append(f"{agent.name} does not allow auto-replies")
+        if result is None:
+            blockers.append("no draft")
+        elif result.refused:
+            blockers.append("the answer was refused")
+        elif "generator_failed" in result.reasons:
+            blockers.append("the model failed and the draft is extractive")
+        elif not result.citations:
+            blockers.append("the draft cites no source")
+        elif agent is not None and result.confidence < agent.confidence_threshold:
+            blockers.append(f"confidence {result.confidence:.2f} is below {agent.confidence_threshold:.2f}")
+        ticket.triaged_at = timezone.now()
+        if blockers:
+            ticket.status = Ticket.Status.REVIEW
+            self._record("decision", "review", f"Waits for review: {'; '.join(blockers)}.")
+            ticket.save()
+            return
+        self._record("decision", "auto_reply", "Low risk, confident and allowed: sent automatically.")
+        with transaction.atomic():
+            Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body, draft=self._draft,
+                                   auto_sent=True, sent_at=timezone.now(), edit_distance=0)
+            Message.objects.filter(pk=self._draft.pk).update(is_current=False)
+            ticket.status, ticket.closed_at = Ticket.Status.AUTO_REPLIED, timezone.now()
+            ticket.save()
