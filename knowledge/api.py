@@ -14,12 +14,13 @@ from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
-from knowledge import bases, jobs
+from knowledge import answers, bases, jobs, retrieval
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
-from knowledge.schemas import (ChunkFilter, ChunkOut, DocumentDetailOut, DocumentJobResponse, DocumentOut,
-                               DocumentStatusFilter, JobOut, KnowledgeBaseIn, KnowledgeBaseOut,
-                               KnowledgeBasePatch, ReindexRequest, TextIn, UploadResponse)
-from portal.auth import READ, WRITE, ApiError
+from knowledge.schemas import (AnswerRequest, AnswerResponse, ChunkFilter, ChunkOut, DocumentDetailOut,
+                               DocumentJobResponse, DocumentOut, DocumentStatusFilter, JobOut, KnowledgeBaseIn,
+                               KnowledgeBaseOut, KnowledgeBasePatch, ReindexRequest, SearchRequest,
+                               SearchResponse, TextIn, UploadResponse)
+from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
 
@@ -212,3 +213,46 @@ def cancel_job(request, job_id: int):
         raise ApiError(409, "job_finished", f"The job has already {job.status}")
     job.request_cancel()
     return Status(202, job)
+
+
+# --- Search and answers -------------------------------------------------------------------------
+
+def searchable_ids(request: HttpRequest, requested: list[int] | None) -> list[int]:
+    """The bases a search covers: the requested ones (all must be visible) or every visible one."""
+    visible = visible_bases(request.auth)
+    if requested is None:
+        return list(visible.values_list("pk", flat=True))
+    found = set(visible.filter(pk__in=requested).values_list("pk", flat=True))
+    missing = sorted(set(requested) - found)
+    if missing:
+        raise ApiError(404, "not_found", f"Knowledge base(s) not found: {', '.join(map(str, missing))}",
+                       [{"field": "knowledge_bases", "location": "body", "message": f"{pk} not found",
+                         "type": "not_found"} for pk in missing])
+    return sorted(found)
+
+
+def hit_dict(hit: retrieval.SearchHit, **extra) -> dict:
+    return {**vars(hit), "similarity": hit.similarity, **extra}
+
+
+@router.post("/search", response={200: SearchResponse, **errors(404)}, auth=SEARCH)
+def search(request, payload: SearchRequest):
+    """Hybrid, vector or keyword search over knowledge bases."""
+    result = retrieval.retrieve(payload.query, searchable_ids(request, payload.knowledge_bases),
+                                top_k=payload.top_k, max_distance=payload.max_distance, mode=payload.mode,
+                                layers=payload.layers, filters=payload.filters, document_ids=payload.document_ids)
+    return {"query": payload.query, "mode": result.mode, "keyword_fallback_used": result.keyword_fallback_used,
+            "best_similarity": result.best_similarity, "hits": [hit_dict(hit) for hit in result.hits]}
+
+
+@router.post("/answer", response={200: AnswerResponse, **errors(404)}, auth=SEARCH)
+def answer(request, payload: AnswerRequest):
+    """A grounded answer with numbered citations, or a refusal when the sources do not support one."""
+    result = answers.answer(payload.question, searchable_ids(request, payload.knowledge_bases),
+                            top_k=payload.top_k, mode=payload.mode, layers=payload.layers, filters=payload.filters)
+    return {
+        "answer": result.text, "refused": result.refused, "confidence": result.confidence,
+        "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,
+        "citations": [{"number": c.number, "source": hit_dict(c.hit)} for c in result.citations],
+        "sources": [hit_dict(hit, number=number) for number, hit in enumerate(result.sources, start=1)],
+    }

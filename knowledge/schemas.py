@@ -137,3 +137,77 @@ class ChunkOut(ModelSchema):
 
 class ChunkFilter(Schema):
     layer: str | None = Field(None, max_length=8)
+
+
+FilterValue = str | int | float | bool | list[str | int | float | bool]
+
+
+class SearchRequest(Schema):
+    query: str = Field(min_length=1, max_length=2000)
+    knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
+                                              description="Ids; default: every base the key may use.")
+    top_k: int = Field(6, ge=1, le=50)
+    mode: Literal["hybrid", "vector", "keyword"] = "hybrid"
+    layers: list[str] | None = Field(None, max_length=20, description="Chunk layers, e.g. D0, D6, C1.")
+    filters: dict[str, FilterValue] | None = Field(
+        None, description="Metadata filters: a chunk or its document must have each key with that value "
+                          "(or one of the listed values).")
+    max_distance: float | None = Field(None, ge=0, le=2, description="Cosine distance cut-off for vector hits.")
+    document_ids: list[int] | None = Field(None, max_length=1000)
+
+
+class HitOut(Schema):
+    rank: int
+    score: float
+    distance: float | None
+    similarity: float | None
+    chunk_id: int
+    document_id: int
+    knowledge_base_id: int
+    document_title: str
+    source_uri: str
+    section_path: str
+    page: int | None
+    layer: str
+    content: str
+    snippet: str = Field(description="A short excerpt; keyword matches are wrapped in <mark>.")
+    retrievers: list[str]
+    metadata: dict
+
+
+class SearchResponse(Schema):
+    query: str
+    mode: str
+    keyword_fallback_used: bool
+    best_similarity: float | None
+    hits: list[HitOut]
+
+
+class AnswerRequest(Schema):
+    question: str = Field(min_length=1, max_length=4000)
+    knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
+                                              description="Ids; default: every base the key may use.")
+    top_k: int = Field(6, ge=1, le=20)
+    mode: Literal["hybrid", "vector", "keyword"] = "hybrid"
+    layers: list[str] | None = Field(None, max_length=20)
+    filters: dict[str, FilterValue] | None = None
+
+
+class NumberedSource(HitOut):
+    number: int = Field(description="The n of the [n] markers in the answer text.")
+
+
+class CitationOut(Schema):
+    number: int
+    source: HitOut
+
+
+class AnswerResponse(Schema):
+    answer: str
+    refused: bool
+    confidence: float
+    reasons: list[str] = Field(description="Codes that lowered the confidence or explain a refusal.")
+    citations: list[CitationOut]
+    sources: list[NumberedSource]
+    dropped_markers: list[int]
+    generator: str
