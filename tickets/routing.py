@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from knowledge import retrieval
 from tickets.models import Agent
 
-HINT_WEIGHT = 0.25
+HINT_WEIGHT = 0.4
 MAX_HINTS = 3
 MIN_SCORE = 0.35
 # Enough candidates that every base of every agent is likely represented among them.

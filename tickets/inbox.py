@@ -1,0 +1,61 @@
+"""What support staff do with a triaged ticket: send the draft (edited or not), reject it, add a note."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from tickets.exceptions import NoDraftError, TicketClosedError, TicketError
+from tickets.models import Message, Ticket
+from tickets.reports import edit_distance
+
+
+def current_draft(ticket: Ticket) -> Message | None:
+    return ticket.messages.filter(kind=Message.Kind.DRAFT, is_current=True).order_by("-created_at", "-pk").first()
+
+
+def _lock(ticket: Ticket) -> Ticket:
+    # Two staff members pressing "send" at once must not both send.
+    locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
+    if locked.status in (Ticket.Status.ANSWERED, Ticket.Status.REJECTED, Ticket.Status.AUTO_REPLIED):
+        raise TicketClosedError(f"Ticket #{ticket.pk} is already {locked.get_status_display().lower()}.")
+    return locked
+
+
+@transaction.atomic
+def send_reply(ticket: Ticket, *, user, text: str | None = None) -> Message:
+    """Send the current draft, or staff's edited `text`, as the reply; record the edit distance."""
+    ticket = _lock(ticket)
+    draft = current_draft(ticket)
+    if text is None:
+        if draft is None:
+            raise NoDraftError("There is no draft to send; write the reply first.")
+        text = draft.body
+    text = text.strip()
+    if not text:
+        raise TicketError("The reply is empty.")
+    now = timezone.now()
+    reply = Message.objects.create(
+        ticket=ticket, kind=Message.Kind.REPLY, body=text, author=user, draft=draft, sent_at=now,
+        edit_distance=edit_distance(draft.body, text) if draft else None,
+    )
+    if draft:
+        Message.objects.filter(pk=draft.pk).update(is_current=False)
+    ticket.close(Ticket.Status.ANSWERED)
+    return reply
+
+
+@transaction.atomic
+def reject(ticket: Ticket, *, user, reason: str = "") -> Ticket:
+    """Close the ticket without a reply; the draft stays for the record, the reason as a note."""
+    ticket = _lock(ticket)
+    ticket.messages.filter(kind=Message.Kind.DRAFT, is_current=True).update(is_current=False)
+    Message.objects.create(ticket=ticket, kind=Message.Kind.NOTE, author=user,
+                           body=f"Rejected: {reason.strip()}" if reason.strip() else "Rejected.")
+    ticket.close(Ticket.Status.REJECTED)
+    return ticket
+
+
+def add_note(ticket: Ticket, *, user, text: str) -> Message:
+    """An internal note staff leave on the ticket; the customer never sees it."""
+    if not text.strip():
+        raise TicketError("The note is empty.")
+    return Message.objects.create(ticket=ticket, kind=Message.Kind.NOTE, body=text.strip(), author=user)
