@@ -21,7 +21,8 @@ BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
-FRONTMATTER = re.compile(r"\A---[ \t]*\n(.*?)^---[ \t]*$\n?", re.S | re.M)
+# Also matched on raw text from other callers, hence the optional BOM and CR.
+FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.S | re.M)
 FENCE = re.compile(r"^\s*(```|~~~)")
 # MDX heading anchors as written on react.dev (`## Title {/*title*/}`) and Pandoc's `{#id}`.
 HEADING_ANCHOR = re.compile(r"\s*\{(?:/\*.*?\*/|#[\w:-]+)\}\s*$")

@@ -10,6 +10,7 @@ import pytest
 
 from knowledge import parsing
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
+from knowledge.parsing.text import split_frontmatter
 
 DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"
 SITE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "site"
@@ -117,6 +118,13 @@ def test_markdown_broken_frontmatter_is_kept_as_text(tmp_path):
     assert doc.metadata == {}
     assert "title: [unclosed" in doc.text
     assert doc.title == "Real heading"
+
+
+def test_split_frontmatter_keeps_the_body_as_a_suffix_of_raw_text():
+    raw = (DOCS / "md/ru/react-learn-installation.md").read_text().replace("\n", "\r\n")
+    body, frontmatter = split_frontmatter(raw)
+    assert frontmatter == {"title": "Установка"}
+    assert raw.endswith(body) and not body.startswith("---")
 
 
 def test_markdown_frontmatter_with_yaml_aliases_is_kept_as_text(tmp_path):
@@ -356,6 +364,13 @@ def test_xls_corrupt_is_a_parse_error():
 
 
 # --- HTML --------------------------------------------------------------------------------------
+
+
+def test_htm_extension_is_parsed_as_html(tmp_path):
+    path = copy_bytes(tmp_path, "upload.htm", (DOCS / "html/ru/upload.ru.html").read_bytes())
+    doc = parsing.parse_file(path)
+    assert doc.mime == "text/html"
+    assert doc.title == "Глава 9. Отправка пакета"
 
 
 def test_html_page_becomes_markdown():
