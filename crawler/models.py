@@ -1,0 +1,93 @@
+"""What the crawler knows about each URL it fetched for a knowledge base.
+
+A `CrawledPage` remembers the validators (ETag, Last-Modified), the hash of the extracted text
+and the outgoing links of the last fetch, so a re-crawl can ask "changed?" with a conditional
+request, still follow links of unchanged pages, and re-index only what changed.
+"""
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from knowledge.models import Document, KnowledgeBase
+
+
+class CrawledPage(models.Model):
+    class Status(models.TextChoices):
+        INDEXED = "indexed", "Indexed"
+        DUPLICATE = "duplicate", "Duplicate of another page"
+        FAILED = "failed", "Failed"
+        GONE = "gone", "Gone (document removed)"
+
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="crawled_pages")
+    url = models.CharField(max_length=2000, help_text="The normalised URL that was requested.")
+    seed_url = models.CharField(max_length=2000, blank=True, help_text="The crawl seed that found it.")
+    final_url = models.CharField(max_length=2000, blank=True, help_text="Where redirects ended.")
+    canonical_url = models.CharField(max_length=2000, blank=True, help_text="The document's source URI.")
+    depth = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.INDEXED)
+    http_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    content_type = models.CharField(max_length=200, blank=True)
+    etag = models.CharField(max_length=500, blank=True)
+    last_modified = models.CharField(max_length=100, blank=True, help_text="As the server sent it.")
+    sitemap_lastmod = models.DateTimeField(null=True, blank=True)
+    content_sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the extracted text.")
+    links = models.JSONField(default=list, blank=True, help_text="Outgoing links, followed again on a 304.")
+    document = models.ForeignKey(
+        Document, on_delete=models.SET_NULL, null=True, blank=True, related_name="crawled_pages"
+    )
+    error_message = models.TextField(blank=True)
+    last_crawled_at = models.DateTimeField(null=True, blank=True)
+    last_changed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["url"]
+        constraints = [
+            models.UniqueConstraint(fields=["knowledge_base", "url"], name="crawler_page_kb_url_uniq"),
+        ]
+        indexes = [
+            models.Index(fields=["knowledge_base", "content_sha256"], name="crawler_page_kb_sha_idx",
+                         condition=~Q(content_sha256="")),
+        ]
+
+    def __str__(self) -> str:
+        return self.url
+
+    @property
+    def validators(self) -> dict[str, str]:
+        """Conditional request headers; only worth sending while we hold the page's document."""
+        if self.status != self.Status.INDEXED or self.document_id is None:
+            return {}
+        headers = {"If-None-Match": self.etag, "If-Modified-Since": self.last_modified}
+        return {name: value for name, value in headers.items() if value}
+
+    def mark_unchanged(self) -> None:
+        self.last_crawled_at, self.error_message = timezone.now(), ""
+        self.save(update_fields=["last_crawled_at", "error_message", "updated_at"])
+
+    def mark_failed(self, message: str, *, http_status: int | None = None) -> None:
+        """Record a failed fetch; the document (if any) keeps serving until the page is gone."""
+        self.status = self.Status.FAILED if self.document_id is None else self.status
+        self.error_message, self.http_status, self.last_crawled_at = message, http_status, timezone.now()
+        self.save()
+
+    def mark_gone(self, message: str, *, http_status: int | None) -> None:
+        self.status, self.document, self.content_sha256, self.etag, self.last_modified = (
+            self.Status.GONE, None, "", "", "")
+        self.error_message, self.http_status, self.last_crawled_at = message, http_status, timezone.now()
+        self.save()
+
+    def record_fetch(self, *, final_url: str, http_status: int, content_type: str, etag: str, last_modified: str,
+                     status: str, document: Document | None, content_sha256: str, canonical_url: str,
+                     links: list[str]) -> None:
+        """Store what a successful fetch found; `last_changed_at` moves only when the text changed."""
+        now = timezone.now()
+        if content_sha256 != self.content_sha256:
+            self.last_changed_at = now
+        self.final_url, self.http_status, self.content_type = final_url, http_status, content_type[:200]
+        self.etag, self.last_modified, self.status, self.document = etag, last_modified, status, document
+        self.content_sha256, self.canonical_url, self.links = content_sha256, canonical_url, links
+        self.error_message, self.last_crawled_at = "", now
+        self.save()

@@ -1,0 +1,423 @@
+"""Ingesting one URL, and crawling a site breadth-first into a knowledge base.
+
+`crawl_site` starts at the seed (depth 0), then its links (depth 1, joined by the sitemap's URLs),
+and so on up to `max_depth`, fetching at most `max_pages` URLs. A URL is refused before any request
+when it is outside the site, an asset, a document while `follow_docs` is off, too deep, or
+disallowed by robots.txt; these count as skipped, not failed. Every fetched page is recorded as a
+`CrawledPage`, so the next crawl of the site sends conditional requests (a 304 is "unchanged" and
+its stored links are still followed), re-indexes only pages whose text changed, removes the
+documents of pages that now answer 404/410, and revisits known pages no link led to this time.
+A page whose text equals another page's (the same page under two URLs), or whose canonical URL
+was already ingested, is a duplicate and is not ingested again.
+
+Per-page failures are counted and listed, never raised: a crawl always ends with a report.
+"""
+
+import logging
+import tempfile
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from django.db.models import Q
+
+from crawler import sitemaps, urlnorm
+from crawler.exceptions import (
+    BlockedAddressError, CrawlerError, EmptyPageError, HTTPStatusError, SkipError,
+)
+from crawler.extraction import Page, extract_page
+from crawler.fetching import Fetcher, Response
+from crawler.models import CrawledPage
+from crawler.robots import RobotsCache
+from knowledge import ingestion
+from knowledge.jobs import delete_document
+from knowledge.models import Document, Job, KnowledgeBase
+
+logger = logging.getLogger(__name__)
+
+COUNTERS = (
+    "queued", "fetched", "ingested", "unchanged", "duplicate", "blocked_by_robots", "skipped_by_rule",
+    "http_4xx", "http_5xx", "too_large", "empty", "unsupported", "blocked_address", "redirect_error",
+    "failed", "removed",
+)
+MAX_LISTED_SKIPS = 500
+MAX_PAGES_LIMIT = 100_000
+MAX_DEPTH_LIMIT = 50
+
+
+@dataclass
+class CrawlReport:
+    """Counters of one crawl. `failed` counts every per-URL failure; `http_4xx`, `http_5xx`,
+    `too_large`, `empty`, `unsupported`, `blocked_address` and `redirect_error` break it down."""
+
+    seed_url: str
+    queued: int = 0
+    fetched: int = 0
+    ingested: int = 0
+    unchanged: int = 0
+    duplicate: int = 0
+    blocked_by_robots: int = 0
+    skipped_by_rule: int = 0
+    http_4xx: int = 0
+    http_5xx: int = 0
+    too_large: int = 0
+    empty: int = 0
+    unsupported: int = 0
+    blocked_address: int = 0
+    redirect_error: int = 0
+    failed: int = 0
+    removed: int = 0
+    cancelled: bool = False
+    failures: list[dict] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)
+
+    def counters(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in COUNTERS}
+
+    def bump(self, name: str) -> None:
+        setattr(self, name, getattr(self, name) + 1)
+
+
+Progress = Callable[[CrawlReport], None]
+
+
+@dataclass(frozen=True)
+class CrawlOptions:
+    max_pages: int = 100
+    max_depth: int = 3
+    same_domain: bool = True
+    follow_docs: bool = False
+    respect_robots: bool = True
+    use_sitemap: bool = True
+    # For administrators (the `crawl` command, settings); never fill it from an API request.
+    allow_hosts: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not 1 <= self.max_pages <= MAX_PAGES_LIMIT:
+            raise CrawlerError(f"max_pages must be between 1 and {MAX_PAGES_LIMIT}")
+        if not 0 <= self.max_depth <= MAX_DEPTH_LIMIT:
+            raise CrawlerError(f"max_depth must be between 0 and {MAX_DEPTH_LIMIT}")
+
+
+# --- One URL -------------------------------------------------------------------------------------
+
+def ingest_url(kb: KnowledgeBase, url: str, *, allow_hosts: list[str] | None = None) -> ingestion.IngestResult:
+    """Fetch one page or document and ingest it (source kind `url`).
+
+    Raises `InvalidURLError` or `BlockedAddressError` when the URL is refused; any other failure
+    (HTTP error, timeout, too large, unsupported, empty) is a failed result on the URL's document.
+    """
+    url = urlnorm.normalize_url(url)
+    page = (CrawledPage.objects.filter(knowledge_base=kb, url=url).select_related("document").first()
+            or CrawledPage(knowledge_base=kb, url=url, seed_url=url))
+    try:
+        with Fetcher(allow_hosts=allow_hosts) as fetcher:
+            response = fetcher.get(url, headers=page.validators)
+        if response.not_modified:
+            page.mark_unchanged()
+            return ingestion.IngestResult(page.document, "unchanged")
+        extracted = extract_page(response) if response.kind == "html" else None
+        result = ingest_response(kb, response, extracted, source_kind=Document.SourceKind.URL)
+    except BlockedAddressError:
+        raise
+    except CrawlerError as exc:
+        return _url_failed(kb, page, exc)
+    _record(page, response, result.document, extracted,
+            CrawledPage.Status.FAILED if result.outcome == "failed" else CrawledPage.Status.INDEXED)
+    return result
+
+
+def ingest_response(kb: KnowledgeBase, response: Response, extracted: Page | None, *,
+                    source_kind: str) -> ingestion.IngestResult:
+    """Ingest a fetched HTML page (already extracted) or document through the shared parsers."""
+    if response.kind == "document":
+        return ingest_document(kb, response, source_kind=source_kind, source_uri=response.final_url)
+    if not extracted.text.strip():
+        raise EmptyPageError("No text left after removing navigation and boilerplate")
+    uri = source_uri(response, extracted)
+    return ingestion.ingest_text(kb, title=extracted.title or uri, text=extracted.text, source_kind=source_kind,
+                                 source_uri=uri, mime="text/html", metadata={"url": response.final_url})
+
+
+def ingest_document(kb: KnowledgeBase, response: Response, *, source_kind: str,
+                    source_uri: str) -> ingestion.IngestResult:
+    """Write a fetched document to a temporary file and ingest it with `ingest_file`."""
+    with tempfile.TemporaryDirectory(prefix="crawl-") as folder:
+        path = Path(folder) / _file_name(response)
+        path.write_bytes(response.body)
+        return ingestion.ingest_file(kb, path, source_kind=source_kind, source_uri=source_uri)
+
+
+def source_uri(response: Response, extracted: Page | None) -> str:
+    """The page's canonical URL when it names one on the same site, else where redirects ended.
+
+    A canonical URL on another site is ignored: a page must not be able to claim (and overwrite)
+    another site's document.
+    """
+    canonical = extracted.canonical if extracted else ""
+    if canonical and urlnorm.same_site(canonical, response.final_url):
+        return canonical
+    return response.final_url
+
+
+def _file_name(response: Response) -> str:
+    stem = PurePosixPath(unquote(urlsplit(response.final_url).path)).stem
+    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in stem).strip("-.")[:100]
+    return f"{stem or 'document'}{response.extension}"
+
+
+def _url_failed(kb: KnowledgeBase, page: CrawledPage, exc: CrawlerError) -> ingestion.IngestResult:
+    document = page.document or Document.objects.get_or_create(
+        knowledge_base=kb, source_uri=page.url, defaults={"source_kind": Document.SourceKind.URL, "title": page.url[:500]},
+    )[0]
+    ingestion.record_failure(document, exc)
+    page.mark_failed(str(exc), http_status=getattr(exc, "status", None))
+    return ingestion.IngestResult(document, "failed", document.error_message)
+
+
+def _record(page: CrawledPage, response: Response, document: Document | None, extracted: Page | None,
+            status: str, sha: str = "") -> None:
+    page.record_fetch(
+        final_url=response.final_url, http_status=response.status, content_type=response.content_type,
+        etag=response.etag, last_modified=response.last_modified, status=status, document=document,
+        content_sha256=sha or (document.sha256 if document else ""),
+        canonical_url=source_uri(response, extracted), links=extracted.links if extracted else [],
+    )
+
+
+# --- A whole site --------------------------------------------------------------------------------
+
+def crawl_site(kb: KnowledgeBase, seed_url: str, *, max_pages: int = 100, max_depth: int = 3,
+               same_domain: bool = True, follow_docs: bool = False, respect_robots: bool = True,
+               use_sitemap: bool = True, allow_hosts: list[str] | tuple[str, ...] | None = None,
+               job: Job | None = None, progress: Progress | None = None) -> CrawlReport:
+    """Crawl a site breadth-first into `kb`; progress goes to `job` (if given) after every page."""
+    options = CrawlOptions(max_pages=max_pages, max_depth=max_depth, same_domain=same_domain,
+                           follow_docs=follow_docs, respect_robots=respect_robots, use_sitemap=use_sitemap,
+                           allow_hosts=tuple(allow_hosts or ()))
+    return SiteCrawl(kb, seed_url, options, job=job, progress=progress).run()
+
+
+class SiteCrawl:
+    """The state of one crawl: frontier, what was seen, the report."""
+
+    def __init__(self, kb: KnowledgeBase, seed_url: str, options: CrawlOptions, *, job: Job | None = None,
+                 progress: Progress | None = None):
+        self.kb, self.options, self.job, self.progress = kb, options, job, progress
+        self.seed = urlnorm.normalize_url(seed_url)
+        self.scope = [self.seed]  # sites counted as "the same domain"
+        self.report = CrawlReport(seed_url=self.seed)
+        self.frontier: deque[tuple[str, int]] = deque()
+        self.seen: set[str] = set()  # URL keys queued or refused
+        self.visited: set[str] = set()  # URL keys fetched, redirect targets included
+        self.ingested: dict[str, Document] = {}  # source URI → document, this crawl
+        self.lastmods: dict = {}
+        self.known = {page.url: page for page in
+                      CrawledPage.objects.filter(knowledge_base=kb).select_related("document")}
+        self._synced: dict[str, int] = {}
+
+    def run(self) -> CrawlReport:
+        with Fetcher(allow_hosts=list(self.options.allow_hosts)) as self.fetcher:
+            self.robots = RobotsCache(self.fetcher)
+            self.enqueue(self.seed, 0, seed=True)
+            self.drain()
+            if self.budget_left() and not self.report.cancelled:
+                # Known pages no link led to this time: a conditional request tells whether they are gone.
+                for page in list(self.known.values()):
+                    if page.status in (CrawledPage.Status.INDEXED, CrawledPage.Status.DUPLICATE):
+                        self.enqueue(page.url, page.depth)
+                self.drain()
+        self.sync()
+        return self.report
+
+    def drain(self) -> None:
+        while self.frontier and self.budget_left():
+            if self.job and self.job.should_stop():
+                self.report.cancelled = True
+                return
+            url, depth = self.frontier.popleft()
+            self.visit(url, depth)
+            if self.report.fetched == 1 and self.options.use_sitemap and self.options.max_depth >= 1:
+                self.enqueue_sitemap_urls()
+            self.sync()
+
+    def budget_left(self) -> bool:
+        return self.report.fetched < self.options.max_pages
+
+    # --- the frontier
+
+    def enqueue(self, url: str, depth: int, *, seed: bool = False) -> None:
+        key = urlnorm.url_key(url)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        reason = "" if seed else self.rule_refusal(url, depth)
+        if reason:
+            self.skip(url, reason, "skipped_by_rule")
+        elif self.options.respect_robots and not self.robots.allows(url):
+            self.skip(url, "Disallowed by robots.txt", "blocked_by_robots")
+        else:
+            self.frontier.append((url, depth))
+            self.report.queued += 1
+
+    def rule_refusal(self, url: str, depth: int) -> str:
+        """Why a discovered URL is not fetched ("" when it is)."""
+        if depth > self.options.max_depth:
+            return f"Deeper than max_depth={self.options.max_depth}"
+        if not self.in_scope(url):
+            return "Outside the site"
+        if urlnorm.is_asset_url(url):
+            return f"Not a page or a supported document ({urlnorm.extension(url)})"
+        if urlnorm.is_document_url(url) and not self.options.follow_docs:
+            return "Document links are not followed (follow_docs is off)"
+        return ""
+
+    def in_scope(self, url: str) -> bool:
+        return not self.options.same_domain or any(urlnorm.same_site(url, site) for site in self.scope)
+
+    def follow(self, links: list[str], depth: int) -> None:
+        for link in links:
+            self.enqueue(link, depth + 1)
+
+    def enqueue_sitemap_urls(self) -> None:
+        origin = urlnorm.origin(self.seed)
+        listed = self.robots.rules_for(self.seed).sitemaps if self.options.respect_robots else []
+        entries = sitemaps.read_sitemaps(self.fetcher, listed or [f"{origin}/sitemap.xml"], accept=self.in_scope)
+        # Pages the sitemap says are unchanged since our last visit go last, so a page budget is
+        # spent on new and changed pages first.
+        entries.sort(key=lambda entry: self.probably_unchanged(entry.url, entry.lastmod))
+        for entry in entries:
+            self.lastmods[entry.url] = entry.lastmod
+            self.enqueue(entry.url, 1)
+
+    def probably_unchanged(self, url: str, lastmod) -> bool:
+        page = self.known.get(url)
+        return bool(page and lastmod and page.last_crawled_at and lastmod <= page.last_crawled_at)
+
+    def check_hop(self, url: str) -> None:
+        """Called for each redirect target: the same rules as a link."""
+        if not self.in_scope(url):
+            raise SkipError(f"Redirects outside the site, to {url}")
+        if self.options.respect_robots and not self.robots.allows(url):
+            raise SkipError(f"Redirects to {url}, which robots.txt disallows", kind="blocked_by_robots")
+
+    # --- one page
+
+    def visit(self, url: str, depth: int) -> None:
+        self.report.fetched += 1
+        self.visited.add(urlnorm.url_key(url))
+        page = self.known.get(url) or CrawledPage(knowledge_base=self.kb, url=url, seed_url=self.seed, depth=depth)
+        page.depth = min(page.depth, depth)
+        page.sitemap_lastmod = self.lastmods.get(url, page.sitemap_lastmod)
+        try:
+            response = self.fetcher.get(url, documents=self.options.follow_docs or depth == 0,
+                                        headers=page.validators, check_hop=None if depth == 0 else self.check_hop)
+            if depth == 0 and not self.in_scope(response.final_url):
+                self.scope.append(response.final_url)  # the seed moved (http → https, another host)
+            self.handle(page, response, depth)
+        except SkipError as exc:
+            self.skip(url, str(exc), exc.kind)
+        except CrawlerError as exc:
+            self.fail(page, exc)
+        except Exception as exc:
+            # One page must never stop the crawl, whatever went wrong with it.
+            logger.exception("Crawling %s failed", url)
+            self.fail(page, CrawlerError(f"Unexpected error: {type(exc).__name__}: {exc}"))
+
+    def handle(self, page: CrawledPage, response: Response, depth: int) -> None:
+        if response.not_modified:
+            page.mark_unchanged()
+            self.report.unchanged += 1
+            self.follow(page.links, depth)
+            return
+        final_key = urlnorm.url_key(response.final_url)
+        if response.redirects and final_key in self.visited:
+            self.report.duplicate += 1
+            return
+        self.visited.add(final_key)
+        self.seen.add(final_key)
+        if response.kind == "document":
+            result = ingest_document(self.kb, response, source_kind=Document.SourceKind.CRAWL,
+                                     source_uri=response.final_url)
+            self.count(page, response, None, result)
+            return
+        extracted = extract_page(response)
+        if not (self.options.respect_robots and extracted.nofollow):
+            self.follow(extracted.links, depth)
+        if self.options.respect_robots and extracted.noindex:
+            raise SkipError("The page asks not to be indexed (robots noindex)", kind="blocked_by_robots")
+        self.ingest_page(page, response, extracted)
+
+    def ingest_page(self, page: CrawledPage, response: Response, extracted: Page) -> None:
+        if not extracted.text.strip():
+            raise EmptyPageError("No text left after removing navigation and boilerplate")
+        uri = source_uri(response, extracted)
+        sha = ingestion.text_sha256(extracted.text)
+        original = self.duplicate_of(page, uri, sha)
+        if original is not None:
+            _record(page, response, original, extracted, CrawledPage.Status.DUPLICATE, sha)
+            self.report.duplicate += 1
+            return
+        result = ingest_response(self.kb, response, extracted, source_kind=Document.SourceKind.CRAWL)
+        self.ingested[uri] = result.document
+        self.count(page, response, extracted, result, sha)
+
+    def duplicate_of(self, page: CrawledPage, uri: str, sha: str) -> Document | None:
+        """The document already holding this page: same canonical URL this crawl, or same text."""
+        if uri in self.ingested:
+            return self.ingested[uri]
+        other = (CrawledPage.objects.filter(knowledge_base=self.kb, content_sha256=sha, document__isnull=False)
+                 .filter(~Q(pk=page.pk) if page.pk else Q())
+                 .exclude(document__source_uri=uri).select_related("document").first())
+        return other.document if other else None
+
+    def count(self, page: CrawledPage, response: Response, extracted: Page | None,
+              result: ingestion.IngestResult, sha: str = "") -> None:
+        if result.outcome == "failed":
+            self.fail(page, CrawlerError(result.error))
+            return
+        self.report.bump("unchanged" if result.outcome == "unchanged" else "ingested")
+        _record(page, response, result.document, extracted, CrawledPage.Status.INDEXED, sha)
+
+    # --- outcomes
+
+    def skip(self, url: str, reason: str, kind: str) -> None:
+        self.report.bump(kind)
+        if len(self.report.skipped) < MAX_LISTED_SKIPS:
+            self.report.skipped.append({"item": url, "reason": reason, "kind": kind})
+
+    def fail(self, page: CrawledPage, exc: CrawlerError) -> None:
+        reason = str(exc)
+        self.report.failed += 1
+        if exc.kind != "failed":
+            self.report.bump(exc.kind)
+        self.report.failures.append({"item": page.url, "reason": reason, "kind": exc.kind})
+        if self.job:
+            self.job.add_failure(page.url, reason)
+        status = getattr(exc, "status", None)
+        if isinstance(exc, HTTPStatusError) and status in (404, 410) and page.document_id:
+            self.remove(page, reason, status)
+        else:
+            page.mark_failed(reason, http_status=status)
+
+    def remove(self, page: CrawledPage, reason: str, status: int) -> None:
+        """The page disappeared: drop its document unless another page still holds it."""
+        document = page.document
+        page.mark_gone(reason, http_status=status)
+        if document is not None and not CrawledPage.objects.filter(document=document).exists():
+            delete_document(document)
+            self.report.removed += 1
+
+    def sync(self) -> None:
+        """Write progress and counters to the job (failures were added as they happened)."""
+        counters = self.report.counters()
+        if self.job:
+            deltas = {name: value - self._synced.get(name, 0) for name, value in counters.items()
+                      if name != "failed" and value != self._synced.get(name, 0)}
+            total = min(self.options.max_pages, self.report.fetched + len(self.frontier))
+            self.job.record(done=self.report.fetched, total=total, **deltas)
+        self._synced = counters
+        if self.progress:
+            self.progress(self.report)

@@ -1,0 +1,137 @@
+"""The SSRF guard: the crawler only talks to public addresses unless an administrator allows more.
+
+A URL's host is resolved and every address is checked; private, loopback, link-local, CGNAT,
+multicast, reserved and cloud-metadata addresses are refused unless the host name, the address
+or a network holding it is listed in `settings.CRAWLER["ALLOWED_HOSTS"]` (or passed as
+`allow_hosts`). The check runs where the socket is opened (`GuardedBackend`), for every
+connection and so for every redirect hop, and the socket connects to the very address that was
+checked: a DNS answer that changes between check and connect (DNS rebinding) gains nothing.
+"""
+
+import ipaddress
+import socket
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from httpcore import ConnectError, SyncBackend
+
+from crawler.exceptions import BlockedAddressError, CrawlerError
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# Instance-metadata endpoints of the big clouds. Most sit in ranges refused anyway (link-local,
+# CGNAT); they are named so the error says why, and an allow-listed network never lets them through.
+METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
+    "169.254.169.254",  # AWS, GCP, Azure, OpenStack, DigitalOcean…
+    "169.254.170.2",  # AWS ECS task metadata
+    "fd00:ec2::254",  # AWS IPv6
+    "100.100.100.200",  # Alibaba Cloud
+    "192.0.0.192",  # Oracle Cloud (classic)
+))
+CGNAT = ipaddress.ip_network("100.64.0.0/10")
+
+
+class AllowList:
+    """Host names, addresses and networks an administrator lets the crawler reach."""
+
+    def __init__(self, entries: Iterable[str]):
+        self.hosts: set[str] = set()
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        for entry in entries:
+            entry = entry.strip().lower()
+            if not entry:
+                continue
+            try:
+                self.networks.append(ipaddress.ip_network(entry, strict=False))
+            except ValueError:
+                self.hosts.add(entry.rstrip("."))
+
+    @classmethod
+    def from_settings(cls, extra: Iterable[str] | None = None) -> "AllowList":
+        return cls([*settings.CRAWLER["ALLOWED_HOSTS"], *(extra or [])])
+
+    def allows_host(self, host: str) -> bool:
+        return host.lower().rstrip(".") in self.hosts
+
+    def allows_address(self, address: IPAddress) -> bool:
+        if address in METADATA_ADDRESSES:
+            # Only the exact address, never a network that happens to contain it.
+            return any(net.num_addresses == 1 and address in net for net in self.networks)
+        return any(address in net for net in self.networks)
+
+
+def refusal(address: IPAddress) -> str:
+    """Why the address is not public ("" when it is)."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return refusal(address.ipv4_mapped)
+    if address in METADATA_ADDRESSES:
+        return "a cloud metadata address"
+    for attribute, label in (("is_loopback", "a loopback address"), ("is_link_local", "a link-local address"),
+                             ("is_multicast", "a multicast address"), ("is_unspecified", "an unspecified address")):
+        if getattr(address, attribute):
+            return label
+    if isinstance(address, ipaddress.IPv4Address) and address in CGNAT:
+        return "a carrier-grade NAT address"
+    if address.is_reserved:
+        return "a reserved address"
+    if address.is_private:
+        return "a private address"
+    if not address.is_global:
+        return "a reserved address"
+    return ""
+
+
+def resolve(host: str, port: int, allow: AllowList) -> list[str]:
+    """The addresses of `host` the crawler may connect to; raises `BlockedAddressError` if none."""
+    host = host.strip("[]")
+    try:
+        literal = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None:
+        addresses = [literal]
+    else:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as exc:
+            raise ConnectError(f"cannot resolve {host}: {exc}") from exc
+        addresses = list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos))
+    if literal is None and allow.allows_host(host):
+        permitted = [str(a) for a in addresses if a not in METADATA_ADDRESSES or allow.allows_address(a)]
+    else:
+        permitted = [str(a) for a in addresses if not refusal(a) or allow.allows_address(a)]
+    if not permitted:
+        shown = host if literal is not None else f"{host} ({addresses[0]})"
+        raise BlockedAddressError(
+            f"Refused to connect to {shown}: {refusal(addresses[0])}. "
+            f"An administrator can allow it in CRAWLER['ALLOWED_HOSTS']."
+        )
+    return permitted
+
+
+def check_url(url: str, *, allow_hosts: Iterable[str] | None = None) -> None:
+    """Raise `BlockedAddressError` unless the crawler may connect to the URL's host (checked early,
+    for a clear refusal; the connection itself is checked again by `GuardedBackend`)."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        resolve(parts.hostname or "", port, AllowList.from_settings(allow_hosts))
+    except ConnectError as exc:
+        raise CrawlerError(f"Cannot resolve the host of {url}: {exc}") from None
+
+
+class GuardedBackend(SyncBackend):
+    """httpcore's network backend, connecting only to addresses the guard permits."""
+
+    def __init__(self, allow: AllowList):
+        self.allow = allow
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        last_error: Exception | None = None
+        for address in resolve(host, port, self.allow):
+            try:
+                return super().connect_tcp(address, port, timeout, local_address, socket_options)
+            except ConnectError as exc:
+                last_error = exc
+        raise last_error or ConnectError(f"cannot connect to {host}")
