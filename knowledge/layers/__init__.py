@@ -1,0 +1,16 @@
+"""The layered index of seed 004: documentation layers D0–D6 and code layers C0–C4.
+
+Each layer row becomes one `Chunk` with `layer` set and the layer's attributes in
+`Chunk.metadata`; `content` is a readable rendering that the embedder and full-text search read.
+
+* `docs`        Markdown with YAML frontmatter → D0 sections … D6 integrations.
+* `code`        source files → C0 chunks, C1 symbols, C2 edges, C3 entrypoints, C4 roles;
+                one extractor per language (Python via `ast`).
+* `repository`  a folder, a git checkout or a zip; the commit sha and the files changed since a commit.
+* `indexing`    turns rows into chunks and stores them per document atomically.
+* `router`      plans which layers and filters a question needs, and runs the plan.
+"""
+
+from knowledge.layers.rows import CODE_LAYERS, DOC_LAYERS, LAYER_NAMES, LayerRow
+
+__all__ = ["CODE_LAYERS", "DOC_LAYERS", "LAYER_NAMES", "LayerRow"]
