@@ -1,0 +1,73 @@
+from django.core.cache import caches
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from knowledge.models import Job
+from tests.api.base import ApiTestCase, make_key
+from tests.factories import make_document, make_kb
+
+
+class PaginationTests(ApiTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+        for n in range(5):
+            make_document(cls.kb, text=f"# Part {n}\n\nText number {n}.")
+        _, cls.token = make_key()
+
+    def test_pages_carry_count_and_next_links(self):
+        first = self.api("get", f"/knowledge-bases/{self.kb.pk}/documents?page_size=2&status=ready",
+                         token=self.token).json()
+        self.assertEqual((first["count"], first["page"], first["page_size"], len(first["items"])), (5, 1, 2, 2))
+        self.assertIsNone(first["previous"])
+        self.assertIn("page=2", first["next"])
+        self.assertIn("status=ready", first["next"])
+        self.assertTrue(first["next"].startswith("http://testserver/api/v1/"))
+        second = self.client.get(first["next"], headers={"Authorization": f"Bearer {self.token}"}).json()
+        third = self.client.get(second["next"], headers={"Authorization": f"Bearer {self.token}"}).json()
+        self.assertEqual(len(third["items"]), 1)
+        self.assertIsNone(third["next"])
+        ids = [item["id"] for page in (first, second, third) for item in page["items"]]
+        self.assertEqual(len(set(ids)), 5)
+
+    def test_a_page_past_the_end_is_empty_and_bad_sizes_are_422(self):
+        body = self.api("get", f"/knowledge-bases/{self.kb.pk}/documents?page=9", token=self.token).json()
+        self.assertEqual((body["count"], body["items"], body["next"]), (5, [], None))
+        error = self.assertError(self.api("get", "/knowledge-bases?page_size=1000", token=self.token), 422)
+        self.assertEqual(error["fields"][0]["field"], "page_size")
+        self.assertError(self.api("get", "/knowledge-bases?page=0", token=self.token), 422)
+
+
+class QueryCountTests(ApiTestCase):
+    """List endpoints cost a fixed number of queries whatever the page holds."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.kbs = [make_kb() for _ in range(3)]
+        cls.documents = [make_document(cls.kbs[0], text=f"# T{n}\n\nBody {n}.\n\n# U{n}\n\nMore {n}.") for n in range(4)]
+        for kb in cls.kbs:
+            Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=kb)
+        cls.key, cls.token = make_key()
+        _, cls.limited = make_key(knowledge_bases=cls.kbs[:2])
+
+    def setUp(self):
+        caches["api"].clear()
+
+    def queries(self, path: str, token: str) -> int:
+        # The first request of a minute starts the key's rate counter; measure a later one.
+        self.api("get", path, token=token)
+        with CaptureQueriesContext(connection) as captured:
+            response = self.api("get", path, token=token)
+        self.assertEqual(response.status_code, 200, response.content)
+        return len(captured)
+
+    def test_list_endpoints_have_constant_query_counts(self):
+        # Every request: the key with its owner, the rate counter in the "api" cache, the key's
+        # knowledge base ids; then the endpoint's own queries.
+        auth = self.queries("/knowledge-bases?page_size=1", self.token) - 2  # count + page
+        self.assertLessEqual(auth, 8)  # 2 + the database cache's get/set of the counter
+        for path, own in [("/knowledge-bases", 2), (f"/knowledge-bases/{self.kbs[0].pk}/documents", 3),
+                          (f"/documents/{self.documents[0].pk}/chunks", 3)]:
+            with self.subTest(path):
+                self.assertEqual(self.queries(path, self.token), auth + own)
+                self.assertEqual(self.queries(path, self.limited), auth + own)
