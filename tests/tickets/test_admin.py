@@ -1,0 +1,159 @@
+import re
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.test import TestCase
+from django.urls import reverse
+
+from knowledge import ingestion, jobs
+from tests.factories import make_document
+from tests.tickets.helpers import DELIVERY, make_help_centre
+from tickets import triage
+from tickets.groups import CONTENT_MANAGERS, SUPPORT_STAFF
+from tickets.models import Message, Ticket
+
+SCRIPT = "<script>alert('x')</script>"
+
+
+def staff_user(name, group=None, **fields):
+    user = get_user_model().objects.create_user(name, password="pw", is_staff=True, **fields)
+    if group:
+        user.groups.add(Group.objects.get(name=group))
+    return user
+
+
+class TicketAdminTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb, cls.documents, cls.agent = make_help_centre(auto_reply=False)
+        cls.support = staff_user("sam", SUPPORT_STAFF)
+        cls.manager = staff_user("cleo", CONTENT_MANAGERS)
+
+    def setUp(self):
+        self.ticket = self.submit("How long does standard delivery take?", subject="Delivery time")
+
+    def submit(self, body, **fields):
+        fields.setdefault("customer", "ann@example.com")
+        with self.captureOnCommitCallbacks(execute=True):
+            ticket = triage.submit_ticket(body=body, **fields)
+        ticket.refresh_from_db()
+        return ticket
+
+    def page(self, user, ticket=None):
+        self.client.force_login(user)
+        return self.client.get(reverse("admin:tickets_ticket_change", args=[(ticket or self.ticket).pk]))
+
+    def test_the_inbox_lists_tickets_newest_first_with_filters(self):
+        older = self.ticket
+        newer = self.submit("I will sue you over the late parcel", subject="Angry")
+        self.client.force_login(self.support)
+        url = reverse("admin:tickets_ticket_changelist")
+        response = self.client.get(url)
+        self.assertEqual(response.status_code, 200)
+        content = response.content.decode()
+        self.assertLess(content.index("Angry"), content.index("Delivery time"))
+        for query, shown, hidden in [("risk_level__exact=high", newer, older), ("status__exact=review", older, None),
+                                     (f"agent__id__exact={self.agent.pk}", older, None)]:
+            with self.subTest(query=query):
+                listed = self.client.get(f"{url}?{query}").context["cl"].result_list
+                self.assertIn(shown, listed)
+                if hidden:
+                    self.assertNotIn(hidden, listed)
+
+    def test_the_inbox_query_count_does_not_grow_with_the_tickets(self):
+        self.client.force_login(self.support)
+        url = reverse("admin:tickets_ticket_changelist")
+        self.client.get(url)
+        with self.assertNumQueries(10) as first:
+            self.client.get(url)
+        for n in range(4):
+            self.submit(f"Question {n} about delivery")
+        with self.assertNumQueries(len(first)):
+            self.client.get(url)
+
+    def test_the_ticket_page_reads_like_a_conversation(self):
+        response = self.page(self.support)
+        self.assertEqual(response.status_code, 200)
+        html = response.content.decode()
+        for text in ["How long does standard delivery take?", "Risk:", "Help desk", "Confidence:",
+                     "Approve and send", "Edit then send", "Reject", "Triage trace", "https://help.example/delivery"]:
+            self.assertIn(text, html)
+        draft = self.ticket.messages.get(kind=Message.Kind.DRAFT)
+        anchor = f"m{draft.pk}-source-1"
+        self.assertIn(f'<a class="citation-badge" href="#{anchor}" data-source="1" title="Delivery">[1]</a>', html)
+        snapshot = re.search(rf'<details class="tk-source[^"]*" id="{anchor}">(.*?)</details>', html, re.S).group(1)
+        self.assertIn("Delivery", snapshot)
+        self.assertIn("Standard delivery takes three to five working days", snapshot)
+
+    def test_support_staff_can_send_the_draft_or_an_edited_text(self):
+        self.client.force_login(self.support)
+        send = reverse("admin:tickets_ticket_send", args=[self.ticket.pk])
+        self.assertEqual(self.client.get(send).status_code, 405)
+        response = self.client.post(send, {"text": "Three to five working days [1]."})
+        self.assertRedirects(response, reverse("admin:tickets_ticket_change", args=[self.ticket.pk]))
+        reply = self.ticket.messages.get(kind=Message.Kind.REPLY)
+        self.assertEqual((reply.author, reply.body), (self.support, "Three to five working days [1]."))
+        self.assertGreater(reply.edit_distance, 0)
+        html = self.page(self.support).content.decode()
+        self.assertIn(f'href="#m{reply.draft_id}-source-1"', html)  # the reply's badge opens the draft's source
+        self.assertNotIn("Approve and send", html)
+
+    def test_approve_and_reject(self):
+        self.client.force_login(self.support)
+        self.client.post(reverse("admin:tickets_ticket_send", args=[self.ticket.pk]))
+        self.assertEqual(self.ticket.messages.get(kind=Message.Kind.REPLY).edit_distance, 0)
+        other = self.submit("How long does express delivery take?")
+        self.client.post(reverse("admin:tickets_ticket_reject", args=[other.pk]), {"reason": "duplicate"})
+        other.refresh_from_db()
+        self.assertEqual(other.status, Ticket.Status.REJECTED)
+
+    def test_content_managers_cannot_read_or_work_tickets(self):
+        self.client.force_login(self.manager)
+        self.assertEqual(self.client.get(reverse("admin:tickets_ticket_changelist")).status_code, 403)
+        self.assertEqual(self.page(self.manager).status_code, 403)
+        response = self.client.post(reverse("admin:tickets_ticket_send", args=[self.ticket.pk]))
+        self.assertEqual(response.status_code, 403)
+        self.assertFalse(self.ticket.messages.filter(kind=Message.Kind.REPLY).exists())
+
+    def test_content_managers_edit_knowledge_and_support_staff_cannot(self):
+        kb_change = reverse("admin:knowledge_knowledgebase_change", args=[self.kb.pk])
+        self.client.force_login(self.manager)
+        self.assertEqual(self.client.get(reverse("admin:knowledge_knowledgebase_changelist")).status_code, 200)
+        self.assertContains(self.client.get(kb_change), 'name="_save"')
+        self.client.force_login(self.support)
+        self.assertEqual(self.client.get(reverse("admin:knowledge_knowledgebase_changelist")).status_code, 403)
+        self.assertEqual(self.client.get(kb_change).status_code, 403)
+        self.assertEqual(self.client.get(reverse("admin:knowledge_document_changelist")).status_code, 403)
+
+    def test_the_gap_report_shows_questions_to_content_managers_without_ticket_links(self):
+        refused = self.submit("What is the boiling point of mercury?", subject="Mercury")
+        refused.refused = True
+        refused.save(update_fields=["refused"])
+        self.client.force_login(self.manager)
+        response = self.client.get(reverse("admin:tickets_ticket_report"))
+        self.assertContains(response, "Mercury")
+        self.assertNotContains(response, reverse("admin:tickets_ticket_change", args=[refused.pk]))
+        self.client.force_login(self.support)
+        response = self.client.get(reverse("admin:tickets_ticket_report"))
+        self.assertContains(response, reverse("admin:tickets_ticket_change", args=[refused.pk]))
+
+    def test_script_in_a_ticket_and_in_a_cited_chunk_is_escaped(self):
+        make_document(self.kb, f"# Delivery of scripts\n\nExpress delivery of {SCRIPT} takes one working day.",
+                      title=f"Evil {SCRIPT}", source_uri="javascript:alert(1)")
+        ticket = self.submit(f"Express delivery of {SCRIPT} takes how long?", subject=SCRIPT, customer=SCRIPT)
+        self.assertTrue(ticket.sources.filter(content_full__contains=SCRIPT, cited=True).exists())
+        html = self.page(self.support, ticket).content.decode()
+        self.assertNotIn(SCRIPT, html)
+        self.assertNotIn('href="javascript:', html)
+        self.assertIn("&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;", html)
+        changelist = self.client.get(reverse("admin:tickets_ticket_changelist")).content.decode()
+        self.assertNotIn(SCRIPT, changelist)
+
+    def test_a_changed_source_is_flagged_with_a_diff(self):
+        ingestion.ingest_text(self.kb, title="Delivery", text=DELIVERY.replace("three to five", "two to four"),
+                              source_uri="https://help.example/delivery")
+        html = self.page(self.support).content.decode()
+        self.assertIn("Source changed since this answer", html)
+        self.assertIn('<span class="tk-diff-add">+ Standard delivery takes two to four working days', html)
+        jobs.delete_document(self.documents["delivery"])
+        self.assertIn("The document was deleted after this answer.", self.page(self.support).content.decode())

@@ -1,0 +1,223 @@
+"""The support staff's admin: the ticket inbox and a conversation-like ticket page; agents.
+
+The ticket page is not a model form: `change_view` renders the conversation (customer message,
+risk, agent, draft with citation badges, source snapshots, trace) and its buttons post to the
+small views wired in `get_urls()`, which re-check permissions and call `tickets.inbox`.
+"""
+
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.decorators import method_decorator
+from django.utils.html import format_html
+from django.views.decorators.http import require_POST
+
+from tickets import citations, inbox, reports, triage
+from tickets.exceptions import TicketError
+from tickets.models import Agent, Message, RiskLevel, Ticket, TicketSource
+
+RISK_CSS = {RiskLevel.LOW: "ok", RiskLevel.MEDIUM: "warn", RiskLevel.HIGH: "error"}
+STATUS_CSS = {
+    Ticket.Status.NEW: "muted", Ticket.Status.TRIAGING: "running", Ticket.Status.REVIEW: "warn",
+    Ticket.Status.AUTO_REPLIED: "ok", Ticket.Status.ANSWERED: "ok", Ticket.Status.REJECTED: "muted",
+    Ticket.Status.ERROR: "error",
+}
+
+
+@admin.register(Agent)
+class AgentAdmin(admin.ModelAdmin):
+    list_display = ["name", "is_active", "is_default", "auto_reply", "confidence_threshold", "bases"]
+    list_filter = ["is_active", "auto_reply"]
+    search_fields = ["name", "description", "routing_hints"]
+    filter_horizontal = ["knowledge_bases"]
+    fieldsets = [
+        (None, {"fields": ["name", "description", "is_active", "is_default"]}),
+        ("Answers", {"fields": ["instructions", "knowledge_bases", "confidence_threshold", "refusal_text"]}),
+        ("Routing and sending", {"fields": ["routing_hints", "auto_reply"]}),
+    ]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("knowledge_bases")
+
+    @admin.display(description="Knowledge bases")
+    def bases(self, agent):
+        return ", ".join(kb.name for kb in agent.knowledge_bases.all()) or "—"
+
+
+@admin.register(Ticket)
+class TicketAdmin(admin.ModelAdmin):
+    list_display = ["number", "subject", "status_badge", "risk_badge", "agent", "confidence_display",
+                    "refused", "created_at"]
+    list_display_links = ["number", "subject"]
+    list_filter = ["status", "risk_level", "agent", "refused", "channel"]
+    list_select_related = ["agent"]
+    search_fields = ["subject", "customer", "external_id"]
+    ordering = ["-created_at", "-pk"]
+    date_hierarchy = "created_at"
+    actions = ["retriage_tickets"]
+    list_per_page = 50
+
+    class Media:
+        css = {"all": ["tickets/tickets.css"]}
+
+    def has_add_permission(self, request):
+        return False  # tickets arrive through the API, e-mail or the import command
+
+    def get_queryset(self, request):
+        # The inbox never shows the trace or metadata; the ticket page loads its own copy.
+        return super().get_queryset(request).defer("trace", "metadata", "routing_reason", "risk_reasons")
+
+    @admin.display(description="#", ordering="pk")
+    def number(self, ticket):
+        return ticket.pk
+
+    @admin.display(description="Status", ordering="status")
+    def status_badge(self, ticket):
+        return format_html('<span class="tk-badge tk-{}">{}</span>', STATUS_CSS.get(ticket.status, "muted"),
+                           ticket.get_status_display())
+
+    @admin.display(description="Risk", ordering="risk_level")
+    def risk_badge(self, ticket):
+        if not ticket.risk_level:
+            return "—"
+        return format_html('<span class="tk-badge tk-{}">{}</span>', RISK_CSS[ticket.risk_level],
+                           ticket.get_risk_level_display())
+
+    @admin.display(description="Confidence", ordering="confidence")
+    def confidence_display(self, ticket):
+        return "—" if ticket.confidence is None else f"{ticket.confidence:.2f}"
+
+    @admin.action(description="Re-triage selected open tickets", permissions=["change"])
+    def retriage_tickets(self, request, queryset):
+        open_tickets = [ticket for ticket in queryset if ticket.is_open]
+        for ticket in open_tickets:
+            triage.retriage(ticket)
+        self.message_user(request, f"{len(open_tickets)} ticket(s) queued for triage.")
+
+    # --- the ticket page -------------------------------------------------------------------------
+
+    def get_urls(self):
+        def wrap(view, route, name):
+            return path(route, self.admin_site.admin_view(view), name=f"tickets_ticket_{name}")
+
+        return [
+            wrap(self.send_view, "<int:ticket_id>/send/", "send"),
+            wrap(self.reject_view, "<int:ticket_id>/reject/", "reject"),
+            wrap(self.note_view, "<int:ticket_id>/note/", "note"),
+            wrap(self.retriage_view, "<int:ticket_id>/retriage/", "retriage"),
+            wrap(self.report_view, "report/", "report"),
+        ] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        ticket = self.get_object(request, unquote(object_id))
+        if ticket is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+        if not self.has_view_or_change_permission(request, ticket):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            **conversation_context(ticket),
+            "opts": self.opts,
+            "title": str(ticket),
+            "can_change": self.has_change_permission(request, ticket),
+            "can_view_report": request.user.has_perm("tickets.view_gap_report"),
+        }
+        return TemplateResponse(request, "admin/tickets/ticket/conversation.html", context)
+
+    def _ticket_for_change(self, request, ticket_id) -> Ticket:
+        ticket = get_object_or_404(Ticket, pk=ticket_id)
+        if not self.has_change_permission(request, ticket):
+            raise PermissionDenied
+        return ticket
+
+    def _back(self, ticket):
+        return HttpResponseRedirect(reverse("admin:tickets_ticket_change", args=[ticket.pk]))
+
+    @method_decorator(require_POST)
+    def send_view(self, request, ticket_id):
+        ticket = self._ticket_for_change(request, ticket_id)
+        text = request.POST.get("text") if "text" in request.POST else None
+        try:
+            reply = inbox.send_reply(ticket, user=request.user, text=text)
+        except TicketError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            edited = f" (edited: {reply.edit_distance} characters changed)" if reply.edit_distance else ""
+            self.message_user(request, f"Reply sent{edited}.")
+        return self._back(ticket)
+
+    @method_decorator(require_POST)
+    def reject_view(self, request, ticket_id):
+        ticket = self._ticket_for_change(request, ticket_id)
+        try:
+            inbox.reject(ticket, user=request.user, reason=request.POST.get("reason", ""))
+        except TicketError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            self.message_user(request, "Ticket rejected; no reply was sent.")
+        return self._back(ticket)
+
+    @method_decorator(require_POST)
+    def note_view(self, request, ticket_id):
+        ticket = self._ticket_for_change(request, ticket_id)
+        try:
+            inbox.add_note(ticket, user=request.user, text=request.POST.get("text", ""))
+        except TicketError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        return self._back(ticket)
+
+    @method_decorator(require_POST)
+    def retriage_view(self, request, ticket_id):
+        ticket = self._ticket_for_change(request, ticket_id)
+        try:
+            triage.retriage(ticket)
+        except TicketError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            self.message_user(request, "Ticket queued for triage.")
+        return self._back(ticket)
+
+    def report_view(self, request):
+        if not request.user.has_perm("tickets.view_gap_report"):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Knowledge gaps: refused and low-confidence tickets",
+            "groups": reports.gap_report(),
+            "edits": reports.edit_stats(),
+            # Content managers see the questions, not the tickets.
+            "can_open_tickets": self.has_view_or_change_permission(request),
+        }
+        return TemplateResponse(request, "admin/tickets/ticket/report.html", context)
+
+
+def conversation_context(ticket: Ticket) -> dict:
+    """Everything the ticket page shows, with text escaped and badges built here."""
+    ticket = (Ticket.objects.select_related("agent")
+              .prefetch_related(Prefetch("messages", queryset=Message.objects.select_related("author", "draft")),
+                                Prefetch("sources", queryset=TicketSource.objects.select_related("chunk")))
+              .get(pk=ticket.pk))
+    sources_by_message: dict[int, dict[int, TicketSource]] = {}
+    for source in ticket.sources.all():
+        source.change = citations.compare_with_live(source)
+        sources_by_message.setdefault(source.message_id, {})[source.position] = source
+    entries = []
+    for message in ticket.messages.all():
+        # A reply carries the markers of the draft it came from, so its badges open that draft's sources.
+        owner = message.draft_id if message.kind == Message.Kind.REPLY and message.draft_id else message.pk
+        sources = sources_by_message.get(owner, {})
+        entries.append({
+            "message": message,
+            "html": citations.render_with_badges(message.body, sources, anchor=f"m{owner}-source-"),
+            "sources": list(sources.values()) if message.kind == Message.Kind.DRAFT else [],
+        })
+    draft = next((e["message"] for e in reversed(entries)
+                  if e["message"].kind == Message.Kind.DRAFT and e["message"].is_current), None)
+    return {"ticket": ticket, "entries": entries, "draft": draft, "trace": ticket.trace,
+            "changed_sources": sum(1 for s in ticket.sources.all() if s.change.changed)}
