@@ -124,10 +124,6 @@ class DocumentJobResponse(Schema):
     document: DocumentOut
 
 
-class UrlIn(Schema):
-    url: str = Field(min_length=1, max_length=2000, pattern=r"^https?://\S+$")
-
-
 class ChunkOut(ModelSchema):
     class Meta:
         model = Chunk

@@ -1,0 +1,29 @@
+"""Request shapes of the crawler API; crawls answer with the knowledge app's `JobOut`."""
+
+from typing import Literal
+
+from ninja import Field, Schema
+
+from crawler.crawling import MAX_DEPTH_LIMIT, MAX_PAGES_LIMIT
+
+HTTP_URL = r"^https?://\S+$"
+
+
+class CrawlIn(Schema):
+    knowledge_base: int = Field(description="Id of the knowledge base the pages go to.")
+    seed_url: str = Field(min_length=8, max_length=2000, pattern=HTTP_URL)
+    max_pages: int = Field(100, ge=1, le=MAX_PAGES_LIMIT)
+    max_depth: int = Field(3, ge=0, le=MAX_DEPTH_LIMIT)
+    same_domain: bool = True
+    follow_docs: bool = Field(False, description="Also fetch linked PDF, DOCX and XLSX documents.")
+    respect_robots: bool = True
+    use_sitemap: bool = True
+
+
+class CrawlFilter(Schema):
+    knowledge_base: int | None = None
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled"] | None = None
+
+
+class UrlIn(Schema):
+    url: str = Field(min_length=8, max_length=2000, pattern=HTTP_URL)
