@@ -15,7 +15,7 @@ import openpyxl
 import xlrd
 
 from knowledge.documents import ParsedDocument
-from knowledge.exceptions import FileTooLargeError, ParseError
+from knowledge.exceptions import KnowledgeError, ParseError
 
 from .text import format_row, short_reason, text_too_long
 
@@ -39,6 +39,10 @@ def parse_xlsx(path: Path, *, max_chars: int) -> ParsedDocument:
             # openpyxl warns about every Excel extension it skips (data validation, slicers...).
             warnings.simplefilter("ignore", UserWarning)
             return _document(path, sheets, max_chars)
+    except KnowledgeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - sheets are opened lazily, while we iterate
+        raise _damaged(path, exc) from exc
     finally:
         # Read-only workbooks keep the zip file open until closed.
         workbook.close()
@@ -57,6 +61,10 @@ def parse_xls(path: Path, *, max_chars: int) -> ParsedDocument:
         # A generator, so that with on_demand only one sheet is loaded at a time.
         sheets = (_xls_sheet(book, index) for index in range(book.nsheets))
         return _document(path, sheets, max_chars)
+    except KnowledgeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - sheets are loaded lazily, while we iterate
+        raise _damaged(path, exc) from exc
     finally:
         book.release_resources()
 
@@ -109,7 +117,7 @@ def _document(path: Path, sheets: Iterable[Sheet], max_chars: int) -> ParsedDocu
                 size += len(line) + 2
                 if size > max_chars:
                     raise text_too_long(path.name, max_chars)
-        except (FileTooLargeError, ParseError):
+        except KnowledgeError:
             raise
         except Exception as exc:  # noqa: BLE001 - cell data is parsed lazily, while we iterate
             raise ParseError(f"{path.name}: sheet {name!r} is damaged ({short_reason(exc)})") from exc
