@@ -1,0 +1,150 @@
+"""Repository sources: a folder, a git checkout (or a folder inside one), or a zip archive.
+
+`open_repository(path, since=...)` yields a `Snapshot`: the indexable files, the commit sha, and —
+with `since` — only the files changed since that commit plus the ones deleted. In a git checkout
+the file list comes from git itself (`ls-files`, so `.gitignore` is honoured) and the changes from
+`git diff --name-only <since>` against the working tree, plus untracked files.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from knowledge.exceptions import KnowledgeError
+
+# Folders that hold tooling, dependencies or build output rather than the project's own sources.
+SKIP_DIRS = {"node_modules", "__pycache__", ".venv", "venv", "env", "build", "dist", "site-packages",
+             ".git", ".hg", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "htmlcov"}
+MAX_FILE_BYTES = 1_000_000
+MAX_ZIP_BYTES = 500_000_000
+GIT_TIMEOUT = 60
+
+
+class RepositoryError(KnowledgeError):
+    """The repository path, archive or commit cannot be read."""
+
+
+@dataclass
+class Snapshot:
+    root: Path
+    repo_id: str
+    commit_sha: str
+    files: list[str]  # every indexable file, relative POSIX paths
+    changed: list[str] | None = None  # with `since`: the files to re-index; None means all
+    deleted: tuple[str, ...] = ()
+    is_git: bool = False
+    # Where `root` sits in its project ("knowledge/" for a package folder), so stored paths and
+    # module names read as in the project: `knowledge/api.py`, `knowledge.api`.
+    prefix: str = ""
+
+    @property
+    def targets(self) -> list[str]:
+        return self.files if self.changed is None else self.changed
+
+
+@contextmanager
+def open_repository(path: str | Path, *, since: str = "", name: str = "",
+                    indexable=lambda rel: True) -> Iterator[Snapshot]:
+    """A snapshot of the repository at `path`; a zip is unpacked to a temporary folder meanwhile."""
+    path = Path(path).expanduser().resolve()
+    if not path.exists():
+        raise RepositoryError(f"No such folder or archive: {path}")
+    if path.is_file():
+        if not zipfile.is_zipfile(path):
+            raise RepositoryError(f"{path.name} is neither a folder nor a zip archive")
+        if since:
+            raise RepositoryError("--since needs a git checkout; a zip archive is always indexed in full")
+        with tempfile.TemporaryDirectory(prefix="repo-") as tmp:
+            root = _unzip(path, Path(tmp))
+            yield Snapshot(root, name or path.stem, "", _walk(root, indexable))
+        return
+    yield _folder_snapshot(path, since=since, name=name or path.name, indexable=indexable)
+
+
+def _folder_snapshot(root: Path, *, since: str, name: str, indexable) -> Snapshot:
+    if not _is_git(root):
+        if since:
+            raise RepositoryError(f"{root} is not a git checkout, so there is nothing to compare with {since}")
+        return Snapshot(root, name, "", _walk(root, indexable), prefix=_package_prefix(root))
+    head = _git(root, "rev-parse", "HEAD").strip() if _git_ok(root, "rev-parse", "--verify", "-q", "HEAD") else ""
+    listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+    files = sorted(rel for rel in listed if rel and _keep(root, rel, indexable))
+    snapshot = Snapshot(root, name, head, files, is_git=True, prefix=_git(root, "rev-parse", "--show-prefix").strip())
+    if since:
+        if not _git_ok(root, "rev-parse", "--verify", "-q", f"{since}^{{commit}}"):
+            raise RepositoryError(f"Unknown commit {since!r} in {root}")
+        diff = _git(root, "diff", "--name-only", "--relative", "--no-renames", "-z", since, "--").split("\0")
+        untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard").split("\0")
+        touched = sorted({rel for rel in diff + untracked if rel})
+        snapshot.changed = [rel for rel in touched if rel in set(files)]
+        snapshot.deleted = tuple(rel for rel in touched if not (root / rel).exists() and indexable(rel))
+    return snapshot
+
+
+def _package_prefix(root: Path) -> str:
+    """`knowledge/` for a folder that is itself a Python package inside a plain folder."""
+    parts = []
+    while (root / "__init__.py").is_file() and root.parent != root:
+        parts.insert(0, root.name)
+        root = root.parent
+    return "".join(f"{part}/" for part in parts)
+
+
+def _walk(root: Path, indexable) -> list[str]:
+    files = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for file_name in names:
+            rel = (Path(folder) / file_name).relative_to(root).as_posix()
+            if not file_name.startswith(".") and _keep(root, rel, indexable):
+                files.append(rel)
+    return sorted(files)
+
+
+def _keep(root: Path, rel: str, indexable) -> bool:
+    if any(part in SKIP_DIRS for part in PurePosixPath(rel).parts[:-1]) or not indexable(rel):
+        return False
+    full = root / rel
+    return full.is_file() and not full.is_symlink() and full.stat().st_size <= MAX_FILE_BYTES
+
+
+def _unzip(archive: Path, target: Path) -> Path:
+    """Extract safely: no absolute paths, no `..`, no more than MAX_ZIP_BYTES in total."""
+    with zipfile.ZipFile(archive) as zf:
+        members = zf.infolist()
+        if sum(m.file_size for m in members) > MAX_ZIP_BYTES:
+            raise RepositoryError(f"{archive.name} expands to more than {MAX_ZIP_BYTES:,} bytes")
+        for member in members:
+            parts = PurePosixPath(member.filename).parts
+            if member.filename.startswith("/") or ".." in parts:
+                raise RepositoryError(f"{archive.name} holds an unsafe path: {member.filename}")
+            if member.is_dir():
+                continue
+            destination = target.joinpath(*parts)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(member) as source, destination.open("wb") as out:
+                shutil.copyfileobj(source, out)
+    entries = [p for p in target.iterdir() if not p.name.startswith((".", "__MACOSX"))]
+    # An archive of one top folder (`project-main/…`, as GitHub makes them) is rooted inside it.
+    return entries[0] if len(entries) == 1 and entries[0].is_dir() else target
+
+
+def _is_git(root: Path) -> bool:
+    return shutil.which("git") is not None and _git_ok(root, "rev-parse", "--is-inside-work-tree")
+
+
+def _git_ok(root: Path, *args: str) -> bool:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=GIT_TIMEOUT).returncode == 0
+
+
+def _git(root: Path, *args: str) -> str:
+    result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=GIT_TIMEOUT)
+    if result.returncode != 0:
+        raise RepositoryError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
+    return result.stdout
