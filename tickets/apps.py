@@ -13,9 +13,13 @@ class TicketsConfig(AppConfig):
         post_migrate.connect(_sync_groups, dispatch_uid="tickets_sync_groups")
 
 
-def _sync_groups(sender, app_config, apps, verbosity=1, **kwargs):
+def _sync_groups(sender, app_config, verbosity=1, apps=None, **kwargs):
+    from django.apps import apps as global_apps
+
+    from tickets.groups import sync_groups
+
+    apps = apps or global_apps  # `flush` sends post_migrate without the migration state
     if app_config.label != "tickets" or not apps.is_installed("django.contrib.auth"):
         return
-    from tickets.groups import sync_groups
 
     sync_groups(apps, verbosity=verbosity)
