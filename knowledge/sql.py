@@ -1,38 +1,155 @@
-"""Raw SQL of the knowledge app, as builders returning `(sql, params)`.
+"""Raw SQL of the knowledge app, as builders returning `(sql, params)` with named parameters.
 
-ANN search: the per-base partial HNSW index is declared on `(embedding::vector(dim))` with
-`WHERE knowledge_base_id = <id>`. The planner uses it only when a query orders by the same
-expression (`embedding::vector(dim) <=> %(query)s::vector(dim)`) and repeats the predicate with
-the same constant, so the base id is inlined as a validated integer and the cast type comes from
-`vector_index.vector_type`. Extra filters (status, layers) are applied on the index's output;
-HNSW iterative scans (`hnsw.iterative_scan = relaxed_order`) keep filling the LIMIT when they
-drop rows.
+ANN search (`ann_search`). The per-base partial HNSW index is declared on `(embedding::vector(dim))`
+with `WHERE knowledge_base_id = <id> AND vector_dims(embedding) = <dim>`. The planner uses it only when a
+query orders by the same expression (`embedding::vector(dim) <=> %(query)s::vector(dim)`) and repeats
+the predicate with the same constants (`vector_index.index_predicate`), so they are inlined as validated integers and the cast type comes from
+`vector_index.vector_type`. A search over several bases therefore runs one query per base (each on
+its own small graph) and merges the lists in Python; one query with `knowledge_base_id IN (…)`
+could not use any of the partial indexes and would scan exactly. Extra filters (document status,
+layers, documents, metadata) are applied to the index's output; the caller sets
+`hnsw.iterative_scan = relaxed_order` (see `search_settings`) so the scan keeps going until the
+LIMIT is filled, and re-sorts the rows, which relaxed order may return slightly out of order.
+
+Keyword search (`keyword_search`). The query is stemmed with the base's text-search configuration
+(`plainto_tsquery`, computed first by `tsqueries` and passed back as constants so the GIN index
+can serve them), and its `&`s are turned into `|`: a natural-language question rarely has every
+term in one chunk, so any term may match and `ts_rank` orders by how many and how well. `ts_rank`
+costs a few microseconds per *matching* row whatever the LIMIT, so ranking runs over at most
+`candidates` rows taken from the GIN index: the rows that match every term first (the most
+precise ones are never lost to the cap), then rows that match any term. Several bases with the
+same configuration share one query (the GIN index is not partial).
+
+Exact distances (`distances`) for a handful of chunk ids, used to give keyword-only hits of a
+hybrid search a distance too. Headlines (`headlines`) run `ts_headline` on the final hits only.
 """
 
-from knowledge.vector_index import vector_type
+import json
+
+from knowledge.vector_index import index_predicate, vector_type
+
+# Chunks of these documents are served. A document being re-indexed (`indexing`) keeps its
+# previous chunks until the new ones replace them in one transaction (see ingestion.py).
+SEARCHABLE_STATUSES = ("ready", "indexing")
+# Marks ts_headline puts around matches; control characters never occur in stored text, so the
+# caller can HTML-escape the snippet and then turn these into <mark> tags.
+HIGHLIGHT_START, HIGHLIGHT_STOP = "\x02", "\x03"
 
 
 def vector_literal(values) -> str:
     return "[" + ",".join(repr(float(v)) for v in values) + "]"
 
 
-def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | None = None,
-               document_ids: list[int] | None = None) -> tuple[str, dict]:
-    """Nearest chunks of one knowledge base by cosine distance, through its HNSW index."""
-    cast = vector_type(dim)
-    kb_id = int(kb_id)
-    where = [f"c.knowledge_base_id = {kb_id}", "d.status = 'ready'"]
-    params: dict = {"query": vector_literal(query), "limit": int(limit)}
+def search_settings(*, ef_search: int, iterative_scan: bool = True) -> tuple[str, dict]:
+    """`SET LOCAL`-equivalents for an ANN query; run inside the query's transaction."""
+    return (
+        "SELECT set_config('hnsw.ef_search', %(ef_search)s, true), "
+        "set_config('hnsw.iterative_scan', %(iterative)s, true)",
+        {"ef_search": str(int(ef_search)), "iterative": "relaxed_order" if iterative_scan else "off"},
+    )
+
+
+def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str], dict]:
+    """WHERE clauses shared by both retrievers (chunk alias `c`, document alias `d`)."""
+    where = ["d.status = ANY(%(statuses)s)"]
+    params: dict = {"statuses": list(SEARCHABLE_STATUSES)}
     if layers:
         where.append("c.layer = ANY(%(layers)s)")
-        params["layers"] = list(layers)
+        params["layers"] = [str(layer) for layer in layers]
     if document_ids:
         where.append("c.document_id = ANY(%(document_ids)s)")
         params["document_ids"] = [int(i) for i in document_ids]
+    for n, (key, value) in enumerate(sorted((filters or {}).items())):
+        # A key matches when the chunk's or its document's metadata has that value (or, for a
+        # list, any of its values): chunk metadata is layer-specific, document metadata is the
+        # frontmatter and source facts.
+        options = value if isinstance(value, list | tuple | set) else [value]
+        clauses = []
+        for m, option in enumerate(options):
+            name = f"meta_{n}_{m}"
+            params[name] = json.dumps({str(key): option})
+            clauses.append(f"c.metadata @> %({name})s::jsonb OR d.metadata @> %({name})s::jsonb")
+        where.append("(" + " OR ".join(clauses) + ")" if clauses else "false")
+    return where, params
+
+
+def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | None = None,
+               document_ids: list[int] | None = None, filters: dict | None = None) -> tuple[str, dict]:
+    """Nearest chunks of one knowledge base by cosine distance, through its HNSW index: (id, distance)."""
+    cast = vector_type(dim)
+    kb_id = int(kb_id)
+    where, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
+    params.update(query=vector_literal(query), limit=int(limit))
     sql = (
         f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} AS distance "
         f"FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id "
-        f"WHERE {' AND '.join(where)} AND c.embedding IS NOT NULL "
+        f"WHERE {index_predicate(kb_id, dim, 'c')} AND {' AND '.join(where)} "
         f"ORDER BY (c.embedding::{cast}) <=> %(query)s::{cast} LIMIT %(limit)s"
     )
     return sql, params
+
+
+def exact_search(*, dim: int, kb_id: int, query, limit: int) -> tuple[str, dict]:
+    """The same ranking as `ann_search` without the index: the reference for recall measurements."""
+    cast = vector_type(dim)
+    sql = (
+        f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} AS distance FROM knowledge_chunk c "
+        f"WHERE c.knowledge_base_id = %(kb_id)s AND vector_dims(c.embedding) = %(dim)s "
+        f"ORDER BY 2 LIMIT %(limit)s"
+    )
+    return sql, {"query": vector_literal(query), "kb_id": int(kb_id), "dim": int(dim), "limit": int(limit)}
+
+
+def tsqueries(*, config: str, query: str) -> tuple[str, dict]:
+    """The query stemmed by `config`: (every term AND-ed, any term OR-ed) as tsquery text.
+
+    Computed once up front and passed back as constants: the planner can then match them against
+    the GIN index, and `ts_rank` does not re-parse the query for every row.
+    """
+    return (
+        "SELECT q::text, replace(q::text, ' & ', ' | ') FROM plainto_tsquery(%(config)s::regconfig, %(query)s) q",
+        {"config": config, "query": query},
+    )
+
+
+def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: int, candidates: int,
+                   layers: list[str] | None = None, document_ids: list[int] | None = None,
+                   filters: dict | None = None) -> tuple[str, dict]:
+    """Full-text matches in the given bases (tsqueries from `tsqueries`), ranked: (id, kb id, rank)."""
+    where, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
+    params.update(kb_ids=[int(i) for i in kb_ids], all_terms=all_terms, any_term=any_term, limit=int(limit),
+                  candidates=int(candidates))
+    scope = "knowledge_base_id = ANY(%(kb_ids)s)"
+    sql = (
+        f"SELECT c.id, c.knowledge_base_id, ts_rank(c.search_vector, %(any_term)s::tsquery, 1) AS rank "
+        f"FROM ("
+        f"(SELECT id FROM knowledge_chunk WHERE {scope} AND search_vector @@ %(all_terms)s::tsquery "
+        f"LIMIT %(candidates)s) UNION "
+        f"(SELECT id FROM knowledge_chunk WHERE {scope} AND search_vector @@ %(any_term)s::tsquery "
+        f"LIMIT %(candidates)s)) m "
+        f"JOIN knowledge_chunk c ON c.id = m.id JOIN knowledge_document d ON d.id = c.document_id "
+        f"WHERE {' AND '.join(where)} "
+        f"ORDER BY rank DESC, c.id LIMIT %(limit)s"
+    )
+    return sql, params
+
+
+def distances(*, dim: int, ids: list[int], query) -> tuple[str, dict]:
+    """Exact cosine distances of a few chunks (of one base) to the query: (id, distance)."""
+    cast = vector_type(dim)
+    sql = (
+        f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} FROM knowledge_chunk c "
+        f"WHERE c.id = ANY(%(ids)s) AND vector_dims(c.embedding) = %(dim)s"
+    )
+    return sql, {"query": vector_literal(query), "ids": [int(i) for i in ids], "dim": int(dim)}
+
+
+def headlines(*, config: str, any_term: str, ids: list[int], max_words: int = 35) -> tuple[str, dict]:
+    """Highlighted excerpts of a few chunks: (id, headline) with HIGHLIGHT_START/STOP around matches."""
+    options = (f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_STOP}, MaxWords={int(max_words)}, "
+               f"MinWords={max(5, int(max_words) // 3)}, MaxFragments=2, FragmentDelimiter=\" … \"")
+    sql = (
+        f"SELECT c.id, ts_headline(%(config)s::regconfig, c.content, %(any_term)s::tsquery, %(options)s) "
+        f"FROM knowledge_chunk c WHERE c.id = ANY(%(ids)s)"
+    )
+    return sql, {"config": config, "any_term": any_term, "ids": [int(i) for i in ids], "options": options}

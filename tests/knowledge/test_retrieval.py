@@ -1,0 +1,207 @@
+from django.db import connection
+from django.test import TestCase, override_settings
+
+from knowledge import reranking, retrieval, sql, vector_index
+from knowledge.models import Document
+from knowledge.retrieval import SearchError
+from tests.factories import make_document, make_kb
+
+PORTAL_GUIDE = "# Порталы\n\nПоиск по базе знаний работает быстро и находит ответы. <b>Жирный</b> 2 < 3 & 4 текст."
+CRAWLER_NOTE = "# Crawler\n\nThe crawler crawled three hundred pages of the documentation site yesterday."
+PASTA = "# Kitchen\n\nBoil the pasta in salted water for nine minutes, then drain it and add the sauce."
+PASSWORD = "# Accounts\n\nTo reset a forgotten password, open the profile settings and press Reset password."
+
+
+def explain(statement: str, params: dict) -> str:
+    with connection.cursor() as cursor:
+        # Tiny test tables make a sequential scan cheapest; the point is that the index *can* serve.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN " + statement, params)
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
+class SearchTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+        cls.portal = make_document(cls.kb, PORTAL_GUIDE, title="Порталы знаний")
+        cls.crawler = make_document(cls.kb, CRAWLER_NOTE, title="Crawler report")
+        cls.pasta = make_document(cls.kb, PASTA, title="Kitchen notes", metadata={"audience": "cooks"})
+        cls.password = make_document(cls.kb, PASSWORD, title="Accounts", metadata={"audience": "customers"})
+
+    def titles(self, hits):
+        return [hit.document_title for hit in hits]
+
+    def test_vector_search_ranks_the_matching_chunk_first(self):
+        hits = retrieval.search("reset a forgotten password", [self.kb.pk], mode="vector")
+        self.assertEqual(hits[0].document_id, self.password.pk)
+        self.assertEqual([hit.rank for hit in hits], list(range(1, len(hits) + 1)))
+        self.assertEqual(hits[0].retrievers, ["vector"])
+        self.assertAlmostEqual(hits[0].score, 1 - hits[0].distance)
+        self.assertLessEqual(hits[0].distance, hits[-1].distance)
+
+    def test_hits_carry_document_and_chunk_details(self):
+        hit = retrieval.search("reset a forgotten password", [self.kb.pk], mode="vector", top_k=1)[0]
+        self.assertEqual((hit.document_title, hit.knowledge_base_id, hit.layer), ("Accounts", self.kb.pk, "D0"))
+        self.assertEqual(hit.section_path, "Accounts")
+        self.assertIn("profile settings", hit.content)
+        self.assertEqual(hit.metadata["position"], 0)
+
+    def test_keyword_search_stems_russian(self):
+        hits = retrieval.search("базы знаний", [self.kb.pk], mode="keyword")
+        self.assertEqual(self.titles(hits), ["Порталы знаний"])
+        self.assertIn("<mark>базе</mark> <mark>знаний</mark>", hits[0].snippet)
+        self.assertIsNone(hits[0].distance)
+
+    def test_keyword_search_stems_english(self):
+        hits = retrieval.search("crawling", [self.kb.pk], mode="keyword")
+        self.assertEqual(self.titles(hits), ["Crawler report"])
+        self.assertIn("<mark>crawled</mark>", hits[0].snippet)
+
+    def test_any_term_may_match_and_more_matches_rank_higher(self):
+        hits = retrieval.search("salted pasta password", [self.kb.pk], mode="keyword")
+        self.assertEqual(self.titles(hits), ["Kitchen notes", "Accounts"])
+
+    def test_snippets_escape_html_but_keep_marks(self):
+        hit = retrieval.search("жирный текст", [self.kb.pk], mode="keyword")[0]
+        self.assertIn("<mark>Жирный</mark> 2 &lt; 3 &amp; 4 <mark>текст</mark>", hit.snippet)
+        self.assertNotIn("<", hit.snippet.replace("<mark>", "").replace("</mark>", ""))
+
+    def test_hybrid_fuses_both_retrievers(self):
+        result = retrieval.retrieve("reset password", [self.kb.pk])
+        top = result.hits[0]
+        self.assertEqual(top.document_id, self.password.pk)
+        self.assertEqual(top.retrievers, ["vector", "keyword"])
+        self.assertIsNotNone(top.distance)
+        self.assertEqual([hit.score for hit in result.hits], sorted((hit.score for hit in result.hits), reverse=True))
+        self.assertFalse(result.keyword_fallback_used)
+        self.assertGreater(result.best_similarity, 0.3)
+        self.assertTrue({"embed", "vector", "keyword", "total"} <= set(result.timings))
+
+    def test_keyword_fallback_when_vectors_find_nothing_close(self):
+        # The test embedder hashes word prefixes ("crawli" ≠ "crawle"); the stemmer knows better.
+        result = retrieval.retrieve("crawling", [self.kb.pk])
+        self.assertTrue(result.keyword_fallback_used)
+        self.assertEqual(result.hits[0].document_id, self.crawler.pk)
+        self.assertIn("keyword", result.hits[0].retrievers)
+        self.assertIsNotNone(result.hits[0].distance)  # keyword-only hits get their exact distance
+
+    def test_filters_by_document_metadata_and_layer(self):
+        hits = retrieval.search("password pasta", [self.kb.pk], filters={"audience": "cooks"})
+        self.assertEqual(self.titles(hits), ["Kitchen notes"])
+        hits = retrieval.search("password pasta", [self.kb.pk], filters={"audience": ["cooks", "customers"]})
+        self.assertEqual(set(self.titles(hits)), {"Kitchen notes", "Accounts"})
+        hits = retrieval.search("password pasta", [self.kb.pk], document_ids=[self.password.pk])
+        self.assertEqual(self.titles(hits), ["Accounts"])
+        self.assertEqual(retrieval.search("password", [self.kb.pk], layers=["D6"]), [])
+
+    def test_max_distance_drops_far_hits(self):
+        hits = retrieval.search("reset a forgotten password", [self.kb.pk], mode="vector", max_distance=0.5)
+        self.assertEqual(self.titles(hits), ["Accounts"])
+
+    def test_documents_that_are_not_ready_are_not_searched(self):
+        Document.objects.filter(pk=self.password.pk).update(status=Document.Status.ERROR)
+        self.assertNotIn("Accounts", self.titles(retrieval.search("reset password", [self.kb.pk])))
+        # A document being re-indexed keeps serving its previous chunks.
+        Document.objects.filter(pk=self.password.pk).update(status=Document.Status.INDEXING)
+        self.assertIn("Accounts", self.titles(retrieval.search("reset password", [self.kb.pk])))
+
+    def test_ef_search_applies_to_the_query_only(self):
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW hnsw.ef_search")
+            before = cursor.fetchone()[0]
+            hits = retrieval.search("reset password", [self.kb.pk], mode="vector", ef_search=10)
+            cursor.execute("SHOW hnsw.ef_search")
+            self.assertEqual(cursor.fetchone()[0], before)
+        self.assertEqual(hits[0].document_id, self.password.pk)
+
+    def test_unknown_base_and_mode_are_errors(self):
+        with self.assertRaises(SearchError):
+            retrieval.search("x", [self.kb.pk, 987654])
+        with self.assertRaises(SearchError):
+            retrieval.search("x", [self.kb.pk], mode="fuzzy")
+
+    def test_empty_query_finds_nothing(self):
+        self.assertEqual(retrieval.search("   ", [self.kb.pk]), [])
+        self.assertEqual(retrieval.search("the and of", [self.kb.pk], mode="keyword"), [])
+
+    def test_a_search_costs_a_fixed_number_of_queries(self):
+        other = make_kb()
+        make_document(other, PASSWORD, title="Other accounts")
+        # bases; savepoint, settings, 2 ANN, restore, release; tsqueries, keyword; distances; chunks; headlines
+        with self.assertNumQueries(12):
+            hits = retrieval.search("reset password pasta", [self.kb.pk, other.pk])
+        self.assertEqual({hit.knowledge_base_id for hit in hits}, {self.kb.pk, other.pk})
+
+
+class SeveralBasesTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.hashed = make_kb()
+        cls.use = make_kb(embedder="use-multilingual")
+        cls.english = make_kb(text_search_config="english")
+        make_document(cls.hashed, PASSWORD, title="Hashed accounts")
+        make_document(cls.hashed, PASTA, title="Hashed kitchen")
+        make_document(cls.use, "# Konto\n\nHow do I change my password? Open the profile settings.", title="USE accounts")
+        make_document(cls.use, CRAWLER_NOTE, title="USE crawler")
+        make_document(cls.english, CRAWLER_NOTE, title="English crawler")
+
+    def test_bases_with_different_embedders_are_merged(self):
+        result = retrieval.retrieve("reset password", [self.hashed.pk, self.use.pk], mode="vector", top_k=4)
+        titles = [hit.document_title for hit in result.hits]
+        self.assertEqual(set(titles), {"Hashed accounts", "Hashed kitchen", "USE accounts", "USE crawler"})
+        distances = [hit.distance for hit in result.hits]
+        self.assertEqual(distances, sorted(distances))
+
+    def test_each_base_stems_with_its_own_configuration(self):
+        hits = retrieval.search("crawling", [self.use.pk, self.english.pk], mode="keyword")
+        self.assertEqual({hit.document_title for hit in hits}, {"USE crawler", "English crawler"})
+
+    def test_ann_queries_use_each_bases_own_index(self):
+        for kb in (self.hashed, self.use, self.english):
+            statement, params = sql.ann_search(dim=kb.embedding_dim, kb_id=kb.pk, query=[0.1] * kb.embedding_dim,
+                                               limit=5, layers=["D0"], filters={"audience": "x"})
+            plan = explain(statement, params)
+            self.assertIn(vector_index.index_name(kb.pk), plan)
+            others = {self.hashed.pk, self.use.pk, self.english.pk} - {kb.pk}
+            for other in others:
+                self.assertNotIn(vector_index.index_name(other), plan)
+
+
+class ReverseReranker:
+    name = "reverse"
+
+    def rerank(self, query, hits):
+        for n, hit in enumerate(reversed(hits)):
+            hit.score = float(n)
+        return list(reversed(hits))
+
+
+class RerankingTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+        make_document(cls.kb, PASSWORD, title="Accounts")
+        make_document(cls.kb, PASTA, title="Kitchen notes")
+
+    def test_reranking_is_off_by_default(self):
+        self.assertIsNone(reranking.get_reranker())
+
+    def test_a_registered_reranker_reorders_the_candidates(self):
+        reranking.register("reverse", ReverseReranker)
+        plain = retrieval.search("reset password", [self.kb.pk], top_k=2)
+        with override_settings(PORTAL={**self.settings_portal(), "RERANKER": "reverse"}):
+            reranked = retrieval.search("reset password", [self.kb.pk], top_k=2)
+        self.assertEqual([h.chunk_id for h in reranked], [h.chunk_id for h in reversed(plain)])
+        self.assertEqual([h.rank for h in reranked], [1, 2])
+
+    def test_an_unknown_reranker_is_an_error(self):
+        with override_settings(PORTAL={**self.settings_portal(), "RERANKER": "nope"}):
+            with self.assertRaises(reranking.RerankError):
+                retrieval.search("reset password", [self.kb.pk])
+
+    @staticmethod
+    def settings_portal():
+        from django.conf import settings
+
+        return settings.PORTAL
