@@ -32,6 +32,7 @@ api = NinjaAPI(
 # Routers carry their full paths (/knowledge-bases, /crawls, /tickets…), so all mount at the root.
 api.add_router("/", "knowledge.api.router")
 api.add_router("/", "crawler.api.router")
+api.add_router("/", "tickets.api.router")
 
 # Domain errors that are not "your input cannot be used" (422).
 DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503}

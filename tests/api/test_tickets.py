@@ -1,0 +1,92 @@
+from tickets.models import Agent, Message, Ticket
+from tests.api.base import ApiTestCase, make_key
+from tests.factories import make_document, make_kb
+
+DOC = ("# Delivery times\n\nParcels inside the country arrive in two working days. "
+       "International parcels take five to seven working days.\n\n"
+       "## Tracking\n\nEvery parcel has a tracking number sent by e-mail on dispatch.")
+
+
+class TicketApiTests(ApiTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+        cls.other = make_kb()
+        make_document(cls.kb, text=DOC, title="Delivery")
+        cls.agent = Agent.objects.create(name="Logistics", routing_hints="parcel, delivery", is_default=True,
+                                         confidence_threshold=0.0)
+        cls.agent.knowledge_bases.set([cls.kb])
+        cls.key, cls.token = make_key()
+        _, cls.reader = make_key(scopes=["read", "search"])
+        cls.limited_key, cls.limited = make_key(knowledge_bases=[cls.other])
+
+    def submit(self, token, **data):
+        with self.captureOnCommitCallbacks(execute=True):
+            return self.api("post", "/tickets", token=token,
+                            data={"body": "How long does my parcel take to arrive?", **data})
+
+    def test_a_submitted_ticket_is_triaged_with_a_draft_sources_and_trace(self):
+        response = self.submit(self.token, customer="ann@example.com", external_id="crm-1", metadata={"plan": "pro"})
+        self.assertEqual(response.status_code, 202, response.content)
+        body = self.api("get", f"/tickets/{response.json()['id']}", token=self.token).json()
+        self.assertEqual((body["channel"], body["customer"], body["external_id"]), ("api", "ann@example.com", "crm-1"))
+        self.assertEqual(body["metadata"]["plan"], "pro")
+        self.assertEqual(body["agent"], {"id": self.agent.pk, "name": "Logistics"})
+        self.assertNotIn(body["status"], ("new", "triaging", "error"))
+        self.assertTrue(body["trace"])
+        self.assertEqual(body["messages"][0]["kind"], "customer")
+        drafted = body["draft"] or next(m for m in body["messages"] if m["kind"] in ("draft", "reply"))
+        self.assertTrue(drafted["body"])
+        self.assertTrue(body["sources"])
+        self.assertEqual(body["sources"][0]["position"], 1)
+        self.assertEqual(body["sources"][0]["document_title"], "Delivery")
+
+    def test_the_submitting_key_cannot_be_forged(self):
+        response = self.submit(self.token, metadata={"api_key_id": self.limited_key.pk})
+        self.assertEqual(Ticket.objects.get(pk=response.json()["id"]).metadata["api_key_id"], self.key.pk)
+
+    def test_staff_notes_are_not_shown(self):
+        ticket_id = self.submit(self.token).json()["id"]
+        Message.objects.create(ticket_id=ticket_id, kind=Message.Kind.NOTE, body="Customer is a reseller")
+        body = self.api("get", f"/tickets/{ticket_id}", token=self.token).json()
+        self.assertNotIn("reseller", str(body))
+
+    def test_list_filters_and_a_limited_key_sees_only_its_own(self):
+        mine = self.submit(self.limited, external_id="mine").json()["id"]
+        self.submit(self.token, external_id="theirs")
+        listed = self.api("get", "/tickets", token=self.limited).json()
+        self.assertEqual([item["id"] for item in listed["items"]], [mine])
+        theirs = Ticket.objects.get(external_id="theirs")
+        self.assertError(self.api("get", f"/tickets/{theirs.pk}", token=self.limited), 404)
+        everything = self.api("get", "/tickets?channel=api", token=self.token).json()
+        self.assertEqual(everything["count"], 2)
+        filtered = self.api("get", "/tickets?external_id=theirs", token=self.token).json()
+        self.assertEqual([item["id"] for item in filtered["items"]], [theirs.pk])
+        error = self.assertError(self.api("get", "/tickets?status=lost", token=self.token), 422)
+        self.assertEqual(error["fields"][0]["field"], "status")
+
+    def test_a_duplicate_external_id_is_refused(self):
+        self.submit(self.token, external_id="crm-9")
+        self.assertError(self.submit(self.token, external_id="crm-9"), 422, "invalid")
+
+    def test_validation_scope_and_missing_key(self):
+        error = self.assertError(self.api("post", "/tickets", token=self.token, data={"subject": "x"}), 422)
+        self.assertEqual(error["fields"][0]["field"], "body")
+        for method, path in [("post", "/tickets"), ("get", "/tickets"), ("get", "/tickets/1")]:
+            with self.subTest(f"{method} {path}"):
+                self.assertError(self.api(method, path, token=self.reader, data={"body": "x"}), 403, "missing_scope")
+                self.assertError(self.api(method, path), 401)
+
+    def test_list_query_count_does_not_grow_with_the_page(self):
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        for n in range(3):
+            self.submit(self.token, external_id=f"q{n}")
+        counts = []
+        for size in (1, 3):
+            self.api("get", f"/tickets?page_size={size}", token=self.token)
+            with CaptureQueriesContext(connection) as captured:
+                self.api("get", f"/tickets?page_size={size}", token=self.token)
+            counts.append(len(captured))
+        self.assertEqual(counts[0], counts[1])

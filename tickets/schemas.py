@@ -1,0 +1,71 @@
+"""Request and response shapes of the tickets API. Internal staff notes are never shown."""
+
+from datetime import datetime
+from typing import Literal
+
+from ninja import Field, ModelSchema, Schema
+
+from tickets.models import Message, Ticket, TicketSource
+
+
+class TicketIn(Schema):
+    body: str = Field(min_length=1, max_length=50_000, description="The customer's message.")
+    subject: str = Field("", max_length=300, description="Default: the message's first line.")
+    customer: str = Field("", max_length=300, description="Name or address of the customer.")
+    external_id: str = Field("", max_length=200, description="Id in your system; unique per channel.")
+    metadata: dict = Field(default_factory=dict)
+
+
+class AgentRef(Schema):
+    id: int
+    name: str
+
+
+class TicketOut(ModelSchema):
+    agent: AgentRef | None
+
+    class Meta:
+        model = Ticket
+        fields = ["id", "subject", "customer", "channel", "external_id", "status", "risk_level", "confidence",
+                  "refused", "triaged_at", "closed_at", "created_at", "updated_at"]
+
+
+class MessageOut(ModelSchema):
+    class Meta:
+        model = Message
+        fields = ["id", "kind", "body", "auto_sent", "generator", "is_current", "sent_at", "created_at"]
+
+
+class SourceOut(ModelSchema):
+    message_id: int
+    document_id: int | None
+    chunk_id: int | None
+    knowledge_base_id: int | None
+
+    class Meta:
+        model = TicketSource
+        fields = ["position", "cited", "knowledge_base_name", "document_title", "source_uri", "section_path",
+                  "page", "layer", "content_preview", "content_full", "chunk_position", "distance", "score",
+                  "created_at"]
+
+
+class TicketDetailOut(TicketOut):
+    risk_reasons: list
+    routing_reason: str
+    confidence_reasons: list
+    trace: list = Field(description="Every triage step: {step, outcome, detail, data, ms}.")
+    triage_count: int
+    metadata: dict
+    messages: list[MessageOut] = Field(description="Customer messages, drafts and replies, oldest first.")
+    draft: MessageOut | None = Field(description="The current draft answer, if one waits for review.")
+    sources: list[SourceOut] = Field(description="Snapshots of the sources the drafts cite as [n].")
+
+
+class TicketFilter(Schema):
+    status: Literal[tuple(Ticket.Status.values)] | None = None  # type: ignore[valid-type]
+    risk_level: Literal["low", "medium", "high"] | None = None
+    channel: Literal[tuple(Ticket.Channel.values)] | None = None  # type: ignore[valid-type]
+    agent: int | None = None
+    external_id: str | None = Field(None, max_length=200)
+    created_after: datetime | None = None
+    created_before: datetime | None = None
