@@ -1,0 +1,367 @@
+"""The content manager's admin: knowledge bases, documents, chunks and jobs.
+
+ModelAdmins stay declarative; the pages that are not a model form (uploads, crawls, re-index,
+the search playground, job progress) live in `admin_views.py` and are wired here with `get_urls()`.
+Every write goes through `knowledge.bases` / `knowledge.jobs`, never through ad-hoc ORM code.
+"""
+
+import json
+from functools import partial, update_wrapper
+
+from django.contrib import admin, messages
+from django.core.paginator import Paginator
+from django.db.models import Count, Max, Q, Sum
+from django.template.defaultfilters import filesizeformat
+from django.urls import path, reverse
+from django.utils.functional import cached_property
+from django.utils.html import format_html, format_html_join
+from django.utils.text import Truncator
+
+from knowledge import admin_views, bases, jobs
+from knowledge.forms import KnowledgeBaseForm
+from knowledge.models import Chunk, Document, Job, KnowledgeBase
+
+STATUS_CSS = {
+    Document.Status.PENDING: "pending", Document.Status.INDEXING: "running", Document.Status.READY: "ok",
+    Document.Status.ERROR: "error", Job.Status.QUEUED: "pending", Job.Status.RUNNING: "running",
+    Job.Status.SUCCEEDED: "ok", Job.Status.FAILED: "error", Job.Status.CANCELLED: "muted",
+}
+
+
+def status_badge(value: str, label: str) -> str:
+    return format_html('<span class="kp-badge kp-{}">{}</span>', STATUS_CSS.get(value, "muted"), label)
+
+
+def pretty_json(value) -> str:
+    if not value:
+        return "—"
+    return format_html('<pre class="kp-json">{}</pre>', json.dumps(value, indent=2, ensure_ascii=False))
+
+
+class KnowledgeAdminMixin:
+    """Custom admin pages: each view gets the ModelAdmin first and runs inside `admin_view()`."""
+
+    css = {"all": ["knowledge/admin.css"]}
+
+    def custom_url(self, route: str, view, name: str):
+        wrapped = self.admin_site.admin_view(partial(view, self))
+        return path(route, update_wrapper(wrapped, view), name=f"knowledge_{self.opts.model_name}_{name}")
+
+
+@admin.register(KnowledgeBase)
+class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
+    form = KnowledgeBaseForm
+    list_display = ["name", "slug", "embedder", "embedding_dim", "documents_by_status", "chunks", "last_ingestion"]
+    search_fields = ["name", "slug", "description"]
+    prepopulated_fields = {"slug": ["name"]}
+    actions = ["reindex_with_embedder"]
+
+    class Media:
+        css = KnowledgeAdminMixin.css
+
+    def get_queryset(self, request):
+        by_status = {
+            f"n_{status}": Count("documents", filter=Q(documents__status=status)) for status in Document.Status.values
+        }
+        return super().get_queryset(request).annotate(
+            **by_status, n_chunks=Sum("documents__chunk_count"), last_ingested=Max("documents__ingested_at"))
+
+    def get_fieldsets(self, request, obj=None):
+        index = ["embedder", "embedding_dim"] if obj else ["embedder"]
+        fieldsets = [
+            (None, {"fields": ["name", "slug", "description"]}),
+            ("Index", {"fields": index}),
+            ("Chunking and language", {"fields": ["text_search_config", "chunk_size", "chunk_overlap",
+                                                   "chunk_min_size"],
+                                       "description": "Changing these marks documents for re-indexing."}),
+        ]
+        if obj:
+            fieldsets.append(("Dates", {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}))
+        return fieldsets
+
+    def get_readonly_fields(self, request, obj=None):
+        # The vectors of a built base belong to its embedder: switching is a re-index job, not an edit.
+        return ["embedder", "embedding_dim", "created_at", "updated_at"] if obj else []
+
+    def get_prepopulated_fields(self, request, obj=None):
+        return {} if obj else self.prepopulated_fields
+
+    @admin.display(description="Documents")
+    def documents_by_status(self, kb):
+        url = reverse("admin:knowledge_document_changelist")
+        parts = [(f"{url}?knowledge_base__id__exact={kb.pk}&status__exact={status}", STATUS_CSS[status],
+                  getattr(kb, f"n_{status}"), label)
+                 for status, label in Document.Status.choices if getattr(kb, f"n_{status}", 0)]
+        if not parts:
+            return "—"
+        return format_html_join(" ", '<a href="{}" class="kp-badge kp-{}">{} {}</a>', parts)
+
+    @admin.display(description="Chunks", ordering="n_chunks")
+    def chunks(self, kb):
+        return kb.n_chunks or 0
+
+    @admin.display(description="Last ingestion", ordering="last_ingested")
+    def last_ingestion(self, kb):
+        return kb.last_ingested
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            super().save_model(request, obj, form, change)
+            if {"text_search_config", "chunk_size", "chunk_overlap", "chunk_min_size"} & set(form.changed_data):
+                url = reverse("admin:knowledge_knowledgebase_reindex", args=[obj.pk])
+                self.message_user(request, format_html(
+                    'Chunking or language settings changed: <a href="{}">re-index</a> to apply them.', url),
+                    messages.WARNING)
+            return
+        # A new base needs its vector index created in the same transaction: bases.py does both.
+        kb = bases.create_knowledge_base(**form.cleaned_data)
+        vars(obj).update(vars(kb))
+
+    def delete_model(self, request, obj):
+        bases.delete_knowledge_base(obj)
+
+    def delete_queryset(self, request, queryset):
+        for kb in queryset:
+            bases.delete_knowledge_base(kb)
+
+    def get_deleted_objects(self, objs, request):
+        # Listing every chunk would take minutes on a real base; a summary is what a manager needs.
+        ids = [kb.pk for kb in objs]
+        counts = {"knowledge bases": len(ids),
+                  "documents": Document.objects.filter(knowledge_base_id__in=ids).count(),
+                  "chunks": Chunk.objects.filter(knowledge_base_id__in=ids).count()}
+        perms_needed = set() if self.has_delete_permission(request) else {"knowledge base"}
+        return [str(kb) for kb in objs], counts, perms_needed, []
+
+    @admin.action(description="Re-index with another embedder…", permissions=["change"])
+    def reindex_with_embedder(self, request, queryset):
+        return admin_views.reindex_confirmation(self, request, list(queryset))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        kb = self.get_object(request, object_id)
+        extra_context = {**(extra_context or {}), **(admin_views.kb_summary(kb) if kb else {})}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_urls(self):
+        return [
+            self.custom_url("<int:kb_id>/upload/", admin_views.upload, "upload"),
+            self.custom_url("<int:kb_id>/add-url/", admin_views.add_url, "add_url"),
+            self.custom_url("<int:kb_id>/crawl/", admin_views.crawl, "crawl"),
+            self.custom_url("<int:kb_id>/reindex/", admin_views.reindex, "reindex"),
+            self.custom_url("playground/", admin_views.playground, "playground"),
+        ] + super().get_urls()
+
+
+@admin.register(Document)
+class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
+    list_display = ["title_or_uri", "knowledge_base", "status_badge", "source_kind", "chunk_count", "size",
+                    "ingested_at", "problem"]
+    list_filter = ["status", "source_kind", "knowledge_base"]
+    search_fields = ["title", "source_uri", "error_message"]
+    list_select_related = ["knowledge_base"]
+    date_hierarchy = "created_at"
+    actions = ["reindex_documents", "delete_documents"]
+    fieldsets = [
+        (None, {"fields": ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",
+                           "source_link", "path", "mime"]}),
+        ("Size and indexing", {"fields": ["file_size_display", "char_count", "chunk_count", "ingested_at",
+                                          "sha256", "commit_sha", "created_at", "updated_at"]}),
+        ("Metadata and frontmatter", {"fields": ["metadata_display"]}),
+    ]
+    readonly_fields = ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",
+                       "source_link", "path", "mime", "file_size_display", "char_count", "chunk_count",
+                       "ingested_at", "sha256", "commit_sha", "created_at", "updated_at", "metadata_display"]
+
+    class Media:
+        css = KnowledgeAdminMixin.css
+
+    def get_queryset(self, request):
+        # The extracted text can be megabytes; lists never need it.
+        return super().get_queryset(request).defer("text")
+
+    def has_add_permission(self, request):
+        return False  # documents come from uploads, URLs and crawls (the knowledge base's page)
+
+    def has_change_permission(self, request, obj=None):
+        return False  # documents are rebuilt by re-indexing, not edited
+
+    def has_reindex_permission(self, request):
+        return request.user.has_perm("knowledge.change_document")
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # replaced by a background deletion job
+        return actions
+
+    @admin.display(description="Document", ordering="title")
+    def title_or_uri(self, doc):
+        return str(doc)
+
+    @admin.display(description="Status", ordering="status")
+    def status_badge(self, doc):
+        return status_badge(doc.status, doc.get_status_display())
+
+    @admin.display(description="Size", ordering="file_size")
+    def size(self, doc):
+        return filesizeformat(doc.file_size) if doc.file_size is not None else f"{doc.char_count:,} chars"
+
+    @admin.display(description="Problem")
+    def problem(self, doc):
+        if not doc.error_message:
+            return ""
+        short = Truncator(doc.error_message).chars(90)
+        return format_html('<span class="kp-error-text" title="{}">{}</span>', doc.error_message, short)
+
+    @admin.display(description="Error message")
+    def error_message_full(self, doc):
+        if not doc.error_message:
+            return "—"
+        return format_html('<pre class="kp-error-text kp-pre">{}</pre>', doc.error_message)
+
+    @admin.display(description="Source")
+    def source_link(self, doc):
+        if doc.source_uri.startswith(("http://", "https://")):
+            return format_html('<a href="{}" rel="noopener noreferrer" target="_blank">{}</a>',
+                               doc.source_uri, doc.source_uri)
+        return doc.source_uri or "—"
+
+    @admin.display(description="File size")
+    def file_size_display(self, doc):
+        return filesizeformat(doc.file_size) if doc.file_size is not None else "—"
+
+    @admin.display(description="Metadata")
+    def metadata_display(self, doc):
+        return pretty_json(doc.metadata)
+
+    @admin.action(description="Re-index selected documents", permissions=["reindex"])
+    def reindex_documents(self, request, queryset):
+        started = admin_views.start_per_base(queryset, lambda kb, ids: jobs.start_ingestion(kb, ids, user=request.user))
+        self.message_user(request, admin_views.jobs_message("Re-index", started), messages.SUCCESS)
+
+    @admin.action(description="Delete selected documents", permissions=["delete"])
+    def delete_documents(self, request, queryset):
+        started = admin_views.start_per_base(queryset, lambda kb, ids: jobs.start_delete(ids, user=request.user))
+        self.message_user(request, admin_views.jobs_message("Deletion", started), messages.SUCCESS)
+
+    def delete_model(self, request, obj):
+        jobs.delete_document(obj)
+
+    def get_deleted_objects(self, objs, request):
+        counts = {"documents": len(objs), "chunks": Chunk.objects.filter(document__in=objs).count()}
+        perms_needed = set() if self.has_delete_permission(request) else {"document"}
+        return [str(doc) for doc in objs], counts, perms_needed, []
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        doc = self.get_object(request, object_id)
+        extra_context = {**(extra_context or {}), **(admin_views.document_detail(doc) if doc else {})}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+class CappedCountPaginator(Paginator):
+    """Counts at most LIMIT rows: `COUNT(*)` over millions of chunks is slow and nobody pages that far."""
+
+    LIMIT = 10_000
+
+    @cached_property
+    def count(self) -> int:
+        return self.object_list.order_by()[: self.LIMIT].count()
+
+
+@admin.register(Chunk)
+class ChunkAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "document", "layer", "position", "section_path", "page", "token_count", "preview"]
+    list_filter = ["layer", "knowledge_base"]
+    list_select_related = ["document"]
+    raw_id_fields = ["document"]
+    search_fields = ["section_path", "title"]
+    paginator = CappedCountPaginator
+    show_full_result_count = False
+    # Never the embedding or the full-text vector.
+    fields = ["document", "knowledge_base", "layer", "position", "title", "section_path", "parent_heading",
+              "page", "span_start", "span_end", "token_count", "language", "metadata_display", "content_display"]
+    readonly_fields = fields
+
+    class Media:
+        css = KnowledgeAdminMixin.css
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("embedding", "search_vector")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Content")
+    def preview(self, chunk):
+        return Truncator(chunk.content).chars(120)
+
+    @admin.display(description="Content")
+    def content_display(self, chunk):
+        return format_html('<pre class="kp-pre">{}</pre>', chunk.content)
+
+    @admin.display(description="Metadata")
+    def metadata_display(self, chunk):
+        return pretty_json(chunk.metadata)
+
+
+@admin.register(Job)
+class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
+    list_display = ["__str__", "knowledge_base", "status_badge", "progress", "counters_display", "created_by",
+                    "created_at", "finished_at"]
+    list_filter = ["status", "kind", "knowledge_base"]
+    list_select_related = ["knowledge_base", "created_by"]
+    actions = ["cancel_jobs"]
+    fields = ["kind", "knowledge_base", "status_badge", "created_by", "created_at", "started_at", "finished_at",
+              "task_id", "options_display"]
+    readonly_fields = fields
+
+    class Media:
+        css = KnowledgeAdminMixin.css
+        js = ["knowledge/job_progress.js"]
+
+    def has_add_permission(self, request):
+        return False  # jobs are started from knowledge bases and documents
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a job is a record of what happened
+
+    @admin.display(description="Status", ordering="status")
+    def status_badge(self, job):
+        return status_badge(job.status, job.get_status_display())
+
+    @admin.display(description="Progress")
+    def progress(self, job):
+        return format_html('<span class="kp-mini-bar" title="{} / {}"><span style="width: {}%"></span></span> {}%',
+                           job.progress_done, job.progress_total, job.percent, job.percent)
+
+    @admin.display(description="Counters")
+    def counters_display(self, job):
+        return ", ".join(f"{name}: {value}" for name, value in sorted(job.counters.items())) or "—"
+
+    @admin.display(description="Options")
+    def options_display(self, job):
+        return pretty_json(job.options)
+
+    @admin.action(description="Cancel selected jobs", permissions=["change"])
+    def cancel_jobs(self, request, queryset):
+        running = [job for job in queryset if not job.is_finished]
+        for job in running:
+            job.request_cancel()
+        self.message_user(request, f"Cancellation requested for {len(running)} job(s).", messages.SUCCESS)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        job = self.get_object(request, object_id)
+        extra_context = {**(extra_context or {}), **(admin_views.job_detail(self, request, job) if job else {})}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_urls(self):
+        return [
+            self.custom_url("<int:job_id>/progress/", admin_views.job_progress, "progress"),
+            self.custom_url("<int:job_id>/cancel/", admin_views.job_cancel, "cancel"),
+            self.custom_url("<int:job_id>/retry/", admin_views.job_retry, "retry"),
+        ] + super().get_urls()

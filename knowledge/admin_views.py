@@ -1,0 +1,350 @@
+"""Custom admin pages for content managers: uploads, URLs and crawls, re-index, playground, job progress.
+
+Each view receives its ModelAdmin first (wired with `get_urls()` in `admin.py`), runs inside
+`admin_site.admin_view()` (staff only, CSRF-protected, never cached) and re-checks the knowledge
+permissions it needs, so a staff member without them gets a 403. The views parse a form, call one
+domain function, and shape the result; the work itself lives in `knowledge.jobs`, `crawler.jobs`,
+`knowledge.retrieval` and `knowledge.answers`.
+"""
+
+import html
+import re
+from collections import defaultdict
+from collections.abc import Callable
+
+from django.contrib import messages
+from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Max
+from django.db.models.functions import Substr
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from knowledge import jobs, parsing
+from knowledge.exceptions import KnowledgeError
+from knowledge.forms import AddUrlForm, CrawlForm, PlaygroundForm, ReindexForm, UploadForm
+from knowledge.models import Chunk, Document, Job, KnowledgeBase
+
+TEXT_PREVIEW_CHARS = 5000
+CHUNKS_SHOWN = 300
+
+
+def require(request, *perms: str) -> None:
+    """Raise 403 unless the user holds every permission (superusers hold all)."""
+    if not request.user.has_perms(perms):
+        raise PermissionDenied
+
+
+def render(model_admin, request, template: str, title: str, **context) -> TemplateResponse:
+    opts = model_admin.opts
+    return TemplateResponse(request, template, {
+        **model_admin.admin_site.each_context(request),
+        "opts": opts, "app_label": opts.app_label, "title": title, **context,
+    })
+
+
+def job_url(job: Job) -> str:
+    return reverse("admin:knowledge_job_change", args=[job.pk])
+
+
+def kb_url(kb: KnowledgeBase) -> str:
+    return reverse("admin:knowledge_knowledgebase_change", args=[kb.pk])
+
+
+# --- Knowledge base page ---------------------------------------------------------------------------
+
+def kb_summary(kb: KnowledgeBase) -> dict:
+    """Counts by status, chunks, last ingestion and recent jobs for the knowledge base page."""
+    counts = dict(kb.documents.values_list("status").annotate(n=Count("pk")).order_by())
+    documents_url = reverse("admin:knowledge_document_changelist") + f"?knowledge_base__id__exact={kb.pk}"
+    return {
+        "kb_status_counts": [
+            {"status": status, "label": label, "count": counts.get(status, 0),
+             "url": f"{documents_url}&status__exact={status}"}
+            for status, label in Document.Status.choices
+        ],
+        "kb_documents": sum(counts.values()),
+        "kb_chunks": Chunk.objects.filter(knowledge_base=kb).count(),
+        "kb_last_ingestion": kb.documents.aggregate(last=Max("ingested_at"))["last"],
+        "kb_recent_jobs": list(kb.jobs.order_by("-created_at")[:5]),
+        "kb_documents_url": documents_url,
+        "kb_jobs_url": reverse("admin:knowledge_job_changelist") + f"?knowledge_base__id__exact={kb.pk}",
+        "kb_playground_url": reverse("admin:knowledge_knowledgebase_playground") + f"?kb={kb.pk}",
+    }
+
+
+def upload(model_admin, request, kb_id: int):
+    """Upload many files at once; each accepted file becomes a pending document of one ingestion job."""
+    require(request, "knowledge.view_knowledgebase", "knowledge.add_document")
+    kb = get_object_or_404(KnowledgeBase, pk=kb_id)
+    form = UploadForm(request.POST or None, request.FILES or None)
+    refused = []
+    if request.method == "POST" and form.is_valid():
+        job, refused = jobs.add_uploads(kb, form.cleaned_data["files"], user=request.user)
+        if job:
+            accepted = len(job.options.get("document_ids", []))
+            messages.success(request, f"{accepted} file(s) accepted; ingestion job #{job.pk} started.")
+            for item in refused:
+                messages.warning(request, f"Refused {item['item']}: {item['reason']}")
+            return HttpResponseRedirect(job_url(job))
+    return render(model_admin, request, "admin/knowledge/knowledgebase/upload.html", "Upload files",
+                  original=kb, form=form, refused=refused, supported=", ".join(parsing.SUPPORTED_EXTENSIONS))
+
+
+def add_url(model_admin, request, kb_id: int):
+    """Queue one web page or document for ingestion."""
+    require(request, "knowledge.view_knowledgebase", "knowledge.add_document")
+    kb = get_object_or_404(KnowledgeBase, pk=kb_id)
+    form = AddUrlForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        from crawler import jobs as crawler_jobs
+
+        try:
+            # One page is a crawl of depth 0: it gets a job with progress and failures like any other.
+            job = crawler_jobs.start_crawl(kb, form.cleaned_data["url"], user=request.user, max_pages=1,
+                                           max_depth=0, follow_docs=False, use_sitemap=False)
+        except KnowledgeError as exc:
+            form.add_error("url", str(exc))
+        else:
+            messages.success(request, f"Fetching {form.cleaned_data['url']}: job #{job.pk} started.")
+            return HttpResponseRedirect(job_url(job))
+    return render(model_admin, request, "admin/knowledge/knowledgebase/source_form.html", "Add a URL",
+                  original=kb, form=form, submit_label="Add URL")
+
+
+def crawl(model_admin, request, kb_id: int):
+    """Start a site crawl with its options and go to the job's page."""
+    require(request, "knowledge.view_knowledgebase", "knowledge.add_document")
+    kb = get_object_or_404(KnowledgeBase, pk=kb_id)
+    form = CrawlForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        from crawler import jobs as crawler_jobs
+
+        options = dict(form.cleaned_data)
+        seed_url = options.pop("seed_url")
+        try:
+            job = crawler_jobs.start_crawl(kb, seed_url, user=request.user, **options)
+        except KnowledgeError as exc:
+            form.add_error("seed_url", str(exc))
+        else:
+            messages.success(request, f"Crawl of {seed_url} started: job #{job.pk}.")
+            return HttpResponseRedirect(job_url(job))
+    return render(model_admin, request, "admin/knowledge/knowledgebase/source_form.html", "Crawl a site",
+                  original=kb, form=form, submit_label="Start crawl")
+
+
+def reindex(model_admin, request, kb_id: int):
+    require(request, "knowledge.change_knowledgebase")
+    kb = get_object_or_404(KnowledgeBase, pk=kb_id)
+    return reindex_confirmation(model_admin, request, [kb], from_action=False)
+
+
+def reindex_confirmation(model_admin, request, kbs: list[KnowledgeBase], *, from_action: bool = True):
+    """Ask which embedder to use, then queue one re-index job per base (shared by the page and the action)."""
+    confirmed = request.method == "POST" and request.POST.get("confirm") == "yes"
+    form = ReindexForm(request.POST if confirmed else None, initial={"embedder": kbs[0].embedder if kbs else ""})
+    if confirmed and form.is_valid():
+        started = []
+        for kb in kbs:
+            try:
+                started.append(jobs.start_reindex(kb, embedder=form.cleaned_data["embedder"],
+                                                  force=form.cleaned_data["force"], user=request.user))
+            except KnowledgeError as exc:
+                messages.error(request, f"{kb}: {exc}")
+        if started:
+            messages.success(request, jobs_message("Re-index", started))
+        target = job_url(started[0]) if len(started) == 1 else reverse("admin:knowledge_job_changelist")
+        return HttpResponseRedirect(target)
+    return render(model_admin, request, "admin/knowledge/knowledgebase/reindex_confirmation.html",
+                  "Re-index knowledge bases" if len(kbs) > 1 else f"Re-index {kbs[0]}",
+                  kbs=kbs, original=kbs[0] if len(kbs) == 1 else None, form=form, from_action=from_action,
+                  action_checkbox_name=helpers.ACTION_CHECKBOX_NAME)
+
+
+# --- Documents -------------------------------------------------------------------------------------
+
+def start_per_base(queryset, start: Callable[[KnowledgeBase, list[int]], Job]) -> list[Job]:
+    """Call `start(kb, document_ids)` once per knowledge base of the selected documents."""
+    by_kb: dict[int, list[int]] = defaultdict(list)
+    for kb_id, doc_id in queryset.order_by().values_list("knowledge_base_id", "pk"):
+        by_kb[kb_id].append(doc_id)
+    kbs = KnowledgeBase.objects.in_bulk(list(by_kb))
+    return [start(kbs[kb_id], sorted(ids)) for kb_id, ids in by_kb.items()]
+
+
+def jobs_message(label: str, started: list[Job]) -> SafeString:
+    links = format_html_join(", ", '<a href="{}">#{}</a>', ((job_url(job), job.pk) for job in started))
+    return format_html("{} job(s) started: {}.", label, links)
+
+
+def document_detail(doc: Document) -> dict:
+    """The text preview and the chunks in order, for the document page (never the vectors)."""
+    preview = (Document.objects.filter(pk=doc.pk)
+               .annotate(preview=Substr("text", 1, TEXT_PREVIEW_CHARS))
+               .values_list("preview", flat=True).first() or "")
+    chunks = (doc.chunks.order_by("layer", "position")
+              .only("pk", "layer", "position", "section_path", "page", "token_count", "content",
+                    "span_start", "span_end")[:CHUNKS_SHOWN])
+    return {
+        "text_preview": preview,
+        "text_truncated": doc.char_count > TEXT_PREVIEW_CHARS,
+        "chunks": chunks,
+        "chunks_truncated": doc.chunk_count > CHUNKS_SHOWN,
+        "chunks_url": reverse("admin:knowledge_chunk_changelist") + f"?document__id__exact={doc.pk}",
+        "kb_url": kb_url(doc.knowledge_base),
+    }
+
+
+# --- Jobs ------------------------------------------------------------------------------------------
+
+def progress_data(job: Job) -> dict:
+    return {
+        "id": job.pk, "status": job.status, "status_label": job.get_status_display(),
+        "finished": job.is_finished, "percent": job.percent, "done": job.progress_done,
+        "total": job.progress_total, "counters": job.counters, "failures": len(job.failures),
+        "error_message": job.error_message, "cancel_requested": job.cancel_requested,
+    }
+
+
+def job_detail(model_admin, request, job: Job) -> dict:
+    can_change = model_admin.has_change_permission(request, job)
+    return {
+        "job": job,
+        "progress": progress_data(job),
+        "progress_url": reverse("admin:knowledge_job_progress", args=[job.pk]),
+        "cancel_url": reverse("admin:knowledge_job_cancel", args=[job.pk]),
+        "retry_url": reverse("admin:knowledge_job_retry", args=[job.pk]),
+        "can_cancel": can_change and not job.is_finished and not job.cancel_requested,
+        "can_retry": can_change and job.is_finished and retryable(job),
+        "counters": sorted(job.counters.items()),
+        "title": str(job),
+        "subtitle": job.knowledge_base,
+    }
+
+
+def job_progress(model_admin, request, job_id: int):
+    """The job's live state as JSON, polled by the progress bar."""
+    require(request, "knowledge.view_job")
+    return JsonResponse(progress_data(get_object_or_404(Job, pk=job_id)))
+
+
+def job_cancel(model_admin, request, job_id: int):
+    require(request, "knowledge.change_job")
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    job = get_object_or_404(Job, pk=job_id)
+    if job.is_finished:
+        messages.warning(request, f"{job} has already finished.")
+    else:
+        job.request_cancel()
+        messages.success(request, f"Cancellation of {job} requested; it stops after the current item.")
+    return HttpResponseRedirect(job_url(job))
+
+
+def retryable(job: Job) -> bool:
+    if job.kind == Job.Kind.CRAWL:
+        return job.knowledge_base_id is not None and bool(job.options.get("seed_url"))
+    if job.kind in (Job.Kind.INGEST, Job.Kind.REINDEX):
+        return job.knowledge_base_id is not None
+    return job.kind == Job.Kind.DELETE
+
+
+def retry(job: Job, *, user) -> Job:
+    """Start the same work again as a new job; finished items are skipped (jobs are idempotent)."""
+    kb, options = job.knowledge_base, job.options
+    if job.kind == Job.Kind.INGEST:
+        ids = list(Document.objects.filter(pk__in=options.get("document_ids", [])).values_list("pk", flat=True))
+        return jobs.start_ingestion(kb, ids, user=user)
+    if job.kind == Job.Kind.REINDEX:
+        return jobs.start_reindex(kb, force=bool(options.get("force")), user=user)
+    if job.kind == Job.Kind.DELETE:
+        return jobs.start_delete(options.get("document_ids", []), user=user)
+    from crawler import jobs as crawler_jobs
+
+    crawl_options = {name: value for name, value in options.items() if name != "seed_url"}
+    return crawler_jobs.start_crawl(kb, options["seed_url"], user=user, **crawl_options)
+
+
+def job_retry(model_admin, request, job_id: int):
+    require(request, "knowledge.change_job")
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    job = get_object_or_404(Job.objects.select_related("knowledge_base"), pk=job_id)
+    if not job.is_finished or not retryable(job):
+        messages.error(request, f"{job} cannot be retried.")
+        return HttpResponseRedirect(job_url(job))
+    try:
+        new_job = retry(job, user=request.user)
+    except KnowledgeError as exc:
+        messages.error(request, str(exc))
+        return HttpResponseRedirect(job_url(job))
+    messages.success(request, f"{job} retried as job #{new_job.pk}.")
+    return HttpResponseRedirect(job_url(new_job))
+
+
+# --- Search playground -----------------------------------------------------------------------------
+
+MARK = re.compile(r"(</?mark>)")
+CITATION = re.compile(r"\[(?:Source\s+)?(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def safe_snippet(snippet: str) -> SafeString:
+    """Keep only the `<mark>` tags of a snippet; everything else is (re-)escaped whatever it arrived as."""
+    parts = MARK.split(snippet or "")
+    return mark_safe("".join(part if MARK.fullmatch(part) else escape(html.unescape(part)) for part in parts))
+
+
+def cited_text(text: str) -> SafeString:
+    """The answer text, escaped, with `[1]` / `[1, 2]` markers turned into links to their sources."""
+    def badge(match: re.Match) -> str:
+        numbers = [n.strip() for n in match.group(1).split(",")]
+        return " ".join(f'<a class="kp-cite" href="#source-{n}">[{n}]</a>' for n in numbers)
+
+    return mark_safe(CITATION.sub(badge, str(escape(text))).replace("\n", "<br>"))
+
+
+def playground(model_admin, request):
+    """Try a search (and optionally a grounded answer) against chosen knowledge bases."""
+    require(request, "knowledge.view_knowledgebase")
+    initial = {"knowledge_bases": request.GET.getlist("kb")}
+    form = PlaygroundForm(request.POST or None, initial=initial)
+    context = {"hits": None, "answer": None, "error": ""}
+    if request.method == "POST" and form.is_valid():
+        context.update(_run_search(form.cleaned_data))
+    return render(model_admin, request, "admin/knowledge/knowledgebase/playground.html", "Search playground",
+                  form=form, **context)
+
+
+def _run_search(data: dict) -> dict:
+    from knowledge import retrieval
+
+    kb_ids = [kb.pk for kb in data["knowledge_bases"]]
+    options = {"top_k": data["top_k"], "max_distance": data["max_distance"], "mode": data["mode"],
+               "layers": data["layers"] or None, "filters": data["filters"]}
+    try:
+        hits = retrieval.search(data["query"], kb_ids, **options)
+        answer = _answer(data["query"], kb_ids, options) if data["with_answer"] else None
+    except KnowledgeError as exc:
+        return {"error": str(exc)}
+    rows = [{"hit": hit, "snippet": safe_snippet(hit.snippet or escape(hit.content[:400])),
+             "document_url": reverse("admin:knowledge_document_change", args=[hit.document_id]),
+             "chunk_url": reverse("admin:knowledge_chunk_change", args=[hit.chunk_id])} for hit in hits]
+    shaped_answer = None
+    if answer is not None:
+        shaped_answer = {"answer": answer, "text": cited_text(answer.text),
+                         "sources": [{"number": c.number, "hit": c.hit,
+                                      "snippet": safe_snippet(c.hit.snippet or escape(c.hit.content[:400]))}
+                                     for c in answer.citations]}
+    return {"hits": rows, "answer": shaped_answer}
+
+
+def _answer(question: str, kb_ids: list[int], options: dict):
+    from knowledge import answers
+
+    # The answer retrieves on its own (no distance cut-off: its confidence decides instead).
+    return answers.answer(question, kb_ids, top_k=options["top_k"], mode=options["mode"],
+                          layers=options["layers"], filters=options["filters"])

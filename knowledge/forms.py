@@ -1,0 +1,143 @@
+"""Forms of the content manager's admin pages: knowledge bases, uploads, crawls, re-index, playground."""
+
+import json
+
+from django import forms
+from django.conf import settings
+
+from knowledge import parsing
+from knowledge.embedding import REGISTRY
+from knowledge.models import KnowledgeBase
+
+SEARCH_MODES = [("hybrid", "Hybrid (vector + keyword)"), ("vector", "Vector"), ("keyword", "Keyword")]
+LAYERS = [
+    ("D0", "D0 · sections"), ("D1", "D1 · document catalog"), ("D2", "D2 · facts"), ("D3", "D3 · entities"),
+    ("D4", "D4 · workflows"), ("D5", "D5 · relations"), ("D6", "D6 · integrations"),
+    ("C0", "C0 · source chunks"), ("C1", "C1 · symbols"), ("C2", "C2 · dependencies"),
+    ("C3", "C3 · entrypoints"), ("C4", "C4 · semantic roles"),
+]
+
+
+def embedder_field(**kwargs) -> forms.ChoiceField:
+    # Names only: instantiating an embedder to read its description could load a model.
+    return forms.ChoiceField(choices=[(name, name) for name in REGISTRY], **kwargs)
+
+
+class KnowledgeBaseForm(forms.ModelForm):
+    """Creating a base picks its embedder; once built, the embedder changes only through a re-index."""
+
+    class Meta:
+        model = KnowledgeBase
+        fields = ["name", "slug", "description", "embedder", "text_search_config",
+                  "chunk_size", "chunk_overlap", "chunk_min_size"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "embedder" in self.fields:
+            self.fields["embedder"] = embedder_field(
+                initial=settings.PORTAL["DEFAULT_EMBEDDER"],
+                help_text="Fixed once the base is built; switch it later with “Re-index with another embedder”.",
+            )
+        if not self.instance.pk:
+            defaults = {
+                "text_search_config": settings.PORTAL["TEXT_SEARCH_CONFIG"],
+                "chunk_size": settings.PORTAL["CHUNK_SIZE"],
+                "chunk_overlap": settings.PORTAL["CHUNK_OVERLAP"],
+                "chunk_min_size": settings.PORTAL["CHUNK_MIN_SIZE"],
+            }
+            for name, value in defaults.items():
+                if name in self.fields:
+                    self.fields[name].initial = value
+
+    def clean(self):
+        cleaned = super().clean()
+        size, overlap = cleaned.get("chunk_size"), cleaned.get("chunk_overlap")
+        if size is not None and overlap is not None and overlap * 2 >= size:
+            self.add_error("chunk_overlap", "The overlap must be less than half the chunk size.")
+        return cleaned
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A file field that accepts several files (Django's documented recipe)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ",".join(parsing.SUPPORTED_EXTENSIONS)}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        if isinstance(data, (list, tuple)):
+            return [super(MultipleFileField, self).clean(item, initial) for item in data]
+        return [super().clean(data, initial)] if data else super().clean(data, initial)
+
+
+class UploadForm(forms.Form):
+    files = MultipleFileField(
+        help_text="Supported: " + ", ".join(parsing.SUPPORTED_EXTENSIONS) + ". Other files are refused.",
+    )
+
+
+class AddUrlForm(forms.Form):
+    url = forms.URLField(label="URL", assume_scheme="https", max_length=2000,
+                         help_text="One web page or document (PDF, DOCX, XLSX…).")
+
+
+class CrawlForm(forms.Form):
+    seed_url = forms.URLField(label="Start URL", assume_scheme="https", max_length=2000)
+    max_pages = forms.IntegerField(min_value=1, max_value=100_000)
+    max_depth = forms.IntegerField(min_value=0, max_value=50,
+                                   help_text="Links followed from the start page; 0 fetches only that page.")
+    same_domain = forms.BooleanField(required=False, label="Stay on the same domain")
+    follow_docs = forms.BooleanField(required=False, label="Follow linked documents",
+                                     help_text="PDF, DOCX and XLSX files linked from the pages.")
+    respect_robots = forms.BooleanField(required=False, label="Respect robots.txt")
+    use_sitemap = forms.BooleanField(required=False, label="Read sitemap.xml",
+                                     help_text="Also queue the pages the site's sitemap lists.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The crawler's own defaults, so the form and the API start from the same options.
+        from crawler.crawling import CrawlOptions
+
+        defaults = CrawlOptions()
+        for name, field in self.fields.items():
+            if hasattr(defaults, name):
+                field.initial = getattr(defaults, name)
+
+
+class ReindexForm(forms.Form):
+    embedder = embedder_field(help_text="Another embedder rebuilds every vector of the base.")
+    force = forms.BooleanField(required=False, label="Rebuild every document",
+                               help_text="Otherwise only documents whose settings changed are rebuilt.")
+
+
+class PlaygroundForm(forms.Form):
+    query = forms.CharField(max_length=2000, widget=forms.TextInput(attrs={"size": 80, "autofocus": True}))
+    knowledge_bases = forms.ModelMultipleChoiceField(
+        queryset=KnowledgeBase.objects.order_by("name"), widget=forms.CheckboxSelectMultiple)
+    mode = forms.ChoiceField(choices=SEARCH_MODES, initial="hybrid")
+    top_k = forms.IntegerField(min_value=1, max_value=50, initial=6, label="Top k")
+    max_distance = forms.FloatField(min_value=0, max_value=2, required=False,
+                                    help_text="Cosine distance cut-off (0 = identical, 2 = opposite).")
+    layers = forms.MultipleChoiceField(choices=LAYERS, required=False, widget=forms.CheckboxSelectMultiple,
+                                       help_text="None checked: every layer.")
+    filters = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text='Metadata filters as JSON, e.g. {"doc_kind": "guide"}.')
+    with_answer = forms.BooleanField(required=False, label="Also draft a grounded answer with citations")
+
+    def clean_filters(self) -> dict | None:
+        raw = self.cleaned_data["filters"].strip()
+        if not raw:
+            return None
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"Not valid JSON: {exc.msg}") from exc
+        if not isinstance(value, dict):
+            raise forms.ValidationError("Filters must be a JSON object.")
+        return value
+
