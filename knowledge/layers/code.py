@@ -318,7 +318,9 @@ def edge_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
             "source_path": file.path,
             "artifact_type": "CODE",
         }
-        content = f"{ref.src.qname} {ref.edge_type} {meta['dst_ref']} ({resolution})"
+        # Dotted names are single tokens to PostgreSQL's parser: the short names make them findable.
+        content = (f"{ref.src.qname} {ref.edge_type} {meta['dst_ref']} ({resolution})\n"
+                   f"{ref.src.name} {ref.edge_type} {meta['dst_name']}")
         rows.append(LayerRow("C2", f"{ref.src.qname} → {meta['dst_ref']}", content, meta, section_path=ref.src.qname,
                              span_start=ref.line, span_end=ref.line, language=file.language))
     return rows

@@ -136,7 +136,8 @@ class CodeLayerTests(SimpleTestCase):
         self.assertEqual((edge["src_symbol_id"], edge["src_name"], edge["dst_symbol_id"], edge["dst_name"], edge["line"]),
                          ("shop/billing.py#StripeGateway.charge", "charge", "shop/billing.py#Gateway.charge", "charge",
                           17))
-        self.assertEqual(rows[13].content, "shop.billing.StripeGateway.charge calls shop.billing.Gateway.charge (resolved)")
+        self.assertEqual(rows[13].content, "shop.billing.StripeGateway.charge calls shop.billing.Gateway.charge "
+                                           "(resolved)\ncharge calls charge")
         callers = [r for r in layer(self.rows, "C2") if r.metadata["dst_ref"] == "shop.billing.charge"
                    and r.metadata["edge_type"] == "calls"]
         self.assertEqual(sorted(r.metadata["src_qname"] for r in callers), [

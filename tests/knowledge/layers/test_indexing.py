@@ -1,0 +1,214 @@
+"""Storing the layers: per-file documents, idempotent re-runs, incremental git re-index, the command."""
+
+import shutil
+import subprocess
+import zipfile
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import TestCase
+
+from knowledge import retrieval
+from knowledge.layers import indexing
+from knowledge.layers.repository import RepositoryError, open_repository
+from knowledge.models import Chunk, Document
+from tests.factories import make_kb
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+PROJECT = Path(__file__).resolve().parents[3]
+
+# Rows per layer for the two fixture folders together (asserted row by row in test_docs/test_code).
+FIXTURE_COUNTS = {"C0": 32, "C1": 36, "C2": 50, "C3": 15, "C4": 15,
+                  "D0": 8, "D1": 3, "D2": 17, "D3": 6, "D4": 2, "D5": 7, "D6": 2}
+
+
+def make_repo(root: Path) -> Path:
+    shutil.copytree(FIXTURES / "layered_docs", root / "docs")
+    shutil.copytree(FIXTURES / "sample_pkg", root, dirs_exist_ok=True)
+    return root
+
+
+def git(root: Path, *args: str) -> str:
+    command = ["git", "-C", str(root), "-c", "user.email=test@example.com", "-c", "user.name=Test", *args]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def chunk_ids(kb, path: str) -> set[int]:
+    return set(Chunk.objects.filter(document__knowledge_base=kb, document__path=path).values_list("pk", flat=True))
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return make_repo(tmp_path / "shop")
+
+
+@pytest.mark.django_db
+def test_a_folder_becomes_one_ready_document_per_file_with_every_layer(repo):
+    kb = make_kb()
+    result = indexing.index_repository(kb, repo)
+    assert (result.repo_id, result.commit_sha, result.files) == ("shop", "", 13)
+    assert dict(result.outcomes) == {"created": 13}
+    assert dict(result.rows_written) == FIXTURE_COUNTS
+    assert indexing.layer_counts(kb) == dict(sorted(FIXTURE_COUNTS.items()))
+    documents = Document.objects.filter(knowledge_base=kb)
+    assert {d.source_kind for d in documents} == {"repository"}
+    assert {d.status for d in documents} == {"ready"}
+    billing = documents.get(path="docs/services/billing.md")
+    assert (billing.source_uri, billing.title, billing.mime) == ("repo:shop:docs/services/billing.md",
+                                                                 "Billing service", "text/markdown")
+    assert billing.metadata["layers"] == {"D0": 5, "D1": 1, "D2": 15, "D3": 3, "D4": 1, "D5": 5, "D6": 2}
+    assert billing.chunk_count == 32
+    chunk = Chunk.objects.get(document=billing, layer="D6", position=0)
+    assert chunk.metadata["target"] == "Stripe" and chunk.metadata["repo_id"] == "shop"
+    assert chunk.embedding is not None and chunk.search_vector is not None
+    code = documents.get(path="shop/billing.py")
+    assert (code.title, code.mime) == ("shop/billing.py", "text/x-source")
+    symbol = Chunk.objects.get(document=code, layer="C1", metadata__qname="shop.billing.charge")
+    assert (symbol.span_start, symbol.span_end, symbol.language) == (24, 29, "python")
+
+
+@pytest.mark.django_db
+def test_running_again_changes_nothing_and_a_removed_file_is_deleted(repo):
+    kb = make_kb()
+    indexing.index_repository(kb, repo)
+    before = chunk_ids(kb, "shop/models.py")
+    result = indexing.index_repository(kb, repo)
+    assert dict(result.outcomes) == {"unchanged": 13}
+    assert chunk_ids(kb, "shop/models.py") == before
+    (repo / "docs" / "notes.md").unlink()
+    result = indexing.index_repository(kb, repo)
+    assert (result.outcomes["deleted"], result.outcomes["unchanged"]) == (1, 12)
+    assert not Document.objects.filter(knowledge_base=kb, path="docs/notes.md").exists()
+
+
+@pytest.mark.django_db
+def test_layers_and_metadata_filters_work_through_search(repo):
+    kb = make_kb()
+    indexing.index_repository(kb, repo)
+    hits = retrieval.search("integrations", [kb.pk], top_k=10, layers=["D6"], filters={"source_id": "billing-service"})
+    assert sorted(hit.metadata["target"] for hit in hits) == ["Orders service", "Stripe"]
+    hits = retrieval.search("POST /orders", [kb.pk], top_k=10, layers=["C3"],
+                            filters={"http_method": "POST", "route_key": "/orders"})
+    assert sorted(hit.metadata["handler_symbol"] for hit in hits) == ["shop.api.create_order",
+                                                                      "shop.ninja_api.create_order_ninja"]
+    hits = retrieval.search("who calls charge", [kb.pk], top_k=20, mode="keyword", layers=["C2"],
+                            filters={"edge_type": "calls", "dst_name": "charge"})
+    # Every caller of a `charge`: the function, and the gateway methods (`super().charge`, `gateway.charge`).
+    assert {hit.metadata["src_qname"] for hit in hits} == {
+        "shop.api.create_order", "shop.web.refund", "tests.test_billing.test_charge_marks_the_order_paid",
+        "shop.billing.StripeGateway.charge", "shop.billing.charge"}
+
+
+@pytest.mark.django_db
+def test_incremental_reindex_touches_only_the_changed_file(tmp_path):
+    repo = make_repo(tmp_path / "shop")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "first")
+    first = git(repo, "rev-parse", "HEAD")
+    kb = make_kb()
+    assert indexing.index_repository(kb, repo).commit_sha == first
+    untouched = {path: chunk_ids(kb, path) for path in ("shop/api.py", "shop/models.py", "docs/services/billing.md")}
+    billing_before = chunk_ids(kb, "shop/billing.py")
+
+    source = (repo / "shop" / "billing.py").read_text()
+    (repo / "shop" / "billing.py").write_text(source + "\n\ndef refund(order: Order) -> None:\n    log_payment(0)\n")
+    (repo / "docs" / "notes.md").unlink()
+    git(repo, "commit", "-qam", "refunds")
+    second = git(repo, "rev-parse", "HEAD")
+
+    result = indexing.index_repository(kb, repo, since=first)
+    assert (result.commit_sha, result.files) == (second, 1)
+    assert dict(result.outcomes) == {"updated": 1, "deleted": 1}
+    assert {path: chunk_ids(kb, path) for path in untouched} == untouched
+    assert chunk_ids(kb, "shop/billing.py").isdisjoint(billing_before)
+    assert Chunk.objects.filter(knowledge_base=kb, layer="C1", metadata__qname="shop.billing.refund").exists()
+    edge = Chunk.objects.get(knowledge_base=kb, layer="C2", metadata__src_qname="shop.billing.refund")
+    assert (edge.metadata["dst_ref"], edge.metadata["resolution"]) == ("shop.billing.log_payment", "resolved")
+    assert set(Document.objects.filter(knowledge_base=kb).values_list("commit_sha", flat=True)) == {second}
+    assert not Document.objects.filter(knowledge_base=kb, path="docs/notes.md").exists()
+
+
+def test_git_snapshots_list_changes_and_refuse_unknown_commits(tmp_path):
+    repo = make_repo(tmp_path / "shop")
+    (repo / ".gitignore").write_text("ignored/\n")
+    (repo / "ignored").mkdir()
+    (repo / "ignored" / "skip.py").write_text("x = 1\n")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "first")
+    first = git(repo, "rev-parse", "HEAD")
+    (repo / "shop" / "cli.py").write_text("# edited, not committed\n")
+    (repo / "shop" / "new.py").write_text("def new():\n    pass\n")
+    with open_repository(repo, since=first, indexable=indexing.is_indexable) as snapshot:
+        assert snapshot.is_git and snapshot.commit_sha == first
+        assert "ignored/skip.py" not in snapshot.files
+        assert snapshot.changed == ["shop/cli.py", "shop/new.py"]
+    with pytest.raises(RepositoryError, match="Unknown commit"):
+        with open_repository(repo, since="0" * 40):
+            pass
+    with open_repository(repo / "shop", indexable=indexing.is_indexable) as snapshot:
+        assert snapshot.prefix == "shop/"  # a folder inside the checkout keeps its project paths
+        assert "new.py" in snapshot.files
+
+
+def test_a_zip_archive_is_unpacked_and_checked(tmp_path):
+    repo = make_repo(tmp_path / "shop")
+    archive = tmp_path / "shop-main.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in repo.rglob("*"):
+            if path.is_file():
+                zf.write(path, f"shop-main/{path.relative_to(repo).as_posix()}")
+    with open_repository(archive, indexable=indexing.is_indexable) as snapshot:
+        assert snapshot.repo_id == "shop-main"
+        assert "shop/billing.py" in snapshot.files and "docs/services/billing.md" in snapshot.files
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("../escape.py", "x = 1\n")
+    with pytest.raises(RepositoryError, match="unsafe path"):
+        with open_repository(bad):
+            pass
+    with pytest.raises(RepositoryError, match="needs a git checkout"):
+        with open_repository(archive, since="HEAD"):
+            pass
+
+
+@pytest.mark.django_db
+def test_index_repo_command_prints_rows_per_layer_and_records_a_job(repo):
+    kb = make_kb()
+    out, err = StringIO(), StringIO()
+    call_command("index_repo", kb.slug, str(repo), stdout=out, stderr=err)
+    text = out.getvalue()
+    assert "succeeded: repository shop at -; files: new 13, updated 0, unchanged 0, deleted 0, failed 0" in text
+    assert "C1    Symbols                        36       36" in text
+    assert "D6    Integrations                    2        2" in text
+    assert "13/13" in err.getvalue()  # the progress bar
+    job = kb.jobs.get()
+    assert (job.kind, job.status, job.progress_done, job.counters["rows_C3"]) == ("index_repo", "succeeded", 13, 15)
+    with pytest.raises(CommandError, match="No knowledge base"):
+        call_command("index_repo", "missing", str(repo))
+
+
+class OwnRepositoryTests(TestCase):
+    """The project's own `knowledge` package as a real-world check."""
+
+    def test_the_knowledge_package_indexes_with_sensible_counts(self):
+        kb = make_kb()
+        result = indexing.index_repository(kb, PROJECT / "knowledge", name="portal")
+        counts = indexing.layer_counts(kb)
+        print(f"\nown knowledge package: {result.files} files, layers {counts}")
+        self.assertEqual(result.outcomes["failed"], 0, result.failures)
+        self.assertGreater(result.files, 30)
+        self.assertGreater(counts["C1"], 300)
+        self.assertGreater(counts["C2"], counts["C1"])
+        entrypoints = set(Chunk.objects.filter(knowledge_base=kb, layer="C3")
+                          .values_list("metadata__route_or_command", flat=True))
+        self.assertTrue({"POST /search", "ingest", "reindex", "index_repo"} <= entrypoints, entrypoints)
+        symbol = Chunk.objects.get(knowledge_base=kb, layer="C1", metadata__qname="knowledge.ingestion.replace_chunks")
+        self.assertEqual(symbol.metadata["kind"], "function")
+        callers = set(Chunk.objects.filter(knowledge_base=kb, layer="C2", metadata__edge_type="calls",
+                                           metadata__dst_ref="knowledge.ingestion.replace_chunks")
+                      .values_list("metadata__src_qname", flat=True))
+        self.assertIn("knowledge.layers.indexing.store_file", callers)
