@@ -23,7 +23,7 @@ from urllib.parse import unquote, urlsplit
 
 from django.db.models import Q
 
-from crawler import sitemaps, urlnorm
+from crawler import guard, sitemaps, urlnorm
 from crawler.exceptions import (
     BlockedAddressError, CrawlerError, EmptyPageError, HTTPStatusError, SkipError,
 )
@@ -224,10 +224,7 @@ class SiteCrawl:
             self.enqueue(self.seed, 0, seed=True)
             self.drain()
             if self.budget_left() and not self.report.cancelled:
-                # Known pages no link led to this time: a conditional request tells whether they are gone.
-                for page in list(self.known.values()):
-                    if page.status in (CrawledPage.Status.INDEXED, CrawledPage.Status.DUPLICATE):
-                        self.enqueue(page.url, page.depth)
+                self.enqueue_known_pages()
                 self.drain()
         self.sync()
         return self.report
@@ -281,6 +278,19 @@ class SiteCrawl:
         for link in links:
             self.enqueue(link, depth + 1)
 
+    def enqueue_known_pages(self) -> None:
+        """Pages we hold documents for that no link led to this time: a conditional request tells
+        whether they changed or are gone. They were found within `max_depth` once, so they are
+        revisited even when this crawl reached them only deeper than that."""
+        for page in self.known.values():
+            if (page.status in (CrawledPage.Status.INDEXED, CrawledPage.Status.DUPLICATE)
+                    and page.depth <= self.options.max_depth and self.in_scope(page.url)
+                    and urlnorm.url_key(page.url) not in self.visited
+                    and not (self.options.respect_robots and not self.robots.allows(page.url))):
+                self.visited.add(urlnorm.url_key(page.url))
+                self.frontier.append((page.url, page.depth))
+                self.report.queued += 1
+
     def enqueue_sitemap_urls(self) -> None:
         origin = urlnorm.origin(self.seed)
         listed = self.robots.rules_for(self.seed).sitemaps if self.options.respect_robots else []
@@ -290,6 +300,8 @@ class SiteCrawl:
         entries.sort(key=lambda entry: self.probably_unchanged(entry.url, entry.lastmod))
         for entry in entries:
             self.lastmods[entry.url] = entry.lastmod
+            if entry.lastmod and urlnorm.url_key(entry.url) in self.visited:  # the seed
+                CrawledPage.objects.filter(knowledge_base=self.kb, url=entry.url).update(sitemap_lastmod=entry.lastmod)
             self.enqueue(entry.url, 1)
 
     def probably_unchanged(self, url: str, lastmod) -> bool:
@@ -297,7 +309,9 @@ class SiteCrawl:
         return bool(page and lastmod and page.last_crawled_at and lastmod <= page.last_crawled_at)
 
     def check_hop(self, url: str) -> None:
-        """Called for each redirect target: the same rules as a link."""
+        """Called for each redirect target: the guard first (a refusal is a failure worth seeing),
+        then the same rules as a link."""
+        guard.check_url(url, allow_hosts=self.options.allow_hosts)
         if not self.in_scope(url):
             raise SkipError(f"Redirects outside the site, to {url}")
         if self.options.respect_robots and not self.robots.allows(url):

@@ -23,8 +23,9 @@ from django.core.cache import cache
 from tests.conftest import DATA
 
 SITES = DATA / "site"
-PDF = SITES / "debian-faq-ru" / "debian-faq.ru.pdf"
+DOCUMENTS = DATA / "documents"
 PNG = SITES / "python-markdown-docs" / "py.png"
+SMALL_PDF = "pdf/text/pdflatex-4-pages.pdf"
 TEXT_TYPES = ("text/html", "text/xml", "application/xml", "text/plain")
 
 HUB_LINKS = ("redirect", "loop-a", "missing.html", "error.html", "slow.html", "huge.html", "to-metadata",
@@ -56,8 +57,7 @@ class SiteServer:
         class Handler(SiteHandler):
             site = server
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = QuietServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
         return self
@@ -79,6 +79,14 @@ class SiteServer:
     def page_paths(self) -> list[str]:
         """Requested paths other than robots.txt and sitemaps."""
         return [p for p in self.paths() if p != "/robots.txt" and not p.startswith("/sitemap")]
+
+
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # do not wait for a slow-page thread still sleeping
+
+    def handle_error(self, request, client_address):
+        pass  # the crawler hangs up on slow and huge responses on purpose
 
 
 class SiteHandler(BaseHTTPRequestHandler):
@@ -144,6 +152,15 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self.redirect("/_test/moved/" + "index.html", 302)
         if name.startswith("moved/"):
             return self.serve_file("/" + name.removeprefix("moved/"))
+        if name.startswith("files/"):  # a real document from shared/data/documents/
+            file = (DOCUMENTS / name.removeprefix("files/")).resolve()
+            if file.is_relative_to(DOCUMENTS) and file.is_file():
+                return self.send_content(file.name, file.read_bytes(), mtime=file.stat().st_mtime)
+        if name.startswith("twins/"):  # links one page under its own URL and under a mirror URL
+            page = name.removeprefix("twins/")
+            body = (f"<html><head><title>Twins</title></head><body><h1>Twins</h1><p>One page, two addresses.</p>"
+                    f"<a href='/{page}'>original</a> <a href='/_test/mirror/{page}'>mirror</a></body></html>")
+            return self.send(200, body.encode(), "text/html; charset=utf-8")
         if name.startswith("mirror/"):  # the same page under a second URL
             return self.serve_file("/" + name.removeprefix("mirror/"))
         if name == "loop-a":
@@ -170,7 +187,7 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self.send(200, body, "text/html")
         if name == "with-pdf.html":
             body = (f"<html><head><title>FAQ downloads</title></head><body><h1>Downloads</h1>"
-                    f"<p>The whole FAQ as one PDF file.</p><a href='{base}/debian-faq.ru.pdf'>PDF</a>"
+                    f"<p>A short PDF file.</p><a href='{base}/_test/files/{SMALL_PDF}'>PDF</a>"
                     f"<a href='/ru/index.ru.html'>HTML</a></body></html>")
             return self.send(200, body.encode(), "text/html; charset=utf-8")
         self.send(404, b"<h1>Not found</h1>", "text/html")
