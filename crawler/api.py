@@ -23,7 +23,7 @@ def launch_crawl(request: HttpRequest, payload: CrawlIn):
     return Status(202, jobs.start_crawl(kb, payload.seed_url, user=request.auth.owner, **options))
 
 
-@router.get("/crawls", response={200: list[JobOut]}, auth=READ)
+@router.get("/crawls", response={200: list[JobOut], **errors()}, auth=READ)
 @paginate
 def list_crawls(request: HttpRequest, filters: Query[CrawlFilter]):
     crawls = Job.objects.filter(kind=Job.Kind.CRAWL).order_by("-created_at", "-pk")

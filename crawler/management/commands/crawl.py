@@ -1,5 +1,7 @@
 """manage.py crawl <kb-slug> <url> — crawl a site into a knowledge base in the foreground."""
 
+import sys
+
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
@@ -39,7 +41,8 @@ class Command(BaseCommand):
         except CrawlerError as exc:
             raise CommandError(str(exc)) from None
         reports: list[CrawlReport] = []
-        with tqdm(total=options["max_pages"], desc=f"Crawling into {kb.slug}", unit="page") as bar:
+        with tqdm(total=options["max_pages"], desc=f"Crawling into {kb.slug}", unit="page",
+                  file=sys.stderr, disable=options["verbosity"] == 0) as bar:
             def progress(report: CrawlReport) -> None:
                 bar.total = min(options["max_pages"], report.queued) or 1
                 bar.n = report.fetched
@@ -48,15 +51,15 @@ class Command(BaseCommand):
                 reports[:] = [report]
 
             job = jobs.run_crawl(job, progress=progress)
-        self.print_report(job, reports[0] if reports else None)
+        self.print_report(job, reports[0] if reports else None, verbose=options["verbosity"] >= 2)
 
-    def print_report(self, job: Job, report: CrawlReport | None) -> None:
+    def print_report(self, job: Job, report: CrawlReport | None, *, verbose: bool) -> None:
         counters = report.counters() if report else job.counters
         status = self.style.SUCCESS if job.status == Job.Status.SUCCEEDED else self.style.WARNING
         self.stdout.write(status(f"Crawl job #{job.pk}: {job.get_status_display()}"))
         self.stdout.write("  " + ", ".join(f"{name.replace('_', ' ')}: {counters.get(name, 0)}" for name in COUNTERS))
         for failure in (report.failures if report else job.failures):
             self.stdout.write(self.style.ERROR(f"  failed  {failure['item']}: {failure['reason']}"))
-        if report and self.verbosity >= 2:
+        if report and verbose:
             for skip in report.skipped:
                 self.stdout.write(f"  skipped {skip['item']}: {skip['reason']}")

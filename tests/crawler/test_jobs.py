@@ -1,0 +1,91 @@
+"""Crawls as jobs: start, progress and failures on the job, cancellation, the `crawl` command."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from crawler import jobs
+from crawler.exceptions import BlockedAddressError, CrawlerError, InvalidURLError
+from knowledge.models import Document, Job
+from tests.factories import make_kb
+
+pytestmark = pytest.mark.django_db
+
+
+def test_start_crawl_queues_a_job_that_records_progress_and_failures(flask_site, django_capture_on_commit_callbacks):
+    kb = make_kb()
+    with django_capture_on_commit_callbacks(execute=True):
+        job = jobs.start_crawl(kb, flask_site.url("/_test/hub.html"), max_depth=1, max_pages=4)
+    job.refresh_from_db()
+    assert (job.kind, job.status) == (Job.Kind.CRAWL, Job.Status.SUCCEEDED)
+    assert job.options == {"seed_url": flask_site.url("/_test/hub.html"), "max_pages": 4, "max_depth": 1,
+                           "same_domain": True, "follow_docs": False, "respect_robots": True,
+                           "use_sitemap": True, "allow_hosts": []}
+    assert (job.progress_done, job.progress_total) == (4, 4)
+    # hub.html, then redirect (ingested), loop-a (redirect loop) and missing.html (404)
+    assert {name: job.counters.get(name) for name in ("fetched", "ingested", "failed", "http_4xx", "redirect_error")} \
+        == {"fetched": 4, "ingested": 2, "failed": 2, "http_4xx": 1, "redirect_error": 1}
+    assert [failure["item"].removeprefix(flask_site.base_url) for failure in job.failures] == [
+        "/_test/loop-a", "/_test/missing.html"]
+    assert job.failures[1]["reason"] == "HTTP 404 Not Found"
+    assert job.started_at and job.finished_at and job.task_id
+
+
+def test_a_crawl_stops_between_pages_when_cancelled(flask_site):
+    kb = make_kb()
+    job = jobs.create_crawl_job(kb, flask_site.url("/index.html"), max_pages=20)
+
+    def cancel_after_two_pages(report):
+        if report.fetched == 2:
+            Job.objects.get(pk=job.pk).request_cancel()  # as the admin would, from another process
+
+    jobs.run_crawl(job, progress=cancel_after_two_pages)
+    job.refresh_from_db()
+    assert job.status == Job.Status.CANCELLED
+    assert job.progress_done == 2 and job.counters["fetched"] == 2
+    assert len(flask_site.page_paths()) == 2
+    assert Document.objects.filter(knowledge_base=kb).count() == 2
+
+
+def test_a_redelivered_crawl_starts_its_counters_over(flask_site):
+    kb = make_kb()
+    job = jobs.create_crawl_job(kb, flask_site.url("/installation.html"), max_depth=0)
+    jobs.run_crawl(job)
+    job.status = Job.Status.RUNNING  # as if the worker died before marking it finished
+    job.save(update_fields=["status"])
+    jobs.run_crawl(job)
+    job.refresh_from_db()
+    assert job.counters["fetched"] == 1 and job.counters["unchanged"] == 1 and "ingested" not in job.counters
+
+
+@pytest.mark.parametrize(("url", "options", "error", "message"), [
+    ("ftp://example.com/", {}, InvalidURLError, "not an absolute http"),
+    ("http://169.254.169.254/latest/", {}, BlockedAddressError, "metadata"),
+    ("http://10.0.0.1/", {}, BlockedAddressError, "a private address"),
+    ("https://example.com/", {"max_pages": 0}, CrawlerError, "max_pages must be between"),
+    ("https://example.com/", {"depth": 2}, CrawlerError, "Unknown crawl option"),
+])
+def test_start_crawl_refuses_bad_requests_up_front(crawler_settings, url, options, error, message):
+    with pytest.raises(error, match=message):
+        jobs.start_crawl(make_kb(), url, **options)
+    assert not Job.objects.exists()
+
+
+def test_the_crawl_command_prints_the_report(flask_site, settings):
+    settings.CRAWLER = {**settings.CRAWLER, "ALLOWED_HOSTS": []}
+    kb = make_kb()
+    out = StringIO()
+    call_command("crawl", kb.slug, flask_site.url("/_test/hub.html"), "--max-pages", "4", "--max-depth", "1",
+                 "--allow-host", "127.0.0.1", stdout=out, stderr=StringIO())
+    text = out.getvalue()
+    assert "Succeeded" in text
+    assert "fetched: 4, ingested: 2," in text
+    assert "failed  " + flask_site.url("/_test/missing.html") + ": HTTP 404 Not Found" in text
+    job = Job.objects.get(kind=Job.Kind.CRAWL)
+    assert job.options["allow_hosts"] == ["127.0.0.1"] and job.status == Job.Status.SUCCEEDED
+
+
+def test_the_crawl_command_names_a_missing_base(crawler_settings):
+    with pytest.raises(CommandError, match="No knowledge base with slug 'nope'"):
+        call_command("crawl", "nope", "https://example.com/", stdout=StringIO())
