@@ -37,7 +37,7 @@ SCENARIO_TITLE = re.compile(r"^(сценари[йи]|scenario|workflow|use case)
 INTEGRATIONS_TITLE = re.compile(r"^(integrations?|интеграци[яи])$", re.I)
 
 # Frontmatter keys that are not facts: identity, and the keys D3/D5 turn into their own rows.
-NOT_FACT_KEYS = {"id", "title", "summary", "entities", "parent", "children", "links", "related", "depends_on"}
+NOT_FACT_KEYS = {"id", "title", "aliases", "summary", "entities", "parent", "children", "links", "related", "depends_on"}
 RELATION_KEYS = {"parent": "parent", "children": "child", "links": "links_to", "related": "related",
                  "depends_on": "depends_on"}
 
@@ -252,6 +252,7 @@ def catalog_row(doc: ParsedDoc) -> LayerRow:
         "type": _text(fm.get("type")),
         "name": _text(fm.get("name")),
         "title": doc.title,
+        "aliases": _strings(fm.get("aliases")),  # other names the router recognises (any language)
         "module": _text(fm.get("module")),
         "domain": _text(fm.get("domain")),
         "subdomain": _text(fm.get("subdomain")),

@@ -28,8 +28,8 @@ class SectionLayerTests(SimpleTestCase):
             ("Details > Integrations > Stripe", "Stripe", 3),
             ("Details > Integrations > Orders service", "Orders service", 4),
         ])
-        self.assertEqual([(row.span_start, row.span_end) for row in rows], [(20, 22), (26, 34), (36, 49), (53, 59),
-                                                                            (61, 66)])
+        self.assertEqual([(row.span_start, row.span_end) for row in rows], [(21, 23), (27, 35), (37, 50), (54, 60),
+                                                                            (62, 67)])
         self.assertEqual(rows[0].content, "# Summary\n\nThe billing service issues invoices and charges customers "
                                           "for their orders.")
         self.assertEqual(rows[0].section_path, "Summary")
@@ -64,7 +64,7 @@ class CatalogLayerTests(SimpleTestCase):
         [row] = rows_of("services/billing.md", "D1")
         self.assertEqual(row.metadata, {
             "document_id": "billing-service", "type": "service", "name": "billing", "title": "Billing service",
-            "module": "billing", "domain": "payments", "subdomain": "invoicing", "layer": "backend",
+            "aliases": ["Сервис биллинга"], "module": "billing", "domain": "payments", "subdomain": "invoicing", "layer": "backend",
             "status": "active", "updated_at": "2026-10-01", "tags": ["payments", "invoices"],
             "entities": ["Invoice", "Payment"], "parent": "platform-overview", "children": ["refund-runbook"],
             "links": ["orders-service"], "source_path": "services/billing.md",
@@ -110,7 +110,7 @@ class FactLayerTests(SimpleTestCase):
             ("billing-service", "retries", "3", "Details > Overview"),
             ("billing-service", "timeout", "30 s", "Details > Overview"),
         ])
-        self.assertEqual([row.span_start for row in rows[-4:]], [28, 29, 33, 34])
+        self.assertEqual([row.span_start for row in rows[-4:]], [29, 30, 34, 35])
         self.assertEqual(rows[-4].content, "billing-service sla: 99.9%")
         self.assertEqual(len({row.metadata["fact_id"] for row in rows}), 15)
 
@@ -167,7 +167,7 @@ class WorkflowLayerTests(SimpleTestCase):
             "source_path": "services/billing.md",
             "anchor": "Details > Сценарий",
         })
-        self.assertEqual((row.span_start, row.span_end), (36, 49))
+        self.assertEqual((row.span_start, row.span_end), (37, 50))
         self.assertIn("Main flow:\n- Сервис создаёт счёт.", row.content)
 
     def test_d4_reads_an_english_scenario(self):
