@@ -47,6 +47,7 @@ class SiteServer:
     slow_seconds: float = 3.0
     huge_bytes: int = 3 * 1024 * 1024
     robots_txt: str | None = None  # replaces the site's robots.txt
+    robots_status: int = 200  # 500: robots.txt is "unreachable"
     overrides: dict[str, bytes] = field(default_factory=dict)  # path → new content ("a changed page")
     gone: set[str] = field(default_factory=set)  # paths that now answer 404
     log: list[Request] = field(default_factory=list)
@@ -102,6 +103,8 @@ class SiteHandler(BaseHTTPRequestHandler):
         try:
             if path.startswith("/_test/"):
                 self.special(path.removeprefix("/_test/"))
+            elif path == "/robots.txt" and self.site.robots_status >= 500:
+                self.send(self.site.robots_status, b"<h1>Server Error</h1>", "text/html")
             elif path == "/robots.txt" and self.site.robots_txt is not None:
                 self.send(200, self.site.robots_txt.encode(), "text/plain")
             else:
