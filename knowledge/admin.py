@@ -67,10 +67,14 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
             **by_status, n_chunks=Sum("documents__chunk_count"), last_ingested=Max("documents__ingested_at"))
 
     def get_fieldsets(self, request, obj=None):
-        index = ["embedder", "embedding_dim"] if obj else ["embedder"]
+        index = ["embedder_built", "embedding_dim"] if obj else ["embedder"]
+        index_help = ""
+        if obj and self.has_change_permission(request, obj):
+            index_help = format_html('Fixed while the base is built. <a href="{}">Re-index with another embedder…</a>',
+                                     reverse("admin:knowledge_knowledgebase_reindex", args=[obj.pk]))
         fieldsets = [
             (None, {"fields": ["name", "slug", "description"]}),
-            ("Index", {"fields": index}),
+            ("Index", {"fields": index, "description": index_help}),
             ("Chunking and language", {"fields": ["text_search_config", "chunk_size", "chunk_overlap",
                                                    "chunk_min_size"],
                                        "description": "Changing these marks documents for re-indexing."}),
@@ -81,10 +85,14 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         # The vectors of a built base belong to its embedder: switching is a re-index job, not an edit.
-        return ["embedder", "embedding_dim", "created_at", "updated_at"] if obj else []
+        return ["embedder_built", "embedding_dim", "created_at", "updated_at"] if obj else []
 
     def get_prepopulated_fields(self, request, obj=None):
         return {} if obj else self.prepopulated_fields
+
+    @admin.display(description="Embedder")
+    def embedder_built(self, kb):
+        return format_html("<code>{}</code>", kb.embedder)
 
     @admin.display(description="Documents")
     def documents_by_status(self, kb):
@@ -159,7 +167,6 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     list_filter = ["status", "source_kind", "knowledge_base"]
     search_fields = ["title", "source_uri", "error_message"]
     list_select_related = ["knowledge_base"]
-    date_hierarchy = "created_at"
     actions = ["reindex_documents", "delete_documents"]
     fieldsets = [
         (None, {"fields": ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",

@@ -219,8 +219,8 @@ def job_detail(model_admin, request, job: Job) -> dict:
         "cancel_url": reverse("admin:knowledge_job_cancel", args=[job.pk]),
         "retry_url": reverse("admin:knowledge_job_retry", args=[job.pk]),
         "can_cancel": can_change and not job.is_finished and not job.cancel_requested,
-        "can_retry": can_change and job.is_finished and retryable(job),
-        "counters": sorted(job.counters.items()),
+        "can_retry": can_change and retryable(job),
+        "counters": [(name, name.replace("_", " "), value) for name, value in sorted(job.counters.items())],
         "title": str(job),
         "subtitle": job.knowledge_base,
     }
@@ -246,6 +246,9 @@ def job_cancel(model_admin, request, job_id: int):
 
 
 def retryable(job: Job) -> bool:
+    """A finished job that failed, was cancelled or left failed items, and can be started again."""
+    if not job.is_finished or (job.status == Job.Status.SUCCEEDED and not job.failures):
+        return False
     if job.kind == Job.Kind.CRAWL:
         return job.knowledge_base_id is not None and bool(job.options.get("seed_url"))
     if job.kind in (Job.Kind.INGEST, Job.Kind.REINDEX):
@@ -274,7 +277,7 @@ def job_retry(model_admin, request, job_id: int):
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     job = get_object_or_404(Job.objects.select_related("knowledge_base"), pk=job_id)
-    if not job.is_finished or not retryable(job):
+    if not retryable(job):
         messages.error(request, f"{job} cannot be retried.")
         return HttpResponseRedirect(job_url(job))
     try:

@@ -89,6 +89,8 @@ def test_from_nothing_to_a_searchable_knowledge_base(logged_in):
 
     # The playground, reached from the base's page with the base already ticked.
     page.goto(f"/admin/knowledge/knowledgebase/{kb.pk}/change/")
+    expect(page.locator(".kp-stat-ready .kp-stat-value")).to_have_text("2")
+    snap(page, "kb")
     page.click(".object-tools >> text=Search playground")
     expect(page.locator(f"input[name=knowledge_bases][value='{kb.pk}']")).to_be_checked()
     page.fill("#id_query", "How do I install React?")
