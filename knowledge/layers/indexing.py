@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from django.db import transaction
-from django.utils import timezone
 
 from knowledge import chunking, ingestion, jobs
 from knowledge.exceptions import KnowledgeError
@@ -27,6 +26,7 @@ from knowledge.layers.python import PythonExtractor
 from knowledge.layers.rows import LayerRow
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.parsing.text import decode_text
+from portal.jobs import enqueue, run
 
 logger = logging.getLogger(__name__)
 
@@ -121,13 +121,15 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
 
 
 def index_file(kb: KnowledgeBase, repo_id: str, rel: str, text: str, code_file: CodeFile | None,
-               index: ProjectIndex, *, commit_sha: str = "", batch_size: int = 64) -> tuple[str, list[LayerRow]]:
+               index: ProjectIndex, *, commit_sha: str = "", batch_size: int = 64,
+               force: bool = False) -> tuple[str, list[LayerRow]]:
     """Build, embed and store one file's rows; ("unchanged", []) when its rows are what is stored."""
     uri = source_uri(repo_id, rel)
     rows = build_rows(rel, text, code_file, index, kb)
     digest, signature = rows_digest(rows), ingestion.config_signature(kb)
     document = Document.objects.filter(knowledge_base=kb, source_uri=uri).first()
-    if (document and document.status == Document.Status.READY and document.metadata.get("rows_sha") == digest
+    if (not force and document and document.status == Document.Status.READY
+            and document.metadata.get("rows_sha") == digest
             and document.config_signature == signature):
         return "unchanged", []
     chunks = to_chunks(kb, rows, repo_id)
@@ -201,44 +203,52 @@ def layer_counts(kb: KnowledgeBase, repo_id: str = "") -> dict[str, int]:
     return dict(sorted(Counter(chunks.values_list("layer", flat=True)).items()))
 
 
-def reindex_document(document: Document) -> str:
+def reindex_document(document: Document, *, force: bool = True) -> str:
     """Rebuild one repository document from its stored text (after an embedder or config change).
 
     Calls are resolved against the other files of the same repository as stored, so no checkout
-    is needed.
+    is needed. Plain `ingestion.process_document` must not be used for these documents: it would
+    replace the layers with D0 chunks.
     """
     kb = document.knowledge_base
     repo_id = document.metadata.get("repo_id", "")
     texts = dict(repo_documents(kb, repo_id).values_list("path", "text"))
     texts[document.path] = document.text
-    code_files, index = parse_project({rel: text for rel, text in texts.items() if is_indexable(rel)})
-    document.metadata.pop("rows_sha", None)
+    code_files, index = parse_project({path: text for path, text in texts.items() if is_indexable(path)})
     outcome, _ = index_file(kb, repo_id, document.path, document.text, code_files.get(document.path), index,
-                            commit_sha=document.commit_sha)
+                            commit_sha=document.commit_sha, force=force)
     return outcome
 
 
 # --- jobs -------------------------------------------------------------------------------------------
 
 
+def start_index_repo(kb: KnowledgeBase, path: str, *, since: str = "", name: str = "", user=None) -> Job:
+    """Queue an `index_repo` job for a path the workers can read (a shared folder or checkout)."""
+    from knowledge.layers import tasks
+
+    job = Job.objects.create(kind=Job.Kind.INDEX_REPO, knowledge_base=kb, created_by=user,
+                             options={"path": str(path), "since": since, "name": name})
+    enqueue(tasks.run_index_repo_job, job)
+    return job
+
+
 def run_index_repo(job: Job, *, progress: Progress | None = None) -> Job:
     """Run an `index_repo` job: options `path`, `since`, `name`; counts and failures on the job."""
-    from portal.jobs import run
 
     def body(job: Job) -> None:
-        def report(done: int, total: int, rel: str) -> None:
+        def report(done: int, total: int, path: str) -> None:
             job.record(done=done, total=total)
             if progress:
-                progress(done, total, rel)
+                progress(done, total, path)
 
         result = index_repository(job.knowledge_base, job.options["path"], since=job.options.get("since", ""),
                                   name=job.options.get("name", ""), progress=report)
-        job.options = {**job.options, "repo_id": result.repo_id, "commit_sha": result.commit_sha,
-                       "finished": timezone.now().isoformat()}
+        job.options = {**job.options, "repo_id": result.repo_id, "commit_sha": result.commit_sha}
         job.save(update_fields=["options", "updated_at"])
         outcomes = {name: n for name, n in result.outcomes.items() if name != "failed"}  # add_failure counts
         job.record(**outcomes, **{f"rows_{layer}": n for layer, n in result.rows_written.items()})
-        for rel, reason in result.failures:
-            job.add_failure(rel, reason)
+        for path, reason in result.failures:
+            job.add_failure(path, reason)
 
     return run(job, body)

@@ -39,8 +39,8 @@ class Snapshot:
     changed: list[str] | None = None  # with `since`: the files to re-index; None means all
     deleted: tuple[str, ...] = ()
     is_git: bool = False
-    # Where `root` sits in its project ("knowledge/" for a package folder), so stored paths and
-    # module names read as in the project: `knowledge/api.py`, `knowledge.api`.
+    # The packages `root` sits in ("knowledge/" when it is the `knowledge` package), so stored paths
+    # and module names read as in the project: `knowledge/api.py`, `knowledge.api`.
     prefix: str = ""
 
     @property
@@ -75,7 +75,7 @@ def _folder_snapshot(root: Path, *, since: str, name: str, indexable) -> Snapsho
     head = _git(root, "rev-parse", "HEAD").strip() if _git_ok(root, "rev-parse", "--verify", "-q", "HEAD") else ""
     listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
     files = sorted(rel for rel in listed if rel and _keep(root, rel, indexable))
-    snapshot = Snapshot(root, name, head, files, is_git=True, prefix=_git(root, "rev-parse", "--show-prefix").strip())
+    snapshot = Snapshot(root, name, head, files, is_git=True, prefix=_package_prefix(root))
     if since:
         if not _git_ok(root, "rev-parse", "--verify", "-q", f"{since}^{{commit}}"):
             raise RepositoryError(f"Unknown commit {since!r} in {root}")

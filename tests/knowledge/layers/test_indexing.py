@@ -212,3 +212,40 @@ class OwnRepositoryTests(TestCase):
                                            metadata__dst_ref="knowledge.ingestion.replace_chunks")
                       .values_list("metadata__src_qname", flat=True))
         self.assertIn("knowledge.layers.indexing.store_file", callers)
+
+
+class JobAndReindexTests(TestCase):
+    def test_a_queued_job_indexes_the_repository_in_a_worker(self):
+        kb = make_kb()
+        with self.captureOnCommitCallbacks(execute=True):
+            job = indexing.start_index_repo(kb, str(FIXTURES / "layered_docs"), name="docs")
+        job.refresh_from_db()
+        self.assertEqual((job.kind, job.status, job.progress_done, job.progress_total),
+                         ("index_repo", "succeeded", 3, 3))
+        self.assertEqual((job.counters["created"], job.counters["rows_D6"], job.options["repo_id"]), (3, 2, "docs"))
+        self.assertTrue(job.task_id)
+
+    def test_a_missing_path_fails_the_job_with_the_reason(self):
+        kb = make_kb()
+        # The task re-raises so that django-q2 records the failure too.
+        with self.assertRaises(RepositoryError), self.captureOnCommitCallbacks(execute=True):
+            indexing.start_index_repo(kb, "/no/such/folder")
+        job = kb.jobs.get()
+        self.assertEqual(job.status, "failed")
+        self.assertIn("No such folder or archive", job.error_message)
+
+    def test_reindex_document_rebuilds_the_layers_from_the_stored_text(self):
+        kb = make_kb()
+        indexing.index_repository(kb, FIXTURES / "sample_pkg", name="shop")
+        document = Document.objects.get(knowledge_base=kb, path="shop/billing.py")
+        before = chunk_ids(kb, "shop/billing.py")
+        Chunk.objects.filter(knowledge_base=kb).update(embedding=None)  # as after an embedder switch
+        self.assertEqual(indexing.reindex_document(document), "updated")
+        rebuilt = Chunk.objects.filter(document=document)
+        self.assertTrue(before.isdisjoint(set(rebuilt.values_list("pk", flat=True))))
+        self.assertEqual(sorted(set(rebuilt.values_list("layer", flat=True))), ["C0", "C1", "C2"])
+        self.assertFalse(rebuilt.filter(embedding=None).exists())
+        # Cross-file resolution still works from the stored texts of the other files.
+        edge = rebuilt.get(layer="C2", metadata__src_qname="shop.billing.charge",
+                           metadata__dst_ref="shop.models.Order.mark_paid")
+        self.assertEqual(edge.metadata["resolution"], "resolved")
