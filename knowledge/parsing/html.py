@@ -13,7 +13,13 @@ from markdownify import MarkdownConverter
 DROP_TAGS = ("script", "style", "noscript", "template", "nav", "footer", "aside", "header", "form", "iframe", "svg")
 # Common class/role markers of navigation chrome in generated documentation sites.
 DROP_ROLES = ("navigation", "banner", "contentinfo", "search", "complementary")
+# Chrome that generators emit without a semantic tag: DocBook's navheader/navfooter tables,
+# the "¶" permalinks Sphinx and MkDocs append to every heading, breadcrumbs, screen-reader-only text.
+DROP_CLASSES = ("navheader", "navfooter", "headerlink", "breadcrumb", "breadcrumbs", "sphinxsidebar",
+                "skip-link", "sr-only", "visually-hidden")
 _BLANK_LINES = re.compile(r"\n{3,}")
+_CODE_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)-([a-z][\w+#.-]*)", re.IGNORECASE)
+_NOT_LANGUAGES = ("default", "none", "text", "plain", "notranslate", "nohighlight")
 
 
 def parse_html(html: str | bytes) -> BeautifulSoup:
@@ -30,14 +36,41 @@ def page_title(soup: BeautifulSoup) -> str:
 def main_content(soup: BeautifulSoup):
     """The element holding the page's content, with the chrome removed."""
     for tag in soup.find_all(DROP_TAGS):
-        tag.decompose()
+        if not tag.decomposed and not _is_content(tag):
+            tag.decompose()
     for tag in soup.find_all(attrs={"role": DROP_ROLES}):
-        tag.decompose()
+        if not tag.decomposed:
+            tag.decompose()
+    for tag in soup.find_all(class_=DROP_CLASSES):
+        if not tag.decomposed:
+            tag.decompose()
     return soup.find("main") or soup.find(attrs={"role": "main"}) or soup.find("article") or soup.body or soup
 
 
+def _is_content(tag) -> bool:
+    """An article's own header (its title) and footnotes set in <aside> belong to the text."""
+    if tag.name == "header":
+        return tag.find_parent(["article", "main"]) is not None and tag.find(["h1", "h2", "h3"]) is not None
+    if tag.name == "aside":
+        return tag.get("role") == "note" or any("footnote" in name for name in tag.get("class") or [])
+    return False
+
+
+def code_language(pre) -> str:
+    """The language of a code block from the class names highlighters put on it or its wrappers."""
+    for element in (pre, pre.find("code"), pre.parent, pre.parent.parent if pre.parent else None):
+        if element is None or not hasattr(element, "get"):
+            continue
+        match = _CODE_LANGUAGE.search(" ".join(element.get("class") or []))
+        if match and match[1].lower() not in _NOT_LANGUAGES:
+            return match[1].lower()
+    return ""
+
+
 def soup_to_markdown(element) -> str:
-    markdown = MarkdownConverter(heading_style="ATX", bullets="-", strip=["a", "img"]).convert_soup(element)
+    converter = MarkdownConverter(heading_style="ATX", bullets="-", strip=["a", "img"], table_infer_header=True,
+                                  code_language_callback=code_language)
+    markdown = converter.convert_soup(element)
     return _BLANK_LINES.sub("\n\n", markdown).strip()
 
 
