@@ -1,0 +1,81 @@
+"""HTML extraction (knowledge/parsing/html.py, shared with the .html parser) and what the crawler reads
+from a page: links, canonical URL, robots directives."""
+
+import pytest
+
+from crawler.extraction import extract_page
+from crawler.fetching import Response
+from knowledge.parsing.html import html_to_markdown
+from tests.crawler.conftest import SITES
+
+
+def response(html: str | bytes, url: str = "https://example.com/docs/page.html", **fields) -> Response:
+    body = html.encode() if isinstance(html, str) else html
+    return Response(url=url, final_url=url, status=200, content_type="text/html", body=body, kind="html", **fields)
+
+
+def test_a_sphinx_page_keeps_headings_lists_and_code_and_drops_the_chrome():
+    title, text = html_to_markdown((SITES / "flask-docs/quickstart.html").read_bytes())
+    assert title == "Quickstart — Flask Documentation (2.2.x)"
+    assert text.startswith("# Quickstart\n")
+    assert "\n## A Minimal Application\n" in text
+    assert '```python\nfrom flask import Flask\n\napp = Flask(__name__)' in text
+    assert "\n1. First we imported the `Flask` class." in text
+    for chrome in ("¶", "Quick search", "Navigation", "Contents", "© Copyright", "Created using Sphinx",
+                   "Previous:", "var DOCUMENTATION_OPTIONS", "display: none"):
+        assert chrome not in text, chrome
+
+
+def test_a_docbook_page_loses_its_navigation_tables():
+    title, text = html_to_markdown((SITES / "debian-faq-ru/ru/basic-defs.ru.html").read_bytes())
+    assert text.startswith("# Глава 1. Определения и краткий обзор")
+    assert "## 1.2. Что такое Debian GNU/Linux?" in text
+    assert "Пред." not in text and "След." not in text and "| --- |" not in text
+
+
+def test_tables_become_markdown_tables():
+    html = ("<main><h1>Limits</h1><table><tr><td>Kind</td><td>Limit</td></tr>"
+            "<tr><td>HTML</td><td>10 MB</td></tr></table></main>")
+    assert html_to_markdown(html)[1] == "# Limits\n\n| Kind | Limit |\n| --- | --- |\n| HTML | 10 MB |"
+
+
+def test_an_articles_own_header_and_footnotes_are_content():
+    html = """<body><header><a href="/">Site</a> Menu</header><article><header><h1>Release notes</h1></header>
+    <p>Version 2 is out.<a href="#fn1">1</a></p><aside class="footnote" id="fn1">Since May.</aside>
+    <aside class="related-posts">Read also: other posts</aside></article><footer>Copyright</footer></body>"""
+    text = html_to_markdown(html)[1]
+    assert text.startswith("# Release notes")
+    assert "Since May." in text
+    assert "Menu" not in text and "Read also" not in text and "Copyright" not in text
+
+
+def test_links_come_from_the_whole_page_including_navigation():
+    url = "http://127.0.0.1:8000/quickstart.html"
+    page = extract_page(response((SITES / "flask-docs/quickstart.html").read_bytes(), url))
+    assert "http://127.0.0.1:8000/index.html" in page.links  # from the sidebar, which is not in the text
+    assert "http://127.0.0.1:8000/installation.html" in page.links
+    assert not any("#" in link for link in page.links)
+    assert len(page.links) == len(set(page.links))
+
+
+def test_canonical_base_href_nofollow_and_robots_meta():
+    html = """<html><head><base href="https://example.com/v2/"><link rel="canonical" href="guide.html">
+    <meta name="robots" content="noindex, nofollow"></head><body><p>Text</p>
+    <a href="intro.html">Intro</a><a rel="nofollow" href="login.html">Log in</a><a href="mailto:x@example.com">Mail</a>
+    </body></html>"""
+    page = extract_page(response(html))
+    assert page.canonical == "https://example.com/v2/guide.html"
+    assert page.links == ["https://example.com/v2/intro.html"]
+    assert page.noindex and page.nofollow
+
+
+def test_an_x_robots_tag_header_counts_like_the_meta_tag():
+    page = extract_page(response("<p>Text</p>", x_robots_tag="noindex"))
+    assert page.noindex and not page.nofollow
+
+
+@pytest.mark.parametrize(("charset", "encoded"), [("windows-1251", "Привет, мир".encode("cp1251")),
+                                                  ("", "<meta charset='koi8-r'><p>Привет, мир</p>".encode("koi8-r"))])
+def test_the_charset_comes_from_the_header_or_the_page(charset, encoded):
+    body = encoded if charset == "" else b"<p>" + encoded + b"</p>"
+    assert extract_page(response(body, charset=charset)).text == "Привет, мир"
