@@ -63,6 +63,21 @@ class KnowledgeBasePageTests(AdminTestCase):
             with self.subTest(url=url):
                 self.assertEqual(self.client.get(url).status_code, 403)
 
+    def test_the_staff_groups_get_what_they_need(self):
+        from django.contrib.auth.models import Group
+
+        content_manager = User.objects.create_user("cm", password="pw", is_staff=True)
+        content_manager.groups.add(Group.objects.get(name="Content managers"))
+        support = User.objects.create_user("support", password="pw", is_staff=True)
+        support.groups.add(Group.objects.get(name="Support staff"))
+        upload = reverse("admin:knowledge_knowledgebase_upload", args=[self.kb.pk])
+        self.login(content_manager)
+        self.assertEqual(self.client.get(upload).status_code, 200)
+        self.assertEqual(self.client.get(reverse("admin:knowledge_knowledgebase_playground")).status_code, 200)
+        self.login(support)
+        self.assertEqual(self.client.get(upload).status_code, 403)
+        self.assertEqual(self.client.get(reverse("admin:knowledge_knowledgebase_playground")).status_code, 403)
+
     def test_anonymous_users_are_sent_to_the_login_page(self):
         response = self.client.get(reverse("admin:knowledge_knowledgebase_upload", args=[self.kb.pk]))
         self.assertEqual(response.status_code, 302)
