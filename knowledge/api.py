@@ -62,7 +62,7 @@ def with_counts(queryset: QuerySet[KnowledgeBase]) -> QuerySet[KnowledgeBase]:
 
 # --- Knowledge bases ----------------------------------------------------------------------------
 
-@router.get("/knowledge-bases", response=list[KnowledgeBaseOut], auth=READ)
+@router.get("/knowledge-bases", response={200: list[KnowledgeBaseOut], **errors()}, auth=READ)
 @paginate
 def list_knowledge_bases(request):
     return with_counts(visible_bases(request.auth)).order_by("name", "pk")
@@ -123,7 +123,7 @@ def list_documents(request, kb_id: int, filters: Query[DocumentStatusFilter]):
 
 @router.post("/knowledge-bases/{kb_id}/documents", response={202: UploadResponse, **errors(404, 413)},
              auth=WRITE)
-def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(...)):
+def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., min_length=1)):
     """Upload one or many files (multipart, field `files`); one ingestion job processes them."""
     kb = get_kb(request, kb_id)
     limit = settings.PORTAL["MAX_UPLOAD_BYTES"]

@@ -12,11 +12,45 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
+from ninja.parser import Parser
 
 from knowledge.exceptions import EmbedderError, FileTooLargeError, KnowledgeError, UnsupportedFileError
 from portal.auth import READ, ApiError, ApiKeyThrottle
 
 logger = logging.getLogger(__name__)
+
+# NUL characters and unpaired surrogates (JSON allows both) cannot be stored in PostgreSQL text.
+UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+
+
+class StrictParser(Parser):
+    """The default JSON and form parser, refusing strings PostgreSQL cannot store with a 422."""
+
+    def parse_body(self, request: HttpRequest):
+        data = super().parse_body(request)
+        _check_strings(data, "body", [])
+        return data
+
+    def parse_querydict(self, data, list_fields, request: HttpRequest):
+        result = super().parse_querydict(data, list_fields, request)
+        _check_strings(result, "query" if data is request.GET else "form", [])
+        return result
+
+
+def _check_strings(value, location: str, path: list) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_strings(key, location, path)
+            _check_strings(item, location, [*path, key])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_strings(item, location, [*path, index])
+    elif isinstance(value, str) and UNSTORABLE.search(value):
+        message = "Text must not contain NUL characters or unpaired surrogates"
+        field = ".".join(map(str, path))
+        raise ApiError(422, "invalid", f"Invalid input: {field or location}",
+                       [{"field": field, "location": location, "message": message, "type": "invalid_characters"}])
+
 
 api = NinjaAPI(
     title="Knowledge portal API",
@@ -26,6 +60,7 @@ api = NinjaAPI(
     urls_namespace="api",
     docs_url="/docs",
     auth=READ,
+    parser=StrictParser(),
     throttle=[ApiKeyThrottle()],
 )
 
@@ -58,6 +93,8 @@ def snake_case(name: str) -> str:
 
 @api.exception_handler(HttpError)
 def http_error(request, exc: HttpError):
+    if isinstance(exc.__cause__, ApiError):  # raised by StrictParser; ninja wraps parser errors in a 400
+        exc = exc.__cause__
     if isinstance(exc, ApiError):
         return error_response(request, exc.status_code, exc.code, exc.message, exc.fields)
     if isinstance(exc, Throttled):

@@ -46,7 +46,7 @@ def create_ticket(request: HttpRequest, payload: TicketIn):
     return Status(202, ticket_detail(request.auth, ticket.pk))
 
 
-@router.get("/tickets", response={200: list[TicketOut]}, auth=TICKETS)
+@router.get("/tickets", response={200: list[TicketOut], **errors()}, auth=TICKETS)
 @paginate
 def list_tickets(request: HttpRequest, filters: Query[TicketFilter]):
     tickets = visible_tickets(request.auth).order_by("-created_at", "-pk")
