@@ -93,8 +93,11 @@ def snake_case(name: str) -> str:
 
 @api.exception_handler(HttpError)
 def http_error(request, exc: HttpError):
-    if isinstance(exc.__cause__, ApiError):  # raised by StrictParser; ninja wraps parser errors in a 400
+    # ninja turns any error while reading a JSON body into a 400; keep the precise ones.
+    if isinstance(exc.__cause__, ApiError):  # from StrictParser
         exc = exc.__cause__
+    elif isinstance(exc.__cause__, RequestDataTooBig):
+        return request_too_big(request, exc.__cause__)
     if isinstance(exc, ApiError):
         return error_response(request, exc.status_code, exc.code, exc.message, exc.fields)
     if isinstance(exc, Throttled):

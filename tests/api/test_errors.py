@@ -1,0 +1,37 @@
+from django.test import override_settings
+
+from tests.api.base import ApiTestCase, make_key
+from tests.factories import make_kb
+
+
+class ErrorShapeTests(ApiTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+        _, cls.token = make_key()
+
+    def test_text_postgresql_cannot_store_is_a_422_naming_the_field(self):
+        error = self.assertError(self.api("post", "/search", token=self.token, data={"query": "refund\x00"}),
+                                 422, "invalid")
+        self.assertEqual((error["fields"][0]["field"], error["fields"][0]["location"]), ("query", "body"))
+        error = self.assertError(self.api("post", f"/knowledge-bases/{self.kb.pk}/documents/text", token=self.token,
+                                          data={"title": "t", "text": "x", "metadata": {"a": ["ok", "\ud800"]}}), 422)
+        self.assertEqual(error["fields"][0]["field"], "metadata.a.1")
+        error = self.assertError(self.api("get", "/tickets?external_id=%00", token=self.token), 422)
+        self.assertEqual((error["fields"][0]["field"], error["fields"][0]["location"]), ("external_id", "query"))
+
+    def test_malformed_json_is_a_400(self):
+        response = self.client.post("/api/v1/search", data="{", content_type="application/json",
+                                    headers={"Authorization": f"Bearer {self.token}"})
+        self.assertError(response, 400, "bad_request")
+
+    @override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000)
+    def test_a_body_over_the_request_limit_is_a_413(self):
+        response = self.api("post", f"/knowledge-bases/{self.kb.pk}/documents/text", token=self.token,
+                            data={"title": "t", "text": "x" * 2000})
+        self.assertError(response, 413, "payload_too_large")
+
+    def test_unknown_paths_and_ids_are_404_in_the_shape(self):
+        self.assertError(self.api("get", "/knowledge-bases/999999", token=self.token), 404, "not_found")
+        self.assertError(self.api("get", "/documents/999999/chunks", token=self.token), 404, "not_found")
+        self.assertError(self.api("get", "/tickets/999999", token=self.token), 404, "not_found")
