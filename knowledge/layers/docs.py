@@ -354,7 +354,9 @@ def _table_facts(doc: ParsedDoc, section: Section, table: list[list[str]], line:
     header, rows = table[0], table[1:]
     facts = []
     for index, cells in enumerate(rows, start=1):
-        if len(header) == 2 and len(cells) >= 2:
+        # A two-column table of short keys is the document's own key/value list; otherwise each row
+        # is about its first cell (a sentence makes a poor predicate).
+        if len(header) == 2 and len(cells) >= 2 and len(cells[0]) <= 40 and len(cells[0].split()) <= 5:
             facts.append((doc.doc_id, _predicate(cells[0]), cells[1], section.section_path, line + index + 1))
             continue
         for column, value in zip(header[1:], cells[1:], strict=False):

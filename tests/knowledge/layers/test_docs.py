@@ -123,6 +123,10 @@ class FactLayerTests(SimpleTestCase):
             ("/orders", "docs", "[spec](orders.md)", "orders.md"),
             ("api.md", "runbook", "`refund-runbook`", "refund-runbook"),
         ])
+        text = "| Task | Permission |\n|---|---|\n| Upload files, add URLs and crawl sites | `add_document` |\n"
+        rows = [row for row in build_doc_rows("perms.md", text) if row.layer == "D2"]
+        self.assertEqual(pick(rows, "subject_id", "predicate", "object"),
+                         [("Upload files, add URLs and crawl sites", "permission", "`add_document`")])
 
 
 class EntityAndRelationLayerTests(SimpleTestCase):
