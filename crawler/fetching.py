@@ -52,6 +52,7 @@ class Response:
     etag: str = ""
     last_modified: str = ""
     x_robots_tag: str = ""
+    location: str = ""  # of a redirect
     redirects: list[str] = field(default_factory=list)
     # "html", "document" (then `extension` says which parser reads it), or "raw"
     kind: str = "raw"
@@ -127,11 +128,11 @@ class Fetcher:
         raise RedirectError(f"More than {self.max_redirects} redirects: {' → '.join(chain)}")
 
     def _redirect_target(self, chain: list[str], response: Response) -> str:
-        if not response.final_url:
+        if not response.location:
             raise RedirectError(f"{chain[-1]} answered {response.status} without a Location header")
-        target = urlnorm.try_normalize(response.final_url, chain[-1])
+        target = urlnorm.try_normalize(response.location, chain[-1])
         if target is None:
-            raise RedirectError(f"{chain[-1]} redirects to {response.final_url!r}, which is not an http(s) URL")
+            raise RedirectError(f"{chain[-1]} redirects to {response.location!r}, which is not an http(s) URL")
         if target in chain:
             raise RedirectError(f"Redirect loop: {' → '.join([*chain, target])}")
         return target
@@ -143,7 +144,7 @@ class Fetcher:
         try:
             with self.client.stream("GET", url, headers=headers) as http:
                 if http.status_code in REDIRECT_STATUSES:
-                    return Response(url, http.headers.get("location", ""), http.status_code)
+                    return Response(url, url, http.status_code, location=http.headers.get("location", ""))
                 response = self._describe(url, http)
                 if response.status == 304:
                     return response
