@@ -82,11 +82,13 @@ class UploadForm(forms.Form):
 
 class AddUrlForm(forms.Form):
     url = forms.URLField(label="URL", assume_scheme="https", max_length=2000,
+                         widget=forms.URLInput(attrs={"class": "vURLField", "autofocus": True}),
                          help_text="One web page or document (PDF, DOCX, XLSX…).")
 
 
 class CrawlForm(forms.Form):
-    seed_url = forms.URLField(label="Start URL", assume_scheme="https", max_length=2000)
+    seed_url = forms.URLField(label="Start URL", assume_scheme="https", max_length=2000,
+                              widget=forms.URLInput(attrs={"class": "vURLField", "autofocus": True}))
     max_pages = forms.IntegerField(min_value=1, max_value=100_000)
     max_depth = forms.IntegerField(min_value=0, max_value=50,
                                    help_text="Links followed from the start page; 0 fetches only that page.")

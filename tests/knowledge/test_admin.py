@@ -437,6 +437,19 @@ class JobTests(AdminTestCase):
         self.client.post(reverse("admin:knowledge_job_retry", args=[running.pk]))
         self.assertEqual(Job.objects.count(), 2)
 
+    def test_changelist_query_count_does_not_grow_with_rows(self):
+        self.make_job()
+        self.login(self.manager)
+        url = reverse("admin:knowledge_job_changelist")
+        self.client.get(url)
+        with self.assertNumQueries(8):
+            self.client.get(url)
+        for _ in range(5):
+            self.make_job(knowledge_base=make_kb(), created_by=self.manager)
+        with self.assertNumQueries(8):
+            response = self.client.get(url)
+        self.assertContains(response, "kp-mini-bar")
+
     def test_cancel_action(self):
         job = self.make_job(status=Job.Status.RUNNING)
         self.login(self.manager)
