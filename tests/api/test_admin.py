@@ -54,3 +54,21 @@ class ApiKeyAdminTests(TestCase):
         self.assertIsNotNone(key.revoked_at)
         self.assertEqual(self.client.get("/api/v1/knowledge-bases", headers={"Authorization": f"Bearer {token}"})
                          .status_code, 401)
+
+
+class CreateApiKeyCommandTests(TestCase):
+    def test_it_prints_a_working_key_once(self):
+        from io import StringIO
+
+        from django.core.management import CommandError, call_command
+
+        get_user_model().objects.create_user("ops")
+        kb = make_kb(slug="handbook")
+        out = StringIO()
+        call_command("create_api_key", "CI", "--owner", "ops", "--scope", "search", "--kb", "handbook", stdout=out)
+        token = out.getvalue().strip()
+        key = ApiKey.objects.get(name="CI")
+        self.assertEqual((key.hashed_secret, key.scopes, list(key.knowledge_bases.all())),
+                         (hash_token(token), ["search"], [kb]))
+        with self.assertRaisesMessage(CommandError, "Unknown knowledge base"):
+            call_command("create_api_key", "CI", "--owner", "ops", "--kb", "nope", stdout=StringIO())
