@@ -25,7 +25,11 @@ from django.db.models import Q
 
 from crawler import guard, sitemaps, urlnorm
 from crawler.exceptions import (
-    BlockedAddressError, CrawlerError, EmptyPageError, HTTPStatusError, SkipError,
+    BlockedAddressError,
+    CrawlerError,
+    EmptyPageError,
+    HTTPStatusError,
+    SkipError,
 )
 from crawler.extraction import Page, extract_page
 from crawler.fetching import Fetcher, Response
@@ -170,7 +174,8 @@ def _file_name(response: Response) -> str:
 
 def _url_failed(kb: KnowledgeBase, page: CrawledPage, exc: CrawlerError) -> ingestion.IngestResult:
     document = page.document or Document.objects.get_or_create(
-        knowledge_base=kb, source_uri=page.url, defaults={"source_kind": Document.SourceKind.URL, "title": page.url[:500]},
+        knowledge_base=kb, source_uri=page.url,
+        defaults={"source_kind": Document.SourceKind.URL, "title": page.url[:500]},
     )[0]
     ingestion.record_failure(document, exc)
     page.mark_failed(str(exc), http_status=getattr(exc, "status", None))
@@ -301,7 +306,8 @@ class SiteCrawl:
         for entry in entries:
             self.lastmods[entry.url] = entry.lastmod
             if entry.lastmod and urlnorm.url_key(entry.url) in self.visited:  # the seed
-                CrawledPage.objects.filter(knowledge_base=self.kb, url=entry.url).update(sitemap_lastmod=entry.lastmod)
+                pages = CrawledPage.objects.filter(knowledge_base=self.kb, url=entry.url)
+                pages.update(sitemap_lastmod=entry.lastmod)
             self.enqueue(entry.url, 1)
 
     def probably_unchanged(self, url: str, lastmod) -> bool:
@@ -322,7 +328,8 @@ class SiteCrawl:
     def visit(self, url: str, depth: int) -> None:
         self.report.fetched += 1
         self.visited.add(urlnorm.url_key(url))
-        page = self.known.get(url) or CrawledPage(knowledge_base=self.kb, url=url, seed_url=self.seed, depth=depth)
+        page = self.known.get(url) or CrawledPage(
+            knowledge_base=self.kb, url=url, seed_url=self.seed, depth=depth)
         page.depth = min(page.depth, depth)
         page.sitemap_lastmod = self.lastmods.get(url, page.sitemap_lastmod)
         try:

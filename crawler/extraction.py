@@ -36,7 +36,8 @@ def extract_page(response: Response) -> Page:
     ))[:MAX_LINKS]
     canonical_tag = soup.find("link", rel="canonical", href=True)
     canonical = urlnorm.try_normalize(canonical_tag["href"], base) if canonical_tag else None
-    directives = " ".join(meta.get("content", "").lower() for meta in soup.find_all("meta", attrs={"name": "robots"}))
+    metas = soup.find_all("meta", attrs={"name": "robots"})
+    directives = " ".join(meta.get("content", "").lower() for meta in metas)
     tokens = set(re.split(r"[\s,]+", f"{directives} {response.x_robots_tag}"))
     title = page_title(soup)
     return Page(title=" ".join(title.split()), text=soup_to_markdown(main_content(soup)), links=links,

@@ -17,7 +17,12 @@ from django.conf import settings
 
 from crawler import urlnorm
 from crawler.exceptions import (
-    FetchError, HTTPStatusError, RedirectError, SkipError, TooLargeError, UnsupportedContentError,
+    FetchError,
+    HTTPStatusError,
+    RedirectError,
+    SkipError,
+    TooLargeError,
+    UnsupportedContentError,
 )
 from crawler.guard import AllowList, GuardedBackend
 from knowledge.parsing import KNOWN_SIGNATURES

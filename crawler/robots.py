@@ -37,9 +37,9 @@ class Rules:
             return True
         best_length, allowed = -1, True
         for pattern, allow in self.rules:
-            if len(pattern) >= best_length and _matches(pattern, target):
-                if len(pattern) > best_length or allow:
-                    best_length, allowed = len(pattern), allow
+            longer_or_allowing_tie = len(pattern) > best_length or (len(pattern) == best_length and allow)
+            if longer_or_allowing_tie and _matches(pattern, target):
+                best_length, allowed = len(pattern), allow
         return allowed
 
 
@@ -100,7 +100,8 @@ class RobotsCache:
             self._rules[origin] = self._load(origin)
             delay = self._rules[origin].crawl_delay
             if delay and delay > self.fetcher.delay:
-                self.fetcher.set_delay(urlnorm.host_of(url), min(delay, settings.CRAWLER["MAX_ROBOTS_DELAY_SECONDS"]))
+                delay = min(delay, settings.CRAWLER["MAX_ROBOTS_DELAY_SECONDS"])
+                self.fetcher.set_delay(urlnorm.host_of(url), delay)
         return self._rules[origin]
 
     def allows(self, url: str) -> bool:
@@ -121,5 +122,6 @@ class RobotsCache:
                 return Rules(unreachable=True)
             cache.set(key, text, settings.CRAWLER["ROBOTS_CACHE_SECONDS"])
         rules = parse_robots(text, self.user_agent)
-        rules.sitemaps = [s for s in (urlnorm.try_normalize(u, f"{origin}/robots.txt") for u in rules.sitemaps) if s]
+        sitemaps = (urlnorm.try_normalize(url, f"{origin}/robots.txt") for url in rules.sitemaps)
+        rules.sitemaps = [url for url in sitemaps if url]
         return rules

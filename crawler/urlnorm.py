@@ -102,8 +102,7 @@ def is_asset_url(url: str) -> bool:
 
 
 def _site(url: str) -> str:
-    netloc = urlsplit(url).netloc
-    return netloc[4:] if netloc.startswith("www.") else netloc
+    return urlsplit(url).netloc.removeprefix("www.")
 
 
 def _idna(host: str) -> str:

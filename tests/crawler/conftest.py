@@ -132,7 +132,7 @@ class SiteHandler(BaseHTTPRequestHandler):
         if content_type in TEXT_TYPES:
             for old, new in self.site.rewrite.items():
                 body = body.replace(old.encode(), new.format(base=self.site.base_url).encode())
-        etag = '"%s"' % hashlib.sha256(body).hexdigest()[:16]
+        etag = f'"{hashlib.sha256(body).hexdigest()[:16]}"'
         last_modified = formatdate(int(mtime), usegmt=True)
         if self.site.conditional and self.not_modified(etag, int(mtime)):
             return self.send(304, b"", content_type, {"ETag": etag, "Last-Modified": last_modified})

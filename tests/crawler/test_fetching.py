@@ -4,7 +4,12 @@ import pytest
 
 from crawler import crawling
 from crawler.exceptions import (
-    FetchError, HTTPStatusError, RedirectError, SkipError, TooLargeError, UnsupportedContentError,
+    FetchError,
+    HTTPStatusError,
+    RedirectError,
+    SkipError,
+    TooLargeError,
+    UnsupportedContentError,
 )
 from crawler.fetching import Fetcher
 from crawler.models import CrawledPage

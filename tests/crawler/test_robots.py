@@ -80,3 +80,12 @@ def test_robots_txt_is_fetched_once_per_origin(markdown_site):
     with Fetcher() as fetcher:  # a later crawl reads it from the shared cache
         assert not RobotsCache(fetcher).allows(markdown_site.url("/search/x"))
     assert markdown_site.paths() == ["/robots.txt"]
+
+
+@pytest.mark.django_db
+def test_a_huge_crawl_delay_is_capped(site_server, settings):
+    settings.CRAWLER = {**settings.CRAWLER, "MAX_ROBOTS_DELAY_SECONDS": 0.3}
+    site = site_server("flask-docs", robots_txt="User-agent: *\nCrawl-delay: 3600\n")
+    with Fetcher() as fetcher:
+        RobotsCache(fetcher).allows(site.url("/index.html"))
+    assert fetcher.host_delays == {site.base_url.removeprefix("http://"): 0.3}

@@ -23,8 +23,8 @@ def test_relative_links_resolve_against_the_page():
     assert urlnorm.normalize_url("../b.html#x", "https://example.com/a/c/index.html") == "https://example.com/a/b.html"
 
 
-@pytest.mark.parametrize("raw", ["mailto:a@example.com", "javascript:void(0)", "ftp://example.com/f", "/relative",
-                                 "http://", "https://example.com:99999/"])
+@pytest.mark.parametrize("raw", ["mailto:a@example.com", "javascript:void(0)", "ftp://example.com/f",
+                                 "/relative", "http://", "https://example.com:99999/"])
 def test_unfollowable_urls_are_refused(raw):
     with pytest.raises(InvalidURLError):
         urlnorm.normalize_url(raw)
