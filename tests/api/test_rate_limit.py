@@ -24,3 +24,17 @@ class RateLimitTests(ApiTestCase):
         from django.conf import settings
 
         return settings.API
+
+
+class CacheTableMigrationTests(ApiTestCase):
+    def test_migrate_creates_the_counters_table(self):
+        # The test runner creates cache tables itself; check that `migrate` alone would too.
+        from importlib import import_module
+        from types import SimpleNamespace
+
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE portal_api_cache")
+        import_module("portal.migrations.0003_fix_api_cache_table").repair(None, SimpleNamespace(connection=connection))
+        self.assertIn("portal_api_cache", connection.introspection.table_names())
