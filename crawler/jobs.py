@@ -2,7 +2,8 @@
 
 The crawl's progress, counters and per-URL failures live on the `knowledge.Job` row (kind
 `crawl`), written after every page, so the admin and the API show them while it runs;
-`job.request_cancel()` stops it between two pages.
+`job.request_cancel()` stops it between two pages. `start_ingest_url` runs `ingest_url` the same
+way, for "add this URL" in the admin and the API (source kind `url`, no links, no robots.txt).
 """
 
 from dataclasses import asdict
@@ -10,7 +11,7 @@ from dataclasses import asdict
 from django.db import transaction
 
 from crawler import guard, urlnorm
-from crawler.crawling import CrawlOptions, Progress, crawl_site
+from crawler.crawling import CrawlOptions, Progress, crawl_site, ingest_url
 from crawler.exceptions import CrawlerError
 from knowledge.models import Job, KnowledgeBase
 from portal.jobs import enqueue, run
@@ -43,6 +44,19 @@ def create_crawl_job(kb: KnowledgeBase, seed_url: str, *, user=None, **options) 
                               progress_total=crawl_options.max_pages)
 
 
+@transaction.atomic
+def start_ingest_url(kb: KnowledgeBase, url: str, *, user=None) -> Job:
+    """Queue `ingest_url` as a one-page job (kind `crawl`); raises `CrawlerError` when refused."""
+    from crawler import tasks
+
+    url = urlnorm.normalize_url(url)
+    guard.check_url(url)
+    job = Job.objects.create(kind=Job.Kind.CRAWL, knowledge_base=kb, created_by=user, progress_total=1,
+                             options={"seed_url": url, "single_url": True})
+    enqueue(tasks.run_crawl_job, job)
+    return job
+
+
 def run_crawl(job: Job, *, progress: Progress | None = None) -> Job:
     """Run the job's crawl (in a worker, or in the foreground for the `crawl` command)."""
     return run(job, lambda job: _crawl(job, progress))
@@ -58,4 +72,20 @@ def _crawl(job: Job, progress: Progress | None) -> None:
         job.save(update_fields=["counters", "failures", "progress_done", "updated_at"])
     options = dict(job.options)
     seed = options.pop("seed_url")
-    crawl_site(job.knowledge_base, seed, job=job, progress=progress, **options)
+    if options.pop("single_url", False):
+        _ingest_one(job, seed)
+    else:
+        crawl_site(job.knowledge_base, seed, job=job, progress=progress, **options)
+
+
+def _ingest_one(job: Job, url: str) -> None:
+    try:
+        result = ingest_url(job.knowledge_base, url)
+    except CrawlerError as exc:  # refused (e.g. the address is blocked): a failure, not a crash
+        job.add_failure(url, str(exc))
+        job.record(done=1, total=1, fetched=1)
+        return
+    if result.outcome == "failed":
+        job.add_failure(url, result.error)
+    outcome = {"created": "ingested", "updated": "ingested"}.get(result.outcome, result.outcome)
+    job.record(done=1, total=1, fetched=1, **({outcome: 1} if outcome != "failed" else {}))

@@ -89,3 +89,20 @@ def test_the_crawl_command_prints_the_report(flask_site, settings):
 def test_the_crawl_command_names_a_missing_base(crawler_settings):
     with pytest.raises(CommandError, match="No knowledge base with slug 'nope'"):
         call_command("crawl", "nope", "https://example.com/", stdout=StringIO())
+
+
+def test_start_ingest_url_runs_one_url_as_a_job(flask_site, django_capture_on_commit_callbacks):
+    kb = make_kb()
+    with django_capture_on_commit_callbacks(execute=True):
+        job = jobs.start_ingest_url(kb, flask_site.url("/installation.html"))
+        missing = jobs.start_ingest_url(kb, flask_site.url("/_test/missing.html"))
+    job.refresh_from_db()
+    missing.refresh_from_db()
+    assert (job.status, job.progress_done, job.counters) == (Job.Status.SUCCEEDED, 1, {"fetched": 1, "ingested": 1})
+    document = Document.objects.get(knowledge_base=kb, source_uri=flask_site.url("/installation.html"))
+    assert document.source_kind == Document.SourceKind.URL
+    assert flask_site.page_paths() == ["/installation.html", "/_test/missing.html"]  # no links, no robots.txt
+    assert missing.status == Job.Status.SUCCEEDED
+    assert missing.failures == [{"item": flask_site.url("/_test/missing.html"), "reason": "HTTP 404 Not Found"}]
+    with pytest.raises(BlockedAddressError):
+        jobs.start_ingest_url(kb, "http://192.168.0.1/")
