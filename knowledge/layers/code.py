@@ -117,7 +117,8 @@ class ProjectIndex:
             for entry in extractor.entrypoints(file, self) if extractor and file.symbols else []:
                 self.entrypoints.setdefault(entry.handler, []).append(entry)
 
-    def resolve(self, ref: str, *, via_bases: bool = False, external_roots=frozenset()) -> tuple[str, Symbol | None]:
+    def resolve(self, ref: str, *, via_bases: bool = False,
+                external_roots=frozenset()) -> tuple[str, Symbol | None]:
         """("resolved", symbol), ("external", None) or ("unresolved", None) for a reference."""
         if via_bases:
             prefix, _, member = ref.rpartition(".")
@@ -142,7 +143,8 @@ class ProjectIndex:
             return "external", None
         return "unresolved", None
 
-    def member(self, class_qname: str, name: str, *, skip_self: bool = False, depth: int = 0) -> Symbol | None:
+    def member(self, class_qname: str, name: str, *, skip_self: bool = False,
+               depth: int = 0) -> Symbol | None:
         """`name` defined on the class or, depth first, on its bases (a simple MRO)."""
         cls = self.symbols.get(class_qname)
         if cls is None or depth > 20:
@@ -189,8 +191,9 @@ class PlainTextExtractor(CodeExtractor):
 
     def parse(self, path: str, text: str) -> CodeFile:
         language = PurePosixPath(path).suffix.lstrip(".")
+        last_line = text.rstrip("\n").count("\n") + 1
         return CodeFile(path=path, module=module_name(path), language=language, text=text,
-                        is_test=is_test_path(path), chunks=line_chunks(text, 1, text.rstrip("\n").count("\n") + 1, "text"))
+                        is_test=is_test_path(path), chunks=line_chunks(text, 1, last_line, "text"))
 
 
 def module_name(path: str) -> str:
@@ -287,8 +290,8 @@ def symbol_rows(file: CodeFile) -> list[LayerRow]:
             "source_path": file.path,
             "artifact_type": "CODE",
         }
-        content = "\n".join(part for part in (f"{symbol.kind} {symbol.qname}", symbol.signature, symbol.docstring)
-                            if part)
+        parts = (f"{symbol.kind} {symbol.qname}", symbol.signature, symbol.docstring)
+        content = "\n".join(part for part in parts if part)
         rows.append(LayerRow("C1", symbol.qname, content, meta, section_path=symbol.qname,
                              span_start=symbol.line_start, span_end=symbol.line_end, language=file.language))
     return rows
@@ -302,7 +305,8 @@ def edge_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
         if key in seen:
             continue
         seen.add(key)
-        resolution, target = index.resolve(ref.dst_ref, via_bases=ref.via_bases, external_roots=ref.external_roots)
+        resolution, target = index.resolve(ref.dst_ref, via_bases=ref.via_bases,
+                                           external_roots=ref.external_roots)
         meta = {
             "edge_id": stable_id(file.path, *key),
             "edge_type": ref.edge_type,
@@ -321,8 +325,9 @@ def edge_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
         # Dotted names are single tokens to PostgreSQL's parser: the short names make them findable.
         content = (f"{ref.src.qname} {ref.edge_type} {meta['dst_ref']} ({resolution})\n"
                    f"{ref.src.name} {ref.edge_type} {meta['dst_name']}")
-        rows.append(LayerRow("C2", f"{ref.src.qname} → {meta['dst_ref']}", content, meta, section_path=ref.src.qname,
-                             span_start=ref.line, span_end=ref.line, language=file.language))
+        rows.append(LayerRow("C2", f"{ref.src.qname} → {meta['dst_ref']}", content, meta,
+                             section_path=ref.src.qname, span_start=ref.line, span_end=ref.line,
+                             language=file.language))
     return rows
 
 
@@ -351,9 +356,9 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
             "source_path": file.path,
             "artifact_type": "CODE",
         }
-        rows.append(LayerRow("C3", f"{entry.framework}: {entry.route_or_command}", render_entrypoint(meta), meta,
-                             section_path=entry.handler, span_start=entry.line,
-                             span_end=handler.line_end if handler and handler.path == file.path else entry.line,
+        end = handler.line_end if handler and handler.path == file.path else entry.line
+        rows.append(LayerRow("C3", f"{entry.framework}: {entry.route_or_command}", render_entrypoint(meta),
+                             meta, section_path=entry.handler, span_start=entry.line, span_end=end,
                              language=file.language))
     return rows
 
@@ -381,7 +386,8 @@ def route_key(path: str) -> str:
 
 # Base classes (by the end of their dotted name) that give a class its role.
 ROLE_BASES = (
-    ("model", ("db.models.Model", "models.Model", "db.models.base.Model", "declarative_base", "DeclarativeBase")),
+    ("model", ("db.models.Model", "models.Model", "db.models.base.Model", "declarative_base",
+               "DeclarativeBase")),
     ("schema", ("pydantic.BaseModel", "ninja.Schema", "ninja.ModelSchema", "forms.Form", "forms.ModelForm")),
     ("admin", ("admin.ModelAdmin", "admin.TabularInline", "admin.StackedInline")),
     ("view", ("views.View", "generic.View", "views.generic.View", "views.generic.TemplateView", "APIView")),
@@ -428,7 +434,8 @@ def role_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
             "source_path": file.path,
             "artifact_type": "CODE",
         }
-        content = f"{symbol.qname} is a {ordered[0].replace('_', ' ')} ({symbol.kind})\n" + "\n".join(meta["evidence"])
+        head = f"{symbol.qname} is a {ordered[0].replace('_', ' ')} ({symbol.kind})"
+        content = "\n".join([head, *meta["evidence"]])
         rows.append(LayerRow("C4", symbol.qname, content, meta, section_path=symbol.qname,
                              span_start=symbol.line_start, span_end=symbol.line_end, language=file.language))
     return rows

@@ -32,12 +32,14 @@ MD_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 WIKI_LINK = re.compile(r"\[\[([^\]]+)\]\]")
 CODE_REF = re.compile(r"^`([^`]+)`$")
 
-SUMMARY_TITLE = re.compile(r"^(summary|резюме|кратко|краткое описание|аннотация)$", re.I)
-SCENARIO_TITLE = re.compile(r"^(сценари[йи]|scenario|workflow|use case)\b\s*[:—–-]?\s*(?P<name>.*)$", re.I)
-INTEGRATIONS_TITLE = re.compile(r"^(integrations?|интеграци[яи])$", re.I)
+SUMMARY_TITLE = re.compile(r"^(summary|резюме|кратко|краткое описание|аннотация)$", re.IGNORECASE)
+SCENARIO_TITLE = re.compile(r"^(сценари[йи]|scenario|workflow|use case)\b\s*[:—–-]?\s*(?P<name>.*)$",
+                            re.IGNORECASE)
+INTEGRATIONS_TITLE = re.compile(r"^(integrations?|интеграци[яи])$", re.IGNORECASE)
 
 # Frontmatter keys that are not facts: identity, and the keys D3/D5 turn into their own rows.
-NOT_FACT_KEYS = {"id", "title", "aliases", "summary", "entities", "parent", "children", "links", "related", "depends_on"}
+NOT_FACT_KEYS = {"id", "title", "aliases", "summary", "entities", "parent", "children", "links", "related",
+                 "depends_on"}
 RELATION_KEYS = {"parent": "parent", "children": "child", "links": "links_to", "related": "related",
                  "depends_on": "depends_on"}
 
@@ -45,7 +47,8 @@ WORKFLOW_FIELDS = {
     "name": ("название", "name", "имя"),
     "preconditions": ("предусловия", "предусловие", "preconditions", "precondition"),
     "trigger": ("триггер", "trigger", "событие"),
-    "main_flow": ("основной сценарий", "основной поток", "main flow", "main scenario", "main success scenario"),
+    "main_flow": ("основной сценарий", "основной поток", "main flow", "main scenario",
+                  "main success scenario"),
     "alternative_flow": ("альтернативный сценарий", "альтернативные сценарии", "альтернативный поток",
                          "alternative flow", "alternative flows", "alternative scenario"),
     "error_handling": ("обработка ошибок", "ошибки", "error handling", "errors", "exceptions"),
@@ -64,12 +67,12 @@ INTEGRATION_KEYS = {
 }
 
 DOC_KIND_BY_PATH = (
-    ("readme", re.compile(r"(^|/)readme[^/]*$", re.I)),
-    ("changelog", re.compile(r"(^|/)(changelog|changes|history)[^/]*$", re.I)),
-    ("adr", re.compile(r"(^|/)(adrs?|decisions)/", re.I)),
-    ("runbook", re.compile(r"runbook|playbook", re.I)),
-    ("spec", re.compile(r"(^|/)(specs?|rfcs?|requirements)(/|[-_.])", re.I)),
-    ("guide", re.compile(r"guide|tutorial|how-?to|getting[-_]started", re.I)),
+    ("readme", re.compile(r"(^|/)readme[^/]*$", re.IGNORECASE)),
+    ("changelog", re.compile(r"(^|/)(changelog|changes|history)[^/]*$", re.IGNORECASE)),
+    ("adr", re.compile(r"(^|/)(adrs?|decisions)/", re.IGNORECASE)),
+    ("runbook", re.compile(r"runbook|playbook", re.IGNORECASE)),
+    ("spec", re.compile(r"(^|/)(specs?|rfcs?|requirements)(/|[-_.])", re.IGNORECASE)),
+    ("guide", re.compile(r"guide|tutorial|how-?to|getting[-_]started", re.IGNORECASE)),
 )
 DOC_KINDS = {"readme", "changelog", "adr", "runbook", "spec", "guide", "reference", "api"}
 
@@ -208,35 +211,37 @@ def classify_doc(path: str, frontmatter: dict, sections: list[Section]) -> str:
 # --- D0 ---------------------------------------------------------------------------------------------
 
 
-def section_rows(doc: ParsedDoc, *, chunk_size: int, chunk_overlap: int, chunk_min_size: int) -> list[LayerRow]:
+def section_rows(doc: ParsedDoc, *, chunk_size: int, chunk_overlap: int,
+                 chunk_min_size: int) -> list[LayerRow]:
     """D0: one row per section with text; fixed-size chunks when the body has no headings."""
     settings = {"chunk_size": chunk_size, "overlap": chunk_overlap, "min_size": chunk_min_size}
+    rows: list[LayerRow] = []
+
+    def add(section: Section | None, content: str, start: int, end: int) -> None:
+        path, title = (section.section_path, section.title) if section else ("", "")
+        meta = {**doc.meta(), "section_path": path, "section_title": title, "order": len(rows)}
+        rows.append(LayerRow("D0", doc.title, content, meta, section_path=path, span_start=start,
+                             span_end=end))
+
     if not any(s.level for s in doc.sections):
-        return [_section_row(doc, order, "", "", piece.content, _line_of(doc.body, piece.start, doc.body_line),
-                             _line_of(doc.body, piece.end - 1, doc.body_line))
-                for order, piece in enumerate(chunking.split_text(doc.body, **settings))]
-    rows = []
+        for piece in chunking.split_text(doc.body, **settings):
+            add(None, piece.content, _line_of(doc.body, piece.start, doc.body_line),
+                _line_of(doc.body, piece.end - 1, doc.body_line))
+        return rows
     for section in doc.sections:
         text = section.text
         if not text:
             continue
         heading = f"{'#' * section.level} {section.title}\n\n" if section.level else ""
-        pieces = chunking.split_text(text, **settings) if len(text) > chunk_size else None
-        if not pieces:
-            rows.append(_section_row(doc, len(rows), section.section_path, section.title, heading + text,
-                                     section.line, section.end_line))
+        if len(text) <= chunk_size:
+            add(section, heading + text, section.line, section.end_line)
             continue
         # Offsets in `text` map to file lines once the leading blank lines of the body are counted.
-        start_line = section.line + 1 + _leading_blank_lines(section.body)
-        for piece in pieces:
-            rows.append(_section_row(doc, len(rows), section.section_path, section.title, heading + piece.content,
-                                     _line_of(text, piece.start, start_line), _line_of(text, piece.end - 1, start_line)))
+        first = section.line + 1 + _leading_blank_lines(section.body)
+        for piece in chunking.split_text(text, **settings):
+            add(section, heading + piece.content, _line_of(text, piece.start, first),
+                _line_of(text, piece.end - 1, first))
     return rows
-
-
-def _section_row(doc: ParsedDoc, order: int, path: str, title: str, content: str, start: int, end: int) -> LayerRow:
-    meta = {**doc.meta(), "section_path": path, "section_title": title, "order": order}
-    return LayerRow("D0", doc.title, content, meta, section_path=path, span_start=start, span_end=end)
 
 
 # --- D1 ---------------------------------------------------------------------------------------------
@@ -270,7 +275,8 @@ def catalog_row(doc: ParsedDoc) -> LayerRow:
         "artifact_type": "DOCS",
     }
     content = f"{doc.title}\n\n{summary}" if summary else doc.title
-    return LayerRow("D1", doc.title, content, meta, span_start=1, span_end=doc.body_line + doc.body.rstrip().count("\n"))
+    last_line = doc.body_line + doc.body.rstrip().count("\n")
+    return LayerRow("D1", doc.title, content, meta, span_start=1, span_end=last_line)
 
 
 def _first_paragraph(doc: ParsedDoc) -> str:
@@ -563,8 +569,9 @@ def _integration_from_lines(target: str, lines: list[str], section: Section) -> 
     description = []
     for line in lines:
         match = KEY_VALUE.match(line) or BOLD_LABEL.match(line)
-        key = match and " ".join((match.groupdict().get("key") or match.groupdict().get("label")).lower().split())
-        value = match and (match.groupdict().get("value") or match.groupdict().get("rest") or "").strip()
+        groups = match.groupdict() if match else {}
+        key = match and " ".join((groups.get("key") or groups.get("label")).lower().split())
+        value = match and (groups.get("value") or groups.get("rest") or "").strip()
         if match and key in INTEGRATION_KEYS:
             item[INTEGRATION_KEYS[key]] = value
         elif match and value:

@@ -87,7 +87,8 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
             progress(done, len(targets), path)
     gone = {snapshot.prefix + rel for rel in snapshot.deleted}
     if snapshot.changed is None:
-        gone.update(repo_documents(kb, snapshot.repo_id).exclude(path__in=texts).values_list("path", flat=True))
+        stale = repo_documents(kb, snapshot.repo_id).exclude(path__in=texts)
+        gone.update(stale.values_list("path", flat=True))
     for document in repo_documents(kb, snapshot.repo_id).filter(path__in=gone):
         jobs.delete_document(document)
         result.outcomes["deleted"] += 1
@@ -186,7 +187,8 @@ def store_file(kb: KnowledgeBase, document: Document | None, *, uri: str, rel: s
 
 def rows_digest(rows: list[LayerRow]) -> str:
     """A digest of the rows themselves: a file whose calls now resolve differently is re-stored."""
-    payload = [(r.layer, r.title, r.content, r.section_path, r.span_start, r.span_end, r.metadata) for r in rows]
+    payload = [(r.layer, r.title, r.content, r.section_path, r.span_start, r.span_end, r.metadata)
+               for r in rows]
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 

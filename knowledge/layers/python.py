@@ -64,8 +64,9 @@ class PythonExtractor(CodeExtractor):
         match = MANAGEMENT_COMMAND.search(file.path)
         command = index.symbols.get(f"{file.module}.Command")
         if match and command and command.path == file.path:
-            found.append(Entrypoint("cli", "django", "management_command", match.group("name"),
-                                    f"{file.module}.Command.handle", command.qname, f"manage.py {match.group('name')}",
+            name = match.group("name")
+            found.append(Entrypoint("cli", "django", "management_command", name,
+                                    f"{file.module}.Command.handle", command.qname, f"manage.py {name}",
                                     command.line_start))
         if file.extra.get("main_line"):
             found.append(Entrypoint("script", "python", "main_block", file.path, file.module, file.module,
@@ -82,25 +83,24 @@ class _Reader:
         self.imported_roots: set[str] = set()
         self.top_level: set[str] = set()
         self.module_symbol: Symbol | None = None
+        self.module_types: dict[str, str] = {}
         self.file.extra = {"decorated": [], "urlpatterns": []}
 
     def read(self) -> None:
         lines = self.file.text.rstrip("\n").split("\n")  # no phantom line after the final newline
-        self.module_symbol = self.symbol(self.file.module.rsplit(".", 1)[-1] or self.file.path, self.file.module,
-                                         "module", f"module {self.file.module}", None, 1, len(lines),
+        module = self.file.module
+        self.module_symbol = self.symbol(module.rsplit(".", 1)[-1] or self.file.path, module, "module",
+                                         f"module {module}", None, 1, len(lines),
                                          ast.get_docstring(self.tree))
         self.collect_imports()
-        self.top_level = {node.name for node in self.tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef,
-                                                                                   ast.AsyncFunctionDef))}
+        definitions = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+        self.top_level = {node.name for node in self.tree.body if isinstance(node, definitions)}
         # Module-level instances (`api = NinjaAPI()`) type the calls made on them; decorators keep
         # the variable's own name, which is how C3 finds the app object.
-        self.module_types = {}
         for node in self.tree.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                    and isinstance(node.value, ast.Call):
-                called = self.expand(node.value.func)
-                if called and called.rsplit(".", 1)[-1][:1].isupper():
-                    self.module_types[node.targets[0].id] = called
+            instance = self.instance(node, {})
+            if instance:
+                self.module_types[instance[0]] = instance[1]
         for node in self.tree.body:
             self.statement(node, self.module_symbol, None)
         self.file.chunks = self.chunks(lines)
@@ -108,7 +108,8 @@ class _Reader:
     # --- names ------------------------------------------------------------------------------------
 
     def collect_imports(self) -> None:
-        package = self.file.module if self.file.path.endswith("__init__.py") else self.file.module.rpartition(".")[0]
+        module = self.file.module
+        package = module if self.file.path.endswith("__init__.py") else module.rpartition(".")[0]
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -148,7 +149,8 @@ class _Reader:
     @property
     def module_names(self) -> set[str]:
         if not hasattr(self, "_module_names"):
-            self._module_names = {t.id for node in self.tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+            assignments = [node for node in self.tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))]
+            self._module_names = {t.id for node in assignments
                                   for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
                                   if isinstance(t, ast.Name)}
         return self._module_names
@@ -159,7 +161,8 @@ class _Reader:
 
     # --- symbols ----------------------------------------------------------------------------------
 
-    def symbol(self, name, qname, kind, signature, parent, start, end, docstring, decorators=(), bases=()) -> Symbol:
+    def symbol(self, name, qname, kind, signature, parent, start, end, docstring, decorators=(),
+               bases=()) -> Symbol:
         local = qname[len(self.file.module) + 1:] if qname != self.file.module else ""
         symbol = Symbol(
             symbol_id=f"{self.file.path}#{local}", qname=qname, name=name, kind=kind, signature=signature,
@@ -220,17 +223,24 @@ class _Reader:
             if arg.annotation is not None and isinstance(arg.annotation, (ast.Name, ast.Attribute)):
                 scope[arg.arg] = self.expand(arg.annotation)
         for child in ast.walk(node):
-            if (isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
-                    and isinstance(child.value, ast.Call)):
-                called = self.expand(child.value.func, scope)
-                if called and called.rsplit(".", 1)[-1][:1].isupper():
-                    scope[child.targets[0].id] = called
+            instance = self.instance(child, scope)
+            if instance:
+                scope[instance[0]] = instance[1]
         return scope
+
+    def instance(self, node: ast.AST, scope: dict[str, str]) -> tuple[str, str] | None:
+        """(name, class) for `name = SomeClass(...)`: a capitalised callee is taken for a class."""
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+            return None
+        called = self.expand(node.value.func, scope)
+        return (node.targets[0].id, called) if called and called.rsplit(".", 1)[-1][:1].isupper() else None
 
     # --- references -------------------------------------------------------------------------------
 
     def reference(self, edge_type: str, src: Symbol, dst: str, line: int, via_bases: bool = False) -> None:
-        self.file.references.append(Reference(edge_type, src, dst, line, via_bases, frozenset(self.imported_roots)))
+        roots = frozenset(self.imported_roots)
+        self.file.references.append(Reference(edge_type, src, dst, line, via_bases, roots))
 
     def calls(self, node: ast.AST, src: Symbol, scope: dict[str, str], cls: Symbol | None = None) -> None:
         scope = {**self.module_types, **scope}
@@ -273,10 +283,11 @@ class _Reader:
                 continue
             view = element.args[1]
             entry_kind = "urlpattern"
-            if isinstance(view, ast.Call) and isinstance(view.func, ast.Attribute) and view.func.attr == "as_view":
+            func = getattr(view, "func", None)
+            if isinstance(view, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "as_view":
                 view, entry_kind = view.func.value, "class_view"
-            handler = self.expand(view)
-            if not handler or (isinstance(view, ast.Call)) or handler.endswith(".urls") or "include" in handler:
+            handler = "" if isinstance(view, ast.Call) else self.expand(view)
+            if not handler or handler.endswith(".urls"):
                 continue  # include() and mounted APIs declare their own routes
             self.file.extra["urlpatterns"].append(Entrypoint(
                 "http", "django", entry_kind, route.value, handler, f"{self.file.module}.urlpatterns",
@@ -293,10 +304,11 @@ class _Reader:
         """
         segments: list[list] = []  # [start, end, type, qname, node]
         for node in self.tree.body:
+            qname = f"{self.file.module}.{getattr(node, 'name', '')}"
             if isinstance(node, ast.ClassDef):
-                segments.append([_start(node), node.end_lineno, "class", f"{self.file.module}.{node.name}", node])
+                segments.append([_start(node), node.end_lineno, "class", qname, node])
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                segments.append([_start(node), node.end_lineno, "function", f"{self.file.module}.{node.name}", node])
+                segments.append([_start(node), node.end_lineno, "function", qname, node])
             elif segments and segments[-1][2] in ("block", "module"):
                 segments[-1][1] = node.end_lineno
             else:
@@ -314,14 +326,16 @@ class _Reader:
     def split(self, lines, start, end, chunk_type, qname, node) -> list[SourceChunk]:
         if sum(len(line) + 1 for line in lines[start - 1:end]) <= MAX_CHUNK_CHARS:
             return [SourceChunk(start, end, chunk_type, qname)]
-        methods = [n for n in getattr(node, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+        methods = [n for n in getattr(node, "body", []) if isinstance(n, functions)]
         if chunk_type != "class" or not methods:
             return line_chunks(self.file.text, start, end, chunk_type, qname)
         # A long class: its header, then each method with the comments above it.
         chunks = line_chunks(self.file.text, start, _start(methods[0]) - 1, "class", qname)
         for method, following in zip(methods, [*methods[1:], None], strict=False):
             method_end = _start(following) - 1 if following else end
-            chunks.extend(line_chunks(self.file.text, chunks[-1].end + 1 if chunks else start, method_end, "method",
+            method_start = chunks[-1].end + 1 if chunks else start
+            chunks.extend(line_chunks(self.file.text, method_start, method_end, "method",
                                       f"{qname}.{method.name}"))
         return chunks
 
@@ -359,14 +373,16 @@ def _decorator_entrypoints(handler: Symbol, decorator: ast.expr, expanded: str, 
     elif attr in ("route", "api_route"):
         methods, path = kwargs.get("methods") or ["GET"], args[0] if args else kwargs.get("path", "")
     elif attr == "api_operation" and framework == "ninja":
-        methods, path = (args[0] if args else kwargs.get("methods", [])), (args[1] if len(args) > 1 else kwargs.get("path", ""))
+        methods = args[0] if args else kwargs.get("methods", [])
+        path = args[1] if len(args) > 1 else kwargs.get("path", "")
     else:
         return []
     if not isinstance(path, str):
         return []
-    return [Entrypoint("http", framework, "route", f"{str(method).upper()} {path}", handler.qname, owner, text,
-                       handler.line_start, http_method=str(method).upper(), route_path=path)
-            for method in (methods if isinstance(methods, list) else [methods])]
+    methods = [str(method).upper() for method in (methods if isinstance(methods, list) else [methods])]
+    return [Entrypoint("http", framework, "route", f"{method} {path}", handler.qname, owner, text,
+                       handler.line_start, http_method=method, route_path=path)
+            for method in methods]
 
 
 def _command(handler: Symbol, framework: str, kind: str, call, owner: str, text: str) -> Entrypoint:

@@ -70,9 +70,11 @@ def open_repository(path: str | Path, *, since: str = "", name: str = "",
 def _folder_snapshot(root: Path, *, since: str, name: str, indexable) -> Snapshot:
     if not _is_git(root):
         if since:
-            raise RepositoryError(f"{root} is not a git checkout, so there is nothing to compare with {since}")
+            raise RepositoryError(f"{root} is not a git checkout, so there is nothing to compare with "
+                                  f"{since}")
         return Snapshot(root, name, "", _walk(root, indexable), prefix=_package_prefix(root))
-    head = _git(root, "rev-parse", "HEAD").strip() if _git_ok(root, "rev-parse", "--verify", "-q", "HEAD") else ""
+    has_commits = _git_ok(root, "rev-parse", "--verify", "-q", "HEAD")
+    head = _git(root, "rev-parse", "HEAD").strip() if has_commits else ""
     listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
     files = sorted(rel for rel in listed if rel and _keep(root, rel, indexable))
     snapshot = Snapshot(root, name, head, files, is_git=True, prefix=_package_prefix(root))
@@ -140,11 +142,14 @@ def _is_git(root: Path) -> bool:
 
 
 def _git_ok(root: Path, *args: str) -> bool:
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=GIT_TIMEOUT).returncode == 0
+    result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=GIT_TIMEOUT,
+                            check=False)
+    return result.returncode == 0
 
 
 def _git(root: Path, *args: str) -> str:
-    result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=GIT_TIMEOUT)
+    result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                            timeout=GIT_TIMEOUT, check=False)
     if result.returncode != 0:
         raise RepositoryError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
     return result.stdout

@@ -51,44 +51,52 @@ class Planner(Protocol):
     def plan(self, question: str, vocabulary: dict[str, str] | None = None) -> Plan: ...
 
 
-HTTP_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[\w\-./{}<>:]*)", re.I)
-CODE_NAME = re.compile(r"`([^`]+)`|\b([A-Za-z_][\w.]*\(\))|\b([a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b")
-CYRILLIC = re.compile(r"[а-яё]", re.I)
+HTTP_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[\w\-./{}<>:]*)", re.IGNORECASE)
+# `backticked`, name(), snake_case, CamelCase.
+CODE_NAME = re.compile(r"`([^`]+)`|\b([A-Za-z_][\w.]*\(\))|"
+                       r"\b([a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b")
+CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 LATIN_WORD = re.compile(r"(?<![\w/{])([A-Za-z_][\w.-]*[\w])(?![\w}])")
-CUE_NAME = re.compile(r"\b(?:calls?|calling|inherits? from|subclass(?:es)? of|extends|imports?|command|function|method|"
-                      r"class|callers of)\s+([A-Za-z_][\w.-]*)", re.I)
-NOT_NAMES = {"api", "cli", "http", "https", "sla", "rest", "url", "json", "sql", "get", "post", "put", "patch",
-             "delete", "the", "a", "an", "this", "that", "does", "do", "is", "are", "from", "of", "to"}
+CUE_NAME = re.compile(r"\b(?:calls?|calling|inherits? from|subclass(?:es)? of|extends|imports?|command|"
+                      r"function|method|class|callers of)\s+([A-Za-z_][\w.-]*)", re.IGNORECASE)
+NOT_NAMES = {"api", "cli", "http", "https", "sla", "rest", "url", "json", "sql", "get", "post", "put",
+             "patch", "delete", "the", "a", "an", "this", "that", "does", "do", "is", "are", "from", "of",
+             "to"}
 
 
 def _has(*patterns: str) -> Callable[[str], bool]:
-    compiled = re.compile("|".join(patterns), re.I)
+    compiled = re.compile("|".join(patterns), re.IGNORECASE)
     return lambda text: bool(compiled.search(text))
 
 
 INTEGRATIONS = _has(r"\bintegrat", r"интеграц", r"интегрир", r"с чем (связан|работает)")
 CALLERS = _has(r"\bwho calls\b", r"\bcallers? of\b", r"\bwhere is .* called\b", r"\bwhat calls\b",
                r"кто вызывает", r"где вызывает", r"откуда вызывает", r"какие функции вызывают")
-CALLEES = _has(r"\bwhat does .* call\b", r"\bcalled by\b", r"что вызывает (функция|метод)", r"какие функции вызывает")
+CALLEES = _has(r"\bwhat does .* call\b", r"\bcalled by\b", r"что вызывает (функция|метод)",
+               r"какие функции вызывает")
 IMPORTS = _has(r"\bimports?\b", r"\bdepends? on\b", r"импорт", r"зависит от")
 INHERITS = _has(r"\bsubclass", r"\binherit", r"\bextends\b", r"наслед", r"подкласс")
-ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпоинт", r"маршрут", r"ручк", r"обработчик")
+ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпоинт", r"маршрут", r"ручк",
+                        r"обработчик")
 CLI = _has(r"\bcli\b", r"\bcommand\b", r"команд")
-DEFINITION = _has(r"\bwhere is .* defined\b", r"\bdefinition of\b", r"\bsignature\b", r"\bwhat does (the )?(function|method|class)\b",
-                  r"\b(function|method|class)\b", r"где (определ|объявлен)", r"сигнатур", r"что делает (функция|метод|класс)",
+DEFINITION = _has(r"\bwhere is .* defined\b", r"\bdefinition of\b", r"\bsignature\b",
+                  r"\b(function|method|class)\b", r"где (определ|объявлен)", r"сигнатур",
                   r"(функци|метод|класс)")
 ROLES = {
-    "api_handler": _has(r"\b(all|list|which) (api )?(handlers|endpoints|routes)\b", r"все (обработчики|эндпоинты|ручки)"),
+    "api_handler": _has(r"\b(all|list|which) (api )?(handlers|endpoints|routes)\b",
+                        r"все (обработчики|эндпоинты|ручки)"),
     "model": _has(r"\b(all|list|which) (data )?models\b", r"(все|какие) модели"),
     "task": _has(r"\b(all|list|which) (background )?tasks\b", r"(все|какие) (фоновые )?задачи"),
     "test": _has(r"\b(all|list|which) tests\b", r"(все|какие) тесты"),
     "cli_command": _has(r"\b(all|list|which) (cli )?commands\b", r"(все|какие) команды"),
 }
-WORKFLOW = _has(r"\bhow (does|do|to|is)\b", r"\bworkflow", r"\bscenario", r"\bprocess\b", r"\bsteps?\b", r"\bflow\b",
+WORKFLOW = _has(r"\bhow (does|do|to|is)\b", r"\bworkflow", r"\bscenario", r"\bprocess\b", r"\bsteps?\b",
+                r"\bflow\b",
                 r"как (работает|происходит|проходит|сделать|выполн|оформ)", r"сценари", r"процесс", r"шаг")
 RELATIONS = _has(r"\brelated\b", r"\bparent\b", r"\bchild(ren)?\b", r"\blinks? to\b", r"связан", r"родител",
                  r"дочерн", r"ссылает")
-ENTITY_MENTIONS = _has(r"\bmention", r"\bwhich documents? (describe|cover|talk)", r"упомина", r"где говорится")
+ENTITY_MENTIONS = _has(r"\bmention", r"\bwhich documents? (describe|cover|talk)", r"упомина",
+                       r"где говорится")
 CATALOG = _has(r"\bwhat (documents|docs)\b", r"\blist of (documents|docs)\b", r"\bsummary\b", r"\boverview\b",
                r"какие документы", r"список документов", r"кратко", r"обзор", r"о чём документ")
 FACT_PREDICATES = {
@@ -122,7 +130,8 @@ def _integrations(text, subject, code):
     if INTEGRATIONS(text):
         filters = {"source_id": subject} if subject else {}
         return [Step(["D6"], text, filters, top_k=10, relax=list(filters),
-                     why="integrations are D6 rows, one per integration" + (f" of {subject}" if subject else "")),
+                     why="integrations are D6 rows, one per integration"
+                         + (f" of {subject}" if subject else "")),
                 Step(["D0"], text, top_k=3, why="the sections around them for context")]
     return None
 
@@ -149,7 +158,8 @@ def _callers(text, subject, code):
     if code and CALLERS(text):
         name = code.rsplit(".", 1)[-1]
         return [Step(["C2"], text, {"edge_type": "calls", "dst_name": name}, top_k=20,
-                     relax=["dst_name"], expand="source", why=f"call edges into {name}, then the callers' source")]
+                     relax=["dst_name"], expand="source",
+                     why=f"call edges into {name}, then the callers' source")]
     return None
 
 
@@ -173,7 +183,7 @@ def _imports(text, subject, code):
 
 def _cli(text, subject, code):
     code = loose_name(text, code) if CLI(text) else code
-    if CLI(text) and (code or re.search(r"\b(cli|command line|командн)", text, re.I)):
+    if CLI(text) and (code or re.search(r"\b(cli|command line|командн)", text, re.IGNORECASE)):
         filters = {"entry_type": "cli", **({"route_or_command": code.replace("_", "-")} if code else {})}
         return [Step(["C3"], text, filters, top_k=5, relax=["route_or_command"], expand="source",
                      why="CLI commands are C3 entrypoints")]
@@ -183,7 +193,8 @@ def _cli(text, subject, code):
 def _roles(text, subject, code):
     for role, matches in ROLES.items():
         if matches(text):
-            return [Step(["C4"], text, {"role": role}, top_k=50, relax=["role"], why=f"symbols with the role {role}")]
+            return [Step(["C4"], text, {"role": role}, top_k=50, relax=["role"],
+                         why=f"symbols with the role {role}")]
     return None
 
 
@@ -193,7 +204,8 @@ def _symbol(text, subject, code):
     if code and DEFINITION(text) or code and not subject:
         name = code.rsplit(".", 1)[-1]
         key = "qname" if "." in code else "name"
-        return [Step(["C1"], text, {key: code if key == "qname" else name}, top_k=5, relax=[key], expand="source",
+        return [Step(["C1"], text, {key: code if key == "qname" else name}, top_k=5, relax=[key],
+                     expand="source",
                      why=f"the symbol {code} in the catalog, then its source")]
     return None
 
@@ -220,7 +232,8 @@ def _workflow(text, subject, code):
 def _relations(text, subject, code):
     if RELATIONS(text):
         filters = {"source_id": subject} if subject else {}
-        return [Step(["D5"], text, filters, top_k=10, relax=list(filters), why="relation edges between documents"),
+        return [Step(["D5"], text, filters, top_k=10, relax=list(filters),
+                     why="relation edges between documents"),
                 Step(["D1"], text, top_k=5, why="cards of the related documents")]
     return None
 
@@ -228,7 +241,8 @@ def _relations(text, subject, code):
 def _mentions(text, subject, code):
     if ENTITY_MENTIONS(text):
         filters = {"entity_name": subject} if subject else {}
-        return [Step(["D3"], text, filters, top_k=10, relax=list(filters), why="entities and where they appear"),
+        return [Step(["D3"], text, filters, top_k=10, relax=list(filters),
+                     why="entities and where they appear"),
                 Step(["D5"], text, {"relation_type": "mentions"}, top_k=10, why="mention edges")]
     return None
 
@@ -236,7 +250,8 @@ def _mentions(text, subject, code):
 def _catalog(text, subject, code):
     if CATALOG(text):
         filters = {"document_id": subject} if subject else {}
-        return [Step(["D1"], text, filters, top_k=8, relax=list(filters), why="document cards with summaries")]
+        return [Step(["D1"], text, filters, top_k=8, relax=list(filters),
+                     why="document cards with summaries")]
     return None
 
 
@@ -331,7 +346,8 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
                     vocabulary: dict[str, str] | None = None) -> tuple[Plan, list[retrieval.SearchHit]]:
     """Plan the question and run the plan; the plan comes back with a trace of what each step did."""
     kb_ids = list(kb_ids)
-    plan = plan_question(question, load_vocabulary(kb_ids) if vocabulary is None else vocabulary, planner=planner)
+    vocabulary = load_vocabulary(kb_ids) if vocabulary is None else vocabulary
+    plan = plan_question(question, vocabulary, planner=planner)
     hits, seen = [], set()
     for step in plan.steps:
         found, used = _run_step(step, kb_ids)
@@ -359,12 +375,13 @@ def _run_step(step: Step, kb_ids: list[int]) -> tuple[list[retrieval.SearchHit],
         filters.pop(relax.pop(0), None)
 
 
-def _expand_sources(step: Step, hits: list[retrieval.SearchHit], kb_ids: list[int]) -> list[retrieval.SearchHit]:
+def _expand_sources(step: Step, hits: list[retrieval.SearchHit],
+                    kb_ids: list[int]) -> list[retrieval.SearchHit]:
     """C0 chunks of the handler, symbol or calling function each hit names."""
     names = []
     for hit in hits:
         meta = hit.metadata or {}
-        name = meta.get("handler_symbol") or (meta.get("src_qname") if hit.layer == "C2" else meta.get("qname"))
+        name = meta.get("handler_symbol") or meta.get("src_qname" if hit.layer == "C2" else "qname")
         if name and name not in names:
             names.append(name)
     if not names:

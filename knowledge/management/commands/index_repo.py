@@ -15,7 +15,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("kb_slug")
         parser.add_argument("path")
-        parser.add_argument("--since", default="", help="Only files changed since this commit (git checkouts).")
+        parser.add_argument("--since", default="",
+                            help="Only the files changed since this commit (git checkouts).")
         parser.add_argument("--name", default="", help="Repository id (default: the folder or archive name).")
 
     def handle(self, *args, kb_slug, path, since, name, **options):
@@ -40,7 +41,8 @@ class Command(BaseCommand):
         job.refresh_from_db()
         counters, repo_id = job.counters, job.options.get("repo_id", "")
         self.stdout.write(self.style.SUCCESS(
-            f"Index job #{job.pk} {job.status}: repository {repo_id} at {job.options.get('commit_sha') or '-'}; "
+            f"Index job #{job.pk} {job.status}: repository {repo_id} at "
+            f"{job.options.get('commit_sha') or '-'}; "
             f"files: new {counters.get('created', 0)}, updated {counters.get('updated', 0)}, "
             f"unchanged {counters.get('unchanged', 0)}, deleted {counters.get('deleted', 0)}, "
             f"failed {counters.get('failed', 0)}"))

@@ -146,9 +146,8 @@ def test_git_snapshots_list_changes_and_refuse_unknown_commits(tmp_path):
         assert snapshot.is_git and snapshot.commit_sha == first
         assert "ignored/skip.py" not in snapshot.files
         assert snapshot.changed == ["shop/cli.py", "shop/new.py"]
-    with pytest.raises(RepositoryError, match="Unknown commit"):
-        with open_repository(repo, since="0" * 40):
-            pass
+    with pytest.raises(RepositoryError, match="Unknown commit"), open_repository(repo, since="0" * 40):
+        pass
     with open_repository(repo / "shop", indexable=indexing.is_indexable) as snapshot:
         assert snapshot.prefix == "shop/"  # a folder inside the checkout keeps its project paths
         assert "new.py" in snapshot.files
@@ -167,12 +166,10 @@ def test_a_zip_archive_is_unpacked_and_checked(tmp_path):
     bad = tmp_path / "bad.zip"
     with zipfile.ZipFile(bad, "w") as zf:
         zf.writestr("../escape.py", "x = 1\n")
-    with pytest.raises(RepositoryError, match="unsafe path"):
-        with open_repository(bad):
-            pass
-    with pytest.raises(RepositoryError, match="needs a git checkout"):
-        with open_repository(archive, since="HEAD"):
-            pass
+    with pytest.raises(RepositoryError, match="unsafe path"), open_repository(bad):
+        pass
+    with pytest.raises(RepositoryError, match="needs a git checkout"), open_repository(archive, since="HEAD"):
+        pass
 
 
 @pytest.mark.django_db
