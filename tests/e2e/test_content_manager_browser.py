@@ -62,6 +62,10 @@ def test_from_nothing_to_a_searchable_knowledge_base(logged_in):
     kb = KnowledgeBase.objects.get(slug="react-handbook")
 
     page.click("text=Upload files")
+    page.wait_for_load_state()  # upload.js is attached
+    drop_files(page, {"notes.txt": "hello", "setup.exe": "MZ"})
+    expect(page.locator(".kp-file-list li")).to_have_count(2)
+    expect(page.locator(".kp-refused-file")).to_contain_text("setup.exe")  # flagged before uploading
     page.set_input_files("#id_files", [str(path) for path in UPLOADS])
     expect(page.locator(".kp-file-list li")).to_have_count(3)
     snap(page, "upload")
@@ -98,6 +102,16 @@ def test_from_nothing_to_a_searchable_knowledge_base(logged_in):
     expect(page.locator(".kp-hit").first).to_contain_text("react-learn-installation")
     expect(page.locator(".kp-hit mark").first).to_be_visible()
     snap(page, "playground")
+
+
+def drop_files(page, files: dict[str, str]) -> None:
+    """Drop files on the upload zone as a drag and drop from the desktop would."""
+    page.evaluate("""(files) => {
+        const transfer = new DataTransfer();
+        for (const [name, content] of Object.entries(files)) { transfer.items.add(new File([content], name)); }
+        document.querySelector(".kp-dropzone").dispatchEvent(
+            new DragEvent("drop", {dataTransfer: transfer, bubbles: true, cancelable: true}));
+    }""", files)
 
 
 def test_the_progress_bar_follows_a_running_job(logged_in):
@@ -137,6 +151,8 @@ def test_playground_drafts_a_grounded_answer_with_citations(logged_in):
     page.click("input[type=submit][value=Search]")
     expect(page.locator(".kp-hit").first).to_contain_text("Refund policy")
     expect(page.locator(".kp-answer")).to_be_visible()
+    page.locator(".kp-answer .kp-cite").first.click()  # a citation badge jumps to its source
+    expect(page.locator("#source-1")).to_contain_text("Refund policy")
     snap(page, "answer")
 
 
