@@ -376,7 +376,7 @@ class SiteCrawl:
             raise EmptyPageError("No text left after removing navigation and boilerplate")
         uri = source_uri(response, extracted)
         sha = ingestion.text_sha256(extracted.text)
-        original = self.duplicate_of(page, uri, sha)
+        original = self.duplicate_of(page, response.final_url, uri, sha)
         if original is not None:
             _record(page, response, original, extracted, CrawledPage.Status.DUPLICATE, sha)
             self.report.duplicate += 1
@@ -385,10 +385,13 @@ class SiteCrawl:
         self.ingested[uri] = result.document
         self.count(page, response, extracted, result, sha)
 
-    def duplicate_of(self, page: CrawledPage, uri: str, sha: str) -> Document | None:
-        """The document already holding this page: same canonical URL this crawl, or same text."""
+    def duplicate_of(self, page: CrawledPage, final_url: str, uri: str, sha: str) -> Document | None:
+        """The document already holding this page: same canonical URL this crawl, or same text.
+
+        The page the canonical URL names is never a duplicate: it is the document's own page.
+        """
         if uri in self.ingested:
-            return self.ingested[uri]
+            return None if urlnorm.url_key(final_url) == urlnorm.url_key(uri) else self.ingested[uri]
         other = (CrawledPage.objects.filter(knowledge_base=self.kb, content_sha256=sha, document__isnull=False)
                  .filter(~Q(pk=page.pk) if page.pk else Q())
                  .exclude(document__source_uri=uri).select_related("document").first())

@@ -159,10 +159,13 @@ class SiteHandler(BaseHTTPRequestHandler):
             file = (DOCUMENTS / name.removeprefix("files/")).resolve()
             if file.is_relative_to(DOCUMENTS) and file.is_file():
                 return self.send_content(file.name, file.read_bytes(), mtime=file.stat().st_mtime)
-        if name.startswith("twins/"):  # links one page under its own URL and under a mirror URL
-            page = name.removeprefix("twins/")
+        if name.startswith(("twins/", "twins-mirror-first/")):  # one page under its own URL and a mirror URL
+            folder, page = name.split("/", 1)
+            links = [f"<a href='/{page}'>original</a>", f"<a href='/_test/mirror/{page}'>mirror</a>"]
+            if folder == "twins-mirror-first":
+                links.reverse()
             body = (f"<html><head><title>Twins</title></head><body><h1>Twins</h1><p>One page, two addresses.</p>"
-                    f"<a href='/{page}'>original</a> <a href='/_test/mirror/{page}'>mirror</a></body></html>")
+                    f"{' '.join(links)}</body></html>")
             return self.send(200, body.encode(), "text/html; charset=utf-8")
         if name.startswith("mirror/"):  # the same page under a second URL
             return self.serve_file("/" + name.removeprefix("mirror/"))

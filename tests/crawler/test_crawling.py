@@ -166,6 +166,17 @@ def test_a_canonical_url_names_the_document(markdown_site):
     assert Document.objects.filter(knowledge_base=kb, source_uri=markdown_site.url("/install.html")).count() == 1
 
 
+def test_the_page_a_canonical_url_names_owns_its_document_even_when_reached_last(markdown_site):
+    kb = make_kb()
+    report = crawling.crawl_site(kb, markdown_site.url("/_test/twins-mirror-first/install.html"), max_depth=1,
+                                 use_sitemap=False)
+    assert markdown_site.page_paths()[1:] == ["/_test/mirror/install.html", "/install.html"]
+    assert (report.ingested, report.unchanged, report.duplicate) == (2, 1, 0)
+    original = CrawledPage.objects.get(knowledge_base=kb, url=markdown_site.url("/install.html"))
+    assert original.status == CrawledPage.Status.INDEXED
+    assert original.document.source_uri == markdown_site.url("/install.html")
+
+
 def test_sitemap_urls_are_crawled_with_their_lastmod(markdown_site):
     kb = make_kb()
     report = crawling.crawl_site(kb, markdown_site.url("/authors.html"), max_depth=1, max_pages=3)
