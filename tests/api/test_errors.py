@@ -35,3 +35,12 @@ class ErrorShapeTests(ApiTestCase):
         self.assertError(self.api("get", "/knowledge-bases/999999", token=self.token), 404, "not_found")
         self.assertError(self.api("get", "/documents/999999/chunks", token=self.token), 404, "not_found")
         self.assertError(self.api("get", "/tickets/999999", token=self.token), 404, "not_found")
+
+
+class RenderingTests(ApiTestCase):
+    def test_non_ascii_text_is_sent_as_utf8(self):
+        make_kb(name="Справочник")
+        _, token = make_key()
+        response = self.api("get", "/knowledge-bases", token=token)
+        self.assertIn("Справочник".encode(), response.content)
+        self.assertEqual(response["Content-Type"], "application/json; charset=utf-8")
