@@ -68,6 +68,9 @@ class TicketAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # tickets arrive through the API, e-mail or the import command
 
+    def changelist_view(self, request, extra_context=None):
+        return super().changelist_view(request, {"title": "Inbox", **(extra_context or {})})
+
     def get_queryset(self, request):
         # The inbox never shows the trace or metadata; the ticket page loads its own copy.
         return super().get_queryset(request).defer("trace", "metadata", "routing_reason", "risk_reasons")

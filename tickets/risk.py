@@ -87,11 +87,16 @@ RULES = [
           rf"account takeover|identity theft|data breach|leaked)",
           rf"{W}(?:взлом\w*|украл\w*|украден\w*|кража|фишинг\w*|утечк\w*|"
           rf"посторонн\w* (?:доступ|вход)|чужой вход|скомпрометир\w*)"),
-    _rule("abuse", RiskLevel.HIGH, "Abusive or threatening language",
-          rf"{W}(?:fuck\w*|shit\w*|bastard\w*|idiot\w*|moron\w*|asshole\w*|bitch\w*|damn you|kill you|"
-          rf"i will find you|burn (?:it|you) down)",
-          rf"{W}(?:бля\w*|хуй\w*|хуе\w*|пизд\w*|сук[аи](?!\w)|урод\w*|идиот\w*|дебил\w*|убью|убить вас|"
-          rf"сволоч\w*|твар[ьи](?!\w))"),
+    _rule("abuse", RiskLevel.HIGH, "Insults or threats aimed at people",
+          rf"{W}(?:you(?: are|'re| r)? (?:\w+ )?(?:idiots?|morons?|bastards?|assholes?|scum|thieves|crooks)|"
+          rf"(?:idiots?|morons?|bastards?|assholes?)(?!\w)|fuck (?:you|off)|damn you|kill you|i will find you|"
+          rf"burn (?:it|you|your \w+) down|you will (?:pay|regret))",
+          rf"{W}(?:урод\w*|идиот\w*|дебил\w*|сволоч\w*|твар[ьи](?!\w)|мрази?(?!\w)|ворюг\w*|жулик\w*|"
+          rf"убью|убить вас|вы (?:ещё |еще )?пожалеете|найду (?:вас|тебя))"),
+    # Swearing alone is rudeness, not a threat: it is worth a human look but not an escalation.
+    _rule("profanity", RiskLevel.MEDIUM, "Swearing",
+          rf"{W}(?:fuck\w*|shit\w*|bitch\w*|crap(?:py)?|damn(?:ed)?|wtf)(?!\w)",
+          rf"{W}(?:бля\w*|хуй\w*|хуе\w*|хрен\w*|пизд\w*|сук[аи](?!\w)|еба\w*|ёба\w*|нахер|нафиг)"),
     _rule("anger", RiskLevel.MEDIUM, "Strong anger or dissatisfaction",
           rf"{W}(?:furious|outraged|unacceptable|ridiculous|disgusting|worst (?:service|company|bank)|"
           rf"terrible service|fed up|sick of|never again|scam company|i am so angry|very angry|"

@@ -25,6 +25,7 @@ class RiskRuleTests(SimpleTestCase):
             "my card number is 4111 1111 1111 1111": ("personal_data", RiskLevel.HIGH),
             "someone hacked my account and changed the e-mail": ("security", RiskLevel.HIGH),
             "you are a bunch of idiots": ("abuse", RiskLevel.HIGH),
+            "where are my fucking invoices": ("profanity", RiskLevel.MEDIUM),
             "this is unacceptable, worst service ever": ("anger", RiskLevel.MEDIUM),
             "how do you use my personal data?": ("personal_data_request", RiskLevel.MEDIUM),
         }
@@ -41,6 +42,7 @@ class RiskRuleTests(SimpleTestCase):
             "Верните деньги за подписку, требую возврата": "refund",
             "Мою карту украли, кто-то взломал интернет-банкинг": "security",
             "Вы идиоты, сколько можно": "abuse",
+            "Где, бля, мои деньги": "profanity",
             "Это возмутительно, отвратительное обслуживание": "anger",
             "Как вы обрабатываете мои персональные данные?": "personal_data_request",
         }
