@@ -5,6 +5,8 @@ Each operation checks its scope through `auth=`, narrows to the knowledge bases 
 the result.
 """
 
+from pathlib import Path
+
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet, Sum
@@ -133,6 +135,13 @@ def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., 
                        + ", ".join(upload.name for upload in too_large),
                        [{"field": "files", "location": "file", "type": "too_large",
                          "message": f"{upload.name}: {upload.size:,} bytes"} for upload in too_large])
+    names = [Path(upload.name).name for upload in files]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        # A document's identity is its file name, so two files of one name would overwrite each other.
+        raise ApiError(422, "duplicate_file_names", f"Several files are named {', '.join(duplicates)}",
+                       [{"field": "files", "location": "file", "message": f"{name}: sent more than once",
+                         "type": "duplicate"} for name in duplicates])
     job, refused = jobs.add_uploads(kb, files, user=request.auth.owner)
     if job is None:
         raise ApiError(422, "no_acceptable_files", "None of the files can be ingested",

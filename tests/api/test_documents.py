@@ -166,3 +166,15 @@ class JobApiTests(ApiTestCase):
         self.assertError(self.api("post", f"/jobs/{self.job.pk}/cancel", token=self.limited), 404)
         self.assertError(self.api("get", f"/jobs/{self.job.pk}"), 401)
         self.assertError(self.api("get", "/jobs/999999", token=self.token), 404)
+
+
+class UploadNameTests(ApiTestCase):
+    def test_two_files_of_one_name_are_refused(self):
+        kb = make_kb()
+        _, token = make_key()
+        response = self.api("post", f"/knowledge-bases/{kb.pk}/documents", token=token,
+                            files=[upload(DOCS / "md/en/react-learn-installation.md"),
+                                   upload(DOCS / "md/ru/react-learn-installation.md")])
+        error = self.assertError(response, 422, "duplicate_file_names")
+        self.assertIn("react-learn-installation.md", error["message"])
+        self.assertFalse(Document.objects.filter(knowledge_base=kb).exists())
