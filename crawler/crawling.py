@@ -6,7 +6,8 @@ when it is outside the site, an asset, a document while `follow_docs` is off, to
 disallowed by robots.txt; these count as skipped, not failed. Every fetched page is recorded as a
 `CrawledPage`, so the next crawl of the site sends conditional requests (a 304 is "unchanged" and
 its stored links are still followed), re-indexes only pages whose text changed, removes the
-documents of pages that now answer 404/410, and revisits known pages no link led to this time.
+documents of pages that now answer 404/410, and revisits the pages an earlier crawl from the same
+seed found that no link led to this time.
 A page whose text equals another page's (the same page under two URLs), or whose canonical URL
 was already ingested, is a duplicate and is not ingested again.
 
@@ -284,11 +285,12 @@ class SiteCrawl:
             self.enqueue(link, depth + 1)
 
     def enqueue_known_pages(self) -> None:
-        """Pages we hold documents for that no link led to this time: a conditional request tells
-        whether they changed or are gone. They were found within `max_depth` once, so they are
-        revisited even when this crawl reached them only deeper than that."""
+        """Pages an earlier crawl from this seed found that no link led to this time: a conditional
+        request tells whether they changed or are gone. They were found within `max_depth` once,
+        so they are revisited even when this crawl reached them only deeper than that."""
         for page in self.known.values():
-            if (page.status in (CrawledPage.Status.INDEXED, CrawledPage.Status.DUPLICATE)
+            if (page.seed_url == self.seed
+                    and page.status in (CrawledPage.Status.INDEXED, CrawledPage.Status.DUPLICATE)
                     and page.depth <= self.options.max_depth and self.in_scope(page.url)
                     and urlnorm.url_key(page.url) not in self.visited
                     and not (self.options.respect_robots and not self.robots.allows(page.url))):

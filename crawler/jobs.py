@@ -3,9 +3,11 @@
 The crawl's progress, counters and per-URL failures live on the `knowledge.Job` row (kind
 `crawl`), written after every page, so the admin and the API show them while it runs;
 `job.request_cancel()` stops it between two pages. `start_ingest_url` runs `ingest_url` the same
-way, for "add this URL" in the admin and the API (source kind `url`, no links, no robots.txt).
+way, for "add this URL" in the admin and the API (source kind `url`, no links, no robots.txt), and
+`start_recrawl` queues all of a knowledge base's crawls and URLs again.
 """
 
+import logging
 from dataclasses import asdict
 
 from django.db import transaction
@@ -15,6 +17,8 @@ from crawler.crawling import CrawlOptions, Progress, crawl_site, ingest_url
 from crawler.exceptions import CrawlerError
 from knowledge.models import Job, KnowledgeBase
 from portal.jobs import enqueue, run
+
+logger = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -55,6 +59,30 @@ def start_ingest_url(kb: KnowledgeBase, url: str, *, user=None) -> Job:
                              options={"seed_url": url, "single_url": True})
     enqueue(tasks.run_crawl_job, job)
     return job
+
+
+def start_recrawl(kb: KnowledgeBase, *, user=None) -> list[Job]:
+    """Queue every crawl and URL of the base again, with the latest options used for each seed.
+
+    Conditional requests and text hashes make this cheap: only changed pages are re-indexed, and
+    pages that are gone lose their documents. A seed that is now refused is logged and skipped.
+    """
+    latest: dict[str, dict] = {}
+    crawls = Job.objects.filter(knowledge_base=kb, kind=Job.Kind.CRAWL).order_by("created_at", "pk")
+    for options in crawls.values_list("options", flat=True):
+        if options.get("seed_url"):
+            latest[options["seed_url"]] = options
+    queued = []
+    for seed, options in latest.items():
+        options = {name: value for name, value in options.items() if name != "seed_url"}
+        try:
+            if options.pop("single_url", False):
+                queued.append(start_ingest_url(kb, seed, user=user))
+            else:
+                queued.append(start_crawl(kb, seed, user=user, **options))
+        except CrawlerError as exc:
+            logger.warning("Not re-crawling %s: %s", seed, exc)
+    return queued
 
 
 def run_crawl(job: Job, *, progress: Progress | None = None) -> Job:

@@ -106,3 +106,22 @@ def test_start_ingest_url_runs_one_url_as_a_job(flask_site, django_capture_on_co
     assert missing.failures == [{"item": flask_site.url("/_test/missing.html"), "reason": "HTTP 404 Not Found"}]
     with pytest.raises(BlockedAddressError):
         jobs.start_ingest_url(kb, "http://192.168.0.1/")
+
+
+def test_a_knowledge_base_recrawl_repeats_its_crawls_and_reindexes_only_changes(
+        flask_site, django_capture_on_commit_callbacks):
+    kb = make_kb()
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs.start_crawl(kb, flask_site.url("/installation.html"), max_depth=0)
+        jobs.start_crawl(kb, flask_site.url("/extensions.html"), max_depth=1, max_pages=3)
+        jobs.start_crawl(kb, flask_site.url("/extensions.html"), max_depth=1, max_pages=2)  # the latest options win
+        jobs.start_ingest_url(kb, flask_site.url("/_test/files/pdf/text/pdflatex-4-pages.pdf"))
+    flask_site.overrides["/installation.html"] = b"<html><body><h1>Installation</h1><p>pip install flask</p></html>"
+    with django_capture_on_commit_callbacks(execute=True):
+        recrawls = jobs.start_recrawl(kb)
+    assert [job.options["seed_url"].removeprefix(flask_site.base_url) for job in recrawls] == [
+        "/installation.html", "/extensions.html", "/_test/files/pdf/text/pdflatex-4-pages.pdf"]
+    counters = [Job.objects.get(pk=job.pk).counters for job in recrawls]
+    assert [c.get("ingested", 0) for c in counters] == [1, 0, 0]
+    assert [c.get("unchanged", 0) for c in counters] == [0, 2, 1]
+    assert Job.objects.get(pk=recrawls[1].pk).options["max_pages"] == 2
