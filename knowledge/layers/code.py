@@ -84,6 +84,8 @@ class CodeFile:
     chunks: list[SourceChunk] = field(default_factory=list)
     # Module-level objects that declare entrypoints (`app = FastAPI()`): qualified name → framework.
     objects: dict[str, str] = field(default_factory=dict)
+    # Where an app object or urlconf is mounted: child → (parent, path prefix); parent "" is the root.
+    mounts: dict[str, tuple[str, str]] = field(default_factory=dict)
     parse_error: str = ""
     extra: dict = field(default_factory=dict)  # extractor-private data for pass 2
 
@@ -96,6 +98,8 @@ class ProjectIndex:
         self.modules: set[str] = set()
         self.roots: set[str] = set()
         self.objects: dict[str, str] = {}
+        self.mounts: dict[str, tuple[str, str]] = {}
+        self.own_prefixes: dict[str, str] = {}  # APIRouter(prefix=…), Blueprint(url_prefix=…)
         # Handler qualified name → entrypoints it serves; filled by `detect_entrypoints`.
         self.entrypoints: dict[str, list[Entrypoint]] = {}
         for file in files:
@@ -108,6 +112,24 @@ class ProjectIndex:
         for symbol in file.symbols:
             self.symbols.setdefault(symbol.qname, symbol)
         self.objects.update(file.objects)
+        for child, (parent, prefix) in file.mounts.items():
+            if parent:
+                self.mounts[child] = (parent, prefix)
+            else:
+                self.own_prefixes[child] = prefix
+
+    def mounted_path(self, owner: str, path: str) -> str:
+        """`path` as served: the prefixes of the objects and urlconfs `owner` is mounted under, joined."""
+        def join(prefix: str, path: str) -> str:
+            return prefix.rstrip("/") + "/" + path.lstrip("/") if prefix else path
+
+        seen = set()
+        while owner and owner not in seen:
+            seen.add(owner)
+            path = join(self.own_prefixes.get(owner, ""), path)
+            owner, prefix = self.mounts.get(owner, ("", ""))
+            path = join(prefix, path)
+        return path
 
     def detect_entrypoints(self, files: list[CodeFile], extractors: dict[str, "CodeExtractor"]) -> None:
         """Entrypoints of every file, so a view gets its role even when its route is declared elsewhere."""
@@ -336,19 +358,25 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
     rows = []
     for entry in entrypoints:
         handler = index.symbols.get(entry.handler)
+        http = entry.entry_type == "http"
+        # The path a client calls: the declared one under the prefixes it is mounted with.
+        served = index.mounted_path(entry.declaring_symbol, entry.route_path) if http else ""
+        served = "/" + served.lstrip("/") if http else ""
         meta = {
             "entry_id": stable_id(file.path, entry.framework, entry.http_method, entry.route_or_command,
                                   entry.handler),
             "entry_type": entry.entry_type,
             "framework": entry.framework,
-            "route_or_command": entry.route_or_command,
+            "route_or_command": f"{entry.http_method} {served}" if http else entry.route_or_command,
             "handler_symbol_id": handler.symbol_id if handler else "",
             "handler_symbol": entry.handler,
             "declaring_symbol": entry.declaring_symbol,
             "entrypoint_kind": entry.entrypoint_kind,
             "http_method": entry.http_method,
             "route_path": entry.route_path,
-            "route_key": route_key(entry.route_path) if entry.entry_type == "http" else "",
+            "mounted_path": served,
+            "route_key": route_key(served) if http else "",
+            "declared_route_key": route_key(entry.route_path) if http else "",
             "decorator_text": entry.decorator_text,
             "summary_text": handler.docstring if handler else "",
             "is_test": file.is_test,
@@ -365,7 +393,9 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
 
 def render_entrypoint(meta: dict) -> str:
     if meta["entry_type"] == "http":
-        head = f"{meta['http_method']} {meta['route_path']}"
+        head = meta["route_or_command"]
+        if route_key(meta["route_path"]) != meta["route_key"]:
+            head += f" (declared as {meta['route_path']})"
     else:
         head = f"{meta['entry_type']} {meta['route_or_command']}"
     text = f"{head} → {meta['handler_symbol']} ({meta['framework']} {meta['entrypoint_kind']})"
@@ -377,7 +407,7 @@ ROUTE_PARAM = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>|\(\?P<([^>]+)>[^)]*\)|:(\w+)"
 
 def route_key(path: str) -> str:
     """A route in one spelling for matching: `orders/<int:pk>/` and `/orders/{pk}` → `/orders/{pk}`."""
-    path = path.strip().lstrip("^").rstrip("$")
+    path = path.strip().replace("^", "").replace("$", "")  # regex anchors, also after a mount prefix
     path = ROUTE_PARAM.sub(lambda m: "{" + next(g for g in m.groups() if g) + "}", path)
     return "/" + path.strip("/")
 

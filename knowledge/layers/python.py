@@ -263,9 +263,17 @@ class _Reader:
     def module_statement(self, node: ast.stmt) -> None:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             framework = APP_CONSTRUCTORS.get(self.expand(node.value.func))
+            _, kwargs = _call_args(node.value)
             for target in node.targets:
                 if framework and isinstance(target, ast.Name):
-                    self.file.objects[f"{self.file.module}.{target.id}"] = framework
+                    qname = f"{self.file.module}.{target.id}"
+                    self.file.objects[qname] = framework
+                    # APIRouter(prefix="/x"), Blueprint(..., url_prefix="/x")
+                    prefix = kwargs.get("prefix") or kwargs.get("url_prefix")
+                    if isinstance(prefix, str):
+                        self.file.mounts[qname] = ("", prefix)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            self.mount(node.value)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
             node, (ast.AugAssign, ast.AnnAssign)) else []
         if any(isinstance(t, ast.Name) and t.id == "urlpatterns" for t in targets) and node.value is not None:
@@ -287,13 +295,49 @@ class _Reader:
             if isinstance(view, ast.Call) and isinstance(func, ast.Attribute) and func.attr == "as_view":
                 view, entry_kind = view.func.value, "class_view"
             handler = "" if isinstance(view, ast.Call) else self.expand(view)
-            if not handler or handler.endswith(".urls"):
-                continue  # include() and mounted APIs declare their own routes
+            urlconf = f"{self.file.module}.urlpatterns"
+            if handler.endswith(".urls"):  # path("api/", api.urls): a mounted ninja API
+                self.file.mounts[handler.removesuffix(".urls")] = (urlconf, route.value)
+                continue
+            included = self.included(view)
+            if included:
+                self.file.mounts[included] = (urlconf, route.value)
+                continue
+            if not handler:
+                continue
             self.file.extra["urlpatterns"].append(Entrypoint(
                 "http", "django", entry_kind, route.value, handler, f"{self.file.module}.urlpatterns",
                 self.source(element), element.lineno, http_method="ANY", route_path=route.value,
                 lang_payload={"url_function": kind},
             ))
+
+    def included(self, view: ast.expr) -> str:
+        """The urlconf an `include("app.urls")` (or `include(module)`) points at, or ""."""
+        if not (isinstance(view, ast.Call) and self.expand(view.func) in ("django.urls.include",
+                                                                          "django.conf.urls.include")):
+            return ""
+        target = view.args[0] if view.args else None
+        if isinstance(target, ast.Constant) and isinstance(target.value, str):
+            return f"{target.value}.urlpatterns"
+        name = self.expand(target) if target is not None else ""
+        return f"{name}.urlpatterns" if name else ""
+
+    def mount(self, call: ast.Call) -> None:
+        """`api.add_router("/x/", router)`, `app.include_router(router, prefix=…)`, `register_blueprint`."""
+        if not isinstance(call.func, ast.Attribute):
+            return
+        attr, parent = call.func.attr, self.expand(call.func.value)
+        args, kwargs = _call_args(call)
+        if attr == "add_router" and len(call.args) >= 2 and isinstance(args[0], str):
+            child = args[1] if isinstance(args[1], str) else self.expand(call.args[1])  # or a dotted path
+            prefix = args[0]
+        elif attr in ("include_router", "register_blueprint") and call.args:
+            child = self.expand(call.args[0])
+            prefix = kwargs.get("prefix") or kwargs.get("url_prefix") or ""
+        else:
+            return
+        if child and parent and isinstance(prefix, str):
+            self.file.mounts[child] = (parent, prefix)
 
     # --- C0 ---------------------------------------------------------------------------------------
 

@@ -28,7 +28,8 @@ class Step:
     filters: dict = field(default_factory=dict)
     top_k: int = 6
     mode: str = "hybrid"
-    relax: list[str] = field(default_factory=list)  # filter keys dropped in this order when nothing matches
+    # When nothing matches: filter keys dropped in this order ("a->b" renames key a to b instead).
+    relax: list[str] = field(default_factory=list)
     expand: str = ""  # "source": C0 chunks of the symbols the hits name
     why: str = ""
 
@@ -140,8 +141,10 @@ def _http_route(text, subject, code):
     match = HTTP_ROUTE.search(text)
     if match:
         method, path = match.group(1).upper(), match.group(2)
-        return [Step(["C3"], text, {"http_method": method, "route_key": route_key(path)}, top_k=5,
-                     relax=["http_method", "route_key"], expand="source",
+        # Django routes answer any method; a path may be asked as served or as declared in the code.
+        return [Step(["C3"], text, {"http_method": [method, "ANY"], "route_key": route_key(path)}, top_k=5,
+                     relax=["route_key->declared_route_key", "http_method", "declared_route_key"],
+                     expand="source",
                      why=f"the entrypoint that serves {method} {path}, then the handler's source (C0)")]
     if ENTRYPOINT_WORDS(text) and not code:
         return [Step(["C3"], text, {"entry_type": "http"}, top_k=8, relax=["entry_type"], expand="source",
@@ -372,7 +375,10 @@ def _run_step(step: Step, kb_ids: list[int]) -> tuple[list[retrieval.SearchHit],
                                 filters=filters or None)
         if hits or not relax:
             return hits, filters
-        filters.pop(relax.pop(0), None)
+        old, _, new = relax.pop(0).partition("->")
+        value = filters.pop(old, None)
+        if new and value is not None:
+            filters[new] = value
 
 
 def _expand_sources(step: Step, hits: list[retrieval.SearchHit],

@@ -154,15 +154,22 @@ class CodeLayerTests(SimpleTestCase):
             ("click", "cli", "command", "", "cleanup", "", "shop.cli.cleanup"),
             ("click", "cli", "group", "", "admin", "", "shop.cli.admin"),
             ("click", "cli", "command", "", "purge", "", "shop.cli.purge_cache"),
-            ("ninja", "http", "route", "GET", "GET /ping", "/ping", "shop.ninja_api.ping"),
-            ("ninja", "http", "route", "POST", "POST /orders", "/orders", "shop.ninja_api.create_order_ninja"),
-            ("django", "http", "urlpattern", "ANY", "orders/", "/orders", "shop.views.order_list"),
-            ("django", "http", "class_view", "ANY", "orders/<int:pk>/", "/orders/{pk}", "shop.views.OrderDetail"),
-            ("django", "http", "urlpattern", "ANY", "^legacy/$", "/legacy", "shop.views.order_list"),
+            # NinjaAPI mounted at path("api/", api.urls); the router at api.add_router("/shop/", router).
+            ("ninja", "http", "route", "GET", "GET /api/ping", "/api/ping", "shop.ninja_api.ping"),
+            ("ninja", "http", "route", "POST", "POST /api/shop/orders", "/api/shop/orders",
+             "shop.ninja_api.create_order_ninja"),
+            ("django", "http", "urlpattern", "ANY", "ANY /orders/", "/orders", "shop.views.order_list"),
+            ("django", "http", "class_view", "ANY", "ANY /orders/<int:pk>/", "/orders/{pk}", "shop.views.OrderDetail"),
+            ("django", "http", "urlpattern", "ANY", "ANY /^legacy/$", "/legacy", "shop.views.order_list"),
             ("flask", "http", "route", "GET", "GET /health", "/health", "shop.web.health"),
             ("flask", "http", "route", "POST", "POST /refunds", "/refunds", "shop.web.refund"),
             ("flask", "http", "route", "PUT", "PUT /refunds", "/refunds", "shop.web.refund"),
         ])
+        ninja = rows[8].metadata
+        self.assertEqual((ninja["route_path"], ninja["mounted_path"], ninja["declared_route_key"]),
+                         ("/orders", "/api/shop/orders", "/orders"))
+        self.assertEqual(rows[8].content, "POST /api/shop/orders (declared as /orders) → "
+                                          "shop.ninja_api.create_order_ninja (ninja route)\nCreate an order through ninja.")
         create = rows[0].metadata
         self.assertEqual((create["handler_symbol_id"], create["declaring_symbol"], create["decorator_text"],
                           create["summary_text"], create["route_path"], create["source_path"]),
@@ -172,6 +179,29 @@ class CodeLayerTests(SimpleTestCase):
                                           "Create an order and charge it.")
         self.assertEqual(rows[1].metadata["declaring_symbol"], "shop.api.router")
         self.assertEqual(rows[10].metadata["declaring_symbol"], "shop.urls.urlpatterns")
+
+    def test_c3_mount_prefixes_of_fastapi_flask_and_django_includes(self):
+        texts = {
+            "app/api.py": "from fastapi import APIRouter, FastAPI\nfrom app import items\n\napp = FastAPI()\n"
+                          "app.include_router(items.router, prefix='/v2')\n",
+            "app/items.py": "from fastapi import APIRouter\n\nrouter = APIRouter(prefix='/items')\n\n"
+                            "@router.get('/{item_id}')\ndef read_item(item_id: int):\n    pass\n",
+            "app/web.py": "from flask import Blueprint, Flask\n\napp = Flask(__name__)\nbp = Blueprint('bp', __name__)\n\n"
+                          "@bp.route('/hello')\ndef hello():\n    pass\n\napp.register_blueprint(bp, url_prefix='/web')\n",
+            "site/urls.py": "from django.urls import include, path\n\n"
+                            "urlpatterns = [path('shop/', include('shop.urls'))]\n",
+            "shop/urls.py": "from django.urls import path\nfrom shop import views\n\n"
+                            "urlpatterns = [path('cart/<int:pk>/', views.cart)]\n",
+            "shop/views.py": "def cart(request, pk):\n    pass\n",
+        }
+        files, index = parse_project(texts)
+        rows = [row for rel in texts for row in build_code_rows(files[rel], index, PythonExtractor())
+                if row.layer == "C3"]
+        self.assertEqual(pick(rows, "route_or_command", "route_key", "declared_route_key"), [
+            ("GET /v2/items/{item_id}", "/v2/items/{item_id}", "/{item_id}"),
+            ("GET /web/hello", "/web/hello", "/hello"),
+            ("ANY /shop/cart/<int:pk>/", "/shop/cart/{pk}", "/cart/{pk}"),
+        ])
 
     def test_c3_django_management_commands_and_main_blocks(self):
         texts = {

@@ -90,7 +90,7 @@ def test_layers_and_metadata_filters_work_through_search(repo):
     hits = retrieval.search("integrations", [kb.pk], top_k=10, layers=["D6"], filters={"source_id": "billing-service"})
     assert sorted(hit.metadata["target"] for hit in hits) == ["Orders service", "Stripe"]
     hits = retrieval.search("POST /orders", [kb.pk], top_k=10, layers=["C3"],
-                            filters={"http_method": "POST", "route_key": "/orders"})
+                            filters={"http_method": "POST", "declared_route_key": "/orders"})
     assert sorted(hit.metadata["handler_symbol"] for hit in hits) == ["shop.api.create_order",
                                                                       "shop.ninja_api.create_order_ninja"]
     hits = retrieval.search("who calls charge", [kb.pk], top_k=20, mode="keyword", layers=["C2"],

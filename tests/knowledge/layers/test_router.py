@@ -23,9 +23,10 @@ PLANS = {
         "integrations", "ru", "billing-service",
         [(["D6"], {"source_id": "billing-service"}, ""), (["D0"], {}, "")]),
     "Where is POST /orders handled?": (
-        "entrypoint", "en", "", [(["C3"], {"http_method": "POST", "route_key": "/orders"}, "source")]),
+        "entrypoint", "en", "", [(["C3"], {"http_method": ["POST", "ANY"], "route_key": "/orders"}, "source")]),
     "Где обрабатывается GET /orders/{order_id}?": (
-        "entrypoint", "ru", "", [(["C3"], {"http_method": "GET", "route_key": "/orders/{order_id}"}, "source")]),
+        "entrypoint", "ru", "",
+        [(["C3"], {"http_method": ["GET", "ANY"], "route_key": "/orders/{order_id}"}, "source")]),
     "Which endpoints exist?": ("entrypoint", "en", "", [(["C3"], {"entry_type": "http"}, "source")]),
     "Какие есть эндпоинты?": ("entrypoint", "ru", "", [(["C3"], {"entry_type": "http"}, "source")]),
     "Who calls `charge()`?": (
@@ -138,21 +139,24 @@ def test_plan_and_search_returns_the_plan_with_its_trace(kb):
 
 @pytest.mark.django_db
 def test_an_entrypoint_plan_brings_the_handler_source(kb):
-    plan, hits = plan_and_search("Where is POST /orders handled?", [kb.pk])
-    assert plan.trace[0]["filters"] == {"http_method": "POST", "route_key": "/orders"}
-    assert plan.trace[0]["hits"] == 2 and plan.trace[0]["expanded"] == 2
-    entry = [hit.metadata["handler_symbol"] for hit in hits if hit.layer == "C3"]
-    source = [hit.metadata["qname"] for hit in hits if hit.layer == "C0"]
-    assert sorted(entry) == ["shop.api.create_order", "shop.ninja_api.create_order_ninja"]
-    assert sorted(source) == sorted(entry)
-    assert any(hit.content.startswith('@app.post("/orders")') for hit in hits if hit.layer == "C0")
+    plan, hits = plan_and_search("Where is POST /api/shop/orders handled?", [kb.pk])
+    assert plan.trace[0] == {"layers": ["C3"], "filters": {"http_method": ["POST", "ANY"],
+                                                           "route_key": "/api/shop/orders"},
+                             "hits": 1, "expanded": 1}
+    assert [(hit.layer, hit.metadata.get("handler_symbol") or hit.metadata["qname"]) for hit in hits] == [
+        ("C3", "shop.ninja_api.create_order_ninja"), ("C0", "shop.ninja_api.create_order_ninja")]
+    assert hits[1].content.startswith('@router.post("/orders")')
 
 
 @pytest.mark.django_db
 def test_filters_that_match_nothing_are_relaxed_in_order_and_the_trace_says_so(kb):
-    # Django routes have no method ("ANY"): the method filter goes first, the route stays.
+    # Asked by the path declared in the code: the served path does not match, the declared one does.
+    plan, hits = plan_and_search("Where is GET /ping handled?", [kb.pk])
+    assert plan.trace[0]["filters"] == {"http_method": ["GET", "ANY"], "declared_route_key": "/ping"}
+    assert [hit.metadata["handler_symbol"] for hit in hits if hit.layer == "C3"] == ["shop.ninja_api.ping"]
+    # Django routes answer any method.
     plan, hits = plan_and_search("Where is GET /legacy handled?", [kb.pk])
-    assert plan.trace[0]["filters"] == {"route_key": "/legacy"}
+    assert plan.trace[0]["filters"] == {"http_method": ["GET", "ANY"], "route_key": "/legacy"}
     assert [hit.metadata["handler_symbol"] for hit in hits if hit.layer == "C3"] == ["shop.views.order_list"]
 
 
