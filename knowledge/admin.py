@@ -162,7 +162,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
 @admin.register(Document)
 class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
-    list_display = ["title_or_uri", "knowledge_base", "status_badge", "source_kind", "chunk_count", "size",
+    list_display = ["title_or_uri", "knowledge_base", "status_badge", "source_kind", "chunks", "size",
                     "ingested_at", "problem"]
     list_filter = ["status", "source_kind", "knowledge_base"]
     search_fields = ["title", "source_uri", "error_message"]
@@ -207,6 +207,13 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     @admin.display(description="Status", ordering="status")
     def status_badge(self, doc):
         return status_badge(doc.status, doc.get_status_display())
+
+    @admin.display(description="Chunks", ordering="chunk_count")
+    def chunks(self, doc):
+        if not doc.chunk_count:
+            return 0
+        url = reverse("admin:knowledge_chunk_changelist")
+        return format_html('<a href="{}?document__id__exact={}">{}</a>', url, doc.pk, doc.chunk_count)
 
     @admin.display(description="Size", ordering="file_size")
     def size(self, doc):
