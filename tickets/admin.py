@@ -38,7 +38,7 @@ class AgentAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["name", "description", "is_active", "is_default"]}),
         ("Answers", {"fields": ["instructions", "knowledge_bases", "confidence_threshold", "refusal_text"]}),
-        ("Routing and sending", {"fields": ["routing_hints", "auto_reply"]}),
+        ("Routing and sending", {"fields": ["routing_hints", "auto_reply", "auto_reply_confidence"]}),
     ]
 
     def get_queryset(self, request):

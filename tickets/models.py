@@ -39,6 +39,11 @@ class Agent(models.Model):
         default=0.6, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
         help_text="Below this confidence the answer is the refusal text.",
     )
+    auto_reply_confidence = models.FloatField(
+        null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Auto-reply only at or above this confidence (stricter than the threshold, which only "
+                  "decides between a draft and a refusal). Empty: the confidence threshold.",
+    )
     refusal_text = models.TextField(
         blank=True,
         help_text="Sent instead of a guess when the knowledge bases cannot answer. Empty: the default text.",
@@ -58,6 +63,12 @@ class Agent(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def auto_reply_threshold(self) -> float:
+        if self.auto_reply_confidence is None:
+            return self.confidence_threshold
+        return max(self.auto_reply_confidence, self.confidence_threshold)
 
     @property
     def hints(self) -> list[str]:

@@ -189,8 +189,9 @@ class TriageOrchestrator:
             blockers.append("the model failed and the draft is extractive")
         elif not result.citations:
             blockers.append("the draft cites no source")
-        elif agent is not None and result.confidence < agent.confidence_threshold:
-            blockers.append(f"confidence {result.confidence:.2f} is below {agent.confidence_threshold:.2f}")
+        elif agent is not None and result.confidence < agent.auto_reply_threshold:
+            blockers.append(f"confidence {result.confidence:.2f} is below the auto-reply bar "
+                            f"{agent.auto_reply_threshold:.2f}")
         ticket.triaged_at = timezone.now()
         if blockers:
             ticket.status = Ticket.Status.REVIEW

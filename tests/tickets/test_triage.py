@@ -225,3 +225,18 @@ class RefusalTests(TestCase):
         ticket = submit(self, "How many days does standard delivery take?")
         self.assertFalse(ticket.refused, ticket.trace)
         self.assertEqual(ticket.sources.get(position=1).document_title, "Delivery")
+
+
+class AutoReplyBarTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb, cls.documents, cls.agent = make_help_centre(confidence_threshold=0.3)
+
+    def test_a_draft_under_the_auto_reply_bar_waits_for_review_but_is_not_refused(self):
+        Agent.objects.filter(pk=self.agent.pk).update(auto_reply_confidence=0.99)
+        ticket = submit(self, "How long does standard delivery take?")
+        self.assertEqual((ticket.status, ticket.refused), (Ticket.Status.REVIEW, False))
+        self.assertIn("below the auto-reply bar 0.99", ticket.trace[-1]["detail"])
+
+    def test_without_a_bar_the_threshold_decides(self):
+        self.assertEqual(submit(self, "How long does standard delivery take?").status, Ticket.Status.AUTO_REPLIED)
