@@ -1,5 +1,7 @@
 """manage.py index_repo <kb-slug> PATH [--since COMMIT] — the layered index of a repository."""
 
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
@@ -24,7 +26,7 @@ class Command(BaseCommand):
         if kb is None:
             raise CommandError(f"No knowledge base with slug {kb_slug!r}")
         job = Job.objects.create(kind=Job.Kind.INDEX_REPO, knowledge_base=kb,
-                                 options={"path": path, "since": since, "name": name})
+                                 options={"path": str(Path(path).resolve()), "since": since, "name": name})
         with tqdm(desc=f"Indexing into {kb.slug}", unit="file", file=self.stderr) as bar:
             def progress(done, total, rel):
                 bar.total = total

@@ -13,6 +13,7 @@ from django.test import TestCase
 from knowledge import retrieval
 from knowledge.layers import indexing
 from knowledge.layers.repository import RepositoryError, open_repository
+from knowledge.layers.router import plan_and_search
 from knowledge.models import Chunk, Document
 from tests.factories import make_kb
 
@@ -209,6 +210,15 @@ class OwnRepositoryTests(TestCase):
                                            metadata__dst_ref="knowledge.ingestion.replace_chunks")
                       .values_list("metadata__src_qname", flat=True))
         self.assertIn("knowledge.layers.indexing.store_file", callers)
+        # The router over the real index.
+        plan, hits = plan_and_search("Where is POST /search handled?", [kb.pk])
+        self.assertEqual([hit.metadata["handler_symbol"] for hit in hits if hit.layer == "C3"],
+                         ["knowledge.api.search"])
+        self.assertEqual([hit.metadata["qname"] for hit in hits if hit.layer == "C0"], ["knowledge.api.search"])
+        plan, hits = plan_and_search("Кто вызывает функцию replace_chunks?", [kb.pk])
+        self.assertEqual(plan.intent, "calls")
+        self.assertIn("knowledge.layers.indexing.store_file",
+                      {hit.metadata["src_qname"] for hit in hits if hit.layer == "C2"})
 
 
 class JobAndReindexTests(TestCase):
