@@ -205,21 +205,26 @@ def layer_counts(kb: KnowledgeBase, repo_id: str = "") -> dict[str, int]:
     return dict(sorted(Counter(chunks.values_list("layer", flat=True)).items()))
 
 
-def reindex_document(document: Document, *, force: bool = True) -> str:
+def reindex_document(document: Document, *, force: bool = True) -> ingestion.IngestResult:
     """Rebuild one repository document from its stored text (after an embedder or config change).
 
-    Calls are resolved against the other files of the same repository as stored, so no checkout
-    is needed. Plain `ingestion.process_document` must not be used for these documents: it would
-    replace the layers with D0 chunks.
+    A drop-in for `ingestion.process_document`, which must not be used for these documents: it
+    would replace the layers with D0 chunks. Calls are resolved against the other files of the
+    same repository as stored, so no checkout is needed.
     """
     kb = document.knowledge_base
     repo_id = document.metadata.get("repo_id", "")
     texts = dict(repo_documents(kb, repo_id).values_list("path", "text"))
     texts[document.path] = document.text
-    code_files, index = parse_project({path: text for path, text in texts.items() if is_indexable(path)})
-    outcome, _ = index_file(kb, repo_id, document.path, document.text, code_files.get(document.path), index,
-                            commit_sha=document.commit_sha, force=force)
-    return outcome
+    try:
+        code_files, index = parse_project({path: text for path, text in texts.items() if is_indexable(path)})
+        outcome, _ = index_file(kb, repo_id, document.path, document.text, code_files.get(document.path),
+                                index, commit_sha=document.commit_sha, force=force)
+    except Exception as exc:
+        logger.exception("Re-indexing repository document %s failed", document.pk)
+        return ingestion.IngestResult(document, "failed", f"{type(exc).__name__}: {exc}")
+    document.refresh_from_db()
+    return ingestion.IngestResult(document, outcome)
 
 
 # --- jobs -------------------------------------------------------------------------------------------

@@ -247,7 +247,8 @@ class JobAndReindexTests(TestCase):
         document = Document.objects.get(knowledge_base=kb, path="shop/billing.py")
         before = chunk_ids(kb, "shop/billing.py")
         Chunk.objects.filter(knowledge_base=kb).update(embedding=None)  # as after an embedder switch
-        self.assertEqual(indexing.reindex_document(document), "updated")
+        result = indexing.reindex_document(document)
+        self.assertEqual((result.outcome, result.document.chunk_count), ("updated", document.chunk_count))
         rebuilt = Chunk.objects.filter(document=document)
         self.assertTrue(before.isdisjoint(set(rebuilt.values_list("pk", flat=True))))
         self.assertEqual(sorted(set(rebuilt.values_list("layer", flat=True))), ["C0", "C1", "C2"])
