@@ -150,6 +150,11 @@ def not_found(request, exc: Http404):
     return error_response(request, 404, "not_found", "Not found")
 
 
+def unknown_path(request: HttpRequest, path: str = "") -> HttpResponse:
+    """Paths under /api/ that match no operation get the API's 404, not the HTML page."""
+    return error_response(request, 404, "not_found", f"No API operation at {request.path}")
+
+
 @api.exception_handler(RequestDataTooBig)
 def request_too_big(request, exc: Exception):
     return error_response(request, 413, "payload_too_large", str(exc) or "The request body is too large")

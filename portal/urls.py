@@ -1,8 +1,8 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import path, re_path
 from ninja.openapi.views import openapi_view
 
-from portal.api import api
+from portal.api import api, unknown_path
 
 admin.site.site_header = "Knowledge portal"
 admin.site.site_title = "Knowledge portal"
@@ -13,4 +13,5 @@ urlpatterns = [
     path("api/v1/", api.urls),
     # The interactive docs also live at the version-less address the README gives.
     path("api/docs", openapi_view, {"api": api}, name="api-docs"),
+    re_path(r"^api/(?P<path>.*)$", unknown_path),
 ]

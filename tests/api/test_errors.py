@@ -35,6 +35,8 @@ class ErrorShapeTests(ApiTestCase):
         self.assertError(self.api("get", "/knowledge-bases/999999", token=self.token), 404, "not_found")
         self.assertError(self.api("get", "/documents/999999/chunks", token=self.token), 404, "not_found")
         self.assertError(self.api("get", "/tickets/999999", token=self.token), 404, "not_found")
+        self.assertError(self.api("get", "/no-such-thing", token=self.token), 404, "not_found")
+        self.assertError(self.client.get("/api/v2/knowledge-bases"), 404, "not_found")
 
 
 class RenderingTests(ApiTestCase):

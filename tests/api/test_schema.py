@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from tests.api.base import make_key
 from tests.factories import make_document, make_kb
 
-EXAMPLES = 8
+EXAMPLES = 15
 
 
 @override_settings(API={"RATE_LIMIT_PER_MINUTE": 1_000_000, "PAGE_SIZE": 20, "MAX_PAGE_SIZE": 100})
