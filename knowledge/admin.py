@@ -18,7 +18,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
 from knowledge import admin_views, bases, jobs
-from knowledge.forms import KnowledgeBaseForm
+from knowledge.forms import LAYERS, KnowledgeBaseForm
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 
 STATUS_CSS = {
@@ -281,10 +281,23 @@ class CappedCountPaginator(Paginator):
         return self.object_list.order_by()[: self.LIMIT].count()
 
 
+class LayerFilter(admin.SimpleListFilter):
+    """The known layers, without the `SELECT DISTINCT layer` over every chunk that the default filter runs."""
+
+    title = "layer"
+    parameter_name = "layer"
+
+    def lookups(self, request, model_admin):
+        return LAYERS
+
+    def queryset(self, request, queryset):
+        return queryset.filter(layer=self.value()) if self.value() else queryset
+
+
 @admin.register(Chunk)
 class ChunkAdmin(admin.ModelAdmin):
     list_display = ["__str__", "document", "layer", "position", "section_path", "page", "token_count", "preview"]
-    list_filter = ["layer", "knowledge_base"]
+    list_filter = [LayerFilter, "knowledge_base"]
     list_select_related = ["document"]
     raw_id_fields = ["document"]
     search_fields = ["section_path", "title"]
@@ -312,7 +325,7 @@ class ChunkAdmin(admin.ModelAdmin):
 
     @admin.display(description="Content")
     def preview(self, chunk):
-        return Truncator(chunk.content).chars(120)
+        return Truncator(chunk.content).chars(160)
 
     @admin.display(description="Content")
     def content_display(self, chunk):

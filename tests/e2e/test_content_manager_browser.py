@@ -77,6 +77,11 @@ def test_from_nothing_to_a_searchable_knowledge_base(logged_in):
     expect(page.locator(".kp-progress-count")).to_have_text("3 / 3")
     expect(page.locator(".kp-failures")).to_contain_text("header-only-invalid")
     snap(page, "job")
+    if os.environ.get("PORTAL_SCREENSHOTS"):
+        for name, url in (("jobs", "/admin/knowledge/job/"), ("bases", "/admin/knowledge/knowledgebase/"),
+                          ("chunks", "/admin/knowledge/chunk/")):
+            page.goto(url)
+            snap(page, name)
     assert kb.documents.filter(status=Document.Status.READY).count() == 2
 
     # A document's chunks, in order, and one chunk's page.

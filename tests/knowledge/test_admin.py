@@ -367,8 +367,9 @@ class ChunkAdminTests(AdminTestCase):
     def test_changelist_is_read_only_and_never_counts_everything(self):
         self.login(self.viewer)
         url = reverse("admin:knowledge_chunk_changelist")
-        response = self.client.get(url, {"document__id__exact": self.doc.pk})
+        response = self.client.get(url, {"document__id__exact": self.doc.pk, "layer": "D0"})
         self.assertEqual(response.status_code, 200)
+        self.assertEqual(response.context["cl"].result_count, self.doc.chunk_count)
         self.assertContains(response, "Exceptions")
         self.assertNotContains(response, "Add chunk")
         chunk = Chunk.objects.filter(document=self.doc).first()
@@ -376,6 +377,18 @@ class ChunkAdminTests(AdminTestCase):
         self.assertContains(detail, chunk.content[:20])
         self.assertNotContains(detail, "embedding")
         self.assertNotContains(detail, 'name="_save"')
+
+
+    def test_the_paginator_counts_at_most_its_limit(self):
+        from knowledge.admin import CappedCountPaginator
+
+        class Small(CappedCountPaginator):
+            LIMIT = 1
+
+        chunks = Chunk.objects.filter(document=self.doc)
+        self.assertGreater(chunks.count(), 1)
+        self.assertEqual(Small(chunks, 10).count, 1)
+        self.assertEqual(CappedCountPaginator(chunks, 10).count, chunks.count())
 
 
 class JobTests(AdminTestCase):
