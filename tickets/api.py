@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Query, Router, Status
 from ninja.pagination import paginate
 
-from portal.auth import TICKETS
+from portal.auth import TICKETS, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
 from tickets import triage
@@ -36,9 +36,13 @@ def ticket_detail(key: ApiKey, ticket_id: int) -> Ticket:
     return ticket
 
 
-@router.post("/tickets", response={202: TicketDetailOut, **errors()}, auth=TICKETS)
+@router.post("/tickets", response={202: TicketDetailOut, **errors(409)}, auth=TICKETS)
 def create_ticket(request: HttpRequest, payload: TicketIn):
     """Submit a customer message; risk, routing and a drafted answer follow in the worker."""
+    if payload.external_id and Ticket.objects.filter(channel=Ticket.Channel.API,
+                                                     external_id=payload.external_id).exists():
+        raise ApiError(409, "duplicate_external_id", "A ticket with this external_id was already submitted",
+                       [{"field": "external_id", "location": "body", "message": "already used", "type": "duplicate"}])
     # The submitting key is recorded after the caller's metadata, so it cannot be forged.
     metadata = {**payload.metadata, "api_key_id": request.auth.pk}
     ticket = triage.submit_ticket(subject=payload.subject, body=payload.body, customer=payload.customer,

@@ -67,7 +67,8 @@ class TicketApiTests(ApiTestCase):
 
     def test_a_duplicate_external_id_is_refused(self):
         self.submit(self.token, external_id="crm-9")
-        self.assertError(self.submit(self.token, external_id="crm-9"), 422, "invalid")
+        error = self.assertError(self.submit(self.token, external_id="crm-9"), 409, "duplicate_external_id")
+        self.assertEqual(error["fields"][0]["field"], "external_id")
 
     def test_validation_scope_and_missing_key(self):
         error = self.assertError(self.api("post", "/tickets", token=self.token, data={"subject": "x"}), 422)
