@@ -38,6 +38,8 @@ def parse_args(argv=None):
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     parser.add_argument("--embed-only", action="store_true", help="only fill the embedding cache")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark knowledge base")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a PORTAL setting for this run (e.g. FUSION=rrf); reported in the JSON")
     return parser.parse_args(argv)
 
 
@@ -214,6 +216,9 @@ def main(argv=None) -> None:
     from knowledge.embedding import get_embedder
 
     embedder = get_embedder(args.embedder or settings.PORTAL["DEFAULT_EMBEDDER"])
+    for item in args.set:
+        key, _, value = item.partition("=")
+        settings.PORTAL[key] = json.loads(value) if value[:1].isdigit() or value in ("true", "false") else value
     all_results = {}
     for path in args.dataset or DEFAULT_SETS:
         results = run_dataset(path, args, embedder)

@@ -36,6 +36,8 @@ DEFAULTS = {
     "KEYWORD_CANDIDATES": 5000,
     "COMMON_TERM_SHARE": 0.1,
     "RRF_K": 60,
+    "FUSION": "convex",
+    "FUSION_ALPHA": 0.7,
     "KEYWORD_FALLBACK_RELEVANCE": 0.15,
     "FALLBACK_VECTOR_WEIGHT": 0.25,
     "HNSW_EF_SEARCH": 100,
@@ -142,6 +144,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     fused = _fuse(mode, vector_rows, keyword_rows, fallback)
     if mode == "hybrid":
         _timed(timings, "distances", _fill_distances, fused, by_id, vectors)
+        fused = _rescore(fused, vector_rows, keyword_rows, fallback)
     if max_distance is not None:
         fused = [row for row in fused if row["distance"] is None or row["distance"] <= max_distance]
     hits = _timed(timings, "fetch", _make_hits, fused[:depth])
@@ -279,6 +282,31 @@ def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
         row["score"] += 1.0 / (k + rank)
         row["retrievers"].append("keyword")
     return sorted(fused.values(), key=lambda row: (-row["score"], row["id"]))
+
+
+def _rescore(fused: list[dict], vector_rows, keyword_rows, fallback: bool) -> list[dict]:
+    """Hybrid order by `PORTAL["FUSION"]`: "convex" (default) or "rrf" (as `_fuse` left it).
+
+    Convex: score = w_v · dense + w_k · sparse, with w_v = FUSION_ALPHA (× FALLBACK_VECTOR_WEIGHT
+    during the keyword fallback) and w_k = 1 − FUSION_ALPHA. `dense` is the cosine similarity
+    min-max normalised over the vector candidates (keyword-only candidates are placed on the same
+    scale with their exact distance, clipped to 0..1); `sparse` is ts_rank over the best ts_rank
+    (0 for candidates the keyword side did not return). Unlike RRF it keeps how far apart the
+    scores are, so a clear vector winner is not overtaken by a mediocre keyword match.
+    """
+    if setting("FUSION") != "convex" or not fused:
+        return fused
+    alpha = setting("FUSION_ALPHA")
+    w_vector, w_keyword = alpha * (setting("FALLBACK_VECTOR_WEIGHT") if fallback else 1.0), 1.0 - alpha
+    similarities = [1.0 - distance for _, _, distance in vector_rows]
+    top, bottom = (max(similarities), min(similarities)) if similarities else (1.0, 0.0)
+    spread = (top - bottom) or 1.0
+    best_rank = max((rank for _, _, rank in keyword_rows), default=0.0) or 1.0
+    ranks = {chunk_id: rank for chunk_id, _, rank in keyword_rows}
+    for row in fused:
+        dense = 0.0 if row["distance"] is None else min(1.0, max(0.0, (1.0 - row["distance"] - bottom) / spread))
+        row["score"] = w_vector * dense + w_keyword * ranks.get(row["id"], 0.0) / best_rank
+    return sorted(fused, key=lambda row: (-row["score"], row["id"]))
 
 
 def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:

@@ -1,3 +1,4 @@
+import pytest
 from django.db import connection
 from django.test import TestCase, override_settings
 
@@ -206,3 +207,34 @@ class RerankingTests(TestCase):
         from django.conf import settings
 
         return settings.PORTAL
+
+
+def test_the_http_reranker_reorders_by_the_endpoints_scores(openai_stub, settings, db):
+    kb = make_kb()
+    make_document(kb, PASTA, title="Kitchen notes")
+    make_document(kb, PASSWORD + " Salted pasta is not a password.", title="Accounts")
+    settings.PORTAL = {**settings.PORTAL, "RERANKER": "http", "RERANKER_URL": f"{openai_stub.base_url}/rerank",
+                       "RERANKER_MODEL": "stub-reranker"}
+    hits = retrieval.search("salted pasta password", [kb.pk], top_k=2)
+    request = openai_stub.requests[-1]["body"]
+    assert request["model"] == "stub-reranker" and request["query"] == "salted pasta password"
+    assert hits[0].document_title == "Accounts"
+    assert hits[0].score > hits[1].score
+
+
+def test_a_failing_reranker_is_a_clear_error(openai_stub, settings, db):
+    kb = make_kb()
+    make_document(kb, PASTA, title="Kitchen notes")
+    openai_stub.behaviour = "error"
+    settings.PORTAL = {**settings.PORTAL, "RERANKER": "http", "RERANKER_URL": f"{openai_stub.base_url}/rerank"}
+    with pytest.raises(reranking.RerankError, match="Reranking request failed"):
+        retrieval.search("pasta", [kb.pk])
+
+
+def test_reciprocal_rank_fusion_can_be_chosen(settings, db):
+    kb = make_kb()
+    make_document(kb, PASSWORD, title="Accounts")
+    settings.PORTAL = {**settings.PORTAL, "FUSION": "rrf"}
+    top = retrieval.search("reset password", [kb.pk])[0]
+    assert top.retrievers == ["vector", "keyword"]
+    assert top.score == pytest.approx(2 / 61)

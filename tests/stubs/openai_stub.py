@@ -1,4 +1,5 @@
-"""A small OpenAI-compatible server on 127.0.0.1 for tests: /v1/embeddings and /v1/chat/completions.
+"""A small OpenAI-compatible server on 127.0.0.1 for tests: /v1/embeddings, /v1/chat/completions and
+a Cohere/Jina-style /v1/rerank (documents scored by how many query words they contain).
 
 Behaviour is steered per test through `server.behaviour`:
   - "ok": embeddings from the deterministic hash embedder; chat replies with `server.reply`
@@ -10,6 +11,7 @@ Every request body is kept in `server.requests` so tests can read the prompt tha
 """
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,6 +41,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, stub.embeddings(body))
         if self.path.rstrip("/").endswith("/chat/completions"):
             return self._send(200, stub.completion(body))
+        if self.path.rstrip("/").endswith("/rerank"):
+            return self._send(200, stub.rerank(body))
         return self._send(404, {"error": {"message": f"no route {self.path}"}})
 
     def _send(self, status, payload):
@@ -87,6 +91,12 @@ class OpenAIStub(ThreadingHTTPServer):
             "data": [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)],
             "usage": {"prompt_tokens": 0, "total_tokens": 0},
         }
+
+    def rerank(self, body: dict) -> dict:
+        words = set(re.findall(r"\w+", body["query"].lower()))
+        scores = [len(words & set(re.findall(r"\w+", doc.lower()))) / (1 + len(words)) for doc in body["documents"]]
+        order = sorted(range(len(scores)), key=lambda i: -scores[i])
+        return {"results": [{"index": i, "relevance_score": scores[i]} for i in order]}
 
     def completion(self, body: dict) -> dict:
         reply = self.reply(body) if callable(self.reply) else self.reply
