@@ -315,7 +315,7 @@ def playground(model_admin, request):
     require(request, "knowledge.view_knowledgebase")
     initial = {"knowledge_bases": request.GET.getlist("kb")}
     form = PlaygroundForm(request.POST or None, initial=initial)
-    context = {"hits": None, "answer": None, "error": ""}
+    context = {"hits": None, "answer": None, "retrieval": None, "error": ""}
     if request.method == "POST" and form.is_valid():
         context.update(_run_search(form.cleaned_data))
     return render(model_admin, request, "admin/knowledge/knowledgebase/playground.html", "Search playground",
@@ -329,20 +329,20 @@ def _run_search(data: dict) -> dict:
     options = {"top_k": data["top_k"], "max_distance": data["max_distance"], "mode": data["mode"],
                "layers": data["layers"] or None, "filters": data["filters"]}
     try:
-        hits = retrieval.search(data["query"], kb_ids, **options)
+        result = retrieval.retrieve(data["query"], kb_ids, **options)
         answer = _answer(data["query"], kb_ids, options) if data["with_answer"] else None
     except KnowledgeError as exc:
         return {"error": str(exc)}
     rows = [{"hit": hit, "snippet": safe_snippet(hit.snippet or escape(hit.content[:400])),
              "document_url": reverse("admin:knowledge_document_change", args=[hit.document_id]),
-             "chunk_url": reverse("admin:knowledge_chunk_change", args=[hit.chunk_id])} for hit in hits]
+             "chunk_url": reverse("admin:knowledge_chunk_change", args=[hit.chunk_id])} for hit in result.hits]
     shaped_answer = None
     if answer is not None:
         shaped_answer = {"answer": answer, "text": cited_text(answer.text),
                          "sources": [{"number": c.number, "hit": c.hit,
                                       "snippet": safe_snippet(c.hit.snippet or escape(c.hit.content[:400]))}
                                      for c in answer.citations]}
-    return {"hits": rows, "answer": shaped_answer}
+    return {"hits": rows, "answer": shaped_answer, "retrieval": result}
 
 
 def _answer(question: str, kb_ids: list[int], options: dict):

@@ -486,6 +486,7 @@ class PlaygroundTests(AdminTestCase):
         self.assertContains(response, "<mark>")
         self.assertContains(response, "score <strong>")
         self.assertContains(response, 'class="kp-badge kp-retriever"')
+        self.assertContains(response, "hybrid search")
 
     def test_invalid_filters_are_reported(self):
         self.login(self.viewer)
