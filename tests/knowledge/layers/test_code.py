@@ -4,7 +4,14 @@ from pathlib import Path
 
 from django.test import SimpleTestCase
 
-from knowledge.layers.code import ProjectIndex, build_code_rows, is_test_path, module_name, route_key
+from knowledge.layers.code import (
+    PlainTextExtractor,
+    ProjectIndex,
+    build_code_rows,
+    is_test_path,
+    module_name,
+    route_key,
+)
 from knowledge.layers.indexing import parse_project
 from knowledge.layers.python import PythonExtractor
 
@@ -266,3 +273,14 @@ class CodeLayerTests(SimpleTestCase):
         self.assertEqual(route_key("orders/<int:pk>/"), "/orders/{pk}")
         self.assertEqual(route_key("^orders/(?P<pk>\\d+)/$"), "/orders/{pk}")
         self.assertEqual(route_key("/orders/{order_id}"), "/orders/{order_id}")
+
+
+class OtherLanguageTests(SimpleTestCase):
+    def test_files_without_a_parser_get_line_chunks_only(self):
+        text = "\n".join(f"export function f{n}() {{ return '{'x' * 80}'; }}" for n in range(40)) + "\n"
+        files, index = parse_project({"web/app.js": text})
+        rows = build_code_rows(files["web/app.js"], index, PlainTextExtractor())
+        self.assertEqual({row.layer for row in rows}, {"C0"})
+        self.assertEqual([(row.span_start, row.span_end) for row in rows], [(1, 17), (18, 34), (35, 40)])
+        self.assertEqual({(row.language, row.metadata["chunk_type"], row.metadata["module_or_unit"]) for row in rows},
+                         {("js", "text", "web.app")})
