@@ -79,9 +79,12 @@ def _folder_snapshot(root: Path, *, since: str, name: str, indexable) -> Snapsho
     files = sorted(rel for rel in listed if rel and _keep(root, rel, indexable))
     snapshot = Snapshot(root, name, head, files, is_git=True, prefix=_package_prefix(root))
     if since:
-        if not _git_ok(root, "rev-parse", "--verify", "-q", f"{since}^{{commit}}"):
+        # Resolved to a sha first, so a value such as "--output=…" can never reach git as an option.
+        verify = ("rev-parse", "--verify", "-q", "--end-of-options", f"{since}^{{commit}}")
+        if since.startswith("-") or not _git_ok(root, *verify):
             raise RepositoryError(f"Unknown commit {since!r} in {root}")
-        diff = _git(root, "diff", "--name-only", "--relative", "--no-renames", "-z", since, "--").split("\0")
+        sha = _git(root, *verify).strip()
+        diff = _git(root, "diff", "--name-only", "--relative", "--no-renames", "-z", sha, "--").split("\0")
         untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard").split("\0")
         touched = sorted({rel for rel in diff + untracked if rel})
         snapshot.changed = [rel for rel in touched if rel in set(files)]

@@ -147,8 +147,12 @@ def test_git_snapshots_list_changes_and_refuse_unknown_commits(tmp_path):
         assert snapshot.is_git and snapshot.commit_sha == first
         assert "ignored/skip.py" not in snapshot.files
         assert snapshot.changed == ["shop/cli.py", "shop/new.py"]
-    with pytest.raises(RepositoryError, match="Unknown commit"), open_repository(repo, since="0" * 40):
-        pass
+    for bad in ("0" * 40, f"--output={tmp_path / 'written'}", "HEAD --output=x"):
+        with pytest.raises(RepositoryError, match="Unknown commit"), open_repository(repo, since=bad):
+            pass
+    assert not (tmp_path / "written").exists()  # never reached git as an option
+    with open_repository(repo, since="HEAD~0", indexable=indexing.is_indexable) as snapshot:
+        assert snapshot.changed == ["shop/cli.py", "shop/new.py"]
     with open_repository(repo / "shop", indexable=indexing.is_indexable) as snapshot:
         assert snapshot.prefix == "shop/"  # a folder inside the checkout keeps its project paths
         assert "new.py" in snapshot.files
