@@ -24,6 +24,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from crawler import jobs as crawler_jobs
 from knowledge import jobs, parsing
 from knowledge.exceptions import KnowledgeError
 from knowledge.forms import AddUrlForm, CrawlForm, PlaygroundForm, ReindexForm, UploadForm
@@ -101,8 +102,6 @@ def add_url(model_admin, request, kb_id: int):
     kb = get_object_or_404(KnowledgeBase, pk=kb_id)
     form = AddUrlForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        from crawler import jobs as crawler_jobs
-
         try:
             # One page is a crawl of depth 0: it gets a job with progress and failures like any other.
             job = crawler_jobs.start_crawl(kb, form.cleaned_data["url"], user=request.user, max_pages=1,
@@ -122,8 +121,6 @@ def crawl(model_admin, request, kb_id: int):
     kb = get_object_or_404(KnowledgeBase, pk=kb_id)
     form = CrawlForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        from crawler import jobs as crawler_jobs
-
         options = dict(form.cleaned_data)
         seed_url = options.pop("seed_url")
         try:
@@ -266,8 +263,6 @@ def retry(job: Job, *, user) -> Job:
         return jobs.start_reindex(kb, force=bool(options.get("force")), user=user)
     if job.kind == Job.Kind.DELETE:
         return jobs.start_delete(options.get("document_ids", []), user=user)
-    from crawler import jobs as crawler_jobs
-
     crawl_options = {name: value for name, value in options.items() if name != "seed_url"}
     return crawler_jobs.start_crawl(kb, options["seed_url"], user=user, **crawl_options)
 

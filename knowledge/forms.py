@@ -5,6 +5,7 @@ import json
 from django import forms
 from django.conf import settings
 
+from crawler.crawling import CrawlOptions
 from knowledge import parsing
 from knowledge.embedding import REGISTRY
 from knowledge.models import KnowledgeBase
@@ -101,9 +102,7 @@ class CrawlForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # The crawler's own defaults, so the form and the API start from the same options.
-        from crawler.crawling import CrawlOptions
-
+        # The crawler's own defaults, so the form, the API and the command start from the same options.
         defaults = CrawlOptions()
         for name, field in self.fields.items():
             if hasattr(defaults, name):
