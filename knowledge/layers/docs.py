@@ -15,27 +15,34 @@
 """
 
 import re
-from dataclasses import dataclass, field
 
 from knowledge import chunking
+from knowledge.layers.markdown import (
+    BOLD_LABEL,
+    INTEGRATIONS_TITLE,
+    KEY_VALUE,
+    LIST_MARKER,
+    SCENARIO_TITLE,
+    SUMMARY_TITLE,
+    TABLE_ROW,
+    TABLE_RULE,
+    ParsedDoc,
+    Section,
+    as_strings,
+    as_text,
+    classify_doc,
+    leading_blank_lines,
+    line_of,
+    parse_doc,
+    read_sections,
+)
 from knowledge.layers.rows import LayerRow, stable_id
-from knowledge.parsing.text import split_frontmatter
 
-HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-FENCE = re.compile(r"^\s*(```|~~~)")
-LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-BOLD_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?P<label>[^*]+?)\s*:?\s*\*\*\s*:?\s*(?P<rest>.*)$")
-KEY_VALUE = re.compile(r"^\s*[-*+]\s+(?P<key>[^:*|]{1,40}?)\s*:\s+(?P<value>\S.*)$")
-TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
-TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+__all__ = ["build_doc_rows", "classify_doc", "parse_doc", "read_sections"]
+
 MD_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 WIKI_LINK = re.compile(r"\[\[([^\]]+)\]\]")
 CODE_REF = re.compile(r"^`([^`]+)`$")
-
-SUMMARY_TITLE = re.compile(r"^(summary|резюме|кратко|краткое описание|аннотация)$", re.IGNORECASE)
-SCENARIO_TITLE = re.compile(r"^(сценари[йи]|scenario|workflow|use case)\b\s*[:—–-]?\s*(?P<name>.*)$",
-                            re.IGNORECASE)
-INTEGRATIONS_TITLE = re.compile(r"^(integrations?|интеграци[яи])$", re.IGNORECASE)
 
 # Frontmatter keys that are not facts: identity, and the keys D3/D5 turn into their own rows.
 NOT_FACT_KEYS = {"id", "title", "aliases", "summary", "entities", "parent", "children", "links", "related",
@@ -66,77 +73,6 @@ INTEGRATION_KEYS = {
     "purpose": "purpose", "назначение": "purpose", "зачем": "purpose",
 }
 
-DOC_KIND_BY_PATH = (
-    ("readme", re.compile(r"(^|/)readme[^/]*$", re.IGNORECASE)),
-    ("changelog", re.compile(r"(^|/)(changelog|changes|history)[^/]*$", re.IGNORECASE)),
-    ("adr", re.compile(r"(^|/)(adrs?|decisions)/", re.IGNORECASE)),
-    ("runbook", re.compile(r"runbook|playbook", re.IGNORECASE)),
-    ("spec", re.compile(r"(^|/)(specs?|rfcs?|requirements)(/|[-_.])", re.IGNORECASE)),
-    ("guide", re.compile(r"guide|tutorial|how-?to|getting[-_]started", re.IGNORECASE)),
-)
-DOC_KINDS = {"readme", "changelog", "adr", "runbook", "spec", "guide", "reference", "api"}
-
-
-@dataclass
-class Section:
-    """A heading and the lines up to the next heading (of any level). Lines are 1-based in the file."""
-
-    level: int
-    title: str
-    path: list[str]
-    line: int
-    body: list[str] = field(default_factory=list)
-
-    @property
-    def section_path(self) -> str:
-        return " > ".join(self.path)
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.body).strip()
-
-    @property
-    def end_line(self) -> int:
-        last = max((i for i, line in enumerate(self.body) if line.strip()), default=-1)
-        return self.line + last + 1
-
-
-@dataclass
-class ParsedDoc:
-    path: str
-    frontmatter: dict
-    body: str
-    body_line: int  # the file line the body starts on
-    sections: list[Section]
-    doc_id: str
-    title: str
-    doc_kind: str
-
-    def meta(self) -> dict:
-        """Attributes every documentation row carries (seed 004: D0)."""
-        fm = self.frontmatter
-        return {
-            "document_id": self.doc_id,
-            "type": _text(fm.get("type")),
-            "module": _text(fm.get("module")),
-            "domain": _text(fm.get("domain")),
-            "subdomain": _text(fm.get("subdomain")),
-            "tags": _strings(fm.get("tags")),
-            "doc_kind": self.doc_kind,
-            "source_path": self.path,
-            "artifact_type": "DOCS",
-        }
-
-    def descendants(self, section: Section) -> list[Section]:
-        """The sections nested under `section` (deeper headings up to the next sibling)."""
-        index = self.sections.index(section)
-        nested = []
-        for other in self.sections[index + 1:]:
-            if other.level <= section.level:
-                break
-            nested.append(other)
-        return nested
-
 
 def build_doc_rows(path: str, text: str, *, chunk_size: int = 2000, chunk_overlap: int = 200,
                    chunk_min_size: int = 200) -> list[LayerRow]:
@@ -151,61 +87,6 @@ def build_doc_rows(path: str, text: str, *, chunk_size: int = 2000, chunk_overla
         *relation_rows(doc),
         *integration_rows(doc),
     ]
-
-
-def parse_doc(path: str, text: str) -> ParsedDoc:
-    """Split frontmatter off and read the body into heading sections."""
-    body, frontmatter = split_frontmatter(text)
-    body_line = text[:len(text) - len(body)].count("\n") + 1
-    sections = read_sections(body, body_line)
-    title = _text(frontmatter.get("title")) or next((s.title for s in sections if s.level == 1
-                                                     and not SUMMARY_TITLE.match(s.title)), "")
-    return ParsedDoc(
-        path=path, frontmatter=frontmatter, body=body, body_line=body_line, sections=sections,
-        doc_id=_text(frontmatter.get("id")) or path,
-        title=title or path.rsplit("/", 1)[-1].rsplit(".", 1)[0],
-        doc_kind=classify_doc(path, frontmatter, sections),
-    )
-
-
-def read_sections(body: str, first_line: int = 1) -> list[Section]:
-    """Heading sections of a Markdown body; text before the first heading is a level-0 section."""
-    sections = [Section(level=0, title="", path=[], line=first_line)]
-    stack: list[Section] = []
-    in_fence = False
-    for offset, line in enumerate(body.split("\n")):
-        if FENCE.match(line):
-            in_fence = not in_fence
-        match = None if in_fence else HEADING.match(line)
-        if not match:
-            sections[-1].body.append(line)
-            continue
-        level, title = len(match.group(1)), match.group(2).strip()
-        while stack and stack[-1].level >= level:
-            stack.pop()
-        section = Section(level=level, title=title, path=[s.title for s in stack] + [title],
-                          line=first_line + offset)
-        stack.append(section)
-        sections.append(section)
-    if not sections[0].text:
-        sections.pop(0)
-    return sections
-
-
-def classify_doc(path: str, frontmatter: dict, sections: list[Section]) -> str:
-    """readme, changelog, adr, runbook, spec, guide… from the path, then the frontmatter, then content."""
-    for kind, pattern in DOC_KIND_BY_PATH:
-        if pattern.search(path):
-            return kind
-    declared = _text(frontmatter.get("doc_kind") or frontmatter.get("type")).lower()
-    if declared in DOC_KINDS:
-        return declared
-    titles = [s.title for s in sections]
-    if any(SCENARIO_TITLE.match(t) or INTEGRATIONS_TITLE.match(t) for t in titles):
-        return "spec"
-    if {"context", "decision"} <= {t.lower() for t in titles}:
-        return "adr"
-    return "doc"
 
 
 # --- D0 ---------------------------------------------------------------------------------------------
@@ -225,8 +106,8 @@ def section_rows(doc: ParsedDoc, *, chunk_size: int, chunk_overlap: int,
 
     if not any(s.level for s in doc.sections):
         for piece in chunking.split_text(doc.body, **settings):
-            add(None, piece.content, _line_of(doc.body, piece.start, doc.body_line),
-                _line_of(doc.body, piece.end - 1, doc.body_line))
+            add(None, piece.content, line_of(doc.body, piece.start, doc.body_line),
+                line_of(doc.body, piece.end - 1, doc.body_line))
         return rows
     for section in doc.sections:
         text = section.text
@@ -237,10 +118,10 @@ def section_rows(doc: ParsedDoc, *, chunk_size: int, chunk_overlap: int,
             add(section, heading + text, section.line, section.end_line)
             continue
         # Offsets in `text` map to file lines once the leading blank lines of the body are counted.
-        first = section.line + 1 + _leading_blank_lines(section.body)
+        first = section.line + 1 + leading_blank_lines(section.body)
         for piece in chunking.split_text(text, **settings):
-            add(section, heading + piece.content, _line_of(text, piece.start, first),
-                _line_of(text, piece.end - 1, first))
+            add(section, heading + piece.content, line_of(text, piece.start, first),
+                line_of(text, piece.end - 1, first))
     return rows
 
 
@@ -254,20 +135,20 @@ def catalog_row(doc: ParsedDoc) -> LayerRow:
     summary = " ".join(summary.split()) or _first_paragraph(doc)
     meta = {
         "document_id": doc.doc_id,
-        "type": _text(fm.get("type")),
-        "name": _text(fm.get("name")),
+        "type": as_text(fm.get("type")),
+        "name": as_text(fm.get("name")),
         "title": doc.title,
-        "aliases": _strings(fm.get("aliases")),  # other names the router recognises (any language)
-        "module": _text(fm.get("module")),
-        "domain": _text(fm.get("domain")),
-        "subdomain": _text(fm.get("subdomain")),
-        "layer": _text(fm.get("layer")),
-        "status": _text(fm.get("status")),
-        "updated_at": _text(fm.get("updated_at")),
-        "tags": _strings(fm.get("tags")),
+        "aliases": as_strings(fm.get("aliases")),  # other names the router recognises (any language)
+        "module": as_text(fm.get("module")),
+        "domain": as_text(fm.get("domain")),
+        "subdomain": as_text(fm.get("subdomain")),
+        "layer": as_text(fm.get("layer")),
+        "status": as_text(fm.get("status")),
+        "updated_at": as_text(fm.get("updated_at")),
+        "tags": as_strings(fm.get("tags")),
         "entities": [name for name, _ in _entities(fm)],
-        "parent": _text(fm.get("parent")),
-        "children": _strings(fm.get("children")),
+        "parent": as_text(fm.get("parent")),
+        "children": as_strings(fm.get("children")),
         "links": [target for target, _ in _links(fm.get("links"))],
         "source_path": doc.path,
         "summary_text": summary,
@@ -298,7 +179,7 @@ def fact_rows(doc: ParsedDoc) -> list[LayerRow]:
             continue
         for item in (value if isinstance(value, list) else [value]):
             if item not in (None, "", [], {}) and not isinstance(item, dict):
-                facts.append((doc.doc_id, key, _text(item), f"frontmatter.{key}", 1))
+                facts.append((doc.doc_id, key, as_text(item), f"frontmatter.{key}", 1))
     for section in _fact_sections(doc):
         facts.extend(_section_facts(doc, section))
     rows = []
@@ -310,7 +191,7 @@ def fact_rows(doc: ParsedDoc) -> list[LayerRow]:
             "object": obj,
             "object_ref": _reference(obj),
             "anchor": anchor,
-            "tags": _strings(doc.frontmatter.get("tags")),
+            "tags": as_strings(doc.frontmatter.get("tags")),
             "document_id": doc.doc_id,
             "source_path": doc.path,
         }
@@ -398,11 +279,11 @@ def entity_rows(doc: ParsedDoc) -> list[LayerRow]:
             "entity_name": name,
             "entity_type": entity_type,
             "document_id": doc.doc_id,
-            "document_type": _text(fm.get("type")),
-            "module": _text(fm.get("module")),
-            "domain": _text(fm.get("domain")),
-            "subdomain": _text(fm.get("subdomain")),
-            "tags": _strings(fm.get("tags")),
+            "document_type": as_text(fm.get("type")),
+            "module": as_text(fm.get("module")),
+            "domain": as_text(fm.get("domain")),
+            "subdomain": as_text(fm.get("subdomain")),
+            "tags": as_strings(fm.get("tags")),
             "source_path": doc.path,
         }
         rows.append(LayerRow("D3", doc.title, f"{name} ({entity_type}) — {doc.title}", meta))
@@ -414,11 +295,11 @@ def _entities(fm: dict) -> list[tuple[str, str]]:
     found = []
     for item in fm.get("entities") or []:
         if isinstance(item, dict):
-            name = _text(item.get("name") or item.get("id"))
+            name = as_text(item.get("name") or item.get("id"))
             if name:
-                found.append((name, _text(item.get("type")) or "entity"))
-        elif _text(item):
-            found.append((_text(item), "entity"))
+                found.append((name, as_text(item.get("type")) or "entity"))
+        elif as_text(item):
+            found.append((as_text(item), "entity"))
     return found
 
 
@@ -498,7 +379,7 @@ def relation_rows(doc: ParsedDoc) -> list[LayerRow]:
     edges = []
     for key, relation in RELATION_KEYS.items():
         value = doc.frontmatter.get(key)
-        targets = _links(value) if key == "links" else [(t, relation) for t in _strings(value)]
+        targets = _links(value) if key == "links" else [(t, relation) for t in as_strings(value)]
         edges.extend((target, kind if key == "links" else relation, f"frontmatter.{key}")
                      for target, kind in targets)
     edges.extend((name, "mentions", "frontmatter.entities") for name, _ in _entities(doc.frontmatter))
@@ -522,11 +403,11 @@ def _links(value) -> list[tuple[str, str]]:
     found = []
     for item in value if isinstance(value, list) else ([value] if value else []):
         if isinstance(item, dict):
-            target = _text(item.get("id") or item.get("target") or item.get("url") or item.get("href"))
+            target = as_text(item.get("id") or item.get("target") or item.get("url") or item.get("href"))
             if target:
-                found.append((target, _text(item.get("type") or item.get("rel")) or "links_to"))
-        elif _text(item):
-            found.append((_text(item), "links_to"))
+                found.append((target, as_text(item.get("type") or item.get("rel")) or "links_to"))
+        elif as_text(item):
+            found.append((as_text(item), "links_to"))
     return found
 
 
@@ -552,10 +433,10 @@ def _integration_row(doc: ParsedDoc, item: dict) -> LayerRow:
     meta = {
         "integration_id": stable_id(doc.doc_id, item["target"], anchor),
         "source_id": doc.doc_id,
-        "source_type": _text(fm.get("doc_type") or fm.get("type")),
+        "source_type": as_text(fm.get("doc_type") or fm.get("type")),
         **item,
-        "domain": _text(fm.get("domain")),
-        "subdomain": _text(fm.get("subdomain")),
+        "domain": as_text(fm.get("domain")),
+        "subdomain": as_text(fm.get("subdomain")),
         "source_path": doc.path,
         "anchor": anchor,
     }
@@ -632,34 +513,3 @@ def render_integration(title: str, meta: dict) -> str:
             parts.append(f"{label}: {meta[key]}")
     parts.extend(f"{key}: {value}" for key, value in meta["details"].items())
     return "\n".join(parts)
-
-
-# --- helpers ----------------------------------------------------------------------------------------
-
-
-def _text(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return ", ".join(_text(v) for v in value)
-    return str(value).strip()
-
-
-def _strings(value) -> list[str]:
-    if value is None or value == "":
-        return []
-    items = value if isinstance(value, list) else [value]
-    return [_text(item) for item in items if _text(item)]
-
-
-def _line_of(text: str, offset: int, first_line: int) -> int:
-    return first_line + text.count("\n", 0, max(0, offset))
-
-
-def _leading_blank_lines(lines: list[str]) -> int:
-    count = 0
-    for line in lines:
-        if line.strip():
-            break
-        count += 1
-    return count
