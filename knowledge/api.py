@@ -18,10 +18,25 @@ from ninja.pagination import paginate
 
 from knowledge import answers, bases, jobs, retrieval
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
-from knowledge.schemas import (AnswerRequest, AnswerResponse, ChunkFilter, ChunkOut, DocumentDetailOut,
-                               DocumentJobResponse, DocumentOut, DocumentStatusFilter, JobOut, KnowledgeBaseIn,
-                               KnowledgeBaseOut, KnowledgeBasePatch, ReindexRequest, SearchRequest,
-                               SearchResponse, TextIn, UploadResponse)
+from knowledge.schemas import (
+    AnswerRequest,
+    AnswerResponse,
+    ChunkFilter,
+    ChunkOut,
+    DocumentDetailOut,
+    DocumentJobResponse,
+    DocumentOut,
+    DocumentStatusFilter,
+    JobOut,
+    KnowledgeBaseIn,
+    KnowledgeBaseOut,
+    KnowledgeBasePatch,
+    ReindexRequest,
+    SearchRequest,
+    SearchResponse,
+    TextIn,
+    UploadResponse,
+)
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
@@ -125,7 +140,7 @@ def list_documents(request, kb_id: int, filters: Query[DocumentStatusFilter]):
 
 @router.post("/knowledge-bases/{kb_id}/documents", response={202: UploadResponse, **errors(404, 413)},
              auth=WRITE)
-def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., min_length=1)):
+def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., min_length=1)):  # noqa: B008
     """Upload one or many files (multipart, field `files`); one ingestion job processes them."""
     kb = get_kb(request, kb_id)
     limit = settings.PORTAL["MAX_UPLOAD_BYTES"]

@@ -1,6 +1,5 @@
 """Request and response shapes of the knowledge API. Vectors never appear here."""
 
-from datetime import datetime
 from enum import Enum
 from typing import Literal
 
@@ -11,7 +10,14 @@ from pydantic import field_validator
 from knowledge.embedding import REGISTRY
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
 
-EmbedderName = Enum("EmbedderName", {name: name for name in REGISTRY}, type=str)
+
+def usable_embedders() -> list[str]:
+    """Embedders a base may be built with: `openai` only when an endpoint or key is configured."""
+    configured = bool(settings.OPENAI["BASE_URL"] or settings.OPENAI["API_KEY"])
+    return [name for name in REGISTRY if name != "openai" or configured]
+
+
+EmbedderName = Enum("EmbedderName", {name: name for name in usable_embedders()}, type=str)
 TextSearchName = Enum("TextSearchName", {value: value for value in TextSearchConfig.values}, type=str)
 SLUG = r"^[-a-zA-Z0-9_]+$"
 
@@ -30,8 +36,8 @@ class KnowledgeBaseOut(ModelSchema):
 
     class Meta:
         model = KnowledgeBase
-        fields = ["id", "name", "slug", "description", "embedder", "embedding_dim", "text_search_config",
-                  "chunk_size", "chunk_overlap", "chunk_min_size", "created_at", "updated_at"]
+        fields = ("id", "name", "slug", "description", "embedder", "embedding_dim", "text_search_config",
+                  "chunk_size", "chunk_overlap", "chunk_min_size", "created_at", "updated_at")
 
     @staticmethod
     def resolve_counts(kb: KnowledgeBase) -> dict:
@@ -77,8 +83,8 @@ class JobOut(ModelSchema):
 
     class Meta:
         model = Job
-        fields = ["id", "kind", "status", "options", "progress_done", "progress_total", "counters", "failures",
-                  "error_message", "cancel_requested", "created_at", "started_at", "finished_at", "updated_at"]
+        fields = ("id", "kind", "status", "options", "progress_done", "progress_total", "counters", "failures",
+                  "error_message", "cancel_requested", "created_at", "started_at", "finished_at", "updated_at")
 
 
 class DocumentOut(ModelSchema):
@@ -86,9 +92,9 @@ class DocumentOut(ModelSchema):
 
     class Meta:
         model = Document
-        fields = ["id", "source_kind", "source_uri", "path", "title", "mime", "status", "char_count",
+        fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "char_count",
                   "chunk_count", "file_size", "error_message", "metadata", "commit_sha", "ingested_at",
-                  "created_at", "updated_at"]
+                  "created_at", "updated_at")
 
 
 class DocumentDetailOut(DocumentOut):
@@ -127,8 +133,8 @@ class DocumentJobResponse(Schema):
 class ChunkOut(ModelSchema):
     class Meta:
         model = Chunk
-        fields = ["id", "position", "layer", "title", "section_path", "parent_heading", "content", "token_count",
-                  "span_start", "span_end", "page", "language", "metadata"]
+        fields = ("id", "position", "layer", "title", "section_path", "parent_heading", "content", "token_count",
+                  "span_start", "span_end", "page", "language", "metadata")
 
 
 class ChunkFilter(Schema):

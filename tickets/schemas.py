@@ -1,9 +1,11 @@
 """Request and response shapes of the tickets API. Internal staff notes are never shown."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
+from django.utils import timezone
 from ninja import Field, ModelSchema, Schema
+from pydantic import field_validator
 
 from tickets.models import Message, Ticket, TicketSource
 
@@ -26,14 +28,14 @@ class TicketOut(ModelSchema):
 
     class Meta:
         model = Ticket
-        fields = ["id", "subject", "customer", "channel", "external_id", "status", "risk_level", "confidence",
-                  "refused", "triaged_at", "closed_at", "created_at", "updated_at"]
+        fields = ("id", "subject", "customer", "channel", "external_id", "status", "risk_level", "confidence",
+                  "refused", "triaged_at", "closed_at", "created_at", "updated_at")
 
 
 class MessageOut(ModelSchema):
     class Meta:
         model = Message
-        fields = ["id", "kind", "body", "auto_sent", "generator", "is_current", "sent_at", "created_at"]
+        fields = ("id", "kind", "body", "auto_sent", "generator", "is_current", "sent_at", "created_at")
 
 
 class SourceOut(ModelSchema):
@@ -44,9 +46,9 @@ class SourceOut(ModelSchema):
 
     class Meta:
         model = TicketSource
-        fields = ["position", "cited", "knowledge_base_name", "document_title", "source_uri", "section_path",
+        fields = ("position", "cited", "knowledge_base_name", "document_title", "source_uri", "section_path",
                   "page", "layer", "content_preview", "content_full", "chunk_position", "distance", "score",
-                  "created_at"]
+                  "created_at")
 
 
 class TicketDetailOut(TicketOut):
@@ -69,3 +71,16 @@ class TicketFilter(Schema):
     external_id: str | None = Field(None, max_length=200)
     created_after: datetime | None = None
     created_before: datetime | None = None
+
+    @field_validator("created_after", "created_before")
+    @classmethod
+    def in_utc(cls, value: datetime | None) -> datetime | None:
+        # PostgreSQL takes UTC offsets up to ±15:59 only; Python's go to ±23:59.
+        if value is None:
+            return value
+        if timezone.is_naive(value):
+            value = timezone.make_aware(value)
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("date is out of range") from None

@@ -3,7 +3,6 @@
 from django.db import migrations
 
 
-
 def repair(apps, schema_editor):
     from importlib import import_module
 

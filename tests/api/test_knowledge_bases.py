@@ -99,3 +99,19 @@ class KnowledgeBaseApiTests(ApiTestCase):
                              ("post", f"/knowledge-bases/{self.kb.pk}/reindex")]:
             with self.subTest(f"{method} {path}"):
                 self.assertError(self.api(method, path), 401)
+
+
+class EmbedderChoiceTests(ApiTestCase):
+    def test_an_unconfigured_openai_embedder_cannot_be_chosen(self):
+        from knowledge.schemas import EmbedderName, usable_embedders
+
+        with self.settings(OPENAI={"BASE_URL": "", "API_KEY": ""}):
+            self.assertNotIn("openai", usable_embedders())
+        with self.settings(OPENAI={"BASE_URL": "http://127.0.0.1:9/v1", "API_KEY": ""}):
+            self.assertIn("openai", usable_embedders())
+        if "openai" in EmbedderName.__members__:
+            self.skipTest("this process has an OpenAI endpoint configured")
+        _, token = make_key()
+        error = self.assertError(self.api("post", "/knowledge-bases", token=token,
+                                          data={"name": "Remote", "embedder": "openai"}), 422, "invalid")
+        self.assertEqual(error["fields"][0]["field"], "embedder")

@@ -7,12 +7,12 @@ with pytest 9 yet.)
 """
 
 import schemathesis
-from schemathesis.specs.openapi.checks import positive_data_acceptance
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from django.test import TestCase, override_settings
 from hypothesis import HealthCheck, given, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from tests.api.base import make_key
 from tests.factories import make_document, make_kb

@@ -1,6 +1,6 @@
-from tickets.models import Agent, Message, Ticket
 from tests.api.base import ApiTestCase, make_key
 from tests.factories import make_document, make_kb
+from tickets.models import Agent, Message, Ticket
 
 DOC = ("# Delivery times\n\nParcels inside the country arrive in two working days. "
        "International parcels take five to seven working days.\n\n"
@@ -91,3 +91,11 @@ class TicketApiTests(ApiTestCase):
                 self.api("get", f"/tickets?page_size={size}", token=self.token)
             counts.append(len(captured))
         self.assertEqual(counts[0], counts[1])
+
+    def test_date_filters_take_any_offset(self):
+        mine = self.submit(self.token).json()["id"]
+        body = self.api("get", "/tickets?created_after=2000-01-01T00:00:00%2B16:41", token=self.token).json()
+        self.assertEqual([item["id"] for item in body["items"]], [mine])
+        self.assertEqual(self.api("get", "/tickets?created_before=2000-01-01T00:00:00", token=self.token)
+                         .json()["count"], 0)
+        self.assertError(self.api("get", "/tickets?created_before=0001-01-01T00:00:00%2B01:00", token=self.token), 422)
