@@ -48,6 +48,17 @@ class KnowledgeBasePageTests(AdminTestCase):
         self.assertContains(response, "Handbook")
         self.assertContains(response, "1 Ready")
 
+    def test_changelist_query_count_does_not_grow_with_bases(self):
+        self.login(self.manager)
+        url = reverse("admin:knowledge_knowledgebase_changelist")
+        self.client.get(url)
+        with self.assertNumQueries(7):
+            self.client.get(url)
+        for _ in range(3):
+            make_document(make_kb())
+        with self.assertNumQueries(7):
+            self.client.get(url)
+
     def test_staff_without_knowledge_permissions_gets_403(self):
         self.login(self.outsider)
         for url in (reverse("admin:knowledge_knowledgebase_changelist"),
