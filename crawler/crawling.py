@@ -37,7 +37,7 @@ from crawler.fetching import Fetcher, Response
 from crawler.models import CrawledPage
 from crawler.robots import RobotsCache
 from knowledge import ingestion
-from knowledge.jobs import delete_document
+from knowledge.ingestion import delete_document
 from knowledge.models import Document, Job, KnowledgeBase
 
 logger = logging.getLogger(__name__)

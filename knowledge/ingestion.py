@@ -204,3 +204,10 @@ def process_document(document: Document, *, batch_size: int | None = None,
     return ingest_text(kb, title=document.title, text=document.text, source_kind=document.source_kind,
                        source_uri=document.source_uri, mime=document.mime, document=document,
                        batch_size=batch_size, progress=progress)
+
+
+def delete_document(document: Document) -> None:
+    """Delete one document with its chunks and its stored original."""
+    if document.original_file:
+        document.original_file.delete(save=False)
+    document.delete()

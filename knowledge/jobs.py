@@ -14,6 +14,8 @@ from django.db import transaction
 
 from knowledge import bases, ingestion, parsing, vector_index
 from knowledge.exceptions import KnowledgeError
+from knowledge.ingestion import delete_document
+from knowledge.layers.indexing import reindex_document
 from knowledge.models import Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
 
@@ -85,10 +87,17 @@ def _ingest_documents(job: Job) -> None:
     for done, document in enumerate(documents, start=1):
         if job.should_stop():
             break
-        result = ingestion.process_document(document, progress=_embedding_progress(job))
+        result = rebuild_document(document, progress=_embedding_progress(job))
         _count(job, document, result)
         job.record(done=done)
     _ensure_index(job.knowledge_base)
+
+
+def rebuild_document(document: Document, *, progress=None) -> ingestion.IngestResult:
+    """(Re)build one document the way its source needs: repository files keep their layers."""
+    if document.source_kind == Document.SourceKind.REPOSITORY:
+        return reindex_document(document)
+    return ingestion.process_document(document, progress=progress)
 
 
 def _embedding_progress(job: Job):
@@ -154,7 +163,7 @@ def _reindex_documents(job: Job) -> None:
             break
         if job.options.get("force"):
             document.config_signature = ""  # forces the rebuild even when the text is unchanged
-        _count(job, document, ingestion.process_document(document, progress=_embedding_progress(job)))
+        _count(job, document, rebuild_document(document, progress=_embedding_progress(job)))
         job.record(done=done)
     _ensure_index(kb)
 
@@ -181,10 +190,3 @@ def _delete_documents(job: Job) -> None:
         delete_document(document)
         job.record(done=done, deleted=1)
     job.record(done=len(ids))
-
-
-def delete_document(document: Document) -> None:
-    """Delete one document with its chunks and its stored original."""
-    if document.original_file:
-        document.original_file.delete(save=False)
-    document.delete()

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from django.db import transaction
 
-from knowledge import chunking, ingestion, jobs
+from knowledge import chunking, ingestion
 from knowledge.exceptions import KnowledgeError
 from knowledge.layers import repository
 from knowledge.layers.code import CodeExtractor, CodeFile, PlainTextExtractor, ProjectIndex, build_code_rows
@@ -90,7 +90,7 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
         stale = repo_documents(kb, snapshot.repo_id).exclude(path__in=texts)
         gone.update(stale.values_list("path", flat=True))
     for document in repo_documents(kb, snapshot.repo_id).filter(path__in=gone):
-        jobs.delete_document(document)
+        ingestion.delete_document(document)
         result.outcomes["deleted"] += 1
     if snapshot.commit_sha:
         # Files that did not change are as they were at the new commit too.

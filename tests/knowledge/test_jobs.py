@@ -101,3 +101,24 @@ class DeleteJobTests(TestCase):
         self.assertEqual(job.status, Job.Status.SUCCEEDED)
         self.assertFalse(Chunk.objects.filter(document_id=drop.pk).exists())
         self.assertTrue(Chunk.objects.filter(document_id=keep.pk).exists())
+
+
+class RepositoryReindexTests(TestCase):
+    def test_a_forced_reindex_keeps_a_repository_files_layers(self):
+        import tempfile
+        from pathlib import Path
+
+        from knowledge.layers.indexing import index_repository
+
+        kb = make_kb()
+        with tempfile.TemporaryDirectory() as folder:
+            (Path(folder) / "shop.py").write_text(
+                'class Cart:\n    """A cart."""\n\n    def total(self):\n        return 0\n')
+            index_repository(kb, folder, name="shop")
+        layers_before = set(Chunk.objects.filter(knowledge_base=kb).values_list("layer", flat=True))
+        self.assertTrue({"C0", "C1"} <= layers_before, layers_before)
+        with self.captureOnCommitCallbacks(execute=True):
+            job = jobs.start_reindex(kb, force=True)
+        job.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.SUCCEEDED)
+        self.assertEqual(set(Chunk.objects.filter(knowledge_base=kb).values_list("layer", flat=True)), layers_before)
