@@ -59,23 +59,24 @@ class Corpus:
         self.subtopics = _unit(rng.standard_normal((self.n_topics, 20, DIM)))
         # Zipf-like word frequencies; every topic prefers 30 words of the middle of the vocabulary.
         ranks = np.arange(1, VOCABULARY + 1)
-        self.word_p = (1 / ranks) / (1 / ranks).sum()
+        word_p = (1 / ranks) / (1 / ranks).sum()
+        self.word_pool = rng.choice(VOCABULARY, size=200_000, p=word_p)  # drawn once; sampling it is cheap
         self.topic_words = rng.integers(200, VOCABULARY, size=(self.n_topics, 30))
 
     def vectors(self, topics: np.ndarray) -> np.ndarray:
         sub = self.rng.integers(0, 20, size=len(topics))
-        noise = self.rng.standard_normal((len(topics), DIM)) / np.sqrt(DIM)
+        noise = self.rng.standard_normal((len(topics), DIM), dtype=np.float32) / np.float32(np.sqrt(DIM))
         return _unit(self.topics[topics] + 0.7 * self.subtopics[topics, sub] + 0.6 * noise).astype(np.float32)
 
     def texts(self, topics: np.ndarray) -> list[str]:
-        common = self.rng.choice(VOCABULARY, size=(len(topics), WORDS_PER_CHUNK - 15), p=self.word_p)
+        common = self.word_pool[self.rng.integers(0, len(self.word_pool), size=(len(topics), WORDS_PER_CHUNK - 15))]
         own = self.topic_words[topics][np.arange(len(topics))[:, None], self.rng.integers(0, 30, (len(topics), 15))]
         words = np.concatenate([common, own], axis=1)
         return [" ".join(f"w{w}" for w in row) for row in words]
 
     def query_text(self, topic: int) -> str:
         picks = [*self.rng.choice(self.topic_words[topic], 2, replace=False),
-                 self.rng.choice(VOCABULARY, p=self.word_p), self.rng.integers(0, VOCABULARY)]
+                 self.word_pool[self.rng.integers(0, len(self.word_pool))], self.rng.integers(0, VOCABULARY)]
         return " ".join(f"w{w}" for w in picks)
 
 
@@ -118,7 +119,7 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
 
     from knowledge.models import Document
 
-    corpora, copied, started = {}, 0, time.perf_counter()
+    corpora, copied, copy_seconds = {}, 0, 0.0
     register_vector(connection.connection)
     columns = ("document_id", "knowledge_base_id", "position", "layer", "title", "section_path", "parent_heading",
                "content", "token_count", "language", "metadata", "embedding")
@@ -137,6 +138,7 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
             size = min(20_000, per_base - start)
             topics = rng.integers(0, corpus.n_topics, size=size)
             vectors, texts = corpus.vectors(topics), corpus.texts(topics)
+            started = time.perf_counter()  # the COPY only, not the synthetic data generation
             with connection.cursor() as cursor:
                 with cursor.cursor.copy(f"COPY knowledge_chunk ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)") as copy:
                     copy.set_types(types)
@@ -146,10 +148,10 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
                         copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
                                         texts[i], WORDS_PER_CHUNK, "", empty, vectors[i]))
             copied += size
-            rate = copied / (time.perf_counter() - started)
+            copy_seconds += time.perf_counter() - started
+            rate = copied / copy_seconds
             print(f"  copied {copied:,} rows ({rate:,.0f}/s)", file=sys.stderr, flush=True)
-    timings = {"copy_s": time.perf_counter() - started}
-    timings["copy_rows_per_s"] = copied / timings["copy_s"]
+    timings = {"copy_s": copy_seconds, "copy_rows_per_s": copied / copy_seconds}
     return corpora, timings
 
 
@@ -236,6 +238,34 @@ def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
     return results
 
 
+def server_times(queries, ef: int) -> dict:
+    """Execution time inside PostgreSQL (EXPLAIN ANALYZE) of the ANN and keyword statements.
+
+    The end-to-end figures include client round trips, which on a busy machine cost more than the
+    query itself; these show the database's own share.
+    """
+    from django.db import connection, transaction
+
+    from knowledge import retrieval, sql
+
+    times: dict[str, list[float]] = {"ann": [], "keyword": []}
+    for kb, vector, text in queries:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(*sql.search_settings(ef_search=ef))
+            statement, params = sql.ann_search(dim=kb.embedding_dim, kb_id=kb.pk, query=vector, limit=40)
+            cursor.execute("EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + statement, params)
+            times["ann"].append(cursor.fetchone()[0][0]["Execution Time"])
+            all_terms, any_term, lexemes = retrieval.tsqueries(cursor, kb.text_search_config, text)
+            statement, params = sql.keyword_search(
+                kb_ids=[kb.pk], all_terms=all_terms, any_term=any_term, limit=40,
+                candidate_terms=retrieval._informative_terms(cursor, lexemes),
+                candidates=retrieval.setting("KEYWORD_CANDIDATES"))
+            cursor.execute("EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + statement, params)
+            times["keyword"].append(cursor.fetchone()[0][0]["Execution Time"])
+    return {name: {"p50_ms": round(percentile(values, 50), 2), "p95_ms": round(percentile(values, 95), 2)}
+            for name, values in times.items()}
+
+
 def _summary(latencies, recalls=None) -> dict:
     summary = {"p50_ms": round(percentile(latencies, 50), 2), "p95_ms": round(percentile(latencies, 95), 2),
                "_raw": latencies}
@@ -275,6 +305,7 @@ def main(argv=None) -> None:
     truths, exact_ms = exact_top10(queries)
     embed_ms = embed_times(args.embedder)
     results = measure(queries, truths, [int(ef) for ef in args.ef.split(",")], embed_ms)
+    results["server_side"] = server_times(queries, 100)
     results["exact"] = {"p50_ms": round(percentile(exact_ms, 50), 2), "p95_ms": round(percentile(exact_ms, 95), 2)}
     results["load"] = {key: (round(value, 1) if isinstance(value, float) else value) for key, value in timings.items()}
     results["query_embedding"] = {"embedder": args.embedder, "p50_ms": round(percentile(embed_ms, 50), 1),

