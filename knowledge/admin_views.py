@@ -103,9 +103,9 @@ def add_url(model_admin, request, kb_id: int):
     form = AddUrlForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            # One page is a crawl of depth 0: it gets a job with progress and failures like any other.
-            job = crawler_jobs.start_crawl(kb, form.cleaned_data["url"], user=request.user, max_pages=1,
-                                           max_depth=0, follow_docs=False, use_sitemap=False)
+            # One URL is a job too, with progress and failures like any other; its document's
+            # source kind is `url`, not `crawl`.
+            job = crawler_jobs.start_ingest_url(kb, form.cleaned_data["url"], user=request.user)
         except KnowledgeError as exc:
             form.add_error("url", str(exc))
         else:

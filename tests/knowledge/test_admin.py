@@ -250,14 +250,14 @@ class CrawlFormTests(AdminTestCase):
         self.assertContains(response, "errorlist")
         self.assertFalse(Job.objects.exists())
 
-    def test_add_url_is_a_one_page_crawl(self):
+    def test_add_url_queues_a_single_url_job(self):
         self.login(self.manager)
         with self.crawler_settings(["127.0.0.1"]):
             response = self.client.post(reverse("admin:knowledge_knowledgebase_add_url", args=[self.kb.pk]),
                                         {"url": "http://127.0.0.1:9/page.html"})
         job = Job.objects.get(kind=Job.Kind.CRAWL)
         self.assertEqual(response.status_code, 302)
-        self.assertEqual((job.options["max_pages"], job.options["max_depth"]), (1, 0))
+        self.assertEqual(job.options, {"seed_url": "http://127.0.0.1:9/page.html", "single_url": True})
 
     def test_viewer_cannot_crawl_or_add_urls(self):
         self.login(self.viewer)
