@@ -1,7 +1,7 @@
 """Choosing the agent for a ticket: routing hints first, then knowledge-base relevance, then the default.
 
-Each active agent gets a score: `HINT_WEIGHT` per routing hint found in the ticket (at most
-`MAX_HINTS` count) plus the relevance of the closest chunk of the agent's knowledge bases (cosine
+Each active agent gets a score: `HINT_WEIGHT` per word of the routing hints found in the ticket
+(at most `MAX_HINTS` words count) plus the relevance of the closest chunk of the agent's knowledge bases (cosine
 similarity calibrated per embedder by `retrieval.relevance`, 0..1). One vector search over all
 agents' bases gives every agent's relevance at once.
 The best score wins when it reaches `MIN_SCORE`; otherwise the default agent takes the ticket.
@@ -28,8 +28,13 @@ class AgentScore:
     closest: str = ""
 
     @property
+    def hint_words(self) -> int:
+        # A two-word hint ("shipping address") is more specific than a one-word one ("shipping").
+        return min(sum(len(hint.split()) for hint in self.hints), MAX_HINTS)
+
+    @property
     def total(self) -> float:
-        return HINT_WEIGHT * min(len(self.hints), MAX_HINTS) + self.similarity
+        return HINT_WEIGHT * self.hint_words + self.similarity
 
     def as_dict(self) -> dict:
         return {"agent": self.agent.name, "agent_id": self.agent.pk, "hints": self.hints,
@@ -50,8 +55,17 @@ def _hint_pattern(hint: str) -> re.Pattern:
 
 
 def match_hints(agent: Agent, text: str) -> list[str]:
-    """The agent's routing hints that occur in `text`."""
-    return [hint for hint in agent.hints if _hint_pattern(hint).search(text)]
+    """The agent's routing hints that occur in `text`, leaving out those inside a longer match.
+
+    "ship" inside "shipping", or "address" inside "shipping address", is one finding, not two.
+    """
+    spans = []
+    for hint in agent.hints:
+        found = _hint_pattern(hint).search(text)
+        if found:
+            spans.append((found.start(), found.end(), hint))
+    return [hint for start, end, hint in spans
+            if not any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)]
 
 
 def _relevance(text: str, agents: list[Agent]) -> dict[int, tuple[float, str]]:

@@ -26,6 +26,15 @@ class RoutingTests(TestCase):
         self.assertEqual(routing.match_hints(self.billing, "Не работает карта"), ["карт"])
         self.assertEqual(routing.match_hints(self.billing, "Where is the borderinvoice"), [])
 
+    def test_a_hint_inside_a_longer_match_counts_once_and_longer_hints_weigh_more(self):
+        shipping = Agent.objects.create(name="Addresses", routing_hints="shipping address, address")
+        delivery = Agent.objects.create(name="Delivery", routing_hints="shipping, ship")
+        text = "I want to change my shipping address"
+        self.assertEqual(routing.match_hints(shipping, text), ["shipping address"])
+        self.assertEqual(routing.match_hints(delivery, text), ["shipping"])
+        scores = {s.agent.name: s.hint_words for s in routing.score_agents(text, [shipping, delivery])}
+        self.assertEqual(scores, {"Addresses": 2, "Delivery": 1})
+
     def test_a_hint_picks_the_agent_and_says_why(self):
         decision = routing.route("I want a copy of my invoice")
         self.assertEqual(decision.agent, self.billing)
