@@ -4,7 +4,8 @@ Each active agent gets a score: `HINT_WEIGHT` per word of the routing hints foun
 (at most `MAX_HINTS` words count) plus the relevance of the closest chunk of the agent's knowledge bases (cosine
 similarity calibrated per embedder by `retrieval.relevance`, 0..1). One vector search over all
 agents' bases gives every agent's relevance at once.
-The best score wins when it reaches `MIN_SCORE`; otherwise the default agent takes the ticket.
+The best score wins when it reaches `MIN_SCORE`; otherwise the default agent takes the ticket, and
+without one the ticket waits in the inbox unassigned.
 """
 
 import re
@@ -118,5 +119,5 @@ def route(text: str, agents: list[Agent] | None = None) -> RoutingDecision:
     if default is not None:
         return RoutingDecision(default, f"No agent scored {MIN_SCORE} or more (best: {best.agent.name}, "
                                         f"{best.total:.2f}); the default agent takes it.", scores)
-    return RoutingDecision(best.agent, f"No agent scored {MIN_SCORE} or more and there is no default agent; "
-                                       f"the best match takes it ({best.total:.2f}).", scores)
+    return RoutingDecision(None, f"No agent scored {MIN_SCORE} or more (best: {best.agent.name}, {best.total:.2f}) "
+                                 f"and there is no default agent; the ticket waits unassigned.", scores)

@@ -62,5 +62,11 @@ class RoutingTests(TestCase):
         Agent.objects.filter(pk=self.billing.pk).update(is_active=False)
         self.assertNotEqual(routing.route("I want a copy of my invoice").agent, self.billing)
 
+    def test_without_a_default_agent_an_unmatched_ticket_stays_unassigned(self):
+        Agent.objects.filter(pk=self.fallback.pk).update(is_default=False)
+        decision = routing.route("zzz qqq")
+        self.assertIsNone(decision.agent)
+        self.assertIn("waits unassigned", decision.reason)
+
     def test_no_agents_means_no_agent(self):
         self.assertIsNone(routing.route("hello", agents=[]).agent)
