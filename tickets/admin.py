@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 
 from tickets import citations, inbox, reports, triage
 from tickets.exceptions import TicketError
-from tickets.models import Agent, Message, RiskLevel, Ticket, TicketSource
+from tickets.models import Agent, KnowledgeGap, Message, RiskLevel, Ticket, TicketSource
 
 RISK_CSS = {RiskLevel.LOW: "ok", RiskLevel.MEDIUM: "warn", RiskLevel.HIGH: "error"}
 STATUS_CSS = {
@@ -198,6 +198,29 @@ class TicketAdmin(admin.ModelAdmin):
             "can_open_tickets": self.has_view_or_change_permission(request),
         }
         return TemplateResponse(request, "admin/tickets/ticket/report.html", context)
+
+
+@admin.register(KnowledgeGap)
+class KnowledgeGapAdmin(admin.ModelAdmin):
+    """Lists the gap report in the admin index for everyone allowed to read it (content managers too)."""
+
+    def has_module_permission(self, request):
+        return request.user.has_perm("tickets.view_gap_report")
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.has_perm("tickets.view_gap_report")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        return HttpResponseRedirect(reverse("admin:tickets_ticket_report"))
 
 
 def conversation_context(ticket: Ticket) -> dict:

@@ -233,3 +233,12 @@ class TicketSource(models.Model):
         if self.page:
             parts.append(f"p. {self.page}")
         return ", ".join(parts)
+
+
+class KnowledgeGap(Ticket):
+    """The gap report's entry in the admin index (a proxy: no table, no permissions of its own)."""
+
+    class Meta:
+        proxy = True
+        default_permissions = ()
+        verbose_name = verbose_name_plural = "knowledge gaps"

@@ -157,3 +157,18 @@ class TicketAdminTests(TestCase):
         self.assertIn('<span class="tk-diff-add">+ Standard delivery takes two to four working days', html)
         jobs.delete_document(self.documents["delivery"])
         self.assertIn("The document was deleted after this answer.", self.page(self.support).content.decode())
+
+
+class GapReportEntryTests(TestCase):
+    def test_content_managers_find_the_gap_report_in_the_admin_index(self):
+        self.client.force_login(staff_user("cleo", CONTENT_MANAGERS))
+        index = self.client.get(reverse("admin:index"))
+        self.assertContains(index, reverse("admin:tickets_knowledgegap_changelist"))
+        self.assertNotContains(index, reverse("admin:tickets_ticket_changelist"))
+        response = self.client.get(reverse("admin:tickets_knowledgegap_changelist"))
+        self.assertRedirects(response, reverse("admin:tickets_ticket_report"))
+
+    def test_staff_without_the_permission_do_not_see_it(self):
+        self.client.force_login(staff_user("nobody"))
+        self.assertNotContains(self.client.get(reverse("admin:index")), "Knowledge gaps")
+        self.assertEqual(self.client.get(reverse("admin:tickets_ticket_report")).status_code, 403)
