@@ -204,7 +204,8 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
             previous = cursor.fetchone()
         cursor.execute(*sql.search_settings(ef_search=ef))
         for kb in kbs:
-            # A base whose index is being rebuilt (embedder switch) has no vectors yet; skip it.
+            # During an embedder switch the index predicate's dimension test skips rows not yet
+            # re-embedded; until the index is rebuilt the query scans the base exactly.
             statement = sql.ann_search(dim=kb.embedding_dim, kb_id=kb.pk, query=vectors[kb.embedder], limit=depth,
                                        **scope)
             cursor.execute(*statement)
