@@ -195,7 +195,8 @@ def run_faq(args) -> dict:
     rows = read_jsonl(DATA_DIR / "tickets" / "ru_bank_faq_vtb_by.jsonl")
     cache = cached_embedder(args.faq_embedder)
     kb = build_faq_base(rows, args.faq_embedder)
-    agent = Agent.objects.create(name=f"{PREFIX}:bank", auto_reply=True, confidence_threshold=args.threshold,
+    agent = Agent.objects.create(name=f"{PREFIX}:bank", is_default=True, auto_reply=True,
+                                 confidence_threshold=args.threshold,
                                  auto_reply_confidence=args.auto_reply_confidence,
                                  refusal_text="Мы передали ваш вопрос специалисту.")
     agent.knowledge_bases.add(kb)
