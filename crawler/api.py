@@ -54,8 +54,6 @@ def cancel_crawl(request: HttpRequest, job_id: int):
 
 @router.post("/knowledge-bases/{kb_id}/documents/url", response={202: JobOut, **errors(404)}, auth=WRITE)
 def add_url(request: HttpRequest, kb_id: int, payload: UrlIn):
-    """Fetch one page or document into the base (a one-page crawl: no links, robots or sitemap)."""
+    """Fetch one page or document into the base (no links followed; source kind `url`)."""
     kb = get_kb(request, kb_id)
-    job = jobs.start_crawl(kb, payload.url, user=request.auth.owner, max_pages=1, max_depth=0,
-                           follow_docs=True, respect_robots=False, use_sitemap=False)
-    return Status(202, job)
+    return Status(202, jobs.start_ingest_url(kb, payload.url, user=request.auth.owner))

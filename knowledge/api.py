@@ -8,7 +8,6 @@ the result.
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
@@ -102,12 +101,8 @@ def get_knowledge_base(request, kb_id: int):
 @router.patch("/knowledge-bases/{kb_id}", response={200: KnowledgeBaseOut, **errors(404)}, auth=WRITE)
 def update_knowledge_base(request, kb_id: int, payload: KnowledgeBasePatch):
     """Change names and chunking settings; new chunking applies after a re-index."""
-    kb = get_kb(request, kb_id)
-    changes = payload.model_dump(exclude_unset=True, exclude_none=True, mode="json")
-    for field, value in changes.items():  # only the fields KnowledgeBasePatch declares
-        setattr(kb, field, value)
-    kb.full_clean()
-    kb.save(update_fields=[*changes, "updated_at"])
+    kb = bases.update_knowledge_base(
+        get_kb(request, kb_id), **payload.model_dump(exclude_unset=True, exclude_none=True, mode="json"))
     return with_counts(KnowledgeBase.objects.filter(pk=kb.pk)).get()
 
 
@@ -170,25 +165,9 @@ def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., 
              auth=WRITE)
 def add_text(request, kb_id: int, payload: TextIn):
     """Add a document from inline text; it is chunked and embedded by the worker."""
-    kb = get_kb(request, kb_id)
-    with transaction.atomic():
-        document = _text_document(kb, payload)
-        job = jobs.start_ingestion(kb, [document.pk], user=request.auth.owner)
+    document, job = jobs.add_text(get_kb(request, kb_id), title=payload.title, text=payload.text,
+                                  source_uri=payload.source_uri, metadata=payload.metadata, user=request.auth.owner)
     return Status(202, {"job": job, "document": document})
-
-
-def _text_document(kb: KnowledgeBase, payload: TextIn) -> Document:
-    # TODO: move to a knowledge.jobs.add_text() when the knowledge app grows one.
-    document = Document(knowledge_base=kb, source_kind=Document.SourceKind.INLINE)
-    if payload.source_uri:
-        document, _ = Document.objects.get_or_create(
-            knowledge_base=kb, source_uri=payload.source_uri, defaults={"source_kind": Document.SourceKind.INLINE})
-    document.title, document.text, document.mime = payload.title, payload.text, "text/plain"
-    document.metadata = {**document.metadata, **payload.metadata}
-    if document.status != Document.Status.READY:
-        document.status = Document.Status.PENDING
-    document.save()
-    return document
 
 
 @router.get("/documents/{document_id}", response={200: DocumentDetailOut, **errors(404)}, auth=READ)

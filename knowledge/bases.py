@@ -32,6 +32,24 @@ def create_knowledge_base(*, name: str, slug: str = "", description: str = "", e
     return kb
 
 
+EDITABLE_FIELDS = ("name", "slug", "description", "text_search_config", "chunk_size", "chunk_overlap", "chunk_min_size")
+
+
+def update_knowledge_base(kb: KnowledgeBase, **changes) -> KnowledgeBase:
+    """Change a base's names or settings; chunking and language apply to documents after a re-index.
+
+    The embedder is not among them: switching it re-embeds everything (`jobs.start_reindex`).
+    """
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValueError(f"Not editable here: {', '.join(sorted(unknown))}")
+    for field, value in changes.items():
+        setattr(kb, field, value)
+    kb.full_clean()
+    kb.save(update_fields=[*changes, "updated_at"])
+    return kb
+
+
 @transaction.atomic
 def delete_knowledge_base(kb: KnowledgeBase) -> None:
     """Drop the base's index, then the base with its documents and chunks."""

@@ -38,9 +38,12 @@ def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None) -> t
 
     Returns the job (None when nothing was accepted) and the refused files with reasons.
     """
-    refused, document_ids = [], []
+    refused, document_ids, seen = [], [], set()
     for upload in files:
-        reason = check_upload(upload.name, upload.size)
+        # A document's identity is its file name: a second file of one name would overwrite the first.
+        reason = "Another file of this name is in the same upload" if Path(upload.name).name in seen else (
+            check_upload(upload.name, upload.size))
+        seen.add(Path(upload.name).name)
         if reason:
             refused.append({"item": upload.name, "reason": reason})
             continue
@@ -64,6 +67,22 @@ def _store_upload(kb: KnowledgeBase, upload: UploadedFile) -> Document:
         document.status = Document.Status.PENDING
     document.save()
     return document
+
+
+@transaction.atomic
+def add_text(kb: KnowledgeBase, *, title: str, text: str, source_uri: str = "", metadata: dict | None = None,
+             user=None) -> tuple[Document, Job]:
+    """Store inline text as a pending document (replacing the one with the same URI) and queue it."""
+    document = Document(knowledge_base=kb, source_kind=Document.SourceKind.INLINE)
+    if source_uri:
+        document, _ = Document.objects.get_or_create(
+            knowledge_base=kb, source_uri=source_uri, defaults={"source_kind": Document.SourceKind.INLINE})
+    document.title, document.text, document.mime = title, text, "text/plain"
+    document.metadata = {**document.metadata, **(metadata or {})}
+    if document.status != Document.Status.READY:
+        document.status = Document.Status.PENDING
+    document.save()
+    return document, start_ingestion(kb, [document.pk], user=user)
 
 
 def start_ingestion(kb: KnowledgeBase, document_ids: list[int], *, user=None) -> Job:

