@@ -16,6 +16,7 @@ from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
 from knowledge import answers, bases, jobs, retrieval
+from knowledge.layers.router import plan_and_search as router_plan_and_search
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.schemas import (
     AnswerRequest,
@@ -30,6 +31,8 @@ from knowledge.schemas import (
     KnowledgeBaseIn,
     KnowledgeBaseOut,
     KnowledgeBasePatch,
+    PlanRequest,
+    PlanResponse,
     ReindexRequest,
     SearchRequest,
     SearchResponse,
@@ -246,6 +249,13 @@ def search(request, payload: SearchRequest):
                                 layers=payload.layers, filters=payload.filters, document_ids=payload.document_ids)
     return {"query": payload.query, "mode": result.mode, "keyword_fallback_used": result.keyword_fallback_used,
             "best_similarity": result.best_similarity, "hits": [hit_dict(hit) for hit in result.hits]}
+
+
+@router.post("/search/planned", response={200: PlanResponse, **errors(404)}, auth=SEARCH)
+def planned_search(request, payload: PlanRequest):
+    """Let the intent router pick the layers and filters (documentation and code layers), then search."""
+    plan, hits = router_plan_and_search(payload.question, searchable_ids(request, payload.knowledge_bases))
+    return {"question": payload.question, "plan": plan.to_dict(), "hits": [hit_dict(hit) for hit in hits]}
 
 
 @router.post("/answer", response={200: AnswerResponse, **errors(404)}, auth=SEARCH)

@@ -185,6 +185,36 @@ class SearchResponse(Schema):
     hits: list[HitOut]
 
 
+class PlanRequest(Schema):
+    question: str = Field(min_length=1, max_length=2000)
+    knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
+                                              description="Ids; default: every base the key may use.")
+
+
+class PlanStepOut(Schema):
+    layers: list[str]
+    query: str
+    filters: dict
+    top_k: int
+    mode: str
+    why: str
+
+
+class PlanOut(Schema):
+    intent: str = Field(description="What the router understood: route_lookup, integrations, workflow, …")
+    language: str
+    subject: str
+    planner: str
+    steps: list[PlanStepOut]
+    trace: list[dict] = Field(description="Per step: the layers, the filters finally used, the hits found.")
+
+
+class PlanResponse(Schema):
+    question: str
+    plan: PlanOut
+    hits: list[HitOut]
+
+
 class AnswerRequest(Schema):
     question: str = Field(min_length=1, max_length=4000)
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,

@@ -78,3 +78,34 @@ class SearchApiTests(ApiTestCase):
             with self.subTest(path):
                 self.assertError(self.api("post", path, token=self.reader, data=data), 403, "missing_scope")
                 self.assertError(self.api("post", path, data=data), 401)
+
+
+class PlannedSearchApiTests(ApiTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        import tempfile
+        from pathlib import Path
+
+        from knowledge.layers.indexing import index_repository
+
+        cls.kb = make_kb()
+        with tempfile.TemporaryDirectory() as folder:
+            (Path(folder) / "orders.py").write_text(
+                "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.post('/orders')\n"
+                "def create_order():\n    \"\"\"Create an order.\"\"\"\n    return {}\n")
+            index_repository(cls.kb, folder, name="shop")
+        _, cls.token = make_key()
+        _, cls.reader = make_key(scopes=["read"])
+
+    def test_the_router_plans_entrypoint_questions_and_returns_the_plan_with_the_hits(self):
+        response = self.api("post", "/search/planned", token=self.token,
+                            data={"question": "where is POST /orders handled", "knowledge_bases": [self.kb.pk]})
+        self.assertEqual(response.status_code, 200, response.content)
+        body = response.json()
+        self.assertEqual(body["plan"]["steps"][0]["layers"], ["C3"])
+        self.assertTrue(body["plan"]["trace"])
+        self.assertIn("create_order", " ".join(hit["content"] for hit in body["hits"]))
+
+    def test_planned_search_needs_the_search_scope(self):
+        response = self.api("post", "/search/planned", token=self.reader, data={"question": "refunds"})
+        self.assertEqual(response.status_code, 403)
