@@ -123,7 +123,8 @@ class TriageOrchestrator:
         assessment = risk.assess_risk(text)
         ticket.risk_level = assessment.level
         ticket.risk_reasons = [reason.as_dict() for reason in assessment.reasons]
-        detail = "; ".join(f"{r.reason} («{r.match}»)" for r in assessment.reasons) or "No risk rule matched."
+        detail = "; ".join(f"{r.reason} («{r.match}»)" if r.match else r.reason
+                           for r in assessment.reasons) or "No risk rule matched."
         self._record("risk", assessment.level, detail, started)
         return assessment
 

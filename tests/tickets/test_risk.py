@@ -78,3 +78,38 @@ class RiskRuleTests(SimpleTestCase):
         assessment = self.assess("How do I reset my password?")
         self.assertEqual(assessment.level, RiskLevel.HIGH)
         self.assertEqual([r.code for r in assessment.reasons], ["llm"])
+
+
+class ChatRiskClassifierTests(SimpleTestCase):
+    """The real openai client against the OpenAI-compatible stub on 127.0.0.1."""
+
+    def setUp(self):
+        from tests.stubs.openai_stub import OpenAIStub
+
+        self.stub = OpenAIStub().start()
+        self.addCleanup(self.stub.stop)
+        self.classifier = risk.ChatRiskClassifier(model="stub-risk", base_url=self.stub.base_url, api_key="k",
+                                                  timeout=5)
+        risk.register_classifier(self.classifier)
+        self.addCleanup(risk.unregister_classifier, self.classifier)
+
+    def test_the_model_can_raise_the_level_with_its_reasons(self):
+        self.stub.reply = 'Sure: ```json\n{"level": "high", "reasons": ["threatens to go to the press"]}\n```'
+        assessment = risk.assess_risk("I will tell every newspaper about you")
+        self.assertEqual(assessment.level, RiskLevel.HIGH)
+        self.assertEqual([(r.code, r.reason) for r in assessment.reasons],
+                         [("chat", "stub-risk: threatens to go to the press")])
+        sent = self.stub.requests[0]["body"]["messages"]
+        self.assertIn("<message>\nI will tell every newspaper about you\n</message>", sent[1]["content"])
+
+    def test_the_model_cannot_lower_what_the_rules_found(self):
+        self.stub.reply = '{"level": "low", "reasons": []}'
+        self.assertEqual(risk.assess_risk("I will sue you").level, RiskLevel.HIGH)
+
+    def test_a_failing_or_malformed_model_is_recorded_and_changes_nothing(self):
+        for behaviour, reply in [("error", ""), ("ok", "I think it is fine"), ("ok", '{"level": "extreme"}')]:
+            with self.subTest(behaviour=behaviour, reply=reply):
+                self.stub.behaviour, self.stub.reply = behaviour, reply
+                assessment = risk.assess_risk("How do I reset my password?")
+                self.assertEqual(assessment.level, RiskLevel.LOW)
+                self.assertEqual([r.code for r in assessment.reasons], ["classifier_failed"])
