@@ -103,7 +103,6 @@ def confidence_histogram(values: list[float]) -> dict[str, int]:
 
 def build_faq_base(rows: list[dict], embedder: str):
     from knowledge import bases, ingestion
-    from tickets.models import Agent
 
     kb = bases.create_knowledge_base(name="ВТБ (Беларусь) FAQ", slug=f"{PREFIX}-faq", embedder=embedder,
                                      text_search_config="russian")

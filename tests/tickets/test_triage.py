@@ -1,9 +1,11 @@
 import re
 
+from django.conf import settings
 from django.test import TestCase
 
 from knowledge import ingestion, jobs
 from tests.factories import make_document, make_kb
+from tests.stubs.openai_stub import OpenAIStub
 from tests.tickets.helpers import DELIVERY, make_help_centre
 from tickets import citations, triage
 from tickets.exceptions import TicketClosedError
@@ -111,8 +113,8 @@ class ExtractiveTriageTests(TestCase):
         source.refresh_from_db()
         change = citations.compare_with_live(source)
         self.assertEqual(change.status, "changed")
-        self.assertIn(("+", "Standard delivery takes two to four working days. Express delivery arrives the next "
-                            "working day"), change.diff)
+        added = "Standard delivery takes two to four working days. Express delivery arrives the next working day"
+        self.assertIn(("+", added), change.diff)
         self.assertIn("three to five", "".join(line for kind, line in change.diff if kind == "-"))
         self.assertIn("three to five", source.content_full)
 
@@ -154,9 +156,6 @@ class ChatModelTriageTests(TestCase):
         cls.kb, cls.documents, cls.agent = make_help_centre()
 
     def setUp(self):
-        from tests.stubs.openai_stub import OpenAIStub
-        from django.conf import settings
-
         self.stub = OpenAIStub().start()
         self.addCleanup(self.stub.stop)
         overrides = self.settings(OPENAI={**settings.OPENAI, "BASE_URL": self.stub.base_url, "API_KEY": "k",
