@@ -17,6 +17,7 @@ from django_q.tasks import async_task
 
 from knowledge import answers
 from tickets import citations, risk, routing
+from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, RiskLevel, Ticket
 
 logger = logging.getLogger(__name__)
@@ -58,13 +59,18 @@ def retriage(ticket: Ticket) -> Ticket:
     """Triage an open ticket again (after the knowledge bases or agents changed)."""
     ticket = Ticket.objects.select_for_update().get(pk=ticket.pk)
     if not ticket.is_open:
-        from tickets.exceptions import TicketClosedError
-
         raise TicketClosedError(f"Ticket #{ticket.pk} is closed ({ticket.get_status_display().lower()}).")
+    if ticket.status == Ticket.Status.TRIAGING and ticket.updated_at > _stale_before():
+        raise TicketError(f"Ticket #{ticket.pk} is being triaged right now; try again in a moment.")
     ticket.status = Ticket.Status.NEW
     ticket.save(update_fields=["status", "updated_at"])
     queue_triage(ticket)
     return ticket
+
+
+def _stale_before():
+    """A ticket in `triaging` since before this belongs to a worker that died (the task timeout passed)."""
+    return timezone.now() - timedelta(seconds=settings.Q_CLUSTER["timeout"])
 
 
 def claim(ticket_id: int) -> Ticket | None:
@@ -72,7 +78,7 @@ def claim(ticket_id: int) -> Ticket | None:
 
     A ticket stuck in `triaging` longer than the task timeout belongs to a worker that died.
     """
-    stale = timezone.now() - timedelta(seconds=settings.Q_CLUSTER["timeout"])
+    stale = _stale_before()
     claimable = Ticket.objects.filter(pk=ticket_id).filter(
         status__in=[Ticket.Status.NEW, Ticket.Status.ERROR]
     ) | Ticket.objects.filter(pk=ticket_id, status=Ticket.Status.TRIAGING, updated_at__lt=stale)

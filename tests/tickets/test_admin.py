@@ -71,6 +71,16 @@ class TicketAdminTests(TestCase):
         with self.assertNumQueries(len(first)):
             self.client.get(url)
 
+    def test_the_ticket_page_query_count_does_not_grow_with_drafts_and_sources(self):
+        self.page(self.support)
+        with self.assertNumQueries(13) as first:
+            self.page(self.support)
+        with self.captureOnCommitCallbacks(execute=True):
+            triage.retriage(self.ticket)
+        self.assertEqual(self.ticket.sources.count(), 6)
+        with self.assertNumQueries(len(first)):
+            self.page(self.support)
+
     def test_the_ticket_page_reads_like_a_conversation(self):
         response = self.page(self.support)
         self.assertEqual(response.status_code, 200)

@@ -8,7 +8,7 @@ from tests.factories import make_document, make_kb
 from tests.stubs.openai_stub import OpenAIStub
 from tests.tickets.helpers import DELIVERY, make_help_centre
 from tickets import citations, triage
-from tickets.exceptions import TicketClosedError
+from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, RiskLevel, Ticket, TicketSource
 
 
@@ -140,6 +140,13 @@ class ExtractiveTriageTests(TestCase):
     def test_a_closed_ticket_cannot_be_retriaged(self):
         ticket = submit(self, "How long does standard delivery take?")
         with self.assertRaises(TicketClosedError):
+            triage.retriage(ticket)
+
+    def test_a_ticket_being_triaged_is_not_queued_again(self):
+        ticket = triage.submit_ticket(body="How long does standard delivery take?", triage=False)
+        self.assertIsNotNone(triage.claim(ticket.pk))
+        self.assertIsNone(triage.claim(ticket.pk))  # another worker has it
+        with self.assertRaisesMessage(TicketError, "being triaged right now"):
             triage.retriage(ticket)
 
     def test_a_redelivered_task_does_not_triage_twice(self):
