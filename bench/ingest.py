@@ -29,17 +29,15 @@ def load_documents(limit: int) -> list[tuple[str, str]]:
     docs: list[tuple[str, str]] = []
     for path in sorted((DATA / "documents/md").rglob("*.md")):
         docs.append((path.stem, path.read_text()))
-    sources = [DATA / "ru/tydiqa_goldp_ru/corpus.jsonl", DATA / "beir/scifact/corpus.jsonl"]
-    readers = [open(path) for path in sources]
-    while len(docs) < limit and readers:
-        for reader in list(readers):
-            line = reader.readline()
-            if not line:
-                readers.remove(reader)
-                continue
-            row = json.loads(line)
-            docs.append((row.get("title") or row["_id"], row["text"]))
+    corpora = [read_jsonl(DATA / "ru/tydiqa_goldp_ru/corpus.jsonl"), read_jsonl(DATA / "beir/scifact/corpus.jsonl")]
+    for pair in zip(*corpora):  # alternate Russian passages and English abstracts
+        docs.extend((row.get("title") or row["_id"], row["text"]) for row in pair)
     return docs[:limit]
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with open(path) as lines:
+        return [json.loads(line) for line in lines]
 
 
 def main() -> None:
@@ -52,47 +50,57 @@ def main() -> None:
     import django
 
     django.setup()
-    from knowledge import bases, ingestion
+    from knowledge import bases
     from knowledge.embedding import get_embedder
-    from knowledge.models import Chunk
 
     documents = load_documents(args.docs)
     embedder = get_embedder(args.embedder)
     embedder.embed_passages(["warm-up"] * 2)
     kb = bases.create_knowledge_base(name=f"bench-ingest-{int(time.time())}", embedder=args.embedder)
     try:
-        started = time.perf_counter()
-        for index, (title, text) in enumerate(documents):
-            result = ingestion.ingest_text(kb, title=title, text=text, source_uri=f"bench:{index}",
-                                           batch_size=args.batch_size)
-            if result.outcome == "failed":
-                raise SystemExit(f"ingestion failed: {result.error}")
-        pipeline_seconds = time.perf_counter() - started
-        chunks = list(Chunk.objects.filter(knowledge_base=kb).select_related("document").order_by("pk"))
-        texts = [ingestion.embedding_input(chunk) for chunk in chunks]
-
-        started = time.perf_counter()
-        for start in range(0, len(texts), args.batch_size):
-            embedder.embed_passages(texts[start:start + args.batch_size])
-        embed_seconds = time.perf_counter() - started
+        print_table(measure(kb, documents, embedder, args), args)
     finally:
         bases.delete_knowledge_base(kb)
 
+
+def measure(kb, documents, embedder, args) -> dict:
+    """Ingest the documents end to end, then embed the same chunk texts with the embedder alone."""
+    from knowledge import ingestion
+    from knowledge.models import Chunk
+
+    started = time.perf_counter()
+    for index, (title, text) in enumerate(documents):
+        result = ingestion.ingest_text(kb, title=title, text=text, source_uri=f"bench:{index}",
+                                       batch_size=args.batch_size)
+        if result.outcome == "failed":
+            raise SystemExit(f"ingestion failed: {result.error}")
+    pipeline_seconds = time.perf_counter() - started
+    chunks = list(Chunk.objects.filter(knowledge_base=kb).order_by("pk"))
+    texts = [ingestion.embedding_input(chunk) for chunk in chunks]
+    started = time.perf_counter()
+    for start in range(0, len(texts), args.batch_size):
+        embedder.embed_passages(texts[start:start + args.batch_size])
+    embed_seconds = time.perf_counter() - started
+    return {"documents": len(documents), "chunks": len(chunks), "chars": sum(map(len, texts)),
+            "pipeline_seconds": pipeline_seconds, "embed_seconds": embed_seconds}
+
+
+def print_table(m: dict, args) -> None:
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    pipeline_rate, embed_rate = len(chunks) / pipeline_seconds, len(chunks) / embed_seconds
+    pipeline_rate, embed_rate = m["chunks"] / m["pipeline_seconds"], m["chunks"] / m["embed_seconds"]
     rows = [
         ("embedder", args.embedder),
-        ("documents", f"{len(documents)}"),
-        ("chunks", f"{len(chunks)} (avg {sum(map(len, texts)) // max(1, len(texts))} chars)"),
-        ("end-to-end", f"{pipeline_seconds:.1f} s, {pipeline_rate:.2f} chunks/s"),
-        ("embedder alone", f"{embed_seconds:.1f} s, {embed_rate:.2f} chunks/s"),
+        ("documents", f"{m['documents']}"),
+        ("chunks", f"{m['chunks']} (avg {m['chars'] // max(1, m['chunks'])} chars)"),
+        ("end-to-end", f"{m['pipeline_seconds']:.1f} s, {pipeline_rate:.2f} chunks/s"),
+        ("embedder alone", f"{m['embed_seconds']:.1f} s, {embed_rate:.2f} chunks/s"),
         ("ratio (end-to-end / embedder)", f"{pipeline_rate / embed_rate:.3f}"),
         ("peak memory (RSS)", f"{peak_mib:.0f} MiB"),
     ]
     width = max(len(name) for name, _ in rows)
     print(f"| {'measure'.ljust(width)} | value |\n|{'-' * (width + 2)}|-------|")
     for name, value in rows:
-        print(f"| {name.ljust(width)} | {value} |")
+        print(f"| {name.ljust(width)} | {value} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ from functools import cached_property
 
 import numpy as np
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from knowledge.exceptions import EmbedderError
 
@@ -181,6 +183,14 @@ REGISTRY: dict[str, Callable[[], Embedder]] = {
 }
 _instances: dict[str, Embedder] = {}
 _instances_lock = threading.Lock()
+
+
+@receiver(setting_changed)
+def _forget_configured_embedders(*, setting: str, **kwargs) -> None:
+    """Embedders built from settings (the OpenAI one) are rebuilt after those settings change."""
+    if setting in ("OPENAI", "PORTAL"):
+        with _instances_lock:
+            _instances.pop("openai", None)
 
 
 def get_embedder(name: str) -> Embedder:

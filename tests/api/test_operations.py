@@ -33,6 +33,7 @@ OPERATIONS = [
     ("get", "/crawls/{crawl}", "read", None),
     ("post", "/crawls/{crawl}/cancel", "write", None),
     ("post", "/search", "search", lambda ids: {"query": "x", "knowledge_bases": [ids["kb"]]}),
+    ("post", "/search/planned", "search", lambda ids: {"question": "x", "knowledge_bases": [ids["kb"]]}),
     ("post", "/answer", "search", lambda ids: {"question": "x", "knowledge_bases": [ids["kb"]]}),
     ("post", "/tickets", "tickets", {"body": "x"}),
     ("get", "/tickets", "tickets", None),

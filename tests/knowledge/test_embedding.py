@@ -64,3 +64,12 @@ def test_openai_embedder_rejects_a_wrong_dimension(settings, openai_stub):
     settings.OPENAI = {**settings.OPENAI, "BASE_URL": openai_stub.base_url, "API_KEY": "k", "EMBEDDING_DIM": 1536}
     with pytest.raises(EmbedderError, match="shape"):
         REGISTRY["openai"]().embed_passages(["text"])
+
+
+def test_the_openai_embedder_follows_its_settings(settings, openai_stub):
+    settings.OPENAI = {**settings.OPENAI, "BASE_URL": openai_stub.base_url, "API_KEY": "k", "EMBEDDING_DIM": 128}
+    assert get_embedder("openai").dim == 128
+    settings.OPENAI = {**settings.OPENAI, "EMBEDDING_DIM": 256}
+    embedder = get_embedder("openai")
+    assert embedder.dim == 256
+    assert embedder.embed_passages(["text"]).shape == (1, 256)
