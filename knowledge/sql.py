@@ -63,15 +63,17 @@ def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str]
         where.append("c.document_id = ANY(%(document_ids)s)")
         params["document_ids"] = [int(i) for i in document_ids]
     for n, (key, value) in enumerate(sorted((filters or {}).items())):
-        # A key matches when the chunk's or its document's metadata has that value (or, for a
-        # list, any of its values): chunk metadata is layer-specific, document metadata is the
-        # frontmatter and source facts.
+        # A key matches when the chunk's metadata (layer-specific), its document's metadata (source
+        # facts) or the document's frontmatter has that value, or holds it in a list (`tags`,
+        # `entities`); a list of values matches any of them.
         options = value if isinstance(value, list | tuple | set) else [value]
         clauses = []
         for m, option in enumerate(options):
-            name = f"meta_{n}_{m}"
-            params[name] = json.dumps({str(key): option})
-            clauses.append(f"c.metadata @> %({name})s::jsonb OR d.metadata @> %({name})s::jsonb")
+            scalar, listed = f"meta_{n}_{m}", f"meta_{n}_{m}_in"
+            params[scalar] = json.dumps({str(key): option})
+            params[listed] = json.dumps({str(key): [option]})
+            clauses.extend(f"{column} @> %({name})s::jsonb" for name in (scalar, listed) for column in
+                           ("c.metadata", "d.metadata", "(d.metadata -> 'frontmatter')"))
         where.append("(" + " OR ".join(clauses) + ")" if clauses else "false")
     return where, params
 

@@ -3,15 +3,8 @@ from django.test import TestCase
 
 from knowledge import bases, sql, vector_index
 from knowledge.models import Chunk, Document, KnowledgeBase
+from tests.base import explain
 from tests.factories import make_document, make_kb
-
-
-def explain(statement: str, params: dict) -> str:
-    with connection.cursor() as cursor:
-        # Tiny test tables make a sequential scan cheapest; the point is that the index *can* serve.
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN " + statement, params)
-        return "\n".join(row[0] for row in cursor.fetchall())
 
 
 class KnowledgeBaseLifecycleTests(TestCase):

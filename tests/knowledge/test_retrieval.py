@@ -5,6 +5,7 @@ from django.test import TestCase, override_settings
 from knowledge import reranking, retrieval, sql, vector_index
 from knowledge.models import Document
 from knowledge.retrieval import SearchError
+from tests.base import explain
 from tests.factories import make_document, make_kb
 
 PORTAL_GUIDE = "# Порталы\n\nПоиск по базе знаний работает быстро и находит ответы. <b>Жирный</b> 2 < 3 & 4 текст."
@@ -13,12 +14,6 @@ PASTA = "# Kitchen\n\nBoil the pasta in salted water for nine minutes, then drai
 PASSWORD = "# Accounts\n\nTo reset a forgotten password, open the profile settings and press Reset password."
 
 
-def explain(statement: str, params: dict) -> str:
-    with connection.cursor() as cursor:
-        # Tiny test tables make a sequential scan cheapest; the point is that the index *can* serve.
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN " + statement, params)
-        return "\n".join(row[0] for row in cursor.fetchall())
 
 
 class SearchTests(TestCase):
@@ -95,6 +90,15 @@ class SearchTests(TestCase):
         hits = retrieval.search("password pasta", [self.kb.pk], document_ids=[self.password.pk])
         self.assertEqual(self.titles(hits), ["Accounts"])
         self.assertEqual(retrieval.search("password", [self.kb.pk], layers=["D6"]), [])
+
+    def test_filters_match_values_in_lists_and_in_frontmatter(self):
+        tagged = make_document(self.kb, text="# Tags\n\nThe pasta recipe card.", title="Tagged",
+                               metadata={"tags": ["recipes", "italian"], "frontmatter": {"author": "Lucia"}})
+        hits = retrieval.search("pasta", [self.kb.pk], filters={"tags": "italian"})
+        self.assertEqual([hit.document_id for hit in hits], [tagged.pk])
+        hits = retrieval.search("pasta", [self.kb.pk], filters={"author": "Lucia"})
+        self.assertEqual([hit.document_id for hit in hits], [tagged.pk])
+        self.assertEqual(retrieval.search("pasta", [self.kb.pk], filters={"tags": "french"}), [])
 
     def test_max_distance_drops_far_hits(self):
         hits = retrieval.search("reset a forgotten password", [self.kb.pk], mode="vector", max_distance=0.5)
