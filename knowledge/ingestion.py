@@ -198,8 +198,9 @@ def process_document(document: Document, *, batch_size: int | None = None,
     """(Re)build one stored document from its original file, or from its kept text."""
     kb = document.knowledge_base
     if document.original_file:
+        # The file's own title (frontmatter, first heading, PDF metadata) wins over an older one.
         return ingest_file(kb, document.original_file.path, source_kind=document.source_kind,
-                           source_uri=document.source_uri, title=document.title, document=document,
+                           source_uri=document.source_uri, document=document,
                            batch_size=batch_size, progress=progress)
     return ingest_text(kb, title=document.title, text=document.text, source_kind=document.source_kind,
                        source_uri=document.source_uri, mime=document.mime, document=document,

@@ -57,7 +57,7 @@ def _store_upload(kb: KnowledgeBase, upload: UploadedFile) -> Document:
     name = Path(upload.name).name
     document, _ = Document.objects.get_or_create(
         knowledge_base=kb, source_uri=f"upload:{name}",
-        defaults={"source_kind": Document.SourceKind.UPLOAD, "title": Path(name).stem},
+        defaults={"source_kind": Document.SourceKind.UPLOAD},
     )
     if document.original_file:
         document.original_file.delete(save=False)
@@ -133,7 +133,7 @@ def _embedding_progress(job: Job):
 
 def _count(job: Job, document: Document, result: ingestion.IngestResult) -> None:
     if result.outcome == "failed":
-        job.add_failure(document.title or document.source_uri, result.error)
+        job.add_failure(document.title or document.path or document.source_uri, result.error)
     else:
         job.record(**{result.outcome: 1, "chunks": result.document.chunk_count if result.outcome != "unchanged" else 0})
 

@@ -40,7 +40,7 @@ class RealWorkerTests(TransactionTestCase):
         self.assertTrue(job.task_id)
         statuses = dict(Document.objects.values_list("path", "status"))
         self.assertEqual(statuses, {"react-learn-installation.md": "ready", "header-only-invalid.pdf": "error"})
-        self.assertEqual([failure["item"] for failure in job.failures], ["header-only-invalid"])
+        self.assertEqual([failure["item"] for failure in job.failures], ["header-only-invalid.pdf"])
 
     def test_killing_the_worker_mid_ingestion_leaves_nothing_half_visible_and_a_rerun_completes(self):
         stub = OpenAIStub().start()

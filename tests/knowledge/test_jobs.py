@@ -38,6 +38,14 @@ class UploadJobTests(TestCase):
         self.assertEqual(statuses, {"pandoc-headers.docx": "ready", "roo-numbers1.xlsx": "ready",
                                     "gutenberg-huckfinn-p22-scan.pdf": "error"})
 
+    def test_an_uploaded_document_takes_the_title_its_file_gives(self):
+        with self.captureOnCommitCallbacks(execute=True):
+            jobs.add_uploads(self.kb, [SimpleUploadedFile("notes-v1.md", b"# Refund policy\n\nFive days.")])
+        self.assertEqual(Document.objects.get(knowledge_base=self.kb).title, "Refund policy")
+        with self.captureOnCommitCallbacks(execute=True):
+            jobs.add_uploads(self.kb, [SimpleUploadedFile("notes-v1.md", b"# Returns policy\n\nTen days.")])
+        self.assertEqual(Document.objects.get(knowledge_base=self.kb).title, "Returns policy")
+
     def test_uploading_the_same_file_again_is_unchanged(self):
         path = DATA / "documents/md/en/react-learn-installation.md"
         with self.captureOnCommitCallbacks(execute=True):
