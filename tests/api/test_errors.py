@@ -10,6 +10,12 @@ class ErrorShapeTests(ApiTestCase):
         cls.kb = make_kb()
         _, cls.token = make_key()
 
+    def test_a_wrong_method_is_a_405_in_the_shape_with_the_allowed_methods(self):
+        response = self.api("put", "/search", token=self.token, data={"query": "x"})
+        self.assertEqual(response.status_code, 405)
+        self.assertEqual(response.json()["error"]["code"], "method_not_allowed")
+        self.assertIn("POST", response["Allow"])
+
     def test_text_postgresql_cannot_store_is_a_422_naming_the_field(self):
         error = self.assertError(self.api("post", "/search", token=self.token, data={"query": "refund\x00"}),
                                  422, "invalid")
