@@ -16,6 +16,7 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from knowledge import answers
+from portal.models import ApiKey
 from tickets import citations, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, RiskLevel, Ticket
@@ -93,6 +94,17 @@ def triage_ticket(ticket_id: int) -> Ticket | None:
     return TriageOrchestrator().triage(ticket) if ticket else None
 
 
+def submitter_bases(ticket: Ticket) -> set[int] | None:
+    """The knowledge bases a ticket's answer may come from, when an API key limited to some bases
+    submitted it (None: no limit). The draft and its source snapshots are shown to that key, so
+    they must not quote bases it may not read; a key that no longer exists may read none."""
+    key_id = ticket.metadata.get("api_key_id") if ticket.channel == Ticket.Channel.API else None
+    if key_id is None:
+        return None
+    key = ApiKey.objects.filter(pk=key_id).first()
+    return set() if key is None else key.knowledge_base_ids
+
+
 class TriageOrchestrator:
     """Runs the triage steps on one ticket and records each of them on it."""
 
@@ -147,6 +159,13 @@ class TriageOrchestrator:
         if not kb_ids:
             self._record("retrieval", "skipped", f"{agent.name} has no knowledge bases: no draft is written.")
             return None
+        readable = submitter_bases(ticket)
+        if readable is not None and not set(kb_ids) <= readable:
+            kb_ids = [kb_id for kb_id in kb_ids if kb_id in readable]
+            if not kb_ids:
+                self._record("retrieval", "skipped", f"The submitting API key may read none of {agent.name}'s "
+                             "knowledge bases: no draft is written.")
+                return None
         started = time.perf_counter()
         result = answers.answer(question, kb_ids, top_k=self.top_k, threshold=agent.confidence_threshold,
                                 refusal_text=agent.refusal_text or DEFAULT_REFUSAL, instructions=agent.instructions)

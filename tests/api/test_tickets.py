@@ -65,6 +65,24 @@ class TicketApiTests(ApiTestCase):
         error = self.assertError(self.api("get", "/tickets?status=lost", token=self.token), 422)
         self.assertEqual(error["fields"][0]["field"], "status")
 
+    def test_a_key_limited_to_other_bases_gets_no_draft_from_the_agents_bases(self):
+        body = self.api("get", f"/tickets/{self.submit(self.limited).json()['id']}", token=self.limited).json()
+        self.assertEqual(body["sources"], [])
+        self.assertNotIn("two working days", str(body))
+        retrieval = next(step for step in body["trace"] if step["step"] == "retrieval")
+        self.assertEqual(retrieval["outcome"], "skipped")
+        self.assertIn("submitting API key", retrieval["detail"])
+        self.assertEqual(body["status"], "review")
+
+    def test_a_key_limited_to_some_bases_is_answered_from_those_only(self):
+        _, token = make_key(knowledge_bases=[self.kb])
+        self.agent.knowledge_bases.add(self.other)
+        make_document(self.other, text="# Parcels\n\nA parcel to the moon takes forty working days.", title="Moon")
+        body = self.api("get", f"/tickets/{self.submit(token).json()['id']}", token=token).json()
+        self.assertTrue(body["sources"])
+        self.assertEqual({source["knowledge_base_id"] for source in body["sources"]}, {self.kb.pk})
+        self.assertNotIn("forty working days", str(body))
+
     def test_a_duplicate_external_id_is_refused(self):
         self.submit(self.token, external_id="crm-9")
         error = self.assertError(self.submit(self.token, external_id="crm-9"), 409, "duplicate_external_id")
