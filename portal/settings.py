@@ -4,8 +4,9 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
-from portal.embedded_db import embedded_database_settings
+from portal.embedded_db import embedded_database_settings, machine_memory, server_settings
 from portal.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -82,7 +83,15 @@ PGDATA = Path(env_str("PORTAL_PGDATA", str(VAR_DIR / "pgdata")))
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
 else:
-    DATABASES = {"default": embedded_database_settings(PGDATA)}
+    try:
+        EMBEDDED_DB_TUNING = server_settings(
+            machine_memory(),
+            shared_buffers=env_str("PORTAL_DB_SHARED_BUFFERS"),
+            maintenance_work_mem=env_str("PORTAL_DB_MAINTENANCE_WORK_MEM"),
+        )
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"PORTAL_DB_SHARED_BUFFERS / PORTAL_DB_MAINTENANCE_WORK_MEM: {exc}") from None
+    DATABASES = {"default": embedded_database_settings(PGDATA, EMBEDDED_DB_TUNING)}
 # Parallel test runs on one server (several developers, CI) each need their own test database.
 DATABASES["default"]["TEST"] = {"NAME": env_str("PORTAL_TEST_DB_NAME", "test_portal")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -1,0 +1,45 @@
+"""The embedded PostgreSQL starts with memory sizes fit for a vector index (portal/embedded_db.py)."""
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from portal.embedded_db import MB, TUNING_FILE, server_settings, write_server_settings
+
+GB = 1024 * MB
+
+
+def test_sizes_follow_the_machine_within_bounds():
+    assert server_settings(24 * GB) == {"shared_buffers": "6144MB", "maintenance_work_mem": "2048MB",
+                                        "effective_cache_size": "12288MB"}
+    small = server_settings(256 * MB)
+    assert small["shared_buffers"] == "128MB" and small["maintenance_work_mem"] == "64MB"
+    assert server_settings(256 * GB)["shared_buffers"] == "8192MB"
+
+
+def test_given_sizes_win_and_bad_ones_are_refused():
+    chosen = server_settings(24 * GB, shared_buffers="512MB", maintenance_work_mem="1GB")
+    assert chosen["shared_buffers"] == "512MB" and chosen["maintenance_work_mem"] == "1GB"
+    with pytest.raises(ValueError, match="shared_buffers = 'lots'"):
+        server_settings(24 * GB, shared_buffers="lots")
+    with pytest.raises(ValueError, match="maintenance_work_mem"):
+        server_settings(24 * GB, maintenance_work_mem="1GB; shared_preload_libraries = 'x'")
+
+
+def test_the_settings_file_is_included_once_and_rewritten(tmp_path):
+    conf = tmp_path / "postgresql.conf"
+    conf.write_text("max_connections = 100\n")
+    write_server_settings(tmp_path, {"shared_buffers": "256MB"})
+    write_server_settings(tmp_path, {"shared_buffers": "512MB"})
+    assert conf.read_text().count(f"include_if_exists = '{TUNING_FILE}'") == 1
+    assert (tmp_path / TUNING_FILE).read_text() == "shared_buffers = '512MB'\n"
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(bool(settings.DATABASE_URL), reason="an external server is tuned by its operator")
+def test_the_running_server_reads_the_portal_settings_file():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name, setting, error FROM pg_file_settings WHERE sourcefile LIKE %s",
+                       [f"%/{TUNING_FILE}"])
+        read = {name: (setting, error) for name, setting, error in cursor.fetchall()}
+    assert read == {name: (value, None) for name, value in settings.EMBEDDED_DB_TUNING.items()}
