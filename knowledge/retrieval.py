@@ -19,6 +19,7 @@ works whatever the embedder. `best_similarity` stays the raw figure.
 """
 
 import html
+import json
 import time
 from dataclasses import dataclass, field
 
@@ -28,7 +29,7 @@ from django.db import connection, transaction
 from knowledge import reranking, sql
 from knowledge.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
-from knowledge.models import Chunk, KnowledgeBase
+from knowledge.models import KnowledgeBase
 
 MODES = ("vector", "keyword", "hybrid")
 DEFAULTS = {
@@ -151,7 +152,8 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
         fused = _rescore(fused, vector_rows, keyword_rows, fallback, fusion_alpha(kbs))
     if max_distance is not None:
         fused = [row for row in fused if row["distance"] is None or row["distance"] <= max_distance]
-    hits = _timed(timings, "fetch", _make_hits, fused[:depth])
+    # The reranker reorders all the candidates; without one, only the hits returned are read.
+    hits = _timed(timings, "fetch", _make_hits, fused[:depth if reranker is not None else top_k])
     if reranker is not None and hits:
         hits = _timed(timings, "rerank", reranker.rerank, query, hits)
     hits = hits[:top_k]
@@ -341,23 +343,22 @@ def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:
 
 
 def _make_hits(fused: list[dict]) -> list[SearchHit]:
-    chunks = (Chunk.objects.filter(pk__in=[row["id"] for row in fused]).select_related("document")
-              .defer("embedding", "search_vector", "document__text"))
-    by_id = {chunk.pk: chunk for chunk in chunks}
+    """SearchHits for the fused candidates, in their order (chunks deleted meanwhile are skipped)."""
+    with connection.cursor() as cursor:
+        cursor.execute(*sql.hit_rows(ids=[row["id"] for row in fused]))
+        by_id = {row[0]: row for row in cursor.fetchall()}
     hits = []
     for row in fused:
-        chunk = by_id.get(row["id"])
-        if chunk is None:  # deleted between the two queries
+        if row["id"] not in by_id:  # deleted between the two queries
             continue
-        document = chunk.document
+        (chunk_id, document_id, kb_id, title, source_uri, section_path, page, layer, content, metadata,
+         position, span_start, span_end) = by_id[row["id"]]
         hits.append(SearchHit(
-            chunk_id=chunk.pk, document_id=document.pk, knowledge_base_id=chunk.knowledge_base_id,
-            document_title=document.title or str(document), source_uri=document.source_uri,
-            section_path=chunk.section_path, page=chunk.page, layer=chunk.layer, content=chunk.content,
-            snippet=excerpt(chunk.content), distance=row["distance"], score=row["score"], rank=0,
-            retrievers=row["retrievers"],
-            metadata={**chunk.metadata, "position": chunk.position, "span_start": chunk.span_start,
-                      "span_end": chunk.span_end},
+            chunk_id=chunk_id, document_id=document_id, knowledge_base_id=kb_id,
+            document_title=title or source_uri or f"Document {document_id}", source_uri=source_uri,
+            section_path=section_path, page=page, layer=layer, content=content, snippet=excerpt(content),
+            distance=row["distance"], score=row["score"], rank=0, retrievers=row["retrievers"],
+            metadata={**json.loads(metadata), "position": position, "span_start": span_start, "span_end": span_end},
         ))
     return hits
 

@@ -24,7 +24,9 @@ terms rather than by arbitrary rows containing "use" or "system". Several bases 
 configuration share one query (the GIN index is not partial).
 
 Exact distances (`distances`) for a handful of chunk ids, used to give keyword-only hits of a
-hybrid search a distance too. Headlines (`headlines`) run `ts_headline` on the final hits only.
+hybrid search a distance too. Hit rows (`hit_rows`) and headlines (`headlines`) read the final hits
+only, by primary key: the chunk through its primary key, its document through its own (a nested
+loop over a few rows; the ORM's default ordering made the planner hash the whole document table).
 """
 
 import json
@@ -164,6 +166,19 @@ def distances(*, dim: int, ids: list[int], query) -> tuple[str, dict]:
         f"WHERE c.id = ANY(%(ids)s) AND vector_dims(c.embedding) = %(dim)s"
     )
     return sql, {"query": vector_literal(query), "ids": [int(i) for i in ids], "dim": int(dim)}
+
+
+HIT_COLUMNS = ("c.id", "c.document_id", "c.knowledge_base_id", "d.title", "d.source_uri", "c.section_path", "c.page",
+               "c.layer", "c.content", "c.metadata::text", "c.position", "c.span_start", "c.span_end")
+
+
+def hit_rows(*, ids: list[int]) -> tuple[str, dict]:
+    """What a search hit shows of a few chunks and their documents: HIT_COLUMNS, in no order."""
+    sql = (
+        f"SELECT {', '.join(HIT_COLUMNS)} FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id "
+        f"WHERE c.id = ANY(%(ids)s)"
+    )
+    return sql, {"ids": [int(i) for i in ids]}
 
 
 def headlines(*, config: str, any_term: str, ids: list[int], max_words: int = 35) -> tuple[str, dict]:

@@ -42,6 +42,12 @@ class SearchTests(TestCase):
         self.assertEqual(hit.section_path, "Accounts")
         self.assertIn("profile settings", hit.content)
         self.assertEqual(hit.metadata["position"], 0)
+        self.assertEqual(hit.page, None)
+
+    def test_a_document_without_a_title_is_shown_by_its_source(self):
+        Document.objects.filter(pk=self.password.pk).update(title="", source_uri="https://example.com/accounts")
+        hit = retrieval.search("reset a forgotten password", [self.kb.pk], mode="vector", top_k=1)[0]
+        self.assertEqual((hit.document_title, hit.source_uri), ("https://example.com/accounts",) * 2)
 
     def test_keyword_search_stems_russian(self):
         hits = retrieval.search("базы знаний", [self.kb.pk], mode="keyword")
