@@ -3,6 +3,7 @@
 Every failure is raised as an `ApiError`, which `portal/api.py` renders in the one error shape.
 """
 
+import logging
 import math
 import time
 
@@ -14,6 +15,8 @@ from ninja.security import HttpBearer
 from ninja.throttling import BaseThrottle
 
 from portal.models import ApiKey, Scope
+
+logger = logging.getLogger(__name__)
 
 
 class ApiError(HttpError):
@@ -64,6 +67,8 @@ class ApiKeyThrottle(BaseThrottle):
     Counters live in the "api" cache (Redis or a database table), which every web process shares.
     Redis counts atomically. The database cache's `incr` is a read then a write (about six small
     queries per request), so simultaneous requests of one key may be under-counted by a few.
+    When the counter store fails (Redis down), requests are let through and the failure is
+    logged: the limit protects the API, it should not be what takes it down.
     """
 
     window = 60
@@ -74,12 +79,20 @@ class ApiKeyThrottle(BaseThrottle):
             return True
         now = time.time()
         self.retry_after = math.ceil(self.window - now % self.window)
+        try:
+            count = self._count(key, now)
+        except Exception:
+            logger.exception("The API rate limit store failed; letting the request of key %s through", key.pk)
+            return True
+        return count <= settings.API["RATE_LIMIT_PER_MINUTE"]
+
+    def _count(self, key: ApiKey, now: float) -> int:
+        """This request's number in the key's current window."""
         cache, name = caches["api"], f"rate:{key.pk}:{int(now // self.window)}"
         try:
-            count = cache.incr(name)
+            return cache.incr(name)
         except ValueError:  # the key's first request this minute
-            count = 1 if cache.add(name, 1, timeout=self.window + 5) else cache.incr(name)
-        return count <= settings.API["RATE_LIMIT_PER_MINUTE"]
+            return 1 if cache.add(name, 1, timeout=self.window + 5) else cache.incr(name)
 
     def wait(self) -> float:
         return self.retry_after

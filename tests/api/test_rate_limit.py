@@ -1,4 +1,8 @@
+import tempfile
 import time
+from pathlib import Path
+
+from django.conf import settings
 
 from django.core.cache import caches
 from django.test import override_settings
@@ -26,9 +30,20 @@ class RateLimitTests(ApiTestCase):
             self.assertEqual(self.api("get", "/knowledge-bases", token=other).status_code, 200)
 
     def settings_api(self):
-        from django.conf import settings
-
         return settings.API
+
+
+    def test_a_broken_counter_store_does_not_take_the_api_down(self):
+        # A file cache whose folder cannot be created: every counter write fails for real.
+        blocker = Path(tempfile.mkdtemp()) / "not-a-folder"
+        blocker.write_text("")
+        broken = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                                             "LOCATION": str(blocker / "counters")}}
+        _, token = make_key()
+        with override_settings(CACHES=broken), self.assertLogs("portal.auth", "ERROR") as logs:
+            response = self.api("get", "/knowledge-bases", token=token)
+        self.assertEqual(response.status_code, 200, response.content[:300])
+        self.assertIn("rate limit", logs.output[0])
 
 
 class CacheTableMigrationTests(ApiTestCase):
