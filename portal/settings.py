@@ -170,6 +170,9 @@ PORTAL = {
     "RERANKER": env_str("PORTAL_RERANKER"),  # "" = off; "http" = a Cohere/Jina/TEI-style /rerank endpoint
     "RERANKER_URL": env_str("PORTAL_RERANKER_URL"),
     "RERANKER_MODEL": env_str("PORTAL_RERANKER_MODEL"),
+    # A chat model (on the OPENAI endpoint) that ticket risk assessment asks after the rules; it
+    # can only raise a ticket's risk level. Unset: the rules alone.
+    "RISK_CHAT_MODEL": env_str("PORTAL_RISK_CHAT_MODEL"),
     # Grounded answers: default confidence threshold and refusal when the caller gives none.
     "ANSWER_THRESHOLD": env_float("PORTAL_ANSWER_THRESHOLD", 0.5),
     "REFUSAL_TEXT": env_str(

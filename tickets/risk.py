@@ -14,7 +14,10 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol
+
+from django.conf import settings
 
 from tickets.models import RiskLevel
 
@@ -141,7 +144,8 @@ def _highest(reasons: list[RiskReason]) -> str:
 class ChatRiskClassifier:
     """Asks an OpenAI-compatible chat model for a risk level and reasons, as JSON.
 
-    Not registered by default; enable it with
+    Runs when `PORTAL_RISK_CHAT_MODEL` names a model (on the OpenAI-compatible endpoint of
+    `OPENAI_BASE_URL` / `OPENAI_API_KEY`), or once registered with
     `register_classifier(ChatRiskClassifier(model=..., base_url=..., api_key=...))`. The customer's
     text is data for the model, and because levels only ever go up, a message that talks the model
     into "low" cannot undo what the rules found. A failing model adds a low-level reason saying so.
@@ -204,9 +208,23 @@ def unregister_classifier(classifier: RiskClassifier) -> None:
     _classifiers.remove(classifier)
 
 
+@lru_cache(maxsize=4)
+def _chat_classifier(model: str, base_url: str, api_key: str, timeout: float) -> ChatRiskClassifier:
+    return ChatRiskClassifier(model=model, base_url=base_url, api_key=api_key, timeout=timeout)
+
+
+def active_classifiers() -> list[RiskClassifier]:
+    """The registered classifiers, and the chat model of PORTAL["RISK_CHAT_MODEL"] when one is set."""
+    model = settings.PORTAL.get("RISK_CHAT_MODEL")
+    if not model:
+        return list(_classifiers)
+    conf = settings.OPENAI
+    return [*_classifiers, _chat_classifier(model, conf["BASE_URL"], conf["API_KEY"], conf["TIMEOUT"])]
+
+
 def assess_risk(text: str) -> RiskAssessment:
     """The highest level any classifier gives `text`, with every reason found."""
     reasons: list[RiskReason] = []
-    for classifier in _classifiers:
+    for classifier in active_classifiers():
         reasons += classifier.assess(text).reasons
     return RiskAssessment(_highest(reasons), reasons)

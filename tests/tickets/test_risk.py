@@ -113,3 +113,32 @@ class ChatRiskClassifierTests(SimpleTestCase):
                 assessment = risk.assess_risk("How do I reset my password?")
                 self.assertEqual(assessment.level, RiskLevel.LOW)
                 self.assertEqual([r.code for r in assessment.reasons], ["classifier_failed"])
+
+
+class ConfiguredChatRiskClassifierTests(SimpleTestCase):
+    """PORTAL_RISK_CHAT_MODEL switches the chat classifier on, with the OpenAI-compatible settings."""
+
+    def setUp(self):
+        from tests.stubs.openai_stub import OpenAIStub
+
+        self.stub = OpenAIStub().start()
+        self.addCleanup(self.stub.stop)
+
+    def configured(self, model):
+        from django.conf import settings
+
+        return self.settings(PORTAL={**settings.PORTAL, "RISK_CHAT_MODEL": model},
+                             OPENAI={**settings.OPENAI, "BASE_URL": self.stub.base_url, "API_KEY": "k", "TIMEOUT": 5})
+
+    def test_the_configured_model_is_asked(self):
+        self.stub.reply = '{"level": "medium", "reasons": ["sounds upset"]}'
+        with self.configured("stub-risk"):
+            assessment = risk.assess_risk("This is the third time I write to you")
+        self.assertEqual(assessment.level, RiskLevel.MEDIUM)
+        self.assertEqual([r.reason for r in assessment.reasons], ["stub-risk: sounds upset"])
+        self.assertEqual(self.stub.requests[0]["body"]["model"], "stub-risk")
+
+    def test_without_a_model_only_the_rules_run(self):
+        with self.configured(""):
+            self.assertEqual(risk.assess_risk("This is the third time I write to you").reasons, [])
+        self.assertEqual(self.stub.requests, [])
