@@ -1,11 +1,14 @@
 import tempfile
 import time
 from pathlib import Path
+from unittest import skipUnless
 
 from django.conf import settings
 
 from django.core.cache import caches
 from django.test import override_settings
+
+from tests import redis_server
 
 from tests.api.base import ApiTestCase, make_key
 
@@ -44,6 +47,23 @@ class RateLimitTests(ApiTestCase):
             response = self.api("get", "/knowledge-bases", token=token)
         self.assertEqual(response.status_code, 200, response.content[:300])
         self.assertIn("rate limit", logs.output[0])
+
+
+    @skipUnless(redis_server.AVAILABLE, redis_server.WHY_NOT)
+    def test_with_redis_the_counters_live_in_redis(self):
+        import redis
+
+        _, token = make_key()
+        with redis_server.running_redis() as url:
+            if time.time() % 60 > 55:  # the three requests must share one clock minute
+                time.sleep(60 - time.time() % 60)
+            in_redis = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                                   "LOCATION": url}}
+            with override_settings(CACHES=in_redis, API={**self.settings_api(), "RATE_LIMIT_PER_MINUTE": 2}):
+                statuses = [self.api("get", "/knowledge-bases", token=token).status_code for _ in range(3)]
+            counters = redis.Redis.from_url(url).keys("*rate:*")
+        self.assertEqual(statuses, [200, 200, 429])
+        self.assertTrue(counters)
 
 
 class CacheTableMigrationTests(ApiTestCase):

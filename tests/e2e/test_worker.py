@@ -1,13 +1,17 @@
 """End to end with a real django-q2 worker process (a TransactionTestCase: the worker must see commits)."""
 
+from unittest import skipUnless
+
 from django.core.files import File
 from django.test import TransactionTestCase
 from django_q.conf import Conf
+from django_q.models import OrmQ
 
 from knowledge import jobs
 from knowledge.models import Chunk, Document, Job
 from tests.conftest import DATA
-from tests.e2e.worker import kill, running_worker, wait_for
+from tests import redis_server
+from tests.e2e.worker import kill, run_manage, running_worker, wait_for
 from tests.factories import make_kb
 from tests.stubs.openai_stub import OpenAIStub
 
@@ -69,3 +73,28 @@ class RealWorkerTests(TransactionTestCase):
         from django.conf import settings
 
         return settings.OPENAI
+
+
+@skipUnless(redis_server.AVAILABLE, redis_server.WHY_NOT)
+class RedisBrokerTests(TransactionTestCase):
+    """REDIS_URL moves the task queue to Redis: the web side enqueues there, a worker takes it from there."""
+
+    def test_a_job_queued_through_redis_is_run_by_a_worker_reading_redis(self):
+        import redis
+
+        kb = make_kb()
+        with redis_server.running_redis() as url:
+            env = {"REDIS_URL": url}
+            # The web side is another process too: the broker is chosen when django-q2 is imported.
+            run_manage("shell", "-c", "from knowledge import jobs; from knowledge.models import KnowledgeBase; "
+                       f"jobs.add_text(KnowledgeBase.objects.get(pk={kb.pk}), title='Queued', "
+                       "text='# Redis\\n\\nThis text travelled through a Redis queue.')", **env)
+            job = Job.objects.get(knowledge_base=kb)
+            self.assertEqual(OrmQ.objects.count(), 0, "the task went to the database queue")
+            self.assertEqual(redis.Redis.from_url(url).llen("django_q:portal:q"), 1)
+            with running_worker(**env) as worker:
+                wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the job queued in Redis")
+                self.assertIsNone(worker.poll(), "the worker died")
+            self.assertEqual(redis.Redis.from_url(url).llen("django_q:portal:q"), 0)
+        self.assertEqual(Job.objects.get(pk=job.pk).status, Job.Status.SUCCEEDED)
+        self.assertEqual(Document.objects.get(knowledge_base=kb).status, Document.Status.READY)

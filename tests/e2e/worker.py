@@ -23,12 +23,25 @@ def test_database_url() -> str:
     return f"postgres://{quote(db['USER'])}{password}@{host}{port}/{db['NAME']}"
 
 
+def _environment(env: dict) -> dict:
+    """This process's environment pointed at the test database and media folder, plus `env`."""
+    return {**os.environ, "DATABASE_URL": test_database_url(), "PORTAL_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+            "PORTAL_WORKERS": "1", "PORTAL_LOG_LEVEL": "WARNING", **env}
+
+
+def run_manage(*args: str, **env) -> str:
+    """Run a manage.py command in another process on the test database; its output."""
+    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=_environment(env),
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode:
+        raise AssertionError(f"manage.py {args[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return done.stdout
+
+
 @contextmanager
 def running_worker(**env):
     """A qcluster subprocess on the test database; killed (whole process group) on exit."""
-    environ = {**os.environ, "DATABASE_URL": test_database_url(), "PORTAL_MEDIA_ROOT": str(settings.MEDIA_ROOT),
-               "PORTAL_WORKERS": "1", "PORTAL_LOG_LEVEL": "WARNING", **env}
-    process = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=environ,
+    process = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=_environment(env),
                                start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         yield process
