@@ -3,7 +3,8 @@
 `retrieve()` does the work and returns the details (`Retrieval`); `search()` returns just the hits.
 
 - vector: the query is embedded once per embedder the bases use; each base is searched through its
-  own partial HNSW index (`sql.ann_search`), and the lists are merged by cosine distance.
+  own partial HNSW index, all bases in one statement sent with its HNSW settings in one round trip
+  (`sql.ann_search_bases`, `sql.with_search_settings`), and the lists are merged by cosine distance.
 - keyword: `sql.keyword_search` per text-search configuration (each base stems with its own),
   merged by `ts_rank`; snippets are `ts_headline` excerpts with `<mark>` around the matches.
 - hybrid: both lists, `PORTAL["SEARCH_CANDIDATES"]` deep, fused by reciprocal rank fusion
@@ -25,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from knowledge import reranking, sql
 from knowledge.embedding import get_embedder
@@ -192,26 +193,19 @@ def _embed_query(kbs, query: str, given: dict | None, timings: dict) -> dict:
 
 
 def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, scope: dict) -> list[tuple]:
-    """(chunk id, kb id, distance) nearest first, one ANN query per base through its own index."""
+    """(chunk id, kb id, distance) nearest first: each base through its own index, all in one round trip."""
     ef = max(int(ef_search or setting("HNSW_EF_SEARCH")), depth)
-    nested = connection.in_atomic_block
-    rows = []
-    with transaction.atomic(), connection.cursor() as cursor:
-        if nested:
-            cursor.execute("SELECT current_setting('hnsw.ef_search', true), current_setting('hnsw.iterative_scan', true)")
-            previous = cursor.fetchone()
-        cursor.execute(*sql.search_settings(ef_search=ef))
-        for kb in kbs:
-            # During an embedder switch the index predicate's dimension test skips rows not yet
-            # re-embedded; until the index is rebuilt the query scans the base exactly.
-            statement = sql.ann_search(dim=kb.embedding_dim, kb_id=kb.pk, query=vectors[kb.embedder], limit=depth,
-                                       **scope)
-            cursor.execute(*statement)
-            rows.extend((chunk_id, kb.pk, float(distance)) for chunk_id, distance in cursor.fetchall())
-        if nested:
-            # set_config(..., true) lasts until the outer transaction ends: put the caller's values back.
-            cursor.execute("SELECT set_config('hnsw.ef_search', coalesce(%s, '40'), true), "
-                           "set_config('hnsw.iterative_scan', coalesce(%s, 'off'), true)", list(previous))
+    # During an embedder switch the index predicate's dimension test skips rows not yet
+    # re-embedded; until the index is rebuilt the query scans the base exactly.
+    statement = sql.ann_search_bases([(kb.pk, kb.embedding_dim, kb.embedder) for kb in kbs], vectors,
+                                     limit=depth, **scope)
+    batch, params, position = sql.with_search_settings(statement, ef_search=ef,
+                                                       in_transaction=connection.in_atomic_block)
+    with connection.cursor() as cursor:
+        cursor.execute(batch, params)
+        for _ in range(position):
+            cursor.nextset()
+        rows = [(chunk_id, kb_id, float(distance)) for chunk_id, kb_id, distance in cursor.fetchall()]
     # Iterative scans return rows in relaxed order; several bases interleave.
     rows.sort(key=lambda row: (row[2], row[0]))
     return rows[:depth]

@@ -2,14 +2,24 @@
 
 ANN search (`ann_search`). The per-base partial HNSW index is declared on `(embedding::vector(dim))`
 with `WHERE knowledge_base_id = <id> AND vector_dims(embedding) = <dim>`. The planner uses it only when a
-query orders by the same expression (`embedding::vector(dim) <=> %(query)s::vector(dim)`) and repeats
-the predicate with the same constants (`vector_index.index_predicate`), so they are inlined as validated integers and the cast type comes from
-`vector_index.vector_type`. A search over several bases therefore runs one query per base (each on
-its own small graph) and merges the lists in Python; one query with `knowledge_base_id IN (…)`
-could not use any of the partial indexes and would scan exactly. Extra filters (document status,
-layers, documents, metadata) are applied to the index's output; the caller sets
+query orders by the same expression (`embedding::vector(dim) <=> %(query)s::vector(dim)`, here through
+its output name `distance`) and repeats the predicate with the same constants
+(`vector_index.index_predicate`), so they are inlined as validated integers and the cast type comes
+from `vector_index.vector_type`. A search over several bases (`ann_search_bases`) is therefore one
+branch per base, each ordered and limited on its own small graph, glued with UNION ALL into one
+statement, and the caller merges the branches by distance; a single query with
+`knowledge_base_id IN (…)` could not use any of the partial indexes and would scan exactly. Extra
+filters (document status, layers, documents, metadata) are applied to the index's output, with
 `hnsw.iterative_scan = relaxed_order` (see `search_settings`) so the scan keeps going until the
-LIMIT is filled, and re-sorts the rows, which relaxed order may return slightly out of order.
+LIMIT is filled; relaxed order may return rows slightly out of order, so the caller re-sorts.
+
+Search settings (`with_search_settings`). `hnsw.ef_search` and `hnsw.iterative_scan` must hold for
+the ANN statement only. They travel with it in one batch of statements, one round trip instead of
+BEGIN, settings, query and COMMIT: outside a transaction a batch runs as one implicit transaction,
+so `set_config(…, is_local)` ends with it; inside one (an atomic block), a savepoint rolled back
+after the query undoes the settings (rolling back to a savepoint cancels SET LOCAL), so the
+caller's own values come back. Batches need the simple query protocol, i.e. Django's default
+client-side binding cursors (system check portal.E005).
 
 Keyword search (`keyword_search`). The query is stemmed with the base's text-search configuration
 (`plainto_tsquery`, computed first by `tsqueries` and passed back as constants so the GIN index
@@ -48,10 +58,21 @@ def vector_literal(values) -> str:
 def search_settings(*, ef_search: int, iterative_scan: bool = True) -> tuple[str, dict]:
     """`SET LOCAL`-equivalents for an ANN query; run inside the query's transaction."""
     return (
-        "SELECT set_config('hnsw.ef_search', %(ef_search)s, true), "
-        "set_config('hnsw.iterative_scan', %(iterative)s, true)",
-        {"ef_search": str(int(ef_search)), "iterative": "relaxed_order" if iterative_scan else "off"},
+        "SELECT set_config('hnsw.ef_search', %(hnsw_ef_search)s, true), "
+        "set_config('hnsw.iterative_scan', %(hnsw_iterative_scan)s, true)",
+        {"hnsw_ef_search": str(int(ef_search)), "hnsw_iterative_scan": "relaxed_order" if iterative_scan else "off"},
     )
+
+
+def with_search_settings(statement: tuple[str, dict], *, ef_search: int, in_transaction: bool) -> tuple[str, dict, int]:
+    """`statement` under `search_settings`, as one batch: (SQL, params, index of its result in the batch)."""
+    settings_sql, settings_params = search_settings(ef_search=ef_search)
+    sql, params = statement
+    params = {**params, **settings_params}
+    if not in_transaction:
+        return f"{settings_sql}; {sql}", params, 1
+    return (f"SAVEPOINT portal_search; {settings_sql}; {sql}; "
+            f"ROLLBACK TO SAVEPOINT portal_search; RELEASE SAVEPOINT portal_search", params, 2)
 
 
 def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str], dict]:
@@ -81,19 +102,34 @@ def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str]
 
 
 def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | None = None,
-               document_ids: list[int] | None = None, filters: dict | None = None) -> tuple[str, dict]:
-    """Nearest chunks of one knowledge base by cosine distance, through its HNSW index: (id, distance)."""
+               document_ids: list[int] | None = None, filters: dict | None = None,
+               query_name: str = "query") -> tuple[str, dict]:
+    """Nearest chunks of one knowledge base by cosine distance, through its HNSW index: (id, kb id, distance)."""
     cast = vector_type(dim)
     kb_id = int(kb_id)
     where, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
-    params.update(query=vector_literal(query), limit=int(limit))
+    params.update({query_name: vector_literal(query), "limit": int(limit)})
     sql = (
-        f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} AS distance "
+        f"SELECT c.id, c.knowledge_base_id, (c.embedding::{cast}) <=> %({query_name})s::{cast} AS distance "
         f"FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id "
         f"WHERE {index_predicate(kb_id, dim, 'c')} AND {' AND '.join(where)} "
-        f"ORDER BY (c.embedding::{cast}) <=> %(query)s::{cast} LIMIT %(limit)s"
+        f"ORDER BY distance LIMIT %(limit)s"
     )
     return sql, params
+
+
+def ann_search_bases(bases: list[tuple[int, int, str]], queries: dict[str, list[float]], *, limit: int,
+                     **scope) -> tuple[str, dict]:
+    """`ann_search` over several bases in one statement: `bases` are (kb id, dim, key of its query vector
+    in `queries`), one vector per embedder. Rows come per base, nearest first within each."""
+    names = {key: f"query_{n}" for n, key in enumerate(queries)}
+    branches, params = [], {}
+    for kb_id, dim, key in bases:
+        branch, branch_params = ann_search(dim=dim, kb_id=kb_id, query=queries[key], limit=limit,
+                                           query_name=names[key], **scope)
+        branches.append(f"({branch})")
+        params.update(branch_params)
+    return " UNION ALL ".join(branches), params
 
 
 def exact_search(*, dim: int, kb_id: int, query, limit: int) -> tuple[str, dict]:

@@ -36,6 +36,11 @@ def check_settings(app_configs, **kwargs):
     if q["timeout"] >= q["retry"]:
         problems.append(Error("Q_CLUSTER timeout must be smaller than retry, or tasks run twice",
                               id="portal.E004"))
+    if settings.DATABASES["default"].get("OPTIONS", {}).get("server_side_binding"):
+        problems.append(Error("server_side_binding is on for the default database",
+                              hint="Search sends its HNSW settings and the query in one batch of statements, "
+                                   "which needs Django's default client-side binding: remove the option.",
+                              id="portal.E005"))
     if not settings.DEBUG and not settings.ALLOWED_HOSTS:
         problems.append(Warning("PORTAL_ALLOWED_HOSTS is empty", id="portal.W001"))
     return problems

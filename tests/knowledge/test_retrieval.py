@@ -2,7 +2,7 @@ from types import SimpleNamespace
 
 import pytest
 from django.db import connection
-from django.test import TestCase, override_settings
+from django.test import TestCase, TransactionTestCase, override_settings
 
 from knowledge import reranking, retrieval, sql, vector_index
 from knowledge.models import Document
@@ -142,8 +142,8 @@ class SearchTests(TestCase):
         other = make_kb()
         make_document(other, PASSWORD, title="Other accounts")
         retrieval.search("reset password pasta", [self.kb.pk, other.pk])  # warms the per-process caches
-        # bases; savepoint, settings, 2 ANN, restore, release; keyword; distances; chunks; headlines
-        with self.assertNumQueries(11):
+        # bases; one batch (settings and both bases' ANN queries); keyword; hit rows; headlines
+        with self.assertNumQueries(5):
             hits = retrieval.search("reset password pasta", [self.kb.pk, other.pk])
         self.assertEqual({hit.knowledge_base_id for hit in hits}, {self.kb.pk, other.pk})
 
@@ -171,6 +171,16 @@ class SeveralBasesTests(TestCase):
         hits = retrieval.search("crawling", [self.use.pk, self.english.pk], mode="keyword")
         self.assertEqual({hit.document_title for hit in hits}, {"USE crawler", "English crawler"})
 
+    def test_one_statement_searches_several_bases_each_through_its_own_index(self):
+        kbs = (self.hashed, self.use, self.english)
+        queries = {kb.embedder: [0.1] * kb.embedding_dim for kb in kbs}
+        statement, params = sql.ann_search_bases([(kb.pk, kb.embedding_dim, kb.embedder) for kb in kbs], queries,
+                                                 limit=5, layers=["D0"])
+        plan = explain(statement, params)
+        for kb in kbs:
+            self.assertIn(vector_index.index_name(kb.pk), plan)
+        self.assertNotIn("Seq Scan on knowledge_chunk", plan)
+
     def test_ann_queries_use_each_bases_own_index(self):
         for kb in (self.hashed, self.use, self.english):
             statement, params = sql.ann_search(dim=kb.embedding_dim, kb_id=kb.pk, query=[0.1] * kb.embedding_dim,
@@ -180,6 +190,27 @@ class SeveralBasesTests(TestCase):
             others = {self.hashed.pk, self.use.pk, self.english.pk} - {kb.pk}
             for other in others:
                 self.assertNotIn(vector_index.index_name(other), plan)
+
+
+class OutsideTransactionTests(TransactionTestCase):
+    """Web requests search in autocommit mode: the settings batch is then its own implicit transaction."""
+
+    def test_settings_last_for_the_search_only_outside_a_transaction(self):
+        kb = make_kb()
+        make_document(kb, PASSWORD, title="Accounts")
+        self.assertFalse(connection.in_atomic_block)
+        hits = retrieval.search("reset a forgotten password", [kb.pk], mode="vector", ef_search=7)
+        self.assertEqual(self.titles(hits), ["Accounts"])
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('hnsw.ef_search', true), current_setting('hnsw.iterative_scan', true)")
+            self.assertNotIn("7", cursor.fetchone())
+            cursor.execute("SELECT 1")  # the connection is usable: no result sets or transaction left open
+            self.assertEqual(cursor.fetchone(), (1,))
+        self.assertFalse(connection.in_atomic_block)
+        self.assertTrue(connection.get_autocommit())
+
+    def titles(self, hits):
+        return [hit.document_title for hit in hits]
 
 
 class ReverseReranker:
