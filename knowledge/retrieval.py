@@ -7,8 +7,9 @@
   (`sql.ann_search_bases`, `sql.with_search_settings`), and the lists are merged by cosine distance.
 - keyword: `sql.keyword_search` per text-search configuration (each base stems with its own),
   merged by `ts_rank`; snippets are `ts_headline` excerpts with `<mark>` around the matches.
-- hybrid: both lists, `PORTAL["SEARCH_CANDIDATES"]` deep, fused by reciprocal rank fusion
-  (score = Σ weight / (RRF_K + rank)). The keyword fallback of seed 003: when the best vector hit
+- hybrid: both lists, `PORTAL["SEARCH_CANDIDATES"]` deep, fused by a weighted sum of normalised
+  scores (`_rescore`; reciprocal rank fusion, score = Σ weight / (RRF_K + rank), with
+  `PORTAL["FUSION"] = "rrf"`). The keyword fallback of seed 003: when the best vector hit
   is not relevant (its calibrated relevance, see below, is under `KEYWORD_FALLBACK_RELEVANCE`), the
   vector list is mostly noise, so its weight drops to `FALLBACK_VECTOR_WEIGHT` and the keyword
   matches lead; `Retrieval.keyword_fallback_used` tells the caller.
