@@ -37,7 +37,10 @@ _SIZE = re.compile(r"^\d+\s*(kB|MB|GB|TB)?$")
 
 def machine_memory() -> int:
     """Bytes of memory this process may use: the machine's, or its cgroup's limit when lower."""
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows): assume a small machine
+        return 4096 * MB
     try:
         limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
     except OSError:
