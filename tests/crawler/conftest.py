@@ -157,7 +157,7 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self.serve_file("/" + name.removeprefix("moved/"))
         if name.startswith("files/"):  # a real document from shared/data/documents/
             file = (DOCUMENTS / name.removeprefix("files/")).resolve()
-            if file.is_relative_to(DOCUMENTS) and file.is_file():
+            if file.is_relative_to(DOCUMENTS.resolve()) and file.is_file():  # ../shared may be a link
                 return self.send_content(file.name, file.read_bytes(), mtime=file.stat().st_mtime)
         if name.startswith(("twins/", "twins-mirror-first/")):  # one page under its own URL and a mirror URL
             folder, page = name.split("/", 1)
