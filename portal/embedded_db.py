@@ -23,6 +23,9 @@ until it restarts.
 import logging
 import os
 import re
+import signal
+import sys
+import threading
 import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
@@ -95,7 +98,20 @@ def start_embedded_server(pgdata: Path, tuning: dict[str, str] | None = None):
         server.ensure_pgdata_inited()
         write_server_settings(pgdata, tuning or server_settings(machine_memory()))
     server.start()
+    _exit_cleanly_on_sigterm()
     return server
+
+
+def _exit_cleanly_on_sigterm() -> None:
+    """Make SIGTERM end the process through `sys.exit`, so the atexit hook that stops the server
+    when its last user leaves still runs (the default action kills the process without it, and the
+    server outlives everyone). A handler installed already (gunicorn, django-q) is left alone."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _exit_on_signal)
+
+
+def _exit_on_signal(signum, frame) -> None:
+    sys.exit(0)
 
 
 def _ensure_database(server, name: str) -> None:

@@ -1,5 +1,11 @@
 """The embedded PostgreSQL starts with memory sizes fit for a vector index (portal/embedded_db.py)."""
 
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -7,6 +13,7 @@ from django.db import connection
 from portal.embedded_db import MB, TUNING_FILE, server_settings, write_server_settings
 
 GB = 1024 * MB
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_sizes_follow_the_machine_within_bounds():
@@ -43,3 +50,26 @@ def test_the_running_server_reads_the_portal_settings_file():
                        [f"%/{TUNING_FILE}"])
         read = {name: (setting, error) for name, setting, error in cursor.fetchall()}
     assert read == {name: (value, None) for name, value in settings.EMBEDDED_DB_TUNING.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(settings.DATABASE_URL), reason="about the embedded server")
+def test_a_process_stopped_with_sigterm_stops_the_server_it_started(tmp_path):
+    # A server of its own (a fresh data folder), so the test's server is not touched.
+    pgdata = tmp_path / "pgdata"
+    env = {**os.environ, "PORTAL_PGDATA": str(pgdata), "PORTAL_VAR_DIR": str(tmp_path / "var"),
+           "PORTAL_DB_SHARED_BUFFERS": "128MB", "PORTAL_DB_MAINTENANCE_WORK_MEM": "64MB"}
+    env.pop("DATABASE_URL", None)
+    script = ("import django, sys, time; django.setup(); from django.db import connection; "
+              "connection.ensure_connection(); print('ready', flush=True); time.sleep(120)")
+    process = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env={**env, "DJANGO_SETTINGS_MODULE":
+                               "portal.settings"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "ready", process.stderr.read()[-2000:]
+        assert (pgdata / "postmaster.pid").exists()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        assert not (pgdata / "postmaster.pid").exists(), "the embedded server was left running"
+    finally:
+        if process.poll() is None:
+            process.kill()
