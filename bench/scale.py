@@ -18,7 +18,9 @@ the reference); and hybrid latency, to which the embedder's own query time (meas
 queries) is added for the "including the query embedding" figure. The queries are run once,
 unmeasured, before the timed passes: the figures are those of a server that has been answering.
 
-Runs in its own database (`portal_bench_scale`), which it empties first.
+Runs in its own database (`portal_bench_scale`), which it empties first; with --reuse it keeps
+the rows the last run with the same --chunks/--bases/--seed loaded. Prints a Markdown table;
+--json writes every figure.
 """
 
 import argparse
