@@ -9,9 +9,11 @@ from `vector_index.vector_type`. A search over several bases (`ann_search_bases`
 branch per base, each ordered and limited on its own small graph, glued with UNION ALL into one
 statement, and the caller merges the branches by distance; a single query with
 `knowledge_base_id IN (…)` could not use any of the partial indexes and would scan exactly. Extra
-filters (document status, layers, documents, metadata) are applied to the index's output, with
-`hnsw.iterative_scan = relaxed_order` (see `search_settings`) so the scan keeps going until the
-LIMIT is filled; relaxed order may return rows slightly out of order, so the caller re-sorts.
+filters (layers, documents) are applied to the index's output, and so are the document's
+(status, metadata), as a correlated sub-select rather than a join, so that no statistics can make
+the planner start from the documents; `hnsw.iterative_scan = relaxed_order` (see
+`search_settings`) keeps the scan going until the LIMIT is filled, and since relaxed order may
+return rows slightly out of order, the caller re-sorts.
 
 Search settings (`with_search_settings`). `hnsw.ef_search` and `hnsw.iterative_scan` must hold for
 the ANN statement only. They travel with it in one batch of statements, one round trip instead of
@@ -75,15 +77,16 @@ def with_search_settings(statement: tuple[str, dict], *, ef_search: int, in_tran
             f"ROLLBACK TO SAVEPOINT portal_search; RELEASE SAVEPOINT portal_search", params, 2)
 
 
-def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str], dict]:
-    """WHERE clauses shared by both retrievers (chunk alias `c`, document alias `d`)."""
-    where = ["d.status = ANY(%(statuses)s)"]
+def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str], list[str], dict]:
+    """WHERE clauses shared by both retrievers (chunk alias `c`, document alias `d`): those on the
+    chunk alone, those that read its document, and their parameters."""
+    on_chunk, on_document = [], ["d.status = ANY(%(statuses)s)"]
     params: dict = {"statuses": list(SEARCHABLE_STATUSES)}
     if layers:
-        where.append("c.layer = ANY(%(layers)s)")
+        on_chunk.append("c.layer = ANY(%(layers)s)")
         params["layers"] = [str(layer) for layer in layers]
     if document_ids:
-        where.append("c.document_id = ANY(%(document_ids)s)")
+        on_chunk.append("c.document_id = ANY(%(document_ids)s)")
         params["document_ids"] = [int(i) for i in document_ids]
     for n, (key, value) in enumerate(sorted((filters or {}).items())):
         # A key matches when the chunk's metadata (layer-specific), its document's metadata (source
@@ -97,8 +100,8 @@ def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str]
             params[listed] = json.dumps({str(key): [option]})
             clauses.extend(f"{column} @> %({name})s::jsonb" for name in (scalar, listed) for column in
                            ("c.metadata", "d.metadata", "(d.metadata -> 'frontmatter')"))
-        where.append("(" + " OR ".join(clauses) + ")" if clauses else "false")
-    return where, params
+        on_document.append("(" + " OR ".join(clauses) + ")" if clauses else "false")
+    return on_chunk, on_document, params
 
 
 def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | None = None,
@@ -107,12 +110,17 @@ def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | N
     """Nearest chunks of one knowledge base by cosine distance, through its HNSW index: (id, kb id, distance)."""
     cast = vector_type(dim)
     kb_id = int(kb_id)
-    where, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
+    on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
     params.update({query_name: vector_literal(query), "limit": int(limit)})
+    # The document's conditions are a correlated sub-select, checked row by row on what the index
+    # returns: as a join, stale statistics ("hardly any document is ready", right after an import)
+    # made the planner start from the documents and sort every chunk of the base by distance.
+    document_test = (f"(SELECT {' AND '.join(on_document)} FROM knowledge_document d "
+                     f"WHERE d.id = c.document_id)")
     sql = (
         f"SELECT c.id, c.knowledge_base_id, (c.embedding::{cast}) <=> %({query_name})s::{cast} AS distance "
-        f"FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id "
-        f"WHERE {index_predicate(kb_id, dim, 'c')} AND {' AND '.join(where)} "
+        f"FROM knowledge_chunk c "
+        f"WHERE {' AND '.join([index_predicate(kb_id, dim, 'c'), *on_chunk, document_test])} "
         f"ORDER BY distance LIMIT %(limit)s"
     )
     return sql, params
@@ -175,7 +183,8 @@ def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: i
     any term; the caller leaves out lexemes so common that they would fill the cap with arbitrary
     rows), each capped; only they are ranked by `ts_rank` over all the terms.
     """
-    where, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
+    on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
+    where = on_chunk + on_document
     params.update(kb_ids=[int(i) for i in kb_ids], all_terms=all_terms, any_term=any_term, limit=int(limit),
                   candidate_terms=candidate_terms or any_term, candidates=int(candidates))
     scope = "knowledge_base_id = ANY(%(kb_ids)s)"

@@ -1,11 +1,12 @@
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from django.db import connection
 from django.test import TestCase, TransactionTestCase, override_settings
 
 from knowledge import reranking, retrieval, sql, vector_index
-from knowledge.models import Document
+from knowledge.models import Chunk, Document
 from knowledge.retrieval import SearchError
 from tests.base import explain
 from tests.factories import make_document, make_kb
@@ -146,6 +147,32 @@ class SearchTests(TestCase):
         with self.assertNumQueries(5):
             hits = retrieval.search("reset password pasta", [self.kb.pk, other.pk])
         self.assertEqual({hit.knowledge_base_id for hit in hits}, {self.kb.pk, other.pk})
+
+
+class StaleStatisticsTests(TestCase):
+    """Right after a big import, before autovacuum analyses the tables, the planner may believe
+    that almost no document is searchable; the ANN query must still walk the base's index."""
+
+    def test_the_ann_query_walks_the_index_whatever_the_document_statistics(self):
+        kb = make_kb()
+        rng = np.random.default_rng(5)
+        documents = Document.objects.bulk_create(
+            [Document(knowledge_base=kb, source_uri=f"bulk:{n}", status=Document.Status.PENDING) for n in range(3000)])
+        vectors = rng.standard_normal((3000, kb.embedding_dim)).astype(np.float32)
+        Chunk.objects.bulk_create([
+            Chunk(document=document, knowledge_base=kb, position=0, content=f"Chunk {n}", embedding=vectors[n])
+            for n, document in enumerate(documents)])
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE knowledge_document")  # statistics taken while nothing was ready
+            cursor.execute("ANALYZE knowledge_chunk")
+        Document.objects.filter(knowledge_base=kb).update(status=Document.Status.READY)
+        statement, params = sql.ann_search(dim=kb.embedding_dim, kb_id=kb.pk, query=vectors[7], limit=10)
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN " + statement, params)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+        self.assertIn(vector_index.index_name(kb.pk), plan)
+        hits = retrieval.retrieve("x", [kb.pk], mode="vector", top_k=3, query_embeddings={kb.embedder: vectors[7]}).hits
+        self.assertEqual(hits[0].content, "Chunk 7")
 
 
 class SeveralBasesTests(TestCase):
