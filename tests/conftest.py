@@ -1,5 +1,7 @@
 """Test-wide set-up: tasks run in-process, uploads go to a temporary folder."""
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,14 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path_factory):
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
+def stop_server_left_running(pgdata: Path) -> None:
+    """After a failed test that started an embedded server of its own: a fast shutdown of it, so it
+    does not outlive the run."""
+    pid_file = pgdata / "postmaster.pid"
+    if pid_file.exists():
+        os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
 
 
 @pytest.fixture

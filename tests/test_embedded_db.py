@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection
 
 from portal.embedded_db import MB, TUNING_FILE, server_settings, write_server_settings
+from tests.conftest import stop_server_left_running
 
 GB = 1024 * MB
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,24 +53,52 @@ def test_the_running_server_reads_the_portal_settings_file():
     assert read == {name: (value, None) for name, value in settings.EMBEDDED_DB_TUNING.items()}
 
 
+HOLD_THE_DATABASE = ("import django, sys, time; django.setup(); from django.db import connection; "
+                     "connection.ensure_connection(); print('ready', flush=True); time.sleep(120)")
+
+
+def start_database_user(tmp_path) -> subprocess.Popen:
+    """A process that uses an embedded server of its own (a fresh data folder under tmp_path, so the
+    test run's server is not touched) and holds it until it is stopped."""
+    env = {**os.environ, "PORTAL_PGDATA": str(tmp_path / "pgdata"), "PORTAL_VAR_DIR": str(tmp_path / "var"),
+           "PORTAL_DB_SHARED_BUFFERS": "128MB", "PORTAL_DB_MAINTENANCE_WORK_MEM": "64MB",
+           "DJANGO_SETTINGS_MODULE": "portal.settings"}
+    env.pop("DATABASE_URL", None)
+    process = subprocess.Popen([sys.executable, "-c", HOLD_THE_DATABASE], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready", process.stderr.read()[-2000:]
+    return process
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(bool(settings.DATABASE_URL), reason="about the embedded server")
 def test_a_process_stopped_with_sigterm_stops_the_server_it_started(tmp_path):
-    # A server of its own (a fresh data folder), so the test's server is not touched.
-    pgdata = tmp_path / "pgdata"
-    env = {**os.environ, "PORTAL_PGDATA": str(pgdata), "PORTAL_VAR_DIR": str(tmp_path / "var"),
-           "PORTAL_DB_SHARED_BUFFERS": "128MB", "PORTAL_DB_MAINTENANCE_WORK_MEM": "64MB"}
-    env.pop("DATABASE_URL", None)
-    script = ("import django, sys, time; django.setup(); from django.db import connection; "
-              "connection.ensure_connection(); print('ready', flush=True); time.sleep(120)")
-    process = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env={**env, "DJANGO_SETTINGS_MODULE":
-                               "portal.settings"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = start_database_user(tmp_path)
     try:
-        assert process.stdout.readline().strip() == "ready", process.stderr.read()[-2000:]
-        assert (pgdata / "postmaster.pid").exists()
+        assert (tmp_path / "pgdata" / "postmaster.pid").exists()
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=60) == 0
-        assert not (pgdata / "postmaster.pid").exists(), "the embedded server was left running"
+        assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "the embedded server was left running"
     finally:
         if process.poll() is None:
             process.kill()
+        stop_server_left_running(tmp_path / "pgdata")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(settings.DATABASE_URL), reason="about the embedded server")
+def test_a_killed_user_does_not_keep_the_server_running_for_ever(tmp_path):
+    # A process killed outright (SIGKILL, the OOM killer) cannot take itself off the server's list
+    # of users; the next start must not count it, or the server would never stop again.
+    killed = start_database_user(tmp_path)
+    killed.kill()
+    killed.wait(timeout=30)
+    process = start_database_user(tmp_path)
+    try:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "the killed process still counts as a user"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        stop_server_left_running(tmp_path / "pgdata")
