@@ -70,19 +70,24 @@ def start_database_user(tmp_path) -> subprocess.Popen:
     return process
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(bool(settings.DATABASE_URL), reason="about the embedded server")
-def test_a_process_stopped_with_sigterm_stops_the_server_it_started(tmp_path):
-    process = start_database_user(tmp_path)
+def assert_sigterm_stops_it_all(process: subprocess.Popen, pgdata: Path, left_running: str) -> None:
+    """SIGTERM to the server's last user ends it cleanly and stops the server."""
     try:
-        assert (tmp_path / "pgdata" / "postmaster.pid").exists()
+        assert (pgdata / "postmaster.pid").exists()
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=60) == 0
-        assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "the embedded server was left running"
+        assert not (pgdata / "postmaster.pid").exists(), left_running
     finally:
         if process.poll() is None:
             process.kill()
-        stop_server_left_running(tmp_path / "pgdata")
+        stop_server_left_running(pgdata)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(settings.DATABASE_URL), reason="about the embedded server")
+def test_a_process_stopped_with_sigterm_stops_the_server_it_started(tmp_path):
+    assert_sigterm_stops_it_all(start_database_user(tmp_path), tmp_path / "pgdata",
+                                "the embedded server was left running")
 
 
 @pytest.mark.slow
@@ -93,12 +98,5 @@ def test_a_killed_user_does_not_keep_the_server_running_for_ever(tmp_path):
     killed = start_database_user(tmp_path)
     killed.kill()
     killed.wait(timeout=30)
-    process = start_database_user(tmp_path)
-    try:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=60) == 0
-        assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "the killed process still counts as a user"
-    finally:
-        if process.poll() is None:
-            process.kill()
-        stop_server_left_running(tmp_path / "pgdata")
+    assert_sigterm_stops_it_all(start_database_user(tmp_path), tmp_path / "pgdata",
+                                "the killed process still counts as a user")
