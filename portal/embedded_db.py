@@ -77,7 +77,8 @@ def write_server_settings(pgdata: Path, values: dict[str, str]) -> None:
     include = f"include_if_exists = '{TUNING_FILE}'"
     if include not in conf.read_text():
         with conf.open("a") as file:
-            file.write(f"\n# Memory sizes written by the knowledge portal at each start (portal/embedded_db.py)\n{include}\n")
+            file.write("\n# Memory sizes written by the knowledge portal at each start (portal/embedded_db.py)\n"
+                       f"{include}\n")
     tuning = pgdata / TUNING_FILE
     tuning.write_text("".join(f"{name} = '{value}'\n" for name, value in values.items()))
     owner = pgdata.stat()
