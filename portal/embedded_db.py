@@ -86,29 +86,20 @@ def write_server_settings(pgdata: Path, values: dict[str, str]) -> None:
         os.chown(tuning, owner.st_uid, owner.st_gid)
 
 
-def _process_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True
+def forget_departed_users(pgdata: Path) -> None:
+    """Drop the processes that no longer exist from the server's list of users. Call under
+    pgserver's start-up lock."""
+    import psutil
 
-
-def forget_departed_users(pgdata: Path) -> list[int]:
-    """Drop the processes that no longer exist from the server's list of users; return them.
-    Call under pgserver's start-up lock."""
     users_file = Path(pgdata) / USERS_FILE
     try:
         users = json.loads(users_file.read_text() or "[]")
     except (OSError, ValueError):
-        return []
-    departed = [pid for pid in users if not _process_exists(int(pid))]
+        return
+    departed = [pid for pid in users if not psutil.pid_exists(int(pid))]
     if departed:
         users_file.write_text(json.dumps([pid for pid in users if pid not in departed]))
         logger.info("The embedded server's users %s ended without stopping; no longer counted", departed)
-    return departed
 
 
 def start_embedded_server(pgdata: Path, tuning: dict[str, str] | None = None):
