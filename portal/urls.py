@@ -1,14 +1,21 @@
 from django.contrib import admin
 from django.urls import path, re_path
+from django.views.generic import RedirectView
 from ninja.openapi.views import openapi_view
 
+from portal import views
 from portal.api import api, unknown_path
 
 admin.site.site_header = "Knowledge portal"
 admin.site.site_title = "Knowledge portal"
 admin.site.index_title = "Knowledge bases, documents and tickets"
 
+handler403 = views.permission_denied
+handler404 = views.page_not_found
+
 urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="admin:index"), name="home"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     # The interactive docs also live at the version-less address the README gives.
