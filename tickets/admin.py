@@ -44,6 +44,12 @@ class AgentAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("knowledge_bases")
 
+    def save_related(self, request, form, formset, change):
+        super().save_related(request, form, formset, change)
+        if not form.instance.knowledge_bases.exists():
+            self.message_user(request, f"{form.instance} has no knowledge base: its tickets get no drafted "
+                              "answer until you add one.", messages.WARNING)
+
     @admin.display(description="Knowledge bases")
     def bases(self, agent):
         return ", ".join(kb.name for kb in agent.knowledge_bases.all()) or "—"

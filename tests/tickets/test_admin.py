@@ -10,7 +10,7 @@ from tests.factories import make_document
 from tests.tickets.helpers import DELIVERY, make_help_centre
 from tickets import triage
 from tickets.groups import CONTENT_MANAGERS, SUPPORT_STAFF
-from tickets.models import Message, Ticket
+from tickets.models import Agent, Message, Ticket
 
 SCRIPT = "<script>alert('x')</script>"
 
@@ -182,3 +182,15 @@ class GapReportEntryTests(TestCase):
         self.client.force_login(staff_user("nobody"))
         self.assertNotContains(self.client.get(reverse("admin:index")), "Knowledge gaps")
         self.assertEqual(self.client.get(reverse("admin:tickets_ticket_report")).status_code, 403)
+
+
+class AgentAdminTests(TestCase):
+    def test_saving_an_agent_with_no_knowledge_base_warns(self):
+        root = get_user_model().objects.create_superuser("root", password="pw")
+        self.client.force_login(root)
+        form = {"name": "Billing", "description": "", "is_active": "on", "instructions": "",
+                "confidence_threshold": "0.5", "refusal_text": "Sorry.", "routing_hints": "",
+                "auto_reply_confidence": "0.9"}
+        response = self.client.post(reverse("admin:tickets_agent_add"), form, follow=True)
+        self.assertTrue(Agent.objects.filter(name="Billing").exists())
+        self.assertContains(response, "has no knowledge base")
