@@ -153,8 +153,6 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def get_urls(self):
         return [
             self.custom_url("<int:kb_id>/upload/", admin_views.upload, "upload"),
-            self.custom_url("<int:kb_id>/add-url/", admin_views.add_url, "add_url"),
-            self.custom_url("<int:kb_id>/crawl/", admin_views.crawl, "crawl"),
             self.custom_url("<int:kb_id>/reindex/", admin_views.reindex, "reindex"),
             self.custom_url("playground/", admin_views.playground, "playground"),
         ] + super().get_urls()

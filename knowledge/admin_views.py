@@ -1,10 +1,11 @@
-"""Custom admin pages for content managers: uploads, URLs and crawls, re-index, playground, job progress.
+"""Custom admin pages for content managers: uploads, re-index, playground, job progress.
 
 Each view receives its ModelAdmin first (wired with `get_urls()` in `admin.py`), runs inside
 `admin_site.admin_view()` (staff only, CSRF-protected, never cached) and re-checks the knowledge
 permissions it needs, so a staff member without them gets a 403. The views parse a form, call one
-domain function, and shape the result; the work itself lives in `knowledge.jobs`, `crawler.jobs`,
-`knowledge.search.retrieval` and `knowledge.search.answers`.
+domain function, and shape the result; the work itself lives in `knowledge.jobs`,
+`knowledge.search.retrieval` and `knowledge.search.answers`. The crawl pages are the crawler's
+(`crawler/admin_views.py`).
 """
 
 import html
@@ -28,7 +29,7 @@ from crawler import jobs as crawler_jobs
 from knowledge import jobs
 from knowledge.indexing import parsing
 from knowledge.exceptions import KnowledgeError
-from knowledge.forms import AddUrlForm, CrawlForm, PlaygroundForm, ReindexForm, UploadForm
+from knowledge.forms import PlaygroundForm, ReindexForm, UploadForm
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 
 TEXT_PREVIEW_CHARS = 5000
@@ -95,44 +96,6 @@ def upload(model_admin, request, kb_id: int):
             return HttpResponseRedirect(job_url(job))
     return render(model_admin, request, "admin/knowledge/knowledgebase/upload.html", "Upload files",
                   original=kb, form=form, refused=refused, supported=", ".join(parsing.SUPPORTED_EXTENSIONS))
-
-
-def add_url(model_admin, request, kb_id: int):
-    """Queue one web page or document for ingestion."""
-    require(request, "knowledge.view_knowledgebase", "knowledge.add_document")
-    kb = get_object_or_404(KnowledgeBase, pk=kb_id)
-    form = AddUrlForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            # One URL is a job too, with progress and failures like any other; its document's
-            # source kind is `url`, not `crawl`.
-            job = crawler_jobs.start_ingest_url(kb, form.cleaned_data["url"], user=request.user)
-        except KnowledgeError as exc:
-            form.add_error("url", str(exc))
-        else:
-            messages.success(request, f"Fetching {form.cleaned_data['url']}: job #{job.pk} started.")
-            return HttpResponseRedirect(job_url(job))
-    return render(model_admin, request, "admin/knowledge/knowledgebase/source_form.html", "Add a URL",
-                  original=kb, form=form, submit_label="Add URL")
-
-
-def crawl(model_admin, request, kb_id: int):
-    """Start a site crawl with its options and go to the job's page."""
-    require(request, "knowledge.view_knowledgebase", "knowledge.add_document")
-    kb = get_object_or_404(KnowledgeBase, pk=kb_id)
-    form = CrawlForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        options = dict(form.cleaned_data)
-        seed_url = options.pop("seed_url")
-        try:
-            job = crawler_jobs.start_crawl(kb, seed_url, user=request.user, **options)
-        except KnowledgeError as exc:
-            form.add_error("seed_url", str(exc))
-        else:
-            messages.success(request, f"Crawl of {seed_url} started: job #{job.pk}.")
-            return HttpResponseRedirect(job_url(job))
-    return render(model_admin, request, "admin/knowledge/knowledgebase/source_form.html", "Crawl a site",
-                  original=kb, form=form, submit_label="Start crawl")
 
 
 def reindex(model_admin, request, kb_id: int):

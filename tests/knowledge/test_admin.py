@@ -64,8 +64,8 @@ class KnowledgeBasePageTests(AdminTestCase):
         for url in (reverse("admin:knowledge_knowledgebase_changelist"),
                     reverse("admin:knowledge_knowledgebase_change", args=[self.kb.pk]),
                     reverse("admin:knowledge_knowledgebase_upload", args=[self.kb.pk]),
-                    reverse("admin:knowledge_knowledgebase_add_url", args=[self.kb.pk]),
-                    reverse("admin:knowledge_knowledgebase_crawl", args=[self.kb.pk]),
+                    reverse("admin:crawler_crawledpage_add_url", args=[self.kb.pk]),
+                    reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]),
                     reverse("admin:knowledge_knowledgebase_reindex", args=[self.kb.pk]),
                     reverse("admin:knowledge_knowledgebase_playground"),
                     reverse("admin:knowledge_document_changelist"),
@@ -224,7 +224,7 @@ class CrawlFormTests(AdminTestCase):
 
     def test_crawl_form_shows_the_crawlers_defaults(self):
         self.login(self.manager)
-        response = self.client.get(reverse("admin:knowledge_knowledgebase_crawl", args=[self.kb.pk]))
+        response = self.client.get(reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]))
         self.assertContains(response, 'name="max_pages" value="100"')
         self.assertContains(response, 'name="max_depth" value="3"')
         self.assertRegex(response.content.decode(), 'name="respect_robots"[^>]* checked')
@@ -232,7 +232,7 @@ class CrawlFormTests(AdminTestCase):
     def test_launching_a_crawl_creates_the_job_and_goes_to_it(self):
         self.login(self.manager)
         with self.crawler_settings(["127.0.0.1"]):
-            response = self.client.post(reverse("admin:knowledge_knowledgebase_crawl", args=[self.kb.pk]), {
+            response = self.client.post(reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]), {
                 "seed_url": "http://127.0.0.1:9/docs/", "max_pages": 7, "max_depth": 2, "same_domain": "on",
                 "respect_robots": "on"})
         job = Job.objects.get(kind=Job.Kind.CRAWL)
@@ -244,7 +244,7 @@ class CrawlFormTests(AdminTestCase):
     def test_a_refused_address_is_shown_on_the_form(self):
         self.login(self.manager)
         with self.crawler_settings([]):
-            response = self.client.post(reverse("admin:knowledge_knowledgebase_crawl", args=[self.kb.pk]), {
+            response = self.client.post(reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]), {
                 "seed_url": "http://127.0.0.1:9/", "max_pages": 5, "max_depth": 1})
         self.assertEqual(response.status_code, 200)
         self.assertContains(response, "errorlist")
@@ -253,7 +253,7 @@ class CrawlFormTests(AdminTestCase):
     def test_add_url_queues_a_single_url_job(self):
         self.login(self.manager)
         with self.crawler_settings(["127.0.0.1"]):
-            response = self.client.post(reverse("admin:knowledge_knowledgebase_add_url", args=[self.kb.pk]),
+            response = self.client.post(reverse("admin:crawler_crawledpage_add_url", args=[self.kb.pk]),
                                         {"url": "http://127.0.0.1:9/page.html"})
         job = Job.objects.get(kind=Job.Kind.CRAWL)
         self.assertEqual(response.status_code, 302)
@@ -262,7 +262,7 @@ class CrawlFormTests(AdminTestCase):
     def test_viewer_cannot_crawl_or_add_urls(self):
         self.login(self.viewer)
         for name in ("crawl", "add_url"):
-            url = reverse(f"admin:knowledge_knowledgebase_{name}", args=[self.kb.pk])
+            url = reverse(f"admin:crawler_crawledpage_{name}", args=[self.kb.pk])
             self.assertEqual(self.client.post(url, {"url": "http://example.com/", "seed_url": "http://example.com/",
                                                     "max_pages": 1, "max_depth": 0}).status_code, 403)
         self.assertFalse(Job.objects.exists())
