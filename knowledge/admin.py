@@ -376,7 +376,7 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def cancel_jobs(self, request, queryset):
         running = [job for job in queryset if not job.is_finished]
         for job in running:
-            job.request_cancel()
+            job.cancel()
         self.message_user(request, f"Cancellation requested for {len(running)} job(s).", messages.SUCCESS)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):

@@ -25,7 +25,6 @@ from django.urls import reverse
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from crawler import jobs as crawler_jobs
 from knowledge import jobs
 from knowledge.indexing import parsing
 from knowledge.exceptions import KnowledgeError
@@ -180,7 +179,7 @@ def job_detail(model_admin, request, job: Job) -> dict:
         "cancel_url": reverse("admin:knowledge_job_cancel", args=[job.pk]),
         "retry_url": reverse("admin:knowledge_job_retry", args=[job.pk]),
         "can_cancel": can_change and not job.is_finished and not job.cancel_requested,
-        "can_retry": can_change and retryable(job),
+        "can_retry": can_change and job.is_retryable,
         "counters": [(name, name.replace("_", " "), value) for name, value in sorted(job.counters.items())],
         "title": str(job),
         "subtitle": job.knowledge_base,
@@ -198,37 +197,13 @@ def job_cancel(model_admin, request, job_id: int):
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     job = get_object_or_404(Job, pk=job_id)
-    if job.is_finished:
-        messages.warning(request, f"{job} has already finished.")
+    try:
+        job.cancel()
+    except KnowledgeError as exc:
+        messages.warning(request, str(exc))
     else:
-        job.request_cancel()
         messages.success(request, f"Cancellation of {job} requested; it stops after the current item.")
     return HttpResponseRedirect(job_url(job))
-
-
-def retryable(job: Job) -> bool:
-    """A finished job that failed, was cancelled or left failed items, and can be started again."""
-    if not job.is_finished or (job.status == Job.Status.SUCCEEDED and not job.failures):
-        return False
-    if job.kind == Job.Kind.CRAWL:
-        return job.knowledge_base_id is not None and bool(job.options.get("seed_url"))
-    if job.kind in (Job.Kind.INGEST, Job.Kind.REINDEX):
-        return job.knowledge_base_id is not None
-    return job.kind == Job.Kind.DELETE
-
-
-def retry(job: Job, *, user) -> Job:
-    """Start the same work again as a new job; finished items are skipped (jobs are idempotent)."""
-    kb, options = job.knowledge_base, job.options
-    if job.kind == Job.Kind.INGEST:
-        ids = list(Document.objects.filter(pk__in=options.get("document_ids", [])).values_list("pk", flat=True))
-        return jobs.start_ingestion(kb, ids, user=user)
-    if job.kind == Job.Kind.REINDEX:
-        return jobs.start_reindex(kb, force=bool(options.get("force")), user=user)
-    if job.kind == Job.Kind.DELETE:
-        return jobs.start_delete(options.get("document_ids", []), user=user)
-    crawl_options = {name: value for name, value in options.items() if name != "seed_url"}
-    return crawler_jobs.start_crawl(kb, options["seed_url"], user=user, **crawl_options)
 
 
 def job_retry(model_admin, request, job_id: int):
@@ -236,11 +211,8 @@ def job_retry(model_admin, request, job_id: int):
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     job = get_object_or_404(Job.objects.select_related("knowledge_base"), pk=job_id)
-    if not retryable(job):
-        messages.error(request, f"{job} cannot be retried.")
-        return HttpResponseRedirect(job_url(job))
     try:
-        new_job = retry(job, user=request.user)
+        new_job = jobs.retry(job, user=request.user)
     except KnowledgeError as exc:
         messages.error(request, str(exc))
         return HttpResponseRedirect(job_url(job))

@@ -216,9 +216,7 @@ def get_job_status(request, job_id: int):
 def cancel_job(request, job_id: int):
     """Ask a queued or running job to stop after its current item."""
     job = get_job(request, job_id)
-    if job.is_finished:
-        raise ApiError(409, "job_finished", f"The job has already {job.status}")
-    job.request_cancel()
+    job.cancel()
     return Status(202, job)
 
 

@@ -24,12 +24,12 @@ confidence) works whatever the embedder. `best_similarity` stays the raw figure.
 import html
 import json
 import time
-from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import connection
 
 from knowledge.search import reranking, sql
+from knowledge.search.hits import Retrieval, SearchHit
 from knowledge.indexing.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
 from knowledge.models import KnowledgeBase
@@ -53,41 +53,6 @@ _tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
 
 class SearchError(KnowledgeError):
     """The search request cannot be run (unknown base, bad mode)."""
-
-
-@dataclass
-class SearchHit:
-    chunk_id: int
-    document_id: int
-    knowledge_base_id: int
-    document_title: str
-    source_uri: str
-    section_path: str
-    page: int | None
-    layer: str
-    content: str
-    snippet: str
-    distance: float | None
-    score: float
-    rank: int
-    retrievers: list[str] = field(default_factory=list)
-    metadata: dict = field(default_factory=dict)
-
-    @property
-    def similarity(self) -> float | None:
-        return None if self.distance is None else 1.0 - self.distance
-
-
-@dataclass
-class Retrieval:
-    hits: list[SearchHit]
-    best_similarity: float | None
-    keyword_fallback_used: bool
-    timings: dict[str, float]  # milliseconds per stage and "total"
-    best_relevance: float | None = None
-    mode: str = "hybrid"
-    # Hits whose calibrated relevance reaches KEYWORD_FALLBACK_RELEVANCE (seed 003's "relevant chunks").
-    relevant_count: int = 0
 
 
 def setting(name: str):

@@ -452,6 +452,14 @@ class JobTests(AdminTestCase):
                              fetch_redirect_response=False)
         self.assertEqual(new_job.options["document_ids"], [self.doc.pk])
 
+    def test_a_failed_crawl_is_retried_with_its_options(self):
+        options = {"seed_url": "http://127.0.0.1:9/docs/", "max_pages": 7, "max_depth": 2}
+        job = self.make_job(kind=Job.Kind.CRAWL, status=Job.Status.FAILED, options=options)
+        self.login(self.manager)
+        self.client.post(reverse("admin:knowledge_job_retry", args=[job.pk]))
+        new_job = Job.objects.exclude(pk=job.pk).get()
+        self.assertEqual((new_job.kind, new_job.options, new_job.created_by), ("crawl", options, self.manager))
+
     def test_viewer_cannot_retry_and_running_jobs_are_not_retried(self):
         job = self.make_job(status=Job.Status.FAILED)
         self.login(self.viewer)

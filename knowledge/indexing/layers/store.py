@@ -232,11 +232,9 @@ def reindex_document(document: Document, *, force: bool = True) -> ingestion.Ing
 
 def start_index_repo(kb: KnowledgeBase, path: str, *, since: str = "", name: str = "", user=None) -> Job:
     """Queue an `index_repo` job for a path the workers can read (a shared folder or checkout)."""
-    from knowledge import tasks
-
     job = Job.objects.create(kind=Job.Kind.INDEX_REPO, knowledge_base=kb, created_by=user,
                              options={"path": str(path), "since": since, "name": name})
-    enqueue(tasks.run_index_repo_job, job)
+    enqueue(job)
     return job
 
 
