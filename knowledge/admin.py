@@ -247,7 +247,10 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     @admin.action(description="Re-index selected documents", permissions=["reindex"])
     def reindex_documents(self, request, queryset):
-        started = admin_views.start_per_base(queryset, lambda kb, ids: jobs.start_ingestion(kb, ids, user=request.user))
+        def start(kb, ids):
+            return jobs.start_ingestion(kb, ids, user=request.user)
+
+        started = admin_views.start_per_base(queryset, start)
         self.message_user(request, admin_views.jobs_message("Re-index", started), messages.SUCCESS)
 
     @admin.action(description="Delete selected documents", permissions=["delete"])

@@ -26,9 +26,9 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from knowledge import jobs
-from knowledge.indexing import parsing
 from knowledge.exceptions import KnowledgeError
 from knowledge.forms import PlaygroundForm, ReindexForm, UploadForm
+from knowledge.indexing import parsing
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 
 TEXT_PREVIEW_CHARS = 5000

@@ -16,8 +16,6 @@ from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
 from knowledge import bases, jobs
-from knowledge.search import answers, retrieval
-from knowledge.search.intent import plan_and_search as router_plan_and_search
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.schemas import (
     AnswerRequest,
@@ -40,6 +38,8 @@ from knowledge.schemas import (
     TextIn,
     UploadResponse,
 )
+from knowledge.search import answers, retrieval
+from knowledge.search.intent import plan_and_search as router_plan_and_search
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors

@@ -13,8 +13,8 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from knowledge import bases
-from knowledge.indexing import ingestion, parsing, vector_index
 from knowledge.exceptions import JobStateError, KnowledgeError
+from knowledge.indexing import ingestion, parsing, vector_index
 from knowledge.indexing.ingestion import delete_document
 from knowledge.indexing.layers.store import reindex_document
 from knowledge.models import Document, Job, KnowledgeBase
@@ -134,7 +134,8 @@ def _count(job: Job, document: Document, result: ingestion.IngestResult) -> None
     if result.outcome == "failed":
         job.add_failure(document.title or document.path or document.source_uri, result.error)
     else:
-        job.record(**{result.outcome: 1, "chunks": result.document.chunk_count if result.outcome != "unchanged" else 0})
+        job.record(**{result.outcome: 1,
+                      "chunks": result.document.chunk_count if result.outcome != "unchanged" else 0})
 
 
 def _ensure_index(kb: KnowledgeBase | None) -> None:

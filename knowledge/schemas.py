@@ -73,7 +73,8 @@ class KnowledgeBasePatch(Schema):
 
 
 class ReindexRequest(Schema):
-    embedder: EmbedderName | None = Field(None, description="Switch the base to this embedder and rebuild all vectors.")
+    embedder: EmbedderName | None = Field(None,
+                                          description="Switch the base to this embedder and rebuild all vectors.")
     force: bool = Field(False, description="Rebuild every document, not only out-of-date ones.")
 
 

@@ -138,7 +138,8 @@ def _field_error(error: dict) -> dict:
 @api.exception_handler(DjangoValidationError)
 def model_validation_error(request, exc: DjangoValidationError):
     if hasattr(exc, "error_dict"):
-        fields = [{"field": "" if name == "__all__" else name, "location": "body", "message": message, "type": "invalid"}
+        fields = [{"field": "" if name == "__all__" else name, "location": "body", "message": message,
+                   "type": "invalid"}
                   for name, messages in exc.message_dict.items() for message in messages]
     else:
         fields = [{"field": "", "location": "body", "message": message, "type": "invalid"} for message in exc.messages]

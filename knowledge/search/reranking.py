@@ -28,7 +28,10 @@ class Reranker(Protocol):
 
 
 class HttpReranker:
-    """Cohere-style `POST {url}` with `{"model", "query", "documents"}` → `{"results": [{"index", "relevance_score"}]}`."""
+    """Cohere-style `POST {url}` with `{"model", "query", "documents"}`.
+
+    The answer is `{"results": [{"index", "relevance_score"}]}`.
+    """
 
     name = "http"
 

@@ -92,7 +92,8 @@ class CrawlApiTests(ApiTestCase):
         self.assertError(self.api("post", f"/knowledge-bases/{self.kb.pk}/documents/url", token=self.reader,
                                   data={"url": self.site.url("/")}), 403)
         for method, path in [("post", "/crawls"), ("get", "/crawls"), ("get", f"/crawls/{job.pk}"),
-                             ("post", f"/crawls/{job.pk}/cancel"), ("post", f"/knowledge-bases/{self.kb.pk}/documents/url")]:
+                             ("post", f"/crawls/{job.pk}/cancel"),
+                             ("post", f"/knowledge-bases/{self.kb.pk}/documents/url")]:
             with self.subTest(f"{method} {path}"):
                 self.assertError(self.api(method, path), 401)
 

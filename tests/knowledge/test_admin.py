@@ -171,7 +171,8 @@ class UploadTests(AdminTestCase):
         with self.captureOnCommitCallbacks(execute=True):
             response = self.client.post(self.url(), {"files": files})
         job = Job.objects.get(kind=Job.Kind.INGEST)
-        self.assertRedirects(response, reverse("admin:knowledge_job_change", args=[job.pk]), fetch_redirect_response=False)
+        self.assertRedirects(response, reverse("admin:knowledge_job_change", args=[job.pk]),
+                             fetch_redirect_response=False)
         titles = set(self.kb.documents.filter(source_kind="upload", status=Document.Status.READY)
                      .values_list("path", flat=True))
         self.assertEqual(titles, {"guide.md", "notes.txt"})
@@ -238,7 +239,8 @@ class CrawlFormTests(AdminTestCase):
         job = Job.objects.get(kind=Job.Kind.CRAWL)
         self.assertRedirects(response, reverse("admin:knowledge_job_change", args=[job.pk]),
                              fetch_redirect_response=False)
-        self.assertEqual((job.options["max_pages"], job.options["max_depth"], job.options["follow_docs"]), (7, 2, False))
+        self.assertEqual((job.options["max_pages"], job.options["max_depth"], job.options["follow_docs"]),
+                         (7, 2, False))
         self.assertEqual(job.created_by, self.manager)
 
     def test_a_refused_address_is_shown_on_the_form(self):

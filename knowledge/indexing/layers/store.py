@@ -17,15 +17,15 @@ from pathlib import Path, PurePosixPath
 
 from django.db import transaction
 
-from knowledge.indexing import chunking, ingestion
 from knowledge.exceptions import KnowledgeError
+from knowledge.indexing import chunking, ingestion
 from knowledge.indexing.layers import repository
 from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExtractor, ProjectIndex, build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
-from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.indexing.parsing.text import decode_text
+from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
 
 logger = logging.getLogger(__name__)
