@@ -1,5 +1,7 @@
+
 """The content manager's admin: every page and action with the right and the wrong permissions."""
 
+import re
 from pathlib import Path
 
 from django.contrib.auth.models import Permission, User
@@ -530,3 +532,9 @@ class SnippetEscapingTests(TestCase):
         self.assertEqual(cited_text("See [1, 2] <b>"),
                          'See <a class="kp-cite" href="#source-1">[1]</a> '
                          '<a class="kp-cite" href="#source-2">[2]</a> &lt;b&gt;')
+
+    def test_badges_read_every_marker_form_of_the_one_grammar(self):
+        from knowledge.admin_views import cited_text
+
+        html = cited_text("A [1-3]. B [Источник 4]. C [sources 5, 6].")
+        self.assertEqual(re.findall(r'href="#source-(\d+)"', html), ["1", "2", "3", "4", "5", "6"])
