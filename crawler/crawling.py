@@ -36,7 +36,7 @@ from crawler.extraction import Page, extract_page
 from crawler.fetching import Fetcher, Response
 from crawler.models import CrawledPage
 from crawler.robots import RobotsCache
-from knowledge.indexing import ingestion
+from knowledge.indexing import chunks, ingestion
 from knowledge.indexing.ingestion import delete_document
 from knowledge.models import Document, Job, KnowledgeBase
 
@@ -178,7 +178,7 @@ def _url_failed(kb: KnowledgeBase, page: CrawledPage, exc: CrawlerError) -> inge
         knowledge_base=kb, source_uri=page.url,
         defaults={"source_kind": Document.SourceKind.URL, "title": page.url[:500]},
     )[0]
-    ingestion.record_failure(document, exc)
+    chunks.record_failure(document, exc)
     page.mark_failed(str(exc), http_status=getattr(exc, "status", None))
     return ingestion.IngestResult(document, "failed", document.error_message)
 

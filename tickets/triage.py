@@ -61,8 +61,7 @@ def retriage(ticket: Ticket) -> Ticket:
         raise TicketClosedError(f"Ticket #{ticket.pk} is closed ({ticket.get_status_display().lower()}).")
     if ticket.status == Ticket.Status.TRIAGING and ticket.updated_at > _stale_before():
         raise TicketError(f"Ticket #{ticket.pk} is being triaged right now; try again in a moment.")
-    ticket.status = Ticket.Status.NEW
-    ticket.save(update_fields=["status", "updated_at"])
+    ticket.mark_new()
     queue_triage(ticket)
     return ticket
 
@@ -216,16 +215,13 @@ class TriageOrchestrator:
         elif agent is not None and result.confidence < agent.auto_reply_threshold:
             blockers.append(f"confidence {result.confidence:.2f} is below the auto-reply bar "
                             f"{agent.auto_reply_threshold:.2f}")
-        ticket.triaged_at = timezone.now()
         if blockers:
-            ticket.status = Ticket.Status.REVIEW
             self._record("decision", "review", f"Waits for review: {'; '.join(blockers)}.")
-            ticket.save()
+            ticket.finish_triage(Ticket.Status.REVIEW)
             return
         self._record("decision", "auto_reply", "Low risk, confident and allowed: sent automatically.")
         with transaction.atomic():
             Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body, draft=self._draft,
                                    auto_sent=True, sent_at=timezone.now(), edit_distance=0)
             Message.objects.filter(pk=self._draft.pk).update(is_current=False)
-            ticket.status, ticket.closed_at = Ticket.Status.AUTO_REPLIED, timezone.now()
-            ticket.save()
+            ticket.finish_triage(Ticket.Status.AUTO_REPLIED)

@@ -34,18 +34,9 @@ from knowledge.models import KnowledgeBase
 from knowledge.search import reranking, sql
 from knowledge.search.hits import Retrieval, SearchHit
 
-MODES = ("vector", "keyword", "hybrid")
-DEFAULTS = {
-    "SEARCH_CANDIDATES": 40,
-    "KEYWORD_CANDIDATES": 5000,
-    "COMMON_TERM_SHARE": 0.1,
-    "RRF_K": 60,
-    "FUSION": "convex",
-    "FUSION_ALPHA": 0.7,
-    "KEYWORD_FALLBACK_RELEVANCE": 0.15,
-    "FALLBACK_VECTOR_WEIGHT": 0.25,
-    "HNSW_EF_SEARCH": 100,
-}
+# The search modes, in the order the forms and the API list them. Every default of retrieval is
+# in settings.PORTAL (portal/settings.py), read with `setting()`.
+MODES = {"hybrid": "Hybrid (vector + keyword)", "vector": "Vector", "keyword": "Keyword"}
 EXCERPT_CHARS = 240
 # (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
 _tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
@@ -56,14 +47,14 @@ class SearchError(KnowledgeError):
 
 
 def setting(name: str):
-    return settings.PORTAL.get(name, DEFAULTS.get(name))
+    return settings.PORTAL[name]
 
 
 def relevance(similarity: float | None, embedder_name: str) -> float | None:
     """Similarity mapped onto 0..1 above the embedder's floor (see module docstring)."""
     if similarity is None:
         return None
-    floor = settings.PORTAL.get("SIMILARITY_FLOORS", {}).get(embedder_name)
+    floor = setting("SIMILARITY_FLOORS").get(embedder_name)
     if floor is None:
         floor = get_embedder(embedder_name).info.similarity_floor
     return max(0.0, min(1.0, (similarity - floor) / (1.0 - floor)))
@@ -253,7 +244,7 @@ def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
 
 def fusion_alpha(kbs) -> float:
     """The vector side's weight for these bases (the mean of their embedders' weights)."""
-    overrides = settings.PORTAL.get("FUSION_ALPHAS", {})
+    overrides = setting("FUSION_ALPHAS")
     weights = [overrides.get(kb.embedder, get_embedder(kb.embedder).info.fusion_alpha) for kb in kbs]
     weights = [setting("FUSION_ALPHA") if weight is None else weight for weight in weights]
     return sum(weights) / len(weights)
