@@ -108,6 +108,7 @@ class TriageOrchestrator:
     def __init__(self, *, agents: list[Agent] | None = None, top_k: int = TOP_K):
         self.agents = agents
         self.top_k = top_k
+        self.query_embeddings: dict = {}
 
     def triage(self, ticket: Ticket) -> Ticket:
         ticket.mark_triaging()
@@ -128,6 +129,8 @@ class TriageOrchestrator:
     def _run(self, ticket: Ticket) -> None:
         text = ticket.customer_text()
         question = f"{ticket.subject}\n\n{text}" if ticket.subject and ticket.subject not in text else text
+        # Routing and the draft search the same question: its vectors are computed once, then reused.
+        self.query_embeddings = {}
         assessment = self.assess(ticket, question)
         agent = self.route(ticket, question)
         result = self.draft(ticket, agent, question) if agent else None
@@ -145,7 +148,7 @@ class TriageOrchestrator:
 
     def route(self, ticket: Ticket, text: str) -> Agent | None:
         started = time.perf_counter()
-        decision = routing.route(text, self.agents)
+        decision = routing.route(text, self.agents, query_embeddings=self.query_embeddings)
         ticket.agent, ticket.routing_reason = decision.agent, decision.reason
         self._record("routing", decision.agent.name if decision.agent else "none", decision.reason, started,
                      scores=[score.as_dict() for score in decision.scores[:5]])
@@ -165,7 +168,8 @@ class TriageOrchestrator:
                 return None
         started = time.perf_counter()
         result = answers.answer(question, kb_ids, top_k=self.top_k, threshold=agent.confidence_threshold,
-                                refusal_text=agent.refusal_text or DEFAULT_REFUSAL, instructions=agent.instructions)
+                                refusal_text=agent.refusal_text or DEFAULT_REFUSAL, instructions=agent.instructions,
+                                query_embeddings=self.query_embeddings)
         self._record_answer(result, agent, started)
         with transaction.atomic():
             Message.objects.filter(ticket=ticket, kind=Message.Kind.DRAFT, is_current=True).update(is_current=False)

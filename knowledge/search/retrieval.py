@@ -62,9 +62,10 @@ def relevance(similarity: float | None, embedder_name: str) -> float | None:
 
 def search(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
            layers=None, filters: dict | None = None, document_ids=None,
-           ef_search: int | None = None) -> list[SearchHit]:
+           ef_search: int | None = None, query_embeddings: dict | None = None) -> list[SearchHit]:
     """The best `top_k` chunks for `query` in the given knowledge bases."""
     return retrieve(query, kb_ids, top_k=top_k, max_distance=max_distance, mode=mode, layers=layers,
+                    query_embeddings=query_embeddings,
                     filters=filters, document_ids=document_ids, ef_search=ef_search).hits
 
 
@@ -73,8 +74,9 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
              query_embeddings: dict | None = None) -> Retrieval:
     """Search with the details: hits, best vector similarity, whether the keyword fallback acted, timings.
 
-    `query_embeddings` ({embedder name: vector}) skips embedding the query (benchmarks, callers
-    that search many bases with one question).
+    `query_embeddings` ({embedder name: vector} for this query) skips embedding the query for
+    those embedders; the vectors embedded here are added to it, so a caller that searches the same
+    question several times (a planned search, triage) passes one dict and embeds it once.
     """
     started = time.perf_counter()
     if mode not in MODES:
@@ -141,10 +143,10 @@ def _load_bases(kb_ids) -> list[KnowledgeBase]:
 
 
 def _embed_query(kbs, query: str, given: dict | None, timings: dict) -> dict:
-    """One query vector per embedder the bases use."""
-    vectors = dict(given or {})
+    """One query vector per embedder the bases use; new ones are added to `given` for the next search."""
+    vectors = given if given is not None else {}
     started = time.perf_counter()
-    for name in {kb.embedder for kb in kbs} - set(vectors):
+    for name in sorted({kb.embedder for kb in kbs} - set(vectors)):
         vectors[name] = get_embedder(name).embed_query(query)
     timings["embed"] = (time.perf_counter() - started) * 1000
     return vectors
