@@ -31,3 +31,11 @@ ensure_venv() {  # $1: pip extras, e.g. "test" or ""
     touch "$stamp"
   fi
 }
+
+compile_catalogues() {  # locale/*/LC_MESSAGES/*.po → .mo (build output, not committed)
+  if command -v msgfmt >/dev/null 2>&1; then
+    .venv/bin/python manage.py compilemessages --ignore .venv --ignore var --ignore node_modules --verbosity 0
+  else  # no GNU gettext: the same result from a pure-Python compiler (polib)
+    .venv/bin/python -m portal.catalogues
+  fi
+}

@@ -60,3 +60,13 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return default
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_choice(name: str, default: str, choices: list[str]) -> str:
+    """One of a fixed set of values (case-insensitive); anything else names the allowed ones."""
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    if value.strip().lower() in choices:
+        return value.strip().lower()
+    raise ImproperlyConfigured(f"Unexpected value {name}={value!r}, use one of: {', '.join(choices)}")

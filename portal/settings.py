@@ -5,9 +5,10 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
 
 from portal.embedded_db import embedded_database_settings, machine_memory, server_settings
-from portal.env import env_bool, env_float, env_int, env_list, env_str
+from portal.env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PORTAL_VAR_DIR", str(BASE_DIR / "var")))
@@ -51,6 +52,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After sessions, before common: the language comes from the admin's switcher (a cookie), then
+    # the browser's Accept-Language, then PORTAL_LANGUAGE; the API's errors follow the same choice.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -72,6 +76,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
             ],
         },
     },
@@ -102,7 +107,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# The admin, its messages and the API's errors speak Russian and English (locale/ru holds the
+# catalogue; English is the source language). PORTAL_LANGUAGE is the default for a browser that
+# asks for neither; a language that is not installed falls back to it.
+LANGUAGES = [("en", _("English")), ("ru", _("Russian"))]
+LANGUAGE_CODE = env_choice("PORTAL_LANGUAGE", "en", [code for code, _name in LANGUAGES])
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("PORTAL_TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True

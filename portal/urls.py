@@ -1,14 +1,15 @@
 from django.contrib import admin
-from django.urls import path, re_path
+from django.urls import include, path, re_path
+from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 from ninja.openapi.views import openapi_view
 
 from portal import views
 from portal.api import api, unknown_path
 
-admin.site.site_header = "Knowledge portal"
-admin.site.site_title = "Knowledge portal"
-admin.site.index_title = "Knowledge bases, documents and tickets"
+admin.site.site_header = _("Knowledge portal")
+admin.site.site_title = _("Knowledge portal")
+admin.site.index_title = _("Knowledge bases, documents and tickets")
 
 handler403 = views.permission_denied
 handler404 = views.page_not_found
@@ -17,6 +18,8 @@ urlpatterns = [
     path("", RedirectView.as_view(pattern_name="admin:index"), name="home"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
+    # Django's set_language view: the admin header's language selector posts here.
+    path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", api.urls),
     # The interactive docs also live at the version-less address the README gives.
     path("api/docs", openapi_view, {"api": api}, name="api-docs"),

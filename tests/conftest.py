@@ -7,9 +7,14 @@ from pathlib import Path
 import pytest
 from django_q.conf import Conf
 
+from portal.catalogues import compile_catalogues
+
 # django-q2 reads its configuration once at import; tests run tasks synchronously unless a test
 # starts a real qcluster process (tests/e2e).
 Conf.SYNC = True
+
+# The Russian catalogue as bin/test and bin/up compile it, for runs that call pytest directly.
+compile_catalogues()
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
