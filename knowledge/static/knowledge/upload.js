@@ -15,7 +15,7 @@
       const ext = dot >= 0 ? file.name.slice(dot).toLowerCase() : "";
       const ok = supported.includes(ext);
       item.textContent = (ok ? "✓ " : "✗ ") + file.name + " (" + Math.ceil(file.size / 1024) + " KB)" +
-        (ok ? "" : " — unsupported type, will be refused");
+        (ok ? "" : " — " + (zone.dataset.unsupported || "unsupported type, will be refused"));
       if (!ok) { item.className = "kp-refused-file"; }
       list.appendChild(item);
     });
