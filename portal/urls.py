@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import path, re_path
 from ninja.openapi.views import openapi_view
 
+from mcp_server.views import endpoint as mcp_endpoint
 from portal.api import api, unknown_path
 
 admin.site.site_header = "Knowledge portal"
@@ -11,6 +12,7 @@ admin.site.index_title = "Knowledge bases, documents and tickets"
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
+    re_path(r"^mcp/?$", mcp_endpoint, name="mcp"),
     # The interactive docs also live at the version-less address the README gives.
     path("api/docs", openapi_view, {"api": api}, name="api-docs"),
     re_path(r"^api/(?P<path>.*)$", unknown_path),
