@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "crawler",
     "tickets",
     "mcp_server",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -219,6 +220,17 @@ LOGGING = {
                 "pypdf": {"level": "ERROR"},
                 # The MCP SDK logs every request at INFO.
                 "mcp": {"level": "WARNING"}},
+}
+
+# --- Outbound webhooks (webhooks/) ----------------------------------------------------------------
+WEBHOOKS = {
+    # Like the crawler, webhooks never reach private addresses unless listed here (hosts or CIDRs).
+    "ALLOWED_HOSTS": env_list("PORTAL_WEBHOOK_ALLOWED_HOSTS", []),
+    "TIMEOUT_SECONDS": env_float("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 10.0),
+    "MAX_ATTEMPTS": env_int("PORTAL_WEBHOOK_MAX_ATTEMPTS", 6, minimum=1),
+    # The first retry waits this long, each next one twice as long (30 s, 1, 2, 4, 8 min).
+    "BACKOFF_SECONDS": env_int("PORTAL_WEBHOOK_BACKOFF_SECONDS", 30, minimum=1),
+    "DISABLE_AFTER": env_int("PORTAL_WEBHOOK_DISABLE_AFTER", 20, minimum=1),
 }
 
 # --- REST API (portal/api.py, portal/auth.py) ---------------------------------------------------

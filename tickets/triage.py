@@ -17,7 +17,7 @@ from django_q.tasks import async_task
 
 from knowledge import answers
 from portal.models import ApiKey
-from tickets import citations, risk, routing
+from tickets import citations, notify, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, RiskLevel, Ticket
 
@@ -37,6 +37,7 @@ def submit_ticket(*, subject: str = "", body: str, customer: str = "", channel: 
     ticket.full_clean()
     ticket.save()
     Message.objects.create(ticket=ticket, kind=Message.Kind.CUSTOMER, body=body)
+    notify.ticket_event("ticket.created", ticket)
     if triage:
         queue_triage(ticket)
     return ticket
@@ -223,11 +224,15 @@ class TriageOrchestrator:
             ticket.status = Ticket.Status.REVIEW
             self._record("decision", "review", f"Waits for review: {'; '.join(blockers)}.")
             ticket.save()
+            notify.ticket_event("ticket.triaged", ticket)
+            notify.ticket_event("ticket.needs_review", ticket)
             return
         self._record("decision", "auto_reply", "Low risk, confident and allowed: sent automatically.")
         with transaction.atomic():
-            Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body, draft=self._draft,
-                                   auto_sent=True, sent_at=timezone.now(), edit_distance=0)
+            reply = Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body,
+                                           draft=self._draft, auto_sent=True, sent_at=timezone.now(), edit_distance=0)
             Message.objects.filter(pk=self._draft.pk).update(is_current=False)
             ticket.status, ticket.closed_at = Ticket.Status.AUTO_REPLIED, timezone.now()
             ticket.save()
+            notify.ticket_event("ticket.triaged", ticket)
+            notify.ticket_event("ticket.replied", ticket, reply=reply)
