@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MailConfig(AppConfig):
+    name = "mail"
+    verbose_name = "E-mail channel"
