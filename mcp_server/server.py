@@ -30,7 +30,7 @@ from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from pydantic import Field
 
 from knowledge import answers, retrieval
-from knowledge.api import hit_dict, searchable_ids, visible_bases, with_counts
+from knowledge.api import answer_dict, hit_dict, searchable_ids, visible_bases, with_counts
 from knowledge.exceptions import KnowledgeError
 from knowledge.layers.router import plan_and_search
 from knowledge.models import Chunk, Document
@@ -191,11 +191,7 @@ def answer(key: ApiKey,
            mode: Mode = "hybrid", layers: Layers = None, filters: Filters = None) -> dict[str, Any]:
     result = answers.answer(question, _bases(key, knowledge_bases), top_k=top_k, mode=mode, layers=layers,
                             filters=filters)
-    return _dump(AnswerResponse, {
-        "answer": result.text, "refused": result.refused, "confidence": result.confidence,
-        "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,
-        "citations": [{"number": c.number, "source": hit_dict(c.hit)} for c in result.citations],
-        "sources": [hit_dict(hit, number=number) for number, hit in enumerate(result.sources, start=1)]})
+    return _dump(AnswerResponse, answer_dict(result))
 
 
 @_tool(Scope.SEARCH,
