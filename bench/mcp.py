@@ -21,7 +21,6 @@ import time
 from urllib.parse import quote
 
 import httpx
-
 from common import BENCH_DIR, DATA_DIR, ROOT, load_beir, percentile, setup_django
 
 # This file is bench/mcp.py: with the bench folder off the path, `import mcp` finds the SDK, not this script.
@@ -49,17 +48,20 @@ def database_url() -> str:
 
 
 def build(args):
-    from knowledge import bases, ingestion
+    from django.contrib.auth import get_user_model
+
+    from knowledge import bases
+    from knowledge.indexing import ingestion
     from knowledge.models import KnowledgeBase
     from portal.models import ApiKey, Scope
-    from django.contrib.auth import get_user_model
 
     KnowledgeBase.objects.filter(slug=PREFIX).delete()
     dataset = load_beir(DATA_DIR / "beir" / "scifact", max_docs=args.docs, max_queries=args.questions)
     kb = bases.create_knowledge_base(name=PREFIX, slug=PREFIX, embedder=args.embedder)
     started = time.perf_counter()
     for doc in dataset.corpus:
-        ingestion.ingest_text(kb, title=doc["title"] or doc["_id"], text=doc["text"], source_uri=f"scifact:{doc['_id']}")
+        ingestion.ingest_text(kb, title=doc["title"] or doc["_id"], text=doc["text"],
+                              source_uri=f"scifact:{doc['_id']}")
     print(f"Indexed {len(dataset.corpus)} documents with {args.embedder} in {time.perf_counter() - started:.1f} s")
     user, _ = get_user_model().objects.get_or_create(username=PREFIX)
     key = ApiKey(name=PREFIX, owner=user, scopes=[Scope.READ, Scope.SEARCH])
@@ -79,7 +81,7 @@ def start_server(port: int) -> subprocess.Popen:
             return server
         except httpx.HTTPError:
             if server.poll() is not None:
-                raise SystemExit(f"runserver died: {server.stderr.read().decode()[-2000:]}")
+                raise SystemExit(f"runserver died: {server.stderr.read().decode()[-2000:]}") from None
             time.sleep(0.2)
     server.kill()
     raise SystemExit("runserver did not start")
@@ -92,33 +94,33 @@ async def measure(base: str, token: str, questions: list[str], rounds: int, top_
     sizes: dict[str, int] = {}
 
     async def new_session_call(http, question):
-        async with streamable_http_client(f"{base}/mcp", http_client=http) as (read, write, _):
-            async with ClientSession(read, write) as fresh:
-                await fresh.initialize()
-                return await fresh.call_tool("search", {"query": question, "top_k": top_k})
+        async with (streamable_http_client(f"{base}/mcp", http_client=http) as (read, write, _),
+                    ClientSession(read, write) as fresh):
+            await fresh.initialize()
+            return await fresh.call_tool("search", {"query": question, "top_k": top_k})
 
-    async with httpx.AsyncClient(headers=headers, timeout=60) as http:
-        async with streamable_http_client(f"{base}/mcp", http_client=http) as (read, write, _):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                for round_number in range(rounds + 1):
-                    for question in questions:
-                        t0 = time.perf_counter()
-                        rest = await http.post(f"{base}/api/v1/search", json={"query": question, "top_k": top_k})
-                        t1 = time.perf_counter()
-                        result = await session.call_tool("search", {"query": question, "top_k": top_k})
-                        t2 = time.perf_counter()
-                        fresh = await new_session_call(http, question)
-                        t3 = time.perf_counter()
-                        if rest.status_code != 200 or result.isError or fresh.isError:
-                            raise SystemExit(f"a request failed: {rest.status_code} {result.content[:1]}")
-                        if round_number == 0:
-                            continue  # warm-up
-                        times["REST /search"].append(t1 - t0)
-                        times["MCP search (open session)"].append(t2 - t1)
-                        times["MCP new session + search"].append(t3 - t2)
-                        sizes["REST /search"] = len(rest.content)
-                        sizes["MCP search (open session)"] = len(result.content[0].text)
+    async with (httpx.AsyncClient(headers=headers, timeout=60) as http,
+                streamable_http_client(f"{base}/mcp", http_client=http) as (read, write, _),
+                ClientSession(read, write) as session):
+        await session.initialize()
+        for round_number in range(rounds + 1):
+            for question in questions:
+                t0 = time.perf_counter()
+                rest = await http.post(f"{base}/api/v1/search", json={"query": question, "top_k": top_k})
+                t1 = time.perf_counter()
+                result = await session.call_tool("search", {"query": question, "top_k": top_k})
+                t2 = time.perf_counter()
+                fresh = await new_session_call(http, question)
+                t3 = time.perf_counter()
+                if rest.status_code != 200 or result.isError or fresh.isError:
+                    raise SystemExit(f"a request failed: {rest.status_code} {result.content[:1]}")
+                if round_number == 0:
+                    continue  # warm-up
+                times["REST /search"].append(t1 - t0)
+                times["MCP search (open session)"].append(t2 - t1)
+                times["MCP new session + search"].append(t3 - t2)
+                sizes["REST /search"] = len(rest.content)
+                sizes["MCP search (open session)"] = len(result.content[0].text)
     return times, sizes
 
 

@@ -17,8 +17,7 @@ from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
-from knowledge import answers, bases, jobs, retrieval, streaming
-from knowledge.layers.router import plan_and_search as router_plan_and_search
+from knowledge import bases, jobs
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.schemas import (
     AnswerRequest,
@@ -41,6 +40,8 @@ from knowledge.schemas import (
     TextIn,
     UploadResponse,
 )
+from knowledge.search import answers, retrieval, streaming
+from knowledge.search.intent import plan_and_search as router_plan_and_search
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
@@ -218,9 +219,7 @@ def get_job_status(request, job_id: int):
 def cancel_job(request, job_id: int):
     """Ask a queued or running job to stop after its current item."""
     job = get_job(request, job_id)
-    if job.is_finished:
-        raise ApiError(409, "job_finished", f"The job has already {job.status}")
-    job.request_cancel()
+    job.cancel()
     return Status(202, job)
 
 

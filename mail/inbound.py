@@ -54,7 +54,8 @@ def receive_message(raw: bytes) -> Received:
     if len(raw) > limit:
         raise MailError(f"The message is {len(raw):,} bytes; the limit is {limit:,}")
     message = BytesParser(policy=policy.default).parsebytes(raw)
-    message_id = first_id(header(message, "Message-ID")) or f"<sha256-{hashlib.sha256(raw).hexdigest()}@portal.invalid>"
+    message_id = (first_id(header(message, "Message-ID"))
+                  or f"<sha256-{hashlib.sha256(raw).hexdigest()}@portal.invalid>")
     existing = MailMessage.objects.filter(message_id=message_id).select_related("ticket").first()
     if existing is not None:
         return Received("duplicate", existing, existing.ticket, "already received")

@@ -29,10 +29,8 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from pydantic import Field
 
-from knowledge import answers, retrieval
 from knowledge.api import answer_dict, hit_dict, searchable_ids, visible_bases, with_counts
 from knowledge.exceptions import KnowledgeError
-from knowledge.layers.router import plan_and_search
 from knowledge.models import Chunk, Document
 from knowledge.schemas import (
     AnswerResponse,
@@ -43,6 +41,8 @@ from knowledge.schemas import (
     PlanResponse,
     SearchResponse,
 )
+from knowledge.search import answers, retrieval
+from knowledge.search.intent import plan_and_search
 from portal.auth import ApiError, require_scope
 from portal.models import ApiKey, Scope
 from tickets import triage

@@ -1,17 +1,15 @@
 """What tickets tell the outside world: webhook events for each step of a ticket's life, and the
 e-mail of a reply to a ticket that came by e-mail.
 
-The e-mail is queued by the task's dotted name: the mail app files incoming mail as tickets (it
-imports tickets), so tickets must not import it back.
+The e-mail is queued under the task name the mail app registers (`portal.jobs.enqueue_task`): the
+mail app files incoming mail as tickets (it imports tickets), so tickets must not import it back.
 """
 
-from django.db import transaction
-from django_q.tasks import async_task
-
+from portal.jobs import enqueue_task
 from tickets.models import Message, Ticket
 from webhooks.events import publish
 
-SEND_REPLY_TASK = "mail.tasks.run_send_reply"
+SEND_REPLY_TASK = "mail-reply"
 
 
 def ticket_data(ticket: Ticket) -> dict:
@@ -27,4 +25,4 @@ def ticket_event(event: str, ticket: Ticket, *, reply: Message | None = None) ->
                          "sent_at": reply.sent_at.isoformat() if reply.sent_at else None}
     publish(event, data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
     if reply is not None and ticket.channel == Ticket.Channel.EMAIL:
-        transaction.on_commit(lambda: async_task(SEND_REPLY_TASK, reply.pk, task_name=f"mail-reply-{reply.pk}"))
+        enqueue_task(SEND_REPLY_TASK, reply.pk)

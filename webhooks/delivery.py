@@ -98,12 +98,12 @@ def send(endpoint: Endpoint, delivery: Delivery) -> tuple[int | None, str, int]:
     started = time.monotonic()
     status, error = None, ""
     try:
-        with httpx.Client(transport=GuardedTransport(allow_list()), timeout=conf("TIMEOUT_SECONDS"),
-                          follow_redirects=False) as client:
-            # The answer's body is not read: only its status matters, and a receiver cannot make
-            # the worker wait by trickling it.
-            with client.stream("POST", endpoint.url, content=body, headers=headers) as response:
-                status = response.status_code
+        # The answer's body is not read: only its status matters, and a receiver cannot make the
+        # worker wait by trickling it.
+        with (httpx.Client(transport=GuardedTransport(allow_list()), timeout=conf("TIMEOUT_SECONDS"),
+                           follow_redirects=False) as client,
+              client.stream("POST", endpoint.url, content=body, headers=headers) as response):
+            status = response.status_code
         if 300 <= status < 400:
             error = f"HTTP {status}: redirects are not followed (to {response.headers.get('location', '?')[:200]})"
         elif not 200 <= status < 300:

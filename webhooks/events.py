@@ -3,7 +3,8 @@
 Domain code calls `publish()` in plain sight where the thing happens (a ticket is created, a job
 finishes). This module imports nothing but its own models, so any app may call it without taking
 on the delivery machinery (httpx, the SSRF guard); the task is queued by its dotted name for the
-same reason.
+same reason, and because portal.jobs (which publishes job.finished) cannot be imported back;
+the retries are django-q2 schedules, which name their function by dotted path anyway.
 """
 
 from django.db import transaction

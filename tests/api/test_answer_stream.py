@@ -40,6 +40,9 @@ class AnswerStreamTests(LiveServerTestCase):
         self.empty = make_kb()
         _, self.token = make_key()
 
+    def auth(self) -> dict:
+        return {"Authorization": f"Bearer {self.token}"}
+
     def stream(self, question: str, kb, on_event=None):
         with httpx.stream("POST", f"{self.live_server_url}/api/v1/answer", timeout=30,
                           headers={"Authorization": f"Bearer {self.token}"},
@@ -109,13 +112,13 @@ class AnswerStreamTests(LiveServerTestCase):
         self.assertEqual(final[1]["generator"], "extractive")
 
     def test_without_stream_the_answer_is_plain_json(self):
-        response = httpx.post(f"{self.live_server_url}/api/v1/answer", headers={"Authorization": f"Bearer {self.token}"},
+        response = httpx.post(f"{self.live_server_url}/api/v1/answer", headers=self.auth(),
                               json={"question": "How long do refunds take?", "knowledge_bases": [self.kb.pk]})
         self.assertEqual(response.headers["content-type"], "application/json; charset=utf-8")
         self.assertEqual(response.json()["answer"], self.stub.reply)
 
     def test_errors_before_the_stream_are_json(self):
-        response = httpx.post(f"{self.live_server_url}/api/v1/answer", headers={"Authorization": f"Bearer {self.token}"},
+        response = httpx.post(f"{self.live_server_url}/api/v1/answer", headers=self.auth(),
                               json={"question": "x", "knowledge_bases": [999999], "stream": True})
         self.assertEqual(response.status_code, 404)
         self.assertEqual(response.json()["error"]["code"], "not_found")

@@ -1,10 +1,10 @@
 """Builders of real RFC 822 messages for the mail tests (bytes as a mail server would hand them over)."""
 
+from email.header import Header
 from email.message import EmailMessage
 from email.mime.message import MIMEMessage
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
-from email.header import Header
 from email.utils import formatdate, make_msgid
 
 

@@ -48,7 +48,8 @@ class InboundTests(TestCase):
                 f"Content-Transfer-Encoding: base64\r\n\r\n").encode() + base64.encodebytes(body.encode(charset))
 
     def test_an_html_only_message_is_read_as_text(self):
-        html = "<html><body><p>Hello,</p><p>the <b>export</b> button does nothing.</p><script>x()</script></body></html>"
+        html = ("<html><body><p>Hello,</p><p>the <b>export</b> button does nothing.</p><script>x()</script>"
+                "</body></html>")
         body = receive(messages.html_only(html)).ticket.messages.get().body
         self.assertEqual(body, "Hello,\nthe export button does nothing.")
 

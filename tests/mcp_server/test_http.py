@@ -23,11 +23,11 @@ def call(url: str, token: str, steps):
     """Open a session as `token`, run `await steps(session)` and return what it returns."""
 
     async def run():
-        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
-            async with streamable_http_client(url, http_client=http) as (read, write, _):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    return await steps(session)
+        async with (httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+                    streamable_http_client(url, http_client=http) as (read, write, _),
+                    ClientSession(read, write) as session):
+            await session.initialize()
+            return await steps(session)
 
     return asyncio.run(run())
 

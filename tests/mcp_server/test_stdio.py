@@ -25,10 +25,9 @@ def run_stdio(token: str, steps, **env):
         env=_environment({"PORTAL_MCP_API_KEY": token, **env}))
 
     async def run():
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                return await steps(session)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await steps(session)
 
     return asyncio.run(run())
 
@@ -42,7 +41,8 @@ class McpStdioTests(TransactionTestCase):
     def setUp(self):
         self.kb_a = make_kb(name="Alpha", slug="alpha")
         self.kb_b = make_kb(name="Beta", slug="beta")
-        self.doc_a = make_document(self.kb_a, title="Refunds", text="# Refunds\n\nRefunds are paid within fourteen days.")
+        self.doc_a = make_document(self.kb_a, title="Refunds",
+                                   text="# Refunds\n\nRefunds are paid within fourteen days.")
         make_document(self.kb_b, title="Beta", text="# Beta\n\nThe beta launch code word is marmalade.")
         self.key_a, self.token_a = make_key(knowledge_bases=[self.kb_a], scopes=[Scope.READ, Scope.SEARCH])
 

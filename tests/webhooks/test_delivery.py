@@ -12,12 +12,12 @@ from knowledge import jobs
 from portal.models import Scope
 from tests.api.base import ApiTestCase, make_key, make_user
 from tests.factories import make_kb
+from tests.test_docs import ROOT
 from tests.webhooks_receiver import Receiver
 from tickets import inbox, triage
 from tickets.models import Ticket
 from webhooks import delivery as deliveries
 from webhooks.models import Delivery, Endpoint
-from tests.test_docs import ROOT
 
 WEBHOOKS = {"ALLOWED_HOSTS": ["127.0.0.1"], "TIMEOUT_SECONDS": 1.0, "MAX_ATTEMPTS": 3, "BACKOFF_SECONDS": 30,
             "DISABLE_AFTER": 5}

@@ -10,8 +10,8 @@ the model fails mid-way the extractive answer replaces what was streamed (reason
 import logging
 from collections.abc import Iterator
 
-from knowledge.answers import Answer, Grounding, complete
-from knowledge.generation import ExtractiveGenerator, GenerationError, get_generator
+from knowledge.search.answers import Answer, Grounding, complete
+from knowledge.search.generation import ExtractiveGenerator, GenerationError, get_generator
 
 logger = logging.getLogger(__name__)
 
