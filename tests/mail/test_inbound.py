@@ -194,7 +194,7 @@ class ReceiveEmailCommandTests(TransactionTestCase):
         done = self.run_command(messages.plain("Привет, не приходит письмо для сброса пароля.", subject="Пароль"))
         self.assertEqual(done.returncode, 0, done.stderr)
         ticket = Ticket.objects.get()
-        self.assertIn(f"ticket #{ticket.pk}", done.stdout.decode())
+        self.assertEqual(done.stdout.decode().strip(), f"filed as ticket #{ticket.pk}")
         self.assertEqual(ticket.subject, "Пароль")
 
     def test_it_exits_65_for_a_message_it_refuses(self):

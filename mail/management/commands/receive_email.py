@@ -28,6 +28,10 @@ class Command(BaseCommand):
         except DatabaseError as exc:
             self.stderr.write(f"temporary failure: {exc}")
             sys.exit(EX_TEMPFAIL)
-        ticket = f" ticket #{result.ticket.pk}" if result.ticket else ""
-        reason = f" ({result.reason})" if result.reason else ""
-        self.stdout.write(f"{result.outcome}{ticket}{reason}")
+        number = result.ticket.pk if result.ticket else None
+        self.stdout.write({
+            "ticket": f"filed as ticket #{number}",
+            "follow_up": f"added to ticket #{number}",
+            "duplicate": f"already received (ticket #{number})" if number else "already received",
+            "ignored": f"ignored: {result.reason}",
+        }[result.outcome])
