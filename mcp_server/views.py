@@ -10,6 +10,7 @@ that want notifications use stdio.
 
 import anyio
 from asgiref.sync import async_to_sync
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -48,9 +49,17 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         if exc.retry_after:
             extra["Retry_After"] = str(int(exc.retry_after))
         return _error(exc.status_code, exc.code, exc.message, **extra)
-    if int(request.META.get("CONTENT_LENGTH") or 0) > MAX_BODY_BYTES:
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return _error(400, "bad_request", "The Content-Length header is not a number")
+    if length > MAX_BODY_BYTES:
         return _error(413, "payload_too_large", f"An MCP request may be at most {MAX_BODY_BYTES:,} bytes")
-    status, headers, body = async_to_sync(_handle)(_asgi_scope(request), request.body, lambda: key)
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return _error(413, "payload_too_large", f"An MCP request may be at most {MAX_BODY_BYTES:,} bytes")
+    status, headers, body = async_to_sync(_handle)(_asgi_scope(request), body, lambda: key)
     response = HttpResponse(body, status=status)
     for name, value in headers:
         if name.lower() not in SKIPPED_HEADERS:

@@ -16,6 +16,11 @@ class EndpointAdmin(admin.ModelAdmin):
     raw_id_fields = ("owner",)
     actions = ["enable", "rotate_secret"]
 
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "url":
+            kwargs["assume_scheme"] = "https"  # an address typed without a scheme is https
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
     @admin.display(description="events")
     def event_list(self, endpoint: Endpoint) -> str:
         return ", ".join(endpoint.events)
@@ -52,7 +57,8 @@ class DeliveryAdmin(admin.ModelAdmin):
     list_filter = ("status", "event")
     list_select_related = ("endpoint",)
     search_fields = ("event_id", "endpoint__name", "endpoint__url")
-    readonly_fields = [field.name for field in Delivery._meta.fields] + ["attempt_log"]
+    # Everything is a record; the attempts are shown as a list rather than as raw JSON.
+    readonly_fields = [field.name for field in Delivery._meta.fields if field.name != "log"] + ["attempt_log"]
     exclude = ("log",)
     show_full_result_count = False
     actions = ["retry"]

@@ -234,3 +234,31 @@ class DeliveryAdminTests(TestCase):
         self.assertContains(page, "&lt;script&gt;x")
         self.assertNotContains(page, "<script>x")
         self.assertContains(self.client.get("/admin/webhooks/endpoint/"), "CRM")
+
+
+@override_settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": []})
+class EndpointAdminTests(TestCase):
+    def setUp(self):
+        admin = make_user("admin")
+        admin.is_staff = admin.is_superuser = True
+        admin.save()
+        self.client.force_login(admin)
+
+    def add(self, url: str):
+        return self.client.post("/admin/webhooks/endpoint/add/", {
+            "name": "CRM", "url": url, "events": ["ticket.created"], "is_active": "on"}, follow=True)
+
+    def test_a_private_address_is_saved_disabled_with_the_reason(self):
+        response = self.add("http://10.1.2.3/hook")
+        self.assertContains(response, "Not enabled: Refused to connect to 10.1.2.3")
+        endpoint = Endpoint.objects.get()
+        self.assertFalse(endpoint.is_active)
+        self.assertIn("private", endpoint.disabled_reason)
+
+    def test_the_secret_is_shown_to_staff(self):
+        with self.settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": ["10.0.0.0/8"]}):
+            self.add("http://10.1.2.3/hook")
+        endpoint = Endpoint.objects.get()
+        self.assertTrue(endpoint.is_active)
+        page = self.client.get(f"/admin/webhooks/endpoint/{endpoint.pk}/change/")
+        self.assertContains(page, endpoint.secret)
