@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import httpx
@@ -19,6 +20,13 @@ TOOLS = {"list_knowledge_bases", "search", "answer", "planned_search", "get_docu
          "create_ticket", "get_ticket"}
 
 
+
+def run_async(coroutine):
+    """Run `coroutine` to completion in a thread of its own: Playwright's sync API (the browser tests)
+    leaves an event loop running in the main thread, where asyncio.run() refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
 def call(url: str, token: str, steps):
     """Open a session as `token`, run `await steps(session)` and return what it returns."""
 
@@ -29,7 +37,7 @@ def call(url: str, token: str, steps):
             await session.initialize()
             return await steps(session)
 
-    return asyncio.run(run())
+    return run_async(run())
 
 
 def tool(url: str, token: str, name: str, arguments: dict | None = None):

@@ -3,6 +3,7 @@
 import asyncio
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from django.test import TransactionTestCase
@@ -18,6 +19,13 @@ from tickets.models import Ticket
 ROOT = Path(__file__).resolve().parents[2]
 
 
+
+def run_async(coroutine):
+    """Run `coroutine` to completion in a thread of its own: Playwright's sync API (the browser tests)
+    leaves an event loop running in the main thread, where asyncio.run() refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
 def run_stdio(token: str, steps, **env):
     # The subprocess must use the test database the test case writes to.
     params = StdioServerParameters(
@@ -29,7 +37,7 @@ def run_stdio(token: str, steps, **env):
             await session.initialize()
             return await steps(session)
 
-    return asyncio.run(run())
+    return run_async(run())
 
 
 def payload(result) -> dict:
