@@ -84,9 +84,14 @@ class Grounding:
 
 
 def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
-           mode: str = "hybrid", layers=None, filters: dict | None = None) -> Grounding:
-    """Retrieve the sources for `question` and decide whether they support an answer at all."""
-    result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters)
+           mode: str = "hybrid", layers=None, filters: dict | None = None,
+           query_embeddings: dict | None = None) -> Grounding:
+    """Retrieve the sources for `question` and decide whether they support an answer at all.
+
+    `query_embeddings` as for `retrieval.retrieve`: the question's vectors, reused and filled in.
+    """
+    result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters,
+                                query_embeddings=query_embeddings)
     sources = result.hits
     confidence, reasons = assess_confidence(result)
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
@@ -115,10 +120,10 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
 
 def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
            instructions: str = "", mode: str = "hybrid", layers=None, filters: dict | None = None,
-           strict: bool = False) -> Answer:
+           strict: bool = False, query_embeddings: dict | None = None) -> Answer:
     """A grounded answer to `question` from the given knowledge bases, or a refusal."""
     grounding = ground(question, kb_ids, top_k=top_k, threshold=threshold, refusal_text=refusal_text, mode=mode,
-                       layers=layers, filters=filters)
+                       layers=layers, filters=filters, query_embeddings=query_embeddings)
     if grounding.refusal is not None:
         return grounding.refusal
     sources = grounding.sources
