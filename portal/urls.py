@@ -4,6 +4,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 from ninja.openapi.views import openapi_view
 
+from mcp_server.views import endpoint as mcp_endpoint
 from portal import views
 from portal.api import api, unknown_path
 
@@ -21,6 +22,7 @@ urlpatterns = [
     # Django's set_language view: the admin header's language selector posts here.
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", api.urls),
+    re_path(r"^mcp/?$", mcp_endpoint, name="mcp"),
     # The interactive docs also live at the version-less address the README gives.
     path("api/docs", openapi_view, {"api": api}, name="api-docs"),
     re_path(r"^api/(?P<path>.*)$", unknown_path),
