@@ -1,8 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CrawlerConfig(AppConfig):
     name = "crawler"
+    verbose_name = _("Crawler")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

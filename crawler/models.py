@@ -8,41 +8,50 @@ request, still follow links of unchanged pages, and re-index only what changed.
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from knowledge.models import Document, KnowledgeBase
 
 
 class CrawledPage(models.Model):
     class Status(models.TextChoices):
-        INDEXED = "indexed", "Indexed"
-        DUPLICATE = "duplicate", "Duplicate of another page"
-        FAILED = "failed", "Failed"
-        GONE = "gone", "Gone (document removed)"
+        INDEXED = "indexed", _("Indexed")
+        DUPLICATE = "duplicate", _("Duplicate of another page")
+        FAILED = "failed", _("Failed")
+        GONE = "gone", _("Gone (document removed)")
 
-    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="crawled_pages")
-    url = models.CharField(max_length=2000, help_text="The normalised URL that was requested.")
-    seed_url = models.CharField(max_length=2000, blank=True, help_text="The crawl seed that found it.")
-    final_url = models.CharField(max_length=2000, blank=True, help_text="Where redirects ended.")
-    canonical_url = models.CharField(max_length=2000, blank=True, help_text="The document's source URI.")
-    depth = models.PositiveSmallIntegerField(default=0)
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.INDEXED)
-    http_status = models.PositiveSmallIntegerField(null=True, blank=True)
-    content_type = models.CharField(max_length=200, blank=True)
-    etag = models.CharField(max_length=500, blank=True)
-    last_modified = models.CharField(max_length=100, blank=True, help_text="As the server sent it.")
-    sitemap_lastmod = models.DateTimeField(null=True, blank=True)
-    content_sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the extracted text.")
-    links = models.JSONField(default=list, blank=True, help_text="Outgoing links, followed again on a 304.")
+    knowledge_base = models.ForeignKey(KnowledgeBase, verbose_name=_("knowledge base"), on_delete=models.CASCADE,
+                                       related_name="crawled_pages")
+    url = models.CharField(_("URL"), max_length=2000, help_text=_("The normalised URL that was requested."))
+    seed_url = models.CharField(_("seed URL"), max_length=2000, blank=True,
+                                help_text=_("The crawl seed that found it."))
+    final_url = models.CharField(_("final URL"), max_length=2000, blank=True, help_text=_("Where redirects ended."))
+    canonical_url = models.CharField(_("canonical URL"), max_length=2000, blank=True,
+                                     help_text=_("The document's source URI."))
+    depth = models.PositiveSmallIntegerField(_("depth"), default=0)
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.INDEXED)
+    http_status = models.PositiveSmallIntegerField(_("HTTP status"), null=True, blank=True)
+    content_type = models.CharField(_("content type"), max_length=200, blank=True)
+    etag = models.CharField(_("ETag"), max_length=500, blank=True)
+    last_modified = models.CharField(_("last modified"), max_length=100, blank=True,
+                                     help_text=_("As the server sent it."))
+    sitemap_lastmod = models.DateTimeField(_("sitemap lastmod"), null=True, blank=True)
+    content_sha256 = models.CharField(_("content SHA-256"), max_length=64, blank=True,
+                                      help_text=_("SHA-256 of the extracted text."))
+    links = models.JSONField(_("links"), default=list, blank=True,
+                             help_text=_("Outgoing links, followed again on a 304."))
     document = models.ForeignKey(
         Document, on_delete=models.SET_NULL, null=True, blank=True, related_name="crawled_pages"
     )
-    error_message = models.TextField(blank=True)
-    last_crawled_at = models.DateTimeField(null=True, blank=True)
-    last_changed_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    error_message = models.TextField(_("error message"), blank=True)
+    last_crawled_at = models.DateTimeField(_("last crawled at"), null=True, blank=True)
+    last_changed_at = models.DateTimeField(_("last changed at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("crawled page")
+        verbose_name_plural = _("crawled pages")
         ordering = ["url"]
         constraints = [
             models.UniqueConstraint(fields=["knowledge_base", "url"], name="crawler_page_kb_url_uniq"),

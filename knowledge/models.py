@@ -7,6 +7,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
 from knowledge.exceptions import JobFinishedError
@@ -15,30 +16,33 @@ from knowledge.exceptions import JobFinishedError
 class TextSearchConfig(models.TextChoices):
     # PostgreSQL's `russian` configuration stems Cyrillic words with the Russian Snowball stemmer
     # and ASCII words with the English one, so it suits mixed Russian/English bases.
-    RUSSIAN = "russian", "Russian (and English)"
-    ENGLISH = "english", "English"
-    GERMAN = "german", "German"
-    FRENCH = "french", "French"
-    SPANISH = "spanish", "Spanish"
-    SIMPLE = "simple", "No stemming"
+    RUSSIAN = "russian", _("Russian (and English)")
+    ENGLISH = "english", _("English")
+    GERMAN = "german", _("German")
+    FRENCH = "french", _("French")
+    SPANISH = "spanish", _("Spanish")
+    SIMPLE = "simple", _("No stemming")
 
 
 class KnowledgeBase(models.Model):
-    name = models.CharField(max_length=200)
-    slug = models.SlugField(max_length=100, unique=True)
-    description = models.TextField(blank=True)
-    embedder = models.CharField(max_length=100, help_text="Embedder name from the registry.")
-    embedding_dim = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    name = models.CharField(_("name"), max_length=200)
+    slug = models.SlugField(_("slug"), max_length=100, unique=True)
+    description = models.TextField(_("description"), blank=True)
+    embedder = models.CharField(_("embedder"), max_length=100, help_text=_("Embedder name from the registry."))
+    embedding_dim = models.PositiveIntegerField(_("embedding dim"), validators=[MinValueValidator(1)])
     text_search_config = models.CharField(
+        _("text search config"),
         max_length=20, choices=TextSearchConfig.choices, default=TextSearchConfig.RUSSIAN
     )
-    chunk_size = models.PositiveIntegerField(default=2000, validators=[MinValueValidator(200)])
-    chunk_overlap = models.PositiveIntegerField(default=200)
-    chunk_min_size = models.PositiveIntegerField(default=200)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    chunk_size = models.PositiveIntegerField(_("chunk size"), default=2000, validators=[MinValueValidator(200)])
+    chunk_overlap = models.PositiveIntegerField(_("chunk overlap"), default=200)
+    chunk_min_size = models.PositiveIntegerField(_("chunk min size"), default=200)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("knowledge base")
+        verbose_name_plural = _("knowledge bases")
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
@@ -57,43 +61,48 @@ class KnowledgeBase(models.Model):
 
 class Document(models.Model):
     class SourceKind(models.TextChoices):
-        UPLOAD = "upload", "Upload"
-        URL = "url", "URL"
-        CRAWL = "crawl", "Crawl"
-        INLINE = "inline", "Inline text"
-        REPOSITORY = "repository", "Repository"
+        UPLOAD = "upload", _("Upload")
+        URL = "url", _("URL")
+        CRAWL = "crawl", _("Crawl")
+        INLINE = "inline", _("Inline text")
+        REPOSITORY = "repository", _("Repository")
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        INDEXING = "indexing", "Indexing"
-        READY = "ready", "Ready"
-        ERROR = "error", "Error"
+        PENDING = "pending", _("Pending")
+        INDEXING = "indexing", _("Indexing")
+        READY = "ready", _("Ready")
+        ERROR = "error", _("Error")
 
-    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="documents")
-    source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
+    knowledge_base = models.ForeignKey(KnowledgeBase, verbose_name=_("knowledge base"), on_delete=models.CASCADE,
+                                       related_name="documents")
+    source_kind = models.CharField(_("source kind"), max_length=20, choices=SourceKind.choices)
     # The document's identity inside its knowledge base: ingesting the same URI again replaces it.
-    source_uri = models.CharField(max_length=2000, blank=True)
-    path = models.CharField(max_length=1000, blank=True)
-    title = models.CharField(max_length=500, blank=True)
-    mime = models.CharField(max_length=200, blank=True)
-    sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the extracted text.")
+    source_uri = models.CharField(_("source URI"), max_length=2000, blank=True)
+    path = models.CharField(_("path"), max_length=1000, blank=True)
+    title = models.CharField(_("title"), max_length=500, blank=True)
+    mime = models.CharField(_("MIME type"), max_length=200, blank=True)
+    sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True, help_text=_("SHA-256 of the extracted text."))
     config_signature = models.CharField(
-        max_length=64, blank=True, help_text="Parser, chunker and embedder configuration it was built with."
+        _("config signature"),
+        max_length=64, blank=True, help_text=_("Parser, chunker and embedder configuration it was built with.")
     )
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
-    text = models.TextField(blank=True, help_text="The extracted text, kept so re-indexing needs no re-parse.")
-    char_count = models.PositiveIntegerField(default=0)
-    chunk_count = models.PositiveIntegerField(default=0)
-    file_size = models.PositiveBigIntegerField(null=True, blank=True)
-    error_message = models.TextField(blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
-    commit_sha = models.CharField(max_length=64, blank=True)
-    original_file = models.FileField(upload_to="uploads/%Y/%m/%d/", max_length=500, blank=True)
-    ingested_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.PENDING)
+    text = models.TextField(_("text"), blank=True,
+                            help_text=_("The extracted text, kept so re-indexing needs no re-parse."))
+    char_count = models.PositiveIntegerField(_("char count"), default=0)
+    chunk_count = models.PositiveIntegerField(_("chunk count"), default=0)
+    file_size = models.PositiveBigIntegerField(_("file size"), null=True, blank=True)
+    error_message = models.TextField(_("error message"), blank=True)
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True)
+    commit_sha = models.CharField(_("commit"), max_length=64, blank=True)
+    original_file = models.FileField(_("original file"), upload_to="uploads/%Y/%m/%d/", max_length=500, blank=True)
+    ingested_at = models.DateTimeField(_("ingested at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("document")
+        verbose_name_plural = _("documents")
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(
@@ -140,21 +149,22 @@ class Document(models.Model):
 
 
 class Chunk(models.Model):
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    document = models.ForeignKey(Document, verbose_name=_("document"), on_delete=models.CASCADE, related_name="chunks")
     # Denormalised from the document so the per-base vector index can filter on it.
-    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="+")
-    position = models.PositiveIntegerField()
-    layer = models.CharField(max_length=8, default="D0")
-    title = models.CharField(max_length=500, blank=True)
-    section_path = models.CharField(max_length=1000, blank=True)
-    parent_heading = models.CharField(max_length=500, blank=True)
-    content = models.TextField()
-    token_count = models.PositiveIntegerField(default=0)
-    span_start = models.PositiveIntegerField(null=True, blank=True)
-    span_end = models.PositiveIntegerField(null=True, blank=True)
-    page = models.PositiveIntegerField(null=True, blank=True)
-    language = models.CharField(max_length=20, blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
+    knowledge_base = models.ForeignKey(KnowledgeBase, verbose_name=_("knowledge base"), on_delete=models.CASCADE,
+                                       related_name="+")
+    position = models.PositiveIntegerField(_("position"))
+    layer = models.CharField(_("layer"), max_length=8, default="D0")
+    title = models.CharField(_("title"), max_length=500, blank=True)
+    section_path = models.CharField(_("section path"), max_length=1000, blank=True)
+    parent_heading = models.CharField(_("parent heading"), max_length=500, blank=True)
+    content = models.TextField(_("content"))
+    token_count = models.PositiveIntegerField(_("token count"), default=0)
+    span_start = models.PositiveIntegerField(_("span start"), null=True, blank=True)
+    span_end = models.PositiveIntegerField(_("span end"), null=True, blank=True)
+    page = models.PositiveIntegerField(_("page"), null=True, blank=True)
+    language = models.CharField(_("language"), max_length=20, blank=True)
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True)
     # Untyped `vector`: knowledge bases may use embedders of different dimensions. Each base has a
     # partial expression HNSW index on `embedding::vector(dim)` (see vector_index.py).
     embedding = VectorField(null=True, blank=True)
@@ -162,6 +172,8 @@ class Chunk(models.Model):
 
 
     class Meta:
+        verbose_name = _("chunk")
+        verbose_name_plural = _("chunks")
         ordering = ["document_id", "layer", "position"]
         constraints = [
             models.UniqueConstraint(
@@ -181,42 +193,45 @@ class Job(models.Model):
     """A unit of background work with live progress (ingestion, re-index, deletion, crawl)."""
 
     class Kind(models.TextChoices):
-        INGEST = "ingest", "Ingest documents"
-        REINDEX = "reindex", "Re-index knowledge base"
-        DELETE = "delete", "Delete documents"
-        CRAWL = "crawl", "Crawl site"
-        INDEX_REPO = "index_repo", "Index repository"
+        INGEST = "ingest", _("Ingest documents")
+        REINDEX = "reindex", _("Re-index knowledge base")
+        DELETE = "delete", _("Delete documents")
+        CRAWL = "crawl", _("Crawl site")
+        INDEX_REPO = "index_repo", _("Index repository")
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Succeeded")
+        FAILED = "failed", _("Failed")
+        CANCELLED = "cancelled", _("Cancelled")
 
     FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 
-    kind = models.CharField(max_length=20, choices=Kind.choices)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     knowledge_base = models.ForeignKey(
         KnowledgeBase, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
     )
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
-    options = models.JSONField(default=dict, blank=True)
-    progress_done = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
-    counters = models.JSONField(default=dict, blank=True)
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.QUEUED)
+    options = models.JSONField(_("options"), default=dict, blank=True)
+    progress_done = models.PositiveIntegerField(_("progress done"), default=0)
+    progress_total = models.PositiveIntegerField(_("progress total"), default=0)
+    counters = models.JSONField(_("counters"), default=dict, blank=True)
     # Per-item failures: [{"item": "...", "reason": "..."}], so one bad file never hides in a total.
-    failures = models.JSONField(default=list, blank=True)
-    error_message = models.TextField(blank=True)
-    cancel_requested = models.BooleanField(default=False)
-    task_id = models.CharField(max_length=64, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    failures = models.JSONField(_("failures"), default=list, blank=True)
+    error_message = models.TextField(_("error message"), blank=True)
+    cancel_requested = models.BooleanField(_("cancel requested"), default=False)
+    task_id = models.CharField(_("task id"), max_length=64, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.SET_NULL,
+                                   null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("job")
+        verbose_name_plural = _("jobs")
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["status", "kind"], name="knowledge_job_status_kind_idx")]
 

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class MailConfig(AppConfig):
     name = "mail"
-    verbose_name = "E-mail channel"
+    verbose_name = _("E-mail channel")
 
     def ready(self):
         # The reply task, found by portal.jobs.enqueue_task("mail-reply", message_id) in tickets/notify.py.

@@ -6,54 +6,62 @@ seen) is recognised and not made into a second ticket.
 """
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class MailMessage(models.Model):
     class Direction(models.TextChoices):
-        INBOUND = "in", "Received"
-        OUTBOUND = "out", "Sent"
+        INBOUND = "in", _("Received")
+        OUTBOUND = "out", _("Sent")
 
     class Status(models.TextChoices):
-        TICKET = "ticket", "Became a ticket"
-        FOLLOW_UP = "follow_up", "Added to its ticket"
-        IGNORED = "ignored", "Ignored (auto-reply, bounce or our own)"
-        PENDING = "pending", "Waiting to be sent"
-        SENT = "sent", "Sent"
-        FAILED = "failed", "Sending failed"
+        TICKET = "ticket", _("Became a ticket")
+        FOLLOW_UP = "follow_up", _("Added to its ticket")
+        IGNORED = "ignored", _("Ignored (auto-reply, bounce or our own)")
+        PENDING = "pending", _("Waiting to be sent")
+        SENT = "sent", _("Sent")
+        FAILED = "failed", _("Sending failed")
 
-    direction = models.CharField(max_length=3, choices=Direction.choices)
-    status = models.CharField(max_length=20, choices=Status.choices)
-    message_id = models.CharField(max_length=998, unique=True)
-    in_reply_to = models.CharField(max_length=998, blank=True)
-    references = models.TextField(blank=True)
-    sender = models.CharField(max_length=998, blank=True)
-    recipients = models.TextField(blank=True)
-    subject = models.CharField(max_length=998, blank=True)
-    ticket = models.ForeignKey("tickets.Ticket", null=True, blank=True, on_delete=models.CASCADE,
+    direction = models.CharField(_("direction"), max_length=3, choices=Direction.choices)
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices)
+    message_id = models.CharField(_("message id"), max_length=998, unique=True)
+    in_reply_to = models.CharField(_("in reply to"), max_length=998, blank=True)
+    references = models.TextField(_("references"), blank=True)
+    sender = models.CharField(_("sender"), max_length=998, blank=True)
+    recipients = models.TextField(_("recipients"), blank=True)
+    subject = models.CharField(_("subject"), max_length=998, blank=True)
+    ticket = models.ForeignKey("tickets.Ticket", verbose_name=_("ticket"), null=True, blank=True,
+                               on_delete=models.CASCADE,
                                related_name="+")
-    ticket_message = models.OneToOneField("tickets.Message", null=True, blank=True, on_delete=models.SET_NULL,
+    ticket_message = models.OneToOneField("tickets.Message", verbose_name=_("ticket message"), null=True, blank=True,
+                                          on_delete=models.SET_NULL,
                                           related_name="+")
-    reason = models.CharField(max_length=500, blank=True, help_text="Why it was ignored, or why sending failed.")
-    raw = models.FileField(upload_to="mail/%Y/%m/", blank=True, help_text="The message as received or sent.")
-    size = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    reason = models.CharField(_("reason"), max_length=500, blank=True,
+                              help_text=_("Why it was ignored, or why sending failed."))
+    raw = models.FileField(_("raw"), upload_to="mail/%Y/%m/", blank=True,
+                           help_text=_("The message as received or sent."))
+    size = models.PositiveIntegerField(_("size"), default=0)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
-        verbose_name = "e-mail"
+        verbose_name = _("e-mail")
+        verbose_name_plural = _("e-mails")
 
     def __str__(self) -> str:
         return f"{self.get_direction_display()}: {self.subject or '(no subject)'}"
 
 
 class Attachment(models.Model):
-    mail = models.ForeignKey(MailMessage, on_delete=models.CASCADE, related_name="attachments")
-    file = models.FileField(upload_to="mail/attachments/%Y/%m/")
-    filename = models.CharField(max_length=255)
-    content_type = models.CharField(max_length=255)
-    size = models.PositiveBigIntegerField()
+    mail = models.ForeignKey(MailMessage, verbose_name=_("mail"), on_delete=models.CASCADE, related_name="attachments")
+    file = models.FileField(_("file"), upload_to="mail/attachments/%Y/%m/")
+    filename = models.CharField(_("filename"), max_length=255)
+    content_type = models.CharField(_("content type"), max_length=255)
+    size = models.PositiveBigIntegerField(_("size"))
 
     class Meta:
+        verbose_name = _("attachment")
+        verbose_name_plural = _("attachments")
         ordering = ["pk"]
 
     def __str__(self) -> str:

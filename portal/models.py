@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 from django.utils.functional import cached_property
+from django.utils.translation import gettext_lazy as _
 
 TOKEN_PREFIX = "kp"
 # last_used_at is written at most this often, so a busy key does not cost a write per request.
@@ -33,10 +34,10 @@ def validate_networks(values: list[str]) -> None:
 
 
 class Scope(models.TextChoices):
-    READ = "read", "Read knowledge bases, documents and jobs"
-    WRITE = "write", "Create, change and delete knowledge bases, documents and crawls"
-    SEARCH = "search", "Search and ask for answers"
-    TICKETS = "tickets", "Create and read tickets"
+    READ = "read", _("Read knowledge bases, documents and jobs")
+    WRITE = "write", _("Create, change and delete knowledge bases, documents and crawls")
+    SEARCH = "search", _("Search and ask for answers")
+    TICKETS = "tickets", _("Create and read tickets")
 
 
 class ApiKeyQuerySet(models.QuerySet):
@@ -52,29 +53,31 @@ class ApiKeyQuerySet(models.QuerySet):
 
 
 class ApiKey(models.Model):
-    name = models.CharField(max_length=200)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(_("name"), max_length=200)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("owner"), on_delete=models.CASCADE,
+                              related_name="api_keys")
     # The public part of the token, to find the row; the whole token is only ever stored hashed.
-    prefix = models.CharField(max_length=16, unique=True, editable=False)
-    hashed_secret = models.CharField(max_length=64, editable=False)
+    prefix = models.CharField(_("prefix"), max_length=16, unique=True, editable=False)
+    hashed_secret = models.CharField(_("hashed secret"), max_length=64, editable=False)
     scopes = ArrayField(models.CharField(max_length=20, choices=Scope.choices), default=list)
     knowledge_bases = models.ManyToManyField(
         "knowledge.KnowledgeBase", blank=True, related_name="+",
-        help_text="Leave empty to reach every knowledge base; otherwise the key sees only these.",
+        help_text=_("Leave empty to reach every knowledge base; otherwise the key sees only these."),
     )
     allowed_ips = ArrayField(
         models.CharField(max_length=64), default=list, blank=True, validators=[validate_networks],
-        help_text="IP addresses or CIDR networks the key may be used from; empty means anywhere.",
+        help_text=_("IP addresses or CIDR networks the key may be used from; empty means anywhere."),
     )
-    expires_at = models.DateTimeField(null=True, blank=True)
-    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
-    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     objects = ApiKeyQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "API key"
+        verbose_name = _("API key")
+        verbose_name_plural = _("API keys")
         ordering = ["-created_at"]
 
     def __str__(self) -> str:

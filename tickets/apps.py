@@ -1,10 +1,11 @@
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 class TicketsConfig(AppConfig):
     name = "tickets"
-    verbose_name = "Tickets"
+    verbose_name = _("Tickets")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):

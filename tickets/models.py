@@ -5,14 +5,15 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from knowledge.models import Chunk, Document, KnowledgeBase
 
 
 class RiskLevel(models.TextChoices):
-    LOW = "low", "Low"
-    MEDIUM = "medium", "Medium"
-    HIGH = "high", "High"
+    LOW = "low", _("Low")
+    MEDIUM = "medium", _("Medium")
+    HIGH = "high", _("High")
 
     @classmethod
     def rank(cls, level: str) -> int:
@@ -22,37 +23,45 @@ class RiskLevel(models.TextChoices):
 class Agent(models.Model):
     """A support persona: its instructions, the knowledge it answers from, and when it may auto-reply."""
 
-    name = models.CharField(max_length=200, unique=True)
-    description = models.TextField(blank=True)
-    instructions = models.TextField(blank=True, help_text="System prompt for drafted answers.")
-    knowledge_bases = models.ManyToManyField(KnowledgeBase, blank=True, related_name="agents")
+    name = models.CharField(_("name"), max_length=200, unique=True)
+    description = models.TextField(_("description"), blank=True)
+    instructions = models.TextField(_("instructions"), blank=True, help_text=_("System prompt for drafted answers."))
+    knowledge_bases = models.ManyToManyField(KnowledgeBase, verbose_name=_("knowledge bases"), blank=True,
+                                             related_name="agents")
     routing_hints = models.TextField(
+        _("routing hints"),
         blank=True,
-        help_text="Words or phrases (one per line or comma-separated) that send a ticket to this agent.",
+        help_text=_("Words or phrases (one per line or comma-separated) that send a ticket to this agent."),
     )
-    is_default = models.BooleanField(default=False, help_text="Takes tickets no other agent matches.")
+    is_default = models.BooleanField(_("is default"), default=False,
+                                     help_text=_("Takes tickets no other agent matches."))
     auto_reply = models.BooleanField(
-        "auto-reply allowed", default=False,
-        help_text="Send confident answers to low-risk tickets without review.",
+        _("auto-reply allowed"), default=False,
+        help_text=_("Send confident answers to low-risk tickets without review."),
     )
     confidence_threshold = models.FloatField(
+        _("confidence threshold"),
         default=0.6, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
-        help_text="Below this confidence the answer is the refusal text.",
+        help_text=_("Below this confidence the answer is the refusal text."),
     )
     auto_reply_confidence = models.FloatField(
+        _("auto reply confidence"),
         null=True, blank=True, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
-        help_text="Auto-reply only at or above this confidence (stricter than the threshold, which only "
-                  "decides between a draft and a refusal). Empty: the confidence threshold.",
+        help_text=_("Auto-reply only at or above this confidence (stricter than the threshold, which only "
+                    "decides between a draft and a refusal). Empty: the confidence threshold."),
     )
     refusal_text = models.TextField(
+        _("refusal text"),
         blank=True,
-        help_text="Sent instead of a guess when the knowledge bases cannot answer. Empty: the default text.",
+        help_text=_("Sent instead of a guess when the knowledge bases cannot answer. Empty: the default text."),
     )
-    is_active = models.BooleanField(default=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    is_active = models.BooleanField(_("is active"), default=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("agent")
+        verbose_name_plural = _("agents")
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(fields=["is_default"], condition=Q(is_default=True),
@@ -78,45 +87,50 @@ class Agent(models.Model):
 
 class Ticket(models.Model):
     class Status(models.TextChoices):
-        NEW = "new", "New"
-        TRIAGING = "triaging", "Triaging"
-        REVIEW = "review", "Waiting for review"
-        AUTO_REPLIED = "auto_replied", "Auto-replied"
-        ANSWERED = "answered", "Answered by staff"
-        REJECTED = "rejected", "Rejected"
-        ERROR = "error", "Triage failed"
+        NEW = "new", _("New")
+        TRIAGING = "triaging", _("Triaging")
+        REVIEW = "review", _("Waiting for review")
+        AUTO_REPLIED = "auto_replied", _("Auto-replied")
+        ANSWERED = "answered", _("Answered by staff")
+        REJECTED = "rejected", _("Rejected")
+        ERROR = "error", _("Triage failed")
 
     class Channel(models.TextChoices):
-        EMAIL = "email", "E-mail"
-        WEB = "web", "Web form"
-        CHAT = "chat", "Chat"
-        API = "api", "API"
-        IMPORT = "import", "Import"
+        EMAIL = "email", _("E-mail")
+        WEB = "web", _("Web form")
+        CHAT = "chat", _("Chat")
+        API = "api", _("API")
+        IMPORT = "import", _("Import")
 
     OPEN = (Status.NEW, Status.TRIAGING, Status.REVIEW, Status.ERROR)
 
-    subject = models.CharField(max_length=300, blank=True)
-    customer = models.CharField(max_length=300, blank=True, help_text="Name or address of the customer.")
-    channel = models.CharField(max_length=20, choices=Channel.choices, default=Channel.WEB)
-    external_id = models.CharField(max_length=200, blank=True, help_text="Id in the system it came from.")
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.NEW)
-    risk_level = models.CharField(max_length=10, choices=RiskLevel.choices, blank=True)
-    risk_reasons = models.JSONField(default=list, blank=True)
-    agent = models.ForeignKey(Agent, on_delete=models.SET_NULL, null=True, blank=True, related_name="tickets")
-    routing_reason = models.TextField(blank=True)
-    confidence = models.FloatField(null=True, blank=True)
-    confidence_reasons = models.JSONField(default=list, blank=True)
-    refused = models.BooleanField(default=False, help_text="The knowledge bases could not answer it.")
+    subject = models.CharField(_("subject"), max_length=300, blank=True)
+    customer = models.CharField(_("customer"), max_length=300, blank=True,
+                                help_text=_("Name or address of the customer."))
+    channel = models.CharField(_("channel"), max_length=20, choices=Channel.choices, default=Channel.WEB)
+    external_id = models.CharField(_("external id"), max_length=200, blank=True,
+                                   help_text=_("Id in the system it came from."))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.NEW)
+    risk_level = models.CharField(_("risk level"), max_length=10, choices=RiskLevel.choices, blank=True)
+    risk_reasons = models.JSONField(_("risk reasons"), default=list, blank=True)
+    agent = models.ForeignKey(Agent, verbose_name=_("agent"), on_delete=models.SET_NULL, null=True, blank=True,
+                              related_name="tickets")
+    routing_reason = models.TextField(_("routing reason"), blank=True)
+    confidence = models.FloatField(_("confidence"), null=True, blank=True)
+    confidence_reasons = models.JSONField(_("confidence reasons"), default=list, blank=True)
+    refused = models.BooleanField(_("refused"), default=False, help_text=_("The knowledge bases could not answer it."))
     # Every triage step with its outcome, so staff can read why the ticket is where it is.
-    trace = models.JSONField(default=list, blank=True)
-    triage_count = models.PositiveIntegerField(default=0)
-    metadata = models.JSONField(default=dict, blank=True)
-    triaged_at = models.DateTimeField(null=True, blank=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(auto_now=True)
+    trace = models.JSONField(_("trace"), default=list, blank=True)
+    triage_count = models.PositiveIntegerField(_("triage count"), default=0)
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True)
+    triaged_at = models.DateTimeField(_("triaged at"), null=True, blank=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("ticket")
+        verbose_name_plural = _("tickets")
         ordering = ["-created_at", "-pk"]
         permissions = [("view_gap_report", "Can view the knowledge gap report")]
         constraints = [
@@ -175,27 +189,32 @@ class Ticket(models.Model):
 
 class Message(models.Model):
     class Kind(models.TextChoices):
-        CUSTOMER = "customer", "Customer"
-        DRAFT = "draft", "Draft"
-        REPLY = "reply", "Reply"
-        NOTE = "note", "Internal note"
+        CUSTOMER = "customer", _("Customer")
+        DRAFT = "draft", _("Draft")
+        REPLY = "reply", _("Reply")
+        NOTE = "note", _("Internal note")
 
-    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="messages")
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    body = models.TextField()
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                               related_name="+", help_text="Staff member; empty for the customer and the system.")
+    ticket = models.ForeignKey(Ticket, verbose_name=_("ticket"), on_delete=models.CASCADE, related_name="messages")
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    body = models.TextField(_("body"))
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("author"), on_delete=models.SET_NULL,
+                               null=True, blank=True,
+                               related_name="+", help_text=_("Staff member; empty for the customer and the system."))
     # For replies: the draft they were sent from, and how far staff edited it (Levenshtein, characters).
-    draft = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replies")
-    edit_distance = models.PositiveIntegerField(null=True, blank=True)
-    auto_sent = models.BooleanField(default=False)
-    generator = models.CharField(max_length=100, blank=True, help_text="What wrote a draft (model or extractive).")
+    draft = models.ForeignKey("self", verbose_name=_("draft"), on_delete=models.SET_NULL, null=True, blank=True,
+                              related_name="replies")
+    edit_distance = models.PositiveIntegerField(_("edit distance"), null=True, blank=True)
+    auto_sent = models.BooleanField(_("auto sent"), default=False)
+    generator = models.CharField(_("generator"), max_length=100, blank=True,
+                                 help_text=_("What wrote a draft (model or extractive)."))
     # A draft that was superseded by a re-triage, sent or rejected stays for the record.
-    is_current = models.BooleanField(default=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    is_current = models.BooleanField(_("is current"), default=True)
+    sent_at = models.DateTimeField(_("sent at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("message")
+        verbose_name_plural = _("messages")
         ordering = ["created_at", "pk"]
         indexes = [models.Index(fields=["ticket", "kind"], name="tickets_msg_ticket_kind_idx")]
 
@@ -210,30 +229,37 @@ class TicketSource(models.Model):
     keep the ticket reproducible after the document is deleted or re-indexed.
     """
 
-    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="sources")
-    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="sources")
-    position = models.PositiveIntegerField(help_text="The n of the [n] marker.")
-    cited = models.BooleanField(default=False, help_text="The draft's text carries this source's marker.")
-    document = models.ForeignKey(Document, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    chunk = models.ForeignKey(Chunk, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.SET_NULL, null=True, blank=True,
+    ticket = models.ForeignKey(Ticket, verbose_name=_("ticket"), on_delete=models.CASCADE, related_name="sources")
+    message = models.ForeignKey(Message, verbose_name=_("message"), on_delete=models.CASCADE, related_name="sources")
+    position = models.PositiveIntegerField(_("position"), help_text=_("The n of the [n] marker."))
+    cited = models.BooleanField(_("cited"), default=False,
+                                help_text=_("The draft's text carries this source's marker."))
+    document = models.ForeignKey(Document, verbose_name=_("document"), on_delete=models.SET_NULL, null=True,
+                                 blank=True, related_name="+")
+    chunk = models.ForeignKey(Chunk, verbose_name=_("chunk"), on_delete=models.SET_NULL, null=True, blank=True,
+                              related_name="+")
+    knowledge_base = models.ForeignKey(KnowledgeBase, verbose_name=_("knowledge base"), on_delete=models.SET_NULL,
+                                       null=True, blank=True,
                                        related_name="+")
-    knowledge_base_name = models.CharField(max_length=200, blank=True)
-    document_title = models.CharField(max_length=500, blank=True)
-    source_uri = models.CharField(max_length=2000, blank=True)
-    section_path = models.CharField(max_length=1000, blank=True)
-    page = models.PositiveIntegerField(null=True, blank=True)
-    layer = models.CharField(max_length=8, blank=True)
-    content_preview = models.CharField(max_length=500, blank=True)
-    content_full = models.TextField()
-    content_sha256 = models.CharField(max_length=64, help_text="SHA-256 of content_full, to detect changes.")
-    chunk_position = models.PositiveIntegerField(null=True, blank=True)
-    distance = models.FloatField(null=True, blank=True)
-    score = models.FloatField(null=True, blank=True)
-    retrievers = models.JSONField(default=list, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    knowledge_base_name = models.CharField(_("knowledge base name"), max_length=200, blank=True)
+    document_title = models.CharField(_("document title"), max_length=500, blank=True)
+    source_uri = models.CharField(_("source URI"), max_length=2000, blank=True)
+    section_path = models.CharField(_("section path"), max_length=1000, blank=True)
+    page = models.PositiveIntegerField(_("page"), null=True, blank=True)
+    layer = models.CharField(_("layer"), max_length=8, blank=True)
+    content_preview = models.CharField(_("content preview"), max_length=500, blank=True)
+    content_full = models.TextField(_("content full"))
+    content_sha256 = models.CharField(_("content SHA-256"), max_length=64,
+                                      help_text=_("SHA-256 of content_full, to detect changes."))
+    chunk_position = models.PositiveIntegerField(_("chunk position"), null=True, blank=True)
+    distance = models.FloatField(_("distance"), null=True, blank=True)
+    score = models.FloatField(_("score"), null=True, blank=True)
+    retrievers = models.JSONField(_("retrievers"), default=list, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("ticket source")
+        verbose_name_plural = _("ticket sources")
         ordering = ["message_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["message", "position"], name="tickets_source_message_position_uniq"),
@@ -257,4 +283,4 @@ class KnowledgeGap(Ticket):
     class Meta:
         proxy = True
         default_permissions = ()
-        verbose_name = verbose_name_plural = "knowledge gaps"
+        verbose_name = verbose_name_plural = _("knowledge gaps")

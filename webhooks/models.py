@@ -7,15 +7,16 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class Event(models.TextChoices):
-    TICKET_CREATED = "ticket.created", "A ticket arrived"
-    TICKET_TRIAGED = "ticket.triaged", "A ticket was triaged"
-    TICKET_NEEDS_REVIEW = "ticket.needs_review", "A ticket waits for review"
-    TICKET_REPLIED = "ticket.replied", "A ticket was answered (by staff or automatically)"
-    TICKET_REJECTED = "ticket.rejected", "A ticket was rejected"
-    JOB_FINISHED = "job.finished", "A background job finished (succeeded, failed or cancelled)"
+    TICKET_CREATED = "ticket.created", _("A ticket arrived")
+    TICKET_TRIAGED = "ticket.triaged", _("A ticket was triaged")
+    TICKET_NEEDS_REVIEW = "ticket.needs_review", _("A ticket waits for review")
+    TICKET_REPLIED = "ticket.replied", _("A ticket was answered (by staff or automatically)")
+    TICKET_REJECTED = "ticket.rejected", _("A ticket was rejected")
+    JOB_FINISHED = "job.finished", _("A background job finished (succeeded, failed or cancelled)")
 
 
 def new_secret() -> str:
@@ -23,26 +24,31 @@ def new_secret() -> str:
 
 
 class Endpoint(models.Model):
-    name = models.CharField(max_length=200)
-    url = models.URLField(max_length=2000, help_text="Public https:// or http:// address; private addresses "
-                                                      "are refused unless allowed in PORTAL_WEBHOOK_ALLOWED_HOSTS.")
+    name = models.CharField(_("name"), max_length=200)
+    url = models.URLField(_("URL"), max_length=2000,
+                          help_text=_("Public https:// or http:// address; private addresses "
+                                      "are refused unless allowed in PORTAL_WEBHOOK_ALLOWED_HOSTS."))
     events = ArrayField(models.CharField(max_length=40, choices=Event.choices), default=list,
-                        help_text="The events sent to this endpoint.")
+                        help_text=_("The events sent to this endpoint."))
     # The receiver needs the same secret to check signatures, so it is kept (not hashed) and shown
     # to the endpoint's owner; rotating it is a new secret.
-    secret = models.CharField(max_length=100, default=new_secret, editable=False)
-    is_active = models.BooleanField(default=True)
-    consecutive_failures = models.PositiveIntegerField(default=0, editable=False)
-    disabled_at = models.DateTimeField(null=True, blank=True, editable=False)
-    disabled_reason = models.CharField(max_length=500, blank=True, editable=False)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+    secret = models.CharField(_("secret"), max_length=100, default=new_secret, editable=False)
+    is_active = models.BooleanField(_("is active"), default=True)
+    consecutive_failures = models.PositiveIntegerField(_("consecutive failures"), default=0, editable=False)
+    disabled_at = models.DateTimeField(_("disabled at"), null=True, blank=True, editable=False)
+    disabled_reason = models.CharField(_("disabled reason"), max_length=500, blank=True, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("owner"), null=True, blank=True,
+                              on_delete=models.SET_NULL,
                               related_name="+")
-    api_key = models.ForeignKey("portal.ApiKey", null=True, blank=True, on_delete=models.CASCADE,
-                                related_name="+", help_text="The API key that registered it, if any.")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    api_key = models.ForeignKey("portal.ApiKey", verbose_name=_("API key"), null=True, blank=True,
+                                on_delete=models.CASCADE,
+                                related_name="+", help_text=_("The API key that registered it, if any."))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("webhook endpoint")
+        verbose_name_plural = _("webhook endpoints")
         ordering = ["name", "pk"]
 
     def __str__(self) -> str:
@@ -60,30 +66,32 @@ class Endpoint(models.Model):
 
 class Delivery(models.Model):
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        SENDING = "sending", "Sending"
-        RETRYING = "retrying", "Waiting to retry"
-        SUCCEEDED = "succeeded", "Delivered"
-        FAILED = "failed", "Failed (gave up)"
+        PENDING = "pending", _("Pending")
+        SENDING = "sending", _("Sending")
+        RETRYING = "retrying", _("Waiting to retry")
+        SUCCEEDED = "succeeded", _("Delivered")
+        FAILED = "failed", _("Failed (gave up)")
 
-    endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="deliveries")
-    event = models.CharField(max_length=40, choices=Event.choices)
+    endpoint = models.ForeignKey(Endpoint, verbose_name=_("endpoint"), on_delete=models.CASCADE,
+                                 related_name="deliveries")
+    event = models.CharField(_("event"), max_length=40, choices=Event.choices)
     # Also the X-Portal-Delivery header: receivers drop a delivery id they have seen (replays, retries).
-    event_id = models.UUIDField(default=uuid.uuid4, editable=False)
-    payload = models.JSONField()
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveIntegerField(default=0)
-    response_status = models.PositiveIntegerField(null=True, blank=True)
-    error = models.TextField(blank=True)
+    event_id = models.UUIDField(_("event id"), default=uuid.uuid4, editable=False)
+    payload = models.JSONField(_("payload"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    response_status = models.PositiveIntegerField(_("response status"), null=True, blank=True)
+    error = models.TextField(_("error"), blank=True)
     # [{"at": iso, "status": 500 | None, "error": "...", "ms": 12}] — one entry per attempt.
-    log = models.JSONField(default=list, blank=True)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    delivered_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    log = models.JSONField(_("log"), default=list, blank=True)
+    next_attempt_at = models.DateTimeField(_("next attempt at"), null=True, blank=True)
+    delivered_at = models.DateTimeField(_("delivered at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
-        verbose_name_plural = "deliveries"
+        verbose_name = _("delivery")
+        verbose_name_plural = _("deliveries")
         ordering = ["-created_at", "-pk"]
         constraints = [
             models.UniqueConstraint(fields=["endpoint", "event_id"], name="webhooks_delivery_endpoint_event_uniq"),
