@@ -9,6 +9,7 @@ from functools import partial, update_wrapper
 from django.contrib import admin
 from django.urls import path
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from crawler import admin_views
 from crawler.models import CrawledPage
@@ -30,7 +31,7 @@ class CrawledPageAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="URL", ordering="url")
+    @admin.display(description=_("URL"), ordering="url")
     def url_link(self, page):
         return format_html('<span title="{}">{}</span>', page.url, page.url[:100])
 

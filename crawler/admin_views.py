@@ -8,6 +8,7 @@ live here so the knowledge app never imports the crawler. Like the knowledge pag
 from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext_lazy as _
 
 from crawler import jobs
 from crawler.forms import AddUrlForm, CrawlForm
@@ -31,10 +32,11 @@ def add_url(model_admin, request, kb_id: int):
         except KnowledgeError as exc:
             form.add_error("url", str(exc))
         else:
-            messages.success(request, f"Fetching {form.cleaned_data['url']}: job #{job.pk} started.")
+            messages.success(request, _("Fetching %(url)s: job #%(job)d started.") % {"url": form.cleaned_data["url"],
+                                                                                       "job": job.pk})
             return HttpResponseRedirect(job_url(job))
-    return render(kb_admin(model_admin), request, TEMPLATE, "Add a URL", original=kb, form=form,
-                  submit_label="Add URL")
+    return render(kb_admin(model_admin), request, TEMPLATE, _("Add a URL"), original=kb, form=form,
+                  submit_label=_("Add URL"))
 
 
 def crawl(model_admin, request, kb_id: int):
@@ -50,10 +52,10 @@ def crawl(model_admin, request, kb_id: int):
         except KnowledgeError as exc:
             form.add_error("seed_url", str(exc))
         else:
-            messages.success(request, f"Crawl of {seed_url} started: job #{job.pk}.")
+            messages.success(request, _("Crawl of %(url)s started: job #%(job)d.") % {"url": seed_url, "job": job.pk})
             return HttpResponseRedirect(job_url(job))
-    return render(kb_admin(model_admin), request, TEMPLATE, "Crawl a site", original=kb, form=form,
-                  submit_label="Start crawl")
+    return render(kb_admin(model_admin), request, TEMPLATE, _("Crawl a site"), original=kb, form=form,
+                  submit_label=_("Start crawl"))
 
 
 def kb_admin(model_admin):

@@ -13,9 +13,12 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Max, Q, Sum
 from django.template.defaultfilters import filesizeformat
 from django.urls import path, reverse
+from django.utils.formats import number_format
 from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from knowledge import admin_views, bases, jobs
 from knowledge.forms import LAYERS, KnowledgeBaseForm
@@ -70,17 +73,18 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         index = ["embedder_built", "embedding_dim"] if obj else ["embedder"]
         index_help = ""
         if obj and self.has_change_permission(request, obj):
-            index_help = format_html('Fixed while the base is built. <a href="{}">Re-index with another embedder…</a>',
+            index_help = format_html(_('Fixed while the base is built. '
+                                       '<a href="{}">Re-index with another embedder…</a>'),
                                      reverse("admin:knowledge_knowledgebase_reindex", args=[obj.pk]))
         fieldsets = [
             (None, {"fields": ["name", "slug", "description"]}),
-            ("Index", {"fields": index, "description": index_help}),
-            ("Chunking and language", {"fields": ["text_search_config", "chunk_size", "chunk_overlap",
+            (_("Index"), {"fields": index, "description": index_help}),
+            (_("Chunking and language"), {"fields": ["text_search_config", "chunk_size", "chunk_overlap",
                                                    "chunk_min_size"],
-                                       "description": "Changing these marks documents for re-indexing."}),
+                                       "description": _("Changing these marks documents for re-indexing.")}),
         ]
         if obj:
-            fieldsets.append(("Dates", {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}))
+            fieldsets.append((_("Dates"), {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}))
         return fieldsets
 
     def get_readonly_fields(self, request, obj=None):
@@ -90,11 +94,11 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def get_prepopulated_fields(self, request, obj=None):
         return {} if obj else self.prepopulated_fields
 
-    @admin.display(description="Embedder")
+    @admin.display(description=_("Embedder"))
     def embedder_built(self, kb):
         return format_html("<code>{}</code>", kb.embedder)
 
-    @admin.display(description="Documents")
+    @admin.display(description=_("Documents"))
     def documents_by_status(self, kb):
         url = reverse("admin:knowledge_document_changelist")
         parts = [(f"{url}?knowledge_base__id__exact={kb.pk}&status__exact={status}", STATUS_CSS[status],
@@ -104,11 +108,11 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
             return "—"
         return format_html_join(" ", '<a href="{}" class="kp-badge kp-{}">{} {}</a>', parts)
 
-    @admin.display(description="Chunks", ordering="n_chunks")
+    @admin.display(description=_("Chunks"), ordering="n_chunks")
     def chunks(self, kb):
         return kb.n_chunks or 0
 
-    @admin.display(description="Last ingestion", ordering="last_ingested")
+    @admin.display(description=_("Last ingestion"), ordering="last_ingested")
     def last_ingestion(self, kb):
         return kb.last_ingested
 
@@ -118,7 +122,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
             if {"text_search_config", "chunk_size", "chunk_overlap", "chunk_min_size"} & set(form.changed_data):
                 url = reverse("admin:knowledge_knowledgebase_reindex", args=[obj.pk])
                 self.message_user(request, format_html(
-                    'Chunking or language settings changed: <a href="{}">re-index</a> to apply them.', url),
+                    _('Chunking or language settings changed: <a href="{}">re-index</a> to apply them.'), url),
                     messages.WARNING)
             return
         # A new base needs its vector index created in the same transaction: bases.py does both.
@@ -141,7 +145,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         perms_needed = set() if self.has_delete_permission(request) else {"knowledge base"}
         return [str(kb) for kb in objs], counts, perms_needed, []
 
-    @admin.action(description="Re-index with another embedder…", permissions=["change"])
+    @admin.action(description=_("Re-index with another embedder…"), permissions=["change"])
     def reindex_with_embedder(self, request, queryset):
         return admin_views.reindex_confirmation(self, request, list(queryset))
 
@@ -169,9 +173,9 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",
                            "source_link", "path", "mime"]}),
-        ("Size and indexing", {"fields": ["file_size_display", "char_count", "chunk_count", "ingested_at",
+        (_("Size and indexing"), {"fields": ["file_size_display", "char_count", "chunk_count", "ingested_at",
                                           "sha256", "commit_sha", "created_at", "updated_at"]}),
-        ("Metadata and frontmatter", {"fields": ["metadata_display"]}),
+        (_("Metadata and frontmatter"), {"fields": ["metadata_display"]}),
     ]
     readonly_fields = ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",
                        "source_link", "path", "mime", "file_size_display", "char_count", "chunk_count",
@@ -198,65 +202,68 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         actions.pop("delete_selected", None)  # replaced by a background deletion job
         return actions
 
-    @admin.display(description="Document", ordering="title")
+    @admin.display(description=_("Document"), ordering="title")
     def title_or_uri(self, doc):
         return str(doc)
 
-    @admin.display(description="Status", ordering="status")
+    @admin.display(description=_("Status"), ordering="status")
     def status_badge(self, doc):
         return status_badge(doc.status, doc.get_status_display())
 
-    @admin.display(description="Chunks", ordering="chunk_count")
+    @admin.display(description=_("Chunks"), ordering="chunk_count")
     def chunks(self, doc):
         if not doc.chunk_count:
             return 0
         url = reverse("admin:knowledge_chunk_changelist")
         return format_html('<a href="{}?document__id__exact={}">{}</a>', url, doc.pk, doc.chunk_count)
 
-    @admin.display(description="Size", ordering="file_size")
+    @admin.display(description=_("Size"), ordering="file_size")
     def size(self, doc):
-        return filesizeformat(doc.file_size) if doc.file_size is not None else f"{doc.char_count:,} chars"
+        if doc.file_size is not None:
+            return filesizeformat(doc.file_size)
+        return ngettext("%(count)s character", "%(count)s characters", doc.char_count) % {
+            "count": number_format(doc.char_count, force_grouping=True)}
 
-    @admin.display(description="Problem")
+    @admin.display(description=_("Problem"))
     def problem(self, doc):
         if not doc.error_message:
             return ""
         short = Truncator(doc.error_message).chars(90)
         return format_html('<span class="kp-error-text" title="{}">{}</span>', doc.error_message, short)
 
-    @admin.display(description="Error message")
+    @admin.display(description=_("Error message"))
     def error_message_full(self, doc):
         if not doc.error_message:
             return "—"
         return format_html('<pre class="kp-error-text kp-pre">{}</pre>', doc.error_message)
 
-    @admin.display(description="Source")
+    @admin.display(description=_("Source"))
     def source_link(self, doc):
         if doc.source_uri.startswith(("http://", "https://")):
             return format_html('<a href="{}" rel="noopener noreferrer" target="_blank">{}</a>',
                                doc.source_uri, doc.source_uri)
         return doc.source_uri or "—"
 
-    @admin.display(description="File size")
+    @admin.display(description=_("File size"))
     def file_size_display(self, doc):
         return filesizeformat(doc.file_size) if doc.file_size is not None else "—"
 
-    @admin.display(description="Metadata")
+    @admin.display(description=_("Metadata"))
     def metadata_display(self, doc):
         return pretty_json(doc.metadata)
 
-    @admin.action(description="Re-index selected documents", permissions=["reindex"])
+    @admin.action(description=_("Re-index selected documents"), permissions=["reindex"])
     def reindex_documents(self, request, queryset):
         def start(kb, ids):
             return jobs.start_ingestion(kb, ids, user=request.user)
 
         started = admin_views.start_per_base(queryset, start)
-        self.message_user(request, admin_views.jobs_message("Re-index", started), messages.SUCCESS)
+        self.message_user(request, admin_views.jobs_message(_("Re-index"), started), messages.SUCCESS)
 
-    @admin.action(description="Delete selected documents", permissions=["delete"])
+    @admin.action(description=_("Delete selected documents"), permissions=["delete"])
     def delete_documents(self, request, queryset):
         started = admin_views.start_per_base(queryset, lambda kb, ids: jobs.start_delete(ids, user=request.user))
-        self.message_user(request, admin_views.jobs_message("Deletion", started), messages.SUCCESS)
+        self.message_user(request, admin_views.jobs_message(_("Deletion"), started), messages.SUCCESS)
 
     def delete_model(self, request, obj):
         jobs.delete_document(obj)
@@ -324,15 +331,15 @@ class ChunkAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="Content")
+    @admin.display(description=_("Content"))
     def preview(self, chunk):
         return Truncator(chunk.content).chars(160)
 
-    @admin.display(description="Content")
+    @admin.display(description=_("Content"))
     def content_display(self, chunk):
         return format_html('<pre class="kp-pre">{}</pre>', chunk.content)
 
-    @admin.display(description="Metadata")
+    @admin.display(description=_("Metadata"))
     def metadata_display(self, chunk):
         return pretty_json(chunk.metadata)
 
@@ -358,29 +365,31 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False  # a job is a record of what happened
 
-    @admin.display(description="Status", ordering="status")
+    @admin.display(description=_("Status"), ordering="status")
     def status_badge(self, job):
         return status_badge(job.status, job.get_status_display())
 
-    @admin.display(description="Progress")
+    @admin.display(description=_("Progress"))
     def progress(self, job):
         return format_html('<span class="kp-mini-bar" title="{} / {}"><span style="width: {}%"></span></span> {}%',
                            job.progress_done, job.progress_total, job.percent, job.percent)
 
-    @admin.display(description="Counters")
+    @admin.display(description=_("Counters"))
     def counters_display(self, job):
         return ", ".join(f"{name}: {value}" for name, value in sorted(job.counters.items())) or "—"
 
-    @admin.display(description="Options")
+    @admin.display(description=_("Options"))
     def options_display(self, job):
         return pretty_json(job.options)
 
-    @admin.action(description="Cancel selected jobs", permissions=["change"])
+    @admin.action(description=_("Cancel selected jobs"), permissions=["change"])
     def cancel_jobs(self, request, queryset):
         running = [job for job in queryset if not job.is_finished]
         for job in running:
             job.cancel()
-        self.message_user(request, f"Cancellation requested for {len(running)} job(s).", messages.SUCCESS)
+        self.message_user(request, ngettext("Cancellation requested for %(count)d job.",
+                                             "Cancellation requested for %(count)d jobs.", len(running))
+                          % {"count": len(running)}, messages.SUCCESS)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         job = self.get_object(request, object_id)

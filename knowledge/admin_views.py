@@ -24,6 +24,8 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from knowledge import jobs
 from knowledge.exceptions import KnowledgeError
@@ -91,11 +93,13 @@ def upload(model_admin, request, kb_id: int):
         job, refused = jobs.add_uploads(kb, form.cleaned_data["files"], user=request.user)
         if job:
             accepted = len(job.options.get("document_ids", []))
-            messages.success(request, f"{accepted} file(s) accepted; ingestion job #{job.pk} started.")
+            messages.success(request, ngettext("%(count)d file accepted; ingestion job #%(job)d started.",
+                                                  "%(count)d files accepted; ingestion job #%(job)d started.",
+                                                  accepted) % {"count": accepted, "job": job.pk})
             for item in refused:
-                messages.warning(request, f"Refused {item['item']}: {item['reason']}")
+                messages.warning(request, _("Refused %(item)s: %(reason)s") % item)
             return HttpResponseRedirect(job_url(job))
-    return render(model_admin, request, "admin/knowledge/knowledgebase/upload.html", "Upload files",
+    return render(model_admin, request, "admin/knowledge/knowledgebase/upload.html", _("Upload files"),
                   original=kb, form=form, refused=refused, supported=", ".join(parsing.SUPPORTED_EXTENSIONS))
 
 
@@ -122,7 +126,7 @@ def reindex_confirmation(model_admin, request, kbs: list[KnowledgeBase], *, from
         target = job_url(started[0]) if len(started) == 1 else reverse("admin:knowledge_job_changelist")
         return HttpResponseRedirect(target)
     return render(model_admin, request, "admin/knowledge/knowledgebase/reindex_confirmation.html",
-                  "Re-index knowledge bases" if len(kbs) > 1 else f"Re-index {kbs[0]}",
+                  _("Re-index knowledge bases") if len(kbs) > 1 else _("Re-index %(base)s") % {"base": kbs[0]},
                   kbs=kbs, original=kbs[0] if len(kbs) == 1 else None, form=form, from_action=from_action,
                   action_checkbox_name=helpers.ACTION_CHECKBOX_NAME)
 
@@ -140,7 +144,8 @@ def start_per_base(queryset, start: Callable[[KnowledgeBase, list[int]], Job]) -
 
 def jobs_message(label: str, started: list[Job]) -> SafeString:
     links = format_html_join(", ", '<a href="{}">#{}</a>', ((job_url(job), job.pk) for job in started))
-    return format_html("{} job(s) started: {}.", label, links)
+    text = ngettext("%(label)s: %(count)d job started: {}.", "%(label)s: %(count)d jobs started: {}.", len(started))
+    return format_html(text % {"label": label, "count": len(started)}, links)
 
 
 def document_detail(doc: Document) -> dict:
@@ -204,7 +209,8 @@ def job_cancel(model_admin, request, job_id: int):
     except KnowledgeError as exc:
         messages.warning(request, str(exc))
     else:
-        messages.success(request, f"Cancellation of {job} requested; it stops after the current item.")
+        messages.success(request, _("Cancellation of %(job)s requested; it stops after the current item.")
+                         % {"job": job})
     return HttpResponseRedirect(job_url(job))
 
 
@@ -218,7 +224,7 @@ def job_retry(model_admin, request, job_id: int):
     except KnowledgeError as exc:
         messages.error(request, str(exc))
         return HttpResponseRedirect(job_url(job))
-    messages.success(request, f"{job} retried as job #{new_job.pk}.")
+    messages.success(request, _("%(job)s retried as job #%(new)d.") % {"job": job, "new": new_job.pk})
     return HttpResponseRedirect(job_url(new_job))
 
 
@@ -249,7 +255,7 @@ def playground(model_admin, request):
     context = {"hits": None, "answer": None, "retrieval": None, "error": ""}
     if request.method == "POST" and form.is_valid():
         context.update(_run_search(form.cleaned_data))
-    return render(model_admin, request, "admin/knowledge/knowledgebase/playground.html", "Search playground",
+    return render(model_admin, request, "admin/knowledge/knowledgebase/playground.html", _("Search playground"),
                   form=form, **context)
 
 

@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
@@ -94,7 +96,7 @@ def list_knowledge_bases(request):
 @router.post("/knowledge-bases", response={201: KnowledgeBaseOut, **errors()}, auth=WRITE)
 def create_knowledge_base(request, payload: KnowledgeBaseIn):
     if request.auth.knowledge_base_ids is not None:
-        raise ApiError(403, "key_limited", "This API key is limited to given knowledge bases and cannot create one")
+        raise ApiError(403, "key_limited", _("This API key is limited to given knowledge bases and cannot create one"))
     overrides = payload.model_dump(exclude_none=True, mode="json")
     kb = bases.create_knowledge_base(**overrides)
     return Status(201, with_counts(KnowledgeBase.objects.filter(pk=kb.pk)).get())
@@ -150,18 +152,20 @@ def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., 
     too_large = [refusal for refusal in refusals if refusal.kind == uploads.TOO_LARGE]
     if too_large:
         limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
-        raise ApiError(413, "file_too_large", f"Files over the {limit:,}-byte limit: "
-                       + ", ".join(refusal.item for refusal in too_large),
+        raise ApiError(413, "file_too_large", _("Files over the %(limit)s-byte limit: %(files)s") % {
+                           "limit": number_format(limit, force_grouping=True),
+                           "files": ", ".join(refusal.item for refusal in too_large)},
                        [{"field": "files", "location": "file", "type": "too_large",
                          "message": f"{refusal.item}: {refusal.reason}"} for refusal in too_large])
     duplicates = sorted({Path(refusal.item).name for refusal in refusals if refusal.kind == uploads.DUPLICATE})
     if duplicates:
-        raise ApiError(422, "duplicate_file_names", f"Several files are named {', '.join(duplicates)}",
-                       [{"field": "files", "location": "file", "message": f"{name}: sent more than once",
-                         "type": "duplicate"} for name in duplicates])
+        raise ApiError(422, "duplicate_file_names",
+                       _("Several files are named %(names)s") % {"names": ", ".join(duplicates)},
+                       [{"field": "files", "location": "file", "type": "duplicate",
+                         "message": _("%(name)s: sent more than once") % {"name": name}} for name in duplicates])
     job, refused = jobs.add_uploads(kb, files, user=request.auth.owner)
     if job is None:
-        raise ApiError(422, "no_acceptable_files", "None of the files can be ingested",
+        raise ApiError(422, "no_acceptable_files", _("None of the files can be ingested"),
                        [{"field": "files", "location": "file", "message": f"{item['item']}: {item['reason']}",
                          "type": "refused"} for item in refused])
     documents = Document.objects.filter(pk__in=job.options["document_ids"]).defer("text").order_by("pk")
@@ -233,9 +237,10 @@ def searchable_ids(request: HttpRequest, requested: list[int] | None) -> list[in
     found = set(visible.filter(pk__in=requested).values_list("pk", flat=True))
     missing = sorted(set(requested) - found)
     if missing:
-        raise ApiError(404, "not_found", f"Knowledge base(s) not found: {', '.join(map(str, missing))}",
-                       [{"field": "knowledge_bases", "location": "body", "message": f"{pk} not found",
-                         "type": "not_found"} for pk in missing])
+        raise ApiError(404, "not_found",
+                       _("Knowledge base(s) not found: %(ids)s") % {"ids": ", ".join(map(str, missing))},
+                       [{"field": "knowledge_bases", "location": "body", "type": "not_found",
+                         "message": _("%(id)s not found") % {"id": pk}} for pk in missing])
     return sorted(found)
 
 

@@ -6,6 +6,8 @@ import json
 
 from django import forms
 from django.conf import settings
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from knowledge.indexing import parsing
 from knowledge.indexing.embedding import REGISTRY
@@ -13,7 +15,7 @@ from knowledge.indexing.layers import LAYER_NAMES
 from knowledge.models import KnowledgeBase
 from knowledge.search.retrieval import MODES
 
-LAYERS = [(layer, f"{layer} · {name.lower()}") for layer, name in LAYER_NAMES.items()]
+LAYERS = [(layer, format_lazy("{} · {}", layer, name)) for layer, name in LAYER_NAMES.items()]
 
 
 def embedder_field(**kwargs) -> forms.ChoiceField:
@@ -34,7 +36,7 @@ class KnowledgeBaseForm(forms.ModelForm):
         if "embedder" in self.fields:
             self.fields["embedder"] = embedder_field(
                 initial=settings.PORTAL["DEFAULT_EMBEDDER"],
-                help_text="Fixed once the base is built; switch it later with “Re-index with another embedder”.",
+                help_text=_("Fixed once the base is built; switch it later with “Re-index with another embedder”."),
             )
         if not self.instance.pk:
             defaults = {
@@ -74,14 +76,14 @@ class MultipleFileField(forms.FileField):
 
 class UploadForm(forms.Form):
     files = MultipleFileField(
-        help_text="Supported: " + ", ".join(parsing.SUPPORTED_EXTENSIONS) + ". Other files are refused.",
+        help_text=format_lazy(_("Supported: {}. Other files are refused."), ", ".join(parsing.SUPPORTED_EXTENSIONS)),
     )
 
 
 class ReindexForm(forms.Form):
-    embedder = embedder_field(help_text="Another embedder rebuilds every vector of the base.")
-    force = forms.BooleanField(required=False, label="Rebuild every document",
-                               help_text="Otherwise only documents whose settings changed are rebuilt.")
+    embedder = embedder_field(help_text=_("Another embedder rebuilds every vector of the base."))
+    force = forms.BooleanField(required=False, label=_("Rebuild every document"),
+                               help_text=_("Otherwise only documents whose settings changed are rebuilt."))
 
 
 class PlaygroundForm(forms.Form):
@@ -89,15 +91,15 @@ class PlaygroundForm(forms.Form):
     knowledge_bases = forms.ModelMultipleChoiceField(
         queryset=KnowledgeBase.objects.order_by("name"), widget=forms.CheckboxSelectMultiple)
     mode = forms.ChoiceField(choices=list(MODES.items()), initial="hybrid")
-    top_k = forms.IntegerField(min_value=1, max_value=50, initial=6, label="Top k")
+    top_k = forms.IntegerField(min_value=1, max_value=50, initial=6, label=_("Top k"))
     max_distance = forms.FloatField(min_value=0, max_value=2, required=False,
-                                    help_text="Cosine distance cut-off (0 = identical, 2 = opposite).")
+                                    help_text=_("Cosine distance cut-off (0 = identical, 2 = opposite)."))
     layers = forms.MultipleChoiceField(choices=LAYERS, required=False, widget=forms.CheckboxSelectMultiple,
-                                       help_text="None checked: every layer.")
+                                       help_text=_("None checked: every layer."))
     filters = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
         help_text='Metadata filters as JSON, e.g. {"doc_kind": "guide"}.')
-    with_answer = forms.BooleanField(required=False, label="Also draft a grounded answer with citations")
+    with_answer = forms.BooleanField(required=False, label=_("Also draft a grounded answer with citations"))
 
     def clean_filters(self) -> dict | None:
         raw = self.cleaned_data["filters"].strip()
@@ -106,8 +108,8 @@ class PlaygroundForm(forms.Form):
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"Not valid JSON: {exc.msg}") from exc
+            raise forms.ValidationError(_("Not valid JSON: %(error)s") % {"error": exc.msg}) from exc
         if not isinstance(value, dict):
-            raise forms.ValidationError("Filters must be a JSON object.")
+            raise forms.ValidationError(_("Filters must be a JSON object."))
         return value
 

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from mail.models import Attachment, MailMessage
 
@@ -31,7 +32,7 @@ class MailMessageAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.display(description="ticket")
+    @admin.display(description=_("ticket"))
     def ticket_link(self, mail: MailMessage) -> str:
         if mail.ticket_id is None:
             return "—"

@@ -3,6 +3,8 @@
 from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from portal.models import ApiKey, Scope
 
@@ -11,7 +13,7 @@ class ApiKeyForm(forms.ModelForm):
     scopes = forms.MultipleChoiceField(choices=Scope.choices, widget=forms.CheckboxSelectMultiple)
     allowed_ips = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="One IP address or CIDR network per line (e.g. 203.0.113.7 or 10.0.0.0/8); empty means anywhere.",
+        help_text=_("One IP address or CIDR network per line (e.g. 203.0.113.7 or 10.0.0.0/8); empty means anywhere."),
     )
 
     class Meta:
@@ -44,7 +46,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         if obj is None:
             return [(None, {"fields": main})]
         return [(None, {"fields": ["key_prefix", *main]}),
-                ("Use", {"fields": ["last_used_at", "revoked_at", "created_at"]})]
+                (_("Use"), {"fields": ["last_used_at", "revoked_at", "created_at"]})]
 
     def get_changeform_initial_data(self, request):
         return {"owner": request.user.pk, "scopes": [Scope.READ, Scope.SEARCH]}
@@ -54,24 +56,25 @@ class ApiKeyAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         if token:
             self.message_user(request, format_html(
-                "The API key is <code>{}</code>. Copy it now: it is stored only as a hash and will not be shown "
-                "again.",
+                _("The API key is <code>{}</code>. Copy it now: it is stored only as a hash and will not be shown "
+                  "again."),
                 token), messages.WARNING)
 
-    @admin.display(description="Key")
+    @admin.display(description=_("Key"))
     def key_prefix(self, obj: ApiKey) -> str:
         return f"kp_{obj.prefix}_…" if obj.prefix else "—"
 
-    @admin.display(description="Scopes")
+    @admin.display(description=_("Scopes"))
     def scope_list(self, obj: ApiKey) -> str:
         return ", ".join(obj.scopes)
 
-    @admin.display(description="State")
+    @admin.display(description=_("State"))
     def state(self, obj: ApiKey) -> str:
         return "revoked" if obj.revoked_at else "expired" if obj.is_expired else "active"
 
-    @admin.action(description="Revoke selected API keys")
+    @admin.action(description=_("Revoke selected API keys"))
     def revoke_keys(self, request, queryset):
         for key in queryset:
             key.revoke()
-        self.message_user(request, f"{len(queryset)} API key(s) revoked")
+        self.message_user(request, ngettext("%(count)d API key revoked", "%(count)d API keys revoked", len(queryset))
+                          % {"count": len(queryset)})

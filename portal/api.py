@@ -10,6 +10,7 @@ import re
 from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.parser import Parser
@@ -53,9 +54,9 @@ def _check_strings(value, location: str, path: list) -> None:
         for index, item in enumerate(value):
             _check_strings(item, location, [*path, index])
     elif isinstance(value, str) and UNSTORABLE.search(value):
-        message = "Text must not contain NUL characters or unpaired surrogates"
+        message = _("Text must not contain NUL characters or unpaired surrogates")
         field = ".".join(map(str, path))
-        raise ApiError(422, "invalid", f"Invalid input: {field or location}",
+        raise ApiError(422, "invalid", _("Invalid input: %(fields)s") % {"fields": field or location},
                        [{"field": field, "location": location, "message": message, "type": "invalid_characters"}])
 
 
@@ -115,9 +116,9 @@ def http_error(request, exc: HttpError):
     if isinstance(exc, ApiError):
         return error_response(request, exc.status_code, exc.code, exc.message, exc.fields)
     if isinstance(exc, Throttled):
-        return error_response(request, 429, "rate_limited", "Too many requests for this API key; retry later")
+        return error_response(request, 429, "rate_limited", _("Too many requests for this API key; retry later"))
     if isinstance(exc, AuthenticationError):
-        return error_response(request, 401, "unauthorized", "Send an API key as 'Authorization: Bearer <key>'")
+        return error_response(request, 401, "unauthorized", _("Send an API key as 'Authorization: Bearer <key>'"))
     return error_response(request, exc.status_code, HTTP_CODES.get(exc.status_code, "error"), str(exc))
 
 
@@ -125,7 +126,7 @@ def http_error(request, exc: HttpError):
 def validation_error(request, exc: ValidationError):
     fields = [_field_error(error) for error in exc.errors]
     names = ", ".join(sorted({field["field"] or field["location"] for field in fields}))
-    return error_response(request, 422, "invalid", f"Invalid input: {names}", fields)
+    return error_response(request, 422, "invalid", _("Invalid input: %(fields)s") % {"fields": names}, fields)
 
 
 def _field_error(error: dict) -> dict:
@@ -156,25 +157,25 @@ def knowledge_error(request, exc: KnowledgeError):
 
 @api.exception_handler(Http404)
 def not_found(request, exc: Http404):
-    return error_response(request, 404, "not_found", "Not found")
+    return error_response(request, 404, "not_found", _("Not found"))
 
 
 def unknown_path(request: HttpRequest, path: str = "") -> HttpResponse:
     """Paths under /api/ that match no operation get the API's 404, not the HTML page."""
-    return error_response(request, 404, "not_found", f"No API operation at {request.path}")
+    return error_response(request, 404, "not_found", _("No API operation at %(path)s") % {"path": request.path})
 
 
 @api.exception_handler(RequestDataTooBig)
 def request_too_big(request, exc: Exception):
-    return error_response(request, 413, "payload_too_large", str(exc) or "The request body is too large")
+    return error_response(request, 413, "payload_too_large", str(exc) or _("The request body is too large"))
 
 
 @api.exception_handler(TooManyFilesSent)
 def too_many_files(request, exc: Exception):
-    return error_response(request, 413, "too_many_files", str(exc) or "Too many files in one request")
+    return error_response(request, 413, "too_many_files", str(exc) or _("Too many files in one request"))
 
 
 @api.exception_handler(Exception)
 def server_error(request, exc: Exception):
     logger.exception("Unhandled error in %s %s", request.method, request.path)
-    return error_response(request, 500, "server_error", "Internal server error")
+    return error_response(request, 500, "server_error", _("Internal server error"))

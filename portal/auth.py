@@ -10,6 +10,7 @@ import time
 from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 from ninja.errors import HttpError
 from ninja.security import HttpBearer
 from ninja.throttling import BaseThrottle
@@ -37,7 +38,7 @@ class ApiKeyAuth(HttpBearer):
 
     def __call__(self, request: HttpRequest):
         if not request.headers.get(self.header):
-            raise ApiError(401, "unauthorized", "Send an API key as 'Authorization: Bearer <key>'")
+            raise ApiError(401, "unauthorized", _("Send an API key as 'Authorization: Bearer <key>'"))
         return super().__call__(request)
 
     def authenticate(self, request: HttpRequest, token: str) -> ApiKey:
@@ -53,27 +54,27 @@ def authenticate(token: str, address: str) -> ApiKey:
     """
     key = ApiKey.objects.for_token(token.strip())
     if key is None:
-        raise ApiError(401, "invalid_key", "The API key is not valid")
+        raise ApiError(401, "invalid_key", _("The API key is not valid"))
     if key.revoked_at is not None:
-        raise ApiError(401, "key_revoked", "The API key was revoked")
+        raise ApiError(401, "key_revoked", _("The API key was revoked"))
     if key.is_expired:
-        raise ApiError(401, "key_expired", "The API key has expired")
+        raise ApiError(401, "key_expired", _("The API key has expired"))
     if not key.allows_ip(address):
-        raise ApiError(403, "ip_not_allowed", "The API key may not be used from this address")
+        raise ApiError(403, "ip_not_allowed", _("The API key may not be used from this address"))
     key.touch()
     return key
 
 
 def require_scope(key: ApiKey, scope: str) -> None:
     if scope not in key.scopes:
-        raise ApiError(403, "missing_scope", f"The API key lacks the '{scope}' scope")
+        raise ApiError(403, "missing_scope", _("The API key lacks the '%(scope)s' scope") % {"scope": scope})
 
 
 def check_rate(request: HttpRequest) -> None:
     """Count one request of `request.auth` against the per-key rate limit; `ApiError(429)` beyond it."""
     throttle = ApiKeyThrottle()
     if not throttle.allow_request(request):
-        raise ApiError(429, "rate_limited", "Too many requests for this API key; retry later",
+        raise ApiError(429, "rate_limited", _("Too many requests for this API key; retry later"),
                        retry_after=throttle.wait())
 
 

@@ -3,6 +3,7 @@
 import json
 
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 
 
 class ApiMethodNotAllowedMiddleware:
@@ -19,7 +20,8 @@ class ApiMethodNotAllowedMiddleware:
             return response
         allowed = response.get("Allow", "")
         body = {"error": {"code": "method_not_allowed",
-                          "message": f"{request.method} is not allowed here; allowed: {allowed or 'none'}"}}
+                          "message": _("%(method)s is not allowed here; allowed: %(allowed)s")
+                          % {"method": request.method, "allowed": allowed or _("none")}}}
         replacement = HttpResponse(json.dumps(body), status=405, content_type="application/json; charset=utf-8")
         if allowed:
             replacement["Allow"] = allowed

@@ -3,6 +3,7 @@
 from django.contrib.staticfiles import finders
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
@@ -18,13 +19,13 @@ def favicon(request: HttpRequest) -> FileResponse:
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """404 in the admin's look (Django's default is an unstyled page)."""
-    return _error_page(request, 404, "Page not found", "There is nothing at this address.")
+    return _error_page(request, 404, _("Page not found"), _("There is nothing at this address."))
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     """403 in the admin's look, saying what to ask for."""
-    return _error_page(request, 403, "Permission denied",
-                       "Your account may not open this page. Ask an administrator for the permission it needs.")
+    return _error_page(request, 403, _("Permission denied"),
+                       _("Your account may not open this page. Ask an administrator for the permission it needs."))
 
 
 def _error_page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:

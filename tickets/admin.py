@@ -15,6 +15,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from tickets import citations, inbox, reports, triage
@@ -37,8 +39,8 @@ class AgentAdmin(admin.ModelAdmin):
     filter_horizontal = ["knowledge_bases"]
     fieldsets = [
         (None, {"fields": ["name", "description", "is_active", "is_default"]}),
-        ("Answers", {"fields": ["instructions", "knowledge_bases", "confidence_threshold", "refusal_text"]}),
-        ("Routing and sending", {"fields": ["routing_hints", "auto_reply", "auto_reply_confidence"]}),
+        (_("Answers"), {"fields": ["instructions", "knowledge_bases", "confidence_threshold", "refusal_text"]}),
+        (_("Routing and sending"), {"fields": ["routing_hints", "auto_reply", "auto_reply_confidence"]}),
     ]
 
     def get_queryset(self, request):
@@ -47,10 +49,10 @@ class AgentAdmin(admin.ModelAdmin):
     def save_related(self, request, form, formset, change):
         super().save_related(request, form, formset, change)
         if not form.instance.knowledge_bases.exists():
-            self.message_user(request, f"{form.instance} has no knowledge base: its tickets get no drafted "
-                              "answer until you add one.", messages.WARNING)
+            self.message_user(request, _("%(agent)s has no knowledge base: its tickets get no drafted "
+                                        "answer until you add one.") % {"agent": form.instance}, messages.WARNING)
 
-    @admin.display(description="Knowledge bases")
+    @admin.display(description=_("Knowledge bases"))
     def bases(self, agent):
         return ", ".join(kb.name for kb in agent.knowledge_bases.all()) or "—"
 
@@ -75,38 +77,40 @@ class TicketAdmin(admin.ModelAdmin):
         return False  # tickets arrive through the API, e-mail or the import command
 
     def changelist_view(self, request, extra_context=None):
-        return super().changelist_view(request, {"title": "Inbox", **(extra_context or {})})
+        return super().changelist_view(request, {"title": _("Inbox"), **(extra_context or {})})
 
     def get_queryset(self, request):
         # The inbox never shows the trace or metadata; the ticket page loads its own copy.
         return super().get_queryset(request).defer("trace", "metadata", "routing_reason", "risk_reasons")
 
-    @admin.display(description="#", ordering="pk")
+    @admin.display(description=_("#"), ordering="pk")
     def number(self, ticket):
         return ticket.pk
 
-    @admin.display(description="Status", ordering="status")
+    @admin.display(description=_("Status"), ordering="status")
     def status_badge(self, ticket):
         return format_html('<span class="tk-badge tk-{}">{}</span>', STATUS_CSS.get(ticket.status, "muted"),
                            ticket.get_status_display())
 
-    @admin.display(description="Risk", ordering="risk_level")
+    @admin.display(description=_("Risk"), ordering="risk_level")
     def risk_badge(self, ticket):
         if not ticket.risk_level:
             return "—"
         return format_html('<span class="tk-badge tk-{}">{}</span>', RISK_CSS[ticket.risk_level],
                            ticket.get_risk_level_display())
 
-    @admin.display(description="Confidence", ordering="confidence")
+    @admin.display(description=_("Confidence"), ordering="confidence")
     def confidence_display(self, ticket):
         return "—" if ticket.confidence is None else f"{ticket.confidence:.2f}"
 
-    @admin.action(description="Re-triage selected open tickets", permissions=["change"])
+    @admin.action(description=_("Re-triage selected open tickets"), permissions=["change"])
     def retriage_tickets(self, request, queryset):
         open_tickets = [ticket for ticket in queryset if ticket.is_open]
         for ticket in open_tickets:
             triage.retriage(ticket)
-        self.message_user(request, f"{len(open_tickets)} ticket(s) queued for triage.")
+        count = len(open_tickets)
+        self.message_user(request, ngettext("%(count)d ticket queued for triage.",
+                                            "%(count)d tickets queued for triage.", count) % {"count": count})
 
     # --- the ticket page -------------------------------------------------------------------------
 
@@ -156,8 +160,12 @@ class TicketAdmin(admin.ModelAdmin):
         except TicketError as exc:
             self.message_user(request, str(exc), messages.ERROR)
         else:
-            edited = f" (edited: {reply.edit_distance} characters changed)" if reply.edit_distance else ""
-            self.message_user(request, f"Reply sent{edited}.")
+            if reply.edit_distance:
+                self.message_user(request, ngettext("Reply sent (edited: %(count)d character changed).",
+                                                    "Reply sent (edited: %(count)d characters changed).",
+                                                    reply.edit_distance) % {"count": reply.edit_distance})
+            else:
+                self.message_user(request, _("Reply sent."))
         return self._back(ticket)
 
     @method_decorator(require_POST)
@@ -168,7 +176,7 @@ class TicketAdmin(admin.ModelAdmin):
         except TicketError as exc:
             self.message_user(request, str(exc), messages.ERROR)
         else:
-            self.message_user(request, "Ticket rejected; no reply was sent.")
+            self.message_user(request, _("Ticket rejected; no reply was sent."))
         return self._back(ticket)
 
     @method_decorator(require_POST)
@@ -188,7 +196,7 @@ class TicketAdmin(admin.ModelAdmin):
         except TicketError as exc:
             self.message_user(request, str(exc), messages.ERROR)
         else:
-            self.message_user(request, "Ticket queued for triage.")
+            self.message_user(request, _("Ticket queued for triage."))
         return self._back(ticket)
 
     def report_view(self, request):
@@ -197,7 +205,7 @@ class TicketAdmin(admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": "Knowledge gaps: refused and low-confidence tickets",
+            "title": _("Knowledge gaps: refused and low-confidence tickets"),
             "groups": reports.gap_report(),
             "edits": reports.edit_stats(),
             # Content managers see the questions, not the tickets.

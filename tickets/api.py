@@ -7,6 +7,7 @@ A key limited to some knowledge bases sees only the tickets it submitted; other 
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from ninja import Query, Router, Status
 from ninja.pagination import paginate
 
@@ -41,8 +42,9 @@ def create_ticket(request: HttpRequest, payload: TicketIn):
     """Submit a customer message; risk, routing and a drafted answer follow in the worker."""
     if payload.external_id and Ticket.objects.filter(channel=Ticket.Channel.API,
                                                      external_id=payload.external_id).exists():
-        raise ApiError(409, "duplicate_external_id", "A ticket with this external_id was already submitted",
-                       [{"field": "external_id", "location": "body", "message": "already used", "type": "duplicate"}])
+        raise ApiError(409, "duplicate_external_id", _("A ticket with this external_id was already submitted"),
+                       [{"field": "external_id", "location": "body", "message": _("already used"),
+                         "type": "duplicate"}])
     # The submitting key is recorded after the caller's metadata, so it cannot be forged.
     metadata = {**payload.metadata, "api_key_id": request.auth.pk}
     ticket = triage.submit_ticket(subject=payload.subject, body=payload.body, customer=payload.customer,

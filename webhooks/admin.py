@@ -1,5 +1,7 @@
 from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from webhooks import delivery as deliveries
 from webhooks.exceptions import WebhookError
@@ -21,7 +23,7 @@ class EndpointAdmin(admin.ModelAdmin):
             kwargs["assume_scheme"] = "https"  # an address typed without a scheme is https
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
-    @admin.display(description="events")
+    @admin.display(description=_("events"))
     def event_list(self, endpoint: Endpoint) -> str:
         return ", ".join(endpoint.events)
 
@@ -32,22 +34,25 @@ class EndpointAdmin(admin.ModelAdmin):
             except WebhookError as exc:
                 # Saved, but off, so the refusal is visible and nothing is sent.
                 obj.is_active, obj.disabled_reason = False, str(exc)[:500]
-                self.message_user(request, f"Not enabled: {exc}", messages.ERROR)
+                self.message_user(request, _("Not enabled: %(error)s") % {"error": exc}, messages.ERROR)
         if not change and obj.owner is None:
             obj.owner = request.user
         super().save_model(request, obj, form, change)
 
-    @admin.action(description="Enable (and reset the failure count)")
+    @admin.action(description=_("Enable (and reset the failure count)"))
     def enable(self, request, queryset):
         for endpoint in queryset:
             endpoint.enable()
-        self.message_user(request, f"{len(queryset)} endpoint(s) enabled")
+        self.message_user(request, ngettext("%(count)d endpoint enabled", "%(count)d endpoints enabled", len(queryset))
+                          % {"count": len(queryset)})
 
-    @admin.action(description="Rotate the signing secret")
+    @admin.action(description=_("Rotate the signing secret"))
     def rotate_secret(self, request, queryset):
         for endpoint in queryset:
             endpoint.rotate_secret()
-        self.message_user(request, f"{len(queryset)} secret(s) rotated; give receivers the new ones")
+        self.message_user(request, ngettext("%(count)d secret rotated; give receivers the new one",
+                                             "%(count)d secrets rotated; give receivers the new ones", len(queryset))
+                          % {"count": len(queryset)})
 
 
 @admin.register(Delivery)
@@ -66,11 +71,11 @@ class DeliveryAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.display(description="error")
+    @admin.display(description=_("error"))
     def short_error(self, delivery: Delivery) -> str:
         return delivery.error[:120]
 
-    @admin.display(description="attempts log")
+    @admin.display(description=_("attempts log"))
     def attempt_log(self, delivery: Delivery) -> str:
         if not delivery.log:
             return "—"
@@ -79,8 +84,9 @@ class DeliveryAdmin(admin.ModelAdmin):
             for entry in delivery.log))
         return format_html("<ul>{}</ul>", rows)
 
-    @admin.action(description="Send again")
+    @admin.action(description=_("Send again"))
     def retry(self, request, queryset):
         for item in queryset:
             deliveries.retry_now(item)
-        self.message_user(request, f"{len(queryset)} deliveries queued again")
+        self.message_user(request, ngettext("%(count)d delivery queued again", "%(count)d deliveries queued again",
+                                             len(queryset)) % {"count": len(queryset)})

@@ -3,19 +3,21 @@
 import hashlib
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext_lazy as _
+
 LAYER_NAMES = {
-    "D0": "Documentation sections",
-    "D1": "Document catalog",
-    "D2": "Facts",
-    "D3": "Entities",
-    "D4": "Workflows",
-    "D5": "Relations",
-    "D6": "Integrations",
-    "C0": "Source chunks",
-    "C1": "Symbols",
-    "C2": "Dependencies",
-    "C3": "Entrypoints",
-    "C4": "Semantic roles",
+    "D0": _("Documentation sections"),
+    "D1": _("Document catalog"),
+    "D2": _("Facts"),
+    "D3": _("Entities"),
+    "D4": _("Workflows"),
+    "D5": _("Relations"),
+    "D6": _("Integrations"),
+    "C0": _("Source chunks"),
+    "C1": _("Symbols"),
+    "C2": _("Dependencies"),
+    "C3": _("Entrypoints"),
+    "C4": _("Semantic roles"),
 }
 DOC_LAYERS = ("D0", "D1", "D2", "D3", "D4", "D5", "D6")
 CODE_LAYERS = ("C0", "C1", "C2", "C3", "C4")
