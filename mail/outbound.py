@@ -17,6 +17,7 @@ from django.core.mail import EmailMessage
 
 from mail.inbound import MESSAGE_ID, one_line
 from mail.models import MailMessage
+from tickets import replies
 from tickets.models import Message
 
 logger = logging.getLogger(__name__)
@@ -24,8 +25,8 @@ logger = logging.getLogger(__name__)
 MAX_REFERENCES = 20
 
 
-def reply_subject(subject: str) -> str:
-    subject = one_line(subject) or "Your request"
+def reply_subject(subject: str, fallback: str = "Your request") -> str:
+    subject = one_line(subject) or fallback
     return subject if subject.lower().startswith(("re:", "ha:", "отв:")) else f"Re: {subject}"
 
 
@@ -45,13 +46,14 @@ def send_reply(message_id: int) -> MailMessage | None:
     mail = sent or MailMessage(direction=MailMessage.Direction.OUTBOUND, ticket=ticket, ticket_message=reply,
                                message_id=make_msgid(domain=settings.MAIL["DOMAIN"]))
     mail.status, mail.sender, mail.recipients = MailMessage.Status.PENDING, settings.MAIL["FROM"], to
-    mail.subject, mail.in_reply_to = reply_subject(ticket.subject), last_in.message_id
+    mail.subject, mail.in_reply_to = reply_subject(ticket.subject, replies.email_subject(ticket)), last_in.message_id
     mail.references = " ".join(references[-MAX_REFERENCES:])
     mail.save()
     headers = {"Message-ID": mail.message_id, "In-Reply-To": mail.in_reply_to, "References": mail.references}
     if reply.auto_sent:
         headers["Auto-Submitted"] = "auto-replied"
-    email = EmailMessage(mail.subject, reply.body, settings.MAIL["FROM"], [to], headers=headers)
+    # The agent's e-mail template in the customer's language wraps the reply (greeting, signature).
+    email = EmailMessage(mail.subject, replies.email_body(reply), settings.MAIL["FROM"], [to], headers=headers)
     raw = email.message().as_bytes()
     try:
         email.send()

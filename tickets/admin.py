@@ -15,14 +15,25 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from tickets import citations, inbox, reports, triage
 from tickets.exceptions import TicketError
-from tickets.models import Agent, KnowledgeGap, Message, RiskLevel, Ticket, TicketSource
+from tickets.models import Agent, KnowledgeGap, Message, ReplyTemplate, RiskLevel, Ticket, TicketSource
 
+# Confidence reason codes (knowledge.search.answers) as staff read them on the ticket page.
+CONFIDENCE_REASONS = {
+    "no_vector_scores": _("no vector similarity to judge by"),
+    "low_top_score": _("the best source matches weakly"),
+    "single_source": _("only one source"),
+    "keyword_fallback_used": _("found by keywords only"),
+    "below_threshold": _("below the agent's threshold"),
+    "dropped_markers": _("markers that point nowhere were dropped"),
+    "no_citations": _("the draft cites no source"),
+    "generator_failed": _("the model failed; the draft is extractive"),
+}
 RISK_CSS = {RiskLevel.LOW: "ok", RiskLevel.MEDIUM: "warn", RiskLevel.HIGH: "error"}
 STATUS_CSS = {
     Ticket.Status.NEW: "muted", Ticket.Status.TRIAGING: "running", Ticket.Status.REVIEW: "warn",
@@ -31,12 +42,21 @@ STATUS_CSS = {
 }
 
 
+class ReplyTemplateInline(admin.StackedInline):
+    """The agent's refusal and e-mail texts per language; a missing one falls back to the default."""
+
+    model = ReplyTemplate
+    extra = 0
+    fields = [("kind", "language"), "text"]
+
+
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
     list_display = ["name", "is_active", "is_default", "auto_reply", "confidence_threshold", "bases"]
     list_filter = ["is_active", "auto_reply"]
     search_fields = ["name", "description", "routing_hints"]
     filter_horizontal = ["knowledge_bases"]
+    inlines = [ReplyTemplateInline]
     fieldsets = [
         (None, {"fields": ["name", "description", "is_active", "is_default"]}),
         (_("Answers"), {"fields": ["instructions", "knowledge_bases", "confidence_threshold", "refusal_text"]}),
@@ -62,7 +82,7 @@ class TicketAdmin(admin.ModelAdmin):
     list_display = ["number", "subject", "status_badge", "risk_badge", "agent", "confidence_display",
                     "refused", "created_at"]
     list_display_links = ["number", "subject"]
-    list_filter = ["status", "risk_level", "agent", "refused", "channel"]
+    list_filter = ["status", "risk_level", "agent", "refused", "channel", "language"]
     list_select_related = ["agent"]
     search_fields = ["subject", "customer", "external_id"]
     ordering = ["-created_at", "-pk"]
@@ -260,4 +280,16 @@ def conversation_context(ticket: Ticket) -> dict:
     draft = next((e["message"] for e in reversed(entries)
                   if e["message"].kind == Message.Kind.DRAFT and e["message"].is_current), None)
     return {"ticket": ticket, "entries": entries, "draft": draft, "trace": ticket.trace,
+            **translated_reasons(ticket),
             "changed_sources": sum(1 for s in ticket.sources.all() if s.change.changed)}
+
+
+def translated_reasons(ticket: Ticket) -> dict:
+    """Risk and confidence reasons in the reader's language (stored as English msgids and codes)."""
+    levels = dict(RiskLevel.choices)
+    risk_reasons = [{**reason, "reason": gettext(reason.get("reason", "")),
+                     "level_label": levels.get(reason.get("level"), reason.get("level"))}
+                    for reason in ticket.risk_reasons]
+    confidence_reasons = [str(CONFIDENCE_REASONS.get(code, code)) for code in ticket.confidence_reasons]
+    return {"risk_reasons": risk_reasons, "confidence_reasons": confidence_reasons,
+            "routing_reason": ticket.routing_reason}

@@ -1,6 +1,7 @@
 """Agents, tickets, their messages, and the source snapshots that drafted answers cite."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -53,7 +54,8 @@ class Agent(models.Model):
     refusal_text = models.TextField(
         _("refusal text"),
         blank=True,
-        help_text=_("Sent instead of a guess when the knowledge bases cannot answer. Empty: the default text."),
+        help_text=_("Sent instead of a guess when the knowledge bases cannot answer, for tickets in a language "
+                    "without its own refusal template below. Empty: the default text in the ticket's language."),
     )
     is_active = models.BooleanField(_("is active"), default=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
@@ -108,6 +110,9 @@ class Ticket(models.Model):
     customer = models.CharField(_("customer"), max_length=300, blank=True,
                                 help_text=_("Name or address of the customer."))
     channel = models.CharField(_("channel"), max_length=20, choices=Channel.choices, default=Channel.WEB)
+    # The language the customer wrote in (detected when the ticket arrives): refusals and e-mails
+    # go out in it, whatever language the staff's admin speaks.
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, blank=True)
     external_id = models.CharField(_("external id"), max_length=200, blank=True,
                                    help_text=_("Id in the system it came from."))
     status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.NEW)
@@ -284,3 +289,39 @@ class KnowledgeGap(Ticket):
         proxy = True
         default_permissions = ()
         verbose_name = verbose_name_plural = _("knowledge gaps")
+
+
+class ReplyTemplate(models.Model):
+    """An agent's own text for the customer, in one language; without one the portal's default is used.
+
+    `refusal` replaces a draft the knowledge bases cannot support; `email` and `auto_reply` wrap the
+    reply sent by e-mail (by staff, or automatically) and must contain `{reply}`. Every kind may use
+    `{agent}`, `{customer}` and `{ticket}`.
+    """
+
+    class Kind(models.TextChoices):
+        REFUSAL = "refusal", _("Refusal")
+        EMAIL = "email", _("E-mail reply")
+        AUTO_REPLY = "auto_reply", _("Automatic e-mail reply")
+
+    agent = models.ForeignKey(Agent, verbose_name=_("agent"), on_delete=models.CASCADE, related_name="templates")
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
+    text = models.TextField(_("text"), help_text=_("Placeholders: {reply} (e-mail kinds, required), {agent}, "
+                                                   "{customer}, {ticket}."))
+
+    class Meta:
+        verbose_name = _("reply template")
+        verbose_name_plural = _("reply templates")
+        ordering = ["agent", "kind", "language"]
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "kind", "language"],
+                                    name="tickets_replytemplate_agent_kind_language_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.agent} · {self.get_kind_display()} · {self.get_language_display()}"
+
+    def clean(self) -> None:
+        if self.kind != self.Kind.REFUSAL and "{reply}" not in self.text:
+            raise ValidationError({"text": _("An e-mail template must contain {reply}, where the answer goes.")})

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from tickets.models import RiskLevel
 
@@ -63,44 +64,45 @@ def _rule(code: str, level: str, reason: str, *patterns: str) -> Rule:
 W = r"(?<!\w)"
 
 RULES = [
-    _rule("legal_threat", RiskLevel.HIGH, "Mentions legal action, a lawyer, a court or a regulator",
+    _rule("legal_threat", RiskLevel.HIGH, gettext_noop("Mentions legal action, a lawyer, a court or a regulator"),
           rf"{W}(?:sue|suing|sued|lawsuit|lawyers?|attorneys?|legal action|court|litigation|class action)(?!\w)",
           rf"{W}(?:consumer protection|ombudsman|regulator|small claims|file a (?:formal )?complaint with)",
           rf"{W}(?:суд(?:а|е|ом|ебн\w*)?|иск(?:а|ом|е|и|ов)?|исков\w*|адвокат\w*|юрист\w*|прокуратур\w*|роспотребнадзор\w*|"
           rf"омбудсмен\w*|претензи\w*|нацбанк\w*|жалоб\w* в)(?!\w)"),
-    _rule("chargeback", RiskLevel.HIGH, "Asks for a chargeback or disputes a charge",
+    _rule("chargeback", RiskLevel.HIGH, gettext_noop("Asks for a chargeback or disputes a charge"),
           rf"{W}(?:charge ?backs?|dispute (?:the |a |this )?(?:charge|transaction|payment)|"
           rf"unauthori[sz]ed (?:charge|transaction|payment)|fraud\w*|double charged|charged twice)",
           rf"{W}(?:чарджбэк\w*|чарджбек\w*|оспор\w*|опротест\w*|мошенни\w*|списали дважды|"
           rf"несанкционированн\w*|не совершал\w*)"),
-    _rule("refund", RiskLevel.MEDIUM, "Asks for a refund or compensation",
+    _rule("refund", RiskLevel.MEDIUM, gettext_noop("Asks for a refund or compensation"),
           rf"{W}(?:refund\w*|money back|reimburse\w*|compensat\w*|cancellation fee)",
           rf"{W}(?:вернуть деньги|верните деньги|возврат\w*|вернуть средства|компенсаци\w*|возмещ\w*)"),
-    _rule("personal_data", RiskLevel.HIGH, "Contains personal data (a card or passport number, a CVV)",
+    _rule("personal_data", RiskLevel.HIGH, gettext_noop("Contains personal data (a card or passport number, a CVV)"),
           r"(?<!\d)(?:\d[ -]?){15,18}\d(?!\d)",  # a card number
           r"(?<![\w.])[A-Z]{2}\d{7}(?!\w)",  # a Belarusian/Russian-style passport number
           rf"{W}(?:my (?:cvv|cvc|passport number|social security number|ssn) is|cvv|cvc)(?!\w)",
           rf"{W}(?:мой (?:cvv|cvc|номер паспорта)|cvv|cvc|номер паспорта:?\s*\w*\d)"),
-    _rule("personal_data_request", RiskLevel.MEDIUM, "Asks about the handling of personal data",
+    _rule("personal_data_request", RiskLevel.MEDIUM, gettext_noop("Asks about the handling of personal data"),
           rf"{W}(?:gdpr|my personal (?:data|information)|delete my (?:data|personal)|data protection|"
           rf"privacy (?:policy|request))",
           rf"{W}(?:персональн\w* данн\w*|личн\w* данн\w*|удал\w* (?:мои|моих) данн\w*)"),
-    _rule("security", RiskLevel.HIGH, "Reports a security problem: a hacked account, stolen card or phishing",
+    _rule("security", RiskLevel.HIGH,
+          gettext_noop("Reports a security problem: a hacked account, stolen card or phishing"),
           rf"{W}(?:hack(?:ed|er|ing)?|stolen|phishing|scam\w*|compromised|someone (?:else )?(?:logged|accessed)|"
           rf"account takeover|identity theft|data breach|leaked)",
           rf"{W}(?:взлом\w*|украл\w*|украден\w*|кража|фишинг\w*|утечк\w*|"
           rf"посторонн\w* (?:доступ|вход)|чужой вход|скомпрометир\w*)"),
-    _rule("abuse", RiskLevel.HIGH, "Insults or threats aimed at people",
+    _rule("abuse", RiskLevel.HIGH, gettext_noop("Insults or threats aimed at people"),
           rf"{W}(?:you(?: are|'re| r)? (?:\w+ )?(?:idiots?|morons?|bastards?|assholes?|scum|thieves|crooks)|"
           rf"(?:idiots?|morons?|bastards?|assholes?)(?!\w)|fuck (?:you|off)|damn you|kill you|i will find you|"
           rf"burn (?:it|you|your \w+) down|you will (?:pay|regret))",
           rf"{W}(?:урод\w*|идиот\w*|дебил\w*|сволоч\w*|твар[ьи](?!\w)|мрази?(?!\w)|ворюг\w*|жулик\w*|"
           rf"убью|убить вас|вы (?:ещё |еще )?пожалеете|найду (?:вас|тебя))"),
     # Swearing alone is rudeness, not a threat: it is worth a human look but not an escalation.
-    _rule("profanity", RiskLevel.MEDIUM, "Swearing",
+    _rule("profanity", RiskLevel.MEDIUM, gettext_noop("Swearing"),
           rf"{W}(?:fuck\w*|shit\w*|bitch\w*|crap(?:py)?|damn(?:ed)?|wtf)(?!\w)",
           rf"{W}(?:бля\w*|хуй\w*|хуе\w*|хрен\w*|пизд\w*|сук[аи](?!\w)|еба\w*|ёба\w*|нахер|нафиг)"),
-    _rule("anger", RiskLevel.MEDIUM, "Strong anger or dissatisfaction",
+    _rule("anger", RiskLevel.MEDIUM, gettext_noop("Strong anger or dissatisfaction"),
           rf"{W}(?:furious|outraged|unacceptable|ridiculous|disgusting|worst (?:service|company|bank)|"
           rf"terrible service|fed up|sick of|never again|scam company|i am so angry|very angry|"
           rf"this is a joke)",
@@ -128,7 +130,7 @@ class RuleClassifier:
                 reasons.append(RiskReason(rule.code, rule.level, rule.reason, found.group(0).strip()[:80]))
         shouting = SHOUTING.search(text)
         if shouting and not any(reason.code == "anger" for reason in reasons):
-            reasons.append(RiskReason("anger", RiskLevel.MEDIUM, "Shouting (capitals or !!!)",
+            reasons.append(RiskReason("anger", RiskLevel.MEDIUM, gettext_noop("Shouting (capitals or !!!)"),
                                       shouting.group(0).strip()[:80]))
         return RiskAssessment(_highest(reasons), reasons)
 

@@ -16,8 +16,9 @@ from django.utils import timezone
 
 from knowledge.search import answers
 from portal.jobs import enqueue_task
+from portal.languages import detect_language
 from portal.models import ApiKey
-from tickets import citations, notify, risk, routing
+from tickets import citations, notify, replies, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, RiskLevel, Ticket
 
@@ -25,8 +26,6 @@ logger = logging.getLogger(__name__)
 
 TASK = "triage"  # the name tickets/tasks.py registers its task under
 TOP_K = 6
-DEFAULT_REFUSAL = ("Thank you for your message. We could not find a reliable answer in our documentation, "
-                   "so a member of our team will reply to you personally.")
 
 
 @transaction.atomic
@@ -34,7 +33,8 @@ def submit_ticket(*, subject: str = "", body: str, customer: str = "", channel: 
                   external_id: str = "", metadata: dict | None = None, triage: bool = True) -> Ticket:
     """Create a ticket with the customer's first message; triage is queued after commit."""
     ticket = Ticket(subject=(subject or _subject_from(body))[:300], customer=customer[:300], channel=channel,
-                    external_id=external_id[:200], metadata=metadata or {})
+                    external_id=external_id[:200], metadata=metadata or {},
+                    language=detect_language(f"{subject}\n{body}"))
     ticket.full_clean()
     ticket.save()
     Message.objects.create(ticket=ticket, kind=Message.Kind.CUSTOMER, body=body)
@@ -169,7 +169,7 @@ class TriageOrchestrator:
                 return None
         started = time.perf_counter()
         result = answers.answer(question, kb_ids, top_k=self.top_k, threshold=agent.confidence_threshold,
-                                refusal_text=agent.refusal_text or DEFAULT_REFUSAL, instructions=agent.instructions,
+                                refusal_text=replies.refusal_text(agent, ticket), instructions=agent.instructions,
                                 query_embeddings=self.query_embeddings)
         self._record_answer(result, agent, started)
         with transaction.atomic():
