@@ -44,7 +44,9 @@ class OutboundTests(TestCase):
         self.assertEqual(sent["References"].split(), ["<older@example.com>", first.mail.message_id])
         self.assertTrue(sent["Message-ID"].endswith("@portal.example>"))
         self.assertIsNone(sent["Auto-Submitted"])
-        self.assertEqual(sent.get_content().strip(), "It left the warehouse today.")
+        # The reply inside the default e-mail template of the customer's language (tickets.replies).
+        self.assertEqual(sent.get_content().replace("\r\n", "\n").strip(),
+                         "Hello,\n\nIt left the warehouse today.\n\nBest regards,\nThe support team")
         row = MailMessage.objects.get(direction="out")
         self.assertEqual((row.status, row.message_id, row.ticket), ("sent", sent["Message-ID"], first.ticket))
 

@@ -192,7 +192,9 @@ class AgentAdminTests(TestCase):
         self.client.force_login(root)
         form = {"name": "Billing", "description": "", "is_active": "on", "instructions": "",
                 "confidence_threshold": "0.5", "refusal_text": "Sorry.", "routing_hints": "",
-                "auto_reply_confidence": "0.9"}
+                "auto_reply_confidence": "0.9",
+                # the reply templates inline, empty
+                "templates-TOTAL_FORMS": "0", "templates-INITIAL_FORMS": "0"}
         response = self.client.post(reverse("admin:tickets_agent_add"), form, follow=True)
         self.assertTrue(Agent.objects.filter(name="Billing").exists())
         self.assertContains(response, "has no knowledge base")
