@@ -376,7 +376,8 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("Counters"))
     def counters_display(self, job):
-        return ", ".join(f"{name}: {value}" for name, value in sorted(job.counters.items())) or "—"
+        return ", ".join(f"{admin_views.counter_label(name)}: {value}"
+                         for name, value in sorted(job.counters.items())) or "—"
 
     @admin.display(description=_("Options"))
     def options_display(self, job):

@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from knowledge import jobs
 from knowledge.exceptions import KnowledgeError
@@ -168,6 +168,27 @@ def document_detail(doc: Document) -> dict:
 
 # --- Jobs ------------------------------------------------------------------------------------------
 
+# Job counters (knowledge.jobs, crawler.crawling, the layer store) as people read them.
+COUNTER_LABELS = {
+    "created": gettext_lazy("created"), "updated": gettext_lazy("updated"), "unchanged": gettext_lazy("unchanged"),
+    "failed": gettext_lazy("failed"), "deleted": gettext_lazy("deleted"),
+    "chunks_embedded": gettext_lazy("chunks embedded"), "queued": gettext_lazy("queued"),
+    "fetched": gettext_lazy("fetched"), "ingested": gettext_lazy("ingested"), "duplicate": gettext_lazy("duplicates"),
+    "blocked_by_robots": gettext_lazy("blocked by robots.txt"), "skipped_by_rule": gettext_lazy("skipped by a rule"),
+    "http_4xx": gettext_lazy("HTTP 4xx"), "http_5xx": gettext_lazy("HTTP 5xx"), "too_large": gettext_lazy("too large"),
+    "empty": gettext_lazy("empty"), "unsupported": gettext_lazy("unsupported"),
+    "blocked_address": gettext_lazy("blocked addresses"), "redirect_error": gettext_lazy("redirect errors"),
+    "removed": gettext_lazy("removed"),
+}
+
+
+def counter_label(name: str) -> str:
+    """A job counter's label; layer row counts (`rows_D2`) and unknown names as written."""
+    if name.startswith("rows_"):
+        return _("rows %(layer)s") % {"layer": name[5:]}
+    return str(COUNTER_LABELS.get(name, name.replace("_", " ")))
+
+
 def progress_data(job: Job) -> dict:
     return {
         "id": job.pk, "status": job.status, "status_label": job.get_status_display(),
@@ -187,7 +208,7 @@ def job_detail(model_admin, request, job: Job) -> dict:
         "retry_url": reverse("admin:knowledge_job_retry", args=[job.pk]),
         "can_cancel": can_change and not job.is_finished and not job.cancel_requested,
         "can_retry": can_change and job.is_retryable,
-        "counters": [(name, name.replace("_", " "), value) for name, value in sorted(job.counters.items())],
+        "counters": [(name, counter_label(name), value) for name, value in sorted(job.counters.items())],
         "title": str(job),
         "subtitle": job.knowledge_base,
     }

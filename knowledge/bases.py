@@ -2,11 +2,11 @@
 
 from django.conf import settings
 from django.db import transaction
-from django.utils.text import slugify
 
 from knowledge.indexing import vector_index
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Chunk, KnowledgeBase
+from portal.slugs import slug_from
 
 
 @transaction.atomic
@@ -16,7 +16,7 @@ def create_knowledge_base(*, name: str, slug: str = "", description: str = "", e
     embedder_name = embedder or settings.PORTAL["DEFAULT_EMBEDDER"]
     kb = KnowledgeBase(
         name=name,
-        slug=slug or slugify(name)[:100],
+        slug=slug or slug_from(name, fallback="knowledge-base"),
         description=description,
         embedder=embedder_name,
         embedding_dim=get_embedder(embedder_name).dim,

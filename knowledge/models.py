@@ -7,6 +7,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
@@ -117,7 +118,7 @@ class Document(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.title or self.source_uri or f"Document {self.pk}"
+        return self.title or self.source_uri or gettext("Document %(id)s") % {"id": self.pk}
 
     # Chunks of these documents are served: one being re-indexed keeps its previous chunks until the
     # new ones replace them in one transaction (knowledge/indexing/ingestion.py).

@@ -6,6 +6,7 @@ seen) is recognised and not made into a second ticket.
 """
 
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 
@@ -49,7 +50,7 @@ class MailMessage(models.Model):
         verbose_name_plural = _("e-mails")
 
     def __str__(self) -> str:
-        return f"{self.get_direction_display()}: {self.subject or '(no subject)'}"
+        return f"{self.get_direction_display()}: {self.subject or gettext('(no subject)')}"
 
 
 class Attachment(models.Model):

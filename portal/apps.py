@@ -7,4 +7,11 @@ class PortalConfig(AppConfig):
     verbose_name = _("Portal")
 
     def ready(self) -> None:
+        from django.apps import apps
+
         from portal import checks  # noqa: F401  (registers the system checks)
+
+        # django-q2 names its admin section after Q_CLUSTER["label"], a plain string: ours is
+        # translated here, so the admin's menu speaks the reader's language everywhere.
+        if apps.is_installed("django_q"):
+            apps.get_app_config("django_q").verbose_name = _("Background tasks")

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
+from django.utils.formats import number_format
 from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
@@ -121,7 +122,7 @@ class TicketAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("Confidence"), ordering="confidence")
     def confidence_display(self, ticket):
-        return "—" if ticket.confidence is None else f"{ticket.confidence:.2f}"
+        return "—" if ticket.confidence is None else number_format(ticket.confidence, 2)
 
     @admin.action(description=_("Re-triage selected open tickets"), permissions=["change"])
     def retriage_tickets(self, request, queryset):

@@ -6,6 +6,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from knowledge.models import Chunk, Document, KnowledgeBase
@@ -148,7 +149,7 @@ class Ticket(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.subject}" if self.subject else f"Ticket #{self.pk}"
+        return f"#{self.pk} {self.subject}" if self.subject else gettext("Ticket #%(id)s") % {"id": self.pk}
 
     @property
     def is_open(self) -> bool:
@@ -224,7 +225,7 @@ class Message(models.Model):
         indexes = [models.Index(fields=["ticket", "kind"], name="tickets_msg_ticket_kind_idx")]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} on ticket #{self.ticket_id}"
+        return gettext("%(kind)s on ticket #%(id)s") % {"kind": self.get_kind_display(), "id": self.ticket_id}
 
 
 class TicketSource(models.Model):
