@@ -15,8 +15,8 @@ class AddUrlForm(forms.Form):
 class CrawlForm(forms.Form):
     seed_url = forms.URLField(label=_("Start URL"), assume_scheme="https", max_length=2000,
                               widget=forms.URLInput(attrs={"class": "vURLField", "autofocus": True}))
-    max_pages = forms.IntegerField(min_value=1, max_value=100_000)
-    max_depth = forms.IntegerField(min_value=0, max_value=50,
+    max_pages = forms.IntegerField(label=_("Max pages"), min_value=1, max_value=100_000)
+    max_depth = forms.IntegerField(label=_("Max depth"), min_value=0, max_value=50,
                                    help_text=_("Links followed from the start page; 0 fetches only that page."))
     same_domain = forms.BooleanField(required=False, label=_("Stay on the same domain"))
     follow_docs = forms.BooleanField(required=False, label=_("Follow linked documents"),

@@ -41,7 +41,8 @@ class CrawledPage(models.Model):
     links = models.JSONField(_("links"), default=list, blank=True,
                              help_text=_("Outgoing links, followed again on a 304."))
     document = models.ForeignKey(
-        Document, on_delete=models.SET_NULL, null=True, blank=True, related_name="crawled_pages"
+        Document, verbose_name=_("document"), on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="crawled_pages",
     )
     error_message = models.TextField(_("error message"), blank=True)
     last_crawled_at = models.DateTimeField(_("last crawled at"), null=True, blank=True)

@@ -292,7 +292,7 @@ class CappedCountPaginator(Paginator):
 class LayerFilter(admin.SimpleListFilter):
     """The known layers, without the `SELECT DISTINCT layer` over every chunk that the default filter runs."""
 
-    title = "layer"
+    title = _("layer")
     parameter_name = "layer"
 
     def lookups(self, request, model_admin):

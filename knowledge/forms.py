@@ -20,7 +20,7 @@ LAYERS = [(layer, format_lazy("{} · {}", layer, name)) for layer, name in LAYER
 
 def embedder_field(**kwargs) -> forms.ChoiceField:
     # Names only: instantiating an embedder to read its description could load a model.
-    return forms.ChoiceField(choices=[(name, name) for name in REGISTRY], **kwargs)
+    return forms.ChoiceField(label=_("Embedder"), choices=[(name, name) for name in REGISTRY], **kwargs)
 
 
 class KnowledgeBaseForm(forms.ModelForm):
@@ -76,6 +76,7 @@ class MultipleFileField(forms.FileField):
 
 class UploadForm(forms.Form):
     files = MultipleFileField(
+        label=_("Files"),
         help_text=format_lazy(_("Supported: {}. Other files are refused."), ", ".join(parsing.SUPPORTED_EXTENSIONS)),
     )
 
@@ -87,18 +88,20 @@ class ReindexForm(forms.Form):
 
 
 class PlaygroundForm(forms.Form):
-    query = forms.CharField(max_length=2000, widget=forms.TextInput(attrs={"size": 80, "autofocus": True}))
+    query = forms.CharField(label=_("Query"), max_length=2000,
+                            widget=forms.TextInput(attrs={"size": 80, "autofocus": True}))
     knowledge_bases = forms.ModelMultipleChoiceField(
-        queryset=KnowledgeBase.objects.order_by("name"), widget=forms.CheckboxSelectMultiple)
-    mode = forms.ChoiceField(choices=list(MODES.items()), initial="hybrid")
+        queryset=KnowledgeBase.objects.order_by("name"), widget=forms.CheckboxSelectMultiple,
+        label=_("Knowledge bases"))
+    mode = forms.ChoiceField(label=_("Mode"), choices=list(MODES.items()), initial="hybrid")
     top_k = forms.IntegerField(min_value=1, max_value=50, initial=6, label=_("Top k"))
-    max_distance = forms.FloatField(min_value=0, max_value=2, required=False,
+    max_distance = forms.FloatField(label=_("Max distance"), min_value=0, max_value=2, required=False,
                                     help_text=_("Cosine distance cut-off (0 = identical, 2 = opposite)."))
-    layers = forms.MultipleChoiceField(choices=LAYERS, required=False, widget=forms.CheckboxSelectMultiple,
-                                       help_text=_("None checked: every layer."))
+    layers = forms.MultipleChoiceField(label=_("Layers"), choices=LAYERS, required=False,
+                                       widget=forms.CheckboxSelectMultiple, help_text=_("None checked: every layer."))
     filters = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
-        help_text='Metadata filters as JSON, e.g. {"doc_kind": "guide"}.')
+        label=_("Filters"), required=False, widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text=_('Metadata filters as JSON, e.g. {"doc_kind": "guide"}.'))
     with_answer = forms.BooleanField(required=False, label=_("Also draft a grounded answer with citations"))
 
     def clean_filters(self) -> dict | None:

@@ -211,7 +211,8 @@ class Job(models.Model):
 
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     knowledge_base = models.ForeignKey(
-        KnowledgeBase, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
+        KnowledgeBase, verbose_name=_("knowledge base"), on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="jobs",
     )
     status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.QUEUED)
     options = models.JSONField(_("options"), default=dict, blank=True)

@@ -50,7 +50,8 @@ class MailMessage(models.Model):
         verbose_name_plural = _("e-mails")
 
     def __str__(self) -> str:
-        return f"{self.get_direction_display()}: {self.subject or gettext('(no subject)')}"
+        subject = self.subject or gettext("(no subject)")
+        return f"{self.get_direction_display()}: {subject}"
 
 
 class Attachment(models.Model):

@@ -59,13 +59,15 @@ class ApiKey(models.Model):
     # The public part of the token, to find the row; the whole token is only ever stored hashed.
     prefix = models.CharField(_("prefix"), max_length=16, unique=True, editable=False)
     hashed_secret = models.CharField(_("hashed secret"), max_length=64, editable=False)
-    scopes = ArrayField(models.CharField(max_length=20, choices=Scope.choices), default=list)
+    scopes = ArrayField(models.CharField(max_length=20, choices=Scope.choices), default=list,
+                        verbose_name=_("scopes"))
     knowledge_bases = models.ManyToManyField(
-        "knowledge.KnowledgeBase", blank=True, related_name="+",
+        "knowledge.KnowledgeBase", verbose_name=_("knowledge bases"), blank=True, related_name="+",
         help_text=_("Leave empty to reach every knowledge base; otherwise the key sees only these."),
     )
     allowed_ips = ArrayField(
-        models.CharField(max_length=64), default=list, blank=True, validators=[validate_networks],
+        models.CharField(max_length=64), verbose_name=_("allowed IP addresses"), default=list, blank=True,
+        validators=[validate_networks],
         help_text=_("IP addresses or CIDR networks the key may be used from; empty means anywhere."),
     )
     expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)

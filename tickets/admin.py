@@ -5,6 +5,8 @@ risk, agent, draft with citation badges, source snapshots, trace) and its button
 small views wired in `get_urls()`, which re-check permissions and call `tickets.inbox`.
 """
 
+import re
+
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
@@ -35,6 +37,16 @@ CONFIDENCE_REASONS = {
     "no_citations": _("the draft cites no source"),
     "generator_failed": _("the model failed; the draft is extractive"),
 }
+# Triage trace steps and outcomes (codes written by tickets.triage) in the reader's language.
+TRACE_STEPS = {
+    "risk": _("Risk"), "routing": _("Routing"), "retrieval": _("Retrieval"), "confidence": _("Confidence"),
+    "generation": _("Drafting"), "decision": _("Decision"), "error": _("Error"),
+}
+TRACE_OUTCOMES = {
+    **dict(RiskLevel.choices), "none": _("none"), "skipped": _("skipped"), "refused": _("refused"),
+    "drafted": _("drafted"), "review": _("review"), "auto_reply": _("auto-reply"), "failed": _("failed"),
+}
+SOURCES_OUTCOME = re.compile(r"^(\d+) sources$")
 RISK_CSS = {RiskLevel.LOW: "ok", RiskLevel.MEDIUM: "warn", RiskLevel.HIGH: "error"}
 STATUS_CSS = {
     Ticket.Status.NEW: "muted", Ticket.Status.TRIAGING: "running", Ticket.Status.REVIEW: "warn",
@@ -280,7 +292,7 @@ def conversation_context(ticket: Ticket) -> dict:
         })
     draft = next((e["message"] for e in reversed(entries)
                   if e["message"].kind == Message.Kind.DRAFT and e["message"].is_current), None)
-    return {"ticket": ticket, "entries": entries, "draft": draft, "trace": ticket.trace,
+    return {"ticket": ticket, "entries": entries, "draft": draft,
             **translated_reasons(ticket),
             "changed_sources": sum(1 for s in ticket.sources.all() if s.change.changed)}
 
@@ -293,4 +305,20 @@ def translated_reasons(ticket: Ticket) -> dict:
                     for reason in ticket.risk_reasons]
     confidence_reasons = [str(CONFIDENCE_REASONS.get(code, code)) for code in ticket.confidence_reasons]
     return {"risk_reasons": risk_reasons, "confidence_reasons": confidence_reasons,
-            "routing_reason": ticket.routing_reason}
+            "routing_reason": ticket.routing_reason, "trace": [translated_step(step) for step in ticket.trace]}
+
+
+def translated_step(step: dict) -> dict:
+    """One trace step with its step name and outcome as labels; the detail is the sentence triage wrote."""
+    outcome = str(step.get("outcome", ""))
+    if match := SOURCES_OUTCOME.match(outcome):
+        count = int(match.group(1))
+        label = ngettext("%(count)d source", "%(count)d sources", count) % {"count": count}
+    elif step.get("step") == "confidence":
+        try:
+            label = number_format(float(outcome), 2)
+        except ValueError:
+            label = outcome
+    else:
+        label = str(TRACE_OUTCOMES.get(outcome, outcome))  # the routing step's outcome is the agent's name
+    return {**step, "step": str(TRACE_STEPS.get(step.get("step"), step.get("step", ""))), "outcome": label}

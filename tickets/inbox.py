@@ -2,6 +2,7 @@
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from tickets import notify
 from tickets.exceptions import NoDraftError, TicketClosedError, TicketError
@@ -17,7 +18,8 @@ def _lock(ticket: Ticket) -> Ticket:
     # Two staff members pressing "send" at once must not both send.
     locked = Ticket.objects.select_for_update().get(pk=ticket.pk)
     if locked.status in (Ticket.Status.ANSWERED, Ticket.Status.REJECTED, Ticket.Status.AUTO_REPLIED):
-        raise TicketClosedError(f"Ticket #{ticket.pk} is already {locked.get_status_display().lower()}.")
+        raise TicketClosedError(_("Ticket #%(id)s is already %(status)s.")
+                                % {"id": ticket.pk, "status": locked.get_status_display().lower()})
     return locked
 
 
@@ -28,11 +30,11 @@ def send_reply(ticket: Ticket, *, user, text: str | None = None) -> Message:
     draft = current_draft(ticket)
     if text is None:
         if draft is None:
-            raise NoDraftError("There is no draft to send; write the reply first.")
+            raise NoDraftError(_("There is no draft to send; write the reply first."))
         text = draft.body
     text = text.strip()
     if not text:
-        raise TicketError("The reply is empty.")
+        raise TicketError(_("The reply is empty."))
     now = timezone.now()
     reply = Message.objects.create(
         ticket=ticket, kind=Message.Kind.REPLY, body=text, author=user, draft=draft, sent_at=now,
@@ -51,7 +53,8 @@ def reject(ticket: Ticket, *, user, reason: str = "") -> Ticket:
     ticket = _lock(ticket)
     ticket.messages.filter(kind=Message.Kind.DRAFT, is_current=True).update(is_current=False)
     Message.objects.create(ticket=ticket, kind=Message.Kind.NOTE, author=user,
-                           body=f"Rejected: {reason.strip()}" if reason.strip() else "Rejected.")
+                           body=_("Rejected: %(reason)s") % {"reason": reason.strip()} if reason.strip()
+                           else _("Rejected."))
     ticket.close(Ticket.Status.REJECTED)
     notify.ticket_event("ticket.rejected", ticket)
     return ticket
@@ -60,5 +63,5 @@ def reject(ticket: Ticket, *, user, reason: str = "") -> Ticket:
 def add_note(ticket: Ticket, *, user, text: str) -> Message:
     """An internal note staff leave on the ticket; the customer never sees it."""
     if not text.strip():
-        raise TicketError("The note is empty.")
+        raise TicketError(_("The note is empty."))
     return Message.objects.create(ticket=ticket, kind=Message.Kind.NOTE, body=text.strip(), author=user)

@@ -11,6 +11,8 @@ without one the ticket waits in the inbox unassigned.
 import re
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+
 from knowledge.search import retrieval
 from tickets.models import Agent
 
@@ -109,19 +111,23 @@ def route(text: str, agents: list[Agent] | None = None, *, query_embeddings: dic
     if agents is None:
         agents = list(Agent.objects.filter(is_active=True).prefetch_related("knowledge_bases"))
     if not agents:
-        return RoutingDecision(None, "No active agent is configured.")
+        return RoutingDecision(None, _("No active agent is configured."))
     scores = score_agents(text, agents, query_embeddings=query_embeddings)
     best = scores[0]
     if best.total >= MIN_SCORE:
         parts = []
         if best.hints:
-            parts.append(f"routing hints {', '.join(repr(h) for h in best.hints)}")
+            parts.append(_("routing hints %(hints)s") % {"hints": ", ".join(repr(h) for h in best.hints)})
         if best.similarity > 0:
-            parts.append(f"closest knowledge {best.closest!r} (similarity {best.similarity:.2f})")
-        return RoutingDecision(best.agent, f"Matched {' and '.join(parts)}; score {best.total:.2f}.", scores)
+            parts.append(_("closest knowledge %(closest)r (similarity %(similarity).2f)")
+                         % {"closest": best.closest, "similarity": best.similarity})
+        reason = _("Matched %(parts)s; score %(score).2f.") % {"parts": _(" and ").join(parts), "score": best.total}
+        return RoutingDecision(best.agent, reason, scores)
     default = next((agent for agent in agents if agent.is_default), None)
     if default is not None:
-        return RoutingDecision(default, f"No agent scored {MIN_SCORE} or more (best: {best.agent.name}, "
-                                        f"{best.total:.2f}); the default agent takes it.", scores)
-    return RoutingDecision(None, f"No agent scored {MIN_SCORE} or more (best: {best.agent.name}, {best.total:.2f}) "
-                                 f"and there is no default agent; the ticket waits unassigned.", scores)
+        return RoutingDecision(default, _("No agent scored %(min)s or more (best: %(agent)s, %(score).2f); the "
+                                          "default agent takes it.")
+                               % {"min": MIN_SCORE, "agent": best.agent.name, "score": best.total}, scores)
+    return RoutingDecision(None, _("No agent scored %(min)s or more (best: %(agent)s, %(score).2f) and there is no "
+                                   "default agent; the ticket waits unassigned.")
+                           % {"min": MIN_SCORE, "agent": best.agent.name, "score": best.total}, scores)

@@ -12,7 +12,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from knowledge.search import answers
 from portal.jobs import enqueue_task
@@ -59,9 +60,10 @@ def retriage(ticket: Ticket) -> Ticket:
     """Triage an open ticket again (after the knowledge bases or agents changed)."""
     ticket = Ticket.objects.select_for_update().get(pk=ticket.pk)
     if not ticket.is_open:
-        raise TicketClosedError(f"Ticket #{ticket.pk} is closed ({ticket.get_status_display().lower()}).")
+        raise TicketClosedError(_("Ticket #%(id)s is closed (%(status)s).")
+                                % {"id": ticket.pk, "status": ticket.get_status_display().lower()})
     if ticket.status == Ticket.Status.TRIAGING and ticket.updated_at > _stale_before():
-        raise TicketError(f"Ticket #{ticket.pk} is being triaged right now; try again in a moment.")
+        raise TicketError(_("Ticket #%(id)s is being triaged right now; try again in a moment.") % {"id": ticket.pk})
     ticket.mark_new()
     queue_triage(ticket)
     return ticket
@@ -115,7 +117,10 @@ class TriageOrchestrator:
         ticket.mark_triaging()
         self.ticket = ticket
         try:
-            self._run(ticket)
+            # The trace and the reasons are written in the customer's language, like the draft:
+            # whoever handles a Russian ticket reads Russian (labels follow each reader's admin).
+            with translation.override(replies.ticket_language(ticket)):
+                self._run(ticket)
         except Exception as exc:
             logger.exception("Triage of ticket %s failed", ticket.pk)
             ticket.mark_error(f"{type(exc).__name__}: {exc}")
@@ -142,8 +147,8 @@ class TriageOrchestrator:
         assessment = risk.assess_risk(text)
         ticket.risk_level = assessment.level
         ticket.risk_reasons = [reason.as_dict() for reason in assessment.reasons]
-        detail = "; ".join(f"{r.reason} («{r.match}»)" if r.match else r.reason
-                           for r in assessment.reasons) or "No risk rule matched."
+        detail = "; ".join(f"{_(r.reason)} («{r.match}»)" if r.match else _(r.reason)
+                           for r in assessment.reasons) or _("No risk rule matched.")
         self._record("risk", assessment.level, detail, started)
         return assessment
 
@@ -158,14 +163,16 @@ class TriageOrchestrator:
     def draft(self, ticket: Ticket, agent: Agent, question: str) -> answers.Answer | None:
         kb_ids = sorted(kb.pk for kb in agent.knowledge_bases.all())
         if not kb_ids:
-            self._record("retrieval", "skipped", f"{agent.name} has no knowledge bases: no draft is written.")
+            self._record("retrieval", "skipped",
+                         _("%(agent)s has no knowledge bases: no draft is written.") % {"agent": agent.name})
             return None
         readable = submitter_bases(ticket)
         if readable is not None and not set(kb_ids) <= readable:
             kb_ids = [kb_id for kb_id in kb_ids if kb_id in readable]
             if not kb_ids:
-                self._record("retrieval", "skipped", f"The submitting API key may read none of {agent.name}'s "
-                             "knowledge bases: no draft is written.")
+                self._record("retrieval", "skipped",
+                             _("The submitting API key may read none of the knowledge bases of %(agent)s: "
+                               "no draft is written.") % {"agent": agent.name})
                 return None
         started = time.perf_counter()
         result = answers.answer(question, kb_ids, top_k=self.top_k, threshold=agent.confidence_threshold,
@@ -186,47 +193,52 @@ class TriageOrchestrator:
     def _record_answer(self, result: answers.Answer, agent: Agent, started: float) -> None:
         top = result.sources[0] if result.sources else None
         self._record("retrieval", f"{len(result.sources)} sources",
-                     f"Best: {top.document_title!r} (distance {top.distance})" if top else "Nothing was found.",
+                     _("Best: «%(title)s» (distance %(distance)s)") % {"title": top.document_title,
+                                                                       "distance": top.distance}
+                     if top else _("Nothing was found."),
                      sources=[{"n": n, "title": hit.document_title, "distance": hit.distance, "score": hit.score}
                               for n, hit in enumerate(result.sources, start=1)])
         self._record("confidence", f"{result.confidence:.2f}",
-                     f"Threshold {agent.confidence_threshold:.2f}; reasons: {', '.join(result.reasons) or 'none'}.",
+                     _("Threshold %(threshold).2f; reasons: %(reasons)s.") % {
+                         "threshold": agent.confidence_threshold, "reasons": ", ".join(result.reasons) or _("none")},
                      reasons=list(result.reasons))
         outcome = "refused" if result.refused else "drafted"
-        detail = (f"Refused: the sources do not support an answer ({result.generator})." if result.refused
-                  else f"Drafted by {result.generator} citing "
-                       f"{', '.join(f'[{c.number}]' for c in result.citations) or 'no source'}.")
+        cited = ", ".join(f"[{c.number}]" for c in result.citations) or _("no source")
+        detail = (_("Refused: the sources do not support an answer (%(generator)s).") % {"generator": result.generator}
+                  if result.refused else
+                  _("Drafted by %(generator)s citing %(cited)s.") % {"generator": result.generator, "cited": cited})
         if result.dropped_markers:
-            detail += f" Dropped markers that point nowhere: {result.dropped_markers}."
+            detail += " " + _("Dropped markers that point nowhere: %(markers)s.") % {"markers": result.dropped_markers}
         self._record("generation", outcome, detail, started, generator=str(result.generator))
 
     def decide(self, ticket: Ticket, agent: Agent | None, assessment: risk.RiskAssessment,
                result: answers.Answer | None) -> None:
         blockers = []
         if assessment.level != RiskLevel.LOW:
-            blockers.append(f"risk is {assessment.level}")
+            blockers.append(_("risk is %(level)s") % {"level": RiskLevel(assessment.level).label})
         if agent is None:
-            blockers.append("no agent")
+            blockers.append(_("no agent"))
         elif not agent.auto_reply:
-            blockers.append(f"{agent.name} does not allow auto-replies")
+            blockers.append(_("%(agent)s does not allow auto-replies") % {"agent": agent.name})
         if result is None:
-            blockers.append("no draft")
+            blockers.append(_("no draft"))
         elif result.refused:
-            blockers.append("the answer was refused")
+            blockers.append(_("the answer was refused"))
         elif "generator_failed" in result.reasons:
-            blockers.append("the model failed and the draft is extractive")
+            blockers.append(_("the model failed and the draft is extractive"))
         elif not result.citations:
-            blockers.append("the draft cites no source")
+            blockers.append(_("the draft cites no source"))
         elif agent is not None and result.confidence < agent.auto_reply_threshold:
-            blockers.append(f"confidence {result.confidence:.2f} is below the auto-reply bar "
-                            f"{agent.auto_reply_threshold:.2f}")
+            blockers.append(_("confidence %(confidence).2f is below the auto-reply bar %(bar).2f")
+                            % {"confidence": result.confidence, "bar": agent.auto_reply_threshold})
         if blockers:
-            self._record("decision", "review", f"Waits for review: {'; '.join(blockers)}.")
+            self._record("decision", "review",
+                         _("Waits for review: %(blockers)s.") % {"blockers": "; ".join(blockers)})
             ticket.finish_triage(Ticket.Status.REVIEW)
             notify.ticket_event("ticket.triaged", ticket)
             notify.ticket_event("ticket.needs_review", ticket)
             return
-        self._record("decision", "auto_reply", "Low risk, confident and allowed: sent automatically.")
+        self._record("decision", "auto_reply", _("Low risk, confident and allowed: sent automatically."))
         with transaction.atomic():
             reply = Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body,
                                            draft=self._draft, auto_sent=True, sent_at=timezone.now(), edit_distance=0)

@@ -29,6 +29,7 @@ class Endpoint(models.Model):
                           help_text=_("Public https:// or http:// address; private addresses "
                                       "are refused unless allowed in PORTAL_WEBHOOK_ALLOWED_HOSTS."))
     events = ArrayField(models.CharField(max_length=40, choices=Event.choices), default=list,
+                        verbose_name=_("events"),
                         help_text=_("The events sent to this endpoint."))
     # The receiver needs the same secret to check signatures, so it is kept (not hashed) and shown
     # to the endpoint's owner; rotating it is a new secret.

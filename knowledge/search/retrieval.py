@@ -27,6 +27,7 @@ import time
 
 from django.conf import settings
 from django.db import connection
+from django.utils.translation import gettext_lazy
 
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing.embedding import get_embedder
@@ -36,7 +37,8 @@ from knowledge.search.hits import Retrieval, SearchHit
 
 # The search modes, in the order the forms and the API list them. Every default of retrieval is
 # in settings.PORTAL (portal/settings.py), read with `setting()`.
-MODES = {"hybrid": "Hybrid (vector + keyword)", "vector": "Vector", "keyword": "Keyword"}
+MODES = {"hybrid": gettext_lazy("Hybrid (vector + keyword)"), "vector": gettext_lazy("Vector"),
+         "keyword": gettext_lazy("Keyword")}
 EXCERPT_CHARS = 240
 # (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
 _tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
