@@ -270,6 +270,11 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         extra_context = {**(extra_context or {}), **(admin_views.document_detail(doc) if doc else {})}
         return super().change_view(request, object_id, form_url, extra_context)
 
+    def get_urls(self):
+        return [
+            self.custom_url("<int:object_id>/columns/", admin_views.column_mapping_view, "columns"),
+        ] + super().get_urls()
+
 
 class CappedCountPaginator(Paginator):
     """Counts at most LIMIT rows: `COUNT(*)` over millions of chunks is slow and nobody pages that far."""
