@@ -12,6 +12,9 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
 - after generation: `generator_failed` (the model timed out, failed or replied nonsense, and the
   extractive answer was given instead), `dropped_markers`, `no_citations`.
 
+Without a chat model the answer is composed (`composer`): a clearly matching FAQ entry's answer
+verbatim (`Answer.entry_match`), else a short cited extract of the top sources.
+
 Generator errors fall back to the extractive answer with `generator_failed` and the message in
 `Answer.error`; `strict=True` raises `GenerationError` instead.
 """
@@ -21,9 +24,10 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from knowledge import generation, retrieval
+from knowledge import composer, generation, retrieval
 from knowledge.citations import parse_citations, rewrite_markers
 from knowledge.generation import GenerationError, build_prompt, get_generator
+from knowledge.models import KnowledgeBase
 from knowledge.retrieval import SearchHit
 
 __all__ = ["Answer", "Citation", "GenerationError", "answer", "assess_confidence", "build_prompt",
@@ -49,6 +53,8 @@ class Answer:
     dropped_markers: list[int] = field(default_factory=list)
     generator: str = ""
     error: str = ""
+    # The text is one FAQ entry's answer, verbatim, because its question clearly is the one asked.
+    entry_match: bool = False
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -86,9 +92,14 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT", "")
         return Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
 
-    generator, error = get_generator(), ""
+    generator, error, matched = get_generator(), "", False
     try:
-        text = generator.generate(question=question, sources=sources, instructions=instructions)
+        if isinstance(generator, generation.ExtractiveGenerator):
+            kbs = {kb.pk: kb for kb in KnowledgeBase.objects.filter(pk__in={hit.knowledge_base_id for hit in sources})}
+            matched = composer.entry_match(question, sources, kbs)
+            text = composer.compose(question, sources, entry_match=matched).text
+        else:
+            text = generator.generate(question=question, sources=sources, instructions=instructions)
     except GenerationError as exc:
         if strict:
             raise
@@ -105,4 +116,4 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         reasons.append("no_citations")
     citations = [Citation(number, sources[number - 1]) for number in used]
     return Answer(text, citations, sources, confidence, reasons, refused=False, dropped_markers=dropped,
-                  generator=generator.name, error=error, timings=result.timings)
+                  generator=generator.name, error=error, timings=result.timings, entry_match=matched)

@@ -234,3 +234,40 @@ class MappingApiTests(ApiTestCase):
         error = self.assertError(response, 422, "mapping_error")
         self.assertIn("Департамент", error["message"])
         self.assertFalse(Document.objects.filter(knowledge_base=self.kb).exists())
+
+
+FAQ_PAGE = """# Help centre
+
+Welcome to the help centre.
+
+## How do I reset my password?
+
+Open **Settings**, choose [Reset password](/account/reset) and follow the link we e-mail you.
+
+## Can I pay by card?
+
+Yes:
+
+- Visa and Mastercard
+- Apple Pay
+
+## About us
+
+We are a small team.
+"""
+
+
+class FaqPageTests(TestCase):
+    def test_question_headings_and_their_answers_become_entries(self):
+        pieces, _ = entries.split_document(FAQ_PAGE)
+        faq = [piece for piece in pieces if piece.kind == "faq"]
+        self.assertEqual([piece.question for piece in faq], ["How do I reset my password?", "Can I pay by card?"])
+        self.assertEqual(faq[1].content, "Yes:\n\n- Visa and Mastercard\n- Apple Pay")
+        prose = " ".join(piece.content for piece in pieces if piece.kind == "")
+        self.assertIn("Welcome to the help centre.", prose)
+        self.assertIn("We are a small team.", prose)
+        self.assertNotIn("Visa", prose)
+
+    def test_a_single_question_heading_is_ordinary_prose(self):
+        pieces, _ = entries.split_document("# Guide\n\n## Why?\n\nBecause.\n\n## Setup\n\nRun it.")
+        self.assertEqual({piece.kind for piece in pieces}, {""})
