@@ -78,13 +78,35 @@ def assess_confidence(result: retrieval.Retrieval) -> tuple[float, list[str]]:
     return round(confidence, 4), reasons
 
 
+def _entry_first(question: str, hits: list[SearchHit]) -> tuple[list[SearchHit], float | None]:
+    """The hits with the FAQ entry whose question is the one asked moved to the front, and how close
+    its question is when it matches clearly (None otherwise).
+
+    Retrieval ranks by the entry's question and answer together; comparing the incoming question
+    with each entry's own question settles which entry it is.
+    """
+    kbs = {kb.pk: kb for kb in KnowledgeBase.objects.filter(pk__in={hit.knowledge_base_id for hit in hits})}
+    found = composer.match_entry(question, hits, kbs) if hits else None
+    if found is None:
+        return hits, None
+    index, closeness, clear = found
+    hits = [hits[index]] + hits[:index] + hits[index + 1:]
+    for rank, hit in enumerate(hits, start=1):
+        hit.rank = rank
+    return hits, closeness if clear else None
+
+
 def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
            instructions: str = "", mode: str = "hybrid", layers=None, filters: dict | None = None,
            strict: bool = False) -> Answer:
     """A grounded answer to `question` from the given knowledge bases, or a refusal."""
     result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters)
-    sources = result.hits
+    sources, closeness = _entry_first(question, result.hits)
     confidence, reasons = assess_confidence(result)
+    matched = closeness is not None
+    if matched:
+        # The question is (nearly) the entry's own: as sure as that resemblance, whatever the passage scores.
+        confidence = round(max(confidence, closeness), 4)
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
     if not sources or confidence < threshold:
         if sources:
@@ -92,12 +114,10 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT", "")
         return Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
 
-    generator, error, matched = get_generator(), "", False
+    generator, error, verbatim = get_generator(), "", False
     try:
         if isinstance(generator, generation.ExtractiveGenerator):
-            kbs = {kb.pk: kb for kb in KnowledgeBase.objects.filter(pk__in={hit.knowledge_base_id for hit in sources})}
-            matched = composer.entry_match(question, sources, kbs)
-            text = composer.compose(question, sources, entry_match=matched).text
+            text, verbatim = composer.compose(question, sources, entry_match=matched).text, matched
         else:
             text = generator.generate(question=question, sources=sources, instructions=instructions)
     except GenerationError as exc:
@@ -116,4 +136,4 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         reasons.append("no_citations")
     citations = [Citation(number, sources[number - 1]) for number in used]
     return Answer(text, citations, sources, confidence, reasons, refused=False, dropped_markers=dropped,
-                  generator=generator.name, error=error, timings=result.timings, entry_match=matched)
+                  generator=generator.name, error=error, timings=result.timings, entry_match=verbatim)

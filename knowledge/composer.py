@@ -76,7 +76,8 @@ def clean_text(text: str) -> str:
     text = _QUOTE.sub("", text)
     text = _BULLET.sub("• ", text)
     text = _ESCAPE.sub(r"\1", text)
-    lines = [" ".join(line.replace("|", " ").split()) if line.strip().startswith("|") else line.rstrip()
+    # Table rows read as their cells; runs of spaces (and indentation) collapse.
+    lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())
              for line in text.split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
@@ -147,28 +148,44 @@ def is_russian(text: str) -> bool:
     return bool(_CYRILLIC.search(text))
 
 
-def entry_match(question: str, hits: list, kbs: dict) -> bool:
-    """Whether the best hit is an FAQ entry whose question clearly is the one asked.
+def match_entry(question: str, hits: list, kbs: dict) -> tuple[int, float, bool] | None:
+    """(index among `hits`, closeness, clear) of the FAQ entry whose question is the one asked.
 
-    The question is compared with the entry's own question (both embedded as queries: a symmetric
-    comparison), on the base's calibrated scale; the other entries among the next hits must not
-    come within ENTRY_MATCH_MARGIN unless they give the same answer. `kbs`: {kb id: KnowledgeBase}.
+    Each entry's own question is compared with the incoming one (both embedded as queries: a
+    symmetric comparison) on its base's calibrated scale. The best must reach ENTRY_MATCH_RELEVANCE;
+    it matches clearly when it also leads every other entry with a different answer by
+    ENTRY_MATCH_MARGIN (two near-identical questions with different answers are for a person).
+    `kbs`: {id: base}.
     """
-    from knowledge.embedding import get_embedder
     from knowledge.retrieval import relevance
 
-    entries = [hit for hit in hits[:4] if (hit.metadata.get("entry") or {}).get("question")]
-    if not hits or not entries or entries[0] is not hits[0]:
-        return False
-
-    def closeness(hit) -> float:
-        kb = kbs[hit.knowledge_base_id]
-        embedder = get_embedder(kb.embedder)
-        asked, theirs = embedder.embed_query(question), embedder.embed_query(hit.metadata["entry"]["question"])
-        return relevance(float(asked @ theirs), kb) or 0.0
-
-    best = closeness(hits[0])
+    scored = []
+    for index, hit in enumerate(hits):
+        asked = (hit.metadata.get("entry") or {}).get("question")
+        if asked:
+            kb = kbs[hit.knowledge_base_id]
+            similarity = float(_query_vector(kb.embedder, question) @ _query_vector(kb.embedder, asked))
+            scored.append((relevance(similarity, kb) or 0.0, index))
+    if not scored:
+        return None
+    best, index = max(scored, key=lambda item: (item[0], -item[1]))
     if best < setting("ENTRY_MATCH_RELEVANCE"):
-        return False
-    rivals = [closeness(hit) for hit in entries[1:] if clean_text(hit.content) != clean_text(hits[0].content)]
-    return all(best - rival >= setting("ENTRY_MATCH_MARGIN") for rival in rivals)
+        return None
+    answer = clean_text(hits[index].content)
+    rivals = [score for score, other in scored if other != index and clean_text(hits[other].content) != answer]
+    return index, best, all(best - rival >= setting("ENTRY_MATCH_MARGIN") for rival in rivals)
+
+
+_vectors: dict[tuple[str, str], object] = {}
+
+
+def _query_vector(embedder_name: str, text: str):
+    """Entry questions recur from one question to the next: their vectors are kept (a bounded cache)."""
+    from knowledge.embedding import get_embedder
+
+    key = (embedder_name, text)
+    if key not in _vectors:
+        if len(_vectors) > 4096:
+            _vectors.clear()
+        _vectors[key] = get_embedder(embedder_name).embed_query(text)
+    return _vectors[key]

@@ -76,7 +76,7 @@ def sheet_lines(rows: Iterable[Sequence]) -> Iterator[str]:
 
 
 def format_cell(value) -> str:
-    """A cell value as text: whole numbers without `.0`, dates in ISO form, no line breaks."""
+    """A cell value as text: whole numbers without `.0`, dates in ISO form, spaces collapsed per line."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -85,7 +85,8 @@ def format_cell(value) -> str:
         return str(int(value)) if value.is_integer() else format(value, ".12g")
     if isinstance(value, datetime.datetime):
         return value.date().isoformat() if value.time() == datetime.time() else value.isoformat(sep=" ")
-    return " ".join(str(value).split())
+    # Line breaks inside a cell (paragraphs, list items of an answer) are kept; the table writer encodes them.
+    return "\n".join(" ".join(line.split()) for line in str(value).strip().splitlines())
 
 
 def _document(path: Path, sheets: Iterable[Sheet], max_chars: int) -> ParsedDocument:
