@@ -180,6 +180,7 @@ def run_faq(args, embedder: str) -> dict:
     rows = read_jsonl(DATA_DIR / "tickets" / "ru_bank_faq_vtb_by.jsonl")
     cache = cached_embedder(embedder)
     kb = build_faq_base(embedder)
+    Agent.objects.filter(name__startswith=f"{PREFIX}:").update(is_default=False)  # one default at a time
     agent = Agent.objects.create(name=f"{PREFIX}:bank-{embedder}", is_default=True, auto_reply=True,
                                  confidence_threshold=args.threshold,
                                  auto_reply_confidence=args.auto_reply_confidence,

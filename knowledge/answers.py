@@ -105,8 +105,9 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     confidence, reasons = assess_confidence(result)
     matched = closeness is not None
     if matched:
-        # The question is (nearly) the entry's own: as sure as that resemblance, whatever the passage scores.
-        confidence = round(max(confidence, closeness), 4)
+        # The answer is the entry's, so it is right exactly when the entry is the one asked about:
+        # confidence is how closely the question resembles the entry's own question.
+        confidence = round(closeness, 4)
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
     if not sources or confidence < threshold:
         if sources:

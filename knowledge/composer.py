@@ -13,6 +13,7 @@ of their own). Metadata columns never reach the text: they are not part of a chu
 """
 
 import html
+import math
 import re
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
             "EXTRACT_SOURCES": 3, "EXTRACT_MAX_CHARS": 700}
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
+_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
@@ -91,29 +93,54 @@ def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
 
 def _extract(question: str, sources: list) -> Composition:
     asked = _stems(question)
-    candidates = []  # (score, source number, position, sentence)
+    items = []  # (source number, position, sentence, stems)
     for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1):
-        for position, sentence in enumerate(sentences(clean_text(hit.content))):
+        for position, sentence in enumerate(sentences(clean_text(_HEADING_LINE.sub("", hit.content)))):
             stems = _stems(sentence)
-            if not stems or _echoes(stems, asked, sentence):
-                continue
-            shared = len(stems & asked)
-            # Earlier sources and earlier sentences win ties: retrieval ranked them.
-            candidates.append((shared / (len(asked) or 1) + 0.05 / number, number, position, sentence))
-    if not candidates:
+            if stems and not _echoes(stems, asked, sentence):
+                items.append((number, position, sentence, stems))
+    if not items:
         return Composition("", [], False)
-    best = sorted(candidates, key=lambda item: -item[0])
-    chosen, budget = [], setting("EXTRACT_MAX_CHARS")
-    for item in best:
-        if len(chosen) >= setting("EXTRACT_SENTENCES") or (chosen and item[0] < 0.1):
+    # Words every candidate shares ("React" in React docs) say little: weigh them by rarity.
+    weight = {stem: math.log(1 + len(items) / sum(stem in item[3] for item in items) if any(
+        stem in item[3] for item in items) else 1.0) for stem in asked}
+    total = sum(weight.values()) or 1.0
+
+    def score(item) -> float:
+        # Earlier sources and sentences win ties: retrieval ranked them.
+        return sum(weight[stem] for stem in item[3] & asked) / total + 0.05 / item[0] - 0.001 * item[1]
+
+    ranked = sorted(items, key=score, reverse=True)
+    best, chosen, budget = score(ranked[0]), [], setting("EXTRACT_MAX_CHARS")
+    for item in ranked:
+        if len(chosen) >= setting("EXTRACT_SENTENCES") or (chosen and score(item) < max(0.1, best / 2)):
             break
-        if len(item[3]) > budget and chosen:
+        if len(item[2]) <= budget or not chosen:
+            chosen.append(item)
+            budget -= len(item[2])
+    chosen += _list_after(chosen, items, budget)
+    chosen.sort(key=lambda item: (item[0], item[1]))
+    text = ""
+    for number, _, sentence, _ in chosen:
+        # List items keep their lines; sentences run on as a paragraph.
+        text += ("\n" if sentence.startswith("• ") else " ") + f"{_clip(sentence)} [{number}]"
+    return Composition(text.strip(), sorted({item[0] for item in chosen}), False)
+
+
+def _list_after(chosen: list, items: list, budget: int) -> list:
+    """A chosen sentence that introduces a list ("…include:") brings the list's items along."""
+    extra, taken = [], {(item[0], item[1]) for item in chosen}
+    for number, position, sentence, _ in list(chosen):
+        if not sentence.endswith(":"):
             continue
-        chosen.append(item)
-        budget -= len(item[3])
-    chosen.sort(key=lambda item: (item[1], item[2]))
-    text = " ".join(f"{_clip(sentence)} [{number}]" for _, number, _, sentence in chosen)
-    return Composition(text, sorted({number for _, number, _, _ in chosen}), False)
+        for item in items:
+            if item[0] == number and item[1] > position and (number, item[1]) not in taken:
+                if not item[2].startswith("• ") or len(item[2]) > budget or item[1] > position + 6:
+                    break
+                extra.append(item)
+                taken.add((number, item[1]))
+                budget -= len(item[2])
+    return extra
 
 
 def sentences(text: str) -> list[str]:
@@ -132,8 +159,14 @@ def _clip(sentence: str, limit: int = 400) -> str:
     return sentence[: cut if cut > limit // 2 else limit] + " …"
 
 
+STOP_WORDS = set("""the and for are but not you your can how what which who why when where does did was were has have
+had this that these those with from into about there their them then than should would could will shall may might
+must also just only any all some its our out use using get один как что это для или при его она они так там где
+когда какой какая какие каком чем кто ли же бы вы мне меня мой моя нужно можно есть был была были если чтобы""".split())
+
+
 def _stems(text: str) -> set[str]:
-    return {word[:5] for word in _WORD.findall(text.lower()) if len(word) > 2}
+    return {word[:5] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
 
 
 def _echoes(stems: set[str], asked: set[str], sentence: str) -> bool:
