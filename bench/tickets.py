@@ -175,6 +175,7 @@ def control_questions(limit_ru: int, limit_en: int) -> list[tuple[str, str]]:
 
 
 def run_faq(args, embedder: str) -> dict:
+    from knowledge import calibration
     from tickets.models import Agent
 
     rows = read_jsonl(DATA_DIR / "tickets" / "ru_bank_faq_vtb_by.jsonl")
@@ -192,7 +193,8 @@ def run_faq(args, embedder: str) -> dict:
     figures["off_topic"] = len(control)
     figures["off_topic_refused"] = sum(t.refused for t in control) / len(control) if control else None
     figures["embedder"] = embedder
-    figures["similarity_floor"] = kb.similarity_floor
+    figures["similarity_floor"] = calibration.similarity_floor(kb)
+    figures["floor_measured"] = kb.similarity_floor is not None
     figures["embedded_now"] = cache.embedded
     figures["examples"] = examples(tickets, rows)
     return figures
@@ -323,7 +325,7 @@ def print_report(results: dict) -> None:
     for row in faq:
         def pct(value):
             return "—" if value is None else f"{value:.1%}"
-        floor = "—" if row["similarity_floor"] is None else f"{row['similarity_floor']:.3f} (measured)"
+        floor = f"{row['similarity_floor']:.3f} ({'measured' if row['floor_measured'] else 'stated'})"
         print(f"| {row['embedder']} | {floor} | {pct(row['citation@1'])} | {pct(row['verbatim_when_right'])} "
               f"| {pct(row['auto_replied'])} | {pct(row['correct_among_auto'])} | {pct(row['off_topic_refused'])} |")
     for example in faq[0]["examples"]:
