@@ -19,8 +19,10 @@ QUESTIONS = ["Как заблокировать карточку, если я е
 
 def main() -> None:
     setup_django(database="portal_bench_examples")
-    from knowledge import answers, bases, ingestion
+    from knowledge import bases
+    from knowledge.indexing import ingestion
     from knowledge.models import KnowledgeBase
+    from knowledge.search import answers
 
     for kb in KnowledgeBase.objects.filter(slug="bench-examples"):
         bases.delete_knowledge_base(kb)

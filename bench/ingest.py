@@ -51,7 +51,7 @@ def main() -> None:
 
     django.setup()
     from knowledge import bases
-    from knowledge.embedding import get_embedder
+    from knowledge.indexing.embedding import get_embedder
 
     documents = load_documents(args.docs)
     embedder = get_embedder(args.embedder)
@@ -65,7 +65,8 @@ def main() -> None:
 
 def measure(kb, documents, embedder, args) -> dict:
     """Ingest the documents end to end, then embed the same chunk texts with the embedder alone."""
-    from knowledge import ingestion
+    from knowledge.indexing import ingestion
+    from knowledge.indexing.chunks import embedding_input
     from knowledge.models import Chunk
 
     started = time.perf_counter()
@@ -76,7 +77,7 @@ def measure(kb, documents, embedder, args) -> dict:
             raise SystemExit(f"ingestion failed: {result.error}")
     pipeline_seconds = time.perf_counter() - started
     chunks = list(Chunk.objects.filter(knowledge_base=kb).order_by("pk"))
-    texts = [ingestion.embedding_input(chunk) for chunk in chunks]
+    texts = [embedding_input(chunk) for chunk in chunks]
     started = time.perf_counter()
     for start in range(0, len(texts), args.batch_size):
         embedder.embed_passages(texts[start:start + args.batch_size])

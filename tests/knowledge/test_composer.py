@@ -2,8 +2,9 @@
 
 from django.test import TestCase
 
-from knowledge import answers, composer, ingestion
-from knowledge.retrieval import SearchHit
+from knowledge.indexing import ingestion
+from knowledge.search import answers, composer
+from knowledge.search.retrieval import SearchHit
 from tests.factories import make_kb
 
 REACT = """#### Should I use Create React App? No.
@@ -53,7 +54,8 @@ class ComposeTests(TestCase):
         sources = [hit(1, "Выпуск дебетовой карты **бесплатный**.", entry={"question": "Сколько стоит карта?"}),
                    hit(2, "Другое.")]
         result = composer.compose("Сколько стоит карта?", sources, entry_match=True)
-        self.assertEqual((result.text, result.cited, result.entry_match), ("Выпуск дебетовой карты бесплатный. [1]", [1], True))
+        self.assertEqual((result.text, result.cited, result.entry_match),
+                         ("Выпуск дебетовой карты бесплатный. [1]", [1], True))
 
     def test_an_extract_cites_each_sentence_in_source_order_and_never_echoes_the_question(self):
         question = "How do I install React with a framework?"
@@ -61,7 +63,8 @@ class ComposeTests(TestCase):
                    hit(2, REACT)]
         result = composer.compose(question, sources, entry_match=False)
         self.assertNotIn("How do I install React with a framework?", result.text)
-        self.assertIn("For new apps, use a framework such as Next.js; see the docs. [2]", " ".join(result.text.split()))
+        self.assertIn("For new apps, use a framework such as Next.js; see the docs. [2]",
+                      " ".join(result.text.split()))
         self.assertNotIn("](", result.text)
         self.assertEqual(result.cited, [2])
 

@@ -1,7 +1,7 @@
 from django.db import connection
 from django.test import TestCase
 
-from knowledge import ingestion
+from knowledge.indexing import ingestion
 from knowledge.models import Chunk, Document
 from tests.conftest import DATA
 from tests.factories import make_kb
@@ -129,3 +129,23 @@ class IngestFileTests(TestCase):
         result = ingestion.ingest_file(self.kb, DATA / "documents/md/ru/react-learn-thinking-in-react.md")
         self.assertEqual(result.outcome, "created", result.error)
         self.assertIn("title", result.document.metadata.get("frontmatter", {}))
+
+
+class RepositoryDocumentTests(TestCase):
+    def test_processing_a_repository_file_again_keeps_its_layers(self):
+        import tempfile
+        from pathlib import Path
+
+        from knowledge.indexing.layers.store import index_repository
+
+        kb = make_kb()
+        with tempfile.TemporaryDirectory() as folder:
+            source = 'class Cart:\n    """A cart."""\n\n    def total(self):\n        return 0\n'
+            (Path(folder) / "cart.py").write_text(source)
+            index_repository(kb, folder, name="shop")
+        document = Document.objects.get(knowledge_base=kb)
+        layers = set(Chunk.objects.filter(document=document).values_list("layer", flat=True))
+        self.assertTrue({"C0", "C1"} <= layers, layers)
+        result = ingestion.process_document(document)
+        self.assertNotEqual(result.outcome, "failed", result.error)
+        self.assertEqual(set(Chunk.objects.filter(document=document).values_list("layer", flat=True)), layers)

@@ -11,8 +11,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import TestCase
 from django.urls import reverse
 
-from knowledge import entries, ingestion, jobs, parsing, retrieval, tables
+from knowledge import jobs
+from knowledge.indexing import entries, ingestion, parsing, tables
 from knowledge.models import Chunk, Document
+from knowledge.search import retrieval
 from tests.api.base import ApiTestCase, make_key
 from tests.conftest import DATA
 from tests.factories import make_kb
@@ -93,7 +95,8 @@ class HeaderDetectionTests(TestCase):
     def test_mapping_guessed_from_english_names_and_from_content(self):
         self.assertEqual(tables.guess_mapping(["Q", "A", "Category"], [["x?", "y", "z"]]),
                          {"Q": "question", "A": "answer", "Category": "metadata"})
-        rows = [["How do I reset my password?", "Open the settings page and choose reset; a link comes by e-mail.", "7"],
+        rows = [["How do I reset my password?", "Open the settings page and choose reset; a link comes by e-mail.",
+                 "7"],
                 ["Can I pay by card?", "Yes, every major card is accepted at the checkout and in the app.", "3"]]
         self.assertEqual(tables.guess_mapping(["Col1", "Col2", "Col3"], rows),
                          {"Col1": "question", "Col2": "answer", "Col3": "metadata"})
@@ -135,7 +138,8 @@ class BadSpreadsheetTests(TempDirMixin, TestCase):
         self.assertEqual([chunk.metadata.get("Категория") for chunk in chunks], ["Карты", "Карты"])
 
     def test_semicolon_csv_in_windows_1251(self):
-        text = "Тема;Вопрос;Ответ\r\nВклады;Какой процент по вкладу?;До 12 % годовых.\r\nКарты;Как получить карту?;Закажите в приложении.\r\n"
+        text = ("Тема;Вопрос;Ответ\r\nВклады;Какой процент по вкладу?;До 12 % годовых.\r\n"
+                "Карты;Как получить карту?;Закажите в приложении.\r\n")
         path = self.tmp / "faq.csv"
         path.write_bytes(text.encode("cp1251"))
         document = ingestion.ingest_file(self.kb, path).document
@@ -163,7 +167,8 @@ class BadSpreadsheetTests(TempDirMixin, TestCase):
         seen = []
         document = Document.objects.create(knowledge_base=self.kb, source_kind="upload", source_uri="big")
         chunks = ingestion.build_chunks(self.kb, document, parsed.text[:200_000], [])
-        ingestion.embed_chunks(self.kb, chunks, batch_size=1000, progress=lambda done, total: seen.append((done, total)))
+        ingestion.embed_chunks(self.kb, chunks, batch_size=1000,
+                               progress=lambda done, total: seen.append((done, total)))
         self.assertEqual(seen[-1], (len(chunks), len(chunks)))
         self.assertGreater(len(seen), 3)
 
@@ -180,7 +185,8 @@ class BadSpreadsheetTests(TempDirMixin, TestCase):
 class MappingChangeTests(TempDirMixin, TestCase):
     def test_changing_the_mapping_rechunks_only_that_document(self):
         kb = make_kb()
-        path = workbook(self.tmp / "faq.xlsx", [["Вопрос", "Ответ", "Примечание"], ["Где банкомат?", "На углу.", "внутр."]])
+        path = workbook(self.tmp / "faq.xlsx",
+                        [["Вопрос", "Ответ", "Примечание"], ["Где банкомат?", "На углу.", "внутр."]])
         document = ingestion.ingest_file(kb, path).document
         other = ingestion.ingest_text(kb, title="Other", text="Some other text about ATMs.").document
         other_chunk = other.chunks.get().pk
@@ -194,7 +200,8 @@ class MappingChangeTests(TempDirMixin, TestCase):
 class MappingAdminTests(TempDirMixin, TestCase):
     def test_the_document_page_shows_the_columns_and_the_form_changes_them(self):
         kb = make_kb()
-        path = workbook(self.tmp / "faq.xlsx", [["Вопрос", "Ответ", "<b>Приоритет</b>"], ["Где банкомат?", "На углу.", "1"]])
+        path = workbook(self.tmp / "faq.xlsx",
+                        [["Вопрос", "Ответ", "<b>Приоритет</b>"], ["Где банкомат?", "На углу.", "1"]])
         document = ingestion.ingest_file(kb, path).document
         admin = get_user_model().objects.create_superuser("admin", "a@example.com", "pw")
         self.client.force_login(admin)

@@ -2,7 +2,7 @@
 
 from django.test import TestCase
 
-from knowledge import ingestion
+from knowledge.indexing import ingestion
 from tests.factories import make_kb
 from tests.tickets.test_triage import submit
 from tickets import autoreply

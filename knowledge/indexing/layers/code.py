@@ -1,0 +1,263 @@
+"""Code layers C0–C4, language-neutral: the model an extractor fills, resolution, and the rows.
+
+A `CodeExtractor` per language reads one file into a `CodeFile` (symbols, references, source
+chunks) without knowing the rest of the repository. The files of a repository are then added to a
+`ProjectIndex`, and only after that are references resolved (C2), entrypoints detected (C3, which
+may need an app object declared in another module) and roles derived (C4). Python is implemented
+in `knowledge.indexing.layers.python`; any other language registers an extractor in `EXTRACTORS`, or
+falls back to `PlainTextExtractor`, which produces C0 line chunks only. The rows of each layer are
+built from this model by `knowledge.indexing.layers.code_rows`.
+"""
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+
+@dataclass
+class Symbol:
+    symbol_id: str
+    qname: str
+    name: str
+    kind: str  # module, class, function, method
+    signature: str
+    parent_id: str
+    module: str
+    path: str
+    line_start: int
+    line_end: int
+    docstring: str = ""
+    decorators: list[str] = field(default_factory=list)
+    bases: list[str] = field(default_factory=list)  # references to base classes, as `dst_ref`s
+
+
+@dataclass
+class Reference:
+    """A call, import or inheritance edge before resolution.
+
+    `dst_ref` is the target as written, with import aliases expanded (`billing.charge` in a module
+    that did `from shop import billing` becomes `shop.billing.charge`). With `via_bases`, the
+    member is looked up in the bases of the class named by the prefix (`super().charge()`).
+    """
+
+    edge_type: str  # calls, imports, inherits
+    src: Symbol
+    dst_ref: str
+    line: int
+    via_bases: bool = False
+    external_roots: frozenset = frozenset()
+
+
+@dataclass
+class SourceChunk:
+    start: int
+    end: int
+    chunk_type: str  # module, block, class, function, method, text
+    qname: str = ""
+
+
+@dataclass
+class Entrypoint:
+    entry_type: str  # http, cli, script
+    framework: str
+    entrypoint_kind: str
+    route_or_command: str
+    handler: str  # qualified name of the handler
+    declaring_symbol: str
+    decorator_text: str
+    line: int
+    http_method: str = ""
+    route_path: str = ""
+    lang_payload: dict = field(default_factory=dict)
+
+
+@dataclass
+class CodeFile:
+    path: str
+    module: str
+    language: str
+    text: str
+    is_test: bool
+    symbols: list[Symbol] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    chunks: list[SourceChunk] = field(default_factory=list)
+    # Module-level objects that declare entrypoints (`app = FastAPI()`): qualified name → framework.
+    objects: dict[str, str] = field(default_factory=dict)
+    # Where an app object or urlconf is mounted: child → (parent, path prefix); parent "" is the root.
+    mounts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    parse_error: str = ""
+    extra: dict = field(default_factory=dict)  # extractor-private data for pass 2
+
+
+class ProjectIndex:
+    """Every symbol, module and app object of a repository, for cross-file resolution."""
+
+    def __init__(self, files: list[CodeFile] = ()):
+        self.symbols: dict[str, Symbol] = {}
+        self.modules: set[str] = set()
+        self.roots: set[str] = set()
+        self.objects: dict[str, str] = {}
+        self.mounts: dict[str, tuple[str, str]] = {}
+        self.own_prefixes: dict[str, str] = {}  # APIRouter(prefix=…), Blueprint(url_prefix=…)
+        # Handler qualified name → entrypoints it serves; filled by `detect_entrypoints`.
+        self.entrypoints: dict[str, list[Entrypoint]] = {}
+        for file in files:
+            self.add(file)
+
+    def add(self, file: CodeFile) -> None:
+        if file.module:
+            self.modules.add(file.module)
+            self.roots.add(file.module.split(".")[0])
+        for symbol in file.symbols:
+            self.symbols.setdefault(symbol.qname, symbol)
+        self.objects.update(file.objects)
+        for child, (parent, prefix) in file.mounts.items():
+            if parent:
+                self.mounts[child] = (parent, prefix)
+            else:
+                self.own_prefixes[child] = prefix
+
+    def mounted_path(self, owner: str, path: str) -> str:
+        """`path` as served: the prefixes of the objects and urlconfs `owner` is mounted under, joined."""
+        def join(prefix: str, path: str) -> str:
+            return prefix.rstrip("/") + "/" + path.lstrip("/") if prefix else path
+
+        seen = set()
+        while owner and owner not in seen:
+            seen.add(owner)
+            path = join(self.own_prefixes.get(owner, ""), path)
+            owner, prefix = self.mounts.get(owner, ("", ""))
+            path = join(prefix, path)
+        return path
+
+    def detect_entrypoints(self, files: list[CodeFile], extractors: dict[str, "CodeExtractor"]) -> None:
+        """Entrypoints of every file, so a view gets its role even when its route is declared elsewhere."""
+        self.entrypoints = {}
+        for file in files:
+            extractor = extractors.get(file.language)
+            for entry in extractor.entrypoints(file, self) if extractor and file.symbols else []:
+                self.entrypoints.setdefault(entry.handler, []).append(entry)
+
+    def resolve(self, ref: str, *, via_bases: bool = False,
+                external_roots=frozenset()) -> tuple[str, Symbol | None]:
+        """("resolved", symbol), ("external", None) or ("unresolved", None) for a reference."""
+        if via_bases:
+            prefix, _, member = ref.rpartition(".")
+            found = self.member(prefix, member, skip_self=True)
+            return ("resolved", found) if found else ("unresolved", None)
+        if ref in self.symbols:
+            return "resolved", self.symbols[ref]
+        parts = ref.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            owner = self.symbols.get(".".join(parts[:cut]))
+            if owner is None:
+                continue
+            if owner.kind == "class":
+                found = self.member(owner.qname, parts[cut])
+                if found and cut == len(parts) - 1:
+                    return "resolved", found
+                if not found and any(base not in self.symbols for base in self.ancestors(owner.qname)):
+                    return "external", None  # reached through a third-party base: `Document.objects.filter`
+            break
+        root = parts[0]
+        if root in external_roots and root not in self.roots:
+            return "external", None
+        return "unresolved", None
+
+    def member(self, class_qname: str, name: str, *, skip_self: bool = False,
+               depth: int = 0) -> Symbol | None:
+        """`name` defined on the class or, depth first, on its bases (a simple MRO)."""
+        cls = self.symbols.get(class_qname)
+        if cls is None or depth > 20:
+            return None
+        if not skip_self and f"{class_qname}.{name}" in self.symbols:
+            return self.symbols[f"{class_qname}.{name}"]
+        for base in cls.bases:
+            found = self.member(base, name, depth=depth + 1)
+            if found:
+                return found
+        return None
+
+    def ancestors(self, class_qname: str, depth: int = 0) -> list[str]:
+        """Base references of a class and, for bases in the project, of theirs."""
+        cls = self.symbols.get(class_qname)
+        if cls is None or depth > 20:
+            return []
+        found = []
+        for base in cls.bases:
+            found.append(base)
+            found.extend(self.ancestors(base, depth + 1))
+        return found
+
+
+class CodeExtractor:
+    """One language: read a file into a `CodeFile`, then detect entrypoints with the project index."""
+
+    language = ""
+    extensions: tuple[str, ...] = ()
+
+    def parse(self, path: str, text: str) -> CodeFile:
+        raise NotImplementedError
+
+    def entrypoints(self, file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
+        return []
+
+
+class PlainTextExtractor(CodeExtractor):
+    """Languages without a parser yet: C0 chunks of whole lines, nothing else."""
+
+    language = "text"
+    extensions = (".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".c", ".h",
+                  ".cpp", ".cs", ".sh", ".sql")
+
+    def parse(self, path: str, text: str) -> CodeFile:
+        language = PurePosixPath(path).suffix.lstrip(".")
+        last_line = text.rstrip("\n").count("\n") + 1
+        return CodeFile(path=path, module=module_name(path), language=language, text=text,
+                        is_test=is_test_path(path), chunks=line_chunks(text, 1, last_line, "text"))
+
+
+def module_name(path: str) -> str:
+    """`src/shop/billing.py` → `shop.billing`; `shop/__init__.py` → `shop`."""
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    if parts and parts[0] == "src" and len(parts) > 1:
+        parts = parts[1:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*$|_tests?\.[^/]+$|(^|/)conftest\.py$")
+
+
+def is_test_path(path: str) -> bool:
+    return bool(TEST_PATH.search(path))
+
+
+MAX_CHUNK_CHARS = 2000
+
+
+def line_chunks(text: str, start: int, end: int, chunk_type: str, qname: str = "",
+                max_chars: int = MAX_CHUNK_CHARS) -> list[SourceChunk]:
+    """Lines `start..end` (1-based, inclusive) cut into runs of at most `max_chars` characters."""
+    lines = text.split("\n")
+    chunks, first, size = [], start, 0
+    for number in range(start, end + 1):
+        length = len(lines[number - 1]) + 1 if number <= len(lines) else 1
+        if size and size + length > max_chars:
+            chunks.append(SourceChunk(first, number - 1, chunk_type, qname))
+            first, size = number, 0
+        size += length
+    if first <= end:
+        chunks.append(SourceChunk(first, end, chunk_type, qname))
+    return chunks
+
+
+ROUTE_PARAM = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>|\(\?P<([^>]+)>[^)]*\)|:(\w+)")
+
+
+def route_key(path: str) -> str:
+    """A route in one spelling for matching: `orders/<int:pk>/` and `/orders/{pk}` → `/orders/{pk}`."""
+    path = path.strip().replace("^", "").replace("$", "")  # regex anchors, also after a mount prefix
+    path = ROUTE_PARAM.sub(lambda m: "{" + next(g for g in m.groups() if g) + "}", path)
+    return "/" + path.strip("/")

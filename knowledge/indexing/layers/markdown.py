@@ -1,0 +1,132 @@
+"""Reading a Markdown file for the documentation layers: frontmatter, heading sections, kind.
+
+`parse_doc(path, text)` splits the YAML frontmatter off (the same parser as ingestion) and reads the
+body into `Section`s — a heading and its lines up to the next heading of any level, outside code
+fences, read by `knowledge.indexing.markdown` like the chunker reads them — with 1-based line
+numbers in the original file, so every layer row can cite its lines.
+"""
+
+import re
+from dataclasses import dataclass
+
+from knowledge.indexing.markdown import Section, read_sections
+from knowledge.indexing.parsing.text import split_frontmatter
+
+__all__ = ["ParsedDoc", "Section", "classify_doc", "parse_doc", "read_sections"]
+
+LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+BOLD_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?P<label>[^*]+?)\s*:?\s*\*\*\s*:?\s*(?P<rest>.*)$")
+KEY_VALUE = re.compile(r"^\s*[-*+]\s+(?P<key>[^:*|]{1,40}?)\s*:\s+(?P<value>\S.*)$")
+TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+
+SUMMARY_TITLE = re.compile(r"^(summary|резюме|кратко|краткое описание|аннотация)$", re.IGNORECASE)
+SCENARIO_TITLE = re.compile(r"^(сценари[йи]|scenario|workflow|use case)\b\s*[:—–-]?\s*(?P<name>.*)$",
+                            re.IGNORECASE)
+INTEGRATIONS_TITLE = re.compile(r"^(integrations?|интеграци[яи])$", re.IGNORECASE)
+
+DOC_KIND_BY_PATH = (
+    ("readme", re.compile(r"(^|/)readme[^/]*$", re.IGNORECASE)),
+    ("changelog", re.compile(r"(^|/)(changelog|changes|history)[^/]*$", re.IGNORECASE)),
+    ("adr", re.compile(r"(^|/)(adrs?|decisions)/", re.IGNORECASE)),
+    ("runbook", re.compile(r"runbook|playbook", re.IGNORECASE)),
+    ("spec", re.compile(r"(^|/)(specs?|rfcs?|requirements)(/|[-_.])", re.IGNORECASE)),
+    ("guide", re.compile(r"guide|tutorial|how-?to|getting[-_]started", re.IGNORECASE)),
+)
+DOC_KINDS = {"readme", "changelog", "adr", "runbook", "spec", "guide", "reference", "api"}
+
+
+@dataclass
+class ParsedDoc:
+    path: str
+    frontmatter: dict
+    body: str
+    body_line: int  # the file line the body starts on
+    sections: list[Section]
+    doc_id: str
+    title: str
+    doc_kind: str
+
+    def meta(self) -> dict:
+        """Attributes every documentation row carries (seed 004: D0)."""
+        fm = self.frontmatter
+        return {
+            "document_id": self.doc_id,
+            "type": as_text(fm.get("type")),
+            "module": as_text(fm.get("module")),
+            "domain": as_text(fm.get("domain")),
+            "subdomain": as_text(fm.get("subdomain")),
+            "tags": as_strings(fm.get("tags")),
+            "doc_kind": self.doc_kind,
+            "source_path": self.path,
+            "artifact_type": "DOCS",
+        }
+
+    def descendants(self, section: Section) -> list[Section]:
+        """The sections nested under `section` (deeper headings up to the next sibling)."""
+        index = self.sections.index(section)
+        nested = []
+        for other in self.sections[index + 1:]:
+            if other.level <= section.level:
+                break
+            nested.append(other)
+        return nested
+
+
+def parse_doc(path: str, text: str) -> ParsedDoc:
+    """Split frontmatter off and read the body into heading sections."""
+    body, frontmatter = split_frontmatter(text)
+    body_line = text[:len(text) - len(body)].count("\n") + 1
+    sections = read_sections(body, body_line)
+    title = as_text(frontmatter.get("title")) or next((s.title for s in sections if s.level == 1
+                                                     and not SUMMARY_TITLE.match(s.title)), "")
+    return ParsedDoc(
+        path=path, frontmatter=frontmatter, body=body, body_line=body_line, sections=sections,
+        doc_id=as_text(frontmatter.get("id")) or path,
+        title=title or path.rsplit("/", 1)[-1].rsplit(".", 1)[0],
+        doc_kind=classify_doc(path, frontmatter, sections),
+    )
+
+
+def classify_doc(path: str, frontmatter: dict, sections: list[Section]) -> str:
+    """readme, changelog, adr, runbook, spec, guide… from the path, then the frontmatter, then content."""
+    for kind, pattern in DOC_KIND_BY_PATH:
+        if pattern.search(path):
+            return kind
+    declared = as_text(frontmatter.get("doc_kind") or frontmatter.get("type")).lower()
+    if declared in DOC_KINDS:
+        return declared
+    titles = [s.title for s in sections]
+    if any(SCENARIO_TITLE.match(t) or INTEGRATIONS_TITLE.match(t) for t in titles):
+        return "spec"
+    if {"context", "decision"} <= {t.lower() for t in titles}:
+        return "adr"
+    return "doc"
+
+
+def as_text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(as_text(v) for v in value)
+    return str(value).strip()
+
+
+def as_strings(value) -> list[str]:
+    if value is None or value == "":
+        return []
+    items = value if isinstance(value, list) else [value]
+    return [as_text(item) for item in items if as_text(item)]
+
+
+def line_of(text: str, offset: int, first_line: int) -> int:
+    return first_line + text.count("\n", 0, max(0, offset))
+
+
+def leading_blank_lines(lines: list[str]) -> int:
+    count = 0
+    for line in lines:
+        if line.strip():
+            break
+        count += 1
+    return count

@@ -1,0 +1,268 @@
+"""Storing layer rows as chunks: one `repository` document per file, swapped atomically.
+
+For every target file the rows of all its layers are built, compared with the digest stored on
+the document (unchanged rows are not re-embedded), embedded outside any transaction, and then
+swapped in with `chunks.replace_chunks` — the same transaction the plain ingestion uses, so
+search never sees a half-indexed file. Python files are all parsed, even in an incremental run,
+because a changed file's calls are resolved against the symbols of the unchanged ones.
+"""
+
+import hashlib
+import json
+import logging
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from django.db import transaction
+
+from knowledge.exceptions import KnowledgeError
+from knowledge.indexing import chunking
+from knowledge.indexing.chunks import (
+    IngestResult,
+    config_signature,
+    delete_document,
+    embed_chunks,
+    replace_chunks,
+    text_sha256,
+)
+from knowledge.indexing.layers import repository
+from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExtractor, ProjectIndex
+from knowledge.indexing.layers.code_rows import build_code_rows
+from knowledge.indexing.layers.docs import build_doc_rows
+from knowledge.indexing.layers.python import PythonExtractor
+from knowledge.indexing.layers.rows import LayerRow
+from knowledge.indexing.parsing.text import decode_text
+from knowledge.models import Chunk, Document, Job, KnowledgeBase
+from portal.jobs import enqueue, run
+
+logger = logging.getLogger(__name__)
+
+DOC_EXTENSIONS = (".md", ".markdown")
+EXTRACTORS: dict[str, CodeExtractor] = {
+    **{ext: PlainTextExtractor() for ext in PlainTextExtractor.extensions},
+    ".py": PythonExtractor(),
+}
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class RepoIndexResult:
+    repo_id: str
+    commit_sha: str
+    files: int = 0
+    outcomes: Counter = field(default_factory=Counter)  # created, updated, unchanged, deleted, failed
+    rows_written: Counter = field(default_factory=Counter)  # per layer, in this run
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+
+def is_indexable(rel: str) -> bool:
+    suffix = PurePosixPath(rel).suffix.lower()
+    return suffix in DOC_EXTENSIONS or suffix in EXTRACTORS
+
+
+def source_uri(repo_id: str, rel: str) -> str:
+    return f"repo:{repo_id}:{rel}"
+
+
+def index_repository(kb: KnowledgeBase, path: str | Path, *, since: str = "", name: str = "",
+                     batch_size: int = 64, progress: Progress | None = None) -> RepoIndexResult:
+    """Index a folder, git checkout or zip into `kb`: every file, or those changed since `since`."""
+    with repository.open_repository(path, since=since, name=name, indexable=is_indexable) as snapshot:
+        return index_snapshot(kb, snapshot, batch_size=batch_size, progress=progress)
+
+
+def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_size: int = 64,
+                   progress: Progress | None = None) -> RepoIndexResult:
+    """Index the snapshot's target files, delete the documents of files that are gone."""
+    result = RepoIndexResult(snapshot.repo_id, snapshot.commit_sha, files=len(snapshot.targets))
+    # Stored paths are project paths (`knowledge/api.py` when the root is the `knowledge` folder).
+    texts = {snapshot.prefix + rel: decode_text((snapshot.root / rel).read_bytes()) for rel in snapshot.files}
+    targets = [snapshot.prefix + rel for rel in snapshot.targets]
+    code_files, index = parse_project(texts)
+    for done, path in enumerate(targets, start=1):
+        try:
+            outcome, rows = index_file(kb, snapshot.repo_id, path, texts[path], code_files.get(path), index,
+                                       commit_sha=snapshot.commit_sha, batch_size=batch_size)
+            result.outcomes[outcome] += 1
+            result.rows_written.update(row.layer for row in rows)
+        except Exception as exc:
+            if not isinstance(exc, KnowledgeError):
+                logger.exception("Indexing %s failed", path)
+            result.outcomes["failed"] += 1
+            result.failures.append((path, str(exc)))
+        if progress:
+            progress(done, len(targets), path)
+    gone = {snapshot.prefix + rel for rel in snapshot.deleted}
+    if snapshot.changed is None:
+        stale = repo_documents(kb, snapshot.repo_id).exclude(path__in=texts)
+        gone.update(stale.values_list("path", flat=True))
+    for document in repo_documents(kb, snapshot.repo_id).filter(path__in=gone):
+        delete_document(document)
+        result.outcomes["deleted"] += 1
+    if snapshot.commit_sha:
+        # Files that did not change are as they were at the new commit too.
+        repo_documents(kb, snapshot.repo_id).filter(status=Document.Status.READY).update(
+            commit_sha=snapshot.commit_sha)
+    return result
+
+
+def parse_project(texts: dict[str, str]) -> tuple[dict[str, CodeFile], ProjectIndex]:
+    """Parse every code file and index their symbols, app objects and entrypoints."""
+    code_files = {}
+    for rel, text in texts.items():
+        extractor = EXTRACTORS.get(PurePosixPath(rel).suffix.lower())
+        if extractor is not None:
+            code_files[rel] = extractor.parse(rel, text)
+    index = ProjectIndex(list(code_files.values()))
+    index.detect_entrypoints(list(code_files.values()), {e.language: e for e in EXTRACTORS.values()})
+    return code_files, index
+
+
+def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIndex,
+               kb: KnowledgeBase) -> list[LayerRow]:
+    """The rows of every layer for one file (documentation or code)."""
+    if PurePosixPath(rel).suffix.lower() in DOC_EXTENSIONS:
+        return build_doc_rows(rel, text, chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap,
+                              chunk_min_size=kb.chunk_min_size)
+    extractor = EXTRACTORS[PurePosixPath(rel).suffix.lower()]
+    return build_code_rows(code_file or extractor.parse(rel, text), index, extractor)
+
+
+def index_file(kb: KnowledgeBase, repo_id: str, rel: str, text: str, code_file: CodeFile | None,
+               index: ProjectIndex, *, commit_sha: str = "", batch_size: int = 64,
+               force: bool = False) -> tuple[str, list[LayerRow]]:
+    """Build, embed and store one file's rows; ("unchanged", []) when its rows are what is stored."""
+    uri = source_uri(repo_id, rel)
+    rows = build_rows(rel, text, code_file, index, kb)
+    digest, signature = rows_digest(rows), config_signature(kb)
+    document = Document.objects.filter(knowledge_base=kb, source_uri=uri).first()
+    if (not force and document and document.status == Document.Status.READY
+            and document.metadata.get("rows_sha") == digest
+            and document.config_signature == signature):
+        return "unchanged", []
+    chunks = to_chunks(kb, rows, repo_id)
+    embed_chunks(kb, chunks, batch_size=batch_size)
+    outcome = "updated" if document else "created"
+    store_file(kb, document, uri=uri, rel=rel, text=text, rows=rows, chunks=chunks, digest=digest,
+               signature=signature, repo_id=repo_id, commit_sha=commit_sha)
+    return outcome, rows
+
+
+def to_chunks(kb: KnowledgeBase, rows: list[LayerRow], repo_id: str) -> list[Chunk]:
+    """Unsaved chunks for the rows, numbered from 0 within each layer."""
+    positions: Counter = Counter()
+    chunks = []
+    for row in rows:
+        chunks.append(Chunk(
+            knowledge_base=kb,
+            position=positions[row.layer],
+            layer=row.layer,
+            title=row.title[:500],
+            section_path=row.section_path[:1000],
+            parent_heading=(row.section_path.rsplit(" > ", 1)[-1] if row.layer == "D0" else "")[:500],
+            content=row.content,
+            token_count=chunking.token_estimate(row.content),
+            span_start=row.span_start,
+            span_end=row.span_end,
+            language=row.language[:20],
+            metadata={**row.metadata, "repo_id": repo_id},
+        ))
+        positions[row.layer] += 1
+    return chunks
+
+
+@transaction.atomic
+def store_file(kb: KnowledgeBase, document: Document | None, *, uri: str, rel: str, text: str,
+               rows: list[LayerRow], chunks: list[Chunk], digest: str, signature: str, repo_id: str,
+               commit_sha: str) -> Document:
+    """Create or update the file's document and swap its chunks, in one transaction."""
+    if document is None:
+        document = Document(knowledge_base=kb, source_kind=Document.SourceKind.REPOSITORY, source_uri=uri)
+    catalog = next((row for row in rows if row.layer == "D1"), None)
+    document.path, document.commit_sha = rel[:1000], commit_sha
+    document.title = (catalog.title if catalog else rel)[:500]
+    document.mime = "text/markdown" if catalog else "text/x-source"
+    document.text, document.char_count = text, len(text)
+    document.metadata = {**document.metadata, "repo_id": repo_id, "rows_sha": digest,
+                         "layers": dict(sorted(Counter(row.layer for row in rows).items()))}
+    document.save()
+    for chunk in chunks:
+        chunk.document = document
+    replace_chunks(kb, document, chunks, sha=text_sha256(text), signature=signature)
+    return document
+
+
+def rows_digest(rows: list[LayerRow]) -> str:
+    """A digest of the rows themselves: a file whose calls now resolve differently is re-stored."""
+    payload = [(r.layer, r.title, r.content, r.section_path, r.span_start, r.span_end, r.metadata)
+               for r in rows]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def repo_documents(kb: KnowledgeBase, repo_id: str):
+    return Document.objects.filter(knowledge_base=kb, source_kind=Document.SourceKind.REPOSITORY,
+                                   source_uri__startswith=f"repo:{repo_id}:")
+
+
+def layer_counts(kb: KnowledgeBase, repo_id: str = "") -> dict[str, int]:
+    """Rows per layer stored for the base (or one repository of it)."""
+    chunks = Chunk.objects.filter(knowledge_base=kb)
+    if repo_id:
+        chunks = chunks.filter(document__in=repo_documents(kb, repo_id))
+    return dict(sorted(Counter(chunks.values_list("layer", flat=True)).items()))
+
+
+def reindex_document(document: Document, *, force: bool = True) -> IngestResult:
+    """Rebuild one repository document from its stored text (after an embedder or config change).
+
+    `ingestion.process_document` calls it for these documents (plain chunking would replace
+    their layers with D0 chunks). Calls are resolved against the other files of the
+    same repository as stored, so no checkout is needed.
+    """
+    kb = document.knowledge_base
+    repo_id = document.metadata.get("repo_id", "")
+    texts = dict(repo_documents(kb, repo_id).values_list("path", "text"))
+    texts[document.path] = document.text
+    try:
+        code_files, index = parse_project({path: text for path, text in texts.items() if is_indexable(path)})
+        outcome, _ = index_file(kb, repo_id, document.path, document.text, code_files.get(document.path),
+                                index, commit_sha=document.commit_sha, force=force)
+    except Exception as exc:
+        logger.exception("Re-indexing repository document %s failed", document.pk)
+        return IngestResult(document, "failed", f"{type(exc).__name__}: {exc}")
+    document.refresh_from_db()
+    return IngestResult(document, outcome)
+
+
+# --- jobs -------------------------------------------------------------------------------------------
+
+
+def start_index_repo(kb: KnowledgeBase, path: str, *, since: str = "", name: str = "", user=None) -> Job:
+    """Queue an `index_repo` job for a path the workers can read (a shared folder or checkout)."""
+    job = Job.objects.create(kind=Job.Kind.INDEX_REPO, knowledge_base=kb, created_by=user,
+                             options={"path": str(path), "since": since, "name": name})
+    enqueue(job)
+    return job
+
+
+def run_index_repo(job: Job, *, progress: Progress | None = None) -> Job:
+    """Run an `index_repo` job: options `path`, `since`, `name`; counts and failures on the job."""
+
+    def body(job: Job) -> None:
+        def report(done: int, total: int, path: str) -> None:
+            job.record(done=done, total=total)
+            if progress:
+                progress(done, total, path)
+
+        result = index_repository(job.knowledge_base, job.options["path"], since=job.options.get("since", ""),
+                                  name=job.options.get("name", ""), progress=report)
+        job.options = {**job.options, "repo_id": result.repo_id, "commit_sha": result.commit_sha}
+        job.save(update_fields=["options", "updated_at"])
+        outcomes = {name: n for name, n in result.outcomes.items() if name != "failed"}  # add_failure counts
+        job.record(**outcomes, **{f"rows_{layer}": n for layer, n in result.rows_written.items()})
+        for path, reason in result.failures:
+            job.add_failure(path, reason)
+
+    return run(job, body)

@@ -1,0 +1,215 @@
+"""Text formats: Markdown with YAML frontmatter, plain text and logs, CSV."""
+
+import codecs
+import csv
+import datetime
+import io
+import math
+import re
+from pathlib import Path
+
+import yaml
+
+from knowledge.documents import ParsedDocument
+from knowledge.exceptions import FileTooLargeError, ParseError
+from knowledge.indexing.markdown import fenced_lines, first_heading
+
+# UTF-32 before UTF-16: the UTF-32-LE mark starts with the UTF-16-LE one.
+BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+# Also matched on raw text from other callers, hence the optional BOM and CR.
+FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.S | re.M)
+# MDX heading anchors as written on react.dev (`## Title {/*title*/}`) and Pandoc's `{#id}`.
+HEADING_ANCHOR = re.compile(r"\s*\{(?:/\*.*?\*/|#[\w:-]+)\}\s*$")
+# A line that is only an MDX component tag (`<Intro>`, `</Sandpack>`, `<Recipes titleText="…">`).
+MDX_TAG_LINE = re.compile(r"^</?[A-Z][\w.]*(?:\s[^<>]*)?/?>\s*$")
+# An RST/setext adornment line: one punctuation character repeated.
+ADORNMENT = re.compile(r"^([=\-~^\"'`#*+_:.])\1{2,}\s*$")
+CSV_DELIMITERS = ",;\t|"
+NON_ASCII = re.compile("[^\x00-\x7f\ufffd]")
+MAX_FRONTMATTER_CHARS = 64 * 1024
+
+
+def looks_binary(head: bytes) -> bool:
+    """Whether the first bytes of a file look like binary data rather than text."""
+    if any(head.startswith(bom) for bom, _ in BOMS):
+        return False
+    return b"\x00" in head
+
+
+def decode_text(data: bytes) -> str:
+    """Decode text bytes: a BOM wins, then UTF-8, then cp1251 for Cyrillic, else cp1252/latin-1."""
+    for bom, encoding in BOMS:
+        if data.startswith(bom):
+            return _newlines(data.decode(encoding, errors="replace"))
+    try:
+        return _newlines(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        pass
+    lenient = data.decode("utf-8", errors="replace")
+    # A long UTF-8 file with a few mangled bytes (a log with one bad line) is still UTF-8.
+    errors = lenient.count("\ufffd")
+    if errors <= max(1, len(data) // 10_000) and NON_ASCII.search(lenient):
+        return _newlines(lenient)
+    if _looks_cyrillic(data):
+        return _newlines(data.decode("cp1251", errors="replace"))
+    try:
+        return _newlines(data.decode("cp1252"))
+    except UnicodeDecodeError:
+        return _newlines(data.decode("latin-1"))
+
+
+def parse_markdown(path: Path) -> ParsedDocument:
+    """Markdown: frontmatter split off into metadata, MDX noise dropped, title found."""
+    raw = decode_text(path.read_bytes())
+    body, frontmatter = split_frontmatter(raw)
+    body = clean_markdown(body)
+    title = frontmatter.get("title") if frontmatter else None
+    if not isinstance(title, str) or not title.strip():
+        title = first_heading(body) or path.stem
+    metadata = {"frontmatter": frontmatter} if frontmatter else {}
+    return ParsedDocument(text=body.strip(), title=title.strip(), mime="", metadata=metadata)
+
+
+def split_frontmatter(text: str) -> tuple[str, dict]:
+    """Split a leading `---` YAML block off; a block that is not a YAML mapping stays as text."""
+    match = FRONTMATTER.match(text)
+    if not match or len(match.group(1)) > MAX_FRONTMATTER_CHARS:
+        return text, {}
+    try:
+        # Aliases let a few lines expand into millions of nodes once copied into JSON (or refer
+        # to themselves); real frontmatter never needs them.
+        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(match.group(1), yaml.SafeLoader)):
+            return text, {}
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        return text, {}
+    if data is None:
+        return text[match.end():], {}
+    if not isinstance(data, dict):
+        # e.g. a document that opens with a `---` rule and prose: not frontmatter.
+        return text, {}
+    return text[match.end():], _json_safe(data)
+
+
+def clean_markdown(text: str) -> str:
+    """Drop MDX component tag lines, heading anchors and repeated blank lines outside code fences."""
+    lines: list[str] = []
+    fenced = fenced_lines(text)
+    for number, line in enumerate(text.split("\n")):
+        if number not in fenced:
+            if MDX_TAG_LINE.match(line):
+                continue
+            if line.startswith("#"):
+                line = HEADING_ANCHOR.sub("", line)
+            if not line.strip():
+                if lines and not lines[-1]:
+                    continue
+                line = ""
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def parse_plain(path: Path, *, headings: bool) -> ParsedDocument:
+    """Plain text or a log; with `headings`, RST/setext underlined titles become `#` lines."""
+    text = decode_text(path.read_bytes())
+    if headings:
+        text = underline_headings(text)
+    title = (first_heading(text) if headings else "") or path.stem
+    return ParsedDocument(text=text.strip(), title=title, mime="")
+
+
+def underline_headings(text: str) -> str:
+    """Turn RST/setext headings (`Title` over `=====`) into Markdown `#` headings."""
+    lines = text.split("\n")
+    # As in RST, levels follow the order in which adornment styles first appear.
+    styles: list[str] = []
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        after = lines[i + 2] if i + 2 < len(lines) else ""
+        if (ADORNMENT.match(line) and following.strip() and not ADORNMENT.match(following)
+                and after.rstrip() == line.rstrip() and len(following.strip()) <= len(line.strip())):
+            style, title, i = "over" + line.strip()[0], following.strip(), i + 3
+        elif (line.strip() and not ADORNMENT.match(line) and ADORNMENT.match(following)
+                and (i == 0 or not lines[i - 1].strip()) and len(line.strip()) <= 120):
+            style, title, i = following.strip()[0], line.strip(), i + 2
+        else:
+            out.append(line)
+            i += 1
+            continue
+        if style not in styles:
+            styles.append(style)
+        out.append("#" * min(styles.index(style) + 1, 6) + " " + title)
+    return "\n".join(out)
+
+
+def parse_csv(path: Path, *, max_chars: int) -> ParsedDocument:
+    """CSV (any of `,;\t|`, any encoding `decode_text` knows): a Markdown pipe table under the
+    detected header row (`knowledge.indexing.tables.table_lines`)."""
+    from knowledge.indexing.tables import table_lines
+
+    text = decode_text(path.read_bytes())
+    try:
+        dialect = csv.Sniffer().sniff(text[:65536], delimiters=CSV_DELIMITERS)
+    except csv.Error:
+        dialect = csv.excel
+    lines: list[str] = []
+    size = 0
+    reader = csv.reader(io.StringIO(text), dialect)
+    try:
+        for line in table_lines(reader):
+            lines.append(line)
+            size += len(line) + 1
+            if size > max_chars:
+                raise text_too_long(path.name, max_chars)
+    except csv.Error as exc:
+        raise ParseError(f"{path.name}: malformed CSV near line {reader.line_num} ({exc})") from exc
+    return ParsedDocument(text="\n".join(lines), title=path.stem, mime="")
+
+
+def text_too_long(name: str, max_chars: int) -> FileTooLargeError:
+    """The error for a file whose extracted text is over the character limit."""
+    return FileTooLargeError(
+        f"{name} holds more than {max_chars:,} characters of text; split it into smaller files"
+    )
+
+
+def short_reason(exc: Exception) -> str:
+    """A third-party exception as a short phrase to append to a user-facing message."""
+    reason = str(exc).strip() or type(exc).__name__
+    return reason if len(reason) <= 120 else reason[:117] + "..."
+
+
+def _looks_cyrillic(data: bytes) -> bool:
+    # In cp1251, 0xC0–0xFF are Cyrillic letters and Russian words are runs of them; in Western
+    # encodings the same bytes are accented letters that sit alone between ASCII letters.
+    high = sum(1 for byte in data if byte >= 0xC0)
+    in_runs = sum(len(run) for run in re.findall(rb"[\xc0-\xff]{2,}", data))
+    return high > 0 and in_runs / high > 0.5
+
+
+def _newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _json_safe(value):
+    """Frontmatter as JSON-storable values: YAML dates become ISO strings."""
+    if isinstance(value, dict):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)

@@ -1,0 +1,145 @@
+"""Grounded answers: retrieval → numbered sources → prompt → generator → parsed citations.
+
+`answer()` refuses (returns the refusal text, calls no generator) when the retrieval does not
+support an answer: confidence, as in seed 003, is
+`min(1, best relevance + 0.1 if more than one relevant chunk + 0.2)`, where relevance is the
+best vector similarity calibrated per embedder (`retrieval.relevance`). The reason codes say why:
+
+- `no_hits`: nothing was found; `low_top_score`: the best hit is not relevant;
+  `single_source`: at most one relevant chunk; `keyword_fallback_used`: the vector side found
+  nothing close and keyword matches lead; `no_vector_scores`: keyword mode, no similarity known;
+  `below_threshold`: confidence under the threshold, so the answer was refused;
+- after generation: `generator_failed` (the model timed out, failed or replied nonsense, and the
+  extractive answer was given instead), `dropped_markers`, `no_citations`.
+
+Without a chat model the answer is composed (`composer`): a clearly matching FAQ entry's answer
+verbatim (`Answer.entry_match`), else a short cited extract of the top sources.
+
+Generator errors fall back to the extractive answer with `generator_failed` and the message in
+`Answer.error`; `strict=True` raises `GenerationError` instead.
+"""
+
+import logging
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from knowledge.models import KnowledgeBase
+from knowledge.search import composer, generation, retrieval
+from knowledge.search.citations import parse_citations, rewrite_markers
+from knowledge.search.generation import GenerationError, build_prompt, get_generator
+from knowledge.search.retrieval import SearchHit
+
+__all__ = ["Answer", "Citation", "GenerationError", "answer", "assess_confidence", "build_prompt",
+           "parse_citations"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Citation:
+    number: int
+    hit: SearchHit
+
+
+@dataclass
+class Answer:
+    text: str
+    citations: list[Citation]
+    sources: list[SearchHit]
+    confidence: float
+    reasons: list[str]
+    refused: bool
+    dropped_markers: list[int] = field(default_factory=list)
+    generator: str = ""
+    error: str = ""
+    # The text is one FAQ entry's answer, verbatim, because its question clearly is the one asked.
+    entry_match: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def assess_confidence(result: retrieval.Retrieval) -> tuple[float, list[str]]:
+    """Seed 003's confidence for a retrieval, with the reason codes that lowered it."""
+    if not result.hits:
+        return 0.0, ["no_hits"]
+    reasons = []
+    low = retrieval.setting("KEYWORD_FALLBACK_RELEVANCE")
+    best = result.best_relevance
+    if best is None:
+        reasons.append("no_vector_scores")
+        best = 0.0
+    elif best < low:
+        reasons.append("low_top_score")
+    if result.relevant_count <= 1:
+        reasons.append("single_source")
+    if result.keyword_fallback_used:
+        reasons.append("keyword_fallback_used")
+    confidence = min(1.0, best + (0.1 if result.relevant_count > 1 else 0.0) + 0.2)
+    return round(confidence, 4), reasons
+
+
+def _entry_first(question: str, hits: list[SearchHit],
+                 query_embeddings: dict | None) -> tuple[list[SearchHit], float | None]:
+    """The hits with the FAQ entry whose question is the one asked moved to the front, and how close
+    its question is when it matches clearly (None otherwise).
+
+    Retrieval ranks by the entry's question and answer together; comparing the incoming question
+    with each entry's own question settles which entry it is.
+    """
+    kbs = {kb.pk: kb for kb in KnowledgeBase.objects.filter(pk__in={hit.knowledge_base_id for hit in hits})}
+    found = composer.match_entry(question, hits, kbs, query_embeddings) if hits else None
+    if found is None:
+        return hits, None
+    index, closeness, clear = found
+    hits = [hits[index]] + hits[:index] + hits[index + 1:]
+    for rank, hit in enumerate(hits, start=1):
+        hit.rank = rank
+    return hits, closeness if clear else None
+
+
+def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
+           instructions: str = "", mode: str = "hybrid", layers=None, filters: dict | None = None,
+           strict: bool = False, query_embeddings: dict | None = None) -> Answer:
+    """A grounded answer to `question` from the given knowledge bases, or a refusal.
+
+    `query_embeddings` as for `retrieval.retrieve`: the question's vectors, reused and filled in.
+    """
+    result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters,
+                                query_embeddings=query_embeddings)
+    sources, closeness = _entry_first(question, result.hits, query_embeddings)
+    confidence, reasons = assess_confidence(result)
+    matched = closeness is not None
+    if matched:
+        # The answer is the entry's, so it is right exactly when the entry is the one asked about:
+        # confidence is how closely the question resembles the entry's own question.
+        confidence = round(closeness, 4)
+    threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
+    if not sources or confidence < threshold:
+        if sources:
+            reasons.append("below_threshold")
+        refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT", "")
+        return Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
+
+    generator, error, verbatim = get_generator(), "", False
+    try:
+        if isinstance(generator, generation.ExtractiveGenerator):
+            text, verbatim = composer.compose(question, sources, entry_match=matched).text, matched
+        else:
+            text = generator.generate(question=question, sources=sources, instructions=instructions)
+    except GenerationError as exc:
+        if strict:
+            raise
+        logger.warning("Generation with %s failed, answering extractively: %s", generator.name, exc)
+        reasons.append("generator_failed")
+        error, generator = str(exc), generation.ExtractiveGenerator()
+        text = generator.generate(question=question, sources=sources, instructions=instructions)
+
+    used, dropped = parse_citations(text, len(sources))
+    text = rewrite_markers(text, len(sources))
+    if dropped:
+        reasons.append("dropped_markers")
+    if not used:
+        reasons.append("no_citations")
+    citations = [Citation(number, sources[number - 1]) for number in used]
+    return Answer(text, citations, sources, confidence, reasons, refused=False, dropped_markers=dropped,
+                  generator=generator.name, error=error, timings=result.timings, entry_match=verbatim)

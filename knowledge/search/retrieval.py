@@ -1,0 +1,347 @@
+"""Search over knowledge bases: vector (per-base HNSW), keyword (PostgreSQL full text) and hybrid.
+
+`retrieve()` does the work and returns the details (`Retrieval`); `search()` returns just the hits.
+
+- vector: the query is embedded once per embedder the bases use; each base is searched through its
+  own partial HNSW index, all bases in one statement sent with its HNSW settings in one round trip
+  (`sql.ann_search_bases`, `sql.with_search_settings`), and the lists are merged by cosine distance.
+- keyword: `sql.keyword_search` per text-search configuration (each base stems with its own),
+  merged by `ts_rank`; snippets are `ts_headline` excerpts with `<mark>` around the matches.
+- hybrid: both lists, `PORTAL["SEARCH_CANDIDATES"]` deep, fused by a weighted sum of normalised
+  scores (`_rescore`; reciprocal rank fusion, score = Σ weight / (RRF_K + rank), with
+  `PORTAL["FUSION"] = "rrf"`). The keyword fallback of seed 003: when the best vector hit
+  is not relevant (its calibrated relevance, see below, is under `KEYWORD_FALLBACK_RELEVANCE`), the
+  vector list is mostly noise, so its weight drops to `FALLBACK_VECTOR_WEIGHT` and the keyword
+  matches lead; `Retrieval.keyword_fallback_used` tells the caller.
+
+Relevance. Raw cosine similarity means different things for different embedders: e5 models put
+unrelated text at about 0.75, the Universal Sentence Encoder near 0.1. `relevance()` maps a
+similarity onto 0..1 with the base's similarity floor (`calibration.similarity_floor`: the
+embedder's stated floor, or the one measured when the base was created, overridable per embedder
+with PORTAL_SIMILARITY_FLOORS), so one threshold (fallback, confidence) works whatever the
+embedder. `best_similarity` stays the raw figure.
+"""
+
+import html
+import json
+import time
+
+from django.conf import settings
+from django.db import connection
+
+from knowledge.exceptions import KnowledgeError
+from knowledge.indexing import calibration
+from knowledge.indexing.embedding import get_embedder
+from knowledge.models import KnowledgeBase
+from knowledge.search import reranking, sql
+from knowledge.search.hits import Retrieval, SearchHit
+
+# The search modes, in the order the forms and the API list them. Every default of retrieval is
+# in settings.PORTAL (portal/settings.py), read with `setting()`.
+MODES = {"hybrid": "Hybrid (vector + keyword)", "vector": "Vector", "keyword": "Keyword"}
+EXCERPT_CHARS = 240
+# (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
+_tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
+
+
+class SearchError(KnowledgeError):
+    """The search request cannot be run (unknown base, bad mode)."""
+
+
+def setting(name: str):
+    return settings.PORTAL[name]
+
+
+def relevance(similarity: float | None, kb: KnowledgeBase) -> float | None:
+    """Similarity mapped onto 0..1 above the base's similarity floor (see module docstring)."""
+    if similarity is None:
+        return None
+    floor = calibration.similarity_floor(kb)
+    return max(0.0, min(1.0, (similarity - floor) / (1.0 - floor)))
+
+
+def search(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
+           layers=None, filters: dict | None = None, document_ids=None,
+           ef_search: int | None = None, query_embeddings: dict | None = None) -> list[SearchHit]:
+    """The best `top_k` chunks for `query` in the given knowledge bases."""
+    return retrieve(query, kb_ids, top_k=top_k, max_distance=max_distance, mode=mode, layers=layers,
+                    query_embeddings=query_embeddings,
+                    filters=filters, document_ids=document_ids, ef_search=ef_search).hits
+
+
+def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
+             layers=None, filters: dict | None = None, document_ids=None, ef_search: int | None = None,
+             query_embeddings: dict | None = None) -> Retrieval:
+    """Search with the details: hits, best vector similarity, whether the keyword fallback acted, timings.
+
+    `query_embeddings` ({embedder name: vector} for this query) skips embedding the query for
+    those embedders; the vectors embedded here are added to it, so a caller that searches the same
+    question several times (a planned search, triage) passes one dict and embeds it once.
+    """
+    started = time.perf_counter()
+    if mode not in MODES:
+        raise SearchError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    kbs = _load_bases(kb_ids)
+    query = (query or "").strip()
+    timings: dict[str, float] = {}
+    if not query or not kbs or top_k < 1:
+        return Retrieval([], None, False, {"total": 0.0}, mode=mode)
+    scope = {"layers": list(layers or []), "document_ids": list(document_ids or []), "filters": filters or {}}
+    reranker = reranking.get_reranker()
+    depth = top_k if mode == "vector" and reranker is None else max(top_k, setting("SEARCH_CANDIDATES"))
+
+    vectors, vector_rows = {}, []
+    if mode in ("vector", "hybrid"):
+        vectors = _embed_query(kbs, query, query_embeddings, timings)
+        vector_rows = _timed(timings, "vector", _vector_candidates, kbs, vectors, depth, ef_search, scope)
+    keyword_rows = []
+    if mode in ("keyword", "hybrid"):
+        keyword_rows = _timed(timings, "keyword", _keyword_candidates, kbs, query, depth, scope)
+
+    by_id = {kb.pk: kb for kb in kbs}
+    best_similarity = 1.0 - vector_rows[0][2] if vector_rows else None
+    best_relevance = relevance(best_similarity, by_id[vector_rows[0][1]]) if vector_rows else None
+    fallback = bool(mode == "hybrid" and keyword_rows
+                    and (best_relevance is None or best_relevance < setting("KEYWORD_FALLBACK_RELEVANCE")))
+    fused = _fuse(mode, vector_rows, keyword_rows, fallback)
+    if mode == "hybrid":
+        _timed(timings, "distances", _fill_distances, fused, by_id, vectors)
+        fused = _rescore(fused, vector_rows, keyword_rows, fallback, fusion_alpha(kbs))
+    if max_distance is not None:
+        fused = [row for row in fused if row["distance"] is None or row["distance"] <= max_distance]
+    # The reranker reorders all the candidates; without one, only the hits returned are read.
+    hits = _timed(timings, "fetch", _make_hits, fused[:depth if reranker is not None else top_k])
+    if reranker is not None and hits:
+        hits = _timed(timings, "rerank", reranker.rerank, query, hits)
+    hits = hits[:top_k]
+    for rank, hit in enumerate(hits, start=1):
+        hit.rank = rank
+    if mode != "vector":
+        _timed(timings, "snippets", _highlight, hits, by_id, query)
+    relevant = sum(1 for hit in hits if (relevance(hit.similarity, by_id[hit.knowledge_base_id]) or 0.0)
+                   >= setting("KEYWORD_FALLBACK_RELEVANCE"))
+    timings["total"] = (time.perf_counter() - started) * 1000
+    return Retrieval(hits, best_similarity, fallback, timings, best_relevance, mode, relevant)
+
+
+def _timed(timings: dict, name: str, func, *args):
+    started = time.perf_counter()
+    try:
+        return func(*args)
+    finally:
+        timings[name] = timings.get(name, 0.0) + (time.perf_counter() - started) * 1000
+
+
+def _load_bases(kb_ids) -> list[KnowledgeBase]:
+    ids = [kb_ids] if isinstance(kb_ids, int | str) else list(kb_ids or [])
+    ids = [int(getattr(i, "pk", i)) for i in ids]
+    kbs = list(KnowledgeBase.objects.filter(pk__in=ids).order_by("pk"))
+    missing = sorted(set(ids) - {kb.pk for kb in kbs})
+    if missing:
+        raise SearchError(f"Unknown knowledge base id(s): {', '.join(map(str, missing))}")
+    return kbs
+
+
+def _embed_query(kbs, query: str, given: dict | None, timings: dict) -> dict:
+    """One query vector per embedder the bases use; new ones are added to `given` for the next search."""
+    vectors = given if given is not None else {}
+    started = time.perf_counter()
+    for name in sorted({kb.embedder for kb in kbs} - set(vectors)):
+        vectors[name] = get_embedder(name).embed_query(query)
+    timings["embed"] = (time.perf_counter() - started) * 1000
+    return vectors
+
+
+def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, scope: dict) -> list[tuple]:
+    """(chunk id, kb id, distance) nearest first: each base through its own index, all in one round trip."""
+    ef = max(int(ef_search or setting("HNSW_EF_SEARCH")), depth)
+    # During an embedder switch the index predicate's dimension test skips rows not yet
+    # re-embedded; until the index is rebuilt the query scans the base exactly.
+    statement = sql.ann_search_bases([(kb.pk, kb.embedding_dim, kb.embedder) for kb in kbs], vectors,
+                                     limit=depth, **scope)
+    batch, params, position = sql.with_search_settings(statement, ef_search=ef,
+                                                       in_transaction=connection.in_atomic_block)
+    with connection.cursor() as cursor:
+        cursor.execute(batch, params)
+        for _ in range(position):
+            cursor.nextset()
+        rows = [(chunk_id, kb_id, float(distance)) for chunk_id, kb_id, distance in cursor.fetchall()]
+    # Iterative scans return rows in relaxed order; several bases interleave.
+    rows.sort(key=lambda row: (row[2], row[0]))
+    return rows[:depth]
+
+
+def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]:
+    """(chunk id, kb id, ts_rank) best first; one query per text-search configuration."""
+    groups: dict[str, list[int]] = {}
+    for kb in kbs:
+        groups.setdefault(kb.text_search_config, []).append(kb.pk)
+    rows = []
+    with connection.cursor() as cursor:
+        for config, ids in groups.items():
+            all_terms, any_term, lexemes = tsqueries(cursor, config, query)
+            if not any_term:  # only stop words
+                continue
+            cursor.execute(*sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
+                                               candidate_terms=_informative_terms(cursor, lexemes),
+                                               candidates=setting("KEYWORD_CANDIDATES"), **scope))
+            rows.extend((chunk_id, kb_id, float(rank)) for chunk_id, kb_id, rank in cursor.fetchall())
+    rows.sort(key=lambda row: (-row[2], row[0]))
+    return rows[:depth]
+
+
+def _informative_terms(cursor, lexemes: list[str]) -> str | None:
+    """An OR tsquery of the lexemes that are not in most chunks, or None to use every term."""
+    frequencies = _lexeme_frequencies(cursor)
+    common = setting("COMMON_TERM_SHARE")
+    kept = [lexeme for lexeme in lexemes if frequencies.get(lexeme, 0.0) < common]
+    if not kept or len(kept) == len(lexemes):
+        return None
+    return " | ".join("'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'" for lexeme in kept)
+
+
+_frequencies: dict = {"at": 0.0, "values": {}}
+
+
+def _lexeme_frequencies(cursor) -> dict[str, float]:
+    """ANALYZE's most-common-lexeme shares for the chunk table, re-read every few minutes."""
+    if time.monotonic() - _frequencies["at"] > 300:
+        cursor.execute(sql.LEXEME_FREQUENCIES)
+        _frequencies.update(at=time.monotonic(), values={lexeme: float(freq) for lexeme, freq in cursor.fetchall()})
+    return _frequencies["values"]
+
+
+def tsqueries(cursor, config: str, query: str) -> tuple[str, str, list[str]]:
+    """(all terms, any term, lexemes) of `query` under `config`, computed once per search."""
+    key = (config, query)
+    if key not in _tsquery_cache:
+        cursor.execute(*sql.tsqueries(config=config, query=query))
+        if len(_tsquery_cache) > 256:
+            _tsquery_cache.clear()
+        _tsquery_cache[key] = cursor.fetchone()
+    return _tsquery_cache[key]
+
+
+def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
+    """Candidates in final order: {id, kb, distance, score, retrievers}."""
+    if mode == "vector":
+        return [{"id": i, "kb": kb, "distance": d, "score": 1.0 - d, "retrievers": ["vector"]}
+                for i, kb, d in vector_rows]
+    if mode == "keyword":
+        return [{"id": i, "kb": kb, "distance": None, "score": r, "retrievers": ["keyword"]}
+                for i, kb, r in keyword_rows]
+    k = setting("RRF_K")
+    vector_weight = setting("FALLBACK_VECTOR_WEIGHT") if fallback else 1.0
+    fused: dict[int, dict] = {}
+    for rank, (chunk_id, kb_id, distance) in enumerate(vector_rows, start=1):
+        fused[chunk_id] = {"id": chunk_id, "kb": kb_id, "distance": distance, "score": vector_weight / (k + rank),
+                           "retrievers": ["vector"]}
+    for rank, (chunk_id, kb_id, _) in enumerate(keyword_rows, start=1):
+        row = fused.setdefault(chunk_id,
+                               {"id": chunk_id, "kb": kb_id, "distance": None, "score": 0.0, "retrievers": []})
+        row["score"] += 1.0 / (k + rank)
+        row["retrievers"].append("keyword")
+    return sorted(fused.values(), key=lambda row: (-row["score"], row["id"]))
+
+
+def fusion_alpha(kbs) -> float:
+    """The vector side's weight for these bases (the mean of their embedders' weights)."""
+    overrides = setting("FUSION_ALPHAS")
+    weights = [overrides.get(kb.embedder, get_embedder(kb.embedder).info.fusion_alpha) for kb in kbs]
+    weights = [setting("FUSION_ALPHA") if weight is None else weight for weight in weights]
+    return sum(weights) / len(weights)
+
+
+def _rescore(fused: list[dict], vector_rows, keyword_rows, fallback: bool, alpha: float) -> list[dict]:
+    """Hybrid order by `PORTAL["FUSION"]`: "convex" (default) or "rrf" (as `_fuse` left it).
+
+    Convex: score = w_v · dense + w_k · sparse, with w_v = alpha (× FALLBACK_VECTOR_WEIGHT during the
+    keyword fallback) and w_k = 1 − alpha; alpha is the embedders' `fusion_alpha` (EmbedderInfo,
+    overridable with PORTAL["FUSION_ALPHAS"]) or FUSION_ALPHA. `dense` is the cosine similarity
+    min-max normalised over the vector candidates (keyword-only candidates are placed on the same
+    scale with their exact distance, clipped to 0..1); `sparse` is ts_rank over the best ts_rank
+    (0 for candidates the keyword side did not return). Unlike RRF it keeps how far apart the
+    scores are, so a clear vector winner is not overtaken by a mediocre keyword match.
+    """
+    if setting("FUSION") != "convex" or not fused:
+        return fused
+    w_vector, w_keyword = alpha * (setting("FALLBACK_VECTOR_WEIGHT") if fallback else 1.0), 1.0 - alpha
+    similarities = [1.0 - distance for _, _, distance in vector_rows]
+    top, bottom = (max(similarities), min(similarities)) if similarities else (1.0, 0.0)
+    spread = (top - bottom) or 1.0
+    best_rank = max((rank for _, _, rank in keyword_rows), default=0.0) or 1.0
+    ranks = {chunk_id: rank for chunk_id, _, rank in keyword_rows}
+    for row in fused:
+        dense = 0.0 if row["distance"] is None else min(1.0, max(0.0, (1.0 - row["distance"] - bottom) / spread))
+        row["score"] = w_vector * dense + w_keyword * ranks.get(row["id"], 0.0) / best_rank
+    return sorted(fused, key=lambda row: (-row["score"], row["id"]))
+
+
+def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:
+    """Exact distances for keyword-only candidates, so every hybrid hit carries one."""
+    missing: dict[int, list[int]] = {}
+    for row in fused:
+        if row["distance"] is None:
+            missing.setdefault(row["kb"], []).append(row["id"])
+    if not missing:
+        return
+    found = {}
+    with connection.cursor() as cursor:
+        for kb_id, ids in missing.items():
+            kb = by_id[kb_id]
+            cursor.execute(*sql.distances(dim=kb.embedding_dim, ids=ids, query=vectors[kb.embedder]))
+            found.update({chunk_id: float(distance) for chunk_id, distance in cursor.fetchall()})
+    for row in fused:
+        if row["distance"] is None:
+            row["distance"] = found.get(row["id"])
+
+
+def _make_hits(fused: list[dict]) -> list[SearchHit]:
+    """SearchHits for the fused candidates, in their order (chunks deleted meanwhile are skipped)."""
+    with connection.cursor() as cursor:
+        cursor.execute(*sql.hit_rows(ids=[row["id"] for row in fused]))
+        by_id = {row[0]: row for row in cursor.fetchall()}
+    hits = []
+    for row in fused:
+        if row["id"] not in by_id:  # deleted between the two queries
+            continue
+        (chunk_id, document_id, kb_id, title, source_uri, section_path, page, layer, content, metadata,
+         position, span_start, span_end) = by_id[row["id"]]
+        hits.append(SearchHit(
+            chunk_id=chunk_id, document_id=document_id, knowledge_base_id=kb_id,
+            document_title=title or source_uri or f"Document {document_id}", source_uri=source_uri,
+            section_path=section_path, page=page, layer=layer, content=content, snippet=excerpt(content),
+            distance=row["distance"], score=row["score"], rank=0, retrievers=row["retrievers"],
+            metadata={**json.loads(metadata), "position": position, "span_start": span_start, "span_end": span_end},
+        ))
+    return hits
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """The start of `text`, cut at a word boundary, HTML-escaped."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        cut = text.rfind(" ", 0, limit)
+        text = text[: cut if cut > limit // 2 else limit] + " …"
+    return html.escape(text, quote=False)
+
+
+def _highlight(hits: list[SearchHit], by_id: dict, query: str) -> None:
+    """`ts_headline` snippets with <mark>ed matches (escaped); hits without a match keep their excerpt."""
+    groups: dict[str, list[int]] = {}
+    for hit in hits:
+        groups.setdefault(by_id[hit.knowledge_base_id].text_search_config, []).append(hit.chunk_id)
+    headlines = {}
+    with connection.cursor() as cursor:
+        for config, ids in groups.items():
+            _, any_term, _ = tsqueries(cursor, config, query)
+            if not any_term:
+                continue
+            cursor.execute(*sql.headlines(config=config, any_term=any_term, ids=ids))
+            headlines.update(dict(cursor.fetchall()))
+    for hit in hits:
+        headline = headlines.get(hit.chunk_id) or ""
+        if sql.HIGHLIGHT_START not in headline:
+            continue
+        escaped = html.escape(" ".join(headline.split()), quote=False)
+        hit.snippet = escaped.replace(sql.HIGHLIGHT_START, "<mark>").replace(sql.HIGHLIGHT_STOP, "</mark>")

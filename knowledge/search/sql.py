@@ -1,0 +1,238 @@
+"""Raw SQL of the knowledge app, as builders returning `(sql, params)` with named parameters.
+
+ANN search (`ann_search`). The per-base partial HNSW index is declared on `(embedding::vector(dim))`
+with `WHERE knowledge_base_id = <id> AND vector_dims(embedding) = <dim>`. The planner uses it only when a
+query orders by the same expression (`embedding::vector(dim) <=> %(query)s::vector(dim)`, here through
+its output name `distance`) and repeats the predicate with the same constants
+(`vector_index.index_predicate`), so they are inlined as validated integers and the cast type comes
+from `vector_index.vector_type`. A search over several bases (`ann_search_bases`) is therefore one
+branch per base, each ordered and limited on its own small graph, glued with UNION ALL into one
+statement, and the caller merges the branches by distance; a single query with
+`knowledge_base_id IN (…)` could not use any of the partial indexes and would scan exactly. Extra
+filters (layers, documents) are applied to the index's output, and so are the document's
+(status, metadata), as a correlated sub-select rather than a join, so that no statistics can make
+the planner start from the documents; `hnsw.iterative_scan = relaxed_order` (see
+`search_settings`) keeps the scan going until the LIMIT is filled, and since relaxed order may
+return rows slightly out of order, the caller re-sorts.
+
+Search settings (`with_search_settings`). `hnsw.ef_search` and `hnsw.iterative_scan` must hold for
+the ANN statement only. They travel with it in one batch of statements, one round trip instead of
+BEGIN, settings, query and COMMIT: outside a transaction a batch runs as one implicit transaction,
+so `set_config(…, is_local)` ends with it; inside one (an atomic block), a savepoint rolled back
+after the query undoes the settings (rolling back to a savepoint cancels SET LOCAL), so the
+caller's own values come back. Batches need the simple query protocol, i.e. Django's default
+client-side binding cursors (system check portal.E005).
+
+Keyword search (`keyword_search`). The query is stemmed with the base's text-search configuration
+(`plainto_tsquery`, computed first by `tsqueries` and passed back as constants so the GIN index
+can serve them), and its `&`s are turned into `|`: a natural-language question rarely has every
+term in one chunk, so any term may match and `ts_rank` orders by how many and how well. `ts_rank`
+costs a few microseconds per *matching* row whatever the LIMIT, so ranking runs over at most
+`candidates` rows taken from the GIN index: the rows that match every term first (the most
+precise ones are never lost to the cap), then rows that match any term. When ANALYZE's statistics
+say a term is in more than `COMMON_TERM_SHARE` of all chunks (an IDF-style cut), it still counts in
+the ranking but does not generate candidates, so the cap is filled by rows with the informative
+terms rather than by arbitrary rows containing "use" or "system". Several bases with the same
+configuration share one query (the GIN index is not partial).
+
+Exact distances (`distances`) for a handful of chunk ids, used to give keyword-only hits of a
+hybrid search a distance too. Hit rows (`hit_rows`) and headlines (`headlines`) read the final hits
+only, by primary key: the chunk through its primary key, its document through its own (a nested
+loop over a few rows; the ORM's default ordering made the planner hash the whole document table).
+"""
+
+import json
+
+from knowledge.indexing.vector_index import index_predicate, vector_type
+from knowledge.models import Document
+
+# Chunks of these documents are served (see the model).
+SEARCHABLE_STATUSES = [str(status) for status in Document.SEARCHABLE]
+# Marks ts_headline puts around matches; control characters never occur in stored text, so the
+# caller can HTML-escape the snippet and then turn these into <mark> tags.
+HIGHLIGHT_START, HIGHLIGHT_STOP = "\x02", "\x03"
+
+
+def vector_literal(values) -> str:
+    return "[" + ",".join(repr(float(v)) for v in values) + "]"
+
+
+def search_settings(*, ef_search: int, iterative_scan: bool = True) -> tuple[str, dict]:
+    """`SET LOCAL`-equivalents for an ANN query; run inside the query's transaction."""
+    return (
+        "SELECT set_config('hnsw.ef_search', %(hnsw_ef_search)s, true), "
+        "set_config('hnsw.iterative_scan', %(hnsw_iterative_scan)s, true)",
+        {"hnsw_ef_search": str(int(ef_search)), "hnsw_iterative_scan": "relaxed_order" if iterative_scan else "off"},
+    )
+
+
+def with_search_settings(statement: tuple[str, dict], *, ef_search: int,
+                         in_transaction: bool) -> tuple[str, dict, int]:
+    """`statement` under `search_settings`, as one batch: (SQL, params, index of its result in the batch)."""
+    settings_sql, settings_params = search_settings(ef_search=ef_search)
+    sql, params = statement
+    params = {**params, **settings_params}
+    if not in_transaction:
+        return f"{settings_sql}; {sql}", params, 1
+    return (f"SAVEPOINT portal_search; {settings_sql}; {sql}; "
+            f"ROLLBACK TO SAVEPOINT portal_search; RELEASE SAVEPOINT portal_search", params, 2)
+
+
+def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str], list[str], dict]:
+    """WHERE clauses shared by both retrievers (chunk alias `c`, document alias `d`): those on the
+    chunk alone, those that read its document, and their parameters."""
+    on_chunk, on_document = [], ["d.status = ANY(%(statuses)s)"]
+    params: dict = {"statuses": list(SEARCHABLE_STATUSES)}
+    if layers:
+        on_chunk.append("c.layer = ANY(%(layers)s)")
+        params["layers"] = [str(layer) for layer in layers]
+    if document_ids:
+        on_chunk.append("c.document_id = ANY(%(document_ids)s)")
+        params["document_ids"] = [int(i) for i in document_ids]
+    for n, (key, value) in enumerate(sorted((filters or {}).items())):
+        # A key matches when the chunk's metadata (layer-specific), its document's metadata (source
+        # facts) or the document's frontmatter has that value, or holds it in a list (`tags`,
+        # `entities`); a list of values matches any of them.
+        options = value if isinstance(value, list | tuple | set) else [value]
+        clauses = []
+        for m, option in enumerate(options):
+            scalar, listed = f"meta_{n}_{m}", f"meta_{n}_{m}_in"
+            params[scalar] = json.dumps({str(key): option})
+            params[listed] = json.dumps({str(key): [option]})
+            clauses.extend(f"{column} @> %({name})s::jsonb" for name in (scalar, listed) for column in
+                           ("c.metadata", "d.metadata", "(d.metadata -> 'frontmatter')"))
+        on_document.append("(" + " OR ".join(clauses) + ")" if clauses else "false")
+    return on_chunk, on_document, params
+
+
+def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | None = None,
+               document_ids: list[int] | None = None, filters: dict | None = None,
+               query_name: str = "query") -> tuple[str, dict]:
+    """Nearest chunks of one knowledge base by cosine distance, through its HNSW index: (id, kb id, distance)."""
+    cast = vector_type(dim)
+    kb_id = int(kb_id)
+    on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
+    params.update({query_name: vector_literal(query), "limit": int(limit)})
+    # The document's conditions are a correlated sub-select, checked row by row on what the index
+    # returns: as a join, stale statistics ("hardly any document is ready", right after an import)
+    # made the planner start from the documents and sort every chunk of the base by distance.
+    document_test = (f"(SELECT {' AND '.join(on_document)} FROM knowledge_document d "
+                     f"WHERE d.id = c.document_id)")
+    sql = (
+        f"SELECT c.id, c.knowledge_base_id, (c.embedding::{cast}) <=> %({query_name})s::{cast} AS distance "
+        f"FROM knowledge_chunk c "
+        f"WHERE {' AND '.join([index_predicate(kb_id, dim, 'c'), *on_chunk, document_test])} "
+        f"ORDER BY distance LIMIT %(limit)s"
+    )
+    return sql, params
+
+
+def ann_search_bases(bases: list[tuple[int, int, str]], queries: dict[str, list[float]], *, limit: int,
+                     **scope) -> tuple[str, dict]:
+    """`ann_search` over several bases in one statement: `bases` are (kb id, dim, key of its query vector
+    in `queries`), one vector per embedder. Rows come per base, nearest first within each."""
+    names = {key: f"query_{n}" for n, key in enumerate(queries)}
+    branches, params = [], {}
+    for kb_id, dim, key in bases:
+        branch, branch_params = ann_search(dim=dim, kb_id=kb_id, query=queries[key], limit=limit,
+                                           query_name=names[key], **scope)
+        branches.append(f"({branch})")
+        params.update(branch_params)
+    return " UNION ALL ".join(branches), params
+
+
+def exact_search(*, dim: int, kb_id: int, query, limit: int) -> tuple[str, dict]:
+    """The same ranking as `ann_search` without the index: the reference for recall measurements."""
+    cast = vector_type(dim)
+    sql = (
+        f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} AS distance FROM knowledge_chunk c "
+        f"WHERE c.knowledge_base_id = %(kb_id)s AND vector_dims(c.embedding) = %(dim)s "
+        f"ORDER BY 2 LIMIT %(limit)s"
+    )
+    return sql, {"query": vector_literal(query), "kb_id": int(kb_id), "dim": int(dim), "limit": int(limit)}
+
+
+def tsqueries(*, config: str, query: str) -> tuple[str, dict]:
+    """The query under `config`: (every term AND-ed, any term OR-ed, its lexemes) as tsquery text / array.
+
+    Computed once up front and passed back as constants: the planner can then match them against
+    the GIN index, and `ts_rank` does not re-parse the query for every row.
+    """
+    return (
+        "SELECT q::text, replace(q::text, ' & ', ' | '), "
+        "coalesce(tsvector_to_array(to_tsvector(%(config)s::regconfig, %(query)s)), '{}') "
+        "FROM plainto_tsquery(%(config)s::regconfig, %(query)s) q",
+        {"config": config, "query": query},
+    )
+
+
+# Share of rows containing each of the table's most common lexemes, from ANALYZE's statistics:
+# a free document-frequency estimate (lexemes not listed are rarer than every listed one).
+LEXEME_FREQUENCIES = (
+    "SELECT e.lexeme, e.freq FROM pg_stats s, "
+    "unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq) "
+    "WHERE s.tablename = 'knowledge_chunk' AND s.attname = 'search_vector' AND e.lexeme IS NOT NULL"
+)
+
+
+def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: int, candidates: int,
+                   candidate_terms: str | None = None, layers: list[str] | None = None,
+                   document_ids: list[int] | None = None, filters: dict | None = None) -> tuple[str, dict]:
+    """Full-text matches in the given bases (tsqueries from `tsqueries`), ranked: (id, kb id, rank).
+
+    Candidates: rows matching every term, then rows matching any of `candidate_terms` (by default
+    any term; the caller leaves out lexemes so common that they would fill the cap with arbitrary
+    rows), each capped; only they are ranked by `ts_rank` over all the terms.
+    """
+    on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
+    where = on_chunk + on_document
+    params.update(kb_ids=[int(i) for i in kb_ids], all_terms=all_terms, any_term=any_term, limit=int(limit),
+                  candidate_terms=candidate_terms or any_term, candidates=int(candidates))
+    scope = "knowledge_base_id = ANY(%(kb_ids)s)"
+    columns = "id, knowledge_base_id, document_id, layer, metadata, search_vector"
+    sql = (
+        f"SELECT c.id, c.knowledge_base_id, ts_rank(c.search_vector, %(any_term)s::tsquery, 1) AS rank "
+        f"FROM ("
+        f"(SELECT {columns} FROM knowledge_chunk WHERE {scope} AND search_vector @@ %(all_terms)s::tsquery "
+        f"LIMIT %(candidates)s) UNION ALL "
+        f"(SELECT {columns} FROM knowledge_chunk WHERE {scope} AND search_vector @@ %(candidate_terms)s::tsquery "
+        f"AND NOT search_vector @@ %(all_terms)s::tsquery LIMIT %(candidates)s)) c "
+        f"JOIN knowledge_document d ON d.id = c.document_id "
+        f"WHERE {' AND '.join(where)} "
+        f"ORDER BY rank DESC, c.id LIMIT %(limit)s"
+    )
+    return sql, params
+
+
+def distances(*, dim: int, ids: list[int], query) -> tuple[str, dict]:
+    """Exact cosine distances of a few chunks (of one base) to the query: (id, distance)."""
+    cast = vector_type(dim)
+    sql = (
+        f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} FROM knowledge_chunk c "
+        f"WHERE c.id = ANY(%(ids)s) AND vector_dims(c.embedding) = %(dim)s"
+    )
+    return sql, {"query": vector_literal(query), "ids": [int(i) for i in ids], "dim": int(dim)}
+
+
+HIT_COLUMNS = ("c.id", "c.document_id", "c.knowledge_base_id", "d.title", "d.source_uri", "c.section_path", "c.page",
+               "c.layer", "c.content", "c.metadata::text", "c.position", "c.span_start", "c.span_end")
+
+
+def hit_rows(*, ids: list[int]) -> tuple[str, dict]:
+    """What a search hit shows of a few chunks and their documents: HIT_COLUMNS, in no order."""
+    sql = (
+        f"SELECT {', '.join(HIT_COLUMNS)} FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id "
+        f"WHERE c.id = ANY(%(ids)s)"
+    )
+    return sql, {"ids": [int(i) for i in ids]}
+
+
+def headlines(*, config: str, any_term: str, ids: list[int], max_words: int = 35) -> tuple[str, dict]:
+    """Highlighted excerpts of a few chunks: (id, headline) with HIGHLIGHT_START/STOP around matches."""
+    options = (f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_STOP}, MaxWords={int(max_words)}, "
+               f"MinWords={max(5, int(max_words) // 3)}, MaxFragments=2, FragmentDelimiter=\" … \"")
+    sql = (
+        "SELECT c.id, ts_headline(%(config)s::regconfig, c.content, %(any_term)s::tsquery, %(options)s) "
+        "FROM knowledge_chunk c WHERE c.id = ANY(%(ids)s)"
+    )
+    return sql, {"config": config, "any_term": any_term, "ids": [int(i) for i in ids], "options": options}
