@@ -75,3 +75,16 @@ def similarity_floor(kb) -> float:
         kb.similarity_floor = measure_floor(get_embedder(kb.embedder))
         type(kb).objects.filter(pk=kb.pk).update(similarity_floor=kb.similarity_floor)
     return kb.similarity_floor
+
+
+def describe_floor(kb) -> str:
+    """Where the base's floor comes from, for its admin page."""
+    override = settings.PORTAL.get("SIMILARITY_FLOORS", {}).get(kb.embedder)
+    if override is not None:
+        return f"{float(override):.3f} (set by PORTAL_SIMILARITY_FLOORS)"
+    stated = get_embedder(kb.embedder).info.similarity_floor
+    if stated is not None:
+        return f"{stated:.3f} (stated by the {kb.embedder} embedder)"
+    if kb.similarity_floor is None:
+        return "not measured yet (measured at the first search)"
+    return f"{kb.similarity_floor:.3f} (measured on unrelated Russian and English texts when the base was created)"

@@ -102,3 +102,18 @@ def test_the_bundle_holds_russian_and_english_pairs():
     russian = [query for query in queries if composer.is_russian(query)]
     assert len(set(queries)) == len(queries) >= 20
     assert 8 <= len(russian) <= len(queries) - 8
+
+
+class FloorOnTheAdminPageTests(TestCase):
+    def test_the_base_page_says_where_its_floor_comes_from(self):
+        from django.contrib.auth import get_user_model
+        from django.urls import reverse
+
+        kb = make_kb(embedder="hash")
+        kb.similarity_floor = 0.7352
+        kb.save(update_fields=["similarity_floor"])
+        self.assertEqual(calibration.describe_floor(kb), "0.000 (stated by the hash embedder)")
+        self.client.force_login(get_user_model().objects.create_superuser("admin", "a@example.com", "pw"))
+        page = self.client.get(reverse("admin:knowledge_knowledgebase_change", args=[kb.pk]))
+        self.assertContains(page, "Similarity floor")
+        self.assertContains(page, "stated by the hash embedder")

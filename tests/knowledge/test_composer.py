@@ -89,3 +89,16 @@ class AnswerTests(TestCase):
         self.assertIn("Create React App is deprecated. [1]", result.text)
         self.assertNotIn("####", result.text)
         self.assertNotIn("/learn", result.text)
+
+
+class ChatPromptTests(TestCase):
+    def test_the_model_sees_entries_as_question_and_answer_in_clean_text(self):
+        from knowledge.search.generation import build_prompt
+
+        sources = [hit(1, "Open **Settings** and choose [Reset](/account/reset).",
+                       entry={"question": "How do I reset my password?"}), hit(2, REACT)]
+        user = build_prompt("Reset password?", sources)[1]["content"]
+        self.assertIn('<source id="1">\nQ: How do I reset my password?\nA: Open Settings and choose Reset.\n</source>',
+                      user)
+        self.assertNotIn("](", user)
+        self.assertNotIn("####", user)
