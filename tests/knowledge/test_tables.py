@@ -278,3 +278,19 @@ class FaqPageTests(TestCase):
     def test_a_single_question_heading_is_ordinary_prose(self):
         pieces, _ = entries.split_document("# Guide\n\n## Why?\n\nBecause.\n\n## Setup\n\nRun it.")
         self.assertEqual({piece.kind for piece in pieces}, {""})
+
+
+class TablesInPagesTests(TempDirMixin, TestCase):
+    def test_a_table_in_an_html_page_becomes_entries(self):
+        page = ("<html><head><title>FAQ</title></head><body><h1>Частые вопросы</h1><p>Ответы на вопросы клиентов.</p>"
+                "<table><tr><th>Вопрос</th><th>Ответ</th><th>Категория</th></tr>"
+                "<tr><td>Где банкомат?</td><td>На углу.</td><td>Банкоматы</td></tr>"
+                "<tr><td>Как сменить PIN?</td><td>В приложении.</td><td>Карты</td></tr></table></body></html>")
+        path = self.tmp / "faq.html"
+        path.write_text(page, encoding="utf-8")
+        document = ingestion.ingest_file(make_kb(), path).document
+        rows = [(c.metadata["entry"]["question"], c.content, c.metadata["Категория"])
+                for c in document.chunks.filter(metadata__entry__kind="faq").order_by("position")]
+        self.assertEqual(rows, [("Где банкомат?", "На углу.", "Банкоматы"),
+                                ("Как сменить PIN?", "В приложении.", "Карты")])
+        self.assertTrue(document.chunks.filter(content__contains="Ответы на вопросы клиентов.").exists())
