@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connection
 
-from knowledge import reranking, sql
+from knowledge import query_vectors, reranking, sql
 from knowledge.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
 from knowledge.models import KnowledgeBase
@@ -174,7 +174,10 @@ def _timed(timings: dict, name: str, func, *args):
 
 
 def _load_bases(kb_ids) -> list[KnowledgeBase]:
-    ids = [kb_ids] if isinstance(kb_ids, int | str) else list(kb_ids or [])
+    """The bases to search, in id order: given as ids (read here) or as rows already read (the API)."""
+    ids = [kb_ids] if isinstance(kb_ids, int | str | KnowledgeBase) else list(kb_ids or [])
+    if ids and all(isinstance(kb, KnowledgeBase) for kb in ids):
+        return sorted(ids, key=lambda kb: kb.pk)
     ids = [int(getattr(i, "pk", i)) for i in ids]
     kbs = list(KnowledgeBase.objects.filter(pk__in=ids).order_by("pk"))
     missing = sorted(set(ids) - {kb.pk for kb in kbs})
@@ -188,7 +191,7 @@ def _embed_query(kbs, query: str, given: dict | None, timings: dict) -> dict:
     vectors = dict(given or {})
     started = time.perf_counter()
     for name in {kb.embedder for kb in kbs} - set(vectors):
-        vectors[name] = get_embedder(name).embed_query(query)
+        vectors[name] = query_vectors.embed_query(name, query)
     timings["embed"] = (time.perf_counter() - started) * 1000
     return vectors
 
