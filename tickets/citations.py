@@ -130,7 +130,8 @@ def compare_with_live(source: TicketSource) -> SourceChange:
         return SourceChange("gone", "The document was re-indexed and this passage is no longer in it.")
     if content_sha256(live.content) == source.content_sha256:
         return SourceChange("unchanged")
-    return SourceChange("changed", "The source changed since this answer.", line_diff(source.content_full, live.content))
+    return SourceChange("changed", "The source changed since this answer.",
+                        line_diff(source.content_full, live.content))
 
 
 def line_diff(old: str, new: str) -> list[tuple[str, str]]:

@@ -34,8 +34,7 @@ def post(url: str, body: dict, token: str | None = None) -> tuple[int, dict]:
 class ServeTests(TransactionTestCase):
     def start(self, **env) -> str:
         port = free_port()
-        log = tempfile.NamedTemporaryFile("w+", suffix=".log")
-        self.addCleanup(log.close)
+        log = self.enterContext(tempfile.NamedTemporaryFile("w+", suffix=".log"))
         server = subprocess.Popen(["bash", "bin/serve"], cwd=ROOT, start_new_session=True,
                                   env=_environment({"PORTAL_BIND": f"127.0.0.1:{port}", **env}),
                                   stdout=log, stderr=subprocess.STDOUT)
@@ -47,8 +46,9 @@ class ServeTests(TransactionTestCase):
                 urllib.request.urlopen(f"{base}/api/docs", timeout=5).close()
                 return base
             except OSError:
-                self.assertIsNone(server.poll(), f"bin/serve exited:\n{Path(log.name).read_text()[-3000:]}")
-                self.assertLess(time.monotonic(), deadline, f"bin/serve never answered:\n{Path(log.name).read_text()[-3000:]}")
+                output = Path(log.name).read_text()[-3000:]
+                self.assertIsNone(server.poll(), f"bin/serve exited:\n{output}")
+                self.assertLess(time.monotonic(), deadline, f"bin/serve never answered:\n{output}")
                 time.sleep(0.5)
 
     def stop(self, server: subprocess.Popen) -> None:

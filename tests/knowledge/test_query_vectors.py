@@ -2,7 +2,7 @@
 
 from django.test import TestCase, override_settings
 
-from knowledge import query_vectors, retrieval
+from knowledge.search import query_vectors, retrieval
 from tests.factories import make_document, make_kb
 from tests.stubs import counting_embedder
 

@@ -4,7 +4,8 @@ embedding input changed (counted at the embedder, by the counting test embedder)
 import numpy as np
 from django.test import TestCase
 
-from knowledge import bases, ingestion
+from knowledge import bases
+from knowledge.indexing import ingestion
 from knowledge.models import Chunk
 from tests.conftest import DATA
 from tests.factories import make_kb

@@ -7,8 +7,8 @@ it embeds like the hash embedder.
 import threading
 from contextlib import contextmanager
 
-from knowledge import embedding
-from knowledge.embedding import EmbedderInfo, HashEmbedder
+from knowledge.indexing import embedding
+from knowledge.indexing.embedding import EmbedderInfo, HashEmbedder
 
 
 class CountingEmbedder(HashEmbedder):

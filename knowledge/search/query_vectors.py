@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from knowledge.embedding import Embedder, get_embedder
+from knowledge.indexing.embedding import Embedder, get_embedder
 
 _cache: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
 _lock = threading.Lock()
