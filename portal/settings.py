@@ -154,6 +154,9 @@ PORTAL = {
     "EMBED_BATCH_SIZE": env_int("PORTAL_EMBED_BATCH_SIZE", 16, minimum=1),
     # Query vectors each web process keeps (knowledge/search/query_vectors.py); 0 turns the cache off.
     "QUERY_CACHE_SIZE": env_int("PORTAL_QUERY_CACHE_SIZE", 2048, minimum=0),
+    # The ANN statement prepared once per connection (knowledge/search/sql.py); off behind a pooler
+    # in transaction mode.
+    "PREPARED_SEARCH": env_bool("PORTAL_PREPARED_SEARCH", True),
     "TEXT_SEARCH_CONFIG": env_str("PORTAL_TEXT_SEARCH_CONFIG", "russian"),
     "CHUNK_SIZE": env_int("PORTAL_CHUNK_SIZE", 2000, minimum=200),
     "CHUNK_OVERLAP": env_int("PORTAL_CHUNK_OVERLAP", 200, minimum=0),

@@ -24,6 +24,8 @@ confidence) works whatever the embedder. `best_similarity` stays the raw figure.
 import html
 import json
 import time
+import weakref
+from collections import OrderedDict
 
 from django.conf import settings
 from django.db import connection
@@ -45,6 +47,7 @@ DEFAULTS = {
     "KEYWORD_FALLBACK_RELEVANCE": 0.15,
     "FALLBACK_VECTOR_WEIGHT": 0.25,
     "HNSW_EF_SEARCH": 100,
+    "PREPARED_SEARCH": True,
 }
 EXCERPT_CHARS = 240
 # (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
@@ -169,9 +172,12 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     # re-embedded; until the index is rebuilt the query scans the base exactly.
     statement = sql.ann_search_bases([(kb.pk, kb.embedding_dim, kb.embedder) for kb in kbs], vectors,
                                      limit=depth, **scope)
-    batch, params, position = sql.with_search_settings(statement, ef_search=ef,
-                                                       in_transaction=connection.in_atomic_block)
+    generic = bool(setting("PREPARED_SEARCH"))
     with connection.cursor() as cursor:
+        if generic:
+            statement = _prepare(cursor, statement)
+        batch, params, position = sql.with_search_settings(statement, ef_search=ef, generic_plan=generic,
+                                                           in_transaction=connection.in_atomic_block)
         cursor.execute(batch, params)
         for _ in range(position):
             cursor.nextset()
@@ -179,6 +185,25 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     # Iterative scans return rows in relaxed order; several bases interleave.
     rows.sort(key=lambda row: (row[2], row[0]))
     return rows[:depth]
+
+
+# Names of the statements prepared on each database connection, least recently used first.
+_prepared: "weakref.WeakKeyDictionary[object, OrderedDict[str, None]]" = weakref.WeakKeyDictionary()
+PREPARED_PER_CONNECTION = 100
+
+
+def _prepare(cursor, statement: tuple[str, dict]) -> tuple[str, dict]:
+    """The EXECUTE of `statement`, prepared on this connection first if it is not yet (see sql.py)."""
+    name, prepare, execute = sql.prepared(statement)
+    names = _prepared.setdefault(connection.connection, OrderedDict())
+    if name in names:
+        names.move_to_end(name)
+        return execute
+    cursor.execute(*prepare)  # prepared statements survive a rollback, so this is recorded for good
+    names[name] = None
+    if len(names) > PREPARED_PER_CONNECTION:
+        cursor.execute(*sql.deallocate(names.popitem(last=False)[0]))
+    return execute
 
 
 def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]:
