@@ -3,6 +3,7 @@
 It runs on the test database (DATABASE_URL), so it sees the rows this TransactionTestCase commits.
 """
 
+import http.client
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from django.test import TransactionTestCase
@@ -72,3 +74,33 @@ class ServeTests(TransactionTestCase):
         status, body = post(f"{base}/api/v1/search", {"query": "refund"})
         self.assertEqual(status, 401)
         self.assertEqual(body["error"]["code"], "unauthorized")
+
+    def test_a_10_mb_body_is_refused_and_a_burst_of_connections_is_answered_or_limited(self):
+        kb = make_kb()
+        make_document(kb, "# Returns\n\nA refund is possible within thirty days of purchase.", title="Refunds")
+        _, token = make_key(scopes=["search"])
+        base = self.start(PORTAL_WEB_WORKERS="2", PORTAL_WEB_THREADS="2", PORTAL_API_RATE_LIMIT_PER_MINUTE="60")
+
+        # A 10 MB body is refused from its Content-Length, before it is read: the answer comes while
+        # the client is still sending (a client that insists then finds the connection closed).
+        connection = http.client.HTTPConnection(base.removeprefix("http://"), timeout=30)
+        connection.putrequest("POST", "/api/v1/search")
+        for name, value in (("Authorization", f"Bearer {token}"), ("Content-Type", "application/json"),
+                            ("Content-Length", str(10 * 1024 * 1024))):
+            connection.putheader(name, value)
+        connection.endheaders(b'{"query": "' + b"refund " * 10_000)
+        response = connection.getresponse()
+        self.assertEqual(response.status, 413)
+        self.assertEqual(json.loads(response.read())["error"]["code"], "payload_too_large")
+        connection.close()
+
+        # 200 clients at once against 4 threads and a limit of 60 a minute: each is answered, with
+        # results or with 429, and the server goes on serving.
+        with ThreadPoolExecutor(max_workers=200) as pool:
+            statuses = list(pool.map(lambda _: post(f"{base}/api/v1/search",
+                                                    {"query": "refund", "mode": "keyword"}, token)[0], range(200)))
+        self.assertLessEqual(set(statuses), {200, 429}, statuses)
+        self.assertGreater(statuses.count(429), 0)
+        self.assertGreater(statuses.count(200), 0)
+        status, _ = post(f"{base}/api/v1/search", {"query": "refund"})
+        self.assertEqual(status, 401)
