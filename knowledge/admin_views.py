@@ -30,6 +30,8 @@ from knowledge.exceptions import KnowledgeError
 from knowledge.forms import PlaygroundForm, ReindexForm, UploadForm
 from knowledge.indexing import parsing
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
+from knowledge.search import answers, retrieval
+from knowledge.search.citations import MARKER, marker_numbers
 
 TEXT_PREVIEW_CHARS = 5000
 CHUNKS_SHOWN = 300
@@ -223,7 +225,6 @@ def job_retry(model_admin, request, job_id: int):
 # --- Search playground -----------------------------------------------------------------------------
 
 MARK = re.compile(r"(</?mark>)")
-CITATION = re.compile(r"\[(?:Source\s+)?(\d+(?:\s*,\s*\d+)*)\]")
 
 
 def safe_snippet(snippet: str) -> SafeString:
@@ -233,12 +234,11 @@ def safe_snippet(snippet: str) -> SafeString:
 
 
 def cited_text(text: str) -> SafeString:
-    """The answer text, escaped, with `[1]` / `[1, 2]` markers turned into links to their sources."""
+    """The answer text, escaped, with its citation markers turned into links to their sources."""
     def badge(match: re.Match) -> str:
-        numbers = [n.strip() for n in match.group(1).split(",")]
-        return " ".join(f'<a class="kp-cite" href="#source-{n}">[{n}]</a>' for n in numbers)
+        return " ".join(f'<a class="kp-cite" href="#source-{n}">[{n}]</a>' for n in marker_numbers(match[1]))
 
-    return mark_safe(CITATION.sub(badge, str(escape(text))).replace("\n", "<br>"))
+    return mark_safe(MARKER.sub(badge, str(escape(text))).replace("\n", "<br>"))
 
 
 def playground(model_admin, request):
@@ -254,8 +254,6 @@ def playground(model_admin, request):
 
 
 def _run_search(data: dict) -> dict:
-    from knowledge.search import retrieval
-
     kb_ids = [kb.pk for kb in data["knowledge_bases"]]
     options = {"top_k": data["top_k"], "max_distance": data["max_distance"], "mode": data["mode"],
                "layers": data["layers"] or None, "filters": data["filters"]}
@@ -277,8 +275,6 @@ def _run_search(data: dict) -> dict:
 
 
 def _answer(question: str, kb_ids: list[int], options: dict):
-    from knowledge.search import answers
-
     # The answer retrieves on its own (no distance cut-off: its confidence decides instead).
     return answers.answer(question, kb_ids, top_k=options["top_k"], mode=options["mode"],
                           layers=options["layers"], filters=options["filters"])

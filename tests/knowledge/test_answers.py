@@ -202,3 +202,11 @@ def test_no_model_configured_means_extractive(settings):
 
     settings.OPENAI = {**settings.OPENAI, "CHAT_MODEL": ""}
     assert isinstance(get_generator(), ExtractiveGenerator)
+
+
+def test_tickets_read_markers_with_the_answers_grammar():
+    from tickets import citations as ticket_citations
+
+    text = "See [1-3], [Источник 5] and [Source 7]."
+    assert ticket_citations.cited_numbers(text) == {1, 2, 3, 5, 7}
+    assert parse_citations(text, 5) == ([1, 2, 3, 5], [7])

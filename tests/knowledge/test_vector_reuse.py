@@ -5,7 +5,7 @@ import numpy as np
 from django.test import TestCase
 
 from knowledge import bases
-from knowledge.indexing import ingestion
+from knowledge.indexing import chunks, ingestion
 from knowledge.models import Chunk
 from tests.conftest import DATA
 from tests.factories import make_kb
@@ -37,9 +37,9 @@ class VectorReuseTests(TestCase):
         return "\n\n".join(paragraphs)
 
     def assert_vectors_are_the_embedders(self):
-        chunks = list(Chunk.objects.filter(document=self.first.document).order_by("position"))
-        expected = self.embedder.embed_passages([ingestion.embedding_input(chunk) for chunk in chunks])
-        np.testing.assert_allclose(np.array([chunk.embedding for chunk in chunks]), expected, atol=1e-6)
+        rows = list(Chunk.objects.filter(document=self.first.document).order_by("position"))
+        expected = self.embedder.embed_passages([chunks.embedding_input(row) for row in rows])
+        np.testing.assert_allclose(np.array([row.embedding for row in rows]), expected, atol=1e-6)
 
     def test_editing_one_paragraph_re_embeds_only_the_chunks_it_touches(self):
         result = self.ingest(self.edit_one_paragraph())
