@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Exists, Q, QuerySet, Sum
 from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import File, Form, Query, Router, Status
@@ -254,18 +254,26 @@ def cancel_job(request, job_id: int):
 
 # --- Search and answers -------------------------------------------------------------------------
 
-def searchable_ids(request: HttpRequest, requested: list[int] | None) -> list[int]:
-    """The bases a search covers: the requested ones (all must be visible) or every visible one."""
-    visible = visible_bases(request.auth)
+def searchable_bases(request: HttpRequest, requested: list[int] | None) -> list[KnowledgeBase]:
+    """The bases a search covers: the requested ones (all must be visible) or every visible one.
+
+    One query, the key's limits included, whichever bases exist or are forbidden: a base the key
+    may not use is "not found" exactly as a missing one is, in the same time."""
+    limits = ApiKey.knowledge_bases.through.objects.filter(apikey_id=request.auth.pk)
+    visible = KnowledgeBase.objects.filter(Q(pk__in=limits.values("knowledgebase_id")) | ~Exists(limits))
     if requested is None:
-        return list(visible.values_list("pk", flat=True))
-    found = set(visible.filter(pk__in=requested).values_list("pk", flat=True))
-    missing = sorted(set(requested) - found)
+        return list(visible.order_by("pk"))
+    found = list(visible.filter(pk__in=requested).order_by("pk"))
+    missing = sorted(set(requested) - {kb.pk for kb in found})
     if missing:
         raise ApiError(404, "not_found", f"Knowledge base(s) not found: {', '.join(map(str, missing))}",
                        [{"field": "knowledge_bases", "location": "body", "message": f"{pk} not found",
                          "type": "not_found"} for pk in missing])
-    return sorted(found)
+    return found
+
+
+def searchable_ids(request: HttpRequest, requested: list[int] | None) -> list[int]:
+    return [kb.pk for kb in searchable_bases(request, requested)]
 
 
 def hit_dict(hit: retrieval.SearchHit, **extra) -> dict:
@@ -275,7 +283,7 @@ def hit_dict(hit: retrieval.SearchHit, **extra) -> dict:
 @router.post("/search", response={200: SearchResponse, **errors(404)}, auth=SEARCH)
 def search(request, payload: SearchRequest):
     """Hybrid, vector or keyword search over knowledge bases."""
-    result = retrieval.retrieve(payload.query, searchable_ids(request, payload.knowledge_bases),
+    result = retrieval.retrieve(payload.query, searchable_bases(request, payload.knowledge_bases),
                                 top_k=payload.top_k, max_distance=payload.max_distance, mode=payload.mode,
                                 layers=payload.layers, filters=payload.filters, document_ids=payload.document_ids)
     return {"query": payload.query, "mode": result.mode, "keyword_fallback_used": result.keyword_fallback_used,

@@ -155,6 +155,11 @@ PORTAL = {
     # one query at a time, where a single thread is fastest on a busy machine.
     "EMBED_THREADS": env_int("PORTAL_EMBED_THREADS", 1, minimum=1),
     "EMBED_BATCH_SIZE": env_int("PORTAL_EMBED_BATCH_SIZE", 16, minimum=1),
+    # Query vectors each web process keeps (knowledge/search/query_vectors.py); 0 turns the cache off.
+    "QUERY_CACHE_SIZE": env_int("PORTAL_QUERY_CACHE_SIZE", 2048, minimum=0),
+    # The ANN statement prepared once per connection (knowledge/search/sql.py); off behind a pooler
+    # in transaction mode.
+    "PREPARED_SEARCH": env_bool("PORTAL_PREPARED_SEARCH", True),
     "TEXT_SEARCH_CONFIG": env_str("PORTAL_TEXT_SEARCH_CONFIG", "russian"),
     "CHUNK_SIZE": env_int("PORTAL_CHUNK_SIZE", 2000, minimum=200),
     "CHUNK_OVERLAP": env_int("PORTAL_CHUNK_OVERLAP", 200, minimum=0),
