@@ -206,10 +206,8 @@ PORTAL = {
     "RISK_CHAT_MODEL": env_str("PORTAL_RISK_CHAT_MODEL"),
     # Grounded answers: default confidence threshold and refusal when the caller gives none.
     "ANSWER_THRESHOLD": env_float("PORTAL_ANSWER_THRESHOLD", 0.5),
-    "REFUSAL_TEXT": env_str(
-        "PORTAL_REFUSAL_TEXT",
-        "I could not find this in the knowledge base, so I would rather not guess. A colleague will follow up.",
-    ),
+    # Empty: the built-in refusal in the question's language (Russian or English).
+    "REFUSAL_TEXT": env_str("PORTAL_REFUSAL_TEXT"),
 }
 
 # Any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, Ollama, TEI) for embeddings and chat.

@@ -23,12 +23,22 @@ import logging
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from knowledge.models import KnowledgeBase
 from knowledge.search import composer, generation, retrieval
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.retrieval import SearchHit
+from portal.languages import detect_language, translate
+
+DEFAULT_REFUSAL = gettext_noop(
+    "I could not find this in the knowledge base, so I would rather not guess. A colleague will follow up.")
+
+
+def default_refusal(question: str) -> str:
+    """The built-in refusal, in the language the question was asked in."""
+    return translate(DEFAULT_REFUSAL, detect_language(question))
 
 __all__ = ["Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence", "build_prompt",
            "complete", "ground", "parse_citations"]
@@ -130,7 +140,7 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     if not sources or confidence < threshold:
         if sources:
             reasons.append("below_threshold")
-        refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT", "")
+        refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT") or default_refusal(question)
         grounding.refusal = Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
     return grounding
 

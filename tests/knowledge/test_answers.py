@@ -1,5 +1,4 @@
 import pytest
-from django.conf import settings
 from django.test import SimpleTestCase, TestCase
 
 from knowledge.search import answers
@@ -108,7 +107,13 @@ class AnswerTests(TestCase):
         result = answers.answer("reset password", [self.empty.pk])
         self.assertTrue(result.refused)
         self.assertEqual(result.reasons, ["no_hits"])
-        self.assertEqual(result.text, settings.PORTAL["REFUSAL_TEXT"])
+        self.assertEqual(result.text, "I could not find this in the knowledge base, so I would rather not guess. "
+                                      "A colleague will follow up.")
+
+    def test_the_default_refusal_speaks_the_questions_language(self):
+        result = answers.answer("как сбросить пароль", [self.empty.pk])
+        self.assertTrue(result.refused)
+        self.assertEqual(result.text, "Я не нашёл этого в базе знаний и не буду гадать. С вами свяжется коллега.")
 
     def test_weak_matches_give_low_top_score_and_keyword_fallback(self):
         result = answers.answer("emailed", [self.kb.pk], threshold=0.0)
