@@ -171,6 +171,7 @@ class Job(models.Model):
         DELETE = "delete", "Delete documents"
         CRAWL = "crawl", "Crawl site"
         INDEX_REPO = "index_repo", "Index repository"
+        EVALUATE = "evaluate", "Evaluate golden set"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

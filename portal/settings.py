@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "knowledge",
     "crawler",
     "tickets",
+    "evaluation",
 ]
 
 MIDDLEWARE = [
