@@ -199,7 +199,7 @@ class ProposalTests(TestCase):
         self.assertEqual((positive.status, positive.question), (GoldenQuestion.Status.PROPOSED,
                                                                 "How long does standard delivery take?"))
         self.assertIn(self.documents["delivery"].pk, positive.expected.values_list("document_id", flat=True))
-        self.assertIn("7 characters of edits", positive.note)
+        self.assertIn("8 characters of edits", positive.note)
         negative = golden_set.questions.get(external_id=f"ticket:{rejected.pk}")
         self.assertTrue(negative.should_refuse)
         self.assertEqual(golden.confirm_question(negative).status, GoldenQuestion.Status.CONFIRMED)
