@@ -1,0 +1,33 @@
+"""Thumbs up/down on answers: stored with the chunks the answer was given, counted per chunk."""
+
+from django.db import transaction
+from django.db.models import Count, Q
+
+from evaluation.exceptions import EvaluationError
+from evaluation.models import Feedback
+from knowledge.models import Chunk, KnowledgeBase
+
+
+@transaction.atomic
+def record_feedback(kb: KnowledgeBase, *, question: str, rating: str, answer: str = "", comment: str = "",
+                    refused: bool = False, chunk_ids=(), api_key=None) -> Feedback:
+    """One rating of an answer; its chunks must belong to the base."""
+    if not question.strip():
+        raise EvaluationError("The question is empty")
+    ids = sorted(set(chunk_ids))
+    found = set(Chunk.objects.filter(knowledge_base=kb, pk__in=ids).values_list("pk", flat=True))
+    if missing := [str(pk) for pk in ids if pk not in found]:
+        raise EvaluationError(f"No chunk with id {', '.join(missing)} in {kb}")
+    item = Feedback.objects.create(knowledge_base=kb, question=question.strip(), answer=answer, comment=comment.strip(),
+                                   rating=Feedback.Rating.UP if rating == "up" else Feedback.Rating.DOWN,
+                                   refused=refused, api_key=api_key)
+    item.chunks.set(ids)
+    return item
+
+
+def chunk_counts(chunk_ids) -> dict[int, tuple[int, int]]:
+    """{chunk id: (thumbs up, thumbs down)} for the chunks that have any feedback."""
+    rows = (Feedback.chunks.through.objects.filter(chunk_id__in=list(chunk_ids)).values("chunk_id")
+            .annotate(up=Count("pk", filter=Q(feedback__rating=Feedback.Rating.UP)),
+                      down=Count("pk", filter=Q(feedback__rating=Feedback.Rating.DOWN))))
+    return {row["chunk_id"]: (row["up"], row["down"]) for row in rows}
