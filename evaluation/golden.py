@@ -21,6 +21,7 @@ from itertools import islice
 from pathlib import Path
 
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.db.models.functions import MD5
 
 from evaluation.exceptions import InvalidGoldenSetError
@@ -98,12 +99,15 @@ def add_question(golden_set: GoldenSet, *, question: str, document_ids: Iterable
         raise InvalidGoldenSetError(f"The set already has the question {text[:80]!r}")
     item = GoldenQuestion.objects.create(golden_set=golden_set, question=text, should_refuse=should_refuse,
                                          status=status, origin=origin, external_id=external_id, note=note)
-    ExpectedSource.objects.bulk_create([ExpectedSource(question=item, document_id=pk) for pk in ids])
+    titles = dict(Document.objects.filter(pk__in=ids).values_list("pk", "title"))
+    ExpectedSource.objects.bulk_create([ExpectedSource(question=item, document_id=pk, document_title=titles[pk])
+                                        for pk in ids])
     return item
 
 
 def confirm_question(item: GoldenQuestion) -> GoldenQuestion:
     """A person accepts a proposed question; it needs an expected document or 'should refuse' first."""
+    _keep_titles(item.golden_set)  # documents added by hand in the admin's inline
     if not item.should_refuse and not item.expected.exists():
         raise InvalidGoldenSetError(
             f"Question #{item.pk} has no expected document: add the one that answers it, or mark it 'should refuse'")
@@ -253,7 +257,15 @@ def import_beir(golden_set: GoldenSet, folder: Path, *, split: str = "test", doc
     report.without_judgments = unjudged.count()
     unjudged.delete()
     report.questions -= report.without_judgments
+    _keep_titles(golden_set)
     return report
+
+
+def _keep_titles(golden_set: GoldenSet) -> None:
+    """Copy the expected documents' titles onto the rows, in one statement, so they outlive a deletion."""
+    title = Document.objects.filter(pk=OuterRef("document_id")).values("title")[:1]
+    ExpectedSource.objects.filter(question__golden_set=golden_set, document_title="",
+                                  document__isnull=False).update(document_title=Subquery(title))
 
 
 def _qrels_lines(path: Path) -> Iterator[tuple[int, str, str, int]]:
@@ -348,6 +360,7 @@ def import_rows(golden_set: GoldenSet, name: str, data: io.TextIOBase, *, docume
         if progress:
             progress("questions", report.questions)
     problems.raise_if_any()
+    _keep_titles(golden_set)
     return report
 
 

@@ -66,10 +66,15 @@ class GoldenQuestion(models.Model):
 
 
 class ExpectedSource(models.Model):
-    """A document (optionally one chunk of it) that answers a golden question, with a graded relevance."""
+    """A document (optionally one chunk of it) that answers a golden question, with a graded relevance.
+
+    Deleting the document keeps the row (document empty, title kept): the question's answer is
+    gone from the base, and the evaluation must show that rather than forget the question.
+    """
 
     question = models.ForeignKey(GoldenQuestion, on_delete=models.CASCADE, related_name="expected")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.SET_NULL, null=True, related_name="+")
+    document_title = models.CharField(max_length=500, blank=True)
     chunk = models.ForeignKey(Chunk, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     relevance = models.PositiveSmallIntegerField(default=1)
 

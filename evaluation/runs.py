@@ -143,7 +143,8 @@ def ask(kb: KnowledgeBase, embedder, question: GoldenQuestion, *, mode: str = "h
     found = retrieval.retrieve(question.question, [kb.pk], top_k=3 * K, mode=mode,
                                query_embeddings={kb.embedder: vector} if vector is not None else None)
     latency = (time.perf_counter() - started) * 1000
-    relevant = {item.document_id: item.relevance for item in question.expected.all()}
+    # A deleted expected document stays relevant under a key no hit can have: the question scores 0.
+    relevant = {item.document_id or f"deleted:{item.pk}": item.relevance for item in question.expected.all()}
     result = EvalResult(question=question, question_text=question.question, should_refuse=question.should_refuse,
                         latency_ms=round(latency, 2), refused=_refused(kb, found))
     if relevant:
