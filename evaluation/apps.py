@@ -5,3 +5,11 @@ class EvaluationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "evaluation"
     verbose_name = "Evaluation"
+
+    def ready(self) -> None:
+        from evaluation import feedback
+        from tickets import reports
+
+        # The gap report lists thumbs-down answers beside refused tickets; tickets never imports us.
+        if feedback.gap_questions not in reports.GAP_SOURCES:
+            reports.GAP_SOURCES.append(feedback.gap_questions)

@@ -155,6 +155,8 @@ class Feedback(models.Model):
     comment = models.TextField(blank=True)
     refused = models.BooleanField(default=False, help_text="The answer was the refusal text.")
     chunks = models.ManyToManyField(Chunk, blank=True, related_name="feedback")
+    # The answer's first source: the closest topic, by which the knowledge-gap report groups it.
+    first_chunk = models.ForeignKey(Chunk, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     api_key = models.ForeignKey("portal.ApiKey", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
