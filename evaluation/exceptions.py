@@ -17,3 +17,7 @@ class InvalidGoldenSetError(EvaluationError):
 
 class EmptyGoldenSetError(EvaluationError):
     """The golden set has no confirmed question to evaluate."""
+
+
+class SwitchRefusedError(EvaluationError):
+    """A switch cannot start or cut over now (another is under way, still building, worse, stale)."""

@@ -93,6 +93,9 @@ class EvalRun(models.Model):
     golden_set = models.ForeignKey(GoldenSet, on_delete=models.CASCADE, related_name="runs")
     knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="eval_runs")
     job = models.OneToOneField(Job, on_delete=models.SET_NULL, null=True, blank=True, related_name="eval_run")
+    # The shadow version that was searched, when it was not the base itself (see shadow.py).
+    searched_base = models.ForeignKey(KnowledgeBase, on_delete=models.SET_NULL, null=True, blank=True,
+                                      related_name="+")
     label = models.CharField(max_length=200, blank=True)
     # Embedder, chunking and fusion settings; `signature` is its hash, to group comparable runs.
     config = models.JSONField(default=dict, blank=True)
@@ -167,3 +170,66 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_rating_display()}: {self.question[:60]}"
+
+
+class ShadowSwitch(models.Model):
+    """A change of a base's embedder or chunking, built beside it and switched to only when not worse.
+
+    The new version is a hidden knowledge base (`shadow`) holding copies of the documents; the base
+    keeps serving until the cut-over, which swaps the two versions' chunks in one transaction. The
+    old version then stays in the shadow until the switch is confirmed (or rolled back).
+    """
+
+    class Status(models.TextChoices):
+        BUILDING = "building", "Building the new version"
+        EVALUATED = "evaluated", "Built and evaluated: waits for the cut-over"
+        SWITCHED = "switched", "Switched (old version kept until confirmed)"
+        CONFIRMED = "confirmed", "Switched and confirmed"
+        ROLLED_BACK = "rolled_back", "Rolled back"
+        CANCELLED = "cancelled", "Cancelled"
+        FAILED = "failed", "Failed"
+
+    class Verdict(models.TextChoices):
+        NONE = "", "Not evaluated"
+        BETTER = "better", "Better"
+        NOT_WORSE = "not_worse", "Not worse (within the tolerance)"
+        WORSE = "worse", "Worse"
+        NO_GOLDEN_SET = "no_golden_set", "No golden set to judge by"
+
+    ACTIVE = (Status.BUILDING, Status.EVALUATED, Status.SWITCHED)
+
+    knowledge_base = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="switches")
+    shadow = models.ForeignKey(KnowledgeBase, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    golden_set = models.ForeignKey(GoldenSet, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    job = models.OneToOneField(Job, on_delete=models.SET_NULL, null=True, blank=True, related_name="switch")
+    # What changes: {"embedder": ..., "chunk_size": ...}; and what it was, for the record.
+    target = models.JSONField(default=dict)
+    previous = models.JSONField(default=dict)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.BUILDING)
+    verdict = models.CharField(max_length=20, choices=Verdict.choices, blank=True)
+    tolerance = models.FloatField(default=0.01, help_text="How much lower nDCG@10 may be and still count as not worse.")
+    auto_switch = models.BooleanField(default=False, help_text="Cut over as soon as the evaluation allows it.")
+    forced = models.BooleanField(default=False)
+    old_run = models.ForeignKey(EvalRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    new_run = models.ForeignKey(EvalRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    message = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    switched_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name_plural = "shadow switches"
+        constraints = [
+            # A second switch while one is under way is refused by the database too.
+            models.UniqueConstraint(fields=["knowledge_base"], condition=Q(status__in=["building", "evaluated", "switched"]),
+                                    name="evaluation_switch_one_active_per_kb"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Switch #{self.pk} of {self.knowledge_base} to {', '.join(f'{k}={v}' for k, v in self.target.items())}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE

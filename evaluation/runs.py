@@ -104,9 +104,15 @@ class _Totals:
         self.refused_rightly += result.refused and result.should_refuse
 
 
-def evaluate(run: EvalRun, *, mode: str = "hybrid", progress: Callable[[int], None] | None = None) -> EvalRun:
-    """Ask every confirmed question of the run's golden set, store each result and the aggregates."""
-    kb = run.knowledge_base
+def evaluate(run: EvalRun, *, mode: str = "hybrid", progress: Callable[[int], None] | None = None,
+             search_base: KnowledgeBase | None = None, document_map: dict[int, int] | None = None) -> EvalRun:
+    """Ask every confirmed question of the run's golden set, store each result and the aggregates.
+
+    With `search_base` (a shadow version) the questions are searched there, and `document_map`
+    takes its document ids back to the base's, which the expected documents name.
+    """
+    kb = search_base or run.knowledge_base
+    run.searched_base = search_base
     run.config = configuration(kb)
     run.signature = signature(run.config)
     run.results.all().delete()  # a redelivered job starts over
@@ -115,7 +121,7 @@ def evaluate(run: EvalRun, *, mode: str = "hybrid", progress: Callable[[int], No
                                                                                     "relevance"))))
     embedder, totals, latencies, pending, done = get_embedder(kb.embedder), _Totals(), [], [], 0
     for question in questions.iterator(chunk_size=SAVE_BATCH):
-        result = ask(kb, embedder, question, mode=mode)
+        result = ask(kb, embedder, question, mode=mode, document_map=document_map)
         result.run = run
         totals.add(result)
         latencies.append(result.latency_ms)
@@ -132,17 +138,21 @@ def evaluate(run: EvalRun, *, mode: str = "hybrid", progress: Callable[[int], No
     if not done:
         raise EmptyGoldenSetError(f"{run.golden_set} has no confirmed question to evaluate")
     run.questions, run.metrics, run.finished_at = done, _aggregate(totals, latencies), timezone.now()
-    run.save(update_fields=["config", "signature", "questions", "metrics", "finished_at"])
+    run.save(update_fields=["searched_base", "config", "signature", "questions", "metrics", "finished_at"])
     return run
 
 
-def ask(kb: KnowledgeBase, embedder, question: GoldenQuestion, *, mode: str = "hybrid") -> EvalResult:
+def ask(kb: KnowledgeBase, embedder, question: GoldenQuestion, *, mode: str = "hybrid",
+        document_map: dict[int, int] | None = None) -> EvalResult:
     """One question searched and judged (unsaved result)."""
     started = time.perf_counter()
     vector = embedder.embed_query(question.question) if mode != "keyword" else None
     found = retrieval.retrieve(question.question, [kb.pk], top_k=3 * K, mode=mode,
                                query_embeddings={kb.embedder: vector} if vector is not None else None)
     latency = (time.perf_counter() - started) * 1000
+    if document_map:  # a shadow's copies count as the base's documents
+        for hit in found.hits:
+            hit.document_id = document_map.get(hit.document_id, hit.document_id)
     # A deleted expected document stays relevant under a key no hit can have: the question scores 0.
     relevant = {item.document_id or f"deleted:{item.pk}": item.relevance for item in question.expected.all()}
     result = EvalResult(question=question, question_text=question.question, should_refuse=question.should_refuse,

@@ -33,6 +33,10 @@ class KnowledgeBase(models.Model):
     chunk_size = models.PositiveIntegerField(default=2000, validators=[MinValueValidator(200)])
     chunk_overlap = models.PositiveIntegerField(default=200)
     chunk_min_size = models.PositiveIntegerField(default=200)
+    # A shadow is a hidden copy built with another embedder or chunking beside the base it belongs to
+    # (which keeps serving); listings leave shadows out. See evaluation/shadow.py.
+    shadow_of = models.ForeignKey("self", on_delete=models.CASCADE, null=True, blank=True, related_name="shadows",
+                                  editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -172,6 +176,7 @@ class Job(models.Model):
         CRAWL = "crawl", "Crawl site"
         INDEX_REPO = "index_repo", "Index repository"
         EVALUATE = "evaluate", "Evaluate golden set"
+        SHADOW = "shadow", "Build a shadow version"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
