@@ -12,9 +12,10 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
-from evaluation import admin_views, golden, runs
+from evaluation import admin_views, golden, runs, shadow
 from evaluation.exceptions import EvaluationError
-from evaluation.models import EvalRun, ExpectedSource, Feedback, GoldenQuestion, GoldenSet
+from evaluation.forms import SwitchForm
+from evaluation.models import EvalRun, ExpectedSource, Feedback, GoldenQuestion, GoldenSet, ShadowSwitch
 from knowledge.admin import CappedCountPaginator, ChunkAdmin, KnowledgeAdminMixin, pretty_json
 from knowledge.models import Chunk
 
@@ -254,6 +255,91 @@ class FeedbackAdmin(admin.ModelAdmin):
     @admin.display(description="Question")
     def short_question(self, item):
         return Truncator(item.question).chars(120)
+
+
+@admin.register(ShadowSwitch)
+class ShadowSwitchAdmin(EvaluationAdminMixin, admin.ModelAdmin):
+    """Start a switch with the add form; watch it, then cut over, confirm, roll back or cancel with the actions."""
+
+    list_display = ["__str__", "knowledge_base", "status", "progress", "verdict", "message", "created_at", "switched_at"]
+    list_filter = ["status", "verdict", "knowledge_base"]
+    list_select_related = ["knowledge_base", "job"]
+    actions = ["cut_over", "force_cut_over", "confirm", "rollback", "cancel"]
+    readonly_fields = ["knowledge_base", "status", "verdict", "target", "previous", "tolerance", "auto_switch",
+                       "forced", "job", "golden_set", "old_run", "new_run", "message", "created_at", "switched_at",
+                       "finished_at"]
+
+    class Media:
+        css = KnowledgeAdminMixin.css
+
+    def get_form(self, request, obj=None, **kwargs):
+        return SwitchForm if obj is None else super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ["knowledge_base", "embedder", "chunk_size", "chunk_overlap", "chunk_min_size", "golden_set",
+                    "tolerance", "auto_switch"]
+        return self.readonly_fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.readonly_fields if obj else []
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        try:
+            started = shadow.start_switch(form.cleaned_data["knowledge_base"], golden_set=form.cleaned_data["golden_set"],
+                                          tolerance=form.cleaned_data["tolerance"],
+                                          auto_switch=form.cleaned_data["auto_switch"], user=request.user,
+                                          **form.changes)
+        except EvaluationError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            obj.pk = None
+            return
+        obj.pk = started.pk
+
+    def response_add(self, request, obj, post_url_continue=None):
+        if obj.pk is None:
+            return HttpResponseRedirect(request.path)
+        self.message_user(request, f"{obj} queued: the base keeps serving while the new version is built")
+        return HttpResponseRedirect(reverse("admin:evaluation_shadowswitch_changelist"))
+
+    def log_addition(self, request, obj, message):
+        return None if obj.pk is None else super().log_addition(request, obj, message)
+
+    @admin.display(description="Build")
+    def progress(self, item):
+        job = item.job
+        return f"{job.progress_done}/{job.progress_total} ({job.get_status_display().lower()})" if job else "—"
+
+    def _each(self, request, queryset, action, done: str):
+        for item in queryset:
+            try:
+                action(item)
+                self.message_user(request, f"{item}: {done}")
+            except EvaluationError as exc:
+                self.message_user(request, f"{item}: {exc}", messages.ERROR)
+
+    @admin.action(description="Cut over (when not worse)", permissions=["change"])
+    def cut_over(self, request, queryset):
+        self._each(request, queryset, shadow.cut_over, "switched; the old version is kept until confirmed")
+
+    @admin.action(description="Force the cut-over (even when worse)", permissions=["change"])
+    def force_cut_over(self, request, queryset):
+        self._each(request, queryset, lambda item: shadow.cut_over(item, force=True), "switched (forced)")
+
+    @admin.action(description="Confirm (delete the old version)", permissions=["change"])
+    def confirm(self, request, queryset):
+        self._each(request, queryset, shadow.confirm, "confirmed")
+
+    @admin.action(description="Roll back to the old version", permissions=["change"])
+    def rollback(self, request, queryset):
+        self._each(request, queryset, shadow.rollback, "rolled back")
+
+    @admin.action(description="Cancel", permissions=["change"])
+    def cancel(self, request, queryset):
+        self._each(request, queryset, shadow.cancel, "cancellation requested")
 
 
 def _feedback_count(rating: int):

@@ -15,9 +15,10 @@ from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
-from evaluation import feedback, golden, runs
-from evaluation.models import EvalRun, ExpectedSource, GoldenQuestion, GoldenSet
+from evaluation import feedback, golden, runs, shadow
+from evaluation.models import EvalRun, ExpectedSource, GoldenQuestion, GoldenSet, ShadowSwitch
 from evaluation.schemas import (
+    CutOverRequest,
     DiffResponse,
     FeedbackIn,
     FeedbackOut,
@@ -31,6 +32,8 @@ from evaluation.schemas import (
     QuestionOut,
     RunIn,
     RunOut,
+    SwitchIn,
+    SwitchOut,
 )
 from knowledge.api import get_kb
 from portal.auth import READ, SEARCH, WRITE, ApiError
@@ -178,3 +181,64 @@ def add_feedback(request, kb_id: int, payload: FeedbackIn):
                                     answer=payload.answer, comment=payload.comment, refused=payload.refused,
                                     chunk_ids=payload.chunk_ids, api_key=request.auth)
     return Status(201, item)
+
+
+# --- Shadow switches ----------------------------------------------------------------------------------
+
+def get_switch(request: HttpRequest, switch_id: int) -> ShadowSwitch:
+    item = get_object_or_404(ShadowSwitch.objects.select_related("job", "old_run", "new_run"), pk=switch_id)
+    if not request.auth.may_use(item.knowledge_base_id):
+        raise Http404
+    return item
+
+
+@router.post("/knowledge-bases/{kb_id}/switches", response={202: SwitchOut, **errors(404, 409)}, auth=WRITE)
+def start_switch(request, kb_id: int, payload: SwitchIn):
+    """Build the base with a new embedder or chunking beside it; the base keeps serving until the cut-over."""
+    kb = get_kb(request, kb_id)
+    golden_set = get_set(request, payload.golden_set) if payload.golden_set else None
+    changes = payload.model_dump(include={"embedder", "chunk_size", "chunk_overlap", "chunk_min_size"},
+                                 exclude_none=True)
+    item = shadow.start_switch(kb, golden_set=golden_set, tolerance=payload.tolerance,
+                               auto_switch=payload.auto_switch, user=request.auth.owner, **changes)
+    return Status(202, get_switch(request, item.pk))
+
+
+@router.get("/knowledge-bases/{kb_id}/switches", response={200: list[SwitchOut], **errors(404)}, auth=READ)
+@paginate
+def list_switches(request, kb_id: int):
+    return get_kb(request, kb_id).switches.select_related("job", "old_run", "new_run").order_by("-created_at", "-pk")
+
+
+@router.get("/switches/{switch_id}", response={200: SwitchOut, **errors(404)}, auth=READ)
+def get_shadow_switch(request, switch_id: int):
+    """The switch with its build job's progress and, once evaluated, both versions' metrics."""
+    return get_switch(request, switch_id)
+
+
+@router.post("/switches/{switch_id}/cut-over", response={200: SwitchOut, **errors(404, 409)}, auth=WRITE)
+def cut_over(request, switch_id: int, payload: CutOverRequest):
+    """Serve the new version (409 while building, when worse unless forced, or when the base changed)."""
+    shadow.cut_over(get_switch(request, switch_id), force=payload.force)
+    return get_switch(request, switch_id)
+
+
+@router.post("/switches/{switch_id}/confirm", response={200: SwitchOut, **errors(404, 409)}, auth=WRITE)
+def confirm_switch(request, switch_id: int):
+    """Keep the new version; the old one is deleted."""
+    shadow.confirm(get_switch(request, switch_id))
+    return get_switch(request, switch_id)
+
+
+@router.post("/switches/{switch_id}/rollback", response={200: SwitchOut, **errors(404, 409)}, auth=WRITE)
+def rollback_switch(request, switch_id: int):
+    """Serve the old version again after a cut-over."""
+    shadow.rollback(get_switch(request, switch_id))
+    return get_switch(request, switch_id)
+
+
+@router.post("/switches/{switch_id}/cancel", response={200: SwitchOut, **errors(404, 409)}, auth=WRITE)
+def cancel_switch(request, switch_id: int):
+    """Stop the build, or drop a built version that was not switched to."""
+    shadow.cancel(get_switch(request, switch_id))
+    return get_switch(request, switch_id)

@@ -1,5 +1,10 @@
 from django import forms
 
+from evaluation.models import ShadowSwitch
+from evaluation.shadow import CHANGEABLE
+from knowledge.indexing.embedding import embedder_choices
+from knowledge.models import KnowledgeBase
+
 IMPORT_TYPES = (".jsonl", ".csv")
 
 
@@ -13,3 +18,25 @@ class ImportForm(forms.Form):
         if not upload.name.lower().endswith(IMPORT_TYPES):
             raise forms.ValidationError(f"Send a {' or '.join(IMPORT_TYPES)} file")
         return upload
+
+
+class SwitchForm(forms.ModelForm):
+    """Start a switch: the base and what changes (empty fields keep the base's setting)."""
+
+    embedder = forms.ChoiceField(required=False)
+    chunk_size = forms.IntegerField(required=False, min_value=200)
+    chunk_overlap = forms.IntegerField(required=False, min_value=0)
+    chunk_min_size = forms.IntegerField(required=False, min_value=0)
+
+    class Meta:
+        model = ShadowSwitch
+        fields = ["knowledge_base", "golden_set", "tolerance", "auto_switch"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["embedder"].choices = [("", "— keep —"), *embedder_choices()]
+        self.fields["knowledge_base"].queryset = KnowledgeBase.objects.filter(shadow_of__isnull=True)
+
+    @property
+    def changes(self) -> dict:
+        return {name: self.cleaned_data.get(name) for name in CHANGEABLE}

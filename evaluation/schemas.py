@@ -4,7 +4,7 @@ from typing import Literal
 
 from ninja import Field, ModelSchema, Schema
 
-from evaluation.models import EvalResult, EvalRun, GoldenQuestion, GoldenSet
+from evaluation.models import EvalResult, EvalRun, GoldenQuestion, GoldenSet, ShadowSwitch
 from knowledge.schemas import JobOut
 
 
@@ -121,3 +121,37 @@ class FeedbackOut(Schema):
     @staticmethod
     def resolve_chunk_ids(item) -> list[int]:
         return [chunk.pk for chunk in item.chunks.all()]
+
+
+class SwitchIn(Schema):
+    embedder: str | None = Field(None, max_length=100, description="The new embedder (registry name).")
+    chunk_size: int | None = Field(None, ge=200, le=100_000)
+    chunk_overlap: int | None = Field(None, ge=0, le=50_000)
+    chunk_min_size: int | None = Field(None, ge=0, le=100_000)
+    golden_set: int | None = Field(None, description="Golden set to judge by; default: the base's first with "
+                                                     "confirmed questions.")
+    tolerance: float = Field(0.01, ge=0, le=1, description="How much lower nDCG@10 may be and count as not worse.")
+    auto_switch: bool = Field(False, description="Cut over as soon as the evaluation allows it.")
+
+
+class CutOverRequest(Schema):
+    force: bool = Field(False, description="Switch even when the new version is worse or was not evaluated.")
+
+
+class SwitchOut(ModelSchema):
+    job: JobOut | None = None
+    old_metrics: dict | None = None
+    new_metrics: dict | None = None
+
+    class Meta:
+        model = ShadowSwitch
+        fields = ("id", "knowledge_base", "status", "verdict", "target", "previous", "tolerance", "auto_switch",
+                  "forced", "golden_set", "old_run", "new_run", "message", "created_at", "switched_at", "finished_at")
+
+    @staticmethod
+    def resolve_old_metrics(item: ShadowSwitch) -> dict | None:
+        return item.old_run.metrics if item.old_run else None
+
+    @staticmethod
+    def resolve_new_metrics(item: ShadowSwitch) -> dict | None:
+        return item.new_run.metrics if item.new_run else None

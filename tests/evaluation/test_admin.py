@@ -4,7 +4,7 @@ from django.test import TestCase
 from django.urls import reverse
 
 from evaluation import feedback, golden, runs
-from evaluation.models import EvalRun, GoldenQuestion
+from evaluation.models import EvalRun, GoldenQuestion, ShadowSwitch
 from knowledge.models import Chunk
 from tests.tickets.helpers import make_help_centre
 
@@ -83,3 +83,28 @@ class EvaluationAdminTests(TestCase):
         self.assertContains(page, "👍 1 · 👎 2")
         listing = self.client.get(reverse("admin:knowledge_chunk_changelist") + f"?document__id__exact={chunk.document_id}")
         self.assertContains(listing, "👍 1 · 👎 2")
+
+
+class ShadowSwitchAdminTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb, cls.documents, _ = make_help_centre()
+        cls.manager = User.objects.create_superuser("boss", password="pw")
+
+    def test_starting_a_switch_and_refusals_in_the_admin(self):
+        self.client.force_login(self.manager)
+        url = reverse("admin:evaluation_shadowswitch_add")
+        form = {"knowledge_base": self.kb.pk, "embedder": "", "chunk_size": 300, "chunk_overlap": 30,
+                "chunk_min_size": "", "golden_set": "", "tolerance": 0.01}
+        response = self.client.post(url, form, follow=True)
+        self.assertContains(response, "queued: the base keeps serving")
+        switch = ShadowSwitch.objects.get()
+        response = self.client.post(url, {**form, "chunk_size": 500}, follow=True)
+        self.assertContains(response, "is building the new version")
+        self.assertEqual(ShadowSwitch.objects.count(), 1)
+        response = self.client.post(reverse("admin:evaluation_shadowswitch_changelist"),
+                                    {"action": "cut_over", "_selected_action": [switch.pk]}, follow=True)
+        self.assertContains(response, "still being built")
+        # Shadows never appear among the knowledge bases.
+        listing = self.client.get(reverse("admin:knowledge_knowledgebase_changelist"))
+        self.assertNotContains(listing, "shadow of switch")

@@ -148,3 +148,41 @@ class FeedbackApiTests(ApiTestCase):
         self.assertError(self.api("post", f"/knowledge-bases/{self.kb.pk}/feedback", token=self.searcher,
                                   data={"question": "q?", "rating": "meh"}), 422)
         self.assertFalse(Feedback.objects.exists())
+
+
+class SwitchApiTests(ApiTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb, cls.documents, _ = make_help_centre()
+        golden_set = golden.create_golden_set(cls.kb, name="Help")
+        golden.add_question(golden_set, question="How do I reset my password?",
+                            document_ids=[cls.documents["passwords"].pk])
+        _, cls.token = make_key()
+        _, cls.reader = make_key(scopes=["read"])
+
+    def test_a_switch_through_the_api(self):
+        path = f"/knowledge-bases/{self.kb.pk}/switches"
+        self.assertError(self.api("post", path, token=self.reader, data={"chunk_size": 300}), 403)
+        response = self.api("post", path, token=self.token, data={"chunk_size": 300, "chunk_overlap": 30})
+        self.assertEqual(response.status_code, 202, response.content)
+        body = response.json()
+        self.assertEqual((body["status"], body["target"], body["job"]["kind"]),
+                         ("building", {"chunk_size": 300, "chunk_overlap": 30}, "shadow"))
+        error = self.assertError(self.api("post", f"/switches/{body['id']}/cut-over", token=self.token, data={}),
+                                 409, "switch_refused_error")
+        self.assertIn("still being built", error["message"])
+        self.assertError(self.api("post", path, token=self.token, data={"chunk_size": 500}), 409)
+        # The build runs (in this test, in-process) and is evaluated.
+        from evaluation import shadow
+        from knowledge.models import Job
+        shadow.run_build(Job.objects.get(pk=body["job"]["id"]))
+        evaluated = self.api("get", f"/switches/{body['id']}", token=self.reader).json()
+        self.assertEqual(evaluated["status"], "evaluated")
+        self.assertIn("ndcg@10", evaluated["new_metrics"])
+        response = self.api("post", f"/switches/{body['id']}/cut-over", token=self.token, data={"force": True})
+        self.assertEqual(response.json()["status"], "switched", response.content)
+        self.assertEqual(self.api("get", f"/knowledge-bases/{self.kb.pk}", token=self.reader).json()["chunk_size"], 300)
+        self.assertEqual(self.api("post", f"/switches/{body['id']}/confirm", token=self.token).json()["status"],
+                         "confirmed")
+        listed = self.api("get", "/knowledge-bases", token=self.reader).json()["items"]
+        self.assertEqual([kb["id"] for kb in listed], [self.kb.pk])  # no shadow ever listed
