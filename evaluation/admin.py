@@ -261,7 +261,8 @@ class FeedbackAdmin(admin.ModelAdmin):
 class ShadowSwitchAdmin(EvaluationAdminMixin, admin.ModelAdmin):
     """Start a switch with the add form; watch it, then cut over, confirm, roll back or cancel with the actions."""
 
-    list_display = ["__str__", "knowledge_base", "status", "progress", "verdict", "message", "created_at", "switched_at"]
+    list_display = ["__str__", "knowledge_base", "status", "progress", "verdict", "message", "created_at",
+                    "switched_at"]
     list_filter = ["status", "verdict", "knowledge_base"]
     list_select_related = ["knowledge_base", "job"]
     actions = ["cut_over", "force_cut_over", "confirm", "rollback", "cancel"]
@@ -289,10 +290,10 @@ class ShadowSwitchAdmin(EvaluationAdminMixin, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         try:
-            started = shadow.start_switch(form.cleaned_data["knowledge_base"], golden_set=form.cleaned_data["golden_set"],
-                                          tolerance=form.cleaned_data["tolerance"],
-                                          auto_switch=form.cleaned_data["auto_switch"], user=request.user,
-                                          **form.changes)
+            data = form.cleaned_data
+            started = shadow.start_switch(data["knowledge_base"], golden_set=data["golden_set"],
+                                          tolerance=data["tolerance"], auto_switch=data["auto_switch"],
+                                          user=request.user, **form.changes)
         except EvaluationError as exc:
             self.message_user(request, str(exc), messages.ERROR)
             obj.pk = None

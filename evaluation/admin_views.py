@@ -47,8 +47,8 @@ def import_questions(model_admin, request, set_id: int):
             messages.success(request, f"{report.questions} question(s) with {report.expected} expected "
                                       f"document(s) imported into {golden_set}")
             return HttpResponseRedirect(reverse("admin:evaluation_goldenset_change", args=[golden_set.pk]))
-    return render(model_admin, request, "admin/evaluation/goldenset/import.html", f"Import questions into {golden_set}",
-                  original=golden_set, form=form)
+    return render(model_admin, request, "admin/evaluation/goldenset/import.html",
+                  f"Import questions into {golden_set}", original=golden_set, form=form)
 
 
 def trend(model_admin, request, kb_id: int):

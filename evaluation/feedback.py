@@ -21,9 +21,10 @@ def record_feedback(kb: KnowledgeBase, *, question: str, rating: str, answer: st
     found = set(Chunk.objects.filter(knowledge_base=kb, pk__in=ids).values_list("pk", flat=True))
     if missing := [str(pk) for pk in ids if pk not in found]:
         raise EvaluationError(f"No chunk with id {', '.join(missing)} in {kb}")
-    item = Feedback.objects.create(knowledge_base=kb, question=question.strip(), answer=answer, comment=comment.strip(),
-                                   rating=Feedback.Rating.UP if rating == "up" else Feedback.Rating.DOWN,
-                                   refused=refused, api_key=api_key, first_chunk_id=ids[0] if ids else None)
+    item = Feedback.objects.create(
+        knowledge_base=kb, question=question.strip(), answer=answer, comment=comment.strip(), refused=refused,
+        rating=Feedback.Rating.UP if rating == "up" else Feedback.Rating.DOWN, api_key=api_key,
+        first_chunk_id=ids[0] if ids else None)
     item.chunks.set(ids)
     return item
 

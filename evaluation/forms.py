@@ -2,7 +2,7 @@ from django import forms
 
 from evaluation.models import ShadowSwitch
 from evaluation.shadow import CHANGEABLE
-from knowledge.indexing.embedding import embedder_choices
+from knowledge.indexing.embedding import REGISTRY
 from knowledge.models import KnowledgeBase
 
 IMPORT_TYPES = (".jsonl", ".csv")
@@ -34,7 +34,7 @@ class SwitchForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["embedder"].choices = [("", "— keep —"), *embedder_choices()]
+        self.fields["embedder"].choices = [("", "— keep —"), *((name, name) for name in REGISTRY)]
         self.fields["knowledge_base"].queryset = KnowledgeBase.objects.filter(shadow_of__isnull=True)
 
     @property

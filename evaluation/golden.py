@@ -83,9 +83,10 @@ def clean_question(text) -> str:
 
 
 @transaction.atomic
-def add_question(golden_set: GoldenSet, *, question: str, document_ids: Iterable[int] = (), should_refuse: bool = False,
-                 status: str = GoldenQuestion.Status.CONFIRMED, origin: str = GoldenQuestion.Origin.MANUAL,
-                 external_id: str = "", note: str = "") -> GoldenQuestion:
+def add_question(golden_set: GoldenSet, *, question: str, document_ids: Iterable[int] = (),
+                 should_refuse: bool = False, status: str = GoldenQuestion.Status.CONFIRMED,
+                 origin: str = GoldenQuestion.Origin.MANUAL, external_id: str = "",
+                 note: str = "") -> GoldenQuestion:
     """One question with the documents that answer it; the documents must belong to the set's base."""
     text = clean_question(question)
     ids = sorted(set(document_ids))
@@ -288,7 +289,8 @@ def _store_judgments(golden_set: GoldenSet, resolver: DocumentResolver, batch, p
         if qid not in questions:
             problems.add(f"qrels line {number}", f"query {qid!r} is not in queries.jsonl")
         elif cid not in documents:
-            problems.add(f"qrels line {number}", f"corpus id {cid!r} matches no document of {golden_set.knowledge_base}")
+            problems.add(f"qrels line {number}",
+                         f"corpus id {cid!r} matches no document of {golden_set.knowledge_base}")
         else:
             rows[(questions[qid], documents[cid])] = score
     if problems.count:

@@ -207,7 +207,8 @@ class ShadowSwitch(models.Model):
     previous = models.JSONField(default=dict)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.BUILDING)
     verdict = models.CharField(max_length=20, choices=Verdict.choices, blank=True)
-    tolerance = models.FloatField(default=0.01, help_text="How much lower nDCG@10 may be and still count as not worse.")
+    tolerance = models.FloatField(default=0.01,
+                                  help_text="How much lower nDCG@10 may be and still count as not worse.")
     auto_switch = models.BooleanField(default=False, help_text="Cut over as soon as the evaluation allows it.")
     forced = models.BooleanField(default=False)
     old_run = models.ForeignKey(EvalRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
@@ -223,7 +224,8 @@ class ShadowSwitch(models.Model):
         verbose_name_plural = "shadow switches"
         constraints = [
             # A second switch while one is under way is refused by the database too.
-            models.UniqueConstraint(fields=["knowledge_base"], condition=Q(status__in=["building", "evaluated", "switched"]),
+            models.UniqueConstraint(fields=["knowledge_base"],
+                                    condition=Q(status__in=["building", "evaluated", "switched"]),
                                     name="evaluation_switch_one_active_per_kb"),
         ]
 

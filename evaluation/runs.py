@@ -66,16 +66,16 @@ def create_run(golden_set: GoldenSet, *, label: str = "", user=None, job: Job | 
 
 def start_evaluation(golden_set: GoldenSet, *, label: str = "", user=None) -> EvalRun:
     """Queue a run of the golden set as a background job."""
-    from evaluation import tasks
-
     job = Job(kind=Job.Kind.EVALUATE, knowledge_base_id=golden_set.knowledge_base_id, created_by=user,
               options={"golden_set_id": golden_set.pk})
     run = create_run(golden_set, label=label, user=user)
     job.progress_total = golden_set.questions.filter(status=GoldenQuestion.Status.CONFIRMED).count()
     job.save()
+    job.options["run_id"] = run.pk
+    job.save(update_fields=["options"])
     run.job = job
     run.save(update_fields=["job"])
-    enqueue(tasks.run_evaluation_job, job)
+    enqueue(job)
     return run
 
 
@@ -200,8 +200,12 @@ def _aggregate(totals: _Totals, latencies: list[float]) -> dict:
 
 
 def run_job(job: Job) -> None:
-    """The body of an evaluation job: evaluate the job's run with progress on the job."""
-    run = EvalRun.objects.select_related("golden_set", "knowledge_base").get(job=job)
+    """The body of an evaluation job: evaluate the job's run with progress on the job (a retry takes it over)."""
+    run = EvalRun.objects.select_related("golden_set", "knowledge_base").get(pk=job.options["run_id"])
+    if run.job_id != job.pk:
+        EvalRun.objects.filter(job=job).exclude(pk=run.pk).update(job=None)
+        run.job = job
+        run.save(update_fields=["job"])
     evaluate(run, progress=lambda done: job.record(done=done))
 
 

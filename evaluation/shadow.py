@@ -41,8 +41,6 @@ BATCH = 500
 def start_switch(kb: KnowledgeBase, *, golden_set: GoldenSet | None = None, tolerance: float = 0.01,
                  auto_switch: bool = False, user=None, **changes) -> ShadowSwitch:
     """Create the shadow with the new settings and queue its build; refused while another switch is under way."""
-    from evaluation import tasks
-
     target = {name: value for name, value in changes.items() if name in CHANGEABLE and value not in (None, "")}
     if unknown := set(changes) - set(CHANGEABLE):
         raise SwitchRefusedError(f"Cannot switch {', '.join(sorted(unknown))}; only {', '.join(CHANGEABLE)}")
@@ -68,7 +66,7 @@ def start_switch(kb: KnowledgeBase, *, golden_set: GoldenSet | None = None, tole
             switch.job = Job.objects.create(kind=Job.Kind.SHADOW, knowledge_base=kb, created_by=user,
                                             options={"switch_id": switch.pk})
             switch.save(update_fields=["shadow", "job"])
-            enqueue(tasks.run_switch_job, switch.job)
+            enqueue(switch.job)
     except IntegrityError:
         # Another request started one between our check and our insert.
         raise SwitchRefusedError(f"Another switch of {kb} is under way") from None
@@ -78,10 +76,16 @@ def start_switch(kb: KnowledgeBase, *, golden_set: GoldenSet | None = None, tole
 # --- Building ------------------------------------------------------------------------------------
 
 def run_build(job: Job) -> None:
-    """The job's body: build the shadow, evaluate both versions, cut over when asked and allowed."""
-    switch = ShadowSwitch.objects.select_related("knowledge_base", "shadow").get(job=job)
+    """The job's body: build the shadow, evaluate both versions, cut over when asked and allowed.
+
+    A retried job (a new row, see `knowledge.jobs.retry`) takes the switch over and resumes the build.
+    """
+    switch = ShadowSwitch.objects.select_related("knowledge_base", "shadow").get(pk=job.options["switch_id"])
     if switch.status != ShadowSwitch.Status.BUILDING:
         return
+    if switch.job_id != job.pk:
+        switch.job = job
+        switch.save(update_fields=["job"])
     stopped = _build(switch, job)
     if stopped:
         _finish(switch, ShadowSwitch.Status.CANCELLED, "Cancelled while building; the base was not changed")
@@ -206,7 +210,8 @@ def confirm(switch: ShadowSwitch) -> ShadowSwitch:
     """Keep the new version for good: the old one (in the shadow) is deleted."""
     switch.refresh_from_db()
     if switch.status != ShadowSwitch.Status.SWITCHED:
-        raise SwitchRefusedError(f"{switch} is {switch.get_status_display().lower()}; only a switched one is confirmed")
+        raise SwitchRefusedError(
+            f"{switch} is {switch.get_status_display().lower()}; only a switched one is confirmed")
     return _finish(switch, ShadowSwitch.Status.CONFIRMED, switch.message)
 
 
@@ -214,7 +219,7 @@ def cancel(switch: ShadowSwitch) -> ShadowSwitch:
     """Stop a build (the job stops between documents) or drop an evaluated shadow; the base is unchanged."""
     switch.refresh_from_db()
     if switch.status == ShadowSwitch.Status.BUILDING and switch.job and not switch.job.is_finished:
-        switch.job.request_cancel()
+        switch.job.cancel()
         return switch
     if switch.status not in (ShadowSwitch.Status.BUILDING, ShadowSwitch.Status.EVALUATED):
         raise SwitchRefusedError(f"{switch} is {switch.get_status_display().lower()}; roll it back instead")

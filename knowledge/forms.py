@@ -1,22 +1,19 @@
-"""Forms of the content manager's admin pages: knowledge bases, uploads, crawls, re-index, playground."""
+"""Forms of the content manager's admin pages: knowledge bases, uploads, re-index, playground.
+
+The crawl and "add a URL" forms are the crawler's (`crawler/forms.py`)."""
 
 import json
 
 from django import forms
 from django.conf import settings
 
-from crawler.crawling import CrawlOptions
 from knowledge.indexing import parsing
 from knowledge.indexing.embedding import REGISTRY
+from knowledge.indexing.layers import LAYER_NAMES
 from knowledge.models import KnowledgeBase
+from knowledge.search.retrieval import MODES
 
-SEARCH_MODES = [("hybrid", "Hybrid (vector + keyword)"), ("vector", "Vector"), ("keyword", "Keyword")]
-LAYERS = [
-    ("D0", "D0 · sections"), ("D1", "D1 · document catalog"), ("D2", "D2 · facts"), ("D3", "D3 · entities"),
-    ("D4", "D4 · workflows"), ("D5", "D5 · relations"), ("D6", "D6 · integrations"),
-    ("C0", "C0 · source chunks"), ("C1", "C1 · symbols"), ("C2", "C2 · dependencies"),
-    ("C3", "C3 · entrypoints"), ("C4", "C4 · semantic roles"),
-]
+LAYERS = [(layer, f"{layer} · {name.lower()}") for layer, name in LAYER_NAMES.items()]
 
 
 def embedder_field(**kwargs) -> forms.ChoiceField:
@@ -81,34 +78,6 @@ class UploadForm(forms.Form):
     )
 
 
-class AddUrlForm(forms.Form):
-    url = forms.URLField(label="URL", assume_scheme="https", max_length=2000,
-                         widget=forms.URLInput(attrs={"class": "vURLField", "autofocus": True}),
-                         help_text="One web page or document (PDF, DOCX, XLSX…).")
-
-
-class CrawlForm(forms.Form):
-    seed_url = forms.URLField(label="Start URL", assume_scheme="https", max_length=2000,
-                              widget=forms.URLInput(attrs={"class": "vURLField", "autofocus": True}))
-    max_pages = forms.IntegerField(min_value=1, max_value=100_000)
-    max_depth = forms.IntegerField(min_value=0, max_value=50,
-                                   help_text="Links followed from the start page; 0 fetches only that page.")
-    same_domain = forms.BooleanField(required=False, label="Stay on the same domain")
-    follow_docs = forms.BooleanField(required=False, label="Follow linked documents",
-                                     help_text="PDF, DOCX and XLSX files linked from the pages.")
-    respect_robots = forms.BooleanField(required=False, label="Respect robots.txt")
-    use_sitemap = forms.BooleanField(required=False, label="Read sitemap.xml",
-                                     help_text="Also queue the pages the site's sitemap lists.")
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # The crawler's own defaults, so the form, the API and the command start from the same options.
-        defaults = CrawlOptions()
-        for name, field in self.fields.items():
-            if hasattr(defaults, name):
-                field.initial = getattr(defaults, name)
-
-
 class ReindexForm(forms.Form):
     embedder = embedder_field(help_text="Another embedder rebuilds every vector of the base.")
     force = forms.BooleanField(required=False, label="Rebuild every document",
@@ -119,7 +88,7 @@ class PlaygroundForm(forms.Form):
     query = forms.CharField(max_length=2000, widget=forms.TextInput(attrs={"size": 80, "autofocus": True}))
     knowledge_bases = forms.ModelMultipleChoiceField(
         queryset=KnowledgeBase.objects.order_by("name"), widget=forms.CheckboxSelectMultiple)
-    mode = forms.ChoiceField(choices=SEARCH_MODES, initial="hybrid")
+    mode = forms.ChoiceField(choices=list(MODES.items()), initial="hybrid")
     top_k = forms.IntegerField(min_value=1, max_value=50, initial=6, label="Top k")
     max_distance = forms.FloatField(min_value=0, max_value=2, required=False,
                                     help_text="Cosine distance cut-off (0 = identical, 2 = opposite).")

@@ -13,9 +13,9 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django_q.tasks import async_task
 
 from knowledge.search import answers
+from portal.jobs import enqueue_task
 from portal.models import ApiKey
 from tickets import citations, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
@@ -23,6 +23,7 @@ from tickets.models import Agent, Message, RiskLevel, Ticket
 
 logger = logging.getLogger(__name__)
 
+TASK = "triage"  # the name tickets/tasks.py registers its task under
 TOP_K = 6
 DEFAULT_REFUSAL = ("Thank you for your message. We could not find a reliable answer in our documentation, "
                    "so a member of our team will reply to you personally.")
@@ -49,10 +50,7 @@ def _subject_from(body: str) -> str:
 
 def queue_triage(ticket: Ticket) -> None:
     """Run triage in a worker once the current transaction commits."""
-    from tickets import tasks
-
-    ticket_id = ticket.pk
-    transaction.on_commit(lambda: async_task(tasks.run_triage, ticket_id, task_name=f"triage-{ticket_id}"))
+    enqueue_task(TASK, ticket.pk)
 
 
 @transaction.atomic
@@ -63,8 +61,7 @@ def retriage(ticket: Ticket) -> Ticket:
         raise TicketClosedError(f"Ticket #{ticket.pk} is closed ({ticket.get_status_display().lower()}).")
     if ticket.status == Ticket.Status.TRIAGING and ticket.updated_at > _stale_before():
         raise TicketError(f"Ticket #{ticket.pk} is being triaged right now; try again in a moment.")
-    ticket.status = Ticket.Status.NEW
-    ticket.save(update_fields=["status", "updated_at"])
+    ticket.mark_new()
     queue_triage(ticket)
     return ticket
 
@@ -111,6 +108,7 @@ class TriageOrchestrator:
     def __init__(self, *, agents: list[Agent] | None = None, top_k: int = TOP_K):
         self.agents = agents
         self.top_k = top_k
+        self.query_embeddings: dict = {}
 
     def triage(self, ticket: Ticket) -> Ticket:
         ticket.mark_triaging()
@@ -131,6 +129,8 @@ class TriageOrchestrator:
     def _run(self, ticket: Ticket) -> None:
         text = ticket.customer_text()
         question = f"{ticket.subject}\n\n{text}" if ticket.subject and ticket.subject not in text else text
+        # Routing and the draft search the same question: its vectors are computed once, then reused.
+        self.query_embeddings = {}
         assessment = self.assess(ticket, question)
         agent = self.route(ticket, question)
         result = self.draft(ticket, agent, question) if agent else None
@@ -148,7 +148,7 @@ class TriageOrchestrator:
 
     def route(self, ticket: Ticket, text: str) -> Agent | None:
         started = time.perf_counter()
-        decision = routing.route(text, self.agents)
+        decision = routing.route(text, self.agents, query_embeddings=self.query_embeddings)
         ticket.agent, ticket.routing_reason = decision.agent, decision.reason
         self._record("routing", decision.agent.name if decision.agent else "none", decision.reason, started,
                      scores=[score.as_dict() for score in decision.scores[:5]])
@@ -168,7 +168,8 @@ class TriageOrchestrator:
                 return None
         started = time.perf_counter()
         result = answers.answer(question, kb_ids, top_k=self.top_k, threshold=agent.confidence_threshold,
-                                refusal_text=agent.refusal_text or DEFAULT_REFUSAL, instructions=agent.instructions)
+                                refusal_text=agent.refusal_text or DEFAULT_REFUSAL, instructions=agent.instructions,
+                                query_embeddings=self.query_embeddings)
         self._record_answer(result, agent, started)
         with transaction.atomic():
             Message.objects.filter(ticket=ticket, kind=Message.Kind.DRAFT, is_current=True).update(is_current=False)
@@ -218,16 +219,13 @@ class TriageOrchestrator:
         elif agent is not None and result.confidence < agent.auto_reply_threshold:
             blockers.append(f"confidence {result.confidence:.2f} is below the auto-reply bar "
                             f"{agent.auto_reply_threshold:.2f}")
-        ticket.triaged_at = timezone.now()
         if blockers:
-            ticket.status = Ticket.Status.REVIEW
             self._record("decision", "review", f"Waits for review: {'; '.join(blockers)}.")
-            ticket.save()
+            ticket.finish_triage(Ticket.Status.REVIEW)
             return
         self._record("decision", "auto_reply", "Low risk, confident and allowed: sent automatically.")
         with transaction.atomic():
             Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body, draft=self._draft,
                                    auto_sent=True, sent_at=timezone.now(), edit_distance=0)
             Message.objects.filter(pk=self._draft.pk).update(is_current=False)
-            ticket.status, ticket.closed_at = Ticket.Status.AUTO_REPLIED, timezone.now()
-            ticket.save()
+            ticket.finish_triage(Ticket.Status.AUTO_REPLIED)

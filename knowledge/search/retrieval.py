@@ -24,28 +24,19 @@ confidence) works whatever the embedder. `best_similarity` stays the raw figure.
 import html
 import json
 import time
-from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import connection
 
-from knowledge.search import reranking, sql
-from knowledge.indexing.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
+from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
+from knowledge.search import reranking, sql
+from knowledge.search.hits import Retrieval, SearchHit
 
-MODES = ("vector", "keyword", "hybrid")
-DEFAULTS = {
-    "SEARCH_CANDIDATES": 40,
-    "KEYWORD_CANDIDATES": 5000,
-    "COMMON_TERM_SHARE": 0.1,
-    "RRF_K": 60,
-    "FUSION": "convex",
-    "FUSION_ALPHA": 0.7,
-    "KEYWORD_FALLBACK_RELEVANCE": 0.15,
-    "FALLBACK_VECTOR_WEIGHT": 0.25,
-    "HNSW_EF_SEARCH": 100,
-}
+# The search modes, in the order the forms and the API list them. Every default of retrieval is
+# in settings.PORTAL (portal/settings.py), read with `setting()`.
+MODES = {"hybrid": "Hybrid (vector + keyword)", "vector": "Vector", "keyword": "Keyword"}
 EXCERPT_CHARS = 240
 # (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
 _tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
@@ -55,59 +46,26 @@ class SearchError(KnowledgeError):
     """The search request cannot be run (unknown base, bad mode)."""
 
 
-@dataclass
-class SearchHit:
-    chunk_id: int
-    document_id: int
-    knowledge_base_id: int
-    document_title: str
-    source_uri: str
-    section_path: str
-    page: int | None
-    layer: str
-    content: str
-    snippet: str
-    distance: float | None
-    score: float
-    rank: int
-    retrievers: list[str] = field(default_factory=list)
-    metadata: dict = field(default_factory=dict)
-
-    @property
-    def similarity(self) -> float | None:
-        return None if self.distance is None else 1.0 - self.distance
-
-
-@dataclass
-class Retrieval:
-    hits: list[SearchHit]
-    best_similarity: float | None
-    keyword_fallback_used: bool
-    timings: dict[str, float]  # milliseconds per stage and "total"
-    best_relevance: float | None = None
-    mode: str = "hybrid"
-    # Hits whose calibrated relevance reaches KEYWORD_FALLBACK_RELEVANCE (seed 003's "relevant chunks").
-    relevant_count: int = 0
-
-
 def setting(name: str):
-    return settings.PORTAL.get(name, DEFAULTS.get(name))
+    return settings.PORTAL[name]
 
 
 def relevance(similarity: float | None, embedder_name: str) -> float | None:
     """Similarity mapped onto 0..1 above the embedder's floor (see module docstring)."""
     if similarity is None:
         return None
-    floor = settings.PORTAL.get("SIMILARITY_FLOORS", {}).get(embedder_name)
+    floor = setting("SIMILARITY_FLOORS").get(embedder_name)
     if floor is None:
         floor = get_embedder(embedder_name).info.similarity_floor
     return max(0.0, min(1.0, (similarity - floor) / (1.0 - floor)))
 
 
 def search(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
-           layers=None, filters: dict | None = None, document_ids=None, ef_search: int | None = None) -> list[SearchHit]:
+           layers=None, filters: dict | None = None, document_ids=None,
+           ef_search: int | None = None, query_embeddings: dict | None = None) -> list[SearchHit]:
     """The best `top_k` chunks for `query` in the given knowledge bases."""
     return retrieve(query, kb_ids, top_k=top_k, max_distance=max_distance, mode=mode, layers=layers,
+                    query_embeddings=query_embeddings,
                     filters=filters, document_ids=document_ids, ef_search=ef_search).hits
 
 
@@ -116,8 +74,9 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
              query_embeddings: dict | None = None) -> Retrieval:
     """Search with the details: hits, best vector similarity, whether the keyword fallback acted, timings.
 
-    `query_embeddings` ({embedder name: vector}) skips embedding the query (benchmarks, callers
-    that search many bases with one question).
+    `query_embeddings` ({embedder name: vector} for this query) skips embedding the query for
+    those embedders; the vectors embedded here are added to it, so a caller that searches the same
+    question several times (a planned search, triage) passes one dict and embeds it once.
     """
     started = time.perf_counter()
     if mode not in MODES:
@@ -184,10 +143,10 @@ def _load_bases(kb_ids) -> list[KnowledgeBase]:
 
 
 def _embed_query(kbs, query: str, given: dict | None, timings: dict) -> dict:
-    """One query vector per embedder the bases use."""
-    vectors = dict(given or {})
+    """One query vector per embedder the bases use; new ones are added to `given` for the next search."""
+    vectors = given if given is not None else {}
     started = time.perf_counter()
-    for name in {kb.embedder for kb in kbs} - set(vectors):
+    for name in sorted({kb.embedder for kb in kbs} - set(vectors)):
         vectors[name] = get_embedder(name).embed_query(query)
     timings["embed"] = (time.perf_counter() - started) * 1000
     return vectors
@@ -266,9 +225,11 @@ def tsqueries(cursor, config: str, query: str) -> tuple[str, str, list[str]]:
 def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
     """Candidates in final order: {id, kb, distance, score, retrievers}."""
     if mode == "vector":
-        return [{"id": i, "kb": kb, "distance": d, "score": 1.0 - d, "retrievers": ["vector"]} for i, kb, d in vector_rows]
+        return [{"id": i, "kb": kb, "distance": d, "score": 1.0 - d, "retrievers": ["vector"]}
+                for i, kb, d in vector_rows]
     if mode == "keyword":
-        return [{"id": i, "kb": kb, "distance": None, "score": r, "retrievers": ["keyword"]} for i, kb, r in keyword_rows]
+        return [{"id": i, "kb": kb, "distance": None, "score": r, "retrievers": ["keyword"]}
+                for i, kb, r in keyword_rows]
     k = setting("RRF_K")
     vector_weight = setting("FALLBACK_VECTOR_WEIGHT") if fallback else 1.0
     fused: dict[int, dict] = {}
@@ -276,7 +237,8 @@ def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
         fused[chunk_id] = {"id": chunk_id, "kb": kb_id, "distance": distance, "score": vector_weight / (k + rank),
                            "retrievers": ["vector"]}
     for rank, (chunk_id, kb_id, _) in enumerate(keyword_rows, start=1):
-        row = fused.setdefault(chunk_id, {"id": chunk_id, "kb": kb_id, "distance": None, "score": 0.0, "retrievers": []})
+        row = fused.setdefault(chunk_id,
+                               {"id": chunk_id, "kb": kb_id, "distance": None, "score": 0.0, "retrievers": []})
         row["score"] += 1.0 / (k + rank)
         row["retrievers"].append("keyword")
     return sorted(fused.values(), key=lambda row: (-row["score"], row["id"]))
@@ -284,7 +246,7 @@ def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
 
 def fusion_alpha(kbs) -> float:
     """The vector side's weight for these bases (the mean of their embedders' weights)."""
-    overrides = settings.PORTAL.get("FUSION_ALPHAS", {})
+    overrides = setting("FUSION_ALPHAS")
     weights = [overrides.get(kb.embedder, get_embedder(kb.embedder).info.fusion_alpha) for kb in kbs]
     weights = [setting("FUSION_ALPHA") if weight is None else weight for weight in weights]
     return sum(weights) / len(weights)

@@ -44,10 +44,10 @@ loop over a few rows; the ORM's default ordering made the planner hash the whole
 import json
 
 from knowledge.indexing.vector_index import index_predicate, vector_type
+from knowledge.models import Document
 
-# Chunks of these documents are served. A document being re-indexed (`indexing`) keeps its
-# previous chunks until the new ones replace them in one transaction (see ingestion.py).
-SEARCHABLE_STATUSES = ("ready", "indexing")
+# Chunks of these documents are served (see the model).
+SEARCHABLE_STATUSES = [str(status) for status in Document.SEARCHABLE]
 # Marks ts_headline puts around matches; control characters never occur in stored text, so the
 # caller can HTML-escape the snippet and then turn these into <mark> tags.
 HIGHLIGHT_START, HIGHLIGHT_STOP = "\x02", "\x03"
@@ -66,7 +66,8 @@ def search_settings(*, ef_search: int, iterative_scan: bool = True) -> tuple[str
     )
 
 
-def with_search_settings(statement: tuple[str, dict], *, ef_search: int, in_transaction: bool) -> tuple[str, dict, int]:
+def with_search_settings(statement: tuple[str, dict], *, ef_search: int,
+                         in_transaction: bool) -> tuple[str, dict, int]:
     """`statement` under `search_settings`, as one batch: (SQL, params, index of its result in the batch)."""
     settings_sql, settings_params = search_settings(ef_search=ef_search)
     sql, params = statement
@@ -231,7 +232,7 @@ def headlines(*, config: str, any_term: str, ids: list[int], max_words: int = 35
     options = (f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_STOP}, MaxWords={int(max_words)}, "
                f"MinWords={max(5, int(max_words) // 3)}, MaxFragments=2, FragmentDelimiter=\" … \"")
     sql = (
-        f"SELECT c.id, ts_headline(%(config)s::regconfig, c.content, %(any_term)s::tsquery, %(options)s) "
-        f"FROM knowledge_chunk c WHERE c.id = ANY(%(ids)s)"
+        "SELECT c.id, ts_headline(%(config)s::regconfig, c.content, %(any_term)s::tsquery, %(options)s) "
+        "FROM knowledge_chunk c WHERE c.id = ANY(%(ids)s)"
     )
     return sql, {"config": config, "any_term": any_term, "ids": [int(i) for i in ids], "options": options}

@@ -25,7 +25,8 @@ class SearchApiTests(ApiTestCase):
         self.assertEqual(body["mode"], "hybrid")
         self.assertTrue(body["hits"])
         hit = body["hits"][0]
-        self.assertEqual((hit["rank"], hit["knowledge_base_id"], hit["document_title"]), (1, self.kb.pk, "Refund policy"))
+        self.assertEqual((hit["rank"], hit["knowledge_base_id"], hit["document_title"]),
+                         (1, self.kb.pk, "Refund policy"))
         self.assertIn("refund", hit["content"].lower())
         self.assertNotIn("embedding", hit)
 

@@ -81,7 +81,8 @@ class EvaluationAdminTests(TestCase):
             feedback.record_feedback(self.kb, question="Refunds?", rating=rating, chunk_ids=[chunk.pk])
         page = self.client.get(reverse("admin:knowledge_chunk_change", args=[chunk.pk]))
         self.assertContains(page, "👍 1 · 👎 2")
-        listing = self.client.get(reverse("admin:knowledge_chunk_changelist") + f"?document__id__exact={chunk.document_id}")
+        listing = self.client.get(reverse("admin:knowledge_chunk_changelist"),
+                                  {"document__id__exact": chunk.document_id})
         self.assertContains(listing, "👍 1 · 👎 2")
 
 

@@ -65,7 +65,8 @@ class GoldenSetApiTests(ApiTestCase):
         bad = SimpleUploadedFile("set.jsonl", b'{"question": "Where?", "document": "https://nowhere"}\n')
         response = self.client.post(f"/api/v1/golden-sets/{golden_set.pk}/import", {"file": bad},
                                     headers={"Authorization": f"Bearer {self.token}"})
-        self.assertIn("line 1: document 'https://nowhere' matches no document", self.assertError(response, 422)["message"])
+        self.assertIn("line 1: document 'https://nowhere' matches no document",
+                      self.assertError(response, 422)["message"])
         wrong = SimpleUploadedFile("set.xlsx", b"PK")
         response = self.client.post(f"/api/v1/golden-sets/{golden_set.pk}/import", {"file": wrong},
                                     headers={"Authorization": f"Bearer {self.token}"})
@@ -181,7 +182,8 @@ class SwitchApiTests(ApiTestCase):
         self.assertIn("ndcg@10", evaluated["new_metrics"])
         response = self.api("post", f"/switches/{body['id']}/cut-over", token=self.token, data={"force": True})
         self.assertEqual(response.json()["status"], "switched", response.content)
-        self.assertEqual(self.api("get", f"/knowledge-bases/{self.kb.pk}", token=self.reader).json()["chunk_size"], 300)
+        base = self.api("get", f"/knowledge-bases/{self.kb.pk}", token=self.reader).json()
+        self.assertEqual(base["chunk_size"], 300)
         self.assertEqual(self.api("post", f"/switches/{body['id']}/confirm", token=self.token).json()["status"],
                          "confirmed")
         listed = self.api("get", "/knowledge-bases", token=self.reader).json()["items"]

@@ -156,7 +156,8 @@ class BeirImportTests(TestCase):
         kb = make_kb()
         folder, _ = beir_slice(self._tmp() / "tydi", docs=5)
         golden_set = golden.create_golden_set(kb, name="TyDi")  # the corpus was never ingested
-        with self.assertRaisesMessage(InvalidGoldenSetError, "qrels line 2: corpus id 'tydiru-p0001' matches no document"):
+        message = "qrels line 2: corpus id 'tydiru-p0001' matches no document"
+        with self.assertRaisesMessage(InvalidGoldenSetError, message):
             golden.import_beir(golden_set, folder)
         self.assertFalse(golden_set.questions.exists())
 

@@ -11,6 +11,7 @@ from evaluation import golden, runs
 from evaluation.exceptions import EmptyGoldenSetError, EvaluationError
 from evaluation.models import EvalRun, GoldenQuestion
 from knowledge.indexing.embedding import get_embedder
+from knowledge import jobs
 from knowledge.models import Job
 from tests.evaluation.test_golden import TYDI, beir_slice
 from tests.factories import make_kb
@@ -71,6 +72,17 @@ class HelpCentreRunTests(TestCase):
                          (Job.Kind.EVALUATE, Job.Status.SUCCEEDED, 4, 4))
         self.assertEqual(run.questions, 4)
         self.assertIsNotNone(run.finished_at)
+
+    def test_a_failed_evaluation_job_is_retried_on_the_same_run(self):
+        run = runs.start_evaluation(self.set)  # queued; a worker that died would leave it failed
+        job = Job.objects.get(pk=run.job_id)
+        job.start()
+        job.fail("WorkerLost: the worker was killed")
+        with self.captureOnCommitCallbacks(execute=True):
+            retried = jobs.retry(job)
+        run.refresh_from_db()
+        self.assertEqual((run.job_id, run.questions), (retried.pk, 4))
+        self.assertEqual(Job.objects.get(pk=retried.pk).status, Job.Status.SUCCEEDED)
 
     def test_the_diff_names_questions_that_got_worse_with_their_hits(self):
         before = runs.evaluate(runs.create_run(self.set))

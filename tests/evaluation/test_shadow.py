@@ -73,8 +73,8 @@ class SwitchEmbedderTests(TestCase):
         # The old version waits in the shadow until the switch is confirmed.
         old_version = KnowledgeBase.objects.get(pk=switch.shadow_id)
         self.assertEqual(old_version.embedder, "use-multilingual")
-        self.assertEqual(set(Chunk.objects.filter(knowledge_base=old_version).values_list("document__knowledge_base",
-                                                                                          flat=True)), {old_version.pk})
+        old_chunks = Chunk.objects.filter(knowledge_base=old_version)
+        self.assertEqual(set(old_chunks.values_list("document__knowledge_base", flat=True)), {old_version.pk})
         shadow.confirm(switch)
         self.assertFalse(KnowledgeBase.objects.filter(pk=old_version.pk).exists())
         self.assertEqual(switch.status, ShadowSwitch.Status.CONFIRMED)

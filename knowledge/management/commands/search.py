@@ -5,9 +5,9 @@ import re
 
 from django.core.management.base import BaseCommand, CommandError
 
-from knowledge.search import answers, retrieval
 from knowledge.exceptions import KnowledgeError
 from knowledge.models import KnowledgeBase
+from knowledge.search import answers, retrieval
 
 _MARK = re.compile(r"</?mark>")
 
@@ -18,7 +18,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("kb_slugs", help="slug, or several separated by commas")
         parser.add_argument("question")
-        parser.add_argument("--mode", choices=retrieval.MODES, default="hybrid")
+        parser.add_argument("--mode", choices=list(retrieval.MODES), default="hybrid")
         parser.add_argument("--top-k", type=int, default=6)
         parser.add_argument("--layer", action="append", dest="layers", help="only this layer (repeatable)")
         parser.add_argument("--ef-search", type=int, help="HNSW ef_search for this query")
