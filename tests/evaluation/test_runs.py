@@ -10,8 +10,8 @@ from django.test import TestCase
 from evaluation import golden, runs
 from evaluation.exceptions import EmptyGoldenSetError, EvaluationError
 from evaluation.models import EvalRun, GoldenQuestion
-from knowledge.indexing.embedding import get_embedder
 from knowledge import jobs
+from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Job
 from tests.evaluation.test_golden import TYDI, beir_slice
 from tests.factories import make_kb
