@@ -265,7 +265,7 @@ class ShadowSwitchAdmin(EvaluationAdminMixin, admin.ModelAdmin):
                     "switched_at"]
     list_filter = ["status", "verdict", "knowledge_base"]
     list_select_related = ["knowledge_base", "job"]
-    actions = ["cut_over", "force_cut_over", "confirm", "rollback", "cancel"]
+    actions = ["cut_over", "force_cut_over", "confirm", "rollback", "resume", "cancel"]
     readonly_fields = ["knowledge_base", "status", "verdict", "target", "previous", "tolerance", "auto_switch",
                        "forced", "job", "golden_set", "old_run", "new_run", "message", "created_at", "switched_at",
                        "finished_at"]
@@ -337,6 +337,10 @@ class ShadowSwitchAdmin(EvaluationAdminMixin, admin.ModelAdmin):
     @admin.action(description="Roll back to the old version", permissions=["change"])
     def rollback(self, request, queryset):
         self._each(request, queryset, shadow.rollback, "rolled back")
+
+    @admin.action(description="Resume (update the new version with the base's changes)", permissions=["change"])
+    def resume(self, request, queryset):
+        self._each(request, queryset, lambda item: shadow.resume(item, user=request.user), "resumed")
 
     @admin.action(description="Cancel", permissions=["change"])
     def cancel(self, request, queryset):

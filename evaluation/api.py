@@ -159,10 +159,10 @@ def get_eval_run(request, run_id: int):
     return get_run(request, run_id)
 
 
-@router.get("/eval-runs/{run_id}/diff", response={200: DiffResponse, **errors(404)}, auth=READ)
-def diff_runs(request, run_id: int, against: int):
-    """Questions that got better or worse from run `against` to this one, with their top hits."""
-    after, before = get_run(request, run_id), get_run(request, against)
+@router.get("/eval-runs/{run_id}/diff/{against_id}", response={200: DiffResponse, **errors(404)}, auth=READ)
+def diff_runs(request, run_id: int, against_id: int):
+    """Questions that got better or worse from run `against_id` to this one, with their top hits."""
+    after, before = get_run(request, run_id), get_run(request, against_id)
     better, worse = runs.compare_runs(before, after)
     return {"before": before.pk, "after": after.pk, "better": _changes(better), "worse": _changes(worse)}
 
@@ -235,6 +235,13 @@ def rollback_switch(request, switch_id: int):
     """Serve the old version again after a cut-over."""
     shadow.rollback(get_switch(request, switch_id))
     return get_switch(request, switch_id)
+
+
+@router.post("/switches/{switch_id}/resume", response={202: SwitchOut, **errors(404, 409)}, auth=WRITE)
+def resume_switch(request, switch_id: int):
+    """Update the evaluated new version with the base's changes since its build, then evaluate again."""
+    shadow.resume(get_switch(request, switch_id), user=request.auth.owner)
+    return Status(202, get_switch(request, switch_id))
 
 
 @router.post("/switches/{switch_id}/cancel", response={200: SwitchOut, **errors(404, 409)}, auth=WRITE)

@@ -73,6 +73,20 @@ def start_switch(kb: KnowledgeBase, *, golden_set: GoldenSet | None = None, tole
     return switch
 
 
+@transaction.atomic
+def resume(switch: ShadowSwitch, *, user=None) -> ShadowSwitch:
+    """Bring an evaluated shadow up to date with the base (changed documents only) and evaluate again."""
+    switch = ShadowSwitch.objects.select_for_update().get(pk=switch.pk)
+    if switch.status != ShadowSwitch.Status.EVALUATED:
+        raise SwitchRefusedError(f"{switch} is {switch.get_status_display().lower()}; only an evaluated one resumes")
+    switch.job = Job.objects.create(kind=Job.Kind.SHADOW, knowledge_base_id=switch.knowledge_base_id,
+                                    created_by=user, options={"switch_id": switch.pk})
+    switch.status, switch.verdict, switch.message = ShadowSwitch.Status.BUILDING, "", ""
+    switch.save(update_fields=["job", "status", "verdict", "message"])
+    enqueue(switch.job)
+    return switch
+
+
 # --- Building ------------------------------------------------------------------------------------
 
 def run_build(job: Job) -> None:
@@ -249,7 +263,7 @@ def _lock_versions(kb_id: int, shadow_id: int) -> _Versions:
     if busy or stale:
         raise SwitchRefusedError(
             f"The base changed since the new version was built ({len(busy)} document(s) being indexed, "
-            f"{len(stale)} without an up-to-date copy); resume the build, then cut over")
+            f"{len(stale)} without an up-to-date copy); resume the switch to update the new version")
     pairs = [(pk, copies[pk][0]) for pk, (status, _) in live.items() if status == Document.Status.READY]
     return _Versions(kb, shadow, pairs)
 

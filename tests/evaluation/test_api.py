@@ -113,7 +113,7 @@ class RunApiTests(ApiTestCase):
         second = runs.evaluate(runs.create_run(self.set))
         trend = self.api("get", f"/knowledge-bases/{self.kb.pk}/eval-runs", token=self.token).json()
         self.assertEqual([item["id"] for item in trend["items"]], [second.pk, first["id"]])
-        diff = self.api("get", f"/eval-runs/{second.pk}/diff?against={first['id']}", token=self.token).json()
+        diff = self.api("get", f"/eval-runs/{second.pk}/diff/{first['id']}", token=self.token).json()
         self.assertEqual([c["question"] for c in diff["worse"]], ["How do I reset my password?"])
         self.assertTrue(diff["worse"][0]["before"]["top_hits"])
         self.assertEqual(EvalRun.objects.count(), 2)

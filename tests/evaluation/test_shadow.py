@@ -133,6 +133,14 @@ class SwitchRefusalTests(TestCase):
             shadow.cut_over(switch)
         self.kb.refresh_from_db()
         self.assertEqual(self.kb.chunk_size, 2000)
+        with self.captureOnCommitCallbacks(execute=True):
+            shadow.resume(switch)
+        switch.refresh_from_db()
+        self.assertEqual(switch.status, ShadowSwitch.Status.EVALUATED)
+        self.assertEqual(switch.job.counters.get("unchanged"), 12)  # only the new page was indexed again
+        shadow.cut_over(switch)
+        self.kb.refresh_from_db()
+        self.assertEqual(self.kb.chunk_size, 400)
 
 
 class WithoutGoldenSetTests(TestCase):
