@@ -40,6 +40,10 @@ class KnowledgeBase(models.Model):
     similarity_floor = models.FloatField(
         null=True, blank=True, help_text="Similarity of unrelated texts under this base's embedder, as measured."
     )
+    # A shadow is a hidden copy built with another embedder or chunking beside the base it belongs to
+    # (which keeps serving); listings leave shadows out. See evaluation/shadow.py.
+    shadow_of = models.ForeignKey("self", on_delete=models.CASCADE, null=True, blank=True, related_name="shadows",
+                                  editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -195,6 +199,8 @@ class Job(models.Model):
         DELETE = "delete", "Delete documents"
         CRAWL = "crawl", "Crawl site"
         INDEX_REPO = "index_repo", "Index repository"
+        EVALUATE = "evaluate", "Evaluate golden set"
+        SHADOW = "shadow", "Build a shadow version"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

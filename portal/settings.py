@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "mcp_server",
     "webhooks",
     "mail",
+    "evaluation",
 ]
 
 MIDDLEWARE = [
