@@ -67,7 +67,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         by_status = {
             f"n_{status}": Count("documents", filter=Q(documents__status=status)) for status in Document.Status.values
         }
-        return super().get_queryset(request).annotate(
+        return super().get_queryset(request).filter(shadow_of__isnull=True).annotate(
             **by_status, n_chunks=Sum("documents__chunk_count"), last_ingested=Max("documents__ingested_at"))
 
     def get_fieldsets(self, request, obj=None):

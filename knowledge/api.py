@@ -62,7 +62,8 @@ router = Router(tags=["knowledge"])
 def visible_bases(key: ApiKey) -> QuerySet[KnowledgeBase]:
     """The knowledge bases a key may use."""
     allowed = key.knowledge_base_ids
-    return KnowledgeBase.objects.all() if allowed is None else KnowledgeBase.objects.filter(pk__in=allowed)
+    served = KnowledgeBase.objects.filter(shadow_of__isnull=True)
+    return served if allowed is None else served.filter(pk__in=allowed)
 
 
 def get_kb(request: HttpRequest, kb_id: int) -> KnowledgeBase:

@@ -139,6 +139,10 @@ def _ensure_index(kb: KnowledgeBase | None) -> None:
 @transaction.atomic
 def create_reindex_job(kb: KnowledgeBase, *, embedder: str = "", force: bool = False, user=None) -> Job:
     """A re-index job row; with another embedder, the base switches to it first (vectors are rebuilt)."""
+    if kb.shadows.exists():
+        # Its cut-over swaps chunks with this base; a re-index in between would be lost or mixed in.
+        raise KnowledgeError(f"A new version of {kb} is being built beside it (a shadow switch); "
+                             "cut over, cancel or confirm that switch before re-indexing")
     if embedder and embedder != kb.embedder:
         bases.switch_embedder(kb, embedder)
         force = True

@@ -44,6 +44,10 @@ class KnowledgeBase(models.Model):
         _("similarity floor"), null=True, blank=True,
         help_text=_("Similarity of unrelated texts under this base's embedder, as measured."),
     )
+    # A shadow is a hidden copy built with another embedder or chunking beside the base it belongs to
+    # (which keeps serving); listings leave shadows out. See evaluation/shadow.py.
+    shadow_of = models.ForeignKey("self", verbose_name=_("shadow of"), on_delete=models.CASCADE, null=True,
+                                  blank=True, related_name="shadows", editable=False)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
@@ -209,6 +213,8 @@ class Job(models.Model):
         DELETE = "delete", _("Delete documents")
         CRAWL = "crawl", _("Crawl site")
         INDEX_REPO = "index_repo", _("Index repository")
+        EVALUATE = "evaluate", _("Evaluate golden set")
+        SHADOW = "shadow", _("Build a shadow version")
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")

@@ -16,6 +16,7 @@ from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationEr
 from ninja.parser import Parser
 from ninja.renderers import JSONRenderer
 
+from evaluation.exceptions import SwitchRefusedError
 from knowledge.exceptions import (
     EmbedderError,
     FileTooLargeError,
@@ -83,9 +84,11 @@ api.add_router("/", "knowledge.api.router")
 api.add_router("/", "crawler.api.router")
 api.add_router("/", "tickets.api.router")
 api.add_router("/", "webhooks.api.router")
+api.add_router("/", "evaluation.api.router")
 
 # Domain errors that are not "your input cannot be used" (422).
-DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503, JobStateError: 409}
+DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503, JobStateError: 409,
+                 SwitchRefusedError: 409}
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
               409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type", 422: "invalid",
               429: "rate_limited", 503: "unavailable"}

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "mcp_server",
     "webhooks",
     "mail",
+    "evaluation",
 ]
 
 MIDDLEWARE = [

@@ -229,6 +229,7 @@ class TicketAdmin(admin.ModelAdmin):
             "opts": self.opts,
             "title": _("Knowledge gaps: refused and low-confidence tickets"),
             "groups": reports.gap_report(),
+            "nothing_found": reports.NOTHING_FOUND,
             "edits": reports.edit_stats(),
             # Content managers see the questions, not the tickets.
             "can_open_tickets": self.has_view_or_change_permission(request),

@@ -50,7 +50,7 @@ class ApiKeyAdminTests(TestCase):
         key, token = make_key()
         response = self.client.post("/admin/portal/apikey/", {"action": "revoke_keys", "_selected_action": [key.pk]},
                                     follow=True)
-        self.assertContains(response, "1 API key(s) revoked")
+        self.assertContains(response, "1 API key revoked")
         key.refresh_from_db()
         self.assertIsNotNone(key.revoked_at)
         self.assertEqual(self.client.get("/api/v1/knowledge-bases", headers={"Authorization": f"Bearer {token}"})

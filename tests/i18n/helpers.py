@@ -50,11 +50,13 @@ class VisibleText(HTMLParser):
             self.parts.append(data)
 
 
-PLACEHOLDER = re.compile(r"\{\w+\}")
+# Names a reader types as they are: template placeholders ({reply}) and quoted field or column
+# names ("source_uri") are not words to translate.
+PLACEHOLDER = re.compile(r'\{\w+\}|"[\w:<>]+"')
 
 
 def visible_text(html: str) -> str:
-    """What a reader sees; template placeholders such as {reply} are names, not words."""
+    """What a reader sees, without the names of PLACEHOLDER."""
     parser = VisibleText()
     parser.feed(html)
     return PLACEHOLDER.sub(" ", " ".join(" ".join(parser.parts).split()))

@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.test import TestCase, override_settings
 from django.urls import reverse
 
+from evaluation.models import GoldenQuestion, GoldenSet
 from knowledge.models import Chunk, Job
 from tests.factories import make_document, make_kb
 from tests.i18n.helpers import english_words, visible_text
@@ -44,6 +45,8 @@ class RussianAdminPagesTests(TestCase):
                                      failures=[{"item": "отчёт.pdf", "reason": "файл повреждён"}])
         cls.agent = Agent.objects.create(name="Поддержка", is_default=True, confidence_threshold=0.3)
         cls.agent.knowledge_bases.add(cls.kb)
+        cls.golden = GoldenSet.objects.create(knowledge_base=cls.kb, name="Вопросы клиентов")
+        GoldenQuestion.objects.create(golden_set=cls.golden, question="Сколько идёт доставка?")
 
     def setUp(self):
         self.client.force_login(self.root)
@@ -79,6 +82,15 @@ class RussianAdminPagesTests(TestCase):
             "agents": reverse("admin:tickets_agent_changelist"),
             "agent": reverse("admin:tickets_agent_change", args=[self.agent.pk]),
             "api keys": reverse("admin:portal_apikey_changelist"),
+            "golden sets": reverse("admin:evaluation_goldenset_changelist"),
+            "golden set": reverse("admin:evaluation_goldenset_change", args=[self.golden.pk]),
+            "golden questions": reverse("admin:evaluation_goldenquestion_changelist"),
+            "golden import": reverse("admin:evaluation_goldenset_import", args=[self.golden.pk]),
+            "evaluation runs": reverse("admin:evaluation_evalrun_changelist"),
+            "evaluation trend": reverse("admin:evaluation_evalrun_trend", args=[kb]),
+            "feedback": reverse("admin:evaluation_feedback_changelist"),
+            "shadow switches": reverse("admin:evaluation_shadowswitch_changelist"),
+            "shadow switch form": reverse("admin:evaluation_shadowswitch_add"),
             "api key form": reverse("admin:portal_apikey_add"),
         }
 

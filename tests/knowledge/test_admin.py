@@ -272,7 +272,7 @@ class DocumentAdminTests(AdminTestCase):
                                         follow=True)
         job = Job.objects.get(kind=Job.Kind.INGEST)
         self.assertEqual(job.options["document_ids"], [self.doc.pk])
-        self.assertContains(response, f"Re-index job(s) started: <a href=\"/admin/knowledge/job/{job.pk}/change/\">")
+        self.assertContains(response, f"Re-index: 1 job started: <a href=\"/admin/knowledge/job/{job.pk}/change/\">")
 
     def test_delete_action_removes_documents_in_a_job(self):
         self.login(self.manager)
