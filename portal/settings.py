@@ -159,6 +159,9 @@ PORTAL = {
     "MAX_UPLOAD_BYTES": env_int("PORTAL_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024),
     # Text extracted from one document beyond this many characters is refused (zip bombs, dumps).
     "MAX_TEXT_CHARS": env_int("PORTAL_MAX_TEXT_CHARS", 20_000_000, minimum=1000),
+    # Each file is parsed in a child process with this much memory (MB; 0 parses in-process) and time.
+    "PARSE_MEMORY_MB": env_int("PORTAL_PARSE_MEMORY_MB", 2048, minimum=0),
+    "PARSE_TIMEOUT_SECONDS": env_int("PORTAL_PARSE_TIMEOUT", 600, minimum=1),
     "HNSW_EF_SEARCH": env_int("PORTAL_HNSW_EF_SEARCH", 100, minimum=1),
     # Retrieval (docs/retrieval.md): candidates per retriever before fusion, the cap on rows
     # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.
