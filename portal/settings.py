@@ -166,6 +166,12 @@ PORTAL = {
     # Retrieval (docs/retrieval.md): candidates per retriever before fusion, the cap on rows
     # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.
     "SEARCH_CANDIDATES": env_int("PORTAL_SEARCH_CANDIDATES", 40, minimum=1),
+    # What one search may ask (knowledge/query_limits.py): more is refused with a 422 naming the limit.
+    "SEARCH_MAX_FILTER_KEYS": env_int("PORTAL_SEARCH_MAX_FILTER_KEYS", 20, minimum=1),
+    "SEARCH_MAX_FILTER_VALUES": env_int("PORTAL_SEARCH_MAX_FILTER_VALUES", 200, minimum=1),
+    "SEARCH_MAX_LAYERS": env_int("PORTAL_SEARCH_MAX_LAYERS", 20, minimum=1),
+    "SEARCH_MAX_DOCUMENT_IDS": env_int("PORTAL_SEARCH_MAX_DOCUMENT_IDS", 1000, minimum=1),
+    "SEARCH_STATEMENT_TIMEOUT_MS": env_int("PORTAL_SEARCH_STATEMENT_TIMEOUT_MS", 15000, minimum=1),
     "KEYWORD_CANDIDATES": env_int("PORTAL_KEYWORD_CANDIDATES", 5000, minimum=10),
     "RRF_K": env_int("PORTAL_RRF_K", 60, minimum=1),
     "KEYWORD_FALLBACK_RELEVANCE": env_float("PORTAL_KEYWORD_FALLBACK_RELEVANCE", 0.15),
