@@ -37,6 +37,7 @@ from crawler.fetching import Fetcher, Response
 from crawler.models import CrawledPage
 from crawler.robots import RobotsCache
 from knowledge import ingestion
+from knowledge.exceptions import KnowledgeError
 from knowledge.ingestion import delete_document
 from knowledge.models import Document, Job, KnowledgeBase
 
@@ -344,6 +345,8 @@ class SiteCrawl:
             self.skip(url, str(exc), exc.kind)
         except CrawlerError as exc:
             self.fail(page, exc)
+        except KnowledgeError as exc:
+            self.fail(page, CrawlerError(str(exc)))
         except Exception as exc:
             # One page must never stop the crawl, whatever went wrong with it.
             logger.exception("Crawling %s failed", url)

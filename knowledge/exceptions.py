@@ -23,3 +23,11 @@ class EmbedderError(KnowledgeError):
 
 class IngestionError(KnowledgeError):
     """Ingestion of one document failed for a reason other than parsing."""
+
+
+class QueryTooLargeError(KnowledgeError):
+    """A search asks for more filters, layers or document ids than the limits allow."""
+
+
+class SearchTimeoutError(KnowledgeError):
+    """A search statement ran longer than the search statement timeout and was cancelled."""

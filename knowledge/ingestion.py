@@ -24,6 +24,7 @@ from knowledge import chunking, parsing
 from knowledge.documents import TextChunk
 from knowledge.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
+from knowledge.parsing.isolation import parse_file_isolated
 from knowledge.models import Chunk, Document, KnowledgeBase
 
 logger = logging.getLogger(__name__)
@@ -184,7 +185,8 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
     source_uri = source_uri or (document.source_uri if document else f"file:{path.name}")
     document = document or _find_document(kb, source_kind, source_uri, "") or _new_document(kb, source_kind, source_uri)
     try:
-        parsed = parsing.parse_file(path)
+        # In a child process with a memory limit: a hostile file fails only its own document.
+        parsed = parse_file_isolated(path)
     except Exception as exc:
         record_failure(document, exc)
         return IngestResult(document, "failed", document.error_message)

@@ -15,7 +15,13 @@ from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationEr
 from ninja.parser import Parser
 from ninja.renderers import JSONRenderer
 
-from knowledge.exceptions import EmbedderError, FileTooLargeError, KnowledgeError, UnsupportedFileError
+from knowledge.exceptions import (
+    EmbedderError,
+    FileTooLargeError,
+    KnowledgeError,
+    SearchTimeoutError,
+    UnsupportedFileError,
+)
 from portal.auth import READ, ApiError, ApiKeyThrottle
 
 logger = logging.getLogger(__name__)
@@ -77,10 +83,10 @@ api.add_router("/", "crawler.api.router")
 api.add_router("/", "tickets.api.router")
 
 # Domain errors that are not "your input cannot be used" (422).
-DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503}
+DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503, SearchTimeoutError: 504}
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
               409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type", 422: "invalid",
-              429: "rate_limited", 503: "unavailable"}
+              429: "rate_limited", 503: "unavailable", 504: "timeout"}
 
 
 def error_response(request: HttpRequest, status: int, code: str, message: str,

@@ -159,10 +159,19 @@ PORTAL = {
     "MAX_UPLOAD_BYTES": env_int("PORTAL_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024),
     # Text extracted from one document beyond this many characters is refused (zip bombs, dumps).
     "MAX_TEXT_CHARS": env_int("PORTAL_MAX_TEXT_CHARS", 20_000_000, minimum=1000),
+    # Each file is parsed in a child process with this much memory (MB; 0 parses in-process) and time.
+    "PARSE_MEMORY_MB": env_int("PORTAL_PARSE_MEMORY_MB", 2048, minimum=0),
+    "PARSE_TIMEOUT_SECONDS": env_int("PORTAL_PARSE_TIMEOUT", 600, minimum=1),
     "HNSW_EF_SEARCH": env_int("PORTAL_HNSW_EF_SEARCH", 100, minimum=1),
     # Retrieval (docs/retrieval.md): candidates per retriever before fusion, the cap on rows
     # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.
     "SEARCH_CANDIDATES": env_int("PORTAL_SEARCH_CANDIDATES", 40, minimum=1),
+    # What one search may ask (knowledge/query_limits.py): more is refused with a 422 naming the limit.
+    "SEARCH_MAX_FILTER_KEYS": env_int("PORTAL_SEARCH_MAX_FILTER_KEYS", 20, minimum=1),
+    "SEARCH_MAX_FILTER_VALUES": env_int("PORTAL_SEARCH_MAX_FILTER_VALUES", 200, minimum=1),
+    "SEARCH_MAX_LAYERS": env_int("PORTAL_SEARCH_MAX_LAYERS", 20, minimum=1),
+    "SEARCH_MAX_DOCUMENT_IDS": env_int("PORTAL_SEARCH_MAX_DOCUMENT_IDS", 1000, minimum=1),
+    "SEARCH_STATEMENT_TIMEOUT_MS": env_int("PORTAL_SEARCH_STATEMENT_TIMEOUT_MS", 15000, minimum=1),
     "KEYWORD_CANDIDATES": env_int("PORTAL_KEYWORD_CANDIDATES", 5000, minimum=10),
     "RRF_K": env_int("PORTAL_RRF_K", 60, minimum=1),
     "KEYWORD_FALLBACK_RELEVANCE": env_float("PORTAL_KEYWORD_FALLBACK_RELEVANCE", 0.15),

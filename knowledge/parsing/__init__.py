@@ -45,10 +45,11 @@ MIME_TYPES = {
 }
 
 # Office Open XML files are zip archives; a small file can declare gigabytes of XML. We refuse
-# archives whose members add up to more than this many times the upload limit, or more than
-# MAX_UNCOMPRESSED_BYTES, before mammoth or openpyxl inflate anything.
+# archives whose members add up to more than this many times the upload limit, or to more XML than
+# the text limit can use (XML_BYTES_PER_CHAR of markup per character of text, on top of the upload
+# limit for pictures and other parts), before mammoth or openpyxl inflate anything.
 ZIP_EXPANSION_FACTOR = 20
-MAX_UNCOMPRESSED_BYTES = 512 * 1024 * 1024
+XML_BYTES_PER_CHAR = 8
 MAX_ZIP_MEMBERS = 10_000
 ZIP_READ_CHUNK = 1024 * 1024
 # What zipfile raises on damaged archives (RuntimeError: an encrypted member; NotImplementedError:
@@ -102,7 +103,7 @@ def parse_file(
     ext = path.suffix.lower()
     max_bytes = settings.PORTAL["MAX_UPLOAD_BYTES"] if max_bytes is None else max_bytes
     max_chars = settings.PORTAL["MAX_TEXT_CHARS"] if max_chars is None else max_chars
-    _check_file(path, ext, max_bytes)
+    _check_file(path, ext, max_bytes, max_chars)
     parsed = _dispatch(path, ext, max_chars)
     parsed.mime = MIME_TYPES[ext]
     if "\x00" in parsed.text and not parsed.pages:
@@ -116,7 +117,7 @@ def parse_file(
     return parsed
 
 
-def _check_file(path: Path, ext: str, max_bytes: int) -> None:
+def _check_file(path: Path, ext: str, max_bytes: int, max_chars: int) -> None:
     """What every format shares: a known extension, a size within limits, honest content."""
     if ext not in SUPPORTED_EXTENSIONS:
         raise UnsupportedFileError(
@@ -135,20 +136,23 @@ def _check_file(path: Path, ext: str, max_bytes: int) -> None:
         raise FileTooLargeError(f"{path.name} is {_size(size)}; the limit is {_size(max_bytes)}")
     _check_content_type(path, ext, head)
     if ext in ZIP_PARTS:
-        _check_zip(path, ext, min(ZIP_EXPANSION_FACTOR * max_bytes, MAX_UNCOMPRESSED_BYTES))
+        _check_zip(path, ext, min(ZIP_EXPANSION_FACTOR * max_bytes, max_bytes + XML_BYTES_PER_CHAR * max_chars))
 
 
 def _dispatch(path: Path, ext: str, max_chars: int) -> ParsedDocument:
     if ext == ".pdf":
         return pdf.parse_pdf(path, max_chars=max_chars)
     if ext == ".docx":
-        return docx.parse_docx(path)
+        return docx.parse_docx(path, max_chars=max_chars)
     if ext == ".xlsx":
         return spreadsheet.parse_xlsx(path, max_chars=max_chars)
     if ext == ".xls":
         return spreadsheet.parse_xls(path, max_chars=max_chars)
     if ext in (".html", ".htm"):
-        title, markdown = html_to_markdown(path.read_bytes())
+        try:
+            title, markdown = html_to_markdown(path.read_bytes())
+        except ParseError as exc:
+            raise ParseError(f"{path.name}: {exc}") from exc
         return ParsedDocument(text=markdown, title=title or path.stem, mime="")
     if ext in (".md", ".markdown"):
         return text.parse_markdown(path)
