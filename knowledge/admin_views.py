@@ -4,7 +4,7 @@ Each view receives its ModelAdmin first (wired with `get_urls()` in `admin.py`),
 `admin_site.admin_view()` (staff only, CSRF-protected, never cached) and re-checks the knowledge
 permissions it needs, so a staff member without them gets a 403. The views parse a form, call one
 domain function, and shape the result; the work itself lives in `knowledge.jobs`, `crawler.jobs`,
-`knowledge.retrieval` and `knowledge.answers`.
+`knowledge.search.retrieval` and `knowledge.search.answers`.
 """
 
 import html
@@ -25,7 +25,8 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from crawler import jobs as crawler_jobs
-from knowledge import jobs, parsing
+from knowledge import jobs
+from knowledge.indexing import parsing
 from knowledge.exceptions import KnowledgeError
 from knowledge.forms import AddUrlForm, CrawlForm, PlaygroundForm, ReindexForm, UploadForm
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
@@ -318,7 +319,7 @@ def playground(model_admin, request):
 
 
 def _run_search(data: dict) -> dict:
-    from knowledge import retrieval
+    from knowledge.search import retrieval
 
     kb_ids = [kb.pk for kb in data["knowledge_bases"]]
     options = {"top_k": data["top_k"], "max_distance": data["max_distance"], "mode": data["mode"],
@@ -341,7 +342,7 @@ def _run_search(data: dict) -> dict:
 
 
 def _answer(question: str, kb_ids: list[int], options: dict):
-    from knowledge import answers
+    from knowledge.search import answers
 
     # The answer retrieves on its own (no distance cut-off: its confidence decides instead).
     return answers.answer(question, kb_ids, top_k=options["top_k"], mode=options["mode"],

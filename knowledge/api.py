@@ -15,8 +15,9 @@ from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
-from knowledge import answers, bases, jobs, retrieval
-from knowledge.layers.router import plan_and_search as router_plan_and_search
+from knowledge import bases, jobs
+from knowledge.search import answers, retrieval
+from knowledge.search.intent import plan_and_search as router_plan_and_search
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.schemas import (
     AnswerRequest,

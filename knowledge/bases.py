@@ -4,8 +4,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.text import slugify
 
-from knowledge import vector_index
-from knowledge.embedding import get_embedder
+from knowledge.indexing import vector_index
+from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Chunk, KnowledgeBase
 
 

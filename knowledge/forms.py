@@ -6,8 +6,8 @@ from django import forms
 from django.conf import settings
 
 from crawler.crawling import CrawlOptions
-from knowledge import parsing
-from knowledge.embedding import REGISTRY
+from knowledge.indexing import parsing
+from knowledge.indexing.embedding import REGISTRY
 from knowledge.models import KnowledgeBase
 
 SEARCH_MODES = [("hybrid", "Hybrid (vector + keyword)"), ("vector", "Vector"), ("keyword", "Keyword")]

@@ -12,10 +12,11 @@ from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from knowledge import bases, ingestion, parsing, vector_index
+from knowledge import bases
+from knowledge.indexing import ingestion, parsing, vector_index
 from knowledge.exceptions import KnowledgeError
-from knowledge.ingestion import delete_document
-from knowledge.layers.indexing import reindex_document
+from knowledge.indexing.ingestion import delete_document
+from knowledge.indexing.layers.store import reindex_document
 from knowledge.models import Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
 

@@ -7,7 +7,7 @@ from django.conf import settings
 from ninja import Field, ModelSchema, Schema
 from pydantic import field_validator
 
-from knowledge.embedding import REGISTRY
+from knowledge.indexing.embedding import REGISTRY
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
 
 

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_q.tasks import async_task
 
-from knowledge import answers
+from knowledge.search import answers
 from portal.models import ApiKey
 from tickets import citations, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError

@@ -86,7 +86,7 @@ class PlannedSearchApiTests(ApiTestCase):
         import tempfile
         from pathlib import Path
 
-        from knowledge.layers.indexing import index_repository
+        from knowledge.indexing.layers.store import index_repository
 
         cls.kb = make_kb()
         with tempfile.TemporaryDirectory() as folder:

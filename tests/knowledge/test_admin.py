@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import TestCase
 from django.urls import reverse
 
-from knowledge import vector_index
+from knowledge.indexing import vector_index
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from tests.factories import make_document, make_kb
 

@@ -2,10 +2,10 @@ import pytest
 from django.conf import settings
 from django.test import SimpleTestCase, TestCase
 
-from knowledge import answers
-from knowledge.answers import GenerationError, build_prompt, parse_citations
-from knowledge.citations import rewrite_markers
-from knowledge.retrieval import SearchHit
+from knowledge.search import answers
+from knowledge.search.answers import GenerationError, build_prompt, parse_citations
+from knowledge.search.citations import rewrite_markers
+from knowledge.search.retrieval import SearchHit
 from tests.factories import make_document, make_kb
 
 PASSWORD = "# Accounts\n\nTo reset a forgotten password, open the profile settings and press Reset password."
@@ -196,7 +196,7 @@ def test_a_malformed_reply_is_a_clear_error(chat, kb):
 
 
 def test_no_model_configured_means_extractive(settings):
-    from knowledge.generation import ExtractiveGenerator, get_generator
+    from knowledge.search.generation import ExtractiveGenerator, get_generator
 
     settings.OPENAI = {**settings.OPENAI, "CHAT_MODEL": ""}
     assert isinstance(get_generator(), ExtractiveGenerator)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowledge.chunking import CHUNKER_VERSION, split_text, token_estimate
+from knowledge.indexing.chunking import CHUNKER_VERSION, split_text, token_estimate
 from knowledge.documents import TextChunk
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

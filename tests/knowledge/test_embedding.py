@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from knowledge.embedding import REGISTRY, get_embedder
+from knowledge.indexing.embedding import REGISTRY, get_embedder
 from knowledge.exceptions import EmbedderError
 
 

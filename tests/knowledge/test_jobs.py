@@ -1,7 +1,8 @@
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import TestCase
 
-from knowledge import jobs, vector_index
+from knowledge import jobs
+from knowledge.indexing import vector_index
 from knowledge.models import Chunk, Document, Job
 from tests.conftest import DATA
 from tests.factories import make_document, make_kb
@@ -116,7 +117,7 @@ class RepositoryReindexTests(TestCase):
         import tempfile
         from pathlib import Path
 
-        from knowledge.layers.indexing import index_repository
+        from knowledge.indexing.layers.store import index_repository
 
         kb = make_kb()
         with tempfile.TemporaryDirectory() as folder:

@@ -5,9 +5,10 @@ import pytest
 from django.db import connection
 from django.test import TestCase, TransactionTestCase, override_settings
 
-from knowledge import reranking, retrieval, sql, vector_index
+from knowledge.indexing import vector_index
+from knowledge.search import reranking, retrieval, sql
 from knowledge.models import Chunk, Document
-from knowledge.retrieval import SearchError
+from knowledge.search.retrieval import SearchError
 from tests.base import explain
 from tests.factories import make_document, make_kb
 

@@ -5,7 +5,8 @@ from django.contrib.auth.models import Group
 from django.test import TestCase
 from django.urls import reverse
 
-from knowledge import ingestion, jobs
+from knowledge import jobs
+from knowledge.indexing import ingestion
 from tests.factories import make_document
 from tests.tickets.helpers import DELIVERY, make_help_centre
 from tickets import triage

@@ -3,7 +3,8 @@ import re
 from django.conf import settings
 from django.test import TestCase
 
-from knowledge import ingestion, jobs
+from knowledge import jobs
+from knowledge.indexing import ingestion
 from tests.factories import make_document, make_kb
 from tests.stubs.openai_stub import OpenAIStub
 from tests.tickets.helpers import DELIVERY, make_help_centre

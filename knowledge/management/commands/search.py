@@ -5,7 +5,7 @@ import re
 
 from django.core.management.base import BaseCommand, CommandError
 
-from knowledge import answers, retrieval
+from knowledge.search import answers, retrieval
 from knowledge.exceptions import KnowledgeError
 from knowledge.models import KnowledgeBase
 

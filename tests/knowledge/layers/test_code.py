@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.test import SimpleTestCase
 
-from knowledge.layers.code import (
+from knowledge.indexing.layers.code import (
     PlainTextExtractor,
     ProjectIndex,
     build_code_rows,
@@ -12,8 +12,8 @@ from knowledge.layers.code import (
     module_name,
     route_key,
 )
-from knowledge.layers.indexing import parse_project
-from knowledge.layers.python import PythonExtractor
+from knowledge.indexing.layers.store import parse_project
+from knowledge.indexing.layers.python import PythonExtractor
 
 PACKAGE = Path(__file__).resolve().parents[2] / "fixtures" / "sample_pkg"
 

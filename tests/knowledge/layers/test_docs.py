@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.test import SimpleTestCase
 
-from knowledge.layers.docs import build_doc_rows, classify_doc, read_sections
+from knowledge.indexing.layers.docs import build_doc_rows, classify_doc, read_sections
 
 DOCS = Path(__file__).resolve().parents[2] / "fixtures" / "layered_docs"
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-from knowledge import retrieval
-from knowledge.layers.code import route_key
+from knowledge.search import retrieval
+from knowledge.indexing.layers.code import route_key
 from knowledge.models import Chunk
 
 

@@ -15,7 +15,7 @@ from django.conf import settings
 from knowledge.exceptions import KnowledgeError
 
 if TYPE_CHECKING:
-    from knowledge.retrieval import SearchHit
+    from knowledge.search.retrieval import SearchHit
 
 
 class RerankError(KnowledgeError):

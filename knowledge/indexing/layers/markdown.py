@@ -8,7 +8,7 @@ fences — with 1-based line numbers in the original file, so every layer row ca
 import re
 from dataclasses import dataclass, field
 
-from knowledge.parsing.text import split_frontmatter
+from knowledge.indexing.parsing.text import split_frontmatter
 
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")

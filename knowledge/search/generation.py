@@ -13,7 +13,7 @@ import re
 
 from django.conf import settings
 
-from knowledge.citations import MARKER
+from knowledge.search.citations import MARKER
 from knowledge.exceptions import KnowledgeError
 
 GROUNDING_RULES = (

@@ -20,11 +20,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Value
 from django.utils import timezone
 
-from knowledge import chunking, parsing
+from knowledge.indexing import chunking, parsing
 from knowledge.documents import TextChunk
-from knowledge.embedding import get_embedder
+from knowledge.indexing.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
-from knowledge.parsing.isolation import parse_file_isolated
+from knowledge.indexing.parsing.isolation import parse_file_isolated
 from knowledge.models import Chunk, Document, KnowledgeBase
 
 logger = logging.getLogger(__name__)

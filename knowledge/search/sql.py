@@ -43,7 +43,7 @@ loop over a few rows; the ORM's default ordering made the planner hash the whole
 
 import json
 
-from knowledge.vector_index import index_predicate, vector_type
+from knowledge.indexing.vector_index import index_predicate, vector_type
 
 # Chunks of these documents are served. A document being re-indexed (`indexing`) keeps its
 # previous chunks until the new ones replace them in one transaction (see ingestion.py).

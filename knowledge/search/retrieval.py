@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connection
 
-from knowledge import query_limits, reranking, sql
-from knowledge.embedding import get_embedder
+from knowledge import query_limits
+from knowledge.search import reranking, sql
+from knowledge.indexing.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
 from knowledge.models import KnowledgeBase
 
