@@ -76,7 +76,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
             (None, {"fields": ["name", "slug", "description"]}),
             ("Index", {"fields": index, "description": index_help}),
             ("Chunking and language", {"fields": ["text_search_config", "chunk_size", "chunk_overlap",
-                                                   "chunk_min_size"],
+                                                   "chunk_min_size", "ocr_languages"],
                                        "description": "Changing these marks documents for re-indexing."}),
         ]
         if obj:

@@ -8,6 +8,7 @@ from django.conf import settings
 from crawler.crawling import CrawlOptions
 from knowledge.indexing import parsing
 from knowledge.indexing.embedding import REGISTRY
+from knowledge.indexing.parsing import ocr
 from knowledge.models import KnowledgeBase
 
 SEARCH_MODES = [("hybrid", "Hybrid (vector + keyword)"), ("vector", "Vector"), ("keyword", "Keyword")]
@@ -30,7 +31,7 @@ class KnowledgeBaseForm(forms.ModelForm):
     class Meta:
         model = KnowledgeBase
         fields = ["name", "slug", "description", "embedder", "text_search_config",
-                  "chunk_size", "chunk_overlap", "chunk_min_size"]
+                  "chunk_size", "chunk_overlap", "chunk_min_size", "ocr_languages"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -39,6 +40,8 @@ class KnowledgeBaseForm(forms.ModelForm):
                 initial=settings.PORTAL["DEFAULT_EMBEDDER"],
                 help_text="Fixed once the base is built; switch it later with “Re-index with another embedder”.",
             )
+        if "ocr_languages" in self.fields:
+            self.fields["ocr_languages"].required = False
         if not self.instance.pk:
             defaults = {
                 "text_search_config": settings.PORTAL["TEXT_SEARCH_CONFIG"],
@@ -49,6 +52,10 @@ class KnowledgeBaseForm(forms.ModelForm):
             for name, value in defaults.items():
                 if name in self.fields:
                     self.fields[name].initial = value
+
+    def clean_ocr_languages(self) -> str:
+        # Optional in the form: a base created without it reads scans in the default languages.
+        return self.cleaned_data.get("ocr_languages") or ocr.DEFAULT_LANGUAGES
 
     def clean(self):
         cleaned = super().clean()

@@ -86,11 +86,13 @@ def add_text(kb: KnowledgeBase, *, title: str, text: str, source_uri: str = "", 
     return document, start_ingestion(kb, [document.pk], user=user)
 
 
-def start_ingestion(kb: KnowledgeBase, document_ids: list[int], *, user=None) -> Job:
+def start_ingestion(kb: KnowledgeBase, document_ids: list[int], *, user=None, force_ocr: bool = False) -> Job:
+    """Queue one job that (re)builds the documents; `force_ocr` reads every PDF page with OCR."""
     from knowledge import tasks
 
+    options = {"document_ids": document_ids, **({"force_ocr": True} if force_ocr else {})}
     job = Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=kb, created_by=user,
-                             options={"document_ids": document_ids}, progress_total=len(document_ids))
+                             options=options, progress_total=len(document_ids))
     enqueue(tasks.run_ingestion_job, job)
     return job
 
@@ -107,17 +109,19 @@ def _ingest_documents(job: Job) -> None:
     for done, document in enumerate(documents, start=1):
         if job.should_stop():
             break
-        result = rebuild_document(document, progress=_embedding_progress(job))
+        result = rebuild_document(document, progress=_embedding_progress(job), ocr_progress=_ocr_progress(job),
+                                  force_ocr=job.options.get("force_ocr", False))
         _count(job, document, result)
         job.record(done=done)
     _ensure_index(job.knowledge_base)
 
 
-def rebuild_document(document: Document, *, progress=None) -> ingestion.IngestResult:
+def rebuild_document(document: Document, *, progress=None, ocr_progress=None,
+                     force_ocr: bool = False) -> ingestion.IngestResult:
     """(Re)build one document the way its source needs: repository files keep their layers."""
     if document.source_kind == Document.SourceKind.REPOSITORY:
         return reindex_document(document)
-    return ingestion.process_document(document, progress=progress)
+    return ingestion.process_document(document, progress=progress, ocr_progress=ocr_progress, force_ocr=force_ocr)
 
 
 def _embedding_progress(job: Job):
@@ -128,6 +132,16 @@ def _embedding_progress(job: Job):
         nonlocal reported
         job.record(chunks_embedded=done - reported)
         reported = done
+
+    return report
+
+
+def _ocr_progress(job: Job):
+    """A per-page OCR callback: counts `ocr_pages` on the job and stops when it is cancelled."""
+
+    def report(done: int, total: int) -> bool:
+        job.record(ocr_pages=1)
+        return not job.should_stop()
 
     return report
 
@@ -183,7 +197,8 @@ def _reindex_documents(job: Job) -> None:
             break
         if job.options.get("force"):
             document.config_signature = ""  # forces the rebuild even when the text is unchanged
-        _count(job, document, rebuild_document(document, progress=_embedding_progress(job)))
+        _count(job, document, rebuild_document(document, progress=_embedding_progress(job),
+                                               ocr_progress=_ocr_progress(job)))
         job.record(done=done)
     _ensure_index(kb)
 

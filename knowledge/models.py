@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
-from django.core.validators import MinValueValidator
+from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -33,6 +33,12 @@ class KnowledgeBase(models.Model):
     chunk_size = models.PositiveIntegerField(default=2000, validators=[MinValueValidator(200)])
     chunk_overlap = models.PositiveIntegerField(default=200)
     chunk_min_size = models.PositiveIntegerField(default=200)
+    ocr_languages = models.CharField(
+        max_length=100, default="rus+eng",
+        validators=[RegexValidator(r"^[a-z_]{3,20}(\+[a-z_]{3,20}){0,5}$", "Tesseract language codes joined by +, "
+                                   "e.g. rus+eng")],
+        help_text="Languages Tesseract reads scanned pages and images in (Tesseract codes joined by +).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

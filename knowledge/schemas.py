@@ -8,6 +8,7 @@ from ninja import Field, ModelSchema, Schema
 from pydantic import field_validator
 
 from knowledge.indexing.embedding import REGISTRY
+from knowledge.indexing.parsing.ocr import LANGUAGES_PATTERN as OCR_LANGUAGES
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
 
 
@@ -37,7 +38,7 @@ class KnowledgeBaseOut(ModelSchema):
     class Meta:
         model = KnowledgeBase
         fields = ("id", "name", "slug", "description", "embedder", "embedding_dim", "text_search_config",
-                  "chunk_size", "chunk_overlap", "chunk_min_size", "created_at", "updated_at")
+                  "chunk_size", "chunk_overlap", "chunk_min_size", "ocr_languages", "created_at", "updated_at")
 
     @staticmethod
     def resolve_counts(kb: KnowledgeBase) -> dict:
@@ -54,6 +55,7 @@ class KnowledgeBaseIn(Schema):
     chunk_size: int | None = Field(None, ge=200, le=100_000)
     chunk_overlap: int | None = Field(None, ge=0, le=50_000)
     chunk_min_size: int | None = Field(None, ge=0, le=100_000)
+    ocr_languages: str | None = Field(None, pattern=OCR_LANGUAGES, description="Tesseract languages, e.g. rus+eng.")
 
     @field_validator("name")
     @classmethod
@@ -70,6 +72,7 @@ class KnowledgeBasePatch(Schema):
     chunk_size: int | None = Field(None, ge=200, le=100_000)
     chunk_overlap: int | None = Field(None, ge=0, le=50_000)
     chunk_min_size: int | None = Field(None, ge=0, le=100_000)
+    ocr_languages: str | None = Field(None, pattern=OCR_LANGUAGES, description="Tesseract languages, e.g. rus+eng.")
 
 
 class ReindexRequest(Schema):

@@ -162,6 +162,12 @@ PORTAL = {
     # Each file is parsed in a child process with this much memory (MB; 0 parses in-process) and time.
     "PARSE_MEMORY_MB": env_int("PORTAL_PARSE_MEMORY_MB", 2048, minimum=0),
     "PARSE_TIMEOUT_SECONDS": env_int("PORTAL_PARSE_TIMEOUT", 600, minimum=1),
+    # OCR of pages without a text layer and of images (knowledge/indexing/parsing/ocr.py): on/off,
+    # the Tesseract program, the rendering resolution, and each page's time limit in seconds.
+    "OCR_ENABLED": env_bool("PORTAL_OCR", True),
+    "TESSERACT": env_str("PORTAL_TESSERACT", "tesseract"),
+    "OCR_DPI": env_int("PORTAL_OCR_DPI", 300, minimum=72),
+    "OCR_PAGE_TIMEOUT": env_int("PORTAL_OCR_PAGE_TIMEOUT", 180, minimum=1),
     "HNSW_EF_SEARCH": env_int("PORTAL_HNSW_EF_SEARCH", 100, minimum=1),
     # Retrieval (docs/retrieval.md): candidates per retriever before fusion, the cap on rows
     # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.

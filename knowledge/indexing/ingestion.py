@@ -24,6 +24,7 @@ from knowledge.indexing import chunking, parsing
 from knowledge.documents import TextChunk
 from knowledge.indexing.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
+from knowledge.indexing.parsing import ocr
 from knowledge.indexing.parsing.isolation import parse_file_isolated
 from knowledge.models import Chunk, Document, KnowledgeBase
 
@@ -179,14 +180,16 @@ def record_failure(document: Document, exc: Exception) -> None:
 
 def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Document.SourceKind.UPLOAD,
                 source_uri: str = "", title: str = "", document: Document | None = None,
-                batch_size: int | None = None, progress: Progress | None = None) -> IngestResult:
-    """Parse a file and ingest its text; a bad file fails only its own document."""
+                batch_size: int | None = None, progress: Progress | None = None,
+                ocr_progress: ocr.PageProgress | None = None, force_ocr: bool = False) -> IngestResult:
+    """Parse a file (OCR for its pages without text) and ingest its text; a bad file fails only its own document."""
     path = Path(path)
     source_uri = source_uri or (document.source_uri if document else f"file:{path.name}")
     document = document or _find_document(kb, source_kind, source_uri, "") or _new_document(kb, source_kind, source_uri)
     try:
         # In a child process with a memory limit: a hostile file fails only its own document.
         parsed = parse_file_isolated(path)
+        parsed = ocr.recognise_pages(parsed, path, languages=kb.ocr_languages, force=force_ocr, on_page=ocr_progress)
     except Exception as exc:
         record_failure(document, exc)
         return IngestResult(document, "failed", document.error_message)
@@ -195,15 +198,15 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
                        document=document, batch_size=batch_size, progress=progress)
 
 
-def process_document(document: Document, *, batch_size: int | None = None,
-                     progress: Progress | None = None) -> IngestResult:
+def process_document(document: Document, *, batch_size: int | None = None, progress: Progress | None = None,
+                     ocr_progress: ocr.PageProgress | None = None, force_ocr: bool = False) -> IngestResult:
     """(Re)build one stored document from its original file, or from its kept text."""
     kb = document.knowledge_base
     if document.original_file:
         # The file's own title (frontmatter, first heading, PDF metadata) wins over an older one.
         return ingest_file(kb, document.original_file.path, source_kind=document.source_kind,
                            source_uri=document.source_uri, document=document,
-                           batch_size=batch_size, progress=progress)
+                           batch_size=batch_size, progress=progress, ocr_progress=ocr_progress, force_ocr=force_ocr)
     return ingest_text(kb, title=document.title, text=document.text, source_kind=document.source_kind,
                        source_uri=document.source_uri, mime=document.mime, document=document,
                        batch_size=batch_size, progress=progress)

@@ -33,6 +33,7 @@ def copy_bytes(tmp_path: Path, name: str, data: bytes) -> Path:
 def test_supported_extensions_are_the_documented_set():
     assert parsing.SUPPORTED_EXTENSIONS == (
         ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".html", ".htm",
+        ".png", ".jpg", ".jpeg", ".tif", ".tiff",
     )
 
 
@@ -41,7 +42,7 @@ def test_is_supported_by_extension_case_insensitive(name):
     assert parsing.is_supported(name)
 
 
-@pytest.mark.parametrize("name", ["letter.doc", "slides.pptx", "photo.png", "README", "archive.tar.gz"])
+@pytest.mark.parametrize("name", ["letter.doc", "slides.pptx", "photo.gif", "README", "archive.tar.gz"])
 def test_is_supported_rejects_other_types(name):
     assert not parsing.is_supported(name)
 
@@ -253,9 +254,10 @@ def test_pdf_encrypted_is_a_parse_error():
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (DOCS / "pdf/scanned").iterdir()))
-def test_pdf_scanned_without_text_layer_is_a_parse_error(name):
-    with pytest.raises(ParseError, match=r"no text layer \(scanned image\?\); OCR is not supported"):
-        parse(f"pdf/scanned/{name}")
+def test_pdf_scanned_without_text_layer_leaves_its_pages_to_ocr(name):
+    # The worker reads them with Tesseract (ocr.recognise_pages, tests/knowledge/test_ocr.py).
+    parsed = parse(f"pdf/scanned/{name}")
+    assert (parsed.text, parsed.metadata["ocr_wanted"]) == ("", [1])
 
 
 # --- DOCX --------------------------------------------------------------------------------------
@@ -485,7 +487,7 @@ def test_xlsx_named_xls_is_refused(tmp_path):
         parsing.parse_file(copy_bytes(tmp_path, "sheets.xls", xlsx))
 
 
-@pytest.mark.parametrize("name", ["letter.doc", "photo.png", "Makefile"])
+@pytest.mark.parametrize("name", ["letter.doc", "photo.gif", "Makefile"])
 def test_unsupported_extension_lists_supported_types(tmp_path, name):
     supported = r"is not supported; supported types: \.md, \.markdown, .*\.pdf"
     with pytest.raises(UnsupportedFileError, match=supported):

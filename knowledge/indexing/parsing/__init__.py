@@ -16,7 +16,7 @@ from django.conf import settings
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
 
-from . import docx, pdf, spreadsheet, text
+from . import docx, images, pdf, spreadsheet, text
 from .html import html_to_markdown
 from .text import text_too_long
 
@@ -28,6 +28,7 @@ PARSER_VERSION = "2"
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
     ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".html", ".htm",
+    *images.IMAGE_EXTENSIONS,
 )
 
 MIME_TYPES = {
@@ -42,6 +43,11 @@ MIME_TYPES = {
     ".xls": "application/vnd.ms-excel",
     ".html": "text/html",
     ".htm": "text/html",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".tif": "image/tiff",
+    ".tiff": "image/tiff",
 }
 
 # Office Open XML files are zip archives; a small file can declare gigabytes of XML. We refuse
@@ -79,6 +85,7 @@ KNOWN_SIGNATURES = (
     (b"7z\xbc\xaf", "a 7-Zip archive"),
     (b"\x7fELF", "a program"),
 )
+IMAGE_MAGICS = {"PNG": (b"\x89PNG",), "JPEG": (b"\xff\xd8\xff",), "TIFF": (b"II*\x00", b"MM\x00*")}
 TEXT_EXTENSIONS = (".md", ".markdown", ".txt", ".log", ".csv", ".html", ".htm")
 # Zip member prefix that each Office format must contain.
 ZIP_PARTS = {".docx": ("word/", "a Word document"), ".xlsx": ("xl/", "an Excel workbook")}
@@ -109,7 +116,8 @@ def parse_file(
     if "\x00" in parsed.text and not parsed.pages:
         # PostgreSQL text columns cannot hold NUL characters.
         parsed.text = parsed.text.replace("\x00", "")
-    if not parsed.text.strip():
+    # Pages without a text layer wait for OCR in the worker (ocr.recognise_pages).
+    if not parsed.text.strip() and not parsed.metadata.get("ocr_wanted"):
         raise ParseError(f"{path.name} is empty: no text could be extracted")
     if len(parsed.text) > max_chars:
         raise text_too_long(path.name, max_chars)
@@ -142,6 +150,8 @@ def _check_file(path: Path, ext: str, max_bytes: int, max_chars: int) -> None:
 def _dispatch(path: Path, ext: str, max_chars: int) -> ParsedDocument:
     if ext == ".pdf":
         return pdf.parse_pdf(path, max_chars=max_chars)
+    if ext in images.IMAGE_EXTENSIONS:
+        return images.parse_image(path)
     if ext == ".docx":
         return docx.parse_docx(path, max_chars=max_chars)
     if ext == ".xlsx":
@@ -173,6 +183,8 @@ def _check_content_type(path: Path, ext: str, head: bytes) -> None:
             raise ParseError(PASSWORD_PROTECTED.format(name=path.name))
     elif ext == ".xls":
         ok = head.startswith((OLE_MAGIC, *BIFF_MAGICS))
+    elif ext in images.IMAGE_EXTENSIONS:
+        ok = head.startswith(IMAGE_MAGICS[images.IMAGE_FORMATS[ext]])
     else:
         ok = not any(head.startswith(magic) for magic, _ in KNOWN_SIGNATURES) and not text.looks_binary(head)
     if ok:

@@ -31,15 +31,20 @@ def parse_file_isolated(path: str | Path, *, memory_mb: int | None = None,
     from knowledge.indexing.parsing import parse_file
 
     path = Path(path)
+    return run_isolated(lambda: parse_file(path), name=path.name, memory_mb=memory_mb, timeout=timeout)
+
+
+def run_isolated(work, *, name: str, memory_mb: int | None = None, timeout: float | None = None):
+    """`work()` in a forked child under the parse limits; its result, or its error re-raised here."""
     memory_mb = settings.PORTAL["PARSE_MEMORY_MB"] if memory_mb is None else memory_mb
     timeout = settings.PORTAL["PARSE_TIMEOUT_SECONDS"] if timeout is None else timeout
     if not memory_mb:
-        return parse_file(path)  # isolation switched off (PORTAL_PARSE_MEMORY_MB=0)
+        return work()  # isolation switched off (PORTAL_PARSE_MEMORY_MB=0)
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child
         os.close(reader)
-        _child(writer, lambda: parse_file(path), memory_mb, path.name)
+        _child(writer, work, memory_mb, name)
     os.close(writer)
     try:
         payload, timed_out = _read_all(reader, pid, timeout)
@@ -47,21 +52,21 @@ def parse_file_isolated(path: str | Path, *, memory_mb: int | None = None,
         os.close(reader)
         _, status = os.waitpid(pid, 0)
     if timed_out:
-        raise ParseError(f"{path.name} took longer than {timeout:g} seconds to read; the limit is {timeout:g} s")
+        raise ParseError(f"{name} took longer than {timeout:g} seconds to read; the limit is {timeout:g} s")
     if not payload:
         # Killed (by the kernel's OOM killer, or a crash inside a C extension) before it could answer.
-        raise FileTooLargeError(_memory_message(path, memory_mb) + f" (the parser ended with status {status})")
+        raise FileTooLargeError(_memory_message(name, memory_mb) + f" (the parser ended with status {status})")
     kind, value = pickle.loads(payload)
     if kind == "ok":
         return value
     if kind == "memory":
-        raise FileTooLargeError(_memory_message(path, memory_mb))
+        raise FileTooLargeError(_memory_message(name, memory_mb))
     error_class, message = value
     raise ERRORS.get(error_class, ParseError)(message)
 
 
-def _memory_message(path: Path, memory_mb: int) -> str:
-    return f"{path.name} needs more than {memory_mb:,} MB of memory to read; the limit is {memory_mb:,} MB"
+def _memory_message(name: str, memory_mb: int) -> str:
+    return f"{name} needs more than {memory_mb:,} MB of memory to read; the limit is {memory_mb:,} MB"
 
 
 def _child(writer: int, parse, memory_mb: int, name: str) -> None:
