@@ -134,6 +134,9 @@ def list_documents(request, kb_id: int, filters: Query[DocumentStatusFilter]):
         documents = documents.filter(status=filters.status)
     if filters.source_kind:
         documents = documents.filter(source_kind=filters.source_kind)
+    if filters.needs_attention is not None:
+        attention = documents.needing_attention()
+        documents = attention if filters.needs_attention else documents.exclude(pk__in=attention.values("pk"))
     return documents
 
 

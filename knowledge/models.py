@@ -59,6 +59,12 @@ class KnowledgeBase(models.Model):
         return {"chunk_size": self.chunk_size, "overlap": self.chunk_overlap, "min_size": self.chunk_min_size}
 
 
+class DocumentQuerySet(models.QuerySet):
+    def needing_attention(self):
+        """Documents whose parse-quality report raised a flag no person has accepted yet."""
+        return self.filter(needs_attention=True, quality_accepted_at__isnull=True)
+
+
 class Document(models.Model):
     class SourceKind(models.TextChoices):
         UPLOAD = "upload", "Upload"
@@ -93,6 +99,12 @@ class Document(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     commit_sha = models.CharField(max_length=64, blank=True)
     original_file = models.FileField(upload_to="uploads/%Y/%m/%d/", max_length=500, blank=True)
+    # The parse-quality report (knowledge/indexing/parsing/quality.py) and whether it raised a flag.
+    quality = models.JSONField(default=dict, blank=True)
+    needs_attention = models.BooleanField(default=False)
+    quality_accepted_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a person accepted the document as parsed despite its quality flags."
+    )
     ingested_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -109,10 +121,27 @@ class Document(models.Model):
         indexes = [
             models.Index(fields=["knowledge_base", "status"], name="knowledge_doc_kb_status_idx"),
             models.Index(fields=["knowledge_base", "sha256"], name="knowledge_doc_kb_sha_idx"),
+            models.Index(fields=["knowledge_base"], condition=Q(needs_attention=True),
+                         name="knowledge_doc_attention_idx"),
         ]
+
+    objects = DocumentQuerySet.as_manager()
 
     def __str__(self) -> str:
         return self.title or self.source_uri or f"Document {self.pk}"
+
+    @property
+    def usable_for_auto_reply(self) -> bool:
+        """Whether ticket auto-replies may quote it: parsed without flags, or accepted by a person."""
+        return not self.needs_attention or self.quality_accepted_at is not None
+
+    def set_quality(self, report: dict) -> None:
+        """A new report (not saved); an earlier acceptance no longer holds when the text changed."""
+        self.quality, self.needs_attention = report, bool(report.get("flags"))
+
+    def accept_quality(self) -> None:
+        self.quality_accepted_at = timezone.now()
+        self.save(update_fields=["quality_accepted_at", "updated_at"])
 
     def mark_indexing(self) -> None:
         self.status, self.error_message = self.Status.INDEXING, ""

@@ -92,12 +92,14 @@ class JobOut(ModelSchema):
 
 class DocumentOut(ModelSchema):
     knowledge_base_id: int
+    usable_for_auto_reply: bool = Field(description="False while the parse-quality report has flags no person "
+                                                    "has accepted: ticket auto-replies do not quote it.")
 
     class Meta:
         model = Document
         fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "char_count",
                   "chunk_count", "file_size", "error_message", "metadata", "commit_sha", "ingested_at",
-                  "created_at", "updated_at")
+                  "quality", "needs_attention", "quality_accepted_at", "created_at", "updated_at")
 
 
 class DocumentDetailOut(DocumentOut):
@@ -107,6 +109,8 @@ class DocumentDetailOut(DocumentOut):
 class DocumentStatusFilter(Schema):
     status: Literal["pending", "indexing", "ready", "error"] | None = None
     source_kind: Literal["upload", "url", "crawl", "inline", "repository"] | None = None
+    needs_attention: bool | None = Field(None, description="true: only documents whose parse-quality flags "
+                                                           "no person has accepted yet")
 
 
 class RefusedFile(Schema):

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from knowledge import quality
 from knowledge.search import answers
 from portal.models import ApiKey
 from tickets import citations, risk, routing
@@ -218,6 +219,7 @@ class TriageOrchestrator:
         elif agent is not None and result.confidence < agent.auto_reply_threshold:
             blockers.append(f"confidence {result.confidence:.2f} is below the auto-reply bar "
                             f"{agent.auto_reply_threshold:.2f}")
+        blockers += quality.auto_reply_blockers(result)  # poorly parsed sources wait for a person
         ticket.triaged_at = timezone.now()
         if blockers:
             ticket.status = Ticket.Status.REVIEW

@@ -21,10 +21,11 @@ from django.db.models import Value
 from django.utils import timezone
 
 from knowledge.indexing import chunking, parsing
-from knowledge.documents import TextChunk
+from knowledge.documents import ParsedDocument, TextChunk
 from knowledge.indexing.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing.parsing import ocr
+from knowledge.indexing.parsing import quality as parse_quality
 from knowledge.indexing.parsing.isolation import parse_file_isolated
 from knowledge.models import Chunk, Document, KnowledgeBase
 
@@ -76,8 +77,12 @@ def _new_document(kb: KnowledgeBase, source_kind: str, source_uri: str) -> Docum
 def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = Document.SourceKind.INLINE,
                 source_uri: str = "", mime: str = "text/plain", metadata: dict | None = None,
                 pages: list[tuple[int, int]] | None = None, document: Document | None = None,
-                batch_size: int | None = None, progress: Progress | None = None) -> IngestResult:
-    """Chunk, embed and store `text` as one document; unchanged text is a no-op."""
+                batch_size: int | None = None, progress: Progress | None = None,
+                quality: dict | None = None) -> IngestResult:
+    """Chunk, embed and store `text` as one document; unchanged text is a no-op.
+
+    `quality` is the file's parse-quality report; text without a file is assessed here.
+    """
     sha, signature = text_sha256(text), config_signature(kb)
     document = document or _find_document(kb, source_kind, source_uri, sha)
     if (document and document.status == Document.Status.READY and document.sha256 == sha
@@ -91,6 +96,9 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
         document.title, document.mime, document.text = title[:500], mime[:200], text
         document.char_count = len(text)
         document.metadata = {**document.metadata, **(metadata or {}), "pages": len(pages or [])}
+        if document.sha256 != sha:
+            document.quality_accepted_at = None  # a person accepted the old text, not this one
+        document.set_quality(quality or parse_quality.assess(ParsedDocument(text, title, mime, pages=pages or [])))
         document.status, document.error_message = Document.Status.INDEXING, ""
         document.save()
         drafts = build_chunks(kb, document, text, pages or [])
@@ -190,12 +198,13 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
         # In a child process with a memory limit: a hostile file fails only its own document.
         parsed = parse_file_isolated(path)
         parsed = ocr.recognise_pages(parsed, path, languages=kb.ocr_languages, force=force_ocr, on_page=ocr_progress)
+        report = parse_quality.assess(parsed, encoding=parse_quality.file_encoding(path))
     except Exception as exc:
         record_failure(document, exc)
         return IngestResult(document, "failed", document.error_message)
     return ingest_text(kb, title=title or parsed.title or path.name, text=parsed.text, source_kind=source_kind,
                        source_uri=source_uri, mime=parsed.mime, metadata=parsed.metadata, pages=parsed.pages,
-                       document=document, batch_size=batch_size, progress=progress)
+                       document=document, batch_size=batch_size, progress=progress, quality=report)
 
 
 def process_document(document: Document, *, batch_size: int | None = None, progress: Progress | None = None,
