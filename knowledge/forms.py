@@ -73,7 +73,7 @@ class MultipleFileField(forms.FileField):
     """A file field that accepts several files (Django's documented recipe)."""
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ",".join(parsing.SUPPORTED_EXTENSIONS)}))
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ",".join((*parsing.SUPPORTED_EXTENSIONS, ".zip"))}))
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
@@ -84,7 +84,8 @@ class MultipleFileField(forms.FileField):
 
 class UploadForm(forms.Form):
     files = MultipleFileField(
-        help_text="Supported: " + ", ".join(parsing.SUPPORTED_EXTENSIONS) + ". Other files are refused.",
+        help_text="Supported: " + ", ".join(parsing.SUPPORTED_EXTENSIONS) + ", and .zip archives of them (folders "
+                  "kept as the document's path). Other files are refused.",
     )
 
 

@@ -12,7 +12,7 @@ from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from knowledge import bases
+from knowledge import archives, bases
 from knowledge.indexing import ingestion, parsing, vector_index
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing.ingestion import delete_document
@@ -23,8 +23,8 @@ from portal.jobs import enqueue, run
 
 def check_upload(name: str, size: int) -> str:
     """Why an upload is refused before ingestion, or "" when it is acceptable."""
-    if not parsing.is_supported(name):
-        return f"Unsupported file type. Supported: {', '.join(parsing.SUPPORTED_EXTENSIONS)}"
+    if not parsing.is_supported(name) and not archives.is_archive(name):
+        return f"Unsupported file type. Supported: {', '.join(parsing.SUPPORTED_EXTENSIONS)}, .zip"
     limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
     if size > limit:
         return f"File is {size:,} bytes, over the {limit:,}-byte limit"
@@ -41,6 +41,11 @@ def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None) -> t
     """
     refused, document_ids, seen = [], [], set()
     for upload in files:
+        if archives.is_archive(upload.name) and not check_upload(upload.name, upload.size):
+            members, problems = archives.unpack(upload, check=check_upload)
+            refused += problems
+            document_ids += [_store_upload(kb, member.upload, path=member.path).pk for member in members]
+            continue
         # A document's identity is its file name: a second file of one name would overwrite the first.
         reason = "Another file of this name is in the same upload" if Path(upload.name).name in seen else (
             check_upload(upload.name, upload.size))
@@ -54,16 +59,20 @@ def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None) -> t
     return start_ingestion(kb, document_ids, user=user), refused
 
 
-def _store_upload(kb: KnowledgeBase, upload: UploadedFile) -> Document:
+def _store_upload(kb: KnowledgeBase, upload: UploadedFile, *, path: str = "") -> Document:
+    """A pending document for the file; `path` (folders/name, from an archive) is its identity when given."""
     name = Path(upload.name).name
+    path = path or name
     document, _ = Document.objects.get_or_create(
-        knowledge_base=kb, source_uri=f"upload:{name}",
+        knowledge_base=kb, source_uri=f"upload:{path}",
         defaults={"source_kind": Document.SourceKind.UPLOAD},
     )
     if document.original_file:
         document.original_file.delete(save=False)
     document.original_file.save(name, File(upload), save=False)
-    document.path, document.file_size = name, upload.size
+    document.path, document.file_size = path, upload.size
+    if "/" in path:
+        document.metadata = {**document.metadata, "folder": path.rsplit("/", 1)[0]}
     if document.status != Document.Status.READY:
         document.status = Document.Status.PENDING
     document.save()
