@@ -263,8 +263,11 @@ def answer(request, payload: AnswerRequest):
     """A grounded answer with numbered citations, or a refusal when the sources do not support one."""
     result = answers.answer(payload.question, searchable_ids(request, payload.knowledge_bases),
                             top_k=payload.top_k, mode=payload.mode, layers=payload.layers, filters=payload.filters)
+    if result.flags:
+        # Injected or exfiltrating text is withheld: the caller may pass answers on unread.
+        result.text, result.refused, result.citations = settings.PORTAL.get("REFUSAL_TEXT", ""), True, []
     return {
-        "answer": result.text, "refused": result.refused, "confidence": result.confidence,
+        "answer": result.text, "refused": result.refused, "flags": result.flags, "confidence": result.confidence,
         "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,
         "citations": [{"number": c.number, "source": hit_dict(c.hit)} for c in result.citations],
         "sources": [hit_dict(hit, number=number) for number, hit in enumerate(result.sources, start=1)],

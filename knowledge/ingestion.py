@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Value
 from django.utils import timezone
 
-from knowledge import chunking, parsing
+from knowledge import chunking, outgoing, parsing
 from knowledge.documents import TextChunk
 from knowledge.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
@@ -90,6 +90,10 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
         document.title, document.mime, document.text = title[:500], mime[:200], text
         document.char_count = len(text)
         document.metadata = {**document.metadata, **(metadata or {}), "pages": len(pages or [])}
+        # Instruction-like passages mark a possible prompt injection; answers quoting them are held.
+        document.metadata.pop("injection_warnings", None)
+        if warnings := [flag.match for flag in outgoing.injection_flags(text)]:
+            document.metadata["injection_warnings"] = warnings
         document.status, document.error_message = Document.Status.INDEXING, ""
         document.save()
         drafts = build_chunks(kb, document, text, pages or [])

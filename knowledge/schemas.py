@@ -239,6 +239,8 @@ class AnswerResponse(Schema):
     refused: bool
     confidence: float
     reasons: list[str] = Field(description="Codes that lowered the confidence or explain a refusal.")
+    flags: list[str] = Field(description="Why the answer was withheld by the outgoing-text check "
+                                         "(injected instructions, foreign contacts, credential requests).")
     citations: list[CitationOut]
     sources: list[NumberedSource]
     dropped_markers: list[int]

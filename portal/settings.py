@@ -167,6 +167,8 @@ PORTAL = {
     # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.
     "SEARCH_CANDIDATES": env_int("PORTAL_SEARCH_CANDIDATES", 40, minimum=1),
     # What one search may ask (knowledge/query_limits.py): more is refused with a 422 naming the limit.
+    # Links and e-mail addresses on these domains do not hold an answer for review (knowledge/outgoing.py).
+    "OUTGOING_ALLOWED_DOMAINS": env_list("PORTAL_OUTGOING_ALLOWED_DOMAINS", []),
     "SEARCH_MAX_FILTER_KEYS": env_int("PORTAL_SEARCH_MAX_FILTER_KEYS", 20, minimum=1),
     "SEARCH_MAX_FILTER_VALUES": env_int("PORTAL_SEARCH_MAX_FILTER_VALUES", 200, minimum=1),
     "SEARCH_MAX_LAYERS": env_int("PORTAL_SEARCH_MAX_LAYERS", 20, minimum=1),

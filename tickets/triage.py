@@ -17,7 +17,7 @@ from django_q.tasks import async_task
 
 from knowledge import answers
 from portal.models import ApiKey
-from tickets import citations, risk, routing
+from tickets import citations, outgoing, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, RiskLevel, Ticket
 
@@ -218,6 +218,8 @@ class TriageOrchestrator:
         elif agent is not None and result.confidence < agent.auto_reply_threshold:
             blockers.append(f"confidence {result.confidence:.2f} is below the auto-reply bar "
                             f"{agent.auto_reply_threshold:.2f}")
+        if result is not None and not result.refused:
+            blockers += outgoing.review_reasons(question=self.ticket.customer_text(), result=result)
         ticket.triaged_at = timezone.now()
         if blockers:
             ticket.status = Ticket.Status.REVIEW
