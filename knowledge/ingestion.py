@@ -181,6 +181,15 @@ def record_failure(document: Document, exc: Exception) -> None:
         document.mark_failed(message)
 
 
+def settle_documents(documents, reason: str) -> int:
+    """Documents a finished job left pending or indexing: back to their ready version, or `error`."""
+    settled = 0
+    for document in documents.filter(status__in=[Document.Status.PENDING, Document.Status.INDEXING]):
+        record_failure(document, KnowledgeError(reason))
+        settled += 1
+    return settled
+
+
 def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Document.SourceKind.UPLOAD,
                 source_uri: str = "", title: str = "", document: Document | None = None,
                 batch_size: int | None = None, progress: Progress | None = None) -> IngestResult:

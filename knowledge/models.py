@@ -198,6 +198,9 @@ class Job(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Written every few seconds while a worker runs the job; a running job whose heartbeat stops
+    # belongs to a dead worker and is failed by the reaper (portal/jobs.py).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -220,8 +223,8 @@ class Job(models.Model):
 
     def start(self, total: int | None = None) -> None:
         self.status, self.started_at, self.finished_at = self.Status.RUNNING, timezone.now(), None
-        self.error_message = ""
-        fields = ["status", "started_at", "finished_at", "error_message", "updated_at"]
+        self.heartbeat_at, self.error_message = self.started_at, ""
+        fields = ["status", "started_at", "heartbeat_at", "finished_at", "error_message", "updated_at"]
         if total is not None:
             self.progress_total = total
             fields.append("progress_total")

@@ -169,6 +169,10 @@ PORTAL = {
     # What one search may ask (knowledge/query_limits.py): more is refused with a 422 naming the limit.
     # Links and e-mail addresses on these domains do not hold an answer for review (knowledge/outgoing.py).
     "OUTGOING_ALLOWED_DOMAINS": env_list("PORTAL_OUTGOING_ALLOWED_DOMAINS", []),
+    # Running jobs write a heartbeat this often; one silent for JOB_STALE_SECONDS is failed by the
+    # reaper (a schedule that runs every minute), with its documents put back in a final state.
+    "JOB_HEARTBEAT_SECONDS": env_float("PORTAL_JOB_HEARTBEAT_SECONDS", 15.0),
+    "JOB_STALE_SECONDS": env_int("PORTAL_JOB_STALE_SECONDS", 120, minimum=1),
     "SEARCH_MAX_FILTER_KEYS": env_int("PORTAL_SEARCH_MAX_FILTER_KEYS", 20, minimum=1),
     "SEARCH_MAX_FILTER_VALUES": env_int("PORTAL_SEARCH_MAX_FILTER_VALUES", 200, minimum=1),
     "SEARCH_MAX_LAYERS": env_int("PORTAL_SEARCH_MAX_LAYERS", 20, minimum=1),
