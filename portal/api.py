@@ -9,6 +9,7 @@ import re
 
 from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
@@ -23,6 +24,7 @@ from knowledge.exceptions import (
     UnsupportedFileError,
 )
 from portal.auth import READ, ApiError, ApiKeyThrottle
+from portal.middleware import database_unavailable, is_outage
 
 logger = logging.getLogger(__name__)
 
@@ -173,5 +175,7 @@ def too_many_files(request, exc: Exception):
 
 @api.exception_handler(Exception)
 def server_error(request, exc: Exception):
+    if isinstance(exc, DatabaseError) and is_outage(exc):
+        return database_unavailable(request, exc)
     logger.exception("Unhandled error in %s %s", request.method, request.path)
     return error_response(request, 500, "server_error", "Internal server error")

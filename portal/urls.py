@@ -3,12 +3,15 @@ from django.urls import path, re_path
 from ninja.openapi.views import openapi_view
 
 from portal.api import api, unknown_path
+from portal.health import healthz, readyz
 
 admin.site.site_header = "Knowledge portal"
 admin.site.site_title = "Knowledge portal"
 admin.site.index_title = "Knowledge bases, documents and tickets"
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     # The interactive docs also live at the version-less address the README gives.
