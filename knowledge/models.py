@@ -246,9 +246,13 @@ class Job(models.Model):
         self.save(update_fields=["failures", "counters", "updated_at"])
 
     def finish(self) -> None:
-        status = self.Status.CANCELLED if self.cancel_requested else self.Status.SUCCEEDED
+        """End the run: cancelled if asked, failed if the work set `error_message`, else succeeded."""
+        if self.cancel_requested:
+            status = self.Status.CANCELLED
+        else:
+            status = self.Status.FAILED if self.error_message else self.Status.SUCCEEDED
         self.status, self.finished_at = status, timezone.now()
-        self.save(update_fields=["status", "finished_at", "updated_at"])
+        self.save(update_fields=["status", "finished_at", "error_message", "updated_at"])
 
     def fail(self, message: str) -> None:
         self.status, self.finished_at, self.error_message = self.Status.FAILED, timezone.now(), message

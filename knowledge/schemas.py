@@ -77,14 +77,23 @@ class ReindexRequest(Schema):
     force: bool = Field(False, description="Rebuild every document, not only out-of-date ones.")
 
 
+class JobFailure(Schema):
+    item: str
+    reason: str
+
+
 class JobOut(ModelSchema):
     knowledge_base_id: int | None
     percent: int
+    # JSON columns are typed by what the job writes, not as "an object or null".
+    options: dict
+    counters: dict[str, int]
+    failures: list[JobFailure] = Field(description="One entry per item that failed, with the reason.")
 
     class Meta:
         model = Job
-        fields = ("id", "kind", "status", "options", "progress_done", "progress_total", "counters", "failures",
-                  "error_message", "cancel_requested", "created_at", "started_at", "finished_at", "updated_at")
+        fields = ("id", "kind", "status", "progress_done", "progress_total", "error_message", "cancel_requested",
+                  "created_at", "started_at", "heartbeat_at", "finished_at", "updated_at")
 
 
 class DocumentOut(ModelSchema):

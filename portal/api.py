@@ -10,6 +10,7 @@ import re
 from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError
+from django.http.multipartparser import MultiPartParserError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
@@ -36,6 +37,10 @@ class StrictParser(Parser):
     """The default JSON and form parser, refusing strings PostgreSQL cannot store with a 422."""
 
     def parse_body(self, request: HttpRequest):
+        content_type = request.content_type or ""
+        if request.body and content_type != "application/json" and not content_type.endswith("+json"):
+            raise ApiError(415, "unsupported_media_type",
+                           f"Send the body as JSON with 'Content-Type: application/json', not {content_type or 'none'}")
         data = super().parse_body(request)
         _check_strings(data, "body", [])
         return data
@@ -166,6 +171,11 @@ def unknown_path(request: HttpRequest, path: str = "") -> HttpResponse:
 @api.exception_handler(RequestDataTooBig)
 def request_too_big(request, exc: Exception):
     return error_response(request, 413, "payload_too_large", str(exc) or "The request body is too large")
+
+
+@api.exception_handler(MultiPartParserError)
+def malformed_multipart(request, exc: Exception):
+    return error_response(request, 400, "bad_request", f"The multipart body cannot be read: {exc}")
 
 
 @api.exception_handler(TooManyFilesSent)

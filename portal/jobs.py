@@ -21,6 +21,7 @@ from django.db import connections, transaction
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from knowledge.exceptions import KnowledgeError
 from knowledge.ingestion import settle_documents
 from knowledge.models import Document, Job
 
@@ -49,7 +50,8 @@ def run(job: Job, body: Callable[[Job], None]) -> Job:
         body(job)
     except Exception as exc:
         logger.exception("%s failed", job)
-        job.fail(f"{type(exc).__name__}: {exc}")
+        # A domain error's message is written for people; anything else keeps its type.
+        job.fail(str(exc) if isinstance(exc, KnowledgeError) else f"{type(exc).__name__}: {exc}")
         raise
     finally:
         heartbeat.stop()

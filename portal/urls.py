@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import path, re_path
+from django.views.generic import RedirectView
 from ninja.openapi.views import openapi_view
 
 from portal.api import api, unknown_path
@@ -16,5 +17,7 @@ urlpatterns = [
     path("api/v1/", api.urls),
     # The interactive docs also live at the version-less address the README gives.
     path("api/docs", openapi_view, {"api": api}, name="api-docs"),
+    # The schema at the version-less address too, as the docs give both.
+    path("api/openapi.json", RedirectView.as_view(url="/api/v1/openapi.json", permanent=False)),
     re_path(r"^api/(?P<path>.*)$", unknown_path),
 ]
