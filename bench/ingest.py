@@ -51,7 +51,7 @@ def main() -> None:
 
     django.setup()
     from knowledge import bases
-    from knowledge.embedding import get_embedder
+    from knowledge.indexing.embedding import get_embedder
 
     documents = load_documents(args.docs)
     embedder = get_embedder(args.embedder)
@@ -65,7 +65,7 @@ def main() -> None:
 
 def measure(kb, documents, embedder, args) -> dict:
     """Ingest the documents end to end, then embed the same chunk texts with the embedder alone."""
-    from knowledge import ingestion
+    from knowledge.indexing import ingestion
     from knowledge.models import Chunk
 
     started = time.perf_counter()

@@ -45,7 +45,7 @@ def parse_args(argv=None):
 
 def build_drafts(dataset, kb):
     """Unsaved documents and chunks for the corpus, cut by the product's chunker."""
-    from knowledge import ingestion
+    from knowledge.indexing import ingestion
     from knowledge.models import Document
 
     documents, chunks = [], []
@@ -60,7 +60,7 @@ def build_drafts(dataset, kb):
 
 
 def embed_corpus(cache, chunks_per_doc):
-    from knowledge import ingestion
+    from knowledge.indexing import ingestion
 
     flat = [chunk for chunks in chunks_per_doc for chunk in chunks]
     vectors = cache.passages([ingestion.embedding_input(chunk) for chunk in flat], progress=True)
@@ -74,7 +74,7 @@ def load_into_database(kb, documents, chunks_per_doc):
     from django.db import transaction
     from django.utils import timezone
 
-    from knowledge import vector_index
+    from knowledge.indexing import vector_index
     from knowledge.models import Chunk, Document
 
     config = kb.text_search_config
@@ -119,7 +119,7 @@ def score_ranking(ranked: list[str], relevant: dict[str, int]) -> dict:
 
 
 def run_mode(kb, dataset, query_vectors, mode, doc_ids):
-    from knowledge import retrieval
+    from knowledge.search import retrieval
 
     totals = {"ndcg@10": 0.0, "recall@10": 0.0, "mrr@10": 0.0}
     latencies, fallbacks = [], 0
@@ -213,7 +213,7 @@ def main(argv=None) -> None:
     setup_django()
     from django.conf import settings
 
-    from knowledge.embedding import get_embedder
+    from knowledge.indexing.embedding import get_embedder
 
     embedder = get_embedder(args.embedder or settings.PORTAL["DEFAULT_EMBEDDER"])
     for item in args.set:
@@ -228,8 +228,7 @@ def main(argv=None) -> None:
         return
     print_table(all_results)
     if args.json:
-        clean = {name: {mode: figures for mode, figures in results.items()}
-                 for name, results in all_results.items()}
+        clean = {name: dict(results) for name, results in all_results.items()}
         args.json.write_text(json.dumps(clean, indent=2))
 
 

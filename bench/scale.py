@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from common import CACHE_DIR, percentile, setup_django
 
 DIM = 384
@@ -95,7 +94,7 @@ def reset_database() -> None:
     """Empty the benchmark database: per-base indexes, chunks, documents, bases."""
     from django.db import connection
 
-    from knowledge import vector_index
+    from knowledge.indexing import vector_index
     from knowledge.models import KnowledgeBase
 
     assert connection.settings_dict["NAME"] == DB_NAME, "refusing to empty a database that is not the bench's"
@@ -106,7 +105,8 @@ def reset_database() -> None:
 
 
 def create_bases(n_bases: int):
-    from knowledge import bases, vector_index
+    from knowledge import bases
+    from knowledge.indexing import vector_index
 
     kbs = []
     for i in range(n_bases):
@@ -146,14 +146,14 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
             topics = rng.integers(0, corpus.n_topics, size=size)
             vectors, texts = corpus.vectors(topics), corpus.texts(topics)
             started = time.perf_counter()  # the COPY only, not the synthetic data generation
-            with connection.cursor() as cursor:
-                with cursor.cursor.copy(f"COPY knowledge_chunk ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)") as copy:
-                    copy.set_types(types)
-                    for i in range(size):
-                        position = start + i
-                        doc = docs[position // CHUNKS_PER_DOCUMENT]
-                        copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
-                                        texts[i], WORDS_PER_CHUNK, "", empty, vectors[i]))
+            statement = f"COPY knowledge_chunk ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
+            with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+                copy.set_types(types)
+                for i in range(size):
+                    position = start + i
+                    doc = docs[position // CHUNKS_PER_DOCUMENT]
+                    copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
+                                    texts[i], WORDS_PER_CHUNK, "", empty, vectors[i]))
             copied += size
             copy_seconds += time.perf_counter() - started
             rate = copied / copy_seconds
@@ -165,7 +165,7 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
 def build_indexes(kbs, maintenance_work_mem: str) -> dict:
     from django.db import connection
 
-    from knowledge import vector_index
+    from knowledge.indexing import vector_index
 
     timings = {}
     started = time.perf_counter()
@@ -202,7 +202,7 @@ def make_queries(kbs, corpora, n: int, rng) -> list[tuple]:
 def exact_top10(queries) -> tuple[list[set], list[float]]:
     from django.db import connection, transaction
 
-    from knowledge import sql
+    from knowledge.search import sql
 
     truths, times = [], []
     for kb, vector, _ in queries:
@@ -221,7 +221,7 @@ def warm_up(queries, ef: int) -> None:
     """Unmeasured vector (at the largest ef_search measured) and hybrid passes, so the figures are
     those of a server that has been answering such queries (index, heap and full-text pages in
     shared buffers), not of the first queries after a restart, which read them from disk."""
-    from knowledge import retrieval
+    from knowledge.search import retrieval
 
     for kb, vector, text in queries:
         retrieval.retrieve(text, [kb.pk], top_k=10, mode="vector", ef_search=ef,
@@ -230,7 +230,7 @@ def warm_up(queries, ef: int) -> None:
 
 
 def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
-    from knowledge import retrieval
+    from knowledge.search import retrieval
 
     results = {}
     for ef in ef_values:
@@ -270,7 +270,7 @@ def server_times(queries, ef: int) -> dict:
     """
     from django.db import connection, transaction
 
-    from knowledge import retrieval, sql
+    from knowledge.search import retrieval, sql
 
     times: dict[str, list[float]] = {"ann": [], "keyword": []}
     for kb, vector, text in queries:
@@ -300,7 +300,7 @@ def _summary(latencies, recalls=None) -> dict:
 
 def embed_times(name: str, n: int = 15) -> list[float]:
     """The embedder's own time per query, on short real questions."""
-    from knowledge.embedding import get_embedder
+    from knowledge.indexing.embedding import get_embedder
 
     embedder = get_embedder(name)
     questions = ["How do I reset my password?", "Какие интеграции есть у сервиса?", "Where is POST /orders handled",
@@ -353,7 +353,7 @@ def save_state(args, corpora, rng, timings) -> None:
 
 def reuse_state(args):
     """The bases, corpora, random state and load timings of the last run with the same setup."""
-    from knowledge import vector_index
+    from knowledge.indexing import vector_index
     from knowledge.models import Chunk, KnowledgeBase
 
     path = _state_path(args)

@@ -39,7 +39,8 @@ ROUTING_HINTS = {
     "INVOICE": "invoice, bill",
     "REFUND": "refund, money back, reimburse",
     "PAYMENT": "payment, pay, paying, payment method, card, charged",
-    "CONTACT": "customer service, customer support, human, agent, representative, operator, contact, speak, talk, call",
+    "CONTACT": "customer service, customer support, human, agent, representative, operator, contact, speak, talk, "
+               "call",
     "FEEDBACK": "complaint, complain, review, feedback, opinion, claim",
     "SHIPPING_ADDRESS": "shipping address, address, delivery address",
     "DELIVERY": "delivery, deliver, shipping, ship, arrive, shipment",
@@ -68,7 +69,7 @@ def read_jsonl(path: Path) -> list[dict]:
 
 def cached_embedder(name: str) -> EmbeddingCache:
     """Route the process-wide embedder's calls through the on-disk cache."""
-    from knowledge.embedding import get_embedder
+    from knowledge.indexing.embedding import get_embedder
 
     embedder = get_embedder(name)
 
@@ -102,7 +103,8 @@ def confidence_histogram(values: list[float]) -> dict[str, int]:
 # --- 1. Russian bank FAQ --------------------------------------------------------------------------
 
 def build_faq_base(rows: list[dict], embedder: str):
-    from knowledge import bases, ingestion
+    from knowledge import bases
+    from knowledge.indexing import ingestion
 
     kb = bases.create_knowledge_base(name="ВТБ (Беларусь) FAQ", slug=f"{PREFIX}-faq", embedder=embedder,
                                      text_search_config="russian")
@@ -222,7 +224,8 @@ def run_faq(args) -> dict:
 # --- 2. English support messages: routing and risk ----------------------------------------------
 
 def build_routing_agents(examples: list[dict], embedder: str):
-    from knowledge import bases, ingestion
+    from knowledge import bases
+    from knowledge.indexing import ingestion
     from tickets.models import Agent
 
     agents = {}

@@ -36,9 +36,9 @@ from crawler.extraction import Page, extract_page
 from crawler.fetching import Fetcher, Response
 from crawler.models import CrawledPage
 from crawler.robots import RobotsCache
-from knowledge import ingestion
 from knowledge.exceptions import KnowledgeError
-from knowledge.ingestion import delete_document
+from knowledge.indexing import ingestion
+from knowledge.indexing.ingestion import delete_document
 from knowledge.models import Document, Job, KnowledgeBase
 
 logger = logging.getLogger(__name__)

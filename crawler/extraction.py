@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from crawler import urlnorm
 from crawler.fetching import Response
-from knowledge.parsing.html import main_content, page_title, parse_html, soup_to_markdown
+from knowledge.indexing.parsing.html import main_content, page_title, parse_html, soup_to_markdown
 
 MAX_LINKS = 2000
 

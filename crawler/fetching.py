@@ -25,8 +25,8 @@ from crawler.exceptions import (
     UnsupportedContentError,
 )
 from crawler.guard import AllowList, GuardedBackend
-from knowledge.parsing import KNOWN_SIGNATURES
-from knowledge.parsing.text import looks_binary
+from knowledge.indexing.parsing import KNOWN_SIGNATURES
+from knowledge.indexing.parsing.text import looks_binary
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 DOCUMENT_TYPES = {

@@ -15,8 +15,7 @@ from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
-from knowledge import answers, bases, jobs, retrieval
-from knowledge.layers.router import plan_and_search as router_plan_and_search
+from knowledge import bases, jobs
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.schemas import (
     AnswerRequest,
@@ -39,6 +38,8 @@ from knowledge.schemas import (
     TextIn,
     UploadResponse,
 )
+from knowledge.search import answers, retrieval
+from knowledge.search.intent import plan_and_search as router_plan_and_search
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
@@ -215,9 +216,7 @@ def get_job_status(request, job_id: int):
 def cancel_job(request, job_id: int):
     """Ask a queued or running job to stop after its current item."""
     job = get_job(request, job_id)
-    if job.is_finished:
-        raise ApiError(409, "job_finished", f"The job has already {job.status}")
-    job.request_cancel()
+    job.cancel()
     return Status(202, job)
 
 

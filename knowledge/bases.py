@@ -4,8 +4,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.text import slugify
 
-from knowledge import vector_index
-from knowledge.embedding import get_embedder
+from knowledge.indexing import vector_index
+from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Chunk, KnowledgeBase
 
 
@@ -32,7 +32,8 @@ def create_knowledge_base(*, name: str, slug: str = "", description: str = "", e
     return kb
 
 
-EDITABLE_FIELDS = ("name", "slug", "description", "text_search_config", "chunk_size", "chunk_overlap", "chunk_min_size")
+EDITABLE_FIELDS = ("name", "slug", "description", "text_search_config", "chunk_size", "chunk_overlap",
+                   "chunk_min_size")
 
 
 def update_knowledge_base(kb: KnowledgeBase, **changes) -> KnowledgeBase:

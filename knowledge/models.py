@@ -9,6 +9,8 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import VectorField
 
+from knowledge.exceptions import JobFinishedError
+
 
 class TextSearchConfig(models.TextChoices):
     # PostgreSQL's `russian` configuration stems Cyrillic words with the Russian Snowball stemmer
@@ -263,6 +265,18 @@ class Job(models.Model):
         self.cancel_requested = Job.objects.filter(pk=self.pk).values_list("cancel_requested", flat=True).first()
         return bool(self.cancel_requested)
 
-    def request_cancel(self) -> None:
+    @property
+    def is_retryable(self) -> bool:
+        """Finished, and failed, was cancelled or left failed items: worth starting again."""
+        if not self.is_finished or (self.status == self.Status.SUCCEEDED and not self.failures):
+            return False
+        if self.kind == self.Kind.CRAWL:
+            return self.knowledge_base_id is not None and bool(self.options.get("seed_url"))
+        return self.kind == self.Kind.DELETE or self.knowledge_base_id is not None
+
+    def cancel(self) -> None:
+        """Ask a queued or running job to stop after its current item (the flag the worker reads)."""
+        if self.is_finished:
+            raise JobFinishedError(f"{self} has already {self.get_status_display().lower()}")
         Job.objects.filter(pk=self.pk).update(cancel_requested=True, updated_at=timezone.now())
         self.cancel_requested = True

@@ -7,7 +7,7 @@ from django.conf import settings
 from ninja import Field, ModelSchema, Schema
 from pydantic import field_validator
 
-from knowledge.embedding import REGISTRY
+from knowledge.indexing.embedding import REGISTRY
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
 
 
@@ -73,7 +73,8 @@ class KnowledgeBasePatch(Schema):
 
 
 class ReindexRequest(Schema):
-    embedder: EmbedderName | None = Field(None, description="Switch the base to this embedder and rebuild all vectors.")
+    embedder: EmbedderName | None = Field(None,
+                                          description="Switch the base to this embedder and rebuild all vectors.")
     force: bool = Field(False, description="Rebuild every document, not only out-of-date ones.")
 
 

@@ -20,6 +20,7 @@ from ninja.renderers import JSONRenderer
 from knowledge.exceptions import (
     EmbedderError,
     FileTooLargeError,
+    JobStateError,
     KnowledgeError,
     SearchTimeoutError,
     UnsupportedFileError,
@@ -90,7 +91,8 @@ api.add_router("/", "crawler.api.router")
 api.add_router("/", "tickets.api.router")
 
 # Domain errors that are not "your input cannot be used" (422).
-DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503, SearchTimeoutError: 504}
+DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503, JobStateError: 409,
+                 SearchTimeoutError: 504}
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
               409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type", 422: "invalid",
               429: "rate_limited", 503: "unavailable", 504: "timeout"}
@@ -145,7 +147,8 @@ def _field_error(error: dict) -> dict:
 @api.exception_handler(DjangoValidationError)
 def model_validation_error(request, exc: DjangoValidationError):
     if hasattr(exc, "error_dict"):
-        fields = [{"field": "" if name == "__all__" else name, "location": "body", "message": message, "type": "invalid"}
+        fields = [{"field": "" if name == "__all__" else name, "location": "body", "message": message,
+                   "type": "invalid"}
                   for name, messages in exc.message_dict.items() for message in messages]
     else:
         fields = [{"field": "", "location": "body", "message": message, "type": "invalid"} for message in exc.messages]
@@ -155,7 +158,8 @@ def model_validation_error(request, exc: DjangoValidationError):
 @api.exception_handler(KnowledgeError)
 def knowledge_error(request, exc: KnowledgeError):
     status = next((code for cls, code in DOMAIN_STATUS.items() if isinstance(exc, cls)), 422)
-    return error_response(request, status, snake_case(type(exc).__name__), str(exc))
+    code = getattr(exc, "code", "") or snake_case(type(exc).__name__)
+    return error_response(request, status, code, str(exc))
 
 
 @api.exception_handler(Http404)

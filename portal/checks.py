@@ -25,7 +25,7 @@ def check_vector_extension(app_configs, databases=None, **kwargs):
 
 @register()
 def check_settings(app_configs, **kwargs):
-    from knowledge.embedding import REGISTRY
+    from knowledge.indexing.embedding import REGISTRY
 
     problems = []
     name = settings.PORTAL["DEFAULT_EMBEDDER"]

@@ -64,7 +64,7 @@ def _broker() -> None:
 
 
 def _embedders() -> None:
-    from knowledge.embedding import get_embedder
+    from knowledge.indexing.embedding import get_embedder
     from knowledge.models import KnowledgeBase
 
     if time.monotonic() - _embedders_checked["at"] < EMBEDDER_CHECK_SECONDS:

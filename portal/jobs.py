@@ -1,8 +1,12 @@
 """Enqueueing background work and running it with its state on a `Job` row.
 
-`enqueue` is the only way work reaches django-q2: it passes the function object (typos fail at
-import, not in the worker), waits for the surrounding transaction to commit (a worker must see
-the rows it is given), and stores the task id on the job.
+Each app's `tasks.py` registers its task functions here from `AppConfig.ready()`, under a job kind
+(or, for work that is not a `Job`, a name such as "triage"); domain code then calls
+`enqueue(job)` and never imports its app's tasks, so no domain module depends on an interface.
+
+`enqueue` is the only way work reaches django-q2: it passes the registered function object (not a
+dotted string), waits for the surrounding transaction to commit (a worker must see the rows it is
+given), and stores the task id on the job.
 
 Jobs cannot hang: while `run` works, a thread writes the job's `heartbeat_at` every
 `JOB_HEARTBEAT_SECONDS`; `reap_stale_jobs` (a django-q2 schedule, every minute) fails running jobs
@@ -22,20 +26,45 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from knowledge.exceptions import KnowledgeError
-from knowledge.ingestion import settle_documents
+from knowledge.indexing.ingestion import settle_documents
 from knowledge.models import Document, Job
 
 logger = logging.getLogger(__name__)
 
 REAPER_SCHEDULE = "reap-stale-jobs"
+Task = Callable[[int], None]
+TASKS: dict[str, Task] = {}
 
 
-def enqueue(func: Callable[[int], None], job: Job) -> None:
-    """Queue `func(job.pk)` once the current transaction commits."""
+def register(name: str, task: Task) -> None:
+    """Make `task(pk)` the work queued for `name` (a `Job.Kind` value, or a name like "triage")."""
+    TASKS[name] = task
+
+
+def task_for(name: str) -> Task:
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise LookupError(f"No task registered for {name!r}: is its app's tasks.py registered in ready()?") from None
+
+
+def enqueue(job: Job) -> None:
+    """Queue the task registered for the job's kind, with the job's id, once the transaction commits."""
+
+    def stored(task_id: str) -> None:
+        Job.objects.filter(pk=job.pk).update(task_id=task_id)
+
+    enqueue_task(job.kind, job.pk, on_queued=stored)
+
+
+def enqueue_task(name: str, pk: int, *, on_queued: Callable[[str], None] | None = None) -> None:
+    """Queue the task registered under `name` with `pk` once the current transaction commits."""
+    task = task_for(name)
 
     def send() -> None:
-        task_id = async_task(func, job.pk, task_name=f"{job.kind}-{job.pk}")
-        Job.objects.filter(pk=job.pk).update(task_id=str(task_id or ""))
+        task_id = async_task(task, pk, task_name=f"{name}-{pk}")
+        if on_queued:
+            on_queued(str(task_id or ""))
 
     transaction.on_commit(send)
 

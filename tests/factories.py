@@ -2,7 +2,8 @@
 
 import itertools
 
-from knowledge import bases, ingestion
+from knowledge import bases
+from knowledge.indexing import ingestion
 from knowledge.models import KnowledgeBase
 
 _counter = itertools.count(1)

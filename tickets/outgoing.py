@@ -7,7 +7,7 @@ customer's message has not (a draft bringing up a court or a chargeback because 
 each hold the draft for review, with the reason shown on the ticket.
 """
 
-from knowledge.answers import Answer
+from knowledge.search.answers import Answer
 from tickets import risk
 
 

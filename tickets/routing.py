@@ -11,7 +11,7 @@ without one the ticket waits in the inbox unassigned.
 import re
 from dataclasses import dataclass, field
 
-from knowledge import retrieval
+from knowledge.search import retrieval
 from tickets.models import Agent
 
 HINT_WEIGHT = 0.4

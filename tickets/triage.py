@@ -13,9 +13,9 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django_q.tasks import async_task
 
-from knowledge import answers
+from knowledge.search import answers
+from portal.jobs import enqueue_task
 from portal.models import ApiKey
 from tickets import citations, outgoing, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
@@ -23,6 +23,7 @@ from tickets.models import Agent, Message, RiskLevel, Ticket
 
 logger = logging.getLogger(__name__)
 
+TASK = "triage"  # the name tickets/tasks.py registers its task under
 TOP_K = 6
 DEFAULT_REFUSAL = ("Thank you for your message. We could not find a reliable answer in our documentation, "
                    "so a member of our team will reply to you personally.")
@@ -50,10 +51,7 @@ def _subject_from(body: str) -> str:
 
 def queue_triage(ticket: Ticket) -> None:
     """Run triage in a worker once the current transaction commits."""
-    from tickets import tasks
-
-    ticket_id = ticket.pk
-    transaction.on_commit(lambda: async_task(tasks.run_triage, ticket_id, task_name=f"triage-{ticket_id}"))
+    enqueue_task(TASK, ticket.pk)
 
 
 @transaction.atomic

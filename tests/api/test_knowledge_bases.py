@@ -27,7 +27,7 @@ class KnowledgeBaseApiTests(ApiTestCase):
         self.assertEqual(response.status_code, 201, response.content)
         body = response.json()
         self.assertEqual((body["slug"], body["embedder"], body["chunk_size"]), ("gamma", "hash", 800))
-        from knowledge import vector_index
+        from knowledge.indexing import vector_index
         self.assertTrue(vector_index.kb_index_exists(body["id"]))
 
     def test_create_validates_fields_and_says_which(self):

@@ -42,7 +42,8 @@ class QueryCountTests(ApiTestCase):
     @classmethod
     def setUpTestData(cls):
         cls.kbs = [make_kb() for _ in range(3)]
-        cls.documents = [make_document(cls.kbs[0], text=f"# T{n}\n\nBody {n}.\n\n# U{n}\n\nMore {n}.") for n in range(4)]
+        cls.documents = [make_document(cls.kbs[0],
+                                       text=f"# T{n}\n\nBody {n}.\n\n# U{n}\n\nMore {n}.") for n in range(4)]
         for kb in cls.kbs:
             Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=kb)
         cls.key, cls.token = make_key()

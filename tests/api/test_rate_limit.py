@@ -3,13 +3,11 @@ import time
 from unittest import skipUnless
 
 from django.conf import settings
-
 from django.core.cache import caches
 from django.db import connection
 from django.test import Client, TransactionTestCase, override_settings
 
 from tests import redis_server
-
 from tests.api.base import ApiTestCase, make_key
 
 
@@ -74,7 +72,8 @@ class CacheTableMigrationTests(ApiTestCase):
 
         with connection.cursor() as cursor:
             cursor.execute("DROP TABLE portal_api_cache")
-        import_module("portal.migrations.0003_fix_api_cache_table").repair(None, SimpleNamespace(connection=connection))
+        import_module("portal.migrations.0003_fix_api_cache_table").repair(None,
+                                                                           SimpleNamespace(connection=connection))
         self.assertIn("portal_api_cache", connection.introspection.table_names())
 
 

@@ -25,7 +25,8 @@ class SearchApiTests(ApiTestCase):
         self.assertEqual(body["mode"], "hybrid")
         self.assertTrue(body["hits"])
         hit = body["hits"][0]
-        self.assertEqual((hit["rank"], hit["knowledge_base_id"], hit["document_title"]), (1, self.kb.pk, "Refund policy"))
+        self.assertEqual((hit["rank"], hit["knowledge_base_id"], hit["document_title"]),
+                         (1, self.kb.pk, "Refund policy"))
         self.assertIn("refund", hit["content"].lower())
         self.assertNotIn("embedding", hit)
 
@@ -86,7 +87,7 @@ class PlannedSearchApiTests(ApiTestCase):
         import tempfile
         from pathlib import Path
 
-        from knowledge.layers.indexing import index_repository
+        from knowledge.indexing.layers.store import index_repository
 
         cls.kb = make_kb()
         with tempfile.TemporaryDirectory() as folder:

@@ -1,11 +1,11 @@
-"""HTML extraction (knowledge/parsing/html.py, shared with the .html parser) and what the crawler reads
+"""HTML extraction (knowledge/indexing/parsing/html.py, shared with the .html parser) and what the crawler reads
 from a page: links, canonical URL, robots directives."""
 
 import pytest
 
 from crawler.extraction import extract_page
 from crawler.fetching import Response
-from knowledge.parsing.html import html_to_markdown
+from knowledge.indexing.parsing.html import html_to_markdown
 from tests.crawler.conftest import SITES
 
 

@@ -38,7 +38,7 @@ def test_a_crawl_stops_between_pages_when_cancelled(flask_site):
 
     def cancel_after_two_pages(report):
         if report.fetched == 2:
-            Job.objects.get(pk=job.pk).request_cancel()  # as the admin would, from another process
+            Job.objects.get(pk=job.pk).cancel()  # as the admin would, from another process
 
     jobs.run_crawl(job, progress=cancel_after_two_pages)
     job.refresh_from_db()

@@ -1,8 +1,10 @@
 from django.db import connection
 from django.test import TestCase
 
-from knowledge import bases, sql, vector_index
+from knowledge import bases
+from knowledge.indexing import vector_index
 from knowledge.models import Chunk, Document, KnowledgeBase
+from knowledge.search import sql
 from tests.base import explain
 from tests.factories import make_document, make_kb
 

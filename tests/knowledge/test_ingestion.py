@@ -1,7 +1,7 @@
 from django.db import connection
 from django.test import TestCase
 
-from knowledge import ingestion
+from knowledge.indexing import ingestion
 from knowledge.models import Chunk, Document
 from tests.conftest import DATA
 from tests.factories import make_kb

@@ -50,7 +50,7 @@ class ReaperTests(TestCase):
         second, job = jobs.add_text(self.kb, title="Two", text="# Two\n\nSecond text.", source_uri="inline:two")
         job.options["document_ids"] = [first.pk, second.pk]
         job.save()
-        job.request_cancel()
+        job.cancel()
         jobs.run_ingestion(job)
         self.assertEqual(Job.objects.get(pk=job.pk).status, Job.Status.CANCELLED)
         for document in Document.objects.filter(pk__in=[first.pk, second.pk]):

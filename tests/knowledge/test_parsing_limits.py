@@ -9,10 +9,10 @@ from pathlib import Path
 
 from django.test import TestCase
 
-from knowledge import ingestion, parsing
+from knowledge.indexing import ingestion, parsing
 from knowledge.exceptions import FileTooLargeError
 from knowledge.models import Document
-from knowledge.parsing.isolation import parse_file_isolated
+from knowledge.indexing.parsing.isolation import parse_file_isolated
 from tests.factories import make_kb
 
 MB = 1024 * 1024

@@ -81,7 +81,7 @@ class OpenAIStub(ThreadingHTTPServer):
         self.server_close()
 
     def embeddings(self, body: dict) -> dict:
-        from knowledge.embedding import HashEmbedder
+        from knowledge.indexing.embedding import HashEmbedder
 
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
         vectors = HashEmbedder()._embed(texts, is_query=False)[:, : self.dim]

@@ -5,7 +5,8 @@ from django.contrib.auth.models import Group
 from django.test import TestCase
 from django.urls import reverse
 
-from knowledge import ingestion, jobs
+from knowledge import jobs
+from knowledge.indexing import ingestion
 from tests.factories import make_document
 from tests.tickets.helpers import DELIVERY, make_help_centre
 from tickets import triage
@@ -91,7 +92,8 @@ class TicketAdminTests(TestCase):
         draft = self.ticket.messages.get(kind=Message.Kind.DRAFT)
         anchor = f"m{draft.pk}-source-1"
         self.assertIn(f'<a class="citation-badge" href="#{anchor}" data-source="1" title="Delivery">[1]</a>', html)
-        snapshot = re.search(rf'<details class="tk-source[^"]*" id="{anchor}">(.*?)</details>', html, re.DOTALL).group(1)
+        snapshot = re.search(rf'<details class="tk-source[^"]*" id="{anchor}">(.*?)</details>', html,
+                             re.DOTALL).group(1)
         self.assertIn("Delivery", snapshot)
         self.assertIn("Standard delivery takes three to five working days", snapshot)
 

@@ -5,7 +5,8 @@ import json
 from django.conf import settings
 from django.test import TestCase
 
-from knowledge import answers, outgoing
+from knowledge import outgoing
+from knowledge.search import answers
 from tests.api.base import make_key
 from tests.factories import make_document
 from tests.stubs.openai_stub import OpenAIStub

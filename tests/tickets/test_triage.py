@@ -3,7 +3,8 @@ import re
 from django.conf import settings
 from django.test import TestCase
 
-from knowledge import ingestion, jobs
+from knowledge import jobs
+from knowledge.indexing import ingestion
 from tests.factories import make_document, make_kb
 from tests.stubs.openai_stub import OpenAIStub
 from tests.tickets.helpers import DELIVERY, make_help_centre
@@ -47,7 +48,8 @@ class ExtractiveTriageTests(TestCase):
         self.assertGreaterEqual(ticket.confidence, self.agent.confidence_threshold)
         draft = ticket.messages.get(kind=Message.Kind.DRAFT)
         reply = ticket.messages.get(kind=Message.Kind.REPLY)
-        self.assertEqual((reply.body, reply.draft, reply.auto_sent, draft.generator), (draft.body, draft, True, "extractive"))
+        self.assertEqual((reply.body, reply.draft, reply.auto_sent, draft.generator),
+                         (draft.body, draft, True, "extractive"))
         self.assertEqual([step["step"] for step in ticket.trace],
                          ["risk", "routing", "retrieval", "confidence", "generation", "decision"])
         first = ticket.sources.get(position=1)

@@ -5,8 +5,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from knowledge.layers import LAYER_NAMES
-from knowledge.layers.indexing import layer_counts, run_index_repo
+from knowledge.indexing.layers import LAYER_NAMES
+from knowledge.indexing.layers.store import layer_counts, run_index_repo
 from knowledge.models import Job, KnowledgeBase
 
 

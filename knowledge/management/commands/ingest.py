@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from knowledge import ingestion, parsing
+from knowledge.indexing import ingestion, parsing
 from knowledge.models import Document, KnowledgeBase
 
 

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from knowledge import jobs
-from knowledge.embedding import REGISTRY
+from knowledge.indexing.embedding import REGISTRY
 from knowledge.models import KnowledgeBase
 
 

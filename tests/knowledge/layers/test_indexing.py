@@ -10,11 +10,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import TestCase
 
-from knowledge import retrieval
-from knowledge.layers import indexing
-from knowledge.layers.repository import RepositoryError, open_repository
-from knowledge.layers.router import plan_and_search
+from knowledge.indexing.layers import store
+from knowledge.indexing.layers.repository import RepositoryError, open_repository
 from knowledge.models import Chunk, Document
+from knowledge.search import retrieval
+from knowledge.search.intent import plan_and_search
 from tests.factories import make_kb
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -48,11 +48,11 @@ def repo(tmp_path):
 @pytest.mark.django_db
 def test_a_folder_becomes_one_ready_document_per_file_with_every_layer(repo):
     kb = make_kb()
-    result = indexing.index_repository(kb, repo)
+    result = store.index_repository(kb, repo)
     assert (result.repo_id, result.commit_sha, result.files) == ("shop", "", 13)
     assert dict(result.outcomes) == {"created": 13}
     assert dict(result.rows_written) == FIXTURE_COUNTS
-    assert indexing.layer_counts(kb) == dict(sorted(FIXTURE_COUNTS.items()))
+    assert store.layer_counts(kb) == dict(sorted(FIXTURE_COUNTS.items()))
     documents = Document.objects.filter(knowledge_base=kb)
     assert {d.source_kind for d in documents} == {"repository"}
     assert {d.status for d in documents} == {"ready"}
@@ -73,13 +73,13 @@ def test_a_folder_becomes_one_ready_document_per_file_with_every_layer(repo):
 @pytest.mark.django_db
 def test_running_again_changes_nothing_and_a_removed_file_is_deleted(repo):
     kb = make_kb()
-    indexing.index_repository(kb, repo)
+    store.index_repository(kb, repo)
     before = chunk_ids(kb, "shop/models.py")
-    result = indexing.index_repository(kb, repo)
+    result = store.index_repository(kb, repo)
     assert dict(result.outcomes) == {"unchanged": 13}
     assert chunk_ids(kb, "shop/models.py") == before
     (repo / "docs" / "notes.md").unlink()
-    result = indexing.index_repository(kb, repo)
+    result = store.index_repository(kb, repo)
     assert (result.outcomes["deleted"], result.outcomes["unchanged"]) == (1, 12)
     assert not Document.objects.filter(knowledge_base=kb, path="docs/notes.md").exists()
 
@@ -87,7 +87,7 @@ def test_running_again_changes_nothing_and_a_removed_file_is_deleted(repo):
 @pytest.mark.django_db
 def test_layers_and_metadata_filters_work_through_search(repo):
     kb = make_kb()
-    indexing.index_repository(kb, repo)
+    store.index_repository(kb, repo)
     hits = retrieval.search("integrations", [kb.pk], top_k=10, layers=["D6"], filters={"source_id": "billing-service"})
     assert sorted(hit.metadata["target"] for hit in hits) == ["Orders service", "Stripe"]
     hits = retrieval.search("POST /orders", [kb.pk], top_k=10, layers=["C3"],
@@ -110,7 +110,7 @@ def test_incremental_reindex_touches_only_the_changed_file(tmp_path):
     git(repo, "commit", "-q", "-m", "first")
     first = git(repo, "rev-parse", "HEAD")
     kb = make_kb()
-    assert indexing.index_repository(kb, repo).commit_sha == first
+    assert store.index_repository(kb, repo).commit_sha == first
     untouched = {path: chunk_ids(kb, path) for path in ("shop/api.py", "shop/models.py", "docs/services/billing.md")}
     billing_before = chunk_ids(kb, "shop/billing.py")
 
@@ -120,7 +120,7 @@ def test_incremental_reindex_touches_only_the_changed_file(tmp_path):
     git(repo, "commit", "-qam", "refunds")
     second = git(repo, "rev-parse", "HEAD")
 
-    result = indexing.index_repository(kb, repo, since=first)
+    result = store.index_repository(kb, repo, since=first)
     assert (result.commit_sha, result.files) == (second, 1)
     assert dict(result.outcomes) == {"updated": 1, "deleted": 1}
     assert {path: chunk_ids(kb, path) for path in untouched} == untouched
@@ -143,7 +143,7 @@ def test_git_snapshots_list_changes_and_refuse_unknown_commits(tmp_path):
     first = git(repo, "rev-parse", "HEAD")
     (repo / "shop" / "cli.py").write_text("# edited, not committed\n")
     (repo / "shop" / "new.py").write_text("def new():\n    pass\n")
-    with open_repository(repo, since=first, indexable=indexing.is_indexable) as snapshot:
+    with open_repository(repo, since=first, indexable=store.is_indexable) as snapshot:
         assert snapshot.is_git and snapshot.commit_sha == first
         assert "ignored/skip.py" not in snapshot.files
         assert snapshot.changed == ["shop/cli.py", "shop/new.py"]
@@ -151,9 +151,9 @@ def test_git_snapshots_list_changes_and_refuse_unknown_commits(tmp_path):
         with pytest.raises(RepositoryError, match="Unknown commit"), open_repository(repo, since=bad):
             pass
     assert not (tmp_path / "written").exists()  # never reached git as an option
-    with open_repository(repo, since="HEAD~0", indexable=indexing.is_indexable) as snapshot:
+    with open_repository(repo, since="HEAD~0", indexable=store.is_indexable) as snapshot:
         assert snapshot.changed == ["shop/cli.py", "shop/new.py"]
-    with open_repository(repo / "shop", indexable=indexing.is_indexable) as snapshot:
+    with open_repository(repo / "shop", indexable=store.is_indexable) as snapshot:
         assert snapshot.prefix == "shop/"  # a folder inside the checkout keeps its project paths
         assert "new.py" in snapshot.files
 
@@ -165,7 +165,7 @@ def test_a_zip_archive_is_unpacked_and_checked(tmp_path):
         for path in repo.rglob("*"):
             if path.is_file():
                 zf.write(path, f"shop-main/{path.relative_to(repo).as_posix()}")
-    with open_repository(archive, indexable=indexing.is_indexable) as snapshot:
+    with open_repository(archive, indexable=store.is_indexable) as snapshot:
         assert snapshot.repo_id == "shop-main"
         assert "shop/billing.py" in snapshot.files and "docs/services/billing.md" in snapshot.files
     bad = tmp_path / "bad.zip"
@@ -198,8 +198,8 @@ class OwnRepositoryTests(TestCase):
 
     def test_the_knowledge_package_indexes_with_sensible_counts(self):
         kb = make_kb()
-        result = indexing.index_repository(kb, PROJECT / "knowledge", name="portal")
-        counts = indexing.layer_counts(kb)
+        result = store.index_repository(kb, PROJECT / "knowledge", name="portal")
+        counts = store.layer_counts(kb)
         print(f"\nown knowledge package: {result.files} files, layers {counts}")
         self.assertEqual(result.outcomes["failed"], 0, result.failures)
         self.assertGreater(result.files, 30)
@@ -208,12 +208,13 @@ class OwnRepositoryTests(TestCase):
         entrypoints = set(Chunk.objects.filter(knowledge_base=kb, layer="C3")
                           .values_list("metadata__route_or_command", flat=True))
         self.assertTrue({"POST /search", "ingest", "reindex", "index_repo"} <= entrypoints, entrypoints)
-        symbol = Chunk.objects.get(knowledge_base=kb, layer="C1", metadata__qname="knowledge.ingestion.replace_chunks")
+        symbol = Chunk.objects.get(knowledge_base=kb, layer="C1",
+                                   metadata__qname="knowledge.indexing.ingestion.replace_chunks")
         self.assertEqual(symbol.metadata["kind"], "function")
         callers = set(Chunk.objects.filter(knowledge_base=kb, layer="C2", metadata__edge_type="calls",
-                                           metadata__dst_ref="knowledge.ingestion.replace_chunks")
+                                           metadata__dst_ref="knowledge.indexing.ingestion.replace_chunks")
                       .values_list("metadata__src_qname", flat=True))
-        self.assertIn("knowledge.layers.indexing.store_file", callers)
+        self.assertIn("knowledge.indexing.layers.store.store_file", callers)
         # The router over the real index.
         plan, hits = plan_and_search("Where is POST /search handled?", [kb.pk])
         self.assertEqual([hit.metadata["handler_symbol"] for hit in hits if hit.layer == "C3"],
@@ -221,7 +222,7 @@ class OwnRepositoryTests(TestCase):
         self.assertEqual([hit.metadata["qname"] for hit in hits if hit.layer == "C0"], ["knowledge.api.search"])
         plan, hits = plan_and_search("Кто вызывает функцию replace_chunks?", [kb.pk])
         self.assertEqual(plan.intent, "calls")
-        self.assertIn("knowledge.layers.indexing.store_file",
+        self.assertIn("knowledge.indexing.layers.store.store_file",
                       {hit.metadata["src_qname"] for hit in hits if hit.layer == "C2"})
 
 
@@ -229,7 +230,7 @@ class JobAndReindexTests(TestCase):
     def test_a_queued_job_indexes_the_repository_in_a_worker(self):
         kb = make_kb()
         with self.captureOnCommitCallbacks(execute=True):
-            job = indexing.start_index_repo(kb, str(FIXTURES / "layered_docs"), name="docs")
+            job = store.start_index_repo(kb, str(FIXTURES / "layered_docs"), name="docs")
         job.refresh_from_db()
         self.assertEqual((job.kind, job.status, job.progress_done, job.progress_total),
                          ("index_repo", "succeeded", 3, 3))
@@ -240,18 +241,18 @@ class JobAndReindexTests(TestCase):
         kb = make_kb()
         # The task re-raises so that django-q2 records the failure too.
         with self.assertRaises(RepositoryError), self.captureOnCommitCallbacks(execute=True):
-            indexing.start_index_repo(kb, "/no/such/folder")
+            store.start_index_repo(kb, "/no/such/folder")
         job = kb.jobs.get()
         self.assertEqual(job.status, "failed")
         self.assertIn("No such folder or archive", job.error_message)
 
     def test_reindex_document_rebuilds_the_layers_from_the_stored_text(self):
         kb = make_kb()
-        indexing.index_repository(kb, FIXTURES / "sample_pkg", name="shop")
+        store.index_repository(kb, FIXTURES / "sample_pkg", name="shop")
         document = Document.objects.get(knowledge_base=kb, path="shop/billing.py")
         before = chunk_ids(kb, "shop/billing.py")
         Chunk.objects.filter(knowledge_base=kb).update(embedding=None)  # as after an embedder switch
-        result = indexing.reindex_document(document)
+        result = store.reindex_document(document)
         self.assertEqual((result.outcome, result.document.chunk_count), ("updated", document.chunk_count))
         rebuilt = Chunk.objects.filter(document=document)
         self.assertTrue(before.isdisjoint(set(rebuilt.values_list("pk", flat=True))))

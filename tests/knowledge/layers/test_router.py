@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from django.test import SimpleTestCase
 
-from knowledge.layers import indexing
-from knowledge.layers.router import Plan, Step, find_subject, load_vocabulary, plan_and_search, plan_question
+from knowledge.indexing.layers import store
+from knowledge.search.intent import Plan, Step, find_subject, load_vocabulary, plan_and_search, plan_question
 from tests.factories import make_kb
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -114,7 +114,7 @@ def kb(tmp_path, django_db_blocker):
     shutil.copytree(FIXTURES / "layered_docs", repo / "docs")
     shutil.copytree(FIXTURES / "sample_pkg", repo, dirs_exist_ok=True)
     kb = make_kb()
-    indexing.index_repository(kb, repo)
+    store.index_repository(kb, repo)
     return kb
 
 

@@ -16,8 +16,8 @@
 
 import re
 
-from knowledge import chunking
-from knowledge.layers.markdown import (
+from knowledge.indexing import chunking
+from knowledge.indexing.layers.markdown import (
     BOLD_LABEL,
     INTEGRATIONS_TITLE,
     KEY_VALUE,
@@ -36,7 +36,7 @@ from knowledge.layers.markdown import (
     parse_doc,
     read_sections,
 )
-from knowledge.layers.rows import LayerRow, stable_id
+from knowledge.indexing.layers.rows import LayerRow, stable_id
 
 __all__ = ["build_doc_rows", "classify_doc", "parse_doc", "read_sections"]
 

@@ -10,7 +10,7 @@ import ast
 import builtins
 import re
 
-from knowledge.layers.code import (
+from knowledge.indexing.layers.code import (
     MAX_CHUNK_CHARS,
     CodeExtractor,
     CodeFile,

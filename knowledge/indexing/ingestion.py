@@ -20,11 +20,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Value
 from django.utils import timezone
 
-from knowledge import chunking, outgoing, parsing
+from knowledge import outgoing
 from knowledge.documents import TextChunk
-from knowledge.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
-from knowledge.parsing.isolation import parse_file_isolated
+from knowledge.indexing import chunking, parsing
+from knowledge.indexing.embedding import get_embedder
+from knowledge.indexing.parsing.isolation import parse_file_isolated
 from knowledge.models import Chunk, Document, KnowledgeBase
 
 logger = logging.getLogger(__name__)
@@ -196,7 +197,8 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
     """Parse a file and ingest its text; a bad file fails only its own document."""
     path = Path(path)
     source_uri = source_uri or (document.source_uri if document else f"file:{path.name}")
-    document = document or _find_document(kb, source_kind, source_uri, "") or _new_document(kb, source_kind, source_uri)
+    document = (document or _find_document(kb, source_kind, source_uri, "")
+                or _new_document(kb, source_kind, source_uri))
     try:
         # In a child process with a memory limit: a hostile file fails only its own document.
         parsed = parse_file_isolated(path)

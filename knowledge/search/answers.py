@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from knowledge import generation, outgoing, retrieval
-from knowledge.citations import parse_citations, rewrite_markers
-from knowledge.generation import GenerationError, build_prompt, get_generator
-from knowledge.retrieval import SearchHit
+from knowledge import outgoing
+from knowledge.search import generation, retrieval
+from knowledge.search.citations import parse_citations, rewrite_markers
+from knowledge.search.generation import GenerationError, build_prompt, get_generator
+from knowledge.search.retrieval import SearchHit
 
 __all__ = ["Answer", "Citation", "GenerationError", "answer", "assess_confidence", "build_prompt",
            "parse_citations"]

@@ -28,7 +28,7 @@ ERRORS = {cls.__name__: cls for cls in (KnowledgeError, ParseError, FileTooLarge
 def parse_file_isolated(path: str | Path, *, memory_mb: int | None = None,
                         timeout: float | None = None) -> ParsedDocument:
     """`parse_file(path)` in a forked child limited to `memory_mb` more memory and `timeout` seconds."""
-    from knowledge.parsing import parse_file
+    from knowledge.indexing.parsing import parse_file
 
     path = Path(path)
     memory_mb = settings.PORTAL["PARSE_MEMORY_MB"] if memory_mb is None else memory_mb

@@ -43,7 +43,7 @@ loop over a few rows; the ORM's default ordering made the planner hash the whole
 
 import json
 
-from knowledge.vector_index import index_predicate, vector_type
+from knowledge.indexing.vector_index import index_predicate, vector_type
 
 # Chunks of these documents are served. A document being re-indexed (`indexing`) keeps its
 # previous chunks until the new ones replace them in one transaction (see ingestion.py).
@@ -235,7 +235,7 @@ def headlines(*, config: str, any_term: str, ids: list[int], max_words: int = 35
     options = (f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_STOP}, MaxWords={int(max_words)}, "
                f"MinWords={max(5, int(max_words) // 3)}, MaxFragments=2, FragmentDelimiter=\" … \"")
     sql = (
-        f"SELECT c.id, ts_headline(%(config)s::regconfig, c.content, %(any_term)s::tsquery, %(options)s) "
-        f"FROM knowledge_chunk c WHERE c.id = ANY(%(ids)s)"
+        "SELECT c.id, ts_headline(%(config)s::regconfig, c.content, %(any_term)s::tsquery, %(options)s) "
+        "FROM knowledge_chunk c WHERE c.id = ANY(%(ids)s)"
     )
     return sql, {"config": config, "any_term": any_term, "ids": [int(i) for i in ids], "options": options}

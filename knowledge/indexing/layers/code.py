@@ -4,7 +4,7 @@ A `CodeExtractor` per language reads one file into a `CodeFile` (symbols, refere
 chunks) without knowing the rest of the repository. The files of a repository are then added to a
 `ProjectIndex`, and only after that are references resolved (C2), entrypoints detected (C3, which
 may need an app object declared in another module) and roles derived (C4). Python is implemented
-in `knowledge.layers.python`; any other language registers an extractor in `EXTRACTORS`, or falls
+in `knowledge.indexing.layers.python`; any other language registers an extractor in `EXTRACTORS`, or falls
 back to `PlainTextExtractor`, which produces C0 line chunks only.
 """
 
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from knowledge.layers.rows import LayerRow, stable_id
+from knowledge.indexing.layers.rows import LayerRow, stable_id
 
 
 @dataclass

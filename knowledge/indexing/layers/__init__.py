@@ -8,10 +8,11 @@ Each layer row becomes one `Chunk` with `layer` set and the layer's attributes i
 * `code`        source files → C0 chunks, C1 symbols, C2 edges, C3 entrypoints, C4 roles;
                 one extractor per language (`python`: the standard `ast` module).
 * `repository`  a folder, a git checkout or a zip; the commit sha and the files changed since a commit.
-* `indexing`    turns rows into chunks and stores them per document atomically.
-* `router`      plans which layers and filters a question needs, and runs the plan.
+* `store`       turns rows into chunks and stores them per document atomically.
+
+The query side, which plans which layers and filters a question needs, is `knowledge.search.intent`.
 """
 
-from knowledge.layers.rows import CODE_LAYERS, DOC_LAYERS, LAYER_NAMES, LayerRow
+from knowledge.indexing.layers.rows import CODE_LAYERS, DOC_LAYERS, LAYER_NAMES, LayerRow
 
 __all__ = ["CODE_LAYERS", "DOC_LAYERS", "LAYER_NAMES", "LayerRow"]
