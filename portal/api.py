@@ -10,8 +10,8 @@ import re
 from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError
-from django.http.multipartparser import MultiPartParserError
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.parser import Parser
@@ -40,8 +40,8 @@ class StrictParser(Parser):
     def parse_body(self, request: HttpRequest):
         content_type = request.content_type or ""
         if request.body and content_type != "application/json" and not content_type.endswith("+json"):
-            raise ApiError(415, "unsupported_media_type",
-                           f"Send the body as JSON with 'Content-Type: application/json', not {content_type or 'none'}")
+            raise ApiError(415, "unsupported_media_type", "Send the body as JSON with "
+                           f"'Content-Type: application/json', not {content_type or 'none'}")
         data = super().parse_body(request)
         _check_strings(data, "body", [])
         return data

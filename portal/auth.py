@@ -66,8 +66,9 @@ class ApiKeyThrottle(BaseThrottle):
 
     Counters (portal/rate_limit.py) live in Redis when the "api" cache is Redis, else in a database
     table, which every web process shares; either counts with one atomic statement, so
-    simultaneous requests of one key are never under-counted. When the counter store fails (Redis down), requests are let through and the failure is
-    logged: the limit protects the API, it should not be what takes it down.
+    simultaneous requests of one key are never under-counted. When the counter store fails (Redis
+    down), requests are let through and the failure is logged: the limit protects the API, it
+    should not be what takes it down.
     """
 
     window = 60

@@ -134,7 +134,9 @@ class RateCounter(models.Model):
     count = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["api_key_id", "window"], name="portal_ratecounter_key_window_uniq")]
+        constraints = [
+            models.UniqueConstraint(fields=["api_key_id", "window"], name="portal_ratecounter_key_window_uniq"),
+        ]
 
     def __str__(self) -> str:
         return f"key {self.api_key_id} @ {self.window}: {self.count}"

@@ -167,7 +167,7 @@ PORTAL = {
     # Retrieval (docs/retrieval.md): candidates per retriever before fusion, the cap on rows
     # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.
     "SEARCH_CANDIDATES": env_int("PORTAL_SEARCH_CANDIDATES", 40, minimum=1),
-    # What one search may ask (knowledge/query_limits.py): more is refused with a 422 naming the limit.
+    # What one search may ask (knowledge/search/query_limits.py): more is refused with a 422 naming the limit.
     # Links and e-mail addresses on these domains do not hold an answer for review (knowledge/outgoing.py).
     "OUTGOING_ALLOWED_DOMAINS": env_list("PORTAL_OUTGOING_ALLOWED_DOMAINS", []),
     # Running jobs write a heartbeat this often; one silent for JOB_STALE_SECONDS is failed by the

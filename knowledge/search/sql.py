@@ -16,8 +16,9 @@ the planner start from the documents; `hnsw.iterative_scan = relaxed_order` (see
 return rows slightly out of order, the caller re-sorts.
 
 Search settings (`with_search_settings`). `hnsw.ef_search`, `hnsw.iterative_scan` and the search
-`statement_timeout` (knowledge/query_limits.py) must hold for the search statement only. They travel with it in one batch of statements, one round trip instead of
-BEGIN, settings, query and COMMIT: outside a transaction a batch runs as one implicit transaction,
+`statement_timeout` (knowledge/search/query_limits.py) must hold for the search statement only.
+They travel with it in one batch of statements, one round trip instead of BEGIN, settings, query
+and COMMIT: outside a transaction a batch runs as one implicit transaction,
 so `set_config(…, is_local)` ends with it; inside one (an atomic block), a savepoint rolled back
 after the query undoes the settings (rolling back to a savepoint cancels SET LOCAL), so the
 caller's own values come back. Batches need the simple query protocol, i.e. Django's default

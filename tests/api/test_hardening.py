@@ -50,7 +50,8 @@ class TicketExternalIdTests(ApiTestCase):
         _, cls.theirs = make_key(owner=make_user("helpdesk"))
 
     def submit(self, token, external_id):
-        return self.api("post", "/tickets", token=token, data={"body": "Where is my parcel?", "external_id": external_id})
+        return self.api("post", "/tickets", token=token,
+                        data={"body": "Where is my parcel?", "external_id": external_id})
 
     def test_another_owner_may_use_the_same_id_and_learns_nothing(self):
         self.assertEqual(self.submit(self.mine, "crm-1").status_code, 202)

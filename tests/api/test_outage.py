@@ -52,4 +52,5 @@ class DatabaseOutageTests(TransactionTestCase):
         self.assertEqual(self.get("/api/v1/knowledge-bases").status_code, 200)
         ready = self.client.get("/readyz")
         self.assertEqual(ready.status_code, 200, ready.content)
-        self.assertEqual(ready.json(), {"status": "ok", "checks": {"database": "ok", "broker": "ok", "embedder": "ok"}})
+        self.assertEqual(ready.json(),
+                         {"status": "ok", "checks": {"database": "ok", "broker": "ok", "embedder": "ok"}})

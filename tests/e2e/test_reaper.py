@@ -36,7 +36,8 @@ class ReaperWithRealWorkerTests(TransactionTestCase):
                "PORTAL_JOB_HEARTBEAT_SECONDS": "1", "PORTAL_JOB_STALE_SECONDS": "5"}
         from django.conf import settings
 
-        with self.settings(OPENAI={**settings.OPENAI, "BASE_URL": stub.base_url, "API_KEY": "k", "EMBEDDING_DIM": 256}):
+        openai = {**settings.OPENAI, "BASE_URL": stub.base_url, "API_KEY": "k", "EMBEDDING_DIM": 256}
+        with self.settings(OPENAI=openai):
             kb = make_kb(embedder="openai", chunk_size=300, chunk_overlap=30, chunk_min_size=50)
             path = DATA / "documents/md/en/react-reference-react-useState.md"
             with open(path, "rb") as handle:
