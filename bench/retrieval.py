@@ -228,8 +228,7 @@ def main(argv=None) -> None:
         return
     print_table(all_results)
     if args.json:
-        clean = {name: {mode: figures for mode, figures in results.items()}
-                 for name, results in all_results.items()}
+        clean = {name: dict(results) for name, results in all_results.items()}
         args.json.write_text(json.dumps(clean, indent=2))
 
 

@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from common import CACHE_DIR, percentile, setup_django
 
 DIM = 384
@@ -147,14 +146,14 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
             topics = rng.integers(0, corpus.n_topics, size=size)
             vectors, texts = corpus.vectors(topics), corpus.texts(topics)
             started = time.perf_counter()  # the COPY only, not the synthetic data generation
-            with connection.cursor() as cursor:
-                with cursor.cursor.copy(f"COPY knowledge_chunk ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)") as copy:
-                    copy.set_types(types)
-                    for i in range(size):
-                        position = start + i
-                        doc = docs[position // CHUNKS_PER_DOCUMENT]
-                        copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
-                                        texts[i], WORDS_PER_CHUNK, "", empty, vectors[i]))
+            statement = f"COPY knowledge_chunk ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
+            with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+                copy.set_types(types)
+                for i in range(size):
+                    position = start + i
+                    doc = docs[position // CHUNKS_PER_DOCUMENT]
+                    copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
+                                    texts[i], WORDS_PER_CHUNK, "", empty, vectors[i]))
             copied += size
             copy_seconds += time.perf_counter() - started
             rate = copied / copy_seconds

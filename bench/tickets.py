@@ -39,7 +39,8 @@ ROUTING_HINTS = {
     "INVOICE": "invoice, bill",
     "REFUND": "refund, money back, reimburse",
     "PAYMENT": "payment, pay, paying, payment method, card, charged",
-    "CONTACT": "customer service, customer support, human, agent, representative, operator, contact, speak, talk, call",
+    "CONTACT": "customer service, customer support, human, agent, representative, operator, contact, speak, talk, "
+               "call",
     "FEEDBACK": "complaint, complain, review, feedback, opinion, claim",
     "SHIPPING_ADDRESS": "shipping address, address, delivery address",
     "DELIVERY": "delivery, deliver, shipping, ship, arrive, shipment",

@@ -1,8 +1,16 @@
-"""What the crawler fetched, read-only: the crawler writes these rows, people only look at them."""
+"""The crawler's admin: what it fetched (read-only), and the pages that start crawls and URL fetches.
+
+`CrawledPage` rows are written by the crawler; people only look at them. The "Add URL" and "Crawl
+site" pages of a knowledge base are wired here with `get_urls()` (views in `admin_views.py`).
+"""
+
+from functools import partial, update_wrapper
 
 from django.contrib import admin
+from django.urls import path
 from django.utils.html import format_html
 
+from crawler import admin_views
 from crawler.models import CrawledPage
 
 
@@ -25,3 +33,13 @@ class CrawledPageAdmin(admin.ModelAdmin):
     @admin.display(description="URL", ordering="url")
     def url_link(self, page):
         return format_html('<span title="{}">{}</span>', page.url, page.url[:100])
+
+    def get_urls(self):
+        return [
+            self.custom_url("knowledge-base/<int:kb_id>/add-url/", admin_views.add_url, "add_url"),
+            self.custom_url("knowledge-base/<int:kb_id>/crawl/", admin_views.crawl, "crawl"),
+        ] + super().get_urls()
+
+    def custom_url(self, route: str, view, name: str):
+        wrapped = self.admin_site.admin_view(partial(view, self))
+        return path(route, update_wrapper(wrapped, view), name=f"crawler_crawledpage_{name}")

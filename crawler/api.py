@@ -9,7 +9,7 @@ from crawler.schemas import CrawlFilter, CrawlIn, UrlIn
 from knowledge.api import get_job, get_kb
 from knowledge.models import Job
 from knowledge.schemas import JobOut
-from portal.auth import READ, WRITE, ApiError
+from portal.auth import READ, WRITE
 from portal.schemas import errors
 
 router = Router(tags=["crawler"])
@@ -46,9 +46,7 @@ def get_crawl(request: HttpRequest, job_id: int):
 def cancel_crawl(request: HttpRequest, job_id: int):
     """Stop the crawl after the page it is fetching."""
     job = get_job(request, job_id, kind=Job.Kind.CRAWL)
-    if job.is_finished:
-        raise ApiError(409, "job_finished", f"The crawl has already {job.status}")
-    job.request_cancel()
+    job.cancel()
     return Status(202, job)
 
 

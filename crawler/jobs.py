@@ -2,7 +2,7 @@
 
 The crawl's progress, counters and per-URL failures live on the `knowledge.Job` row (kind
 `crawl`), written after every page, so the admin and the API show them while it runs;
-`job.request_cancel()` stops it between two pages. `start_ingest_url` runs `ingest_url` the same
+`job.cancel()` stops it between two pages. `start_ingest_url` runs `ingest_url` the same
 way, for "add this URL" in the admin and the API (source kind `url`, no links, no robots.txt), and
 `start_recrawl` queues all of a knowledge base's crawls and URLs again.
 """
@@ -28,10 +28,8 @@ def start_crawl(kb: KnowledgeBase, seed_url: str, *, user=None, **options) -> Jo
     Options are those of `crawl_site` (max_pages, max_depth, same_domain, follow_docs,
     respect_robots, use_sitemap, allow_hosts). Raises `CrawlerError` (or a subclass) when refused.
     """
-    from crawler import tasks
-
     job = create_crawl_job(kb, seed_url, user=user, **options)
-    enqueue(tasks.run_crawl_job, job)
+    enqueue(job)
     return job
 
 
@@ -51,13 +49,11 @@ def create_crawl_job(kb: KnowledgeBase, seed_url: str, *, user=None, **options) 
 @transaction.atomic
 def start_ingest_url(kb: KnowledgeBase, url: str, *, user=None) -> Job:
     """Queue `ingest_url` as a one-page job (kind `crawl`); raises `CrawlerError` when refused."""
-    from crawler import tasks
-
     url = urlnorm.normalize_url(url)
     guard.check_url(url)
     job = Job.objects.create(kind=Job.Kind.CRAWL, knowledge_base=kb, created_by=user, progress_total=1,
                              options={"seed_url": url, "single_url": True})
-    enqueue(tasks.run_crawl_job, job)
+    enqueue(job)
     return job
 
 
@@ -102,18 +98,24 @@ def _crawl(job: Job, progress: Progress | None) -> None:
     seed = options.pop("seed_url")
     if options.pop("single_url", False):
         _ingest_one(job, seed)
-    else:
-        crawl_site(job.knowledge_base, seed, job=job, progress=progress, **options)
+        return
+    report = crawl_site(job.knowledge_base, seed, job=job, progress=progress, **options)
+    if report.failed and not (report.cancelled or report.ingested or report.unchanged or report.duplicate):
+        # Nothing got in: the job failed, whatever the reason of each URL (blocked, 404, too large).
+        job.error_message = (f"Nothing was crawled: all {report.failed} URL(s) failed or were refused; "
+                             f"the first: {report.failures[0]['reason']}")
 
 
 def _ingest_one(job: Job, url: str) -> None:
     try:
         result = ingest_url(job.knowledge_base, url)
-    except CrawlerError as exc:  # refused (e.g. the address is blocked): a failure, not a crash
+    except CrawlerError as exc:  # refused (e.g. the address is blocked): the job fails with the reason
         job.add_failure(url, str(exc))
         job.record(done=1, total=1, fetched=1)
+        job.error_message = str(exc)
         return
     if result.outcome == "failed":
         job.add_failure(url, result.error)
+        job.error_message = result.error
     outcome = {"created": "ingested", "updated": "ingested"}.get(result.outcome, result.outcome)
     job.record(done=1, total=1, fetched=1, **({outcome: 1} if outcome != "failed" else {}))

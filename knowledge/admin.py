@@ -18,8 +18,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
 from knowledge import admin_views, bases, jobs, quality
-from knowledge.indexing.parsing.quality import describe
 from knowledge.forms import LAYERS, KnowledgeBaseForm
+from knowledge.indexing.parsing.quality import describe
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 
 STATUS_CSS = {
@@ -154,8 +154,6 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def get_urls(self):
         return [
             self.custom_url("<int:kb_id>/upload/", admin_views.upload, "upload"),
-            self.custom_url("<int:kb_id>/add-url/", admin_views.add_url, "add_url"),
-            self.custom_url("<int:kb_id>/crawl/", admin_views.crawl, "crawl"),
             self.custom_url("<int:kb_id>/reindex/", admin_views.reindex, "reindex"),
             self.custom_url("playground/", admin_views.playground, "playground"),
         ] + super().get_urls()
@@ -269,7 +267,10 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     @admin.action(description="Re-index selected documents", permissions=["reindex"])
     def reindex_documents(self, request, queryset):
-        started = admin_views.start_per_base(queryset, lambda kb, ids: jobs.start_ingestion(kb, ids, user=request.user))
+        def start(kb, ids):
+            return jobs.start_ingestion(kb, ids, user=request.user)
+
+        started = admin_views.start_per_base(queryset, start)
         self.message_user(request, admin_views.jobs_message("Re-index", started), messages.SUCCESS)
 
     @admin.display(description="Parse quality")
@@ -422,7 +423,7 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def cancel_jobs(self, request, queryset):
         running = [job for job in queryset if not job.is_finished]
         for job in running:
-            job.request_cancel()
+            job.cancel()
         self.message_user(request, f"Cancellation requested for {len(running)} job(s).", messages.SUCCESS)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):

@@ -1,10 +1,11 @@
-"""Custom admin pages for content managers: uploads, URLs and crawls, re-index, playground, job progress.
+"""Custom admin pages for content managers: uploads, re-index, playground, job progress.
 
 Each view receives its ModelAdmin first (wired with `get_urls()` in `admin.py`), runs inside
 `admin_site.admin_view()` (staff only, CSRF-protected, never cached) and re-checks the knowledge
 permissions it needs, so a staff member without them gets a 403. The views parse a form, call one
-domain function, and shape the result; the work itself lives in `knowledge.jobs`, `crawler.jobs`,
-`knowledge.search.retrieval` and `knowledge.search.answers`.
+domain function, and shape the result; the work itself lives in `knowledge.jobs`,
+`knowledge.search.retrieval` and `knowledge.search.answers`. The crawl pages are the crawler's
+(`crawler/admin_views.py`).
 """
 
 import html
@@ -24,12 +25,13 @@ from django.urls import reverse
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from crawler import jobs as crawler_jobs
 from knowledge import jobs
-from knowledge.indexing import parsing
 from knowledge.exceptions import KnowledgeError
-from knowledge.forms import AddUrlForm, CrawlForm, PlaygroundForm, ReindexForm, UploadForm
+from knowledge.forms import PlaygroundForm, ReindexForm, UploadForm
+from knowledge.indexing import parsing
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
+from knowledge.search import answers, retrieval
+from knowledge.search.citations import MARKER, marker_numbers
 
 TEXT_PREVIEW_CHARS = 5000
 CHUNKS_SHOWN = 300
@@ -95,44 +97,6 @@ def upload(model_admin, request, kb_id: int):
             return HttpResponseRedirect(job_url(job))
     return render(model_admin, request, "admin/knowledge/knowledgebase/upload.html", "Upload files",
                   original=kb, form=form, refused=refused, supported=", ".join(parsing.SUPPORTED_EXTENSIONS))
-
-
-def add_url(model_admin, request, kb_id: int):
-    """Queue one web page or document for ingestion."""
-    require(request, "knowledge.view_knowledgebase", "knowledge.add_document")
-    kb = get_object_or_404(KnowledgeBase, pk=kb_id)
-    form = AddUrlForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            # One URL is a job too, with progress and failures like any other; its document's
-            # source kind is `url`, not `crawl`.
-            job = crawler_jobs.start_ingest_url(kb, form.cleaned_data["url"], user=request.user)
-        except KnowledgeError as exc:
-            form.add_error("url", str(exc))
-        else:
-            messages.success(request, f"Fetching {form.cleaned_data['url']}: job #{job.pk} started.")
-            return HttpResponseRedirect(job_url(job))
-    return render(model_admin, request, "admin/knowledge/knowledgebase/source_form.html", "Add a URL",
-                  original=kb, form=form, submit_label="Add URL")
-
-
-def crawl(model_admin, request, kb_id: int):
-    """Start a site crawl with its options and go to the job's page."""
-    require(request, "knowledge.view_knowledgebase", "knowledge.add_document")
-    kb = get_object_or_404(KnowledgeBase, pk=kb_id)
-    form = CrawlForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        options = dict(form.cleaned_data)
-        seed_url = options.pop("seed_url")
-        try:
-            job = crawler_jobs.start_crawl(kb, seed_url, user=request.user, **options)
-        except KnowledgeError as exc:
-            form.add_error("seed_url", str(exc))
-        else:
-            messages.success(request, f"Crawl of {seed_url} started: job #{job.pk}.")
-            return HttpResponseRedirect(job_url(job))
-    return render(model_admin, request, "admin/knowledge/knowledgebase/source_form.html", "Crawl a site",
-                  original=kb, form=form, submit_label="Start crawl")
 
 
 def reindex(model_admin, request, kb_id: int):
@@ -217,7 +181,7 @@ def job_detail(model_admin, request, job: Job) -> dict:
         "cancel_url": reverse("admin:knowledge_job_cancel", args=[job.pk]),
         "retry_url": reverse("admin:knowledge_job_retry", args=[job.pk]),
         "can_cancel": can_change and not job.is_finished and not job.cancel_requested,
-        "can_retry": can_change and retryable(job),
+        "can_retry": can_change and job.is_retryable,
         "counters": [(name, name.replace("_", " "), value) for name, value in sorted(job.counters.items())],
         "title": str(job),
         "subtitle": job.knowledge_base,
@@ -235,37 +199,13 @@ def job_cancel(model_admin, request, job_id: int):
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     job = get_object_or_404(Job, pk=job_id)
-    if job.is_finished:
-        messages.warning(request, f"{job} has already finished.")
+    try:
+        job.cancel()
+    except KnowledgeError as exc:
+        messages.warning(request, str(exc))
     else:
-        job.request_cancel()
         messages.success(request, f"Cancellation of {job} requested; it stops after the current item.")
     return HttpResponseRedirect(job_url(job))
-
-
-def retryable(job: Job) -> bool:
-    """A finished job that failed, was cancelled or left failed items, and can be started again."""
-    if not job.is_finished or (job.status == Job.Status.SUCCEEDED and not job.failures):
-        return False
-    if job.kind == Job.Kind.CRAWL:
-        return job.knowledge_base_id is not None and bool(job.options.get("seed_url"))
-    if job.kind in (Job.Kind.INGEST, Job.Kind.REINDEX):
-        return job.knowledge_base_id is not None
-    return job.kind == Job.Kind.DELETE
-
-
-def retry(job: Job, *, user) -> Job:
-    """Start the same work again as a new job; finished items are skipped (jobs are idempotent)."""
-    kb, options = job.knowledge_base, job.options
-    if job.kind == Job.Kind.INGEST:
-        ids = list(Document.objects.filter(pk__in=options.get("document_ids", [])).values_list("pk", flat=True))
-        return jobs.start_ingestion(kb, ids, user=user)
-    if job.kind == Job.Kind.REINDEX:
-        return jobs.start_reindex(kb, force=bool(options.get("force")), user=user)
-    if job.kind == Job.Kind.DELETE:
-        return jobs.start_delete(options.get("document_ids", []), user=user)
-    crawl_options = {name: value for name, value in options.items() if name != "seed_url"}
-    return crawler_jobs.start_crawl(kb, options["seed_url"], user=user, **crawl_options)
 
 
 def job_retry(model_admin, request, job_id: int):
@@ -273,11 +213,8 @@ def job_retry(model_admin, request, job_id: int):
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     job = get_object_or_404(Job.objects.select_related("knowledge_base"), pk=job_id)
-    if not retryable(job):
-        messages.error(request, f"{job} cannot be retried.")
-        return HttpResponseRedirect(job_url(job))
     try:
-        new_job = retry(job, user=request.user)
+        new_job = jobs.retry(job, user=request.user)
     except KnowledgeError as exc:
         messages.error(request, str(exc))
         return HttpResponseRedirect(job_url(job))
@@ -288,7 +225,6 @@ def job_retry(model_admin, request, job_id: int):
 # --- Search playground -----------------------------------------------------------------------------
 
 MARK = re.compile(r"(</?mark>)")
-CITATION = re.compile(r"\[(?:Source\s+)?(\d+(?:\s*,\s*\d+)*)\]")
 
 
 def safe_snippet(snippet: str) -> SafeString:
@@ -298,12 +234,11 @@ def safe_snippet(snippet: str) -> SafeString:
 
 
 def cited_text(text: str) -> SafeString:
-    """The answer text, escaped, with `[1]` / `[1, 2]` markers turned into links to their sources."""
+    """The answer text, escaped, with its citation markers turned into links to their sources."""
     def badge(match: re.Match) -> str:
-        numbers = [n.strip() for n in match.group(1).split(",")]
-        return " ".join(f'<a class="kp-cite" href="#source-{n}">[{n}]</a>' for n in numbers)
+        return " ".join(f'<a class="kp-cite" href="#source-{n}">[{n}]</a>' for n in marker_numbers(match[1]))
 
-    return mark_safe(CITATION.sub(badge, str(escape(text))).replace("\n", "<br>"))
+    return mark_safe(MARKER.sub(badge, str(escape(text))).replace("\n", "<br>"))
 
 
 def playground(model_admin, request):
@@ -319,8 +254,6 @@ def playground(model_admin, request):
 
 
 def _run_search(data: dict) -> dict:
-    from knowledge.search import retrieval
-
     kb_ids = [kb.pk for kb in data["knowledge_bases"]]
     options = {"top_k": data["top_k"], "max_distance": data["max_distance"], "mode": data["mode"],
                "layers": data["layers"] or None, "filters": data["filters"]}
@@ -342,8 +275,6 @@ def _run_search(data: dict) -> dict:
 
 
 def _answer(question: str, kb_ids: list[int], options: dict):
-    from knowledge.search import answers
-
     # The answer retrieves on its own (no distance cut-off: its confidence decides instead).
     return answers.answer(question, kb_ids, top_k=options["top_k"], mode=options["mode"],
                           layers=options["layers"], filters=options["filters"])

@@ -16,8 +16,6 @@ from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
 from knowledge import bases, jobs
-from knowledge.search import answers, retrieval
-from knowledge.search.intent import plan_and_search as router_plan_and_search
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.schemas import (
     AnswerRequest,
@@ -40,6 +38,8 @@ from knowledge.schemas import (
     TextIn,
     UploadResponse,
 )
+from knowledge.search import answers, retrieval
+from knowledge.search.intent import plan_and_search as router_plan_and_search
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
@@ -219,9 +219,7 @@ def get_job_status(request, job_id: int):
 def cancel_job(request, job_id: int):
     """Ask a queued or running job to stop after its current item."""
     job = get_job(request, job_id)
-    if job.is_finished:
-        raise ApiError(409, "job_finished", f"The job has already {job.status}")
-    job.request_cancel()
+    job.cancel()
     return Status(202, job)
 
 
@@ -267,8 +265,11 @@ def answer(request, payload: AnswerRequest):
     """A grounded answer with numbered citations, or a refusal when the sources do not support one."""
     result = answers.answer(payload.question, searchable_ids(request, payload.knowledge_bases),
                             top_k=payload.top_k, mode=payload.mode, layers=payload.layers, filters=payload.filters)
+    if result.flags:
+        # Injected or exfiltrating text is withheld: the caller may pass answers on unread.
+        result.text, result.refused, result.citations = settings.PORTAL.get("REFUSAL_TEXT", ""), True, []
     return {
-        "answer": result.text, "refused": result.refused, "confidence": result.confidence,
+        "answer": result.text, "refused": result.refused, "flags": result.flags, "confidence": result.confidence,
         "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,
         "citations": [{"number": c.number, "source": hit_dict(c.hit)} for c in result.citations],
         "sources": [hit_dict(hit, number=number) for number, hit in enumerate(result.sources, start=1)],

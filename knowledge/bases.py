@@ -32,8 +32,8 @@ def create_knowledge_base(*, name: str, slug: str = "", description: str = "", e
     return kb
 
 
-EDITABLE_FIELDS = ("name", "slug", "description", "text_search_config", "chunk_size", "chunk_overlap", "chunk_min_size",
-                  "ocr_languages")
+EDITABLE_FIELDS = ("name", "slug", "description", "text_search_config", "chunk_size", "chunk_overlap",
+                   "chunk_min_size", "ocr_languages")
 
 
 def update_knowledge_base(kb: KnowledgeBase, **changes) -> KnowledgeBase:

@@ -21,8 +21,16 @@ class EmbedderError(KnowledgeError):
     """The embedder is unknown, misconfigured, or failed."""
 
 
-class IngestionError(KnowledgeError):
-    """Ingestion of one document failed for a reason other than parsing."""
+class JobStateError(KnowledgeError):
+    """The job cannot do this in its state (retry a job that succeeded); the API answers 409."""
+
+    code = "job_state"
+
+
+class JobFinishedError(JobStateError):
+    """Cancelling a job that has already finished."""
+
+    code = "job_finished"
 
 
 class QueryTooLargeError(KnowledgeError):

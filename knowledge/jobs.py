@@ -13,8 +13,8 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from knowledge import archives, bases
+from knowledge.exceptions import JobStateError, KnowledgeError
 from knowledge.indexing import ingestion, parsing, vector_index
-from knowledge.exceptions import KnowledgeError
 from knowledge.indexing.ingestion import delete_document
 from knowledge.indexing.layers.store import reindex_document
 from knowledge.models import Document, Job, KnowledgeBase
@@ -97,12 +97,10 @@ def add_text(kb: KnowledgeBase, *, title: str, text: str, source_uri: str = "", 
 
 def start_ingestion(kb: KnowledgeBase, document_ids: list[int], *, user=None, force_ocr: bool = False) -> Job:
     """Queue one job that (re)builds the documents; `force_ocr` reads every PDF page with OCR."""
-    from knowledge import tasks
-
     options = {"document_ids": document_ids, **({"force_ocr": True} if force_ocr else {})}
     job = Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=kb, created_by=user,
                              options=options, progress_total=len(document_ids))
-    enqueue(tasks.run_ingestion_job, job)
+    enqueue(job)
     return job
 
 
@@ -159,7 +157,8 @@ def _count(job: Job, document: Document, result: ingestion.IngestResult) -> None
     if result.outcome == "failed":
         job.add_failure(document.title or document.path or document.source_uri, result.error)
     else:
-        job.record(**{result.outcome: 1, "chunks": result.document.chunk_count if result.outcome != "unchanged" else 0})
+        job.record(**{result.outcome: 1,
+                      "chunks": result.document.chunk_count if result.outcome != "unchanged" else 0})
 
 
 def _ensure_index(kb: KnowledgeBase | None) -> None:
@@ -180,10 +179,8 @@ def create_reindex_job(kb: KnowledgeBase, *, embedder: str = "", force: bool = F
 @transaction.atomic
 def start_reindex(kb: KnowledgeBase, *, embedder: str = "", force: bool = False, user=None) -> Job:
     """Queue a re-index job for the worker."""
-    from knowledge import tasks
-
     job = create_reindex_job(kb, embedder=embedder, force=force, user=user)
-    enqueue(tasks.run_reindex_job, job)
+    enqueue(job)
     return job
 
 
@@ -212,14 +209,28 @@ def _reindex_documents(job: Job) -> None:
     _ensure_index(kb)
 
 
-def start_delete(document_ids: list[int], *, user=None) -> Job:
-    from knowledge import tasks
+def retry(job: Job, *, user=None) -> Job:
+    """Start a finished job's work again as a new job of the same kind; done items are skipped
+    (every job is idempotent). Raises `JobStateError` when the job is not worth retrying."""
+    if not job.is_retryable:
+        raise JobStateError(f"{job} cannot be retried.")
+    options, total = dict(job.options), job.progress_total
+    if "document_ids" in options:  # documents deleted since are left out
+        options["document_ids"] = list(Document.objects.filter(pk__in=options["document_ids"])
+                                       .order_by("pk").values_list("pk", flat=True))
+        total = len(options["document_ids"])
+    new_job = Job.objects.create(kind=job.kind, knowledge_base=job.knowledge_base, created_by=user,
+                                 options=options, progress_total=total)
+    enqueue(new_job)
+    return new_job
 
+
+def start_delete(document_ids: list[int], *, user=None) -> Job:
     first = Document.objects.filter(pk__in=document_ids).select_related("knowledge_base").first()
     job = Job.objects.create(kind=Job.Kind.DELETE, knowledge_base=first.knowledge_base if first else None,
                              created_by=user, options={"document_ids": document_ids},
                              progress_total=len(document_ids))
-    enqueue(tasks.run_delete_job, job)
+    enqueue(job)
     return job
 
 

@@ -9,6 +9,8 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import VectorField
 
+from knowledge.exceptions import JobFinishedError
+
 
 class TextSearchConfig(models.TextChoices):
     # PostgreSQL's `russian` configuration stems Cyrillic words with the Russian Snowball stemmer
@@ -109,6 +111,8 @@ class Document(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = DocumentQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
         constraints = [
@@ -124,8 +128,6 @@ class Document(models.Model):
             models.Index(fields=["knowledge_base"], condition=Q(needs_attention=True),
                          name="knowledge_doc_attention_idx"),
         ]
-
-    objects = DocumentQuerySet.as_manager()
 
     def __str__(self) -> str:
         return self.title or self.source_uri or f"Document {self.pk}"
@@ -233,6 +235,9 @@ class Job(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Written every few seconds while a worker runs the job; a running job whose heartbeat stops
+    # belongs to a dead worker and is failed by the reaper (portal/jobs.py).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -255,8 +260,8 @@ class Job(models.Model):
 
     def start(self, total: int | None = None) -> None:
         self.status, self.started_at, self.finished_at = self.Status.RUNNING, timezone.now(), None
-        self.error_message = ""
-        fields = ["status", "started_at", "finished_at", "error_message", "updated_at"]
+        self.heartbeat_at, self.error_message = self.started_at, ""
+        fields = ["status", "started_at", "heartbeat_at", "finished_at", "error_message", "updated_at"]
         if total is not None:
             self.progress_total = total
             fields.append("progress_total")
@@ -278,9 +283,13 @@ class Job(models.Model):
         self.save(update_fields=["failures", "counters", "updated_at"])
 
     def finish(self) -> None:
-        status = self.Status.CANCELLED if self.cancel_requested else self.Status.SUCCEEDED
+        """End the run: cancelled if asked, failed if the work set `error_message`, else succeeded."""
+        if self.cancel_requested:
+            status = self.Status.CANCELLED
+        else:
+            status = self.Status.FAILED if self.error_message else self.Status.SUCCEEDED
         self.status, self.finished_at = status, timezone.now()
-        self.save(update_fields=["status", "finished_at", "updated_at"])
+        self.save(update_fields=["status", "finished_at", "error_message", "updated_at"])
 
     def fail(self, message: str) -> None:
         self.status, self.finished_at, self.error_message = self.Status.FAILED, timezone.now(), message
@@ -291,6 +300,18 @@ class Job(models.Model):
         self.cancel_requested = Job.objects.filter(pk=self.pk).values_list("cancel_requested", flat=True).first()
         return bool(self.cancel_requested)
 
-    def request_cancel(self) -> None:
+    @property
+    def is_retryable(self) -> bool:
+        """Finished, and failed, was cancelled or left failed items: worth starting again."""
+        if not self.is_finished or (self.status == self.Status.SUCCEEDED and not self.failures):
+            return False
+        if self.kind == self.Kind.CRAWL:
+            return self.knowledge_base_id is not None and bool(self.options.get("seed_url"))
+        return self.kind == self.Kind.DELETE or self.knowledge_base_id is not None
+
+    def cancel(self) -> None:
+        """Ask a queued or running job to stop after its current item (the flag the worker reads)."""
+        if self.is_finished:
+            raise JobFinishedError(f"{self} has already {self.get_status_display().lower()}")
         Job.objects.filter(pk=self.pk).update(cancel_requested=True, updated_at=timezone.now())
         self.cancel_requested = True

@@ -76,18 +76,28 @@ class KnowledgeBasePatch(Schema):
 
 
 class ReindexRequest(Schema):
-    embedder: EmbedderName | None = Field(None, description="Switch the base to this embedder and rebuild all vectors.")
+    embedder: EmbedderName | None = Field(None,
+                                          description="Switch the base to this embedder and rebuild all vectors.")
     force: bool = Field(False, description="Rebuild every document, not only out-of-date ones.")
+
+
+class JobFailure(Schema):
+    item: str
+    reason: str
 
 
 class JobOut(ModelSchema):
     knowledge_base_id: int | None
     percent: int
+    # JSON columns are typed by what the job writes, not as "an object or null".
+    options: dict
+    counters: dict[str, int]
+    failures: list[JobFailure] = Field(description="One entry per item that failed, with the reason.")
 
     class Meta:
         model = Job
-        fields = ("id", "kind", "status", "options", "progress_done", "progress_total", "counters", "failures",
-                  "error_message", "cancel_requested", "created_at", "started_at", "finished_at", "updated_at")
+        fields = ("id", "kind", "status", "progress_done", "progress_total", "error_message", "cancel_requested",
+                  "created_at", "started_at", "heartbeat_at", "finished_at", "updated_at")
 
 
 class DocumentOut(ModelSchema):
@@ -246,6 +256,8 @@ class AnswerResponse(Schema):
     refused: bool
     confidence: float
     reasons: list[str] = Field(description="Codes that lowered the confidence or explain a refusal.")
+    flags: list[str] = Field(description="Why the answer was withheld by the outgoing-text check "
+                                         "(injected instructions, foreign contacts, credential requests).")
     citations: list[CitationOut]
     sources: list[NumberedSource]
     dropped_markers: list[int]

@@ -1,8 +1,13 @@
-"""django-q2 entry points: each takes a job id, loads the row and calls one domain function."""
+"""django-q2 entry points: each takes a job id, loads the row and calls one domain function.
+
+`register()` runs from `KnowledgeConfig.ready()`: `portal.jobs.enqueue(job)` then finds the task
+of each job kind here, and the domain modules never import this interface.
+"""
 
 from knowledge import jobs
 from knowledge.indexing.layers import store
 from knowledge.models import Job
+from portal.jobs import register as register_task
 
 
 def run_ingestion_job(job_id: int) -> None:
@@ -19,3 +24,10 @@ def run_delete_job(job_id: int) -> None:
 
 def run_index_repo_job(job_id: int) -> None:
     store.run_index_repo(Job.objects.select_related("knowledge_base").get(pk=job_id))
+
+
+def register() -> None:
+    register_task(Job.Kind.INGEST, run_ingestion_job)
+    register_task(Job.Kind.REINDEX, run_reindex_job)
+    register_task(Job.Kind.DELETE, run_delete_job)
+    register_task(Job.Kind.INDEX_REPO, run_index_repo_job)

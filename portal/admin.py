@@ -54,7 +54,8 @@ class ApiKeyAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         if token:
             self.message_user(request, format_html(
-                "The API key is <code>{}</code>. Copy it now: it is stored only as a hash and will not be shown again.",
+                "The API key is <code>{}</code>. Copy it now: it is stored only as a hash and will not be shown "
+                "again.",
                 token), messages.WARNING)
 
     @admin.display(description="Key")

@@ -124,3 +124,19 @@ class ApiKey(models.Model):
         if self.last_used_at is None or now - self.last_used_at >= LAST_USED_PRECISION:
             self.last_used_at = now
             ApiKey.objects.filter(pk=self.pk).update(last_used_at=now)
+
+
+class RateCounter(models.Model):
+    """Requests of one API key in one clock minute, counted atomically (portal/rate_limit.py)."""
+
+    api_key_id = models.BigIntegerField()  # no foreign key: counting must not lock the key's row
+    window = models.BigIntegerField(help_text="Minutes since the epoch.")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["api_key_id", "window"], name="portal_ratecounter_key_window_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"key {self.api_key_id} @ {self.window}: {self.count}"

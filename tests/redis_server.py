@@ -38,7 +38,8 @@ def running_redis():
                 break
             except redis.ConnectionError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"redis-server did not start: {process.stderr.read().decode()[-500:]}")
+                    raise RuntimeError(
+                        f"redis-server did not start: {process.stderr.read().decode()[-500:]}") from None
                 time.sleep(0.05)
         yield url
     finally:

@@ -11,6 +11,10 @@ class TicketsConfig(AppConfig):
         # Start-up wiring, as django.contrib.sites does: keep the two staff groups' permissions
         # complete after every migrate (models of other apps may arrive after our migration).
         post_migrate.connect(_sync_groups, dispatch_uid="tickets_sync_groups")
+        # The triage task, found by portal.jobs.enqueue_task("triage", ticket_id).
+        from tickets import tasks
+
+        tasks.register()
 
 
 def _sync_groups(sender, app_config, verbosity=1, apps=None, **kwargs):

@@ -7,41 +7,20 @@ what the answer was written from.
 """
 
 import difflib
-import hashlib
-import re
 from dataclasses import dataclass, field
 
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from knowledge.models import Chunk
+from knowledge.indexing.ingestion import text_sha256 as content_sha256
+from knowledge.models import Chunk, KnowledgeBase
+from knowledge.search.citations import MARKER, cited_numbers, marker_numbers
 from tickets.models import Message, Ticket, TicketSource
 
 PREVIEW_CHARS = 300
 
-# The marker forms the answers module accepts: [1], [1, 2], [1-3], [Source 1], [Источник 1].
-MARKER = re.compile(r"\[(?:(?:source|sources|источник|источники)\s*)?(\d+(?:\s*(?:,|-|–)\s*\d+)*)\]",
-                    re.IGNORECASE)
-
-
-def content_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def marker_numbers(group: str) -> list[int]:
-    """`"1, 3-4"` → `[1, 3, 4]` (ranges are expanded, at most 20 numbers)."""
-    numbers: list[int] = []
-    for part in re.split(r"\s*,\s*", group.strip()):
-        bounds = [int(n) for n in re.split(r"\s*[-–]\s*", part) if n]
-        if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < 20:
-            numbers += range(bounds[0], bounds[1] + 1)
-        else:
-            numbers += bounds[:1]
-    return numbers
-
-
-def cited_numbers(text: str) -> set[int]:
-    return {n for found in MARKER.finditer(text) for n in marker_numbers(found.group(1))}
+# One grammar and one hash for the whole project (re-exported: the admin and tests read them here).
+__all__ = ["MARKER", "cited_numbers", "content_sha256", "marker_numbers"]
 
 
 def snapshot_sources(ticket: Ticket, message: Message, sources: list, cited: set[int]) -> list[TicketSource]:
@@ -75,8 +54,6 @@ def _chunk_position(hit) -> int | None:
 
 
 def _fill_base_names(rows: list[TicketSource]) -> None:
-    from knowledge.models import KnowledgeBase
-
     names = dict(KnowledgeBase.objects.filter(pk__in={r.knowledge_base_id for r in rows}).values_list("pk", "name"))
     for row in rows:
         row.knowledge_base_name = row.knowledge_base_name or names.get(row.knowledge_base_id, "")
@@ -130,7 +107,8 @@ def compare_with_live(source: TicketSource) -> SourceChange:
         return SourceChange("gone", "The document was re-indexed and this passage is no longer in it.")
     if content_sha256(live.content) == source.content_sha256:
         return SourceChange("unchanged")
-    return SourceChange("changed", "The source changed since this answer.", line_diff(source.content_full, live.content))
+    return SourceChange("changed", "The source changed since this answer.",
+                        line_diff(source.content_full, live.content))
 
 
 def line_diff(old: str, new: str) -> list[tuple[str, str]]:

@@ -13,17 +13,18 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django_q.tasks import async_task
 
 from knowledge import quality
 from knowledge.search import answers
+from portal.jobs import enqueue_task
 from portal.models import ApiKey
-from tickets import citations, risk, routing
+from tickets import citations, outgoing, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, RiskLevel, Ticket
 
 logger = logging.getLogger(__name__)
 
+TASK = "triage"  # the name tickets/tasks.py registers its task under
 TOP_K = 6
 DEFAULT_REFUSAL = ("Thank you for your message. We could not find a reliable answer in our documentation, "
                    "so a member of our team will reply to you personally.")
@@ -31,10 +32,11 @@ DEFAULT_REFUSAL = ("Thank you for your message. We could not find a reliable ans
 
 @transaction.atomic
 def submit_ticket(*, subject: str = "", body: str, customer: str = "", channel: str = Ticket.Channel.WEB,
-                  external_id: str = "", metadata: dict | None = None, triage: bool = True) -> Ticket:
+                  external_id: str = "", metadata: dict | None = None, triage: bool = True,
+                  submitted_by=None) -> Ticket:
     """Create a ticket with the customer's first message; triage is queued after commit."""
     ticket = Ticket(subject=(subject or _subject_from(body))[:300], customer=customer[:300], channel=channel,
-                    external_id=external_id[:200], metadata=metadata or {})
+                    external_id=external_id[:200], metadata=metadata or {}, submitted_by=submitted_by)
     ticket.full_clean()
     ticket.save()
     Message.objects.create(ticket=ticket, kind=Message.Kind.CUSTOMER, body=body)
@@ -50,10 +52,7 @@ def _subject_from(body: str) -> str:
 
 def queue_triage(ticket: Ticket) -> None:
     """Run triage in a worker once the current transaction commits."""
-    from tickets import tasks
-
-    ticket_id = ticket.pk
-    transaction.on_commit(lambda: async_task(tasks.run_triage, ticket_id, task_name=f"triage-{ticket_id}"))
+    enqueue_task(TASK, ticket.pk)
 
 
 @transaction.atomic
@@ -220,6 +219,8 @@ class TriageOrchestrator:
             blockers.append(f"confidence {result.confidence:.2f} is below the auto-reply bar "
                             f"{agent.auto_reply_threshold:.2f}")
         blockers += quality.auto_reply_blockers(result)  # poorly parsed sources wait for a person
+        if result is not None and not result.refused:
+            blockers += outgoing.review_reasons(question=self.ticket.customer_text(), result=result)
         ticket.triaged_at = timezone.now()
         if blockers:
             ticket.status = Ticket.Status.REVIEW

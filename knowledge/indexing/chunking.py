@@ -19,37 +19,29 @@ The rules (DESIGN.md, "Ingestion"), with `overlap` clipped to `chunk_size // 2` 
   a whitespace run of at least `chunk_size // 4` characters.
 * Chunks never begin or end with whitespace, `content == text[start:end]`, and starts and ends
   strictly increase. `heading_path` lists the heading titles in effect at the chunk's start (closing
-  `#`s and `{#id}` / `{/*id*/}` anchors removed, empty titles skipped).
+  `#`s and `{#id}` / `{/*id*/}` anchors removed, empty titles skipped). Headings and fences are
+  read by `knowledge.indexing.markdown`, the project's one Markdown reader.
 """
 
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from knowledge.documents import TextChunk
+from knowledge.indexing import markdown
 
 # Part of each document's configuration signature: bump whenever the same input can chunk differently.
 CHUNKER_VERSION = "1"
 
-_MARKDOWN_LINE = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})|(#{1,6})(?=[^\S\n]|$))([^\n]*)", re.M)
 _NON_BLANK = re.compile(r"\S")
 _PARAGRAPH_END = re.compile(r"\S(?:[^\S\n]*\n){2,}")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)")
 _LINE_END = re.compile(r"\S[^\S\n]*\n")
 _LAST_WORD_END = re.compile(r"[\s\S]*\S(?=\s)")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
-_ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
 # A chunk that starts mid-word reads badly in citations; a few characters of overlap buy a clean start.
 _SNAP_LIMIT = 24
 
 _HEADING, _PARAGRAPH, _SENTENCE, _LINE, _WORD, _HARD = range(6)
-
-
-class _Heading(NamedTuple):
-    start: int  # of the first `#`: chunks start at non-blank characters
-    level: int
-    title: str
 
 
 def token_estimate(text: str) -> int:
@@ -64,7 +56,7 @@ def split_text(
     if chunk_size < 1 or overlap < 0 or min_size < 0:
         raise ValueError(f"Bad chunking settings: {chunk_size=}, {overlap=}, {min_size=}")
     min_size = min(min_size, chunk_size // 4)
-    headings, fences = _scan_markdown(text)
+    headings, fences = markdown.scan(text)
     starts = [h.start for h in headings]
     cutter = _Cutter(
         text=text,
@@ -84,40 +76,7 @@ def split_text(
     return chunks
 
 
-def _scan_markdown(text: str) -> tuple[list[_Heading], list[tuple[int, int]]]:
-    """Find ATX headings and fenced code blocks (as `(start, end of closing line)`) in one pass."""
-    headings: list[_Heading] = []
-    fences: list[tuple[int, int]] = []
-    open_fence: tuple[int, str] | None = None
-    for m in _MARKDOWN_LINE.finditer(text):
-        marker, hashes, rest = m.groups()
-        if open_fence is not None:
-            start, opener = open_fence
-            if marker and marker[0] == opener[0] and len(marker) >= len(opener) and not rest.strip():
-                fences.append((start, _rstrip(text, m.end())))
-                open_fence = None
-        elif marker:
-            # CommonMark: a backtick fence's info string has no backticks (else it is inline code).
-            if marker[0] == "~" or "`" not in rest:
-                open_fence = (m.start(), marker)
-        else:
-            headings.append(_Heading(m.start(2), len(hashes), _heading_title(rest)))
-    if open_fence is not None:
-        fences.append((open_fence[0], len(text)))  # an unclosed fence runs to the end, as in CommonMark
-    return headings, fences
-
-
-def _heading_title(raw: str) -> str:
-    """Heading text without the optional closing `#`s and a trailing `{#id}` or MDX `{/*id*/}` anchor."""
-    title = raw.strip()
-    if title.endswith("#"):
-        title = _CLOSING_HASHES.sub("", title).strip()
-    if title.endswith("}"):
-        title = _ANCHOR.sub("", title).strip()
-    return title
-
-
-def _heading_paths(headings: list[_Heading]) -> list[tuple[str, ...]]:
+def _heading_paths(headings: list[markdown.Heading]) -> list[tuple[str, ...]]:
     """The heading path in effect right after each heading."""
     stack: list[tuple[int, str]] = []  # (level, title) of the open headings, outermost first
     paths = []

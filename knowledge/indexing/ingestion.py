@@ -20,10 +20,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Value
 from django.utils import timezone
 
-from knowledge.indexing import chunking, parsing
+from knowledge import outgoing
 from knowledge.documents import ParsedDocument, TextChunk
-from knowledge.indexing.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
+from knowledge.indexing import chunking, parsing
+from knowledge.indexing.embedding import get_embedder
 from knowledge.indexing.parsing import ocr
 from knowledge.indexing.parsing import quality as parse_quality
 from knowledge.indexing.parsing.isolation import parse_file_isolated
@@ -99,6 +100,10 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
         if document.sha256 != sha:
             document.quality_accepted_at = None  # a person accepted the old text, not this one
         document.set_quality(quality or parse_quality.assess(ParsedDocument(text, title, mime, pages=pages or [])))
+        # Instruction-like passages mark a possible prompt injection; answers quoting them are held.
+        document.metadata.pop("injection_warnings", None)
+        if warnings := [flag.match for flag in outgoing.injection_flags(text)]:
+            document.metadata["injection_warnings"] = warnings
         document.status, document.error_message = Document.Status.INDEXING, ""
         document.save()
         drafts = build_chunks(kb, document, text, pages or [])
@@ -186,6 +191,15 @@ def record_failure(document: Document, exc: Exception) -> None:
         document.mark_failed(message)
 
 
+def settle_documents(documents, reason: str) -> int:
+    """Documents a finished job left pending or indexing: back to their ready version, or `error`."""
+    settled = 0
+    for document in documents.filter(status__in=[Document.Status.PENDING, Document.Status.INDEXING]):
+        record_failure(document, KnowledgeError(reason))
+        settled += 1
+    return settled
+
+
 def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Document.SourceKind.UPLOAD,
                 source_uri: str = "", title: str = "", document: Document | None = None,
                 batch_size: int | None = None, progress: Progress | None = None,
@@ -193,7 +207,8 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
     """Parse a file (OCR for its pages without text) and ingest its text; a bad file fails only its own document."""
     path = Path(path)
     source_uri = source_uri or (document.source_uri if document else f"file:{path.name}")
-    document = document or _find_document(kb, source_kind, source_uri, "") or _new_document(kb, source_kind, source_uri)
+    document = (document or _find_document(kb, source_kind, source_uri, "")
+                or _new_document(kb, source_kind, source_uri))
     try:
         # In a child process with a memory limit: a hostile file fails only its own document.
         parsed = parse_file_isolated(path)

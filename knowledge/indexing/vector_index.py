@@ -2,9 +2,9 @@
 
 Knowledge bases may use embedders of different dimensions, so the column is an untyped `vector`
 and each base gets `CREATE INDEX … USING hnsw ((embedding::vector(dim)) vector_cosine_ops)
-WHERE knowledge_base_id = id AND vector_dims(embedding) = dim`. Queries must repeat the same cast and predicate (see sql.py) for
-the planner to pick the index. Dimensions above pgvector's 2,000-dimension HNSW limit for
-`vector` are indexed as `halfvec` (up to 4,000).
+WHERE knowledge_base_id = id AND vector_dims(embedding) = dim`. Queries must repeat the same cast
+and predicate (see sql.py) for the planner to pick the index. Dimensions above pgvector's
+2,000-dimension HNSW limit for `vector` are indexed as `halfvec` (up to 4,000).
 """
 
 from django.db import connection

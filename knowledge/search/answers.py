@@ -10,7 +10,10 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
   nothing close and keyword matches lead; `no_vector_scores`: keyword mode, no similarity known;
   `below_threshold`: confidence under the threshold, so the answer was refused;
 - after generation: `generator_failed` (the model timed out, failed or replied nonsense, and the
-  extractive answer was given instead), `dropped_markers`, `no_citations`.
+  extractive answer was given instead), `dropped_markers`, `no_citations`;
+- `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
+  credential requests (`knowledge/outgoing.py`); `Answer.flags` says which. Such an answer must
+  not be sent without a person reading it.
 
 Generator errors fall back to the extractive answer with `generator_failed` and the message in
 `Answer.error`; `strict=True` raises `GenerationError` instead.
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from knowledge import outgoing
 from knowledge.search import generation, retrieval
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
@@ -50,6 +54,7 @@ class Answer:
     generator: str = ""
     error: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
 
 
 def assess_confidence(result: retrieval.Retrieval) -> tuple[float, list[str]]:
@@ -104,5 +109,10 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     if not used:
         reasons.append("no_citations")
     citations = [Citation(number, sources[number - 1]) for number in used]
+    # A chat model read every source in its prompt; the extractive composer only those it quotes.
+    read = set(used) if isinstance(generator, generation.ExtractiveGenerator) else None
+    flags = [str(flag) for flag in outgoing.check_answer(question=question, text=text, sources=sources, read=read)]
+    if flags:
+        reasons.append("outgoing_flagged")
     return Answer(text, citations, sources, confidence, reasons, refused=False, dropped_markers=dropped,
-                  generator=generator.name, error=error, timings=result.timings)
+                  generator=generator.name, error=error, timings=result.timings, flags=flags)

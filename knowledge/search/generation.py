@@ -13,8 +13,8 @@ import re
 
 from django.conf import settings
 
-from knowledge.search.citations import MARKER
 from knowledge.exceptions import KnowledgeError
+from knowledge.search.citations import MARKER
 
 GROUNDING_RULES = (
     "You answer questions for a knowledge portal using only the numbered sources in the user's message.\n"

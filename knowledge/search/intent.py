@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-from knowledge.search import retrieval
 from knowledge.indexing.layers.code import route_key
 from knowledge.models import Chunk
+from knowledge.search import retrieval
 
 
 @dataclass

@@ -8,14 +8,12 @@ running in-process is one more class registered with `register`.
 """
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from django.conf import settings
 
 from knowledge.exceptions import KnowledgeError
-
-if TYPE_CHECKING:
-    from knowledge.search.retrieval import SearchHit
+from knowledge.search.hits import SearchHit
 
 
 class RerankError(KnowledgeError):
@@ -25,12 +23,15 @@ class RerankError(KnowledgeError):
 class Reranker(Protocol):
     name: str
 
-    def rerank(self, query: str, hits: list["SearchHit"]) -> list["SearchHit"]:
+    def rerank(self, query: str, hits: list[SearchHit]) -> list[SearchHit]:
         """The hits, best first, with `score` set to the reranker's score."""
 
 
 class HttpReranker:
-    """Cohere-style `POST {url}` with `{"model", "query", "documents"}` → `{"results": [{"index", "relevance_score"}]}`."""
+    """Cohere-style `POST {url}` with `{"model", "query", "documents"}`.
+
+    The answer is `{"results": [{"index", "relevance_score"}]}`.
+    """
 
     name = "http"
 

@@ -24,16 +24,15 @@ confidence) works whatever the embedder. `best_similarity` stays the raw figure.
 import html
 import json
 import time
-from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import connection
 
-from knowledge import query_limits
-from knowledge.search import reranking, sql
-from knowledge.indexing.embedding import get_embedder
 from knowledge.exceptions import KnowledgeError
+from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
+from knowledge.search import query_limits, reranking, sql
+from knowledge.search.hits import Retrieval, SearchHit
 
 MODES = ("vector", "keyword", "hybrid")
 DEFAULTS = {
@@ -56,41 +55,6 @@ class SearchError(KnowledgeError):
     """The search request cannot be run (unknown base, bad mode)."""
 
 
-@dataclass
-class SearchHit:
-    chunk_id: int
-    document_id: int
-    knowledge_base_id: int
-    document_title: str
-    source_uri: str
-    section_path: str
-    page: int | None
-    layer: str
-    content: str
-    snippet: str
-    distance: float | None
-    score: float
-    rank: int
-    retrievers: list[str] = field(default_factory=list)
-    metadata: dict = field(default_factory=dict)
-
-    @property
-    def similarity(self) -> float | None:
-        return None if self.distance is None else 1.0 - self.distance
-
-
-@dataclass
-class Retrieval:
-    hits: list[SearchHit]
-    best_similarity: float | None
-    keyword_fallback_used: bool
-    timings: dict[str, float]  # milliseconds per stage and "total"
-    best_relevance: float | None = None
-    mode: str = "hybrid"
-    # Hits whose calibrated relevance reaches KEYWORD_FALLBACK_RELEVANCE (seed 003's "relevant chunks").
-    relevant_count: int = 0
-
-
 def setting(name: str):
     return settings.PORTAL.get(name, DEFAULTS.get(name))
 
@@ -106,7 +70,8 @@ def relevance(similarity: float | None, embedder_name: str) -> float | None:
 
 
 def search(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
-           layers=None, filters: dict | None = None, document_ids=None, ef_search: int | None = None) -> list[SearchHit]:
+           layers=None, filters: dict | None = None, document_ids=None,
+           ef_search: int | None = None) -> list[SearchHit]:
     """The best `top_k` chunks for `query` in the given knowledge bases."""
     return retrieve(query, kb_ids, top_k=top_k, max_distance=max_distance, mode=mode, layers=layers,
                     filters=filters, document_ids=document_ids, ef_search=ef_search).hits
@@ -278,9 +243,11 @@ def tsqueries(cursor, config: str, query: str) -> tuple[str, str, list[str]]:
 def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
     """Candidates in final order: {id, kb, distance, score, retrievers}."""
     if mode == "vector":
-        return [{"id": i, "kb": kb, "distance": d, "score": 1.0 - d, "retrievers": ["vector"]} for i, kb, d in vector_rows]
+        return [{"id": i, "kb": kb, "distance": d, "score": 1.0 - d, "retrievers": ["vector"]}
+                for i, kb, d in vector_rows]
     if mode == "keyword":
-        return [{"id": i, "kb": kb, "distance": None, "score": r, "retrievers": ["keyword"]} for i, kb, r in keyword_rows]
+        return [{"id": i, "kb": kb, "distance": None, "score": r, "retrievers": ["keyword"]}
+                for i, kb, r in keyword_rows]
     k = setting("RRF_K")
     vector_weight = setting("FALLBACK_VECTOR_WEIGHT") if fallback else 1.0
     fused: dict[int, dict] = {}
@@ -288,7 +255,8 @@ def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
         fused[chunk_id] = {"id": chunk_id, "kb": kb_id, "distance": distance, "score": vector_weight / (k + rank),
                            "retrievers": ["vector"]}
     for rank, (chunk_id, kb_id, _) in enumerate(keyword_rows, start=1):
-        row = fused.setdefault(chunk_id, {"id": chunk_id, "kb": kb_id, "distance": None, "score": 0.0, "retrievers": []})
+        row = fused.setdefault(chunk_id,
+                               {"id": chunk_id, "kb": kb_id, "distance": None, "score": 0.0, "retrievers": []})
         row["score"] += 1.0 / (k + rank)
         row["retrievers"].append("keyword")
     return sorted(fused.values(), key=lambda row: (-row["score"], row["id"]))

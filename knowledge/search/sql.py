@@ -16,8 +16,9 @@ the planner start from the documents; `hnsw.iterative_scan = relaxed_order` (see
 return rows slightly out of order, the caller re-sorts.
 
 Search settings (`with_search_settings`). `hnsw.ef_search`, `hnsw.iterative_scan` and the search
-`statement_timeout` (knowledge/query_limits.py) must hold for the search statement only. They travel with it in one batch of statements, one round trip instead of
-BEGIN, settings, query and COMMIT: outside a transaction a batch runs as one implicit transaction,
+`statement_timeout` (knowledge/search/query_limits.py) must hold for the search statement only.
+They travel with it in one batch of statements, one round trip instead of BEGIN, settings, query
+and COMMIT: outside a transaction a batch runs as one implicit transaction,
 so `set_config(…, is_local)` ends with it; inside one (an atomic block), a savepoint rolled back
 after the query undoes the settings (rolling back to a savepoint cancels SET LOCAL), so the
 caller's own values come back. Batches need the simple query protocol, i.e. Django's default
@@ -235,7 +236,7 @@ def headlines(*, config: str, any_term: str, ids: list[int], max_words: int = 35
     options = (f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_STOP}, MaxWords={int(max_words)}, "
                f"MinWords={max(5, int(max_words) // 3)}, MaxFragments=2, FragmentDelimiter=\" … \"")
     sql = (
-        f"SELECT c.id, ts_headline(%(config)s::regconfig, c.content, %(any_term)s::tsquery, %(options)s) "
-        f"FROM knowledge_chunk c WHERE c.id = ANY(%(ids)s)"
+        "SELECT c.id, ts_headline(%(config)s::regconfig, c.content, %(any_term)s::tsquery, %(options)s) "
+        "FROM knowledge_chunk c WHERE c.id = ANY(%(ids)s)"
     )
     return sql, {"config": config, "any_term": any_term, "ids": [int(i) for i in ids], "options": options}

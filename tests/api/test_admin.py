@@ -24,7 +24,8 @@ class ApiKeyAdminTests(TestCase):
         }, follow=True)
         self.assertEqual(response.status_code, 200)
         shown = [str(message) for message in get_messages(response.wsgi_request)]
-        token = next(part for part in shown[0].replace("<code>", " ").replace("</code>", " ").split() if part.startswith("kp_"))
+        words = shown[0].replace("<code>", " ").replace("</code>", " ").split()
+        token = next(part for part in words if part.startswith("kp_"))
         key = ApiKey.objects.get(name="Helpdesk")
         self.assertEqual((key.hashed_secret, key.scopes, key.allowed_ips), (hash_token(token), ["read", "search"],
                                                                            ["10.0.0.0/8", "192.0.2.1"]))

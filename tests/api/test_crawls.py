@@ -71,6 +71,10 @@ class CrawlApiTests(ApiTestCase):
         ingest = Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=self.kb)
         self.assertError(self.api("get", f"/crawls/{ingest.pk}", token=self.token), 404)
 
+    def test_cancelling_a_finished_crawl_is_a_conflict(self):
+        job = Job.objects.create(kind=Job.Kind.CRAWL, knowledge_base=self.kb, status=Job.Status.SUCCEEDED)
+        self.assertError(self.api("post", f"/crawls/{job.pk}/cancel", token=self.token), 409, "job_finished")
+
     def test_another_bases_crawls_are_404_or_hidden_for_a_limited_key(self):
         job = Job.objects.create(kind=Job.Kind.CRAWL, knowledge_base=self.kb)
         self.assertError(self.api("get", f"/crawls/{job.pk}", token=self.limited), 404)
@@ -88,7 +92,8 @@ class CrawlApiTests(ApiTestCase):
         self.assertError(self.api("post", f"/knowledge-bases/{self.kb.pk}/documents/url", token=self.reader,
                                   data={"url": self.site.url("/")}), 403)
         for method, path in [("post", "/crawls"), ("get", "/crawls"), ("get", f"/crawls/{job.pk}"),
-                             ("post", f"/crawls/{job.pk}/cancel"), ("post", f"/knowledge-bases/{self.kb.pk}/documents/url")]:
+                             ("post", f"/crawls/{job.pk}/cancel"),
+                             ("post", f"/knowledge-bases/{self.kb.pk}/documents/url")]:
             with self.subTest(f"{method} {path}"):
                 self.assertError(self.api(method, path), 401)
 

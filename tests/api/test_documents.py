@@ -31,8 +31,10 @@ class DocumentApiTests(ApiTestCase):
         self.fail(f"job {job_id} did not finish: {job}")
 
     def test_uploading_real_files_and_polling_until_ready(self):
-        files = [upload(DOCS / "md/en/react-learn-installation.md"), upload(DOCS / "docx/ru/bank-faq-ru-generated.docx"),
-                 upload(DOCS / "pdf/text/pdflatex-4-pages.pdf"), upload(DOCS / "xlsx/ru/smart_support_vtb_belarus_faq_final.xlsx"),
+        files = [upload(DOCS / "md/en/react-learn-installation.md"),
+                 upload(DOCS / "docx/ru/bank-faq-ru-generated.docx"),
+                 upload(DOCS / "pdf/text/pdflatex-4-pages.pdf"),
+                 upload(DOCS / "xlsx/ru/smart_support_vtb_belarus_faq_final.xlsx"),
                  upload(DOCS / "pdf/encrypted/libreoffice-writer-password.pdf"),
                  SimpleUploadedFile("tool.exe", b"MZ\x90\x00")]
         with self.captureOnCommitCallbacks(execute=True):
@@ -61,7 +63,8 @@ class DocumentApiTests(ApiTestCase):
 
         with override_settings(PORTAL={**settings.PORTAL, "MAX_UPLOAD_BYTES": 100}):
             response = self.api("post", f"/knowledge-bases/{self.kb.pk}/documents", token=self.token,
-                                files=[SimpleUploadedFile("small.txt", b"fine"), SimpleUploadedFile("big.txt", b"x" * 101)])
+                                files=[SimpleUploadedFile("small.txt", b"fine"),
+                                       SimpleUploadedFile("big.txt", b"x" * 101)])
         error = self.assertError(response, 413, "file_too_large")
         self.assertIn("big.txt", error["message"])
         self.assertFalse(Document.objects.filter(path__in=["small.txt", "big.txt"]).exists())
@@ -103,7 +106,8 @@ class DocumentApiTests(ApiTestCase):
         self.assertEqual(set(chunks["items"][0]), {"id", "position", "layer", "title", "section_path",
                                                   "parent_heading", "content", "token_count", "span_start",
                                                   "span_end", "page", "language", "metadata"})
-        self.assertEqual(self.api("get", f"/documents/{document.pk}/chunks?layer=C0", token=self.token).json()["count"], 0)
+        self.assertEqual(self.api("get", f"/documents/{document.pk}/chunks?layer=C0",
+                                  token=self.token).json()["count"], 0)
         with self.captureOnCommitCallbacks(execute=True):
             response = self.api("post", f"/documents/{document.pk}/reindex", token=self.token)
         self.assertEqual(response.status_code, 202)
@@ -123,13 +127,16 @@ class DocumentApiTests(ApiTestCase):
                                   files=[SimpleUploadedFile("a.txt", b"hello")]), 404)
 
     def test_scopes_and_missing_keys(self):
-        for method, path in [("post", f"/documents/{self.document.pk}/reindex"), ("delete", f"/documents/{self.document.pk}")]:
+        for method, path in [("post", f"/documents/{self.document.pk}/reindex"),
+                             ("delete", f"/documents/{self.document.pk}")]:
             with self.subTest(f"{method} {path}"):
                 self.assertError(self.api(method, path, token=self.reader), 403, "missing_scope")
         self.assertError(self.api("post", f"/knowledge-bases/{self.kb.pk}/documents", token=self.reader,
                                   files=[SimpleUploadedFile("a.txt", b"hello")]), 403, "missing_scope")
-        for method, path in [("get", f"/documents/{self.document.pk}"), ("get", f"/documents/{self.document.pk}/chunks"),
-                             ("post", f"/documents/{self.document.pk}/reindex"), ("delete", f"/documents/{self.document.pk}"),
+        for method, path in [("get", f"/documents/{self.document.pk}"),
+                             ("get", f"/documents/{self.document.pk}/chunks"),
+                             ("post", f"/documents/{self.document.pk}/reindex"),
+                             ("delete", f"/documents/{self.document.pk}"),
                              ("get", f"/knowledge-bases/{self.kb.pk}/documents"),
                              ("post", f"/knowledge-bases/{self.kb.pk}/documents"),
                              ("post", f"/knowledge-bases/{self.kb.pk}/documents/text")]:

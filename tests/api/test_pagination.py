@@ -42,7 +42,8 @@ class QueryCountTests(ApiTestCase):
     @classmethod
     def setUpTestData(cls):
         cls.kbs = [make_kb() for _ in range(3)]
-        cls.documents = [make_document(cls.kbs[0], text=f"# T{n}\n\nBody {n}.\n\n# U{n}\n\nMore {n}.") for n in range(4)]
+        cls.documents = [make_document(cls.kbs[0],
+                                       text=f"# T{n}\n\nBody {n}.\n\n# U{n}\n\nMore {n}.") for n in range(4)]
         for kb in cls.kbs:
             Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=kb)
         cls.key, cls.token = make_key()
@@ -59,9 +60,9 @@ class QueryCountTests(ApiTestCase):
         self.assertEqual(response.status_code, 200, response.content)
 
     def test_list_endpoints_have_constant_query_counts(self):
-        # Every request: the key with its owner (1), the rate counter in the database cache (6),
-        # the key's knowledge base ids (1); then the endpoint's own queries.
-        auth = 8
+        # Every request: the key with its owner (1), the atomic rate counter (1), the key's
+        # knowledge base ids (1); then the endpoint's own queries.
+        auth = 3
         for path, own in [("/knowledge-bases", 2), ("/knowledge-bases?page_size=1", 2),
                           (f"/knowledge-bases/{self.kbs[0].pk}/documents", 3),
                           (f"/documents/{self.documents[0].pk}/chunks", 3), ("/crawls", 2), ("/tickets", 2)]:

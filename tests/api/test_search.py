@@ -25,7 +25,8 @@ class SearchApiTests(ApiTestCase):
         self.assertEqual(body["mode"], "hybrid")
         self.assertTrue(body["hits"])
         hit = body["hits"][0]
-        self.assertEqual((hit["rank"], hit["knowledge_base_id"], hit["document_title"]), (1, self.kb.pk, "Refund policy"))
+        self.assertEqual((hit["rank"], hit["knowledge_base_id"], hit["document_title"]),
+                         (1, self.kb.pk, "Refund policy"))
         self.assertIn("refund", hit["content"].lower())
         self.assertNotIn("embedding", hit)
 
@@ -65,7 +66,7 @@ class SearchApiTests(ApiTestCase):
                                   "knowledge_bases": [self.kb.pk]})
         self.assertEqual(response.status_code, 200, response.content)
         body = response.json()
-        self.assertEqual(set(body), {"answer", "refused", "confidence", "reasons", "citations", "sources",
+        self.assertEqual(set(body), {"answer", "refused", "confidence", "reasons", "flags", "citations", "sources",
                                      "dropped_markers", "generator"})
         self.assertTrue(body["answer"])
         self.assertEqual([source["number"] for source in body["sources"]], list(range(1, len(body["sources"]) + 1)))

@@ -1,5 +1,6 @@
 """End to end with a real django-q2 worker process (a TransactionTestCase: the worker must see commits)."""
 
+from contextlib import ExitStack
 from unittest import skipUnless
 
 from django.core.files import File
@@ -9,8 +10,8 @@ from django_q.models import OrmQ
 
 from knowledge import jobs
 from knowledge.models import Chunk, Document, Job
-from tests.conftest import DATA
 from tests import redis_server
+from tests.conftest import DATA
 from tests.e2e.worker import kill, run_manage, running_worker, wait_for
 from tests.factories import make_kb
 from tests.stubs.openai_stub import OpenAIStub
@@ -22,12 +23,9 @@ class RealWorkerTests(TransactionTestCase):
         self.addCleanup(setattr, Conf, "SYNC", True)
 
     def upload(self, kb, *paths):
-        handles = [open(path, "rb") for path in paths]
-        try:
+        with ExitStack() as stack:
+            handles = [stack.enter_context(open(path, "rb")) for path in paths]
             return jobs.add_uploads(kb, [File(handle, name=handle.name.rsplit("/", 1)[-1]) for handle in handles])
-        finally:
-            for handle in handles:
-                handle.close()
 
     def test_an_upload_goes_from_pending_to_ready_in_a_real_worker(self):
         kb = make_kb()

@@ -1,5 +1,7 @@
+
 """The content manager's admin: every page and action with the right and the wrong permissions."""
 
+import re
 from pathlib import Path
 
 from django.contrib.auth.models import Permission, User
@@ -64,8 +66,8 @@ class KnowledgeBasePageTests(AdminTestCase):
         for url in (reverse("admin:knowledge_knowledgebase_changelist"),
                     reverse("admin:knowledge_knowledgebase_change", args=[self.kb.pk]),
                     reverse("admin:knowledge_knowledgebase_upload", args=[self.kb.pk]),
-                    reverse("admin:knowledge_knowledgebase_add_url", args=[self.kb.pk]),
-                    reverse("admin:knowledge_knowledgebase_crawl", args=[self.kb.pk]),
+                    reverse("admin:crawler_crawledpage_add_url", args=[self.kb.pk]),
+                    reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]),
                     reverse("admin:knowledge_knowledgebase_reindex", args=[self.kb.pk]),
                     reverse("admin:knowledge_knowledgebase_playground"),
                     reverse("admin:knowledge_document_changelist"),
@@ -171,7 +173,8 @@ class UploadTests(AdminTestCase):
         with self.captureOnCommitCallbacks(execute=True):
             response = self.client.post(self.url(), {"files": files})
         job = Job.objects.get(kind=Job.Kind.INGEST)
-        self.assertRedirects(response, reverse("admin:knowledge_job_change", args=[job.pk]), fetch_redirect_response=False)
+        self.assertRedirects(response, reverse("admin:knowledge_job_change", args=[job.pk]),
+                             fetch_redirect_response=False)
         titles = set(self.kb.documents.filter(source_kind="upload", status=Document.Status.READY)
                      .values_list("path", flat=True))
         self.assertEqual(titles, {"guide.md", "notes.txt"})
@@ -224,7 +227,7 @@ class CrawlFormTests(AdminTestCase):
 
     def test_crawl_form_shows_the_crawlers_defaults(self):
         self.login(self.manager)
-        response = self.client.get(reverse("admin:knowledge_knowledgebase_crawl", args=[self.kb.pk]))
+        response = self.client.get(reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]))
         self.assertContains(response, 'name="max_pages" value="100"')
         self.assertContains(response, 'name="max_depth" value="3"')
         self.assertRegex(response.content.decode(), 'name="respect_robots"[^>]* checked')
@@ -232,19 +235,20 @@ class CrawlFormTests(AdminTestCase):
     def test_launching_a_crawl_creates_the_job_and_goes_to_it(self):
         self.login(self.manager)
         with self.crawler_settings(["127.0.0.1"]):
-            response = self.client.post(reverse("admin:knowledge_knowledgebase_crawl", args=[self.kb.pk]), {
+            response = self.client.post(reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]), {
                 "seed_url": "http://127.0.0.1:9/docs/", "max_pages": 7, "max_depth": 2, "same_domain": "on",
                 "respect_robots": "on"})
         job = Job.objects.get(kind=Job.Kind.CRAWL)
         self.assertRedirects(response, reverse("admin:knowledge_job_change", args=[job.pk]),
                              fetch_redirect_response=False)
-        self.assertEqual((job.options["max_pages"], job.options["max_depth"], job.options["follow_docs"]), (7, 2, False))
+        self.assertEqual((job.options["max_pages"], job.options["max_depth"], job.options["follow_docs"]),
+                         (7, 2, False))
         self.assertEqual(job.created_by, self.manager)
 
     def test_a_refused_address_is_shown_on_the_form(self):
         self.login(self.manager)
         with self.crawler_settings([]):
-            response = self.client.post(reverse("admin:knowledge_knowledgebase_crawl", args=[self.kb.pk]), {
+            response = self.client.post(reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]), {
                 "seed_url": "http://127.0.0.1:9/", "max_pages": 5, "max_depth": 1})
         self.assertEqual(response.status_code, 200)
         self.assertContains(response, "errorlist")
@@ -253,7 +257,7 @@ class CrawlFormTests(AdminTestCase):
     def test_add_url_queues_a_single_url_job(self):
         self.login(self.manager)
         with self.crawler_settings(["127.0.0.1"]):
-            response = self.client.post(reverse("admin:knowledge_knowledgebase_add_url", args=[self.kb.pk]),
+            response = self.client.post(reverse("admin:crawler_crawledpage_add_url", args=[self.kb.pk]),
                                         {"url": "http://127.0.0.1:9/page.html"})
         job = Job.objects.get(kind=Job.Kind.CRAWL)
         self.assertEqual(response.status_code, 302)
@@ -262,7 +266,7 @@ class CrawlFormTests(AdminTestCase):
     def test_viewer_cannot_crawl_or_add_urls(self):
         self.login(self.viewer)
         for name in ("crawl", "add_url"):
-            url = reverse(f"admin:knowledge_knowledgebase_{name}", args=[self.kb.pk])
+            url = reverse(f"admin:crawler_crawledpage_{name}", args=[self.kb.pk])
             self.assertEqual(self.client.post(url, {"url": "http://example.com/", "seed_url": "http://example.com/",
                                                     "max_pages": 1, "max_depth": 0}).status_code, 403)
         self.assertFalse(Job.objects.exists())
@@ -452,6 +456,14 @@ class JobTests(AdminTestCase):
                              fetch_redirect_response=False)
         self.assertEqual(new_job.options["document_ids"], [self.doc.pk])
 
+    def test_a_failed_crawl_is_retried_with_its_options(self):
+        options = {"seed_url": "http://127.0.0.1:9/docs/", "max_pages": 7, "max_depth": 2}
+        job = self.make_job(kind=Job.Kind.CRAWL, status=Job.Status.FAILED, options=options)
+        self.login(self.manager)
+        self.client.post(reverse("admin:knowledge_job_retry", args=[job.pk]))
+        new_job = Job.objects.exclude(pk=job.pk).get()
+        self.assertEqual((new_job.kind, new_job.options, new_job.created_by), ("crawl", options, self.manager))
+
     def test_viewer_cannot_retry_and_running_jobs_are_not_retried(self):
         job = self.make_job(status=Job.Status.FAILED)
         self.login(self.viewer)
@@ -520,3 +532,9 @@ class SnippetEscapingTests(TestCase):
         self.assertEqual(cited_text("See [1, 2] <b>"),
                          'See <a class="kp-cite" href="#source-1">[1]</a> '
                          '<a class="kp-cite" href="#source-2">[2]</a> &lt;b&gt;')
+
+    def test_badges_read_every_marker_form_of_the_one_grammar(self):
+        from knowledge.admin_views import cited_text
+
+        html = cited_text("A [1-3]. B [Источник 4]. C [sources 5, 6].")
+        self.assertEqual(re.findall(r'href="#source-(\d+)"', html), ["1", "2", "3", "4", "5", "6"])

@@ -112,4 +112,5 @@ class ZipUploadTests(TestCase):
 
     def test_a_damaged_archive_is_refused_with_a_reason(self):
         _, refused = self.upload(b"PK\x03\x04 this is not really a zip")
-        self.assertEqual(refused, [{"item": "handbook.zip", "reason": "The archive is damaged: it is not a readable ZIP file"}])
+        self.assertEqual(refused, [{"item": "handbook.zip",
+                                    "reason": "The archive is damaged: it is not a readable ZIP file"}])

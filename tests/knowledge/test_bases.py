@@ -3,8 +3,8 @@ from django.test import TestCase
 
 from knowledge import bases
 from knowledge.indexing import vector_index
-from knowledge.search import sql
 from knowledge.models import Chunk, Document, KnowledgeBase
+from knowledge.search import sql
 from tests.base import explain
 from tests.factories import make_document, make_kb
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowledge.indexing.chunking import CHUNKER_VERSION, split_text, token_estimate
 from knowledge.documents import TextChunk
+from knowledge.indexing.chunking import CHUNKER_VERSION, split_text, token_estimate
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 DOCUMENTS = DATA / "documents"
@@ -111,7 +111,7 @@ def check_chunks(text: str, chunks: list[TextChunk], chunk_size: int, overlap: i
     if extent(text) < min_size:
         assert len(chunks) == 1
     # Documented exception: long whitespace runs may leave a short chunk next to them.
-    if extent(text) >= min_size and not re.search(r"\s{%d}" % max(chunk_size // 4, 1), text):
+    if extent(text) >= min_size and not re.search(rf"\s{{{max(chunk_size // 4, 1)}}}", text):
         assert all(len(chunk.content) >= min_size for chunk in chunks)
 
 

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from knowledge.indexing.embedding import REGISTRY, get_embedder
 from knowledge.exceptions import EmbedderError
+from knowledge.indexing.embedding import REGISTRY, get_embedder
 
 
 def test_registry_lists_every_embedder_with_its_dimension():

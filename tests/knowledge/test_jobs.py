@@ -2,6 +2,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import TestCase
 
 from knowledge import jobs
+from knowledge.exceptions import JobFinishedError, JobStateError
 from knowledge.indexing import vector_index
 from knowledge.models import Chunk, Document, Job
 from tests.conftest import DATA
@@ -157,3 +158,32 @@ class DuplicateNameUploadTests(TestCase):
         self.assertEqual(refused, [{"item": "notes.md", "reason": "Another file of this name is in the same upload"}])
         self.assertEqual((job.progress_done, job.progress_total, job.status), (1, 1, Job.Status.SUCCEEDED))
         self.assertTrue(Chunk.objects.filter(knowledge_base=kb, content__contains="first text").exists())
+
+
+class CancelAndRetryTests(TestCase):
+    """`Job.cancel()` and `jobs.retry()`: the one implementation the admin and the API call."""
+
+    def test_a_finished_job_cannot_be_cancelled(self):
+        job = Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=make_kb(), status=Job.Status.SUCCEEDED)
+        with self.assertRaises(JobFinishedError):
+            job.cancel()
+        self.assertFalse(Job.objects.get(pk=job.pk).cancel_requested)
+
+    def test_retry_runs_the_same_work_again_without_the_documents_deleted_since(self):
+        kb = make_kb()
+        kept, gone = make_document(kb, text="# Kept\n\nstill here"), make_document(kb, text="# Gone\n\ndeleted")
+        failed = Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=kb, status=Job.Status.FAILED,
+                                    options={"document_ids": [kept.pk, gone.pk]}, progress_total=2)
+        gone.delete()
+        with self.captureOnCommitCallbacks(execute=True):
+            job = jobs.retry(failed)
+        job.refresh_from_db()
+        self.assertNotEqual(job.pk, failed.pk)
+        self.assertEqual((job.kind, job.options["document_ids"], job.status), ("ingest", [kept.pk], "succeeded"))
+        self.assertEqual(job.counters, {"unchanged": 1, "chunks": 0})
+
+    def test_a_job_that_succeeded_without_failures_is_not_retried(self):
+        job = Job.objects.create(kind=Job.Kind.REINDEX, knowledge_base=make_kb(), status=Job.Status.SUCCEEDED)
+        with self.assertRaises(JobStateError):
+            jobs.retry(job)
+        self.assertEqual(Job.objects.count(), 1)

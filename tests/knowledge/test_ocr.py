@@ -6,13 +6,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 import pypdfium2 as pdfium
-from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.exceptions import ValidationError
-from django.core.checks import run_checks
-from django.test import TestCase, override_settings
+import pytest
 from django.conf import settings
+from django.core.checks import run_checks
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import TestCase, override_settings
 from PIL import Image
 from pypdf import PdfReader, PdfWriter
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.indexing import parsing
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
+from knowledge.indexing import parsing
 from knowledge.indexing.parsing.text import split_frontmatter
 
 DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from django.test import TestCase
 
-from knowledge.indexing import ingestion, parsing
 from knowledge.exceptions import FileTooLargeError
-from knowledge.models import Document
+from knowledge.indexing import ingestion, parsing
 from knowledge.indexing.parsing.isolation import parse_file_isolated
+from knowledge.models import Document
 from tests.factories import make_kb
 
 MB = 1024 * 1024

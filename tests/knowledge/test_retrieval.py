@@ -6,8 +6,8 @@ from django.db import connection
 from django.test import TestCase, TransactionTestCase, override_settings
 
 from knowledge.indexing import vector_index
-from knowledge.search import reranking, retrieval, sql
 from knowledge.models import Chunk, Document
+from knowledge.search import reranking, retrieval, sql
 from knowledge.search.retrieval import SearchError
 from tests.base import explain
 from tests.factories import make_document, make_kb
@@ -172,7 +172,8 @@ class StaleStatisticsTests(TestCase):
             cursor.execute("EXPLAIN " + statement, params)
             plan = "\n".join(row[0] for row in cursor.fetchall())
         self.assertIn(vector_index.index_name(kb.pk), plan)
-        hits = retrieval.retrieve("x", [kb.pk], mode="vector", top_k=3, query_embeddings={kb.embedder: vectors[7]}).hits
+        hits = retrieval.retrieve("x", [kb.pk], mode="vector", top_k=3,
+                                  query_embeddings={kb.embedder: vectors[7]}).hits
         self.assertEqual(hits[0].content, "Chunk 7")
 
 
@@ -184,7 +185,8 @@ class SeveralBasesTests(TestCase):
         cls.english = make_kb(text_search_config="english")
         make_document(cls.hashed, PASSWORD, title="Hashed accounts")
         make_document(cls.hashed, PASTA, title="Hashed kitchen")
-        make_document(cls.use, "# Konto\n\nHow do I change my password? Open the profile settings.", title="USE accounts")
+        make_document(cls.use, "# Konto\n\nHow do I change my password? Open the profile settings.",
+                      title="USE accounts")
         make_document(cls.use, CRAWLER_NOTE, title="USE crawler")
         make_document(cls.english, CRAWLER_NOTE, title="English crawler")
 
@@ -230,7 +232,8 @@ class OutsideTransactionTests(TransactionTestCase):
         hits = retrieval.search("reset a forgotten password", [kb.pk], mode="vector", ef_search=7)
         self.assertEqual(self.titles(hits), ["Accounts"])
         with connection.cursor() as cursor:
-            cursor.execute("SELECT current_setting('hnsw.ef_search', true), current_setting('hnsw.iterative_scan', true)")
+            cursor.execute("SELECT current_setting('hnsw.ef_search', true), "
+                           "current_setting('hnsw.iterative_scan', true)")
             self.assertNotIn("7", cursor.fetchone())
             cursor.execute("SELECT 1")  # the connection is usable: no result sets or transaction left open
             self.assertEqual(cursor.fetchone(), (1,))
@@ -269,9 +272,9 @@ class RerankingTests(TestCase):
         self.assertEqual([h.rank for h in reranked], [1, 2])
 
     def test_an_unknown_reranker_is_an_error(self):
-        with override_settings(PORTAL={**self.settings_portal(), "RERANKER": "nope"}):
-            with self.assertRaises(reranking.RerankError):
-                retrieval.search("reset password", [self.kb.pk])
+        with (override_settings(PORTAL={**self.settings_portal(), "RERANKER": "nope"}),
+              self.assertRaises(reranking.RerankError)):
+            retrieval.search("reset password", [self.kb.pk])
 
     @staticmethod
     def settings_portal():

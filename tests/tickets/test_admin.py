@@ -92,7 +92,8 @@ class TicketAdminTests(TestCase):
         draft = self.ticket.messages.get(kind=Message.Kind.DRAFT)
         anchor = f"m{draft.pk}-source-1"
         self.assertIn(f'<a class="citation-badge" href="#{anchor}" data-source="1" title="Delivery">[1]</a>', html)
-        snapshot = re.search(rf'<details class="tk-source[^"]*" id="{anchor}">(.*?)</details>', html, re.DOTALL).group(1)
+        snapshot = re.search(rf'<details class="tk-source[^"]*" id="{anchor}">(.*?)</details>', html,
+                             re.DOTALL).group(1)
         self.assertIn("Delivery", snapshot)
         self.assertIn("Standard delivery takes three to five working days", snapshot)
 

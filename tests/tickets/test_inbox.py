@@ -31,7 +31,8 @@ class InboxTests(TestCase):
 
     def test_approving_sends_the_draft_unchanged(self):
         reply = inbox.send_reply(self.ticket, user=self.user)
-        self.assertEqual((reply.body, reply.edit_distance, reply.draft, reply.author), (self.draft.body, 0, self.draft, self.user))
+        self.assertEqual((reply.body, reply.edit_distance, reply.draft, reply.author),
+                         (self.draft.body, 0, self.draft, self.user))
         self.ticket.refresh_from_db()
         self.assertEqual(self.ticket.status, Ticket.Status.ANSWERED)
         self.assertIsNotNone(self.ticket.closed_at)

@@ -48,7 +48,8 @@ class ExtractiveTriageTests(TestCase):
         self.assertGreaterEqual(ticket.confidence, self.agent.confidence_threshold)
         draft = ticket.messages.get(kind=Message.Kind.DRAFT)
         reply = ticket.messages.get(kind=Message.Kind.REPLY)
-        self.assertEqual((reply.body, reply.draft, reply.auto_sent, draft.generator), (draft.body, draft, True, "extractive"))
+        self.assertEqual((reply.body, reply.draft, reply.auto_sent, draft.generator),
+                         (draft.body, draft, True, "extractive"))
         self.assertEqual([step["step"] for step in ticket.trace],
                          ["risk", "routing", "retrieval", "confidence", "generation", "decision"])
         first = ticket.sources.get(position=1)

@@ -2,16 +2,18 @@
 
 `parse_doc(path, text)` splits the YAML frontmatter off (the same parser as ingestion) and reads the
 body into `Section`s — a heading and its lines up to the next heading of any level, outside code
-fences — with 1-based line numbers in the original file, so every layer row can cite its lines.
+fences, read by `knowledge.indexing.markdown` like the chunker reads them — with 1-based line
+numbers in the original file, so every layer row can cite its lines.
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from knowledge.indexing.markdown import Section, read_sections
 from knowledge.indexing.parsing.text import split_frontmatter
 
-HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-FENCE = re.compile(r"^\s*(```|~~~)")
+__all__ = ["ParsedDoc", "Section", "classify_doc", "parse_doc", "read_sections"]
+
 LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 BOLD_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?\*\*(?P<label>[^*]+?)\s*:?\s*\*\*\s*:?\s*(?P<rest>.*)$")
 KEY_VALUE = re.compile(r"^\s*[-*+]\s+(?P<key>[^:*|]{1,40}?)\s*:\s+(?P<value>\S.*)$")
@@ -32,30 +34,6 @@ DOC_KIND_BY_PATH = (
     ("guide", re.compile(r"guide|tutorial|how-?to|getting[-_]started", re.IGNORECASE)),
 )
 DOC_KINDS = {"readme", "changelog", "adr", "runbook", "spec", "guide", "reference", "api"}
-
-
-@dataclass
-class Section:
-    """A heading and the lines up to the next heading (of any level). Lines are 1-based in the file."""
-
-    level: int
-    title: str
-    path: list[str]
-    line: int
-    body: list[str] = field(default_factory=list)
-
-    @property
-    def section_path(self) -> str:
-        return " > ".join(self.path)
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.body).strip()
-
-    @property
-    def end_line(self) -> int:
-        last = max((i for i, line in enumerate(self.body) if line.strip()), default=-1)
-        return self.line + last + 1
 
 
 @dataclass
@@ -108,30 +86,6 @@ def parse_doc(path: str, text: str) -> ParsedDoc:
         title=title or path.rsplit("/", 1)[-1].rsplit(".", 1)[0],
         doc_kind=classify_doc(path, frontmatter, sections),
     )
-
-
-def read_sections(body: str, first_line: int = 1) -> list[Section]:
-    """Heading sections of a Markdown body; text before the first heading is a level-0 section."""
-    sections = [Section(level=0, title="", path=[], line=first_line)]
-    stack: list[Section] = []
-    in_fence = False
-    for offset, line in enumerate(body.split("\n")):
-        if FENCE.match(line):
-            in_fence = not in_fence
-        match = None if in_fence else HEADING.match(line)
-        if not match:
-            sections[-1].body.append(line)
-            continue
-        level, title = len(match.group(1)), match.group(2).strip()
-        while stack and stack[-1].level >= level:
-            stack.pop()
-        section = Section(level=level, title=title, path=[s.title for s in stack] + [title],
-                          line=first_line + offset)
-        stack.append(section)
-        sections.append(section)
-    if not sections[0].text:
-        sections.pop(0)
-    return sections
 
 
 def classify_doc(path: str, frontmatter: dict, sections: list[Section]) -> str:

@@ -17,15 +17,15 @@ from pathlib import Path, PurePosixPath
 
 from django.db import transaction
 
-from knowledge.indexing import chunking, ingestion
 from knowledge.exceptions import KnowledgeError
+from knowledge.indexing import chunking, ingestion
 from knowledge.indexing.layers import repository
 from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExtractor, ProjectIndex, build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
-from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.indexing.parsing.text import decode_text
+from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
 
 logger = logging.getLogger(__name__)
@@ -232,11 +232,9 @@ def reindex_document(document: Document, *, force: bool = True) -> ingestion.Ing
 
 def start_index_repo(kb: KnowledgeBase, path: str, *, since: str = "", name: str = "", user=None) -> Job:
     """Queue an `index_repo` job for a path the workers can read (a shared folder or checkout)."""
-    from knowledge import tasks
-
     job = Job.objects.create(kind=Job.Kind.INDEX_REPO, knowledge_base=kb, created_by=user,
                              options={"path": str(path), "since": since, "name": name})
-    enqueue(tasks.run_index_repo_job, job)
+    enqueue(job)
     return job
 
 

@@ -10,9 +10,10 @@ from mammoth.images import img_element
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
+from knowledge.indexing.markdown import first_heading
 
 from .html import parse_html, soup_to_markdown
-from .text import first_heading, short_reason
+from .text import short_reason
 
 # On top of mammoth's defaults (Heading 1–6): Word's Title/Subtitle styles are headings to a reader.
 STYLE_MAP = """

@@ -47,7 +47,8 @@ def _check_size(name: str, kind: str, width: int, height: int) -> None:
     if width * height > MAX_IMAGE_PIXELS and kind != "JPEG":
         raise FileTooLargeError(
             f"{name} is {width:,} × {height:,} pixels ({width * height / 1e6:,.0f} megapixels); images over "
-            f"{MAX_IMAGE_PIXELS / 1e6:,.0f} megapixels are not read: scale it down (300 DPI is enough) and upload it again"
+            f"{MAX_IMAGE_PIXELS / 1e6:,.0f} megapixels are not read: scale it down (300 DPI is enough) "
+            "and upload it again"
         )
 
 

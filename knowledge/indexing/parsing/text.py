@@ -13,6 +13,7 @@ import yaml
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
+from knowledge.indexing.markdown import fenced_lines, first_heading
 
 # UTF-32 before UTF-16: the UTF-32-LE mark starts with the UTF-16-LE one.
 BOMS = (
@@ -24,7 +25,6 @@ BOMS = (
 )
 # Also matched on raw text from other callers, hence the optional BOM and CR.
 FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.S | re.M)
-FENCE = re.compile(r"^\s*(```|~~~)")
 # MDX heading anchors as written on react.dev (`## Title {/*title*/}`) and Pandoc's `{#id}`.
 HEADING_ANCHOR = re.compile(r"\s*\{(?:/\*.*?\*/|#[\w:-]+)\}\s*$")
 # A line that is only an MDX component tag (`<Intro>`, `</Sandpack>`, `<Recipes titleText="…">`).
@@ -117,11 +117,9 @@ def split_frontmatter(text: str) -> tuple[str, dict]:
 def clean_markdown(text: str) -> str:
     """Drop MDX component tag lines, heading anchors and repeated blank lines outside code fences."""
     lines: list[str] = []
-    in_fence = False
-    for line in text.split("\n"):
-        if FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence:
+    fenced = fenced_lines(text)
+    for number, line in enumerate(text.split("\n")):
+        if number not in fenced:
             if MDX_TAG_LINE.match(line):
                 continue
             if line.startswith("#"):
@@ -132,17 +130,6 @@ def clean_markdown(text: str) -> str:
                 line = ""
         lines.append(line)
     return "\n".join(lines)
-
-
-def first_heading(text: str) -> str:
-    """The text of the first `# ` heading outside code fences, or ''."""
-    in_fence = False
-    for line in text.split("\n"):
-        if FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and line.startswith("# "):
-            return HEADING_ANCHOR.sub("", line[2:]).strip()
-    return ""
 
 
 def parse_plain(path: Path, *, headings: bool) -> ParsedDocument:

@@ -5,9 +5,9 @@ import re
 
 from django.core.management.base import BaseCommand, CommandError
 
-from knowledge.search import answers, retrieval
 from knowledge.exceptions import KnowledgeError
 from knowledge.models import KnowledgeBase
+from knowledge.search import answers, retrieval
 
 _MARK = re.compile(r"</?mark>")
 

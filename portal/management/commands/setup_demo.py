@@ -1,6 +1,7 @@
 """manage.py setup_demo — an admin login and a demo knowledge base, for a first start."""
 
 import secrets
+from contextlib import ExitStack
 from pathlib import Path
 
 from django.conf import settings
@@ -47,11 +48,8 @@ class Command(BaseCommand):
             name="Portal documentation", slug=DEMO_SLUG,
             description="The portal's own README and docs, ingested on first start as a demo.")
         paths = [settings.BASE_DIR / "README.md", *sorted((settings.BASE_DIR / "docs").glob("*.md"))]
-        handles = [open(path, "rb") for path in paths if path.exists()]
-        try:
+        with ExitStack() as stack:
+            handles = [stack.enter_context(open(path, "rb")) for path in paths if path.exists()]
             job, refused = jobs.add_uploads(kb, [File(handle, name=Path(handle.name).name) for handle in handles])
-        finally:
-            for handle in handles:
-                handle.close()
         self.stdout.write(f"Demo knowledge base '{kb.name}' created; ingestion job #{job.pk} queued "
                           f"for {len(handles) - len(refused)} documents.")

@@ -12,8 +12,8 @@ from knowledge.indexing.layers.code import (
     module_name,
     route_key,
 )
-from knowledge.indexing.layers.store import parse_project
 from knowledge.indexing.layers.python import PythonExtractor
+from knowledge.indexing.layers.store import parse_project
 
 PACKAGE = Path(__file__).resolve().parents[2] / "fixtures" / "sample_pkg"
 
@@ -140,7 +140,8 @@ class CodeLayerTests(SimpleTestCase):
             ("calls", "shop.urls", "shop.views.OrderDetail.as_view", "external"),
         ])
         edge = rows[13].metadata
-        self.assertEqual((edge["src_symbol_id"], edge["src_name"], edge["dst_symbol_id"], edge["dst_name"], edge["line"]),
+        self.assertEqual((edge["src_symbol_id"], edge["src_name"], edge["dst_symbol_id"], edge["dst_name"],
+                          edge["line"]),
                          ("shop/billing.py#StripeGateway.charge", "charge", "shop/billing.py#Gateway.charge", "charge",
                           17))
         self.assertEqual(rows[13].content, "shop.billing.StripeGateway.charge calls shop.billing.Gateway.charge "
@@ -176,7 +177,8 @@ class CodeLayerTests(SimpleTestCase):
         self.assertEqual((ninja["route_path"], ninja["mounted_path"], ninja["declared_route_key"]),
                          ("/orders", "/api/shop/orders", "/orders"))
         self.assertEqual(rows[8].content, "POST /api/shop/orders (declared as /orders) → "
-                                          "shop.ninja_api.create_order_ninja (ninja route)\nCreate an order through ninja.")
+                                          "shop.ninja_api.create_order_ninja (ninja route)\n"
+                                          "Create an order through ninja.")
         create = rows[0].metadata
         self.assertEqual((create["handler_symbol_id"], create["declaring_symbol"], create["decorator_text"],
                           create["summary_text"], create["route_path"], create["source_path"]),
@@ -193,8 +195,10 @@ class CodeLayerTests(SimpleTestCase):
                           "app.include_router(items.router, prefix='/v2')\n",
             "app/items.py": "from fastapi import APIRouter\n\nrouter = APIRouter(prefix='/items')\n\n"
                             "@router.get('/{item_id}')\ndef read_item(item_id: int):\n    pass\n",
-            "app/web.py": "from flask import Blueprint, Flask\n\napp = Flask(__name__)\nbp = Blueprint('bp', __name__)\n\n"
-                          "@bp.route('/hello')\ndef hello():\n    pass\n\napp.register_blueprint(bp, url_prefix='/web')\n",
+            "app/web.py": "from flask import Blueprint, Flask\n\napp = Flask(__name__)\n"
+                          "bp = Blueprint('bp', __name__)\n\n"
+                          "@bp.route('/hello')\ndef hello():\n    pass\n\n"
+                          "app.register_blueprint(bp, url_prefix='/web')\n",
             "site/urls.py": "from django.urls import include, path\n\n"
                             "urlpatterns = [path('shop/', include('shop.urls'))]\n",
             "shop/urls.py": "from django.urls import path\nfrom shop import views\n\n"
@@ -220,7 +224,8 @@ class CodeLayerTests(SimpleTestCase):
         files, index = parse_project(texts)
         rows = [row for rel in texts for row in build_code_rows(files[rel], index, PythonExtractor())]
         entries = [r for r in rows if r.layer == "C3"]
-        self.assertEqual(pick(entries, "framework", "entry_type", "entrypoint_kind", "route_or_command", "handler_symbol"), [
+        self.assertEqual(pick(entries, "framework", "entry_type", "entrypoint_kind", "route_or_command",
+                              "handler_symbol"), [
             ("django", "cli", "management_command", "sync_stock", "app.management.commands.sync_stock.Command.handle"),
             ("python", "script", "main_block", "tool.py", "tool"),
         ])

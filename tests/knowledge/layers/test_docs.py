@@ -64,7 +64,8 @@ class CatalogLayerTests(SimpleTestCase):
         [row] = rows_of("services/billing.md", "D1")
         self.assertEqual(row.metadata, {
             "document_id": "billing-service", "type": "service", "name": "billing", "title": "Billing service",
-            "aliases": ["Сервис биллинга"], "module": "billing", "domain": "payments", "subdomain": "invoicing", "layer": "backend",
+            "aliases": ["Сервис биллинга"], "module": "billing", "domain": "payments", "subdomain": "invoicing",
+            "layer": "backend",
             "status": "active", "updated_at": "2026-10-01", "tags": ["payments", "invoices"],
             "entities": ["Invoice", "Payment"], "parent": "platform-overview", "children": ["refund-runbook"],
             "links": ["orders-service"], "source_path": "services/billing.md",
@@ -220,7 +221,8 @@ class IntegrationLayerTests(SimpleTestCase):
             ("crm", "1C", "", "outbound", "SFTP", {"description": "выгрузка счетов"}),
             ("crm", "Email", "external_system", "", "", {}),
         ])
-        table = "## Integrations\n\n| Target | Type | Direction | Via |\n|---|---|---|---|\n| Slack | api | outbound | webhook |\n"
+        table = ("## Integrations\n\n| Target | Type | Direction | Via |\n|---|---|---|---|\n"
+                 "| Slack | api | outbound | webhook |\n")
         rows = [row for row in build_doc_rows("chat.md", table) if row.layer == "D6"]
         self.assertEqual(pick(rows, "target", "target_type", "direction", "via"),
                          [("Slack", "api", "outbound", "webhook")])

@@ -10,11 +10,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import TestCase
 
-from knowledge.search import retrieval
 from knowledge.indexing.layers import store
 from knowledge.indexing.layers.repository import RepositoryError, open_repository
-from knowledge.search.intent import plan_and_search
 from knowledge.models import Chunk, Document
+from knowledge.search import retrieval
+from knowledge.search.intent import plan_and_search
 from tests.factories import make_kb
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -208,7 +208,8 @@ class OwnRepositoryTests(TestCase):
         entrypoints = set(Chunk.objects.filter(knowledge_base=kb, layer="C3")
                           .values_list("metadata__route_or_command", flat=True))
         self.assertTrue({"POST /search", "ingest", "reindex", "index_repo"} <= entrypoints, entrypoints)
-        symbol = Chunk.objects.get(knowledge_base=kb, layer="C1", metadata__qname="knowledge.indexing.ingestion.replace_chunks")
+        symbol = Chunk.objects.get(knowledge_base=kb, layer="C1",
+                                   metadata__qname="knowledge.indexing.ingestion.replace_chunks")
         self.assertEqual(symbol.metadata["kind"], "function")
         callers = set(Chunk.objects.filter(knowledge_base=kb, layer="C2", metadata__edge_type="calls",
                                            metadata__dst_ref="knowledge.indexing.ingestion.replace_chunks")

@@ -94,7 +94,8 @@ class Command(BaseCommand):
         self.stdout.write("  by risk level:  " + ", ".join(f"{level} {risk[level]}" for level in
                                                         ("low", "medium", "high", "unassessed") if level in risk))
         agents = Counter(tickets.values_list("agent__name", flat=True))
-        self.stdout.write("  by agent:       " + ", ".join(f"{name or 'none'} {n}" for name, n in agents.most_common()))
+        by_agent = ", ".join(f"{name or 'none'} {n}" for name, n in agents.most_common())
+        self.stdout.write("  by agent:       " + by_agent)
         reasons = Counter(r["code"] for reasons in tickets.values_list("risk_reasons", flat=True) for r in reasons)
         if reasons:
             self.stdout.write("  risk reasons:   " + ", ".join(f"{code} {n}" for code, n in reasons.most_common()))

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('knowledge', '0002_ocr_languages'),
+        ('knowledge', '0003_ocr_languages'),
     ]
 
     operations = [

@@ -1,0 +1,120 @@
+"""Markdown structure, read one way for the whole project: ATX headings and fenced code blocks.
+
+CommonMark's rules as far as we need them. A heading is one to six `#` after at most three
+spaces, then a blank or the end of the line; its title loses the optional closing `#`s (only
+after a blank, so `# C#` is "C#") and a trailing `{#id}` or MDX `{/*id*/}` anchor. A fence is a
+line of at least three backticks or tildes and closes at a line of at least as many of the same
+character and nothing else; a backtick fence's info string has no backticks; an unclosed fence
+runs to the end. Nothing inside a fence is a heading.
+
+The chunker cuts sections with `scan`, the parsers take titles with `first_heading`, and the
+layered index reads heading sections with `read_sections`.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+_MARKDOWN_LINE = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})|(#{1,6})(?=[^\S\n]|$))([^\n]*)", re.M)
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
+_ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
+
+
+class Heading(NamedTuple):
+    start: int  # offset of the first `#`
+    level: int
+    title: str
+
+
+@dataclass
+class Section:
+    """A heading and the lines up to the next heading (of any level). Lines are 1-based in the file."""
+
+    level: int
+    title: str
+    path: list[str]
+    line: int
+    body: list[str] = field(default_factory=list)
+
+    @property
+    def section_path(self) -> str:
+        return " > ".join(self.path)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.body).strip()
+
+    @property
+    def end_line(self) -> int:
+        last = max((i for i, line in enumerate(self.body) if line.strip()), default=-1)
+        return self.line + last + 1
+
+
+def scan(text: str) -> tuple[list[Heading], list[tuple[int, int]]]:
+    """ATX headings and fenced code blocks (as `(start, end of the closing line's text)`), in one pass."""
+    headings: list[Heading] = []
+    fences: list[tuple[int, int]] = []
+    open_fence: tuple[int, str] | None = None
+    for m in _MARKDOWN_LINE.finditer(text):
+        marker, hashes, rest = m.groups()
+        if open_fence is not None:
+            start, opener = open_fence
+            if marker and marker[0] == opener[0] and len(marker) >= len(opener) and not rest.strip():
+                fences.append((start, m.start() + len(m.group(0).rstrip())))
+                open_fence = None
+        elif marker:
+            if marker[0] == "~" or "`" not in rest:
+                open_fence = (m.start(), marker)
+        else:
+            headings.append(Heading(m.start(2), len(hashes), heading_title(rest)))
+    if open_fence is not None:
+        fences.append((open_fence[0], len(text)))
+    return headings, fences
+
+
+def heading_title(raw: str) -> str:
+    """Heading text without the optional closing `#`s and a trailing `{#id}` or `{/*id*/}` anchor."""
+    title = raw.strip()
+    if title.endswith("#"):
+        title = _CLOSING_HASHES.sub("", title).strip()
+    if title.endswith("}"):
+        title = _ANCHOR.sub("", title).strip()
+    return title
+
+
+def first_heading(text: str) -> str:
+    """The title of the first level-1 heading outside code fences, or ''."""
+    return next((heading.title for heading in scan(text)[0] if heading.level == 1), "")
+
+
+def fenced_lines(text: str) -> set[int]:
+    """Indexes (0-based) of the lines inside fenced code blocks, fence lines included."""
+    lines, line, position = set(), 0, 0
+    for start, end in scan(text)[1]:
+        line, position = line + text.count("\n", position, start), start
+        lines.update(range(line, line + text.count("\n", start, end) + 1))
+    return lines
+
+
+def read_sections(body: str, first_line: int = 1) -> list[Section]:
+    """Heading sections of a Markdown body; text before the first heading is a level-0 section."""
+    by_line, line, position = {}, 0, 0
+    for heading in scan(body)[0]:
+        line, position = line + body.count("\n", position, heading.start), heading.start
+        by_line[line] = heading
+    sections = [Section(level=0, title="", path=[], line=first_line)]
+    stack: list[Section] = []
+    for offset, line in enumerate(body.split("\n")):
+        heading = by_line.get(offset)
+        if heading is None:
+            sections[-1].body.append(line)
+            continue
+        while stack and stack[-1].level >= heading.level:
+            stack.pop()
+        section = Section(level=heading.level, title=heading.title,
+                          path=[s.title for s in stack] + [heading.title], line=first_line + offset)
+        stack.append(section)
+        sections.append(section)
+    if not sections[0].text:
+        sections.pop(0)
+    return sections
