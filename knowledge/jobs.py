@@ -12,7 +12,7 @@ from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from knowledge import archives, bases
+from knowledge import archives, bases, notion
 from knowledge.exceptions import JobStateError, KnowledgeError
 from knowledge.indexing import ingestion, parsing, vector_index
 from knowledge.indexing.ingestion import delete_document
@@ -44,6 +44,13 @@ def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None) -> t
         if archives.is_archive(upload.name) and not check_upload(upload.name, upload.size):
             members, problems = archives.unpack(upload, check=check_upload)
             refused += problems
+            if notion.is_export(members):
+                # A Notion export: pages by their Notion ids; pages gone from this export are deleted.
+                ids, vanished = notion.store_export(kb, members)
+                document_ids += ids
+                if vanished:
+                    start_delete(vanished, user=user)
+                continue
             document_ids += [_store_upload(kb, member.upload, path=member.path).pk for member in members]
             continue
         # A document's identity is its file name: a second file of one name would overwrite the first.
