@@ -254,3 +254,8 @@ class AutoReplyTests(TestCase):
             needs_attention=True, quality={"flags": ["broken_cyrillic"]})
         quality.accept(Document.objects.filter(knowledge_base=self.kb))
         self.assertEqual(self.submit("How long does standard delivery take?").status, Ticket.Status.AUTO_REPLIED)
+
+
+def test_markdown_tables_of_numbers_are_not_garbage():
+    table = "| 1 | 2 | 3 |\n| --- | --- | --- |\n" + "| 4 | 5 | 6 |\n| 7 | 8 | 9 |\n" * 20
+    assert flags_of(table) == []

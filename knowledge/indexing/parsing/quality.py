@@ -45,6 +45,7 @@ TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
 # A character that belongs to no text: control, private-use, unassigned, surrogate, symbols drawn
 # from a font without a Unicode map, and the replacement character.
 GARBAGE_CATEGORIES = {"Cc", "Co", "Cn", "Cs", "So"}
+MARKDOWN_MARKS = frozenset("|-:*#_`>[]()!\\")
 ENGLISH_WORDS = {"the", "and", "of", "to", "is", "in", "that", "for", "with", "on"}
 GERMAN_WORDS = {"der", "die", "und", "das", "ist", "nicht", "mit", "auf", "ein", "eine"}
 
@@ -132,10 +133,12 @@ def _signs(text: str) -> dict:
     sample = text[:1_000_000]
     visible = [char for char in sample if not char.isspace()]
     garbage = sum(1 for char in visible if unicodedata.category(char) in GARBAGE_CATEGORIES or char == "\ufffd")
-    word_chars = sum(1 for char in visible if char.isalnum())
+    # Markdown's own marks (tables, emphasis, headings, links) are structure, not garbage.
+    prose = [char for char in visible if char not in MARKDOWN_MARKS]
+    word_chars = sum(1 for char in prose if char.isalnum())
     return {
         "garbage_share": round(garbage / max(1, len(visible)), 3),
-        "word_char_share": round(word_chars / max(1, len(visible)), 3) if visible else 1.0,
+        "word_char_share": round(word_chars / len(prose), 3) if prose else 1.0,
         "replacement_chars": text.count("\ufffd"),
         "mojibake": len(MOJIBAKE.findall(sample)),
         "words": len(WORD.findall(sample)),
