@@ -7,63 +7,54 @@ Every `run_*` is idempotent: a redelivered or re-run job skips what is already d
 
 from pathlib import Path
 
-from django.conf import settings
 from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from knowledge import archives, bases, notion
+from knowledge import archives, bases, notion, uploads
 from knowledge.exceptions import JobStateError, KnowledgeError
-from knowledge.indexing import ingestion, parsing, vector_index
+from knowledge.indexing import ingestion, vector_index
 from knowledge.indexing.ingestion import delete_document
-from knowledge.indexing.layers.store import reindex_document
 from knowledge.models import Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
-
-
-def check_upload(name: str, size: int) -> str:
-    """Why an upload is refused before ingestion, or "" when it is acceptable."""
-    if not parsing.is_supported(name) and not archives.is_archive(name):
-        return f"Unsupported file type. Supported: {', '.join(parsing.SUPPORTED_EXTENSIONS)}, .zip"
-    limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
-    if size > limit:
-        return f"File is {size:,} bytes, over the {limit:,}-byte limit"
-    if size == 0:
-        return "File is empty"
-    return ""
 
 
 @transaction.atomic
 def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None) -> tuple[Job | None, list[dict]]:
     """Store accepted files as pending documents and queue one ingestion job for them.
 
-    Returns the job (None when nothing was accepted) and the refused files with reasons.
+    Returns the job (None when nothing was accepted) and the refused files with reasons
+    (`uploads.check_uploads`, the one upload policy).
     """
-    refused, document_ids, seen = [], [], set()
-    for upload in files:
-        if archives.is_archive(upload.name) and not check_upload(upload.name, upload.size):
-            members, problems = archives.unpack(upload, check=check_upload)
-            refused += problems
-            if notion.is_export(members):
-                # A Notion export: pages by their Notion ids; pages gone from this export are deleted.
-                ids, vanished = notion.store_export(kb, members)
-                document_ids += ids
-                if vanished:
-                    start_delete(vanished, user=user)
-                continue
-            document_ids += [_store_upload(kb, member.upload, path=member.path).pk for member in members]
-            continue
-        # A document's identity is its file name: a second file of one name would overwrite the first.
-        reason = "Another file of this name is in the same upload" if Path(upload.name).name in seen else (
-            check_upload(upload.name, upload.size))
-        seen.add(Path(upload.name).name)
-        if reason:
-            refused.append({"item": upload.name, "reason": reason})
-            continue
-        document_ids.append(_store_upload(kb, upload).pk)
+    accepted, refusals = uploads.check_uploads(files)
+    refused = [refusal.as_dict() for refusal in refusals]
+    document_ids = []
+    for upload in accepted:
+        if archives.is_archive(upload.name):
+            document_ids += _store_archive(kb, upload, refused, user=user)
+        else:
+            document_ids.append(_store_upload(kb, upload).pk)
     if not document_ids:
         return None, refused
     return start_ingestion(kb, document_ids, user=user), refused
+
+
+def _store_archive(kb: KnowledgeBase, upload: UploadedFile, refused: list, *, user=None) -> list[int]:
+    """Documents for a zip's files, or for a Notion export's pages; refused members go to `refused`."""
+    members, problems = archives.unpack(upload, check=_member_refusal)
+    refused += problems
+    if not notion.is_export(members):
+        return [_store_upload(kb, member.upload, path=member.path).pk for member in members]
+    # A Notion export: pages by their Notion ids; pages gone from this export are deleted.
+    ids, vanished = notion.store_export(kb, members)
+    if vanished:
+        start_delete(vanished, user=user)
+    return ids
+
+
+def _member_refusal(name: str, size: int) -> str:
+    refusal = uploads.check_upload(name, size)
+    return refusal.reason if refusal else ""
 
 
 def _store_upload(kb: KnowledgeBase, upload: UploadedFile, *, path: str = "") -> Document:
@@ -123,19 +114,12 @@ def _ingest_documents(job: Job) -> None:
     for done, document in enumerate(documents, start=1):
         if job.should_stop():
             break
-        result = rebuild_document(document, progress=_embedding_progress(job), ocr_progress=_ocr_progress(job),
-                                  force_ocr=job.options.get("force_ocr", False))
+        result = ingestion.process_document(document, progress=_embedding_progress(job),
+                                            ocr_progress=_ocr_progress(job),
+                                            force_ocr=job.options.get("force_ocr", False))
         _count(job, document, result)
         job.record(done=done)
     _ensure_index(job.knowledge_base)
-
-
-def rebuild_document(document: Document, *, progress=None, ocr_progress=None,
-                     force_ocr: bool = False) -> ingestion.IngestResult:
-    """(Re)build one document the way its source needs: repository files keep their layers."""
-    if document.source_kind == Document.SourceKind.REPOSITORY:
-        return reindex_document(document)
-    return ingestion.process_document(document, progress=progress, ocr_progress=ocr_progress, force_ocr=force_ocr)
 
 
 def _embedding_progress(job: Job):
@@ -210,8 +194,8 @@ def _reindex_documents(job: Job) -> None:
             break
         if job.options.get("force"):
             document.config_signature = ""  # forces the rebuild even when the text is unchanged
-        _count(job, document, rebuild_document(document, progress=_embedding_progress(job),
-                                               ocr_progress=_ocr_progress(job)))
+        _count(job, document, ingestion.process_document(document, progress=_embedding_progress(job),
+                                                         ocr_progress=_ocr_progress(job)))
         job.record(done=done)
     _ensure_index(kb)
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from knowledge.exceptions import KnowledgeError
-from knowledge.indexing.ingestion import settle_documents
+from knowledge.indexing.chunks import settle_documents
 from knowledge.models import Document, Job
 
 logger = logging.getLogger(__name__)
