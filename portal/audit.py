@@ -10,11 +10,13 @@ them; a trigger refuses UPDATEs of `ApiRequest`) and deleted after `AUDIT_RETENT
 `prune_audit`, a daily schedule.
 """
 
+import ipaddress
 import logging
 from datetime import timedelta
 
 from auditlog.models import LogEntry
 from django.conf import settings
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
@@ -41,7 +43,8 @@ class ApiAuditMiddleware:
         key = getattr(request, "auth", None)
         if isinstance(key, ApiKey):
             try:
-                record(request, key, response.status_code)
+                with transaction.atomic():  # a failed write must not spoil the connection's transaction
+                    record(request, key, response.status_code)
             except Exception:  # noqa: BLE001 - a failing audit write must not turn an answer into a 500
                 logger.exception("Could not record the API request %s %s", request.method, request.path)
         return response
@@ -54,8 +57,15 @@ def record(request: HttpRequest, key: ApiKey, status: int) -> ApiRequest:
         api_key=key, key_prefix=key.prefix, method=request.method[:10], status=status,
         route=(match.route if match else "")[:200], path=request.path[:500],
         knowledge_base_id=int(kb_id) if str(kb_id or "").isdigit() else None,
-        remote_addr=request.META.get("REMOTE_ADDR") or None, detail=getattr(request, "audit_detail", {}),
+        remote_addr=_address(request.META.get("REMOTE_ADDR", "")), detail=getattr(request, "audit_detail", {}),
     )
+
+
+def _address(value: str) -> str | None:
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        return None  # test clients and some proxies pass names, not addresses
 
 
 def prune_audit() -> int:

@@ -49,8 +49,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "portal.health.LivenessMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "portal.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -74,7 +74,7 @@ AUDITLOG_EXCLUDE_TRACKING_MODELS = (
 # Bulky text and progress fields would turn every job tick and re-index into an entry.
 AUDITLOG_EXCLUDE_TRACKING_FIELDS = (
     "text", "embedding", "search_vector", "updated_at", "heartbeat_at", "progress_done", "progress_total",
-    "counters", "last_used_at", "trace", "content_full",
+    "counters", "last_used_at", "last_login", "trace", "content_full",
 )
 AUDITLOG_MASK_TRACKING_FIELDS = ("hashed_secret", "password")
 
