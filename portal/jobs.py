@@ -118,8 +118,11 @@ def lower_worker_priority(sender=None, proc_name: str = "", **kwargs) -> None:
     Ingestion (parsing, embedding) is CPU-bound and can wait a little; a search cannot. On a small
     machine this keeps search latency under upload load near what it is alone (bench/concurrency.py).
     """
+    from django_q.conf import Conf
+
     niceness = settings.PORTAL["WORKER_NICE"]
-    if niceness:
+    # In sync mode (tests) the "worker" runs inside the calling process, which must keep its priority.
+    if niceness and not Conf.SYNC:
         os.nice(niceness)
 
 
