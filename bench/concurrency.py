@@ -18,6 +18,7 @@ Queued work left at the end is removed with its documents.
 import argparse
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -54,12 +55,11 @@ def main() -> None:
         wait_until_up(base, token)
         alone = run_phase(base, token, queries, kb.pk, args, uploads=False)
         loaded = run_phase(base, token, queries, kb.pk, args, uploads=True)
+        print_table(alone, loaded, args)
     finally:
         for process in (web, worker):
-            process.terminate()
-            process.wait(timeout=60)
+            stop(process)
         clean_up(kb)
-    print_table(alone, loaded, args)
 
 
 def prepare(docs: int):
@@ -109,7 +109,17 @@ def server_env(args) -> dict:
 
 def start(command: list[str], env: dict) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM, and SIGKILL to its process group if it has not stopped in 30 s (a worker mid-task)."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
 
 
 def free_port() -> int:
