@@ -40,6 +40,7 @@ from knowledge.schemas import (
 )
 from knowledge.search import answers, retrieval
 from knowledge.search.intent import plan_and_search as router_plan_and_search
+from portal import audit
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
@@ -268,6 +269,8 @@ def answer(request, payload: AnswerRequest):
     if result.flags:
         # Injected or exfiltrating text is withheld: the caller may pass answers on unread.
         result.text, result.refused, result.citations = settings.PORTAL.get("REFUSAL_TEXT", ""), True, []
+    audit.note(request, refused=result.refused, flags=result.flags,
+               cited=[{"chunk": c.hit.chunk_id, "document": c.hit.document_id} for c in result.citations])
     return {
         "answer": result.text, "refused": result.refused, "flags": result.flags, "confidence": result.confidence,
         "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,

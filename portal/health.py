@@ -1,9 +1,10 @@
 """Health endpoints for load balancers and orchestrators, outside the API (no key needed).
 
-`/healthz` (liveness) says the process answers; it touches nothing else, so a database outage
-never gets a healthy web process restarted. `/readyz` (readiness) checks what a request needs —
-the database, the task broker, and the embedders the knowledge bases use — and answers 503 while
-any is down, naming which (never the error text, which may carry addresses or names).
+`/healthz` (liveness, `LivenessMiddleware`, ahead of every other middleware) says the process
+answers; it touches nothing else, so a database outage never gets a healthy web process
+restarted. `/readyz` (readiness) checks what a request needs — the database, the task broker, and
+the embedders the knowledge bases use — and answers 503 while any is down, naming which (never
+the error text, which may carry addresses or names).
 """
 
 import logging
@@ -22,10 +23,18 @@ EMBEDDER_CHECK_SECONDS = 30
 _embedders_checked: dict = {"at": 0.0, "result": "ok"}
 
 
-@never_cache
-@require_GET
-def healthz(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"status": "ok"})
+class LivenessMiddleware:
+    """`GET /healthz` answered first, before any middleware that might read the session or the database."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest):
+        if request.path == "/healthz":
+            response = JsonResponse({"status": "ok"})
+            response["Cache-Control"] = "no-store"
+            return response
+        return self.get_response(request)
 
 
 @never_cache

@@ -16,6 +16,7 @@ its documents are left in a final state: ready, or `error` with the reason.
 """
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from datetime import timedelta
@@ -109,6 +110,20 @@ class Heartbeat:
     def stop(self) -> None:
         self.stopped.set()
         self.thread.join(timeout=5)
+
+
+def lower_worker_priority(sender=None, proc_name: str = "", **kwargs) -> None:
+    """In each new django-q2 worker: yield the CPU to web requests (`PORTAL_WORKER_NICE`).
+
+    Ingestion (parsing, embedding) is CPU-bound and can wait a little; a search cannot. On a small
+    machine this keeps search latency under upload load near what it is alone (bench/concurrency.py).
+    """
+    from django_q.conf import Conf
+
+    niceness = settings.PORTAL["WORKER_NICE"]
+    # In sync mode (tests) the "worker" runs inside the calling process, which must keep its priority.
+    if niceness and not Conf.SYNC:
+        os.nice(niceness)
 
 
 def job_documents(job: Job):

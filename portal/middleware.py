@@ -1,10 +1,13 @@
-"""Keep the API's one error shape for the responses django-ninja builds outside our handlers."""
+"""Keep the API's one error shape for the responses django-ninja builds outside our handlers, and
+answer 503 (not 500) while the database is unreachable."""
 
 import json
 import logging
+import sys
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse
+from django.views import defaults
 
 logger = logging.getLogger(__name__)
 
@@ -61,16 +64,10 @@ def is_outage(exc: BaseException) -> bool:
     return state is None or state.startswith(("08", "57P"))
 
 
-class DatabaseUnavailableMiddleware:
-    """Pages (admin, health) that fail because the database is down answer 503, not 500."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
-    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
-        if isinstance(exc, DatabaseError) and is_outage(exc):
-            return database_unavailable(request, exc)
-        return None
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's 500 handler: a database outage anywhere (a view, a middleware reading the session)
+    is a 503 that says so; anything else keeps Django's plain 500."""
+    exc = sys.exc_info()[1]
+    if isinstance(exc, DatabaseError) and is_outage(exc):
+        return database_unavailable(request, exc)
+    return defaults.server_error(request)

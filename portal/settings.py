@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "django_q",
     "ninja",
+    "auditlog",
     "portal.apps.PortalConfig",
     "knowledge",
     "crawler",
@@ -48,8 +49,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "portal.health.LivenessMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "portal.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -58,7 +59,24 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "portal.middleware.ApiMethodNotAllowedMiddleware",
+    # Who made each model change (django-auditlog), and every API key request (portal/audit.py).
+    "auditlog.middleware.AuditlogMiddleware",
+    "portal.audit.ApiAuditMiddleware",
 ]
+
+# --- Audit trail: model changes by django-auditlog, API use by portal/audit.py -----------------
+AUDITLOG_INCLUDE_ALL_MODELS = True
+# High-volume or derived rows (chunks, counters, the queue, the audit itself) are not audited.
+AUDITLOG_EXCLUDE_TRACKING_MODELS = (
+    "admin", "auditlog", "contenttypes", "sessions", "django_q", "auth.permission",
+    "knowledge.chunk", "crawler.crawledpage", "portal.ratecounter", "portal.apirequest",
+)
+# Bulky text and progress fields would turn every job tick and re-index into an entry.
+AUDITLOG_EXCLUDE_TRACKING_FIELDS = (
+    "text", "embedding", "search_vector", "updated_at", "heartbeat_at", "progress_done", "progress_total",
+    "counters", "last_used_at", "last_login", "trace", "content_full",
+)
+AUDITLOG_MASK_TRACKING_FIELDS = ("hashed_secret", "password")
 
 ROOT_URLCONF = "portal.urls"
 WSGI_APPLICATION = "portal.wsgi.application"
@@ -178,6 +196,10 @@ PORTAL = {
     "OUTGOING_ALLOWED_DOMAINS": env_list("PORTAL_OUTGOING_ALLOWED_DOMAINS", []),
     # Running jobs write a heartbeat this often; one silent for JOB_STALE_SECONDS is failed by the
     # reaper (a schedule that runs every minute), with its documents put back in a final state.
+    # Audit entries (model changes and API requests) older than this are deleted, daily.
+    "AUDIT_RETENTION_DAYS": env_int("PORTAL_AUDIT_RETENTION_DAYS", 365, minimum=1),
+    # Niceness added to each worker process (0-19): background ingestion yields the CPU to searches.
+    "WORKER_NICE": env_int("PORTAL_WORKER_NICE", 10, minimum=0),
     "JOB_HEARTBEAT_SECONDS": env_float("PORTAL_JOB_HEARTBEAT_SECONDS", 15.0),
     "JOB_STALE_SECONDS": env_int("PORTAL_JOB_STALE_SECONDS", 120, minimum=1),
     "SEARCH_MAX_FILTER_KEYS": env_int("PORTAL_SEARCH_MAX_FILTER_KEYS", 20, minimum=1),

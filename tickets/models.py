@@ -206,6 +206,15 @@ class Message(models.Model):
     def __str__(self) -> str:
         return f"{self.get_kind_display()} on ticket #{self.ticket_id}"
 
+    def get_additional_data(self) -> dict | None:
+        """Kept with a reply's audit entry (django-auditlog): the snapshots of the sources it cited."""
+        if self.kind != self.Kind.REPLY or not self.draft_id:
+            return None
+        cited = TicketSource.objects.filter(message_id=self.draft_id, cited=True).order_by("position")
+        return {"auto_sent": self.auto_sent, "cited_snapshots": [
+            {"position": s.position, "document": s.document_id, "chunk": s.chunk_id, "sha256": s.content_sha256}
+            for s in cited]}
+
 
 class TicketSource(models.Model):
     """A snapshot of one source a draft was written from, numbered as the draft's `[n]` marker.
