@@ -66,6 +66,7 @@ def main() -> None:
 def measure(kb, documents, embedder, args) -> dict:
     """Ingest the documents end to end, then embed the same chunk texts with the embedder alone."""
     from knowledge.indexing import ingestion
+    from knowledge.indexing.chunks import embedding_input
     from knowledge.models import Chunk
 
     started = time.perf_counter()
@@ -76,7 +77,7 @@ def measure(kb, documents, embedder, args) -> dict:
             raise SystemExit(f"ingestion failed: {result.error}")
     pipeline_seconds = time.perf_counter() - started
     chunks = list(Chunk.objects.filter(knowledge_base=kb).order_by("pk"))
-    texts = [ingestion.embedding_input(chunk) for chunk in chunks]
+    texts = [embedding_input(chunk) for chunk in chunks]
     started = time.perf_counter()
     for start in range(0, len(texts), args.batch_size):
         embedder.embed_passages(texts[start:start + args.batch_size])

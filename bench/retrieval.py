@@ -4,8 +4,8 @@
     .venv/bin/python bench/retrieval.py --dataset DIR --embedder use-multilingual --max-queries 100
     .venv/bin/python bench/retrieval.py --embed-only          # fill the embedding cache, no database
 
-Each corpus document is chunked and embedded exactly as ingestion does (`ingestion.build_chunks`,
-`ingestion.embedding_input`), stored in a throw-away knowledge base, and queried through
+Each corpus document is chunked and embedded exactly as ingestion does (`chunks.build_chunks`,
+`chunks.embedding_input`), stored in a throw-away knowledge base, and queried through
 `retrieval.retrieve` with the product defaults. A document's rank is the rank of its best chunk.
 Query vectors come from the cache, so the latency columns are the database and fusion time; the
 embedder's own query time is printed separately.
@@ -45,7 +45,7 @@ def parse_args(argv=None):
 
 def build_drafts(dataset, kb):
     """Unsaved documents and chunks for the corpus, cut by the product's chunker."""
-    from knowledge.indexing import ingestion
+    from knowledge.indexing.chunks import build_chunks
     from knowledge.models import Document
 
     documents, chunks = [], []
@@ -53,17 +53,17 @@ def build_drafts(dataset, kb):
         document = Document(knowledge_base=kb, source_kind=Document.SourceKind.INLINE,
                             source_uri=f"beir:{row['_id']}", title=row["title"][:500], text=row["text"],
                             char_count=len(row["text"]), status=Document.Status.READY, mime="text/plain")
-        pieces = ingestion.build_chunks(kb, document, row["text"], []) if row["text"].strip() else []
+        pieces = build_chunks(kb, document, row["text"], []) if row["text"].strip() else []
         documents.append(document)
         chunks.append(pieces)
     return documents, chunks
 
 
 def embed_corpus(cache, chunks_per_doc):
-    from knowledge.indexing import ingestion
+    from knowledge.indexing.chunks import embedding_input
 
     flat = [chunk for chunks in chunks_per_doc for chunk in chunks]
-    vectors = cache.passages([ingestion.embedding_input(chunk) for chunk in flat], progress=True)
+    vectors = cache.passages([embedding_input(chunk) for chunk in flat], progress=True)
     for chunk, vector in zip(flat, vectors, strict=True):
         chunk.embedding = vector
 
@@ -90,7 +90,7 @@ def load_into_database(kb, documents, chunks_per_doc):
                 chunk.document = document
                 flat.append(chunk)
         Chunk.objects.bulk_create(flat, batch_size=1000)
-        # Same weights as ingestion.replace_chunks: a chunk's title is its document's title.
+        # Same weights as chunks.replace_chunks: a chunk's title is its document's title.
         Chunk.objects.filter(knowledge_base=kb).update(
             search_vector=SearchVector("title", weight="A", config=config)
             + SearchVector("section_path", weight="A", config=config)

@@ -1,4 +1,4 @@
-"""Ingesting one URL, and crawling a site breadth-first into a knowledge base.
+"""Crawling a site breadth-first into a knowledge base (one URL alone: `pages.ingest_url`).
 
 `crawl_site` starts at the seed (depth 0), then its links (depth 1, joined by the sitemap's URLs),
 and so on up to `max_depth`, fetching at most `max_pages` URLs. A URL is refused before any request
@@ -15,18 +15,14 @@ Per-page failures are counted and listed, never raised: a crawl always ends with
 """
 
 import logging
-import tempfile
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from urllib.parse import unquote, urlsplit
 
 from django.db.models import Q
 
 from crawler import guard, sitemaps, urlnorm
 from crawler.exceptions import (
-    BlockedAddressError,
     CrawlerError,
     EmptyPageError,
     HTTPStatusError,
@@ -35,6 +31,7 @@ from crawler.exceptions import (
 from crawler.extraction import Page, extract_page
 from crawler.fetching import Fetcher, Response
 from crawler.models import CrawledPage
+from crawler.pages import ingest_document, ingest_response, ingest_url, record_page, source_uri
 from crawler.robots import RobotsCache
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import ingestion
@@ -42,6 +39,8 @@ from knowledge.indexing.ingestion import delete_document
 from knowledge.models import Document, Job, KnowledgeBase
 
 logger = logging.getLogger(__name__)
+
+__all__ = ["COUNTERS", "CrawlOptions", "CrawlReport", "Progress", "crawl_site", "ingest_url"]
 
 COUNTERS = (
     "queued", "fetched", "ingested", "unchanged", "duplicate", "blocked_by_robots", "skipped_by_rule",
@@ -105,93 +104,6 @@ class CrawlOptions:
             raise CrawlerError(f"max_pages must be between 1 and {MAX_PAGES_LIMIT}")
         if not 0 <= self.max_depth <= MAX_DEPTH_LIMIT:
             raise CrawlerError(f"max_depth must be between 0 and {MAX_DEPTH_LIMIT}")
-
-
-# --- One URL -------------------------------------------------------------------------------------
-
-def ingest_url(kb: KnowledgeBase, url: str, *, allow_hosts: list[str] | None = None) -> ingestion.IngestResult:
-    """Fetch one page or document and ingest it (source kind `url`).
-
-    Raises `InvalidURLError` or `BlockedAddressError` when the URL is refused; any other failure
-    (HTTP error, timeout, too large, unsupported, empty) is a failed result on the URL's document.
-    """
-    url = urlnorm.normalize_url(url)
-    page = (CrawledPage.objects.filter(knowledge_base=kb, url=url).select_related("document").first()
-            or CrawledPage(knowledge_base=kb, url=url, seed_url=url))
-    try:
-        with Fetcher(allow_hosts=allow_hosts) as fetcher:
-            response = fetcher.get(url, headers=page.validators)
-        if response.not_modified:
-            page.mark_unchanged()
-            return ingestion.IngestResult(page.document, "unchanged")
-        extracted = extract_page(response) if response.kind == "html" else None
-        result = ingest_response(kb, response, extracted, source_kind=Document.SourceKind.URL)
-    except BlockedAddressError:
-        raise
-    except CrawlerError as exc:
-        return _url_failed(kb, page, exc)
-    _record(page, response, result.document, extracted,
-            CrawledPage.Status.FAILED if result.outcome == "failed" else CrawledPage.Status.INDEXED)
-    return result
-
-
-def ingest_response(kb: KnowledgeBase, response: Response, extracted: Page | None, *,
-                    source_kind: str) -> ingestion.IngestResult:
-    """Ingest a fetched HTML page (already extracted) or document through the shared parsers."""
-    if response.kind == "document":
-        return ingest_document(kb, response, source_kind=source_kind, source_uri=response.final_url)
-    if not extracted.text.strip():
-        raise EmptyPageError("No text left after removing navigation and boilerplate")
-    uri = source_uri(response, extracted)
-    return ingestion.ingest_text(kb, title=extracted.title or uri, text=extracted.text, source_kind=source_kind,
-                                 source_uri=uri, mime="text/html", metadata={"url": response.final_url})
-
-
-def ingest_document(kb: KnowledgeBase, response: Response, *, source_kind: str,
-                    source_uri: str) -> ingestion.IngestResult:
-    """Write a fetched document to a temporary file and ingest it with `ingest_file`."""
-    with tempfile.TemporaryDirectory(prefix="crawl-") as folder:
-        path = Path(folder) / _file_name(response)
-        path.write_bytes(response.body)
-        return ingestion.ingest_file(kb, path, source_kind=source_kind, source_uri=source_uri)
-
-
-def source_uri(response: Response, extracted: Page | None) -> str:
-    """The page's canonical URL when it names one on the same site, else where redirects ended.
-
-    A canonical URL on another site is ignored: a page must not be able to claim (and overwrite)
-    another site's document.
-    """
-    canonical = extracted.canonical if extracted else ""
-    if canonical and urlnorm.same_site(canonical, response.final_url):
-        return canonical
-    return response.final_url
-
-
-def _file_name(response: Response) -> str:
-    stem = PurePosixPath(unquote(urlsplit(response.final_url).path)).stem
-    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in stem).strip("-.")[:100]
-    return f"{stem or 'document'}{response.extension}"
-
-
-def _url_failed(kb: KnowledgeBase, page: CrawledPage, exc: CrawlerError) -> ingestion.IngestResult:
-    document = page.document or Document.objects.get_or_create(
-        knowledge_base=kb, source_uri=page.url,
-        defaults={"source_kind": Document.SourceKind.URL, "title": page.url[:500]},
-    )[0]
-    ingestion.record_failure(document, exc)
-    page.mark_failed(str(exc), http_status=getattr(exc, "status", None))
-    return ingestion.IngestResult(document, "failed", document.error_message)
-
-
-def _record(page: CrawledPage, response: Response, document: Document | None, extracted: Page | None,
-            status: str, sha: str = "") -> None:
-    page.record_fetch(
-        final_url=response.final_url, http_status=response.status, content_type=response.content_type,
-        etag=response.etag, last_modified=response.last_modified, status=status, document=document,
-        content_sha256=sha or (document.sha256 if document else ""),
-        canonical_url=source_uri(response, extracted), links=extracted.links if extracted else [],
-    )
 
 
 # --- A whole site --------------------------------------------------------------------------------
@@ -383,7 +295,7 @@ class SiteCrawl:
         sha = ingestion.text_sha256(extracted.text)
         original = self.duplicate_of(page, response.final_url, uri, sha)
         if original is not None:
-            _record(page, response, original, extracted, CrawledPage.Status.DUPLICATE, sha)
+            record_page(page, response, original, extracted, CrawledPage.Status.DUPLICATE, sha)
             self.report.duplicate += 1
             return
         result = ingest_response(self.kb, response, extracted, source_kind=Document.SourceKind.CRAWL)
@@ -408,7 +320,7 @@ class SiteCrawl:
             self.fail(page, CrawlerError(result.error))
             return
         self.report.bump("unchanged" if result.outcome == "unchanged" else "ingested")
-        _record(page, response, result.document, extracted, CrawledPage.Status.INDEXED, sha)
+        record_page(page, response, result.document, extracted, CrawledPage.Status.INDEXED, sha)
 
     # --- outcomes
 

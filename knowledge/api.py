@@ -15,7 +15,7 @@ from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
-from knowledge import bases, jobs
+from knowledge import bases, jobs, uploads
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.schemas import (
     AnswerRequest,
@@ -143,17 +143,17 @@ def list_documents(request, kb_id: int, filters: Query[DocumentStatusFilter]):
 def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., min_length=1)):  # noqa: B008
     """Upload one or many files (multipart, field `files`); one ingestion job processes them."""
     kb = get_kb(request, kb_id)
-    limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
-    too_large = [upload for upload in files if upload.size > limit]
+    _, refusals = uploads.check_uploads(files)
+    # The API refuses the whole request for a file over the limit or a name sent twice (uploads.py).
+    too_large = [refusal for refusal in refusals if refusal.kind == uploads.TOO_LARGE]
     if too_large:
+        limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
         raise ApiError(413, "file_too_large", f"Files over the {limit:,}-byte limit: "
-                       + ", ".join(upload.name for upload in too_large),
+                       + ", ".join(refusal.item for refusal in too_large),
                        [{"field": "files", "location": "file", "type": "too_large",
-                         "message": f"{upload.name}: {upload.size:,} bytes"} for upload in too_large])
-    names = [Path(upload.name).name for upload in files]
-    duplicates = sorted({name for name in names if names.count(name) > 1})
+                         "message": f"{refusal.item}: {refusal.reason}"} for refusal in too_large])
+    duplicates = sorted({Path(refusal.item).name for refusal in refusals if refusal.kind == uploads.DUPLICATE})
     if duplicates:
-        # A document's identity is its file name, so two files of one name would overwrite each other.
         raise ApiError(422, "duplicate_file_names", f"Several files are named {', '.join(duplicates)}",
                        [{"field": "files", "location": "file", "message": f"{name}: sent more than once",
                          "type": "duplicate"} for name in duplicates])

@@ -9,15 +9,11 @@ from django.conf import settings
 
 from knowledge.indexing import parsing
 from knowledge.indexing.embedding import REGISTRY
+from knowledge.indexing.layers import LAYER_NAMES
 from knowledge.models import KnowledgeBase
+from knowledge.search.retrieval import MODES
 
-SEARCH_MODES = [("hybrid", "Hybrid (vector + keyword)"), ("vector", "Vector"), ("keyword", "Keyword")]
-LAYERS = [
-    ("D0", "D0 · sections"), ("D1", "D1 · document catalog"), ("D2", "D2 · facts"), ("D3", "D3 · entities"),
-    ("D4", "D4 · workflows"), ("D5", "D5 · relations"), ("D6", "D6 · integrations"),
-    ("C0", "C0 · source chunks"), ("C1", "C1 · symbols"), ("C2", "C2 · dependencies"),
-    ("C3", "C3 · entrypoints"), ("C4", "C4 · semantic roles"),
-]
+LAYERS = [(layer, f"{layer} · {name.lower()}") for layer, name in LAYER_NAMES.items()]
 
 
 def embedder_field(**kwargs) -> forms.ChoiceField:
@@ -92,7 +88,7 @@ class PlaygroundForm(forms.Form):
     query = forms.CharField(max_length=2000, widget=forms.TextInput(attrs={"size": 80, "autofocus": True}))
     knowledge_bases = forms.ModelMultipleChoiceField(
         queryset=KnowledgeBase.objects.order_by("name"), widget=forms.CheckboxSelectMultiple)
-    mode = forms.ChoiceField(choices=SEARCH_MODES, initial="hybrid")
+    mode = forms.ChoiceField(choices=list(MODES.items()), initial="hybrid")
     top_k = forms.IntegerField(min_value=1, max_value=50, initial=6, label="Top k")
     max_distance = forms.FloatField(min_value=0, max_value=2, required=False,
                                     help_text="Cosine distance cut-off (0 = identical, 2 = opposite).")

@@ -7,50 +7,30 @@ Every `run_*` is idempotent: a redelivered or re-run job skips what is already d
 
 from pathlib import Path
 
-from django.conf import settings
 from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from knowledge import bases
+from knowledge import bases, uploads
 from knowledge.exceptions import JobStateError, KnowledgeError
-from knowledge.indexing import ingestion, parsing, vector_index
+from knowledge.indexing import ingestion, vector_index
 from knowledge.indexing.ingestion import delete_document
-from knowledge.indexing.layers.store import reindex_document
 from knowledge.models import Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
-
-
-def check_upload(name: str, size: int) -> str:
-    """Why an upload is refused before ingestion, or "" when it is acceptable."""
-    if not parsing.is_supported(name):
-        return f"Unsupported file type. Supported: {', '.join(parsing.SUPPORTED_EXTENSIONS)}"
-    limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
-    if size > limit:
-        return f"File is {size:,} bytes, over the {limit:,}-byte limit"
-    if size == 0:
-        return "File is empty"
-    return ""
 
 
 @transaction.atomic
 def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None) -> tuple[Job | None, list[dict]]:
     """Store accepted files as pending documents and queue one ingestion job for them.
 
-    Returns the job (None when nothing was accepted) and the refused files with reasons.
+    Returns the job (None when nothing was accepted) and the refused files with reasons
+    (`uploads.check_uploads`, the one upload policy).
     """
-    refused, document_ids, seen = [], [], set()
-    for upload in files:
-        # A document's identity is its file name: a second file of one name would overwrite the first.
-        reason = "Another file of this name is in the same upload" if Path(upload.name).name in seen else (
-            check_upload(upload.name, upload.size))
-        seen.add(Path(upload.name).name)
-        if reason:
-            refused.append({"item": upload.name, "reason": reason})
-            continue
-        document_ids.append(_store_upload(kb, upload).pk)
-    if not document_ids:
+    accepted, refusals = uploads.check_uploads(files)
+    refused = [refusal.as_dict() for refusal in refusals]
+    if not accepted:
         return None, refused
+    document_ids = [_store_upload(kb, upload).pk for upload in accepted]
     return start_ingestion(kb, document_ids, user=user), refused
 
 
@@ -105,17 +85,10 @@ def _ingest_documents(job: Job) -> None:
     for done, document in enumerate(documents, start=1):
         if job.should_stop():
             break
-        result = rebuild_document(document, progress=_embedding_progress(job))
+        result = ingestion.process_document(document, progress=_embedding_progress(job))
         _count(job, document, result)
         job.record(done=done)
     _ensure_index(job.knowledge_base)
-
-
-def rebuild_document(document: Document, *, progress=None) -> ingestion.IngestResult:
-    """(Re)build one document the way its source needs: repository files keep their layers."""
-    if document.source_kind == Document.SourceKind.REPOSITORY:
-        return reindex_document(document)
-    return ingestion.process_document(document, progress=progress)
 
 
 def _embedding_progress(job: Job):
@@ -180,7 +153,7 @@ def _reindex_documents(job: Job) -> None:
             break
         if job.options.get("force"):
             document.config_signature = ""  # forces the rebuild even when the text is unchanged
-        _count(job, document, rebuild_document(document, progress=_embedding_progress(job)))
+        _count(job, document, ingestion.process_document(document, progress=_embedding_progress(job)))
         job.record(done=done)
     _ensure_index(kb)
 

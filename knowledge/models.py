@@ -110,19 +110,33 @@ class Document(models.Model):
     def __str__(self) -> str:
         return self.title or self.source_uri or f"Document {self.pk}"
 
-    def mark_indexing(self) -> None:
+    # Chunks of these documents are served: one being re-indexed keeps its previous chunks until the
+    # new ones replace them in one transaction (knowledge/indexing/ingestion.py).
+    SEARCHABLE = (Status.READY, Status.INDEXING)
+
+    def start_indexing(self, *, title: str, mime: str, text: str, metadata: dict) -> None:
+        """New text in, status `indexing`: its previous chunks (if any) stay searchable meanwhile."""
+        self.title, self.mime, self.text, self.char_count = title[:500], mime[:200], text, len(text)
+        self.metadata = metadata
         self.status, self.error_message = self.Status.INDEXING, ""
-        self.save(update_fields=["status", "error_message", "updated_at"])
+        self.save(update_fields=["title", "mime", "text", "char_count", "metadata", "status", "error_message",
+                                 "updated_at"])
+
+    def mark_ready(self, *, sha256: str, config_signature: str, chunk_count: int) -> None:
+        """Its new chunks are in: record what they were built from."""
+        self.sha256, self.config_signature, self.chunk_count = sha256, config_signature, chunk_count
+        self.status, self.error_message, self.ingested_at = self.Status.READY, "", timezone.now()
+        self.save(update_fields=["sha256", "config_signature", "chunk_count", "status", "error_message",
+                                 "ingested_at", "updated_at"])
 
     def mark_failed(self, message: str) -> None:
-        self.status, self.error_message = self.Status.ERROR, message
+        """The document failed; one that was served keeps serving its previous chunks."""
+        if self.sha256 and self.chunk_count:
+            self.status = self.Status.READY
+            self.error_message = f"The last update failed and the previous version is still served: {message}"
+        else:
+            self.status, self.error_message = self.Status.ERROR, message
         self.save(update_fields=["status", "error_message", "updated_at"])
-
-
-class ChunkQuerySet(models.QuerySet):
-    def searchable(self):
-        """Chunks of documents that finished indexing."""
-        return self.filter(document__status=Document.Status.READY)
 
 
 class Chunk(models.Model):
@@ -146,7 +160,6 @@ class Chunk(models.Model):
     embedding = VectorField(null=True, blank=True)
     search_vector = SearchVectorField(null=True, blank=True)
 
-    objects = ChunkQuerySet.as_manager()
 
     class Meta:
         ordering = ["document_id", "layer", "position"]

@@ -9,6 +9,7 @@ from pydantic import field_validator
 
 from knowledge.indexing.embedding import REGISTRY
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
+from knowledge.search.retrieval import MODES
 
 
 def usable_embedders() -> list[str]:
@@ -19,6 +20,11 @@ def usable_embedders() -> list[str]:
 
 EmbedderName = Enum("EmbedderName", {name: name for name in usable_embedders()}, type=str)
 TextSearchName = Enum("TextSearchName", {value: value for value in TextSearchConfig.values}, type=str)
+# The vocabularies come from their one source (the models, retrieval.MODES); Literal[tuple] is
+# Literal[*tuple], so the OpenAPI schema lists the same values.
+SearchMode = Literal[tuple(MODES)]
+DocumentStatus = Literal[tuple(Document.Status.values)]
+SourceKind = Literal[tuple(Document.SourceKind.values)]
 SLUG = r"^[-a-zA-Z0-9_]+$"
 
 
@@ -112,8 +118,8 @@ class DocumentDetailOut(DocumentOut):
 
 
 class DocumentStatusFilter(Schema):
-    status: Literal["pending", "indexing", "ready", "error"] | None = None
-    source_kind: Literal["upload", "url", "crawl", "inline", "repository"] | None = None
+    status: DocumentStatus | None = None
+    source_kind: SourceKind | None = None
 
 
 class RefusedFile(Schema):
@@ -159,7 +165,7 @@ class SearchRequest(Schema):
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")
     top_k: int = Field(6, ge=1, le=50)
-    mode: Literal["hybrid", "vector", "keyword"] = "hybrid"
+    mode: SearchMode = "hybrid"
     layers: list[str] | None = Field(None, max_length=20, description="Chunk layers, e.g. D0, D6, C1.")
     filters: dict[str, FilterValue] | None = Field(
         None, description="Metadata filters: a chunk or its document must have each key with that value "
@@ -230,7 +236,7 @@ class AnswerRequest(Schema):
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")
     top_k: int = Field(6, ge=1, le=20)
-    mode: Literal["hybrid", "vector", "keyword"] = "hybrid"
+    mode: SearchMode = "hybrid"
     layers: list[str] | None = Field(None, max_length=20)
     filters: dict[str, FilterValue] | None = None
 

@@ -208,6 +208,13 @@ PORTAL = {
     "RRF_K": env_int("PORTAL_RRF_K", 60, minimum=1),
     "KEYWORD_FALLBACK_RELEVANCE": env_float("PORTAL_KEYWORD_FALLBACK_RELEVANCE", 0.15),
     "FALLBACK_VECTOR_WEIGHT": env_float("PORTAL_FALLBACK_VECTOR_WEIGHT", 0.25),
+    # Without an env variable (docs/retrieval.md): how vector and keyword scores are fused, the
+    # share of the base above which a term counts as common, and per-embedder calibrations.
+    "FUSION": "convex",
+    "FUSION_ALPHA": 0.7,
+    "FUSION_ALPHAS": {},
+    "SIMILARITY_FLOORS": {},
+    "COMMON_TERM_SHARE": 0.1,
     "RERANKER": env_str("PORTAL_RERANKER"),  # "" = off; "http" = a Cohere/Jina/TEI-style /rerank endpoint
     "RERANKER_URL": env_str("PORTAL_RERANKER_URL"),
     "RERANKER_MODEL": env_str("PORTAL_RERANKER_MODEL"),

@@ -151,6 +151,22 @@ class Ticket(models.Model):
         self.save(update_fields=["status", "trace", "confidence", "confidence_reasons", "refused",
                                  "triage_count", "updated_at"])
 
+    # What a triage run decides: saved together when it ends (`finish_triage`).
+    TRIAGE_FIELDS = ["risk_level", "risk_reasons", "agent", "routing_reason", "confidence", "confidence_reasons",
+                     "refused", "trace", "triaged_at", "status", "closed_at", "updated_at"]
+
+    def finish_triage(self, status: str) -> None:
+        """End a triage run in `status` (review, or auto_replied which closes the ticket)."""
+        self.status, self.triaged_at = status, timezone.now()
+        if status not in self.OPEN:
+            self.closed_at = self.triaged_at
+        self.save(update_fields=self.TRIAGE_FIELDS)
+
+    def mark_new(self) -> None:
+        """Back to `new`, to be triaged again."""
+        self.status = self.Status.NEW
+        self.save(update_fields=["status", "updated_at"])
+
     def mark_error(self, message: str) -> None:
         self.status = self.Status.ERROR
         self.trace = [*self.trace, {"step": "error", "outcome": "failed", "detail": message}]

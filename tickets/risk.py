@@ -40,10 +40,6 @@ class RiskAssessment:
     level: str = RiskLevel.LOW
     reasons: list[RiskReason] = field(default_factory=list)
 
-    @property
-    def is_high(self) -> bool:
-        return self.level == RiskLevel.HIGH
-
 
 class RiskClassifier(Protocol):
     name: str

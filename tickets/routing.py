@@ -69,12 +69,13 @@ def match_hints(agent: Agent, text: str) -> list[str]:
             if not any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)]
 
 
-def _relevance(text: str, agents: list[Agent]) -> dict[int, tuple[float, str]]:
+def _relevance(text: str, agents: list[Agent], query_embeddings: dict | None) -> dict[int, tuple[float, str]]:
     """Best similarity (and the chunk's title) per knowledge base, for the bases of `agents`."""
     embedders = {kb.pk: kb.embedder for agent in agents for kb in agent.knowledge_bases.all()}
     if not embedders or not text.strip():
         return {}
-    hits = retrieval.search(text, sorted(embedders), top_k=CANDIDATES_PER_BASE * len(embedders), mode="vector")
+    hits = retrieval.search(text, sorted(embedders), top_k=CANDIDATES_PER_BASE * len(embedders), mode="vector",
+                            query_embeddings=query_embeddings)
     best: dict[int, tuple[float, str]] = {}
     for hit in hits:
         if hit.distance is None:
@@ -86,9 +87,9 @@ def _relevance(text: str, agents: list[Agent]) -> dict[int, tuple[float, str]]:
     return best
 
 
-def score_agents(text: str, agents: list[Agent]) -> list[AgentScore]:
+def score_agents(text: str, agents: list[Agent], *, query_embeddings: dict | None = None) -> list[AgentScore]:
     """Every agent's hint matches and knowledge-base similarity, best first."""
-    relevance = _relevance(text, agents)
+    relevance = _relevance(text, agents, query_embeddings)
     scores = []
     for agent in agents:
         score = AgentScore(agent, hints=match_hints(agent, text))
@@ -100,13 +101,16 @@ def score_agents(text: str, agents: list[Agent]) -> list[AgentScore]:
     return sorted(scores, key=lambda s: (-s.total, s.agent.name))
 
 
-def route(text: str, agents: list[Agent] | None = None) -> RoutingDecision:
-    """Pick the agent for a ticket's text, with the reason staff will read."""
+def route(text: str, agents: list[Agent] | None = None, *, query_embeddings: dict | None = None) -> RoutingDecision:
+    """Pick the agent for a ticket's text, with the reason staff will read.
+
+    `query_embeddings` as for `retrieval.retrieve`: the text's vectors, reused and filled in.
+    """
     if agents is None:
         agents = list(Agent.objects.filter(is_active=True).prefetch_related("knowledge_bases"))
     if not agents:
         return RoutingDecision(None, "No active agent is configured.")
-    scores = score_agents(text, agents)
+    scores = score_agents(text, agents, query_embeddings=query_embeddings)
     best = scores[0]
     if best.total >= MIN_SCORE:
         parts = []

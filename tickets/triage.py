@@ -62,8 +62,7 @@ def retriage(ticket: Ticket) -> Ticket:
         raise TicketClosedError(f"Ticket #{ticket.pk} is closed ({ticket.get_status_display().lower()}).")
     if ticket.status == Ticket.Status.TRIAGING and ticket.updated_at > _stale_before():
         raise TicketError(f"Ticket #{ticket.pk} is being triaged right now; try again in a moment.")
-    ticket.status = Ticket.Status.NEW
-    ticket.save(update_fields=["status", "updated_at"])
+    ticket.mark_new()
     queue_triage(ticket)
     return ticket
 
@@ -110,6 +109,7 @@ class TriageOrchestrator:
     def __init__(self, *, agents: list[Agent] | None = None, top_k: int = TOP_K):
         self.agents = agents
         self.top_k = top_k
+        self.query_embeddings: dict = {}
 
     def triage(self, ticket: Ticket) -> Ticket:
         ticket.mark_triaging()
@@ -130,6 +130,8 @@ class TriageOrchestrator:
     def _run(self, ticket: Ticket) -> None:
         text = ticket.customer_text()
         question = f"{ticket.subject}\n\n{text}" if ticket.subject and ticket.subject not in text else text
+        # Routing and the draft search the same question: its vectors are computed once, then reused.
+        self.query_embeddings = {}
         assessment = self.assess(ticket, question)
         agent = self.route(ticket, question)
         result = self.draft(ticket, agent, question) if agent else None
@@ -147,7 +149,7 @@ class TriageOrchestrator:
 
     def route(self, ticket: Ticket, text: str) -> Agent | None:
         started = time.perf_counter()
-        decision = routing.route(text, self.agents)
+        decision = routing.route(text, self.agents, query_embeddings=self.query_embeddings)
         ticket.agent, ticket.routing_reason = decision.agent, decision.reason
         self._record("routing", decision.agent.name if decision.agent else "none", decision.reason, started,
                      scores=[score.as_dict() for score in decision.scores[:5]])
@@ -167,7 +169,8 @@ class TriageOrchestrator:
                 return None
         started = time.perf_counter()
         result = answers.answer(question, kb_ids, top_k=self.top_k, threshold=agent.confidence_threshold,
-                                refusal_text=agent.refusal_text or DEFAULT_REFUSAL, instructions=agent.instructions)
+                                refusal_text=agent.refusal_text or DEFAULT_REFUSAL, instructions=agent.instructions,
+                                query_embeddings=self.query_embeddings)
         self._record_answer(result, agent, started)
         with transaction.atomic():
             Message.objects.filter(ticket=ticket, kind=Message.Kind.DRAFT, is_current=True).update(is_current=False)
@@ -219,16 +222,13 @@ class TriageOrchestrator:
                             f"{agent.auto_reply_threshold:.2f}")
         if result is not None and not result.refused:
             blockers += outgoing.review_reasons(question=self.ticket.customer_text(), result=result)
-        ticket.triaged_at = timezone.now()
         if blockers:
-            ticket.status = Ticket.Status.REVIEW
             self._record("decision", "review", f"Waits for review: {'; '.join(blockers)}.")
-            ticket.save()
+            ticket.finish_triage(Ticket.Status.REVIEW)
             return
         self._record("decision", "auto_reply", "Low risk, confident and allowed: sent automatically.")
         with transaction.atomic():
             Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body, draft=self._draft,
                                    auto_sent=True, sent_at=timezone.now(), edit_distance=0)
             Message.objects.filter(pk=self._draft.pk).update(is_current=False)
-            ticket.status, ticket.closed_at = Ticket.Status.AUTO_REPLIED, timezone.now()
-            ticket.save()
+            ticket.finish_triage(Ticket.Status.AUTO_REPLIED)

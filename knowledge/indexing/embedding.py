@@ -212,11 +212,3 @@ def get_embedder(name: str) -> Embedder:
         if name not in _instances:
             _instances[name] = REGISTRY[name]()
         return _instances[name]
-
-
-def embedder_choices() -> list[tuple[str, str]]:
-    return [(name, name) for name in REGISTRY]
-
-
-def embedder_dim(name: str) -> int:
-    return get_embedder(name).dim

@@ -79,9 +79,13 @@ def assess_confidence(result: retrieval.Retrieval) -> tuple[float, list[str]]:
 
 def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
            instructions: str = "", mode: str = "hybrid", layers=None, filters: dict | None = None,
-           strict: bool = False) -> Answer:
-    """A grounded answer to `question` from the given knowledge bases, or a refusal."""
-    result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters)
+           strict: bool = False, query_embeddings: dict | None = None) -> Answer:
+    """A grounded answer to `question` from the given knowledge bases, or a refusal.
+
+    `query_embeddings` as for `retrieval.retrieve`: the question's vectors, reused and filled in.
+    """
+    result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters,
+                                query_embeddings=query_embeddings)
     sources = result.hits
     confidence, reasons = assess_confidence(result)
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold

@@ -6,6 +6,8 @@ entities are recognised through a vocabulary (alias → id) loaded from the D1 a
 bases, so "интеграции сервиса биллинга" can become `source_id = billing-service`. A `Planner` is
 anything with `plan(question, vocabulary) -> Plan`; an LLM planner can take the rules' place.
 
+The vocabulary is read and cached per base by `knowledge.search.vocabulary`.
+
 `plan_and_search(question, kb_ids)` runs the steps through `retrieval.search(layers=…, filters=…)`.
 A step whose filters find nothing drops them one by one (`relax`) and says so in the trace; a
 step with `expand` loads the C0 source of the symbols its hits name (the handler of a route).
@@ -17,8 +19,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from knowledge.indexing.layers.code import route_key
-from knowledge.models import Chunk
 from knowledge.search import retrieval
+from knowledge.search.vocabulary import find_subject, load_vocabulary
 
 
 @dataclass
@@ -305,40 +307,6 @@ def loose_name(text: str, code: str) -> str:
     return ""
 
 
-def find_subject(text: str, vocabulary: dict[str, str]) -> str:
-    """The id whose alias appears in the question (all its words, allowing Russian endings)."""
-    words = re.findall(r"\w+", text.lower())
-    best, best_len = "", 0
-    for alias, identifier in vocabulary.items():
-        parts = re.findall(r"\w+", alias.lower())
-        if parts and len(parts) > best_len and all(any(_same_word(p, w) for w in words) for p in parts):
-            best, best_len = identifier, len(parts)
-    return best
-
-
-def _same_word(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    stem = max(4, min(len(a), len(b)) - 2)
-    return len(a) >= 4 and len(b) >= 4 and a[:stem] == b[:stem]
-
-
-def load_vocabulary(kb_ids) -> dict[str, str]:
-    """Aliases → ids from the bases' catalog (D1: id, name, title) and entities (D3)."""
-    vocabulary = {}
-    rows = Chunk.objects.filter(knowledge_base_id__in=list(kb_ids), layer__in=["D1", "D3"]).values_list(
-        "layer", "metadata")
-    for layer, meta in rows:
-        if layer == "D1":
-            identifier = meta.get("document_id", "")
-            for alias in (identifier, meta.get("name"), meta.get("title"), *meta.get("aliases", [])):
-                if alias and not alias.endswith((".md", ".markdown")):
-                    vocabulary.setdefault(alias.replace("-", " ").replace("_", " "), identifier)
-        elif meta.get("entity_type") != "document" and meta.get("entity_name"):
-            vocabulary.setdefault(meta["entity_name"], meta["entity_name"])
-    return vocabulary
-
-
 def plan_question(question: str, vocabulary: dict[str, str] | None = None, *,
                   planner: Planner | None = None) -> Plan:
     """The plan for one question (rules unless another planner is given)."""
@@ -352,11 +320,13 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
     vocabulary = load_vocabulary(kb_ids) if vocabulary is None else vocabulary
     plan = plan_question(question, vocabulary, planner=planner)
     hits, seen = [], set()
+    vectors: dict[str, dict] = {}  # query text → its vectors: each text is embedded once per plan
     for step in plan.steps:
-        found, used = _run_step(step, kb_ids)
+        step_vectors = vectors.setdefault(step.query, {})
+        found, used = _run_step(step, kb_ids, step_vectors)
         trace = {"layers": step.layers, "filters": used, "hits": len(found)}
         if step.expand and found:
-            sources = _expand_sources(step, found, kb_ids)
+            sources = _expand_sources(step, found, kb_ids, step_vectors)
             trace["expanded"] = len(sources)
             found = found + sources
         plan.trace.append(trace)
@@ -367,12 +337,12 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
     return plan, hits
 
 
-def _run_step(step: Step, kb_ids: list[int]) -> tuple[list[retrieval.SearchHit], dict]:
+def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrieval.SearchHit], dict]:
     filters = dict(step.filters)
     relax = list(step.relax)
     while True:
         hits = retrieval.search(step.query, kb_ids, top_k=step.top_k, mode=step.mode, layers=step.layers,
-                                filters=filters or None)
+                                filters=filters or None, query_embeddings=vectors)
         if hits or not relax:
             return hits, filters
         old, _, new = relax.pop(0).partition("->")
@@ -381,8 +351,8 @@ def _run_step(step: Step, kb_ids: list[int]) -> tuple[list[retrieval.SearchHit],
             filters[new] = value
 
 
-def _expand_sources(step: Step, hits: list[retrieval.SearchHit],
-                    kb_ids: list[int]) -> list[retrieval.SearchHit]:
+def _expand_sources(step: Step, hits: list[retrieval.SearchHit], kb_ids: list[int],
+                    vectors: dict) -> list[retrieval.SearchHit]:
     """C0 chunks of the handler, symbol or calling function each hit names."""
     names = []
     for hit in hits:
@@ -393,4 +363,4 @@ def _expand_sources(step: Step, hits: list[retrieval.SearchHit],
     if not names:
         return []
     return retrieval.search(step.query, kb_ids, top_k=max(3, len(names)), mode="hybrid", layers=["C0"],
-                            filters={"qname": names})
+                            filters={"qname": names}, query_embeddings=vectors)

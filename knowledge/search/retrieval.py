@@ -34,18 +34,9 @@ from knowledge.models import KnowledgeBase
 from knowledge.search import query_limits, reranking, sql
 from knowledge.search.hits import Retrieval, SearchHit
 
-MODES = ("vector", "keyword", "hybrid")
-DEFAULTS = {
-    "SEARCH_CANDIDATES": 40,
-    "KEYWORD_CANDIDATES": 5000,
-    "COMMON_TERM_SHARE": 0.1,
-    "RRF_K": 60,
-    "FUSION": "convex",
-    "FUSION_ALPHA": 0.7,
-    "KEYWORD_FALLBACK_RELEVANCE": 0.15,
-    "FALLBACK_VECTOR_WEIGHT": 0.25,
-    "HNSW_EF_SEARCH": 100,
-}
+# The search modes, in the order the forms and the API list them. Every default of retrieval is
+# in settings.PORTAL (portal/settings.py), read with `setting()`.
+MODES = {"hybrid": "Hybrid (vector + keyword)", "vector": "Vector", "keyword": "Keyword"}
 EXCERPT_CHARS = 240
 # (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
 _tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
@@ -56,14 +47,14 @@ class SearchError(KnowledgeError):
 
 
 def setting(name: str):
-    return settings.PORTAL.get(name, DEFAULTS.get(name))
+    return settings.PORTAL[name]
 
 
 def relevance(similarity: float | None, embedder_name: str) -> float | None:
     """Similarity mapped onto 0..1 above the embedder's floor (see module docstring)."""
     if similarity is None:
         return None
-    floor = settings.PORTAL.get("SIMILARITY_FLOORS", {}).get(embedder_name)
+    floor = setting("SIMILARITY_FLOORS").get(embedder_name)
     if floor is None:
         floor = get_embedder(embedder_name).info.similarity_floor
     return max(0.0, min(1.0, (similarity - floor) / (1.0 - floor)))
@@ -71,9 +62,10 @@ def relevance(similarity: float | None, embedder_name: str) -> float | None:
 
 def search(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
            layers=None, filters: dict | None = None, document_ids=None,
-           ef_search: int | None = None) -> list[SearchHit]:
+           ef_search: int | None = None, query_embeddings: dict | None = None) -> list[SearchHit]:
     """The best `top_k` chunks for `query` in the given knowledge bases."""
     return retrieve(query, kb_ids, top_k=top_k, max_distance=max_distance, mode=mode, layers=layers,
+                    query_embeddings=query_embeddings,
                     filters=filters, document_ids=document_ids, ef_search=ef_search).hits
 
 
@@ -82,8 +74,9 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
              query_embeddings: dict | None = None) -> Retrieval:
     """Search with the details: hits, best vector similarity, whether the keyword fallback acted, timings.
 
-    `query_embeddings` ({embedder name: vector}) skips embedding the query (benchmarks, callers
-    that search many bases with one question).
+    `query_embeddings` ({embedder name: vector} for this query) skips embedding the query for
+    those embedders; the vectors embedded here are added to it, so a caller that searches the same
+    question several times (a planned search, triage) passes one dict and embeds it once.
     """
     started = time.perf_counter()
     if mode not in MODES:
@@ -154,10 +147,10 @@ def _load_bases(kb_ids) -> list[KnowledgeBase]:
 
 
 def _embed_query(kbs, query: str, given: dict | None, timings: dict) -> dict:
-    """One query vector per embedder the bases use."""
-    vectors = dict(given or {})
+    """One query vector per embedder the bases use; new ones are added to `given` for the next search."""
+    vectors = given if given is not None else {}
     started = time.perf_counter()
-    for name in {kb.embedder for kb in kbs} - set(vectors):
+    for name in sorted({kb.embedder for kb in kbs} - set(vectors)):
         vectors[name] = get_embedder(name).embed_query(query)
     timings["embed"] = (time.perf_counter() - started) * 1000
     return vectors
@@ -264,7 +257,7 @@ def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
 
 def fusion_alpha(kbs) -> float:
     """The vector side's weight for these bases (the mean of their embedders' weights)."""
-    overrides = settings.PORTAL.get("FUSION_ALPHAS", {})
+    overrides = setting("FUSION_ALPHAS")
     weights = [overrides.get(kb.embedder, get_embedder(kb.embedder).info.fusion_alpha) for kb in kbs]
     weights = [setting("FUSION_ALPHA") if weight is None else weight for weight in weights]
     return sum(weights) / len(weights)

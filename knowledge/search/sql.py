@@ -45,10 +45,10 @@ loop over a few rows; the ORM's default ordering made the planner hash the whole
 import json
 
 from knowledge.indexing.vector_index import index_predicate, vector_type
+from knowledge.models import Document
 
-# Chunks of these documents are served. A document being re-indexed (`indexing`) keeps its
-# previous chunks until the new ones replace them in one transaction (see ingestion.py).
-SEARCHABLE_STATUSES = ("ready", "indexing")
+# Chunks of these documents are served (see the model).
+SEARCHABLE_STATUSES = [str(status) for status in Document.SEARCHABLE]
 # Marks ts_headline puts around matches; control characters never occur in stored text, so the
 # caller can HTML-escape the snippet and then turn these into <mark> tags.
 HIGHLIGHT_START, HIGHLIGHT_STOP = "\x02", "\x03"

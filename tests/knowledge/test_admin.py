@@ -1,46 +1,17 @@
-
 """The content manager's admin: every page and action with the right and the wrong permissions."""
 
-import re
 from pathlib import Path
 
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import TestCase
 from django.urls import reverse
 
 from knowledge.indexing import vector_index
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from tests.factories import make_document, make_kb
+from tests.knowledge.admin_base import AdminTestCase
 
 DOCUMENTS = Path(__file__).resolve().parents[3] / "shared" / "data" / "documents"
-MODELS = ("knowledgebase", "document", "chunk", "job")
-REFUNDS = ("# Refunds\n\nRefunds are paid within 14 days. " + "We check every request by hand. " * 12
-           + "\n\n## Exceptions\n\nGift cards are never refunded. " + "Vouchers are not cash. " * 12)
-
-
-def make_staff(username: str, *codenames: str) -> User:
-    user = User.objects.create_user(username, password="pw", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="knowledge", codename__in=codenames))
-    return user
-
-
-def all_perms() -> list[str]:
-    return [f"{action}_{model}" for model in MODELS for action in ("view", "add", "change", "delete")]
-
-
-class AdminTestCase(TestCase):
-    @classmethod
-    def setUpTestData(cls):
-        cls.manager = make_staff("manager", *all_perms())
-        cls.viewer = make_staff("viewer", *[f"view_{model}" for model in MODELS])
-        cls.outsider = make_staff("outsider")
-        cls.kb = make_kb(name="Handbook")
-        cls.doc = make_document(cls.kb, title="Refunds <script>alert(1)</script>", text=REFUNDS,
-                                source_uri="file:refunds.md")
-
-    def login(self, user: User) -> None:
-        self.client.force_login(user)
 
 
 class KnowledgeBasePageTests(AdminTestCase):
@@ -219,59 +190,6 @@ class UploadTests(AdminTestCase):
         self.assertEqual(response.status_code, 403)
 
 
-class CrawlFormTests(AdminTestCase):
-    def crawler_settings(self, hosts):
-        from django.conf import settings
-
-        return self.settings(CRAWLER={**settings.CRAWLER, "ALLOWED_HOSTS": hosts})
-
-    def test_crawl_form_shows_the_crawlers_defaults(self):
-        self.login(self.manager)
-        response = self.client.get(reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]))
-        self.assertContains(response, 'name="max_pages" value="100"')
-        self.assertContains(response, 'name="max_depth" value="3"')
-        self.assertRegex(response.content.decode(), 'name="respect_robots"[^>]* checked')
-
-    def test_launching_a_crawl_creates_the_job_and_goes_to_it(self):
-        self.login(self.manager)
-        with self.crawler_settings(["127.0.0.1"]):
-            response = self.client.post(reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]), {
-                "seed_url": "http://127.0.0.1:9/docs/", "max_pages": 7, "max_depth": 2, "same_domain": "on",
-                "respect_robots": "on"})
-        job = Job.objects.get(kind=Job.Kind.CRAWL)
-        self.assertRedirects(response, reverse("admin:knowledge_job_change", args=[job.pk]),
-                             fetch_redirect_response=False)
-        self.assertEqual((job.options["max_pages"], job.options["max_depth"], job.options["follow_docs"]),
-                         (7, 2, False))
-        self.assertEqual(job.created_by, self.manager)
-
-    def test_a_refused_address_is_shown_on_the_form(self):
-        self.login(self.manager)
-        with self.crawler_settings([]):
-            response = self.client.post(reverse("admin:crawler_crawledpage_crawl", args=[self.kb.pk]), {
-                "seed_url": "http://127.0.0.1:9/", "max_pages": 5, "max_depth": 1})
-        self.assertEqual(response.status_code, 200)
-        self.assertContains(response, "errorlist")
-        self.assertFalse(Job.objects.exists())
-
-    def test_add_url_queues_a_single_url_job(self):
-        self.login(self.manager)
-        with self.crawler_settings(["127.0.0.1"]):
-            response = self.client.post(reverse("admin:crawler_crawledpage_add_url", args=[self.kb.pk]),
-                                        {"url": "http://127.0.0.1:9/page.html"})
-        job = Job.objects.get(kind=Job.Kind.CRAWL)
-        self.assertEqual(response.status_code, 302)
-        self.assertEqual(job.options, {"seed_url": "http://127.0.0.1:9/page.html", "single_url": True})
-
-    def test_viewer_cannot_crawl_or_add_urls(self):
-        self.login(self.viewer)
-        for name in ("crawl", "add_url"):
-            url = reverse(f"admin:crawler_crawledpage_{name}", args=[self.kb.pk])
-            self.assertEqual(self.client.post(url, {"url": "http://example.com/", "seed_url": "http://example.com/",
-                                                    "max_pages": 1, "max_depth": 0}).status_code, 403)
-        self.assertFalse(Job.objects.exists())
-
-
 class ReindexTests(AdminTestCase):
     def test_confirmation_page_then_job(self):
         self.login(self.manager)
@@ -406,135 +324,3 @@ class ChunkAdminTests(AdminTestCase):
         self.assertEqual(CappedCountPaginator(chunks, 10).count, chunks.count())
 
 
-class JobTests(AdminTestCase):
-    def make_job(self, **fields) -> Job:
-        fields = {"kind": Job.Kind.INGEST, "knowledge_base": self.kb, "options": {"document_ids": [self.doc.pk]},
-                  **fields}
-        return Job.objects.create(**fields)
-
-    def test_progress_json(self):
-        job = self.make_job(status=Job.Status.RUNNING, progress_done=1, progress_total=4, counters={"created": 1})
-        self.login(self.viewer)
-        data = self.client.get(reverse("admin:knowledge_job_progress", args=[job.pk])).json()
-        self.assertEqual((data["percent"], data["finished"], data["counters"]), (25, False, {"created": 1}))
-        self.login(self.outsider)
-        self.assertEqual(self.client.get(reverse("admin:knowledge_job_progress", args=[job.pk])).status_code, 403)
-
-    def test_detail_shows_progress_bar_counters_and_failures(self):
-        job = self.make_job(status=Job.Status.RUNNING, progress_done=1, progress_total=2, counters={"created": 1},
-                            failures=[{"item": "bad.pdf", "reason": "The PDF is <encrypted>"}])
-        self.login(self.manager)
-        response = self.client.get(reverse("admin:knowledge_job_change", args=[job.pk]))
-        self.assertContains(response, 'data-progress-url="/admin/knowledge/job/')
-        self.assertContains(response, "width: 50%")
-        self.assertContains(response, "The PDF is &lt;encrypted&gt;")
-        self.assertContains(response, "Cancel job")
-        self.assertContains(response, "knowledge/job_progress.js")
-        self.assertContains(response, "kp-cancel-form")
-
-    def test_cancel(self):
-        job = self.make_job(status=Job.Status.RUNNING)
-        url = reverse("admin:knowledge_job_cancel", args=[job.pk])
-        self.login(self.viewer)
-        self.assertEqual(self.client.post(url).status_code, 403)
-        self.login(self.manager)
-        self.assertEqual(self.client.get(url).status_code, 405)
-        self.client.post(url)
-        job.refresh_from_db()
-        self.assertTrue(job.cancel_requested)
-
-    def test_retry_starts_a_new_job_with_the_same_items(self):
-        job = self.make_job(status=Job.Status.FAILED, error_message="worker died")
-        self.login(self.manager)
-        page = self.client.get(reverse("admin:knowledge_job_change", args=[job.pk]))
-        self.assertContains(page, "Retry")
-        self.assertContains(page, "worker died")
-        with self.captureOnCommitCallbacks(execute=True):
-            response = self.client.post(reverse("admin:knowledge_job_retry", args=[job.pk]))
-        new_job = Job.objects.exclude(pk=job.pk).get()
-        self.assertRedirects(response, reverse("admin:knowledge_job_change", args=[new_job.pk]),
-                             fetch_redirect_response=False)
-        self.assertEqual(new_job.options["document_ids"], [self.doc.pk])
-
-    def test_a_failed_crawl_is_retried_with_its_options(self):
-        options = {"seed_url": "http://127.0.0.1:9/docs/", "max_pages": 7, "max_depth": 2}
-        job = self.make_job(kind=Job.Kind.CRAWL, status=Job.Status.FAILED, options=options)
-        self.login(self.manager)
-        self.client.post(reverse("admin:knowledge_job_retry", args=[job.pk]))
-        new_job = Job.objects.exclude(pk=job.pk).get()
-        self.assertEqual((new_job.kind, new_job.options, new_job.created_by), ("crawl", options, self.manager))
-
-    def test_viewer_cannot_retry_and_running_jobs_are_not_retried(self):
-        job = self.make_job(status=Job.Status.FAILED)
-        self.login(self.viewer)
-        self.assertEqual(self.client.post(reverse("admin:knowledge_job_retry", args=[job.pk])).status_code, 403)
-        running = self.make_job(status=Job.Status.RUNNING)
-        self.login(self.manager)
-        self.client.post(reverse("admin:knowledge_job_retry", args=[running.pk]))
-        self.assertEqual(Job.objects.count(), 2)
-
-    def test_changelist_query_count_does_not_grow_with_rows(self):
-        self.make_job()
-        self.login(self.manager)
-        url = reverse("admin:knowledge_job_changelist")
-        self.client.get(url)
-        with self.assertNumQueries(8):
-            self.client.get(url)
-        for _ in range(5):
-            self.make_job(knowledge_base=make_kb(), created_by=self.manager)
-        with self.assertNumQueries(8):
-            response = self.client.get(url)
-        self.assertContains(response, "kp-mini-bar")
-
-    def test_cancel_action(self):
-        job = self.make_job(status=Job.Status.RUNNING)
-        self.login(self.manager)
-        self.client.post(reverse("admin:knowledge_job_changelist"),
-                         {"action": "cancel_jobs", "_selected_action": [job.pk]})
-        job.refresh_from_db()
-        self.assertTrue(job.cancel_requested)
-
-
-class PlaygroundTests(AdminTestCase):
-    url = "admin:knowledge_knowledgebase_playground"
-
-    def test_search_shows_hits_with_scores_retrievers_and_highlights(self):
-        self.login(self.viewer)
-        page = self.client.get(reverse(self.url), {"kb": self.kb.pk})
-        self.assertRegex(page.content.decode(), f'value="{self.kb.pk}"[^>]* checked')
-        response = self.client.post(reverse(self.url), {
-            "query": "gift cards refunded", "knowledge_bases": [self.kb.pk], "mode": "hybrid", "top_k": 5})
-        self.assertContains(response, "Refunds &lt;script&gt;")
-        self.assertNotContains(response, "<script>alert(1)")
-        self.assertContains(response, "<mark>")
-        self.assertContains(response, "score <strong>")
-        self.assertContains(response, 'class="kp-badge kp-retriever"')
-        self.assertContains(response, "hybrid search")
-
-    def test_invalid_filters_are_reported(self):
-        self.login(self.viewer)
-        response = self.client.post(reverse(self.url), {
-            "query": "x", "knowledge_bases": [self.kb.pk], "mode": "keyword", "top_k": 5, "filters": "[1"})
-        self.assertContains(response, "Not valid JSON")
-
-    def test_outsider_gets_403_on_post(self):
-        self.login(self.outsider)
-        response = self.client.post(reverse(self.url), {"query": "x", "knowledge_bases": [self.kb.pk]})
-        self.assertEqual(response.status_code, 403)
-
-
-class SnippetEscapingTests(TestCase):
-    def test_only_mark_tags_survive(self):
-        from knowledge.admin_views import cited_text, safe_snippet
-
-        self.assertEqual(safe_snippet("a <mark>b</mark> <img src=x onerror=1> &lt;i&gt;"),
-                         "a <mark>b</mark> &lt;img src=x onerror=1&gt; &lt;i&gt;")
-        self.assertEqual(cited_text("See [1, 2] <b>"),
-                         'See <a class="kp-cite" href="#source-1">[1]</a> '
-                         '<a class="kp-cite" href="#source-2">[2]</a> &lt;b&gt;')
-
-    def test_badges_read_every_marker_form_of_the_one_grammar(self):
-        from knowledge.admin_views import cited_text
-
-        html = cited_text("A [1-3]. B [Источник 4]. C [sources 5, 6].")
-        self.assertEqual(re.findall(r'href="#source-(\d+)"', html), ["1", "2", "3", "4", "5", "6"])

@@ -129,3 +129,23 @@ class IngestFileTests(TestCase):
         result = ingestion.ingest_file(self.kb, DATA / "documents/md/ru/react-learn-thinking-in-react.md")
         self.assertEqual(result.outcome, "created", result.error)
         self.assertIn("title", result.document.metadata.get("frontmatter", {}))
+
+
+class RepositoryDocumentTests(TestCase):
+    def test_processing_a_repository_file_again_keeps_its_layers(self):
+        import tempfile
+        from pathlib import Path
+
+        from knowledge.indexing.layers.store import index_repository
+
+        kb = make_kb()
+        with tempfile.TemporaryDirectory() as folder:
+            source = 'class Cart:\n    """A cart."""\n\n    def total(self):\n        return 0\n'
+            (Path(folder) / "cart.py").write_text(source)
+            index_repository(kb, folder, name="shop")
+        document = Document.objects.get(knowledge_base=kb)
+        layers = set(Chunk.objects.filter(document=document).values_list("layer", flat=True))
+        self.assertTrue({"C0", "C1"} <= layers, layers)
+        result = ingestion.process_document(document)
+        self.assertNotEqual(result.outcome, "failed", result.error)
+        self.assertEqual(set(Chunk.objects.filter(document=document).values_list("layer", flat=True)), layers)

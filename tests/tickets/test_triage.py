@@ -1,10 +1,12 @@
 import re
+from unittest import mock
 
 from django.conf import settings
 from django.test import TestCase
 
 from knowledge import jobs
 from knowledge.indexing import ingestion
+from knowledge.indexing.embedding import get_embedder
 from tests.factories import make_document, make_kb
 from tests.stubs.openai_stub import OpenAIStub
 from tests.tickets.helpers import DELIVERY, make_help_centre
@@ -248,3 +250,13 @@ class AutoReplyBarTests(TestCase):
 
     def test_without_a_bar_the_threshold_decides(self):
         self.assertEqual(submit(self, "How long does standard delivery take?").status, Ticket.Status.AUTO_REPLIED)
+
+
+class EmbedOnceTests(TestCase):
+    def test_routing_and_the_draft_embed_the_question_once(self):
+        kb, _, _ = make_help_centre()
+        embedder = get_embedder(kb.embedder)
+        with mock.patch.object(embedder, "embed_query", wraps=embedder.embed_query) as embed_query:
+            ticket = submit(self, "How long does standard delivery take?")
+        self.assertEqual(ticket.status, Ticket.Status.AUTO_REPLIED)
+        self.assertEqual(embed_query.call_count, 1)

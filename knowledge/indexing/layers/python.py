@@ -3,13 +3,14 @@
 Names are expanded through the module's imports, its own top-level definitions, parameter
 annotations and simple local assignments (`gateway = StripeGateway()`), so `gateway.charge()`
 becomes `shop.billing.StripeGateway.charge` and resolves later against the project index.
-Calls to builtins and decorator expressions are not edges (decorators are C3's business).
+Calls to builtins and decorator expressions are not edges (decorators are C3's business, read by
+`python_entrypoints`).
 """
 
 import ast
 import builtins
-import re
 
+from knowledge.indexing.layers import python_entrypoints
 from knowledge.indexing.layers.code import (
     MAX_CHUNK_CHARS,
     CodeExtractor,
@@ -23,9 +24,9 @@ from knowledge.indexing.layers.code import (
     line_chunks,
     module_name,
 )
+from knowledge.indexing.layers.python_entrypoints import call_args
 
 BUILTINS = frozenset(dir(builtins))
-HTTP_METHODS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
 # Constructors whose module-level instances declare routes or commands.
 APP_CONSTRUCTORS = {
     "fastapi.FastAPI": "fastapi", "fastapi.APIRouter": "fastapi", "fastapi.routing.APIRouter": "fastapi",
@@ -34,9 +35,7 @@ APP_CONSTRUCTORS = {
     "typer.Typer": "typer",
     "click.Group": "click",
 }
-CLICK_DECORATORS = {"click.command": "command", "click.group": "group"}
 URL_FUNCTIONS = {"django.urls.path": "path", "django.urls.re_path": "re_path", "django.conf.urls.url": "url"}
-MANAGEMENT_COMMAND = re.compile(r"(^|/)management/commands/(?P<name>[^/_][^/]*)\.py$")
 
 
 class PythonExtractor(CodeExtractor):
@@ -57,21 +56,7 @@ class PythonExtractor(CodeExtractor):
         return file
 
     def entrypoints(self, file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
-        found = []
-        for handler, decorator, expanded, text in file.extra.get("decorated", []):
-            found.extend(_decorator_entrypoints(handler, decorator, expanded, text, index))
-        found.extend(file.extra.get("urlpatterns", []))
-        match = MANAGEMENT_COMMAND.search(file.path)
-        command = index.symbols.get(f"{file.module}.Command")
-        if match and command and command.path == file.path:
-            name = match.group("name")
-            found.append(Entrypoint("cli", "django", "management_command", name,
-                                    f"{file.module}.Command.handle", command.qname, f"manage.py {name}",
-                                    command.line_start))
-        if file.extra.get("main_line"):
-            found.append(Entrypoint("script", "python", "main_block", file.path, file.module, file.module,
-                                    'if __name__ == "__main__"', file.extra["main_line"]))
-        return found
+        return python_entrypoints.entrypoints(file, index)
 
 
 class _Reader:
@@ -263,7 +248,7 @@ class _Reader:
     def module_statement(self, node: ast.stmt) -> None:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             framework = APP_CONSTRUCTORS.get(self.expand(node.value.func))
-            _, kwargs = _call_args(node.value)
+            _, kwargs = call_args(node.value)
             for target in node.targets:
                 if framework and isinstance(target, ast.Name):
                     qname = f"{self.file.module}.{target.id}"
@@ -327,7 +312,7 @@ class _Reader:
         if not isinstance(call.func, ast.Attribute):
             return
         attr, parent = call.func.attr, self.expand(call.func.value)
-        args, kwargs = _call_args(call)
+        args, kwargs = call_args(call)
         if attr == "add_router" and len(call.args) >= 2 and isinstance(args[0], str):
             child = args[1] if isinstance(args[1], str) else self.expand(call.args[1])  # or a dotted path
             prefix = args[0]
@@ -392,59 +377,3 @@ def _start(node: ast.AST) -> int:
 def _is_main_guard(test: ast.expr) -> bool:
     return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
             and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators))
-
-
-def _decorator_entrypoints(handler: Symbol, decorator: ast.expr, expanded: str, text: str,
-                           index: ProjectIndex) -> list[Entrypoint]:
-    """Entrypoints declared by one decorator, with the framework read off the decorated object."""
-    call = decorator if isinstance(decorator, ast.Call) else None
-    if expanded in CLICK_DECORATORS:
-        return [_command(handler, "click", CLICK_DECORATORS[expanded], call, expanded, text)]
-    owner, _, attr = expanded.rpartition(".")
-    framework = index.objects.get(owner)
-    if not framework and owner in index.symbols and any(
-            d.split("(")[0].endswith(("click.group", ".group")) for d in index.symbols[owner].decorators):
-        framework = "click"  # a function decorated with @click.group() is a group
-    if not framework:
-        return []
-    if framework in ("typer", "click"):
-        if attr in ("command", "group"):
-            return [_command(handler, framework, attr, call, owner, text)]
-        return []
-    args, kwargs = _call_args(call)
-    if attr in HTTP_METHODS or attr == "websocket":
-        methods, path = [attr.upper()], args[0] if args else kwargs.get("path", "")
-    elif attr in ("route", "api_route"):
-        methods, path = kwargs.get("methods") or ["GET"], args[0] if args else kwargs.get("path", "")
-    elif attr == "api_operation" and framework == "ninja":
-        methods = args[0] if args else kwargs.get("methods", [])
-        path = args[1] if len(args) > 1 else kwargs.get("path", "")
-    else:
-        return []
-    if not isinstance(path, str):
-        return []
-    methods = [str(method).upper() for method in (methods if isinstance(methods, list) else [methods])]
-    return [Entrypoint("http", framework, "route", f"{method} {path}", handler.qname, owner, text,
-                       handler.line_start, http_method=method, route_path=path)
-            for method in methods]
-
-
-def _command(handler: Symbol, framework: str, kind: str, call, owner: str, text: str) -> Entrypoint:
-    args, kwargs = _call_args(call)
-    name = args[0] if args and isinstance(args[0], str) else kwargs.get("name")
-    # Typer and Click (7+) name a command after its function, underscores turned into dashes.
-    name = name if isinstance(name, str) else handler.name.replace("_", "-")
-    return Entrypoint("cli", framework, kind, name, handler.qname, owner, text, handler.line_start)
-
-
-def _call_args(call) -> tuple[list, dict]:
-    if call is None:
-        return [], {}
-    return [_literal(a) for a in call.args], {k.arg: _literal(k.value) for k in call.keywords if k.arg}
-
-
-def _literal(node: ast.expr):
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
-        return None

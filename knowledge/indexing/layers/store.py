@@ -2,7 +2,7 @@
 
 For every target file the rows of all its layers are built, compared with the digest stored on
 the document (unchanged rows are not re-embedded), embedded outside any transaction, and then
-swapped in with `ingestion.replace_chunks` — the same transaction the plain ingestion uses, so
+swapped in with `chunks.replace_chunks` — the same transaction the plain ingestion uses, so
 search never sees a half-indexed file. Python files are all parsed, even in an incremental run,
 because a changed file's calls are resolved against the symbols of the unchanged ones.
 """
@@ -18,9 +18,18 @@ from pathlib import Path, PurePosixPath
 from django.db import transaction
 
 from knowledge.exceptions import KnowledgeError
-from knowledge.indexing import chunking, ingestion
+from knowledge.indexing import chunking
+from knowledge.indexing.chunks import (
+    IngestResult,
+    config_signature,
+    delete_document,
+    embed_chunks,
+    replace_chunks,
+    text_sha256,
+)
 from knowledge.indexing.layers import repository
-from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExtractor, ProjectIndex, build_code_rows
+from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExtractor, ProjectIndex
+from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
@@ -90,7 +99,7 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
         stale = repo_documents(kb, snapshot.repo_id).exclude(path__in=texts)
         gone.update(stale.values_list("path", flat=True))
     for document in repo_documents(kb, snapshot.repo_id).filter(path__in=gone):
-        ingestion.delete_document(document)
+        delete_document(document)
         result.outcomes["deleted"] += 1
     if snapshot.commit_sha:
         # Files that did not change are as they were at the new commit too.
@@ -127,14 +136,14 @@ def index_file(kb: KnowledgeBase, repo_id: str, rel: str, text: str, code_file: 
     """Build, embed and store one file's rows; ("unchanged", []) when its rows are what is stored."""
     uri = source_uri(repo_id, rel)
     rows = build_rows(rel, text, code_file, index, kb)
-    digest, signature = rows_digest(rows), ingestion.config_signature(kb)
+    digest, signature = rows_digest(rows), config_signature(kb)
     document = Document.objects.filter(knowledge_base=kb, source_uri=uri).first()
     if (not force and document and document.status == Document.Status.READY
             and document.metadata.get("rows_sha") == digest
             and document.config_signature == signature):
         return "unchanged", []
     chunks = to_chunks(kb, rows, repo_id)
-    ingestion.embed_chunks(kb, chunks, batch_size=batch_size)
+    embed_chunks(kb, chunks, batch_size=batch_size)
     outcome = "updated" if document else "created"
     store_file(kb, document, uri=uri, rel=rel, text=text, rows=rows, chunks=chunks, digest=digest,
                signature=signature, repo_id=repo_id, commit_sha=commit_sha)
@@ -181,7 +190,7 @@ def store_file(kb: KnowledgeBase, document: Document | None, *, uri: str, rel: s
     document.save()
     for chunk in chunks:
         chunk.document = document
-    ingestion.replace_chunks(kb, document, chunks, sha=ingestion.text_sha256(text), signature=signature)
+    replace_chunks(kb, document, chunks, sha=text_sha256(text), signature=signature)
     return document
 
 
@@ -205,11 +214,11 @@ def layer_counts(kb: KnowledgeBase, repo_id: str = "") -> dict[str, int]:
     return dict(sorted(Counter(chunks.values_list("layer", flat=True)).items()))
 
 
-def reindex_document(document: Document, *, force: bool = True) -> ingestion.IngestResult:
+def reindex_document(document: Document, *, force: bool = True) -> IngestResult:
     """Rebuild one repository document from its stored text (after an embedder or config change).
 
-    A drop-in for `ingestion.process_document`, which must not be used for these documents: it
-    would replace the layers with D0 chunks. Calls are resolved against the other files of the
+    `ingestion.process_document` calls it for these documents (plain chunking would replace
+    their layers with D0 chunks). Calls are resolved against the other files of the
     same repository as stored, so no checkout is needed.
     """
     kb = document.knowledge_base
@@ -222,9 +231,9 @@ def reindex_document(document: Document, *, force: bool = True) -> ingestion.Ing
                                 index, commit_sha=document.commit_sha, force=force)
     except Exception as exc:
         logger.exception("Re-indexing repository document %s failed", document.pk)
-        return ingestion.IngestResult(document, "failed", f"{type(exc).__name__}: {exc}")
+        return IngestResult(document, "failed", f"{type(exc).__name__}: {exc}")
     document.refresh_from_db()
-    return ingestion.IngestResult(document, outcome)
+    return IngestResult(document, outcome)
 
 
 # --- jobs -------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from knowledge import uploads
 from knowledge.indexing import ingestion, parsing
 from knowledge.models import Document, KnowledgeBase
 
@@ -56,5 +57,5 @@ def collect_files(paths: list[Path]) -> tuple[list[Path], list[tuple[Path, str]]
             if parsing.is_supported(path):
                 files.append(path)
             elif not root.is_dir():
-                skipped.append((path, f"Unsupported file type. Supported: {', '.join(parsing.SUPPORTED_EXTENSIONS)}"))
+                skipped.append((path, uploads.unsupported_reason(path.name)))
     return files, skipped

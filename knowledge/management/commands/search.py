@@ -18,7 +18,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("kb_slugs", help="slug, or several separated by commas")
         parser.add_argument("question")
-        parser.add_argument("--mode", choices=retrieval.MODES, default="hybrid")
+        parser.add_argument("--mode", choices=list(retrieval.MODES), default="hybrid")
         parser.add_argument("--top-k", type=int, default=6)
         parser.add_argument("--layer", action="append", dest="layers", help="only this layer (repeatable)")
         parser.add_argument("--ef-search", type=int, help="HNSW ef_search for this query")

@@ -7,11 +7,11 @@ from django.test import SimpleTestCase
 from knowledge.indexing.layers.code import (
     PlainTextExtractor,
     ProjectIndex,
-    build_code_rows,
     is_test_path,
     module_name,
     route_key,
 )
+from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.store import parse_project
 

@@ -209,10 +209,10 @@ class OwnRepositoryTests(TestCase):
                           .values_list("metadata__route_or_command", flat=True))
         self.assertTrue({"POST /search", "ingest", "reindex", "index_repo"} <= entrypoints, entrypoints)
         symbol = Chunk.objects.get(knowledge_base=kb, layer="C1",
-                                   metadata__qname="knowledge.indexing.ingestion.replace_chunks")
+                                   metadata__qname="knowledge.indexing.chunks.replace_chunks")
         self.assertEqual(symbol.metadata["kind"], "function")
         callers = set(Chunk.objects.filter(knowledge_base=kb, layer="C2", metadata__edge_type="calls",
-                                           metadata__dst_ref="knowledge.indexing.ingestion.replace_chunks")
+                                           metadata__dst_ref="knowledge.indexing.chunks.replace_chunks")
                       .values_list("metadata__src_qname", flat=True))
         self.assertIn("knowledge.indexing.layers.store.store_file", callers)
         # The router over the real index.

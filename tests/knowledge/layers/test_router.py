@@ -2,13 +2,15 @@
 
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from django.test import SimpleTestCase
 
+from knowledge.indexing.embedding import get_embedder
 from knowledge.indexing.layers import store
 from knowledge.search.intent import Plan, Step, find_subject, load_vocabulary, plan_and_search, plan_question
-from tests.factories import make_kb
+from tests.factories import make_document, make_kb
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 VOCABULARY = {"billing service": "billing-service", "Сервис биллинга": "billing-service",
@@ -167,3 +169,24 @@ def test_callers_plan_lists_the_call_edges(kb):
     edges = [(hit.metadata["src_qname"], hit.metadata["dst_ref"]) for hit in hits if hit.layer == "C2"]
     assert edges == [("shop.billing.charge", "shop.models.Order.mark_paid")]
     assert [hit.metadata["qname"] for hit in hits if hit.layer == "C0"] == ["shop.billing.charge"]
+
+
+@pytest.mark.django_db
+def test_the_vocabulary_is_cached_per_base_until_the_base_changes(kb, django_assert_num_queries):
+    load_vocabulary([kb.pk])
+    with django_assert_num_queries(1):  # the version of the base, not its D1/D3 rows
+        assert load_vocabulary([kb.pk])["billing service"] == "billing-service"
+    make_document(kb, text="# Notes\n\nA plain page.")  # any change of the base's documents
+    with django_assert_num_queries(2):
+        load_vocabulary([kb.pk])
+    assert load_vocabulary([make_kb().pk]) == {}
+
+
+@pytest.mark.django_db
+def test_a_planned_search_embeds_its_question_once(kb):
+    embedder = get_embedder(kb.embedder)
+    with mock.patch.object(embedder, "embed_query", wraps=embedder.embed_query) as embed_query:
+        # An entrypoint plan: a relaxed step and an expansion, four searches of one question.
+        plan, _ = plan_and_search("Where is GET /ping handled?", [kb.pk])
+    assert plan.trace[0]["filters"] == {"http_method": ["GET", "ANY"], "declared_route_key": "/ping"}
+    assert embed_query.call_count == 1

@@ -1,0 +1,93 @@
+"""D0 sections and the D1 catalog card of a Markdown file."""
+
+import re
+
+from knowledge.indexing import chunking
+from knowledge.indexing.layers.docs.facts import frontmatter_entities
+from knowledge.indexing.layers.docs.relations import relation_links
+from knowledge.indexing.layers.markdown import (
+    SUMMARY_TITLE,
+    ParsedDoc,
+    Section,
+    as_strings,
+    as_text,
+    leading_blank_lines,
+    line_of,
+)
+from knowledge.indexing.layers.rows import LayerRow
+
+# --- D0 ---------------------------------------------------------------------------------------------
+
+def section_rows(doc: ParsedDoc, *, chunk_size: int, chunk_overlap: int,
+                 chunk_min_size: int) -> list[LayerRow]:
+    """D0: one row per section with text; fixed-size chunks when the body has no headings."""
+    settings = {"chunk_size": chunk_size, "overlap": chunk_overlap, "min_size": chunk_min_size}
+    rows: list[LayerRow] = []
+
+    def add(section: Section | None, content: str, start: int, end: int) -> None:
+        path, title = (section.section_path, section.title) if section else ("", "")
+        meta = {**doc.meta(), "section_path": path, "section_title": title, "order": len(rows)}
+        rows.append(LayerRow("D0", doc.title, content, meta, section_path=path, span_start=start,
+                             span_end=end))
+
+    if not any(s.level for s in doc.sections):
+        for piece in chunking.split_text(doc.body, **settings):
+            add(None, piece.content, line_of(doc.body, piece.start, doc.body_line),
+                line_of(doc.body, piece.end - 1, doc.body_line))
+        return rows
+    for section in doc.sections:
+        text = section.text
+        if not text:
+            continue
+        heading = f"{'#' * section.level} {section.title}\n\n" if section.level else ""
+        if len(text) <= chunk_size:
+            add(section, heading + text, section.line, section.end_line)
+            continue
+        # Offsets in `text` map to file lines once the leading blank lines of the body are counted.
+        first = section.line + 1 + leading_blank_lines(section.body)
+        for piece in chunking.split_text(text, **settings):
+            add(section, heading + piece.content, line_of(text, piece.start, first),
+                line_of(text, piece.end - 1, first))
+    return rows
+
+
+# --- D1 ---------------------------------------------------------------------------------------------
+
+def catalog_row(doc: ParsedDoc) -> LayerRow:
+    """D1: the document's card; its content is the summary, not the whole document."""
+    fm = doc.frontmatter
+    summary = next((s.text for s in doc.sections if SUMMARY_TITLE.match(s.title)), "")
+    summary = " ".join(summary.split()) or _first_paragraph(doc)
+    meta = {
+        "document_id": doc.doc_id,
+        "type": as_text(fm.get("type")),
+        "name": as_text(fm.get("name")),
+        "title": doc.title,
+        "aliases": as_strings(fm.get("aliases")),  # other names the router recognises (any language)
+        "module": as_text(fm.get("module")),
+        "domain": as_text(fm.get("domain")),
+        "subdomain": as_text(fm.get("subdomain")),
+        "layer": as_text(fm.get("layer")),
+        "status": as_text(fm.get("status")),
+        "updated_at": as_text(fm.get("updated_at")),
+        "tags": as_strings(fm.get("tags")),
+        "entities": [name for name, _ in frontmatter_entities(fm)],
+        "parent": as_text(fm.get("parent")),
+        "children": as_strings(fm.get("children")),
+        "links": [target for target, _ in relation_links(fm.get("links"))],
+        "source_path": doc.path,
+        "summary_text": summary,
+        "doc_kind": doc.doc_kind,
+        "artifact_type": "DOCS",
+    }
+    content = f"{doc.title}\n\n{summary}" if summary else doc.title
+    last_line = doc.body_line + doc.body.rstrip().count("\n")
+    return LayerRow("D1", doc.title, content, meta, span_start=1, span_end=last_line)
+
+
+def _first_paragraph(doc: ParsedDoc) -> str:
+    for section in doc.sections:
+        for paragraph in re.split(r"\n\s*\n", section.text):
+            if paragraph.strip():
+                return " ".join(paragraph.split())[:500]
+    return ""

@@ -1,0 +1,69 @@
+"""The intent router's vocabulary: aliases of documents, services and entities → their ids.
+
+It comes from the D1 (catalog: id, name, title, aliases) and D3 (entities) rows of the bases, and
+is cached per base in the process. A base's cached entry is keyed by a version read in one small
+query (how many documents it has and when the last one changed): every change of its rows goes
+through its documents (`mark_ready` on a re-index, deletions cascade), so a changed base is read
+again and an unchanged one costs that one query instead of all its D1/D3 rows.
+"""
+
+import re
+
+from django.db.models import Count, Max
+
+from knowledge.models import Chunk, Document
+
+# kb id → (version, its vocabulary). One entry per base: a new version replaces the old one.
+_cache: dict[int, tuple[tuple, dict[str, str]]] = {}
+
+
+def load_vocabulary(kb_ids) -> dict[str, str]:
+    """Aliases → ids from the bases' catalog (D1) and entities (D3); the first base's alias wins."""
+    kb_ids = list(dict.fromkeys(kb_ids))
+    versions = {row["knowledge_base_id"]: (row["documents"], row["changed"]) for row in
+                Document.objects.filter(knowledge_base_id__in=kb_ids).values("knowledge_base_id")
+                .annotate(documents=Count("pk"), changed=Max("updated_at")).order_by()}
+    stale = [kb_id for kb_id in kb_ids if kb_id not in _cache or _cache[kb_id][0] != versions.get(kb_id)]
+    if stale:
+        for kb_id, vocabulary in _read(stale).items():
+            _cache[kb_id] = (versions.get(kb_id), vocabulary)
+    merged: dict[str, str] = {}
+    for kb_id in kb_ids:
+        for alias, identifier in _cache[kb_id][1].items():
+            merged.setdefault(alias, identifier)
+    return merged
+
+
+def _read(kb_ids: list[int]) -> dict[int, dict[str, str]]:
+    vocabularies: dict[int, dict[str, str]] = {kb_id: {} for kb_id in kb_ids}
+    rows = (Chunk.objects.filter(knowledge_base_id__in=kb_ids, layer__in=["D1", "D3"])
+            .order_by("knowledge_base_id", "document_id", "layer", "position")
+            .values_list("knowledge_base_id", "layer", "metadata"))
+    for kb_id, layer, meta in rows:
+        vocabulary = vocabularies[kb_id]
+        if layer == "D1":
+            identifier = meta.get("document_id", "")
+            for alias in (identifier, meta.get("name"), meta.get("title"), *meta.get("aliases", [])):
+                if alias and not alias.endswith((".md", ".markdown")):
+                    vocabulary.setdefault(alias.replace("-", " ").replace("_", " "), identifier)
+        elif meta.get("entity_type") != "document" and meta.get("entity_name"):
+            vocabulary.setdefault(meta["entity_name"], meta["entity_name"])
+    return vocabularies
+
+
+def find_subject(text: str, vocabulary: dict[str, str]) -> str:
+    """The id whose alias appears in the question (all its words, allowing Russian endings)."""
+    words = re.findall(r"\w+", text.lower())
+    best, best_len = "", 0
+    for alias, identifier in vocabulary.items():
+        parts = re.findall(r"\w+", alias.lower())
+        if parts and len(parts) > best_len and all(any(_same_word(p, w) for w in words) for p in parts):
+            best, best_len = identifier, len(parts)
+    return best
+
+
+def _same_word(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    stem = max(4, min(len(a), len(b)) - 2)
+    return len(a) >= 4 and len(b) >= 4 and a[:stem] == b[:stem]

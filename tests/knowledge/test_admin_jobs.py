@@ -1,0 +1,97 @@
+"""The admin's job pages: progress, cancel and retry, with the right and the wrong permissions."""
+
+
+from django.urls import reverse
+
+from knowledge.models import Job
+from tests.factories import make_kb
+from tests.knowledge.admin_base import AdminTestCase
+
+
+class JobTests(AdminTestCase):
+    def make_job(self, **fields) -> Job:
+        fields = {"kind": Job.Kind.INGEST, "knowledge_base": self.kb, "options": {"document_ids": [self.doc.pk]},
+                  **fields}
+        return Job.objects.create(**fields)
+
+    def test_progress_json(self):
+        job = self.make_job(status=Job.Status.RUNNING, progress_done=1, progress_total=4, counters={"created": 1})
+        self.login(self.viewer)
+        data = self.client.get(reverse("admin:knowledge_job_progress", args=[job.pk])).json()
+        self.assertEqual((data["percent"], data["finished"], data["counters"]), (25, False, {"created": 1}))
+        self.login(self.outsider)
+        self.assertEqual(self.client.get(reverse("admin:knowledge_job_progress", args=[job.pk])).status_code, 403)
+
+    def test_detail_shows_progress_bar_counters_and_failures(self):
+        job = self.make_job(status=Job.Status.RUNNING, progress_done=1, progress_total=2, counters={"created": 1},
+                            failures=[{"item": "bad.pdf", "reason": "The PDF is <encrypted>"}])
+        self.login(self.manager)
+        response = self.client.get(reverse("admin:knowledge_job_change", args=[job.pk]))
+        self.assertContains(response, 'data-progress-url="/admin/knowledge/job/')
+        self.assertContains(response, "width: 50%")
+        self.assertContains(response, "The PDF is &lt;encrypted&gt;")
+        self.assertContains(response, "Cancel job")
+        self.assertContains(response, "knowledge/job_progress.js")
+        self.assertContains(response, "kp-cancel-form")
+
+    def test_cancel(self):
+        job = self.make_job(status=Job.Status.RUNNING)
+        url = reverse("admin:knowledge_job_cancel", args=[job.pk])
+        self.login(self.viewer)
+        self.assertEqual(self.client.post(url).status_code, 403)
+        self.login(self.manager)
+        self.assertEqual(self.client.get(url).status_code, 405)
+        self.client.post(url)
+        job.refresh_from_db()
+        self.assertTrue(job.cancel_requested)
+
+    def test_retry_starts_a_new_job_with_the_same_items(self):
+        job = self.make_job(status=Job.Status.FAILED, error_message="worker died")
+        self.login(self.manager)
+        page = self.client.get(reverse("admin:knowledge_job_change", args=[job.pk]))
+        self.assertContains(page, "Retry")
+        self.assertContains(page, "worker died")
+        with self.captureOnCommitCallbacks(execute=True):
+            response = self.client.post(reverse("admin:knowledge_job_retry", args=[job.pk]))
+        new_job = Job.objects.exclude(pk=job.pk).get()
+        self.assertRedirects(response, reverse("admin:knowledge_job_change", args=[new_job.pk]),
+                             fetch_redirect_response=False)
+        self.assertEqual(new_job.options["document_ids"], [self.doc.pk])
+
+    def test_a_failed_crawl_is_retried_with_its_options(self):
+        options = {"seed_url": "http://127.0.0.1:9/docs/", "max_pages": 7, "max_depth": 2}
+        job = self.make_job(kind=Job.Kind.CRAWL, status=Job.Status.FAILED, options=options)
+        self.login(self.manager)
+        self.client.post(reverse("admin:knowledge_job_retry", args=[job.pk]))
+        new_job = Job.objects.exclude(pk=job.pk).get()
+        self.assertEqual((new_job.kind, new_job.options, new_job.created_by), ("crawl", options, self.manager))
+
+    def test_viewer_cannot_retry_and_running_jobs_are_not_retried(self):
+        job = self.make_job(status=Job.Status.FAILED)
+        self.login(self.viewer)
+        self.assertEqual(self.client.post(reverse("admin:knowledge_job_retry", args=[job.pk])).status_code, 403)
+        running = self.make_job(status=Job.Status.RUNNING)
+        self.login(self.manager)
+        self.client.post(reverse("admin:knowledge_job_retry", args=[running.pk]))
+        self.assertEqual(Job.objects.count(), 2)
+
+    def test_changelist_query_count_does_not_grow_with_rows(self):
+        self.make_job()
+        self.login(self.manager)
+        url = reverse("admin:knowledge_job_changelist")
+        self.client.get(url)
+        with self.assertNumQueries(8):
+            self.client.get(url)
+        for _ in range(5):
+            self.make_job(knowledge_base=make_kb(), created_by=self.manager)
+        with self.assertNumQueries(8):
+            response = self.client.get(url)
+        self.assertContains(response, "kp-mini-bar")
+
+    def test_cancel_action(self):
+        job = self.make_job(status=Job.Status.RUNNING)
+        self.login(self.manager)
+        self.client.post(reverse("admin:knowledge_job_changelist"),
+                         {"action": "cancel_jobs", "_selected_action": [job.pk]})
+        job.refresh_from_db()
+        self.assertTrue(job.cancel_requested)

@@ -1,0 +1,53 @@
+"""The admin's search playground and the escaping of what it shows."""
+
+import re
+
+from django.test import TestCase
+from django.urls import reverse
+
+from tests.knowledge.admin_base import AdminTestCase
+
+
+class PlaygroundTests(AdminTestCase):
+    url = "admin:knowledge_knowledgebase_playground"
+
+    def test_search_shows_hits_with_scores_retrievers_and_highlights(self):
+        self.login(self.viewer)
+        page = self.client.get(reverse(self.url), {"kb": self.kb.pk})
+        self.assertRegex(page.content.decode(), f'value="{self.kb.pk}"[^>]* checked')
+        response = self.client.post(reverse(self.url), {
+            "query": "gift cards refunded", "knowledge_bases": [self.kb.pk], "mode": "hybrid", "top_k": 5})
+        self.assertContains(response, "Refunds &lt;script&gt;")
+        self.assertNotContains(response, "<script>alert(1)")
+        self.assertContains(response, "<mark>")
+        self.assertContains(response, "score <strong>")
+        self.assertContains(response, 'class="kp-badge kp-retriever"')
+        self.assertContains(response, "hybrid search")
+
+    def test_invalid_filters_are_reported(self):
+        self.login(self.viewer)
+        response = self.client.post(reverse(self.url), {
+            "query": "x", "knowledge_bases": [self.kb.pk], "mode": "keyword", "top_k": 5, "filters": "[1"})
+        self.assertContains(response, "Not valid JSON")
+
+    def test_outsider_gets_403_on_post(self):
+        self.login(self.outsider)
+        response = self.client.post(reverse(self.url), {"query": "x", "knowledge_bases": [self.kb.pk]})
+        self.assertEqual(response.status_code, 403)
+
+
+class SnippetEscapingTests(TestCase):
+    def test_only_mark_tags_survive(self):
+        from knowledge.admin_views import cited_text, safe_snippet
+
+        self.assertEqual(safe_snippet("a <mark>b</mark> <img src=x onerror=1> &lt;i&gt;"),
+                         "a <mark>b</mark> &lt;img src=x onerror=1&gt; &lt;i&gt;")
+        self.assertEqual(cited_text("See [1, 2] <b>"),
+                         'See <a class="kp-cite" href="#source-1">[1]</a> '
+                         '<a class="kp-cite" href="#source-2">[2]</a> &lt;b&gt;')
+
+    def test_badges_read_every_marker_form_of_the_one_grammar(self):
+        from knowledge.admin_views import cited_text
+
+        html = cited_text("A [1-3]. B [Источник 4]. C [sources 5, 6].")
+        self.assertEqual(re.findall(r'href="#source-(\d+)"', html), ["1", "2", "3", "4", "5", "6"])
