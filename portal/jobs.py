@@ -27,7 +27,9 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from knowledge.exceptions import KnowledgeError
-from knowledge.indexing.ingestion import settle_documents
+
+# chunks, not ingestion: ingestion reaches the layered index, which imports this module.
+from knowledge.indexing.chunks import settle_documents
 from knowledge.models import Document, Job
 
 logger = logging.getLogger(__name__)

@@ -125,3 +125,12 @@ def delete_document(document: Document) -> None:
     if document.original_file:
         document.original_file.delete(save=False)
     document.delete()
+
+
+def settle_documents(documents, reason: str) -> int:
+    """Documents a finished job left pending or indexing: back to their ready version, or `error`."""
+    settled = 0
+    for document in documents.filter(status__in=[Document.Status.PENDING, Document.Status.INDEXING]):
+        record_failure(document, KnowledgeError(reason))
+        settled += 1
+    return settled

@@ -22,6 +22,7 @@ from knowledge.indexing.chunks import (
     embed_chunks,
     record_failure,
     replace_chunks,
+    settle_documents,
     text_sha256,
 )
 from knowledge.indexing.layers import store
@@ -76,15 +77,6 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
         record_failure(document, exc)
         return IngestResult(document, "failed", document.error_message)
     return IngestResult(document, outcome)
-
-
-def settle_documents(documents, reason: str) -> int:
-    """Documents a finished job left pending or indexing: back to their ready version, or `error`."""
-    settled = 0
-    for document in documents.filter(status__in=[Document.Status.PENDING, Document.Status.INDEXING]):
-        record_failure(document, KnowledgeError(reason))
-        settled += 1
-    return settled
 
 
 def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Document.SourceKind.UPLOAD,
