@@ -44,7 +44,7 @@ def _create(name: str, slug: str, description: str, embedder_name: str, floor: f
 
 
 EDITABLE_FIELDS = ("name", "slug", "description", "text_search_config", "chunk_size", "chunk_overlap",
-                   "chunk_min_size")
+                   "chunk_min_size", "ocr_languages")
 
 
 def update_knowledge_base(kb: KnowledgeBase, **changes) -> KnowledgeBase:

@@ -8,9 +8,12 @@ class PortalConfig(AppConfig):
 
     def ready(self) -> None:
         from django.apps import apps
+        from django_q.signals import post_spawn
 
         from portal import checks  # noqa: F401  (registers the system checks)
+        from portal.jobs import lower_worker_priority
 
+        post_spawn.connect(lower_worker_priority, dispatch_uid="portal-worker-nice")
         # django-q2 names its admin section after Q_CLUSTER["label"], a plain string: ours is
         # translated here, so the admin's menu speaks the reader's language everywhere.
         if apps.is_installed("django_q"):

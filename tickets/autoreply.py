@@ -6,7 +6,9 @@ outcome. A draft goes out automatically only when the risk is low, the agent all
 - without a chat model: the draft is one clearly matching FAQ entry's answer, verbatim
   (`Answer.entry_match`), never an extract stitched from several sources;
 - with a chat model: every sentence of the draft cites a source;
-- either way: the confidence clears the agent's auto-reply bar.
+- either way: the confidence clears the agent's auto-reply bar, no cited document waits for a
+  parse-quality check (`knowledge.quality`), and the outgoing text itself passes `tickets.outgoing`
+  (no injected instructions, foreign contacts, credential requests or unasked high-risk phrases).
 
 Every reason is a sentence a support agent can read, in Russian when the ticket is in Russian,
 else in English (`explain` does the same for the answer's reason codes). Other checks (for
@@ -17,9 +19,11 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_noop
 
+from knowledge import quality
 from knowledge.search import answers, composer
 from knowledge.search.citations import MARKER
 from portal.languages import translate
+from tickets import outgoing
 from tickets.models import Agent, RiskLevel
 
 # Per reason code of `knowledge.answers` and of this module: English msgids of the translation
@@ -43,6 +47,8 @@ SENTENCES = {
         "The draft is an extract from the sources, not the answer of one matching FAQ entry."),
     "uncited_sentence": gettext_noop("A sentence of the draft cites no source."),
     "below_bar": gettext_noop("Confidence %(confidence).2f is below the auto-reply bar %(bar).2f."),
+    "source_quality": gettext_noop("A cited document was parsed poorly and needs a person first: %(reason)s."),
+    "outgoing_text": gettext_noop("The draft must be read before it goes out: %(reason)s."),
     "auto_reply": gettext_noop(
         "Low risk, the answer of a clearly matching FAQ entry, and allowed: sent automatically."),
     "auto_reply_model": gettext_noop("Low risk, every sentence cited, confident and allowed: sent automatically."),
@@ -58,8 +64,15 @@ class Decision:
         return not self.codes
 
     def block(self, code: str, russian: bool, **values) -> None:
+        self.add(code, sentence(code, russian, **values))
+
+    def add(self, code: str, reason: str) -> None:
         self.codes.append(code)
-        self.reasons.append(sentence(code, russian, **values))
+        self.reasons.append(reason)
+
+
+# The msgids of RiskLevel's labels, to name a level in the ticket's language whatever the active one.
+RISK_LEVEL_NAMES = {RiskLevel.LOW: "Low", RiskLevel.MEDIUM: "Medium", RiskLevel.HIGH: "High"}
 
 
 def sentence(code: str, russian: bool, **values) -> str:
@@ -68,8 +81,7 @@ def sentence(code: str, russian: bool, **values) -> str:
         return code
     language = "ru" if russian else "en"
     if "level" in values:  # a risk level's label in the same language
-        values["level"] = translate(str(dict(RiskLevel.choices).get(values["level"], values["level"])),
-                                    language).lower()
+        values["level"] = translate(RISK_LEVEL_NAMES.get(values["level"], values["level"]), language).lower()
     return translate(SENTENCES[code], language) % values if values else translate(SENTENCES[code], language)
 
 
@@ -103,6 +115,11 @@ def decide(*, agent: Agent | None, risk_level: str, result: answers.Answer | Non
     if result is not None and not result.refused and agent is not None \
             and result.confidence < agent.auto_reply_threshold:
         decision.block("below_bar", russian, confidence=result.confidence, bar=agent.auto_reply_threshold)
+    for reason in quality.auto_reply_blockers(result):  # poorly parsed sources wait for a person
+        decision.add("source_quality", sentence("source_quality", russian, reason=reason))
+    if result is not None and not result.refused:
+        for reason in outgoing.review_reasons(question=text, result=result):
+            decision.add("outgoing_text", sentence("outgoing_text", russian, reason=reason))
     return decision
 
 

@@ -116,6 +116,11 @@ class Ticket(models.Model):
     language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, blank=True)
     external_id = models.CharField(_("external id"), max_length=200, blank=True,
                                    help_text=_("Id in the system it came from."))
+    # The owner of the API key that submitted it: external ids are unique per owner, so one
+    # integration can neither learn nor take another's ids.
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("submitted by"),
+                                     on_delete=models.SET_NULL, null=True, blank=True,
+                                     related_name="+")
     status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.NEW)
     risk_level = models.CharField(_("risk level"), max_length=10, choices=RiskLevel.choices, blank=True)
     risk_reasons = models.JSONField(_("risk reasons"), default=list, blank=True)
@@ -140,8 +145,8 @@ class Ticket(models.Model):
         ordering = ["-created_at", "-pk"]
         permissions = [("view_gap_report", "Can view the knowledge gap report")]
         constraints = [
-            models.UniqueConstraint(fields=["channel", "external_id"], condition=~Q(external_id=""),
-                                    name="tickets_ticket_channel_external_id_uniq"),
+            models.UniqueConstraint(fields=["channel", "submitted_by", "external_id"], condition=~Q(external_id=""),
+                                    nulls_distinct=False, name="tickets_ticket_channel_owner_external_id_uniq"),
         ]
         indexes = [
             models.Index(fields=["status", "-created_at"], name="tickets_ticket_status_idx"),
@@ -226,6 +231,15 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return gettext("%(kind)s on ticket #%(id)s") % {"kind": self.get_kind_display(), "id": self.ticket_id}
+
+    def get_additional_data(self) -> dict | None:
+        """Kept with a reply's audit entry (django-auditlog): the snapshots of the sources it cited."""
+        if self.kind != self.Kind.REPLY or not self.draft_id:
+            return None
+        cited = TicketSource.objects.filter(message_id=self.draft_id, cited=True).order_by("position")
+        return {"auto_sent": self.auto_sent, "cited_snapshots": [
+            {"position": s.position, "document": s.document_id, "chunk": s.chunk_id, "sha256": s.content_sha256}
+            for s in cited]}
 
 
 class TicketSource(models.Model):

@@ -31,10 +31,11 @@ TOP_K = 6
 
 @transaction.atomic
 def submit_ticket(*, subject: str = "", body: str, customer: str = "", channel: str = Ticket.Channel.WEB,
-                  external_id: str = "", metadata: dict | None = None, triage: bool = True) -> Ticket:
+                  external_id: str = "", metadata: dict | None = None, triage: bool = True,
+                  submitted_by=None) -> Ticket:
     """Create a ticket with the customer's first message; triage is queued after commit."""
     ticket = Ticket(subject=(subject or _subject_from(body))[:300], customer=customer[:300], channel=channel,
-                    external_id=external_id[:200], metadata=metadata or {},
+                    external_id=external_id[:200], metadata=metadata or {}, submitted_by=submitted_by,
                     language=detect_language(f"{subject}\n{body}"))
     ticket.full_clean()
     ticket.save()

@@ -92,6 +92,7 @@ class RussianAdminPagesTests(TestCase):
             "shadow switches": reverse("admin:evaluation_shadowswitch_changelist"),
             "shadow switch form": reverse("admin:evaluation_shadowswitch_add"),
             "api key form": reverse("admin:portal_apikey_add"),
+            "api requests": reverse("admin:portal_apirequest_changelist"),
         }
 
     def assert_russian(self, name: str, response) -> None:
@@ -104,6 +105,16 @@ class RussianAdminPagesTests(TestCase):
         for name, url in self.pages().items():
             with self.subTest(page=name):
                 self.assert_russian(name, self.client.get(url))
+
+    def test_the_change_log_speaks_russian_around_its_data(self):
+        # django-auditlog lists the changed fields by their names (data, not UI): only its own
+        # words are checked, from our catalogue (it ships no Russian).
+        response = self.client.get(reverse("admin:auditlog_logentry_changelist"))
+        self.assertEqual(response.status_code, 200)
+        self.assertEqual(response.headers.get("Content-Language"), "ru")
+        self.assertContains(response, "Журнал изменений")
+        self.assertNotContains(response, "Audit log")
+        self.assertNotContains(response, "Resource Type")
 
     def test_the_playground_results_and_answer_are_russian(self):
         response = self.client.post(reverse("admin:knowledge_knowledgebase_playground"),
