@@ -159,7 +159,7 @@ def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., 
     """Upload one or many files (multipart, field `files`); one ingestion job processes them."""
     kb = get_kb(request, kb_id)
     mapping = parse_mapping(column_mapping)
-    _, refusals = uploads.check_uploads(files)
+    _accepted, refusals = uploads.check_uploads(files)
     # The API refuses the whole request for a file over the limit or a name sent twice (uploads.py).
     too_large = [refusal for refusal in refusals if refusal.kind == uploads.TOO_LARGE]
     if too_large:

@@ -68,7 +68,7 @@ def match_hints(agent: Agent, text: str) -> list[str]:
         if found:
             spans.append((found.start(), found.end(), hint))
     return [hint for start, end, hint in spans
-            if not any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)]
+            if not any(s <= start and end <= e and (e - s) > (end - start) for s, e, _kind in spans)]
 
 
 def _relevance(text: str, agents: list[Agent], query_embeddings: dict | None) -> dict[int, tuple[float, str]]:
