@@ -14,7 +14,7 @@ from django.utils.text import Truncator, format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from evaluation import admin_views, golden, runs, shadow
+from evaluation import admin_views, golden, proposals, runs, shadow
 from evaluation.exceptions import EvaluationError
 from evaluation.forms import SwitchForm
 from evaluation.models import EvalRun, ExpectedSource, Feedback, GoldenQuestion, GoldenSet, ShadowSwitch
@@ -105,14 +105,14 @@ class GoldenSetAdmin(EvaluationAdminMixin, admin.ModelAdmin):
 
     @admin.action(description=_("Propose questions from answered and rejected tickets"), permissions=["change"])
     def propose_from_tickets(self, request, queryset):
-        added = sum(golden.propose_from_tickets(item) for item in queryset)
+        added = sum(proposals.propose_from_tickets(item) for item in queryset)
         self.message_user(request, ngettext("%(count)d question proposed; confirm it in Golden questions",
                                             "%(count)d questions proposed; confirm them in Golden questions",
                                             added) % {"count": added})
 
     @admin.action(description=_("Propose questions from thumbs-down feedback"), permissions=["change"])
     def propose_from_feedback(self, request, queryset):
-        added = sum(golden.propose_from_feedback(item) for item in queryset)
+        added = sum(proposals.propose_from_feedback(item) for item in queryset)
         self.message_user(request, ngettext("%(count)d question proposed; add its documents and confirm it",
                                             "%(count)d questions proposed; add their documents and confirm them",
                                             added) % {"count": added})
