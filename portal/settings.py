@@ -174,6 +174,10 @@ PORTAL = {
     "FUSION_ALPHAS": {},
     "SIMILARITY_FLOORS": {},
     "COMMON_TERM_SHARE": 0.1,
+    # Derived rows (call/import edges, links between documents) restate what other rows say; a
+    # search that does not ask for their layers scores them by this factor (docs/layers.md).
+    "DERIVED_LAYERS": ("C2", "D5"),
+    "DERIVED_WEIGHT": 0.5,
     "RERANKER": env_str("PORTAL_RERANKER"),  # "" = off; "http" = a Cohere/Jina/TEI-style /rerank endpoint
     "RERANKER_URL": env_str("PORTAL_RERANKER_URL"),
     "RERANKER_MODEL": env_str("PORTAL_RERANKER_MODEL"),

@@ -14,7 +14,7 @@ from knowledge.indexing.layers import store
 from knowledge.indexing.layers.repository import RepositoryError, open_repository
 from knowledge.models import Chunk, Document
 from knowledge.search import retrieval
-from knowledge.search.intent import plan_and_search
+from knowledge.search.planned import plan_and_search
 from tests.factories import make_kb
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
