@@ -101,6 +101,7 @@ class ProjectIndex:
         self.own_prefixes: dict[str, str] = {}  # APIRouter(prefix=…), Blueprint(url_prefix=…)
         # Handler qualified name → entrypoints it serves; filled by `detect_entrypoints`.
         self.entrypoints: dict[str, list[Entrypoint]] = {}
+        self.file_roots: dict[str, str] = {}  # Python file → its module root ("" or "folder/")
         for file in files:
             self.add(file)
 
@@ -164,6 +165,20 @@ class ProjectIndex:
             return "external", None
         return "unresolved", None
 
+    def resolve_import(self, ref: str, *, external_roots=frozenset()) -> tuple[str, Symbol | None, str]:
+        """(resolution, the module imported, the name imported from it) for an import reference.
+
+        `from app.core.db import engine` imports the module `app.core.db` (name `engine`); a
+        reference that is not in a module of the repository is resolved like any other.
+        """
+        if ref in self.modules:
+            return "resolved", self.symbols.get(ref), ""
+        module, _, name = ref.rpartition(".")
+        if module in self.modules:
+            return "resolved", self.symbols.get(module), name
+        resolution, target = self.resolve(ref, external_roots=external_roots)
+        return resolution, target, ""
+
     def member(self, class_qname: str, name: str, *, skip_self: bool = False,
                depth: int = 0) -> Symbol | None:
         """`name` defined on the class or, depth first, on its bases (a simple MRO)."""
@@ -196,7 +211,8 @@ class CodeExtractor:
     language = ""
     extensions: tuple[str, ...] = ()
 
-    def parse(self, path: str, text: str) -> CodeFile:
+    def parse(self, path: str, text: str, module: str | None = None) -> CodeFile:
+        """The file as a `CodeFile`; `module` is its module name (by default from its path)."""
         raise NotImplementedError
 
     def entrypoints(self, file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
@@ -210,10 +226,11 @@ class PlainTextExtractor(CodeExtractor):
     extensions = (".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".c", ".h",
                   ".cpp", ".cs", ".sh", ".sql")
 
-    def parse(self, path: str, text: str) -> CodeFile:
+    def parse(self, path: str, text: str, module: str | None = None) -> CodeFile:
         language = PurePosixPath(path).suffix.lstrip(".")
         last_line = text.rstrip("\n").count("\n") + 1
-        return CodeFile(path=path, module=module_name(path), language=language, text=text,
+        return CodeFile(path=path, module=module_name(path) if module is None else module, language=language,
+                        text=text,
                         is_test=is_test_path(path), chunks=line_chunks(text, 1, last_line, "text"))
 
 

@@ -63,7 +63,7 @@ def symbol_rows(file: CodeFile) -> list[LayerRow]:
             "symbol_id": symbol.symbol_id,
             "qname": symbol.qname,
             "name": symbol.name,
-            "kind": symbol.kind,
+            "kind": symbol.kind,  # module, class, function, method, constant, variable
             "signature": symbol.signature,
             "parent_symbol_id": symbol.parent_id,
             "package_or_module": symbol.module,
@@ -89,8 +89,12 @@ def edge_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
         if key in seen:
             continue
         seen.add(key)
-        resolution, target = index.resolve(ref.dst_ref, via_bases=ref.via_bases,
-                                           external_roots=ref.external_roots)
+        imported = ""
+        if ref.edge_type == "imports":
+            resolution, target, imported = index.resolve_import(ref.dst_ref, external_roots=ref.external_roots)
+        else:
+            resolution, target = index.resolve(ref.dst_ref, via_bases=ref.via_bases,
+                                               external_roots=ref.external_roots)
         meta = {
             "edge_id": stable_id(file.path, *key),
             "edge_type": ref.edge_type,
@@ -101,6 +105,7 @@ def edge_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
             "dst_ref": target.qname if target else ref.dst_ref,
             "dst_name": ref.dst_ref.rsplit(".", 1)[-1],
             "resolution": resolution,
+            **({"imported_name": imported} if imported else {}),
             "line": ref.line,
             "is_test": file.is_test,
             "source_path": file.path,

@@ -42,8 +42,9 @@ class PythonExtractor(CodeExtractor):
     language = "python"
     extensions = (".py",)
 
-    def parse(self, path: str, text: str) -> CodeFile:
-        file = CodeFile(path=path, module=module_name(path), language="python", text=text,
+    def parse(self, path: str, text: str, module: str | None = None) -> CodeFile:
+        file = CodeFile(path=path, module=module_name(path) if module is None else module, language="python",
+                        text=text,
                         is_test=is_test_path(path))
         try:
             tree = ast.parse(text, filename=path)
@@ -69,6 +70,7 @@ class _Reader:
         self.top_level: set[str] = set()
         self.module_symbol: Symbol | None = None
         self.module_types: dict[str, str] = {}
+        self.defined: set[str] = set()  # module-level names already made symbols
         self.file.extra = {"decorated": [], "urlpatterns": []}
 
     def read(self) -> None:
@@ -166,7 +168,20 @@ class _Reader:
         else:
             if cls is None:
                 self.module_statement(node)
+                self.variables(node, parent)
             self.calls(node, parent, {})
+
+    def variables(self, node: ast.stmt, module: Symbol) -> None:
+        """Module-level names (`engine = create_engine(…)`, `API_V1_STR = "/api/v1"`) are symbols too."""
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Name) and f"{module.qname}.{target.id}" not in self.defined:
+                self.defined.add(f"{module.qname}.{target.id}")
+                kind = "constant" if target.id.isupper() else "variable"
+                signature = self.source(node).split("\n", 1)[0][:200]
+                self.symbol(target.id, f"{module.qname}.{target.id}", kind, signature, module, node.lineno,
+                            node.end_lineno, "")
 
     def class_def(self, node: ast.ClassDef, parent: Symbol) -> None:
         qname = f"{parent.qname}.{node.name}"

@@ -48,6 +48,9 @@ class Command(BaseCommand):
             f"files: new {counters.get('created', 0)}, updated {counters.get('updated', 0)}, "
             f"unchanged {counters.get('unchanged', 0)}, deleted {counters.get('deleted', 0)}, "
             f"failed {counters.get('failed', 0)}"))
+        module_roots = job.options.get("module_roots")
+        if module_roots:
+            self.stdout.write("Python module roots: " + ", ".join(root or "(top folder)" for root in module_roots))
         totals = layer_counts(kb, repo_id)
         self.stdout.write(f"{'layer':<6}{'name':<24}{'written':>9}{'stored':>9}")
         for layer, title in LAYER_NAMES.items():

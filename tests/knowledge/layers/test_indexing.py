@@ -21,7 +21,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 PROJECT = Path(__file__).resolve().parents[3]
 
 # Rows per layer for the two fixture folders together (asserted row by row in test_docs/test_code).
-FIXTURE_COUNTS = {"C0": 32, "C1": 36, "C2": 50, "C3": 15, "C4": 15,
+FIXTURE_COUNTS = {"C0": 32, "C1": 43, "C2": 50, "C3": 15, "C4": 15,
                   "D0": 8, "D1": 3, "D2": 17, "D3": 6, "D4": 2, "D5": 7, "D6": 2}
 
 
@@ -184,7 +184,8 @@ def test_index_repo_command_prints_rows_per_layer_and_records_a_job(repo):
     call_command("index_repo", kb.slug, str(repo), stdout=out, stderr=err)
     text = out.getvalue()
     assert "succeeded: repository shop at -; files: new 13, updated 0, unchanged 0, deleted 0, failed 0" in text
-    assert "C1    Symbols                        36       36" in text
+    assert "Python module roots: (top folder)" in text
+    assert "C1    Symbols                        43       43" in text
     assert "D6    Integrations                    2        2" in text
     assert "13/13" in err.getvalue()  # the progress bar
     job = kb.jobs.get()
