@@ -113,7 +113,13 @@ def _walk(root: Path, indexable) -> list[str]:
 
 
 def _keep(root: Path, rel: str, indexable) -> bool:
-    if any(part in SKIP_DIRS for part in PurePosixPath(rel).parts[:-1]) or not indexable(rel):
+    """Whether a listed file is indexed: not hidden, not in a skipped folder, indexable, a small regular file.
+
+    Hidden folders and files (`.github/`, `.claude/`, `.env.py`) are skipped in every source kind:
+    a git checkout lists them when they are committed.
+    """
+    parts = PurePosixPath(rel).parts
+    if any(part in SKIP_DIRS or part.startswith(".") for part in parts) or not indexable(rel):
         return False
     full = root / rel
     return full.is_file() and not full.is_symlink() and full.stat().st_size <= MAX_FILE_BYTES

@@ -263,3 +263,26 @@ class JobAndReindexTests(TestCase):
         edge = rebuilt.get(layer="C2", metadata__src_qname="shop.billing.charge",
                            metadata__dst_ref="shop.models.Order.mark_paid")
         self.assertEqual(edge.metadata["resolution"], "resolved")
+
+
+def test_hidden_folders_and_files_are_skipped_in_every_source_kind(tmp_path):
+    repo = make_repo(tmp_path / "shop")
+    for rel in (".claude/agent.md", ".agents/helper.py", "docs/.drafts/wip.md", "shop/.secret.py"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("# hidden\n")
+    hidden = {".claude/agent.md", ".agents/helper.py", "docs/.drafts/wip.md", "shop/.secret.py"}
+    with open_repository(repo, indexable=store.is_indexable) as snapshot:  # a plain folder
+        assert not hidden & set(snapshot.files) and "shop/billing.py" in snapshot.files
+    archive = tmp_path / "shop.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in repo.rglob("*"):
+            if path.is_file():
+                zf.write(path, f"shop-main/{path.relative_to(repo).as_posix()}")
+    with open_repository(archive, indexable=store.is_indexable) as snapshot:
+        assert not hidden & set(snapshot.files) and "shop/billing.py" in snapshot.files
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "hidden folders committed")
+    assert ".claude/agent.md" in git(repo, "ls-files")
+    with open_repository(repo, indexable=store.is_indexable) as snapshot:  # a git checkout lists them
+        assert not hidden & set(snapshot.files) and "shop/billing.py" in snapshot.files
