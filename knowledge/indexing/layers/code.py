@@ -85,7 +85,8 @@ class CodeFile:
     objects: dict[str, str] = field(default_factory=dict)
     # Where an app object or urlconf is mounted: child → (parent, path prefix); parent "" is the root.
     mounts: dict[str, tuple[str, str]] = field(default_factory=dict)
-    parse_error: str = ""
+    parse_error: str = ""  # the file could not be parsed at all (its source is kept as text chunks)
+    warnings: list[str] = field(default_factory=list)  # parts not understood, each shown on the document
     extra: dict = field(default_factory=dict)  # extractor-private data for pass 2
 
 

@@ -45,6 +45,7 @@ EXTRACTORS: dict[str, CodeExtractor] = {
     ".py": PythonExtractor(),
 }
 Progress = Callable[[int, int, str], None]
+MAX_JOB_WARNINGS = 500  # listed on the job; the counter has them all
 
 
 @dataclass
@@ -56,6 +57,8 @@ class RepoIndexResult:
     rows_written: Counter = field(default_factory=Counter)  # per layer, in this run
     failures: list[tuple[str, str]] = field(default_factory=list)
     module_roots: list[str] = field(default_factory=list)  # the folders Python modules are named from
+    # Files skipped or only partly understood (binary, too large, syntax Python cannot read): (path, why).
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 def is_indexable(rel: str) -> bool:
@@ -79,8 +82,10 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
     """Index the snapshot's target files, delete the documents of files that are gone."""
     result = RepoIndexResult(snapshot.repo_id, snapshot.commit_sha, files=len(snapshot.targets))
     # Stored paths are project paths (`knowledge/api.py` when the root is the `knowledge` folder).
-    texts = {snapshot.prefix + rel: decode_text((snapshot.root / rel).read_bytes()) for rel in snapshot.files}
-    targets = [snapshot.prefix + rel for rel in snapshot.targets]
+    result.warnings.extend((snapshot.prefix + rel, reason) for rel, reason in snapshot.skipped)
+    texts = read_texts(snapshot, result.warnings)
+    targets = [snapshot.prefix + rel for rel in snapshot.targets if snapshot.prefix + rel in texts]
+    result.files = len(targets)
     code_files, index = parse_project(texts, packaging_files(snapshot))
     result.module_roots = sorted(set(index.file_roots.values()))
     for done, path in enumerate(targets, start=1):
@@ -88,6 +93,7 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
             outcome, rows = index_file(kb, snapshot.repo_id, path, texts[path], code_files.get(path), index,
                                        commit_sha=snapshot.commit_sha, batch_size=batch_size)
             result.outcomes[outcome] += 1
+            result.warnings.extend((path, warning) for warning in getattr(code_files.get(path), "warnings", []))
             result.rows_written.update(row.layer for row in rows)
         except Exception as exc:
             if not isinstance(exc, KnowledgeError):
@@ -108,6 +114,22 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
         repo_documents(kb, snapshot.repo_id).filter(status=Document.Status.READY).update(
             commit_sha=snapshot.commit_sha)
     return result
+
+
+def read_texts(snapshot: repository.Snapshot, warnings: list) -> dict[str, str]:
+    """Project path → text of the snapshot's files; binary files are left out with a warning."""
+    texts = {}
+    for rel in snapshot.files:
+        try:
+            data = (snapshot.root / rel).read_bytes()
+        except OSError as exc:
+            warnings.append((snapshot.prefix + rel, f"unreadable: {exc.strerror or exc}"))
+            continue
+        if b"\0" in data[:8192]:  # PostgreSQL text cannot hold NUL bytes, and no source file has them
+            warnings.append((snapshot.prefix + rel, "binary content (NUL bytes): not indexed"))
+            continue
+        texts[snapshot.prefix + rel] = decode_text(data)
+    return texts
 
 
 def packaging_files(snapshot: repository.Snapshot) -> dict[str, str]:
@@ -172,7 +194,8 @@ def index_file(kb: KnowledgeBase, repo_id: str, rel: str, text: str, code_file: 
     outcome = "updated" if document else "created"
     store_file(kb, document, uri=uri, rel=rel, text=text, rows=rows, chunks=chunks, digest=digest,
                signature=signature, repo_id=repo_id, commit_sha=commit_sha,
-               extra={"module_root": index.file_roots[rel]} if rel in index.file_roots else {})
+               extra={**({"module_root": index.file_roots[rel]} if rel in index.file_roots else {}),
+                      "warnings": list(code_file.warnings) if code_file else []})
     return outcome, rows
 
 
@@ -292,7 +315,11 @@ def run_index_repo(job: Job, *, progress: Progress | None = None) -> Job:
                        "module_roots": result.module_roots}
         job.save(update_fields=["options", "updated_at"])
         outcomes = {name: n for name, n in result.outcomes.items() if name != "failed"}  # add_failure counts
-        job.record(**outcomes, **{f"rows_{layer}": n for layer, n in result.rows_written.items()})
+        job.options = {**job.options, "warnings": [{"item": path, "reason": reason}
+                                                   for path, reason in result.warnings[:MAX_JOB_WARNINGS]]}
+        job.save(update_fields=["options", "updated_at"])
+        job.record(**outcomes, warnings=len(result.warnings),
+                   **{f"rows_{layer}": n for layer, n in result.rows_written.items()})
         for path, reason in result.failures:
             job.add_failure(path, reason)
 

@@ -262,11 +262,18 @@ class CodeLayerTests(SimpleTestCase):
                                            "api_handler: django class_view orders/<int:pk>/\n"
                                            "view: inherits django.views.View")
 
-    def test_a_syntax_error_keeps_the_source_as_plain_chunks(self):
-        file = PythonExtractor().parse("broken.py", "def broken(:\n    pass\n")
+    def test_a_syntax_error_is_a_warning_and_tree_sitter_keeps_the_definitions(self):
+        file = PythonExtractor().parse("broken.py", "def broken(:\n    pass\n\n\ndef fine():\n    broken()\n")
         rows = build_code_rows(file, ProjectIndex([file]), PythonExtractor())
-        self.assertEqual([r.layer for r in rows], ["C0"])
-        self.assertIn("SyntaxError", rows[0].metadata["parse_error"])
+        self.assertEqual(pick([r for r in rows if r.layer == "C1"], "qname", "kind"),
+                         [("broken", "module"), ("broken.fine", "function"), ("broken.broken", "function")])
+        self.assertEqual(len(file.warnings), 1)
+        self.assertIn("lines 1-2", file.warnings[0])
+        # A file that is no Python at all (NUL bytes) keeps its source as text chunks, with the reason.
+        file = PythonExtractor().parse("blob.py", "\0\0 not code")
+        self.assertIn("not Python source", file.parse_error)
+        self.assertEqual([r.layer for r in build_code_rows(file, ProjectIndex([file]), PythonExtractor())],
+                         ["C0", "C1"])
 
     def test_paths_become_module_names_and_test_flags(self):
         self.assertEqual(module_name("src/shop/billing.py"), "shop.billing")
