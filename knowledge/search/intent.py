@@ -85,7 +85,8 @@ DEFINITION = _has(r"\bwhere is .* defined\b", r"\bdefinition of\b", r"\bsignatur
 ROLES = {
     "api_handler": _has(r"\b(all|list|which) (api )?(handlers|endpoints|routes)\b",
                         r"все (обработчики|эндпоинты|ручки)"),
-    "model": _has(r"\b(all|list|which) (data )?models\b", r"(все|какие) модели"),
+    "model": _has(r"\b(all|list|which|what) (the )?(data |database |orm |db )?models\b",
+                  r"\b(data|database|orm|db) models\b", r"(все|какие) модели"),
     "task": _has(r"\b(all|list|which) (background )?tasks\b", r"(все|какие) (фоновые )?задачи"),
     "test": _has(r"\b(all|list|which) tests\b", r"(все|какие) тесты"),
     "cli_command": _has(r"\b(all|list|which) (cli )?commands\b", r"(все|какие) команды"),

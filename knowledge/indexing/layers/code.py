@@ -103,6 +103,9 @@ class ProjectIndex:
         # Handler qualified name → entrypoints it serves; filled by `detect_entrypoints`.
         self.entrypoints: dict[str, list[Entrypoint]] = {}
         self.file_roots: dict[str, str] = {}  # Python file → its module root ("" or "folder/")
+        self.constants: dict[str, str] = {}  # qualified name → string value (module and class names)
+        self.instances: dict[str, str] = {}  # module-level instance → its class (`settings = Settings()`)
+        self.unresolved_prefixes: set[str] = set()
         for file in files:
             self.add(file)
 
@@ -113,6 +116,8 @@ class ProjectIndex:
         for symbol in file.symbols:
             self.symbols.setdefault(symbol.qname, symbol)
         self.objects.update(file.objects)
+        self.constants.update(file.extra.get("constants", {}))
+        self.instances.update(file.extra.get("instances", {}))
         for child, (parent, prefix) in file.mounts.items():
             if parent:
                 self.mounts[child] = (parent, prefix)
@@ -127,10 +132,28 @@ class ProjectIndex:
         seen = set()
         while owner and owner not in seen:
             seen.add(owner)
-            path = join(self.own_prefixes.get(owner, ""), path)
+            path = join(self.prefix_value(self.own_prefixes.get(owner, "")), path)
             owner, prefix = self.mounts.get(owner, ("", ""))
-            path = join(prefix, path)
+            path = join(self.prefix_value(prefix), path)
         return path
+
+    def prefix_value(self, prefix: str) -> str:
+        """A literal prefix as it is; a named one (`name:app.core.config.settings.API_V1_STR`) through
+        the project's string constants and instances, else `{?name}` (an unresolved prefix)."""
+        if not prefix.startswith("name:"):
+            return prefix
+        name = prefix.removeprefix("name:")
+        owner, _, attribute = name.rpartition(".")
+        value = self.constants.get(name)
+        if value is None and owner in self.instances:
+            cls = self.instances[owner]
+            value = self.constants.get(f"{cls}.{attribute}")
+            for base in self.ancestors(cls) if value is None else []:
+                value = self.constants.get(f"{base}.{attribute}", value)
+        if value is None:
+            self.unresolved_prefixes.add(name)
+            return "{?" + name.rsplit(".", 1)[-1] + "}"
+        return value
 
     def detect_entrypoints(self, files: list[CodeFile], extractors: dict[str, "CodeExtractor"]) -> None:
         """Entrypoints of every file, so a view gets its role even when its route is declared elsewhere."""

@@ -143,6 +143,7 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
             "route_path": entry.route_path,
             "mounted_path": served,
             "route_key": route_key(served) if http else "",
+            "unresolved_prefix": "{?" in served,
             "declared_route_key": route_key(entry.route_path) if http else "",
             "decorator_text": entry.decorator_text,
             "summary_text": handler.docstring if handler else "",
@@ -174,8 +175,11 @@ def render_entrypoint(meta: dict) -> str:
 # Base classes (by the end of their dotted name) that give a class its role.
 ROLE_BASES = (
     ("model", ("db.models.Model", "models.Model", "db.models.base.Model", "declarative_base",
-               "DeclarativeBase")),
-    ("schema", ("pydantic.BaseModel", "ninja.Schema", "ninja.ModelSchema", "forms.Form", "forms.ModelForm")),
+               "DeclarativeBase", "orm.DeclarativeBase", "DeclarativeBaseNoMeta")),
+    ("schema", ("pydantic.BaseModel", "ninja.Schema", "ninja.ModelSchema", "forms.Form", "forms.ModelForm",
+                "serializers.Serializer", "serializers.ModelSerializer", "marshmallow.Schema",
+                "typing.TypedDict", "TypedDict")),
+    ("config", ("pydantic_settings.BaseSettings", "BaseSettings")),
     ("admin", ("admin.ModelAdmin", "admin.TabularInline", "admin.StackedInline")),
     ("view", ("views.View", "generic.View", "views.generic.View", "views.generic.TemplateView", "APIView")),
     ("test", ("TestCase", "SimpleTestCase", "TransactionTestCase", "LiveServerTestCase")),
@@ -237,6 +241,10 @@ def symbol_roles(file: CodeFile, symbol: Symbol, index: ProjectIndex) -> list[tu
                 if any(base == s or base.endswith("." + s) for s in suffixes) or (
                         role == "exception" and re.search(r"(Error|Exception)$", base)):
                     found.append((role, f"inherits {base}"))
+        sqlmodel = [b for b in [*symbol.bases, *index.ancestors(symbol.qname)] if b.endswith("SQLModel")]
+        if sqlmodel:  # SQLModel is a table with `table=True`, else a schema (pydantic)
+            table = "table=True" in symbol.signature
+            found.append(("model" if table else "schema", f"inherits {sqlmodel[0]}" + (", table=True" * table)))
         if "dataclass" in {d.split("(")[0].rsplit(".", 1)[-1] for d in symbol.decorators}:
             found.append(("data", "@dataclass"))
     for decorator in symbol.decorators:

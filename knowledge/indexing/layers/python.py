@@ -36,6 +36,7 @@ APP_CONSTRUCTORS = {
 }
 # One file's share of the index: a generated module of 200,000 assignments is not 200,000 symbols.
 MAX_SYMBOLS, MAX_REFERENCES = 5_000, 20_000
+NAMED_PREFIX = "name:"  # a prefix given by a name, resolved across the project
 URL_FUNCTIONS = {"django.urls.path": "path", "django.urls.re_path": "re_path", "django.conf.urls.url": "url"}
 
 
@@ -210,12 +211,25 @@ class _Reader:
                 signature = self.source(node)[:200].split("\n", 1)[0]
                 self.symbol(target.id, f"{module.qname}.{target.id}", kind, signature, module, node.lineno,
                             node.end_lineno, "")
+        self.constant(node, module.qname)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            instance = self.instance(node, {})
+            if instance:  # `settings = Settings()`: its attributes are the class's
+                self.file.extra.setdefault("instances", {})[f"{module.qname}.{instance[0]}"] = instance[1]
+
+    def constant(self, node: ast.stmt, owner: str) -> None:
+        """String values of module and class names (`API_V1_STR = "/api/v1"`), for route prefixes."""
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+            node.target if isinstance(node, ast.AnnAssign) else None
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            self.file.extra.setdefault("constants", {})[f"{owner}.{target.id}"] = value.value
 
     def class_def(self, node: ast.ClassDef, parent: Symbol) -> None:
         qname = f"{parent.qname}.{node.name}"
         bases = [self.expand(base) for base in node.bases]
-        signature = f"class {node.name}({', '.join(ast.unparse(b) for b in node.bases)})" if node.bases \
-            else f"class {node.name}"
+        written = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
+        signature = f"class {node.name}({', '.join(written)})" if written else f"class {node.name}"
         cls = self.symbol(node.name, qname, "class", signature, parent, start_line(node), node.end_lineno,
                           ast.get_docstring(node), [self.source(d) for d in node.decorator_list],
                           [b for b in bases if b])
@@ -224,6 +238,7 @@ class _Reader:
                 self.reference("inherits", cls, base, written.lineno)
         for child in node.body:
             self.statement(child, cls, cls)
+            self.constant(child, qname)
 
     def function_def(self, node, parent: Symbol, cls: Symbol | None) -> None:
         kind = "method" if cls else "function"
@@ -300,7 +315,7 @@ class _Reader:
                     qname = f"{self.file.module}.{target.id}"
                     self.file.objects[qname] = framework
                     # APIRouter(prefix="/x"), Blueprint(..., url_prefix="/x")
-                    prefix = kwargs.get("prefix") or kwargs.get("url_prefix")
+                    prefix = kwargs.get("prefix") or kwargs.get("url_prefix") or self.prefix_name(node.value)
                     if isinstance(prefix, str):
                         self.file.mounts[qname] = ("", prefix)
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -353,6 +368,14 @@ class _Reader:
         name = self.expand(target) if target is not None else ""
         return f"{name}.urlpatterns" if name else ""
 
+    def prefix_name(self, call: ast.Call) -> str:
+        """`prefix=settings.API_V1_STR`: the name, marked for `ProjectIndex.prefix_value`, or ""."""
+        for keyword in call.keywords:
+            if keyword.arg in ("prefix", "url_prefix") and isinstance(keyword.value, (ast.Name, ast.Attribute)):
+                name = self.expand(keyword.value, self.module_types)
+                return f"{NAMED_PREFIX}{name}" if name else ""
+        return ""
+
     def mount(self, call: ast.Call) -> None:
         """`api.add_router("/x/", router)`, `app.include_router(router, prefix=…)`, `register_blueprint`."""
         if not isinstance(call.func, ast.Attribute):
@@ -364,7 +387,7 @@ class _Reader:
             prefix = args[0]
         elif attr in ("include_router", "register_blueprint") and call.args:
             child = self.expand(call.args[0])
-            prefix = kwargs.get("prefix") or kwargs.get("url_prefix") or ""
+            prefix = kwargs.get("prefix") or kwargs.get("url_prefix") or self.prefix_name(call) or ""
         else:
             return
         if child and parent and isinstance(prefix, str):

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.test import SimpleTestCase
 
 from knowledge.indexing.layers import store
-from knowledge.indexing.layers.code_rows import edge_rows, symbol_rows
+from knowledge.indexing.layers.code_rows import build_code_rows, edge_rows, symbol_rows
 from knowledge.indexing.layers.roots import declared_roots, find_roots, module_name
 from knowledge.models import Chunk
 from tests.factories import make_kb
@@ -99,3 +99,51 @@ def test_the_roots_are_recorded_on_the_index_and_shown(tmp_path: Path):
     # A re-index from the stored text keeps the roots found when the repository was indexed.
     store.reindex_document(document)
     assert Chunk.objects.filter(document=document, layer="C1", metadata__qname="app.core.db.engine").exists()
+
+
+FULLSTACK = {
+    **BACKEND,
+    "backend/app/core/config.py": 'from pydantic_settings import BaseSettings\n\n\nclass Settings(BaseSettings):\n'
+                                  '    API_V1_STR: str = "/api/v1"\n    PROJECT_NAME: str = "demo"\n\n\n'
+                                  "settings = Settings()\n",
+    "backend/app/main.py": "from fastapi import FastAPI\n\nfrom app.api.main import api_router\n"
+                           "from app.core.config import settings\nfrom app.unknown import OTHER\n\n"
+                           "app = FastAPI()\napp.include_router(api_router, prefix=settings.API_V1_STR)\n",
+    "backend/app/api/main.py": "from fastapi import APIRouter\n\nfrom app.api.routes import items\n\n"
+                               'api_router = APIRouter()\napi_router.include_router(items.router, prefix=items.PREFIX)\n',
+    "backend/app/api/routes/__init__.py": "",
+    "backend/app/api/routes/items.py": 'from fastapi import APIRouter\n\nPREFIX = "/items"\nrouter = APIRouter()\n\n\n'
+                                       '@router.get("/{id}")\ndef read_item(id: int):\n    return id\n',
+    "backend/app/models.py": "from sqlmodel import Field, SQLModel\n\n\nclass ItemBase(SQLModel):\n"
+                             "    title: str\n\n\nclass Item(ItemBase, table=True):\n"
+                             "    id: int = Field(primary_key=True)\n",
+}
+
+
+class PrefixAndRoleTests(SimpleTestCase):
+    def test_route_prefixes_through_module_constants_and_settings(self):
+        code_files, index = parse(FULLSTACK)
+        items = code_files["backend/app/api/routes/items.py"]
+        rows = build_code_rows(items, index, store.EXTRACTORS[".py"])
+        [route] = [row.metadata for row in rows if row.layer == "C3"]
+        # include_router(…, prefix=settings.API_V1_STR) and (…, prefix=items.PREFIX), both resolved.
+        self.assertEqual((route["route_or_command"], route["unresolved_prefix"]), ("GET /api/v1/items/{id}", False))
+
+    def test_a_prefix_that_is_no_literal_is_marked_unresolved(self):
+        texts = {**FULLSTACK, "backend/app/main.py": FULLSTACK["backend/app/main.py"].replace(
+            "prefix=settings.API_V1_STR", "prefix=OTHER")}  # imported from a module the repository lacks
+        code_files, index = parse(texts)
+        rows = build_code_rows(code_files["backend/app/api/routes/items.py"], index, store.EXTRACTORS[".py"])
+        [route] = [row.metadata for row in rows if row.layer == "C3"]
+        self.assertEqual((route["mounted_path"], route["unresolved_prefix"]), ("/{?OTHER}/items/{id}", True))
+
+    def test_sqlmodel_tables_are_models_and_the_rest_schemas_settings_config(self):
+        code_files, index = parse(FULLSTACK)
+        roles = {}
+        for path in ("backend/app/models.py", "backend/app/core/config.py"):
+            for row in build_code_rows(code_files[path], index, store.EXTRACTORS[".py"]):
+                if row.layer == "C4":
+                    roles[row.metadata["qname"]] = row.metadata["role"]
+        self.assertEqual(roles["app.models.Item"], "model")
+        self.assertEqual(roles["app.models.ItemBase"], "schema")
+        self.assertEqual(roles["app.core.config.Settings"], "config")
