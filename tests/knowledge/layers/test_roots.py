@@ -110,7 +110,8 @@ FULLSTACK = {
                            "from app.core.config import settings\nfrom app.unknown import OTHER\n\n"
                            "app = FastAPI()\napp.include_router(api_router, prefix=settings.API_V1_STR)\n",
     "backend/app/api/main.py": "from fastapi import APIRouter\n\nfrom app.api.routes import items\n\n"
-                               'api_router = APIRouter()\napi_router.include_router(items.router, prefix=items.PREFIX)\n',
+                               "api_router = APIRouter()\n"
+                               "api_router.include_router(items.router, prefix=items.PREFIX)\n",
     "backend/app/api/routes/__init__.py": "",
     "backend/app/api/routes/items.py": 'from fastapi import APIRouter\n\nPREFIX = "/items"\nrouter = APIRouter()\n\n\n'
                                        '@router.get("/{id}")\ndef read_item(id: int):\n    return id\n',
