@@ -195,11 +195,13 @@ class ProjectIndex:
         `from app.core.db import engine` imports the module `app.core.db` (name `engine`); a
         reference that is not in a module of the repository is resolved like any other.
         """
-        if ref in self.modules:
-            return "resolved", self.symbols.get(ref), ""
-        module, _, name = ref.rpartition(".")
-        if module in self.modules:
-            return "resolved", self.symbols.get(module), name
+        for module in (ref, f"{ref}.index"):  # `./components/Button` may be `Button/index.tsx`
+            if module in self.modules:
+                return "resolved", self.symbols.get(module), ""
+        owner, _, name = ref.rpartition(".")
+        for module in (owner, f"{owner}.index"):
+            if module in self.modules:
+                return "resolved", self.symbols.get(module), name
         resolution, target = self.resolve(ref, external_roots=external_roots)
         return resolution, target, ""
 

@@ -202,7 +202,7 @@ def role_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
 
     for symbol in file.symbols:
         for entry in index.entrypoints.get(symbol.qname, []):
-            role = {"http": "api_handler", "cli": "cli_command"}.get(entry.entry_type, "script")
+            role = {"http": "api_handler", "cli": "cli_command", "page": "view"}.get(entry.entry_type, "script")
             add(symbol.qname, role, f"{entry.framework} {entry.entrypoint_kind} {entry.route_or_command}")
         for role, why in symbol_roles(file, symbol, index):
             add(symbol.qname, role, why)
@@ -235,6 +235,8 @@ def role_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
 def symbol_roles(file: CodeFile, symbol: Symbol, index: ProjectIndex) -> list[tuple[str, str]]:
     """Roles a symbol has by itself: its bases, decorators, name and module."""
     found = []
+    if symbol.qname in file.extra.get("roles", {}):  # given by the extractor (React components, DTOs)
+        found.append(file.extra["roles"][symbol.qname])
     if symbol.kind == "class":
         for base in [*symbol.bases, *index.ancestors(symbol.qname)]:
             for role, suffixes in ROLE_BASES:

@@ -33,6 +33,7 @@ from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
+from knowledge.indexing.layers.typescript import ScriptExtractor
 from knowledge.indexing.parsing.text import decode_text
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
@@ -40,8 +41,10 @@ from portal.jobs import enqueue, run
 logger = logging.getLogger(__name__)
 
 DOC_EXTENSIONS = (".md", ".markdown")
+SCRIPTS = ScriptExtractor()
 EXTRACTORS: dict[str, CodeExtractor] = {
     **{ext: PlainTextExtractor() for ext in PlainTextExtractor.extensions},
+    **dict.fromkeys(ScriptExtractor.extensions, SCRIPTS),
     ".py": PythonExtractor(),
 }
 Progress = Callable[[int, int, str], None]
@@ -161,7 +164,8 @@ def parse_project(texts: dict[str, str], configs: dict[str, str] | None = None,
             code_files[rel] = extractor.parse(rel, text, module=module)
     index = ProjectIndex(list(code_files.values()))
     index.file_roots = {rel: root for rel, root in file_roots.items() if rel in code_files}
-    index.detect_entrypoints(list(code_files.values()), {e.language: e for e in EXTRACTORS.values()})
+    languages = {**{e.language: e for e in EXTRACTORS.values()}, "javascript": SCRIPTS}
+    index.detect_entrypoints(list(code_files.values()), languages)
     return code_files, index
 
 

@@ -289,10 +289,10 @@ class CodeLayerTests(SimpleTestCase):
 
 class OtherLanguageTests(SimpleTestCase):
     def test_files_without_a_parser_get_line_chunks_only(self):
-        text = "\n".join(f"export function f{n}() {{ return '{'x' * 80}'; }}" for n in range(40)) + "\n"
-        files, index = parse_project({"web/app.js": text})
-        rows = build_code_rows(files["web/app.js"], index, PlainTextExtractor())
+        text = "\n".join(f"func f{n}() string {{ return \"{'x' * 80}\" }}" for n in range(40)) + "\n"
+        files, index = parse_project({"web/app.go": text})
+        rows = build_code_rows(files["web/app.go"], index, PlainTextExtractor())
         self.assertEqual({row.layer for row in rows}, {"C0"})
         self.assertEqual([(row.span_start, row.span_end) for row in rows], [(1, 17), (18, 34), (35, 40)])
         self.assertEqual({(row.language, row.metadata["chunk_type"], row.metadata["module_or_unit"]) for row in rows},
-                         {("js", "text", "web.app")})
+                         {("go", "text", "web.app")})
