@@ -5,13 +5,15 @@ Each operation checks its scope through `auth=`, narrows to the knowledge bases 
 the result.
 """
 
+import json
+import logging
 from pathlib import Path
 
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet, Sum
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import File, Query, Router, Status
+from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
@@ -22,6 +24,7 @@ from knowledge.schemas import (
     AnswerResponse,
     ChunkFilter,
     ChunkOut,
+    ColumnMappingIn,
     DocumentDetailOut,
     DocumentJobResponse,
     DocumentOut,
@@ -38,11 +41,16 @@ from knowledge.schemas import (
     TextIn,
     UploadResponse,
 )
-from knowledge.search import answers, retrieval
+from knowledge.search import answers, retrieval, streaming
 from knowledge.search.planned import plan_and_search as router_plan_and_search
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
+
+logger = logging.getLogger(__name__)
+
+COLUMN_MAPPING_HELP = ('JSON object, column name → role ("question", "answer", "title", "text", "metadata", '
+                       '"ignored") for the tables in the files; columns left out keep their guessed role')
 
 router = Router(tags=["knowledge"])
 
@@ -139,9 +147,11 @@ def list_documents(request, kb_id: int, filters: Query[DocumentStatusFilter]):
 
 @router.post("/knowledge-bases/{kb_id}/documents", response={202: UploadResponse, **errors(404, 413)},
              auth=WRITE)
-def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., min_length=1)):  # noqa: B008
+def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., min_length=1),  # noqa: B008
+                     column_mapping: str = Form("", description=COLUMN_MAPPING_HELP)):  # noqa: B008
     """Upload one or many files (multipart, field `files`); one ingestion job processes them."""
     kb = get_kb(request, kb_id)
+    mapping = parse_mapping(column_mapping)
     _, refusals = uploads.check_uploads(files)
     # The API refuses the whole request for a file over the limit or a name sent twice (uploads.py).
     too_large = [refusal for refusal in refusals if refusal.kind == uploads.TOO_LARGE]
@@ -156,13 +166,35 @@ def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., 
         raise ApiError(422, "duplicate_file_names", f"Several files are named {', '.join(duplicates)}",
                        [{"field": "files", "location": "file", "message": f"{name}: sent more than once",
                          "type": "duplicate"} for name in duplicates])
-    job, refused = jobs.add_uploads(kb, files, user=request.auth.owner)
+    job, refused = jobs.add_uploads(kb, files, user=request.auth.owner, column_mapping=mapping)
     if job is None:
         raise ApiError(422, "no_acceptable_files", "None of the files can be ingested",
                        [{"field": "files", "location": "file", "message": f"{item['item']}: {item['reason']}",
                          "type": "refused"} for item in refused])
     documents = Document.objects.filter(pk__in=job.options["document_ids"]).defer("text").order_by("pk")
     return Status(202, {"job": job, "documents": documents, "refused": refused})
+
+
+def parse_mapping(value: str) -> dict[str, str] | None:
+    if not value.strip():
+        return None
+    try:
+        mapping = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ApiError(422, "invalid", f"column_mapping is not JSON: {exc}",
+                       [{"field": "column_mapping", "location": "form", "type": "json", "message": str(exc)}]) from exc
+    if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
+        raise ApiError(422, "invalid", "column_mapping must be a JSON object of column name → role",
+                       [{"field": "column_mapping", "location": "form", "type": "object",
+                         "message": "expected {\"column\": \"role\"}"}])
+    return mapping
+
+
+@router.put("/documents/{document_id}/column-mapping", response={202: JobOut, **errors(404)}, auth=WRITE)
+def change_column_mapping(request, document_id: int, payload: ColumnMappingIn):
+    """Set the roles of the document's table columns; the document alone is re-chunked."""
+    document = get_document(request, document_id)
+    return Status(202, jobs.change_column_mapping(document, payload.mapping, user=request.auth.owner))
 
 
 @router.post("/knowledge-bases/{kb_id}/documents/text", response={202: DocumentJobResponse, **errors(404)},
@@ -258,14 +290,52 @@ def planned_search(request, payload: PlanRequest):
             "hits": [hit_dict(hit) for hit in hits]}
 
 
-@router.post("/answer", response={200: AnswerResponse, **errors(404)}, auth=SEARCH)
+@router.post("/answer", response={200: AnswerResponse, **errors(404)}, auth=SEARCH, openapi_extra={
+    "responses": {200: {"content": {"text/event-stream": {"schema": {
+        "type": "object", "description": "With stream=true, each event: `token` (data: {\"text\": …}), then one "
+                                         "`answer` (data: the JSON response), or `error`.",
+        "properties": {"event": {"type": "string", "enum": ["token", "answer", "error"]},
+                       "data": {"type": "string", "description": "JSON"}},
+        "required": ["event", "data"]}}}}}})
 def answer(request, payload: AnswerRequest):
-    """A grounded answer with numbered citations, or a refusal when the sources do not support one."""
-    result = answers.answer(payload.question, searchable_ids(request, payload.knowledge_bases),
-                            top_k=payload.top_k, mode=payload.mode, layers=payload.layers, filters=payload.filters)
+    """A grounded answer with numbered citations, or a refusal when the sources do not support one.
+
+    With `"stream": true` the answer comes as Server-Sent Events: `token` events (`{"text": …}`) as
+    the chat model writes, then one `answer` event with the whole response below (its `answer` text
+    is the final one). Without a chat model the text arrives in one `token` event.
+    """
+    kb_ids = searchable_ids(request, payload.knowledge_bases)
+    if payload.stream:
+        grounding = answers.ground(payload.question, kb_ids, top_k=payload.top_k, mode=payload.mode,
+                                   layers=payload.layers, filters=payload.filters)
+        return event_stream(streaming.stream_answer(grounding, payload.question))
+    result = answers.answer(payload.question, kb_ids, top_k=payload.top_k, mode=payload.mode,
+                            layers=payload.layers, filters=payload.filters)
+    return answer_dict(result)
+
+
+def answer_dict(result: answers.Answer) -> dict:
     return {
         "answer": result.text, "refused": result.refused, "confidence": result.confidence,
         "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,
         "citations": [{"number": c.number, "source": hit_dict(c.hit)} for c in result.citations],
         "sources": [hit_dict(hit, number=number) for number, hit in enumerate(result.sources, start=1)],
     }
+
+
+def event_stream(events) -> StreamingHttpResponse:
+    def lines():
+        try:
+            for name, value in events:
+                data = {"text": value} if name == "token" else AnswerResponse.model_validate(
+                    answer_dict(value)).model_dump(mode="json")
+                yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+        except Exception:
+            # The status line has gone already; say so in the stream rather than cut it off silently.
+            logger.exception("Streaming an answer failed")
+            yield 'event: error\ndata: {"code": "server_error", "message": "Internal server error"}\n\n'
+
+    response = StreamingHttpResponse(lines(), content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass events on as they come
+    return response

@@ -100,8 +100,8 @@ class DocumentOut(ModelSchema):
     class Meta:
         model = Document
         fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "char_count",
-                  "chunk_count", "file_size", "error_message", "metadata", "commit_sha", "ingested_at",
-                  "created_at", "updated_at")
+                  "chunk_count", "file_size", "error_message", "metadata", "column_mapping", "commit_sha",
+                  "ingested_at", "created_at", "updated_at")
 
 
 class DocumentDetailOut(DocumentOut):
@@ -111,6 +111,11 @@ class DocumentDetailOut(DocumentOut):
 class DocumentStatusFilter(Schema):
     status: DocumentStatus | None = None
     source_kind: SourceKind | None = None
+
+
+class ColumnMappingIn(Schema):
+    mapping: dict[str, Literal["question", "answer", "title", "text", "metadata", "ignored"]] = Field(
+        ..., description="Column name → role; columns left out keep their guessed role.")
 
 
 class RefusedFile(Schema):
@@ -235,6 +240,7 @@ class AnswerRequest(Schema):
     mode: SearchMode = "hybrid"
     layers: list[str] | None = Field(None, max_length=20)
     filters: dict[str, FilterValue] | None = None
+    stream: bool = Field(False, description="Answer as Server-Sent Events: `token` events, then one `answer` event.")
 
 
 class NumberedSource(HitOut):

