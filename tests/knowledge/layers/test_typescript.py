@@ -87,3 +87,14 @@ class ScriptTests(SimpleTestCase):
         self.assertIn("web.src.broken.fine", [symbol.qname for symbol in broken.symbols])
         self.assertIn("syntax error", broken.warnings[0])
         self.assertEqual(self.files["web/src/auth.ts"].warnings, [])
+
+
+class SnippetRouteTests(SimpleTestCase):
+    def test_a_route_decorator_on_an_undefined_app_is_still_a_route(self):
+        # Documentation examples decorate with an `api` they never define.
+        texts = {"docs/src/query.py": '@api.get("/weapons/search")\ndef search(q: str):\n    return q\n',
+                 "docs/src/other.py": '@cache.get("key")\ndef cached():\n    pass\n'}
+        rows, _ = rows_of(texts)
+        self.assertEqual(meta(rows["docs/src/query.py"], "C3", "route_or_command", "framework", "handler_symbol"),
+                         [("GET /weapons/search", "unknown", "docs.src.query.search")])
+        self.assertEqual(meta(rows["docs/src/other.py"], "C3", "route_or_command"), [])
