@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Exists, Q, QuerySet, Sum
 from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import File, Form, Query, Router, Status
@@ -43,6 +43,7 @@ from knowledge.schemas import (
 )
 from knowledge.search import answers, retrieval, streaming
 from knowledge.search.planned import plan_and_search as router_plan_and_search
+from portal import audit
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
@@ -60,7 +61,8 @@ router = Router(tags=["knowledge"])
 def visible_bases(key: ApiKey) -> QuerySet[KnowledgeBase]:
     """The knowledge bases a key may use."""
     allowed = key.knowledge_base_ids
-    return KnowledgeBase.objects.all() if allowed is None else KnowledgeBase.objects.filter(pk__in=allowed)
+    served = KnowledgeBase.objects.filter(shadow_of__isnull=True)
+    return served if allowed is None else served.filter(pk__in=allowed)
 
 
 def get_kb(request: HttpRequest, kb_id: int) -> KnowledgeBase:
@@ -142,6 +144,9 @@ def list_documents(request, kb_id: int, filters: Query[DocumentStatusFilter]):
         documents = documents.filter(status=filters.status)
     if filters.source_kind:
         documents = documents.filter(source_kind=filters.source_kind)
+    if filters.needs_attention is not None:
+        attention = documents.needing_attention()
+        documents = attention if filters.needs_attention else documents.exclude(pk__in=attention.values("pk"))
     return documents
 
 
@@ -254,18 +259,26 @@ def cancel_job(request, job_id: int):
 
 # --- Search and answers -------------------------------------------------------------------------
 
-def searchable_ids(request: HttpRequest, requested: list[int] | None) -> list[int]:
-    """The bases a search covers: the requested ones (all must be visible) or every visible one."""
-    visible = visible_bases(request.auth)
+def searchable_bases(request: HttpRequest, requested: list[int] | None) -> list[KnowledgeBase]:
+    """The bases a search covers: the requested ones (all must be visible) or every visible one.
+
+    One query, the key's limits included, whichever bases exist or are forbidden: a base the key
+    may not use is "not found" exactly as a missing one is, in the same time."""
+    limits = ApiKey.knowledge_bases.through.objects.filter(apikey_id=request.auth.pk)
+    visible = KnowledgeBase.objects.filter(Q(pk__in=limits.values("knowledgebase_id")) | ~Exists(limits))
     if requested is None:
-        return list(visible.values_list("pk", flat=True))
-    found = set(visible.filter(pk__in=requested).values_list("pk", flat=True))
-    missing = sorted(set(requested) - found)
+        return list(visible.order_by("pk"))
+    found = list(visible.filter(pk__in=requested).order_by("pk"))
+    missing = sorted(set(requested) - {kb.pk for kb in found})
     if missing:
         raise ApiError(404, "not_found", f"Knowledge base(s) not found: {', '.join(map(str, missing))}",
                        [{"field": "knowledge_bases", "location": "body", "message": f"{pk} not found",
                          "type": "not_found"} for pk in missing])
-    return sorted(found)
+    return found
+
+
+def searchable_ids(request: HttpRequest, requested: list[int] | None) -> list[int]:
+    return [kb.pk for kb in searchable_bases(request, requested)]
 
 
 def hit_dict(hit: retrieval.SearchHit, **extra) -> dict:
@@ -275,7 +288,7 @@ def hit_dict(hit: retrieval.SearchHit, **extra) -> dict:
 @router.post("/search", response={200: SearchResponse, **errors(404)}, auth=SEARCH)
 def search(request, payload: SearchRequest):
     """Hybrid, vector or keyword search over knowledge bases."""
-    result = retrieval.retrieve(payload.query, searchable_ids(request, payload.knowledge_bases),
+    result = retrieval.retrieve(payload.query, searchable_bases(request, payload.knowledge_bases),
                                 top_k=payload.top_k, max_distance=payload.max_distance, mode=payload.mode,
                                 layers=payload.layers, filters=payload.filters, document_ids=payload.document_ids)
     return {"query": payload.query, "mode": result.mode, "keyword_fallback_used": result.keyword_fallback_used,
@@ -302,21 +315,29 @@ def answer(request, payload: AnswerRequest):
 
     With `"stream": true` the answer comes as Server-Sent Events: `token` events (`{"text": …}`) as
     the chat model writes, then one `answer` event with the whole response below (its `answer` text
-    is the final one). Without a chat model the text arrives in one `token` event.
+    is the final one, and an answer held back by the outgoing-text check ends there as refused).
+    Without a chat model the text arrives in one `token` event.
     """
     kb_ids = searchable_ids(request, payload.knowledge_bases)
     if payload.stream:
         grounding = answers.ground(payload.question, kb_ids, top_k=payload.top_k, mode=payload.mode,
                                    layers=payload.layers, filters=payload.filters)
+        audit.note(request, streamed=True)
         return event_stream(streaming.stream_answer(grounding, payload.question))
     result = answers.answer(payload.question, kb_ids, top_k=payload.top_k, mode=payload.mode,
                             layers=payload.layers, filters=payload.filters)
-    return answer_dict(result)
+    response = answer_dict(result)
+    audit.note(request, refused=result.refused, flags=result.flags,
+               cited=[{"chunk": c.hit.chunk_id, "document": c.hit.document_id} for c in result.citations])
+    return response
 
 
 def answer_dict(result: answers.Answer) -> dict:
+    """The answer as the API and MCP return it; flagged text is withheld (callers may pass it on unread)."""
+    if result.flags:
+        result.text, result.refused, result.citations = settings.PORTAL.get("REFUSAL_TEXT", ""), True, []
     return {
-        "answer": result.text, "refused": result.refused, "confidence": result.confidence,
+        "answer": result.text, "refused": result.refused, "flags": result.flags, "confidence": result.confidence,
         "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,
         "citations": [{"number": c.number, "source": hit_dict(c.hit)} for c in result.citations],
         "sources": [hit_dict(hit, number=number) for number, hit in enumerate(result.sources, start=1)],

@@ -97,11 +97,46 @@ def embedding_input(chunk: Chunk) -> str:
     return f"{context}\n\n{chunk.content}" if context else chunk.content
 
 
+def input_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest().hex()
+
+
+def reuse_vectors(document: Document, chunks: list[Chunk], *, signature: str) -> int:
+    """Give the new chunks whose embedding input is unchanged the vectors the document's current
+    chunks already have (matched by a hash of that input); the number of chunks given one.
+
+    Only within the document and when it was built with the same configuration signature (so the
+    same embedder, version and dimension): an edited paragraph re-embeds the chunks it touches,
+    not the whole document. Old chunks are read without their vectors first; only the vectors
+    reused are read.
+    """
+    if document.pk is None or not document.chunk_count or document.config_signature != signature:
+        return 0
+    wanted: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        wanted.setdefault(input_sha256(embedding_input(chunk)), []).append(chunk)
+    current = Chunk.objects.filter(document=document, embedding__isnull=False)
+    source: dict[str, int] = {}  # digest → an old chunk with that input
+    for pk, title, section_path, content in current.values_list("pk", "title", "section_path", "content"):
+        digest = input_sha256(embedding_input(Chunk(title=title, section_path=section_path, content=content)))
+        if digest in wanted:
+            source.setdefault(digest, pk)
+    digest_of = {pk: digest for digest, pk in source.items()}
+    reused = 0
+    for pk, vector in current.filter(pk__in=list(digest_of)).values_list("pk", "embedding").iterator(chunk_size=500):
+        for chunk in wanted[digest_of[pk]]:
+            chunk.embedding = vector
+            reused += 1
+    return reused
+
+
 def embed_chunks(kb: KnowledgeBase, chunks: list[Chunk], *, batch_size: int | None = None,
                  progress: Progress | None = None) -> None:
-    """Fill `chunk.embedding` in batches, reporting progress between batches."""
+    """Fill `chunk.embedding` in batches, reporting progress between batches; chunks that have a
+    vector already (`reuse_vectors`) keep it."""
     embedder = get_embedder(kb.embedder)
     batch_size = batch_size or settings.PORTAL["EMBED_BATCH_SIZE"]
+    chunks = [chunk for chunk in chunks if chunk.embedding is None]
     total = len(chunks)
     for start in range(0, total, batch_size):
         batch = chunks[start:start + batch_size]
@@ -134,6 +169,15 @@ def record_failure(document: Document, exc: Exception) -> None:
     if not isinstance(exc, KnowledgeError):
         logger.exception("Ingestion of document %s failed", document.pk)
     document.mark_failed(message)
+
+
+def settle_documents(documents, reason: str) -> int:
+    """Documents a finished job left pending or indexing: back to their ready version, or `error`."""
+    settled = 0
+    for document in documents.filter(status__in=[Document.Status.PENDING, Document.Status.INDEXING]):
+        record_failure(document, KnowledgeError(reason))
+        settled += 1
+    return settled
 
 
 def delete_document(document: Document) -> None:

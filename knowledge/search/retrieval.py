@@ -25,6 +25,8 @@ embedder. `best_similarity` stays the raw figure.
 import html
 import json
 import time
+import weakref
+from collections import OrderedDict
 
 from django.conf import settings
 from django.db import connection
@@ -33,7 +35,7 @@ from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import calibration
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
-from knowledge.search import reranking, sql
+from knowledge.search import query_limits, query_vectors, reranking, sql
 from knowledge.search.hits import Retrieval, SearchHit
 
 # The search modes, in the order the forms and the API list them. Every default of retrieval is
@@ -81,6 +83,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     started = time.perf_counter()
     if mode not in MODES:
         raise SearchError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    query_limits.check_scope(layers=layers, filters=filters, document_ids=document_ids)
     kbs = _load_bases(kb_ids)
     query = (query or "").strip()
     timings: dict[str, float] = {}
@@ -93,10 +96,13 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     vectors, vector_rows = {}, []
     if mode in ("vector", "hybrid"):
         vectors = _embed_query(kbs, query, query_embeddings, timings)
-        vector_rows = _timed(timings, "vector", _vector_candidates, kbs, vectors, depth, ef_search, scope)
     keyword_rows = []
-    if mode in ("keyword", "hybrid"):
-        keyword_rows = _timed(timings, "keyword", _keyword_candidates, kbs, query, depth, scope)
+    # The candidate statements carry the caller's filters: they run under the statement timeout.
+    with query_limits.timeout_as_error():
+        if mode in ("vector", "hybrid"):
+            vector_rows = _timed(timings, "vector", _vector_candidates, kbs, vectors, depth, ef_search, scope)
+        if mode in ("keyword", "hybrid"):
+            keyword_rows = _timed(timings, "keyword", _keyword_candidates, kbs, query, depth, scope)
 
     by_id = {kb.pk: kb for kb in kbs}
     best_similarity = 1.0 - vector_rows[0][2] if vector_rows else None
@@ -137,7 +143,10 @@ def _timed(timings: dict, name: str, func, *args):
 
 
 def _load_bases(kb_ids) -> list[KnowledgeBase]:
-    ids = [kb_ids] if isinstance(kb_ids, int | str) else list(kb_ids or [])
+    """The bases to search, in id order: given as ids (read here) or as rows already read (the API)."""
+    ids = [kb_ids] if isinstance(kb_ids, int | str | KnowledgeBase) else list(kb_ids or [])
+    if ids and all(isinstance(kb, KnowledgeBase) for kb in ids):
+        return sorted(ids, key=lambda kb: kb.pk)
     ids = [int(getattr(i, "pk", i)) for i in ids]
     kbs = list(KnowledgeBase.objects.filter(pk__in=ids).order_by("pk"))
     missing = sorted(set(ids) - {kb.pk for kb in kbs})
@@ -151,7 +160,7 @@ def _embed_query(kbs, query: str, given: dict | None, timings: dict) -> dict:
     vectors = given if given is not None else {}
     started = time.perf_counter()
     for name in sorted({kb.embedder for kb in kbs} - set(vectors)):
-        vectors[name] = get_embedder(name).embed_query(query)
+        vectors[name] = query_vectors.embed_query(name, query)
     timings["embed"] = (time.perf_counter() - started) * 1000
     return vectors
 
@@ -163,9 +172,13 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     # re-embedded; until the index is rebuilt the query scans the base exactly.
     statement = sql.ann_search_bases([(kb.pk, kb.embedding_dim, kb.embedder) for kb in kbs], vectors,
                                      limit=depth, **scope)
-    batch, params, position = sql.with_search_settings(statement, ef_search=ef,
-                                                       in_transaction=connection.in_atomic_block)
+    generic = bool(setting("PREPARED_SEARCH"))
     with connection.cursor() as cursor:
+        if generic:
+            statement = _prepare(cursor, statement)
+        batch, params, position = sql.with_search_settings(statement, ef_search=ef, generic_plan=generic,
+                                                           in_transaction=connection.in_atomic_block,
+                                                           statement_timeout_ms=query_limits.timeout_ms())
         cursor.execute(batch, params)
         for _ in range(position):
             cursor.nextset()
@@ -173,6 +186,25 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     # Iterative scans return rows in relaxed order; several bases interleave.
     rows.sort(key=lambda row: (row[2], row[0]))
     return rows[:depth]
+
+
+# Names of the statements prepared on each database connection, least recently used first.
+_prepared: "weakref.WeakKeyDictionary[object, OrderedDict[str, None]]" = weakref.WeakKeyDictionary()
+PREPARED_PER_CONNECTION = 100
+
+
+def _prepare(cursor, statement: tuple[str, dict]) -> tuple[str, dict]:
+    """The EXECUTE of `statement`, prepared on this connection first if it is not yet (see sql.py)."""
+    name, prepare, execute = sql.prepared(statement)
+    names = _prepared.setdefault(connection.connection, OrderedDict())
+    if name in names:
+        names.move_to_end(name)
+        return execute
+    cursor.execute(*prepare)  # prepared statements survive a rollback, so this is recorded for good
+    names[name] = None
+    if len(names) > PREPARED_PER_CONNECTION:
+        cursor.execute(*sql.deallocate(names.popitem(last=False)[0]))
+    return execute
 
 
 def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]:
@@ -186,9 +218,15 @@ def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]
             all_terms, any_term, lexemes = tsqueries(cursor, config, query)
             if not any_term:  # only stop words
                 continue
-            cursor.execute(*sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
-                                               candidate_terms=_informative_terms(cursor, lexemes),
-                                               candidates=setting("KEYWORD_CANDIDATES"), **scope))
+            statement = sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
+                                           candidate_terms=_informative_terms(cursor, lexemes),
+                                           candidates=setting("KEYWORD_CANDIDATES"), **scope)
+            batch, params, position = sql.with_search_settings(statement, ef_search=setting("HNSW_EF_SEARCH"),
+                                                               in_transaction=connection.in_atomic_block,
+                                                               statement_timeout_ms=query_limits.timeout_ms())
+            cursor.execute(batch, params)
+            for _ in range(position):
+                cursor.nextset()
             rows.extend((chunk_id, kb_id, float(rank)) for chunk_id, kb_id, rank in cursor.fetchall())
     rows.sort(key=lambda row: (-row[2], row[0]))
     return rows[:depth]

@@ -15,13 +15,22 @@ the planner start from the documents; `hnsw.iterative_scan = relaxed_order` (see
 `search_settings`) keeps the scan going until the LIMIT is filled, and since relaxed order may
 return rows slightly out of order, the caller re-sorts.
 
-Search settings (`with_search_settings`). `hnsw.ef_search` and `hnsw.iterative_scan` must hold for
-the ANN statement only. They travel with it in one batch of statements, one round trip instead of
-BEGIN, settings, query and COMMIT: outside a transaction a batch runs as one implicit transaction,
+Search settings (`with_search_settings`). `hnsw.ef_search`, `hnsw.iterative_scan` and the search
+`statement_timeout` (knowledge/search/query_limits.py) must hold for the search statement only.
+They travel with it in one batch of statements, one round trip instead of BEGIN, settings, query
+and COMMIT: outside a transaction a batch runs as one implicit transaction,
 so `set_config(…, is_local)` ends with it; inside one (an atomic block), a savepoint rolled back
 after the query undoes the settings (rolling back to a savepoint cancels SET LOCAL), so the
 caller's own values come back. Batches need the simple query protocol, i.e. Django's default
 client-side binding cursors (system check portal.E005).
+
+Prepared statements (`prepared`). Planning one UNION ALL branch costs about half a millisecond, so
+a search over 100 bases spent more time planning than searching. The ANN statement is therefore
+prepared once per connection and statement shape (bases, dimensions, filters used) and run with
+EXECUTE, with `plan_cache_mode = force_generic_plan` in its settings: the index predicates are
+constants in the text, so the generic plan still walks each base's own index. Statements are not
+transactional (a rollback keeps them), and are per connection, so PORTAL_PREPARED_SEARCH=false
+turns them off behind a pooler in transaction mode (PgBouncer).
 
 Keyword search (`keyword_search`). The query is stemmed with the base's text-search configuration
 (`plainto_tsquery`, computed first by `tsqueries` and passed back as constants so the GIN index
@@ -41,7 +50,9 @@ only, by primary key: the chunk through its primary key, its document through it
 loop over a few rows; the ORM's default ordering made the planner hash the whole document table).
 """
 
+import hashlib
 import json
+import re
 
 from knowledge.indexing.vector_index import index_predicate, vector_type
 from knowledge.models import Document
@@ -57,19 +68,24 @@ def vector_literal(values) -> str:
     return "[" + ",".join(repr(float(v)) for v in values) + "]"
 
 
-def search_settings(*, ef_search: int, iterative_scan: bool = True) -> tuple[str, dict]:
-    """`SET LOCAL`-equivalents for an ANN query; run inside the query's transaction."""
+def search_settings(*, ef_search: int, iterative_scan: bool = True, generic_plan: bool = False,
+                    statement_timeout_ms: int | None = None) -> tuple[str, dict]:
+    """`SET LOCAL`-equivalents for a search statement; run inside the query's transaction."""
+    timeout = ", set_config('statement_timeout', %(statement_timeout)s, true)" if statement_timeout_ms else ""
+    generic = ", set_config('plan_cache_mode', 'force_generic_plan', true)" if generic_plan else ""
     return (
         "SELECT set_config('hnsw.ef_search', %(hnsw_ef_search)s, true), "
-        "set_config('hnsw.iterative_scan', %(hnsw_iterative_scan)s, true)",
-        {"hnsw_ef_search": str(int(ef_search)), "hnsw_iterative_scan": "relaxed_order" if iterative_scan else "off"},
+        f"set_config('hnsw.iterative_scan', %(hnsw_iterative_scan)s, true){generic}{timeout}",
+        {"hnsw_ef_search": str(int(ef_search)), "hnsw_iterative_scan": "relaxed_order" if iterative_scan else "off",
+         "statement_timeout": str(int(statement_timeout_ms or 0))},
     )
 
 
-def with_search_settings(statement: tuple[str, dict], *, ef_search: int,
-                         in_transaction: bool) -> tuple[str, dict, int]:
+def with_search_settings(statement: tuple[str, dict], *, ef_search: int, in_transaction: bool,
+                         generic_plan: bool = False, statement_timeout_ms: int | None = None) -> tuple[str, dict, int]:
     """`statement` under `search_settings`, as one batch: (SQL, params, index of its result in the batch)."""
-    settings_sql, settings_params = search_settings(ef_search=ef_search)
+    settings_sql, settings_params = search_settings(ef_search=ef_search, generic_plan=generic_plan,
+                                                    statement_timeout_ms=statement_timeout_ms)
     sql, params = statement
     params = {**params, **settings_params}
     if not in_transaction:
@@ -139,6 +155,28 @@ def ann_search_bases(bases: list[tuple[int, int, str]], queries: dict[str, list[
         branches.append(f"({branch})")
         params.update(branch_params)
     return " UNION ALL ".join(branches), params
+
+
+_PARAMETER = re.compile(r"%\((\w+)\)s")
+
+
+def prepared(statement: tuple[str, dict]) -> tuple[str, tuple[str, dict], tuple[str, dict]]:
+    """`statement` as a prepared statement: (its name, the PREPARE, the EXECUTE with the same params).
+
+    The name is a digest of the text, so one statement shape (bases, dimensions, filters used) is
+    prepared once per connection; the values (query vector, limit, filters) are its parameters.
+    """
+    text, params = statement
+    names = list(dict.fromkeys(_PARAMETER.findall(text)))
+    positions = {name: f"${n}" for n, name in enumerate(names, start=1)}
+    body = _PARAMETER.sub(lambda match: positions[match.group(1)], text)
+    name = "portal_" + hashlib.sha256(body.encode()).hexdigest()[:24]
+    arguments = ", ".join(f"%({parameter})s" for parameter in names)
+    return name, (f"PREPARE {name} AS {body}", {}), (f"EXECUTE {name}({arguments})", params)
+
+
+def deallocate(name: str) -> tuple[str, dict]:
+    return f"DEALLOCATE {name}", {}
 
 
 def exact_search(*, dim: int, kb_id: int, query, limit: int) -> tuple[str, dict]:

@@ -22,7 +22,7 @@ class UploadJobTests(TestCase):
         files = [
             upload_of(DATA / "documents/docx/en/pandoc-headers.docx"),
             upload_of(DATA / "documents/xlsx/en/roo-numbers1.xlsx"),
-            upload_of(DATA / "documents/pdf/scanned/gutenberg-huckfinn-p22-scan.pdf"),
+            upload_of(DATA / "documents/pdf/malformed/header-only-invalid.pdf"),
             SimpleUploadedFile("notes.exe", b"MZ..."),
             SimpleUploadedFile("empty.txt", b""),
         ]
@@ -35,10 +35,10 @@ class UploadJobTests(TestCase):
         self.assertEqual((job.progress_done, job.progress_total), (3, 3))
         self.assertEqual(job.counters.get("created"), 2)
         self.assertEqual(len(job.failures), 1)
-        self.assertIn("text layer", job.failures[0]["reason"])
+        self.assertIn("damaged", job.failures[0]["reason"])
         statuses = dict(Document.objects.filter(knowledge_base=self.kb).values_list("path", "status"))
         self.assertEqual(statuses, {"pandoc-headers.docx": "ready", "roo-numbers1.xlsx": "ready",
-                                    "gutenberg-huckfinn-p22-scan.pdf": "error"})
+                                    "header-only-invalid.pdf": "error"})
 
     def test_an_uploaded_document_takes_the_title_its_file_gives(self):
         with self.captureOnCommitCallbacks(execute=True):
