@@ -101,7 +101,9 @@ def server_env(args) -> dict:
     port = f":{conf['PORT']}" if conf["PORT"] else ""
     url = f"postgres://{quote(conf['USER'])}{password}@{host}{port}/{conf['NAME']}"
     env = {**os.environ, "DATABASE_URL": url, "PORTAL_WORKERS": "1", "PORTAL_LOG_LEVEL": "WARNING",
-           "PORTAL_API_RATE_LIMIT_PER_MINUTE": "100000000"}
+           "PORTAL_API_RATE_LIMIT_PER_MINUTE": "100000000",
+           # runserver starts a thread per request: kept connections would exhaust the server's slots.
+           "PORTAL_DB_CONN_MAX_AGE": "0"}
     if args.nice is not None:
         env["PORTAL_WORKER_NICE"] = str(args.nice)
     return env
@@ -109,7 +111,7 @@ def server_env(args) -> dict:
 
 def start(command: list[str], env: dict) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=open(os.environ.get("BENCH_SERVER_LOG", os.devnull), "ab"), start_new_session=True)
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -157,7 +159,7 @@ def run_phase(base: str, token: str, queries: list[str], kb_id: int, args, *, up
     """Searches (and uploads) for `args.seconds`; latencies and counts."""
     stop = threading.Event()
     latencies: list[float] = []
-    counts = {"errors": 0, "uploads": 0, "upload_errors": 0}
+    counts = {"errors": 0, "uploads": 0, "upload_errors": 0, "statuses": {}}
     lock = threading.Lock()
 
     def searcher(n: int) -> None:
@@ -172,6 +174,7 @@ def run_phase(base: str, token: str, queries: list[str], kb_id: int, args, *, up
                     latencies.append(elapsed)
                 else:
                     counts["errors"] += 1
+                    counts["statuses"][status] = counts["statuses"].get(status, 0) + 1
             i += args.searchers
 
     def uploader(n: int) -> None:
@@ -205,8 +208,8 @@ def run_phase(base: str, token: str, queries: list[str], kb_id: int, args, *, up
         thread.join()
     ingested = Document.objects.filter(knowledge_base_id=kb_id, status="ready").count() - ready_before
     return {"searches": len(latencies), "p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
-            "errors": counts["errors"], "uploads": counts["uploads"], "upload_errors": counts["upload_errors"],
-            "ingested": ingested}
+            "errors": counts["errors"], "error_statuses": counts["statuses"], "uploads": counts["uploads"],
+            "upload_errors": counts["upload_errors"], "ingested": ingested}
 
 
 def clean_up(kb) -> None:
@@ -235,6 +238,9 @@ def print_table(alone: dict, loaded: dict, args) -> None:
         print(f"| {name} | {row['searches']} | {row['p50']:.0f} | {row['p95']:.0f} | {row['errors']} | "
               f"{row['uploads'] if name != 'alone' else '—'} | {row['ingested'] if name != 'alone' else '—'} |")
     print(f"\np95 under load / p95 alone = {ratio:.2f} (target ≤ 3)")
+    for name, row in (("alone", alone), ("under upload load", loaded)):
+        if row["error_statuses"]:
+            print(f"search errors {name}, by status: {row['error_statuses']}")
 
 
 if __name__ == "__main__":

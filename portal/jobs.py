@@ -27,6 +27,8 @@ from django.utils import timezone
 from django_q.tasks import async_task
 
 from knowledge.exceptions import KnowledgeError
+
+# chunks, not ingestion: ingestion reaches the layered index, which imports this module.
 from knowledge.indexing.chunks import settle_documents
 from knowledge.models import Document, Job
 from webhooks.events import publish

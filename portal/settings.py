@@ -115,6 +115,9 @@ else:
     except ValueError as exc:
         raise ImproperlyConfigured(f"PORTAL_DB_SHARED_BUFFERS / PORTAL_DB_MAINTENANCE_WORK_MEM: {exc}") from None
     DATABASES = {"default": embedded_database_settings(PGDATA, EMBEDDED_DB_TUNING)}
+# Seconds a connection is kept for the next request of its thread (0: one per request, for servers
+# that start a thread per request, like runserver, which would otherwise pile up connections).
+DATABASES["default"]["CONN_MAX_AGE"] = env_int("PORTAL_DB_CONN_MAX_AGE", 60, minimum=0)
 # Parallel test runs on one server (several developers, CI) each need their own test database.
 DATABASES["default"]["TEST"] = {"NAME": env_str("PORTAL_TEST_DB_NAME", "test_portal")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

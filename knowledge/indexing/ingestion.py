@@ -24,6 +24,7 @@ from knowledge.indexing.chunks import (
     record_failure,
     replace_chunks,
     reuse_vectors,
+    settle_documents,
     text_sha256,
 )
 from knowledge.indexing.layers import store
@@ -34,7 +35,7 @@ from knowledge.models import Document, KnowledgeBase
 
 # The write side's entry points live here; what they share with the layered index is in chunks.py.
 __all__ = ["IngestResult", "config_signature", "delete_document", "ingest_file", "ingest_text", "process_document",
-           "text_sha256"]
+           "settle_documents", "text_sha256"]
 
 def _find_document(kb: KnowledgeBase, source_kind: str, source_uri: str, sha: str) -> Document | None:
     if source_uri:
