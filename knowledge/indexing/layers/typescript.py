@@ -28,13 +28,13 @@ from knowledge.indexing.layers.code import (
     is_test_path,
     line_chunks,
 )
+from knowledge.indexing.layers.nextjs import next_routes
 
 GRAMMARS = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
             ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript"}
 FUNCTIONS = {"function_declaration", "generator_function_declaration", "function_expression", "arrow_function",
              "function"}
 EXPRESS_METHODS = {"get", "post", "put", "patch", "delete", "options", "head", "all"}
-NEXT_METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
 DTO_NAME = re.compile(r"(Dto|DTO|Request|Response|Input|Output|Payload|Schema|Create|Update|Public|Params|Body|"
                       r"Model|Entity|Record)s?$")
 DTO_FOLDER = re.compile(r"(^|/)(types|models|schemas?|dto|client|api)(/|$)")
@@ -65,7 +65,7 @@ class ScriptExtractor(CodeExtractor):
 
     def entrypoints(self, file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
         found = list(file.extra.get("routes", []))
-        found.extend(_next_routes(file))
+        found.extend(next_routes(file))
         for entry in found:
             if entry.handler and entry.handler not in index.symbols:
                 entry.handler = _resolve_name(entry.handler, index)
@@ -386,33 +386,3 @@ def _has_jsx(node: Node) -> bool:
             return True
         stack.extend(current.named_children)
     return False
-
-
-NEXT_PAGE = re.compile(r"(^|/)(?P<kind>pages|app)/(?P<route>.*?)(?P<file>/?(page|route|index)?)\.(t|j)sx?$")
-
-
-def _next_routes(file: CodeFile) -> list[Entrypoint]:
-    """Next.js file routes: `pages/…` and `app/…/page.tsx` pages, `pages/api/…` and `app/…/route.ts` handlers."""
-    match = NEXT_PAGE.search(file.path)
-    if match is None or file.is_test:
-        return []
-    kind, route, stem = match.group("kind"), match.group("route"), PurePosixPath(file.path).stem
-    if kind == "app" and stem not in ("page", "route"):
-        return []
-    if kind == "pages" and stem.startswith("_"):
-        return []
-    segments = [s for s in route.split("/") if s and not (s.startswith("(") and s.endswith(")"))]
-    if kind == "pages" and stem == "index" and segments and segments[-1] == "index":
-        segments = segments[:-1]
-    path = "/" + "/".join(re.sub(r"^\[\.{0,3}(\w+)\]$", r"{\1}", s) for s in segments)
-    exported = {s.name: s for s in file.symbols if s.parent_id == f"{file.path}#"}
-    if stem == "route":
-        return [Entrypoint("http", "nextjs", "route_handler", f"{method} {path}", symbol.qname, file.module,
-                           f"export function {method}", symbol.line_start, http_method=method, route_path=path)
-                for method, symbol in exported.items() if method in NEXT_METHODS]
-    api = kind == "pages" and segments[:1] == ["api"]
-    handler = next((s.qname for s in file.symbols if s.kind == "function" and s.parent_id == f"{file.path}#"),
-                   file.module)
-    return [Entrypoint("http" if api else "page", "nextjs", "api_route" if api else "page",
-                       f"{'ANY' if api else 'GET'} {path}", handler, file.module, file.path, 1,
-                       http_method="ANY" if api else "GET", route_path=path)]
