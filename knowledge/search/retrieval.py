@@ -8,7 +8,7 @@
 - keyword: `sql.keyword_search` per text-search configuration (each base stems with its own),
   merged by `ts_rank`; snippets are `ts_headline` excerpts with `<mark>` around the matches.
 - hybrid: both lists, `PORTAL["SEARCH_CANDIDATES"]` deep, fused by a weighted sum of normalised
-  scores (`_rescore`; reciprocal rank fusion, score = Σ weight / (RRF_K + rank), with
+  scores (`fusion.rescore`; reciprocal rank fusion, score = Σ weight / (RRF_K + rank), with
   `PORTAL["FUSION"] = "rrf"`). The keyword fallback of seed 003: when the best vector hit
   is not relevant (its calibrated relevance, see below, is under `KEYWORD_FALLBACK_RELEVANCE`), the
   vector list is mostly noise, so its weight drops to `FALLBACK_VECTOR_WEIGHT` and the keyword
@@ -34,9 +34,8 @@ from django.utils.translation import gettext_lazy
 
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import calibration
-from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
-from knowledge.search import query_limits, query_vectors, reranking, sql
+from knowledge.search import fusion, query_limits, query_vectors, reranking, sql
 from knowledge.search.hits import Retrieval, SearchHit
 
 # The search modes, in the order the forms and the API list them. Every default of retrieval is
@@ -111,14 +110,18 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     best_relevance = relevance(best_similarity, by_id[vector_rows[0][1]]) if vector_rows else None
     fallback = bool(mode == "hybrid" and keyword_rows
                     and (best_relevance is None or best_relevance < setting("KEYWORD_FALLBACK_RELEVANCE")))
-    fused = _fuse(mode, vector_rows, keyword_rows, fallback)
+    fused = fusion.fuse(mode, vector_rows, keyword_rows, fallback)
     if mode == "hybrid":
         _timed(timings, "distances", _fill_distances, fused, by_id, vectors)
-        fused = _rescore(fused, vector_rows, keyword_rows, fallback, fusion_alpha(kbs))
+        fused = fusion.rescore(fused, vector_rows, keyword_rows, fallback, fusion.fusion_alpha(kbs))
     if max_distance is not None:
         fused = [row for row in fused if row["distance"] is None or row["distance"] <= max_distance]
-    # The reranker reorders all the candidates; without one, only the hits returned are read.
-    hits = _timed(timings, "fetch", _make_hits, fused[:depth if reranker is not None else top_k])
+    # The reranker reorders all the candidates; without one, only the hits returned are read (a
+    # few more when derived rows may be demoted below them).
+    window = depth if reranker is not None else top_k if layers else min(depth, 3 * top_k)
+    hits = _timed(timings, "fetch", _make_hits, fused[:window])
+    if not layers:
+        hits = _demote_derived(hits)
     if reranker is not None and hits:
         hits = _timed(timings, "rerank", reranker.rerank, query, hits)
     hits = hits[:top_k]
@@ -262,59 +265,19 @@ def tsqueries(cursor, config: str, query: str) -> tuple[str, str, list[str]]:
     return _tsquery_cache[key]
 
 
-def _fuse(mode: str, vector_rows, keyword_rows, fallback: bool) -> list[dict]:
-    """Candidates in final order: {id, kb, distance, score, retrievers}."""
-    if mode == "vector":
-        return [{"id": i, "kb": kb, "distance": d, "score": 1.0 - d, "retrievers": ["vector"]}
-                for i, kb, d in vector_rows]
-    if mode == "keyword":
-        return [{"id": i, "kb": kb, "distance": None, "score": r, "retrievers": ["keyword"]}
-                for i, kb, r in keyword_rows]
-    k = setting("RRF_K")
-    vector_weight = setting("FALLBACK_VECTOR_WEIGHT") if fallback else 1.0
-    fused: dict[int, dict] = {}
-    for rank, (chunk_id, kb_id, distance) in enumerate(vector_rows, start=1):
-        fused[chunk_id] = {"id": chunk_id, "kb": kb_id, "distance": distance, "score": vector_weight / (k + rank),
-                           "retrievers": ["vector"]}
-    for rank, (chunk_id, kb_id, _) in enumerate(keyword_rows, start=1):
-        row = fused.setdefault(chunk_id,
-                               {"id": chunk_id, "kb": kb_id, "distance": None, "score": 0.0, "retrievers": []})
-        row["score"] += 1.0 / (k + rank)
-        row["retrievers"].append("keyword")
-    return sorted(fused.values(), key=lambda row: (-row["score"], row["id"]))
+def _demote_derived(hits: list[SearchHit]) -> list[SearchHit]:
+    """Derived rows (edges) scored by `DERIVED_WEIGHT` when the search did not ask for their layers.
 
-
-def fusion_alpha(kbs) -> float:
-    """The vector side's weight for these bases (the mean of their embedders' weights)."""
-    overrides = setting("FUSION_ALPHAS")
-    weights = [overrides.get(kb.embedder, get_embedder(kb.embedder).info.fusion_alpha) for kb in kbs]
-    weights = [setting("FUSION_ALPHA") if weight is None else weight for weight in weights]
-    return sum(weights) / len(weights)
-
-
-def _rescore(fused: list[dict], vector_rows, keyword_rows, fallback: bool, alpha: float) -> list[dict]:
-    """Hybrid order by `PORTAL["FUSION"]`: "convex" (default) or "rrf" (as `_fuse` left it).
-
-    Convex: score = w_v · dense + w_k · sparse, with w_v = alpha (× FALLBACK_VECTOR_WEIGHT during the
-    keyword fallback) and w_k = 1 − alpha; alpha is the embedders' `fusion_alpha` (EmbedderInfo,
-    overridable with PORTAL["FUSION_ALPHAS"]) or FUSION_ALPHA. `dense` is the cosine similarity
-    min-max normalised over the vector candidates (keyword-only candidates are placed on the same
-    scale with their exact distance, clipped to 0..1); `sparse` is ts_rank over the best ts_rank
-    (0 for candidates the keyword side did not return). Unlike RRF it keeps how far apart the
-    scores are, so a clear vector winner is not overtaken by a mediocre keyword match.
+    An edge row restates a line of the source its file already has as a chunk; left as they are,
+    they crowd the first places of a plain search with several rows of one file.
     """
-    if setting("FUSION") != "convex" or not fused:
-        return fused
-    w_vector, w_keyword = alpha * (setting("FALLBACK_VECTOR_WEIGHT") if fallback else 1.0), 1.0 - alpha
-    similarities = [1.0 - distance for _, _, distance in vector_rows]
-    top, bottom = (max(similarities), min(similarities)) if similarities else (1.0, 0.0)
-    spread = (top - bottom) or 1.0
-    best_rank = max((rank for _, _, rank in keyword_rows), default=0.0) or 1.0
-    ranks = {chunk_id: rank for chunk_id, _, rank in keyword_rows}
-    for row in fused:
-        dense = 0.0 if row["distance"] is None else min(1.0, max(0.0, (1.0 - row["distance"] - bottom) / spread))
-        row["score"] = w_vector * dense + w_keyword * ranks.get(row["id"], 0.0) / best_rank
-    return sorted(fused, key=lambda row: (-row["score"], row["id"]))
+    derived = set(setting("DERIVED_LAYERS"))
+    if not any(hit.layer in derived for hit in hits):
+        return hits
+    for hit in hits:
+        if hit.layer in derived:
+            hit.score *= setting("DERIVED_WEIGHT")
+    return sorted(hits, key=lambda hit: -hit.score)
 
 
 def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:

