@@ -22,7 +22,7 @@ class CrawlIn(Schema):
 
 class CrawlFilter(Schema):
     knowledge_base: int | None = None
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled"] | None = None
+    status: Literal["queued", "running", "succeeded", "partial", "failed", "cancelled"] | None = None
 
 
 class UrlIn(Schema):

@@ -24,7 +24,8 @@ from knowledge.models import Chunk, Document, Job, KnowledgeBase
 STATUS_CSS = {
     Document.Status.PENDING: "pending", Document.Status.INDEXING: "running", Document.Status.READY: "ok",
     Document.Status.ERROR: "error", Job.Status.QUEUED: "pending", Job.Status.RUNNING: "running",
-    Job.Status.SUCCEEDED: "ok", Job.Status.FAILED: "error", Job.Status.CANCELLED: "muted",
+    Job.Status.SUCCEEDED: "ok", Job.Status.PARTIAL: "partial", Job.Status.FAILED: "error",
+    Job.Status.CANCELLED: "muted",
 }
 
 
@@ -58,6 +59,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     class Media:
         css = KnowledgeAdminMixin.css
+        js = ["knowledge/live_refresh.js"]
 
     def get_queryset(self, request):
         by_status = {
@@ -179,6 +181,7 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     class Media:
         css = KnowledgeAdminMixin.css
+        js = ["knowledge/live_refresh.js"]
 
     def get_queryset(self, request):
         # The extracted text can be megabytes; lists never need it.
@@ -360,7 +363,7 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="Status", ordering="status")
     def status_badge(self, job):
-        return status_badge(job.status, job.get_status_display())
+        return status_badge(job.status, job.status_label)
 
     @admin.display(description="Progress")
     def progress(self, job):
@@ -389,6 +392,7 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     def get_urls(self):
         return [
+            self.custom_url("activity/", admin_views.activity, "activity"),
             self.custom_url("<int:job_id>/progress/", admin_views.job_progress, "progress"),
             self.custom_url("<int:job_id>/cancel/", admin_views.job_cancel, "cancel"),
             self.custom_url("<int:job_id>/retry/", admin_views.job_retry, "retry"),

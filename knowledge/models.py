@@ -110,6 +110,13 @@ class Document(models.Model):
     def __str__(self) -> str:
         return self.title or self.source_uri or f"Document {self.pk}"
 
+    @property
+    def display_name(self) -> str:
+        """The name a person knows the document by: the uploaded file's own name, else its title or source."""
+        if self.source_kind == self.SourceKind.UPLOAD and self.path:
+            return self.path
+        return str(self)
+
     # Chunks of these documents are served: one being re-indexed keeps its previous chunks until the
     # new ones replace them in one transaction (knowledge/indexing/ingestion.py).
     SEARCHABLE = (Status.READY, Status.INDEXING)
@@ -191,10 +198,20 @@ class Job(models.Model):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
         SUCCEEDED = "succeeded", "Succeeded"
+        # Ran to the end, but some items failed: never shown as a success.
+        PARTIAL = "partial", "Completed with failures"
         FAILED = "failed", "Failed"
         CANCELLED = "cancelled", "Cancelled"
 
-    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+    FINISHED = (Status.SUCCEEDED, Status.PARTIAL, Status.FAILED, Status.CANCELLED)
+
+    class ItemState(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        PARSING = "parsing", "Parsing"
+        EMBEDDING = "embedding", "Embedding"
+        READY = "ready", "Ready"
+        UNCHANGED = "unchanged", "Unchanged"
+        FAILED = "failed", "Failed"
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
     knowledge_base = models.ForeignKey(
@@ -207,6 +224,8 @@ class Job(models.Model):
     counters = models.JSONField(default=dict, blank=True)
     # Per-item failures: [{"item": "...", "reason": "..."}], so one bad file never hides in a total.
     failures = models.JSONField(default=list, blank=True)
+    # Each document's own state while the job runs, in the job's order (see `track_items`).
+    items = models.JSONField(default=list, blank=True)
     error_message = models.TextField(blank=True)
     cancel_requested = models.BooleanField(default=False)
     task_id = models.CharField(max_length=64, blank=True)
@@ -228,10 +247,30 @@ class Job(models.Model):
         return self.status in self.FINISHED
 
     @property
+    def status_label(self) -> str:
+        if self.status == self.Status.PARTIAL:
+            failed = len(self.failures)
+            return f"Completed with {failed} failure{'s' if failed != 1 else ''}"
+        return self.get_status_display()
+
+    @property
     def percent(self) -> int:
+        """Items done, plus the embedded share of the item in progress, so a long file moves the bar too."""
         if not self.progress_total:
             return 100 if self.is_finished else 0
-        return min(100, round(100 * self.progress_done / self.progress_total))
+        done = self.progress_done + (0 if self.is_finished else self.chunk_fraction)
+        return min(100, int(100 * done / self.progress_total))
+
+    @property
+    def chunk_fraction(self) -> float:
+        return sum(item["chunks_done"] / item["chunks_total"] for item in self.items
+                   if item.get("state") == self.ItemState.EMBEDDING and item.get("chunks_total"))
+
+    @property
+    def chunks_progress(self) -> tuple[int, int]:
+        """Chunks embedded and chunks known so far, over the job's items."""
+        return (sum(item.get("chunks_done", 0) for item in self.items),
+                sum(item.get("chunks_total", 0) for item in self.items))
 
     def start(self, total: int | None = None) -> None:
         self.status, self.started_at, self.finished_at = self.Status.RUNNING, timezone.now(), None
@@ -250,15 +289,32 @@ class Job(models.Model):
             self.progress_total = total
         for name, delta in counts.items():
             self.counters[name] = self.counters.get(name, 0) + delta
-        self.save(update_fields=["progress_done", "progress_total", "counters", "updated_at"])
+        self.save(update_fields=["progress_done", "progress_total", "counters", "items", "updated_at"])
 
     def add_failure(self, item: str, reason: str) -> None:
         self.failures.append({"item": item, "reason": reason})
         self.counters["failed"] = self.counters.get("failed", 0) + 1
-        self.save(update_fields=["failures", "counters", "updated_at"])
+        self.save(update_fields=["failures", "counters", "items", "updated_at"])
+
+    def track_items(self, items: list[tuple[int, str]]) -> None:
+        """Start tracking (id, name) items, all queued; `set_item` moves each along."""
+        self.items = [{"id": pk, "name": name, "state": self.ItemState.QUEUED.value} for pk, name in items]
+        self.save(update_fields=["items", "updated_at"])
+
+    def set_item(self, pk: int, *, save: bool = True, **fields) -> None:
+        """Update one tracked item (state, chunks_done, chunks_total, reason); saved unless `save=False`
+        (the next `record` then writes it with the counters, one UPDATE per batch)."""
+        for item in self.items:
+            if item["id"] == pk:
+                item.update(fields)
+        if save:
+            self.save(update_fields=["items", "updated_at"])
 
     def finish(self) -> None:
-        status = self.Status.CANCELLED if self.cancel_requested else self.Status.SUCCEEDED
+        if self.cancel_requested:
+            status = self.Status.CANCELLED
+        else:
+            status = self.Status.PARTIAL if self.failures else self.Status.SUCCEEDED
         self.status, self.finished_at = status, timezone.now()
         self.save(update_fields=["status", "finished_at", "updated_at"])
 

@@ -87,6 +87,8 @@ def embed_chunks(kb: KnowledgeBase, chunks: list[Chunk], *, batch_size: int | No
     embedder = get_embedder(kb.embedder)
     batch_size = batch_size or settings.PORTAL["EMBED_BATCH_SIZE"]
     total = len(chunks)
+    if progress:
+        progress(0, total)  # the chunk count is known: watchers see "0 / n" before the first batch
     for start in range(0, total, batch_size):
         batch = chunks[start:start + batch_size]
         vectors = embedder.embed_passages([embedding_input(chunk) for chunk in batch])
@@ -117,7 +119,18 @@ def record_failure(document: Document, exc: Exception) -> None:
     message = str(exc) if isinstance(exc, KnowledgeError) else f"Unexpected error: {type(exc).__name__}: {exc}"
     if not isinstance(exc, KnowledgeError):
         logger.exception("Ingestion of document %s failed", document.pk)
-    document.mark_failed(message)
+    document.mark_failed(user_facing(document, message))
+
+
+def user_facing(document: Document, message: str) -> str:
+    """The message with the stored file's path and name (with its random suffix) replaced by the name
+    the user uploaded, so it names a file they know."""
+    if not document.original_file or not document.path:
+        return message
+    stored = document.original_file.name
+    for name in (document.original_file.path, stored, stored.rsplit("/", 1)[-1]):
+        message = message.replace(name, document.path)
+    return message
 
 
 def delete_document(document: Document) -> None:
