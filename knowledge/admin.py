@@ -13,11 +13,12 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Max, Q, Sum
 from django.template.defaultfilters import filesizeformat
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
-from knowledge import admin_views, bases, jobs
+from knowledge import admin_documents, admin_views, bases, jobs
 from knowledge.forms import LAYERS, KnowledgeBaseForm
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 
@@ -162,12 +163,13 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
 @admin.register(Document)
 class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
-    list_display = ["title_or_uri", "knowledge_base", "status_badge", "source_kind", "chunks", "size",
-                    "ingested_at", "problem"]
-    list_filter = ["status", "source_kind", "knowledge_base"]
-    search_fields = ["title", "source_uri", "error_message"]
+    # The problem next to the status, so it is on screen without scrolling.
+    list_display = ["title_or_uri", "file_name", "status_badge", "problem", "chunks", "size", "knowledge_base",
+                    "ingested_at"]
+    list_filter = ["status", "enabled", "source_kind", "knowledge_base"]
+    search_fields = ["title", "path", "source_uri", "error_message"]
     list_select_related = ["knowledge_base"]
-    actions = ["reindex_documents", "delete_documents"]
+    actions = ["reindex_documents", "disable_documents", "enable_documents", "delete_documents"]
     fieldsets = [
         (None, {"fields": ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",
                            "source_link", "path", "mime"]}),
@@ -203,11 +205,25 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="Document", ordering="title")
     def title_or_uri(self, doc):
-        return str(doc)
+        return doc.title or doc.display_name
+
+    @admin.display(description="File", ordering="path")
+    def file_name(self, doc):
+        if doc.original_file:
+            url = reverse("admin:knowledge_document_download", args=[doc.pk])
+            return format_html('<a href="{}" title="Download the original">{}</a>', url, doc.path or "original")
+        if doc.source_uri.startswith(("http://", "https://")):
+            return format_html('<a href="{}" rel="noopener noreferrer" target="_blank">{}</a>',
+                               doc.source_uri, Truncator(doc.source_uri).chars(60))
+        return doc.path or "—"
 
     @admin.display(description="Status", ordering="status")
     def status_badge(self, doc):
-        return status_badge(doc.status, doc.get_status_display())
+        badge = status_badge(doc.status, doc.get_status_display())
+        if not doc.enabled:
+            badge = format_html('{} <span class="kp-badge kp-disabled" title="Kept but left out of search">'
+                                'Disabled</span>', badge)
+        return badge
 
     @admin.display(description="Chunks", ordering="chunk_count")
     def chunks(self, doc):
@@ -224,8 +240,8 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def problem(self, doc):
         if not doc.error_message:
             return ""
-        short = Truncator(doc.error_message).chars(90)
-        return format_html('<span class="kp-error-text" title="{}">{}</span>', doc.error_message, short)
+        short = Truncator(doc.error_message).chars(160)
+        return format_html('<span class="kp-error-text kp-problem" title="{}">{}</span>', doc.error_message, short)
 
     @admin.display(description="Error message")
     def error_message_full(self, doc):
@@ -256,6 +272,16 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         started = admin_views.start_per_base(queryset, start)
         self.message_user(request, admin_views.jobs_message("Re-index", started), messages.SUCCESS)
 
+    @admin.action(description="Disable selected documents (out of search)", permissions=["reindex"])
+    def disable_documents(self, request, queryset):
+        count = queryset.update(enabled=False, updated_at=timezone.now())
+        self.message_user(request, f"{count} document(s) taken out of search.", messages.SUCCESS)
+
+    @admin.action(description="Enable selected documents (back in search)", permissions=["reindex"])
+    def enable_documents(self, request, queryset):
+        count = queryset.update(enabled=True, updated_at=timezone.now())
+        self.message_user(request, f"{count} document(s) back in search.", messages.SUCCESS)
+
     @admin.action(description="Delete selected documents", permissions=["delete"])
     def delete_documents(self, request, queryset):
         started = admin_views.start_per_base(queryset, lambda kb, ids: jobs.start_delete(ids, user=request.user))
@@ -271,8 +297,17 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         doc = self.get_object(request, object_id)
-        extra_context = {**(extra_context or {}), **(admin_views.document_detail(doc) if doc else {})}
+        extra_context = {**(extra_context or {}), **(admin_views.document_detail(doc) if doc else {}),
+                         "can_act": self.has_reindex_permission(request)}
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_urls(self):
+        return [
+            self.custom_url("<int:document_id>/original/", admin_documents.download, "download"),
+            self.custom_url("<int:document_id>/rerun/", admin_documents.rerun, "rerun"),
+            self.custom_url("<int:document_id>/disable/", admin_documents.disable, "disable"),
+            self.custom_url("<int:document_id>/enable/", admin_documents.enable, "enable"),
+        ] + super().get_urls()
 
 
 class CappedCountPaginator(Paginator):

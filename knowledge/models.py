@@ -89,6 +89,8 @@ class Document(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     commit_sha = models.CharField(max_length=64, blank=True)
     original_file = models.FileField(upload_to="uploads/%Y/%m/%d/", max_length=500, blank=True)
+    enabled = models.BooleanField(default=True, help_text="A disabled document is kept, chunks and all, but "
+                                                          "left out of search until it is enabled again.")
     ingested_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -136,6 +138,11 @@ class Document(models.Model):
         self.save(update_fields=["sha256", "config_signature", "chunk_count", "status", "error_message",
                                  "ingested_at", "updated_at"])
 
+    def set_enabled(self, enabled: bool) -> None:
+        """Take the document out of search (its chunks stay) or put it back; search sees it at once."""
+        self.enabled = enabled
+        self.save(update_fields=["enabled", "updated_at"])
+
     def mark_failed(self, message: str) -> None:
         """The document failed; one that was served keeps serving its previous chunks."""
         if self.sha256 and self.chunk_count:
@@ -166,7 +173,7 @@ class Chunk(models.Model):
     # partial expression HNSW index on `embedding::vector(dim)` (see vector_index.py).
     embedding = VectorField(null=True, blank=True)
     search_vector = SearchVectorField(null=True, blank=True)
-
+    enabled = models.BooleanField(default=True, help_text="A disabled chunk is kept but left out of search.")
 
     class Meta:
         ordering = ["document_id", "layer", "position"]

@@ -126,7 +126,7 @@ class DocumentOut(ModelSchema):
 
     class Meta:
         model = Document
-        fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "char_count",
+        fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "enabled", "char_count",
                   "chunk_count", "file_size", "error_message", "metadata", "commit_sha", "ingested_at",
                   "created_at", "updated_at")
 

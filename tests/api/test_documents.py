@@ -155,6 +155,26 @@ class DocumentApiTests(ApiTestCase):
                 self.assertError(self.api(method, path), 401)
 
 
+class DocumentEnableApiTests(ApiTestCase):
+    def test_a_disabled_document_is_left_out_of_search_until_enabled(self):
+        kb = make_kb()
+        document = make_document(kb, title="Refunds", text="# Refunds\n\nRefunds are paid within 14 days.")
+        _, token = make_key()
+        _, reader = make_key(scopes=["read", "search"])
+
+        def hits() -> list[int]:
+            body = self.api("post", "/search", token=token, data={"query": "refunds paid", "knowledge_bases": [kb.pk]})
+            return [hit["document_id"] for hit in body.json()["hits"]]
+
+        self.assertIn(document.pk, hits())
+        self.assertEqual(self.api("post", f"/documents/{document.pk}/disable", token=reader).status_code, 403)
+        response = self.api("post", f"/documents/{document.pk}/disable", token=token)
+        self.assertEqual((response.status_code, response.json()["enabled"]), (200, False))
+        self.assertEqual(hits(), [])
+        self.assertTrue(self.api("post", f"/documents/{document.pk}/enable", token=token).json()["enabled"])
+        self.assertIn(document.pk, hits())
+
+
 class JobApiTests(ApiTestCase):
     @classmethod
     def setUpTestData(cls):
