@@ -18,8 +18,9 @@ from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
-from knowledge import admin_documents, admin_views, bases, jobs
-from knowledge.forms import LAYERS, KnowledgeBaseForm
+from knowledge import admin_chunks, admin_documents, admin_views, bases, jobs
+from knowledge.forms import LAYERS, ChunkForm, KnowledgeBaseForm
+from knowledge.indexing import edits
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 
 STATUS_CSS = {
@@ -157,6 +158,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         return [
             self.custom_url("<int:kb_id>/upload/", admin_views.upload, "upload"),
             self.custom_url("<int:kb_id>/reindex/", admin_views.reindex, "reindex"),
+            self.custom_url("<int:kb_id>/preview/", admin_chunks.preview_chunks, "preview"),
             self.custom_url("playground/", admin_views.playground, "playground"),
         ] + super().get_urls()
 
@@ -307,6 +309,7 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
             self.custom_url("<int:document_id>/rerun/", admin_documents.rerun, "rerun"),
             self.custom_url("<int:document_id>/disable/", admin_documents.disable, "disable"),
             self.custom_url("<int:document_id>/enable/", admin_documents.enable, "enable"),
+            self.custom_url("<int:document_id>/add-chunk/", admin_chunks.add_chunk, "add_chunk"),
         ] + super().get_urls()
 
 
@@ -334,18 +337,21 @@ class LayerFilter(admin.SimpleListFilter):
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "document", "layer", "position", "section_path", "page", "token_count", "preview"]
-    list_filter = [LayerFilter, "knowledge_base"]
+class ChunkAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
+    list_display = ["__str__", "document", "layer", "position", "section_path", "page", "token_count", "enabled",
+                    "preview"]
+    list_filter = [LayerFilter, "enabled", "knowledge_base"]
     list_select_related = ["document"]
     raw_id_fields = ["document"]
     search_fields = ["section_path", "title"]
     paginator = CappedCountPaginator
     show_full_result_count = False
-    # Never the embedding or the full-text vector.
+    actions = ["disable_chunks", "enable_chunks"]
+    form = ChunkForm
+    # Never the embedding or the full-text vector; only the text and the switch are editable.
     fields = ["document", "knowledge_base", "layer", "position", "title", "section_path", "parent_heading",
-              "page", "span_start", "span_end", "token_count", "language", "metadata_display", "content_display"]
-    readonly_fields = fields
+              "page", "span_start", "span_end", "token_count", "language", "metadata_display", "enabled", "content"]
+    readonly_fields = [*fields[:-2], "content_display"]
 
     class Media:
         css = KnowledgeAdminMixin.css
@@ -353,14 +359,31 @@ class ChunkAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding", "search_vector")
 
-    def has_add_permission(self, request):
-        return False
+    def get_fields(self, request, obj=None):
+        if self.has_change_permission(request, obj):
+            return self.fields
+        return [*self.fields[:-1], "content_display"]  # the text as it is, not a textarea turned to HTML
 
-    def has_change_permission(self, request, obj=None):
-        return False
+    def has_add_permission(self, request):
+        return False  # chunks are added to a document, from its page ("Add a chunk")
 
     def has_delete_permission(self, request, obj=None):
-        return False
+        return False  # disable instead: a deleted chunk would leave a hole that only a re-index fills
+
+    def save_model(self, request, obj, form, change):
+        if "content" in form.changed_data:
+            edits.edit_chunk(obj, form.cleaned_data["content"])
+            self.message_user(request, "The chunk was re-embedded; search finds its new text now.")
+        if "enabled" in form.changed_data:
+            obj.set_enabled(form.cleaned_data["enabled"])
+
+    @admin.action(description="Disable selected chunks (out of search)", permissions=["change"])
+    def disable_chunks(self, request, queryset):
+        self.message_user(request, f"{queryset.update(enabled=False)} chunk(s) taken out of search.")
+
+    @admin.action(description="Enable selected chunks (back in search)", permissions=["change"])
+    def enable_chunks(self, request, queryset):
+        self.message_user(request, f"{queryset.update(enabled=True)} chunk(s) back in search.")
 
     @admin.display(description="Content")
     def preview(self, chunk):

@@ -151,7 +151,7 @@ def document_detail(doc: Document) -> dict:
                .values_list("preview", flat=True).first() or "")
     chunks = (doc.chunks.order_by("layer", "position")
               .only("pk", "layer", "position", "section_path", "page", "token_count", "content",
-                    "span_start", "span_end")[:CHUNKS_SHOWN])
+                    "span_start", "span_end", "enabled", "metadata")[:CHUNKS_SHOWN])
     return {
         "text_preview": preview,
         "text_truncated": doc.char_count > TEXT_PREVIEW_CHARS,

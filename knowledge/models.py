@@ -190,6 +190,11 @@ class Chunk(models.Model):
     def __str__(self) -> str:
         return f"{self.document_id}:{self.layer}:{self.position}"
 
+    def set_enabled(self, enabled: bool) -> None:
+        """Take the chunk out of search (it is kept) or put it back; search sees it at once."""
+        self.enabled = enabled
+        self.save(update_fields=["enabled"])
+
 
 class Job(models.Model):
     """A unit of background work with live progress (ingestion, re-index, deletion, crawl)."""

@@ -103,15 +103,28 @@ def replace_chunks(kb: KnowledgeBase, document: Document, chunks: list[Chunk], *
     """Swap the document's chunks for `chunks` and mark it ready, in one transaction."""
     # Lock the row: two workers re-indexing one document must not interleave their swaps.
     Document.objects.select_for_update().filter(pk=document.pk).first()
-    Chunk.objects.filter(document=document).delete()
+    # Chunks written by hand (indexing/edits.py) are not the source's: they stay, after the new ones.
+    Chunk.objects.filter(document=document).exclude(metadata__contains={"manual": True}).delete()
+    _move_manual_chunks(document, after=len(chunks))
     Chunk.objects.bulk_create(chunks, batch_size=500)
     config = kb.text_search_config
-    Chunk.objects.filter(document=document).update(
+    Chunk.objects.filter(document=document).exclude(metadata__contains={"manual": True}).update(
         search_vector=SearchVector(Value(document.title), weight="A", config=config)
         + SearchVector("section_path", weight="A", config=config)
         + SearchVector("content", weight="B", config=config)
     )
-    document.mark_ready(sha256=sha, config_signature=signature, chunk_count=len(chunks))
+    document.mark_ready(sha256=sha, config_signature=signature, chunk_count=Chunk.objects.filter(document=document)
+                        .count())
+
+
+def _move_manual_chunks(document: Document, *, after: int) -> None:
+    """Renumber the document's hand-written chunks to follow the `after` new ones (no position clash)."""
+    manual = list(Chunk.objects.filter(document=document, metadata__contains={"manual": True})
+                  .order_by("layer", "position"))
+    for offset, chunk in enumerate(manual):  # first out of the way, then into place
+        Chunk.objects.filter(pk=chunk.pk).update(position=1_000_000 + offset)
+    for offset, chunk in enumerate(manual):
+        Chunk.objects.filter(pk=chunk.pk).update(position=after + offset)
 
 
 def record_failure(document: Document, exc: Exception) -> None:
