@@ -5,11 +5,13 @@ Each operation checks its scope through `auth=`, narrows to the knowledge bases 
 the result.
 """
 
+import json
+import logging
 from pathlib import Path
 
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet, Sum
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
@@ -38,12 +40,13 @@ from knowledge.schemas import (
     TextIn,
     UploadResponse,
 )
-from knowledge.search import answers, retrieval
+from knowledge.search import answers, retrieval, streaming
 from knowledge.search.intent import plan_and_search as router_plan_and_search
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
 
+logger = logging.getLogger(__name__)
 router = Router(tags=["knowledge"])
 
 
@@ -273,14 +276,52 @@ def planned_search(request, payload: PlanRequest):
     return {"question": payload.question, "plan": plan.to_dict(), "hits": [hit_dict(hit) for hit in hits]}
 
 
-@router.post("/answer", response={200: AnswerResponse, **errors(404)}, auth=SEARCH)
+@router.post("/answer", response={200: AnswerResponse, **errors(404)}, auth=SEARCH, openapi_extra={
+    "responses": {200: {"content": {"text/event-stream": {"schema": {
+        "type": "object", "description": "With stream=true, each event: `token` (data: {\"text\": …}), then one "
+                                         "`answer` (data: the JSON response), or `error`.",
+        "properties": {"event": {"type": "string", "enum": ["token", "answer", "error"]},
+                       "data": {"type": "string", "description": "JSON"}},
+        "required": ["event", "data"]}}}}}})
 def answer(request, payload: AnswerRequest):
-    """A grounded answer with numbered citations, or a refusal when the sources do not support one."""
-    result = answers.answer(payload.question, searchable_ids(request, payload.knowledge_bases),
-                            top_k=payload.top_k, mode=payload.mode, layers=payload.layers, filters=payload.filters)
+    """A grounded answer with numbered citations, or a refusal when the sources do not support one.
+
+    With `"stream": true` the answer comes as Server-Sent Events: `token` events (`{"text": …}`) as
+    the chat model writes, then one `answer` event with the whole response below (its `answer` text
+    is the final one). Without a chat model the text arrives in one `token` event.
+    """
+    kb_ids = searchable_ids(request, payload.knowledge_bases)
+    if payload.stream:
+        grounding = answers.ground(payload.question, kb_ids, top_k=payload.top_k, mode=payload.mode,
+                                   layers=payload.layers, filters=payload.filters)
+        return event_stream(streaming.stream_answer(grounding, payload.question))
+    result = answers.answer(payload.question, kb_ids, top_k=payload.top_k, mode=payload.mode,
+                            layers=payload.layers, filters=payload.filters)
+    return answer_dict(result)
+
+
+def answer_dict(result: answers.Answer) -> dict:
     return {
         "answer": result.text, "refused": result.refused, "confidence": result.confidence,
         "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,
         "citations": [{"number": c.number, "source": hit_dict(c.hit)} for c in result.citations],
         "sources": [hit_dict(hit, number=number) for number, hit in enumerate(result.sources, start=1)],
     }
+
+
+def event_stream(events) -> StreamingHttpResponse:
+    def lines():
+        try:
+            for name, value in events:
+                data = {"text": value} if name == "token" else AnswerResponse.model_validate(
+                    answer_dict(value)).model_dump(mode="json")
+                yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+        except Exception:
+            # The status line has gone already; say so in the stream rather than cut it off silently.
+            logger.exception("Streaming an answer failed")
+            yield 'event: error\ndata: {"code": "server_error", "message": "Internal server error"}\n\n'
+
+    response = StreamingHttpResponse(lines(), content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass events on as they come
+    return response

@@ -257,6 +257,7 @@ class AnswerRequest(Schema):
     mode: SearchMode = "hybrid"
     layers: list[str] | None = Field(None, max_length=20)
     filters: dict[str, FilterValue] | None = None
+    stream: bool = Field(False, description="Answer as Server-Sent Events: `token` events, then one `answer` event.")
 
 
 class NumberedSource(HitOut):

@@ -81,6 +81,7 @@ api = NinjaAPI(
 api.add_router("/", "knowledge.api.router")
 api.add_router("/", "crawler.api.router")
 api.add_router("/", "tickets.api.router")
+api.add_router("/", "webhooks.api.router")
 
 # Domain errors that are not "your input cannot be used" (422).
 DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503, JobStateError: 409}

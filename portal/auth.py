@@ -22,9 +22,10 @@ logger = logging.getLogger(__name__)
 class ApiError(HttpError):
     """An HTTP error with a machine-readable code, e.g. `ApiError(403, "missing_scope", "...")`."""
 
-    def __init__(self, status_code: int, code: str, message: str, fields: list[dict] | None = None) -> None:
+    def __init__(self, status_code: int, code: str, message: str, fields: list[dict] | None = None,
+                 retry_after: float | None = None) -> None:
         super().__init__(status_code, message)
-        self.code, self.fields = code, fields
+        self.code, self.fields, self.retry_after = code, fields, retry_after
 
 
 class ApiKeyAuth(HttpBearer):
@@ -40,19 +41,40 @@ class ApiKeyAuth(HttpBearer):
         return super().__call__(request)
 
     def authenticate(self, request: HttpRequest, token: str) -> ApiKey:
-        key = ApiKey.objects.for_token(token.strip())
-        if key is None:
-            raise ApiError(401, "invalid_key", "The API key is not valid")
-        if key.revoked_at is not None:
-            raise ApiError(401, "key_revoked", "The API key was revoked")
-        if key.is_expired:
-            raise ApiError(401, "key_expired", "The API key has expired")
-        if not key.allows_ip(request.META.get("REMOTE_ADDR", "")):
-            raise ApiError(403, "ip_not_allowed", "The API key may not be used from this address")
-        if self.scope not in key.scopes:
-            raise ApiError(403, "missing_scope", f"The API key lacks the '{self.scope}' scope")
-        key.touch()
+        key = authenticate(token, request.META.get("REMOTE_ADDR", ""))
+        require_scope(key, self.scope)
         return key
+
+
+def authenticate(token: str, address: str) -> ApiKey:
+    """The active key of a bearer token used from `address`; the one check behind REST and MCP.
+
+    Raises `ApiError` (401 for a bad, revoked or expired key, 403 for a refused address).
+    """
+    key = ApiKey.objects.for_token(token.strip())
+    if key is None:
+        raise ApiError(401, "invalid_key", "The API key is not valid")
+    if key.revoked_at is not None:
+        raise ApiError(401, "key_revoked", "The API key was revoked")
+    if key.is_expired:
+        raise ApiError(401, "key_expired", "The API key has expired")
+    if not key.allows_ip(address):
+        raise ApiError(403, "ip_not_allowed", "The API key may not be used from this address")
+    key.touch()
+    return key
+
+
+def require_scope(key: ApiKey, scope: str) -> None:
+    if scope not in key.scopes:
+        raise ApiError(403, "missing_scope", f"The API key lacks the '{scope}' scope")
+
+
+def check_rate(request: HttpRequest) -> None:
+    """Count one request of `request.auth` against the per-key rate limit; `ApiError(429)` beyond it."""
+    throttle = ApiKeyThrottle()
+    if not throttle.allow_request(request):
+        raise ApiError(429, "rate_limited", "Too many requests for this API key; retry later",
+                       retry_after=throttle.wait())
 
 
 READ = ApiKeyAuth(Scope.READ)

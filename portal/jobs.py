@@ -16,6 +16,7 @@ from django.db import transaction
 from django_q.tasks import async_task
 
 from knowledge.models import Job
+from webhooks.events import publish
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,15 @@ def run(job: Job, body: Callable[[Job], None]) -> Job:
     except Exception as exc:
         logger.exception("%s failed", job)
         job.fail(f"{type(exc).__name__}: {exc}")
+        _published(job)
         raise
     job.finish()
+    _published(job)
     return job
+
+
+def _published(job: Job) -> None:
+    publish("job.finished", {"job": {"id": job.pk, "kind": job.kind, "status": job.status,
+                                     "knowledge_base_id": job.knowledge_base_id, "counters": job.counters,
+                                     "error_message": job.error_message}},
+            knowledge_base_id=job.knowledge_base_id)

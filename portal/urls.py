@@ -3,6 +3,7 @@ from django.urls import path, re_path
 from django.views.generic import RedirectView
 from ninja.openapi.views import openapi_view
 
+from mcp_server.views import endpoint as mcp_endpoint
 from portal import views
 from portal.api import api, unknown_path
 
@@ -18,6 +19,7 @@ urlpatterns = [
     path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
+    re_path(r"^mcp/?$", mcp_endpoint, name="mcp"),
     # The interactive docs also live at the version-less address the README gives.
     path("api/docs", openapi_view, {"api": api}, name="api-docs"),
     re_path(r"^api/(?P<path>.*)$", unknown_path),

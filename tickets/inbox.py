@@ -3,6 +3,7 @@
 from django.db import transaction
 from django.utils import timezone
 
+from tickets import notify
 from tickets.exceptions import NoDraftError, TicketClosedError, TicketError
 from tickets.models import Message, Ticket
 from tickets.reports import edit_distance
@@ -40,6 +41,7 @@ def send_reply(ticket: Ticket, *, user, text: str | None = None) -> Message:
     if draft:
         Message.objects.filter(pk=draft.pk).update(is_current=False)
     ticket.close(Ticket.Status.ANSWERED)
+    notify.ticket_event("ticket.replied", ticket, reply=reply)
     return reply
 
 
@@ -51,6 +53,7 @@ def reject(ticket: Ticket, *, user, reason: str = "") -> Ticket:
     Message.objects.create(ticket=ticket, kind=Message.Kind.NOTE, author=user,
                            body=f"Rejected: {reason.strip()}" if reason.strip() else "Rejected.")
     ticket.close(Ticket.Status.REJECTED)
+    notify.ticket_event("ticket.rejected", ticket)
     return ticket
 
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 from knowledge.search import answers
 from portal.jobs import enqueue_task
 from portal.models import ApiKey
-from tickets import citations, risk, routing
+from tickets import citations, notify, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, RiskLevel, Ticket
 
@@ -38,6 +38,7 @@ def submit_ticket(*, subject: str = "", body: str, customer: str = "", channel: 
     ticket.full_clean()
     ticket.save()
     Message.objects.create(ticket=ticket, kind=Message.Kind.CUSTOMER, body=body)
+    notify.ticket_event("ticket.created", ticket)
     if triage:
         queue_triage(ticket)
     return ticket
@@ -222,10 +223,14 @@ class TriageOrchestrator:
         if blockers:
             self._record("decision", "review", f"Waits for review: {'; '.join(blockers)}.")
             ticket.finish_triage(Ticket.Status.REVIEW)
+            notify.ticket_event("ticket.triaged", ticket)
+            notify.ticket_event("ticket.needs_review", ticket)
             return
         self._record("decision", "auto_reply", "Low risk, confident and allowed: sent automatically.")
         with transaction.atomic():
-            Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body, draft=self._draft,
-                                   auto_sent=True, sent_at=timezone.now(), edit_distance=0)
+            reply = Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body,
+                                           draft=self._draft, auto_sent=True, sent_at=timezone.now(), edit_distance=0)
             Message.objects.filter(pk=self._draft.pk).update(is_current=False)
             ticket.finish_triage(Ticket.Status.AUTO_REPLIED)
+            notify.ticket_event("ticket.triaged", ticket)
+            notify.ticket_event("ticket.replied", ticket, reply=reply)

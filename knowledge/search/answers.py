@@ -26,8 +26,8 @@ from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.retrieval import SearchHit
 
-__all__ = ["Answer", "Citation", "GenerationError", "answer", "assess_confidence", "build_prompt",
-           "parse_citations"]
+__all__ = ["Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence", "build_prompt",
+           "complete", "ground", "parse_citations"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,10 +72,21 @@ def assess_confidence(result: retrieval.Retrieval) -> tuple[float, list[str]]:
     return round(confidence, 4), reasons
 
 
-def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
-           instructions: str = "", mode: str = "hybrid", layers=None, filters: dict | None = None,
-           strict: bool = False, query_embeddings: dict | None = None) -> Answer:
-    """A grounded answer to `question` from the given knowledge bases, or a refusal.
+@dataclass
+class Grounding:
+    """What an answer stands on: the retrieval, its confidence, or the refusal it leads to."""
+
+    sources: list[SearchHit]
+    confidence: float
+    reasons: list[str]
+    timings: dict[str, float]
+    refusal: Answer | None = None
+
+
+def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
+           mode: str = "hybrid", layers=None, filters: dict | None = None,
+           query_embeddings: dict | None = None) -> Grounding:
+    """Retrieve the sources for `question` and decide whether they support an answer at all.
 
     `query_embeddings` as for `retrieval.retrieve`: the question's vectors, reused and filled in.
     """
@@ -84,23 +95,18 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     sources = result.hits
     confidence, reasons = assess_confidence(result)
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
+    grounding = Grounding(sources, confidence, reasons, result.timings)
     if not sources or confidence < threshold:
         if sources:
             reasons.append("below_threshold")
         refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT", "")
-        return Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
+        grounding.refusal = Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
+    return grounding
 
-    generator, error = get_generator(), ""
-    try:
-        text = generator.generate(question=question, sources=sources, instructions=instructions)
-    except GenerationError as exc:
-        if strict:
-            raise
-        logger.warning("Generation with %s failed, answering extractively: %s", generator.name, exc)
-        reasons.append("generator_failed")
-        error, generator = str(exc), generation.ExtractiveGenerator()
-        text = generator.generate(question=question, sources=sources, instructions=instructions)
 
+def complete(grounding: Grounding, text: str, *, generator: str, error: str = "") -> Answer:
+    """The answer from a generated `text`: markers checked against the sources, citations listed."""
+    sources, reasons = grounding.sources, list(grounding.reasons)
     used, dropped = parse_citations(text, len(sources))
     text = rewrite_markers(text, len(sources))
     if dropped:
@@ -108,5 +114,27 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     if not used:
         reasons.append("no_citations")
     citations = [Citation(number, sources[number - 1]) for number in used]
-    return Answer(text, citations, sources, confidence, reasons, refused=False, dropped_markers=dropped,
-                  generator=generator.name, error=error, timings=result.timings)
+    return Answer(text, citations, sources, grounding.confidence, reasons, refused=False, dropped_markers=dropped,
+                  generator=generator, error=error, timings=grounding.timings)
+
+
+def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
+           instructions: str = "", mode: str = "hybrid", layers=None, filters: dict | None = None,
+           strict: bool = False, query_embeddings: dict | None = None) -> Answer:
+    """A grounded answer to `question` from the given knowledge bases, or a refusal."""
+    grounding = ground(question, kb_ids, top_k=top_k, threshold=threshold, refusal_text=refusal_text, mode=mode,
+                       layers=layers, filters=filters, query_embeddings=query_embeddings)
+    if grounding.refusal is not None:
+        return grounding.refusal
+    sources = grounding.sources
+    generator, error = get_generator(), ""
+    try:
+        text = generator.generate(question=question, sources=sources, instructions=instructions)
+    except GenerationError as exc:
+        if strict:
+            raise
+        logger.warning("Generation with %s failed, answering extractively: %s", generator.name, exc)
+        grounding.reasons.append("generator_failed")
+        error, generator = str(exc), generation.ExtractiveGenerator()
+        text = generator.generate(question=question, sources=sources, instructions=instructions)
+    return complete(grounding, text, generator=generator.name, error=error)

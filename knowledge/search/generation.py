@@ -76,14 +76,35 @@ class OpenAIChatGenerator:
         return f"openai:{self.model}"
 
     def generate(self, *, question: str, sources: list, instructions: str = "") -> str:
+        text = "".join(self._complete(question, sources, instructions, stream=False))
+        if not text.strip():
+            raise GenerationError("The language model sent an empty reply")
+        return text.strip()
+
+    def stream(self, *, question: str, sources: list, instructions: str = ""):
+        """The reply piece by piece as the model writes it; `GenerationError` at any point."""
+        yield from self._complete(question, sources, instructions, stream=True)
+
+    def _complete(self, question: str, sources: list, instructions: str, *, stream: bool):
         import openai
 
         client = openai.OpenAI(base_url=self.base_url or None, api_key=self.api_key or "unused",
                                timeout=self.timeout, max_retries=self.max_retries)
         try:
-            response = client.chat.completions.create(model=self.model,
+            response = client.chat.completions.create(model=self.model, stream=stream,
                                                       messages=build_prompt(question, sources, instructions))
-            text = response.choices[0].message.content
+            if not stream:
+                text = response.choices[0].message.content
+                if not isinstance(text, str):
+                    raise GenerationError("The language model sent an empty reply")
+                yield text
+                return
+            for chunk in response:
+                piece = chunk.choices[0].delta.content if chunk.choices else None
+                if piece:
+                    yield piece
+        except GenerationError:
+            raise
         except openai.APITimeoutError as exc:
             raise GenerationError(f"The language model did not answer within {self.timeout:g} s "
                                   f"({self.max_retries} retries)") from exc
@@ -94,9 +115,6 @@ class OpenAIChatGenerator:
                                   f"{exc}") from exc
         except (openai.OpenAIError, ValueError, AttributeError, IndexError, TypeError) as exc:
             raise GenerationError(f"The language model sent a malformed reply: {type(exc).__name__}: {exc}") from exc
-        if not isinstance(text, str) or not text.strip():
-            raise GenerationError("The language model sent an empty reply")
-        return text.strip()
 
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=\S)")
@@ -124,6 +142,9 @@ class ExtractiveGenerator:
             if budget <= 80:
                 break
         return "\n".join(lines)
+
+    def stream(self, *, question: str, sources: list, instructions: str = ""):
+        yield self.generate(question=question, sources=sources, instructions=instructions)
 
 
 def _best_sentences(text: str, terms: set[str], limit: int) -> str:

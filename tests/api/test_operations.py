@@ -8,8 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from knowledge.models import Job
 from tests.api.base import ALL_SCOPES, ApiTestCase, make_key
 from tests.factories import make_document, make_kb
+from webhooks.models import Endpoint
 
-# (method, path, scope, body); {kb}, {document}, {job}, {crawl}, {ticket} are filled in per test, and
+# (method, path, scope, body); {kb}, {document}, {job}, {crawl}, {ticket}, {webhook} are filled in per test, and
 # a callable body is called with those ids.
 OPERATIONS = [
     ("get", "/knowledge-bases", "read", None),
@@ -38,6 +39,10 @@ OPERATIONS = [
     ("post", "/tickets", "tickets", {"body": "x"}),
     ("get", "/tickets", "tickets", None),
     ("get", "/tickets/{ticket}", "tickets", None),
+    ("post", "/webhooks", "write", {"name": "x", "url": "http://127.0.0.1:9/", "events": ["ticket.created"]}),
+    ("get", "/webhooks", "read", None),
+    ("get", "/webhooks/{webhook}/deliveries", "read", None),
+    ("delete", "/webhooks/{webhook}", "write", None),
 ]
 
 
@@ -47,7 +52,8 @@ class OperationAccessTests(ApiTestCase):
         cls.kb, cls.other = make_kb(), make_kb()
         cls.ids = {"kb": cls.kb.pk, "document": make_document(cls.kb).pk,
                    "job": Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=cls.kb).pk,
-                   "crawl": Job.objects.create(kind=Job.Kind.CRAWL, knowledge_base=cls.kb).pk, "ticket": 999999}
+                   "crawl": Job.objects.create(kind=Job.Kind.CRAWL, knowledge_base=cls.kb).pk, "ticket": 999999,
+                   "webhook": Endpoint.objects.create(name="x", url="https://example.com/", events=[]).pk}
         _, cls.limited = make_key(knowledge_bases=[cls.other])
 
     def call(self, method, path, body, token, ids):

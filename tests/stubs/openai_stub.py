@@ -7,6 +7,8 @@ Behaviour is steered per test through `server.behaviour`:
   - "error": HTTP 500
   - "malformed": a 200 with a body that is not the expected JSON
   - "flaky": HTTP 500 once, then "ok"
+  - "broken_stream": a streamed reply that breaks off with a malformed chunk
+A request with `"stream": true` is answered with Server-Sent Events, one chunk per word.
 Every request body is kept in `server.requests` so tests can read the prompt that was sent.
 """
 
@@ -40,10 +42,31 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/").endswith("/embeddings"):
             return self._send(200, stub.embeddings(body))
         if self.path.rstrip("/").endswith("/chat/completions"):
+            if body.get("stream"):
+                return self._stream(stub.completion_chunks(body), broken=behaviour == "broken_stream")
             return self._send(200, stub.completion(body))
         if self.path.rstrip("/").endswith("/rerank"):
             return self._send(200, stub.rerank(body))
         return self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+    def _stream(self, chunks, *, broken: bool = False):
+        """Server-Sent Events as OpenAI streams them: one chunk per `data:` line, then [DONE]."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        for number, chunk in enumerate(chunks):
+            if broken and number == 2:
+                self.wfile.write(b"data: {not json\n\n")
+                self.wfile.flush()
+                return
+            self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+            self.wfile.flush()
+            self.server.chunks_sent += 1
+            time.sleep(self.server.chunk_delay)
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
 
     def _send(self, status, payload):
         self._send_raw(status, json.dumps(payload).encode())
@@ -65,6 +88,8 @@ class OpenAIStub(ThreadingHTTPServer):
         self.behaviour = "ok"
         self.delay = 2.0
         self.reply = "Stub answer [1]."
+        self.chunk_delay = 0.0  # seconds between streamed chunks
+        self.chunks_sent = 0
         self.requests: list[dict] = []
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
@@ -97,6 +122,19 @@ class OpenAIStub(ThreadingHTTPServer):
         scores = [len(words & set(re.findall(r"\w+", doc.lower()))) / (1 + len(words)) for doc in body["documents"]]
         order = sorted(range(len(scores)), key=lambda i: -scores[i])
         return {"results": [{"index": i, "relevance_score": scores[i]} for i in order]}
+
+    def completion_chunks(self, body: dict) -> list[dict]:
+        """The reply cut into word-sized `chat.completion.chunk`s (what `stream: true` receives)."""
+        reply = self.reply(body) if callable(self.reply) else self.reply
+        pieces = re.findall(r"\S+\s*|\s+", reply)
+        base = {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "created": int(time.time()),
+                "model": body.get("model", "stub")}
+        chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                        "finish_reason": None}]}]
+        chunks += [{**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+                   for piece in pieces]
+        chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        return chunks
 
     def completion(self, body: dict) -> dict:
         reply = self.reply(body) if callable(self.reply) else self.reply

@@ -1,0 +1,66 @@
+"""Replies to e-mailed tickets leave by SMTP (Django's mail backend), threaded under the customer's mail.
+
+`send_reply(message_id)` runs in the worker after staff press Send or triage auto-replies. It is
+idempotent: a reply already sent is not sent again when the task is delivered twice. The reply
+answers the customer's latest e-mail (`In-Reply-To`) and carries the thread's `References`, so it
+lands in the customer's conversation; auto-replies carry `Auto-Submitted: auto-replied` (RFC 3834),
+so well-behaved mail systems do not answer them.
+"""
+
+import logging
+import smtplib
+from email.utils import make_msgid, parseaddr
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.mail import EmailMessage
+
+from mail.inbound import MESSAGE_ID, one_line
+from mail.models import MailMessage
+from tickets.models import Message
+
+logger = logging.getLogger(__name__)
+
+MAX_REFERENCES = 20
+
+
+def reply_subject(subject: str) -> str:
+    subject = one_line(subject) or "Your request"
+    return subject if subject.lower().startswith(("re:", "ha:", "отв:")) else f"Re: {subject}"
+
+
+def send_reply(message_id: int) -> MailMessage | None:
+    """E-mail the reply `message_id` to the customer; None when its ticket did not come by e-mail."""
+    reply = Message.objects.select_related("ticket").get(pk=message_id, kind=Message.Kind.REPLY)
+    ticket = reply.ticket
+    sent = MailMessage.objects.filter(ticket_message=reply).first()
+    if sent is not None and sent.status == MailMessage.Status.SENT:
+        return sent
+    last_in = (MailMessage.objects.filter(ticket=ticket, direction=MailMessage.Direction.INBOUND)
+               .exclude(status=MailMessage.Status.IGNORED).order_by("-created_at", "-pk").first())
+    if last_in is None:
+        return None
+    to = parseaddr(last_in.sender)[1]
+    references = list(dict.fromkeys(MESSAGE_ID.findall(last_in.references) + [last_in.message_id]))
+    mail = sent or MailMessage(direction=MailMessage.Direction.OUTBOUND, ticket=ticket, ticket_message=reply,
+                               message_id=make_msgid(domain=settings.MAIL["DOMAIN"]))
+    mail.status, mail.sender, mail.recipients = MailMessage.Status.PENDING, settings.MAIL["FROM"], to
+    mail.subject, mail.in_reply_to = reply_subject(ticket.subject), last_in.message_id
+    mail.references = " ".join(references[-MAX_REFERENCES:])
+    mail.save()
+    headers = {"Message-ID": mail.message_id, "In-Reply-To": mail.in_reply_to, "References": mail.references}
+    if reply.auto_sent:
+        headers["Auto-Submitted"] = "auto-replied"
+    email = EmailMessage(mail.subject, reply.body, settings.MAIL["FROM"], [to], headers=headers)
+    raw = email.message().as_bytes()
+    try:
+        email.send()
+    except (smtplib.SMTPException, OSError) as exc:
+        mail.status, mail.reason = MailMessage.Status.FAILED, f"{type(exc).__name__}: {exc}"[:500]
+        mail.save(update_fields=["status", "reason"])
+        logger.warning("Sending the reply to ticket %s failed: %s", ticket.pk, exc)
+        raise  # the worker retries the task
+    mail.status, mail.reason, mail.size = MailMessage.Status.SENT, "", len(raw)
+    mail.raw.save("reply.eml", ContentFile(raw), save=False)
+    mail.save()
+    return mail

@@ -1,0 +1,102 @@
+"""Replies to e-mailed tickets sent by SMTP to a real aiosmtpd server on 127.0.0.1, threaded and loop-safe."""
+
+from django.test import TestCase, override_settings
+
+from mail import inbound, outbound
+from mail.models import MailMessage
+from tests.api.base import make_user
+from tests.mail import messages
+from tests.stubs.smtp_server import SmtpServer
+from tests.tickets.helpers import make_help_centre
+from tickets import inbox, triage
+from tickets.models import Message, Ticket
+
+MAIL = {**inbound.settings.MAIL, "FROM": "Help desk <help@portal.example>", "DOMAIN": "portal.example"}
+
+
+@override_settings(MAIL=MAIL)
+class OutboundTests(TestCase):
+    def setUp(self):
+        self.smtp = SmtpServer().start()
+        self.addCleanup(self.smtp.stop)
+        override = override_settings(**self.smtp.settings())
+        override.enable()
+        self.addCleanup(override.disable)
+        self.staff = make_user("staff")
+
+    def receive(self, raw: bytes, *, run_triage: bool = False) -> inbound.Received:
+        with self.captureOnCommitCallbacks(execute=run_triage):
+            return inbound.receive_message(raw)
+
+    def send(self, ticket: Ticket, text: str) -> Message:
+        with self.captureOnCommitCallbacks(execute=True):
+            return inbox.send_reply(ticket, user=self.staff, text=text)
+
+    def test_staff_send_is_mailed_under_the_customers_thread(self):
+        first = self.receive(messages.plain("Where is my parcel?", subject="Parcel",
+                                            References="<older@example.com>"))
+        self.send(first.ticket, "It left the warehouse today.")
+        [(recipients, sent)] = self.smtp.messages
+        self.assertEqual(recipients, ["ann@example.com"])
+        self.assertEqual((sent["To"], sent["From"], sent["Subject"]),
+                         ("ann@example.com", "Help desk <help@portal.example>", "Re: Parcel"))
+        self.assertEqual(sent["In-Reply-To"], first.mail.message_id)
+        self.assertEqual(sent["References"].split(), ["<older@example.com>", first.mail.message_id])
+        self.assertTrue(sent["Message-ID"].endswith("@portal.example>"))
+        self.assertIsNone(sent["Auto-Submitted"])
+        self.assertEqual(sent.get_content().strip(), "It left the warehouse today.")
+        row = MailMessage.objects.get(direction="out")
+        self.assertEqual((row.status, row.message_id, row.ticket), ("sent", sent["Message-ID"], first.ticket))
+
+        # The customer answers our reply: the same ticket, reopened for staff.
+        answer = self.receive(messages.plain("Thanks, but it is not here.", subject="Re: Re: Parcel",
+                                             In_Reply_To=sent["Message-ID"]))
+        self.assertEqual((answer.outcome, answer.ticket), ("follow_up", first.ticket))
+        self.assertEqual(Ticket.objects.get().status, "review")
+
+    def test_an_auto_reply_is_marked_and_an_out_of_office_answer_does_not_loop(self):
+        make_help_centre()
+        ticket = self.receive(messages.plain("How long does standard delivery take?", subject="Delivery"),
+                              run_triage=True).ticket
+        ticket.refresh_from_db()
+        self.assertEqual(ticket.status, Ticket.Status.AUTO_REPLIED)
+        [(_, sent)] = self.smtp.messages
+        self.assertEqual(sent["Auto-Submitted"], "auto-replied")
+        self.assertIn("three to five working days", sent.get_content())
+        out_of_office = messages.plain("I am away until Monday.", subject="Auto: Re: Delivery",
+                                       Auto_Submitted="auto-replied", In_Reply_To=sent["Message-ID"])
+        self.assertEqual(self.receive(out_of_office, run_triage=True).outcome, "ignored")
+        self.assertEqual((Ticket.objects.count(), len(self.smtp.messages)), (1, 1))
+        self.assertEqual(ticket.messages.filter(kind="customer").count(), 1)
+
+    def test_a_subject_with_injected_headers_cannot_add_recipients(self):
+        raw = (b"From: eve@example.com\r\nMessage-ID: <inj@example.com>\r\n"
+               b"Subject: =?utf-8?q?Hi=0D=0ABcc:_victim@example.net?=\r\nContent-Type: text/plain\r\n\r\nhi\r\n")
+        ticket = self.receive(raw).ticket
+        self.send(ticket, "Hello.")
+        [(recipients, sent)] = self.smtp.messages
+        self.assertEqual(recipients, ["eve@example.com"])
+        self.assertIsNone(sent["Bcc"])
+        self.assertEqual(sent["Subject"], "Re: Hi Bcc: victim@example.net")
+
+    def test_a_reply_to_a_ticket_that_did_not_come_by_mail_sends_nothing(self):
+        with self.captureOnCommitCallbacks(execute=False):
+            ticket = triage.submit_ticket(body="From the web form", channel=Ticket.Channel.EMAIL)
+        self.send(ticket, "Answered.")
+        self.assertEqual(self.smtp.messages, [])
+
+    def test_an_smtp_failure_is_recorded_and_the_retry_sends_once(self):
+        ticket = self.receive(messages.plain("Where is my parcel?")).ticket
+        self.smtp.stop()
+        with self.assertRaises(OSError):
+            self.send(ticket, "On its way.")
+        reply = Message.objects.get(kind="reply")
+        row = MailMessage.objects.get(direction="out")
+        self.assertEqual(row.status, "failed")
+        self.assertTrue(row.reason)
+        self.smtp.start()
+        outbound.send_reply(reply.pk)  # what the worker's retry runs
+        outbound.send_reply(reply.pk)  # a redelivered task: already sent
+        self.assertEqual(len(self.smtp.messages), 1)
+        row.refresh_from_db()
+        self.assertEqual((row.status, MailMessage.objects.filter(direction="out").count()), ("sent", 1))

@@ -1,0 +1,264 @@
+"""Webhook deliveries to a real HTTP receiver on 127.0.0.1: signatures, retries, refusals, disabling."""
+
+import json
+import re
+import time
+
+from django.test import TestCase, override_settings
+from django.utils import timezone
+from django_q.models import Schedule
+
+from knowledge import jobs
+from portal.models import Scope
+from tests.api.base import ApiTestCase, make_key, make_user
+from tests.factories import make_kb
+from tests.test_docs import ROOT
+from tests.webhooks_receiver import Receiver
+from tickets import inbox, triage
+from tickets.models import Ticket
+from webhooks import delivery as deliveries
+from webhooks.models import Delivery, Endpoint
+
+WEBHOOKS = {"ALLOWED_HOSTS": ["127.0.0.1"], "TIMEOUT_SECONDS": 1.0, "MAX_ATTEMPTS": 3, "BACKOFF_SECONDS": 30,
+            "DISABLE_AFTER": 5}
+
+
+def documented_verifier():
+    """The verification snippet of docs/webhooks.md, exactly as integrators copy it."""
+    text = (ROOT / "docs" / "webhooks.md").read_text()
+    code = re.search(r"```python\n(.*?def verify_portal_signature.*?)```", text, re.S)[1]
+    namespace = {}
+    exec(code, namespace)
+    return namespace["verify_portal_signature"]
+
+
+@override_settings(WEBHOOKS=WEBHOOKS)
+class DeliveryTests(TestCase):
+    def setUp(self):
+        self.receiver = Receiver()
+        self.addCleanup(self.receiver.stop)
+        self.endpoint = deliveries.create_endpoint(name="CRM", url=self.receiver.url,
+                                                   events=["ticket.created", "ticket.replied", "ticket.rejected"])
+
+    def submit(self, **fields) -> Ticket:
+        with self.captureOnCommitCallbacks(execute=True):
+            return triage.submit_ticket(body="Where is my parcel?", triage=False, **fields)
+
+    def test_a_ticket_event_arrives_signed_and_verifies_with_the_documented_snippet(self):
+        ticket = self.submit(subject="Parcel")
+        [request] = self.receiver.received
+        headers = request["headers"]
+        self.assertEqual(headers["X-Portal-Event"], "ticket.created")
+        body = json.loads(request["body"])
+        self.assertEqual(body["type"], "ticket.created")
+        self.assertEqual(body["data"]["ticket"]["id"], ticket.pk)
+        self.assertEqual(body["id"], headers["X-Portal-Delivery"])
+        verify = documented_verifier()
+        self.assertTrue(verify(self.endpoint.secret, headers["X-Portal-Signature"], request["body"]))
+        self.assertFalse(verify("whsec_other", headers["X-Portal-Signature"], request["body"]))
+        self.assertFalse(verify(self.endpoint.secret, headers["X-Portal-Signature"], request["body"] + b" "))
+        delivery = Delivery.objects.get()
+        self.assertEqual((delivery.status, delivery.attempts, delivery.response_status), ("succeeded", 1, 200))
+        self.assertEqual(len(delivery.log), 1)
+
+    def test_a_replayed_old_signature_is_refused_by_the_snippet(self):
+        self.submit()
+        request = self.receiver.received[0]
+        stamp = int(request["headers"]["X-Portal-Signature"].split(",")[0][2:])
+        old = deliveries.signing.sign(self.endpoint.secret, stamp - 600, request["body"])
+        self.assertFalse(documented_verifier()(self.endpoint.secret, old, request["body"]))
+        self.assertTrue(deliveries.signing.verify(self.endpoint.secret, request["headers"]["X-Portal-Signature"],
+                                                  request["body"]))
+        self.assertFalse(deliveries.signing.verify(self.endpoint.secret, old, request["body"]))
+
+    def test_staff_replies_and_rejections_are_events(self):
+        user = make_user("staff")
+        first, second = self.submit(), self.submit()
+        with self.captureOnCommitCallbacks(execute=True):
+            inbox.send_reply(first, user=user, text="It left the warehouse today.")
+        with self.captureOnCommitCallbacks(execute=True):
+            inbox.reject(second, user=user, reason="spam")
+        events = [json.loads(r["body"]) for r in self.receiver.received]
+        self.assertEqual([e["type"] for e in events], ["ticket.created", "ticket.created", "ticket.replied",
+                                                       "ticket.rejected"])
+        self.assertEqual(events[2]["data"]["reply"]["body"], "It left the warehouse today.")
+        self.assertEqual(events[3]["data"]["ticket"]["status"], "rejected")
+
+    def test_a_failing_receiver_is_retried_with_back_off_then_given_up(self):
+        self.receiver.behaviour = "error"
+        self.submit()
+        delivery = Delivery.objects.get()
+        self.assertEqual((delivery.status, delivery.attempts, delivery.response_status), ("retrying", 1, 500))
+        first = Schedule.objects.get(name=f"webhook-{delivery.pk}-retry-1")
+        self.assertAlmostEqual((first.next_run - timezone.now()).total_seconds(), 30, delta=5)
+        deliveries.deliver(delivery.pk)  # what the schedule runs
+        delivery.refresh_from_db()
+        second = Schedule.objects.get(name=f"webhook-{delivery.pk}-retry-2")
+        self.assertAlmostEqual((second.next_run - timezone.now()).total_seconds(), 60, delta=5)
+        deliveries.deliver(delivery.pk)
+        delivery.refresh_from_db()
+        self.assertEqual((delivery.status, delivery.attempts), ("failed", 3))
+        self.assertEqual([entry["status"] for entry in delivery.log], [500, 500, 500])
+        self.assertIsNone(deliveries.deliver(delivery.pk))  # finished: a late schedule sends nothing
+        ids = {r["headers"]["X-Portal-Delivery"] for r in self.receiver.received}
+        self.assertEqual((len(self.receiver.received), ids), (3, {str(delivery.event_id)}))
+
+    def test_a_retry_after_recovery_succeeds_and_resets_the_failure_count(self):
+        self.receiver.behaviour = "error"
+        self.submit()
+        self.receiver.behaviour = "ok"
+        delivery = deliveries.deliver(Delivery.objects.get().pk)
+        self.assertEqual((delivery.status, delivery.attempts), ("succeeded", 2))
+        self.endpoint.refresh_from_db()
+        self.assertEqual(self.endpoint.consecutive_failures, 0)
+
+    def test_a_hanging_receiver_times_out_and_is_retried(self):
+        self.receiver.behaviour, self.receiver.hang_seconds = "hang", 3
+        started = time.monotonic()
+        self.submit()
+        self.assertLess(time.monotonic() - started, 2.9)
+        delivery = Delivery.objects.get()
+        self.assertEqual(delivery.status, "retrying")
+        self.assertIn("No answer within 1", delivery.error)
+
+    def test_a_redirect_to_a_private_address_is_not_followed(self):
+        self.receiver.behaviour = "redirect"
+        self.submit()
+        delivery = Delivery.objects.get()
+        self.assertEqual((delivery.status, delivery.response_status), ("retrying", 307))
+        self.assertIn("redirects are not followed", delivery.error)
+        self.assertIn("169.254.169.254", delivery.error)
+        self.assertEqual(len(self.receiver.received), 1)
+
+    def test_a_private_address_is_refused_when_sending_too(self):
+        with self.settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": []}):
+            self.submit()
+        delivery = Delivery.objects.get()
+        self.assertEqual(delivery.status, "retrying")
+        self.assertIn("loopback", delivery.error.lower())
+        self.assertEqual(self.receiver.received, [])
+
+    def test_repeated_failures_disable_the_endpoint_and_end_its_waiting_deliveries(self):
+        self.receiver.behaviour = "error"
+        for _ in range(5):
+            self.submit()
+        self.endpoint.refresh_from_db()
+        self.assertFalse(self.endpoint.is_active)
+        self.assertIn("5 failed deliveries", self.endpoint.disabled_reason)
+        self.assertEqual(set(Delivery.objects.values_list("status", flat=True)), {"failed"})
+        self.submit()  # nothing is queued for a disabled endpoint
+        self.assertEqual(Delivery.objects.count(), 5)
+        self.endpoint.enable()
+        self.receiver.behaviour = "ok"
+        delivery = Delivery.objects.order_by("pk").first()
+        with self.captureOnCommitCallbacks(execute=True):
+            deliveries.retry_now(delivery)
+        delivery.refresh_from_db()
+        self.assertEqual(delivery.status, "succeeded")
+
+    def test_job_finished_is_published(self):
+        endpoint = deliveries.create_endpoint(name="Jobs", url=self.receiver.url, events=["job.finished"])
+        kb = make_kb()
+        with self.captureOnCommitCallbacks(execute=True):
+            _, job = jobs.add_text(kb, title="Note", text="Some text to index for the job.", source_uri="",
+                                   metadata={}, user=None)
+        events = [json.loads(r["body"]) for r in self.receiver.received if r["headers"]["X-Portal-Event"] ==
+                  "job.finished"]
+        self.assertEqual([e["data"]["job"]["id"] for e in events], [job.pk])
+        self.assertEqual(events[0]["data"]["job"]["status"], "succeeded")
+        self.assertTrue(Delivery.objects.filter(endpoint=endpoint, status="succeeded").exists())
+
+
+@override_settings(WEBHOOKS=WEBHOOKS)
+class WebhookApiTests(ApiTestCase):
+    def setUp(self):
+        self.receiver = Receiver()
+        self.addCleanup(self.receiver.stop)
+        self.key, self.token = make_key()
+
+    def test_it_registers_an_endpoint_and_shows_the_secret_once(self):
+        response = self.api("post", "/webhooks", token=self.token,
+                            data={"name": "CRM", "url": self.receiver.url, "events": ["ticket.created"]})
+        self.assertEqual(response.status_code, 201, response.content)
+        body = response.json()
+        self.assertTrue(body["secret"].startswith("whsec_"))
+        listed = self.api("get", "/webhooks", token=self.token).json()
+        self.assertEqual([item["id"] for item in listed["items"]], [body["id"]])
+        self.assertNotIn("secret", listed["items"][0])
+        _, other = make_key(name="other")
+        self.assertEqual(self.api("get", "/webhooks", token=other).json()["items"], [])
+        self.assertEqual(self.api("get", f"/webhooks/{body['id']}/deliveries", token=other).status_code, 404)
+
+    def test_it_refuses_private_addresses_and_unknown_events(self):
+        for url in ["http://10.0.0.5/hook", "http://169.254.169.254/latest", "http://[::1]/x", "ftp://example.com/"]:
+            response = self.api("post", "/webhooks", token=self.token,
+                                data={"name": "x", "url": url, "events": ["ticket.created"]})
+            self.assertError(response, 422, "url_refused")
+        response = self.api("post", "/webhooks", token=self.token,
+                            data={"name": "x", "url": self.receiver.url, "events": ["ticket.exploded"]})
+        self.assertError(response, 422, "invalid")
+        self.assertFalse(Endpoint.objects.exists())
+
+    def test_registering_needs_the_write_scope(self):
+        _, token = make_key(scopes=[Scope.READ])
+        response = self.api("post", "/webhooks", token=token,
+                            data={"name": "CRM", "url": self.receiver.url, "events": ["ticket.created"]})
+        self.assertError(response, 403, "missing_scope")
+
+    def test_a_key_limited_to_some_bases_hears_only_its_own_tickets(self):
+        kb = make_kb()
+        key, token = make_key(knowledge_bases=[kb])
+        self.api("post", "/webhooks", token=token,
+                 data={"name": "CRM", "url": self.receiver.url, "events": ["ticket.created"]})
+        with self.captureOnCommitCallbacks(execute=True):
+            triage.submit_ticket(body="someone else's", triage=False)
+        self.assertEqual(self.receiver.received, [])
+        with self.captureOnCommitCallbacks(execute=True):
+            self.api("post", "/tickets", token=token, data={"body": "mine"})
+        self.assertEqual(len(self.receiver.received), 1)
+
+
+class DeliveryAdminTests(TestCase):
+    def test_the_delivery_log_is_in_the_admin(self):
+        admin = make_user("admin")
+        admin.is_staff = admin.is_superuser = True
+        admin.save()
+        endpoint = Endpoint.objects.create(name="CRM", url="https://crm.example/hook", events=["ticket.created"])
+        delivery = Delivery.objects.create(endpoint=endpoint, event="ticket.created", payload={}, status="failed",
+                                           attempts=1, response_status=500, error="HTTP 500 <script>",
+                                           log=[{"at": "2026-12-01", "status": 500, "error": "<script>x", "ms": 3}])
+        self.client.force_login(admin)
+        listing = self.client.get("/admin/webhooks/delivery/")
+        self.assertContains(listing, "HTTP 500 &lt;script&gt;")
+        page = self.client.get(f"/admin/webhooks/delivery/{delivery.pk}/change/")
+        self.assertContains(page, "&lt;script&gt;x")
+        self.assertNotContains(page, "<script>x")
+        self.assertContains(self.client.get("/admin/webhooks/endpoint/"), "CRM")
+
+
+@override_settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": []})
+class EndpointAdminTests(TestCase):
+    def setUp(self):
+        admin = make_user("admin")
+        admin.is_staff = admin.is_superuser = True
+        admin.save()
+        self.client.force_login(admin)
+
+    def add(self, url: str):
+        return self.client.post("/admin/webhooks/endpoint/add/", {
+            "name": "CRM", "url": url, "events": ["ticket.created"], "is_active": "on"}, follow=True)
+
+    def test_a_private_address_is_saved_disabled_with_the_reason(self):
+        response = self.add("http://10.1.2.3/hook")
+        self.assertContains(response, "Not enabled: Refused to connect to 10.1.2.3")
+        endpoint = Endpoint.objects.get()
+        self.assertFalse(endpoint.is_active)
+        self.assertIn("private", endpoint.disabled_reason)
+
+    def test_the_secret_is_shown_to_staff(self):
+        with self.settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": ["10.0.0.0/8"]}):
+            self.add("http://10.1.2.3/hook")
+        endpoint = Endpoint.objects.get()
+        self.assertTrue(endpoint.is_active)
+        page = self.client.get(f"/admin/webhooks/endpoint/{endpoint.pk}/change/")
+        self.assertContains(page, endpoint.secret)

@@ -1,0 +1,28 @@
+"""What tickets tell the outside world: webhook events for each step of a ticket's life, and the
+e-mail of a reply to a ticket that came by e-mail.
+
+The e-mail is queued under the task name the mail app registers (`portal.jobs.enqueue_task`): the
+mail app files incoming mail as tickets (it imports tickets), so tickets must not import it back.
+"""
+
+from portal.jobs import enqueue_task
+from tickets.models import Message, Ticket
+from webhooks.events import publish
+
+SEND_REPLY_TASK = "mail-reply"
+
+
+def ticket_data(ticket: Ticket) -> dict:
+    return {"id": ticket.pk, "subject": ticket.subject, "status": ticket.status, "channel": ticket.channel,
+            "external_id": ticket.external_id, "risk_level": ticket.risk_level,
+            "agent_id": ticket.agent_id, "confidence": ticket.confidence}
+
+
+def ticket_event(event: str, ticket: Ticket, *, reply: Message | None = None) -> None:
+    data = {"ticket": ticket_data(ticket)}
+    if reply is not None:
+        data["reply"] = {"id": reply.pk, "body": reply.body, "auto_sent": reply.auto_sent,
+                         "sent_at": reply.sent_at.isoformat() if reply.sent_at else None}
+    publish(event, data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
+    if reply is not None and ticket.channel == Ticket.Channel.EMAIL:
+        enqueue_task(SEND_REPLY_TASK, reply.pk)

@@ -1,0 +1,86 @@
+from django.contrib import admin, messages
+from django.utils.html import format_html, format_html_join
+
+from webhooks import delivery as deliveries
+from webhooks.exceptions import WebhookError
+from webhooks.models import Delivery, Endpoint
+
+
+@admin.register(Endpoint)
+class EndpointAdmin(admin.ModelAdmin):
+    list_display = ("name", "url", "event_list", "is_active", "consecutive_failures", "disabled_reason")
+    list_filter = ("is_active",)
+    search_fields = ("name", "url")
+    readonly_fields = ("secret", "consecutive_failures", "disabled_at", "disabled_reason", "api_key",
+                       "created_at", "updated_at")
+    raw_id_fields = ("owner",)
+    actions = ["enable", "rotate_secret"]
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "url":
+            kwargs["assume_scheme"] = "https"  # an address typed without a scheme is https
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    @admin.display(description="events")
+    def event_list(self, endpoint: Endpoint) -> str:
+        return ", ".join(endpoint.events)
+
+    def save_model(self, request, obj, form, change):
+        if "url" in form.changed_data or not change:
+            try:
+                deliveries.check_url(obj.url)
+            except WebhookError as exc:
+                # Saved, but off, so the refusal is visible and nothing is sent.
+                obj.is_active, obj.disabled_reason = False, str(exc)[:500]
+                self.message_user(request, f"Not enabled: {exc}", messages.ERROR)
+        if not change and obj.owner is None:
+            obj.owner = request.user
+        super().save_model(request, obj, form, change)
+
+    @admin.action(description="Enable (and reset the failure count)")
+    def enable(self, request, queryset):
+        for endpoint in queryset:
+            endpoint.enable()
+        self.message_user(request, f"{len(queryset)} endpoint(s) enabled")
+
+    @admin.action(description="Rotate the signing secret")
+    def rotate_secret(self, request, queryset):
+        for endpoint in queryset:
+            endpoint.rotate_secret()
+        self.message_user(request, f"{len(queryset)} secret(s) rotated; give receivers the new ones")
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "event", "endpoint", "status", "attempts", "response_status", "short_error",
+                    "next_attempt_at")
+    list_filter = ("status", "event")
+    list_select_related = ("endpoint",)
+    search_fields = ("event_id", "endpoint__name", "endpoint__url")
+    # Everything is a record; the attempts are shown as a list rather than as raw JSON.
+    readonly_fields = [field.name for field in Delivery._meta.fields if field.name != "log"] + ["attempt_log"]
+    exclude = ("log",)
+    show_full_result_count = False
+    actions = ["retry"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.display(description="error")
+    def short_error(self, delivery: Delivery) -> str:
+        return delivery.error[:120]
+
+    @admin.display(description="attempts log")
+    def attempt_log(self, delivery: Delivery) -> str:
+        if not delivery.log:
+            return "—"
+        rows = format_html_join("", "<li>{} — {} {} ({} ms)</li>", (
+            (entry.get("at", ""), entry.get("status") or "no answer", entry.get("error", ""), entry.get("ms", ""))
+            for entry in delivery.log))
+        return format_html("<ul>{}</ul>", rows)
+
+    @admin.action(description="Send again")
+    def retry(self, request, queryset):
+        for item in queryset:
+            deliveries.retry_now(item)
+        self.message_user(request, f"{len(queryset)} deliveries queued again")

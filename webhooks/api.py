@@ -1,0 +1,55 @@
+"""REST operations on webhook endpoints: register, list, read deliveries, delete.
+
+A key sees only the endpoints it registered; registering needs the `write` scope.
+"""
+
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from ninja import Router, Status
+from ninja.pagination import paginate
+
+from portal.auth import READ, WRITE, ApiError
+from portal.models import ApiKey
+from portal.schemas import errors
+from webhooks import delivery
+from webhooks.exceptions import WebhookError
+from webhooks.models import Endpoint
+from webhooks.schemas import DeliveryOut, EndpointCreated, EndpointIn, EndpointOut
+
+router = Router(tags=["webhooks"])
+
+
+def own_endpoints(key: ApiKey) -> QuerySet[Endpoint]:
+    return Endpoint.objects.filter(api_key=key)
+
+
+@router.post("/webhooks", response={201: EndpointCreated, **errors()}, auth=WRITE)
+def create_endpoint(request, payload: EndpointIn):
+    """Register an endpoint; the answer holds its signing secret, shown only here."""
+    try:
+        endpoint = delivery.create_endpoint(name=payload.name, url=payload.url,
+                                            events=[event.value for event in payload.events],
+                                            owner=request.auth.owner, api_key=request.auth)
+    except WebhookError as exc:
+        raise ApiError(422, "url_refused", str(exc), [{"field": "url", "location": "body", "message": str(exc),
+                                                        "type": "refused"}]) from None
+    return Status(201, endpoint)
+
+
+@router.get("/webhooks", response={200: list[EndpointOut], **errors()}, auth=READ)
+@paginate
+def list_endpoints(request):
+    return own_endpoints(request.auth).order_by("name", "pk")
+
+
+@router.get("/webhooks/{endpoint_id}/deliveries", response={200: list[DeliveryOut], **errors(404)}, auth=READ)
+@paginate
+def list_deliveries(request, endpoint_id: int):
+    endpoint = get_object_or_404(own_endpoints(request.auth), pk=endpoint_id)
+    return endpoint.deliveries.order_by("-created_at", "-pk")
+
+
+@router.delete("/webhooks/{endpoint_id}", response={204: None, **errors(404)}, auth=WRITE)
+def delete_endpoint(request, endpoint_id: int):
+    get_object_or_404(own_endpoints(request.auth), pk=endpoint_id).delete()
+    return Status(204, None)

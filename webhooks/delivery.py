@@ -1,0 +1,160 @@
+"""Sending one delivery: sign, POST through the SSRF guard, record the attempt, retry or give up.
+
+Each attempt is claimed with a conditional UPDATE (pending/retrying → sending), so a task that is
+delivered twice sends once. Failures are retried with exponential back-off (`BACKOFF_SECONDS`
+doubled per attempt) by a one-off django-q2 schedule, up to `MAX_ATTEMPTS`; after
+`DISABLE_AFTER` failed attempts in a row the endpoint is disabled and its waiting deliveries end.
+Redirects are not followed (a receiver could point them at a private address): a 3xx is a failure.
+"""
+
+import json
+import logging
+import time
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+import httpx
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from django_q.models import Schedule
+from django_q.tasks import schedule
+
+from crawler.fetching import GuardedTransport
+from crawler.guard import AllowList, resolve
+from webhooks import signing
+from webhooks.events import DELIVERY_TASK, queue
+from webhooks.exceptions import WebhookError
+from webhooks.models import Delivery, Endpoint
+
+logger = logging.getLogger(__name__)
+
+
+def conf(name: str):
+    return settings.WEBHOOKS[name]
+
+
+def allow_list() -> AllowList:
+    return AllowList(conf("ALLOWED_HOSTS"))
+
+
+def check_url(url: str) -> None:
+    """Raise `WebhookError` unless `url` is http(s) on a host the portal may send to."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise WebhookError("The URL must be an absolute http:// or https:// address")
+    try:
+        resolve(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80), allow_list())
+    except Exception as exc:  # BlockedAddressError, or the name does not resolve
+        raise WebhookError(str(exc).replace("CRAWLER['ALLOWED_HOSTS']", "PORTAL_WEBHOOK_ALLOWED_HOSTS")) from None
+
+
+def deliver(delivery_id: int) -> Delivery | None:
+    """Make the next attempt of a delivery; None when another worker has it or it is finished."""
+    # A delivery left "sending" by a worker that died is taken over once it is clearly abandoned.
+    abandoned = timezone.now() - timedelta(seconds=conf("TIMEOUT_SECONDS") * 3 + 60)
+    claimed = Delivery.objects.filter(
+        Q(status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING])
+        | Q(status=Delivery.Status.SENDING, updated_at__lt=abandoned), pk=delivery_id,
+    ).update(status=Delivery.Status.SENDING, updated_at=timezone.now())
+    if not claimed:
+        return None
+    delivery = Delivery.objects.select_related("endpoint").get(pk=delivery_id)
+    endpoint = delivery.endpoint
+    if not endpoint.is_active:
+        return _finish(delivery, Delivery.Status.FAILED, error="The endpoint is disabled")
+    status, error, ms = send(endpoint, delivery)
+    delivery.attempts += 1
+    delivery.response_status, delivery.error = status, error
+    delivery.log = [*delivery.log, {"at": timezone.now().isoformat(), "status": status, "error": error, "ms": ms}]
+    if not error:
+        Endpoint.objects.filter(pk=endpoint.pk).update(consecutive_failures=0)
+        delivery.delivered_at = timezone.now()
+        return _finish(delivery, Delivery.Status.SUCCEEDED)
+    logger.warning("Webhook delivery %s to %s failed (attempt %s): %s", delivery.pk, endpoint.url,
+                   delivery.attempts, error)
+    if _count_failure(endpoint):
+        return _finish(delivery, Delivery.Status.FAILED)
+    if delivery.attempts >= conf("MAX_ATTEMPTS"):
+        return _finish(delivery, Delivery.Status.FAILED)
+    delay = conf("BACKOFF_SECONDS") * 2 ** (delivery.attempts - 1)
+    delivery.next_attempt_at = timezone.now() + timedelta(seconds=delay)
+    with transaction.atomic():
+        _finish(delivery, Delivery.Status.RETRYING)
+        schedule(DELIVERY_TASK, delivery.pk, name=f"webhook-{delivery.pk}-retry-{delivery.attempts}",
+                 schedule_type=Schedule.ONCE, repeats=1, next_run=delivery.next_attempt_at)
+    return delivery
+
+
+def send(endpoint: Endpoint, delivery: Delivery) -> tuple[int | None, str, int]:
+    """POST the signed payload; (HTTP status or None, error or "", milliseconds)."""
+    body = json.dumps(delivery.payload, ensure_ascii=False, separators=(",", ":")).encode()
+    headers = {
+        "Content-Type": "application/json", "User-Agent": "knowledge-portal-webhooks",
+        "X-Portal-Event": delivery.event, "X-Portal-Delivery": str(delivery.event_id),
+        signing.HEADER: signing.sign(endpoint.secret, int(time.time()), body),
+    }
+    started = time.monotonic()
+    status, error = None, ""
+    try:
+        # The answer's body is not read: only its status matters, and a receiver cannot make the
+        # worker wait by trickling it.
+        with (httpx.Client(transport=GuardedTransport(allow_list()), timeout=conf("TIMEOUT_SECONDS"),
+                           follow_redirects=False) as client,
+              client.stream("POST", endpoint.url, content=body, headers=headers) as response):
+            status = response.status_code
+        if 300 <= status < 400:
+            error = f"HTTP {status}: redirects are not followed (to {response.headers.get('location', '?')[:200]})"
+        elif not 200 <= status < 300:
+            error = f"HTTP {status}"
+    except httpx.TimeoutException:
+        error = f"No answer within {conf('TIMEOUT_SECONDS')} s"
+    except httpx.HTTPError as exc:
+        error = f"{type(exc).__name__}: {exc}"[:500]
+    except Exception as exc:  # the SSRF guard's refusal, raised where the socket opens
+        error = f"{type(exc).__name__}: {exc}"[:500]
+    return status, error, round((time.monotonic() - started) * 1000)
+
+
+def _count_failure(endpoint: Endpoint) -> bool:
+    """Count a failed attempt; True when that disabled the endpoint."""
+    Endpoint.objects.filter(pk=endpoint.pk).update(consecutive_failures=F("consecutive_failures") + 1)
+    limit = conf("DISABLE_AFTER")
+    disabled = Endpoint.objects.filter(pk=endpoint.pk, is_active=True, consecutive_failures__gte=limit).update(
+        is_active=False, disabled_at=timezone.now(), updated_at=timezone.now(),
+        disabled_reason=f"Disabled after {limit} failed deliveries in a row")
+    if disabled:
+        logger.warning("Webhook endpoint %s (%s) disabled after %s failures", endpoint.pk, endpoint.url, limit)
+        Delivery.objects.filter(endpoint=endpoint, status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING]
+                                ).update(status=Delivery.Status.FAILED, error="The endpoint was disabled",
+                                         updated_at=timezone.now())
+    return bool(disabled)
+
+
+def _finish(delivery: Delivery, status: str, *, error: str | None = None) -> Delivery:
+    delivery.status = status
+    if error is not None:
+        delivery.error = error
+    if status != Delivery.Status.RETRYING:
+        delivery.next_attempt_at = None
+    delivery.save(update_fields=["status", "attempts", "response_status", "error", "log", "next_attempt_at",
+                                 "delivered_at", "updated_at"])
+    return delivery
+
+
+def retry_now(delivery: Delivery) -> None:
+    """Send a failed or waiting delivery again (an admin action); a fresh set of attempts."""
+    updated = Delivery.objects.filter(pk=delivery.pk, status__in=[Delivery.Status.FAILED, Delivery.Status.RETRYING]
+                                      ).update(status=Delivery.Status.PENDING, attempts=0, next_attempt_at=None,
+                                               updated_at=timezone.now())
+    if updated:
+        queue(delivery)
+
+
+def create_endpoint(*, name: str, url: str, events: list[str], owner=None, api_key=None) -> Endpoint:
+    check_url(url)
+    endpoint = Endpoint(name=name, url=url, events=events, owner=owner, api_key=api_key)
+    endpoint.full_clean()
+    endpoint.save()
+    return endpoint

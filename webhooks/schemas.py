@@ -1,0 +1,29 @@
+from ninja import Field, ModelSchema, Schema
+
+from webhooks.models import Delivery, Endpoint, Event
+
+EventName = Event  # TextChoices is a str Enum: the schema lists the allowed values
+
+
+class EndpointIn(Schema):
+    name: str = Field(min_length=1, max_length=200)
+    url: str = Field(min_length=1, max_length=2000)
+    events: list[EventName] = Field(min_length=1, max_length=len(Event.values))
+
+
+class EndpointOut(ModelSchema):
+    class Meta:
+        model = Endpoint
+        fields = ("id", "name", "url", "events", "is_active", "consecutive_failures", "disabled_at",
+                  "disabled_reason", "created_at", "updated_at")
+
+
+class EndpointCreated(EndpointOut):
+    secret: str = Field(description="Shared secret for X-Portal-Signature; shown here once.")
+
+
+class DeliveryOut(ModelSchema):
+    class Meta:
+        model = Delivery
+        fields = ("id", "event", "event_id", "status", "attempts", "response_status", "error", "next_attempt_at",
+                  "delivered_at", "created_at")
