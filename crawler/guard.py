@@ -105,7 +105,8 @@ def resolve(host: str, port: int, allow: AllowList) -> list[str]:
         shown = host if literal is not None else f"{host} ({addresses[0]})"
         raise BlockedAddressError(
             f"Refused to connect to {shown}: {refusal(addresses[0])}. "
-            f"An administrator can allow it in CRAWLER['ALLOWED_HOSTS']."
+            f"An administrator can allow it by adding it to PORTAL_CRAWLER_ALLOWED_HOSTS (hosts, addresses or "
+            f"networks, comma-separated) and restarting the web server and the worker."
         )
     return permitted
 

@@ -239,6 +239,8 @@ class Job(models.Model):
     # Each document's own state while the job runs, in the job's order (see `track_items`).
     items = models.JSONField(default=list, blank=True)
     error_message = models.TextField(blank=True)
+    # What the job is working on right now (a document's name, a crawl's URL), for its page.
+    current_item = models.CharField(max_length=2000, blank=True)
     cancel_requested = models.BooleanField(default=False)
     task_id = models.CharField(max_length=64, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
@@ -313,6 +315,10 @@ class Job(models.Model):
         self.items = [{"id": pk, "name": name, "state": self.ItemState.QUEUED.value} for pk, name in items]
         self.save(update_fields=["items", "updated_at"])
 
+    def set_current(self, item: str) -> None:
+        self.current_item = item[:2000]
+        Job.objects.filter(pk=self.pk).update(current_item=self.current_item, updated_at=timezone.now())
+
     def set_item(self, pk: int, *, save: bool = True, **fields) -> None:
         """Update one tracked item (state, chunks_done, chunks_total, reason); saved unless `save=False`
         (the next `record` then writes it with the counters, one UPDATE per batch)."""
@@ -327,12 +333,13 @@ class Job(models.Model):
             status = self.Status.CANCELLED
         else:
             status = self.Status.PARTIAL if self.failures else self.Status.SUCCEEDED
-        self.status, self.finished_at = status, timezone.now()
-        self.save(update_fields=["status", "finished_at", "updated_at"])
+        self.status, self.finished_at, self.current_item = status, timezone.now(), ""
+        self.save(update_fields=["status", "finished_at", "current_item", "updated_at"])
 
     def fail(self, message: str) -> None:
         self.status, self.finished_at, self.error_message = self.Status.FAILED, timezone.now(), message
-        self.save(update_fields=["status", "finished_at", "error_message", "updated_at"])
+        self.current_item = ""
+        self.save(update_fields=["status", "finished_at", "error_message", "current_item", "updated_at"])
 
     def should_stop(self) -> bool:
         """Re-read the cancel flag another process (admin, API) may have set."""

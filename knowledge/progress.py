@@ -40,6 +40,7 @@ def job_state(job: Job) -> dict:
         "percent": job.percent, "done": job.progress_done, "total": job.progress_total,
         "chunks_done": chunks_done, "chunks_total": chunks_total, "counters": job.counters,
         "failures": len(job.failures), "error_message": job.error_message,
-        "cancel_requested": job.cancel_requested, "started_at": when(job.started_at),
+        "cancel_requested": job.cancel_requested, "current_item": job.current_item,
+        "started_at": when(job.started_at),
         "finished_at": when(job.finished_at), "documents": items(job),
     }

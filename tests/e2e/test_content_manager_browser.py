@@ -180,3 +180,16 @@ def test_launching_a_crawl_of_a_local_site(logged_in, local_site):
     expect(page.locator(".kp-progress-status")).to_have_text("Succeeded", timeout=60_000)
     snap(page, "crawl_job")
     assert kb.documents.filter(status=Document.Status.READY).exists()
+
+    # The crawl report: every URL met, skipped ones with their reasons, filterable by outcome.
+    page.click("text=Crawl report")
+    expect(page.locator(".kp-report-line[data-outcome=fetched]").first).to_contain_text("Fetched and indexed")
+    off_site = page.locator(".kp-report-line[data-outcome=off_site]").first
+    expect(off_site).to_contain_text("Skipped: off-site")
+    expect(off_site).to_contain_text("Outside the site")
+    expect(page.locator(".kp-report-line[data-outcome=rule]").first).to_contain_text(
+        re.compile(r"Deeper than max_depth=1|Not fetched: max_pages=5 reached"))
+    snap(page, "crawl_report")
+    page.click(".kp-outcomes [data-outcome=off_site]")
+    expect(page.locator(".kp-report-line[data-outcome=fetched]")).to_have_count(0)
+    expect(page.locator(".kp-report-line").first).to_contain_text("Outside the site")

@@ -66,6 +66,11 @@
       badge.className = badge.className.replace(/\bkp-(queued|running|succeeded|partial|failed|cancelled|pending|ok|error|muted|warn)\b/g, "").trim() + " kp-" + data.status;
     });
     box.dataset.status = data.status;
+    const current = box.querySelector(".kp-progress-current");
+    if (current) {
+      current.hidden = !data.current_item || data.finished;
+      current.querySelector(".kp-current-item").textContent = data.current_item;
+    }
     setText(".field-started_at .readonly", data.started_at || "-");
     setText(".field-finished_at .readonly", data.finished_at || "-");
     updateCounters(data.counters);
