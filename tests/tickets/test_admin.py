@@ -74,7 +74,7 @@ class TicketAdminTests(TestCase):
 
     def test_the_ticket_page_query_count_does_not_grow_with_drafts_and_sources(self):
         self.page(self.support)
-        with self.assertNumQueries(13) as first:
+        with self.assertNumQueries(14) as first:  # the 14th finds the next ticket
             self.page(self.support)
         with self.captureOnCommitCallbacks(execute=True):
             triage.retriage(self.ticket)
@@ -102,7 +102,7 @@ class TicketAdminTests(TestCase):
         send = reverse("admin:tickets_ticket_send", args=[self.ticket.pk])
         self.assertEqual(self.client.get(send).status_code, 405)
         response = self.client.post(send, {"text": "Three to five working days [1]."})
-        self.assertRedirects(response, reverse("admin:tickets_ticket_change", args=[self.ticket.pk]))
+        self.assertRedirects(response, reverse("admin:tickets_ticket_changelist"))  # nothing else waits
         reply = self.ticket.messages.get(kind=Message.Kind.REPLY)
         self.assertEqual((reply.author, reply.body), (self.support, "Three to five working days [1]."))
         self.assertGreater(reply.edit_distance, 0)
