@@ -1,7 +1,7 @@
 """Scale benchmark: synthetic clustered chunks in one knowledge base, or spread over many.
 
     .venv/bin/python bench/scale.py --chunks 100000                 # one base of 100k
-    .venv/bin/python bench/scale.py --chunks 100000 --bases 100     # 100 bases of 1k
+    .venv/bin/python bench/scale.py --chunks 100000 --bases 100     # 100 bases of 1k, and requests over all
     .venv/bin/python bench/scale.py --chunks 1000000 --json out.json
     .venv/bin/python bench/scale.py --chunks 1000000 --reuse        # measure that database again
 
@@ -225,6 +225,28 @@ def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
     return results
 
 
+def all_bases(kbs, queries) -> dict:
+    """One request over every base (vector, ef_search 100), the ANN statement prepared or planned anew."""
+    from django.conf import settings
+
+    from knowledge.search import retrieval
+
+    results = {}
+    for prepared in (False, True):
+        settings.PORTAL["PREPARED_SEARCH"] = prepared
+        latencies = []
+        for n, (_, vector, text) in enumerate(queries[:50]):
+            started = time.perf_counter()
+            retrieval.retrieve(text, [kb.pk for kb in kbs], top_k=10, mode="vector",
+                               query_embeddings={kbs[0].embedder: vector})
+            if n >= 3:  # the first ones prepare the statement and warm the caches
+                latencies.append((time.perf_counter() - started) * 1000)
+        results["prepared" if prepared else "planned"] = _summary(latencies)
+        results["prepared" if prepared else "planned"].pop("_raw")
+    settings.PORTAL["PREPARED_SEARCH"] = True
+    return results
+
+
 def server_times(queries, ef: int) -> dict:
     """Execution time inside PostgreSQL (EXPLAIN ANALYZE) of the ANN and keyword statements.
 
@@ -297,6 +319,9 @@ def print_table(results: dict) -> None:
           f"{results['hybrid']['p50_ms']} | {results['hybrid']['p95_ms']} "
           f"({results['hybrid']['p95_with_embedding_ms']}) | |")
     print(f"| exact scan (the recall reference) | {results['exact']['p50_ms']} | {results['exact']['p95_ms']} | |")
+    for name, figures in results.get("all_bases", {}).items():
+        print(f"| one request over all {setup['bases']} bases, vector, statement {name} | {figures['p50_ms']} | "
+              f"{figures['p95_ms']} | |")
     load = results["load"]
     print(f"\nload: COPY {load['copy_rows_per_s']:,.0f} rows/s, full text {load['fulltext_s']} s, "
           f"HNSW build {load['hnsw_build_s']} s ({load['hnsw_size']})")
@@ -371,6 +396,8 @@ def main(argv=None) -> None:
     warm_up(queries, max(ef_values))
     results = measure(queries, truths, ef_values, embed_ms)
     results["server_side"] = server_times(queries, 100)
+    if len(kbs) > 1:
+        results["all_bases"] = all_bases(kbs, queries)
     results["exact"] = {"p50_ms": round(percentile(exact_ms, 50), 2), "p95_ms": round(percentile(exact_ms, 95), 2)}
     results["load"] = {key: (round(value, 1) if isinstance(value, float) else value) for key, value in timings.items()}
     results["query_embedding"] = {"embedder": args.embedder, "p50_ms": round(percentile(embed_ms, 50), 1),

@@ -20,7 +20,7 @@ from django.utils.text import Truncator
 
 from knowledge import admin_chunks, admin_documents, admin_views, bases, jobs
 from knowledge.forms import LAYERS, ChunkForm, KnowledgeBaseForm
-from knowledge.indexing import edits
+from knowledge.indexing import calibration, edits
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 
 STATUS_CSS = {
@@ -71,7 +71,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
             **by_status, n_chunks=Sum("documents__chunk_count"), last_ingested=Max("documents__ingested_at"))
 
     def get_fieldsets(self, request, obj=None):
-        index = ["embedder_built", "embedding_dim"] if obj else ["embedder"]
+        index = ["embedder_built", "embedding_dim", "similarity_floor_display"] if obj else ["embedder"]
         index_help = ""
         if obj and self.has_change_permission(request, obj):
             index_help = format_html('Fixed while the base is built. <a href="{}">Re-index with another embedder…</a>',
@@ -89,10 +89,16 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         # The vectors of a built base belong to its embedder: switching is a re-index job, not an edit.
-        return ["embedder_built", "embedding_dim", "created_at", "updated_at"] if obj else []
+        if not obj:
+            return []
+        return ["embedder_built", "embedding_dim", "similarity_floor_display", "created_at", "updated_at"]
 
     def get_prepopulated_fields(self, request, obj=None):
         return {} if obj else self.prepopulated_fields
+
+    @admin.display(description="Similarity floor")
+    def similarity_floor_display(self, kb):
+        return calibration.describe_floor(kb)
 
     @admin.display(description="Embedder")
     def embedder_built(self, kb):
@@ -310,6 +316,7 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
             self.custom_url("<int:document_id>/disable/", admin_documents.disable, "disable"),
             self.custom_url("<int:document_id>/enable/", admin_documents.enable, "enable"),
             self.custom_url("<int:document_id>/add-chunk/", admin_chunks.add_chunk, "add_chunk"),
+            self.custom_url("<int:object_id>/columns/", admin_views.column_mapping_view, "columns"),
         ] + super().get_urls()
 
 

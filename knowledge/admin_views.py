@@ -27,8 +27,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from knowledge import jobs, progress
 from knowledge.exceptions import KnowledgeError
-from knowledge.forms import PlaygroundForm, ReindexForm, UploadForm
-from knowledge.indexing import parsing
+from knowledge.forms import ColumnMappingForm, PlaygroundForm, ReindexForm, UploadForm
+from knowledge.indexing import entries, parsing
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from knowledge.search import answers, retrieval
 from knowledge.search.citations import MARKER, marker_numbers
@@ -159,6 +159,8 @@ def document_detail(doc: Document) -> dict:
         "chunks_truncated": doc.chunk_count > CHUNKS_SHOWN,
         "chunks_url": reverse("admin:knowledge_chunk_changelist") + f"?document__id__exact={doc.pk}",
         "kb_url": kb_url(doc.knowledge_base),
+        "tables": doc.metadata.get("tables", []),
+        "column_roles": current_mapping(doc),
     }
 
 
@@ -295,3 +297,31 @@ def _answer(question: str, kb_ids: list[int], options: dict):
     # The answer retrieves on its own (no distance cut-off: its confidence decides instead).
     return answers.answer(question, kb_ids, top_k=options["top_k"], mode=options["mode"],
                           layers=options["layers"], filters=options["filters"])
+
+
+# --- Column mapping ----------------------------------------------------------------------------------
+
+def current_mapping(doc: Document) -> dict[str, str]:
+    """The role each column has now: the stored mapping over the guess recorded at the last indexing."""
+    mapping = {}
+    for table in doc.metadata.get("tables", []):
+        mapping.update(table.get("mapping", {}))
+    return {**mapping, **doc.column_mapping}
+
+
+def column_mapping_view(model_admin, request, object_id):
+    """Show and change the roles of a document's table columns; saving re-chunks that document."""
+    require(request, "knowledge.change_document")
+    doc = get_object_or_404(Document, pk=object_id)
+    columns = entries.known_columns(doc.metadata.get("tables", []))
+    form = ColumnMappingForm(request.POST or None, columns=columns, current=current_mapping(doc))
+    if request.method == "POST" and form.is_valid():
+        try:
+            job = jobs.change_column_mapping(doc, form.mapping(), user=request.user)
+        except KnowledgeError as exc:
+            form.add_error(None, str(exc))
+        else:
+            model_admin.message_user(request, f"Column mapping saved; re-index job #{job.pk} queued", messages.SUCCESS)
+            return HttpResponseRedirect(reverse("admin:knowledge_document_change", args=[doc.pk]))
+    return render(model_admin, request, "admin/knowledge/document/column_mapping.html",
+                  f"Columns of {doc}", form=form, document=doc, tables=doc.metadata.get("tables", []))

@@ -10,10 +10,10 @@ import logging
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Exists, Q, QuerySet, Sum
 from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import File, Query, Router, Status
+from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
@@ -24,6 +24,7 @@ from knowledge.schemas import (
     AnswerResponse,
     ChunkFilter,
     ChunkOut,
+    ColumnMappingIn,
     DocumentDetailOut,
     DocumentJobResponse,
     DocumentOut,
@@ -47,6 +48,10 @@ from portal.models import ApiKey
 from portal.schemas import errors
 
 logger = logging.getLogger(__name__)
+
+COLUMN_MAPPING_HELP = ('JSON object, column name → role ("question", "answer", "title", "text", "metadata", '
+                       '"ignored") for the tables in the files; columns left out keep their guessed role')
+
 router = Router(tags=["knowledge"])
 
 
@@ -142,9 +147,11 @@ def list_documents(request, kb_id: int, filters: Query[DocumentStatusFilter]):
 
 @router.post("/knowledge-bases/{kb_id}/documents", response={202: UploadResponse, **errors(404, 413)},
              auth=WRITE)
-def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., min_length=1)):  # noqa: B008
+def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., min_length=1),  # noqa: B008
+                     column_mapping: str = Form("", description=COLUMN_MAPPING_HELP)):  # noqa: B008
     """Upload one or many files (multipart, field `files`); one ingestion job processes them."""
     kb = get_kb(request, kb_id)
+    mapping = parse_mapping(column_mapping)
     _, refusals = uploads.check_uploads(files)
     # The API refuses the whole request for a file over the limit or a name sent twice (uploads.py).
     too_large = [refusal for refusal in refusals if refusal.kind == uploads.TOO_LARGE]
@@ -159,13 +166,35 @@ def upload_documents(request, kb_id: int, files: list[UploadedFile] = File(..., 
         raise ApiError(422, "duplicate_file_names", f"Several files are named {', '.join(duplicates)}",
                        [{"field": "files", "location": "file", "message": f"{name}: sent more than once",
                          "type": "duplicate"} for name in duplicates])
-    job, refused = jobs.add_uploads(kb, files, user=request.auth.owner)
+    job, refused = jobs.add_uploads(kb, files, user=request.auth.owner, column_mapping=mapping)
     if job is None:
         raise ApiError(422, "no_acceptable_files", "None of the files can be ingested",
                        [{"field": "files", "location": "file", "message": f"{item['item']}: {item['reason']}",
                          "type": "refused"} for item in refused])
     documents = Document.objects.filter(pk__in=job.options["document_ids"]).defer("text").order_by("pk")
     return Status(202, {"job": job, "documents": documents, "refused": refused})
+
+
+def parse_mapping(value: str) -> dict[str, str] | None:
+    if not value.strip():
+        return None
+    try:
+        mapping = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ApiError(422, "invalid", f"column_mapping is not JSON: {exc}",
+                       [{"field": "column_mapping", "location": "form", "type": "json", "message": str(exc)}]) from exc
+    if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
+        raise ApiError(422, "invalid", "column_mapping must be a JSON object of column name → role",
+                       [{"field": "column_mapping", "location": "form", "type": "object",
+                         "message": "expected {\"column\": \"role\"}"}])
+    return mapping
+
+
+@router.put("/documents/{document_id}/column-mapping", response={202: JobOut, **errors(404)}, auth=WRITE)
+def change_column_mapping(request, document_id: int, payload: ColumnMappingIn):
+    """Set the roles of the document's table columns; the document alone is re-chunked."""
+    document = get_document(request, document_id)
+    return Status(202, jobs.change_column_mapping(document, payload.mapping, user=request.auth.owner))
 
 
 @router.post("/knowledge-bases/{kb_id}/documents/text", response={202: DocumentJobResponse, **errors(404)},
@@ -241,18 +270,26 @@ def cancel_job(request, job_id: int):
 
 # --- Search and answers -------------------------------------------------------------------------
 
-def searchable_ids(request: HttpRequest, requested: list[int] | None) -> list[int]:
-    """The bases a search covers: the requested ones (all must be visible) or every visible one."""
-    visible = visible_bases(request.auth)
+def searchable_bases(request: HttpRequest, requested: list[int] | None) -> list[KnowledgeBase]:
+    """The bases a search covers: the requested ones (all must be visible) or every visible one.
+
+    One query, the key's limits included, whichever bases exist or are forbidden: a base the key
+    may not use is "not found" exactly as a missing one is, in the same time."""
+    limits = ApiKey.knowledge_bases.through.objects.filter(apikey_id=request.auth.pk)
+    visible = KnowledgeBase.objects.filter(Q(pk__in=limits.values("knowledgebase_id")) | ~Exists(limits))
     if requested is None:
-        return list(visible.values_list("pk", flat=True))
-    found = set(visible.filter(pk__in=requested).values_list("pk", flat=True))
-    missing = sorted(set(requested) - found)
+        return list(visible.order_by("pk"))
+    found = list(visible.filter(pk__in=requested).order_by("pk"))
+    missing = sorted(set(requested) - {kb.pk for kb in found})
     if missing:
         raise ApiError(404, "not_found", f"Knowledge base(s) not found: {', '.join(map(str, missing))}",
                        [{"field": "knowledge_bases", "location": "body", "message": f"{pk} not found",
                          "type": "not_found"} for pk in missing])
-    return sorted(found)
+    return found
+
+
+def searchable_ids(request: HttpRequest, requested: list[int] | None) -> list[int]:
+    return [kb.pk for kb in searchable_bases(request, requested)]
 
 
 def hit_dict(hit: retrieval.SearchHit, **extra) -> dict:
@@ -262,7 +299,7 @@ def hit_dict(hit: retrieval.SearchHit, **extra) -> dict:
 @router.post("/search", response={200: SearchResponse, **errors(404)}, auth=SEARCH)
 def search(request, payload: SearchRequest):
     """Hybrid, vector or keyword search over knowledge bases."""
-    result = retrieval.retrieve(payload.query, searchable_ids(request, payload.knowledge_bases),
+    result = retrieval.retrieve(payload.query, searchable_bases(request, payload.knowledge_bases),
                                 top_k=payload.top_k, max_distance=payload.max_distance, mode=payload.mode,
                                 layers=payload.layers, filters=payload.filters, document_ids=payload.document_ids)
     return {"query": payload.query, "mode": result.mode, "keyword_fallback_used": result.keyword_fallback_used,

@@ -4,17 +4,28 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.text import slugify
 
-from knowledge.indexing import vector_index
+from knowledge.indexing import calibration, vector_index
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Chunk, KnowledgeBase
 
 
-@transaction.atomic
 def create_knowledge_base(*, name: str, slug: str = "", description: str = "", embedder: str = "",
                           **settings_overrides) -> KnowledgeBase:
-    """Create a knowledge base and its HNSW index in one transaction."""
+    """Create a knowledge base and its HNSW index in one transaction.
+
+    An embedder that states no similarity floor is calibrated first (`calibration`), outside the
+    transaction: it may be a server across the network.
+    """
     embedder_name = embedder or settings.PORTAL["DEFAULT_EMBEDDER"]
+    floor = calibration.floor_for_new_base(embedder_name)
+    with transaction.atomic():
+        return _create(name, slug, description, embedder_name, floor, settings_overrides)
+
+
+def _create(name: str, slug: str, description: str, embedder_name: str, floor: float | None,
+            settings_overrides: dict) -> KnowledgeBase:
     kb = KnowledgeBase(
+        similarity_floor=floor,
         name=name,
         slug=slug or slugify(name)[:100],
         description=description,
@@ -72,4 +83,5 @@ def switch_embedder(kb: KnowledgeBase, embedder_name: str) -> None:
     vector_index.drop_kb_index(kb.pk)
     Chunk.objects.filter(knowledge_base=kb).update(embedding=None)
     kb.embedder, kb.embedding_dim = embedder.name, embedder.dim
-    kb.save(update_fields=["embedder", "embedding_dim", "updated_at"])
+    kb.similarity_floor = calibration.floor_for_new_base(embedder_name)
+    kb.save(update_fields=["embedder", "embedding_dim", "similarity_floor", "updated_at"])

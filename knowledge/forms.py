@@ -141,3 +141,27 @@ class ChunkAddForm(forms.Form):
 
 class PreviewForm(forms.Form):
     file = forms.FileField(help_text="Parsed and cut with this base's chunking settings; nothing is stored.")
+
+
+ROLE_CHOICES = [
+    ("question", "Question (matched against incoming questions)"),
+    ("answer", "Answer (the text that is cited and sent)"),
+    ("title", "Title"),
+    ("text", "Text (shown as “Column: value”)"),
+    ("metadata", "Metadata (filterable, never in answers)"),
+    ("ignored", "Ignored"),
+]
+
+
+class ColumnMappingForm(forms.Form):
+    """One role per column of the document's tables."""
+
+    def __init__(self, *args, columns: list[str], current: dict[str, str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.columns = columns
+        for index, name in enumerate(columns):
+            self.fields[f"column_{index}"] = forms.ChoiceField(label=name, choices=ROLE_CHOICES,
+                                                               initial=current.get(name, "text"))
+
+    def mapping(self) -> dict[str, str]:
+        return {name: self.cleaned_data[f"column_{index}"] for index, name in enumerate(self.columns)}

@@ -13,25 +13,45 @@ from django.db import transaction
 
 from knowledge import bases, uploads
 from knowledge.exceptions import JobStateError, KnowledgeError
-from knowledge.indexing import ingestion, vector_index
+from knowledge.indexing import entries, ingestion, parsing, tables, vector_index
 from knowledge.indexing.ingestion import delete_document
 from knowledge.models import Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
 
 
 @transaction.atomic
-def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None) -> tuple[Job | None, list[dict]]:
+def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None,
+                column_mapping: dict[str, str] | None = None) -> tuple[Job | None, list[dict]]:
     """Store accepted files as pending documents and queue one ingestion job for them.
 
     Returns the job (None when nothing was accepted) and the refused files with reasons
-    (`uploads.check_uploads`, the one upload policy).
+    (`uploads.check_uploads`, the one upload policy). A column mapping is checked against each
+    file's tables now (`tables.MappingError` undoes the upload), so a mapping naming a column that
+    does not exist is refused before anything is queued.
     """
     accepted, refusals = uploads.check_uploads(files)
     refused = [refusal.as_dict() for refusal in refusals]
     if not accepted:
         return None, refused
-    document_ids = [_store_upload(kb, upload).pk for upload in accepted]
+    document_ids = []
+    for upload in accepted:
+        document = _store_upload(kb, upload)
+        if column_mapping:
+            _apply_mapping(document, column_mapping)
+        document_ids.append(document.pk)
     return start_ingestion(kb, document_ids, user=user), refused
+
+
+def _apply_mapping(document: Document, mapping: dict[str, str]) -> None:
+    try:
+        parsed = parsing.parse_file(document.original_file.path)
+        _, described = entries.split_document(parsed.text)
+        document.column_mapping = tables.check_mapping(mapping, entries.known_columns(described))
+    except KnowledgeError:
+        # The transaction is undone; the stored file is not part of it.
+        document.original_file.delete(save=False)
+        raise
+    document.save(update_fields=["column_mapping", "updated_at"])
 
 
 def _store_upload(kb: KnowledgeBase, upload: UploadedFile) -> Document:
@@ -201,3 +221,17 @@ def _delete_documents(job: Job) -> None:
         delete_document(document)
         job.record(done=done, deleted=1)
     job.record(done=len(ids))
+
+
+def change_column_mapping(document: Document, mapping: dict[str, str], *, user=None) -> Job:
+    """Store a new column mapping on the document and re-chunk that document only.
+
+    Columns the mapping leaves out keep their guessed role. Raises `tables.MappingError` when it
+    names a column the document's tables do not have.
+    """
+    columns = entries.known_columns(document.metadata.get("tables", []))
+    document.column_mapping = tables.check_mapping(mapping, columns)
+    # An empty signature makes the rebuild happen although the text is unchanged.
+    document.config_signature = ""
+    document.save(update_fields=["column_mapping", "config_signature", "updated_at"])
+    return start_ingestion(document.knowledge_base, [document.pk], user=user)

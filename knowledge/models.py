@@ -35,6 +35,11 @@ class KnowledgeBase(models.Model):
     chunk_size = models.PositiveIntegerField(default=2000, validators=[MinValueValidator(200)])
     chunk_overlap = models.PositiveIntegerField(default=200)
     chunk_min_size = models.PositiveIntegerField(default=200)
+    # Measured when the base is created with an embedder that states no floor (knowledge.indexing.calibration):
+    # the similarity of unrelated texts, below which nothing counts as relevant.
+    similarity_floor = models.FloatField(
+        null=True, blank=True, help_text="Similarity of unrelated texts under this base's embedder, as measured."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -87,6 +92,9 @@ class Document(models.Model):
     file_size = models.PositiveBigIntegerField(null=True, blank=True)
     error_message = models.TextField(blank=True)
     metadata = models.JSONField(default=dict, blank=True)
+    # Column name → role (knowledge.indexing.tables.ROLES) for the tables in the document; columns not named
+    # keep the guessed role. Changing it re-chunks this document only (`tables.set_column_mapping`).
+    column_mapping = models.JSONField(default=dict, blank=True)
     commit_sha = models.CharField(max_length=64, blank=True)
     original_file = models.FileField(upload_to="uploads/%Y/%m/%d/", max_length=500, blank=True)
     enabled = models.BooleanField(default=True, help_text="A disabled document is kept, chunks and all, but "
@@ -135,8 +143,9 @@ class Document(models.Model):
         """Its new chunks are in: record what they were built from."""
         self.sha256, self.config_signature, self.chunk_count = sha256, config_signature, chunk_count
         self.status, self.error_message, self.ingested_at = self.Status.READY, "", timezone.now()
+        # `metadata` too: cutting the text describes the tables it found (knowledge.indexing.entries).
         self.save(update_fields=["sha256", "config_signature", "chunk_count", "status", "error_message",
-                                 "ingested_at", "updated_at"])
+                                 "ingested_at", "metadata", "updated_at"])
 
     def set_enabled(self, enabled: bool) -> None:
         """Take the document out of search (its chunks stay) or put it back; search sees it at once."""

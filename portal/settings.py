@@ -7,7 +7,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from portal.embedded_db import embedded_database_settings, machine_memory, server_settings
-from portal.env import env_bool, env_float, env_int, env_list, env_str
+from portal.env import env_bool, env_float, env_floats, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PORTAL_VAR_DIR", str(BASE_DIR / "var")))
@@ -155,6 +155,11 @@ PORTAL = {
     # one query at a time, where a single thread is fastest on a busy machine.
     "EMBED_THREADS": env_int("PORTAL_EMBED_THREADS", 1, minimum=1),
     "EMBED_BATCH_SIZE": env_int("PORTAL_EMBED_BATCH_SIZE", 16, minimum=1),
+    # Query vectors each web process keeps (knowledge/search/query_vectors.py); 0 turns the cache off.
+    "QUERY_CACHE_SIZE": env_int("PORTAL_QUERY_CACHE_SIZE", 2048, minimum=0),
+    # The ANN statement prepared once per connection (knowledge/search/sql.py); off behind a pooler
+    # in transaction mode.
+    "PREPARED_SEARCH": env_bool("PORTAL_PREPARED_SEARCH", True),
     "TEXT_SEARCH_CONFIG": env_str("PORTAL_TEXT_SEARCH_CONFIG", "russian"),
     "CHUNK_SIZE": env_int("PORTAL_CHUNK_SIZE", 2000, minimum=200),
     "CHUNK_OVERLAP": env_int("PORTAL_CHUNK_OVERLAP", 200, minimum=0),
@@ -175,8 +180,14 @@ PORTAL = {
     "FUSION": "convex",
     "FUSION_ALPHA": 0.7,
     "FUSION_ALPHAS": {},
-    "SIMILARITY_FLOORS": {},
     "COMMON_TERM_SHARE": 0.1,
+    # Per embedder, over the registry's floor and the one measured for each base
+    # (knowledge/indexing/calibration.py).
+    "SIMILARITY_FLOORS": env_floats("PORTAL_SIMILARITY_FLOORS"),
+    # An FAQ entry answers verbatim when the question resembles its question this much (0..1 relevance)
+    # and no other entry comes within the margin (knowledge/search/composer.py).
+    "ENTRY_MATCH_RELEVANCE": env_float("PORTAL_ENTRY_MATCH_RELEVANCE", 0.6),
+    "ENTRY_MATCH_MARGIN": env_float("PORTAL_ENTRY_MATCH_MARGIN", 0.05),
     "RERANKER": env_str("PORTAL_RERANKER"),  # "" = off; "http" = a Cohere/Jina/TEI-style /rerank endpoint
     "RERANKER_URL": env_str("PORTAL_RERANKER_URL"),
     "RERANKER_MODEL": env_str("PORTAL_RERANKER_MODEL"),
@@ -198,6 +209,12 @@ OPENAI = {
     "EMBEDDING_MODEL": env_str("PORTAL_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small"),
     "EMBEDDING_DIM": env_int("PORTAL_OPENAI_EMBEDDING_DIM", 1536, minimum=1),
     "CHAT_MODEL": env_str("PORTAL_CHAT_MODEL"),
+    # The query/passage role for the embedding server (knowledge/indexing/embedding.py, README): e5-style text
+    # prefixes, and/or an `input_type` field in the request body.
+    "QUERY_PREFIX": env_str("PORTAL_OPENAI_QUERY_PREFIX"),
+    "PASSAGE_PREFIX": env_str("PORTAL_OPENAI_PASSAGE_PREFIX"),
+    "QUERY_INPUT_TYPE": env_str("PORTAL_OPENAI_QUERY_INPUT_TYPE"),
+    "PASSAGE_INPUT_TYPE": env_str("PORTAL_OPENAI_PASSAGE_INPUT_TYPE"),
     "TIMEOUT": env_float("PORTAL_LLM_TIMEOUT", 60.0),
     "MAX_RETRIES": env_int("PORTAL_LLM_MAX_RETRIES", 2, minimum=0),
 }

@@ -19,6 +19,14 @@ def _media_root(settings, tmp_path_factory):
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_query_vectors():
+    """Each test starts with an empty query-vector cache: a question another test asked is embedded again."""
+    from knowledge.search import query_vectors
+
+    query_vectors.clear()
+
+
 def stop_server_left_running(pgdata: Path) -> None:
     """After a failed test that started an embedded server of its own: a fast shutdown of it, so it
     does not outlive the run."""

@@ -7,9 +7,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_environment_variable_is_documented_in_the_readme():
-    settings_source = (ROOT / "portal" / "settings.py").read_text()
+    settings_source = "".join((ROOT / "portal" / name).read_text() for name in ("settings.py", "gunicorn.conf.py"))
     names = set(re.findall(r'env_(?:str|bool|int|float|list)\(\s*"([A-Z0-9_]+)"', settings_source))
-    assert {"DATABASE_URL", "REDIS_URL", "PORTAL_DEFAULT_EMBEDDER"} <= names
+    assert {"DATABASE_URL", "REDIS_URL", "PORTAL_DEFAULT_EMBEDDER", "PORTAL_WEB_WORKERS"} <= names
     readme = (ROOT / "README.md").read_text()
     missing = sorted(name for name in names if f"`{name}`" not in readme)
     assert not missing, f"README.md does not document: {', '.join(missing)}"

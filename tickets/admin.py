@@ -21,7 +21,7 @@ from django.utils.html import format_html
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
-from tickets import citations, inbox, reports, triage, wording
+from tickets import autoreply, citations, inbox, reports, triage, wording
 from tickets.exceptions import TicketError
 from tickets.models import Agent, KnowledgeGap, Message, RiskLevel, Ticket, TicketSource
 
@@ -297,7 +297,8 @@ def conversation_context(ticket: Ticket) -> dict:
                   if e["message"].kind == Message.Kind.DRAFT and e["message"].is_current), None)
     trace = [{**step, "detail": wording.plain(step.get("detail", ""))} for step in ticket.trace or []]
     return {"ticket": ticket, "entries": entries, "draft": draft, "trace": trace,
-            "confidence_reasons": [wording.reason_text(code) for code in ticket.confidence_reasons or []],
+            "confidence_reasons": autoreply.explain(ticket.confidence_reasons, " ".join(
+                e["message"].body for e in entries if e["message"].kind == Message.Kind.CUSTOMER)),
             "changed_sources": sum(1 for s in ticket.sources.all() if s.change.changed)}
 
 

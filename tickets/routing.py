@@ -71,7 +71,7 @@ def match_hints(agent: Agent, text: str) -> list[str]:
 
 def _relevance(text: str, agents: list[Agent], query_embeddings: dict | None) -> dict[int, tuple[float, str]]:
     """Best similarity (and the chunk's title) per knowledge base, for the bases of `agents`."""
-    embedders = {kb.pk: kb.embedder for agent in agents for kb in agent.knowledge_bases.all()}
+    embedders = {kb.pk: kb for agent in agents for kb in agent.knowledge_bases.all()}
     if not embedders or not text.strip():
         return {}
     hits = retrieval.search(text, sorted(embedders), top_k=CANDIDATES_PER_BASE * len(embedders), mode="vector",

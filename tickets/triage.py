@@ -14,12 +14,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from knowledge.search import answers
+from knowledge.search import answers, composer
 from portal.jobs import enqueue_task
 from portal.models import ApiKey
-from tickets import citations, notify, risk, routing
+from tickets import autoreply, citations, notify, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
-from tickets.models import Agent, Message, RiskLevel, Ticket
+from tickets.models import Agent, Message, Ticket
 
 logger = logging.getLogger(__name__)
 
@@ -202,31 +202,16 @@ class TriageOrchestrator:
 
     def decide(self, ticket: Ticket, agent: Agent | None, assessment: risk.RiskAssessment,
                result: answers.Answer | None) -> None:
-        blockers = []
-        if assessment.level != RiskLevel.LOW:
-            blockers.append(f"risk is {assessment.level}")
-        if agent is None:
-            blockers.append("no agent")
-        elif not agent.auto_reply:
-            blockers.append(f"{agent.name} does not allow auto-replies")
-        if result is None:
-            blockers.append("no draft")
-        elif result.refused:
-            blockers.append("the answer was refused")
-        elif "generator_failed" in result.reasons:
-            blockers.append("the model failed and the draft is extractive")
-        elif not result.citations:
-            blockers.append("the draft cites no source")
-        elif agent is not None and result.confidence < agent.auto_reply_threshold:
-            blockers.append(f"confidence {result.confidence:.2f} is below the auto-reply bar "
-                            f"{agent.auto_reply_threshold:.2f}")
-        if blockers:
-            self._record("decision", "review", f"Waits for review: {'; '.join(blockers)}.")
+        decision = autoreply.decide(agent=agent, risk_level=assessment.level, result=result,
+                                    text=ticket.customer_text())
+        if not decision.allowed:
+            self._record("decision", "review", " ".join(decision.reasons), codes=decision.codes)
             ticket.finish_triage(Ticket.Status.REVIEW)
             notify.ticket_event("ticket.triaged", ticket)
             notify.ticket_event("ticket.needs_review", ticket)
             return
-        self._record("decision", "auto_reply", "Low risk, confident and allowed: sent automatically.")
+        code = "auto_reply" if result is not None and result.entry_match else "auto_reply_model"
+        self._record("decision", "auto_reply", autoreply.sentence(code, composer.is_russian(ticket.customer_text())))
         with transaction.atomic():
             reply = Message.objects.create(ticket=ticket, kind=Message.Kind.REPLY, body=self._draft.body,
                                            draft=self._draft, auto_sent=True, sent_at=timezone.now(), edit_distance=0)

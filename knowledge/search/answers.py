@@ -12,6 +12,9 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
 - after generation: `generator_failed` (the model timed out, failed or replied nonsense, and the
   extractive answer was given instead), `dropped_markers`, `no_citations`.
 
+Without a chat model the answer is composed (`composer`): a clearly matching FAQ entry's answer
+verbatim (`Answer.entry_match`), else a short cited extract of the top sources.
+
 Generator errors fall back to the extractive answer with `generator_failed` and the message in
 `Answer.error`; `strict=True` raises `GenerationError` instead.
 """
@@ -21,7 +24,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from knowledge.search import generation, retrieval
+from knowledge.models import KnowledgeBase
+from knowledge.search import composer, generation, retrieval
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.retrieval import SearchHit
@@ -49,6 +53,8 @@ class Answer:
     dropped_markers: list[int] = field(default_factory=list)
     generator: str = ""
     error: str = ""
+    # The text is one FAQ entry's answer, verbatim, because its question clearly is the one asked.
+    entry_match: bool = False
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -81,6 +87,27 @@ class Grounding:
     reasons: list[str]
     timings: dict[str, float]
     refusal: Answer | None = None
+    # The first source is an FAQ entry whose own question clearly is the one asked.
+    entry_match: bool = False
+
+
+def _entry_first(question: str, hits: list[SearchHit],
+                 query_embeddings: dict | None) -> tuple[list[SearchHit], float | None]:
+    """The hits with the FAQ entry whose question is the one asked moved to the front, and how close
+    its question is when it matches clearly (None otherwise).
+
+    Retrieval ranks by the entry's question and answer together; comparing the incoming question
+    with each entry's own question settles which entry it is.
+    """
+    kbs = {kb.pk: kb for kb in KnowledgeBase.objects.filter(pk__in={hit.knowledge_base_id for hit in hits})}
+    found = composer.match_entry(question, hits, kbs, query_embeddings) if hits else None
+    if found is None:
+        return hits, None
+    index, closeness, clear = found
+    hits = [hits[index]] + hits[:index] + hits[index + 1:]
+    for rank, hit in enumerate(hits, start=1):
+        hit.rank = rank
+    return hits, closeness if clear else None
 
 
 def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
@@ -92,10 +119,14 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     """
     result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters,
                                 query_embeddings=query_embeddings)
-    sources = result.hits
+    sources, closeness = _entry_first(question, result.hits, query_embeddings)
     confidence, reasons = assess_confidence(result)
+    if closeness is not None:
+        # The answer is the entry's, so it is right exactly when the entry is the one asked about:
+        # confidence is how closely the question resembles the entry's own question.
+        confidence = round(closeness, 4)
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
-    grounding = Grounding(sources, confidence, reasons, result.timings)
+    grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None)
     if not sources or confidence < threshold:
         if sources:
             reasons.append("below_threshold")
@@ -104,7 +135,13 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     return grounding
 
 
-def complete(grounding: Grounding, text: str, *, generator: str, error: str = "") -> Answer:
+def compose_extractive(grounding: Grounding, question: str) -> composer.Composition:
+    """The answer without a model: the matching entry's answer verbatim, else a short cited extract."""
+    return composer.compose(question, grounding.sources, entry_match=grounding.entry_match)
+
+
+def complete(grounding: Grounding, text: str, *, generator: str, error: str = "",
+             entry_match: bool = False) -> Answer:
     """The answer from a generated `text`: markers checked against the sources, citations listed."""
     sources, reasons = grounding.sources, list(grounding.reasons)
     used, dropped = parse_citations(text, len(sources))
@@ -115,7 +152,7 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
         reasons.append("no_citations")
     citations = [Citation(number, sources[number - 1]) for number in used]
     return Answer(text, citations, sources, grounding.confidence, reasons, refused=False, dropped_markers=dropped,
-                  generator=generator, error=error, timings=grounding.timings)
+                  generator=generator, error=error, timings=grounding.timings, entry_match=entry_match)
 
 
 def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
@@ -126,15 +163,17 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
                        layers=layers, filters=filters, query_embeddings=query_embeddings)
     if grounding.refusal is not None:
         return grounding.refusal
-    sources = grounding.sources
     generator, error = get_generator(), ""
+    if isinstance(generator, generation.ExtractiveGenerator):
+        composition = compose_extractive(grounding, question)
+        return complete(grounding, composition.text, generator=generator.name, entry_match=composition.entry_match)
     try:
-        text = generator.generate(question=question, sources=sources, instructions=instructions)
+        text = generator.generate(question=question, sources=grounding.sources, instructions=instructions)
     except GenerationError as exc:
         if strict:
             raise
         logger.warning("Generation with %s failed, answering extractively: %s", generator.name, exc)
         grounding.reasons.append("generator_failed")
         error, generator = str(exc), generation.ExtractiveGenerator()
-        text = generator.generate(question=question, sources=sources, instructions=instructions)
+        text = generator.generate(question=question, sources=grounding.sources, instructions=instructions)
     return complete(grounding, text, generator=generator.name, error=error)

@@ -14,7 +14,6 @@ import re
 from django.conf import settings
 
 from knowledge.exceptions import KnowledgeError
-from knowledge.search.citations import MARKER
 
 GROUNDING_RULES = (
     "You answer questions for a knowledge portal using only the numbered sources in the user's message.\n"
@@ -50,6 +49,17 @@ def _label(hit) -> str:
     return _quote(" ".join(label.split()))
 
 
+def source_text(hit) -> str:
+    """What the model reads of a source: clean text; an FAQ entry as its question and its answer."""
+    from knowledge.search.composer import clean_text
+
+    content = clean_text(hit.content)
+    question = (hit.metadata.get("entry") or {}).get("question")
+    if question:
+        content = f"Q: {question}\nA: {content}"
+    return content if len(content) <= MAX_SOURCE_CHARS else content[:MAX_SOURCE_CHARS] + " …"
+
+
 def build_prompt(question: str, sources: list, instructions: str = "") -> list[dict]:
     """Chat messages: grounding rules (+ the operator's instructions), then numbered sources and the question."""
     system = GROUNDING_RULES
@@ -57,8 +67,7 @@ def build_prompt(question: str, sources: list, instructions: str = "") -> list[d
         system += "\n\nInstructions from the operator of this assistant:\n" + instructions.strip()
     blocks = [PROMPT_HEADER, ""]
     for number, hit in enumerate(sources, start=1):
-        content = hit.content if len(hit.content) <= MAX_SOURCE_CHARS else hit.content[:MAX_SOURCE_CHARS] + " …"
-        blocks += [f"[{number}] {_label(hit)}", f'<source id="{number}">', _quote(content), "</source>", ""]
+        blocks += [f"[{number}] {_label(hit)}", f'<source id="{number}">', _quote(source_text(hit)), "</source>", ""]
     blocks.append(f"Question: {question.strip()}")
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(blocks)}]
 
@@ -117,57 +126,19 @@ class OpenAIChatGenerator:
             raise GenerationError(f"The language model sent a malformed reply: {type(exc).__name__}: {exc}") from exc
 
 
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=\S)")
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
 class ExtractiveGenerator:
-    """The sources' own best-matching sentences, each with its marker: no model, nothing invented."""
+    """The sources' own best-matching sentences, each with its marker: no model, nothing invented
+    (`composer.compose`; `answers.answer` also lets a clearly matching FAQ entry answer verbatim)."""
 
     name = "extractive"
-    max_sources = 3
-    max_chars = 700
 
     def generate(self, *, question: str, sources: list, instructions: str = "") -> str:
-        russian = bool(re.search(r"[а-яё]", question, re.IGNORECASE))
-        intro = "Вот что сказано в источниках:" if russian else "Here is what the sources say:"
-        terms = {word[:5] for word in _WORD.findall(question.lower()) if len(word) > 2}
-        lines, budget = [intro], self.max_chars
-        for number, hit in enumerate(sources[: self.max_sources], start=1):
-            passage = _best_sentences(hit.content, terms, limit=min(budget, 350))
-            if not passage:
-                continue
-            lines.append(f"- {passage} [{number}]")
-            budget -= len(passage)
-            if budget <= 80:
-                break
-        return "\n".join(lines)
+        from knowledge.search.composer import compose
+
+        return compose(question, sources, entry_match=False).text
 
     def stream(self, *, question: str, sources: list, instructions: str = ""):
         yield self.generate(question=question, sources=sources, instructions=instructions)
-
-
-def _best_sentences(text: str, terms: set[str], limit: int) -> str:
-    """The one or two sentences of `text` that share the most word stems with the question."""
-    # Bracketed numbers inside a source ("[3]" in a Wikipedia text) would read as our citations.
-    text = MARKER.sub("", text)
-    sentences = [" ".join(s.split()) for s in _SENTENCE.split(text) if s.strip()]
-    sentences = [s.lstrip("#>-* ").strip() for s in sentences]
-    sentences = [s for s in sentences if len(s) > 1]
-    if not sentences:
-        return ""
-
-    def overlap(sentence: str) -> int:
-        return len(terms & {word[:5] for word in _WORD.findall(sentence.lower())})
-
-    best = max(range(len(sentences)), key=lambda i: (overlap(sentences[i]), -i))
-    chosen = sentences[best]
-    if best + 1 < len(sentences) and len(chosen) + len(sentences[best + 1]) < limit:
-        chosen += " " + sentences[best + 1]
-    if len(chosen) > limit:
-        cut = chosen.rfind(" ", 0, limit)
-        chosen = chosen[: cut if cut > limit // 2 else limit] + " …"
-    return chosen
 
 
 def get_generator():

@@ -16,22 +16,26 @@
 
 Relevance. Raw cosine similarity means different things for different embedders: e5 models put
 unrelated text at about 0.75, the Universal Sentence Encoder near 0.1. `relevance()` maps a
-similarity onto 0..1 with the embedder's measured floor (`EmbedderInfo.similarity_floor`,
-overridable per embedder with PORTAL["SIMILARITY_FLOORS"]), so one threshold (fallback,
-confidence) works whatever the embedder. `best_similarity` stays the raw figure.
+similarity onto 0..1 with the base's similarity floor (`calibration.similarity_floor`: the
+embedder's stated floor, or the one measured when the base was created, overridable per embedder
+with PORTAL_SIMILARITY_FLOORS), so one threshold (fallback, confidence) works whatever the
+embedder. `best_similarity` stays the raw figure.
 """
 
 import html
 import json
 import time
+import weakref
+from collections import OrderedDict
 
 from django.conf import settings
 from django.db import connection
 
 from knowledge.exceptions import KnowledgeError
+from knowledge.indexing import calibration
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
-from knowledge.search import reranking, sql
+from knowledge.search import query_vectors, reranking, sql
 from knowledge.search.hits import Retrieval, SearchHit
 
 # The search modes, in the order the forms and the API list them. Every default of retrieval is
@@ -50,13 +54,11 @@ def setting(name: str):
     return settings.PORTAL[name]
 
 
-def relevance(similarity: float | None, embedder_name: str) -> float | None:
-    """Similarity mapped onto 0..1 above the embedder's floor (see module docstring)."""
+def relevance(similarity: float | None, kb: KnowledgeBase) -> float | None:
+    """Similarity mapped onto 0..1 above the base's similarity floor (see module docstring)."""
     if similarity is None:
         return None
-    floor = setting("SIMILARITY_FLOORS").get(embedder_name)
-    if floor is None:
-        floor = get_embedder(embedder_name).info.similarity_floor
+    floor = calibration.similarity_floor(kb)
     return max(0.0, min(1.0, (similarity - floor) / (1.0 - floor)))
 
 
@@ -100,7 +102,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
 
     by_id = {kb.pk: kb for kb in kbs}
     best_similarity = 1.0 - vector_rows[0][2] if vector_rows else None
-    best_relevance = relevance(best_similarity, by_id[vector_rows[0][1]].embedder) if vector_rows else None
+    best_relevance = relevance(best_similarity, by_id[vector_rows[0][1]]) if vector_rows else None
     fallback = bool(mode == "hybrid" and keyword_rows
                     and (best_relevance is None or best_relevance < setting("KEYWORD_FALLBACK_RELEVANCE")))
     fused = _fuse(mode, vector_rows, keyword_rows, fallback)
@@ -118,7 +120,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
         hit.rank = rank
     if mode != "vector":
         _timed(timings, "snippets", _highlight, hits, by_id, query)
-    relevant = sum(1 for hit in hits if (relevance(hit.similarity, by_id[hit.knowledge_base_id].embedder) or 0.0)
+    relevant = sum(1 for hit in hits if (relevance(hit.similarity, by_id[hit.knowledge_base_id]) or 0.0)
                    >= setting("KEYWORD_FALLBACK_RELEVANCE"))
     timings["total"] = (time.perf_counter() - started) * 1000
     return Retrieval(hits, best_similarity, fallback, timings, best_relevance, mode, relevant)
@@ -133,7 +135,10 @@ def _timed(timings: dict, name: str, func, *args):
 
 
 def _load_bases(kb_ids) -> list[KnowledgeBase]:
-    ids = [kb_ids] if isinstance(kb_ids, int | str) else list(kb_ids or [])
+    """The bases to search, in id order: given as ids (read here) or as rows already read (the API)."""
+    ids = [kb_ids] if isinstance(kb_ids, int | str | KnowledgeBase) else list(kb_ids or [])
+    if ids and all(isinstance(kb, KnowledgeBase) for kb in ids):
+        return sorted(ids, key=lambda kb: kb.pk)
     ids = [int(getattr(i, "pk", i)) for i in ids]
     kbs = list(KnowledgeBase.objects.filter(pk__in=ids).order_by("pk"))
     missing = sorted(set(ids) - {kb.pk for kb in kbs})
@@ -147,7 +152,7 @@ def _embed_query(kbs, query: str, given: dict | None, timings: dict) -> dict:
     vectors = given if given is not None else {}
     started = time.perf_counter()
     for name in sorted({kb.embedder for kb in kbs} - set(vectors)):
-        vectors[name] = get_embedder(name).embed_query(query)
+        vectors[name] = query_vectors.embed_query(name, query)
     timings["embed"] = (time.perf_counter() - started) * 1000
     return vectors
 
@@ -159,9 +164,12 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     # re-embedded; until the index is rebuilt the query scans the base exactly.
     statement = sql.ann_search_bases([(kb.pk, kb.embedding_dim, kb.embedder) for kb in kbs], vectors,
                                      limit=depth, **scope)
-    batch, params, position = sql.with_search_settings(statement, ef_search=ef,
-                                                       in_transaction=connection.in_atomic_block)
+    generic = bool(setting("PREPARED_SEARCH"))
     with connection.cursor() as cursor:
+        if generic:
+            statement = _prepare(cursor, statement)
+        batch, params, position = sql.with_search_settings(statement, ef_search=ef, generic_plan=generic,
+                                                           in_transaction=connection.in_atomic_block)
         cursor.execute(batch, params)
         for _ in range(position):
             cursor.nextset()
@@ -169,6 +177,25 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     # Iterative scans return rows in relaxed order; several bases interleave.
     rows.sort(key=lambda row: (row[2], row[0]))
     return rows[:depth]
+
+
+# Names of the statements prepared on each database connection, least recently used first.
+_prepared: "weakref.WeakKeyDictionary[object, OrderedDict[str, None]]" = weakref.WeakKeyDictionary()
+PREPARED_PER_CONNECTION = 100
+
+
+def _prepare(cursor, statement: tuple[str, dict]) -> tuple[str, dict]:
+    """The EXECUTE of `statement`, prepared on this connection first if it is not yet (see sql.py)."""
+    name, prepare, execute = sql.prepared(statement)
+    names = _prepared.setdefault(connection.connection, OrderedDict())
+    if name in names:
+        names.move_to_end(name)
+        return execute
+    cursor.execute(*prepare)  # prepared statements survive a rollback, so this is recorded for good
+    names[name] = None
+    if len(names) > PREPARED_PER_CONNECTION:
+        cursor.execute(*sql.deallocate(names.popitem(last=False)[0]))
+    return execute
 
 
 def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]:

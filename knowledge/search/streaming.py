@@ -10,7 +10,7 @@ the model fails mid-way the extractive answer replaces what was streamed (reason
 import logging
 from collections.abc import Iterator
 
-from knowledge.search.answers import Answer, Grounding, complete
+from knowledge.search.answers import Answer, Grounding, complete, compose_extractive
 from knowledge.search.generation import ExtractiveGenerator, GenerationError, get_generator
 
 logger = logging.getLogger(__name__)
@@ -21,6 +21,13 @@ def stream_answer(grounding: Grounding, question: str, *, instructions: str = ""
         yield "answer", grounding.refusal
         return
     generator, pieces, error = get_generator(), [], ""
+    if isinstance(generator, ExtractiveGenerator):
+        # No model: the composed answer (an entry's verbatim answer or a cited extract) in one piece.
+        composition = compose_extractive(grounding, question)
+        yield "token", composition.text
+        yield "answer", complete(grounding, composition.text, generator=generator.name,
+                                 entry_match=composition.entry_match)
+        return
     try:
         for piece in generator.stream(question=question, sources=grounding.sources, instructions=instructions):
             pieces.append(piece)

@@ -27,6 +27,7 @@ OPERATIONS = [
     ("delete", "/documents/{document}", "write", None),
     ("post", "/documents/{document}/reindex", "write", None),
     ("get", "/documents/{document}/chunks", "read", None),
+    ("put", "/documents/{document}/column-mapping", "write", {"mapping": {}}),
     ("get", "/jobs/{job}", "read", None),
     ("post", "/jobs/{job}/cancel", "write", None),
     ("post", "/crawls", "write", lambda ids: {"knowledge_base": ids["kb"], "seed_url": "http://127.0.0.1:9/"}),

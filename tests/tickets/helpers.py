@@ -14,11 +14,11 @@ An exchange for another size is free of charge within thirty days of delivery.""
 
 DELIVERY = """# Delivery
 
-## Delivery times
+## How long does delivery take?
 Standard delivery takes three to five working days. Express delivery arrives the next working day
 when the order is placed before noon.
 
-## Tracking a parcel
+## How do I track a parcel?
 Every parcel gets a tracking number by e-mail once it leaves the warehouse; enter it on the tracking page."""
 
 PASSWORDS = """# Account

@@ -78,7 +78,7 @@ class TicketAdminTests(TestCase):
             self.page(self.support)
         with self.captureOnCommitCallbacks(execute=True):
             triage.retriage(self.ticket)
-        self.assertEqual(self.ticket.sources.count(), 6)
+        self.assertEqual(self.ticket.sources.count(), 8)  # two drafts, four sources each
         with self.assertNumQueries(len(first)):
             self.page(self.support)
 

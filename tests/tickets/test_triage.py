@@ -52,6 +52,9 @@ class ExtractiveTriageTests(TestCase):
         reply = ticket.messages.get(kind=Message.Kind.REPLY)
         self.assertEqual((reply.body, reply.draft, reply.auto_sent, draft.generator),
                          (draft.body, draft, True, "extractive"))
+        # The FAQ entry's answer, verbatim, cited [1].
+        self.assertEqual(draft.body, "Standard delivery takes three to five working days. Express delivery "
+                                     "arrives the next working day\nwhen the order is placed before noon. [1]")
         self.assertEqual([step["step"] for step in ticket.trace],
                          ["risk", "routing", "retrieval", "confidence", "generation", "decision"])
         first = ticket.sources.get(position=1)
@@ -66,10 +69,11 @@ class ExtractiveTriageTests(TestCase):
         self.assertTrue(cited)
         sources = {source.position: source for source in ticket.sources.all()}
         self.assertEqual({n for n, s in sources.items() if s.cited}, cited)
-        # Each marker sits after a passage quoted from the source it points to.
-        for line in draft.body.splitlines()[1:]:
-            passage, n = re.match(r"- (.*) \[(\d+)\]$", line).groups()
-            self.assertIn(passage.split(" ")[-1].rstrip("."), " ".join(sources[int(n)].content_full.split()))
+        # Each marker sits after a sentence quoted from the source it points to.
+        quoted = re.findall(r"\s*(.+?) \[(\d+)\]", draft.body)
+        self.assertTrue(quoted)
+        for passage, n in quoted:
+            self.assertIn(passage, " ".join(sources[int(n)].content_full.split()))
 
     def test_a_high_risk_ticket_is_never_auto_replied_however_confident(self):
         ticket = submit(self, "How long does standard delivery take? If it is late again I will sue you, "
@@ -86,7 +90,7 @@ class ExtractiveTriageTests(TestCase):
         Agent.objects.filter(pk=self.agent.pk).update(auto_reply=False)
         ticket = submit(self, "How long does standard delivery take?")
         self.assertEqual(ticket.status, Ticket.Status.REVIEW)
-        self.assertIn("does not allow auto-replies", ticket.trace[-1]["detail"])
+        self.assertIn("Help desk does not send replies automatically.", ticket.trace[-1]["detail"])
 
     def test_an_agent_without_knowledge_bases_gets_no_draft(self):
         Agent.objects.filter(pk=self.agent.pk).update(is_default=False)
@@ -201,7 +205,7 @@ class ChatModelTriageTests(TestCase):
         self.assertEqual(ticket.status, Ticket.Status.REVIEW)
         self.assertIn("generator_failed", ticket.confidence_reasons)
         self.assertEqual(draft_of(ticket).generator, "extractive")
-        self.assertIn("the model failed", ticket.trace[-1]["detail"])
+        self.assertIn("The language model failed; the draft is an extract of the sources.", ticket.trace[-1]["detail"])
 
     def test_a_draft_citing_nothing_waits_for_review(self):
         self.stub.reply = "Delivery is usually quick."

@@ -1,8 +1,8 @@
-"""Spreadsheets (.xlsx with openpyxl, .xls with xlrd): one text line per non-empty row.
+"""Spreadsheets (.xlsx with openpyxl, .xls with xlrd): each sheet a Markdown pipe table.
 
-Each sheet becomes a `## Sheet: <name>` section. When the first row looks like a header, rows read
-`Header1: v | Header2: v`, so a chunk cut from the middle of a sheet still says what each value is.
-Rows are separated by blank lines so the chunker, which splits on paragraphs, never cuts a row.
+Each sheet becomes a `## Sheet: <name>` section holding its rows as a pipe table under the detected
+header row (`knowledge.indexing.tables.table_lines`); ingestion turns each row into one entry. Rows are
+streamed: a sheet is never held as a grid, only as the text the document keeps anyway.
 """
 
 import datetime
@@ -16,8 +16,9 @@ import xlrd
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import KnowledgeError, ParseError
+from knowledge.indexing.tables import table_lines
 
-from .text import format_row, short_reason, text_too_long
+from .text import short_reason, text_too_long
 
 PASSWORD_PROTECTED = "{name} is password-protected; remove the password and upload it again"
 # (name, hidden, rows): what both workbook readers hand to `_document`.
@@ -70,28 +71,12 @@ def parse_xls(path: Path, *, max_chars: int) -> ParsedDocument:
 
 
 def sheet_lines(rows: Iterable[Sequence]) -> Iterator[str]:
-    """One line per non-empty row, labelled by the header row when the first row looks like one."""
-    header: list[str] | None = None
-    pending: list[str] | None = None  # a header candidate, emitted as data if no row follows
-    first = True
-    for row in rows:
-        cells = [format_cell(value) for value in row]
-        if not any(cells):
-            continue
-        if first:
-            first = False
-            if _looks_like_header(row):
-                pending = cells
-                continue
-        if pending is not None:
-            header, pending = pending, None
-        yield format_row(header or [], cells)
-    if pending is not None:
-        yield format_row([], pending)
+    """A sheet as Markdown: notes above the header row, then a pipe table (see `knowledge.indexing.tables`)."""
+    return table_lines([format_cell(value) for value in row] for row in rows)
 
 
 def format_cell(value) -> str:
-    """A cell value as text: whole numbers without `.0`, dates in ISO form, no line breaks."""
+    """A cell value as text: whole numbers without `.0`, dates in ISO form, spaces collapsed per line."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -100,7 +85,8 @@ def format_cell(value) -> str:
         return str(int(value)) if value.is_integer() else format(value, ".12g")
     if isinstance(value, datetime.datetime):
         return value.date().isoformat() if value.time() == datetime.time() else value.isoformat(sep=" ")
-    return " ".join(str(value).split())
+    # Line breaks inside a cell (paragraphs, list items of an answer) are kept; the table writer encodes them.
+    return "\n".join(" ".join(line.split()) for line in str(value).strip().splitlines())
 
 
 def _document(path: Path, sheets: Iterable[Sheet], max_chars: int) -> ParsedDocument:
@@ -114,7 +100,7 @@ def _document(path: Path, sheets: Iterable[Sheet], max_chars: int) -> ParsedDocu
             lines = []
             for line in sheet_lines(rows):
                 lines.append(line)
-                size += len(line) + 2
+                size += len(line) + 1
                 if size > max_chars:
                     raise text_too_long(path.name, max_chars)
         except KnowledgeError:
@@ -123,26 +109,25 @@ def _document(path: Path, sheets: Iterable[Sheet], max_chars: int) -> ParsedDocu
             raise ParseError(f"{path.name}: sheet {name!r} is damaged ({short_reason(exc)})") from exc
         if lines:
             heading = f"## Sheet: {name}" + (" (hidden)" if hidden else "")
-            sections.append(heading + "\n\n" + "\n\n".join(lines))
+            sections.append(heading + "\n\n" + _join(lines))
     if not sections:
         raise ParseError(f"{path.name} is empty: no sheet has any cell with a value")
     return ParsedDocument(text="\n\n".join(sections), title=path.stem, mime="", metadata={"sheets": names})
 
 
+def _join(lines: list[str]) -> str:
+    # Table lines sit on consecutive lines; notes above a table are paragraphs of their own.
+    out = []
+    for line in lines:
+        if out and not (line.startswith("|") and out[-1].startswith("|")):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
+
+
 def _damaged(path: Path, exc: Exception) -> ParseError:
     return ParseError(
         f"{path.name} is damaged or not an Excel workbook that we can read ({short_reason(exc)})"
-    )
-
-
-def _looks_like_header(row: Sequence) -> bool:
-    # A header is text labels, distinct, and more than one of them (a lone cell is usually a title).
-    values = [value for value in row if value is not None and str(value).strip()]
-    labels = [" ".join(str(value).split()).lower() for value in values]
-    return (
-        len(values) >= 2
-        and all(isinstance(value, str) for value in values)
-        and len(set(labels)) == len(labels)
     )
 
 

@@ -152,7 +152,10 @@ def underline_headings(text: str) -> str:
 
 
 def parse_csv(path: Path, *, max_chars: int) -> ParsedDocument:
-    """CSV: one line per row, `header: value | …`, empty cells left out."""
+    """CSV (any of `,;\t|`, any encoding `decode_text` knows): a Markdown pipe table under the
+    detected header row (`knowledge.indexing.tables.table_lines`)."""
+    from knowledge.indexing.tables import table_lines
+
     text = decode_text(path.read_bytes())
     try:
         dialect = csv.Sniffer().sniff(text[:65536], delimiters=CSV_DELIMITERS)
@@ -162,33 +165,14 @@ def parse_csv(path: Path, *, max_chars: int) -> ParsedDocument:
     size = 0
     reader = csv.reader(io.StringIO(text), dialect)
     try:
-        rows = (row for row in reader if any(cell.strip() for cell in row))
-        header = [" ".join(cell.split()) for cell in next(rows, [])]
-        for row in rows:
-            lines.append(format_row(header, row))
-            size += len(lines[-1]) + 2
+        for line in table_lines(reader):
+            lines.append(line)
+            size += len(line) + 1
             if size > max_chars:
                 raise text_too_long(path.name, max_chars)
     except csv.Error as exc:
         raise ParseError(f"{path.name}: malformed CSV near line {reader.line_num} ({exc})") from exc
-    if not lines:
-        # A single row: there is nothing to label, so keep the values themselves.
-        lines = [" | ".join(cell for cell in header if cell)]
-    return ParsedDocument(text="\n\n".join(lines), title=path.stem, mime="", metadata={"columns": header})
-
-
-def format_row(header: list[str], row: list) -> str:
-    """`Header: value | …` for non-empty cells; values of unnamed columns stand alone."""
-    parts = []
-    for index, value in enumerate(row):
-        value = " ".join(str(value).split())
-        if not value:
-            continue
-        name = header[index] if index < len(header) else ""
-        parts.append(f"{name}: {value}" if name else value)
-    line = " | ".join(parts)
-    # A row starting with "#" ("# of items: 5") must not read as a Markdown heading.
-    return "\\" + line if line.startswith("#") else line
+    return ParsedDocument(text="\n".join(lines), title=path.stem, mime="")
 
 
 def text_too_long(name: str, max_chars: int) -> FileTooLargeError:

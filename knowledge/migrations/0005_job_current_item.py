@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('knowledge', '0003_document_and_chunk_enabled'),
+        ('knowledge', '0004_document_and_chunk_enabled'),
     ]
 
     operations = [

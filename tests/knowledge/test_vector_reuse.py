@@ -1,0 +1,60 @@
+"""Edits cost what changed: re-ingesting an edited document re-embeds only the chunks whose
+embedding input changed (counted at the embedder, by the counting test embedder)."""
+
+import numpy as np
+from django.test import TestCase
+
+from knowledge import bases
+from knowledge.indexing import chunks, ingestion
+from knowledge.models import Chunk
+from tests.conftest import DATA
+from tests.factories import make_kb
+from tests.stubs import counting_embedder
+
+SOURCE = DATA / "documents/md/en/react-reference-react-useEffect.md"
+
+
+class VectorReuseTests(TestCase):
+    def setUp(self):
+        self.embedder = self.enterContext(counting_embedder.registered())
+        self.kb = make_kb(embedder="counting", chunk_size=600, chunk_overlap=60, chunk_min_size=100)
+        self.text = SOURCE.read_text()
+        self.first = self.ingest(self.text)
+        self.assertEqual(self.first.outcome, "created")
+        self.chunks = self.first.document.chunk_count
+        self.assertGreater(self.chunks, 80)
+        self.assertEqual(len(self.embedder.passages), self.chunks)
+        self.embedder.reset()
+
+    def ingest(self, text: str, title: str = "useEffect"):
+        return ingestion.ingest_text(self.kb, title=title, text=text, source_uri="https://react.dev/useEffect")
+
+    def edit_one_paragraph(self) -> str:
+        paragraphs = self.text.split("\n\n")
+        middle = next(i for i in range(len(paragraphs) // 2, len(paragraphs)) if len(paragraphs[i]) > 200
+                      and not paragraphs[i].startswith(("#", "```", "<")))
+        paragraphs[middle] = paragraphs[middle].replace(" ", " really ", 1)
+        return "\n\n".join(paragraphs)
+
+    def assert_vectors_are_the_embedders(self):
+        rows = list(Chunk.objects.filter(document=self.first.document).order_by("position"))
+        expected = self.embedder.embed_passages([chunks.embedding_input(row) for row in rows])
+        np.testing.assert_allclose(np.array([row.embedding for row in rows]), expected, atol=1e-6)
+
+    def test_editing_one_paragraph_re_embeds_only_the_chunks_it_touches(self):
+        result = self.ingest(self.edit_one_paragraph())
+        self.assertEqual(result.outcome, "updated")
+        self.assertGreaterEqual(len(self.embedder.passages), 1)
+        self.assertLessEqual(len(self.embedder.passages), 3)
+        self.assertTrue(any("really" in text for text in self.embedder.passages))
+        self.embedder.reset()
+        self.assert_vectors_are_the_embedders()
+
+    def test_a_new_title_changes_every_embedding_input_and_re_embeds_everything(self):
+        self.ingest(self.edit_one_paragraph(), title="useEffect hook")
+        self.assertEqual(len(self.embedder.passages), Chunk.objects.filter(document=self.first.document).count())
+
+    def test_another_configuration_re_embeds_everything(self):
+        bases.update_knowledge_base(self.kb, chunk_overlap=61)
+        self.ingest(self.edit_one_paragraph())
+        self.assertEqual(len(self.embedder.passages), Chunk.objects.filter(document=self.first.document).count())
