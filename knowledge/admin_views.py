@@ -269,7 +269,21 @@ def playground(model_admin, request):
     if request.method == "POST" and form.is_valid():
         context.update(_run_search(form.cleaned_data))
     return render(model_admin, request, "admin/knowledge/knowledgebase/playground.html", "Search playground",
-                  form=form, **context)
+                  form=form, advanced_open=_advanced_used(form), **context)
+
+
+PLAYGROUND_BASICS = ("query", "knowledge_bases", "with_answer")
+
+
+def _advanced_used(form: PlaygroundForm) -> bool:
+    """Whether the "Advanced" options were changed (or are wrong): then they are shown open."""
+    advanced = [name for name in form.fields if name not in PLAYGROUND_BASICS]
+    if any(name in form.errors for name in advanced):
+        return True
+    if not form.is_bound or not form.is_valid():
+        return False
+    return any(form.cleaned_data.get(name) not in (form.fields[name].initial, None, "", [], {})
+               for name in advanced)
 
 
 def _run_search(data: dict) -> dict:

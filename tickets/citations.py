@@ -129,12 +129,12 @@ PASSAGE_SHARE = 0.6
 
 
 def claims(text: str) -> dict[int, str]:
-    """For each source number, the draft's words that cite it: the text on the marker's line between
-    the previous marker and the marker."""
+    """For each source number, the draft's words that cite it: the text between the previous marker
+    (or the start) and the marker."""
     found: dict[int, str] = {}
     last = 0
     for match in MARKER.finditer(text):
-        claim = text[last:match.start()].rsplit("\n", 1)[-1].strip()
+        claim = text[last:match.start()].strip()
         for n in marker_numbers(match.group(1)):
             found[n] = f"{found.get(n, '')} {claim}".strip()
         last = match.end()
