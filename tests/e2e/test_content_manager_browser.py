@@ -78,7 +78,7 @@ def test_from_nothing_to_a_searchable_knowledge_base(logged_in):
     first = page.locator(".kp-chunk").first
     expect(first.locator("td").first).to_have_text("0")
     snap(page, "document")
-    first.locator("td a").click()
+    first.locator("td a").first.click()
     expect(page.locator("#content h1")).to_contain_text("chunk")
 
     # The playground, reached from the base's page with the base already ticked.
