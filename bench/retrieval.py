@@ -13,7 +13,6 @@ embedder's own query time is printed separately.
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -105,20 +104,8 @@ def load_into_database(kb, documents, chunks_per_doc):
     return len(flat)
 
 
-def dcg(relevances):
-    return sum((2 ** rel - 1) / math.log2(i + 2) for i, rel in enumerate(relevances))
-
-
-def score_ranking(ranked: list[str], relevant: dict[str, int]) -> dict:
-    top = ranked[:K]
-    ideal = dcg(sorted(relevant.values(), reverse=True)[:K])
-    ndcg = dcg([relevant.get(doc, 0) for doc in top]) / ideal if ideal else 0.0
-    recall = len([doc for doc in top if doc in relevant]) / len(relevant)
-    mrr = next((1 / (i + 1) for i, doc in enumerate(top) if doc in relevant), 0.0)
-    return {"ndcg@10": ndcg, "recall@10": recall, "mrr@10": mrr}
-
-
 def run_mode(kb, dataset, query_vectors, mode, doc_ids):
+    from evaluation.metrics import score_ranking
     from knowledge.search import retrieval
 
     totals = {"ndcg@10": 0.0, "recall@10": 0.0, "mrr@10": 0.0}

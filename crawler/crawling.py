@@ -33,6 +33,7 @@ from crawler.fetching import Fetcher, Response
 from crawler.models import CrawledPage, CrawlUrl
 from crawler.pages import ingest_document, ingest_response, ingest_url, record_page, source_uri
 from crawler.robots import RobotsCache
+from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import ingestion
 from knowledge.indexing.ingestion import delete_document
 from knowledge.models import Document, Job, KnowledgeBase
@@ -268,6 +269,8 @@ class SiteCrawl:
             self.skip(url, str(exc), exc.kind, outcome=exc.outcome, depth=depth)
         except CrawlerError as exc:
             self.fail(page, exc)
+        except KnowledgeError as exc:
+            self.fail(page, CrawlerError(str(exc)))
         except Exception as exc:
             # One page must never stop the crawl, whatever went wrong with it.
             logger.exception("Crawling %s failed", url)

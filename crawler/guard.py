@@ -9,6 +9,7 @@ checked: a DNS answer that changes between check and connect (DNS rebinding) gai
 """
 
 import ipaddress
+import logging
 import socket
 from collections.abc import Iterable
 from urllib.parse import urlsplit
@@ -30,6 +31,8 @@ METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
     "192.0.0.192",  # Oracle Cloud (classic)
 ))
 CGNAT = ipaddress.ip_network("100.64.0.0/10")
+
+logger = logging.getLogger(__name__)
 
 
 class AllowList:
@@ -102,9 +105,15 @@ def resolve(host: str, port: int, allow: AllowList) -> list[str]:
     else:
         permitted = [str(a) for a in addresses if not refusal(a) or allow.allows_address(a)]
     if not permitted:
-        shown = host if literal is not None else f"{host} ({addresses[0]})"
+        if literal is not None:
+            reason = refusal(addresses[0])
+        else:
+            # Which internal address a name resolves to is for the operator's log, not for whoever
+            # asked for the URL: it would map the internal network one request at a time.
+            logger.warning("Crawler refused %s: it resolves to %s (%s)", host, addresses[0], refusal(addresses[0]))
+            reason = f"it resolves to {refusal(addresses[0]) or 'a refused address'}"
         raise BlockedAddressError(
-            f"Refused to connect to {shown}: {refusal(addresses[0])}. "
+            f"Refused to connect to {host}: {reason}. "
             f"An administrator can allow it by adding it to PORTAL_CRAWLER_ALLOWED_HOSTS (hosts, addresses or "
             f"networks, comma-separated) and restarting the web server and the worker."
         )

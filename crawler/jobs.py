@@ -98,18 +98,24 @@ def _crawl(job: Job, progress: Progress | None) -> None:
     seed = options.pop("seed_url")
     if options.pop("single_url", False):
         _ingest_one(job, seed)
-    else:
-        crawl_site(job.knowledge_base, seed, job=job, progress=progress, **options)
+        return
+    report = crawl_site(job.knowledge_base, seed, job=job, progress=progress, **options)
+    if report.failed and not (report.cancelled or report.ingested or report.unchanged or report.duplicate):
+        # Nothing got in: the job failed, whatever the reason of each URL (blocked, 404, too large).
+        job.error_message = (f"Nothing was crawled: all {report.failed} URL(s) failed or were refused; "
+                             f"the first: {report.failures[0]['reason']}")
 
 
 def _ingest_one(job: Job, url: str) -> None:
     try:
         result = ingest_url(job.knowledge_base, url)
-    except CrawlerError as exc:  # refused (e.g. the address is blocked): a failure, not a crash
+    except CrawlerError as exc:  # refused (e.g. the address is blocked): the job fails with the reason
         job.add_failure(url, str(exc))
         job.record(done=1, total=1, fetched=1)
+        job.error_message = str(exc)
         return
     if result.outcome == "failed":
         job.add_failure(url, result.error)
+        job.error_message = result.error
     outcome = {"created": "ingested", "updated": "ingested"}.get(result.outcome, result.outcome)
     job.record(done=1, total=1, fetched=1, **({outcome: 1} if outcome != "failed" else {}))

@@ -18,9 +18,10 @@ from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
-from knowledge import admin_chunks, admin_documents, admin_views, bases, jobs
+from knowledge import admin_chunks, admin_documents, admin_views, bases, jobs, quality
 from knowledge.forms import LAYERS, ChunkForm, KnowledgeBaseForm
 from knowledge.indexing import calibration, edits
+from knowledge.indexing.parsing.quality import describe
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 
 STATUS_CSS = {
@@ -67,7 +68,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         by_status = {
             f"n_{status}": Count("documents", filter=Q(documents__status=status)) for status in Document.Status.values
         }
-        return super().get_queryset(request).annotate(
+        return super().get_queryset(request).filter(shadow_of__isnull=True).annotate(
             **by_status, n_chunks=Sum("documents__chunk_count"), last_ingested=Max("documents__ingested_at"))
 
     def get_fieldsets(self, request, obj=None):
@@ -80,7 +81,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
             (None, {"fields": ["name", "slug", "description"]}),
             ("Index", {"fields": index, "description": index_help}),
             ("Chunking and language", {"fields": ["text_search_config", "chunk_size", "chunk_overlap",
-                                                   "chunk_min_size"],
+                                                   "chunk_min_size", "ocr_languages"],
                                        "description": "Changing these marks documents for re-indexing."}),
         ]
         if obj:
@@ -169,25 +170,45 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         ] + super().get_urls()
 
 
+class NeedsAttentionFilter(admin.SimpleListFilter):
+    title = "parse quality"
+    parameter_name = "attention"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Needs attention"), ("accepted", "Accepted with flags"), ("ok", "No flags")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.needing_attention()
+        if self.value() == "accepted":
+            return queryset.filter(needs_attention=True, quality_accepted_at__isnull=False)
+        if self.value() == "ok":
+            return queryset.filter(needs_attention=False)
+        return queryset
+
+
 @admin.register(Document)
 class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     # The problem next to the status, so it is on screen without scrolling.
-    list_display = ["title_or_uri", "file_name", "status_badge", "problem", "chunks", "size", "knowledge_base",
-                    "ingested_at"]
-    list_filter = ["status", "enabled", "source_kind", "knowledge_base"]
+    list_display = ["title_or_uri", "file_name", "status_badge", "problem", "quality_flags", "chunks", "size",
+                    "knowledge_base", "ingested_at"]
+    list_filter = [NeedsAttentionFilter, "status", "enabled", "source_kind", "knowledge_base"]
     search_fields = ["title", "path", "source_uri", "error_message"]
     list_select_related = ["knowledge_base"]
-    actions = ["reindex_documents", "disable_documents", "enable_documents", "delete_documents"]
+    actions = ["reindex_documents", "reparse_with_ocr", "accept_quality", "disable_documents", "enable_documents",
+               "delete_documents"]
     fieldsets = [
         (None, {"fields": ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",
                            "source_link", "path", "mime"]}),
         ("Size and indexing", {"fields": ["file_size_display", "char_count", "chunk_count", "ingested_at",
                                           "sha256", "commit_sha", "created_at", "updated_at"]}),
+        ("Parse quality", {"fields": ["quality_flags", "quality_accepted_at", "quality_display"]}),
         ("Metadata and frontmatter", {"fields": ["metadata_display"]}),
     ]
     readonly_fields = ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",
                        "source_link", "path", "mime", "file_size_display", "char_count", "chunk_count",
-                       "ingested_at", "sha256", "commit_sha", "created_at", "updated_at", "metadata_display"]
+                       "ingested_at", "sha256", "commit_sha", "created_at", "updated_at", "metadata_display",
+                       "quality_flags", "quality_accepted_at", "quality_display"]
 
     class Media:
         css = KnowledgeAdminMixin.css
@@ -289,6 +310,30 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def enable_documents(self, request, queryset):
         count = queryset.update(enabled=True, updated_at=timezone.now())
         self.message_user(request, f"{count} document(s) back in search.", messages.SUCCESS)
+
+    @admin.display(description="Parse quality")
+    def quality_flags(self, doc):
+        flags = doc.quality.get("flags") or []
+        if not flags:
+            return "OK" if doc.quality else "—"
+        label = "accepted" if doc.quality_accepted_at else "needs attention"
+        return format_html('<span class="kp-error-text" title="{}">{}: {}</span>', describe(flags), label,
+                           ", ".join(flag.replace("_", " ") for flag in flags))
+
+    @admin.display(description="Report")
+    def quality_display(self, doc):
+        return pretty_json(doc.quality) if doc.quality else "—"
+
+    @admin.action(description="Re-parse selected documents with OCR (every PDF page)", permissions=["reindex"])
+    def reparse_with_ocr(self, request, queryset):
+        started = admin_views.start_per_base(queryset.exclude(original_file=""), lambda kb, ids: jobs.start_ingestion(
+            kb, ids, user=request.user, force_ocr=True))
+        self.message_user(request, admin_views.jobs_message("OCR re-parse", started), messages.SUCCESS)
+
+    @admin.action(description="Accept parse quality of selected documents (allow auto-replies)",
+                  permissions=["reindex"])
+    def accept_quality(self, request, queryset):
+        self.message_user(request, f"{quality.accept(queryset)} document(s) accepted as parsed", messages.SUCCESS)
 
     @admin.action(description="Delete selected documents", permissions=["delete"])
     def delete_documents(self, request, queryset):

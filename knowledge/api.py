@@ -43,6 +43,7 @@ from knowledge.schemas import (
 )
 from knowledge.search import answers, retrieval, streaming
 from knowledge.search.intent import plan_and_search as router_plan_and_search
+from portal import audit
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
@@ -60,7 +61,8 @@ router = Router(tags=["knowledge"])
 def visible_bases(key: ApiKey) -> QuerySet[KnowledgeBase]:
     """The knowledge bases a key may use."""
     allowed = key.knowledge_base_ids
-    return KnowledgeBase.objects.all() if allowed is None else KnowledgeBase.objects.filter(pk__in=allowed)
+    served = KnowledgeBase.objects.filter(shadow_of__isnull=True)
+    return served if allowed is None else served.filter(pk__in=allowed)
 
 
 def get_kb(request: HttpRequest, kb_id: int) -> KnowledgeBase:
@@ -142,6 +144,9 @@ def list_documents(request, kb_id: int, filters: Query[DocumentStatusFilter]):
         documents = documents.filter(status=filters.status)
     if filters.source_kind:
         documents = documents.filter(source_kind=filters.source_kind)
+    if filters.needs_attention is not None:
+        attention = documents.needing_attention()
+        documents = attention if filters.needs_attention else documents.exclude(pk__in=attention.values("pk"))
     return documents
 
 
@@ -325,21 +330,29 @@ def answer(request, payload: AnswerRequest):
 
     With `"stream": true` the answer comes as Server-Sent Events: `token` events (`{"text": …}`) as
     the chat model writes, then one `answer` event with the whole response below (its `answer` text
-    is the final one). Without a chat model the text arrives in one `token` event.
+    is the final one, and an answer held back by the outgoing-text check ends there as refused).
+    Without a chat model the text arrives in one `token` event.
     """
     kb_ids = searchable_ids(request, payload.knowledge_bases)
     if payload.stream:
         grounding = answers.ground(payload.question, kb_ids, top_k=payload.top_k, mode=payload.mode,
                                    layers=payload.layers, filters=payload.filters)
+        audit.note(request, streamed=True)
         return event_stream(streaming.stream_answer(grounding, payload.question))
     result = answers.answer(payload.question, kb_ids, top_k=payload.top_k, mode=payload.mode,
                             layers=payload.layers, filters=payload.filters)
-    return answer_dict(result)
+    response = answer_dict(result)
+    audit.note(request, refused=result.refused, flags=result.flags,
+               cited=[{"chunk": c.hit.chunk_id, "document": c.hit.document_id} for c in result.citations])
+    return response
 
 
 def answer_dict(result: answers.Answer) -> dict:
+    """The answer as the API and MCP return it; flagged text is withheld (callers may pass it on unread)."""
+    if result.flags:
+        result.text, result.refused, result.citations = settings.PORTAL.get("REFUSAL_TEXT", ""), True, []
     return {
-        "answer": result.text, "refused": result.refused, "confidence": result.confidence,
+        "answer": result.text, "refused": result.refused, "flags": result.flags, "confidence": result.confidence,
         "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,
         "citations": [{"number": c.number, "source": hit_dict(c.hit)} for c in result.citations],
         "sources": [hit_dict(hit, number=number) for number, hit in enumerate(result.sources, start=1)],

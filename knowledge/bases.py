@@ -44,7 +44,7 @@ def _create(name: str, slug: str, description: str, embedder_name: str, floor: f
 
 
 EDITABLE_FIELDS = ("name", "slug", "description", "text_search_config", "chunk_size", "chunk_overlap",
-                   "chunk_min_size")
+                   "chunk_min_size", "ocr_languages")
 
 
 def update_knowledge_base(kb: KnowledgeBase, **changes) -> KnowledgeBase:
@@ -64,7 +64,9 @@ def update_knowledge_base(kb: KnowledgeBase, **changes) -> KnowledgeBase:
 
 @transaction.atomic
 def delete_knowledge_base(kb: KnowledgeBase) -> None:
-    """Drop the base's index, then the base with its documents and chunks."""
+    """Drop the base's index, then the base with its documents and chunks (and its shadows, likewise)."""
+    for shadow in kb.shadows.all():
+        delete_knowledge_base(shadow)
     vector_index.drop_kb_index(kb.pk)
     for document in kb.documents.exclude(original_file=""):
         document.original_file.delete(save=False)

@@ -31,3 +31,11 @@ class JobFinishedError(JobStateError):
     """Cancelling a job that has already finished."""
 
     code = "job_finished"
+
+
+class QueryTooLargeError(KnowledgeError):
+    """A search asks for more filters, layers or document ids than the limits allow."""
+
+
+class SearchTimeoutError(KnowledgeError):
+    """A search statement ran longer than the search statement timeout and was cancelled."""

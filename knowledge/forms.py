@@ -10,6 +10,7 @@ from django.conf import settings
 from knowledge.indexing import edits, parsing
 from knowledge.indexing.embedding import REGISTRY
 from knowledge.indexing.layers import LAYER_NAMES
+from knowledge.indexing.parsing import ocr
 from knowledge.models import Chunk, KnowledgeBase
 from knowledge.search.retrieval import MODES
 
@@ -27,7 +28,7 @@ class KnowledgeBaseForm(forms.ModelForm):
     class Meta:
         model = KnowledgeBase
         fields = ["name", "slug", "description", "embedder", "text_search_config",
-                  "chunk_size", "chunk_overlap", "chunk_min_size"]
+                  "chunk_size", "chunk_overlap", "chunk_min_size", "ocr_languages"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -36,6 +37,8 @@ class KnowledgeBaseForm(forms.ModelForm):
                 initial=settings.PORTAL["DEFAULT_EMBEDDER"],
                 help_text="Fixed once the base is built; switch it later with “Re-index with another embedder”.",
             )
+        if "ocr_languages" in self.fields:
+            self.fields["ocr_languages"].required = False
         if not self.instance.pk:
             defaults = {
                 "text_search_config": settings.PORTAL["TEXT_SEARCH_CONFIG"],
@@ -46,6 +49,10 @@ class KnowledgeBaseForm(forms.ModelForm):
             for name, value in defaults.items():
                 if name in self.fields:
                     self.fields[name].initial = value
+
+    def clean_ocr_languages(self) -> str:
+        # Optional in the form: a base created without it reads scans in the default languages.
+        return self.cleaned_data.get("ocr_languages") or ocr.DEFAULT_LANGUAGES
 
     def clean(self):
         cleaned = super().clean()
@@ -63,7 +70,8 @@ class MultipleFileField(forms.FileField):
     """A file field that accepts several files (Django's documented recipe)."""
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ",".join(parsing.SUPPORTED_EXTENSIONS)}))
+        accept = ",".join((*parsing.SUPPORTED_EXTENSIONS, ".zip"))
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": accept}))
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
@@ -74,7 +82,8 @@ class MultipleFileField(forms.FileField):
 
 class UploadForm(forms.Form):
     files = MultipleFileField(
-        help_text="Supported: " + ", ".join(parsing.SUPPORTED_EXTENSIONS) + ". Other files are refused.",
+        help_text="Supported: " + ", ".join(parsing.SUPPORTED_EXTENSIONS) + ", and .zip archives of them (folders "
+                  "kept as the document's path). Other files are refused.",
     )
 
 

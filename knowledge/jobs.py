@@ -11,7 +11,7 @@ from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from knowledge import bases, uploads
+from knowledge import archives, bases, notion, uploads
 from knowledge.exceptions import JobStateError, KnowledgeError
 from knowledge.indexing import entries, ingestion, parsing, tables, vector_index
 from knowledge.indexing.ingestion import delete_document
@@ -31,14 +31,17 @@ def add_uploads(kb: KnowledgeBase, files: list[UploadedFile], *, user=None,
     """
     accepted, refusals = uploads.check_uploads(files)
     refused = [refusal.as_dict() for refusal in refusals]
-    if not accepted:
-        return None, refused
     document_ids = []
     for upload in accepted:
-        document = _store_upload(kb, upload)
-        if column_mapping:
-            _apply_mapping(document, column_mapping)
-        document_ids.append(document.pk)
+        if archives.is_archive(upload.name):
+            document_ids += _store_archive(kb, upload, refused, user=user)
+        else:
+            document = _store_upload(kb, upload)
+            if column_mapping:
+                _apply_mapping(document, column_mapping)
+            document_ids.append(document.pk)
+    if not document_ids:
+        return None, refused
     return start_ingestion(kb, document_ids, user=user), refused
 
 
@@ -54,16 +57,38 @@ def _apply_mapping(document: Document, mapping: dict[str, str]) -> None:
     document.save(update_fields=["column_mapping", "updated_at"])
 
 
-def _store_upload(kb: KnowledgeBase, upload: UploadedFile) -> Document:
+def _store_archive(kb: KnowledgeBase, upload: UploadedFile, refused: list, *, user=None) -> list[int]:
+    """Documents for a zip's files, or for a Notion export's pages; refused members go to `refused`."""
+    members, problems = archives.unpack(upload, check=_member_refusal)
+    refused += problems
+    if not notion.is_export(members):
+        return [_store_upload(kb, member.upload, path=member.path).pk for member in members]
+    # A Notion export: pages by their Notion ids; pages gone from this export are deleted.
+    ids, vanished = notion.store_export(kb, members)
+    if vanished:
+        start_delete(vanished, user=user)
+    return ids
+
+
+def _member_refusal(name: str, size: int) -> str:
+    refusal = uploads.check_upload(name, size)
+    return refusal.reason if refusal else ""
+
+
+def _store_upload(kb: KnowledgeBase, upload: UploadedFile, *, path: str = "") -> Document:
+    """A pending document for the file; `path` (folders/name, from an archive) is its identity when given."""
     name = Path(upload.name).name
+    path = path or name
     document, _ = Document.objects.get_or_create(
-        knowledge_base=kb, source_uri=f"upload:{name}",
+        knowledge_base=kb, source_uri=f"upload:{path}",
         defaults={"source_kind": Document.SourceKind.UPLOAD},
     )
     if document.original_file:
         document.original_file.delete(save=False)
     document.original_file.save(name, File(upload), save=False)
-    document.path, document.file_size = name, upload.size
+    document.path, document.file_size = path, upload.size
+    if "/" in path:
+        document.metadata = {**document.metadata, "folder": path.rsplit("/", 1)[0]}
     if document.status != Document.Status.READY:
         document.status = Document.Status.PENDING
     document.save()
@@ -86,9 +111,11 @@ def add_text(kb: KnowledgeBase, *, title: str, text: str, source_uri: str = "", 
     return document, start_ingestion(kb, [document.pk], user=user)
 
 
-def start_ingestion(kb: KnowledgeBase, document_ids: list[int], *, user=None) -> Job:
+def start_ingestion(kb: KnowledgeBase, document_ids: list[int], *, user=None, force_ocr: bool = False) -> Job:
+    """Queue one job that (re)builds the documents; `force_ocr` reads every PDF page with OCR."""
+    options = {"document_ids": document_ids, **({"force_ocr": True} if force_ocr else {})}
     job = Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=kb, created_by=user,
-                             options={"document_ids": document_ids}, progress_total=len(document_ids))
+                             options=options, progress_total=len(document_ids))
     enqueue(job)
     return job
 
@@ -115,7 +142,9 @@ def _process(job: Job, documents: list[Document], *, force: bool = False) -> Non
         if force:
             document.config_signature = ""  # forces the rebuild even when the text is unchanged
         job.set_item(document.pk, state=Job.ItemState.PARSING)
-        result = ingestion.process_document(document, progress=_embedding_progress(job, document))
+        result = ingestion.process_document(document, progress=_embedding_progress(job, document),
+                                            ocr_progress=_ocr_progress(job),
+                                            force_ocr=job.options.get("force_ocr", False))
         _count(job, document, result)
         job.record(done=done)
 
@@ -130,6 +159,16 @@ def _embedding_progress(job: Job, document: Document):
         job.set_item(document.pk, state=Job.ItemState.EMBEDDING, chunks_done=done, chunks_total=total, save=False)
         job.record(chunks_embedded=done - reported)
         reported = done
+
+    return report
+
+
+def _ocr_progress(job: Job):
+    """A per-page OCR callback: counts `ocr_pages` on the job and stops when it is cancelled."""
+
+    def report(done: int, total: int) -> bool:
+        job.record(ocr_pages=1)
+        return not job.should_stop()
 
     return report
 
@@ -153,6 +192,10 @@ def _ensure_index(kb: KnowledgeBase | None) -> None:
 @transaction.atomic
 def create_reindex_job(kb: KnowledgeBase, *, embedder: str = "", force: bool = False, user=None) -> Job:
     """A re-index job row; with another embedder, the base switches to it first (vectors are rebuilt)."""
+    if kb.shadows.exists():
+        # Its cut-over swaps chunks with this base; a re-index in between would be lost or mixed in.
+        raise KnowledgeError(f"A new version of {kb} is being built beside it (a shadow switch); "
+                             "cut over, cancel or confirm that switch before re-indexing")
     if embedder and embedder != kb.embedder:
         bases.switch_embedder(kb, embedder)
         force = True

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
-from django.core.validators import MinValueValidator
+from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -40,6 +40,16 @@ class KnowledgeBase(models.Model):
     similarity_floor = models.FloatField(
         null=True, blank=True, help_text="Similarity of unrelated texts under this base's embedder, as measured."
     )
+    # A shadow is a hidden copy built with another embedder or chunking beside the base it belongs to
+    # (which keeps serving); listings leave shadows out. See evaluation/shadow.py.
+    shadow_of = models.ForeignKey("self", on_delete=models.CASCADE, null=True, blank=True, related_name="shadows",
+                                  editable=False)
+    ocr_languages = models.CharField(
+        max_length=100, default="rus+eng",
+        validators=[RegexValidator(r"^[a-z_]{3,20}(\+[a-z_]{3,20}){0,5}$", "Tesseract language codes joined by +, "
+                                   "e.g. rus+eng")],
+        help_text="Languages Tesseract reads scanned pages and images in (Tesseract codes joined by +).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -58,6 +68,12 @@ class KnowledgeBase(models.Model):
     @property
     def chunking(self) -> dict:
         return {"chunk_size": self.chunk_size, "overlap": self.chunk_overlap, "min_size": self.chunk_min_size}
+
+
+class DocumentQuerySet(models.QuerySet):
+    def needing_attention(self):
+        """Documents whose parse-quality report raised a flag no person has accepted yet."""
+        return self.filter(needs_attention=True, quality_accepted_at__isnull=True)
 
 
 class Document(models.Model):
@@ -99,9 +115,17 @@ class Document(models.Model):
     original_file = models.FileField(upload_to="uploads/%Y/%m/%d/", max_length=500, blank=True)
     enabled = models.BooleanField(default=True, help_text="A disabled document is kept, chunks and all, but "
                                                           "left out of search until it is enabled again.")
+    # The parse-quality report (knowledge/indexing/parsing/quality.py) and whether it raised a flag.
+    quality = models.JSONField(default=dict, blank=True)
+    needs_attention = models.BooleanField(default=False)
+    quality_accepted_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a person accepted the document as parsed despite its quality flags."
+    )
     ingested_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DocumentQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
@@ -115,6 +139,8 @@ class Document(models.Model):
         indexes = [
             models.Index(fields=["knowledge_base", "status"], name="knowledge_doc_kb_status_idx"),
             models.Index(fields=["knowledge_base", "sha256"], name="knowledge_doc_kb_sha_idx"),
+            models.Index(fields=["knowledge_base"], condition=Q(needs_attention=True),
+                         name="knowledge_doc_attention_idx"),
         ]
 
     def __str__(self) -> str:
@@ -127,6 +153,18 @@ class Document(models.Model):
             return self.path
         return str(self)
 
+    def usable_for_auto_reply(self) -> bool:
+        """Whether ticket auto-replies may quote it: parsed without flags, or accepted by a person."""
+        return not self.needs_attention or self.quality_accepted_at is not None
+
+    def set_quality(self, report: dict) -> None:
+        """A new report (not saved); an earlier acceptance no longer holds when the text changed."""
+        self.quality, self.needs_attention = report, bool(report.get("flags"))
+
+    def accept_quality(self) -> None:
+        self.quality_accepted_at = timezone.now()
+        self.save(update_fields=["quality_accepted_at", "updated_at"])
+
     # Chunks of these documents are served: one being re-indexed keeps its previous chunks until the
     # new ones replace them in one transaction (knowledge/indexing/ingestion.py).
     SEARCHABLE = (Status.READY, Status.INDEXING)
@@ -136,8 +174,9 @@ class Document(models.Model):
         self.title, self.mime, self.text, self.char_count = title[:500], mime[:200], text, len(text)
         self.metadata = metadata
         self.status, self.error_message = self.Status.INDEXING, ""
+        # The parse-quality report (`set_quality`) is saved with the text it describes.
         self.save(update_fields=["title", "mime", "text", "char_count", "metadata", "status", "error_message",
-                                 "updated_at"])
+                                 "quality", "needs_attention", "quality_accepted_at", "updated_at"])
 
     def mark_ready(self, *, sha256: str, config_signature: str, chunk_count: int) -> None:
         """Its new chunks are in: record what they were built from."""
@@ -214,6 +253,8 @@ class Job(models.Model):
         DELETE = "delete", "Delete documents"
         CRAWL = "crawl", "Crawl site"
         INDEX_REPO = "index_repo", "Index repository"
+        EVALUATE = "evaluate", "Evaluate golden set"
+        SHADOW = "shadow", "Build a shadow version"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -255,6 +296,9 @@ class Job(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Written every few seconds while a worker runs the job; a running job whose heartbeat stops
+    # belongs to a dead worker and is failed by the reaper (portal/jobs.py).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -297,8 +341,8 @@ class Job(models.Model):
 
     def start(self, total: int | None = None) -> None:
         self.status, self.started_at, self.finished_at = self.Status.RUNNING, timezone.now(), None
-        self.error_message = ""
-        fields = ["status", "started_at", "finished_at", "error_message", "updated_at"]
+        self.heartbeat_at, self.error_message = self.started_at, ""
+        fields = ["status", "started_at", "heartbeat_at", "finished_at", "error_message", "updated_at"]
         if total is not None:
             self.progress_total = total
             fields.append("progress_total")
@@ -338,12 +382,16 @@ class Job(models.Model):
             self.save(update_fields=["items", "updated_at"])
 
     def finish(self) -> None:
+        """End the run: cancelled if asked, failed if the work set `error_message`, completed with
+        failures if items failed, else succeeded."""
         if self.cancel_requested:
             status = self.Status.CANCELLED
+        elif self.error_message:
+            status = self.Status.FAILED
         else:
             status = self.Status.PARTIAL if self.failures else self.Status.SUCCEEDED
         self.status, self.finished_at, self.current_item = status, timezone.now(), ""
-        self.save(update_fields=["status", "finished_at", "current_item", "updated_at"])
+        self.save(update_fields=["status", "finished_at", "error_message", "current_item", "updated_at"])
 
     def fail(self, message: str) -> None:
         self.status, self.finished_at, self.error_message = self.Status.FAILED, timezone.now(), message

@@ -9,6 +9,7 @@ from pydantic import field_validator
 
 from knowledge import progress
 from knowledge.indexing.embedding import REGISTRY
+from knowledge.indexing.parsing.ocr import LANGUAGES_PATTERN as OCR_LANGUAGES
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
 from knowledge.search.retrieval import MODES
 
@@ -44,7 +45,7 @@ class KnowledgeBaseOut(ModelSchema):
     class Meta:
         model = KnowledgeBase
         fields = ("id", "name", "slug", "description", "embedder", "embedding_dim", "text_search_config",
-                  "chunk_size", "chunk_overlap", "chunk_min_size", "created_at", "updated_at")
+                  "chunk_size", "chunk_overlap", "chunk_min_size", "ocr_languages", "created_at", "updated_at")
 
     @staticmethod
     def resolve_counts(kb: KnowledgeBase) -> dict:
@@ -61,6 +62,7 @@ class KnowledgeBaseIn(Schema):
     chunk_size: int | None = Field(None, ge=200, le=100_000)
     chunk_overlap: int | None = Field(None, ge=0, le=50_000)
     chunk_min_size: int | None = Field(None, ge=0, le=100_000)
+    ocr_languages: str | None = Field(None, pattern=OCR_LANGUAGES, description="Tesseract languages, e.g. rus+eng.")
 
     @field_validator("name")
     @classmethod
@@ -77,6 +79,7 @@ class KnowledgeBasePatch(Schema):
     chunk_size: int | None = Field(None, ge=200, le=100_000)
     chunk_overlap: int | None = Field(None, ge=0, le=50_000)
     chunk_min_size: int | None = Field(None, ge=0, le=100_000)
+    ocr_languages: str | None = Field(None, pattern=OCR_LANGUAGES, description="Tesseract languages, e.g. rus+eng.")
 
 
 class ReindexRequest(Schema):
@@ -95,6 +98,11 @@ class JobDocumentOut(Schema):
     reason: str = Field(description="Why it failed; empty otherwise.")
 
 
+class JobFailure(Schema):
+    item: str
+    reason: str
+
+
 class JobOut(ModelSchema):
     knowledge_base_id: int | None
     percent: int = Field(description="Documents done plus the embedded share of the one in progress.")
@@ -102,6 +110,10 @@ class JobOut(ModelSchema):
     chunks_done: int = Field(description="Chunks embedded so far over the job's documents.")
     chunks_total: int = Field(description="Chunks known so far (a document's count is known once it is cut).")
     documents: list[JobDocumentOut] = Field(description="Each document of the job with its own state, in order.")
+    # JSON columns are typed by what the job writes, not as "an object or null".
+    options: dict
+    counters: dict[str, int]
+    failures: list[JobFailure] = Field(description="One entry per item that failed, with the reason.")
 
     @staticmethod
     def resolve_chunks_done(job: Job) -> int:
@@ -117,18 +129,20 @@ class JobOut(ModelSchema):
 
     class Meta:
         model = Job
-        fields = ("id", "kind", "status", "options", "progress_done", "progress_total", "counters", "failures",
-                  "error_message", "cancel_requested", "created_at", "started_at", "finished_at", "updated_at")
+        fields = ("id", "kind", "status", "progress_done", "progress_total", "error_message", "cancel_requested",
+                  "created_at", "started_at", "heartbeat_at", "finished_at", "updated_at")
 
 
 class DocumentOut(ModelSchema):
     knowledge_base_id: int
+    usable_for_auto_reply: bool = Field(description="False while the parse-quality report has flags no person "
+                                                    "has accepted: ticket auto-replies do not quote it.")
 
     class Meta:
         model = Document
         fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "enabled", "char_count",
                   "chunk_count", "file_size", "error_message", "metadata", "column_mapping", "commit_sha",
-                  "ingested_at", "created_at", "updated_at")
+                  "ingested_at", "quality", "needs_attention", "quality_accepted_at", "created_at", "updated_at")
 
 
 class DocumentDetailOut(DocumentOut):
@@ -138,6 +152,8 @@ class DocumentDetailOut(DocumentOut):
 class DocumentStatusFilter(Schema):
     status: DocumentStatus | None = None
     source_kind: SourceKind | None = None
+    needs_attention: bool | None = Field(None, description="true: only documents whose parse-quality flags "
+                                                           "no person has accepted yet")
 
 
 class ColumnMappingIn(Schema):
@@ -279,6 +295,8 @@ class AnswerResponse(Schema):
     refused: bool
     confidence: float
     reasons: list[str] = Field(description="Codes that lowered the confidence or explain a refusal.")
+    flags: list[str] = Field(description="Why the answer was withheld by the outgoing-text check "
+                                         "(injected instructions, foreign contacts, credential requests).")
     citations: list[CitationOut]
     sources: list[NumberedSource]
     dropped_markers: list[int]

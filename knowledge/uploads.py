@@ -28,9 +28,10 @@ class Refusal:
 
 def unsupported_reason(name: str) -> str:
     """Why a file of this name is refused for its type, or ""."""
-    if parsing.is_supported(name):
+    # A .zip is unpacked (knowledge/archives.py): its files are checked one by one.
+    if parsing.is_supported(name) or Path(name).suffix.lower() == ".zip":
         return ""
-    return f"Unsupported file type. Supported: {', '.join(parsing.SUPPORTED_EXTENSIONS)}"
+    return f"Unsupported file type. Supported: {', '.join(parsing.SUPPORTED_EXTENSIONS)}, .zip"
 
 
 def check_upload(name: str, size: int) -> Refusal | None:

@@ -1,10 +1,12 @@
 """API keys in the admin: created here, shown once, revoked here; the secret is never shown again."""
 
+from auditlog.admin import LogEntryAdmin
+from auditlog.models import LogEntry
 from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html
 
-from portal.models import ApiKey, Scope
+from portal.models import ApiKey, ApiRequest, Scope
 
 
 class ApiKeyForm(forms.ModelForm):
@@ -75,3 +77,37 @@ class ApiKeyAdmin(admin.ModelAdmin):
         for key in queryset:
             key.revoke()
         self.message_user(request, f"{len(queryset)} API key(s) revoked")
+
+
+@admin.register(ApiRequest)
+class ApiRequestAdmin(admin.ModelAdmin):
+    """The API audit trail: read-only, filterable; entries leave only by retention (portal/audit.py)."""
+
+    list_display = ["created_at", "key_prefix", "api_key", "method", "route", "status", "knowledge_base_id",
+                    "remote_addr"]
+    list_filter = ["status", "method", "api_key", "created_at"]
+    search_fields = ["path", "route", "key_prefix"]
+    date_hierarchy = "created_at"
+    list_select_related = ["api_key"]
+    readonly_fields = [field.name for field in ApiRequest._meta.fields]
+    show_full_result_count = False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+# django-auditlog's model change log, kept append-only: its admin adds and changes nothing; here it
+# deletes nothing either (retention does).
+admin.site.unregister(LogEntry)
+
+
+@admin.register(LogEntry)
+class AppendOnlyLogEntryAdmin(LogEntryAdmin):
+    def has_delete_permission(self, request, obj=None):
+        return False

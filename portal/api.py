@@ -9,20 +9,25 @@ import re
 
 from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.parser import Parser
 from ninja.renderers import JSONRenderer
 
+from evaluation.exceptions import SwitchRefusedError
 from knowledge.exceptions import (
     EmbedderError,
     FileTooLargeError,
     JobStateError,
     KnowledgeError,
+    SearchTimeoutError,
     UnsupportedFileError,
 )
 from portal.auth import READ, ApiError, ApiKeyThrottle
+from portal.middleware import database_unavailable, is_outage
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +39,10 @@ class StrictParser(Parser):
     """The default JSON and form parser, refusing strings PostgreSQL cannot store with a 422."""
 
     def parse_body(self, request: HttpRequest):
+        content_type = request.content_type or ""
+        if request.body and content_type != "application/json" and not content_type.endswith("+json"):
+            raise ApiError(415, "unsupported_media_type", "Send the body as JSON with "
+                           f"'Content-Type: application/json', not {content_type or 'none'}")
         data = super().parse_body(request)
         _check_strings(data, "body", [])
         return data
@@ -82,12 +91,14 @@ api.add_router("/", "knowledge.api.router")
 api.add_router("/", "crawler.api.router")
 api.add_router("/", "tickets.api.router")
 api.add_router("/", "webhooks.api.router")
+api.add_router("/", "evaluation.api.router")
 
 # Domain errors that are not "your input cannot be used" (422).
-DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503, JobStateError: 409}
+DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503, JobStateError: 409,
+                 SwitchRefusedError: 409, SearchTimeoutError: 504}
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
               409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type", 422: "invalid",
-              429: "rate_limited", 503: "unavailable"}
+              429: "rate_limited", 503: "unavailable", 504: "timeout"}
 
 
 def error_response(request: HttpRequest, status: int, code: str, message: str,
@@ -169,6 +180,11 @@ def request_too_big(request, exc: Exception):
     return error_response(request, 413, "payload_too_large", str(exc) or "The request body is too large")
 
 
+@api.exception_handler(MultiPartParserError)
+def malformed_multipart(request, exc: Exception):
+    return error_response(request, 400, "bad_request", f"The multipart body cannot be read: {exc}")
+
+
 @api.exception_handler(TooManyFilesSent)
 def too_many_files(request, exc: Exception):
     return error_response(request, 413, "too_many_files", str(exc) or "Too many files in one request")
@@ -176,5 +192,7 @@ def too_many_files(request, exc: Exception):
 
 @api.exception_handler(Exception)
 def server_error(request, exc: Exception):
+    if isinstance(exc, DatabaseError) and is_outage(exc):
+        return database_unavailable(request, exc)
     logger.exception("Unhandled error in %s %s", request.method, request.path)
     return error_response(request, 500, "server_error", "Internal server error")

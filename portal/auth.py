@@ -8,12 +8,12 @@ import math
 import time
 
 from django.conf import settings
-from django.core.cache import caches
 from django.http import HttpRequest
 from ninja.errors import HttpError
 from ninja.security import HttpBearer
 from ninja.throttling import BaseThrottle
 
+from portal import rate_limit
 from portal.models import ApiKey, Scope
 
 logger = logging.getLogger(__name__)
@@ -86,11 +86,11 @@ TICKETS = ApiKeyAuth(Scope.TICKETS)
 class ApiKeyThrottle(BaseThrottle):
     """At most API["RATE_LIMIT_PER_MINUTE"] requests per key per clock minute (a fixed window).
 
-    Counters live in the "api" cache (Redis or a database table), which every web process shares.
-    Redis counts atomically. The database cache's `incr` is a read then a write (about six small
-    queries per request), so simultaneous requests of one key may be under-counted by a few.
-    When the counter store fails (Redis down), requests are let through and the failure is
-    logged: the limit protects the API, it should not be what takes it down.
+    Counters (portal/rate_limit.py) live in Redis when the "api" cache is Redis, else in a database
+    table, which every web process shares; either counts with one atomic statement, so
+    simultaneous requests of one key are never under-counted. When the counter store fails (Redis
+    down), requests are let through and the failure is logged: the limit protects the API, it
+    should not be what takes it down.
     """
 
     window = 60
@@ -110,11 +110,7 @@ class ApiKeyThrottle(BaseThrottle):
 
     def _count(self, key: ApiKey, now: float) -> int:
         """This request's number in the key's current window."""
-        cache, name = caches["api"], f"rate:{key.pk}:{int(now // self.window)}"
-        try:
-            return cache.incr(name)
-        except ValueError:  # the key's first request this minute
-            return 1 if cache.add(name, 1, timeout=self.window + 5) else cache.incr(name)
+        return rate_limit.count_request(key.pk, int(now // self.window), seconds=self.window)
 
     def wait(self) -> float:
         return self.retry_after

@@ -44,3 +44,16 @@ def check_settings(app_configs, **kwargs):
     if not settings.DEBUG and not settings.ALLOWED_HOSTS:
         problems.append(Warning("PORTAL_ALLOWED_HOSTS is empty", id="portal.W001"))
     return problems
+
+
+@register()
+def check_ocr(app_configs, **kwargs):
+    from knowledge.indexing.parsing import ocr
+
+    if not settings.PORTAL["OCR_ENABLED"]:
+        return []
+    problem = ocr.ocr_problem(ocr.DEFAULT_LANGUAGES)
+    if problem:
+        return [Warning(f"Scanned PDFs and images will not be read: {problem}",
+                        hint="Install Tesseract, or set PORTAL_OCR=false to silence this.", id="portal.W002")]
+    return []

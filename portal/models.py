@@ -124,3 +124,48 @@ class ApiKey(models.Model):
         if self.last_used_at is None or now - self.last_used_at >= LAST_USED_PRECISION:
             self.last_used_at = now
             ApiKey.objects.filter(pk=self.pk).update(last_used_at=now)
+
+
+class RateCounter(models.Model):
+    """Requests of one API key in one clock minute, counted atomically (portal/rate_limit.py)."""
+
+    api_key_id = models.BigIntegerField()  # no foreign key: counting must not lock the key's row
+    window = models.BigIntegerField(help_text="Minutes since the epoch.")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["api_key_id", "window"], name="portal_ratecounter_key_window_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"key {self.api_key_id} @ {self.window}: {self.count}"
+
+
+class ApiRequest(models.Model):
+    """One request made with an API key: who, which route, the answer, which base. Append-only."""
+
+    api_key = models.ForeignKey(ApiKey, on_delete=models.SET_NULL, null=True, related_name="+")
+    key_prefix = models.CharField(max_length=16, help_text="Kept when the key itself is deleted.")
+    method = models.CharField(max_length=10)
+    route = models.CharField(max_length=200,
+                             help_text="The operation's URL pattern, e.g. api/v1/knowledge-bases/<kb_id>.")
+    path = models.CharField(max_length=500)
+    status = models.PositiveSmallIntegerField()
+    knowledge_base_id = models.BigIntegerField(null=True, blank=True)
+    remote_addr = models.GenericIPAddressField(null=True, blank=True)
+    # What the request sent out, when that matters later (an answer's cited chunks and documents).
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["api_key", "-created_at"], name="portal_apirequest_key_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} → {self.status}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("Audit entries are append-only")
+        super().save(*args, **kwargs)

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "django_q",
     "ninja",
+    "auditlog",
     "portal.apps.PortalConfig",
     "knowledge",
     "crawler",
@@ -48,9 +49,11 @@ INSTALLED_APPS = [
     "mcp_server",
     "webhooks",
     "mail",
+    "evaluation",
 ]
 
 MIDDLEWARE = [
+    "portal.health.LivenessMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -60,7 +63,24 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "portal.middleware.ApiMethodNotAllowedMiddleware",
+    # Who made each model change (django-auditlog), and every API key request (portal/audit.py).
+    "auditlog.middleware.AuditlogMiddleware",
+    "portal.audit.ApiAuditMiddleware",
 ]
+
+# --- Audit trail: model changes by django-auditlog, API use by portal/audit.py -----------------
+AUDITLOG_INCLUDE_ALL_MODELS = True
+# High-volume or derived rows (chunks, counters, the queue, the audit itself) are not audited.
+AUDITLOG_EXCLUDE_TRACKING_MODELS = (
+    "admin", "auditlog", "contenttypes", "sessions", "django_q", "auth.permission",
+    "knowledge.chunk", "crawler.crawledpage", "portal.ratecounter", "portal.apirequest",
+)
+# Bulky text and progress fields would turn every job tick and re-index into an entry.
+AUDITLOG_EXCLUDE_TRACKING_FIELDS = (
+    "text", "embedding", "search_vector", "updated_at", "heartbeat_at", "progress_done", "progress_total",
+    "counters", "last_used_at", "last_login", "trace", "content_full",
+)
+AUDITLOG_MASK_TRACKING_FIELDS = ("hashed_secret", "password")
 
 ROOT_URLCONF = "portal.urls"
 WSGI_APPLICATION = "portal.wsgi.application"
@@ -95,6 +115,9 @@ else:
     except ValueError as exc:
         raise ImproperlyConfigured(f"PORTAL_DB_SHARED_BUFFERS / PORTAL_DB_MAINTENANCE_WORK_MEM: {exc}") from None
     DATABASES = {"default": embedded_database_settings(PGDATA, EMBEDDED_DB_TUNING)}
+# Seconds a connection is kept for the next request of its thread (0: one per request, for servers
+# that start a thread per request, like runserver, which would otherwise pile up connections).
+DATABASES["default"]["CONN_MAX_AGE"] = env_int("PORTAL_DB_CONN_MAX_AGE", 60, minimum=0)
 # Parallel test runs on one server (several developers, CI) each need their own test database.
 DATABASES["default"]["TEST"] = {"NAME": env_str("PORTAL_TEST_DB_NAME", "test_portal")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -167,10 +190,35 @@ PORTAL = {
     "MAX_UPLOAD_BYTES": env_int("PORTAL_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1024),
     # Text extracted from one document beyond this many characters is refused (zip bombs, dumps).
     "MAX_TEXT_CHARS": env_int("PORTAL_MAX_TEXT_CHARS", 20_000_000, minimum=1000),
+    # Each file is parsed in a child process with this much memory (MB; 0 parses in-process) and time.
+    "PARSE_MEMORY_MB": env_int("PORTAL_PARSE_MEMORY_MB", 2048, minimum=0),
+    "PARSE_TIMEOUT_SECONDS": env_int("PORTAL_PARSE_TIMEOUT", 600, minimum=1),
+    # OCR of pages without a text layer and of images (knowledge/indexing/parsing/ocr.py): on/off,
+    # the Tesseract program, the rendering resolution, and each page's time limit in seconds.
+    "OCR_ENABLED": env_bool("PORTAL_OCR", True),
+    "TESSERACT": env_str("PORTAL_TESSERACT", "tesseract"),
+    "OCR_DPI": env_int("PORTAL_OCR_DPI", 300, minimum=72),
+    "OCR_PAGE_TIMEOUT": env_int("PORTAL_OCR_PAGE_TIMEOUT", 180, minimum=1),
     "HNSW_EF_SEARCH": env_int("PORTAL_HNSW_EF_SEARCH", 100, minimum=1),
     # Retrieval (docs/retrieval.md): candidates per retriever before fusion, the cap on rows
     # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.
     "SEARCH_CANDIDATES": env_int("PORTAL_SEARCH_CANDIDATES", 40, minimum=1),
+    # What one search may ask (knowledge/search/query_limits.py): more is refused with a 422 naming the limit.
+    # Links and e-mail addresses on these domains do not hold an answer for review (knowledge/outgoing.py).
+    "OUTGOING_ALLOWED_DOMAINS": env_list("PORTAL_OUTGOING_ALLOWED_DOMAINS", []),
+    # Running jobs write a heartbeat this often; one silent for JOB_STALE_SECONDS is failed by the
+    # reaper (a schedule that runs every minute), with its documents put back in a final state.
+    # Audit entries (model changes and API requests) older than this are deleted, daily.
+    "AUDIT_RETENTION_DAYS": env_int("PORTAL_AUDIT_RETENTION_DAYS", 365, minimum=1),
+    # Niceness added to each worker process (0-19): background ingestion yields the CPU to searches.
+    "WORKER_NICE": env_int("PORTAL_WORKER_NICE", 10, minimum=0),
+    "JOB_HEARTBEAT_SECONDS": env_float("PORTAL_JOB_HEARTBEAT_SECONDS", 15.0),
+    "JOB_STALE_SECONDS": env_int("PORTAL_JOB_STALE_SECONDS", 120, minimum=1),
+    "SEARCH_MAX_FILTER_KEYS": env_int("PORTAL_SEARCH_MAX_FILTER_KEYS", 20, minimum=1),
+    "SEARCH_MAX_FILTER_VALUES": env_int("PORTAL_SEARCH_MAX_FILTER_VALUES", 200, minimum=1),
+    "SEARCH_MAX_LAYERS": env_int("PORTAL_SEARCH_MAX_LAYERS", 20, minimum=1),
+    "SEARCH_MAX_DOCUMENT_IDS": env_int("PORTAL_SEARCH_MAX_DOCUMENT_IDS", 1000, minimum=1),
+    "SEARCH_STATEMENT_TIMEOUT_MS": env_int("PORTAL_SEARCH_STATEMENT_TIMEOUT_MS", 15000, minimum=1),
     "KEYWORD_CANDIDATES": env_int("PORTAL_KEYWORD_CANDIDATES", 5000, minimum=10),
     "RRF_K": env_int("PORTAL_RRF_K", 60, minimum=1),
     "KEYWORD_FALLBACK_RELEVANCE": env_float("PORTAL_KEYWORD_FALLBACK_RELEVANCE", 0.15),

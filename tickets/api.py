@@ -39,14 +39,17 @@ def ticket_detail(key: ApiKey, ticket_id: int) -> Ticket:
 @router.post("/tickets", response={202: TicketDetailOut, **errors(409)}, auth=TICKETS)
 def create_ticket(request: HttpRequest, payload: TicketIn):
     """Submit a customer message; risk, routing and a drafted answer follow in the worker."""
-    if payload.external_id and Ticket.objects.filter(channel=Ticket.Channel.API,
+    owner = request.auth.owner
+    # External ids are unique per key owner: the check only ever looks at the caller's own tickets.
+    if payload.external_id and Ticket.objects.filter(channel=Ticket.Channel.API, submitted_by=owner,
                                                      external_id=payload.external_id).exists():
-        raise ApiError(409, "duplicate_external_id", "A ticket with this external_id was already submitted",
+        raise ApiError(409, "duplicate_external_id", "You already submitted a ticket with this external_id",
                        [{"field": "external_id", "location": "body", "message": "already used", "type": "duplicate"}])
     # The submitting key is recorded after the caller's metadata, so it cannot be forged.
     metadata = {**payload.metadata, "api_key_id": request.auth.pk}
     ticket = triage.submit_ticket(subject=payload.subject, body=payload.body, customer=payload.customer,
-                                  channel=Ticket.Channel.API, external_id=payload.external_id, metadata=metadata)
+                                  channel=Ticket.Channel.API, external_id=payload.external_id, metadata=metadata,
+                                  submitted_by=owner)
     return Status(202, ticket_detail(request.auth, ticket.pk))
 
 

@@ -6,7 +6,9 @@ outcome. A draft goes out automatically only when the risk is low, the agent all
 - without a chat model: the draft is one clearly matching FAQ entry's answer, verbatim
   (`Answer.entry_match`), never an extract stitched from several sources;
 - with a chat model: every sentence of the draft cites a source;
-- either way: the confidence clears the agent's auto-reply bar.
+- either way: the confidence clears the agent's auto-reply bar, no cited document waits for a
+  parse-quality check (`knowledge.quality`), and the outgoing text itself passes `tickets.outgoing`
+  (no injected instructions, foreign contacts, credential requests or unasked high-risk phrases).
 
 Every reason is a sentence a support agent can read, in Russian when the ticket is in Russian,
 else in English (`explain` does the same for the answer's reason codes). Other checks (for
@@ -15,8 +17,10 @@ instance on the outgoing text itself) add their reasons to the same decision.
 
 from dataclasses import dataclass, field
 
+from knowledge import quality
 from knowledge.search import answers, composer
 from knowledge.search.citations import MARKER
+from tickets import outgoing
 from tickets.models import Agent, RiskLevel
 
 # (English, Russian) per reason code of `knowledge.answers` and of this module.
@@ -50,6 +54,10 @@ SENTENCES = {
                          "Одно из предложений черновика без ссылки на источник."),
     "below_bar": ("Confidence {confidence:.2f} is below the auto-reply bar {bar:.2f}.",
                   "Уверенность {confidence:.2f} ниже порога автоответа {bar:.2f}."),
+    "source_quality": ("A cited document was parsed poorly and needs a person first: {reason}.",
+                       "Цитируемый документ распознан плохо, сначала его должен проверить сотрудник: {reason}."),
+    "outgoing_text": ("The draft must be read before it goes out: {reason}.",
+                      "Черновик нужно прочитать перед отправкой: {reason}."),
     "auto_reply": ("Low risk, the answer of a clearly matching FAQ entry, and allowed: sent automatically.",
                    "Риск низкий, ответ взят из точно подходящей записи FAQ, автоответ разрешён: "
                    "отправлено автоматически."),
@@ -71,8 +79,11 @@ class Decision:
         return not self.codes
 
     def block(self, code: str, russian: bool, **values) -> None:
+        self.add(code, sentence(code, russian, **values))
+
+    def add(self, code: str, reason: str) -> None:
         self.codes.append(code)
-        self.reasons.append(sentence(code, russian, **values))
+        self.reasons.append(reason)
 
 
 def sentence(code: str, russian: bool, **values) -> str:
@@ -113,6 +124,11 @@ def decide(*, agent: Agent | None, risk_level: str, result: answers.Answer | Non
     if result is not None and not result.refused and agent is not None \
             and result.confidence < agent.auto_reply_threshold:
         decision.block("below_bar", russian, confidence=result.confidence, bar=agent.auto_reply_threshold)
+    for reason in quality.auto_reply_blockers(result):  # poorly parsed sources wait for a person
+        decision.add("source_quality", sentence("source_quality", russian, reason=reason))
+    if result is not None and not result.refused:
+        for reason in outgoing.review_reasons(question=text, result=result):
+            decision.add("outgoing_text", sentence("outgoing_text", russian, reason=reason))
     return decision
 
 

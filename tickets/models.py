@@ -99,6 +99,10 @@ class Ticket(models.Model):
     customer = models.CharField(max_length=300, blank=True, help_text="Name or address of the customer.")
     channel = models.CharField(max_length=20, choices=Channel.choices, default=Channel.WEB)
     external_id = models.CharField(max_length=200, blank=True, help_text="Id in the system it came from.")
+    # The owner of the API key that submitted it: external ids are unique per owner, so one
+    # integration can neither learn nor take another's ids.
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                     related_name="+")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.NEW)
     risk_level = models.CharField(max_length=10, choices=RiskLevel.choices, blank=True)
     risk_reasons = models.JSONField(default=list, blank=True)
@@ -120,8 +124,8 @@ class Ticket(models.Model):
         ordering = ["-created_at", "-pk"]
         permissions = [("view_gap_report", "Can view the knowledge gap report")]
         constraints = [
-            models.UniqueConstraint(fields=["channel", "external_id"], condition=~Q(external_id=""),
-                                    name="tickets_ticket_channel_external_id_uniq"),
+            models.UniqueConstraint(fields=["channel", "submitted_by", "external_id"], condition=~Q(external_id=""),
+                                    nulls_distinct=False, name="tickets_ticket_channel_owner_external_id_uniq"),
         ]
         indexes = [
             models.Index(fields=["status", "-created_at"], name="tickets_ticket_status_idx"),
@@ -201,6 +205,15 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} on ticket #{self.ticket_id}"
+
+    def get_additional_data(self) -> dict | None:
+        """Kept with a reply's audit entry (django-auditlog): the snapshots of the sources it cited."""
+        if self.kind != self.Kind.REPLY or not self.draft_id:
+            return None
+        cited = TicketSource.objects.filter(message_id=self.draft_id, cited=True).order_by("position")
+        return {"auto_sent": self.auto_sent, "cited_snapshots": [
+            {"position": s.position, "document": s.document_id, "chunk": s.chunk_id, "sha256": s.content_sha256}
+            for s in cited]}
 
 
 class TicketSource(models.Model):

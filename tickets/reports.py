@@ -4,9 +4,13 @@ The gap report takes refused and low-confidence tickets and groups them by the c
 the knowledge bases have — the section (or document) of the best source the draft was given —
 so content managers see where documentation is missing. Tickets that found nothing at all form
 their own group. It shows the customers' questions but never who asked.
+
+Other apps add questions of their own through `GAP_SOURCES` (the evaluation app registers the
+thumbs-down answers there in its `AppConfig.ready()`), so this module never imports them.
 """
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from statistics import mean, median
@@ -41,13 +45,27 @@ def edit_distance(a: str, b: str) -> int:
 
 
 @dataclass
+class GapQuestion:
+    """A question from outside the tickets (a thumbs-down answer) and the topic of its closest source."""
+
+    topic: str
+    knowledge_base: str
+    question: str
+
+
+# Callables `(since) -> Iterable[GapQuestion]`, registered by the apps that have such questions.
+GAP_SOURCES: list[Callable[[datetime | None], Iterable[GapQuestion]]] = []
+
+
+@dataclass
 class GapGroup:
     topic: str
     knowledge_base: str
     tickets: int = 0
     refused: int = 0
+    thumbs_down: int = 0
     confidences: list[float] = field(default_factory=list)
-    examples: list[tuple[int, str]] = field(default_factory=list)  # (ticket id, question)
+    examples: list[tuple[int | None, str]] = field(default_factory=list)  # (ticket id or None, question)
 
     @property
     def mean_confidence(self) -> float | None:
@@ -77,7 +95,13 @@ def gap_report(*, since: datetime | None = None, limit: int = 2000) -> list[GapG
             group.confidences.append(ticket.confidence)
         if len(group.examples) < EXAMPLES_PER_GROUP:
             group.examples.append((ticket.pk, ticket.subject))
-    return sorted(groups.values(), key=lambda g: (-g.tickets, g.topic))
+    for source in GAP_SOURCES:
+        for item in source(since):
+            group = groups.setdefault((item.topic, item.knowledge_base), GapGroup(item.topic, item.knowledge_base))
+            group.thumbs_down += 1
+            if len(group.examples) < EXAMPLES_PER_GROUP:
+                group.examples.append((None, item.question))
+    return sorted(groups.values(), key=lambda g: (-(g.tickets + g.thumbs_down), g.topic))
 
 
 def _closest_sources(ticket_ids: list[int]) -> dict[int, TicketSource]:
@@ -90,8 +114,13 @@ def _closest_sources(ticket_ids: list[int]) -> dict[int, TicketSource]:
 def _topic(source: TicketSource | None) -> str:
     if source is None:
         return NOTHING_FOUND
-    section = source.section_path.split(" > ")[-1] if source.section_path else ""
-    title = source.document_title or source.source_uri or "Untitled document"
+    return topic_of(source.section_path, source.document_title, source.source_uri)
+
+
+def topic_of(section_path: str, title: str, source_uri: str) -> str:
+    """A source's topic as the report names it: the document and its innermost section."""
+    section = section_path.split(" > ")[-1] if section_path else ""
+    title = title or source_uri or "Untitled document"
     return f"{title} › {section}" if section and section != title else title
 
 

@@ -14,7 +14,8 @@ class TicketIn(Schema):
     body: str = Field(min_length=1, max_length=50_000, description="The customer's message.")
     subject: str = Field("", max_length=300, description="Default: the message's first line.")
     customer: str = Field("", max_length=300, description="Name or address of the customer.")
-    external_id: str = Field("", max_length=200, description="Id in your system; unique per channel.")
+    external_id: str = Field("", max_length=200,
+                             description="Id in your system; unique among the tickets your keys submit.")
     metadata: dict = Field(default_factory=dict)
 
 

@@ -31,10 +31,11 @@ DEFAULT_REFUSAL = ("Thank you for your message. We could not find a reliable ans
 
 @transaction.atomic
 def submit_ticket(*, subject: str = "", body: str, customer: str = "", channel: str = Ticket.Channel.WEB,
-                  external_id: str = "", metadata: dict | None = None, triage: bool = True) -> Ticket:
+                  external_id: str = "", metadata: dict | None = None, triage: bool = True,
+                  submitted_by=None) -> Ticket:
     """Create a ticket with the customer's first message; triage is queued after commit."""
     ticket = Ticket(subject=(subject or _subject_from(body))[:300], customer=customer[:300], channel=channel,
-                    external_id=external_id[:200], metadata=metadata or {})
+                    external_id=external_id[:200], metadata=metadata or {}, submitted_by=submitted_by)
     ticket.full_clean()
     ticket.save()
     Message.objects.create(ticket=ticket, kind=Message.Kind.CUSTOMER, body=body)

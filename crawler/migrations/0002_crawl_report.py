@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('crawler', '0001_initial'),
-        ('knowledge', '0005_job_current_item'),
+        ('knowledge', '0010_job_current_item'),
     ]
 
     operations = [

@@ -197,6 +197,15 @@ def user_facing(document: Document, message: str) -> str:
     return message
 
 
+def settle_documents(documents, reason: str) -> int:
+    """Documents a finished job left pending or indexing: back to their ready version, or `error`."""
+    settled = 0
+    for document in documents.filter(status__in=[Document.Status.PENDING, Document.Status.INDEXING]):
+        record_failure(document, KnowledgeError(reason))
+        settled += 1
+    return settled
+
+
 def delete_document(document: Document) -> None:
     """Delete one document with its chunks and its stored original."""
     if document.original_file:

@@ -43,12 +43,12 @@ def index_predicate(kb_id: int, dim: int, alias: str = "") -> str:
     return f"{prefix}knowledge_base_id = {int(kb_id)} AND vector_dims({prefix}embedding) = {int(dim)}"
 
 
-def create_kb_index(kb_id: int, dim: int) -> None:
+def create_kb_index(kb_id: int, dim: int, *, name: str = "") -> None:
     """Create the base's HNSW index (idempotent)."""
     kb_id = int(kb_id)
     qn = connection.ops.quote_name
     statement = (
-        f"CREATE INDEX IF NOT EXISTS {qn(index_name(kb_id))} ON knowledge_chunk USING hnsw "
+        f"CREATE INDEX IF NOT EXISTS {qn(name or index_name(kb_id))} ON knowledge_chunk USING hnsw "
         f"((embedding::{vector_type(dim)}) {opclass(dim)}) "
         f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
         f"WHERE {index_predicate(kb_id, dim)}"
@@ -58,6 +58,25 @@ def create_kb_index(kb_id: int, dim: int) -> None:
         # allows CREATE INDEX on the table; outside one this is a no-op.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(statement)
+
+
+def replace_kb_index(kb_id: int, dim: int) -> None:
+    """Build the base's index for `dim` beside the current one, then let it take the current one's name.
+
+    Meant for the inside of the transaction that gave the base vectors of a new dimension: the build
+    takes a SHARE lock (writers wait, readers do not), and other sessions keep searching through the
+    old index, on the rows they still see, until the commit. Only the final drop and rename take an
+    exclusive lock, for a moment.
+    """
+    kb_id = int(kb_id)
+    qn = connection.ops.quote_name
+    staged = f"{index_name(kb_id)}_next"
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX IF EXISTS {qn(staged)}")
+    create_kb_index(kb_id, dim, name=staged)
+    drop_kb_index(kb_id)
+    with connection.cursor() as cursor:
+        cursor.execute(f"ALTER INDEX {qn(staged)} RENAME TO {qn(index_name(kb_id))}")
 
 
 def drop_kb_index(kb_id: int) -> None:

@@ -10,7 +10,10 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
   nothing close and keyword matches lead; `no_vector_scores`: keyword mode, no similarity known;
   `below_threshold`: confidence under the threshold, so the answer was refused;
 - after generation: `generator_failed` (the model timed out, failed or replied nonsense, and the
-  extractive answer was given instead), `dropped_markers`, `no_citations`.
+  extractive answer was given instead), `dropped_markers`, `no_citations`;
+- `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
+  credential requests (`knowledge/outgoing.py`); `Answer.flags` says which. Such an answer must
+  not be sent without a person reading it.
 
 Without a chat model the answer is composed (`composer`): a clearly matching FAQ entry's answer
 verbatim (`Answer.entry_match`), else a short cited extract of the top sources.
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from knowledge import outgoing
 from knowledge.models import KnowledgeBase
 from knowledge.search import composer, generation, retrieval
 from knowledge.search.citations import parse_citations, rewrite_markers
@@ -56,6 +60,7 @@ class Answer:
     # The text is one FAQ entry's answer, verbatim, because its question clearly is the one asked.
     entry_match: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
 
 
 def assess_confidence(result: retrieval.Retrieval) -> tuple[float, list[str]]:
@@ -89,6 +94,7 @@ class Grounding:
     refusal: Answer | None = None
     # The first source is an FAQ entry whose own question clearly is the one asked.
     entry_match: bool = False
+    question: str = ""
 
 
 def _entry_first(question: str, hits: list[SearchHit],
@@ -126,7 +132,8 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         # confidence is how closely the question resembles the entry's own question.
         confidence = round(closeness, 4)
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
-    grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None)
+    grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
+                          question=question)
     if not sources or confidence < threshold:
         if sources:
             reasons.append("below_threshold")
@@ -151,8 +158,14 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
     if not used:
         reasons.append("no_citations")
     citations = [Citation(number, sources[number - 1]) for number in used]
+    # A chat model read every source in its prompt; the extractive composer only those it quotes.
+    read = set(used) if generator == generation.ExtractiveGenerator.name else None
+    flags = [str(flag) for flag in outgoing.check_answer(question=grounding.question, text=text, sources=sources,
+                                                         read=read)]
+    if flags:
+        reasons.append("outgoing_flagged")
     return Answer(text, citations, sources, grounding.confidence, reasons, refused=False, dropped_markers=dropped,
-                  generator=generator, error=error, timings=grounding.timings, entry_match=entry_match)
+                  generator=generator, error=error, timings=grounding.timings, entry_match=entry_match, flags=flags)
 
 
 def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,

@@ -35,7 +35,7 @@ from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import calibration
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
-from knowledge.search import query_vectors, reranking, sql
+from knowledge.search import query_limits, query_vectors, reranking, sql
 from knowledge.search.hits import Retrieval, SearchHit
 
 # The search modes, in the order the forms and the API list them. Every default of retrieval is
@@ -83,6 +83,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     started = time.perf_counter()
     if mode not in MODES:
         raise SearchError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    query_limits.check_scope(layers=layers, filters=filters, document_ids=document_ids)
     kbs = _load_bases(kb_ids)
     query = (query or "").strip()
     timings: dict[str, float] = {}
@@ -95,10 +96,13 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     vectors, vector_rows = {}, []
     if mode in ("vector", "hybrid"):
         vectors = _embed_query(kbs, query, query_embeddings, timings)
-        vector_rows = _timed(timings, "vector", _vector_candidates, kbs, vectors, depth, ef_search, scope)
     keyword_rows = []
-    if mode in ("keyword", "hybrid"):
-        keyword_rows = _timed(timings, "keyword", _keyword_candidates, kbs, query, depth, scope)
+    # The candidate statements carry the caller's filters: they run under the statement timeout.
+    with query_limits.timeout_as_error():
+        if mode in ("vector", "hybrid"):
+            vector_rows = _timed(timings, "vector", _vector_candidates, kbs, vectors, depth, ef_search, scope)
+        if mode in ("keyword", "hybrid"):
+            keyword_rows = _timed(timings, "keyword", _keyword_candidates, kbs, query, depth, scope)
 
     by_id = {kb.pk: kb for kb in kbs}
     best_similarity = 1.0 - vector_rows[0][2] if vector_rows else None
@@ -169,7 +173,8 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
         if generic:
             statement = _prepare(cursor, statement)
         batch, params, position = sql.with_search_settings(statement, ef_search=ef, generic_plan=generic,
-                                                           in_transaction=connection.in_atomic_block)
+                                                           in_transaction=connection.in_atomic_block,
+                                                           statement_timeout_ms=query_limits.timeout_ms())
         cursor.execute(batch, params)
         for _ in range(position):
             cursor.nextset()
@@ -209,9 +214,15 @@ def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]
             all_terms, any_term, lexemes = tsqueries(cursor, config, query)
             if not any_term:  # only stop words
                 continue
-            cursor.execute(*sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
-                                               candidate_terms=_informative_terms(cursor, lexemes),
-                                               candidates=setting("KEYWORD_CANDIDATES"), **scope))
+            statement = sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
+                                           candidate_terms=_informative_terms(cursor, lexemes),
+                                           candidates=setting("KEYWORD_CANDIDATES"), **scope)
+            batch, params, position = sql.with_search_settings(statement, ef_search=setting("HNSW_EF_SEARCH"),
+                                                               in_transaction=connection.in_atomic_block,
+                                                               statement_timeout_ms=query_limits.timeout_ms())
+            cursor.execute(batch, params)
+            for _ in range(position):
+                cursor.nextset()
             rows.extend((chunk_id, kb_id, float(rank)) for chunk_id, kb_id, rank in cursor.fetchall())
     rows.sort(key=lambda row: (-row[2], row[0]))
     return rows[:depth]

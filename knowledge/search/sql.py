@@ -15,9 +15,10 @@ the planner start from the documents; `hnsw.iterative_scan = relaxed_order` (see
 `search_settings`) keeps the scan going until the LIMIT is filled, and since relaxed order may
 return rows slightly out of order, the caller re-sorts.
 
-Search settings (`with_search_settings`). `hnsw.ef_search` and `hnsw.iterative_scan` must hold for
-the ANN statement only. They travel with it in one batch of statements, one round trip instead of
-BEGIN, settings, query and COMMIT: outside a transaction a batch runs as one implicit transaction,
+Search settings (`with_search_settings`). `hnsw.ef_search`, `hnsw.iterative_scan` and the search
+`statement_timeout` (knowledge/search/query_limits.py) must hold for the search statement only.
+They travel with it in one batch of statements, one round trip instead of BEGIN, settings, query
+and COMMIT: outside a transaction a batch runs as one implicit transaction,
 so `set_config(…, is_local)` ends with it; inside one (an atomic block), a savepoint rolled back
 after the query undoes the settings (rolling back to a savepoint cancels SET LOCAL), so the
 caller's own values come back. Batches need the simple query protocol, i.e. Django's default
@@ -67,20 +68,24 @@ def vector_literal(values) -> str:
     return "[" + ",".join(repr(float(v)) for v in values) + "]"
 
 
-def search_settings(*, ef_search: int, iterative_scan: bool = True, generic_plan: bool = False) -> tuple[str, dict]:
-    """`SET LOCAL`-equivalents for an ANN query; run inside the query's transaction."""
+def search_settings(*, ef_search: int, iterative_scan: bool = True, generic_plan: bool = False,
+                    statement_timeout_ms: int | None = None) -> tuple[str, dict]:
+    """`SET LOCAL`-equivalents for a search statement; run inside the query's transaction."""
+    timeout = ", set_config('statement_timeout', %(statement_timeout)s, true)" if statement_timeout_ms else ""
+    generic = ", set_config('plan_cache_mode', 'force_generic_plan', true)" if generic_plan else ""
     return (
         "SELECT set_config('hnsw.ef_search', %(hnsw_ef_search)s, true), "
-        "set_config('hnsw.iterative_scan', %(hnsw_iterative_scan)s, true)"
-        + (", set_config('plan_cache_mode', 'force_generic_plan', true)" if generic_plan else ""),
-        {"hnsw_ef_search": str(int(ef_search)), "hnsw_iterative_scan": "relaxed_order" if iterative_scan else "off"},
+        f"set_config('hnsw.iterative_scan', %(hnsw_iterative_scan)s, true){generic}{timeout}",
+        {"hnsw_ef_search": str(int(ef_search)), "hnsw_iterative_scan": "relaxed_order" if iterative_scan else "off",
+         "statement_timeout": str(int(statement_timeout_ms or 0))},
     )
 
 
 def with_search_settings(statement: tuple[str, dict], *, ef_search: int, in_transaction: bool,
-                         generic_plan: bool = False) -> tuple[str, dict, int]:
+                         generic_plan: bool = False, statement_timeout_ms: int | None = None) -> tuple[str, dict, int]:
     """`statement` under `search_settings`, as one batch: (SQL, params, index of its result in the batch)."""
-    settings_sql, settings_params = search_settings(ef_search=ef_search, generic_plan=generic_plan)
+    settings_sql, settings_params = search_settings(ef_search=ef_search, generic_plan=generic_plan,
+                                                    statement_timeout_ms=statement_timeout_ms)
     sql, params = statement
     params = {**params, **settings_params}
     if not in_transaction:

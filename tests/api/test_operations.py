@@ -5,13 +5,14 @@ import re
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from evaluation.models import EvalRun, GoldenQuestion, GoldenSet, ShadowSwitch
 from knowledge.models import Job
 from tests.api.base import ALL_SCOPES, ApiTestCase, make_key
 from tests.factories import make_document, make_kb
 from webhooks.models import Endpoint
 
-# (method, path, scope, body); {kb}, {document}, {job}, {crawl}, {ticket}, {webhook} are filled in per test, and
-# a callable body is called with those ids.
+# (method, path, scope, body); {kb}, {document}, {job}, {crawl}, {ticket}, {webhook}, {set}, {question},
+# {run}, {switch} are filled in per test, and a callable body is called with those ids.
 OPERATIONS = [
     ("get", "/knowledge-bases", "read", None),
     ("post", "/knowledge-bases", "write", {"name": "New"}),
@@ -47,6 +48,27 @@ OPERATIONS = [
     ("get", "/webhooks", "read", None),
     ("get", "/webhooks/{webhook}/deliveries", "read", None),
     ("delete", "/webhooks/{webhook}", "write", None),
+    ("get", "/knowledge-bases/{kb}/golden-sets", "read", None),
+    ("post", "/knowledge-bases/{kb}/golden-sets", "write", {"name": "New set"}),
+    ("get", "/golden-sets/{set}/questions", "read", None),
+    ("post", "/golden-sets/{set}/questions", "write", {"question": "q?", "should_refuse": True}),
+    ("post", "/golden-sets/{set}/import", "write", "file"),
+    ("post", "/golden-sets/{set}/proposals", "write", {"source": "feedback"}),
+    ("post", "/golden-questions/{question}/confirm", "write", None),
+    ("post", "/golden-questions/{question}/dismiss", "write", None),
+    ("post", "/golden-sets/{set}/runs", "write", {}),
+    ("get", "/knowledge-bases/{kb}/eval-runs", "read", None),
+    ("get", "/eval-runs/{run}", "read", None),
+    ("get", "/eval-runs/{run}/diff/{run}", "read", None),
+    ("post", "/knowledge-bases/{kb}/feedback", "search", {"question": "q", "rating": "down"}),
+    ("post", "/knowledge-bases/{kb}/switches", "write", {"chunk_size": 300}),
+    ("get", "/knowledge-bases/{kb}/switches", "read", None),
+    ("get", "/switches/{switch}", "read", None),
+    ("post", "/switches/{switch}/cut-over", "write", {}),
+    ("post", "/switches/{switch}/confirm", "write", None),
+    ("post", "/switches/{switch}/rollback", "write", None),
+    ("post", "/switches/{switch}/resume", "write", None),
+    ("post", "/switches/{switch}/cancel", "write", None),
 ]
 
 
@@ -58,12 +80,22 @@ class OperationAccessTests(ApiTestCase):
                    "job": Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=cls.kb).pk,
                    "crawl": Job.objects.create(kind=Job.Kind.CRAWL, knowledge_base=cls.kb).pk, "ticket": 999999,
                    "webhook": Endpoint.objects.create(name="x", url="https://example.com/", events=[]).pk}
+        golden_set = GoldenSet.objects.create(knowledge_base=cls.kb, name="Set")
+        cls.ids.update(
+            set=golden_set.pk,
+            question=GoldenQuestion.objects.create(golden_set=golden_set, question="q?", should_refuse=True).pk,
+            run=EvalRun.objects.create(golden_set=golden_set, knowledge_base=cls.kb).pk,
+            switch=ShadowSwitch.objects.create(knowledge_base=cls.kb, target={"chunk_size": 300}).pk)
         _, cls.limited = make_key(knowledge_bases=[cls.other])
 
     def call(self, method, path, body, token, ids):
         path = path.format(**ids)
         if body == "files":
             return self.api(method, path, token=token, files=[SimpleUploadedFile("a.txt", b"hello")])
+        if body == "file":
+            upload = SimpleUploadedFile("set.jsonl", b'{"question": "q2?", "should_refuse": true}\n')
+            return self.client.post(f"/api/v1{path}", {"file": upload},
+                                    headers={"Authorization": f"Bearer {token}"} if token else {})
         return self.api(method, path, token=token, data=body(ids) if callable(body) else body)
 
     def test_the_table_covers_every_operation_in_the_schema(self):

@@ -1,11 +1,11 @@
-import tempfile
+import threading
 import time
-from pathlib import Path
 from unittest import skipUnless
 
 from django.conf import settings
 from django.core.cache import caches
-from django.test import override_settings
+from django.db import connection
+from django.test import Client, TransactionTestCase, override_settings
 
 from tests import redis_server
 from tests.api.base import ApiTestCase, make_key
@@ -35,11 +35,9 @@ class RateLimitTests(ApiTestCase):
 
 
     def test_a_broken_counter_store_does_not_take_the_api_down(self):
-        # A file cache whose folder cannot be created: every counter write fails for real.
-        blocker = Path(tempfile.mkdtemp()) / "not-a-folder"
-        blocker.write_text("")
-        broken = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-                                             "LOCATION": str(blocker / "counters")}}
+        # Counters in a Redis that is down (nothing listens on port 1): every count fails for real.
+        broken = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                             "LOCATION": "redis://127.0.0.1:1/0"}}
         _, token = make_key()
         with override_settings(CACHES=broken), self.assertLogs("portal.auth", "ERROR") as logs:
             response = self.api("get", "/knowledge-bases", token=token)
@@ -77,3 +75,49 @@ class CacheTableMigrationTests(ApiTestCase):
         import_module("portal.migrations.0003_fix_api_cache_table").repair(None,
                                                                            SimpleNamespace(connection=connection))
         self.assertIn("portal_api_cache", connection.introspection.table_names())
+
+
+class ConcurrentRateLimitTests(TransactionTestCase):
+    """12 threads at once against one key: the counter is atomic, so at most the limit gets through."""
+
+    LIMIT = 30
+
+    def hammer(self, token: str, threads: int = 12, each: int = 8) -> list[int]:
+        if time.time() % 60 > 40:  # all requests must share one clock minute
+            time.sleep(60 - time.time() % 60)
+        statuses, start = [], threading.Barrier(threads)
+
+        def client():
+            start.wait()
+            try:
+                for _ in range(each):
+                    response = Client().get("/api/v1/knowledge-bases", headers={"Authorization": f"Bearer {token}"})
+                    statuses.append(response.status_code)
+            finally:
+                connection.close()
+
+        workers = [threading.Thread(target=client) for _ in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        return statuses
+
+    def test_twelve_threads_in_the_database_store(self):
+        _, token = make_key()
+        with override_settings(API={**settings.API, "RATE_LIMIT_PER_MINUTE": self.LIMIT}):
+            statuses = self.hammer(token)
+        self.assertEqual(len(statuses), 96)
+        self.assertEqual(set(statuses), {200, 429})
+        self.assertLessEqual(statuses.count(200), self.LIMIT + 2)
+        self.assertEqual(statuses.count(200), self.LIMIT)
+
+    @skipUnless(redis_server.AVAILABLE, redis_server.WHY_NOT)
+    def test_twelve_threads_in_redis(self):
+        _, token = make_key()
+        with redis_server.running_redis() as url:
+            in_redis = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                                   "LOCATION": url}}
+            with override_settings(CACHES=in_redis, API={**settings.API, "RATE_LIMIT_PER_MINUTE": self.LIMIT}):
+                statuses = self.hammer(token)
+        self.assertEqual(statuses.count(200), self.LIMIT)

@@ -66,7 +66,7 @@ class SearchApiTests(ApiTestCase):
                                   "knowledge_bases": [self.kb.pk]})
         self.assertEqual(response.status_code, 200, response.content)
         body = response.json()
-        self.assertEqual(set(body), {"answer", "refused", "confidence", "reasons", "citations", "sources",
+        self.assertEqual(set(body), {"answer", "refused", "confidence", "reasons", "flags", "citations", "sources",
                                      "dropped_markers", "generator"})
         self.assertTrue(body["answer"])
         self.assertEqual([source["number"] for source in body["sources"]], list(range(1, len(body["sources"]) + 1)))

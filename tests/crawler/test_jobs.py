@@ -102,7 +102,7 @@ def test_start_ingest_url_runs_one_url_as_a_job(flask_site, django_capture_on_co
     document = Document.objects.get(knowledge_base=kb, source_uri=flask_site.url("/installation.html"))
     assert document.source_kind == Document.SourceKind.URL
     assert flask_site.page_paths() == ["/installation.html", "/_test/missing.html"]  # no links, no robots.txt
-    assert missing.status == Job.Status.PARTIAL
+    assert (missing.status, missing.error_message) == (Job.Status.FAILED, "HTTP 404 Not Found")
     assert missing.failures == [{"item": flask_site.url("/_test/missing.html"), "reason": "HTTP 404 Not Found"}]
     with pytest.raises(BlockedAddressError):
         jobs.start_ingest_url(kb, "http://192.168.0.1/")
@@ -125,3 +125,15 @@ def test_a_knowledge_base_recrawl_repeats_its_crawls_and_reindexes_only_changes(
     assert [c.get("ingested", 0) for c in counters] == [1, 0, 0]
     assert [c.get("unchanged", 0) for c in counters] == [0, 2, 1]
     assert Job.objects.get(pk=recrawls[1].pk).options["max_pages"] == 2
+
+
+def test_a_crawl_whose_only_url_is_refused_ends_failed(flask_site, django_capture_on_commit_callbacks):
+    kb = make_kb()
+    with django_capture_on_commit_callbacks(execute=True):
+        # The seed is allowed, but it redirects to the cloud metadata address, which is not.
+        job = jobs.start_crawl(kb, flask_site.url("/_test/to-metadata"), max_depth=0, use_sitemap=False)
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    assert job.error_message.startswith("Nothing was crawled: all 1 URL(s) failed or were refused; the first: ")
+    assert "metadata" in job.error_message
+    assert not Document.objects.filter(knowledge_base=kb).exists()

@@ -139,7 +139,7 @@ class UploadTests(AdminTestCase):
         files = [
             SimpleUploadedFile("guide.md", b"# Guide\n\nInstall the agent, then restart it."),
             SimpleUploadedFile("notes.txt", b"Plain notes about the agent."),
-            SimpleUploadedFile("photo.png", b"\x89PNG not really"),
+            SimpleUploadedFile("photo.gif", b"GIF89a not really"),
         ]
         with self.captureOnCommitCallbacks(execute=True):
             response = self.client.post(self.url(), {"files": files})
@@ -150,7 +150,7 @@ class UploadTests(AdminTestCase):
                      .values_list("path", flat=True))
         self.assertEqual(titles, {"guide.md", "notes.txt"})
         page = self.client.get(response["Location"])
-        self.assertContains(page, "Refused photo.png: Unsupported file type. Supported: .md")
+        self.assertContains(page, "Refused photo.gif: Unsupported file type. Supported: .md")
         self.assertContains(page, "Succeeded")
 
     def test_a_bad_file_fails_alone_with_its_reason_on_the_job(self):

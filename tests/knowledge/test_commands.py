@@ -14,7 +14,7 @@ def test_ingest_command_walks_folders_and_prints_a_summary(tmp_path):
     (tmp_path / "notes.md").write_text("# Notes\n\nThe portal indexes notes.\n")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "broken.pdf").write_bytes(b"%PDF-1.4 garbage")
-    (tmp_path / "sub" / "image.png").write_bytes(b"\x89PNG")
+    (tmp_path / "sub" / "image.gif").write_bytes(b"GIF89a")
     out = StringIO()
     call_command("ingest", kb.slug, str(tmp_path), str(DATA / "documents/csv/hflabs-city-ru.csv"), stdout=out)
     text = out.getvalue()

@@ -22,7 +22,7 @@ class UploadJobTests(TestCase):
         files = [
             upload_of(DATA / "documents/docx/en/pandoc-headers.docx"),
             upload_of(DATA / "documents/xlsx/en/roo-numbers1.xlsx"),
-            upload_of(DATA / "documents/pdf/scanned/gutenberg-huckfinn-p22-scan.pdf"),
+            upload_of(DATA / "documents/pdf/malformed/header-only-invalid.pdf"),
             SimpleUploadedFile("notes.exe", b"MZ..."),
             SimpleUploadedFile("empty.txt", b""),
         ]
@@ -36,20 +36,20 @@ class UploadJobTests(TestCase):
         self.assertEqual((job.progress_done, job.progress_total, job.percent), (3, 3, 100))
         self.assertEqual(job.counters.get("created"), 2)
         self.assertEqual(len(job.failures), 1)
-        self.assertIn("text layer", job.failures[0]["reason"])
-        self.assertEqual(job.failures[0]["item"], "gutenberg-huckfinn-p22-scan.pdf")
+        self.assertIn("damaged", job.failures[0]["reason"])
+        self.assertEqual(job.failures[0]["item"], "header-only-invalid.pdf")
         # Each document with its own outcome, in the job's order.
         states = {item["name"]: item for item in job.items}
         self.assertEqual({name: item["state"] for name, item in states.items()},
                          {"pandoc-headers.docx": "ready", "roo-numbers1.xlsx": "ready",
-                          "gutenberg-huckfinn-p22-scan.pdf": "failed"})
+                          "header-only-invalid.pdf": "failed"})
         docx = Document.objects.get(knowledge_base=self.kb, path="pandoc-headers.docx")
         self.assertEqual(states["pandoc-headers.docx"]["chunks_done"], docx.chunk_count)
-        self.assertIn("text layer", states["gutenberg-huckfinn-p22-scan.pdf"]["reason"])
+        self.assertIn("damaged", states["header-only-invalid.pdf"]["reason"])
         self.assertEqual(job.chunks_progress, (Chunk.objects.filter(knowledge_base=self.kb).count(),) * 2)
         statuses = dict(Document.objects.filter(knowledge_base=self.kb).values_list("path", "status"))
         self.assertEqual(statuses, {"pandoc-headers.docx": "ready", "roo-numbers1.xlsx": "ready",
-                                    "gutenberg-huckfinn-p22-scan.pdf": "error"})
+                                    "header-only-invalid.pdf": "error"})
 
     def test_an_uploaded_document_takes_the_title_its_file_gives(self):
         with self.captureOnCommitCallbacks(execute=True):

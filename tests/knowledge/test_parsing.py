@@ -31,6 +31,7 @@ def copy_bytes(tmp_path: Path, name: str, data: bytes) -> Path:
 def test_supported_extensions_are_the_documented_set():
     assert parsing.SUPPORTED_EXTENSIONS == (
         ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".html", ".htm",
+        ".png", ".jpg", ".jpeg", ".tif", ".tiff",
     )
 
 
@@ -39,7 +40,7 @@ def test_is_supported_by_extension_case_insensitive(name):
     assert parsing.is_supported(name)
 
 
-@pytest.mark.parametrize("name", ["letter.doc", "slides.pptx", "photo.png", "README", "archive.tar.gz"])
+@pytest.mark.parametrize("name", ["letter.doc", "slides.pptx", "photo.gif", "README", "archive.tar.gz"])
 def test_is_supported_rejects_other_types(name):
     assert not parsing.is_supported(name)
 
@@ -248,9 +249,10 @@ def test_pdf_encrypted_is_a_parse_error():
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (DOCS / "pdf/scanned").iterdir()))
-def test_pdf_scanned_without_text_layer_is_a_parse_error(name):
-    with pytest.raises(ParseError, match=r"no text layer \(scanned image\?\); OCR is not supported"):
-        parse(f"pdf/scanned/{name}")
+def test_pdf_scanned_without_text_layer_leaves_its_pages_to_ocr(name):
+    # The worker reads them with Tesseract (ocr.recognise_pages, tests/knowledge/test_ocr.py).
+    parsed = parse(f"pdf/scanned/{name}")
+    assert (parsed.text, parsed.metadata["ocr_wanted"]) == ("", [1])
 
 
 # --- DOCX --------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from django.conf import settings
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
 
-from . import docx, pdf, spreadsheet, text
+from . import docx, images, pdf, spreadsheet, text
 from .html import html_to_markdown
 from .text import text_too_long
 
@@ -28,6 +28,7 @@ PARSER_VERSION = "3"
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
     ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".html", ".htm",
+    *images.IMAGE_EXTENSIONS,
 )
 
 MIME_TYPES = {
@@ -42,13 +43,19 @@ MIME_TYPES = {
     ".xls": "application/vnd.ms-excel",
     ".html": "text/html",
     ".htm": "text/html",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".tif": "image/tiff",
+    ".tiff": "image/tiff",
 }
 
 # Office Open XML files are zip archives; a small file can declare gigabytes of XML. We refuse
-# archives whose members add up to more than this many times the upload limit, or more than
-# MAX_UNCOMPRESSED_BYTES, before mammoth or openpyxl inflate anything.
+# archives whose members add up to more than this many times the upload limit, or to more XML than
+# the text limit can use (XML_BYTES_PER_CHAR of markup per character of text, on top of the upload
+# limit for pictures and other parts), before mammoth or openpyxl inflate anything.
 ZIP_EXPANSION_FACTOR = 20
-MAX_UNCOMPRESSED_BYTES = 512 * 1024 * 1024
+XML_BYTES_PER_CHAR = 8
 MAX_ZIP_MEMBERS = 10_000
 ZIP_READ_CHUNK = 1024 * 1024
 # What zipfile raises on damaged archives (RuntimeError: an encrypted member; NotImplementedError:
@@ -78,6 +85,7 @@ KNOWN_SIGNATURES = (
     (b"7z\xbc\xaf", "a 7-Zip archive"),
     (b"\x7fELF", "a program"),
 )
+IMAGE_MAGICS = {"PNG": (b"\x89PNG",), "JPEG": (b"\xff\xd8\xff",), "TIFF": (b"II*\x00", b"MM\x00*")}
 TEXT_EXTENSIONS = (".md", ".markdown", ".txt", ".log", ".csv", ".html", ".htm")
 # Zip member prefix that each Office format must contain.
 ZIP_PARTS = {".docx": ("word/", "a Word document"), ".xlsx": ("xl/", "an Excel workbook")}
@@ -102,13 +110,14 @@ def parse_file(
     ext = path.suffix.lower()
     max_bytes = settings.PORTAL["MAX_UPLOAD_BYTES"] if max_bytes is None else max_bytes
     max_chars = settings.PORTAL["MAX_TEXT_CHARS"] if max_chars is None else max_chars
-    _check_file(path, ext, max_bytes)
+    _check_file(path, ext, max_bytes, max_chars)
     parsed = _dispatch(path, ext, max_chars)
     parsed.mime = MIME_TYPES[ext]
     if "\x00" in parsed.text and not parsed.pages:
         # PostgreSQL text columns cannot hold NUL characters.
         parsed.text = parsed.text.replace("\x00", "")
-    if not parsed.text.strip():
+    # Pages without a text layer wait for OCR in the worker (ocr.recognise_pages).
+    if not parsed.text.strip() and not parsed.metadata.get("ocr_wanted"):
         raise ParseError(f"{path.name} is empty: no text could be extracted")
     if len(parsed.text) > max_chars:
         raise text_too_long(path.name, max_chars)
@@ -116,7 +125,7 @@ def parse_file(
     return parsed
 
 
-def _check_file(path: Path, ext: str, max_bytes: int) -> None:
+def _check_file(path: Path, ext: str, max_bytes: int, max_chars: int) -> None:
     """What every format shares: a known extension, a size within limits, honest content."""
     if ext not in SUPPORTED_EXTENSIONS:
         raise UnsupportedFileError(
@@ -135,20 +144,25 @@ def _check_file(path: Path, ext: str, max_bytes: int) -> None:
         raise FileTooLargeError(f"{path.name} is {_size(size)}; the limit is {_size(max_bytes)}")
     _check_content_type(path, ext, head)
     if ext in ZIP_PARTS:
-        _check_zip(path, ext, min(ZIP_EXPANSION_FACTOR * max_bytes, MAX_UNCOMPRESSED_BYTES))
+        _check_zip(path, ext, min(ZIP_EXPANSION_FACTOR * max_bytes, max_bytes + XML_BYTES_PER_CHAR * max_chars))
 
 
 def _dispatch(path: Path, ext: str, max_chars: int) -> ParsedDocument:
     if ext == ".pdf":
         return pdf.parse_pdf(path, max_chars=max_chars)
+    if ext in images.IMAGE_EXTENSIONS:
+        return images.parse_image(path)
     if ext == ".docx":
-        return docx.parse_docx(path)
+        return docx.parse_docx(path, max_chars=max_chars)
     if ext == ".xlsx":
         return spreadsheet.parse_xlsx(path, max_chars=max_chars)
     if ext == ".xls":
         return spreadsheet.parse_xls(path, max_chars=max_chars)
     if ext in (".html", ".htm"):
-        title, markdown = html_to_markdown(path.read_bytes())
+        try:
+            title, markdown = html_to_markdown(path.read_bytes())
+        except ParseError as exc:
+            raise ParseError(f"{path.name}: {exc}") from exc
         return ParsedDocument(text=markdown, title=title or path.stem, mime="")
     if ext in (".md", ".markdown"):
         return text.parse_markdown(path)
@@ -169,6 +183,8 @@ def _check_content_type(path: Path, ext: str, head: bytes) -> None:
             raise ParseError(PASSWORD_PROTECTED.format(name=path.name))
     elif ext == ".xls":
         ok = head.startswith((OLE_MAGIC, *BIFF_MAGICS))
+    elif ext in images.IMAGE_EXTENSIONS:
+        ok = head.startswith(IMAGE_MAGICS[images.IMAGE_FORMATS[ext]])
     else:
         ok = not any(head.startswith(magic) for magic, _ in KNOWN_SIGNATURES) and not text.looks_binary(head)
     if ok:

@@ -3,12 +3,13 @@
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
+from xml.parsers import expat
 
 import mammoth
 from mammoth.images import img_element
 
 from knowledge.documents import ParsedDocument
-from knowledge.exceptions import ParseError
+from knowledge.exceptions import FileTooLargeError, ParseError
 from knowledge.indexing.markdown import first_heading
 
 from .html import parse_html, soup_to_markdown
@@ -20,12 +21,20 @@ p[style-name='Title'] => h1:fresh
 p[style-name='Subtitle'] => h2:fresh
 """
 DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
+BODY = "word/document.xml"
+# mammoth holds the whole body as Python objects (tens of bytes per XML byte), so the body is first
+# read as a stream that counts text and elements and stops at the limit, in constant memory.
+# A real document has far fewer elements than characters; a body of empty elements is a bomb.
+SCAN_CHUNK = 1024 * 1024
+ELEMENTS_PER_CHAR = 1
+MIN_ELEMENTS = 200_000
 # Footnote back-links ("↑") carry no text worth indexing.
 BACKLINK_PREFIXES = ("#footnote-ref-", "#endnote-ref-")
 
 
-def parse_docx(path: Path) -> ParsedDocument:
+def parse_docx(path: Path, *, max_chars: int) -> ParsedDocument:
     """Markdown of the document body; title from the core properties or the first heading."""
+    _check_body_text(path, max_chars)
     try:
         with path.open("rb") as f:
             result = mammoth.convert_to_html(
@@ -65,3 +74,36 @@ def _core_title(path: Path) -> str:
         return ""
     element = root.find(DC_TITLE)
     return " ".join((element.text or "").split()) if element is not None else ""
+
+
+def _check_body_text(path: Path, max_chars: int) -> None:
+    """Refuse a body whose text or element count is over the limit, reading it as a stream."""
+    max_elements = max(MIN_ELEMENTS, ELEMENTS_PER_CHAR * max_chars)
+    counts = {"chars": 0, "elements": 0}
+    too_long = FileTooLargeError(
+        f"{path.name} holds more than {max_chars:,} characters of text; the limit is {max_chars:,}"
+    )
+    too_many = FileTooLargeError(f"{path.name} holds more than {max_elements:,} XML elements; the limit is "
+                                 f"{max_elements:,} (the document is padded or damaged)")
+
+    def start(name, attrs):
+        counts["elements"] += 1
+        if counts["elements"] > max_elements:
+            raise too_many
+
+    def text(data):
+        counts["chars"] += len(data.strip())
+        if counts["chars"] > max_chars:
+            raise too_long
+
+    parser = expat.ParserCreate()
+    parser.StartElementHandler, parser.CharacterDataHandler = start, text
+    try:
+        with zipfile.ZipFile(path) as archive, archive.open(BODY) as stream:
+            while chunk := stream.read(SCAN_CHUNK):
+                parser.Parse(chunk, False)
+            parser.Parse(b"", True)
+    except KeyError:
+        return  # no body part: mammoth says what is wrong
+    except expat.ExpatError as exc:
+        raise ParseError(f"{path.name} is damaged: its text is not well-formed XML ({exc})") from exc

@@ -10,6 +10,8 @@ import re
 from bs4 import BeautifulSoup
 from markdownify import MarkdownConverter
 
+from knowledge.exceptions import ParseError
+
 DROP_TAGS = ("script", "style", "noscript", "template", "nav", "footer", "aside", "header", "form", "iframe", "svg")
 # Common class/role markers of navigation chrome in generated documentation sites.
 DROP_ROLES = ("navigation", "banner", "contentinfo", "search", "complementary")
@@ -70,8 +72,23 @@ def code_language(pre) -> str:
 def soup_to_markdown(element) -> str:
     converter = MarkdownConverter(heading_style="ATX", bullets="-", strip=["a", "img"], table_infer_header=True,
                                   code_language_callback=code_language)
-    markdown = converter.convert_soup(element)
+    try:
+        markdown = converter.convert_soup(element)
+    except RecursionError:
+        # The converter walks the tree recursively; a page nested thousands of levels deep is hostile.
+        raise ParseError(f"the HTML nests elements {_depth(element):,} levels deep, "
+                         "too deep to read; real pages nest a few dozen levels") from None
     return _BLANK_LINES.sub("\n\n", markdown).strip()
+
+
+def _depth(element) -> int:
+    """How deep the tree under `element` goes, without recursion."""
+    deepest, stack = 0, [(element, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in getattr(node, "contents", ()))
+    return deepest
 
 
 def html_to_markdown(html: str | bytes) -> tuple[str, str]:

@@ -9,12 +9,12 @@ from pypdf.errors import DependencyError, PyPdfError
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import ParseError
 
+from .ocr import needs_ocr
 from .text import short_reason, text_too_long
 
 logger = logging.getLogger(__name__)
 
 ENCRYPTED = "PDF is encrypted; remove the password and upload it again"
-NO_TEXT = "PDF has no text layer (scanned image?); OCR is not supported"
 # /Title values that name a placeholder rather than the document.
 PLACEHOLDER_TITLES = ("untitled", "document", "title")
 
@@ -25,6 +25,8 @@ def parse_pdf(path: Path, *, max_chars: int) -> ParsedDocument:
     parts: list[str] = []
     pages: list[tuple[int, int]] = []
     unreadable: list[int] = []
+    # Pages whose text layer is missing or too thin: the worker reads them with OCR (ocr.py).
+    thin: list[int] = []
     offset = 0
     for number, page in enumerate(_pages(reader, path), start=1):
         try:
@@ -34,6 +36,8 @@ def parse_pdf(path: Path, *, max_chars: int) -> ParsedDocument:
             unreadable.append(number)
             continue
         text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").strip()
+        if needs_ocr(text):
+            thin.append(number)
         if not text:
             continue
         if parts:
@@ -43,11 +47,9 @@ def parse_pdf(path: Path, *, max_chars: int) -> ParsedDocument:
         offset += len(text)
         if offset > max_chars:
             raise text_too_long(path.name, max_chars)
-    if not parts:
-        if unreadable:
-            raise ParseError(f"{path.name} is damaged: no page could be read")
-        raise ParseError(f"{path.name}: {NO_TEXT}")
-    metadata: dict = {"page_count": len(reader.pages)}
+    if not parts and unreadable:
+        raise ParseError(f"{path.name} is damaged: no page could be read")
+    metadata: dict = {"page_count": len(reader.pages), "ocr_wanted": thin}
     if unreadable:
         metadata["unreadable_pages"] = unreadable
     title = _title(reader) or path.stem

@@ -8,6 +8,7 @@ import math
 import re
 from pathlib import Path
 
+import charset_normalizer
 import yaml
 
 from knowledge.documents import ParsedDocument
@@ -33,6 +34,11 @@ ADORNMENT = re.compile(r"^([=\-~^\"'`#*+_:.])\1{2,}\s*$")
 CSV_DELIMITERS = ",;\t|"
 NON_ASCII = re.compile("[^\x00-\x7f\ufffd]")
 MAX_FRONTMATTER_CHARS = 64 * 1024
+# charset-normalizer reads this much of a file that is not UTF-8: enough to tell the encodings apart.
+ENCODING_SAMPLE_BYTES = 1024 * 1024
+# The 8-bit encodings Russian and Western European text files really come in; a free choice among
+# all of them lets short files come out as Shift-JIS or cp1250 (where "à" reads "ŕ").
+LEGACY_ENCODINGS = ["cp1251", "koi8_r", "cp866", "iso8859_5", "cp1252"]
 
 
 def looks_binary(head: bytes) -> bool:
@@ -43,25 +49,36 @@ def looks_binary(head: bytes) -> bool:
 
 
 def decode_text(data: bytes) -> str:
-    """Decode text bytes: a BOM wins, then UTF-8, then cp1251 for Cyrillic, else cp1252/latin-1."""
+    """Decode text bytes in the encoding `detect_encoding` finds."""
+    return _newlines(data.decode(detect_encoding(data), errors="replace"))
+
+
+def detect_encoding(data: bytes) -> str:
+    """A BOM wins, then UTF-8 (a few mangled bytes allowed), then charset-normalizer's guess
+    (cp1251, KOI8-R, cp866, Western encodings), then cp1251 for Cyrillic-looking bytes or cp1252."""
     for bom, encoding in BOMS:
         if data.startswith(bom):
-            return _newlines(data.decode(encoding, errors="replace"))
+            return encoding
     try:
-        return _newlines(data.decode("utf-8"))
+        data.decode("utf-8")
+        return "utf-8"
     except UnicodeDecodeError:
         pass
     lenient = data.decode("utf-8", errors="replace")
     # A long UTF-8 file with a few mangled bytes (a log with one bad line) is still UTF-8.
     errors = lenient.count("\ufffd")
     if errors <= max(1, len(data) // 10_000) and NON_ASCII.search(lenient):
-        return _newlines(lenient)
+        return "utf-8"
+    best = charset_normalizer.from_bytes(data[:ENCODING_SAMPLE_BYTES], cp_isolation=LEGACY_ENCODINGS).best()
+    if best is not None:
+        return codecs.lookup(best.encoding).name
     if _looks_cyrillic(data):
-        return _newlines(data.decode("cp1251", errors="replace"))
+        return "cp1251"
     try:
-        return _newlines(data.decode("cp1252"))
+        data.decode("cp1252")
+        return "cp1252"
     except UnicodeDecodeError:
-        return _newlines(data.decode("latin-1"))
+        return "latin-1"
 
 
 def parse_markdown(path: Path) -> ParsedDocument:

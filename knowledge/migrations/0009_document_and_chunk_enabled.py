@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('knowledge', '0003_job_items_and_partial'),
+        ('knowledge', '0008_job_items_and_partial'),
     ]
 
     operations = [

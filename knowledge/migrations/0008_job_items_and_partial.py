@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('knowledge', '0002_tables_and_calibration'),
+        ('knowledge', '0007_document_quality'),
     ]
 
     operations = [

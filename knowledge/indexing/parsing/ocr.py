@@ -1,0 +1,186 @@
+"""OCR on CPU with Tesseract: the text of scanned pages and images.
+
+`parse_file()` marks the pages it found without a text layer (`metadata["ocr_wanted"]`); the worker
+then calls `recognise_pages()`, which reads them one at a time — each page rendered and recognised
+in a forked child under the parse memory limit and `PORTAL_OCR_PAGE_TIMEOUT` — reporting after every
+page so the job shows progress and can be cancelled between pages. A 300-page scan therefore never
+holds more than one page picture in memory. Tesseract is Debian's CLI (`tesseract-ocr` with the
+`-rus`/`-eng` language data); without it the portal still runs and the document says why its scan
+was not read.
+"""
+
+import csv
+import functools
+import io
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+from knowledge.documents import ParsedDocument
+from knowledge.exceptions import KnowledgeError, ParseError
+
+from . import images
+from .isolation import run_isolated
+from .text import text_too_long
+
+DEFAULT_LANGUAGES = "rus+eng"
+LANGUAGES_PATTERN = r"^[a-z_]{3,20}(\+[a-z_]{3,20}){0,5}$"
+# A page whose text layer has fewer letters and digits than this is read with OCR instead.
+MIN_PAGE_CHARS = 20
+INSTALL_HINT = "apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng"
+
+# Called after each page with (pages done, pages wanted); returns whether to go on.
+PageProgress = Callable[[int, int], bool]
+
+
+class OcrCancelled(KnowledgeError):
+    pass
+
+
+@dataclass
+class OcrPage:
+    text: str
+    confidence: float | None  # mean word confidence, 0–100; None when no word was found
+
+
+def needs_ocr(text: str) -> bool:
+    """Whether a page's text layer is too thin to stand for the page."""
+    return sum(char.isalnum() for char in text) < MIN_PAGE_CHARS
+
+
+def ocr_problem(languages: str = DEFAULT_LANGUAGES) -> str:
+    """Why OCR cannot run here, or "" when it can."""
+    if not settings.PORTAL["OCR_ENABLED"]:
+        return "OCR is switched off (PORTAL_OCR=false)"
+    if not shutil.which(settings.PORTAL["TESSERACT"]):
+        return f"Tesseract OCR is not installed on the server ({INSTALL_HINT})"
+    missing = [lang for lang in languages.split("+") if lang not in installed_languages(settings.PORTAL["TESSERACT"])]
+    if missing:
+        packages = " ".join(f"tesseract-ocr-{lang.replace('_', '-')}" for lang in missing)
+        return f"Tesseract has no language data for {'+'.join(missing)} (apt-get install {packages})"
+    return ""
+
+
+@functools.cache
+def installed_languages(tesseract: str) -> frozenset[str]:
+    """The language data Tesseract has (`tesseract --list-langs`)."""
+    try:
+        listed = subprocess.run([tesseract, "--list-langs"], capture_output=True,
+                                text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    return frozenset(line.strip() for line in listed.stdout.splitlines()[1:] if line.strip())
+
+
+def recognise_pages(parsed: ParsedDocument, path: Path, *, languages: str, force: bool = False,
+                    on_page: PageProgress | None = None, max_chars: int | None = None) -> ParsedDocument:
+    """Put OCR text in place of the pages `parse_file()` found without text (all pages with `force`)."""
+    wanted = parsed.metadata.get("ocr_wanted", [])
+    if force and path.suffix.lower() == ".pdf":
+        wanted = list(range(1, parsed.metadata.get("page_count", 0) + 1))
+    if not wanted:
+        return parsed
+    problem = ocr_problem(languages)
+    if problem:
+        if not parsed.text.strip():
+            raise ParseError(f"{path.name} has no text layer (a scan or a picture?) and was not read: {problem}")
+        parsed.metadata["ocr_skipped"] = {"pages": wanted, "reason": problem}
+        return parsed
+    texts, confidences = page_texts(parsed), {}
+    for done, number in enumerate(wanted, start=1):
+        page = run_isolated(lambda number=number: _recognise(path, number, languages),
+                            name=f"{path.name} page {number}", timeout=settings.PORTAL["OCR_PAGE_TIMEOUT"])
+        if page.text or number not in texts:
+            texts[number] = page.text
+        if page.confidence is not None:
+            confidences[str(number)] = page.confidence
+        if on_page and not on_page(done, len(wanted)):
+            raise OcrCancelled(f"{path.name}: OCR cancelled after {done} of {len(wanted)} pages")
+    _set_pages(parsed, texts, max_chars=max_chars, name=path.name)
+    mean = round(sum(confidences.values()) / len(confidences), 1) if confidences else None
+    parsed.metadata["ocr"] = {"pages": wanted, "languages": languages, "confidence": confidences,
+                              "mean_confidence": mean}
+    if not parsed.text.strip():
+        raise ParseError(f"{path.name}: OCR found no text on {len(wanted)} page(s) (blank or unreadable scan)")
+    return parsed
+
+
+def page_texts(parsed: ParsedDocument) -> dict[int, str]:
+    """The text of each page, cut from `parsed.text` at the `pages` offsets (joined by a blank line)."""
+    texts: dict[int, str] = {}
+    if not parsed.pages:
+        return texts
+    bounds = [start for start, _ in parsed.pages[1:]] + [len(parsed.text) + 2]
+    for (start, number), end in zip(parsed.pages, bounds, strict=True):
+        texts[number] = parsed.text[start:end - 2]
+    return texts
+
+
+def _set_pages(parsed: ParsedDocument, texts: dict[int, str], *, max_chars: int | None, name: str) -> None:
+    parts, pages, offset = [], [], 0
+    for number in sorted(texts):
+        text = texts[number].strip()
+        if not text:
+            continue
+        if parts:
+            offset += 2
+        pages.append((offset, number))
+        parts.append(text)
+        offset += len(text)
+    max_chars = settings.PORTAL["MAX_TEXT_CHARS"] if max_chars is None else max_chars
+    if offset > max_chars:
+        raise text_too_long(name, max_chars)
+    parsed.text, parsed.pages = "\n\n".join(parts), pages
+
+
+def _recognise(path: Path, number: int, languages: str) -> OcrPage:
+    """Render one page and run Tesseract on it (inside the isolated child)."""
+    if path.suffix.lower() == ".pdf":
+        picture = images.pdf_page(path, number, dpi=settings.PORTAL["OCR_DPI"])
+    else:
+        picture = images.image_page(path, number)
+    with tempfile.TemporaryDirectory(prefix="portal-ocr-") as tmp:
+        source = Path(tmp) / "page.png"
+        picture.save(source)
+        del picture
+        return run_tesseract(source, languages, timeout=settings.PORTAL["OCR_PAGE_TIMEOUT"])
+
+
+def run_tesseract(image: Path, languages: str, *, timeout: float) -> OcrPage:
+    """Tesseract's text and mean word confidence for one picture."""
+    if not re.match(LANGUAGES_PATTERN, languages):
+        raise ParseError(f"OCR languages {languages!r} are not Tesseract language codes like rus+eng")
+    base = image.with_suffix("")
+    # One thread: the worker shares the CPU with the web server and other workers, and Tesseract's
+    # OpenMP threads are slower than one thread on small machines anyway.
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    try:
+        subprocess.run([settings.PORTAL["TESSERACT"], str(image), str(base), "-l", languages, "txt", "tsv"],
+                       capture_output=True, timeout=timeout, check=True, env=env)
+    except subprocess.TimeoutExpired as exc:
+        raise ParseError(f"OCR of a page took longer than {timeout:g} seconds") from exc
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        raise ParseError(f"Tesseract failed: {detail.decode(errors='replace').strip()[-300:] or exc}") from exc
+    text = base.with_suffix(".txt").read_text(encoding="utf-8", errors="replace")
+    return OcrPage(text=_tidy(text), confidence=_mean_confidence(base.with_suffix(".tsv")))
+
+
+def _mean_confidence(tsv: Path) -> float | None:
+    rows = csv.DictReader(io.StringIO(tsv.read_text(encoding="utf-8", errors="replace")), delimiter="\t",
+                          quoting=csv.QUOTE_NONE)
+    scores = [float(row["conf"]) for row in rows if row.get("text", "").strip() and float(row["conf"]) >= 0]
+    return round(sum(scores) / len(scores), 1) if scores else None
+
+
+def _tidy(text: str) -> str:
+    # Tesseract ends pages with a form feed and separates paragraphs with blank lines already.
+    text = text.replace("\x0c", "").replace("\x00", "")
+    return re.sub(r"\n{3,}", "\n\n", text).strip()

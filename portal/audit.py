@@ -1,0 +1,89 @@
+"""The audit trail: who did what, when.
+
+Model changes (admin, API, commands, tasks; every model except high-volume derived rows) are
+recorded by django-auditlog (`auditlog.LogEntry`, with the acting user when there is one). Every
+request made with an API key is one `ApiRequest` row — key, route, status, knowledge base — written
+by `ApiAuditMiddleware`; views add what they sent out with `note()` (an answer's cited chunks).
+Replies and drafts are `tickets.Message` rows and their cited snapshots `tickets.TicketSource`
+rows, so their creation is in the model log. Entries are append-only (the admin cannot change
+them; a trigger refuses UPDATEs of `ApiRequest`) and deleted after `AUDIT_RETENTION_DAYS` by
+`prune_audit`, a daily schedule.
+"""
+
+import ipaddress
+import logging
+import re
+from datetime import timedelta
+
+from auditlog.models import LogEntry
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+
+from portal.models import ApiKey, ApiRequest
+
+logger = logging.getLogger(__name__)
+
+PRUNE_SCHEDULE = "prune-audit"
+UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+
+
+def note(request: HttpRequest, **detail) -> None:
+    """Add `detail` to the audit entry of this API request."""
+    request.audit_detail = {**getattr(request, "audit_detail", {}), **detail}
+
+
+class ApiAuditMiddleware:
+    """One `ApiRequest` per request authenticated with an API key."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        key = getattr(request, "auth", None)
+        if isinstance(key, ApiKey):
+            try:
+                # Every value is truncated or validated first (a name is not an address), so the
+                # insert cannot fail on input; no savepoint, which would cost two round trips.
+                record(request, key, response.status_code)
+            except Exception:  # noqa: BLE001 - a failing audit write must not turn an answer into a 500
+                logger.exception("Could not record the API request %s %s", request.method, request.path)
+        return response
+
+
+def record(request: HttpRequest, key: ApiKey, status: int) -> ApiRequest:
+    match = request.resolver_match
+    kb_id = (match.kwargs.get("kb_id") if match else None) or None
+    return ApiRequest.objects.create(
+        api_key=key, key_prefix=key.prefix, method=request.method[:10], status=status,
+        route=_storable(match.route if match else "")[:200], path=_storable(request.path)[:500],
+        knowledge_base_id=_bigint(kb_id),
+        remote_addr=_address(request.META.get("REMOTE_ADDR", "")), detail=getattr(request, "audit_detail", {}),
+    )
+
+
+def _bigint(value) -> int | None:
+    """An id from the URL, if it is one a bigint column can hold (clients send any number)."""
+    number = int(value) if str(value or "").isdigit() else None
+    return number if number is not None and number < 2**63 else None
+
+
+def _storable(text: str) -> str:
+    """Without the NUL characters and lone surrogates a hostile path may carry (PostgreSQL refuses them)."""
+    return UNSTORABLE.sub("\ufffd", text)
+
+
+def _address(value: str) -> str | None:
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        return None  # test clients and some proxies pass names, not addresses
+
+
+def prune_audit() -> int:
+    """Delete audit entries older than the retention; how many were deleted."""
+    before = timezone.now() - timedelta(days=settings.PORTAL["AUDIT_RETENTION_DAYS"])
+    requests, _ = ApiRequest.objects.filter(created_at__lt=before).delete()
+    changes, _ = LogEntry.objects.filter(timestamp__lt=before).delete()
+    return requests + changes
