@@ -403,7 +403,7 @@ class ChunkAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     # Never the embedding or the full-text vector; only the text and the switch are editable.
     fields = ["document", "knowledge_base", "layer", "position", "title", "section_path", "parent_heading",
               "page", "span_start", "span_end", "token_count", "language", "metadata_display", "enabled", "content"]
-    readonly_fields = [*fields[:-2], "content_display"]
+    readonly_fields = [*(name for name in fields if name not in ("enabled", "content")), "content_display"]
 
     class Media:
         css = KnowledgeAdminMixin.css
@@ -414,7 +414,8 @@ class ChunkAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def get_fields(self, request, obj=None):
         if self.has_change_permission(request, obj):
             return self.fields
-        return [*self.fields[:-1], "content_display"]  # the text as it is, not a textarea turned to HTML
+        # The text as it is, not a textarea turned into HTML.
+        return ["content_display" if name == "content" else name for name in self.fields]
 
     def has_add_permission(self, request):
         return False  # chunks are added to a document, from its page ("Add a chunk")

@@ -153,6 +153,7 @@ class Document(models.Model):
             return self.path
         return str(self)
 
+    @property
     def usable_for_auto_reply(self) -> bool:
         """Whether ticket auto-replies may quote it: parsed without flags, or accepted by a person."""
         return not self.needs_attention or self.quality_accepted_at is not None
