@@ -25,13 +25,13 @@ the rows the last run with the same --chunks/--bases/--seed loaded. Prints a Mar
 
 import argparse
 import json
-import pickle
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from common import CACHE_DIR, percentile, setup_django
+from common import percentile, setup_django
+from scale_state import remembered, reuse_state, save_state
 from synthetic import DIM, WORDS_PER_CHUNK, Corpus
 
 CHUNKS_PER_DOCUMENT = 100
@@ -327,43 +327,9 @@ def print_table(results: dict) -> None:
           f"HNSW build {load['hnsw_build_s']} s ({load['hnsw_size']})")
 
 
-def _state_path(args) -> Path:
-    return CACHE_DIR / f"scale-{args.chunks}-{args.bases}-{args.seed}.pickle"
-
-
-def save_state(args, corpora, rng, timings) -> None:
-    """What --reuse needs to measure the loaded database again: the corpora and the random state."""
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    for stale in CACHE_DIR.glob("scale-*.pickle"):  # the database holds one setup at a time
-        stale.unlink()
-    _state_path(args).write_bytes(pickle.dumps({"corpora": corpora, "rng": rng, "timings": timings}))
-
-
-def reuse_state(args):
-    """The bases, corpora, random state and load timings of the last run with the same setup."""
-    from knowledge.indexing import vector_index
-    from knowledge.models import Chunk, KnowledgeBase
-
-    path = _state_path(args)
-    kbs = list(KnowledgeBase.objects.order_by("pk"))
-    if (not path.exists() or len(kbs) != args.bases or Chunk.objects.count() != args.chunks
-            or not all(vector_index.kb_index_exists(kb.pk) for kb in kbs)):
-        sys.exit(f"Nothing to reuse for {args.chunks} chunks in {args.bases} base(s): run once without --reuse")
-    state = pickle.loads(path.read_bytes())  # written by this script (bench/.cache is ours)
-    if sorted(state["corpora"]) != [kb.pk for kb in kbs]:
-        sys.exit("The bench database no longer matches the saved state: run once without --reuse")
-    return kbs, state["corpora"], state["rng"], state["timings"]
-
-
 def exact_references(args, queries) -> tuple[list[set], list[float]]:
     """exact_top10, remembered in the saved state: at 1M chunks each exact scan takes seconds."""
-    path = _state_path(args)
-    state = pickle.loads(path.read_bytes())
-    key = f"exact-{len(queries)}"
-    if key not in state:
-        state[key] = exact_top10(queries)
-        path.write_bytes(pickle.dumps(state))
-    return state[key]
+    return remembered(args, f"exact-{len(queries)}", lambda: exact_top10(queries))
 
 
 def shared_buffers() -> str:

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
-from evaluation import admin_views, golden, runs, shadow
+from evaluation import admin_views, golden, proposals, runs, shadow
 from evaluation.exceptions import EvaluationError
 from evaluation.forms import SwitchForm
 from evaluation.models import EvalRun, ExpectedSource, Feedback, GoldenQuestion, GoldenSet, ShadowSwitch
@@ -102,12 +102,12 @@ class GoldenSetAdmin(EvaluationAdminMixin, admin.ModelAdmin):
 
     @admin.action(description="Propose questions from answered and rejected tickets", permissions=["change"])
     def propose_from_tickets(self, request, queryset):
-        added = sum(golden.propose_from_tickets(item) for item in queryset)
+        added = sum(proposals.propose_from_tickets(item) for item in queryset)
         self.message_user(request, f"{added} question(s) proposed; confirm them in Golden questions")
 
     @admin.action(description="Propose questions from thumbs-down feedback", permissions=["change"])
     def propose_from_feedback(self, request, queryset):
-        added = sum(golden.propose_from_feedback(item) for item in queryset)
+        added = sum(proposals.propose_from_feedback(item) for item in queryset)
         self.message_user(request, f"{added} question(s) proposed; add their documents and confirm them")
 
     def get_urls(self):

@@ -15,7 +15,7 @@ from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
-from evaluation import feedback, golden, runs, shadow
+from evaluation import feedback, golden, proposals, runs, shadow
 from evaluation.models import EvalRun, ExpectedSource, GoldenQuestion, GoldenSet, ShadowSwitch
 from evaluation.schemas import (
     CutOverRequest,
@@ -124,7 +124,7 @@ def import_questions(request, set_id: int, file: UploadedFile = File(...),  # no
 def propose_questions(request, set_id: int, payload: ProposeRequest):
     """Proposed questions from answered/rejected tickets or thumbs-down feedback; a person confirms them."""
     golden_set = get_set(request, set_id)
-    propose = golden.propose_from_tickets if payload.source == "tickets" else golden.propose_from_feedback
+    propose = proposals.propose_from_tickets if payload.source == "tickets" else proposals.propose_from_feedback
     return Status(201, {"added": propose(golden_set)})
 
 

@@ -42,7 +42,7 @@ from knowledge.schemas import (
     UploadResponse,
 )
 from knowledge.search import answers, retrieval, streaming
-from knowledge.search.intent import plan_and_search as router_plan_and_search
+from knowledge.search.planned import plan_and_search as router_plan_and_search
 from portal import audit
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
@@ -314,8 +314,9 @@ def search(request, payload: SearchRequest):
 @router.post("/search/planned", response={200: PlanResponse, **errors(404)}, auth=SEARCH)
 def planned_search(request, payload: PlanRequest):
     """Let the intent router pick the layers and filters (documentation and code layers), then search."""
-    plan, hits = router_plan_and_search(payload.question, searchable_ids(request, payload.knowledge_bases))
-    return {"question": payload.question, "plan": plan.to_dict(), "hits": [hit_dict(hit) for hit in hits]}
+    plan, hits = router_plan_and_search(payload.query, searchable_ids(request, payload.knowledge_bases))
+    return {"query": payload.query, "question": payload.query, "plan": plan.to_dict(),
+            "hits": [hit_dict(hit) for hit in hits]}
 
 
 @router.post("/answer", response={200: AnswerResponse, **errors(404)}, auth=SEARCH, openapi_extra={

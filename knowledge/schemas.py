@@ -5,7 +5,7 @@ from typing import Literal
 
 from django.conf import settings
 from ninja import Field, ModelSchema, Schema
-from pydantic import field_validator
+from pydantic import AliasChoices, field_validator
 
 from knowledge import progress
 from knowledge.indexing.embedding import REGISTRY
@@ -199,8 +199,12 @@ class ChunkFilter(Schema):
 FilterValue = str | int | float | bool | list[str | int | float | bool]
 
 
+# Both search endpoints take `query`; `question` (the planned search's old name) is accepted too.
+QUERY = Field(min_length=1, max_length=2000, validation_alias=AliasChoices("query", "question"))
+
+
 class SearchRequest(Schema):
-    query: str = Field(min_length=1, max_length=2000)
+    query: str = QUERY
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")
     top_k: int = Field(6, ge=1, le=50)
@@ -241,7 +245,7 @@ class SearchResponse(Schema):
 
 
 class PlanRequest(Schema):
-    question: str = Field(min_length=1, max_length=2000)
+    query: str = QUERY
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")
 
@@ -265,7 +269,8 @@ class PlanOut(Schema):
 
 
 class PlanResponse(Schema):
-    question: str
+    query: str
+    question: str = Field(description="The same as `query` (the old name).")
     plan: PlanOut
     hits: list[HitOut]
 

@@ -42,7 +42,7 @@ from knowledge.schemas import (
     SearchResponse,
 )
 from knowledge.search import answers, retrieval
-from knowledge.search.intent import plan_and_search
+from knowledge.search.planned import plan_and_search
 from portal.auth import ApiError, require_scope
 from portal.models import ApiKey, Scope
 from tickets import triage
@@ -202,7 +202,7 @@ def answer(key: ApiKey,
 def planned_search(key: ApiKey, question: Annotated[str, Field(min_length=1, max_length=2000)],
                    knowledge_bases: Bases = None) -> dict[str, Any]:
     plan, hits = plan_and_search(question, _bases(key, knowledge_bases))
-    return _dump(PlanResponse, {"question": question, "plan": plan.to_dict(),
+    return _dump(PlanResponse, {"query": question, "question": question, "plan": plan.to_dict(),
                                 "hits": [hit_dict(hit) for hit in hits]})
 
 

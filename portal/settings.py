@@ -229,6 +229,10 @@ PORTAL = {
     "FUSION_ALPHA": 0.7,
     "FUSION_ALPHAS": {},
     "COMMON_TERM_SHARE": 0.1,
+    # Derived rows (call/import edges, links between documents) restate what other rows say; a
+    # search that does not ask for their layers scores them by this factor (docs/layers.md).
+    "DERIVED_LAYERS": ("C2", "D5"),
+    "DERIVED_WEIGHT": 0.5,
     # Per embedder, over the registry's floor and the one measured for each base
     # (knowledge/indexing/calibration.py).
     "SIMILARITY_FLOORS": env_floats("PORTAL_SIMILARITY_FLOORS"),

@@ -8,9 +8,7 @@ anything with `plan(question, vocabulary) -> Plan`; an LLM planner can take the 
 
 The vocabulary is read and cached per base by `knowledge.search.vocabulary`.
 
-`plan_and_search(question, kb_ids)` runs the steps through `retrieval.search(layers=…, filters=…)`.
-A step whose filters find nothing drops them one by one (`relax`) and says so in the trace; a
-step with `expand` loads the C0 source of the symbols its hits name (the handler of a route).
+Running a plan is `knowledge.search.planned.plan_and_search(question, kb_ids)`.
 """
 
 import re
@@ -19,8 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from knowledge.indexing.layers.code import route_key
-from knowledge.search import retrieval
-from knowledge.search.vocabulary import find_subject, load_vocabulary
+from knowledge.search.vocabulary import find_subject, is_code_name
 
 
 @dataclass
@@ -88,7 +85,8 @@ DEFINITION = _has(r"\bwhere is .* defined\b", r"\bdefinition of\b", r"\bsignatur
 ROLES = {
     "api_handler": _has(r"\b(all|list|which) (api )?(handlers|endpoints|routes)\b",
                         r"все (обработчики|эндпоинты|ручки)"),
-    "model": _has(r"\b(all|list|which) (data )?models\b", r"(все|какие) модели"),
+    "model": _has(r"\b(all|list|which|what) (the )?(data |database |orm |db )?models\b",
+                  r"\b(data|database|orm|db) models\b", r"(все|какие) модели"),
     "task": _has(r"\b(all|list|which) (background )?tasks\b", r"(все|какие) (фоновые )?задачи"),
     "test": _has(r"\b(all|list|which) tests\b", r"(все|какие) тесты"),
     "cli_command": _has(r"\b(all|list|which) (cli )?commands\b", r"(все|какие) команды"),
@@ -117,19 +115,20 @@ class RulePlanner:
     def plan(self, question: str, vocabulary: dict[str, str] | None = None) -> Plan:
         text = " ".join(question.split())
         language = "ru" if CYRILLIC.search(text) else "en"
-        subject = find_subject(text, vocabulary or {})
-        code = code_name(text)
+        vocabulary = vocabulary if vocabulary is not None else {}
+        subject = find_subject(text, vocabulary)
+        code = code_name(text, vocabulary)
         for intent, rule in RULES:
-            steps = rule(text, subject, code)
+            steps = rule(text, subject, code, vocabulary)
             if steps:
                 if intent in CODE_INTENTS:
-                    subject = subject or loose_name(text, code)
+                    subject = subject or loose_name(text, code, vocabulary)
                 return Plan(question=question, intent=intent, language=language, steps=steps,
                             subject=subject or code, planner=self.name)
         raise AssertionError("the fallback rule always matches")  # pragma: no cover
 
 
-def _integrations(text, subject, code):
+def _integrations(text, subject, code, vocabulary):
     if INTEGRATIONS(text):
         filters = {"source_id": subject} if subject else {}
         return [Step(["D6"], text, filters, top_k=10, relax=list(filters),
@@ -139,7 +138,7 @@ def _integrations(text, subject, code):
     return None
 
 
-def _http_route(text, subject, code):
+def _http_route(text, subject, code, vocabulary):
     match = HTTP_ROUTE.search(text)
     if match:
         method, path = match.group(1).upper(), match.group(2)
@@ -154,8 +153,8 @@ def _http_route(text, subject, code):
     return None
 
 
-def _callers(text, subject, code):
-    code = loose_name(text, code)
+def _callers(text, subject, code, vocabulary):
+    code = loose_name(text, code, vocabulary)
     if code and CALLEES(text):
         name = code.rsplit(".", 1)[-1]
         return [Step(["C2"], text, {"edge_type": "calls", "src_name": name}, top_k=20,
@@ -168,8 +167,8 @@ def _callers(text, subject, code):
     return None
 
 
-def _inherits(text, subject, code):
-    code = loose_name(text, code)
+def _inherits(text, subject, code, vocabulary):
+    code = loose_name(text, code, vocabulary)
     if code and INHERITS(text):
         name = code.rsplit(".", 1)[-1]
         return [Step(["C2"], text, {"edge_type": "inherits", "dst_name": name}, top_k=20,
@@ -177,8 +176,8 @@ def _inherits(text, subject, code):
     return None
 
 
-def _imports(text, subject, code):
-    code = loose_name(text, code)
+def _imports(text, subject, code, vocabulary):
+    code = loose_name(text, code, vocabulary)
     if code and IMPORTS(text):
         key = "dst_ref" if "." in code else "dst_name"
         return [Step(["C2"], text, {"edge_type": "imports", key: code}, top_k=20, relax=[key],
@@ -186,8 +185,8 @@ def _imports(text, subject, code):
     return None
 
 
-def _cli(text, subject, code):
-    code = loose_name(text, code) if CLI(text) else code
+def _cli(text, subject, code, vocabulary):
+    code = loose_name(text, code, vocabulary) if CLI(text) else code
     if CLI(text) and (code or re.search(r"\b(cli|command line|командн)", text, re.IGNORECASE)):
         filters = {"entry_type": "cli", **({"route_or_command": code.replace("_", "-")} if code else {})}
         return [Step(["C3"], text, filters, top_k=5, relax=["route_or_command"], expand="source",
@@ -195,7 +194,7 @@ def _cli(text, subject, code):
     return None
 
 
-def _roles(text, subject, code):
+def _roles(text, subject, code, vocabulary):
     for role, matches in ROLES.items():
         if matches(text):
             return [Step(["C4"], text, {"role": role}, top_k=50, relax=["role"],
@@ -203,9 +202,9 @@ def _roles(text, subject, code):
     return None
 
 
-def _symbol(text, subject, code):
+def _symbol(text, subject, code, vocabulary):
     if DEFINITION(text):
-        code = loose_name(text, code)
+        code = loose_name(text, code, vocabulary)
     if code and DEFINITION(text) or code and not subject:
         name = code.rsplit(".", 1)[-1]
         key = "qname" if "." in code else "name"
@@ -215,7 +214,7 @@ def _symbol(text, subject, code):
     return None
 
 
-def _facts(text, subject, code):
+def _facts(text, subject, code, vocabulary):
     for predicate, matches in FACT_PREDICATES.items():
         if matches(text):
             filters = {"predicate": predicate, **({"subject_id": subject} if subject else {})}
@@ -226,15 +225,15 @@ def _facts(text, subject, code):
     return None
 
 
-def _workflow(text, subject, code):
+def _workflow(text, subject, code, vocabulary):
     if WORKFLOW(text):
         filters = {"document_id": subject} if subject else {}
         return [Step(["D4"], text, filters, top_k=3, relax=list(filters), why="workflows (scenarios) first"),
-                Step(["D0"], text, top_k=4, why="then the sections that describe them")]
+                Step(["D0", "C0"], text, top_k=6, why="then the sections and the source that describe them")]
     return None
 
 
-def _relations(text, subject, code):
+def _relations(text, subject, code, vocabulary):
     if RELATIONS(text):
         filters = {"source_id": subject} if subject else {}
         return [Step(["D5"], text, filters, top_k=10, relax=list(filters),
@@ -243,7 +242,7 @@ def _relations(text, subject, code):
     return None
 
 
-def _mentions(text, subject, code):
+def _mentions(text, subject, code, vocabulary):
     if ENTITY_MENTIONS(text):
         filters = {"entity_name": subject} if subject else {}
         return [Step(["D3"], text, filters, top_k=10, relax=list(filters),
@@ -252,7 +251,7 @@ def _mentions(text, subject, code):
     return None
 
 
-def _catalog(text, subject, code):
+def _catalog(text, subject, code, vocabulary):
     if CATALOG(text):
         filters = {"document_id": subject} if subject else {}
         return [Step(["D1"], text, filters, top_k=8, relax=list(filters),
@@ -260,7 +259,7 @@ def _catalog(text, subject, code):
     return None
 
 
-def _fallback(text, subject, code):
+def _fallback(text, subject, code, vocabulary):
     return [Step(["D0", "C0"], text, top_k=6, why="no specific intent: sections and source chunks, hybrid")]
 
 
@@ -283,26 +282,30 @@ RULES = (
 )
 
 
-def code_name(text: str) -> str:
-    """The code identifier a question names: `backticked`, `name()`, snake_case or CamelCase."""
+def code_name(text: str, vocabulary=None) -> str:
+    """The code identifier a question names: `backticked`, `name()`, snake_case or CamelCase.
+
+    Only a name of the bases' code counts (when the vocabulary lists them, see `is_code_name`):
+    a product name such as "PostgreSQL" is CamelCase too.
+    """
     for match in CODE_NAME.finditer(HTTP_ROUTE.sub(" ", text)):
         name = next(group for group in match.groups() if group)
         name = name.removesuffix("()").strip()
-        if name and not HTTP_ROUTE.match(name):
+        if name and not HTTP_ROUTE.match(name) and is_code_name(name, vocabulary):
             return name
     return ""
 
 
-def loose_name(text: str, code: str) -> str:
+def loose_name(text: str, code: str, vocabulary=None) -> str:
     """A code name without code formatting: a Latin word in a Russian question, or one after a cue word."""
     if code:
         return code
     if CYRILLIC.search(text):
         for match in LATIN_WORD.finditer(HTTP_ROUTE.sub(" ", text)):
-            if match.group(1).lower() not in NOT_NAMES:
+            if match.group(1).lower() not in NOT_NAMES and is_code_name(match.group(1), vocabulary):
                 return match.group(1)
     for match in CUE_NAME.finditer(text):
-        if match.group(1).lower() not in NOT_NAMES:
+        if match.group(1).lower() not in NOT_NAMES and is_code_name(match.group(1), vocabulary):
             return match.group(1)
     return ""
 
@@ -311,56 +314,3 @@ def plan_question(question: str, vocabulary: dict[str, str] | None = None, *,
                   planner: Planner | None = None) -> Plan:
     """The plan for one question (rules unless another planner is given)."""
     return (planner or RulePlanner()).plan(question, vocabulary)
-
-
-def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
-                    vocabulary: dict[str, str] | None = None) -> tuple[Plan, list[retrieval.SearchHit]]:
-    """Plan the question and run the plan; the plan comes back with a trace of what each step did."""
-    kb_ids = list(kb_ids)
-    vocabulary = load_vocabulary(kb_ids) if vocabulary is None else vocabulary
-    plan = plan_question(question, vocabulary, planner=planner)
-    hits, seen = [], set()
-    vectors: dict[str, dict] = {}  # query text → its vectors: each text is embedded once per plan
-    for step in plan.steps:
-        step_vectors = vectors.setdefault(step.query, {})
-        found, used = _run_step(step, kb_ids, step_vectors)
-        trace = {"layers": step.layers, "filters": used, "hits": len(found)}
-        if step.expand and found:
-            sources = _expand_sources(step, found, kb_ids, step_vectors)
-            trace["expanded"] = len(sources)
-            found = found + sources
-        plan.trace.append(trace)
-        for hit in found:
-            if hit.chunk_id not in seen:
-                seen.add(hit.chunk_id)
-                hits.append(hit)
-    return plan, hits
-
-
-def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrieval.SearchHit], dict]:
-    filters = dict(step.filters)
-    relax = list(step.relax)
-    while True:
-        hits = retrieval.search(step.query, kb_ids, top_k=step.top_k, mode=step.mode, layers=step.layers,
-                                filters=filters or None, query_embeddings=vectors)
-        if hits or not relax:
-            return hits, filters
-        old, _, new = relax.pop(0).partition("->")
-        value = filters.pop(old, None)
-        if new and value is not None:
-            filters[new] = value
-
-
-def _expand_sources(step: Step, hits: list[retrieval.SearchHit], kb_ids: list[int],
-                    vectors: dict) -> list[retrieval.SearchHit]:
-    """C0 chunks of the handler, symbol or calling function each hit names."""
-    names = []
-    for hit in hits:
-        meta = hit.metadata or {}
-        name = meta.get("handler_symbol") or meta.get("src_qname" if hit.layer == "C2" else "qname")
-        if name and name not in names:
-            names.append(name)
-    if not names:
-        return []
-    return retrieval.search(step.query, kb_ids, top_k=max(3, len(names)), mode="hybrid", layers=["C0"],
-                            filters={"qname": names}, query_embeddings=vectors)

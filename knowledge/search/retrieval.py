@@ -115,8 +115,12 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
         fused = _rescore(fused, vector_rows, keyword_rows, fallback, fusion_alpha(kbs))
     if max_distance is not None:
         fused = [row for row in fused if row["distance"] is None or row["distance"] <= max_distance]
-    # The reranker reorders all the candidates; without one, only the hits returned are read.
-    hits = _timed(timings, "fetch", _make_hits, fused[:depth if reranker is not None else top_k])
+    # The reranker reorders all the candidates; without one, only the hits returned are read (a
+    # few more when derived rows may be demoted below them).
+    window = depth if reranker is not None else top_k if layers else min(depth, 3 * top_k)
+    hits = _timed(timings, "fetch", _make_hits, fused[:window])
+    if not layers:
+        hits = _demote_derived(hits)
     if reranker is not None and hits:
         hits = _timed(timings, "rerank", reranker.rerank, query, hits)
     hits = hits[:top_k]
@@ -313,6 +317,21 @@ def _rescore(fused: list[dict], vector_rows, keyword_rows, fallback: bool, alpha
         dense = 0.0 if row["distance"] is None else min(1.0, max(0.0, (1.0 - row["distance"] - bottom) / spread))
         row["score"] = w_vector * dense + w_keyword * ranks.get(row["id"], 0.0) / best_rank
     return sorted(fused, key=lambda row: (-row["score"], row["id"]))
+
+
+def _demote_derived(hits: list[SearchHit]) -> list[SearchHit]:
+    """Derived rows (edges) scored by `DERIVED_WEIGHT` when the search did not ask for their layers.
+
+    An edge row restates a line of the source its file already has as a chunk; left as they are,
+    they crowd the first places of a plain search with several rows of one file.
+    """
+    derived = set(setting("DERIVED_LAYERS"))
+    if not any(hit.layer in derived for hit in hits):
+        return hits
+    for hit in hits:
+        if hit.layer in derived:
+            hit.score *= setting("DERIVED_WEIGHT")
+    return sorted(hits, key=lambda hit: -hit.score)
 
 
 def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:

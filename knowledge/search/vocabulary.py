@@ -1,7 +1,10 @@
 """The intent router's vocabulary: aliases of documents, services and entities → their ids.
 
 It comes from the D1 (catalog: id, name, title, aliases) and D3 (entities) rows of the bases, and
-is cached per base in the process. A base's cached entry is keyed by a version read in one small
+is cached per base in the process. Its `code` set holds the code names of the bases (C1 symbol
+names and qualified names, C3 command names, lower-cased): a word of a question becomes a symbol
+filter only when it is one of them, so "PostgreSQL" or "command line" never filter on a symbol
+the repository does not have. A base's cached entry is keyed by a version read in one small
 query (how many documents it has and when the last one changed): every change of its rows goes
 through its documents (`mark_ready` on a re-index, deletions cascade), so a changed base is read
 again and an unchanged one costs that one query instead of all its D1/D3 rows.
@@ -13,11 +16,20 @@ from django.db.models import Count, Max
 
 from knowledge.models import Chunk, Document
 
+
+class Vocabulary(dict):
+    """Alias → id, plus `code`: the code names of the bases (lower-cased)."""
+
+    def __init__(self, *args, code=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.code: set[str] = set(code)
+
+
 # kb id → (version, its vocabulary). One entry per base: a new version replaces the old one.
-_cache: dict[int, tuple[tuple, dict[str, str]]] = {}
+_cache: dict[int, tuple[tuple, Vocabulary]] = {}
 
 
-def load_vocabulary(kb_ids) -> dict[str, str]:
+def load_vocabulary(kb_ids) -> Vocabulary:
     """Aliases → ids from the bases' catalog (D1) and entities (D3); the first base's alias wins."""
     kb_ids = list(dict.fromkeys(kb_ids))
     versions = {row["knowledge_base_id"]: (row["documents"], row["changed"]) for row in
@@ -27,15 +39,20 @@ def load_vocabulary(kb_ids) -> dict[str, str]:
     if stale:
         for kb_id, vocabulary in _read(stale).items():
             _cache[kb_id] = (versions.get(kb_id), vocabulary)
-    merged: dict[str, str] = {}
+    merged = Vocabulary()
     for kb_id in kb_ids:
         for alias, identifier in _cache[kb_id][1].items():
             merged.setdefault(alias, identifier)
+        merged.code |= _cache[kb_id][1].code
     return merged
 
 
-def _read(kb_ids: list[int]) -> dict[int, dict[str, str]]:
-    vocabularies: dict[int, dict[str, str]] = {kb_id: {} for kb_id in kb_ids}
+def _read(kb_ids: list[int]) -> dict[int, Vocabulary]:
+    vocabularies = {kb_id: Vocabulary() for kb_id in kb_ids}
+    code = (Chunk.objects.filter(knowledge_base_id__in=kb_ids, layer__in=["C1", "C3"])
+            .values_list("knowledge_base_id", "metadata__name", "metadata__qname", "metadata__route_or_command"))
+    for kb_id, name, qname, command in code:
+        vocabularies[kb_id].code.update(value.lower() for value in (name, qname, command) if value)
     rows = (Chunk.objects.filter(knowledge_base_id__in=kb_ids, layer__in=["D1", "D3"])
             .order_by("knowledge_base_id", "document_id", "layer", "position")
             .values_list("knowledge_base_id", "layer", "metadata"))
@@ -49,6 +66,16 @@ def _read(kb_ids: list[int]) -> dict[int, dict[str, str]]:
         elif meta.get("entity_type") != "document" and meta.get("entity_name"):
             vocabulary.setdefault(meta["entity_name"], meta["entity_name"])
     return vocabularies
+
+
+def is_code_name(name: str, vocabulary) -> bool:
+    """Whether `name` is a code name of the bases; True when the vocabulary does not list them."""
+    code = getattr(vocabulary, "code", None)
+    if code is None:
+        return True
+    name = name.lower()
+    return any(form in code for form in (name, name.rsplit(".", 1)[-1], name.replace("-", "_"),
+                                         name.replace("_", "-")))
 
 
 def find_subject(text: str, vocabulary: dict[str, str]) -> str:

@@ -107,6 +107,18 @@ class PlannedSearchApiTests(ApiTestCase):
         self.assertTrue(body["plan"]["trace"])
         self.assertIn("create_order", " ".join(hit["content"] for hit in body["hits"]))
 
+    def test_both_search_endpoints_take_query_and_accept_question(self):
+        for path in ("/search", "/search/planned"):
+            for field in ("query", "question"):
+                with self.subTest(path=path, field=field):
+                    response = self.api("post", path, token=self.token,
+                                        data={field: "create an order", "knowledge_bases": [self.kb.pk]})
+                    self.assertEqual(response.status_code, 200, response.content)
+                    self.assertEqual(response.json()["query"], "create an order")
+                    self.assertIn("create_order", " ".join(hit["content"] for hit in response.json()["hits"]))
+        response = self.api("post", "/search/planned", token=self.token, data={"knowledge_bases": [self.kb.pk]})
+        self.assertEqual(response.status_code, 422)
+
     def test_planned_search_needs_the_search_scope(self):
         response = self.api("post", "/search/planned", token=self.reader, data={"question": "refunds"})
         self.assertEqual(response.status_code, 403)

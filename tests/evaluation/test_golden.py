@@ -7,7 +7,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.test import TestCase
 
-from evaluation import golden
+from evaluation import golden, proposals
 from evaluation.exceptions import InvalidGoldenSetError
 from evaluation.models import ExpectedSource, Feedback, GoldenQuestion
 from tests.conftest import DATA
@@ -194,8 +194,8 @@ class ProposalTests(TestCase):
         inbox.reject(rejected, user=self.user, reason="wrong")
         golden_set = golden.create_golden_set(self.kb, name="From tickets")
 
-        self.assertEqual(golden.propose_from_tickets(golden_set), 2)
-        self.assertEqual(golden.propose_from_tickets(golden_set), 0)  # idempotent
+        self.assertEqual(proposals.propose_from_tickets(golden_set), 2)
+        self.assertEqual(proposals.propose_from_tickets(golden_set), 0)  # idempotent
         positive = golden_set.questions.get(external_id=f"ticket:{sent.pk}")
         self.assertEqual((positive.status, positive.question), (GoldenQuestion.Status.PROPOSED,
                                                                 "How long does standard delivery take?"))
@@ -210,7 +210,7 @@ class ProposalTests(TestCase):
                                 comment="wrong answer")
         Feedback.objects.create(knowledge_base=self.kb, question="Refunds?", rating=Feedback.Rating.UP)
         golden_set = golden.create_golden_set(self.kb, name="From feedback")
-        self.assertEqual(golden.propose_from_feedback(golden_set), 1)
+        self.assertEqual(proposals.propose_from_feedback(golden_set), 1)
         item = golden_set.questions.get()
         self.assertEqual((item.question, item.note), ("Do you ship to Mars?", "Thumbs down: wrong answer"))
         with self.assertRaisesMessage(InvalidGoldenSetError, "no expected document"):

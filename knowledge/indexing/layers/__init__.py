@@ -10,7 +10,8 @@ Each layer row becomes one `Chunk` with `layer` set and the layer's attributes i
 * `repository`  a folder, a git checkout or a zip; the commit sha and the files changed since a commit.
 * `store`       turns rows into chunks and stores them per document atomically.
 
-The query side, which plans which layers and filters a question needs, is `knowledge.search.intent`.
+The query side, which plans which layers and filters a question needs, is `knowledge.search.intent`
+(plans) and `knowledge.search.planned` (running them).
 """
 
 from knowledge.indexing.layers.rows import CODE_LAYERS, DOC_LAYERS, LAYER_NAMES, LayerRow

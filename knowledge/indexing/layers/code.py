@@ -85,7 +85,8 @@ class CodeFile:
     objects: dict[str, str] = field(default_factory=dict)
     # Where an app object or urlconf is mounted: child → (parent, path prefix); parent "" is the root.
     mounts: dict[str, tuple[str, str]] = field(default_factory=dict)
-    parse_error: str = ""
+    parse_error: str = ""  # the file could not be parsed at all (its source is kept as text chunks)
+    warnings: list[str] = field(default_factory=list)  # parts not understood, each shown on the document
     extra: dict = field(default_factory=dict)  # extractor-private data for pass 2
 
 
@@ -101,6 +102,10 @@ class ProjectIndex:
         self.own_prefixes: dict[str, str] = {}  # APIRouter(prefix=…), Blueprint(url_prefix=…)
         # Handler qualified name → entrypoints it serves; filled by `detect_entrypoints`.
         self.entrypoints: dict[str, list[Entrypoint]] = {}
+        self.file_roots: dict[str, str] = {}  # Python file → its module root ("" or "folder/")
+        self.constants: dict[str, str] = {}  # qualified name → string value (module and class names)
+        self.instances: dict[str, str] = {}  # module-level instance → its class (`settings = Settings()`)
+        self.unresolved_prefixes: set[str] = set()
         for file in files:
             self.add(file)
 
@@ -111,6 +116,8 @@ class ProjectIndex:
         for symbol in file.symbols:
             self.symbols.setdefault(symbol.qname, symbol)
         self.objects.update(file.objects)
+        self.constants.update(file.extra.get("constants", {}))
+        self.instances.update(file.extra.get("instances", {}))
         for child, (parent, prefix) in file.mounts.items():
             if parent:
                 self.mounts[child] = (parent, prefix)
@@ -125,10 +132,28 @@ class ProjectIndex:
         seen = set()
         while owner and owner not in seen:
             seen.add(owner)
-            path = join(self.own_prefixes.get(owner, ""), path)
+            path = join(self.prefix_value(self.own_prefixes.get(owner, "")), path)
             owner, prefix = self.mounts.get(owner, ("", ""))
-            path = join(prefix, path)
+            path = join(self.prefix_value(prefix), path)
         return path
+
+    def prefix_value(self, prefix: str) -> str:
+        """A literal prefix as it is; a named one (`name:app.core.config.settings.API_V1_STR`) through
+        the project's string constants and instances, else `{?name}` (an unresolved prefix)."""
+        if not prefix.startswith("name:"):
+            return prefix
+        name = prefix.removeprefix("name:")
+        owner, _, attribute = name.rpartition(".")
+        value = self.constants.get(name)
+        if value is None and owner in self.instances:
+            cls = self.instances[owner]
+            value = self.constants.get(f"{cls}.{attribute}")
+            for base in self.ancestors(cls) if value is None else []:
+                value = self.constants.get(f"{base}.{attribute}", value)
+        if value is None:
+            self.unresolved_prefixes.add(name)
+            return "{?" + name.rsplit(".", 1)[-1] + "}"
+        return value
 
     def detect_entrypoints(self, files: list[CodeFile], extractors: dict[str, "CodeExtractor"]) -> None:
         """Entrypoints of every file, so a view gets its role even when its route is declared elsewhere."""
@@ -164,6 +189,22 @@ class ProjectIndex:
             return "external", None
         return "unresolved", None
 
+    def resolve_import(self, ref: str, *, external_roots=frozenset()) -> tuple[str, Symbol | None, str]:
+        """(resolution, the module imported, the name imported from it) for an import reference.
+
+        `from app.core.db import engine` imports the module `app.core.db` (name `engine`); a
+        reference that is not in a module of the repository is resolved like any other.
+        """
+        for module in (ref, f"{ref}.index"):  # `./components/Button` may be `Button/index.tsx`
+            if module in self.modules:
+                return "resolved", self.symbols.get(module), ""
+        owner, _, name = ref.rpartition(".")
+        for module in (owner, f"{owner}.index"):
+            if module in self.modules:
+                return "resolved", self.symbols.get(module), name
+        resolution, target = self.resolve(ref, external_roots=external_roots)
+        return resolution, target, ""
+
     def member(self, class_qname: str, name: str, *, skip_self: bool = False,
                depth: int = 0) -> Symbol | None:
         """`name` defined on the class or, depth first, on its bases (a simple MRO)."""
@@ -196,7 +237,8 @@ class CodeExtractor:
     language = ""
     extensions: tuple[str, ...] = ()
 
-    def parse(self, path: str, text: str) -> CodeFile:
+    def parse(self, path: str, text: str, module: str | None = None) -> CodeFile:
+        """The file as a `CodeFile`; `module` is its module name (by default from its path)."""
         raise NotImplementedError
 
     def entrypoints(self, file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
@@ -210,10 +252,11 @@ class PlainTextExtractor(CodeExtractor):
     extensions = (".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".c", ".h",
                   ".cpp", ".cs", ".sh", ".sql")
 
-    def parse(self, path: str, text: str) -> CodeFile:
+    def parse(self, path: str, text: str, module: str | None = None) -> CodeFile:
         language = PurePosixPath(path).suffix.lstrip(".")
         last_line = text.rstrip("\n").count("\n") + 1
-        return CodeFile(path=path, module=module_name(path), language=language, text=text,
+        return CodeFile(path=path, module=module_name(path) if module is None else module, language=language,
+                        text=text,
                         is_test=is_test_path(path), chunks=line_chunks(text, 1, last_line, "text"))
 
 

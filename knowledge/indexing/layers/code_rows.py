@@ -63,7 +63,7 @@ def symbol_rows(file: CodeFile) -> list[LayerRow]:
             "symbol_id": symbol.symbol_id,
             "qname": symbol.qname,
             "name": symbol.name,
-            "kind": symbol.kind,
+            "kind": symbol.kind,  # module, class, function, method, constant, variable
             "signature": symbol.signature,
             "parent_symbol_id": symbol.parent_id,
             "package_or_module": symbol.module,
@@ -89,8 +89,12 @@ def edge_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
         if key in seen:
             continue
         seen.add(key)
-        resolution, target = index.resolve(ref.dst_ref, via_bases=ref.via_bases,
-                                           external_roots=ref.external_roots)
+        imported = ""
+        if ref.edge_type == "imports":
+            resolution, target, imported = index.resolve_import(ref.dst_ref, external_roots=ref.external_roots)
+        else:
+            resolution, target = index.resolve(ref.dst_ref, via_bases=ref.via_bases,
+                                               external_roots=ref.external_roots)
         meta = {
             "edge_id": stable_id(file.path, *key),
             "edge_type": ref.edge_type,
@@ -101,6 +105,7 @@ def edge_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
             "dst_ref": target.qname if target else ref.dst_ref,
             "dst_name": ref.dst_ref.rsplit(".", 1)[-1],
             "resolution": resolution,
+            **({"imported_name": imported} if imported else {}),
             "line": ref.line,
             "is_test": file.is_test,
             "source_path": file.path,
@@ -138,6 +143,7 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
             "route_path": entry.route_path,
             "mounted_path": served,
             "route_key": route_key(served) if http else "",
+            "unresolved_prefix": "{?" in served,
             "declared_route_key": route_key(entry.route_path) if http else "",
             "decorator_text": entry.decorator_text,
             "summary_text": handler.docstring if handler else "",
@@ -169,8 +175,11 @@ def render_entrypoint(meta: dict) -> str:
 # Base classes (by the end of their dotted name) that give a class its role.
 ROLE_BASES = (
     ("model", ("db.models.Model", "models.Model", "db.models.base.Model", "declarative_base",
-               "DeclarativeBase")),
-    ("schema", ("pydantic.BaseModel", "ninja.Schema", "ninja.ModelSchema", "forms.Form", "forms.ModelForm")),
+               "DeclarativeBase", "orm.DeclarativeBase", "DeclarativeBaseNoMeta")),
+    ("schema", ("pydantic.BaseModel", "ninja.Schema", "ninja.ModelSchema", "forms.Form", "forms.ModelForm",
+                "serializers.Serializer", "serializers.ModelSerializer", "marshmallow.Schema",
+                "typing.TypedDict", "TypedDict")),
+    ("config", ("pydantic_settings.BaseSettings", "BaseSettings")),
     ("admin", ("admin.ModelAdmin", "admin.TabularInline", "admin.StackedInline")),
     ("view", ("views.View", "generic.View", "views.generic.View", "views.generic.TemplateView", "APIView")),
     ("test", ("TestCase", "SimpleTestCase", "TransactionTestCase", "LiveServerTestCase")),
@@ -193,7 +202,7 @@ def role_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
 
     for symbol in file.symbols:
         for entry in index.entrypoints.get(symbol.qname, []):
-            role = {"http": "api_handler", "cli": "cli_command"}.get(entry.entry_type, "script")
+            role = {"http": "api_handler", "cli": "cli_command", "page": "view"}.get(entry.entry_type, "script")
             add(symbol.qname, role, f"{entry.framework} {entry.entrypoint_kind} {entry.route_or_command}")
         for role, why in symbol_roles(file, symbol, index):
             add(symbol.qname, role, why)
@@ -226,12 +235,18 @@ def role_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
 def symbol_roles(file: CodeFile, symbol: Symbol, index: ProjectIndex) -> list[tuple[str, str]]:
     """Roles a symbol has by itself: its bases, decorators, name and module."""
     found = []
+    if symbol.qname in file.extra.get("roles", {}):  # given by the extractor (React components, DTOs)
+        found.append(file.extra["roles"][symbol.qname])
     if symbol.kind == "class":
         for base in [*symbol.bases, *index.ancestors(symbol.qname)]:
             for role, suffixes in ROLE_BASES:
                 if any(base == s or base.endswith("." + s) for s in suffixes) or (
                         role == "exception" and re.search(r"(Error|Exception)$", base)):
                     found.append((role, f"inherits {base}"))
+        sqlmodel = [b for b in [*symbol.bases, *index.ancestors(symbol.qname)] if b.endswith("SQLModel")]
+        if sqlmodel:  # SQLModel is a table with `table=True`, else a schema (pydantic)
+            table = "table=True" in symbol.signature
+            found.append(("model" if table else "schema", f"inherits {sqlmodel[0]}" + (", table=True" * table)))
         if "dataclass" in {d.split("(")[0].rsplit(".", 1)[-1] for d in symbol.decorators}:
             found.append(("data", "@dataclass"))
     for decorator in symbol.decorators:

@@ -10,20 +10,19 @@ Calls to builtins and decorator expressions are not edges (decorators are C3's b
 import ast
 import builtins
 
-from knowledge.indexing.layers import python_entrypoints
+from knowledge.indexing.layers import python_chunks, python_entrypoints, tolerant
 from knowledge.indexing.layers.code import (
-    MAX_CHUNK_CHARS,
     CodeExtractor,
     CodeFile,
     Entrypoint,
     ProjectIndex,
     Reference,
-    SourceChunk,
     Symbol,
     is_test_path,
     line_chunks,
     module_name,
 )
+from knowledge.indexing.layers.python_chunks import start_line
 from knowledge.indexing.layers.python_entrypoints import call_args
 
 BUILTINS = frozenset(dir(builtins))
@@ -35,6 +34,9 @@ APP_CONSTRUCTORS = {
     "typer.Typer": "typer",
     "click.Group": "click",
 }
+# One file's share of the index: a generated module of 200,000 assignments is not 200,000 symbols.
+MAX_SYMBOLS, MAX_REFERENCES = 5_000, 20_000
+NAMED_PREFIX = "name:"  # a prefix given by a name, resolved across the project
 URL_FUNCTIONS = {"django.urls.path": "path", "django.urls.re_path": "re_path", "django.conf.urls.url": "url"}
 
 
@@ -42,17 +44,26 @@ class PythonExtractor(CodeExtractor):
     language = "python"
     extensions = (".py",)
 
-    def parse(self, path: str, text: str) -> CodeFile:
-        file = CodeFile(path=path, module=module_name(path), language="python", text=text,
+    def parse(self, path: str, text: str, module: str | None = None) -> CodeFile:
+        file = CodeFile(path=path, module=module_name(path) if module is None else module, language="python",
+                        text=text,
                         is_test=is_test_path(path))
-        try:
-            tree = ast.parse(text, filename=path)
-        except (SyntaxError, ValueError) as exc:
-            # Still citable: the source is kept as plain line chunks.
-            file.parse_error = f"{type(exc).__name__}: {exc}"
+        tree, file.warnings, recovered = tolerant.parse_python(text)
+        if tree is None:
+            # Still citable: the source is kept as plain line chunks, with the definitions tree-sitter saw.
+            file.parse_error = file.warnings[-1]
             file.chunks = line_chunks(text, 1, text.rstrip("\n").count("\n") + 1, "text")
-            return file
-        _Reader(file, tree).read()
+            last = text.rstrip("\n").count("\n") + 1
+            module = file.module.rsplit(".", 1)[-1] or path
+            file.symbols.append(Symbol(f"{path}#", file.module, module, "module", f"module {file.module}", "",
+                                       file.module, path, 1, last))
+        else:
+            reader = _Reader(file, tree)
+            reader.read()
+            if reader.dropped:
+                file.warnings.append(f"{reader.dropped:,} symbols and references beyond the first "
+                                     f"{MAX_SYMBOLS:,} / {MAX_REFERENCES:,} of the file not indexed")
+        tolerant.add_definitions(file, recovered)
         return file
 
     def entrypoints(self, file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
@@ -69,6 +80,8 @@ class _Reader:
         self.top_level: set[str] = set()
         self.module_symbol: Symbol | None = None
         self.module_types: dict[str, str] = {}
+        self.defined: set[str] = set()  # module-level names already made symbols
+        self.dropped = 0  # symbols and references over the caps
         self.file.extra = {"decorated": [], "urlpatterns": []}
 
     def read(self) -> None:
@@ -88,7 +101,7 @@ class _Reader:
                 self.module_types[instance[0]] = instance[1]
         for node in self.tree.body:
             self.statement(node, self.module_symbol, None)
-        self.file.chunks = self.chunks(lines)
+        self.file.chunks = python_chunks.chunks(self.file, self.tree, lines)
 
     # --- names ------------------------------------------------------------------------------------
 
@@ -141,21 +154,39 @@ class _Reader:
         return self._module_names
 
     def source(self, node: ast.AST) -> str:
-        """The node's text as written (quotes and spacing kept)."""
-        return ast.get_source_segment(self.file.text, node) or ast.unparse(node)
+        """The node's text as written (quotes and spacing kept).
+
+        Not `ast.get_source_segment`, which splits the whole file on every call (quadratic on a
+        generated module of many assignments).
+        """
+        if getattr(node, "end_lineno", None) is None:
+            return ast.unparse(node)
+        if not hasattr(self, "_lines"):
+            self._lines = self.file.text.split("\n")
+        lines = [line.encode() for line in self._lines[node.lineno - 1:node.end_lineno]]
+        if not lines:
+            return ast.unparse(node)
+        if len(lines) == 1:
+            return lines[0][node.col_offset:node.end_col_offset].decode(errors="replace")
+        lines[0], lines[-1] = lines[0][node.col_offset:], lines[-1][:node.end_col_offset]
+        return b"\n".join(lines).decode(errors="replace")
 
     # --- symbols ----------------------------------------------------------------------------------
 
     def symbol(self, name, qname, kind, signature, parent, start, end, docstring, decorators=(),
                bases=()) -> Symbol:
         local = qname[len(self.file.module) + 1:] if qname != self.file.module else ""
+        full = len(self.file.symbols) >= MAX_SYMBOLS
         symbol = Symbol(
             symbol_id=f"{self.file.path}#{local}", qname=qname, name=name, kind=kind, signature=signature,
             parent_id=parent.symbol_id if parent else "", module=self.file.module, path=self.file.path,
             line_start=start, line_end=end, docstring=(docstring or "").strip().split("\n")[0],
             decorators=list(decorators), bases=list(bases),
         )
-        self.file.symbols.append(symbol)
+        if full:
+            self.dropped += 1  # still returned: its children name it as their parent
+        else:
+            self.file.symbols.append(symbol)
         return symbol
 
     def statement(self, node: ast.stmt, parent: Symbol, cls: Symbol | None) -> None:
@@ -166,14 +197,40 @@ class _Reader:
         else:
             if cls is None:
                 self.module_statement(node)
+                self.variables(node, parent)
             self.calls(node, parent, {})
+
+    def variables(self, node: ast.stmt, module: Symbol) -> None:
+        """Module-level names (`engine = create_engine(…)`, `API_V1_STR = "/api/v1"`) are symbols too."""
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Name) and f"{module.qname}.{target.id}" not in self.defined:
+                self.defined.add(f"{module.qname}.{target.id}")
+                kind = "constant" if target.id.isupper() else "variable"
+                signature = self.source(node)[:200].split("\n", 1)[0]
+                self.symbol(target.id, f"{module.qname}.{target.id}", kind, signature, module, node.lineno,
+                            node.end_lineno, "")
+        self.constant(node, module.qname)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            instance = self.instance(node, {})
+            if instance:  # `settings = Settings()`: its attributes are the class's
+                self.file.extra.setdefault("instances", {})[f"{module.qname}.{instance[0]}"] = instance[1]
+
+    def constant(self, node: ast.stmt, owner: str) -> None:
+        """String values of module and class names (`API_V1_STR = "/api/v1"`), for route prefixes."""
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+            node.target if isinstance(node, ast.AnnAssign) else None
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            self.file.extra.setdefault("constants", {})[f"{owner}.{target.id}"] = value.value
 
     def class_def(self, node: ast.ClassDef, parent: Symbol) -> None:
         qname = f"{parent.qname}.{node.name}"
         bases = [self.expand(base) for base in node.bases]
-        signature = f"class {node.name}({', '.join(ast.unparse(b) for b in node.bases)})" if node.bases \
-            else f"class {node.name}"
-        cls = self.symbol(node.name, qname, "class", signature, parent, _start(node), node.end_lineno,
+        written = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
+        signature = f"class {node.name}({', '.join(written)})" if written else f"class {node.name}"
+        cls = self.symbol(node.name, qname, "class", signature, parent, start_line(node), node.end_lineno,
                           ast.get_docstring(node), [self.source(d) for d in node.decorator_list],
                           [b for b in bases if b])
         for base, written in zip(bases, node.bases, strict=False):
@@ -181,6 +238,7 @@ class _Reader:
                 self.reference("inherits", cls, base, written.lineno)
         for child in node.body:
             self.statement(child, cls, cls)
+            self.constant(child, qname)
 
     def function_def(self, node, parent: Symbol, cls: Symbol | None) -> None:
         kind = "method" if cls else "function"
@@ -188,7 +246,7 @@ class _Reader:
         returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
         signature = f"{prefix} {node.name}({ast.unparse(node.args)}){returns}"
         decorators = [self.source(d) for d in node.decorator_list]
-        symbol = self.symbol(node.name, f"{parent.qname}.{node.name}", kind, signature, parent, _start(node),
+        symbol = self.symbol(node.name, f"{parent.qname}.{node.name}", kind, signature, parent, start_line(node),
                              node.end_lineno, ast.get_docstring(node), decorators)
         for decorator, text in zip(node.decorator_list, decorators, strict=True):
             func = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -224,6 +282,9 @@ class _Reader:
     # --- references -------------------------------------------------------------------------------
 
     def reference(self, edge_type: str, src: Symbol, dst: str, line: int, via_bases: bool = False) -> None:
+        if len(self.file.references) >= MAX_REFERENCES:
+            self.dropped += 1
+            return
         roots = frozenset(self.imported_roots)
         self.file.references.append(Reference(edge_type, src, dst, line, via_bases, roots))
 
@@ -254,7 +315,7 @@ class _Reader:
                     qname = f"{self.file.module}.{target.id}"
                     self.file.objects[qname] = framework
                     # APIRouter(prefix="/x"), Blueprint(..., url_prefix="/x")
-                    prefix = kwargs.get("prefix") or kwargs.get("url_prefix")
+                    prefix = kwargs.get("prefix") or kwargs.get("url_prefix") or self.prefix_name(node.value)
                     if isinstance(prefix, str):
                         self.file.mounts[qname] = ("", prefix)
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -307,6 +368,14 @@ class _Reader:
         name = self.expand(target) if target is not None else ""
         return f"{name}.urlpatterns" if name else ""
 
+    def prefix_name(self, call: ast.Call) -> str:
+        """`prefix=settings.API_V1_STR`: the name, marked for `ProjectIndex.prefix_value`, or ""."""
+        for keyword in call.keywords:
+            if keyword.arg in ("prefix", "url_prefix") and isinstance(keyword.value, (ast.Name, ast.Attribute)):
+                name = self.expand(keyword.value, self.module_types)
+                return f"{NAMED_PREFIX}{name}" if name else ""
+        return ""
+
     def mount(self, call: ast.Call) -> None:
         """`api.add_router("/x/", router)`, `app.include_router(router, prefix=…)`, `register_blueprint`."""
         if not isinstance(call.func, ast.Attribute):
@@ -318,60 +387,11 @@ class _Reader:
             prefix = args[0]
         elif attr in ("include_router", "register_blueprint") and call.args:
             child = self.expand(call.args[0])
-            prefix = kwargs.get("prefix") or kwargs.get("url_prefix") or ""
+            prefix = kwargs.get("prefix") or kwargs.get("url_prefix") or self.prefix_name(call) or ""
         else:
             return
         if child and parent and isinstance(prefix, str):
             self.file.mounts[child] = (parent, prefix)
-
-    # --- C0 ---------------------------------------------------------------------------------------
-
-    def chunks(self, lines: list[str]) -> list[SourceChunk]:
-        """Top-level statements grouped: each class and function alone, other statements together.
-
-        Comments and blank lines before a statement go with it, so the chunks cover the file.
-        """
-        segments: list[list] = []  # [start, end, type, qname, node]
-        for node in self.tree.body:
-            qname = f"{self.file.module}.{getattr(node, 'name', '')}"
-            if isinstance(node, ast.ClassDef):
-                segments.append([_start(node), node.end_lineno, "class", qname, node])
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                segments.append([_start(node), node.end_lineno, "function", qname, node])
-            elif segments and segments[-1][2] in ("block", "module"):
-                segments[-1][1] = node.end_lineno
-            else:
-                segments.append([_start(node), node.end_lineno, "module" if not segments else "block",
-                                 self.file.module, node])
-        chunks, previous_end = [], 0
-        for index, (start, end, chunk_type, qname, node) in enumerate(segments):
-            start = previous_end + 1
-            if index == len(segments) - 1:
-                end = len(lines)
-            chunks.extend(self.split(lines, start, end, chunk_type, qname, node))
-            previous_end = end
-        return chunks
-
-    def split(self, lines, start, end, chunk_type, qname, node) -> list[SourceChunk]:
-        if sum(len(line) + 1 for line in lines[start - 1:end]) <= MAX_CHUNK_CHARS:
-            return [SourceChunk(start, end, chunk_type, qname)]
-        functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-        methods = [n for n in getattr(node, "body", []) if isinstance(n, functions)]
-        if chunk_type != "class" or not methods:
-            return line_chunks(self.file.text, start, end, chunk_type, qname)
-        # A long class: its header, then each method with the comments above it.
-        chunks = line_chunks(self.file.text, start, _start(methods[0]) - 1, "class", qname)
-        for method, following in zip(methods, [*methods[1:], None], strict=False):
-            method_end = _start(following) - 1 if following else end
-            method_start = chunks[-1].end + 1 if chunks else start
-            chunks.extend(line_chunks(self.file.text, method_start, method_end, "method",
-                                      f"{qname}.{method.name}"))
-        return chunks
-
-
-def _start(node: ast.AST) -> int:
-    decorators = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])
 
 
 def _is_main_guard(test: ast.expr) -> bool:

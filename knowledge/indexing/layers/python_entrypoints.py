@@ -44,6 +44,11 @@ def _decorator_entrypoints(handler: Symbol, decorator: ast.expr, expanded: str, 
     if not framework and owner in index.symbols and any(
             d.split("(")[0].endswith(("click.group", ".group")) for d in index.symbols[owner].decorators):
         framework = "click"  # a function decorated with @click.group() is a group
+    if not framework and "." not in owner and attr in HTTP_METHODS:
+        # `@api.get("/items")` on a name the file never defines (documentation examples, snippets):
+        # still a route when its path is a literal one.
+        path = call_args(call)[0][:1]
+        framework = "unknown" if path and isinstance(path[0], str) and path[0].startswith("/") else ""
     if not framework:
         return []
     if framework in ("typer", "click"):

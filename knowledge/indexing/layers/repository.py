@@ -13,7 +13,7 @@ import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from knowledge.exceptions import KnowledgeError
@@ -39,6 +39,8 @@ class Snapshot:
     changed: list[str] | None = None  # with `since`: the files to re-index; None means all
     deleted: tuple[str, ...] = ()
     is_git: bool = False
+    # Indexable files left out, with the reason (too large, a symbolic link): warnings of the run.
+    skipped: list[tuple[str, str]] = field(default_factory=list)
     # The packages `root` sits in ("knowledge/" when it is the `knowledge` package), so stored paths
     # and module names read as in the project: `knowledge/api.py`, `knowledge.api`.
     prefix: str = ""
@@ -62,7 +64,8 @@ def open_repository(path: str | Path, *, since: str = "", name: str = "",
             raise RepositoryError("--since needs a git checkout; a zip archive is always indexed in full")
         with tempfile.TemporaryDirectory(prefix="repo-") as tmp:
             root = _unzip(path, Path(tmp))
-            yield Snapshot(root, name or path.stem, "", _walk(root, indexable))
+            skipped = []
+            yield Snapshot(root, name or path.stem, "", _walk(root, indexable, skipped), skipped=skipped)
         return
     yield _folder_snapshot(path, since=since, name=name or path.name, indexable=indexable)
 
@@ -72,12 +75,15 @@ def _folder_snapshot(root: Path, *, since: str, name: str, indexable) -> Snapsho
         if since:
             raise RepositoryError(f"{root} is not a git checkout, so there is nothing to compare with "
                                   f"{since}")
-        return Snapshot(root, name, "", _walk(root, indexable), prefix=_package_prefix(root))
+        skipped = []
+        return Snapshot(root, name, "", _walk(root, indexable, skipped), prefix=_package_prefix(root),
+                        skipped=skipped)
     has_commits = _git_ok(root, "rev-parse", "--verify", "-q", "HEAD")
     head = _git(root, "rev-parse", "HEAD").strip() if has_commits else ""
     listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
-    files = sorted(rel for rel in listed if rel and _keep(root, rel, indexable))
-    snapshot = Snapshot(root, name, head, files, is_git=True, prefix=_package_prefix(root))
+    skipped = []
+    files = sorted(rel for rel in listed if rel and _keep(root, rel, indexable, skipped))
+    snapshot = Snapshot(root, name, head, files, is_git=True, prefix=_package_prefix(root), skipped=skipped)
     if since:
         # Resolved to a sha first, so a value such as "--output=…" can never reach git as an option.
         verify = ("rev-parse", "--verify", "-q", "--end-of-options", f"{since}^{{commit}}")
@@ -89,6 +95,7 @@ def _folder_snapshot(root: Path, *, since: str, name: str, indexable) -> Snapsho
         touched = sorted({rel for rel in diff + untracked if rel})
         snapshot.changed = [rel for rel in touched if rel in set(files)]
         snapshot.deleted = tuple(rel for rel in touched if not (root / rel).exists() and indexable(rel))
+        snapshot.skipped = [(rel, reason) for rel, reason in skipped if rel in set(touched)]
     return snapshot
 
 
@@ -101,22 +108,38 @@ def _package_prefix(root: Path) -> str:
     return "".join(f"{part}/" for part in parts)
 
 
-def _walk(root: Path, indexable) -> list[str]:
+def _walk(root: Path, indexable, skipped: list) -> list[str]:
     files = []
+    # Symbolic links to folders are not followed (os.walk's default), so a link loop ends here.
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         for file_name in names:
             rel = (Path(folder) / file_name).relative_to(root).as_posix()
-            if not file_name.startswith(".") and _keep(root, rel, indexable):
+            if not file_name.startswith(".") and _keep(root, rel, indexable, skipped):
                 files.append(rel)
     return sorted(files)
 
 
-def _keep(root: Path, rel: str, indexable) -> bool:
-    if any(part in SKIP_DIRS for part in PurePosixPath(rel).parts[:-1]) or not indexable(rel):
+def _keep(root: Path, rel: str, indexable, skipped: list) -> bool:
+    """Whether a listed file is indexed: not hidden, not in a skipped folder, indexable, a small regular file.
+
+    Hidden folders and files (`.github/`, `.claude/`, `.env.py`) are skipped in every source kind:
+    a git checkout lists them when they are committed.
+    """
+    parts = PurePosixPath(rel).parts
+    if any(part in SKIP_DIRS or part.startswith(".") for part in parts) or not indexable(rel):
         return False
     full = root / rel
-    return full.is_file() and not full.is_symlink() and full.stat().st_size <= MAX_FILE_BYTES
+    if full.is_symlink():
+        skipped.append((rel, "a symbolic link: not followed"))
+        return False
+    if not full.is_file():
+        return False
+    size = full.stat().st_size
+    if size > MAX_FILE_BYTES:
+        skipped.append((rel, f"{size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for one file"))
+        return False
+    return True
 
 
 def _unzip(archive: Path, target: Path) -> Path:

@@ -27,12 +27,13 @@ from knowledge.indexing.chunks import (
     replace_chunks,
     text_sha256,
 )
-from knowledge.indexing.layers import repository
+from knowledge.indexing.layers import repository, roots
 from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExtractor, ProjectIndex
 from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
+from knowledge.indexing.layers.typescript import ScriptExtractor
 from knowledge.indexing.parsing.text import decode_text
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
@@ -40,11 +41,14 @@ from portal.jobs import enqueue, run
 logger = logging.getLogger(__name__)
 
 DOC_EXTENSIONS = (".md", ".markdown")
+SCRIPTS = ScriptExtractor()
 EXTRACTORS: dict[str, CodeExtractor] = {
     **{ext: PlainTextExtractor() for ext in PlainTextExtractor.extensions},
+    **dict.fromkeys(ScriptExtractor.extensions, SCRIPTS),
     ".py": PythonExtractor(),
 }
 Progress = Callable[[int, int, str], None]
+MAX_JOB_WARNINGS = 500  # listed on the job; the counter has them all
 
 
 @dataclass
@@ -55,6 +59,9 @@ class RepoIndexResult:
     outcomes: Counter = field(default_factory=Counter)  # created, updated, unchanged, deleted, failed
     rows_written: Counter = field(default_factory=Counter)  # per layer, in this run
     failures: list[tuple[str, str]] = field(default_factory=list)
+    module_roots: list[str] = field(default_factory=list)  # the folders Python modules are named from
+    # Files skipped or only partly understood (binary, too large, syntax Python cannot read): (path, why).
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 def is_indexable(rel: str) -> bool:
@@ -78,14 +85,18 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
     """Index the snapshot's target files, delete the documents of files that are gone."""
     result = RepoIndexResult(snapshot.repo_id, snapshot.commit_sha, files=len(snapshot.targets))
     # Stored paths are project paths (`knowledge/api.py` when the root is the `knowledge` folder).
-    texts = {snapshot.prefix + rel: decode_text((snapshot.root / rel).read_bytes()) for rel in snapshot.files}
-    targets = [snapshot.prefix + rel for rel in snapshot.targets]
-    code_files, index = parse_project(texts)
+    result.warnings.extend((snapshot.prefix + rel, reason) for rel, reason in snapshot.skipped)
+    texts = read_texts(snapshot, result.warnings)
+    targets = [snapshot.prefix + rel for rel in snapshot.targets if snapshot.prefix + rel in texts]
+    result.files = len(targets)
+    code_files, index = parse_project(texts, packaging_files(snapshot))
+    result.module_roots = sorted(set(index.file_roots.values()))
     for done, path in enumerate(targets, start=1):
         try:
             outcome, rows = index_file(kb, snapshot.repo_id, path, texts[path], code_files.get(path), index,
                                        commit_sha=snapshot.commit_sha, batch_size=batch_size)
             result.outcomes[outcome] += 1
+            result.warnings.extend((path, warning) for warning in getattr(code_files.get(path), "warnings", []))
             result.rows_written.update(row.layer for row in rows)
         except Exception as exc:
             if not isinstance(exc, KnowledgeError):
@@ -108,15 +119,53 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
     return result
 
 
-def parse_project(texts: dict[str, str]) -> tuple[dict[str, CodeFile], ProjectIndex]:
-    """Parse every code file and index their symbols, app objects and entrypoints."""
+def read_texts(snapshot: repository.Snapshot, warnings: list) -> dict[str, str]:
+    """Project path → text of the snapshot's files; binary files are left out with a warning."""
+    texts = {}
+    for rel in snapshot.files:
+        try:
+            data = (snapshot.root / rel).read_bytes()
+        except OSError as exc:
+            warnings.append((snapshot.prefix + rel, f"unreadable: {exc.strerror or exc}"))
+            continue
+        if b"\0" in data[:8192]:  # PostgreSQL text cannot hold NUL bytes, and no source file has them
+            warnings.append((snapshot.prefix + rel, "binary content (NUL bytes): not indexed"))
+            continue
+        texts[snapshot.prefix + rel] = decode_text(data)
+    return texts
+
+
+def packaging_files(snapshot: repository.Snapshot) -> dict[str, str]:
+    """`pyproject.toml` and `setup.cfg` files in the folders of the snapshot's files (they name roots)."""
+    folders = {str(PurePosixPath(rel).parent) for rel in snapshot.files} | {"."}
+    found = {}
+    for folder in sorted(folders):
+        for name in ("pyproject.toml", "setup.cfg"):
+            path = snapshot.root / folder / name
+            if path.is_file() and not path.is_symlink() and path.stat().st_size <= repository.MAX_FILE_BYTES:
+                rel = name if folder == "." else f"{folder}/{name}"
+                found[snapshot.prefix + rel] = decode_text(path.read_bytes())
+    return found
+
+
+def parse_project(texts: dict[str, str], configs: dict[str, str] | None = None,
+                  file_roots: dict[str, str] | None = None) -> tuple[dict[str, CodeFile], ProjectIndex]:
+    """Parse every code file and index their symbols, app objects and entrypoints.
+
+    Python module names are taken from each file's module root (`roots.find_roots`), or from
+    `file_roots` when they are known already (a re-index from stored documents).
+    """
+    file_roots = roots.find_roots(texts, configs) if file_roots is None else file_roots
     code_files = {}
     for rel, text in texts.items():
         extractor = EXTRACTORS.get(PurePosixPath(rel).suffix.lower())
         if extractor is not None:
-            code_files[rel] = extractor.parse(rel, text)
+            module = roots.module_name(rel, file_roots[rel]) if rel in file_roots else None
+            code_files[rel] = extractor.parse(rel, text, module=module)
     index = ProjectIndex(list(code_files.values()))
-    index.detect_entrypoints(list(code_files.values()), {e.language: e for e in EXTRACTORS.values()})
+    index.file_roots = {rel: root for rel, root in file_roots.items() if rel in code_files}
+    languages = {**{e.language: e for e in EXTRACTORS.values()}, "javascript": SCRIPTS}
+    index.detect_entrypoints(list(code_files.values()), languages)
     return code_files, index
 
 
@@ -137,6 +186,8 @@ def index_file(kb: KnowledgeBase, repo_id: str, rel: str, text: str, code_file: 
     uri = source_uri(repo_id, rel)
     rows = build_rows(rel, text, code_file, index, kb)
     digest, signature = rows_digest(rows), config_signature(kb)
+    if rel in index.file_roots:  # a file moved to another module root is re-stored
+        digest = hashlib.sha256(f"{digest}:{index.file_roots[rel]}".encode()).hexdigest()
     document = Document.objects.filter(knowledge_base=kb, source_uri=uri).first()
     if (not force and document and document.status == Document.Status.READY
             and document.metadata.get("rows_sha") == digest
@@ -146,7 +197,9 @@ def index_file(kb: KnowledgeBase, repo_id: str, rel: str, text: str, code_file: 
     embed_chunks(kb, chunks, batch_size=batch_size)
     outcome = "updated" if document else "created"
     store_file(kb, document, uri=uri, rel=rel, text=text, rows=rows, chunks=chunks, digest=digest,
-               signature=signature, repo_id=repo_id, commit_sha=commit_sha)
+               signature=signature, repo_id=repo_id, commit_sha=commit_sha,
+               extra={**({"module_root": index.file_roots[rel]} if rel in index.file_roots else {}),
+                      "warnings": list(code_file.warnings) if code_file else []})
     return outcome, rows
 
 
@@ -176,7 +229,7 @@ def to_chunks(kb: KnowledgeBase, rows: list[LayerRow], repo_id: str) -> list[Chu
 @transaction.atomic
 def store_file(kb: KnowledgeBase, document: Document | None, *, uri: str, rel: str, text: str,
                rows: list[LayerRow], chunks: list[Chunk], digest: str, signature: str, repo_id: str,
-               commit_sha: str) -> Document:
+               commit_sha: str, extra: dict | None = None) -> Document:
     """Create or update the file's document and swap its chunks, in one transaction."""
     if document is None:
         document = Document(knowledge_base=kb, source_kind=Document.SourceKind.REPOSITORY, source_uri=uri)
@@ -186,7 +239,7 @@ def store_file(kb: KnowledgeBase, document: Document | None, *, uri: str, rel: s
     document.mime = "text/markdown" if catalog else "text/x-source"
     document.text, document.char_count = text, len(text)
     document.metadata = {**document.metadata, "repo_id": repo_id, "rows_sha": digest,
-                         "layers": dict(sorted(Counter(row.layer for row in rows).items()))}
+                         "layers": dict(sorted(Counter(row.layer for row in rows).items())), **(extra or {})}
     document.save()
     for chunk in chunks:
         chunk.document = document
@@ -223,10 +276,14 @@ def reindex_document(document: Document, *, force: bool = True) -> IngestResult:
     """
     kb = document.knowledge_base
     repo_id = document.metadata.get("repo_id", "")
-    texts = dict(repo_documents(kb, repo_id).values_list("path", "text"))
+    stored = list(repo_documents(kb, repo_id).values_list("path", "text", "metadata"))
+    texts = {path: text for path, text, _ in stored}
     texts[document.path] = document.text
+    # The module roots found when the repository was indexed (recorded on each Python document).
+    file_roots = {path: meta["module_root"] for path, _, meta in stored if "module_root" in meta}
     try:
-        code_files, index = parse_project({path: text for path, text in texts.items() if is_indexable(path)})
+        code_files, index = parse_project({path: text for path, text in texts.items() if is_indexable(path)},
+                                          file_roots=file_roots or None)
         outcome, _ = index_file(kb, repo_id, document.path, document.text, code_files.get(document.path),
                                 index, commit_sha=document.commit_sha, force=force)
     except Exception as exc:
@@ -258,10 +315,15 @@ def run_index_repo(job: Job, *, progress: Progress | None = None) -> Job:
 
         result = index_repository(job.knowledge_base, job.options["path"], since=job.options.get("since", ""),
                                   name=job.options.get("name", ""), progress=report)
-        job.options = {**job.options, "repo_id": result.repo_id, "commit_sha": result.commit_sha}
+        job.options = {**job.options, "repo_id": result.repo_id, "commit_sha": result.commit_sha,
+                       "module_roots": result.module_roots}
         job.save(update_fields=["options", "updated_at"])
         outcomes = {name: n for name, n in result.outcomes.items() if name != "failed"}  # add_failure counts
-        job.record(**outcomes, **{f"rows_{layer}": n for layer, n in result.rows_written.items()})
+        job.options = {**job.options, "warnings": [{"item": path, "reason": reason}
+                                                   for path, reason in result.warnings[:MAX_JOB_WARNINGS]]}
+        job.save(update_fields=["options", "updated_at"])
+        job.record(**outcomes, warnings=len(result.warnings),
+                   **{f"rows_{layer}": n for layer, n in result.rows_written.items()})
         for path, reason in result.failures:
             job.add_failure(path, reason)
 

@@ -47,12 +47,17 @@ class Command(BaseCommand):
             f"{job.options.get('commit_sha') or '-'}; "
             f"files: new {counters.get('created', 0)}, updated {counters.get('updated', 0)}, "
             f"unchanged {counters.get('unchanged', 0)}, deleted {counters.get('deleted', 0)}, "
-            f"failed {counters.get('failed', 0)}"))
+            f"failed {counters.get('failed', 0)}, warnings {counters.get('warnings', 0)}"))
+        module_roots = job.options.get("module_roots")
+        if module_roots:
+            self.stdout.write("Python module roots: " + ", ".join(root or "(top folder)" for root in module_roots))
         totals = layer_counts(kb, repo_id)
         self.stdout.write(f"{'layer':<6}{'name':<24}{'written':>9}{'stored':>9}")
         for layer, title in LAYER_NAMES.items():
             written = counters.get(f"rows_{layer}", 0)
             if written or totals.get(layer):
                 self.stdout.write(f"{layer:<6}{title:<24}{written:>9}{totals.get(layer, 0):>9}")
+        for warning in job.options.get("warnings", []):
+            self.stdout.write(self.style.WARNING(f"  warning {warning['item']}: {warning['reason']}"))
         for failure in job.failures:
             self.stdout.write(self.style.ERROR(f"  failed  {failure['item']}: {failure['reason']}"))

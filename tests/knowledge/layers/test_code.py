@@ -106,14 +106,14 @@ class CodeLayerTests(SimpleTestCase):
             ("imports", "shop.api", "fastapi.APIRouter", "external"),
             ("imports", "shop.api", "fastapi.FastAPI", "external"),
             ("imports", "shop.api", "shop.billing", "resolved"),
-            ("imports", "shop.api", "shop.models.Order", "resolved"),
+            ("imports", "shop.api", "shop.models", "resolved"),
             ("calls", "shop.api", "fastapi.FastAPI", "external"),
             ("calls", "shop.api", "fastapi.APIRouter", "external"),
             ("calls", "shop.api.create_order", "shop.models.Order", "resolved"),
             ("calls", "shop.api.create_order", "shop.billing.charge", "resolved"),
             ("imports", "shop.billing", "json", "external"),
-            ("imports", "shop.billing", "shop.models.Order", "resolved"),
-            ("imports", "shop.billing", "shop.models.Payment", "resolved"),
+            ("imports", "shop.billing", "shop.models", "resolved"),
+            ("imports", "shop.billing", "shop.models", "resolved"),
             ("inherits", "shop.billing.StripeGateway", "shop.billing.Gateway", "resolved"),
             ("calls", "shop.billing.StripeGateway.charge", "shop.billing.log_payment", "resolved"),
             # super().charge() is the base class's method.
@@ -133,7 +133,7 @@ class CodeLayerTests(SimpleTestCase):
             ("imports", "shop.urls", "django.urls.re_path", "external"),
             ("imports", "shop.urls", "shop.views", "resolved"),
             # A module-level variable is not a symbol.
-            ("imports", "shop.urls", "shop.ninja_api.api", "unresolved"),
+            ("imports", "shop.urls", "shop.ninja_api", "resolved"),  # the module; `api` is a module-level name
             ("calls", "shop.urls", "django.urls.path", "external"),
             ("calls", "shop.urls", "django.urls.re_path", "external"),
             # as_view() comes from Django's View, a third-party base.
@@ -262,11 +262,18 @@ class CodeLayerTests(SimpleTestCase):
                                            "api_handler: django class_view orders/<int:pk>/\n"
                                            "view: inherits django.views.View")
 
-    def test_a_syntax_error_keeps_the_source_as_plain_chunks(self):
-        file = PythonExtractor().parse("broken.py", "def broken(:\n    pass\n")
+    def test_a_syntax_error_is_a_warning_and_tree_sitter_keeps_the_definitions(self):
+        file = PythonExtractor().parse("broken.py", "def broken(:\n    pass\n\n\ndef fine():\n    broken()\n")
         rows = build_code_rows(file, ProjectIndex([file]), PythonExtractor())
-        self.assertEqual([r.layer for r in rows], ["C0"])
-        self.assertIn("SyntaxError", rows[0].metadata["parse_error"])
+        self.assertEqual(pick([r for r in rows if r.layer == "C1"], "qname", "kind"),
+                         [("broken", "module"), ("broken.fine", "function"), ("broken.broken", "function")])
+        self.assertEqual(len(file.warnings), 1)
+        self.assertIn("lines 1-2", file.warnings[0])
+        # A file that is no Python at all (NUL bytes) keeps its source as text chunks, with the reason.
+        file = PythonExtractor().parse("blob.py", "\0\0 not code")
+        self.assertIn("not Python source", file.parse_error)
+        self.assertEqual([r.layer for r in build_code_rows(file, ProjectIndex([file]), PythonExtractor())],
+                         ["C0", "C1"])
 
     def test_paths_become_module_names_and_test_flags(self):
         self.assertEqual(module_name("src/shop/billing.py"), "shop.billing")
@@ -282,10 +289,10 @@ class CodeLayerTests(SimpleTestCase):
 
 class OtherLanguageTests(SimpleTestCase):
     def test_files_without_a_parser_get_line_chunks_only(self):
-        text = "\n".join(f"export function f{n}() {{ return '{'x' * 80}'; }}" for n in range(40)) + "\n"
-        files, index = parse_project({"web/app.js": text})
-        rows = build_code_rows(files["web/app.js"], index, PlainTextExtractor())
+        text = "\n".join(f"func f{n}() string {{ return \"{'x' * 80}\" }}" for n in range(40)) + "\n"
+        files, index = parse_project({"web/app.go": text})
+        rows = build_code_rows(files["web/app.go"], index, PlainTextExtractor())
         self.assertEqual({row.layer for row in rows}, {"C0"})
         self.assertEqual([(row.span_start, row.span_end) for row in rows], [(1, 17), (18, 34), (35, 40)])
         self.assertEqual({(row.language, row.metadata["chunk_type"], row.metadata["module_or_unit"]) for row in rows},
-                         {("js", "text", "web.app")})
+                         {("go", "text", "web.app")})

@@ -14,14 +14,14 @@ from knowledge.indexing.layers import store
 from knowledge.indexing.layers.repository import RepositoryError, open_repository
 from knowledge.models import Chunk, Document
 from knowledge.search import retrieval
-from knowledge.search.intent import plan_and_search
+from knowledge.search.planned import plan_and_search
 from tests.factories import make_kb
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 PROJECT = Path(__file__).resolve().parents[3]
 
 # Rows per layer for the two fixture folders together (asserted row by row in test_docs/test_code).
-FIXTURE_COUNTS = {"C0": 32, "C1": 36, "C2": 50, "C3": 15, "C4": 15,
+FIXTURE_COUNTS = {"C0": 32, "C1": 43, "C2": 50, "C3": 15, "C4": 15,
                   "D0": 8, "D1": 3, "D2": 17, "D3": 6, "D4": 2, "D5": 7, "D6": 2}
 
 
@@ -184,7 +184,8 @@ def test_index_repo_command_prints_rows_per_layer_and_records_a_job(repo):
     call_command("index_repo", kb.slug, str(repo), stdout=out, stderr=err)
     text = out.getvalue()
     assert "succeeded: repository shop at -; files: new 13, updated 0, unchanged 0, deleted 0, failed 0" in text
-    assert "C1    Symbols                        36       36" in text
+    assert "Python module roots: (top folder)" in text
+    assert "C1    Symbols                        43       43" in text
     assert "D6    Integrations                    2        2" in text
     assert "13/13" in err.getvalue()  # the progress bar
     job = kb.jobs.get()
@@ -262,3 +263,26 @@ class JobAndReindexTests(TestCase):
         edge = rebuilt.get(layer="C2", metadata__src_qname="shop.billing.charge",
                            metadata__dst_ref="shop.models.Order.mark_paid")
         self.assertEqual(edge.metadata["resolution"], "resolved")
+
+
+def test_hidden_folders_and_files_are_skipped_in_every_source_kind(tmp_path):
+    repo = make_repo(tmp_path / "shop")
+    for rel in (".claude/agent.md", ".agents/helper.py", "docs/.drafts/wip.md", "shop/.secret.py"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("# hidden\n")
+    hidden = {".claude/agent.md", ".agents/helper.py", "docs/.drafts/wip.md", "shop/.secret.py"}
+    with open_repository(repo, indexable=store.is_indexable) as snapshot:  # a plain folder
+        assert not hidden & set(snapshot.files) and "shop/billing.py" in snapshot.files
+    archive = tmp_path / "shop.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in repo.rglob("*"):
+            if path.is_file():
+                zf.write(path, f"shop-main/{path.relative_to(repo).as_posix()}")
+    with open_repository(archive, indexable=store.is_indexable) as snapshot:
+        assert not hidden & set(snapshot.files) and "shop/billing.py" in snapshot.files
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "hidden folders committed")
+    assert ".claude/agent.md" in git(repo, "ls-files")
+    with open_repository(repo, indexable=store.is_indexable) as snapshot:  # a git checkout lists them
+        assert not hidden & set(snapshot.files) and "shop/billing.py" in snapshot.files

@@ -5,11 +5,15 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from django.test import SimpleTestCase
+from django.conf import settings
+from django.test import SimpleTestCase, override_settings
 
 from knowledge.indexing.embedding import get_embedder
 from knowledge.indexing.layers import store
-from knowledge.search.intent import Plan, Step, find_subject, load_vocabulary, plan_and_search, plan_question
+from knowledge.search import retrieval
+from knowledge.search.intent import Plan, Step, find_subject, plan_question
+from knowledge.search.planned import plan_and_search
+from knowledge.search.vocabulary import Vocabulary, load_vocabulary
 from tests.factories import make_document, make_kb
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -55,9 +59,11 @@ PLANS = {
         "symbol", "en", "StripeGateway", [(["C1"], {"name": "StripeGateway"}, "source")]),
     "Что делает функция log_payment?": (
         "symbol", "ru", "log_payment", [(["C1"], {"name": "log_payment"}, "source")]),
-    "How does refund work?": ("workflow", "en", "", [(["D4"], {}, ""), (["D0"], {}, "")]),
-    "Как происходит оплата заказа?": ("workflow", "ru", "", [(["D4"], {}, ""), (["D0"], {}, "")]),
-    "What are the steps to reset a password?": ("workflow", "en", "", [(["D4"], {}, ""), (["D0"], {}, "")]),
+    # "How does …" is asked of code as much as of documents.
+    "How does refund work?": ("workflow", "en", "", [(["D4"], {}, ""), (["D0", "C0"], {}, "")]),
+    "Как происходит оплата заказа?": ("workflow", "ru", "", [(["D4"], {}, ""), (["D0", "C0"], {}, "")]),
+    "What are the steps to reset a password?": (
+        "workflow", "en", "", [(["D4"], {}, ""), (["D0", "C0"], {}, "")]),
     "Who owns the billing service?": (
         "facts", "en", "billing-service",
         [(["D2"], {"predicate": "owner", "subject_id": "billing-service"}, ""),
@@ -101,6 +107,22 @@ class PlanTests(SimpleTestCase):
         self.assertEqual(find_subject("the refund runbook", VOCABULARY), "refund-runbook")
         self.assertEqual(find_subject("refund money", VOCABULARY), "")
 
+    def test_a_word_becomes_a_code_filter_only_when_the_base_has_that_name(self):
+        vocabulary = Vocabulary(VOCABULARY, code={"charge", "stripegateway", "sync-orders", "shop.models"})
+        # A product name in CamelCase and "command line" are not symbols of this base.
+        plan = plan_question("How do I connect to PostgreSQL?", vocabulary)
+        self.assertEqual(summary(plan), ("workflow", "en", "", [(["D4"], {}, ""), (["D0", "C0"], {}, "")]))
+        plan = plan_question("Which options does the command line take?", vocabulary)
+        self.assertEqual(summary(plan), ("cli", "en", "", [(["C3"], {"entry_type": "cli"}, "source")]))
+        plan = plan_question("What does the CLI command `sync-orders` do?", vocabulary)
+        self.assertEqual(plan.steps[0].filters, {"entry_type": "cli", "route_or_command": "sync-orders"})
+        # Known names still filter; the first known one of several is taken.
+        plan = plan_question("Does PostgreSQL matter to StripeGateway?", vocabulary)
+        self.assertEqual(summary(plan)[:3], ("symbol", "en", "StripeGateway"))
+        self.assertEqual(plan.steps[0].filters, {"name": "StripeGateway"})
+        plan = plan_question("Who calls `charge()`?", vocabulary)
+        self.assertEqual(plan.steps[0].filters, {"edge_type": "calls", "dst_name": "charge"})
+
     def test_another_planner_can_take_the_rules_place(self):
         class FixedPlanner:
             def plan(self, question, vocabulary=None):
@@ -128,6 +150,9 @@ def test_vocabulary_comes_from_the_catalog_and_entities(kb):
     assert vocabulary["Сервис биллинга"] == "billing-service"  # frontmatter aliases
     assert vocabulary["Invoice"] == "Invoice"
     assert "notes.md" not in vocabulary.values()
+    # Code names (C1 names and qualified names, C3 commands), lower-cased, for the code filters.
+    assert {"charge", "stripegateway", "shop.billing.charge", "shop.models", "sync-orders"} <= vocabulary.code
+    assert "postgresql" not in vocabulary.code
 
 
 @pytest.mark.django_db
@@ -136,7 +161,10 @@ def test_plan_and_search_returns_the_plan_with_its_trace(kb):
     assert (plan.intent, plan.subject) == ("integrations", "billing-service")
     assert plan.trace[0] == {"layers": ["D6"], "filters": {"source_id": "billing-service"}, "hits": 2}
     assert sorted(hit.metadata["target"] for hit in hits if hit.layer == "D6") == ["Orders service", "Stripe"]
-    assert {hit.layer for hit in hits} == {"D6", "D0"}
+    assert [hit.layer for hit in hits][:2] == ["D6", "D6"]  # the filtered step's hits lead
+    # Then the plain hybrid search, merged: the trace says so.
+    assert plan.trace[-1] == {"layers": [], "filters": {}, "hits": 8, "plain": True,
+                              "merge": "after the plan's filtered hits"}
 
 
 @pytest.mark.django_db
@@ -145,7 +173,7 @@ def test_an_entrypoint_plan_brings_the_handler_source(kb):
     assert plan.trace[0] == {"layers": ["C3"], "filters": {"http_method": ["POST", "ANY"],
                                                            "route_key": "/api/shop/orders"},
                              "hits": 1, "expanded": 1}
-    assert [(hit.layer, hit.metadata.get("handler_symbol") or hit.metadata["qname"]) for hit in hits] == [
+    assert [(hit.layer, hit.metadata.get("handler_symbol") or hit.metadata["qname"]) for hit in hits][:2] == [
         ("C3", "shop.ninja_api.create_order_ninja"), ("C0", "shop.ninja_api.create_order_ninja")]
     assert hits[1].content.startswith('@router.post("/orders")')
 
@@ -155,11 +183,11 @@ def test_filters_that_match_nothing_are_relaxed_in_order_and_the_trace_says_so(k
     # Asked by the path declared in the code: the served path does not match, the declared one does.
     plan, hits = plan_and_search("Where is GET /ping handled?", [kb.pk])
     assert plan.trace[0]["filters"] == {"http_method": ["GET", "ANY"], "declared_route_key": "/ping"}
-    assert [hit.metadata["handler_symbol"] for hit in hits if hit.layer == "C3"] == ["shop.ninja_api.ping"]
+    assert hits[0].metadata["handler_symbol"] == "shop.ninja_api.ping"
     # Django routes answer any method.
     plan, hits = plan_and_search("Where is GET /legacy handled?", [kb.pk])
     assert plan.trace[0]["filters"] == {"http_method": ["GET", "ANY"], "route_key": "/legacy"}
-    assert [hit.metadata["handler_symbol"] for hit in hits if hit.layer == "C3"] == ["shop.views.order_list"]
+    assert hits[0].metadata["handler_symbol"] == "shop.views.order_list"
 
 
 @pytest.mark.django_db
@@ -167,8 +195,32 @@ def test_callers_plan_lists_the_call_edges(kb):
     plan, hits = plan_and_search("Кто вызывает функцию mark_paid?", [kb.pk])
     assert plan.intent == "calls"
     edges = [(hit.metadata["src_qname"], hit.metadata["dst_ref"]) for hit in hits if hit.layer == "C2"]
-    assert edges == [("shop.billing.charge", "shop.models.Order.mark_paid")]
-    assert [hit.metadata["qname"] for hit in hits if hit.layer == "C0"] == ["shop.billing.charge"]
+    assert edges[0] == ("shop.billing.charge", "shop.models.Order.mark_paid")
+    assert [hit.metadata["qname"] for hit in hits if hit.layer == "C0"][0] == "shop.billing.charge"
+
+
+@pytest.mark.django_db
+def test_a_wrong_intent_cannot_lose_what_plain_search_finds(kb):
+    # "How does … work" plans workflows and sections; the answer is code, which plain search finds.
+    question = "How does log_payment turn an amount into JSON?"
+    plain = retrieval.search(question, [kb.pk], top_k=8)
+    plan, hits = plan_and_search(question, [kb.pk], vocabulary=Vocabulary({}, code=set()))
+    assert plan.intent == "workflow" and plan.trace[-1]["merge"] == "fused with the plan"
+    assert {hit.chunk_id for hit in plain} <= {hit.chunk_id for hit in hits}
+    assert hits[0].source_uri.endswith("shop/billing.py")
+
+
+@pytest.mark.django_db
+def test_edge_rows_are_demoted_in_a_plain_search_unless_their_layer_is_asked_for(kb):
+    question = "charge mark_paid calls"
+    everything = retrieval.search(question, [kb.pk], top_k=10)
+    edges = retrieval.search(question, [kb.pk], top_k=10, layers=["C2"])
+    assert edges and all(hit.layer == "C2" for hit in edges)
+    assert everything[0].layer != "C2"
+    # The same rows scored with DERIVED_WEIGHT 1 put an edge first: the demotion is what moved it.
+    with override_settings(PORTAL={**settings.PORTAL, "DERIVED_WEIGHT": 1.0}):
+        undemoted = retrieval.search(question, [kb.pk], top_k=10)
+    assert [hit.layer for hit in undemoted].index("C2") < [hit.layer for hit in everything].index("C2")
 
 
 @pytest.mark.django_db
@@ -177,7 +229,7 @@ def test_the_vocabulary_is_cached_per_base_until_the_base_changes(kb, django_ass
     with django_assert_num_queries(1):  # the version of the base, not its D1/D3 rows
         assert load_vocabulary([kb.pk])["billing service"] == "billing-service"
     make_document(kb, text="# Notes\n\nA plain page.")  # any change of the base's documents
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(3):  # the version, the code names, the D1/D3 rows
         load_vocabulary([kb.pk])
     assert load_vocabulary([make_kb().pk]) == {}
 

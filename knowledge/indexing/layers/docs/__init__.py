@@ -14,8 +14,11 @@ the frontmatter and those sections:
 * D4 workflows from `## Сценарий` / `## Scenario` sections, with bold or heading field labels.
 * D5 relations: parent, children, links, related, depends_on and entity mentions as edges.
 * D6 integrations from `## Integrations` / `## Интеграции`: sub-headings, bullets or a table.
+* And from ordinary Markdown (`ordinary`): D4 from "How to …" sections and numbered steps, D5 from
+  links between pages, D6 from mentions of services, environment variables, URLs and ports.
 """
 
+from knowledge.indexing.layers.docs import ordinary
 from knowledge.indexing.layers.docs.facts import entity_rows, fact_rows
 from knowledge.indexing.layers.docs.integrations import integration_rows
 from knowledge.indexing.layers.docs.relations import relation_rows
@@ -31,12 +34,17 @@ def build_doc_rows(path: str, text: str, *, chunk_size: int = 2000, chunk_overla
                    chunk_min_size: int = 200) -> list[LayerRow]:
     """All documentation layer rows (D0–D6) of one Markdown file."""
     doc = parse_doc(path, text)
+    integrations = integration_rows(doc)
+    declared = {row.metadata["target"].lower() for row in integrations}
     return [
         *section_rows(doc, chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunk_min_size=chunk_min_size),
         catalog_row(doc),
         *fact_rows(doc),
         *entity_rows(doc),
         *workflow_rows(doc),
+        *ordinary.workflow_rows(doc),
         *relation_rows(doc),
-        *integration_rows(doc),
+        *ordinary.relation_rows(doc),
+        *integrations,
+        *(row for row in ordinary.integration_rows(doc) if row.metadata["target"].lower() not in declared),
     ]

@@ -1,0 +1,418 @@
+"""TypeScript and JavaScript through tree-sitter: symbols, imports, calls, C0 chunks and entrypoints.
+
+Symbols: functions (declarations and `const f = () => …`), classes and their methods, interfaces,
+type aliases, enums and other top-level constants; a capitalised function that returns JSX is a
+React component. Imports are resolved against the repository's files (`./x`, `../y`, `@/` for the
+nearest `src/`), so `import { login } from "./auth"` is an edge to the module `web.src.auth` with
+the name `login`, and calls through imported names resolve like Python's. Entrypoints: Express
+(`app.get("/x", handler)`, `app.use("/api", router)` mounts), Next.js files (`pages/…`,
+`pages/api/…`, `app/…/page.tsx`, `app/…/route.ts` with exported `GET`/`POST`…), React Router
+(`<Route path element>`, `{path, element}` objects) and TanStack `createFileRoute("/x")`.
+A file tree-sitter parses with errors still gives what it could read, and a warning.
+"""
+
+import re
+from pathlib import PurePosixPath
+
+from tree_sitter import Node
+
+from knowledge.indexing.layers import tolerant
+from knowledge.indexing.layers.code import (
+    CodeExtractor,
+    CodeFile,
+    Entrypoint,
+    ProjectIndex,
+    Reference,
+    SourceChunk,
+    Symbol,
+    is_test_path,
+    line_chunks,
+)
+
+GRAMMARS = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+            ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript"}
+FUNCTIONS = {"function_declaration", "generator_function_declaration", "function_expression", "arrow_function",
+             "function"}
+EXPRESS_METHODS = {"get", "post", "put", "patch", "delete", "options", "head", "all"}
+NEXT_METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+DTO_NAME = re.compile(r"(Dto|DTO|Request|Response|Input|Output|Payload|Schema|Create|Update|Public|Params|Body|"
+                      r"Model|Entity|Record)s?$")
+DTO_FOLDER = re.compile(r"(^|/)(types|models|schemas?|dto|client|api)(/|$)")
+JS_TEST = re.compile(r"\.(test|spec)\.[jt]sx?$|(^|/)(__tests__|tests?|e2e)/")
+
+
+def module_name(path: str) -> str:
+    """`web/src/auth.ts` → `web.src.auth`; `web/src/index.tsx` → `web.src.index`."""
+    return ".".join(PurePosixPath(path).with_suffix("").parts)
+
+
+class ScriptExtractor(CodeExtractor):
+    language = "typescript"
+    extensions = tuple(GRAMMARS)
+
+    def parse(self, path: str, text: str, module: str | None = None) -> CodeFile:
+        grammar = GRAMMARS[PurePosixPath(path).suffix.lower()]
+        file = CodeFile(path=path, module=module or module_name(path),
+                        language="javascript" if grammar == "javascript" else "typescript", text=text,
+                        is_test=is_test_path(path) or bool(JS_TEST.search(path)))
+        tree = tolerant.parser(grammar).parse(text.encode("utf-8", "surrogatepass"))
+        _Reader(file, tree.root_node).read()
+        if tree.root_node.has_error:
+            errors = _errors(tree.root_node)
+            file.warnings.append(f"{len(errors)} syntax error(s) tree-sitter recovered from, first at line "
+                                 f"{errors[0] + 1 if errors else '?'}; what it could read is indexed")
+        return file
+
+    def entrypoints(self, file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
+        found = list(file.extra.get("routes", []))
+        found.extend(_next_routes(file))
+        for entry in found:
+            if entry.handler and entry.handler not in index.symbols:
+                entry.handler = _resolve_name(entry.handler, index)
+        return found
+
+
+def _errors(root: Node) -> list[int]:
+    rows, stack = [], [root]
+    while stack and len(rows) < 100:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            rows.append(node.start_point.row)
+        elif node.has_error:
+            stack.extend(node.children)
+    return sorted(rows)
+
+
+def _resolve_name(ref: str, index: ProjectIndex) -> str:
+    _, target, name = index.resolve_import(ref)
+    if target is not None and name and f"{target.qname}.{name}" in index.symbols:
+        return f"{target.qname}.{name}"
+    return ref
+
+
+class _Reader:
+    def __init__(self, file: CodeFile, root: Node):
+        self.file, self.root = file, root
+        self.aliases: dict[str, str] = {}
+        self.external: set[str] = set()
+        self.file.extra = {"routes": [], "roles": {}}
+
+    def text(self, node: Node | None) -> str:
+        return node.text.decode("utf-8", "replace") if node is not None else ""
+
+    def read(self) -> None:
+        last = self.file.text.rstrip("\n").count("\n") + 1
+        module = self.file.module
+        self.module = self.symbol(module.rsplit(".", 1)[-1], module, "module", f"module {module}", None,
+                                  self.root)
+        self.module.line_start, self.module.line_end = 1, last
+        for node in self.root.named_children:
+            if node.type == "import_statement":
+                self.import_statement(node)
+        self.top = {name for node in self.root.named_children for name in self.declared_names(node)}
+        for node in self.root.named_children:
+            self.declaration(node, self.module)
+        self.routes(self.root)
+        self.file.chunks = self.chunks(last)
+
+    # --- names --------------------------------------------------------------------------------------
+
+    def import_statement(self, node: Node) -> None:
+        source = node.child_by_field_name("source")
+        target = self.module_ref(self.text(source).strip("'\"`"))
+        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        names = []
+        for child in (clause.named_children if clause else []):
+            if child.type == "identifier":  # default import
+                self.aliases[self.text(child)] = target
+            elif child.type == "namespace_import":
+                self.aliases[self.text(child.named_children[-1])] = target
+            elif child.type == "named_imports":
+                for spec in child.named_children:
+                    name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+                    self.aliases[self.text(alias or name)] = f"{target}.{self.text(name)}"
+                    names.append(self.text(name))
+        for name in names or [""]:
+            self.reference("imports", self.module, f"{target}.{name}" if name else target, node)
+
+    def module_ref(self, spec: str) -> str:
+        """An import specifier as a module name: relative and `@/` paths against the repository."""
+        folder = PurePosixPath(self.file.path).parent
+        if spec.startswith("@/") and "src" in folder.parts:
+            folder, spec = PurePosixPath(*folder.parts[:folder.parts.index("src") + 1]), "./" + spec[2:]
+        if not spec.startswith("."):
+            self.external.add(spec.split("/")[0])
+            return spec.replace("/", ".")
+        parts = list(folder.parts)
+        for part in spec.split("/"):
+            if part == "..":
+                parts = parts[:-1]
+            elif part not in (".", ""):
+                parts.append(part)
+        path = PurePosixPath(*parts) if parts else PurePosixPath(".")
+        return module_name(str(path.with_suffix("")) if path.suffix in GRAMMARS else str(path))
+
+    def expand(self, name: str) -> str:
+        head, _, rest = name.partition(".")
+        if head in self.aliases:
+            base = self.aliases[head]
+        elif head in self.top:
+            base = f"{self.file.module}.{head}"
+        else:
+            return ""
+        return f"{base}.{rest}" if rest else base
+
+    def declared_names(self, node: Node) -> list[str]:
+        node = self.unexport(node)
+        name = node.child_by_field_name("name")
+        if name is not None:
+            return [self.text(name)]
+        return [self.text(d.child_by_field_name("name")) for d in node.named_children
+                if d.type == "variable_declarator"]
+
+    @staticmethod
+    def unexport(node: Node) -> Node:
+        if node.type == "export_statement":
+            inner = node.child_by_field_name("declaration") or node.child_by_field_name("value")
+            return inner if inner is not None else node
+        return node
+
+    # --- symbols ------------------------------------------------------------------------------------
+
+    def symbol(self, name: str, qname: str, kind: str, signature: str, parent: Symbol | None, node: Node,
+               bases=()) -> Symbol:
+        local = qname[len(self.file.module) + 1:] if qname != self.file.module else ""
+        symbol = Symbol(f"{self.file.path}#{local}", qname, name, kind, signature[:300],
+                        parent.symbol_id if parent else "", self.file.module, self.file.path,
+                        node.start_point.row + 1, node.end_point.row + 1, self.doc(node), bases=list(bases))
+        self.file.symbols.append(symbol)
+        return symbol
+
+    def doc(self, node: Node) -> str:
+        previous = node.prev_named_sibling
+        if previous is not None and previous.type == "comment" and self.text(previous).startswith("/**"):
+            lines = [line.strip(" */") for line in self.text(previous).split("\n")]
+            return next((line for line in lines if line), "")
+        return ""
+
+    def declaration(self, node: Node, parent: Symbol) -> None:
+        outer, node = node, self.unexport(node)
+        header = self.text(node).split("\n", 1)[0].rstrip("{ ")
+        name_node = node.child_by_field_name("name")
+        if node.type in ("function_declaration", "generator_function_declaration") and name_node is not None:
+            self.function(self.text(name_node), node, node, parent, "function", outer)
+        elif node.type in ("class_declaration", "abstract_class_declaration", "class") and name_node is not None:
+            self.class_declaration(node, parent, outer)
+        elif node.type in ("interface_declaration", "type_alias_declaration", "enum_declaration") and name_node:
+            kind = {"interface_declaration": "interface", "type_alias_declaration": "type"}.get(node.type, "enum")
+            name = self.text(name_node)
+            symbol = self.symbol(name, f"{parent.qname}.{name}", kind, header, parent, outer)
+            if kind != "enum" and (DTO_NAME.search(name) or DTO_FOLDER.search(self.file.path)):
+                self.file.extra["roles"][symbol.qname] = ("schema", f"TypeScript {kind} used as a DTO")
+        elif node.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in node.named_children:
+                if declarator.type != "variable_declarator":
+                    continue
+                name = self.text(declarator.child_by_field_name("name"))
+                value = declarator.child_by_field_name("value")
+                if not name.isidentifier():
+                    continue
+                if value is not None and value.type in FUNCTIONS:
+                    self.function(name, value, declarator, parent, "function", outer)
+                else:
+                    kind = "constant" if name.isupper() else "variable"
+                    symbol = self.symbol(name, f"{parent.qname}.{name}", kind, header, parent, outer)
+                    if value is not None:
+                        self.calls(value, symbol)
+        elif node.type == "expression_statement":
+            self.calls(node, parent)
+
+    def class_declaration(self, node: Node, parent: Symbol, outer: Node) -> None:
+        name = self.text(node.child_by_field_name("name"))
+        bases = []
+        for heritage in (c for c in node.children if c.type == "class_heritage"):
+            for clause in heritage.named_children:
+                for value in clause.named_children:
+                    ref = self.expand(self.text(value).split("<")[0]) or self.text(value).split("<")[0]
+                    bases.append(ref)
+        header = self.text(node).split("\n", 1)[0].rstrip("{ ")
+        cls = self.symbol(name, f"{parent.qname}.{name}", "class", header, parent, outer, bases)
+        for base in bases:
+            self.reference("inherits", cls, base, node)
+        body = node.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            if member.type == "method_definition":
+                self.function(self.text(member.child_by_field_name("name")), member, member, cls, "method", member)
+
+    def function(self, name: str, node: Node, declarator: Node, parent: Symbol, kind: str, outer: Node) -> None:
+        parameters = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+        signature = f"{'function' if kind == 'function' else 'method'} {name}{self.text(parameters)}"
+        symbol = self.symbol(name, f"{parent.qname}.{name}", kind, signature, parent, outer)
+        if name[:1].isupper() and _has_jsx(node):
+            self.file.extra["roles"][symbol.qname] = ("view", "React component (returns JSX)")
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.calls(body, symbol)
+
+    # --- references ---------------------------------------------------------------------------------
+
+    def reference(self, edge_type: str, src: Symbol, dst: str, node: Node) -> None:
+        self.file.references.append(Reference(edge_type, src, dst, node.start_point.row + 1,
+                                              external_roots=frozenset(self.external)))
+
+    def calls(self, node: Node, src: Symbol) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.type in ("call_expression", "new_expression"):
+                callee = current.child_by_field_name("function") or current.child_by_field_name("constructor")
+                if callee is not None and callee.type in ("identifier", "member_expression"):
+                    target = self.expand(self.text(callee))
+                    if target:
+                        self.reference("calls", src, target, current)
+            elif current.type in ("jsx_opening_element", "jsx_self_closing_element"):
+                target = self.expand(self.text(current.child_by_field_name("name")))
+                if target:  # <Component /> is a call of the component
+                    self.reference("calls", src, target, current)
+            stack.extend(current.named_children)
+
+    # --- entrypoints --------------------------------------------------------------------------------
+
+    def routes(self, root: Node) -> None:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "call_expression":
+                self.route_call(node)
+            elif node.type in ("jsx_self_closing_element", "jsx_opening_element") and \
+                    self.text(node.child_by_field_name("name")) == "Route":
+                attributes = {self.text(a.named_children[0]): a.named_children[-1] for a in node.named_children
+                              if a.type == "jsx_attribute" and len(a.named_children) == 2}
+                self.page(attributes.get("path"), attributes.get("element") or attributes.get("component"),
+                          node, "react-router")
+            elif node.type == "object":
+                pairs = {self.text(p.child_by_field_name("key")): p.child_by_field_name("value")
+                         for p in node.named_children if p.type == "pair"}
+                if "path" in pairs and ("element" in pairs or "component" in pairs or "Component" in pairs):
+                    element = pairs.get("element") or pairs.get("component") or pairs.get("Component")
+                    self.page(pairs["path"], element, node, "react-router")
+            stack.extend(node.named_children)
+
+    def route_call(self, node: Node) -> None:
+        callee, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        args = arguments.named_children if arguments is not None else []
+        if callee is None or not args:
+            return
+        if self.text(callee) == "createFileRoute" and args[0].type == "string":  # TanStack Router
+            parent = node.parent.parent if node.parent is not None else None  # createFileRoute("/x")({…})
+            options = parent.child_by_field_name("arguments") if parent is not None else None
+            component = None
+            for obj in options.named_children if options is not None else []:
+                for pair in (p for p in obj.named_children if p.type == "pair"):
+                    if self.text(pair.child_by_field_name("key")) == "component":
+                        component = pair.child_by_field_name("value")
+            self.page(args[0], component, node, "tanstack-router")
+            return
+        if callee.type != "member_expression" or args[0].type not in ("string", "template_string"):
+            return
+        owner = self.text(callee.child_by_field_name("object"))
+        method = self.text(callee.child_by_field_name("property"))
+        path = self.text(args[0]).strip("'\"`")
+        declaring = f"{self.file.module}.{owner}"
+        if method == "use" and len(args) >= 2:
+            child = self.expand(self.text(args[-1])) if args[-1].type in ("identifier", "member_expression") else ""
+            if child:
+                self.file.mounts[child] = (declaring, path)
+            return
+        if method not in EXPRESS_METHODS or not path.startswith("/") or len(args) < 2:
+            return
+        handler = args[-1]
+        name = (self.expand(self.text(handler)) or f"{self.file.module}.{self.text(handler)}") \
+            if handler.type in ("identifier", "member_expression") else self.enclosing(node)
+        http = "ANY" if method == "all" else method.upper()
+        self.file.objects[declaring] = "express"
+        self.file.extra["routes"].append(Entrypoint(
+            "http", "express", "route", f"{http} {path}", name, declaring, self.text(node).split("\n", 1)[0][:200],
+            node.start_point.row + 1, http_method=http, route_path=path))
+
+    def page(self, path: Node | None, element: Node | None, node: Node, framework: str) -> None:
+        route = self.text(path).strip("'\"`{} ") if path is not None else ""
+        if not route:
+            return
+        name = ""
+        if element is not None:
+            match = re.search(r"<\s*([A-Za-z_][\w.]*)|^\{?\s*([A-Za-z_][\w.]*)\s*\}?$", self.text(element))
+            if match:
+                written = match.group(1) or match.group(2)
+                name = self.expand(written) or f"{self.file.module}.{written}"
+        self.file.extra["routes"].append(Entrypoint(
+            "page", framework, "page", f"GET {route}", name or self.enclosing(node), self.file.module,
+            self.text(node).split("\n", 1)[0][:200], node.start_point.row + 1, http_method="GET", route_path=route))
+
+    def enclosing(self, node: Node) -> str:
+        row = node.start_point.row + 1
+        inside = [s for s in self.file.symbols
+                  if s.kind in ("function", "method") and s.line_start <= row <= s.line_end]
+        return max(inside, key=lambda s: s.line_start).qname if inside else self.file.module
+
+    # --- C0 -----------------------------------------------------------------------------------------
+
+    def chunks(self, last: int) -> list[SourceChunk]:
+        """Each top-level declaration alone, other statements grouped; the chunks cover the file."""
+        segments: list[list] = []
+        for node in self.root.named_children:
+            names = self.declared_names(node) if node.type != "import_statement" else []
+            start, end = node.start_point.row + 1, node.end_point.row + 1
+            if names and node.type not in ("expression_statement", "comment"):
+                segments.append([start, end, "function", f"{self.file.module}.{names[0]}"])
+            elif segments and segments[-1][2] == "block":
+                segments[-1][1] = end
+            else:
+                segments.append([start, end, "block", self.file.module])
+        found, previous = [], 0
+        for index, (_, end, chunk_type, qname) in enumerate(segments):
+            end = last if index == len(segments) - 1 else end
+            if end > previous:
+                found.extend(line_chunks(self.file.text, previous + 1, end, chunk_type, qname))
+            previous = max(previous, end)
+        return found or line_chunks(self.file.text, 1, last, "text")
+
+
+def _has_jsx(node: Node) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type.startswith("jsx_"):
+            return True
+        stack.extend(current.named_children)
+    return False
+
+
+NEXT_PAGE = re.compile(r"(^|/)(?P<kind>pages|app)/(?P<route>.*?)(?P<file>/?(page|route|index)?)\.(t|j)sx?$")
+
+
+def _next_routes(file: CodeFile) -> list[Entrypoint]:
+    """Next.js file routes: `pages/…` and `app/…/page.tsx` pages, `pages/api/…` and `app/…/route.ts` handlers."""
+    match = NEXT_PAGE.search(file.path)
+    if match is None or file.is_test:
+        return []
+    kind, route, stem = match.group("kind"), match.group("route"), PurePosixPath(file.path).stem
+    if kind == "app" and stem not in ("page", "route"):
+        return []
+    if kind == "pages" and stem.startswith("_"):
+        return []
+    segments = [s for s in route.split("/") if s and not (s.startswith("(") and s.endswith(")"))]
+    if kind == "pages" and stem == "index" and segments and segments[-1] == "index":
+        segments = segments[:-1]
+    path = "/" + "/".join(re.sub(r"^\[\.{0,3}(\w+)\]$", r"{\1}", s) for s in segments)
+    exported = {s.name: s for s in file.symbols if s.parent_id == f"{file.path}#"}
+    if stem == "route":
+        return [Entrypoint("http", "nextjs", "route_handler", f"{method} {path}", symbol.qname, file.module,
+                           f"export function {method}", symbol.line_start, http_method=method, route_path=path)
+                for method, symbol in exported.items() if method in NEXT_METHODS]
+    api = kind == "pages" and segments[:1] == ["api"]
+    handler = next((s.qname for s in file.symbols if s.kind == "function" and s.parent_id == f"{file.path}#"),
+                   file.module)
+    return [Entrypoint("http" if api else "page", "nextjs", "api_route" if api else "page",
+                       f"{'ANY' if api else 'GET'} {path}", handler, file.module, file.path, 1,
+                       http_method="ANY" if api else "GET", route_path=path)]

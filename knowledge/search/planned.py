@@ -1,0 +1,102 @@
+"""Running a plan of the intent router, merged with a plain hybrid search so it never does worse.
+
+`plan_and_search(question, kb_ids)` runs the plan's steps through `retrieval.search(layers=…,
+filters=…)`. A step whose filters find nothing drops them one by one (`relax`) and says so in the
+trace; a step with `expand` loads the C0 source of the symbols its hits name (the handler of a
+route). Then the question is searched once more the plain way (hybrid over every layer, derived
+rows demoted) and the lists are merged:
+
+1. hits of steps whose filters held (the plan recognised something that exists: a route, a
+   symbol, a role) come first, in the plan's order;
+2. then the hits of unfiltered steps and the plain hits, fused by reciprocal rank — so a wrong
+   guess about the intent ("how does …" asked of code) cannot lose what plain search finds;
+3. last, the hits of steps whose filters had all to be dropped (they matched nothing specific).
+
+The trace ends with the plain search and how it was merged.
+"""
+
+from knowledge.search import retrieval
+from knowledge.search.intent import Plan, Planner, Step, plan_question
+from knowledge.search.vocabulary import load_vocabulary
+
+PLAIN_TOP_K = 8
+RRF_K = 10  # a small constant: the first places of each list decide
+
+
+def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
+                    vocabulary: dict[str, str] | None = None) -> tuple[Plan, list[retrieval.SearchHit]]:
+    """Plan the question, run the plan and a plain search, merge; the plan comes back with its trace."""
+    kb_ids = list(kb_ids)
+    vocabulary = load_vocabulary(kb_ids) if vocabulary is None else vocabulary
+    plan = plan_question(question, vocabulary, planner=planner)
+    strong, unfiltered, dropped = [], [], []
+    vectors: dict[str, dict] = {}  # query text → its vectors: each text is embedded once per plan
+    for step in plan.steps:
+        step_vectors = vectors.setdefault(step.query, {})
+        found, used = _run_step(step, kb_ids, step_vectors)
+        trace = {"layers": step.layers, "filters": used, "hits": len(found)}
+        if step.expand and found:
+            sources = _expand_sources(step, found, kb_ids, step_vectors)
+            trace["expanded"] = len(sources)
+            found = found + sources
+        plan.trace.append(trace)
+        if not step.filters:
+            unfiltered.extend(found)
+        elif used:
+            strong.extend(found)
+        else:
+            dropped.extend(found)
+    plain = retrieval.search(question, kb_ids, top_k=PLAIN_TOP_K, mode="hybrid",
+                             query_embeddings=vectors.setdefault(question, {}))
+    plan.trace.append({"layers": [], "filters": {}, "hits": len(plain), "plain": True,
+                       "merge": "after the plan's filtered hits" if strong else "fused with the plan"})
+    return plan, _unique(strong + _fuse(unfiltered, plain) + dropped)
+
+
+def _fuse(first: list[retrieval.SearchHit], second: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
+    """Reciprocal-rank fusion of two lists; on a tie the first list's hit leads."""
+    scores: dict[int, float] = {}
+    hits: dict[int, retrieval.SearchHit] = {}
+    for order, ranked in enumerate((first, second)):
+        for rank, hit in enumerate(_unique(ranked), start=1):
+            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + 1.0 / (RRF_K + rank) - order * 1e-9
+            hits.setdefault(hit.chunk_id, hit)
+    return [hits[chunk_id] for chunk_id in sorted(scores, key=lambda chunk_id: -scores[chunk_id])]
+
+
+def _unique(hits: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
+    seen, kept = set(), []
+    for hit in hits:
+        if hit.chunk_id not in seen:
+            seen.add(hit.chunk_id)
+            kept.append(hit)
+    return kept
+
+
+def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrieval.SearchHit], dict]:
+    filters = dict(step.filters)
+    relax = list(step.relax)
+    while True:
+        hits = retrieval.search(step.query, kb_ids, top_k=step.top_k, mode=step.mode, layers=step.layers,
+                                filters=filters or None, query_embeddings=vectors)
+        if hits or not relax:
+            return hits, filters
+        old, _, new = relax.pop(0).partition("->")
+        value = filters.pop(old, None)
+        if new and value is not None:
+            filters[new] = value
+
+
+def _expand_sources(step: Step, hits: list[retrieval.SearchHit], kb_ids: list[int],
+                    vectors: dict) -> list[retrieval.SearchHit]:
+    """C0 chunks of the handler, symbol or calling function each hit names."""
+    names = []
+    for hit in hits:
+        meta = hit.metadata or {}
+        name = meta.get("handler_symbol") or meta.get("src_qname" if hit.layer == "C2" else "qname")
+        if name and name not in names:
+            names.append(name)
+    if not names:
+        return []
+    return retrieval.search(step.query, kb_ids, top_k=max(3, len(names)), mode="hybrid", layers=["C0"],
+                            filters={"qname": names}, query_embeddings=vectors)

@@ -1,0 +1,56 @@
+"""D4–D6 from ordinary Markdown: no frontmatter, no "Scenario" or "Integrations" sections."""
+
+from django.test import SimpleTestCase
+
+from knowledge.indexing.layers.docs import build_doc_rows
+
+PAGE = """# Deployment
+
+See [the settings](../reference/settings.md#database) and [FastAPI](https://fastapi.tiangolo.com/).
+
+## How to recover a password
+
+The user asks for a reset link by e-mail.
+
+## Run it locally
+
+1. Start PostgreSQL and Redis with `docker compose up`.
+2. Set `DATABASE_URL` and `SECRET_KEY`.
+3. Open http://localhost:8000/docs in a browser.
+
+## Как развернуть
+
+Запустите сервер.
+"""
+
+
+def layer(rows, name):
+    return [row.metadata for row in rows if row.layer == name]
+
+
+class OrdinaryMarkdownTests(SimpleTestCase):
+    def setUp(self):
+        self.rows = build_doc_rows("docs/guide/deploy.md", PAGE)
+
+    def test_how_to_sections_and_numbered_steps_are_workflows(self):
+        workflows = {meta["workflow_name"]: meta["main_flow"] for meta in layer(self.rows, "D4")}
+        self.assertEqual(list(workflows), ["How to recover a password", "Run it locally", "Как развернуть"])
+        self.assertEqual(workflows["Run it locally"][1], "Set `DATABASE_URL` and `SECRET_KEY`.")
+        self.assertEqual(workflows["How to recover a password"], ["The user asks for a reset link by e-mail."])
+
+    def test_links_between_pages_are_relations(self):
+        self.assertEqual([(m["relation_type"], m["target_id"]) for m in layer(self.rows, "D5")],
+                         [("links_to", "docs/reference/settings.md"), ("links_to", "https://fastapi.tiangolo.com/")])
+
+    def test_services_env_vars_urls_and_ports_are_integrations(self):
+        found = {(m["target"], m["target_type"]) for m in layer(self.rows, "D6")}
+        self.assertEqual(found, {("PostgreSQL", "external_system"), ("Redis", "external_system"),
+                                 ("Docker", "external_system"), ("DATABASE_URL", "env_var"),
+                                 ("SECRET_KEY", "env_var"), ("fastapi.tiangolo.com", "url"),
+                                 ("localhost:8000", "url"), ("port 8000", "port")})
+        [postgres] = [m for m in layer(self.rows, "D6") if m["target"] == "PostgreSQL"]
+        self.assertEqual(postgres["details"]["sections"], ["Deployment > Run it locally"])
+
+    def test_a_plain_page_without_any_of_it_adds_nothing(self):
+        rows = build_doc_rows("notes.md", "# Notes\n\nJust a paragraph about nothing in particular.\n")
+        self.assertEqual({row.layer for row in rows}, {"D0", "D1", "D3"})
