@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, Job, KnowledgeBase
 
 
 class CrawledPage(models.Model):
@@ -91,3 +91,33 @@ class CrawledPage(models.Model):
         self.content_sha256, self.canonical_url, self.links = content_sha256, canonical_url, links
         self.error_message, self.last_crawled_at = "", now
         self.save()
+
+
+class CrawlUrl(models.Model):
+    """One URL a crawl met and what became of it: a line of the crawl report people read."""
+
+    class Outcome(models.TextChoices):
+        FETCHED = "fetched", "Fetched and indexed"
+        UNCHANGED = "unchanged", "Unchanged"
+        DUPLICATE = "duplicate", "Skipped: duplicate"
+        OFF_SITE = "off_site", "Skipped: off-site"
+        ROBOTS = "robots", "Skipped: robots"
+        RULE = "rule", "Skipped: crawl rule"
+        TOO_LARGE = "too_large", "Skipped: too large"
+        NOT_HTML = "not_html", "Skipped: not HTML"
+        REFUSED_ADDRESS = "refused_address", "Skipped: refused address"
+        FAILED = "failed", "Failed"
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="crawl_urls")
+    url = models.CharField(max_length=2000)
+    depth = models.PositiveSmallIntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["job", "outcome"], name="crawler_url_job_outcome_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.url}: {self.get_outcome_display()}"

@@ -7,11 +7,11 @@ import json
 from django import forms
 from django.conf import settings
 
-from knowledge.indexing import parsing
+from knowledge.indexing import edits, parsing
 from knowledge.indexing.embedding import REGISTRY
 from knowledge.indexing.layers import LAYER_NAMES
 from knowledge.indexing.parsing import ocr
-from knowledge.models import KnowledgeBase
+from knowledge.models import Chunk, KnowledgeBase
 from knowledge.search.retrieval import MODES
 
 LAYERS = [(layer, f"{layer} · {name.lower()}") for layer, name in LAYER_NAMES.items()]
@@ -120,6 +120,36 @@ class PlaygroundForm(forms.Form):
             raise forms.ValidationError("Filters must be a JSON object.")
         return value
 
+
+
+class ChunkForm(forms.ModelForm):
+    """One chunk's editable part: its text (re-embedded on save) and whether search serves it."""
+
+    class Meta:
+        model = Chunk
+        fields = ["enabled", "content"]
+        widgets = {"content": forms.Textarea(attrs={"rows": 14, "class": "vLargeTextField"})}
+        help_texts = {"content": "Saving re-embeds this chunk alone; search reflects it at once. Tickets "
+                                 "keep the text they cited."}
+
+    def clean_content(self):
+        content = self.cleaned_data["content"].strip()
+        if len(content) > edits.MAX_CHUNK_CHARS:
+            raise forms.ValidationError(f"A chunk holds at most {edits.MAX_CHUNK_CHARS:,} characters.")
+        return content
+
+
+class ChunkAddForm(forms.Form):
+    section_path = forms.CharField(
+        label="Heading path", required=False, max_length=1000,
+        help_text="Where the entry belongs, e.g. “Billing > Refunds”; search weighs it like a heading.")
+    content = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8, "class": "vLargeTextField"}),
+        help_text="The text search should find, e.g. a question and its answer.")
+
+
+class PreviewForm(forms.Form):
+    file = forms.FileField(help_text="Parsed and cut with this base's chunking settings; nothing is stored.")
 
 
 ROLE_CHOICES = [

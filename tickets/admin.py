@@ -5,19 +5,23 @@ risk, agent, draft with citation badges, source snapshots, trace) and its button
 small views wired in `get_urls()`, which re-check permissions and call `tickets.inbox`.
 """
 
+from datetime import timedelta
+
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db.models import Prefetch
+from django.db.models import Case, IntegerField, Prefetch, Value, When
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
+from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
-from tickets import autoreply, citations, inbox, reports, triage
+from tickets import autoreply, citations, inbox, reports, triage, wording
 from tickets.exceptions import TicketError
 from tickets.models import Agent, KnowledgeGap, Message, RiskLevel, Ticket, TicketSource
 
@@ -55,15 +59,31 @@ class AgentAdmin(admin.ModelAdmin):
         return ", ".join(kb.name for kb in agent.knowledge_bases.all()) or "—"
 
 
+class AgeFilter(admin.SimpleListFilter):
+    title = "age"
+    parameter_name = "age"
+    SPANS = {"hour": ("Under an hour", timedelta(hours=1), True), "day": ("Under a day", timedelta(days=1), True),
+             "older": ("Over a day", timedelta(days=1), False), "week": ("Over a week", timedelta(weeks=1), False)}
+
+    def lookups(self, request, model_admin):
+        return [(key, label) for key, (label, _, _) in self.SPANS.items()]
+
+    def queryset(self, request, queryset):
+        if self.value() not in self.SPANS:
+            return queryset
+        _, span, newer = self.SPANS[self.value()]
+        since = timezone.now() - span
+        return queryset.filter(created_at__gte=since) if newer else queryset.filter(created_at__lt=since)
+
+
 @admin.register(Ticket)
 class TicketAdmin(admin.ModelAdmin):
     list_display = ["number", "subject", "status_badge", "risk_badge", "agent", "confidence_display",
-                    "refused", "created_at"]
+                    "refused", "waiting"]
     list_display_links = ["number", "subject"]
-    list_filter = ["status", "risk_level", "agent", "refused", "channel"]
+    list_filter = ["status", "risk_level", AgeFilter, "agent", "refused", "channel"]
     list_select_related = ["agent"]
     search_fields = ["subject", "customer", "external_id"]
-    ordering = ["-created_at", "-pk"]
     date_hierarchy = "created_at"
     actions = ["retriage_tickets"]
     list_per_page = 50
@@ -79,7 +99,12 @@ class TicketAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         # The inbox never shows the trace or metadata; the ticket page loads its own copy.
-        return super().get_queryset(request).defer("trace", "metadata", "routing_reason", "risk_reasons")
+        return (super().get_queryset(request).defer("trace", "metadata", "routing_reason", "risk_reasons")
+                .annotate(risk_rank=inbox.RISK_RANK,
+                          open_rank=Case(When(status=Ticket.Status.REVIEW, then=Value(0)), default=Value(1),
+                                         output_field=IntegerField()))
+                # Tickets waiting for review first, high risk first among them, then the newest.
+                .order_by("open_rank", "risk_rank", "-created_at", "-pk"))
 
     @admin.display(description="#", ordering="pk")
     def number(self, ticket):
@@ -90,7 +115,11 @@ class TicketAdmin(admin.ModelAdmin):
         return format_html('<span class="tk-badge tk-{}">{}</span>', STATUS_CSS.get(ticket.status, "muted"),
                            ticket.get_status_display())
 
-    @admin.display(description="Risk", ordering="risk_level")
+    @admin.display(description="Age", ordering="created_at")
+    def waiting(self, ticket):
+        return format_html('<span title="{}">{}</span>', ticket.created_at, timesince(ticket.created_at))
+
+    @admin.display(description="Risk", ordering="risk_rank")
     def risk_badge(self, ticket):
         if not ticket.risk_level:
             return "—"
@@ -135,6 +164,7 @@ class TicketAdmin(admin.ModelAdmin):
             "title": str(ticket),
             "can_change": self.has_change_permission(request, ticket),
             "can_view_report": request.user.has_perm("tickets.view_gap_report"),
+            "next_ticket": inbox.next_ticket(after=ticket),
         }
         return TemplateResponse(request, "admin/tickets/ticket/conversation.html", context)
 
@@ -147,6 +177,16 @@ class TicketAdmin(admin.ModelAdmin):
     def _back(self, ticket):
         return HttpResponseRedirect(reverse("admin:tickets_ticket_change", args=[ticket.pk]))
 
+    def _next(self, request, ticket, done: str):
+        """After a ticket is dealt with: straight on to the next one waiting, or back to the inbox."""
+        following = inbox.next_ticket(after=ticket)
+        if following is None:
+            self.message_user(request, f"{done} No more tickets wait for review.")
+            return HttpResponseRedirect(reverse("admin:tickets_ticket_changelist"))
+        risk = f", {following.get_risk_level_display().lower()} risk" if following.risk_level else ""
+        self.message_user(request, f"{done} Next: ticket #{following.pk}{risk}.")
+        return HttpResponseRedirect(reverse("admin:tickets_ticket_change", args=[following.pk]))
+
     @method_decorator(require_POST)
     def send_view(self, request, ticket_id):
         ticket = self._ticket_for_change(request, ticket_id)
@@ -157,7 +197,7 @@ class TicketAdmin(admin.ModelAdmin):
             self.message_user(request, str(exc), messages.ERROR)
         else:
             edited = f" (edited: {reply.edit_distance} characters changed)" if reply.edit_distance else ""
-            self.message_user(request, f"Reply sent{edited}.")
+            return self._next(request, ticket, f"Reply to #{ticket.pk} sent{edited}.")
         return self._back(ticket)
 
     @method_decorator(require_POST)
@@ -168,7 +208,7 @@ class TicketAdmin(admin.ModelAdmin):
         except TicketError as exc:
             self.message_user(request, str(exc), messages.ERROR)
         else:
-            self.message_user(request, "Ticket rejected; no reply was sent.")
+            return self._next(request, ticket, f"Ticket #{ticket.pk} rejected; no reply was sent.")
         return self._back(ticket)
 
     @method_decorator(require_POST)
@@ -240,18 +280,33 @@ def conversation_context(ticket: Ticket) -> dict:
         source.change = citations.compare_with_live(source)
         sources_by_message.setdefault(source.message_id, {})[source.position] = source
     entries = []
+    sent = {m.draft_id: m for m in ticket.messages.all() if m.kind == Message.Kind.REPLY and m.draft_id}
     for message in ticket.messages.all():
         # A reply carries the markers of the draft it came from, so its badges open that draft's sources.
         owner = message.draft_id if message.kind == Message.Kind.REPLY and message.draft_id else message.pk
         sources = sources_by_message.get(owner, {})
+        if message.kind == Message.Kind.DRAFT:
+            mark_passages(message.body, sources)
         entries.append({
             "message": message,
             "html": citations.render_with_badges(message.body, sources, anchor=f"m{owner}-source-"),
             "sources": list(sources.values()) if message.kind == Message.Kind.DRAFT else [],
+            "sent_as": sent.get(message.pk),
         })
     draft = next((e["message"] for e in reversed(entries)
                   if e["message"].kind == Message.Kind.DRAFT and e["message"].is_current), None)
-    return {"ticket": ticket, "entries": entries, "draft": draft, "trace": ticket.trace,
+    trace = [{**step, "detail": wording.plain(step.get("detail", ""))} for step in ticket.trace or []]
+    return {"ticket": ticket, "entries": entries, "draft": draft, "trace": trace,
             "confidence_reasons": autoreply.explain(ticket.confidence_reasons, " ".join(
                 e["message"].body for e in entries if e["message"].kind == Message.Kind.CUSTOMER)),
             "changed_sources": sum(1 for s in ticket.sources.all() if s.change.changed)}
+
+
+def mark_passages(draft: str, sources: dict[int, TicketSource]) -> None:
+    """Split each snapshot into before / the passage the draft used / after, for the page to highlight."""
+    claims = citations.claims(draft)
+    for number, source in sources.items():
+        span = citations.cited_passage(claims.get(number, ""), source.content_full)
+        text = source.content_full
+        source.before, source.passage, source.after = (
+            (text[:span[0]], text[span[0]:span[1]], text[span[1]:]) if span else (text, "", ""))
