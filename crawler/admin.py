@@ -39,6 +39,7 @@ class CrawledPageAdmin(admin.ModelAdmin):
         return [
             self.custom_url("knowledge-base/<int:kb_id>/add-url/", admin_views.add_url, "add_url"),
             self.custom_url("knowledge-base/<int:kb_id>/crawl/", admin_views.crawl, "crawl"),
+            self.custom_url("report/<int:job_id>/", admin_views.crawl_report, "report"),
         ] + super().get_urls()
 
     def custom_url(self, route: str, view, name: str):

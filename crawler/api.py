@@ -5,7 +5,7 @@ from ninja import Query, Router, Status
 from ninja.pagination import paginate
 
 from crawler import jobs
-from crawler.schemas import CrawlFilter, CrawlIn, UrlIn
+from crawler.schemas import CrawlFilter, CrawlIn, CrawlUrlFilter, CrawlUrlOut, UrlIn
 from knowledge.api import get_job, get_kb
 from knowledge.models import Job
 from knowledge.schemas import JobOut
@@ -40,6 +40,14 @@ def list_crawls(request: HttpRequest, filters: Query[CrawlFilter]):
 @router.get("/crawls/{job_id}", response={200: JobOut, **errors(404)}, auth=READ)
 def get_crawl(request: HttpRequest, job_id: int):
     return get_job(request, job_id, kind=Job.Kind.CRAWL)
+
+
+@router.get("/crawls/{job_id}/urls", response={200: list[CrawlUrlOut], **errors(404)}, auth=READ)
+@paginate
+def list_crawl_urls(request: HttpRequest, job_id: int, filters: Query[CrawlUrlFilter]):
+    """The crawl report: every URL the crawl met, in order, with its outcome and the reason."""
+    lines = get_job(request, job_id, kind=Job.Kind.CRAWL).crawl_urls.all()
+    return lines.filter(outcome=filters.outcome) if filters.outcome else lines
 
 
 @router.post("/crawls/{job_id}/cancel", response={202: JobOut, **errors(404, 409)}, auth=WRITE)

@@ -30,7 +30,7 @@ from crawler.exceptions import (
 )
 from crawler.extraction import Page, extract_page
 from crawler.fetching import Fetcher, Response
-from crawler.models import CrawledPage
+from crawler.models import CrawledPage, CrawlUrl
 from crawler.pages import ingest_document, ingest_response, ingest_url, record_page, source_uri
 from crawler.robots import RobotsCache
 from knowledge.exceptions import KnowledgeError
@@ -48,6 +48,10 @@ COUNTERS = (
     "failed", "removed",
 )
 MAX_LISTED_SKIPS = 500
+MAX_REPORTED_URLS = 50_000  # lines of a job's crawl report (CrawlUrl rows)
+SKIP_OUTCOMES = {"blocked_by_robots": CrawlUrl.Outcome.ROBOTS, "skipped_by_rule": CrawlUrl.Outcome.RULE}
+FAILURE_OUTCOMES = {"too_large": CrawlUrl.Outcome.TOO_LARGE, "unsupported": CrawlUrl.Outcome.NOT_HTML,
+                    "blocked_address": CrawlUrl.Outcome.REFUSED_ADDRESS}
 MAX_PAGES_LIMIT = 100_000
 MAX_DEPTH_LIMIT = 50
 
@@ -136,6 +140,9 @@ class SiteCrawl:
         self.known = {page.url: page for page in
                       CrawledPage.objects.filter(knowledge_base=kb).select_related("document")}
         self._synced: dict[str, int] = {}
+        self._lines: list[CrawlUrl] = []  # report lines not yet written
+        self._reported = 0
+        self._total = 0  # the job's total only grows: a bar whose end moves back is no progress
 
     def run(self) -> CrawlReport:
         with Fetcher(allow_hosts=list(self.options.allow_hosts)) as self.fetcher:
@@ -145,6 +152,9 @@ class SiteCrawl:
             if self.budget_left() and not self.report.cancelled:
                 self.enqueue_known_pages()
                 self.drain()
+        why = "the crawl was cancelled" if self.report.cancelled else f"max_pages={self.options.max_pages} reached"
+        for url, depth in self.frontier:
+            self.note(url, CrawlUrl.Outcome.RULE, f"Not fetched: {why}", depth)
         self.sync()
         return self.report
 
@@ -154,6 +164,8 @@ class SiteCrawl:
                 self.report.cancelled = True
                 return
             url, depth = self.frontier.popleft()
+            if self.job:
+                self.job.set_current(url)
             self.visit(url, depth)
             if self.report.fetched == 1 and self.options.use_sitemap and self.options.max_depth >= 1:
                 self.enqueue_sitemap_urls()
@@ -169,26 +181,26 @@ class SiteCrawl:
         if key in self.seen:
             return
         self.seen.add(key)
-        reason = "" if seed else self.rule_refusal(url, depth)
+        reason, outcome = ("", "") if seed else self.rule_refusal(url, depth)
         if reason:
-            self.skip(url, reason, "skipped_by_rule")
+            self.skip(url, reason, "skipped_by_rule", outcome=outcome, depth=depth)
         elif self.options.respect_robots and not self.robots.allows(url):
-            self.skip(url, "Disallowed by robots.txt", "blocked_by_robots")
+            self.skip(url, "Disallowed by robots.txt", "blocked_by_robots", depth=depth)
         else:
             self.frontier.append((url, depth))
             self.report.queued += 1
 
-    def rule_refusal(self, url: str, depth: int) -> str:
-        """Why a discovered URL is not fetched ("" when it is)."""
-        if depth > self.options.max_depth:
-            return f"Deeper than max_depth={self.options.max_depth}"
+    def rule_refusal(self, url: str, depth: int) -> tuple[str, str]:
+        """Why a discovered URL is not fetched and its report outcome (("", "") when it is fetched)."""
         if not self.in_scope(url):
-            return "Outside the site"
+            return "Outside the site", CrawlUrl.Outcome.OFF_SITE
+        if depth > self.options.max_depth:
+            return f"Deeper than max_depth={self.options.max_depth}", CrawlUrl.Outcome.RULE
         if urlnorm.is_asset_url(url):
-            return f"Not a page or a supported document ({urlnorm.extension(url)})"
+            return f"Not a page or a supported document ({urlnorm.extension(url)})", CrawlUrl.Outcome.NOT_HTML
         if urlnorm.is_document_url(url) and not self.options.follow_docs:
-            return "Document links are not followed (follow_docs is off)"
-        return ""
+            return "Document links are not followed (follow_docs is off)", CrawlUrl.Outcome.RULE
+        return "", ""
 
     def in_scope(self, url: str) -> bool:
         return not self.options.same_domain or any(urlnorm.same_site(url, site) for site in self.scope)
@@ -234,7 +246,7 @@ class SiteCrawl:
         then the same rules as a link."""
         guard.check_url(url, allow_hosts=self.options.allow_hosts)
         if not self.in_scope(url):
-            raise SkipError(f"Redirects outside the site, to {url}")
+            raise SkipError(f"Redirects outside the site, to {url}", outcome=CrawlUrl.Outcome.OFF_SITE)
         if self.options.respect_robots and not self.robots.allows(url):
             raise SkipError(f"Redirects to {url}, which robots.txt disallows", kind="blocked_by_robots")
 
@@ -254,7 +266,7 @@ class SiteCrawl:
                 self.scope.append(response.final_url)  # the seed moved (http → https, another host)
             self.handle(page, response, depth)
         except SkipError as exc:
-            self.skip(url, str(exc), exc.kind)
+            self.skip(url, str(exc), exc.kind, outcome=exc.outcome, depth=depth)
         except CrawlerError as exc:
             self.fail(page, exc)
         except KnowledgeError as exc:
@@ -268,11 +280,14 @@ class SiteCrawl:
         if response.not_modified:
             page.mark_unchanged()
             self.report.unchanged += 1
+            self.note(page.url, CrawlUrl.Outcome.UNCHANGED, "Not modified since the last crawl (HTTP 304)", depth)
             self.follow(page.links, depth)
             return
         final_key = urlnorm.url_key(response.final_url)
         if response.redirects and final_key in self.visited:
             self.report.duplicate += 1
+            self.note(page.url, CrawlUrl.Outcome.DUPLICATE, f"Redirects to {response.final_url}, already fetched",
+                      depth)
             return
         self.visited.add(final_key)
         self.seen.add(final_key)
@@ -297,6 +312,7 @@ class SiteCrawl:
         if original is not None:
             record_page(page, response, original, extracted, CrawledPage.Status.DUPLICATE, sha)
             self.report.duplicate += 1
+            self.note(page.url, CrawlUrl.Outcome.DUPLICATE, f"Same page as {original.source_uri}", page.depth)
             return
         result = ingest_response(self.kb, response, extracted, source_kind=Document.SourceKind.CRAWL)
         self.ingested[uri] = result.document
@@ -320,14 +336,25 @@ class SiteCrawl:
             self.fail(page, CrawlerError(result.error))
             return
         self.report.bump("unchanged" if result.outcome == "unchanged" else "ingested")
+        if result.outcome == "unchanged":
+            self.note(page.url, CrawlUrl.Outcome.UNCHANGED, "Text unchanged", page.depth)
+        else:
+            self.note(page.url, CrawlUrl.Outcome.FETCHED, f"Indexed ({result.outcome})", page.depth)
         record_page(page, response, result.document, extracted, CrawledPage.Status.INDEXED, sha)
 
     # --- outcomes
 
-    def skip(self, url: str, reason: str, kind: str) -> None:
+    def skip(self, url: str, reason: str, kind: str, *, outcome: str = "", depth: int | None = None) -> None:
         self.report.bump(kind)
         if len(self.report.skipped) < MAX_LISTED_SKIPS:
             self.report.skipped.append({"item": url, "reason": reason, "kind": kind})
+        self.note(url, outcome or SKIP_OUTCOMES.get(kind, CrawlUrl.Outcome.RULE), reason, depth)
+
+    def note(self, url: str, outcome: str, reason: str = "", depth: int | None = None) -> None:
+        """Add a line to the job's crawl report (written with the next `sync`)."""
+        if self.job and self._reported < MAX_REPORTED_URLS:
+            self._lines.append(CrawlUrl(job=self.job, url=url[:2000], outcome=outcome, reason=reason, depth=depth))
+            self._reported += 1
 
     def fail(self, page: CrawledPage, exc: CrawlerError) -> None:
         reason = str(exc)
@@ -335,6 +362,7 @@ class SiteCrawl:
         if exc.kind != "failed":
             self.report.bump(exc.kind)
         self.report.failures.append({"item": page.url, "reason": reason, "kind": exc.kind})
+        self.note(page.url, FAILURE_OUTCOMES.get(exc.kind, CrawlUrl.Outcome.FAILED), reason, page.depth)
         if self.job:
             self.job.add_failure(page.url, reason)
         status = getattr(exc, "status", None)
@@ -357,8 +385,10 @@ class SiteCrawl:
         if self.job:
             deltas = {name: value - self._synced.get(name, 0) for name, value in counters.items()
                       if name != "failed" and value != self._synced.get(name, 0)}
-            total = min(self.options.max_pages, self.report.fetched + len(self.frontier))
-            self.job.record(done=self.report.fetched, total=total, **deltas)
+            CrawlUrl.objects.bulk_create(self._lines)
+            self._lines = []
+            self._total = max(self._total, min(self.options.max_pages, self.report.fetched + len(self.frontier)))
+            self.job.record(done=self.report.fetched, total=self._total, **deltas)
         self._synced = counters
         if self.progress:
             self.progress(self.report)

@@ -20,9 +20,10 @@ class CrawlerError(KnowledgeError):
 class SkipError(CrawlerError):
     """Not a failure: the page is left out by a rule (robots.txt, scope, document links not followed)."""
 
-    def __init__(self, message: str, *, kind: str = "skipped_by_rule"):
+    def __init__(self, message: str, *, kind: str = "skipped_by_rule", outcome: str = ""):
         super().__init__(message)
         self.kind = kind
+        self.outcome = outcome  # the crawl report's outcome, when the kind alone does not say it
 
 
 class InvalidURLError(CrawlerError):

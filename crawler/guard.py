@@ -114,7 +114,8 @@ def resolve(host: str, port: int, allow: AllowList) -> list[str]:
             reason = f"it resolves to {refusal(addresses[0]) or 'a refused address'}"
         raise BlockedAddressError(
             f"Refused to connect to {host}: {reason}. "
-            f"An administrator can allow it in CRAWLER['ALLOWED_HOSTS']."
+            f"An administrator can allow it by adding it to PORTAL_CRAWLER_ALLOWED_HOSTS (hosts, addresses or "
+            f"networks, comma-separated) and restarting the web server and the worker."
         )
     return permitted
 

@@ -42,8 +42,7 @@ def create_crawl_job(kb: KnowledgeBase, seed_url: str, *, user=None, **options) 
         raise CrawlerError(f"Unknown crawl option: {exc}") from None
     guard.check_url(seed, allow_hosts=crawl_options.allow_hosts)
     return Job.objects.create(kind=Job.Kind.CRAWL, knowledge_base=kb, created_by=user,
-                              options={"seed_url": seed, **asdict(crawl_options)},
-                              progress_total=crawl_options.max_pages)
+                              options={"seed_url": seed, **asdict(crawl_options)})
 
 
 @transaction.atomic
@@ -92,8 +91,9 @@ def _crawl(job: Job, progress: Progress | None) -> None:
     if job.counters or job.failures:
         # A redelivered task starts the crawl over (pages fetched before are mostly 304s now);
         # its counters start over with it, so they describe one crawl.
-        job.counters, job.failures, job.progress_done = {}, [], 0
-        job.save(update_fields=["counters", "failures", "progress_done", "updated_at"])
+        job.counters, job.failures, job.progress_done, job.progress_total = {}, [], 0, 0
+        job.save(update_fields=["counters", "failures", "progress_done", "progress_total", "updated_at"])
+        job.crawl_urls.all().delete()
     options = dict(job.options)
     seed = options.pop("seed_url")
     if options.pop("single_url", False):

@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, Job, KnowledgeBase
 
 
 class CrawledPage(models.Model):
@@ -101,3 +101,33 @@ class CrawledPage(models.Model):
         self.content_sha256, self.canonical_url, self.links = content_sha256, canonical_url, links
         self.error_message, self.last_crawled_at = "", now
         self.save()
+
+
+class CrawlUrl(models.Model):
+    """One URL a crawl met and what became of it: a line of the crawl report people read."""
+
+    class Outcome(models.TextChoices):
+        FETCHED = "fetched", _("Fetched and indexed")
+        UNCHANGED = "unchanged", _("Unchanged")
+        DUPLICATE = "duplicate", _("Skipped: duplicate")
+        OFF_SITE = "off_site", _("Skipped: off-site")
+        ROBOTS = "robots", _("Skipped: robots")
+        RULE = "rule", _("Skipped: crawl rule")
+        TOO_LARGE = "too_large", _("Skipped: too large")
+        NOT_HTML = "not_html", _("Skipped: not HTML")
+        REFUSED_ADDRESS = "refused_address", _("Skipped: refused address")
+        FAILED = "failed", _("Failed")
+
+    job = models.ForeignKey(Job, verbose_name=_("job"), on_delete=models.CASCADE, related_name="crawl_urls")
+    url = models.CharField(_("url"), max_length=2000)
+    depth = models.PositiveSmallIntegerField(_("depth"), null=True, blank=True)
+    outcome = models.CharField(_("outcome"), max_length=20, choices=Outcome.choices)
+    reason = models.TextField(_("reason"), blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["job", "outcome"], name="crawler_url_job_outcome_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.url}: {self.get_outcome_display()}"

@@ -2,9 +2,10 @@
 
 from typing import Literal
 
-from ninja import Field, Schema
+from ninja import Field, ModelSchema, Schema
 
 from crawler.crawling import MAX_DEPTH_LIMIT, MAX_PAGES_LIMIT
+from crawler.models import CrawlUrl
 
 HTTP_URL = r"^https?://\S+$"
 
@@ -22,8 +23,24 @@ class CrawlIn(Schema):
 
 class CrawlFilter(Schema):
     knowledge_base: int | None = None
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled"] | None = None
+    status: Literal["queued", "running", "succeeded", "partial", "failed", "cancelled"] | None = None
 
 
 class UrlIn(Schema):
     url: str = Field(min_length=8, max_length=2000, pattern=HTTP_URL)
+
+
+class CrawlUrlFilter(Schema):
+    outcome: CrawlUrl.Outcome | None = Field(None, description="Only the URLs with this outcome.")
+
+
+class CrawlUrlOut(ModelSchema):
+    outcome_label: str = Field(description='The outcome in words, e.g. "Skipped: off-site".')
+
+    class Meta:
+        model = CrawlUrl
+        fields = ("url", "depth", "outcome", "reason")
+
+    @staticmethod
+    def resolve_outcome_label(line: CrawlUrl) -> str:
+        return line.get_outcome_display()

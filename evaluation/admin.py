@@ -373,7 +373,7 @@ admin.site.unregister(Chunk)
 class ChunkWithFeedbackAdmin(ChunkAdmin):
     list_display = [*ChunkAdmin.list_display, "feedback_counts"]
     fields = [*ChunkAdmin.fields, "feedback_counts"]
-    readonly_fields = fields
+    readonly_fields = [*ChunkAdmin.readonly_fields, "feedback_counts"]  # the text and the switch stay editable
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(thumbs_up=_feedback_count(Feedback.Rating.UP),

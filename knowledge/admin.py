@@ -13,6 +13,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Max, Q, Sum
 from django.template.defaultfilters import filesizeformat
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
@@ -20,16 +21,17 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from knowledge import admin_views, bases, jobs, quality
-from knowledge.forms import LAYERS, KnowledgeBaseForm
-from knowledge.indexing import calibration
+from knowledge import admin_chunks, admin_documents, admin_views, bases, jobs, quality
+from knowledge.forms import LAYERS, ChunkForm, KnowledgeBaseForm
+from knowledge.indexing import calibration, edits
 from knowledge.indexing.parsing.quality import describe
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 
 STATUS_CSS = {
     Document.Status.PENDING: "pending", Document.Status.INDEXING: "running", Document.Status.READY: "ok",
     Document.Status.ERROR: "error", Job.Status.QUEUED: "pending", Job.Status.RUNNING: "running",
-    Job.Status.SUCCEEDED: "ok", Job.Status.FAILED: "error", Job.Status.CANCELLED: "muted",
+    Job.Status.SUCCEEDED: "ok", Job.Status.PARTIAL: "partial", Job.Status.FAILED: "error",
+    Job.Status.CANCELLED: "muted",
 }
 
 
@@ -63,6 +65,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     class Media:
         css = KnowledgeAdminMixin.css
+        js = ["knowledge/live_refresh.js"]
 
     def get_queryset(self, request):
         by_status = {
@@ -166,6 +169,7 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         return [
             self.custom_url("<int:kb_id>/upload/", admin_views.upload, "upload"),
             self.custom_url("<int:kb_id>/reindex/", admin_views.reindex, "reindex"),
+            self.custom_url("<int:kb_id>/preview/", admin_chunks.preview_chunks, "preview"),
             self.custom_url("playground/", admin_views.playground, "playground"),
         ] + super().get_urls()
 
@@ -189,12 +193,14 @@ class NeedsAttentionFilter(admin.SimpleListFilter):
 
 @admin.register(Document)
 class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
-    list_display = ["title_or_uri", "knowledge_base", "status_badge", "source_kind", "chunks", "size",
-                    "ingested_at", "problem", "quality_flags"]
-    list_filter = [NeedsAttentionFilter, "status", "source_kind", "knowledge_base"]
-    search_fields = ["title", "source_uri", "error_message"]
+    # The problem next to the status, so it is on screen without scrolling.
+    list_display = ["title_or_uri", "file_name", "status_badge", "problem", "quality_flags", "chunks", "size",
+                    "knowledge_base", "ingested_at"]
+    list_filter = [NeedsAttentionFilter, "status", "enabled", "source_kind", "knowledge_base"]
+    search_fields = ["title", "path", "source_uri", "error_message"]
     list_select_related = ["knowledge_base"]
-    actions = ["reindex_documents", "reparse_with_ocr", "accept_quality", "delete_documents"]
+    actions = ["reindex_documents", "reparse_with_ocr", "accept_quality", "disable_documents", "enable_documents",
+               "delete_documents"]
     fieldsets = [
         (None, {"fields": ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",
                            "source_link", "path", "mime"]}),
@@ -210,6 +216,7 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     class Media:
         css = KnowledgeAdminMixin.css
+        js = ["knowledge/live_refresh.js"]
 
     def get_queryset(self, request):
         # The extracted text can be megabytes; lists never need it.
@@ -231,11 +238,26 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("Document"), ordering="title")
     def title_or_uri(self, doc):
-        return str(doc)
+        return doc.title or doc.display_name
+
+    @admin.display(description=_("File"), ordering="path")
+    def file_name(self, doc):
+        if doc.original_file:
+            url = reverse("admin:knowledge_document_download", args=[doc.pk])
+            return format_html('<a href="{}" title="{}">{}</a>', url, _("Download the original"),
+                               doc.path or _("original"))
+        if doc.source_uri.startswith(("http://", "https://")):
+            return format_html('<a href="{}" rel="noopener noreferrer" target="_blank">{}</a>',
+                               doc.source_uri, Truncator(doc.source_uri).chars(60))
+        return doc.path or "—"
 
     @admin.display(description=_("Status"), ordering="status")
     def status_badge(self, doc):
-        return status_badge(doc.status, doc.get_status_display())
+        badge = status_badge(doc.status, doc.get_status_display())
+        if not doc.enabled:
+            badge = format_html('{} <span class="kp-badge kp-disabled" title="{}">{}</span>', badge,
+                                _("Kept but left out of search"), _("Disabled"))
+        return badge
 
     @admin.display(description=_("Chunks"), ordering="chunk_count")
     def chunks(self, doc):
@@ -255,8 +277,8 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def problem(self, doc):
         if not doc.error_message:
             return ""
-        short = Truncator(doc.error_message).chars(90)
-        return format_html('<span class="kp-error-text" title="{}">{}</span>', doc.error_message, short)
+        short = Truncator(doc.error_message).chars(160)
+        return format_html('<span class="kp-error-text kp-problem" title="{}">{}</span>', doc.error_message, short)
 
     @admin.display(description=_("Error message"))
     def error_message_full(self, doc):
@@ -286,6 +308,20 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
         started = admin_views.start_per_base(queryset, start)
         self.message_user(request, admin_views.jobs_message(_("Re-index"), started), messages.SUCCESS)
+
+    @admin.action(description=_("Disable selected documents (out of search)"), permissions=["reindex"])
+    def disable_documents(self, request, queryset):
+        count = queryset.update(enabled=False, updated_at=timezone.now())
+        self.message_user(request, ngettext("%(count)d document taken out of search.",
+                                            "%(count)d documents taken out of search.", count) % {"count": count},
+                          messages.SUCCESS)
+
+    @admin.action(description=_("Enable selected documents (back in search)"), permissions=["reindex"])
+    def enable_documents(self, request, queryset):
+        count = queryset.update(enabled=True, updated_at=timezone.now())
+        self.message_user(request, ngettext("%(count)d document back in search.",
+                                            "%(count)d documents back in search.", count) % {"count": count},
+                          messages.SUCCESS)
 
     @admin.display(description=_("Parse quality"))
     def quality_flags(self, doc):
@@ -329,11 +365,17 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         doc = self.get_object(request, object_id)
-        extra_context = {**(extra_context or {}), **(admin_views.document_detail(doc) if doc else {})}
+        extra_context = {**(extra_context or {}), **(admin_views.document_detail(doc) if doc else {}),
+                         "can_act": self.has_reindex_permission(request)}
         return super().change_view(request, object_id, form_url, extra_context)
 
     def get_urls(self):
         return [
+            self.custom_url("<int:document_id>/original/", admin_documents.download, "download"),
+            self.custom_url("<int:document_id>/rerun/", admin_documents.rerun, "rerun"),
+            self.custom_url("<int:document_id>/disable/", admin_documents.disable, "disable"),
+            self.custom_url("<int:document_id>/enable/", admin_documents.enable, "enable"),
+            self.custom_url("<int:document_id>/add-chunk/", admin_chunks.add_chunk, "add_chunk"),
             self.custom_url("<int:object_id>/columns/", admin_views.column_mapping_view, "columns"),
         ] + super().get_urls()
 
@@ -362,18 +404,21 @@ class LayerFilter(admin.SimpleListFilter):
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "document", "layer", "position", "section_path", "page", "token_count", "preview"]
-    list_filter = [LayerFilter, "knowledge_base"]
+class ChunkAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
+    list_display = ["__str__", "document", "layer", "position", "section_path", "page", "token_count", "enabled",
+                    "preview"]
+    list_filter = [LayerFilter, "enabled", "knowledge_base"]
     list_select_related = ["document"]
     raw_id_fields = ["document"]
     search_fields = ["section_path", "title"]
     paginator = CappedCountPaginator
     show_full_result_count = False
-    # Never the embedding or the full-text vector.
+    actions = ["disable_chunks", "enable_chunks"]
+    form = ChunkForm
+    # Never the embedding or the full-text vector; only the text and the switch are editable.
     fields = ["document", "knowledge_base", "layer", "position", "title", "section_path", "parent_heading",
-              "page", "span_start", "span_end", "token_count", "language", "metadata_display", "content_display"]
-    readonly_fields = fields
+              "page", "span_start", "span_end", "token_count", "language", "metadata_display", "enabled", "content"]
+    readonly_fields = [*(name for name in fields if name not in ("enabled", "content")), "content_display"]
 
     class Media:
         css = KnowledgeAdminMixin.css
@@ -381,14 +426,32 @@ class ChunkAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding", "search_vector")
 
-    def has_add_permission(self, request):
-        return False
+    def get_fields(self, request, obj=None):
+        if self.has_change_permission(request, obj):
+            return self.fields
+        # The text as it is, not a textarea turned into HTML.
+        return ["content_display" if name == "content" else name for name in self.fields]
 
-    def has_change_permission(self, request, obj=None):
-        return False
+    def has_add_permission(self, request):
+        return False  # chunks are added to a document, from its page ("Add a chunk")
 
     def has_delete_permission(self, request, obj=None):
-        return False
+        return False  # disable instead: a deleted chunk would leave a hole that only a re-index fills
+
+    def save_model(self, request, obj, form, change):
+        if "content" in form.changed_data:
+            edits.edit_chunk(obj, form.cleaned_data["content"])
+            self.message_user(request, _("The chunk was re-embedded; search finds its new text now."))
+        if "enabled" in form.changed_data:
+            obj.set_enabled(form.cleaned_data["enabled"])
+
+    @admin.action(description=_("Disable selected chunks (out of search)"), permissions=["change"])
+    def disable_chunks(self, request, queryset):
+        self.message_user(request, f"{queryset.update(enabled=False)} chunk(s) taken out of search.")
+
+    @admin.action(description=_("Enable selected chunks (back in search)"), permissions=["change"])
+    def enable_chunks(self, request, queryset):
+        self.message_user(request, f"{queryset.update(enabled=True)} chunk(s) back in search.")
 
     @admin.display(description=_("Content"))
     def preview(self, chunk):
@@ -426,7 +489,7 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("Status"), ordering="status")
     def status_badge(self, job):
-        return status_badge(job.status, job.get_status_display())
+        return status_badge(job.status, job.status_label)
 
     @admin.display(description=_("Progress"))
     def progress(self, job):
@@ -458,6 +521,7 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     def get_urls(self):
         return [
+            self.custom_url("activity/", admin_views.activity, "activity"),
             self.custom_url("<int:job_id>/progress/", admin_views.job_progress, "progress"),
             self.custom_url("<int:job_id>/cancel/", admin_views.job_cancel, "cancel"),
             self.custom_url("<int:job_id>/retry/", admin_views.job_retry, "retry"),

@@ -27,7 +27,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from knowledge import jobs
+from knowledge import jobs, progress
 from knowledge.exceptions import KnowledgeError
 from knowledge.forms import ColumnMappingForm, PlaygroundForm, ReindexForm, UploadForm
 from knowledge.indexing import entries, parsing
@@ -80,6 +80,7 @@ def kb_summary(kb: KnowledgeBase) -> dict:
         "kb_documents_url": documents_url,
         "kb_jobs_url": reverse("admin:knowledge_job_changelist") + f"?knowledge_base__id__exact={kb.pk}",
         "kb_playground_url": reverse("admin:knowledge_knowledgebase_playground") + f"?kb={kb.pk}",
+        "kb_live_url": reverse("admin:knowledge_job_activity") + f"?kb={kb.pk}",
     }
 
 
@@ -122,7 +123,7 @@ def reindex_confirmation(model_admin, request, kbs: list[KnowledgeBase], *, from
             except KnowledgeError as exc:
                 messages.error(request, f"{kb}: {exc}")
         if started:
-            messages.success(request, jobs_message("Re-index", started))
+            messages.success(request, jobs_message(_("Re-index"), started))
         target = job_url(started[0]) if len(started) == 1 else reverse("admin:knowledge_job_changelist")
         return HttpResponseRedirect(target)
     return render(model_admin, request, "admin/knowledge/knowledgebase/reindex_confirmation.html",
@@ -155,7 +156,7 @@ def document_detail(doc: Document) -> dict:
                .values_list("preview", flat=True).first() or "")
     chunks = (doc.chunks.order_by("layer", "position")
               .only("pk", "layer", "position", "section_path", "page", "token_count", "content",
-                    "span_start", "span_end")[:CHUNKS_SHOWN])
+                    "span_start", "span_end", "enabled", "metadata")[:CHUNKS_SHOWN])
     return {
         "text_preview": preview,
         "text_truncated": doc.char_count > TEXT_PREVIEW_CHARS,
@@ -192,12 +193,12 @@ def counter_label(name: str) -> str:
 
 
 def progress_data(job: Job) -> dict:
-    return {
-        "id": job.pk, "status": job.status, "status_label": job.get_status_display(),
-        "finished": job.is_finished, "percent": job.percent, "done": job.progress_done,
-        "total": job.progress_total, "counters": job.counters, "failures": len(job.failures),
-        "error_message": job.error_message, "cancel_requested": job.cancel_requested,
-    }
+    """`progress.job_state` plus each document's admin link."""
+    data = progress.job_state(job)
+    document_url = reverse("admin:knowledge_document_change", args=[0])
+    for item in data["documents"]:
+        item["url"] = document_url.replace("/0/", f"/{int(item['id'])}/")
+    return data
 
 
 def job_detail(model_admin, request, job: Job) -> dict:
@@ -220,6 +221,22 @@ def job_progress(model_admin, request, job_id: int):
     """The job's live state as JSON, polled by the progress bar."""
     require(request, "knowledge.view_job")
     return JsonResponse(progress_data(get_object_or_404(Job, pk=job_id)))
+
+
+def activity(model_admin, request):
+    """A stamp of the documents and jobs of one base (`?kb=`) or of all: it changes whenever either does,
+    so an open knowledge base page or documents list knows when to refresh itself."""
+    require(request, "knowledge.view_document")
+    documents, job_rows = Document.objects.all(), Job.objects.all()
+    if request.GET.get("kb", "").isdigit():
+        documents = documents.filter(knowledge_base_id=int(request.GET["kb"]))
+        job_rows = job_rows.filter(knowledge_base_id=int(request.GET["kb"]))
+    docs = documents.aggregate(n=Count("pk"), last=Max("updated_at"))
+    last_job = job_rows.aggregate(last=Max("updated_at"))["last"]
+    return JsonResponse({
+        "active": job_rows.exclude(status__in=Job.FINISHED).exists(),
+        "stamp": f"{docs['n']}|{docs['last'] and docs['last'].isoformat()}|{last_job and last_job.isoformat()}",
+    })
 
 
 def job_cancel(model_admin, request, job_id: int):
@@ -279,7 +296,21 @@ def playground(model_admin, request):
     if request.method == "POST" and form.is_valid():
         context.update(_run_search(form.cleaned_data))
     return render(model_admin, request, "admin/knowledge/knowledgebase/playground.html", _("Search playground"),
-                  form=form, **context)
+                  form=form, advanced_open=_advanced_used(form), **context)
+
+
+PLAYGROUND_BASICS = ("query", "knowledge_bases", "with_answer")
+
+
+def _advanced_used(form: PlaygroundForm) -> bool:
+    """Whether the "Advanced" options were changed (or are wrong): then they are shown open."""
+    advanced = [name for name in form.fields if name not in PLAYGROUND_BASICS]
+    if any(name in form.errors for name in advanced):
+        return True
+    if not form.is_bound or not form.is_valid():
+        return False
+    return any(form.cleaned_data.get(name) not in (form.fields[name].initial, None, "", [], {})
+               for name in advanced)
 
 
 def _run_search(data: dict) -> dict:

@@ -230,6 +230,22 @@ def reindex_document(request, document_id: int):
     return Status(202, jobs.start_ingestion(document.knowledge_base, [document.pk], user=request.auth.owner))
 
 
+@router.post("/documents/{document_id}/disable", response={200: DocumentOut, **errors(404)}, auth=WRITE)
+def disable_document(request, document_id: int):
+    """Take the document out of search; it is kept, chunks and all, until it is enabled again."""
+    document = get_document(request, document_id)
+    document.set_enabled(False)
+    return document
+
+
+@router.post("/documents/{document_id}/enable", response={200: DocumentOut, **errors(404)}, auth=WRITE)
+def enable_document(request, document_id: int):
+    """Put a disabled document back in search."""
+    document = get_document(request, document_id)
+    document.set_enabled(True)
+    return document
+
+
 @router.delete("/documents/{document_id}", response={202: JobOut, **errors(404)}, auth=WRITE)
 def delete_document(request, document_id: int):
     """Delete the document, its chunks and its stored file, in the worker."""

@@ -9,11 +9,11 @@ from django.conf import settings
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from knowledge.indexing import parsing
+from knowledge.indexing import edits, parsing
 from knowledge.indexing.embedding import REGISTRY
 from knowledge.indexing.layers import LAYER_NAMES
 from knowledge.indexing.parsing import ocr
-from knowledge.models import KnowledgeBase
+from knowledge.models import Chunk, KnowledgeBase
 from knowledge.search.retrieval import MODES
 
 LAYERS = [(layer, format_lazy("{} · {}", layer, name)) for layer, name in LAYER_NAMES.items()]
@@ -60,7 +60,7 @@ class KnowledgeBaseForm(forms.ModelForm):
         cleaned = super().clean()
         size, overlap = cleaned.get("chunk_size"), cleaned.get("chunk_overlap")
         if size is not None and overlap is not None and overlap * 2 >= size:
-            self.add_error("chunk_overlap", "The overlap must be less than half the chunk size.")
+            self.add_error("chunk_overlap", _("The overlap must be less than half the chunk size."))
         return cleaned
 
 
@@ -125,6 +125,36 @@ class PlaygroundForm(forms.Form):
             raise forms.ValidationError(_("Filters must be a JSON object."))
         return value
 
+
+
+class ChunkForm(forms.ModelForm):
+    """One chunk's editable part: its text (re-embedded on save) and whether search serves it."""
+
+    class Meta:
+        model = Chunk
+        fields = ["enabled", "content"]
+        widgets = {"content": forms.Textarea(attrs={"rows": 14, "class": "vLargeTextField"})}
+        help_texts = {"content": _("Saving re-embeds this chunk alone; search reflects it at once. Tickets "
+                                   "keep the text they cited.")}
+
+    def clean_content(self):
+        content = self.cleaned_data["content"].strip()
+        if len(content) > edits.MAX_CHUNK_CHARS:
+            raise forms.ValidationError(f"A chunk holds at most {edits.MAX_CHUNK_CHARS:,} characters.")
+        return content
+
+
+class ChunkAddForm(forms.Form):
+    section_path = forms.CharField(
+        label=_("Heading path"), required=False, max_length=1000,
+        help_text=_("Where the entry belongs, e.g. “Billing > Refunds”; search weighs it like a heading."))
+    content = forms.CharField(
+        label=_("Content"), widget=forms.Textarea(attrs={"rows": 8, "class": "vLargeTextField"}),
+        help_text=_("The text search should find, e.g. a question and its answer."))
+
+
+class PreviewForm(forms.Form):
+    file = forms.FileField(help_text=_("Parsed and cut with this base's chunking settings; nothing is stored."))
 
 
 ROLE_CHOICES = [

@@ -127,25 +127,36 @@ def run_ingestion(job: Job) -> Job:
 
 def _ingest_documents(job: Job) -> None:
     ids = job.options.get("document_ids", [])
-    documents = Document.objects.filter(pk__in=ids).select_related("knowledge_base").order_by("pk")
-    job.record(done=0, total=len(ids))
+    documents = list(Document.objects.filter(pk__in=ids).select_related("knowledge_base").order_by("pk"))
+    _process(job, documents)
+    _ensure_index(job.knowledge_base)
+
+
+def _process(job: Job, documents: list[Document], *, force: bool = False) -> None:
+    """Process documents one by one, each with its own state on the job as it goes; a bad one fails alone."""
+    job.track_items([(document.pk, document.display_name) for document in documents])
+    job.record(done=0, total=len(documents))
     for done, document in enumerate(documents, start=1):
         if job.should_stop():
             break
-        result = ingestion.process_document(document, progress=_embedding_progress(job),
+        if force:
+            document.config_signature = ""  # forces the rebuild even when the text is unchanged
+        job.set_item(document.pk, state=Job.ItemState.PARSING)
+        result = ingestion.process_document(document, progress=_embedding_progress(job, document),
                                             ocr_progress=_ocr_progress(job),
                                             force_ocr=job.options.get("force_ocr", False))
         _count(job, document, result)
         job.record(done=done)
-    _ensure_index(job.knowledge_base)
 
 
-def _embedding_progress(job: Job):
-    """A progress callback that adds each embedded batch to the job's `chunks_embedded` counter."""
+def _embedding_progress(job: Job, document: Document):
+    """A progress callback: the document's own n/m chunks, and each embedded batch added to the job's
+    `chunks_embedded` counter."""
     reported = 0
 
     def report(done: int, total: int) -> None:
         nonlocal reported
+        job.set_item(document.pk, state=Job.ItemState.EMBEDDING, chunks_done=done, chunks_total=total, save=False)
         job.record(chunks_embedded=done - reported)
         reported = done
 
@@ -164,10 +175,13 @@ def _ocr_progress(job: Job):
 
 def _count(job: Job, document: Document, result: ingestion.IngestResult) -> None:
     if result.outcome == "failed":
-        job.add_failure(document.title or document.path or document.source_uri, result.error)
-    else:
-        job.record(**{result.outcome: 1,
-                      "chunks": result.document.chunk_count if result.outcome != "unchanged" else 0})
+        job.set_item(document.pk, state=Job.ItemState.FAILED, reason=result.error, save=False)
+        job.add_failure(document.display_name, result.error)
+        return
+    state = Job.ItemState.UNCHANGED if result.outcome == "unchanged" else Job.ItemState.READY
+    chunks = result.document.chunk_count
+    job.set_item(document.pk, state=state, chunks_done=chunks, chunks_total=chunks, save=False)
+    job.record(**{result.outcome: 1, "chunks": chunks if result.outcome != "unchanged" else 0})
 
 
 def _ensure_index(kb: KnowledgeBase | None) -> None:
@@ -209,16 +223,8 @@ def _reindex_documents(job: Job) -> None:
     signature = ingestion.config_signature(kb)
     documents = kb.documents.all() if job.options.get("force") else kb.documents.exclude(
         config_signature=signature, status=Document.Status.READY)
-    ids = list(documents.values_list("pk", flat=True).order_by("pk"))
-    job.record(done=0, total=len(ids))
-    for done, document in enumerate(Document.objects.filter(pk__in=ids).order_by("pk"), start=1):
-        if job.should_stop():
-            break
-        if job.options.get("force"):
-            document.config_signature = ""  # forces the rebuild even when the text is unchanged
-        _count(job, document, ingestion.process_document(document, progress=_embedding_progress(job),
-                                                         ocr_progress=_ocr_progress(job)))
-        job.record(done=done)
+    _process(job, list(documents.select_related("knowledge_base").order_by("pk")),
+             force=bool(job.options.get("force")))
     _ensure_index(kb)
 
 

@@ -124,6 +124,9 @@ class Document(models.Model):
     column_mapping = models.JSONField(_("column mapping"), default=dict, blank=True)
     commit_sha = models.CharField(_("commit"), max_length=64, blank=True)
     original_file = models.FileField(_("original file"), upload_to="uploads/%Y/%m/%d/", max_length=500, blank=True)
+    enabled = models.BooleanField(_("enabled"), default=True,
+                                  help_text=_("A disabled document is kept, chunks and all, but "
+                                              "left out of search until it is enabled again."))
     # The parse-quality report (knowledge/indexing/parsing/quality.py) and whether it raised a flag.
     quality = models.JSONField(_("quality"), default=dict, blank=True)
     needs_attention = models.BooleanField(_("needs attention"), default=False)
@@ -160,6 +163,13 @@ class Document(models.Model):
         return self.title or self.source_uri or gettext("Document %(id)s") % {"id": self.pk}
 
     @property
+    def display_name(self) -> str:
+        """The name a person knows the document by: the uploaded file's own name, else its title or source."""
+        if self.source_kind == self.SourceKind.UPLOAD and self.path:
+            return self.path
+        return str(self)
+
+    @property
     def usable_for_auto_reply(self) -> bool:
         """Whether ticket auto-replies may quote it: parsed without flags, or accepted by a person."""
         return not self.needs_attention or self.quality_accepted_at is not None
@@ -193,6 +203,11 @@ class Document(models.Model):
         self.save(update_fields=["sha256", "config_signature", "chunk_count", "status", "error_message",
                                  "ingested_at", "metadata", "updated_at"])
 
+    def set_enabled(self, enabled: bool) -> None:
+        """Take the document out of search (its chunks stay) or put it back; search sees it at once."""
+        self.enabled = enabled
+        self.save(update_fields=["enabled", "updated_at"])
+
     def mark_failed(self, message: str) -> None:
         """The document failed; one that was served keeps serving its previous chunks."""
         if self.sha256 and self.chunk_count:
@@ -224,7 +239,8 @@ class Chunk(models.Model):
     # partial expression HNSW index on `embedding::vector(dim)` (see vector_index.py).
     embedding = VectorField(null=True, blank=True)
     search_vector = SearchVectorField(null=True, blank=True)
-
+    enabled = models.BooleanField(_("enabled"), default=True,
+                                  help_text=_("A disabled chunk is kept but left out of search."))
 
     class Meta:
         verbose_name = _("chunk")
@@ -243,6 +259,11 @@ class Chunk(models.Model):
     def __str__(self) -> str:
         return f"{self.document_id}:{self.layer}:{self.position}"
 
+    def set_enabled(self, enabled: bool) -> None:
+        """Take the chunk out of search (it is kept) or put it back; search sees it at once."""
+        self.enabled = enabled
+        self.save(update_fields=["enabled"])
+
 
 class Job(models.Model):
     """A unit of background work with live progress (ingestion, re-index, deletion, crawl)."""
@@ -260,10 +281,20 @@ class Job(models.Model):
         QUEUED = "queued", _("Queued")
         RUNNING = "running", _("Running")
         SUCCEEDED = "succeeded", _("Succeeded")
+        # Ran to the end, but some items failed: never shown as a success.
+        PARTIAL = "partial", _("Completed with failures")
         FAILED = "failed", _("Failed")
         CANCELLED = "cancelled", _("Cancelled")
 
-    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+    FINISHED = (Status.SUCCEEDED, Status.PARTIAL, Status.FAILED, Status.CANCELLED)
+
+    class ItemState(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        PARSING = "parsing", _("Parsing")
+        EMBEDDING = "embedding", _("Embedding")
+        READY = "ready", _("Ready")
+        UNCHANGED = "unchanged", _("Unchanged")
+        FAILED = "failed", _("Failed")
 
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     knowledge_base = models.ForeignKey(
@@ -277,7 +308,11 @@ class Job(models.Model):
     counters = models.JSONField(_("counters"), default=dict, blank=True)
     # Per-item failures: [{"item": "...", "reason": "..."}], so one bad file never hides in a total.
     failures = models.JSONField(_("failures"), default=list, blank=True)
+    # Each document's own state while the job runs, in the job's order (see `track_items`).
+    items = models.JSONField(_("items"), default=list, blank=True)
     error_message = models.TextField(_("error message"), blank=True)
+    # What the job is working on right now (a document's name, a crawl's URL), for its page.
+    current_item = models.CharField(_("current item"), max_length=2000, blank=True)
     cancel_requested = models.BooleanField(_("cancel requested"), default=False)
     task_id = models.CharField(_("task id"), max_length=64, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("created by"), on_delete=models.SET_NULL,
@@ -304,10 +339,30 @@ class Job(models.Model):
         return self.status in self.FINISHED
 
     @property
+    def status_label(self) -> str:
+        if self.status == self.Status.PARTIAL:
+            failed = len(self.failures)
+            return f"Completed with {failed} failure{'s' if failed != 1 else ''}"
+        return self.get_status_display()
+
+    @property
     def percent(self) -> int:
+        """Items done, plus the embedded share of the item in progress, so a long file moves the bar too."""
         if not self.progress_total:
             return 100 if self.is_finished else 0
-        return min(100, round(100 * self.progress_done / self.progress_total))
+        done = self.progress_done + (0 if self.is_finished else self.chunk_fraction)
+        return min(100, int(100 * done / self.progress_total))
+
+    @property
+    def chunk_fraction(self) -> float:
+        return sum(item["chunks_done"] / item["chunks_total"] for item in self.items
+                   if item.get("state") == self.ItemState.EMBEDDING and item.get("chunks_total"))
+
+    @property
+    def chunks_progress(self) -> tuple[int, int]:
+        """Chunks embedded and chunks known so far, over the job's items."""
+        return (sum(item.get("chunks_done", 0) for item in self.items),
+                sum(item.get("chunks_total", 0) for item in self.items))
 
     def start(self, total: int | None = None) -> None:
         self.status, self.started_at, self.finished_at = self.Status.RUNNING, timezone.now(), None
@@ -326,25 +381,47 @@ class Job(models.Model):
             self.progress_total = total
         for name, delta in counts.items():
             self.counters[name] = self.counters.get(name, 0) + delta
-        self.save(update_fields=["progress_done", "progress_total", "counters", "updated_at"])
+        self.save(update_fields=["progress_done", "progress_total", "counters", "items", "updated_at"])
 
     def add_failure(self, item: str, reason: str) -> None:
         self.failures.append({"item": item, "reason": reason})
         self.counters["failed"] = self.counters.get("failed", 0) + 1
-        self.save(update_fields=["failures", "counters", "updated_at"])
+        self.save(update_fields=["failures", "counters", "items", "updated_at"])
+
+    def track_items(self, items: list[tuple[int, str]]) -> None:
+        """Start tracking (id, name) items, all queued; `set_item` moves each along."""
+        self.items = [{"id": pk, "name": name, "state": self.ItemState.QUEUED.value} for pk, name in items]
+        self.save(update_fields=["items", "updated_at"])
+
+    def set_current(self, item: str) -> None:
+        self.current_item = item[:2000]
+        Job.objects.filter(pk=self.pk).update(current_item=self.current_item, updated_at=timezone.now())
+
+    def set_item(self, pk: int, *, save: bool = True, **fields) -> None:
+        """Update one tracked item (state, chunks_done, chunks_total, reason); saved unless `save=False`
+        (the next `record` then writes it with the counters, one UPDATE per batch)."""
+        for item in self.items:
+            if item["id"] == pk:
+                item.update(fields)
+        if save:
+            self.save(update_fields=["items", "updated_at"])
 
     def finish(self) -> None:
-        """End the run: cancelled if asked, failed if the work set `error_message`, else succeeded."""
+        """End the run: cancelled if asked, failed if the work set `error_message`, completed with
+        failures if items failed, else succeeded."""
         if self.cancel_requested:
             status = self.Status.CANCELLED
+        elif self.error_message:
+            status = self.Status.FAILED
         else:
-            status = self.Status.FAILED if self.error_message else self.Status.SUCCEEDED
-        self.status, self.finished_at = status, timezone.now()
-        self.save(update_fields=["status", "finished_at", "error_message", "updated_at"])
+            status = self.Status.PARTIAL if self.failures else self.Status.SUCCEEDED
+        self.status, self.finished_at, self.current_item = status, timezone.now(), ""
+        self.save(update_fields=["status", "finished_at", "error_message", "current_item", "updated_at"])
 
     def fail(self, message: str) -> None:
         self.status, self.finished_at, self.error_message = self.Status.FAILED, timezone.now(), message
-        self.save(update_fields=["status", "finished_at", "error_message", "updated_at"])
+        self.current_item = ""
+        self.save(update_fields=["status", "finished_at", "error_message", "current_item", "updated_at"])
 
     def should_stop(self) -> bool:
         """Re-read the cancel flag another process (admin, API) may have set."""

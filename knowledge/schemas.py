@@ -7,6 +7,7 @@ from django.conf import settings
 from ninja import Field, ModelSchema, Schema
 from pydantic import AliasChoices, field_validator
 
+from knowledge import progress
 from knowledge.indexing.embedding import REGISTRY
 from knowledge.indexing.parsing.ocr import LANGUAGES_PATTERN as OCR_LANGUAGES
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
@@ -87,6 +88,16 @@ class ReindexRequest(Schema):
     force: bool = Field(False, description="Rebuild every document, not only out-of-date ones.")
 
 
+class JobDocumentOut(Schema):
+    id: int
+    name: str = Field(description="The uploaded file's name, or the document's title or source.")
+    state: Literal["queued", "parsing", "embedding", "ready", "unchanged", "failed"]
+    label: str = Field(description='The state in words, e.g. "Embedding 12 / 50 chunks".')
+    chunks_done: int
+    chunks_total: int
+    reason: str = Field(description="Why it failed; empty otherwise.")
+
+
 class JobFailure(Schema):
     item: str
     reason: str
@@ -94,11 +105,27 @@ class JobFailure(Schema):
 
 class JobOut(ModelSchema):
     knowledge_base_id: int | None
-    percent: int
+    percent: int = Field(description="Documents done plus the embedded share of the one in progress.")
+    status_label: str = Field(description='The status in words, e.g. "Completed with 2 failures".')
+    chunks_done: int = Field(description="Chunks embedded so far over the job's documents.")
+    chunks_total: int = Field(description="Chunks known so far (a document's count is known once it is cut).")
+    documents: list[JobDocumentOut] = Field(description="Each document of the job with its own state, in order.")
     # JSON columns are typed by what the job writes, not as "an object or null".
     options: dict
     counters: dict[str, int]
     failures: list[JobFailure] = Field(description="One entry per item that failed, with the reason.")
+
+    @staticmethod
+    def resolve_chunks_done(job: Job) -> int:
+        return job.chunks_progress[0]
+
+    @staticmethod
+    def resolve_chunks_total(job: Job) -> int:
+        return job.chunks_progress[1]
+
+    @staticmethod
+    def resolve_documents(job: Job) -> list[dict]:
+        return progress.items(job)
 
     class Meta:
         model = Job
@@ -113,7 +140,7 @@ class DocumentOut(ModelSchema):
 
     class Meta:
         model = Document
-        fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "char_count",
+        fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "enabled", "char_count",
                   "chunk_count", "file_size", "error_message", "metadata", "column_mapping", "commit_sha",
                   "ingested_at", "quality", "needs_attention", "quality_accepted_at", "created_at", "updated_at")
 

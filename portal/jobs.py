@@ -97,6 +97,7 @@ def run(job: Job, body: Callable[[Job], None]) -> Job:
 
 def _published(job: Job) -> None:
     publish("job.finished", {"job": {"id": job.pk, "kind": job.kind, "status": job.status,
+                                     "status_label": job.status_label, "failures": len(job.failures),
                                      "knowledge_base_id": job.knowledge_base_id, "counters": job.counters,
                                      "error_message": job.error_message}},
             knowledge_base_id=job.knowledge_base_id)

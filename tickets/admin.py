@@ -6,23 +6,26 @@ small views wired in `get_urls()`, which re-check permissions and call `tickets.
 """
 
 import re
+from datetime import timedelta
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db.models import Prefetch
+from django.db.models import Case, IntegerField, Prefetch, Value, When
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.formats import number_format
 from django.utils.html import format_html
+from django.utils.timesince import timesince
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from tickets import autoreply, citations, inbox, replies, reports, triage
+from tickets import autoreply, citations, inbox, replies, reports, triage, wording
 from tickets.exceptions import TicketError
 from tickets.models import Agent, KnowledgeGap, Message, ReplyTemplate, RiskLevel, Ticket, TicketSource
 
@@ -79,15 +82,33 @@ class AgentAdmin(admin.ModelAdmin):
         return ", ".join(kb.name for kb in agent.knowledge_bases.all()) or "—"
 
 
+class AgeFilter(admin.SimpleListFilter):
+    title = _("age")
+    parameter_name = "age"
+    SPANS = {"hour": (_("Under an hour"), timedelta(hours=1), True),
+             "day": (_("Under a day"), timedelta(days=1), True),
+             "older": (_("Over a day"), timedelta(days=1), False),
+             "week": (_("Over a week"), timedelta(weeks=1), False)}
+
+    def lookups(self, request, model_admin):
+        return [(key, label) for key, (label, _span, _newer) in self.SPANS.items()]
+
+    def queryset(self, request, queryset):
+        if self.value() not in self.SPANS:
+            return queryset
+        _label, span, newer = self.SPANS[self.value()]
+        since = timezone.now() - span
+        return queryset.filter(created_at__gte=since) if newer else queryset.filter(created_at__lt=since)
+
+
 @admin.register(Ticket)
 class TicketAdmin(admin.ModelAdmin):
     list_display = ["number", "subject", "status_badge", "risk_badge", "agent", "confidence_display",
-                    "refused", "created_at"]
+                    "refused", "waiting"]
     list_display_links = ["number", "subject"]
-    list_filter = ["status", "risk_level", "agent", "refused", "channel", "language"]
+    list_filter = ["status", "risk_level", AgeFilter, "agent", "refused", "channel", "language"]
     list_select_related = ["agent"]
     search_fields = ["subject", "customer", "external_id"]
-    ordering = ["-created_at", "-pk"]
     date_hierarchy = "created_at"
     actions = ["retriage_tickets"]
     list_per_page = 50
@@ -103,7 +124,12 @@ class TicketAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         # The inbox never shows the trace or metadata; the ticket page loads its own copy.
-        return super().get_queryset(request).defer("trace", "metadata", "routing_reason", "risk_reasons")
+        return (super().get_queryset(request).defer("trace", "metadata", "routing_reason", "risk_reasons")
+                .annotate(risk_rank=inbox.RISK_RANK,
+                          open_rank=Case(When(status=Ticket.Status.REVIEW, then=Value(0)), default=Value(1),
+                                         output_field=IntegerField()))
+                # Tickets waiting for review first, high risk first among them, then the newest.
+                .order_by("open_rank", "risk_rank", "-created_at", "-pk"))
 
     @admin.display(description=_("#"), ordering="pk")
     def number(self, ticket):
@@ -114,7 +140,11 @@ class TicketAdmin(admin.ModelAdmin):
         return format_html('<span class="tk-badge tk-{}">{}</span>', STATUS_CSS.get(ticket.status, "muted"),
                            ticket.get_status_display())
 
-    @admin.display(description=_("Risk"), ordering="risk_level")
+    @admin.display(description=_("Age"), ordering="created_at")
+    def waiting(self, ticket):
+        return format_html('<span title="{}">{}</span>', ticket.created_at, timesince(ticket.created_at))
+
+    @admin.display(description=_("Risk"), ordering="risk_rank")
     def risk_badge(self, ticket):
         if not ticket.risk_level:
             return "—"
@@ -161,6 +191,7 @@ class TicketAdmin(admin.ModelAdmin):
             "title": str(ticket),
             "can_change": self.has_change_permission(request, ticket),
             "can_view_report": request.user.has_perm("tickets.view_gap_report"),
+            "next_ticket": inbox.next_ticket(after=ticket),
         }
         return TemplateResponse(request, "admin/tickets/ticket/conversation.html", context)
 
@@ -173,6 +204,20 @@ class TicketAdmin(admin.ModelAdmin):
     def _back(self, ticket):
         return HttpResponseRedirect(reverse("admin:tickets_ticket_change", args=[ticket.pk]))
 
+    def _next(self, request, ticket, done: str):
+        """After a ticket is dealt with: straight on to the next one waiting, or back to the inbox."""
+        following = inbox.next_ticket(after=ticket)
+        if following is None:
+            self.message_user(request, f"{done} " + gettext("No more tickets wait for review."))
+            return HttpResponseRedirect(reverse("admin:tickets_ticket_changelist"))
+        if following.risk_level:
+            upcoming = gettext("Next: ticket #%(id)s, %(risk)s risk.") % {
+                "id": following.pk, "risk": following.get_risk_level_display().lower()}
+        else:
+            upcoming = gettext("Next: ticket #%(id)s.") % {"id": following.pk}
+        self.message_user(request, f"{done} {upcoming}")
+        return HttpResponseRedirect(reverse("admin:tickets_ticket_change", args=[following.pk]))
+
     @method_decorator(require_POST)
     def send_view(self, request, ticket_id):
         ticket = self._ticket_for_change(request, ticket_id)
@@ -183,11 +228,12 @@ class TicketAdmin(admin.ModelAdmin):
             self.message_user(request, str(exc), messages.ERROR)
         else:
             if reply.edit_distance:
-                self.message_user(request, ngettext("Reply sent (edited: %(count)d character changed).",
-                                                    "Reply sent (edited: %(count)d characters changed).",
-                                                    reply.edit_distance) % {"count": reply.edit_distance})
+                message = ngettext("Reply to #%(id)s sent (edited: %(count)d character changed).",
+                                   "Reply to #%(id)s sent (edited: %(count)d characters changed).",
+                                   reply.edit_distance) % {"id": ticket.pk, "count": reply.edit_distance}
             else:
-                self.message_user(request, _("Reply sent."))
+                message = _("Reply to #%(id)s sent.") % {"id": ticket.pk}
+            return self._next(request, ticket, message)
         return self._back(ticket)
 
     @method_decorator(require_POST)
@@ -198,7 +244,7 @@ class TicketAdmin(admin.ModelAdmin):
         except TicketError as exc:
             self.message_user(request, str(exc), messages.ERROR)
         else:
-            self.message_user(request, _("Ticket rejected; no reply was sent."))
+            return self._next(request, ticket, _("Ticket #%(id)s rejected; no reply was sent.") % {"id": ticket.pk})
         return self._back(ticket)
 
     @method_decorator(require_POST)
@@ -271,14 +317,18 @@ def conversation_context(ticket: Ticket) -> dict:
         source.change = citations.compare_with_live(source)
         sources_by_message.setdefault(source.message_id, {})[source.position] = source
     entries = []
+    sent = {m.draft_id: m for m in ticket.messages.all() if m.kind == Message.Kind.REPLY and m.draft_id}
     for message in ticket.messages.all():
         # A reply carries the markers of the draft it came from, so its badges open that draft's sources.
         owner = message.draft_id if message.kind == Message.Kind.REPLY and message.draft_id else message.pk
         sources = sources_by_message.get(owner, {})
+        if message.kind == Message.Kind.DRAFT:
+            mark_passages(message.body, sources)
         entries.append({
             "message": message,
             "html": citations.render_with_badges(message.body, sources, anchor=f"m{owner}-source-"),
             "sources": list(sources.values()) if message.kind == Message.Kind.DRAFT else [],
+            "sent_as": sent.get(message.pk),
         })
     draft = next((e["message"] for e in reversed(entries)
                   if e["message"].kind == Message.Kind.DRAFT and e["message"].is_current), None)
@@ -296,7 +346,9 @@ def translated_reasons(ticket: Ticket) -> dict:
     # The answer's reason codes as sentences in the customer's language, like the rest of the triage.
     confidence_reasons = autoreply.explain(ticket.confidence_reasons, replies.ticket_language(ticket))
     return {"risk_reasons": risk_reasons, "confidence_reasons": confidence_reasons,
-            "routing_reason": ticket.routing_reason, "trace": [translated_step(step) for step in ticket.trace]}
+            "routing_reason": ticket.routing_reason,
+            "trace": [translated_step({**step, "detail": wording.plain(step.get("detail", ""))})
+                      for step in ticket.trace or []]}
 
 
 def translated_step(step: dict) -> dict:
@@ -313,3 +365,13 @@ def translated_step(step: dict) -> dict:
     else:
         label = str(TRACE_OUTCOMES.get(outcome, outcome))  # the routing step's outcome is the agent's name
     return {**step, "step": str(TRACE_STEPS.get(step.get("step"), step.get("step", ""))), "outcome": label}
+
+
+def mark_passages(draft: str, sources: dict[int, TicketSource]) -> None:
+    """Split each snapshot into before / the passage the draft used / after, for the page to highlight."""
+    claims = citations.claims(draft)
+    for number, source in sources.items():
+        span = citations.cited_passage(claims.get(number, ""), source.content_full)
+        text = source.content_full
+        source.before, source.passage, source.after = (
+            (text[:span[0]], text[span[0]:span[1]], text[span[1]:]) if span else (text, "", ""))

@@ -7,6 +7,7 @@ what the answer was written from.
 """
 
 import difflib
+import re
 from dataclasses import dataclass, field
 
 from django.utils.html import conditional_escape, format_html
@@ -119,3 +120,44 @@ def line_diff(old: str, new: str) -> list[tuple[str, str]]:
             continue
         lines.append((line[:1], line[2:]))
     return lines
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+WORD = re.compile(r"\w{3,}")
+# A snapshot sentence is part of the cited passage when this share of its words is in the claim.
+PASSAGE_SHARE = 0.6
+
+
+def claims(text: str) -> dict[int, str]:
+    """For each source number, the draft's words that cite it: the text between the previous marker
+    (or the start) and the marker."""
+    found: dict[int, str] = {}
+    last = 0
+    for match in MARKER.finditer(text):
+        claim = text[last:match.start()].strip()
+        for n in marker_numbers(match.group(1)):
+            found[n] = f"{found.get(n, '')} {claim}".strip()
+        last = match.end()
+    return found
+
+
+def _words(text: str) -> set[str]:
+    return {word.lower() for word in WORD.findall(text)}
+
+
+def cited_passage(claim: str, source_text: str) -> tuple[int, int] | None:
+    """(start, end) of the passage of `source_text` the claim was drawn from: its sentences whose words
+    are mostly in the claim, from the first to the last; else the one sentence sharing the most words
+    (at least two). None when nothing matches."""
+    wanted = _words(claim)
+    spans, best, best_score, start = [], None, 1, 0
+    for piece in SENTENCE_END.split(source_text):
+        at = source_text.find(piece, start)
+        start = at + len(piece)
+        words = _words(piece)
+        shared = len(wanted & words)
+        if words and shared >= 2 and shared / len(words) >= PASSAGE_SHARE:
+            spans.append((at, at + len(piece)))
+        if shared > best_score:
+            best, best_score = (at, at + len(piece)), shared
+    return (spans[0][0], spans[-1][1]) if spans else best

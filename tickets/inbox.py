@@ -1,12 +1,13 @@
 """What support staff do with a triaged ticket: send the draft (edited or not), reject it, add a note."""
 
 from django.db import transaction
+from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from tickets import notify
 from tickets.exceptions import NoDraftError, TicketClosedError, TicketError
-from tickets.models import Message, Ticket
+from tickets.models import Message, RiskLevel, Ticket
 from tickets.reports import edit_distance
 
 
@@ -65,3 +66,22 @@ def add_note(ticket: Ticket, *, user, text: str) -> Message:
     if not text.strip():
         raise TicketError(_("The note is empty."))
     return Message.objects.create(ticket=ticket, kind=Message.Kind.NOTE, body=text.strip(), author=user)
+
+
+# High risk first, then medium, low and not assessed: the order the inbox works in by default.
+RISK_RANK = Case(When(risk_level=RiskLevel.HIGH, then=Value(0)), When(risk_level=RiskLevel.MEDIUM, then=Value(1)),
+                 When(risk_level=RiskLevel.LOW, then=Value(2)), default=Value(3), output_field=IntegerField())
+
+
+def waiting():
+    """Tickets waiting for staff, riskiest first and, within a risk level, the longest waiting first."""
+    return (Ticket.objects.filter(status=Ticket.Status.REVIEW).annotate(risk_rank=RISK_RANK)
+            .order_by("risk_rank", "created_at", "pk"))
+
+
+def next_ticket(after: Ticket | None = None) -> Ticket | None:
+    """The ticket to work on next (`waiting()` order), never `after` itself."""
+    tickets = waiting()
+    if after is not None:
+        tickets = tickets.exclude(pk=after.pk)
+    return tickets.first()

@@ -138,6 +138,8 @@ def embed_chunks(kb: KnowledgeBase, chunks: list[Chunk], *, batch_size: int | No
     batch_size = batch_size or settings.PORTAL["EMBED_BATCH_SIZE"]
     chunks = [chunk for chunk in chunks if chunk.embedding is None]
     total = len(chunks)
+    if progress:
+        progress(0, total)  # the chunk count is known: watchers see "0 / n" before the first batch
     for start in range(0, total, batch_size):
         batch = chunks[start:start + batch_size]
         vectors = embedder.embed_passages([embedding_input(chunk) for chunk in batch])
@@ -152,15 +154,28 @@ def replace_chunks(kb: KnowledgeBase, document: Document, chunks: list[Chunk], *
     """Swap the document's chunks for `chunks` and mark it ready, in one transaction."""
     # Lock the row: two workers re-indexing one document must not interleave their swaps.
     Document.objects.select_for_update().filter(pk=document.pk).first()
-    Chunk.objects.filter(document=document).delete()
+    # Chunks written by hand (indexing/edits.py) are not the source's: they stay, after the new ones.
+    Chunk.objects.filter(document=document).exclude(metadata__contains={"manual": True}).delete()
+    _move_manual_chunks(document, after=len(chunks))
     Chunk.objects.bulk_create(chunks, batch_size=500)
     config = kb.text_search_config
-    Chunk.objects.filter(document=document).update(
+    Chunk.objects.filter(document=document).exclude(metadata__contains={"manual": True}).update(
         search_vector=SearchVector(Value(document.title), weight="A", config=config)
         + SearchVector("section_path", weight="A", config=config)
         + SearchVector("content", weight="B", config=config)
     )
-    document.mark_ready(sha256=sha, config_signature=signature, chunk_count=len(chunks))
+    document.mark_ready(sha256=sha, config_signature=signature, chunk_count=Chunk.objects.filter(document=document)
+                        .count())
+
+
+def _move_manual_chunks(document: Document, *, after: int) -> None:
+    """Renumber the document's hand-written chunks to follow the `after` new ones (no position clash)."""
+    manual = list(Chunk.objects.filter(document=document, metadata__contains={"manual": True})
+                  .order_by("layer", "position"))
+    for offset, chunk in enumerate(manual):  # first out of the way, then into place
+        Chunk.objects.filter(pk=chunk.pk).update(position=1_000_000 + offset)
+    for offset, chunk in enumerate(manual):
+        Chunk.objects.filter(pk=chunk.pk).update(position=after + offset)
 
 
 def record_failure(document: Document, exc: Exception) -> None:
@@ -168,7 +183,18 @@ def record_failure(document: Document, exc: Exception) -> None:
     message = str(exc) if isinstance(exc, KnowledgeError) else f"Unexpected error: {type(exc).__name__}: {exc}"
     if not isinstance(exc, KnowledgeError):
         logger.exception("Ingestion of document %s failed", document.pk)
-    document.mark_failed(message)
+    document.mark_failed(user_facing(document, message))
+
+
+def user_facing(document: Document, message: str) -> str:
+    """The message with the stored file's path and name (with its random suffix) replaced by the name
+    the user uploaded, so it names a file they know."""
+    if not document.original_file or not document.path:
+        return message
+    stored = document.original_file.name
+    for name in (document.original_file.path, stored, stored.rsplit("/", 1)[-1]):
+        message = message.replace(name, document.path)
+    return message
 
 
 def settle_documents(documents, reason: str) -> int:

@@ -97,7 +97,8 @@ def with_search_settings(statement: tuple[str, dict], *, ef_search: int, in_tran
 def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str], list[str], dict]:
     """WHERE clauses shared by both retrievers (chunk alias `c`, document alias `d`): those on the
     chunk alone, those that read its document, and their parameters."""
-    on_chunk, on_document = [], ["d.status = ANY(%(statuses)s)"]
+    # Disabled documents and chunks are kept but never served.
+    on_chunk, on_document = ["c.enabled"], ["d.status = ANY(%(statuses)s)", "d.enabled"]
     params: dict = {"statuses": list(SEARCHABLE_STATUSES)}
     if layers:
         on_chunk.append("c.layer = ANY(%(layers)s)")
@@ -227,7 +228,7 @@ def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: i
     params.update(kb_ids=[int(i) for i in kb_ids], all_terms=all_terms, any_term=any_term, limit=int(limit),
                   candidate_terms=candidate_terms or any_term, candidates=int(candidates))
     scope = "knowledge_base_id = ANY(%(kb_ids)s)"
-    columns = "id, knowledge_base_id, document_id, layer, metadata, search_vector"
+    columns = "id, knowledge_base_id, document_id, layer, metadata, search_vector, enabled"
     sql = (
         f"SELECT c.id, c.knowledge_base_id, ts_rank(c.search_vector, %(any_term)s::tsquery, 1) AS rank "
         f"FROM ("

@@ -26,7 +26,7 @@ class DocumentApiTests(ApiTestCase):
     def poll(self, job_id: int) -> dict:
         for _ in range(50):
             job = self.api("get", f"/jobs/{job_id}", token=self.token).json()
-            if job["status"] in ("succeeded", "failed", "cancelled"):
+            if job["status"] in ("succeeded", "partial", "failed", "cancelled"):
                 return job
         self.fail(f"job {job_id} did not finish: {job}")
 
@@ -44,9 +44,20 @@ class DocumentApiTests(ApiTestCase):
         self.assertEqual([item["item"] for item in body["refused"]], ["tool.exe"])
         self.assertEqual(len(body["documents"]), 5)
         job = self.poll(body["job"]["id"])
-        self.assertEqual((job["status"], job["progress_done"], job["progress_total"], job["percent"]),
-                         ("succeeded", 5, 5, 100))
+        self.assertEqual((job["status"], job["status_label"], job["progress_done"], job["progress_total"],
+                          job["percent"]), ("partial", "Completed with 1 failure", 5, 5, 100))
         self.assertEqual(len(job["failures"]), 1, job["failures"])
+        # The same per-document detail as the admin's job page.
+        states = {item["name"]: (item["state"], item["chunks_done"] == item["chunks_total"] > 0)
+                  for item in job["documents"]}
+        self.assertEqual(states, {"react-learn-installation.md": ("ready", True),
+                                  "bank-faq-ru-generated.docx": ("ready", True),
+                                  "pdflatex-4-pages.pdf": ("ready", True),
+                                  "smart_support_vtb_belarus_faq_final.xlsx": ("ready", True),
+                                  "libreoffice-writer-password.pdf": ("failed", False)})
+        failed = next(item for item in job["documents"] if item["state"] == "failed")
+        self.assertIn("PDF is encrypted", failed["reason"])
+        self.assertEqual(job["chunks_done"], sum(item["chunks_done"] for item in job["documents"]))
         listed = self.api("get", f"/knowledge-bases/{self.kb.pk}/documents?status=ready&page_size=50",
                           token=self.token).json()
         self.assertEqual({item["path"] for item in listed["items"] if item["source_kind"] == "upload"},
@@ -142,6 +153,26 @@ class DocumentApiTests(ApiTestCase):
                              ("post", f"/knowledge-bases/{self.kb.pk}/documents/text")]:
             with self.subTest(f"{method} {path}"):
                 self.assertError(self.api(method, path), 401)
+
+
+class DocumentEnableApiTests(ApiTestCase):
+    def test_a_disabled_document_is_left_out_of_search_until_enabled(self):
+        kb = make_kb()
+        document = make_document(kb, title="Refunds", text="# Refunds\n\nRefunds are paid within 14 days.")
+        _, token = make_key()
+        _, reader = make_key(scopes=["read", "search"])
+
+        def hits() -> list[int]:
+            body = self.api("post", "/search", token=token, data={"query": "refunds paid", "knowledge_bases": [kb.pk]})
+            return [hit["document_id"] for hit in body.json()["hits"]]
+
+        self.assertIn(document.pk, hits())
+        self.assertEqual(self.api("post", f"/documents/{document.pk}/disable", token=reader).status_code, 403)
+        response = self.api("post", f"/documents/{document.pk}/disable", token=token)
+        self.assertEqual((response.status_code, response.json()["enabled"]), (200, False))
+        self.assertEqual(hits(), [])
+        self.assertTrue(self.api("post", f"/documents/{document.pk}/enable", token=token).json()["enabled"])
+        self.assertIn(document.pk, hits())
 
 
 class JobApiTests(ApiTestCase):

@@ -13,11 +13,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Permission, User
 from playwright.sync_api import expect
 
 from knowledge.models import Document, Job, KnowledgeBase
-from tests.browser import admin_login
 from tests.conftest import DATA
 from tests.factories import make_document, make_kb
 
@@ -35,19 +33,6 @@ def snap(page, name: str) -> None:
     folder = os.environ.get("PORTAL_SCREENSHOTS")
     if folder:
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
-
-
-@pytest.fixture
-def manager(db):
-    user = User.objects.create_user("manager", password="s3cret-pass", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="knowledge"))
-    return user
-
-
-@pytest.fixture
-def logged_in(page, manager):
-    admin_login(page, "manager", "s3cret-pass")
-    return page
 
 
 def test_from_nothing_to_a_searchable_knowledge_base(logged_in):
@@ -71,11 +56,11 @@ def test_from_nothing_to_a_searchable_knowledge_base(logged_in):
     snap(page, "upload")
     page.click("input[type=submit][value='Upload and index']")
 
-    # The job page: the bar reaches done, the bad file is listed with its reason.
-    expect(page.locator(".kp-progress-status")).to_have_text("Succeeded")
+    # The job page: the bar reaches done, amber, the bad file is listed with its reason.
+    expect(page.locator(".kp-progress-status")).to_have_text("Completed with 1 failure")
     expect(page.locator(".kp-progress-fill")).to_have_attribute("style", re.compile(r"width: 100%"))
     expect(page.locator(".kp-progress-count")).to_have_text("3 / 3")
-    expect(page.locator(".kp-failures")).to_contain_text("header-only-invalid")
+    expect(page.locator(".kp-item:has(.kp-item-failed)")).to_contain_text("header-only-invalid")
     snap(page, "job")
     if os.environ.get("PORTAL_SCREENSHOTS"):
         for name, url in (("jobs", "/admin/knowledge/job/"), ("bases", "/admin/knowledge/knowledgebase/"),
@@ -93,7 +78,7 @@ def test_from_nothing_to_a_searchable_knowledge_base(logged_in):
     first = page.locator(".kp-chunk").first
     expect(first.locator("td").first).to_have_text("0")
     snap(page, "document")
-    first.locator("td a").click()
+    first.locator("td a").first.click()
     expect(page.locator("#content h1")).to_contain_text("chunk")
 
     # The playground, reached from the base's page with the base already ticked.
@@ -129,7 +114,7 @@ def test_the_progress_bar_follows_a_running_job(logged_in):
     expect(page.locator(".kp-progress-fill")).to_have_attribute("style", re.compile(r"width: 25%"))
     job.record(done=3, created=3)
     expect(page.locator(".kp-progress-fill")).to_have_attribute("style", re.compile(r"width: 75%"))
-    expect(page.locator("[data-counter=created]")).to_have_count(0)  # counters appear on the final reload
+    expect(page.locator("[data-counter=created]")).to_have_text("3")  # counters follow the bar, no reload
     job.finish()
     expect(page.locator(".kp-progress-status")).to_have_text("Succeeded")
     expect(page.locator("[data-counter=created]")).to_have_text("3")
@@ -195,3 +180,16 @@ def test_launching_a_crawl_of_a_local_site(logged_in, local_site):
     expect(page.locator(".kp-progress-status")).to_have_text("Succeeded", timeout=60_000)
     snap(page, "crawl_job")
     assert kb.documents.filter(status=Document.Status.READY).exists()
+
+    # The crawl report: every URL met, skipped ones with their reasons, filterable by outcome.
+    page.click("text=Crawl report")
+    expect(page.locator(".kp-report-line[data-outcome=fetched]").first).to_contain_text("Fetched and indexed")
+    off_site = page.locator(".kp-report-line[data-outcome=off_site]").first
+    expect(off_site).to_contain_text("Skipped: off-site")
+    expect(off_site).to_contain_text("Outside the site")
+    expect(page.locator(".kp-report-line[data-outcome=rule]").first).to_contain_text(
+        re.compile(r"Deeper than max_depth=1|Not fetched: max_pages=5 reached"))
+    snap(page, "crawl_report")
+    page.click(".kp-outcomes [data-outcome=off_site]")
+    expect(page.locator(".kp-report-line[data-outcome=fetched]")).to_have_count(0)
+    expect(page.locator(".kp-report-line").first).to_contain_text("Outside the site")

@@ -138,7 +138,7 @@ class RussianAdminPagesTests(TestCase):
         response = self.client.post(reverse("admin:tickets_ticket_reject", args=[self.ticket.pk]),
                                     {"reason": "дубликат"}, follow=True)
         self.assert_russian("rejected", response)
-        self.assertContains(response, "Тикет отклонён; ответ не отправлен.")
+        self.assertContains(response, f"Тикет №{self.ticket.pk} отклонён; ответ не отправлен.")
 
     def test_error_pages_are_russian(self):
         response = self.client.get("/admin/knowledge/nothing-here/")

@@ -163,7 +163,8 @@ class UploadTests(AdminTestCase):
         failed = self.kb.documents.get(path=encrypted.name)
         self.assertEqual(failed.status, Document.Status.ERROR)
         page = self.client.get(response["Location"])
-        self.assertContains(page, "Failures (1)")
+        self.assertContains(page, "Completed with 1 failure")
+        self.assertContains(page, '<span class="kp-badge kp-item-failed">Failed</span>', html=True)
         self.assertContains(page, failed.error_message[:30])
 
     def test_only_unsupported_files_show_the_form_again(self):

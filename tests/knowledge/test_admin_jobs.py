@@ -2,6 +2,7 @@
 
 
 from django.urls import reverse
+from django.utils import timezone
 
 from knowledge.models import Job
 from tests.factories import make_kb
@@ -21,6 +22,46 @@ class JobTests(AdminTestCase):
         self.assertEqual((data["percent"], data["finished"], data["counters"]), (25, False, {"created": 1}))
         self.login(self.outsider)
         self.assertEqual(self.client.get(reverse("admin:knowledge_job_progress", args=[job.pk])).status_code, 403)
+
+    def test_progress_json_carries_each_document_and_chunk_progress(self):
+        job = self.make_job(status=Job.Status.RUNNING, progress_done=1, progress_total=2, started_at=timezone.now(),
+                            items=[{"id": self.doc.pk, "name": "faq.xlsx", "state": "ready", "chunks_done": 8,
+                                    "chunks_total": 8},
+                                   {"id": self.doc.pk + 1, "name": "big.xlsx", "state": "embedding",
+                                    "chunks_done": 20, "chunks_total": 50}])
+        self.login(self.viewer)
+        data = self.client.get(reverse("admin:knowledge_job_progress", args=[job.pk])).json()
+        # One file done and 20 of the next one's 50 chunks: 1.4 of 2 files, and the bar says so.
+        self.assertEqual((data["percent"], data["chunks_done"], data["chunks_total"]), (70, 28, 58))
+        self.assertEqual([(item["name"], item["label"]) for item in data["documents"]],
+                         [("faq.xlsx", "Ready · 8 chunks"), ("big.xlsx", "Embedding 20 / 50 chunks")])
+        self.assertEqual(data["documents"][0]["url"], reverse("admin:knowledge_document_change", args=[self.doc.pk]))
+        self.assertTrue(data["started_at"])
+        self.assertEqual((data["status_label"], data["finished_at"]), ("Running", ""))
+
+    def test_a_job_with_failures_is_amber_in_the_list_and_its_own_filter(self):
+        partial = self.make_job(status=Job.Status.PARTIAL, failures=[{"item": "a.pdf", "reason": "encrypted"}] * 2)
+        self.make_job(status=Job.Status.SUCCEEDED)
+        self.login(self.viewer)
+        response = self.client.get(reverse("admin:knowledge_job_changelist"), {"status__exact": "partial"})
+        self.assertContains(response, '<span class="kp-badge kp-partial">Completed with 2 failures</span>', html=True)
+        self.assertEqual(list(response.context["cl"].result_list), [partial])
+        self.assertContains(response, "Completed with failures")  # the filter's choice
+
+    def test_activity_stamp_changes_with_the_documents_and_says_when_a_job_runs(self):
+        url = reverse("admin:knowledge_job_activity")
+        self.login(self.viewer)
+        before = self.client.get(url, {"kb": self.kb.pk}).json()
+        self.assertFalse(before["active"])
+        job = self.make_job(status=Job.Status.RUNNING)
+        self.doc.mark_failed("broken")
+        after = self.client.get(url, {"kb": self.kb.pk}).json()
+        self.assertTrue(after["active"])
+        self.assertNotEqual(after["stamp"], before["stamp"])
+        job.finish()
+        self.assertFalse(self.client.get(url, {"kb": make_kb().pk}).json()["active"])
+        self.login(self.outsider)
+        self.assertEqual(self.client.get(url).status_code, 403)
 
     def test_detail_shows_progress_bar_counters_and_failures(self):
         job = self.make_job(status=Job.Status.RUNNING, progress_done=1, progress_total=2, counters={"created": 1},

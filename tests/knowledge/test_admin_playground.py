@@ -24,6 +24,24 @@ class PlaygroundTests(AdminTestCase):
         self.assertContains(response, 'class="kp-badge kp-retriever"')
         self.assertContains(response, "hybrid search")
 
+    def test_the_question_and_bases_come_first_and_the_rest_is_advanced(self):
+        self.login(self.viewer)
+        html = self.client.get(reverse(self.url), {"kb": self.kb.pk}).content.decode()
+        simple, advanced = html.split('<details class="kp-advanced">')
+        for name in ("query", "knowledge_bases", "with_answer"):
+            self.assertIn(f'name="{name}"', simple)
+        for name in ("mode", "top_k", "max_distance", "layers", "filters"):
+            self.assertNotIn(f'name="{name}"', simple)
+            self.assertIn(f'name="{name}"', advanced)
+        answer_first = self.client.post(reverse(self.url), {
+            "query": "gift cards refunded", "knowledge_bases": [self.kb.pk], "mode": "hybrid", "top_k": 6})
+        content = answer_first.content.decode()
+        self.assertIn('<details class="kp-advanced">', content)  # defaults kept: still closed
+        self.assertLess(content.index('class="kp-snippet"'), content.index("score <strong>"))
+        keyword = self.client.post(reverse(self.url), {
+            "query": "gift cards refunded", "knowledge_bases": [self.kb.pk], "mode": "keyword", "top_k": 6})
+        self.assertContains(keyword, '<details class="kp-advanced" open>')
+
     def test_invalid_filters_are_reported(self):
         self.login(self.viewer)
         response = self.client.post(reverse(self.url), {

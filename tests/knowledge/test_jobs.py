@@ -31,11 +31,22 @@ class UploadJobTests(TestCase):
         self.assertEqual([item["item"] for item in refused], ["notes.exe", "empty.txt"])
         self.assertIn("Supported: .md", refused[0]["reason"])
         job.refresh_from_db()
-        self.assertEqual(job.status, Job.Status.SUCCEEDED)
-        self.assertEqual((job.progress_done, job.progress_total), (3, 3))
+        # Ran to the end with one bad file: completed with failures, never a plain success.
+        self.assertEqual((job.status, job.status_label), (Job.Status.PARTIAL, "Completed with 1 failure"))
+        self.assertEqual((job.progress_done, job.progress_total, job.percent), (3, 3, 100))
         self.assertEqual(job.counters.get("created"), 2)
         self.assertEqual(len(job.failures), 1)
         self.assertIn("damaged", job.failures[0]["reason"])
+        self.assertEqual(job.failures[0]["item"], "header-only-invalid.pdf")
+        # Each document with its own outcome, in the job's order.
+        states = {item["name"]: item for item in job.items}
+        self.assertEqual({name: item["state"] for name, item in states.items()},
+                         {"pandoc-headers.docx": "ready", "roo-numbers1.xlsx": "ready",
+                          "header-only-invalid.pdf": "failed"})
+        docx = Document.objects.get(knowledge_base=self.kb, path="pandoc-headers.docx")
+        self.assertEqual(states["pandoc-headers.docx"]["chunks_done"], docx.chunk_count)
+        self.assertIn("damaged", states["header-only-invalid.pdf"]["reason"])
+        self.assertEqual(job.chunks_progress, (Chunk.objects.filter(knowledge_base=self.kb).count(),) * 2)
         statuses = dict(Document.objects.filter(knowledge_base=self.kb).values_list("path", "status"))
         self.assertEqual(statuses, {"pandoc-headers.docx": "ready", "roo-numbers1.xlsx": "ready",
                                     "header-only-invalid.pdf": "error"})
@@ -56,7 +67,20 @@ class UploadJobTests(TestCase):
             job, _ = jobs.add_uploads(self.kb, [upload_of(path)])
         job.refresh_from_db()
         self.assertEqual(job.counters.get("unchanged"), 1)
+        self.assertEqual([item["state"] for item in job.items], ["unchanged"])
+        self.assertEqual(job.status, Job.Status.SUCCEEDED)
         self.assertEqual(Document.objects.filter(knowledge_base=self.kb).count(), 1)
+
+    def test_a_failure_names_the_uploaded_file_not_the_stored_one(self):
+        encrypted = DATA / "documents/pdf/encrypted/libreoffice-writer-password.pdf"
+        for kb in (make_kb(), self.kb):  # the second copy is stored under a name with a random suffix
+            with self.captureOnCommitCallbacks(execute=True):
+                job, _ = jobs.add_uploads(kb, [upload_of(encrypted)])
+        document = Document.objects.get(knowledge_base=self.kb)
+        self.assertNotEqual(document.original_file.name.rsplit("/", 1)[-1], encrypted.name)
+        job.refresh_from_db()
+        for message in (document.error_message, job.failures[0]["reason"], job.items[0]["reason"]):
+            self.assertTrue(message.startswith("libreoffice-writer-password.pdf: PDF is encrypted"), message)
 
     def test_an_oversized_upload_is_refused_before_ingestion(self):
         with self.settings(PORTAL={**self.settings_portal(), "MAX_UPLOAD_BYTES": 10}):

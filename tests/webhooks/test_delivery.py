@@ -165,7 +165,8 @@ class DeliveryTests(TestCase):
         events = [json.loads(r["body"]) for r in self.receiver.received if r["headers"]["X-Portal-Event"] ==
                   "job.finished"]
         self.assertEqual([e["data"]["job"]["id"] for e in events], [job.pk])
-        self.assertEqual(events[0]["data"]["job"]["status"], "succeeded")
+        self.assertEqual((events[0]["data"]["job"]["status"], events[0]["data"]["job"]["status_label"]),
+                         ("succeeded", "Succeeded"))
         self.assertTrue(Delivery.objects.filter(endpoint=endpoint, status="succeeded").exists())
 
 

@@ -5,8 +5,14 @@
     if (!target) return;
     target.open = true;
     target.classList.add("tk-highlight");
-    target.scrollIntoView({block: "center"});
-    setTimeout(function () { target.classList.remove("tk-highlight"); }, 2000);
+    // The passage the draft used is marked in the snapshot: bring that into view, not the card's top.
+    var passage = target.querySelector(".tk-passage");
+    (passage || target).scrollIntoView({block: "center"});
+    if (passage) { passage.classList.add("tk-passage-flash"); }
+    setTimeout(function () {
+      target.classList.remove("tk-highlight");
+      if (passage) { passage.classList.remove("tk-passage-flash"); }
+    }, 2000);
   }
   document.addEventListener("click", function (event) {
     var badge = event.target.closest(".citation-badge");
