@@ -16,7 +16,8 @@ def item_label(item: dict) -> str:
     state, done, total = item.get("state", ""), item.get("chunks_done", 0), item.get("chunks_total", 0)
     if state == Job.ItemState.EMBEDDING:
         return _("Embedding %(done)s / %(total)s chunks") % {"done": done, "total": total}
-    label = Job.ItemState(state).label if state in Job.ItemState.values else state
+    # str(): choice labels are lazy, and the API's schemas (pydantic) take only real strings.
+    label = str(Job.ItemState(state).label) if state in Job.ItemState.values else state
     if state == Job.ItemState.READY and total:
         return f"{label} · " + ngettext("%(count)d chunk", "%(count)d chunks", total) % {"count": total}
     return label
