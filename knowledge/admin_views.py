@@ -328,6 +328,7 @@ def _run_search(data: dict) -> dict:
     shaped_answer = None
     if answer is not None:
         shaped_answer = {"answer": answer, "text": cited_text(answer.text),
+                         "reasons": answers.reason_sentences(answer.reasons),
                          "sources": [{"number": c.number, "hit": c.hit,
                                       "snippet": safe_snippet(c.hit.snippet or escape(c.hit.content[:400]))}
                                      for c in answer.citations]}

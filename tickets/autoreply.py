@@ -26,18 +26,10 @@ from portal.languages import translate
 from tickets import outgoing
 from tickets.models import Agent, RiskLevel
 
-# Per reason code of `knowledge.answers` and of this module: English msgids of the translation
+# Per reason code of `knowledge.search.answers` (its sentences) and of this module: English msgids of the translation
 # catalogue (locale/ru has them in Russian); `sentence` gives them in the ticket's language.
 SENTENCES = {
-    "no_hits": gettext_noop("Nothing in the knowledge bases matches the question."),
-    "low_top_score": gettext_noop("The closest source is only loosely related to the question."),
-    "single_source": gettext_noop("Only one source supports the answer."),
-    "keyword_fallback_used": gettext_noop("The sources were found by matching words, not by meaning."),
-    "no_vector_scores": gettext_noop("The sources were found by keywords alone, so how close they are is unknown."),
-    "below_threshold": gettext_noop("The sources do not support an answer well enough, so none was written."),
-    "generator_failed": gettext_noop("The language model failed; the draft is an extract of the sources."),
-    "dropped_markers": gettext_noop("The draft cited sources that do not exist; those citations were removed."),
-    "no_citations": gettext_noop("The draft cites no source."),
+    **answers.REASON_SENTENCES,
     "risk": gettext_noop("The ticket's risk is %(level)s: a person should answer it."),
     "no_agent": gettext_noop("No agent handles this ticket."),
     "not_allowed": gettext_noop("%(agent)s does not send replies automatically."),

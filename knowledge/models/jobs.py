@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from knowledge.exceptions import JobFinishedError
 from knowledge.models.bases import KnowledgeBase
@@ -86,7 +87,8 @@ class Job(models.Model):
     def status_label(self) -> str:
         if self.status == self.Status.PARTIAL:
             failed = len(self.failures)
-            return f"Completed with {failed} failure{'s' if failed != 1 else ''}"
+            return ngettext("Completed with %(count)d failure", "Completed with %(count)d failures",
+                            failed) % {"count": failed}
         return self.get_status_display()
 
     @property

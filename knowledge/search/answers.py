@@ -26,7 +26,7 @@ import logging
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_noop
 
 from knowledge import outgoing
 from knowledge.models import KnowledgeBase
@@ -40,12 +40,39 @@ DEFAULT_REFUSAL = gettext_noop(
     "I could not find this in the knowledge base, so I would rather not guess. A colleague will follow up.")
 
 
+# Each reason code as a sentence people read (msgids of the catalogue; locale/ru has them in Russian).
+REASON_SENTENCES = {
+    "no_hits": gettext_noop("Nothing in the knowledge bases matches the question."),
+    "low_top_score": gettext_noop("The closest source is only loosely related to the question."),
+    "single_source": gettext_noop("Only one source supports the answer."),
+    "keyword_fallback_used": gettext_noop("The sources were found by matching words, not by meaning."),
+    "no_vector_scores": gettext_noop("The sources were found by keywords alone, so how close they are is unknown."),
+    "below_threshold": gettext_noop("The sources do not support an answer well enough, so none was written."),
+    "generator_failed": gettext_noop("The language model failed; the draft is an extract of the sources."),
+    "dropped_markers": gettext_noop("The draft cited sources that do not exist; those citations were removed."),
+    "no_citations": gettext_noop("The draft cites no source."),
+    "outgoing_flagged": gettext_noop(
+        "The answer or its sources hold text that must be read before it goes out (instructions, contacts or "
+        "requests for credentials)."),
+}
+
+
+def reason_sentences(reasons: list[str], language: str | None = None) -> list[str]:
+    """The reason codes as sentences in `language` (default: the active one); unknown codes as they are."""
+    def sentence(code: str) -> str:
+        if code not in REASON_SENTENCES:
+            return code
+        return translate(REASON_SENTENCES[code], language) if language else gettext(REASON_SENTENCES[code])
+
+    return [sentence(code) for code in reasons]
+
+
 def default_refusal(question: str) -> str:
     """The built-in refusal, in the language the question was asked in."""
     return translate(DEFAULT_REFUSAL, detect_language(question))
 
-__all__ = ["Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence", "build_prompt",
-           "complete", "ground", "parse_citations"]
+__all__ = ["REASON_SENTENCES", "Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence",
+           "build_prompt", "complete", "ground", "parse_citations", "reason_sentences"]
 
 logger = logging.getLogger(__name__)
 

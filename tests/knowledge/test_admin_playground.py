@@ -42,6 +42,16 @@ class PlaygroundTests(AdminTestCase):
             "query": "gift cards refunded", "knowledge_bases": [self.kb.pk], "mode": "keyword", "top_k": 6})
         self.assertContains(keyword, '<details class="kp-advanced" open>')
 
+    def test_the_answer_says_why_in_sentences_not_codes(self):
+        self.login(self.viewer)
+        response = self.client.post(reverse(self.url), {
+            "query": "quantum chromodynamics of neutron stars", "knowledge_bases": [self.kb.pk], "mode": "hybrid",
+            "top_k": 5, "with_answer": "on"})
+        reasons = re.search(r'<ul class="kp-muted kp-reasons">(.*?)</ul>', response.content.decode(), re.S)
+        self.assertIsNotNone(reasons)
+        self.assertIn("<li>", reasons.group(1))
+        self.assertNotRegex(reasons.group(1), r"\b[a-z]+_[a-z_]+\b")  # no reason code left as it is
+
     def test_invalid_filters_are_reported(self):
         self.login(self.viewer)
         response = self.client.post(reverse(self.url), {

@@ -1,5 +1,6 @@
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import TestCase
+from django.utils import translation
 
 from knowledge import jobs
 from knowledge.exceptions import JobFinishedError, JobStateError
@@ -33,6 +34,8 @@ class UploadJobTests(TestCase):
         job.refresh_from_db()
         # Ran to the end with one bad file: completed with failures, never a plain success.
         self.assertEqual((job.status, job.status_label), (Job.Status.PARTIAL, "Completed with 1 failure"))
+        with translation.override("ru"):
+            self.assertEqual(job.status_label, "Завершено, 1 ошибка")
         self.assertEqual((job.progress_done, job.progress_total, job.percent), (3, 3, 100))
         self.assertEqual(job.counters.get("created"), 2)
         self.assertEqual(len(job.failures), 1)
