@@ -8,6 +8,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from portal.admin_records import RecordAdminMixin
 from portal.models import ApiKey, ApiRequest, Scope
 
 
@@ -83,7 +84,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiRequest)
-class ApiRequestAdmin(admin.ModelAdmin):
+class ApiRequestAdmin(RecordAdminMixin, admin.ModelAdmin):
     """The API audit trail: read-only, filterable; entries leave only by retention (portal/audit.py)."""
 
     list_display = ["created_at", "key_prefix", "api_key", "method", "route", "status", "knowledge_base_id",
@@ -95,14 +96,6 @@ class ApiRequestAdmin(admin.ModelAdmin):
     readonly_fields = [field.name for field in ApiRequest._meta.fields]
     show_full_result_count = False
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 # django-auditlog's model change log, kept append-only: its admin adds and changes nothing; here it

@@ -25,6 +25,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
+from portal.admin_records import RecordAdminMixin
 from tickets import autoreply, citations, inbox, replies, reports, triage, wording
 from tickets.exceptions import TicketError
 from tickets.models import Agent, KnowledgeGap, Message, ReplyTemplate, RiskLevel, Ticket, TicketSource
@@ -284,7 +285,7 @@ class TicketAdmin(admin.ModelAdmin):
 
 
 @admin.register(KnowledgeGap)
-class KnowledgeGapAdmin(admin.ModelAdmin):
+class KnowledgeGapAdmin(RecordAdminMixin, admin.ModelAdmin):
     """Lists the gap report in the admin index for everyone allowed to read it (content managers too)."""
 
     def has_module_permission(self, request):
@@ -293,14 +294,6 @@ class KnowledgeGapAdmin(admin.ModelAdmin):
     def has_view_permission(self, request, obj=None):
         return request.user.has_perm("tickets.view_gap_report")
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def changelist_view(self, request, extra_context=None):
         return HttpResponseRedirect(reverse("admin:tickets_ticket_report"))

@@ -89,6 +89,14 @@ class AdminAuditTests(ApiTestCase):
         self.assertEqual(self.client.post(f"/admin/auditlog/logentry/{entry.pk}/delete/", {"post": "yes"}).status_code,
                          403)
         self.assertEqual(self.client.get("/admin/portal/apirequest/").status_code, 200)
+        # API request records are shown, never added, edited or deleted by hand.
+        self.api("get", "/knowledge-bases", token=make_key()[1])
+        record = ApiRequest.objects.latest("pk")
+        self.assertEqual(self.client.get("/admin/portal/apirequest/add/").status_code, 403)
+        deleted = self.client.post(f"/admin/portal/apirequest/{record.pk}/delete/", {"post": "yes"})
+        self.assertEqual(deleted.status_code, 403)
+        self.assertNotContains(self.client.get(f"/admin/portal/apirequest/{record.pk}/change/"), 'name="_save"')
+        self.assertTrue(ApiRequest.objects.filter(pk=record.pk).exists())
 
 
 class RepliesAuditTests(ApiTestCase):
