@@ -20,7 +20,7 @@ from ninja.files import UploadedFile
 from ninja.pagination import paginate
 
 from knowledge import bases, jobs, uploads
-from knowledge.models import Chunk, Document, Job, KnowledgeBase
+from knowledge.models import SERVED, Chunk, Document, Job, KnowledgeBase
 from knowledge.schemas import (
     AnswerRequest,
     AnswerResponse,
@@ -63,7 +63,7 @@ router = Router(tags=["knowledge"])
 def visible_bases(key: ApiKey) -> QuerySet[KnowledgeBase]:
     """The knowledge bases a key may use."""
     allowed = key.knowledge_base_ids
-    served = KnowledgeBase.objects.filter(shadow_of__isnull=True)
+    served = KnowledgeBase.objects.filter(**SERVED)
     return served if allowed is None else served.filter(pk__in=allowed)
 
 

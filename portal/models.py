@@ -64,6 +64,7 @@ class ApiKey(models.Model):
                         verbose_name=_("scopes"))
     knowledge_bases = models.ManyToManyField(
         "knowledge.KnowledgeBase", verbose_name=_("knowledge bases"), blank=True, related_name="+",
+        limit_choices_to={"shadow_of__isnull": True},  # knowledge.models.SERVED (portal does not import knowledge)
         help_text=_("Leave empty to reach every knowledge base; otherwise the key sees only these."),
     )
     allowed_ips = ArrayField(

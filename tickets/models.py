@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from knowledge.models import Chunk, Document, KnowledgeBase
+from knowledge.models import SERVED, Chunk, Document, KnowledgeBase
 
 
 class RiskLevel(models.TextChoices):
@@ -29,7 +29,7 @@ class Agent(models.Model):
     description = models.TextField(_("description"), blank=True)
     instructions = models.TextField(_("instructions"), blank=True, help_text=_("System prompt for drafted answers."))
     knowledge_bases = models.ManyToManyField(KnowledgeBase, verbose_name=_("knowledge bases"), blank=True,
-                                             related_name="agents")
+                                             related_name="agents", limit_choices_to=SERVED)
     routing_hints = models.TextField(
         _("routing hints"),
         blank=True,

@@ -1,8 +1,8 @@
 """Knowledge bases, their documents, the chunks those become, and the background jobs."""
 
-from knowledge.models.bases import KnowledgeBase, TextSearchConfig
+from knowledge.models.bases import SERVED, KnowledgeBase, TextSearchConfig
 from knowledge.models.chunks import Chunk
 from knowledge.models.documents import Document, DocumentQuerySet
 from knowledge.models.jobs import Job
 
-__all__ = ["Chunk", "Document", "DocumentQuerySet", "Job", "KnowledgeBase", "TextSearchConfig"]
+__all__ = ["SERVED", "Chunk", "Document", "DocumentQuerySet", "Job", "KnowledgeBase", "TextSearchConfig"]

@@ -17,6 +17,10 @@ class TextSearchConfig(models.TextChoices):
     SIMPLE = "simple", _("No stemming")
 
 
+# The bases that serve: pickers (agents, API keys) offer only these (`limit_choices_to`), never a shadow.
+SERVED = {"shadow_of__isnull": True}
+
+
 class KnowledgeBase(models.Model):
     name = models.CharField(_("name"), max_length=200)
     slug = models.SlugField(_("slug"), max_length=100, unique=True)

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from knowledge import jobs
 from knowledge.indexing import ingestion
-from tests.factories import make_document
+from tests.factories import make_document, make_kb
 from tests.tickets.helpers import DELIVERY, make_help_centre
 from tickets import triage
 from tickets.groups import CONTENT_MANAGERS, SUPPORT_STAFF
@@ -200,3 +200,13 @@ class AgentAdminTests(TestCase):
         response = self.client.post(reverse("admin:tickets_agent_add"), form, follow=True)
         self.assertTrue(Agent.objects.filter(name="Billing").exists())
         self.assertContains(response, "has no knowledge base")
+
+    def test_agents_and_api_keys_are_offered_serving_bases_only(self):
+        root = get_user_model().objects.create_superuser("root", password="pw")
+        self.client.force_login(root)
+        served = make_kb(name="Help centre")
+        make_kb(name="Help centre (new embedder)", shadow_of=served)
+        for url in (reverse("admin:tickets_agent_add"), reverse("admin:portal_apikey_add")):
+            with self.subTest(url=url):
+                choices = self.client.get(url).context["adminform"].form.fields["knowledge_bases"].queryset
+                self.assertEqual(list(choices), [served])
