@@ -4,7 +4,8 @@ One `FastMCP` instance (the official `mcp` SDK) serves both transports: streamab
 `mcp_server.views.endpoint` at /mcp, and stdio through `manage.py mcp_stdio`. The tools are the
 REST API's operations over again, with its access rules: they narrow to the knowledge bases of the
 caller's API key with the same functions (`knowledge.api.visible_bases`, `searchable_ids`,
-`tickets.api.visible_tickets`) and check scopes with `portal.auth.require_scope`.
+`tickets.api.visible_tickets`) and check scopes with `portal.auth.require_scope`; a key is listed
+only the tools its scopes allow.
 
 Who is calling is a context variable holding an "authorize" callable: the HTTP view has already
 authenticated the request (and counted it against the rate limit), so its callable just returns the
@@ -56,8 +57,25 @@ logger = logging.getLogger(__name__)
 DOCUMENT_PAGE_CHARS = 20_000
 
 _authorize: ContextVar[Callable[[], ApiKey]] = ContextVar("mcp_authorize")
+# The scope each tool needs (filled by `_tool`): a key is shown only the tools it may call.
+TOOL_SCOPES: dict[str, str] = {}
 
-mcp = FastMCP(
+
+class PortalMCP(FastMCP):
+    async def list_tools(self):
+        """The tools the calling key has the scopes for (calling another still answers `missing_scope`)."""
+        scopes = await sync_to_async(_caller_scopes)()
+        return [tool for tool in await super().list_tools() if TOOL_SCOPES.get(tool.name) in scopes]
+
+
+def _caller_scopes() -> set[str]:
+    try:
+        return set(_authorize.get()().scopes)
+    except (LookupError, ApiError):
+        return set()
+
+
+mcp = PortalMCP(
     "knowledge-portal",
     instructions=(
         "Search the organisation's knowledge bases and answer from them with citations; create and read "
@@ -111,6 +129,7 @@ def _tool(scope: str, description: str):
 
         # The schema is built from the signature without the leading `key`.
         call.__signature__ = _without_key(func)
+        TOOL_SCOPES[func.__name__] = scope
         mcp.tool(name=func.__name__, description=description, structured_output=False)(call)
         return func
 

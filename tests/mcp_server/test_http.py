@@ -157,6 +157,12 @@ class McpHttpTests(LiveServerTestCase):
             call(self.url, self.token_a, read)
         self.assertNotIn("marmalade", str(caught.exception))
 
+    def test_a_key_is_listed_only_the_tools_its_scopes_allow(self):
+        listed = {t.name for t in call(self.url, self.token_ro, lambda session: session.list_tools()).tools}
+        self.assertEqual(listed, TOOLS - {"create_ticket", "get_ticket"})
+        listed = {t.name for t in call(self.url, self.token_a, lambda session: session.list_tools()).tools}
+        self.assertEqual(listed, TOOLS)
+
     def test_tickets_need_the_tickets_scope(self):
         text = error_text(tool(self.url, self.token_ro, "create_ticket", {"body": "Where is my refund?"}))
         self.assertIn("missing_scope", text)
