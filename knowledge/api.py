@@ -334,8 +334,9 @@ def planned_search(request, payload: PlanRequest):
 def answer(request, payload: AnswerRequest):
     """A grounded answer with numbered citations, or a refusal when the sources do not support one.
 
-    With `"stream": true` the answer comes as Server-Sent Events: `token` events (`{"text": …}`) as
-    the chat model writes, then one `answer` event with the whole response below (its `answer` text
+    With `"stream": true` the answer comes as Server-Sent Events: `token` events (`{"text": …}`), one
+    finished sentence at a time as the chat model writes, each sent only once the outgoing-text check
+    has passed it, then one `answer` event with the whole response below (its `answer` text
     is the final one, and an answer held back by the outgoing-text check ends there as refused).
     Without a chat model the text arrives in one `token` event.
     """
