@@ -4,8 +4,9 @@ Each confirmed question is embedded once and searched the way the product search
 `retrieval.retrieve` with the product's settings). Documents are ranked by their best chunk and
 scored with `evaluation.metrics` (the code `bench/retrieval.py` uses). The answer side is judged
 without a generator: the first `ANSWER_SOURCES` hits are what `answers.answer` would be given, so
-its confidence rule decides refusal, and "citation [1] correct" asks whether the first source
-(what the extractive answer cites as [1]) is an expected document.
+its own rule (`answers.judge`: confidence, a clearly matching FAQ entry first) decides refusal, and
+"citation [1] correct" asks whether the first source (what the answer cites as [1]) is an expected
+document.
 
 Aggregates: nDCG@10, recall@10 and MRR@10 over questions with expected documents; citation@1
 over those answered; refusal precision and recall over "should refuse" questions; latency p50/p95
@@ -16,7 +17,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from django.conf import settings
@@ -155,13 +156,15 @@ def ask(kb: KnowledgeBase, embedder, question: GoldenQuestion, *, mode: str = "h
             hit.document_id = document_map.get(hit.document_id, hit.document_id)
     # A deleted expected document stays relevant under a key no hit can have: the question scores 0.
     relevant = {item.document_id or f"deleted:{item.pk}": item.relevance for item in question.expected.all()}
+    judged = _judged(question.question, kb, found, vector)
     result = EvalResult(question=question, question_text=question.question, should_refuse=question.should_refuse,
-                        latency_ms=round(latency, 2), refused=_refused(kb, found))
+                        latency_ms=round(latency, 2), refused=judged.refusal is not None)
     if relevant:
         scores = score_ranking(ranked_documents(found.hits), relevant)
         result.ndcg, result.recall, result.reciprocal_rank = scores["ndcg@10"], scores["recall@10"], scores["mrr@10"]
         if not result.refused:
-            result.citation_correct = found.hits[0].document_id in relevant
+            # [1] of the answer: a clearly matching FAQ entry comes first, else the best hit.
+            result.citation_correct = judged.sources[0].document_id in relevant
     seen, top = set(), []
     for hit in found.hits:
         if hit.document_id not in seen and len(top) < TOP_HITS_KEPT:
@@ -172,15 +175,16 @@ def ask(kb: KnowledgeBase, embedder, question: GoldenQuestion, *, mode: str = "h
     return result
 
 
-def _refused(kb: KnowledgeBase, found: retrieval.Retrieval) -> bool:
-    """Would `answers.answer` refuse, given the first ANSWER_SOURCES of these hits?"""
-    hits = found.hits[:ANSWER_SOURCES]
+def _judged(question: str, kb: KnowledgeBase, found: retrieval.Retrieval, vector) -> answers.Grounding:
+    """What `answers.answer` would decide given the first ANSWER_SOURCES of these hits (its own rule, `judge`):
+    the sources in the order it cites them, and its refusal if it refuses."""
+    hits = [replace(hit) for hit in found.hits[:ANSWER_SOURCES]]  # judging may re-rank them
     floor = retrieval.setting("KEYWORD_FALLBACK_RELEVANCE")
     relevant = sum(1 for hit in hits if (retrieval.relevance(hit.similarity, kb) or 0.0) >= floor)
     view = retrieval.Retrieval(hits, found.best_similarity, found.keyword_fallback_used, found.timings,
                                found.best_relevance, found.mode, relevant)
-    confidence, _ = answers.assess_confidence(view)
-    return not hits or confidence < settings.PORTAL.get("ANSWER_THRESHOLD", 0.5)
+    embeddings = {kb.embedder: vector} if vector is not None else None
+    return answers.judge(question, view, query_embeddings=embeddings)
 
 
 def _aggregate(totals: _Totals, latencies: list[float]) -> dict:

@@ -72,7 +72,7 @@ def default_refusal(question: str) -> str:
     return translate(DEFAULT_REFUSAL, detect_language(question))
 
 __all__ = ["REASON_SENTENCES", "Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence",
-           "build_prompt", "complete", "ground", "parse_citations", "reason_sentences"]
+           "build_prompt", "complete", "ground", "judge", "parse_citations", "reason_sentences"]
 
 logger = logging.getLogger(__name__)
 
@@ -162,6 +162,16 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     """
     result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters,
                                 query_embeddings=query_embeddings)
+    return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
+
+
+def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None = None,
+          refusal_text: str | None = None, query_embeddings: dict | None = None) -> Grounding:
+    """Whether a retrieval's hits support an answer to `question`: the sources in order (a clearly
+    matching FAQ entry first), the confidence, and the refusal when they do not.
+
+    The one rule `answer`, streaming, triage and evaluation (`evaluation.runs`) all go by.
+    """
     sources, closeness = _entry_first(question, result.hits, query_embeddings)
     confidence, reasons = assess_confidence(result)
     if closeness is not None:

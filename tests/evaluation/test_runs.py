@@ -11,10 +11,13 @@ from evaluation import golden, runs
 from evaluation.exceptions import EmptyGoldenSetError, EvaluationError
 from evaluation.models import EvalRun, GoldenQuestion
 from knowledge import jobs
+from knowledge.indexing import ingestion
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Job
+from knowledge.search import answers
 from tests.evaluation.test_golden import TYDI, beir_slice
 from tests.factories import make_kb
+from tests.knowledge.test_composer import FAQ, REACT
 from tests.tickets.helpers import make_help_centre
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -105,6 +108,37 @@ class HelpCentreRunTests(TestCase):
         run = EvalRun(metrics={"ndcg@10": 0.5, "refusal_precision": None})
         self.assertEqual(runs.failures(run, {"ndcg@10": 0.6, "refusal_precision": 0.1}),
                          ["ndcg@10 = 0.5000 < 0.6", "refusal_precision: no questions to measure it (limit 0.1)"])
+
+
+class RefusalAgreementTests(TestCase):
+    """An evaluation's "refused" is the answer's own decision, FAQ entries included."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+        ingestion.ingest_text(cls.kb, title="Карты", text=FAQ, source_uri="faq")
+        ingestion.ingest_text(cls.kb, title="React", text=REACT, source_uri="react")
+        # An entry whose long answer shares few words with its question: the chunk is only loosely
+        # similar to the question, but the entry's own question is exactly the one asked.
+        ingestion.ingest_text(cls.kb, title="Returns", source_uri="returns", text=(
+            "# Returns\n\n## Can I return a parcel?\n\n" + " ".join(
+                f"Step {n}: pack the goods with receipt {n}, label box {n}, drop it at locker {n}." for n in range(12))
+            + "\n\n## How long does a refund take?\n\nFive working days after the parcel arrives."))
+        cls.set = golden.create_golden_set(cls.kb, name="Mixed")
+        cls.questions = ["Как заблокировать карту?", "Can I return a parcel?",
+                         "Should I use Create React App for new apps?", "Qwzx vbnm plokij?",
+                         "What is the boiling point of tungsten on Mars?"]
+        for question in cls.questions:
+            golden.add_question(cls.set, question=question, should_refuse=True)
+
+    def test_refused_matches_what_the_answer_does(self):
+        run = runs.evaluate(runs.create_run(self.set))
+        judged = {result.question_text: result.refused for result in run.results.all()}
+        answered = {question: answers.answer(question, [self.kb.pk]).refused for question in self.questions}
+        self.assertEqual(judged, answered)
+        self.assertFalse(judged["Как заблокировать карту?"])  # entries' own questions are answered
+        self.assertFalse(judged["Can I return a parcel?"])
+        self.assertTrue(judged["Qwzx vbnm plokij?"])
 
 
 class EvalCommandTests(TestCase):
