@@ -251,7 +251,7 @@ class EvalRunAdmin(EvaluationAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Feedback)
-class FeedbackAdmin(admin.ModelAdmin):
+class FeedbackAdmin(EvaluationAdminMixin, admin.ModelAdmin):
     list_display = ["short_question", "knowledge_base", "rating", "refused", "comment", "created_at"]
     list_filter = ["rating", "refused", "knowledge_base"]
     list_select_related = ["knowledge_base"]
@@ -259,8 +259,14 @@ class FeedbackAdmin(admin.ModelAdmin):
     fields = ["knowledge_base", "question", "answer", "rating", "comment", "refused", "chunks", "created_at"]
     readonly_fields = fields
 
+    class Media:
+        css = KnowledgeAdminMixin.css
+
     def has_add_permission(self, request):
         return False  # feedback comes from the API and the playground
+
+    def get_urls(self):
+        return [self.custom_url("rate/", admin_views.rate_answer, "rate"), *super().get_urls()]
 
     @admin.display(description=_("Question"))
     def short_question(self, item):

@@ -1,4 +1,5 @@
-"""Custom admin pages of the evaluation app: importing a question file, the trend per base, the diff of two runs.
+"""Custom admin pages of the evaluation app: importing a question file, the trend per base, the diff of two runs,
+and rating an answer from the search playground.
 
 Each view receives its ModelAdmin first, runs inside `admin_site.admin_view()` and re-checks the
 permission it needs; the work is done by `evaluation.golden` and `evaluation.runs`.
@@ -7,16 +8,16 @@ permission it needs; the work is done by `evaluation.golden` and `evaluation.run
 import io
 
 from django.contrib import messages
-from django.http import HttpResponseRedirect
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from evaluation import golden, runs
+from evaluation import feedback, golden, runs
 from evaluation.exceptions import EvaluationError
-from evaluation.forms import ImportForm
+from evaluation.forms import ImportForm, RatingForm
 from evaluation.models import EvalRun, GoldenSet
 from knowledge.admin_views import render, require
 from knowledge.models import KnowledgeBase
@@ -113,3 +114,34 @@ def diff(model_admin, request, before_id: int, after_id: int):
                   before=before, after=after, metrics=metrics,
                   better=better[:CHANGES_SHOWN], worse=worse[:CHANGES_SHOWN], n_better=len(better),
                   n_worse=len(worse))
+
+
+def rate_answer(model_admin, request):
+    """A thumbs up or down on an answer tried in the search playground (whoever may use it may rate).
+
+    Answers JSON to the playground's script, so the page keeps its results; without the script,
+    goes back to the playground with a message.
+    """
+    require(request, "knowledge.view_knowledgebase")
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    form = RatingForm(request.POST)
+    wants_json = request.headers.get("Accept", "").startswith("application/json")
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            feedback.record_feedback(data["knowledge_base"], question=data["question"], rating=data["rating"],
+                                     answer=data["answer"], refused=data["refused"], chunk_ids=data["chunks"])
+        except EvaluationError as exc:
+            form.add_error(None, str(exc))
+    if form.errors:
+        error = "; ".join(str(message) for errors in form.errors.values() for message in errors)
+        if wants_json:
+            return JsonResponse({"recorded": False, "message": error}, status=400)
+        messages.error(request, _("The rating was not recorded: %(error)s") % {"error": error})
+    else:
+        note = _("Thank you: the rating is recorded (Evaluation → Feedback; thumbs down also feed the gap report).")
+        if wants_json:
+            return JsonResponse({"recorded": True, "message": note})
+        messages.success(request, note)
+    return HttpResponseRedirect(reverse("admin:knowledge_knowledgebase_playground"))

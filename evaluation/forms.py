@@ -4,7 +4,7 @@ from django.utils.translation import gettext_lazy as _
 from evaluation.models import ShadowSwitch
 from evaluation.shadow import CHANGEABLE
 from knowledge.indexing.embedding import REGISTRY
-from knowledge.models import KnowledgeBase
+from knowledge.models import SERVED, KnowledgeBase
 
 IMPORT_TYPES = (".jsonl", ".csv")
 
@@ -43,3 +43,17 @@ class SwitchForm(forms.ModelForm):
     @property
     def changes(self) -> dict:
         return {name: self.cleaned_data.get(name) for name in CHANGEABLE}
+
+
+class RatingForm(forms.Form):
+    """A thumbs up or down on an answer tried in the playground, with what the answer was made of."""
+
+    knowledge_base = forms.ModelChoiceField(queryset=KnowledgeBase.objects.filter(**SERVED))
+    question = forms.CharField(max_length=2000)
+    answer = forms.CharField(required=False, max_length=20_000)
+    refused = forms.BooleanField(required=False)
+    chunks = forms.RegexField(regex=r"^\d+(,\d+){0,49}$", required=False)
+    rating = forms.ChoiceField(choices=[("up", _("Thumbs up")), ("down", _("Thumbs down"))])
+
+    def clean_chunks(self) -> list[int]:
+        return [int(pk) for pk in self.cleaned_data["chunks"].split(",") if pk]

@@ -327,12 +327,21 @@ def _run_search(data: dict) -> dict:
              "chunk_url": reverse("admin:knowledge_chunk_change", args=[hit.chunk_id])} for hit in result.hits]
     shaped_answer = None
     if answer is not None:
-        shaped_answer = {"answer": answer, "text": cited_text(answer.text),
-                         "reasons": answers.reason_sentences(answer.reasons),
+        shaped_answer = {"answer": answer, "text": cited_text(answer.text), "question": data["query"],
+                         "reasons": answers.reason_sentences(answer.reasons), **_rating(answer, kb_ids),
                          "sources": [{"number": c.number, "hit": c.hit,
                                       "snippet": safe_snippet(c.hit.snippet or escape(c.hit.content[:400]))}
                                      for c in answer.citations]}
     return {"hits": rows, "answer": shaped_answer, "retrieval": result}
+
+
+def _rating(answer, kb_ids: list[int]) -> dict:
+    """What a thumbs up or down on this answer records: the base of its first source (else the first
+    base asked) and the chunks it was made of there (cited, or the sources of a refusal)."""
+    used = [citation.hit for citation in answer.citations] or answer.sources
+    kb_id = used[0].knowledge_base_id if used else (kb_ids[0] if kb_ids else None)
+    return {"rate_kb": kb_id,
+            "chunk_ids": ",".join(str(hit.chunk_id) for hit in used if hit.knowledge_base_id == kb_id)}
 
 
 def _answer(question: str, kb_ids: list[int], options: dict):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from evaluation.models import Feedback
 from knowledge.models import Document, Job, KnowledgeBase
 from tests.conftest import DATA
 from tests.factories import make_document, make_kb
@@ -144,6 +145,11 @@ def test_playground_drafts_a_grounded_answer_with_citations(logged_in):
     page.locator(".kp-answer .kp-cite").first.click()  # a citation badge jumps to its source
     expect(page.locator("#source-1")).to_contain_text("Refund policy")
     snap(page, "answer")
+    # A thumbs down is recorded in the background: the answer stays on the page.
+    page.click("form.kp-rate button[value=down]")
+    expect(page.locator(".kp-rate-note")).to_contain_text("rating is recorded")
+    expect(page.locator(".kp-answer")).to_be_visible()
+    assert Feedback.objects.get().question == "When are refunds paid?"
 
 
 @pytest.fixture

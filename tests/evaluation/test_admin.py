@@ -1,10 +1,13 @@
+import re
+from html import unescape
+
 from django.contrib.auth.models import Permission, User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import TestCase
 from django.urls import reverse
 
 from evaluation import feedback, golden, runs
-from evaluation.models import EvalRun, GoldenQuestion, ShadowSwitch
+from evaluation.models import EvalRun, Feedback, GoldenQuestion, ShadowSwitch
 from knowledge.models import Chunk
 from tests.tickets.helpers import make_help_centre
 
@@ -109,3 +112,58 @@ class ShadowSwitchAdminTests(TestCase):
         # Shadows never appear among the knowledge bases.
         listing = self.client.get(reverse("admin:knowledge_knowledgebase_changelist"))
         self.assertNotContains(listing, "shadow of switch")
+
+
+class PlaygroundRatingTests(TestCase):
+    """Thumbs on an answer tried in the search playground land in Feedback (and so in the gap report)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb, cls.documents, _ = make_help_centre()
+        cls.content_manager = make_staff("content", "view_knowledgebase")
+        cls.outsider = make_staff("outsider")
+
+    def ask(self, question: str) -> str:
+        response = self.client.post(reverse("admin:knowledge_knowledgebase_playground"), {
+            "query": question, "knowledge_bases": [self.kb.pk], "mode": "hybrid", "top_k": 5, "with_answer": "on"})
+        self.assertEqual(response.status_code, 200)
+        return response.content.decode()
+
+    def rating_fields(self, html: str) -> dict:
+        form = re.search(r'<form method="post" action="([^"]+)" class="kp-rate">(.*?)</form>', html, re.S)
+        self.assertIsNotNone(form, "no rating form under the answer")
+        fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form.group(2)))
+        return form.group(1), {name: unescape(value) for name, value in fields.items()}
+
+    def test_a_thumbs_down_is_recorded_with_the_answers_chunks_and_the_page_stays(self):
+        self.client.force_login(self.content_manager)
+        url, fields = self.rating_fields(self.ask("How long does standard delivery take?"))
+        self.assertEqual(url, reverse("admin:evaluation_feedback_rate"))
+        response = self.client.post(url, {**fields, "rating": "down"}, headers={"Accept": "application/json"})
+        self.assertEqual(response.json()["recorded"], True)
+        item = Feedback.objects.get()
+        self.assertEqual((item.knowledge_base, item.question, item.rating),
+                         (self.kb, "How long does standard delivery take?", Feedback.Rating.DOWN))
+        self.assertEqual(item.first_chunk.document, self.documents["delivery"])
+        self.assertIn("How long does standard delivery take?", [q.question for q in feedback.gap_questions()])
+
+    def test_without_the_script_the_playground_comes_back_with_a_message(self):
+        self.client.force_login(self.content_manager)
+        url, fields = self.rating_fields(self.ask("How do I reset my password?"))
+        response = self.client.post(url, {**fields, "rating": "up"}, follow=True)
+        self.assertContains(response, "the rating is recorded")
+        self.assertEqual(Feedback.objects.get().rating, Feedback.Rating.UP)
+
+    def test_bad_ratings_and_outsiders_record_nothing(self):
+        self.client.force_login(self.content_manager)
+        url, fields = self.rating_fields(self.ask("How do I reset my password?"))
+        foreign = Chunk.objects.exclude(knowledge_base=self.kb).values_list("pk", flat=True).first()
+        for bad in ({"rating": "sideways"}, {"rating": "up", "chunks": "1,x"},
+                    {"rating": "up", "chunks": str(foreign or 999999)}):
+            response = self.client.post(url, {**fields, **bad}, headers={"Accept": "application/json"})
+            self.assertEqual(response.status_code, 400, bad)
+            self.assertFalse(response.json()["recorded"])
+        self.assertEqual(self.client.get(url).status_code, 405)
+        self.client.force_login(self.outsider)
+        self.assertEqual(self.client.post(url, {**fields, "rating": "up"}).status_code, 403)
+        self.assertFalse(Feedback.objects.exists())
