@@ -280,6 +280,9 @@ class TicketAdmin(admin.ModelAdmin):
             "edits": reports.edit_stats(),
             # Content managers see the questions, not the tickets.
             "can_open_tickets": self.has_view_or_change_permission(request),
+            # Those who may add documents answer a question right there, as an FAQ entry.
+            "write_entry_url": reverse("admin:knowledge_knowledgebase_write_entry")
+            if request.user.has_perm("knowledge.add_document") else "",
         }
         return TemplateResponse(request, "admin/tickets/ticket/report.html", context)
 

@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from knowledge import admin_chunks, admin_views, bases
+from knowledge import admin_chunks, admin_entries, admin_views, bases
 from knowledge.admin.common import STATUS_CSS, KnowledgeAdminMixin
 from knowledge.forms import KnowledgeBaseForm
 from knowledge.indexing import calibration
@@ -129,4 +129,5 @@ class KnowledgeBaseAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
             self.custom_url("<int:kb_id>/reindex/", admin_views.reindex, "reindex"),
             self.custom_url("<int:kb_id>/preview/", admin_chunks.preview_chunks, "preview"),
             self.custom_url("playground/", admin_views.playground, "playground"),
+            self.custom_url("write-entry/", admin_entries.write_entry, "write_entry"),
         ] + super().get_urls()

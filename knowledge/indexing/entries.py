@@ -2,7 +2,8 @@
 
 - Tables (`knowledge.indexing.tables`): one piece per row, shaped by the document's column mapping.
 - FAQ pages: a heading that asks a question (ends in `?`, or starts with `Q:` / `В:` / `Вопрос:`)
-  followed by its answer becomes one entry, when the page has at least two such headings.
+  followed by its answer becomes one entry, when the page has at least two such headings (or is an
+  FAQ by construction, such as the answers written in the admin: `knowledge.written`).
 - Everything else goes through `chunking.split_text` as before; the table and FAQ regions are
   blanked (same length, so offsets hold) rather than cut out, so headings keep their paths.
 
@@ -37,7 +38,7 @@ class Piece:
 
 
 def split_document(text: str, *, mapping: dict | None = None, chunk_size: int = 2000, overlap: int = 200,
-                   min_size: int = 200) -> tuple[list[Piece], list[dict]]:
+                   min_size: int = 200, min_questions: int = 2) -> tuple[list[Piece], list[dict]]:
     """The pieces of `text` in reading order, and a description of each table found (for the admin)."""
     found = tables.read_tables(text) if "|" in text else []
     pieces, described, regions = [], [], []
@@ -49,7 +50,7 @@ def split_document(text: str, *, mapping: dict | None = None, chunk_size: int = 
         for entry in tables.table_entries(table, effective):
             pieces.append(_row_piece(entry))
         regions.append((table.start, table.end))
-    for start, end, question, answer, path in faq_sections(text, chunk_size * MAX_ENTRY_CHUNKS):
+    for start, end, question, answer, path in faq_sections(text, chunk_size * MAX_ENTRY_CHUNKS, min_questions):
         if any(start < r_end and r_start < end for r_start, r_end in regions):
             continue
         pieces.append(Piece(answer, start, end, path + [question], question=question, kind="faq",
@@ -63,6 +64,11 @@ def split_document(text: str, *, mapping: dict | None = None, chunk_size: int = 
         pieces.append(Piece(content, chunk.start, chunk.end, chunk.heading_path))
     pieces.sort(key=lambda piece: (piece.start, piece.end))
     return pieces, described
+
+
+def asks_question(heading: str) -> bool:
+    """Whether a heading asks a question (and so, with its answer, makes an FAQ entry)."""
+    return bool(_ASKS.search(heading))
 
 
 def known_columns(described: list[dict]) -> list[str]:
@@ -81,8 +87,9 @@ def _row_piece(entry: tables.Entry) -> Piece:
                  metadata={**entry.metadata, "entry": info}, kind=info["kind"])
 
 
-def faq_sections(text: str, max_chars: int) -> list[tuple[int, int, str, str, list[str]]]:
-    """(start, end, question, answer, headings above) of each question heading and its answer."""
+def faq_sections(text: str, max_chars: int, min_questions: int = 2) -> list[tuple[int, int, str, str, list[str]]]:
+    """(start, end, question, answer, headings above) of each question heading and its answer, when
+    the text has at least `min_questions` of them (one question heading in prose is just a heading)."""
     headings, offset, fenced = [], 0, False
     for line in text.split("\n"):
         if _FENCE.match(line):
@@ -92,7 +99,7 @@ def faq_sections(text: str, max_chars: int) -> list[tuple[int, int, str, str, li
             headings.append((offset, len(match[1]), match[2].strip(), offset + len(line) + 1))
         offset += len(line) + 1
     asking = [h for h in headings if _ASKS.search(h[2])]
-    if len(asking) < 2:
+    if len(asking) < max(1, min_questions):
         return []
     sections = []
     for i, (start, level, title, body_start) in enumerate(headings):

@@ -79,6 +79,7 @@ class RussianAdminPagesTests(TestCase):
             "inbox": reverse("admin:tickets_ticket_changelist"),
             "ticket": reverse("admin:tickets_ticket_change", args=[ticket]),
             "gap report": reverse("admin:tickets_ticket_report"),
+            "write an answer": reverse("admin:knowledge_knowledgebase_write_entry") + "?question=Сроки%20доставки",
             "agents": reverse("admin:tickets_agent_changelist"),
             "agent": reverse("admin:tickets_agent_change", args=[self.agent.pk]),
             "api keys": reverse("admin:portal_apikey_changelist"),

@@ -1,4 +1,5 @@
 import re
+from html import unescape
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -7,6 +8,7 @@ from django.urls import reverse
 
 from knowledge import jobs
 from knowledge.indexing import ingestion
+from knowledge.search import answers
 from tests.factories import make_document, make_kb
 from tests.tickets.helpers import DELIVERY, make_help_centre
 from tickets import triage
@@ -150,6 +152,28 @@ class TicketAdminTests(TestCase):
         self.client.force_login(self.support)
         response = self.client.get(reverse("admin:tickets_ticket_report"))
         self.assertContains(response, reverse("admin:tickets_ticket_change", args=[refused.pk]))
+        self.assertNotContains(response, "Write an answer")  # support staff do not edit the knowledge
+
+    def test_content_managers_answer_a_gap_question_as_an_faq_entry(self):
+        refused = self.submit("What is the boiling point of mercury?", subject="Mercury")
+        refused.refused = True
+        refused.save(update_fields=["refused"])
+        self.client.force_login(self.manager)
+        html = self.client.get(reverse("admin:tickets_ticket_report")).content.decode()
+        link = re.search(r'<a class="tk-write-entry" href="([^"]+)">Write an answer</a>', html)
+        self.assertIsNotNone(link)
+        form = self.client.get(unescape(link.group(1))).context["form"]
+        self.assertEqual(form.initial["question"], "Mercury")  # as the report shows it, to be worded
+        with self.captureOnCommitCallbacks(execute=True):
+            response = self.client.post(unescape(link.group(1)), {
+                "knowledge_base": self.kb.pk, "question": "What is the boiling point of mercury?",
+                "answer": "Mercury boils at 356.7 °C at normal pressure."})
+        self.assertEqual(response.status_code, 302)
+        result = answers.answer("What is the boiling point of mercury?", [self.kb.pk])
+        self.assertTrue(result.entry_match)
+        self.assertEqual(result.text, "Mercury boils at 356.7 °C at normal pressure. [1]")
+        self.client.force_login(self.support)
+        self.assertEqual(self.client.get(unescape(link.group(1))).status_code, 403)
 
     def test_script_in_a_ticket_and_in_a_cited_chunk_is_escaped(self):
         make_document(self.kb, f"# Delivery of scripts\n\nExpress delivery of {SCRIPT} takes one working day.",
