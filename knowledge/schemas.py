@@ -130,7 +130,7 @@ class JobOut(ModelSchema):
     class Meta:
         model = Job
         fields = ("id", "kind", "status", "progress_done", "progress_total", "error_message", "cancel_requested",
-                  "created_at", "started_at", "heartbeat_at", "finished_at", "updated_at")
+                  "attempts", "worker", "created_at", "started_at", "heartbeat_at", "finished_at", "updated_at")
 
 
 class DocumentOut(ModelSchema):

@@ -11,9 +11,10 @@ class PortalConfig(AppConfig):
         from django_q.signals import post_spawn
 
         from portal import checks  # noqa: F401  (registers the system checks)
-        from portal.jobs import lower_worker_priority
+        from portal.jobs import lower_worker_priority, start_reaper
 
         post_spawn.connect(lower_worker_priority, dispatch_uid="portal-worker-nice")
+        post_spawn.connect(start_reaper, dispatch_uid="portal-job-reaper")
         # django-q2 names its admin section after Q_CLUSTER["label"], a plain string: ours is
         # translated here, so the admin's menu speaks the reader's language everywhere.
         if apps.is_installed("django_q"):

@@ -216,14 +216,19 @@ PORTAL = {
     # What one search may ask (knowledge/search/query_limits.py): more is refused with a 422 naming the limit.
     # Links and e-mail addresses on these domains do not hold an answer for review (knowledge/outgoing.py).
     "OUTGOING_ALLOWED_DOMAINS": env_list("PORTAL_OUTGOING_ALLOWED_DOMAINS", []),
-    # Running jobs write a heartbeat this often; one silent for JOB_STALE_SECONDS is failed by the
-    # reaper (a schedule that runs every minute), with its documents put back in a final state.
     # Audit entries (model changes and API requests) older than this are deleted, daily.
     "AUDIT_RETENTION_DAYS": env_int("PORTAL_AUDIT_RETENTION_DAYS", 365, minimum=1),
     # Niceness added to each worker process (0-19): background ingestion yields the CPU to searches.
     "WORKER_NICE": env_int("PORTAL_WORKER_NICE", 10, minimum=0),
+    # Running jobs write a heartbeat this often; one silent for JOB_STALE_SECONDS is queued again by
+    # the reaper (portal/jobs.py), or failed after its last attempt with its documents put back in a
+    # final state.
     "JOB_HEARTBEAT_SECONDS": env_float("PORTAL_JOB_HEARTBEAT_SECONDS", 15.0),
     "JOB_STALE_SECONDS": env_int("PORTAL_JOB_STALE_SECONDS", 120, minimum=1),
+    # A stale job is queued again for another worker this many times in all, then failed; each
+    # worker process also looks for stale jobs this often (seconds; 0: only the minute's schedule).
+    "JOB_MAX_ATTEMPTS": env_int("PORTAL_JOB_MAX_ATTEMPTS", 3, minimum=1),
+    "JOB_REAP_SECONDS": env_float("PORTAL_JOB_REAP_SECONDS", 30.0),
     "SEARCH_MAX_FILTER_KEYS": env_int("PORTAL_SEARCH_MAX_FILTER_KEYS", 20, minimum=1),
     "SEARCH_MAX_FILTER_VALUES": env_int("PORTAL_SEARCH_MAX_FILTER_VALUES", 200, minimum=1),
     "SEARCH_MAX_LAYERS": env_int("PORTAL_SEARCH_MAX_LAYERS", 20, minimum=1),

@@ -18,7 +18,7 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     list_select_related = ["knowledge_base", "created_by"]
     actions = ["cancel_jobs"]
     fields = ["kind", "knowledge_base", "status_badge", "created_by", "created_at", "started_at", "finished_at",
-              "task_id", "options_display"]
+              "attempts", "worker", "task_id", "options_display"]
     readonly_fields = fields
 
     class Media:

@@ -65,8 +65,14 @@ class Job(models.Model):
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     # Written every few seconds while a worker runs the job; a running job whose heartbeat stops
-    # belongs to a dead worker and is failed by the reaper (portal/jobs.py).
+    # belongs to a dead worker and is queued again (or, after its last attempt, failed) by the
+    # reaper (portal/jobs.py).
     heartbeat_at = models.DateTimeField(_("heartbeat at"), null=True, blank=True)
+    # Times a worker has taken the job: its lease. Only the run holding the current attempt may
+    # write the heartbeat and the outcome, so a redelivered or duplicate task cannot run it twice.
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    # The worker ("host:pid") holding the current attempt.
+    worker = models.CharField(_("worker"), max_length=200, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 

@@ -1,9 +1,12 @@
 """Crawls as jobs: start, progress and failures on the job, cancellation, the `crawl` command."""
 
+from datetime import timedelta
 from io import StringIO
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from crawler import jobs
 from crawler.exceptions import BlockedAddressError, CrawlerError, InvalidURLError
@@ -52,11 +55,14 @@ def test_a_redelivered_crawl_starts_its_counters_over(flask_site):
     kb = make_kb()
     job = jobs.create_crawl_job(kb, flask_site.url("/installation.html"), max_depth=0)
     jobs.run_crawl(job)
-    job.status = Job.Status.RUNNING  # as if the worker died before marking it finished
-    job.save(update_fields=["status"])
+    # As if the worker died before marking it finished: running, its heartbeat stale.
+    job.status = Job.Status.RUNNING
+    job.heartbeat_at = timezone.now() - timedelta(seconds=django_settings.PORTAL["JOB_STALE_SECONDS"] + 1)
+    job.save(update_fields=["status", "heartbeat_at"])
     jobs.run_crawl(job)
     job.refresh_from_db()
     assert job.counters["fetched"] == 1 and job.counters["unchanged"] == 1 and "ingested" not in job.counters
+    assert job.attempts == 2
 
 
 @pytest.mark.parametrize(("url", "options", "error", "message"), [

@@ -1,10 +1,13 @@
 """End to end with a real django-q2 worker process (a TransactionTestCase: the worker must see commits)."""
 
 from contextlib import ExitStack
+from datetime import timedelta
 from unittest import skipUnless
 
+from django.conf import settings
 from django.core.files import File
 from django.test import TransactionTestCase
+from django.utils import timezone
 from django_q.conf import Conf
 from django_q.models import OrmQ
 
@@ -61,15 +64,17 @@ class RealWorkerTests(TransactionTestCase):
             self.assertEqual(document.status, Document.Status.INDEXING)
             self.assertFalse(Chunk.objects.filter(document=document).exists())
             stub.behaviour = "ok"
+            # The task delivered again once the dead worker's heartbeat is stale takes the job over.
+            stale = timezone.now() - timedelta(seconds=settings.PORTAL["JOB_STALE_SECONDS"] + 1)
+            Job.objects.filter(pk=job.pk).update(heartbeat_at=stale)
             jobs.run_ingestion(Job.objects.get(pk=job.pk))
         document.refresh_from_db()
         self.assertEqual(document.status, Document.Status.READY)
         self.assertEqual(Chunk.objects.filter(document=document).count(), document.chunk_count)
-        self.assertEqual(Job.objects.get(pk=job.pk).status, Job.Status.SUCCEEDED)
+        job.refresh_from_db()
+        self.assertEqual((job.status, job.attempts), (Job.Status.SUCCEEDED, 2))
 
     def settings_openai(self):
-        from django.conf import settings
-
         return settings.OPENAI
 
 

@@ -4,12 +4,15 @@ from datetime import timedelta
 from importlib import import_module
 
 from django.apps import apps
-from django.test import TestCase
+from django.conf import settings
+from django.db.models import F
+from django.test import TestCase, override_settings
 from django.utils import timezone
 from django_q.models import Schedule
 
 from knowledge import jobs
-from knowledge.models import Document, Job
+from knowledge.models import Chunk, Document, Job
+from portal import jobs as portal_jobs
 from portal.jobs import reap_stale_jobs
 from tests.factories import make_document, make_kb
 
@@ -19,11 +22,42 @@ class ReaperTests(TestCase):
     def setUpTestData(cls):
         cls.kb = make_kb()
 
-    def dead_job(self, documents, *, seconds_ago=600):
+    def dead_job(self, documents, *, seconds_ago=600, attempts=1):
         beat = timezone.now() - timedelta(seconds=seconds_ago)
         return Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=self.kb, status=Job.Status.RUNNING,
-                                  started_at=beat, heartbeat_at=beat,
+                                  started_at=beat, heartbeat_at=beat, attempts=attempts, worker="gone:1",
                                   options={"document_ids": [d.pk for d in documents]})
+
+    def test_a_dead_workers_job_is_queued_again_and_run_to_the_end(self):
+        document = Document.objects.create(knowledge_base=self.kb, source_kind=Document.SourceKind.INLINE,
+                                           title="Interrupted", text="# Leave\n\nTwenty-eight days a year.",
+                                           status=Document.Status.INDEXING)
+        job = self.dead_job([document])
+        job.counters = {"chunks_embedded": 5}
+        job.save()
+        # The reaper queues it again once its transaction commits; tests run the queued task at once.
+        with self.captureOnCommitCallbacks(execute=True) as queued:
+            self.assertEqual(reap_stale_jobs(), 1)
+            self.assertEqual(Job.objects.get(pk=job.pk).status, Job.Status.QUEUED)
+        self.assertEqual(len(queued), 1)
+        job.refresh_from_db()
+        self.assertEqual((job.status, job.attempts, job.worker), (Job.Status.SUCCEEDED, 2, portal_jobs.worker_name()))
+        self.assertEqual(job.counters.get("chunks_embedded"), 1, "the second run counts only what it did")
+        document.refresh_from_db()
+        self.assertEqual(document.status, Document.Status.READY)
+        self.assertEqual(Chunk.objects.filter(document=document).count(), document.chunk_count)
+
+    @override_settings(PORTAL={**settings.PORTAL, "JOB_MAX_ATTEMPTS": 2})
+    def test_a_job_is_failed_after_its_last_attempt(self):
+        job = self.dead_job([], attempts=2)
+        with self.captureOnCommitCallbacks(execute=True) as queued:
+            self.assertEqual(reap_stale_jobs(), 1)
+        self.assertEqual(queued, [])
+        job.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.FAILED)
+        self.assertIn("after 2 attempts (PORTAL_JOB_MAX_ATTEMPTS=2)", job.error_message)
+        # A copy of its task delivered later finds it finished.
+        self.assertEqual(jobs.run_ingestion(job).status, Job.Status.FAILED)
 
     def test_a_job_whose_heartbeat_stopped_is_failed_and_its_documents_settled(self):
         served = make_document(self.kb, "# Old\n\nThe previous version.", title="Served")
@@ -31,7 +65,7 @@ class ReaperTests(TestCase):
         served.save()
         new = Document.objects.create(knowledge_base=self.kb, source_kind=Document.SourceKind.INLINE,
                                       title="New", status=Document.Status.INDEXING)
-        job = self.dead_job([served, new])
+        job = self.dead_job([served, new], attempts=settings.PORTAL["JOB_MAX_ATTEMPTS"])
         alive = self.dead_job([], seconds_ago=1)
         self.assertEqual(reap_stale_jobs(), 1)
         job.refresh_from_db()
@@ -62,3 +96,66 @@ class ReaperTests(TestCase):
         schedule = Schedule.objects.get(name="reap-stale-jobs")
         self.assertEqual((schedule.func, schedule.schedule_type, schedule.minutes),
                          ("portal.jobs.reap_stale_jobs", Schedule.MINUTES, 1))
+
+
+class LeaseTests(TestCase):
+    """A job runs once, whatever copies of its task arrive: the broker's redelivery, the reaper's requeue."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+
+    def queued_job(self):
+        document, job = jobs.add_text(self.kb, title="Leave", text="# Leave\n\nTwenty-eight days a year.")
+        return document, job
+
+    def test_a_task_for_a_job_running_alive_elsewhere_does_nothing(self):
+        document, job = self.queued_job()
+        Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, attempts=1, worker="other:7",
+                                             heartbeat_at=timezone.now())
+        jobs.run_ingestion(Job.objects.get(pk=job.pk))
+        job.refresh_from_db()
+        self.assertEqual((job.status, job.attempts, job.worker), (Job.Status.RUNNING, 1, "other:7"))
+        self.assertEqual(Document.objects.get(pk=document.pk).status, Document.Status.PENDING)
+
+    def test_a_task_for_a_finished_job_does_nothing_even_when_it_failed(self):
+        for status in (Job.Status.SUCCEEDED, Job.Status.FAILED, Job.Status.CANCELLED):
+            document, job = self.queued_job()
+            Job.objects.filter(pk=job.pk).update(status=status, attempts=1, error_message="before")
+            jobs.run_ingestion(Job.objects.get(pk=job.pk))
+            job.refresh_from_db()
+            self.assertEqual((job.status, job.attempts, job.error_message), (status, 1, "before"))
+            self.assertEqual(Document.objects.get(pk=document.pk).status, Document.Status.PENDING)
+
+    def test_a_redelivered_task_takes_over_a_job_whose_worker_died(self):
+        # The database broker delivers a task again when its worker never acknowledged it.
+        document, job = self.queued_job()
+        stale = timezone.now() - timedelta(seconds=settings.PORTAL["JOB_STALE_SECONDS"] + 5)
+        Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, attempts=1, worker="gone:1",
+                                             heartbeat_at=stale)
+        jobs.run_ingestion(Job.objects.get(pk=job.pk))
+        job.refresh_from_db()
+        self.assertEqual((job.status, job.attempts), (Job.Status.SUCCEEDED, 2))
+        self.assertEqual(Document.objects.get(pk=document.pk).status, Document.Status.READY)
+
+    def test_a_stale_job_out_of_attempts_is_left_to_the_reaper(self):
+        document, job = self.queued_job()
+        stale = timezone.now() - timedelta(seconds=settings.PORTAL["JOB_STALE_SECONDS"] + 5)
+        Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, heartbeat_at=stale,
+                                             attempts=settings.PORTAL["JOB_MAX_ATTEMPTS"])
+        jobs.run_ingestion(Job.objects.get(pk=job.pk))
+        self.assertEqual(Job.objects.get(pk=job.pk).status, Job.Status.RUNNING)
+        self.assertEqual(reap_stale_jobs(), 1)
+        self.assertEqual(Job.objects.get(pk=job.pk).status, Job.Status.FAILED)
+
+    def test_a_run_that_lost_its_lease_leaves_the_outcome_to_the_worker_that_took_over(self):
+        _document, job = self.queued_job()
+
+        def taken_over(job):
+            # What another worker's claim writes after this one was presumed dead.
+            Job.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1, worker="other:7")
+
+        portal_jobs.run(job, taken_over)
+        job.refresh_from_db()
+        self.assertEqual((job.status, job.attempts, job.worker), (Job.Status.RUNNING, 2, "other:7"))
+        self.assertIsNone(job.finished_at)
