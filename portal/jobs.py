@@ -85,17 +85,18 @@ def run(job: Job, body: Callable[[Job], None]) -> Job:
         logger.exception("%s failed", job)
         # A domain error's message is written for people; anything else keeps its type.
         job.fail(str(exc) if isinstance(exc, KnowledgeError) else f"{type(exc).__name__}: {exc}")
-        _published(job)
+        publish_finished(job)
         raise
     finally:
         heartbeat.stop()
         settle_documents(job_documents(job), f"{job} ended before this document was indexed")
     job.finish()
-    _published(job)
+    publish_finished(job)
     return job
 
 
-def _published(job: Job) -> None:
+def publish_finished(job: Job) -> None:
+    """Say that the job ended (the `job.finished` webhook event)."""
     publish("job.finished", {"job": {"id": job.pk, "kind": job.kind, "status": job.status,
                                      "status_label": job.status_label, "failures": len(job.failures),
                                      "knowledge_base_id": job.knowledge_base_id, "counters": job.counters,
@@ -104,10 +105,11 @@ def _published(job: Job) -> None:
 
 
 class Heartbeat:
-    """A daemon thread that writes `heartbeat_at` on a running job until stopped."""
+    """A daemon thread that writes `heartbeat_at` on a running job until stopped; `on_beat` runs with
+    each beat (a worker sharing a job renews the leases of its documents there)."""
 
-    def __init__(self, job_id: int):
-        self.job_id, self.stopped = job_id, threading.Event()
+    def __init__(self, job_id: int, *, on_beat: Callable[[], None] | None = None):
+        self.job_id, self.on_beat, self.stopped = job_id, on_beat, threading.Event()
         self.thread = threading.Thread(target=self._beat, name=f"heartbeat-{job_id}", daemon=True)
         self.thread.start()
 
@@ -115,6 +117,8 @@ class Heartbeat:
         try:
             while not self.stopped.wait(settings.PORTAL["JOB_HEARTBEAT_SECONDS"]):
                 Job.objects.filter(pk=self.job_id, status=Job.Status.RUNNING).update(heartbeat_at=timezone.now())
+                if self.on_beat:
+                    self.on_beat()
         except Exception:  # noqa: BLE001 - a lost heartbeat must not end the job; the reaper will judge
             logger.exception("Heartbeat of job %s stopped", self.job_id)
         finally:
@@ -172,7 +176,7 @@ def reap_stale_jobs() -> int:
         settle_documents(job_documents(job), f"Indexing stopped: {message}")
         _drop_queued_copy(job)
         job.refresh_from_db()
-        _published(job)
+        publish_finished(job)
         reaped += 1
     return reaped
 
