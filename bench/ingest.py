@@ -24,6 +24,7 @@ Everything runs in its own database (`portal_bench_ingest`); the knowledge bases
 """
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -34,6 +35,8 @@ import sys
 import time
 from pathlib import Path
 from urllib.parse import quote
+
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DATA_DIR, ROOT, setup_django  # noqa: E402
@@ -67,10 +70,13 @@ def main() -> None:
     parser.add_argument("--upload-docs", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="PORTAL_EMBED_THREADS of each worker process")
+    parser.add_argument("--ceiling-texts", type=int, default=16,
+                        help="texts each process embeds alone to measure what the machine gives (0: skip)")
     parser.add_argument("--edit-embedder", default="hash", help="the embedder of the edit (a)")
     parser.add_argument("--edit-sections", type=int, default=420, help="abstracts in the long document")
     parser.add_argument("--pipeline-docs", type=int, default=0)
     args = parser.parse_args()
+    os.environ.setdefault("PORTAL_LOG_LEVEL", "WARNING")  # not a line per queued task
     setup_django(DATABASE)
 
     print(f"load average at start: {format_load()}\n")
@@ -146,21 +152,74 @@ def run_pass(workers: int, documents: list[tuple[str, str]], args) -> dict:
     cluster = start_cluster(workers, args)
     try:
         warm_up(workers, args)
-        load_before = os.getloadavg()[0]
+        texts = [text for _, text in documents[:args.ceiling_texts]]
+        ceiling = embedder_ceiling(workers, texts, args) if texts else 0.0
+        load_before, cpu_before = os.getloadavg()[0], cpu_seconds(cluster)
         kb, job = upload(documents, args.embedder, name="bench-shared")
         job = wait_finished(job)
-        load_after = os.getloadavg()[0]
+        load_after, cpu = os.getloadavg()[0], cpu_seconds(cluster) - cpu_before
         chunks = sum(kb.documents.values_list("chunk_count", flat=True))
         participants = len({token.split(":")[1] for token in job.work_items.values_list("claimed_by", flat=True)})
         seconds = (job.finished_at - job.started_at).total_seconds()
         if job.status != job.Status.SUCCEEDED:
             raise SystemExit(f"{job} ended {job.status}: {job.error_message or job.failures[:3]}")
         result = {"chunks": chunks, "documents": len(documents), "seconds": seconds, "rate": chunks / seconds,
-                  "participants": participants, "load": f"{load_before:.1f} → {load_after:.1f}"}
+                  "participants": participants, "load": f"{load_before:.1f} → {load_after:.1f}",
+                  "cores": cpu / seconds, "ceiling": ceiling}
         delete(kb)
         return result
     finally:
         stop(cluster)
+
+
+def cpu_seconds(cluster: subprocess.Popen) -> float:
+    """CPU time used so far by the cluster's processes (its workers are children of its sentinel)."""
+    total = 0.0
+    for process in [psutil.Process(cluster.pid), *psutil.Process(cluster.pid).children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = process.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+CEILING = """
+import json, os, sys, time
+sys.path.insert(0, os.getcwd())
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+import django
+django.setup()
+from knowledge.indexing.embedding import get_embedder
+texts = json.loads(sys.stdin.readline())
+embedder = get_embedder(sys.argv[1])
+embedder.embed_passages(texts[:2])
+print("ready", flush=True)
+sys.stdin.readline()
+started = time.perf_counter()
+for start in range(0, len(texts), 16):
+    embedder.embed_passages(texts[start:start + 16])
+print(time.perf_counter() - started, flush=True)
+"""
+
+
+def embedder_ceiling(processes: int, texts: list[str], args) -> float:
+    """The embedder alone in `processes` processes at once (one thread each, as the workers): the
+    chunks/s the machine gives right now, the most a cluster of that many workers could reach."""
+    env = {**os.environ, "PORTAL_EMBED_THREADS": str(args.threads), "OMP_NUM_THREADS": str(args.threads),
+           "PORTAL_LOG_LEVEL": "WARNING"}
+    children = [subprocess.Popen([sys.executable, "-c", CEILING, args.embedder], cwd=ROOT, env=env, text=True,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(processes)]
+    for child in children:
+        child.stdin.write(json.dumps(texts) + "\n")
+        child.stdin.flush()
+    for child in children:
+        assert child.stdout.readline().strip() == "ready"
+    for child in children:  # all start together
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    seconds = max(float(child.stdout.readline()) for child in children)
+    for child in children:
+        child.wait(timeout=60)
+    return processes * len(texts) / seconds
 
 
 def warm_up(workers: int, args) -> None:
@@ -229,14 +288,24 @@ def stop(process: subprocess.Popen) -> None:
 
 
 def print_passes(passes: list[dict], args) -> None:
-    print_table(["round", "workers", "documents", "chunks", "seconds", "chunks/s", "participants", "load average"],
+    print_table(["round", "workers", "documents", "chunks", "seconds", "chunks/s", "participants",
+                 "worker CPU cores used", "embedder alone, same processes: chunks/s", "load average"],
                 [(p["round"], p["workers"], p["documents"], p["chunks"], f"{p['seconds']:.1f}", f"{p['rate']:.2f}",
-                  p["participants"], p["load"]) for p in passes])
-    one = statistics.median(p["rate"] for p in passes if p["workers"] == 1)
-    two = statistics.median(p["rate"] for p in passes if p["workers"] == 2)
+                  p["participants"], f"{p['cores']:.2f}", f"{p['ceiling']:.2f}" if p["ceiling"] else "—", p["load"])
+                 for p in passes])
+
+    def median(key: str, workers: int) -> float:
+        return statistics.median(p[key] for p in passes if p["workers"] == workers)
+
+    one, two = median("rate", 1), median("rate", 2)
     print(f"\n(b) embedder {args.embedder}, PORTAL_EMBED_THREADS={args.threads} per worker process: "
           f"median {one:.2f} chunks/s with one worker, {two:.2f} with two — **{two / one:.2f}×** (target ≥ 1.8×); "
-          f"load average at the end: {format_load()}")
+          f"CPU cores the workers got: {median('cores', 1):.2f} → {median('cores', 2):.2f}")
+    if args.ceiling_texts:
+        print(f"    the embedder alone in one process, then two at once, on this machine now: "
+              f"{median('ceiling', 1):.2f} → {median('ceiling', 2):.2f} chunks/s "
+              f"({median('ceiling', 2) / median('ceiling', 1):.2f}×: the most two workers could gain)")
+    print(f"    load average at the end: {format_load()}")
 
 
 # --- the pipeline around the embedder (optional) ---------------------------------------------------

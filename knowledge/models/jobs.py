@@ -106,14 +106,16 @@ class Job(models.Model):
 
     @property
     def chunk_fraction(self) -> float:
-        return sum(item["chunks_done"] / item["chunks_total"] for item in self.items
-                   if item.get("state") == self.ItemState.EMBEDDING and item.get("chunks_total"))
+        """The embedded share of the documents being embedded now (read from their rows: few, and only
+        while the job runs)."""
+        embedding = self.work_items.filter(state=self.ItemState.EMBEDDING, chunks_total__gt=0)
+        return sum(done / total for done, total in embedding.values_list("chunks_done", "chunks_total"))
 
     @property
     def chunks_progress(self) -> tuple[int, int]:
         """Chunks embedded and chunks known so far, over the job's items."""
-        return (sum(item.get("chunks_done", 0) for item in self.items),
-                sum(item.get("chunks_total", 0) for item in self.items))
+        sums = self.work_items.aggregate(done=models.Sum("chunks_done"), total=models.Sum("chunks_total"))
+        return sums["done"] or 0, sums["total"] or 0
 
     def start(self, total: int | None = None) -> None:
         self.status, self.started_at, self.finished_at = self.Status.RUNNING, timezone.now(), None
