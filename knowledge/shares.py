@@ -1,7 +1,7 @@
 """One ingestion (or re-index) job shared by every free worker, document by document.
 
-The job's own task plans the work once — one `JobItem` row per document — then queues up to
-`PORTAL_INGEST_SHARES - 1` share tasks and takes part itself. Every participant loops: claim the
+The job's own task plans the work once — one `JobItem` row per document — then queues share tasks
+for up to `PORTAL_INGEST_SHARES - 1` other workers and takes part itself. Every participant loops: claim the
 next queued document (`SELECT … FOR UPDATE SKIP LOCKED`, so two never take the same row), ingest
 it, mark it done, until none is left. A claim carries a lease that the participant's heartbeat
 renews; a participant that dies (killed, out of memory) stops renewing, and when its lease runs
@@ -133,7 +133,11 @@ def _invite(job: Job) -> None:
     if Conf.SYNC:
         return  # one process runs every task in turn (tests): nobody to share with
     queued = job.work_items.filter(state=Job.ItemState.QUEUED).count()
-    for _ in range(min(settings.PORTAL["INGEST_SHARES"], queued) - 1):
+    wanted = min(settings.PORTAL["INGEST_SHARES"], queued) - 1
+    # Twice as many, and one more: a busy django-q2 cluster's pusher takes a task or two into its
+    # own queue while its workers are busy (this one's, running this task, first of all); the
+    # tasks it holds run after the job, find it ended and return at once. The spares reach free workers.
+    for _ in range(2 * wanted + 1 if wanted > 0 else 0):
         enqueue_task(SHARE_TASK, job.pk)
 
 
