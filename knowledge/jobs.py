@@ -11,7 +11,7 @@ from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from knowledge import archives, bases, notion, uploads
+from knowledge import archives, bases, notion, shares, uploads
 from knowledge.exceptions import JobStateError, KnowledgeError
 from knowledge.indexing import entries, ingestion, parsing, tables, vector_index
 from knowledge.indexing.ingestion import delete_document
@@ -121,46 +121,35 @@ def start_ingestion(kb: KnowledgeBase, document_ids: list[int], *, user=None, fo
 
 
 def run_ingestion(job: Job) -> Job:
-    """Ingest the job's documents one by one; a bad document fails alone."""
-    return run(job, _ingest_documents)
+    """Ingest the job's documents, shared with the other free workers; a bad document fails alone."""
+    return shares.run(job, plan=_ingestion_documents, work=_ingest_one, after=_ensure_index)
 
 
-def _ingest_documents(job: Job) -> None:
+def join_ingestion(job: Job) -> Job:
+    """Take part in a running ingestion or re-index job (the task its own task queues for other workers)."""
+    return shares.take_part(job, work=_ingest_one, after=_ensure_index)
+
+
+def _ingestion_documents(job: Job) -> list[Document]:
     ids = job.options.get("document_ids", [])
-    documents = list(Document.objects.filter(pk__in=ids).select_related("knowledge_base").order_by("pk"))
-    _process(job, documents)
-    _ensure_index(job.knowledge_base)
+    return list(Document.objects.filter(pk__in=ids).order_by("pk"))
 
 
-def _process(job: Job, documents: list[Document], *, force: bool = False) -> None:
-    """Process documents one by one, each with its own state on the job as it goes; a bad one fails alone."""
-    job.track_items([(document.pk, document.display_name) for document in documents])
-    job.record(done=0, total=len(documents))
-    for done, document in enumerate(documents, start=1):
-        if job.should_stop():
-            break
-        if force:
-            document.config_signature = ""  # forces the rebuild even when the text is unchanged
-        job.set_item(document.pk, state=Job.ItemState.PARSING)
-        result = ingestion.process_document(document, progress=_embedding_progress(job, document),
-                                            ocr_progress=_ocr_progress(job),
-                                            force_ocr=job.options.get("force_ocr", False))
-        _count(job, document, result)
-        job.record(done=done)
-
-
-def _embedding_progress(job: Job, document: Document):
-    """A progress callback: the document's own n/m chunks, and each embedded batch added to the job's
-    `chunks_embedded` counter."""
-    reported = 0
-
-    def report(done: int, total: int) -> None:
-        nonlocal reported
-        job.set_item(document.pk, state=Job.ItemState.EMBEDDING, chunks_done=done, chunks_total=total, save=False)
-        job.record(chunks_embedded=done - reported)
-        reported = done
-
-    return report
+def _ingest_one(job: Job, document: Document, claim: shares.Claim) -> None:
+    """(Re)build one document and complete its claim with the outcome."""
+    if job.options.get("force"):
+        document.config_signature = ""  # forces the rebuild even when the text is unchanged
+    result = ingestion.process_document(document, progress=claim.embedding_progress(),
+                                        ocr_progress=_ocr_progress(job),
+                                        force_ocr=job.options.get("force_ocr", False))
+    if result.outcome == "failed":
+        claim.complete(Job.ItemState.FAILED, reason=result.error)
+        return
+    chunks = result.document.chunk_count
+    if result.outcome == "unchanged":
+        claim.complete(Job.ItemState.UNCHANGED, chunk_count=chunks, unchanged=1, chunks=0)
+        return
+    claim.complete(Job.ItemState.READY, chunk_count=chunks, **{result.outcome: 1, "chunks": chunks})
 
 
 def _ocr_progress(job: Job):
@@ -173,18 +162,8 @@ def _ocr_progress(job: Job):
     return report
 
 
-def _count(job: Job, document: Document, result: ingestion.IngestResult) -> None:
-    if result.outcome == "failed":
-        job.set_item(document.pk, state=Job.ItemState.FAILED, reason=result.error, save=False)
-        job.add_failure(document.display_name, result.error)
-        return
-    state = Job.ItemState.UNCHANGED if result.outcome == "unchanged" else Job.ItemState.READY
-    chunks = result.document.chunk_count
-    job.set_item(document.pk, state=state, chunks_done=chunks, chunks_total=chunks, save=False)
-    job.record(**{result.outcome: 1, "chunks": chunks if result.outcome != "unchanged" else 0})
-
-
-def _ensure_index(kb: KnowledgeBase | None) -> None:
+def _ensure_index(job: Job) -> None:
+    kb = job.knowledge_base
     if kb is not None and not vector_index.kb_index_exists(kb.pk):
         vector_index.create_kb_index(kb.pk, kb.embedding_dim)
 
@@ -212,20 +191,19 @@ def start_reindex(kb: KnowledgeBase, *, embedder: str = "", force: bool = False,
 
 
 def run_reindex(job: Job) -> Job:
-    """Re-process the documents whose configuration signature (or vectors) are out of date."""
-    return run(job, _reindex_documents)
+    """Re-process the documents whose configuration signature (or vectors) are out of date, shared
+    with the other free workers."""
+    return shares.run(job, plan=_reindex_documents, work=_ingest_one, after=_ensure_index)
 
 
-def _reindex_documents(job: Job) -> None:
+def _reindex_documents(job: Job) -> list[Document]:
     kb = job.knowledge_base
     if kb is None:
         raise KnowledgeError("The knowledge base of this job was deleted")
     signature = ingestion.config_signature(kb)
     documents = kb.documents.all() if job.options.get("force") else kb.documents.exclude(
         config_signature=signature, status=Document.Status.READY)
-    _process(job, list(documents.select_related("knowledge_base").order_by("pk")),
-             force=bool(job.options.get("force")))
-    _ensure_index(kb)
+    return list(documents.order_by("pk"))
 
 
 def retry(job: Job, *, user=None) -> Job:

@@ -1,7 +1,7 @@
 """A job's live state in one shape, for the admin's polling page and the API's job resource.
 
-The bar, the status, the timestamps, the counters and each document's own state come from one read of
-the job row, so they can never disagree with each other.
+The bar, the status, the timestamps and the counters come from one read of the job row; each
+document's own state from the job's item rows, which the workers sharing the job write one at a time.
 """
 
 from django.utils import formats, timezone

@@ -4,7 +4,7 @@
 of each job kind here, and the domain modules never import this interface.
 """
 
-from knowledge import jobs
+from knowledge import jobs, shares
 from knowledge.indexing.layers import store
 from knowledge.models import Job
 from portal.jobs import register as register_task
@@ -18,6 +18,11 @@ def run_reindex_job(job_id: int) -> None:
     jobs.run_reindex(Job.objects.select_related("knowledge_base").get(pk=job_id))
 
 
+def run_ingestion_share(job_id: int) -> None:
+    """Another worker's part in a large ingestion or re-index job (`knowledge/shares.py`)."""
+    jobs.join_ingestion(Job.objects.select_related("knowledge_base").get(pk=job_id))
+
+
 def run_delete_job(job_id: int) -> None:
     jobs.run_delete(Job.objects.get(pk=job_id))
 
@@ -29,5 +34,6 @@ def run_index_repo_job(job_id: int) -> None:
 def register() -> None:
     register_task(Job.Kind.INGEST, run_ingestion_job)
     register_task(Job.Kind.REINDEX, run_reindex_job)
+    register_task(shares.SHARE_TASK, run_ingestion_share)
     register_task(Job.Kind.DELETE, run_delete_job)
     register_task(Job.Kind.INDEX_REPO, run_index_repo_job)

@@ -36,6 +36,11 @@ def check_settings(app_configs, **kwargs):
     if q["timeout"] >= q["retry"]:
         problems.append(Error("Q_CLUSTER timeout must be smaller than retry, or tasks run twice",
                               id="portal.E004"))
+    if settings.PORTAL["JOB_HEARTBEAT_SECONDS"] >= settings.PORTAL["JOB_STALE_SECONDS"]:
+        problems.append(Error("PORTAL_JOB_HEARTBEAT_SECONDS must be smaller than PORTAL_JOB_STALE_SECONDS",
+                              hint="A live worker would look dead: the reaper fails its job, and another worker "
+                                   "takes over the document it is still ingesting (knowledge/shares.py).",
+                              id="portal.E006"))
     if settings.DATABASES["default"].get("OPTIONS", {}).get("server_side_binding"):
         problems.append(Error("server_side_binding is on for the default database",
                               hint="Search sends its HNSW settings and the query in one batch of statements, "

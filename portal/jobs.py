@@ -102,7 +102,7 @@ def run(job: Job, body: Callable[[Job], None]) -> Job:
         if holds(job, attempt):
             # A domain error's message is written for people; anything else keeps its type.
             job.fail(str(exc) if isinstance(exc, KnowledgeError) else f"{type(exc).__name__}: {exc}")
-            _published(job)
+            publish_finished(job)
         raise
     finally:
         heartbeat.stop()
@@ -112,7 +112,7 @@ def run(job: Job, body: Callable[[Job], None]) -> Job:
         logger.warning("%s was taken over by another worker while this one ran it; its outcome is theirs", job)
         return job
     job.finish()
-    _published(job)
+    publish_finished(job)
     return job
 
 
@@ -147,7 +147,8 @@ def holds(job: Job, attempt: int) -> bool:
     return Job.objects.filter(pk=job.pk, attempts=attempt, worker=worker_name()).exists()
 
 
-def _published(job: Job) -> None:
+def publish_finished(job: Job) -> None:
+    """Say that the job ended (the `job.finished` webhook event)."""
     publish("job.finished", {"job": {"id": job.pk, "kind": job.kind, "status": job.status,
                                      "status_label": job.status_label, "failures": len(job.failures),
                                      "knowledge_base_id": job.knowledge_base_id, "counters": job.counters,
@@ -156,10 +157,11 @@ def _published(job: Job) -> None:
 
 
 class Heartbeat:
-    """A daemon thread that writes `heartbeat_at` on a running job until stopped."""
+    """A daemon thread that writes `heartbeat_at` on a running job, for the attempt it runs as, until
+    stopped; `on_beat` runs with each beat (a worker sharing a job renews its documents' leases there)."""
 
-    def __init__(self, job_id: int, attempt: int):
-        self.job_id, self.attempt, self.stopped = job_id, attempt, threading.Event()
+    def __init__(self, job_id: int, attempt: int, *, on_beat: Callable[[], None] | None = None):
+        self.job_id, self.attempt, self.on_beat, self.stopped = job_id, attempt, on_beat, threading.Event()
         self.thread = threading.Thread(target=self._beat, name=f"heartbeat-{job_id}", daemon=True)
         self.thread.start()
 
@@ -168,6 +170,8 @@ class Heartbeat:
             while not self.stopped.wait(settings.PORTAL["JOB_HEARTBEAT_SECONDS"]):
                 Job.objects.filter(pk=self.job_id, status=Job.Status.RUNNING, attempts=self.attempt).update(
                     heartbeat_at=timezone.now())
+                if self.on_beat:
+                    self.on_beat()
         except Exception:  # noqa: BLE001 - a lost heartbeat must not end the job; the reaper will judge
             logger.exception("Heartbeat of job %s stopped", self.job_id)
         finally:
@@ -276,10 +280,13 @@ def _still_stale(job: Job):
 
 
 def _requeue(job: Job) -> int:
-    """Put a dead worker's job back in the queue for another worker; its run starts over."""
-    # The next run counts and lists again what it does; its documents stay in indexing meanwhile.
-    claimed = _still_stale(job).update(status=Job.Status.QUEUED, heartbeat_at=None, worker="", counters={},
-                                       failures=[], progress_done=0, current_item="", updated_at=timezone.now())
+    """Put a dead worker's job back in the queue for another worker; its run starts over (a shared
+    job resumes). The next run counts and lists again what it does; its documents stay in indexing meanwhile."""
+    # A shared job (knowledge/shares.py) resumes its planned documents, so it keeps what it counted.
+    fresh = {} if job.work_items.exists() else {"counters": {}, "failures": [], "progress_done": 0,
+                                                 "current_item": ""}
+    claimed = _still_stale(job).update(status=Job.Status.QUEUED, heartbeat_at=None, worker="",
+                                       updated_at=timezone.now(), **fresh)
     if not claimed:
         return 0
     logger.warning("%s: its worker %s stopped beating at %s UTC; queued again (attempt %s of %s next)", job,
@@ -304,7 +311,7 @@ def _give_up(job: Job) -> int:
     settle_documents(job_documents(job), f"Indexing stopped: {message}")
     _drop_queued_copy(job)
     job.refresh_from_db()
-    _published(job)
+    publish_finished(job)
     return 1
 
 

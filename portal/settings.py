@@ -176,6 +176,10 @@ Q_CLUSTER = {
     "poll": 0.5,
     "label": "Background tasks",
 }
+# How many workers one large ingestion or re-index job may use at once (its own task and the share
+# tasks it queues, knowledge/shares.py); 1 keeps a job on one worker. Across machines, set it to the
+# total number of workers.
+INGEST_SHARES = env_int("PORTAL_INGEST_SHARES", Q_CLUSTER["workers"], minimum=1)
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
 else:
@@ -188,6 +192,7 @@ PORTAL = {
     # one query at a time, where a single thread is fastest on a busy machine.
     "EMBED_THREADS": env_int("PORTAL_EMBED_THREADS", 1, minimum=1),
     "EMBED_BATCH_SIZE": env_int("PORTAL_EMBED_BATCH_SIZE", 16, minimum=1),
+    "INGEST_SHARES": INGEST_SHARES,
     # Query vectors each web process keeps (knowledge/search/query_vectors.py); 0 turns the cache off.
     "QUERY_CACHE_SIZE": env_int("PORTAL_QUERY_CACHE_SIZE", 2048, minimum=0),
     # The ANN statement prepared once per connection (knowledge/search/sql.py); off behind a pooler

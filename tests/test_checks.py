@@ -13,7 +13,7 @@ class SettingsCheckTests(SimpleTestCase):
         return {problem.id for problem in check_settings(None)}
 
     def test_the_shipped_settings_pass(self):
-        self.assertFalse({"portal.E003", "portal.E004", "portal.E005"} & self.ids())
+        self.assertFalse({"portal.E003", "portal.E004", "portal.E005", "portal.E006"} & self.ids())
 
     def test_server_side_binding_is_refused(self):
         default = {**settings.DATABASES["default"], "OPTIONS": {"server_side_binding": True}}
@@ -26,3 +26,7 @@ class SettingsCheckTests(SimpleTestCase):
         with override_settings(PORTAL={**settings.PORTAL, "DEFAULT_EMBEDDER": "nope"},
                                Q_CLUSTER={**settings.Q_CLUSTER, "retry": 10, "timeout": 10}):
             self.assertLessEqual({"portal.E003", "portal.E004"}, self.ids())
+
+    def test_a_heartbeat_slower_than_the_lease_is_refused(self):
+        with override_settings(PORTAL={**settings.PORTAL, "JOB_HEARTBEAT_SECONDS": 120.0, "JOB_STALE_SECONDS": 60}):
+            self.assertIn("portal.E006", self.ids())

@@ -119,8 +119,11 @@ def reuse_vectors(document: Document, chunks: list[Chunk], *, signature: str) ->
         wanted.setdefault(input_sha256(embedding_input(chunk)), []).append(chunk)
     current = Chunk.objects.filter(document=document, embedding__isnull=False)
     source: dict[str, int] = {}  # digest → an old chunk with that input
-    for pk, title, section_path, content in current.values_list("pk", "title", "section_path", "content"):
-        digest = input_sha256(embedding_input(Chunk(title=title, section_path=section_path, content=content)))
+    rows = current.values_list("pk", "title", "section_path", "content", "metadata")
+    for pk, title, section_path, content, metadata in rows:
+        # With its metadata and document: an entry (a table row, a question heading) is read differently.
+        old = Chunk(document=document, title=title, section_path=section_path, content=content, metadata=metadata)
+        digest = input_sha256(embedding_input(old))
         if digest in wanted:
             source.setdefault(digest, pk)
     digest_of = {pk: digest for digest, pk in source.items()}

@@ -3,6 +3,7 @@
 from knowledge.models.bases import SERVED, KnowledgeBase, TextSearchConfig
 from knowledge.models.chunks import Chunk
 from knowledge.models.documents import Document, DocumentQuerySet
+from knowledge.models.job_items import JobItem
 from knowledge.models.jobs import Job
 
-__all__ = ["SERVED", "Chunk", "Document", "DocumentQuerySet", "Job", "KnowledgeBase", "TextSearchConfig"]
+__all__ = ["SERVED", "Chunk", "Document", "DocumentQuerySet", "Job", "JobItem", "KnowledgeBase", "TextSearchConfig"]

@@ -1,7 +1,11 @@
 """Jobs: background work (ingestion, re-index, crawl, evaluation…) with its state, progress and failures on the row."""
 
+import json
+
 from django.conf import settings
 from django.db import models
+from django.db.models import F
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -53,8 +57,6 @@ class Job(models.Model):
     counters = models.JSONField(_("counters"), default=dict, blank=True)
     # Per-item failures: [{"item": "...", "reason": "..."}], so one bad file never hides in a total.
     failures = models.JSONField(_("failures"), default=list, blank=True)
-    # Each document's own state while the job runs, in the job's order (see `track_items`).
-    items = models.JSONField(_("items"), default=list, blank=True)
     error_message = models.TextField(_("error message"), blank=True)
     # What the job is working on right now (a document's name, a crawl's URL), for its page.
     current_item = models.CharField(_("current item"), max_length=2000, blank=True)
@@ -106,15 +108,22 @@ class Job(models.Model):
         return min(100, int(100 * done / self.progress_total))
 
     @property
+    def items(self) -> list[dict]:
+        """Each document's own state, in the job's order (its `JobItem` rows, which the workers write)."""
+        return [item.as_dict() for item in self.work_items.all()]
+
+    @property
     def chunk_fraction(self) -> float:
-        return sum(item["chunks_done"] / item["chunks_total"] for item in self.items
-                   if item.get("state") == self.ItemState.EMBEDDING and item.get("chunks_total"))
+        """The embedded share of the documents being embedded now (read from their rows: few, and only
+        while the job runs)."""
+        embedding = self.work_items.filter(state=self.ItemState.EMBEDDING, chunks_total__gt=0)
+        return sum(done / total for done, total in embedding.values_list("chunks_done", "chunks_total"))
 
     @property
     def chunks_progress(self) -> tuple[int, int]:
         """Chunks embedded and chunks known so far, over the job's items."""
-        return (sum(item.get("chunks_done", 0) for item in self.items),
-                sum(item.get("chunks_total", 0) for item in self.items))
+        sums = self.work_items.aggregate(done=models.Sum("chunks_done"), total=models.Sum("chunks_total"))
+        return sums["done"] or 0, sums["total"] or 0
 
     def start(self, total: int | None = None) -> None:
         self.status, self.started_at, self.finished_at = self.Status.RUNNING, timezone.now(), None
@@ -126,49 +135,62 @@ class Job(models.Model):
         self.save(update_fields=fields)
 
     def record(self, *, done: int | None = None, total: int | None = None, **counts: int) -> None:
-        """Write progress and bump counters; called between batches so watchers see it live."""
+        """Write progress and bump counters; called between batches so watchers see it live. Only what
+        is given is written, and counters are added to in the statement itself, so a call from one of
+        the workers sharing a job never undoes another's."""
+        fields = {"counters": _bumped(counts), "updated_at": timezone.now()}
         if done is not None:
-            self.progress_done = done
+            self.progress_done = fields["progress_done"] = done
         if total is not None:
-            self.progress_total = total
-        for name, delta in counts.items():
-            self.counters[name] = self.counters.get(name, 0) + delta
-        self.save(update_fields=["progress_done", "progress_total", "counters", "items", "updated_at"])
+            self.progress_total = fields["progress_total"] = total
+        Job.objects.filter(pk=self.pk).update(**fields)
+        self._reload_counts()
+
+    def advance(self, **counts: int) -> None:
+        """One more item done, and counters bumped, in one statement: workers sharing the job never
+        overwrite each other's progress."""
+        Job.objects.filter(pk=self.pk).update(progress_done=F("progress_done") + 1, counters=_bumped(counts),
+                                              updated_at=timezone.now())
+        self._reload_counts()
 
     def add_failure(self, item: str, reason: str) -> None:
-        self.failures.append({"item": item, "reason": reason})
-        self.counters["failed"] = self.counters.get("failed", 0) + 1
-        self.save(update_fields=["failures", "counters", "items", "updated_at"])
+        """Append a failure and count it, in the statement itself (no lost update between workers)."""
+        failure = json.dumps([{"item": item, "reason": reason}])
+        Job.objects.filter(pk=self.pk).update(failures=RawSQL("failures || %s::jsonb", [failure]),
+                                              counters=_bumped({"failed": 1}), updated_at=timezone.now())
+        self._reload_counts()
 
-    def track_items(self, items: list[tuple[int, str]]) -> None:
-        """Start tracking (id, name) items, all queued; `set_item` moves each along."""
-        self.items = [{"id": pk, "name": name, "state": self.ItemState.QUEUED.value} for pk, name in items]
-        self.save(update_fields=["items", "updated_at"])
+    def _reload_counts(self) -> None:
+        self.progress_done, self.counters, self.failures = (
+            Job.objects.filter(pk=self.pk).values_list("progress_done", "counters", "failures").get())
 
     def set_current(self, item: str) -> None:
         self.current_item = item[:2000]
         Job.objects.filter(pk=self.pk).update(current_item=self.current_item, updated_at=timezone.now())
 
-    def set_item(self, pk: int, *, save: bool = True, **fields) -> None:
-        """Update one tracked item (state, chunks_done, chunks_total, reason); saved unless `save=False`
-        (the next `record` then writes it with the counters, one UPDATE per batch)."""
-        for item in self.items:
-            if item["id"] == pk:
-                item.update(fields)
-        if save:
-            self.save(update_fields=["items", "updated_at"])
-
     def finish(self) -> None:
         """End the run: cancelled if asked, failed if the work set `error_message`, completed with
         failures if items failed, else succeeded."""
-        if self.cancel_requested:
-            status = self.Status.CANCELLED
-        elif self.error_message:
-            status = self.Status.FAILED
-        else:
-            status = self.Status.PARTIAL if self.failures else self.Status.SUCCEEDED
-        self.status, self.finished_at, self.current_item = status, timezone.now(), ""
+        self.status, self.finished_at, self.current_item = self._final_status(), timezone.now(), ""
         self.save(update_fields=["status", "finished_at", "error_message", "current_item", "updated_at"])
+
+    def finish_once(self) -> bool:
+        """`finish` a running job, by whichever of the workers sharing it gets here first: True for
+        that one, False for the others (the job ends, and says so, exactly once)."""
+        self.refresh_from_db(fields=["cancel_requested", "error_message", "failures", "counters", "progress_done"])
+        status, now = self._final_status(), timezone.now()
+        won = Job.objects.filter(pk=self.pk, status=self.Status.RUNNING).update(
+            status=status, finished_at=now, current_item="", updated_at=now)
+        if won:
+            self.status, self.finished_at, self.current_item = status, now, ""
+        return bool(won)
+
+    def _final_status(self) -> str:
+        if self.cancel_requested:
+            return self.Status.CANCELLED
+        if self.error_message:
+            return self.Status.FAILED
+        return self.Status.PARTIAL if self.failures else self.Status.SUCCEEDED
 
     def fail(self, message: str) -> None:
         self.status, self.finished_at, self.error_message = self.Status.FAILED, timezone.now(), message
@@ -195,3 +217,13 @@ class Job(models.Model):
             raise JobFinishedError(f"{self} has already {self.get_status_display().lower()}")
         Job.objects.filter(pk=self.pk).update(cancel_requested=True, updated_at=timezone.now())
         self.cancel_requested = True
+
+
+def _bumped(counts: dict[str, int]):
+    """`counters` with each of `counts` added to its value, computed by the UPDATE itself."""
+    expression, params = "COALESCE(counters, '{}'::jsonb)", []
+    for name, delta in counts.items():
+        expression = (f"jsonb_set({expression}, ARRAY[%s]::text[], "
+                      f"to_jsonb(COALESCE((counters ->> %s)::bigint, 0) + %s))")
+        params += [name, name, int(delta)]
+    return RawSQL(expression, params) if counts else F("counters")

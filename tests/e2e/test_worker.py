@@ -51,7 +51,9 @@ class RealWorkerTests(TransactionTestCase):
         stub = OpenAIStub().start()
         self.addCleanup(stub.stop)
         stub.behaviour, stub.delay = "slow", 0.5
-        openai_env = {"OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "k", "PORTAL_OPENAI_EMBEDDING_DIM": "256"}
+        # The killed worker's claim on the document runs out after PORTAL_JOB_STALE_SECONDS.
+        openai_env = {"OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "k", "PORTAL_OPENAI_EMBEDDING_DIM": "256",
+                      "PORTAL_JOB_HEARTBEAT_SECONDS": "0.5", "PORTAL_JOB_STALE_SECONDS": "3"}
         with self.settings(OPENAI={**self.settings_openai(), "BASE_URL": stub.base_url, "API_KEY": "k",
                                    "EMBEDDING_DIM": 256}):
             kb = make_kb(embedder="openai", chunk_size=300, chunk_overlap=30, chunk_min_size=50)

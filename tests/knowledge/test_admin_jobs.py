@@ -4,7 +4,7 @@
 from django.urls import reverse
 from django.utils import timezone
 
-from knowledge.models import Job
+from knowledge.models import Job, JobItem
 from tests.factories import make_kb
 from tests.knowledge.admin_base import AdminTestCase
 
@@ -24,11 +24,11 @@ class JobTests(AdminTestCase):
         self.assertEqual(self.client.get(reverse("admin:knowledge_job_progress", args=[job.pk])).status_code, 403)
 
     def test_progress_json_carries_each_document_and_chunk_progress(self):
-        job = self.make_job(status=Job.Status.RUNNING, progress_done=1, progress_total=2, started_at=timezone.now(),
-                            items=[{"id": self.doc.pk, "name": "faq.xlsx", "state": "ready", "chunks_done": 8,
-                                    "chunks_total": 8},
-                                   {"id": self.doc.pk + 1, "name": "big.xlsx", "state": "embedding",
-                                    "chunks_done": 20, "chunks_total": 50}])
+        job = self.make_job(status=Job.Status.RUNNING, progress_done=1, progress_total=2, started_at=timezone.now())
+        JobItem.objects.create(job=job, document_id=self.doc.pk, position=0, name="faq.xlsx", state="ready",
+                               chunks_done=8, chunks_total=8)
+        JobItem.objects.create(job=job, document_id=self.doc.pk + 1, position=1, name="big.xlsx", state="embedding",
+                               chunks_done=20, chunks_total=50)
         self.login(self.viewer)
         data = self.client.get(reverse("admin:knowledge_job_progress", args=[job.pk])).json()
         # One file done and 20 of the next one's 50 chunks: 1.4 of 2 files, and the bar says so.

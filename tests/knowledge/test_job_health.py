@@ -11,7 +11,7 @@ from django.utils import timezone
 from django_q.models import Schedule
 
 from knowledge import jobs
-from knowledge.models import Chunk, Document, Job
+from knowledge.models import Chunk, Document, Job, JobItem
 from portal import jobs as portal_jobs
 from portal.jobs import reap_stale_jobs
 from tests.factories import make_document, make_kb
@@ -46,6 +46,24 @@ class ReaperTests(TestCase):
         document.refresh_from_db()
         self.assertEqual(document.status, Document.Status.READY)
         self.assertEqual(Chunk.objects.filter(document=document).count(), document.chunk_count)
+
+    def test_a_shared_job_queued_again_keeps_its_counts_and_resumes(self):
+        documents = [Document.objects.create(knowledge_base=self.kb, source_kind=Document.SourceKind.INLINE,
+                                             title=f"Note {n}", text=f"# Note {n}\n\nThe text of note {n}.",
+                                             status=Document.Status.INDEXING) for n in range(2)]
+        job = self.dead_job(documents)
+        JobItem.objects.create(job=job, document=documents[0], position=0, name="Note 0", state=Job.ItemState.READY,
+                               attempts=1)
+        JobItem.objects.create(job=job, document=documents[1], position=1, name="Note 1", state=Job.ItemState.QUEUED)
+        Job.objects.filter(pk=job.pk).update(progress_done=1, progress_total=2, counters={"created": 1})
+        documents[0].status = Document.Status.READY  # the dead worker had finished it
+        documents[0].save(update_fields=["status"])
+        with self.captureOnCommitCallbacks(execute=True):
+            self.assertEqual(reap_stale_jobs(), 1)
+        job.refresh_from_db()
+        self.assertEqual((job.status, job.attempts, job.progress_done, job.counters["created"]),
+                         (Job.Status.SUCCEEDED, 2, 2, 2))
+        self.assertEqual(list(job.work_items.values_list("attempts", flat=True)), [1, 1])
 
     @override_settings(PORTAL={**settings.PORTAL, "JOB_MAX_ATTEMPTS": 2})
     def test_a_job_is_failed_after_its_last_attempt(self):

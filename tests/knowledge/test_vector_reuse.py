@@ -59,3 +59,21 @@ class VectorReuseTests(TestCase):
         bases.update_knowledge_base(self.kb, chunk_overlap=61)
         self.ingest(self.edit_one_paragraph())
         self.assertEqual(len(self.embedder.passages), Chunk.objects.filter(document=self.first.document).count())
+
+
+class QuestionEntryReuseTests(TestCase):
+    """Sections under a question heading are entries, read by the embedder with their question: their
+    old vectors are matched with that reading too."""
+
+    def test_an_edit_beside_question_sections_re_embeds_only_the_edited_one(self):
+        embedder = self.enterContext(counting_embedder.registered())
+        kb = make_kb(embedder="counting")
+        questions = "".join(f"## Is topic {n} covered by the warranty?\n\nYes: topic {n} is covered for two years "
+                            f"from the date of purchase, with the receipt.\n\n" for n in range(6))
+        text = f"# Warranty\n\n{questions}## Notes\n\nThe warranty covers defects in materials and workmanship."
+        first = ingestion.ingest_text(kb, title="Warranty", text=text, source_uri="faq:warranty")
+        self.assertTrue(Chunk.objects.filter(document=first.document, metadata__has_key="entry").exists())
+        embedder.reset()
+        ingestion.ingest_text(kb, title="Warranty", text=text.replace("workmanship", "workmanship only"),
+                              source_uri="faq:warranty")
+        self.assertEqual(len(embedder.passages), 1)

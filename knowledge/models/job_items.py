@@ -1,0 +1,48 @@
+"""A job's work items: one row per document of an ingestion or re-index job.
+
+Several workers share a large job (`knowledge/shares.py`): each claims the next queued row with a
+lease and moves it along, so the rows are the one place every participant writes, one short
+UPDATE at a time, instead of a JSON list on the job rewritten whole on each progress report.
+"""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from knowledge.models.documents import Document
+from knowledge.models.jobs import Job
+
+
+class JobItem(models.Model):
+    """One document of a job, with its own state, chunk progress and the worker holding it."""
+
+    job = models.ForeignKey(Job, verbose_name=_("job"), on_delete=models.CASCADE, related_name="work_items")
+    # No constraint: a document deleted meanwhile leaves its id and name on the job's page.
+    document = models.ForeignKey(Document, verbose_name=_("document"), on_delete=models.DO_NOTHING,
+                                 db_constraint=False, related_name="+")
+    position = models.PositiveIntegerField(_("position"))
+    name = models.CharField(_("name"), max_length=2000, blank=True)
+    state = models.CharField(_("state"), max_length=20, choices=Job.ItemState.choices,
+                             default=Job.ItemState.QUEUED)
+    chunks_done = models.PositiveIntegerField(_("chunks done"), default=0)
+    chunks_total = models.PositiveIntegerField(_("chunks total"), default=0)
+    reason = models.TextField(_("reason"), blank=True)
+    # The participant working on it and until when its claim holds; a live participant renews the
+    # lease with its heartbeat, so a lease runs out only when its worker died.
+    claimed_by = models.CharField(_("claimed by"), max_length=64, blank=True)
+    lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+
+    class Meta:
+        verbose_name = _("job item")
+        verbose_name_plural = _("job items")
+        ordering = ["job", "position"]
+        constraints = [models.UniqueConstraint(fields=["job", "position"], name="knowledge_jobitem_position_uniq")]
+        indexes = [models.Index(fields=["job", "state"], name="knowledge_jobitem_state_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.job} · {self.name}"
+
+    def as_dict(self) -> dict:
+        """The shape the job's pages and API read (`Job.items`)."""
+        return {"id": self.document_id, "name": self.name, "state": self.state, "chunks_done": self.chunks_done,
+                "chunks_total": self.chunks_total, "reason": self.reason}

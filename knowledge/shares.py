@@ -1,0 +1,232 @@
+"""One ingestion (or re-index) job shared by every free worker, document by document.
+
+The job's own task plans the work once — one `JobItem` row per document — then queues share tasks
+for up to `PORTAL_INGEST_SHARES - 1` other workers and takes part itself. Every participant loops: claim the
+next queued document (`SELECT … FOR UPDATE SKIP LOCKED`, so two never take the same row), ingest
+it, mark it done, until none is left. A claim carries a lease that the participant's heartbeat
+renews; a participant that dies (killed, out of memory) stops renewing, and when its lease runs
+out a live participant takes the document over — once: a document whose worker died twice is
+failed, not tried forever. Ingesting a document is an idempotent, atomic swap, so a document
+redone after a death never leaves duplicate chunks.
+
+Progress is written per item and per job in single statements (`Job.advance`, `Job.add_failure`),
+never read-modified-written, so concurrent participants never lose each other's counts. The job
+ends exactly once: each participant, when nothing is left to claim and nobody else holds a live
+claim, tries `Job.finish_once`; the one that wins settles the documents and publishes
+`job.finished`. The job's task claims the job first (`portal.jobs.claim`: an attempt, the
+worker's lease on the job); a duplicate of it while the job runs alive does nothing, and a task
+queued again by the reaper after every participant died finds the rows already planned and
+resumes the rest.
+"""
+
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from knowledge.exceptions import KnowledgeError
+from knowledge.indexing.chunks import settle_documents
+from knowledge.models import Document, Job, JobItem
+from portal.jobs import Heartbeat, claim, enqueue_task, job_documents, publish_finished
+
+logger = logging.getLogger(__name__)
+
+# The registered task a participant runs (knowledge/tasks.py).
+SHARE_TASK = "ingest-share"
+# A document is tried again once after its worker died; a second death fails it.
+MAX_ATTEMPTS = 2
+IN_PROGRESS = (Job.ItemState.PARSING, Job.ItemState.EMBEDDING)
+# How often a participant with nothing to claim looks again while others still hold documents.
+POLL_SECONDS = 0.5
+
+
+class Claim:
+    """One participant's hold on one document: every write is conditional on still holding it."""
+
+    def __init__(self, job: Job, item: JobItem, token: str):
+        self.job, self.item, self.token = job, item, token
+
+    def _mine(self):
+        return JobItem.objects.filter(pk=self.item.pk, claimed_by=self.token)
+
+    def embedding_progress(self) -> Callable[[int, int], None]:
+        """A progress callback: the document's own n/m chunks, and each embedded batch added to the
+        job's `chunks_embedded` counter."""
+        reported = 0
+
+        def report(done: int, total: int) -> None:
+            nonlocal reported
+            self._mine().update(state=Job.ItemState.EMBEDDING, chunks_done=done, chunks_total=total)
+            self.job.record(chunks_embedded=done - reported)
+            reported = done
+
+        return report
+
+    def complete(self, state: str, *, chunk_count: int = 0, reason: str = "", **counts: int) -> bool:
+        """Put the document in its final state and count it on the job, once; False when the claim was
+        lost (its lease ran out and another participant took the document over)."""
+        with transaction.atomic():
+            if not self._mine().update(state=state, chunks_done=chunk_count, chunks_total=chunk_count, reason=reason,
+                                       lease_until=None):
+                return False
+            if state == Job.ItemState.FAILED:
+                self.job.add_failure(self.item.name, reason)
+            self.job.advance(**counts)
+        return True
+
+
+Work = Callable[[Job, Document, Claim], None]
+
+
+def run(job: Job, *, plan: Callable[[Job], list[Document]], work: Work, after: Callable[[Job], None]) -> Job:
+    """The job's own task: plan its documents (once), invite other workers, and work with them.
+
+    `plan` lists the documents (only on the first run; a redelivered task resumes the planned rows),
+    `work` ingests one and completes its claim, `after` runs once, by the participant that ends the job.
+    """
+    if claim(job) is None:
+        return job  # finished, or running alive (its participants finish it): a duplicate task
+    try:
+        if not job.work_items.exists():
+            _plan(job, plan(job))
+        _invite(job)
+    except Exception as exc:
+        _fail(job, exc)
+        raise
+    return take_part(job, work=work, after=after)
+
+
+def take_part(job: Job, *, work: Work, after: Callable[[Job], None]) -> Job:
+    """Claim and work through the job's documents until none is left; end the job if last."""
+    if job.status != Job.Status.RUNNING:
+        return job  # a share arriving after the end (or after a failure) has nothing to do
+    token = f"{socket.gethostname()[:32]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+    heartbeat = Heartbeat(job.pk, job.attempts, on_beat=lambda: _renew(job, token))
+    try:
+        _work_through(job, token, work)
+    except Exception as exc:
+        _fail(job, exc)
+        raise
+    finally:
+        heartbeat.stop()
+    if job.finish_once():
+        _end(job, after)
+    return job
+
+
+def _plan(job: Job, documents: list[Document]) -> None:
+    JobItem.objects.bulk_create([JobItem(job=job, document=document, position=position, name=document.display_name)
+                                 for position, document in enumerate(documents)])
+    job.record(done=0, total=len(documents))
+
+
+def _invite(job: Job) -> None:
+    """Queue a share task for each other worker the job's queued documents can keep busy."""
+    from django_q.conf import Conf
+
+    if Conf.SYNC:
+        return  # one process runs every task in turn (tests): nobody to share with
+    queued = job.work_items.filter(state=Job.ItemState.QUEUED).count()
+    wanted = min(settings.PORTAL["INGEST_SHARES"], queued) - 1
+    # Twice as many, and one more: a busy django-q2 cluster's pusher takes a task or two into its
+    # own queue while its workers are busy (this one's, running this task, first of all); the
+    # tasks it holds run after the job, find it ended and return at once. The spares reach free workers.
+    for _ in range(2 * wanted + 1 if wanted > 0 else 0):
+        enqueue_task(SHARE_TASK, job.pk)
+
+
+def _work_through(job: Job, token: str, work: Work) -> None:
+    while True:
+        stopping = _stopping(job)
+        claimed = None if stopping else _claim(job, token)
+        if claimed is not None:
+            _work_on(job, claimed, token, work)
+            continue
+        # Nothing to claim: wait while another participant holds a document, to take it over if
+        # that participant dies, and so that the last one out ends the job.
+        if not _held_by_others(job, token):
+            return
+        time.sleep(POLL_SECONDS)
+
+
+def _stopping(job: Job) -> bool:
+    """Cancelled, or ended by another participant's failure."""
+    cancel, status = Job.objects.filter(pk=job.pk).values_list("cancel_requested", "status").get()
+    job.cancel_requested = cancel
+    return cancel or status != Job.Status.RUNNING
+
+
+def _claim(job: Job, token: str) -> JobItem | None:
+    """Take the next queued document, or one whose participant's lease ran out; None when none is left."""
+    now = timezone.now()
+    with transaction.atomic():
+        item = (JobItem.objects.select_for_update(skip_locked=True).filter(job=job)
+                .filter(Q(state=Job.ItemState.QUEUED) | Q(state__in=IN_PROGRESS, lease_until__lt=now))
+                .order_by("position").first())
+        if item is None:
+            return None
+        if item.attempts:
+            logger.warning("%s: taking over %s from %s, whose lease ran out", job, item.name, item.claimed_by)
+        item.state, item.claimed_by, item.lease_until = Job.ItemState.PARSING, token, now + _lease()
+        item.attempts += 1
+        item.save(update_fields=["state", "claimed_by", "lease_until", "attempts"])
+    return item
+
+
+def _work_on(job: Job, item: JobItem, token: str, work: Work) -> None:
+    claim = Claim(job, item, token)
+    if item.attempts > MAX_ATTEMPTS:
+        claim.complete(Job.ItemState.FAILED, reason=f"The worker ingesting {item.name} stopped {MAX_ATTEMPTS} "
+                                                    "times (killed or out of memory); not tried again.")
+        return
+    document = Document.objects.select_related("knowledge_base").filter(pk=item.document_id).first()
+    if document is None:
+        claim.complete(Job.ItemState.FAILED, reason="The document was deleted before it was indexed.")
+        return
+    work(job, document, claim)
+
+
+def _held_by_others(job: Job, token: str) -> bool:
+    return (JobItem.objects.filter(job=job, state__in=IN_PROGRESS, lease_until__gte=timezone.now())
+            .exclude(claimed_by=token).exists())
+
+
+def _renew(job: Job, token: str) -> None:
+    JobItem.objects.filter(job=job, claimed_by=token, state__in=IN_PROGRESS).update(
+        lease_until=timezone.now() + _lease())
+
+
+def _lease() -> timedelta:
+    # As long as the reaper waits for a silent job: a claim runs out when its worker is dead.
+    return timedelta(seconds=settings.PORTAL["JOB_STALE_SECONDS"])
+
+
+def _end(job: Job, after: Callable[[Job], None]) -> None:
+    """The winner of `finish_once`: the closing step, the documents left behind, the event."""
+    try:
+        after(job)
+    except Exception as exc:  # noqa: BLE001 - the job ends either way, and says why
+        logger.exception("%s: closing step failed", job)
+        job.fail(_message(exc))
+    settle_documents(job_documents(job), f"{job} ended before this document was indexed")
+    publish_finished(job)
+
+
+def _fail(job: Job, exc: Exception) -> None:
+    logger.exception("%s failed", job)
+    job.fail(_message(exc))
+    settle_documents(job_documents(job), f"{job} ended before this document was indexed")
+    publish_finished(job)
+
+
+def _message(exc: Exception) -> str:
+    # A domain error's message is written for people; anything else keeps its type.
+    return str(exc) if isinstance(exc, KnowledgeError) else f"{type(exc).__name__}: {exc}"

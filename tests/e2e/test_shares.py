@@ -1,0 +1,138 @@
+"""One upload shared by real qcluster workers: each document once, the job ended once, a dead worker's
+document taken over, cancel heard by every participant (knowledge/shares.py)."""
+
+import json
+from contextlib import ExitStack
+
+import psutil
+from django.conf import settings
+from django.core.files import File
+from django.test import TransactionTestCase, override_settings
+from django_q.conf import Conf
+from django_q.models import OrmQ, Task
+
+from knowledge import jobs
+from knowledge.models import Chunk, Document, Job, JobItem
+from tests.conftest import DATA
+from tests.e2e.worker import kill, running_worker, wait_for
+from tests.factories import make_kb
+from tests.stubs.openai_stub import OpenAIStub
+from tests.webhooks_receiver import Receiver
+from webhooks.delivery import create_endpoint
+
+GUIDES = ["react-learn-conditional-rendering.md", "react-learn-describing-the-ui.md", "react-learn-editor-setup.md",
+          "react-learn-keeping-components-pure.md", "react-learn-rendering-lists.md",
+          "react-learn-thinking-in-react.md"]
+IN_PROGRESS = [Job.ItemState.PARSING, Job.ItemState.EMBEDDING]
+
+
+@override_settings(WEBHOOKS={**settings.WEBHOOKS, "ALLOWED_HOSTS": ["127.0.0.1"]})
+class SharedIngestionTests(TransactionTestCase):
+    def setUp(self):
+        Conf.SYNC = False  # really queue: worker processes run the tasks
+        self.addCleanup(setattr, Conf, "SYNC", True)
+        # Each embedding request takes a while, so every worker has documents to take.
+        self.stub = OpenAIStub().start()
+        self.addCleanup(self.stub.stop)
+        self.stub.behaviour, self.stub.delay = "slow", 0.3
+        self.receiver = Receiver()
+        self.addCleanup(self.receiver.stop)
+        create_endpoint(name="Jobs", url=self.receiver.url, events=["job.finished"])
+        self.env = {"OPENAI_BASE_URL": self.stub.base_url, "OPENAI_API_KEY": "k", "PORTAL_OPENAI_EMBEDDING_DIM": "256",
+                    "PORTAL_WEBHOOK_ALLOWED_HOSTS": "127.0.0.1", "PORTAL_INGEST_SHARES": "2",
+                    "PORTAL_JOB_HEARTBEAT_SECONDS": "0.5", "PORTAL_JOB_STALE_SECONDS": "3"}
+        openai = {**settings.OPENAI, "BASE_URL": self.stub.base_url, "API_KEY": "k", "EMBEDDING_DIM": 256}
+        self.enterContext(self.settings(OPENAI=openai))
+        self.kb = make_kb(embedder="openai", chunk_size=300, chunk_overlap=30, chunk_min_size=50)
+
+    def upload(self, *names: str) -> Job:
+        with ExitStack() as stack:
+            handles = [stack.enter_context(open(DATA / "documents/md/en" / name, "rb")) for name in names]
+            files = [File(handle, name=handle.name.rsplit("/", 1)[-1]) for handle in handles]
+            job, _ = jobs.add_uploads(self.kb, files)
+        return job
+
+    def finished_events(self, job: Job) -> list[dict]:
+        wait_for(lambda: self.receiver.received, what="the job.finished webhook")
+        events = [json.loads(request["body"])["data"]["job"] for request in self.receiver.received]
+        return [event for event in events if event["id"] == job.pk]
+
+    def assert_each_document_once(self, job: Job) -> None:
+        documents = list(Document.objects.filter(knowledge_base=self.kb))
+        self.assertEqual({document.status for document in documents}, {Document.Status.READY})
+        for document in documents:  # no duplicate chunks
+            self.assertEqual(Chunk.objects.filter(document=document).count(), document.chunk_count)
+        job.refresh_from_db()
+        chunks = sum(document.chunk_count for document in documents)
+        self.assertEqual((job.status, job.progress_done, job.progress_total), (Job.Status.SUCCEEDED, 6, 6))
+        self.assertEqual((job.counters["created"], job.counters["chunks"]), (6, chunks))
+        self.assertEqual([(item["state"], item["chunks_total"]) for item in job.items],
+                         [(Job.ItemState.READY, document.chunk_count) for document in sorted(documents,
+                                                                                             key=lambda d: d.pk)])
+
+    def test_two_workers_share_one_upload_each_document_once_and_the_job_ends_once(self):
+        job = self.upload(*GUIDES)
+        with running_worker(PORTAL_WORKERS="2", **self.env) as cluster:
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the shared ingestion job")
+            self.assertIsNone(cluster.poll(), "the cluster died")
+            events = self.finished_events(job)
+        self.assert_each_document_once(job)
+        tokens = JobItem.objects.filter(job=job).values_list("claimed_by", flat=True)
+        holders = {token.split(":")[1] for token in tokens}
+        self.assertEqual(len(holders), 2, "both worker processes ingested documents")
+        self.assertEqual(set(JobItem.objects.filter(job=job).values_list("attempts", flat=True)), {1})
+        self.assertEqual([event["status"] for event in events], ["succeeded"])
+
+    def test_a_killed_participants_document_is_taken_over_once_without_duplicates(self):
+        job = self.upload(*GUIDES)
+        with running_worker(PORTAL_WORKERS="1", **self.env) as first, \
+                running_worker(PORTAL_WORKERS="1", **self.env) as second:
+            def held_by_second():
+                # The cluster's processes are spawned after it starts: asked each time.
+                pids = {str(process.pid) for process in psutil.Process(second.pid).children(recursive=True)}
+                items = JobItem.objects.filter(job=job, state=Job.ItemState.EMBEDDING, chunks_done__gt=0)
+                return next((item for item in items if item.claimed_by.split(":")[1] in pids), None), pids
+
+            victim, second_pids = wait_for(lambda: (found := held_by_second())[0] and found,
+                                           what="the second cluster's worker to embed a document")
+            kill(second)
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the surviving worker to end the job")
+            self.assertIsNone(first.poll(), "the surviving cluster died")
+            events = self.finished_events(job)
+        self.assert_each_document_once(job)
+        victim.refresh_from_db()
+        self.assertEqual(victim.attempts, 2, "taken over once, by the live worker")
+        self.assertNotIn(victim.claimed_by.split(":")[1], second_pids)
+        self.assertEqual(JobItem.objects.filter(job=job, attempts__gt=1).count(), 1)
+        self.assertEqual([event["status"] for event in events], ["succeeded"])
+
+    def test_cancel_stops_every_participant(self):
+        job = self.upload(*GUIDES)
+        with running_worker(PORTAL_WORKERS="2", **self.env) as cluster:
+            wait_for(lambda: len(set(JobItem.objects.filter(job=job, state__in=IN_PROGRESS)
+                                     .values_list("claimed_by", flat=True))) == 2, what="two participants at work")
+            job.cancel()
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the cancelled job to end")
+            # Every task returned: the job's own, the share that took part and the spare shares.
+            wait_for(lambda: not OrmQ.objects.exists(), what="every participant to return")
+            self.assertTrue(Task.objects.filter(name=f"ingest-{job.pk}").exists())
+            self.assertIsNone(cluster.poll(), "the cluster died")
+            events = self.finished_events(job)
+        job.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.CANCELLED)
+        items = JobItem.objects.filter(job=job)
+        self.assertFalse(items.filter(state__in=IN_PROGRESS).exists())
+        left = items.filter(state=Job.ItemState.QUEUED)
+        self.assertTrue(left.exists(), "the documents not yet claimed were left alone")
+        self.assertEqual(job.progress_done, items.count() - left.count())
+        self.assertFalse(Document.objects.filter(status__in=["pending", "indexing"]).exists())
+        self.assertEqual([event["status"] for event in events], ["cancelled"])
+
+    def test_a_single_document_job_runs_alone(self):
+        job = self.upload(GUIDES[0])
+        with running_worker(PORTAL_WORKERS="2", **self.env):
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the job")
+            wait_for(lambda: Task.objects.filter(name=f"ingest-{job.pk}").exists(), what="its task to return")
+        self.assertFalse(Task.objects.filter(name__startswith="ingest-share").exists(), "no share was queued")
+        job.refresh_from_db()
+        self.assertEqual((job.status, job.progress_done, job.counters["created"]), (Job.Status.SUCCEEDED, 1, 1))
