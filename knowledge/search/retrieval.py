@@ -3,7 +3,8 @@
 `retrieve()` does the work and returns the details (`Retrieval`); `search()` returns just the hits.
 
 - vector: the query is embedded once per embedder the bases use; each base is searched through its
-  own partial HNSW index, all bases in one statement sent with its HNSW settings in one round trip
+  own partial HNSW index, or many bases of one embedder through their dimension's shared index
+  (`ann_plan`), all in one statement sent with its HNSW settings in one round trip
   (`sql.ann_search_bases`, `sql.with_search_settings`), and the lists are merged by cosine distance.
 - keyword: `sql.keyword_search` per text-search configuration (each base stems with its own),
   merged by `ts_rank`; snippets are `ts_headline` excerpts with `<mark>` around the matches.
@@ -35,7 +36,7 @@ from django.utils.translation import gettext_lazy
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import calibration
 from knowledge.models import KnowledgeBase
-from knowledge.search import fusion, query_limits, query_vectors, reranking, sql
+from knowledge.search import ann_plan, fusion, query_limits, query_vectors, reranking, sql
 from knowledge.search.hits import Retrieval, SearchHit
 
 # The search modes, in the order the forms and the API list them. Every default of retrieval is
@@ -170,9 +171,10 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     """(chunk id, kb id, distance) nearest first: each base through its own index, all in one round trip."""
     ef = max(int(ef_search or setting("HNSW_EF_SEARCH")), depth)
     # During an embedder switch the index predicate's dimension test skips rows not yet
-    # re-embedded; until the index is rebuilt the query scans the base exactly.
-    statement = sql.ann_search_bases([(kb.pk, kb.embedding_dim, kb.embedder) for kb in kbs], vectors,
-                                     limit=depth, **scope)
+    # re-embedded; until the index is rebuilt the query scans the base exactly. Many bases of one
+    # embedder share one walk of their dimension's index (ann_plan).
+    own, shared = ann_plan.plan(kbs)
+    statement = sql.ann_search_bases(own, vectors, limit=depth, shared=shared, **scope)
     generic = bool(setting("PREPARED_SEARCH"))
     with connection.cursor() as cursor:
         if generic:

@@ -54,7 +54,7 @@ import hashlib
 import json
 import re
 
-from knowledge.indexing.vector_index import index_predicate, vector_type
+from knowledge.indexing.vector_index import index_predicate, shared_predicate, vector_type
 from knowledge.models import Document
 
 # Chunks of these documents are served (see the model).
@@ -122,14 +122,22 @@ def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str]
     return on_chunk, on_document, params
 
 
-def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | None = None,
-               document_ids: list[int] | None = None, filters: dict | None = None,
-               query_name: str = "query") -> tuple[str, dict]:
-    """Nearest chunks of one knowledge base by cosine distance, through its HNSW index: (id, kb id, distance)."""
+def ann_search(*, dim: int, kb_id: int | None = None, kb_ids: list[int] | None = None, query, limit: int,
+               layers: list[str] | None = None, document_ids: list[int] | None = None, filters: dict | None = None,
+               query_name: str = "query", ids_name: str = "kb_ids") -> tuple[str, dict]:
+    """Nearest chunks by cosine distance through an HNSW index: (id, kb id, distance).
+
+    With `kb_id`, one base through its own index; with `kb_ids`, those bases (of dimension `dim`)
+    through the dimension's shared index, their ids a parameter named `ids_name`.
+    """
     cast = vector_type(dim)
-    kb_id = int(kb_id)
     on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
     params.update({query_name: vector_literal(query), "limit": int(limit)})
+    if kb_ids is None:
+        scope = [index_predicate(int(kb_id), dim, "c")]
+    else:
+        scope = [shared_predicate(dim, "c"), f"c.knowledge_base_id = ANY(%({ids_name})s)"]
+        params[ids_name] = sorted(int(i) for i in kb_ids)
     # The document's conditions are a correlated sub-select, checked row by row on what the index
     # returns: as a join, stale statistics ("hardly any document is ready", right after an import)
     # made the planner start from the documents and sort every chunk of the base by distance.
@@ -138,21 +146,28 @@ def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | N
     sql = (
         f"SELECT c.id, c.knowledge_base_id, (c.embedding::{cast}) <=> %({query_name})s::{cast} AS distance "
         f"FROM knowledge_chunk c "
-        f"WHERE {' AND '.join([index_predicate(kb_id, dim, 'c'), *on_chunk, document_test])} "
+        f"WHERE {' AND '.join([*scope, *on_chunk, document_test])} "
         f"ORDER BY distance LIMIT %(limit)s"
     )
     return sql, params
 
 
 def ann_search_bases(bases: list[tuple[int, int, str]], queries: dict[str, list[float]], *, limit: int,
-                     **scope) -> tuple[str, dict]:
+                     shared: list[tuple[list[int], int, str]] = (), **scope) -> tuple[str, dict]:
     """`ann_search` over several bases in one statement: `bases` are (kb id, dim, key of its query vector
-    in `queries`), one vector per embedder. Rows come per base, nearest first within each."""
+    in `queries`), one vector per embedder, each a branch on its own index; `shared` are (kb ids, dim,
+    key), each group one branch on its dimension's shared index. Rows come per branch, nearest first
+    within each."""
     names = {key: f"query_{n}" for n, key in enumerate(queries)}
     branches, params = [], {}
     for kb_id, dim, key in bases:
         branch, branch_params = ann_search(dim=dim, kb_id=kb_id, query=queries[key], limit=limit,
                                            query_name=names[key], **scope)
+        branches.append(f"({branch})")
+        params.update(branch_params)
+    for n, (kb_ids, dim, key) in enumerate(shared):
+        branch, branch_params = ann_search(dim=dim, kb_ids=kb_ids, query=queries[key], limit=limit,
+                                           query_name=names[key], ids_name=f"kb_ids_{n}", **scope)
         branches.append(f"({branch})")
         params.update(branch_params)
     return " UNION ALL ".join(branches), params
@@ -180,15 +195,18 @@ def deallocate(name: str) -> tuple[str, dict]:
     return f"DEALLOCATE {name}", {}
 
 
-def exact_search(*, dim: int, kb_id: int, query, limit: int) -> tuple[str, dict]:
-    """The same ranking as `ann_search` without the index: the reference for recall measurements."""
+def exact_search(*, dim: int, query, limit: int, kb_id: int | None = None,
+                 kb_ids: list[int] | None = None) -> tuple[str, dict]:
+    """The same ranking as `ann_search` (one base, or several) without the index: the reference for
+    recall measurements."""
     cast = vector_type(dim)
     sql = (
         f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} AS distance FROM knowledge_chunk c "
-        f"WHERE c.knowledge_base_id = %(kb_id)s AND vector_dims(c.embedding) = %(dim)s "
+        f"WHERE c.knowledge_base_id = ANY(%(kb_ids)s) AND vector_dims(c.embedding) = %(dim)s "
         f"ORDER BY 2 LIMIT %(limit)s"
     )
-    return sql, {"query": vector_literal(query), "kb_id": int(kb_id), "dim": int(dim), "limit": int(limit)}
+    ids = [int(kb_id)] if kb_ids is None else [int(i) for i in kb_ids]
+    return sql, {"query": vector_literal(query), "kb_ids": ids, "dim": int(dim), "limit": int(limit)}
 
 
 def tsqueries(*, config: str, query: str) -> tuple[str, dict]:
