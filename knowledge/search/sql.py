@@ -8,7 +8,22 @@ its output name `distance`) and repeats the predicate with the same constants
 from `vector_index.vector_type`. A search over several bases (`ann_search_bases`) is therefore one
 branch per base, each ordered and limited on its own small graph, glued with UNION ALL into one
 statement, and the caller merges the branches by distance; a single query with
-`knowledge_base_id IN (…)` could not use any of the partial indexes and would scan exactly. Extra
+`knowledge_base_id IN (…)` could not use any of the partial indexes and would scan exactly.
+
+Many bases: one walk of the shared index. Each branch costs ~1 ms to run (and, unprepared, ~0.5 ms
+to plan), so a request over 100 bases cost 100–360 ms whatever their size. Beside the per-base
+indexes there is one HNSW index per dimension over every base of that dimension
+(`vector_index.shared_index_name`, predicate `vector_dims(embedding) = dim`, repeated word for word
+here like the per-base one). `ann_search(kb_ids=…)` is one branch on it, with
+`knowledge_base_id = ANY(%(kb_ids)s)` applied to what the walk returns and the iterative scan
+going on until the LIMIT is filled with rows of those bases, so its cost is about that of one
+base of the dimension's size divided by the share of rows the requested bases hold. Which bases go
+which way is `knowledge/search/ann_plan.py`'s rule (many bases of one embedder holding a large
+share of their dimension's chunks: the shared walk; otherwise a branch per base); both kinds of
+branch can be in one statement. The alternatives measured or weighed: prepared statements alone
+(below) removed the planning but not the ~1 ms per branch; one walk of the shared index for every
+request would make a small base in a big dimension filter most of what it walks (slow, and the
+iterative scan gives up at `hnsw.max_scan_tuples`, losing recall). Extra
 filters (layers, documents) are applied to the index's output, and so are the document's
 (status, metadata), as a correlated sub-select rather than a join, so that no statistics can make
 the planner start from the documents; `hnsw.iterative_scan = relaxed_order` (see
@@ -28,7 +43,8 @@ Prepared statements (`prepared`). Planning one UNION ALL branch costs about half
 a search over 100 bases spent more time planning than searching. The ANN statement is therefore
 prepared once per connection and statement shape (bases, dimensions, filters used) and run with
 EXECUTE, with `plan_cache_mode = force_generic_plan` in its settings: the index predicates are
-constants in the text, so the generic plan still walks each base's own index. Statements are not
+constants in the text, so the generic plan still walks each base's own index (and the shared
+branch's ids are a parameter, one statement per dimension). Statements are not
 transactional (a rollback keeps them), and are per connection, so PORTAL_PREPARED_SEARCH=false
 turns them off behind a pooler in transaction mode (PgBouncer).
 
@@ -282,6 +298,18 @@ def hit_rows(*, ids: list[int]) -> tuple[str, dict]:
         f"WHERE c.id = ANY(%(ids)s)"
     )
     return sql, {"ids": [int(i) for i in ids]}
+
+
+def with_hit_rows(statement: tuple[str, dict]) -> tuple[str, dict]:
+    """An ANN statement whose rows (id, kb id, distance) also carry HIT_COLUMNS: for a search whose
+    hits are exactly those rows (vector mode, no reranker), read in the same round trip."""
+    text, params = statement
+    # Each hit is read by primary key in a LATERAL sub-select that OFFSET 0 keeps from being
+    # flattened into a join: a generic plan guesses the LIMIT's row count (10 % of the table) and
+    # would otherwise hash-join the whole chunk table.
+    return (f"WITH ann AS MATERIALIZED ({text}) SELECT ann.id, ann.knowledge_base_id, ann.distance, h.* "
+            f"FROM ann CROSS JOIN LATERAL (SELECT {', '.join(HIT_COLUMNS)} FROM knowledge_chunk c "
+            f"JOIN knowledge_document d ON d.id = c.document_id WHERE c.id = ann.id OFFSET 0) h", params)
 
 
 def headlines(*, config: str, any_term: str, ids: list[int], max_words: int = 35) -> tuple[str, dict]:
