@@ -296,17 +296,17 @@ def _demote_derived(hits: list[SearchHit]) -> list[SearchHit]:
 
 def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:
     """Exact distances for keyword-only candidates, so every hybrid hit carries one."""
-    missing: dict[int, list[int]] = {}
+    missing: dict[tuple[int, str], list[int]] = {}  # one statement per query vector, whatever the bases
     for row in fused:
         if row["distance"] is None:
-            missing.setdefault(row["kb"], []).append(row["id"])
+            kb = by_id[row["kb"]]
+            missing.setdefault((kb.embedding_dim, kb.embedder), []).append(row["id"])
     if not missing:
         return
     found = {}
     with connection.cursor() as cursor:
-        for kb_id, ids in missing.items():
-            kb = by_id[kb_id]
-            cursor.execute(*sql.distances(dim=kb.embedding_dim, ids=ids, query=vectors[kb.embedder]))
+        for (dim, embedder), ids in missing.items():
+            cursor.execute(*sql.distances(dim=dim, ids=ids, query=vectors[embedder]))
             found.update({chunk_id: float(distance) for chunk_id, distance in cursor.fetchall()})
     for row in fused:
         if row["distance"] is None:

@@ -278,7 +278,7 @@ def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: i
 
 
 def distances(*, dim: int, ids: list[int], query) -> tuple[str, dict]:
-    """Exact cosine distances of a few chunks (of one base) to the query: (id, distance)."""
+    """Exact cosine distances of a few chunks (of bases of one dimension) to the query: (id, distance)."""
     cast = vector_type(dim)
     sql = (
         f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} FROM knowledge_chunk c "

@@ -85,6 +85,16 @@ class SharedIndexSearchTests(TestCase):
                 retrieval.retrieve("garlic", self.kbs[:3], mode="vector", top_k=5)
         self.assertEqual(len(queries), 2)
 
+    def test_keyword_only_hits_get_their_distances_in_one_statement_whatever_their_bases(self):
+        question = "garlic printer parking holiday invoices translation backup"
+        with (override_settings(PORTAL={**settings.PORTAL, "PREPARED_SEARCH": False, "SEARCH_CANDIDATES": 4}),
+              CaptureQueriesContext(connection) as queries):
+            hits = retrieval.retrieve(question, self.kbs, mode="hybrid", top_k=4).hits
+        self.assertTrue([hit for hit in hits if hit.retrievers == ["keyword"]])
+        self.assertTrue(all(hit.distance is not None for hit in hits))
+        exact = [q for q in queries.captured_queries if "c.id = ANY" in q["sql"] and "<=>" in q["sql"]]
+        self.assertEqual(len(exact), 1)
+
     def test_the_shared_walk_keeps_the_searchs_filters(self):
         kb = self.kbs[1]
         with shared_path():
