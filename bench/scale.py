@@ -1,9 +1,9 @@
 """Scale benchmark: synthetic clustered chunks in one knowledge base, or spread over many.
 
     .venv/bin/python bench/scale.py --chunks 100000                 # one base of 100k
-    .venv/bin/python bench/scale.py --chunks 100000 --bases 100     # 100 bases of 1k, and requests over all
     .venv/bin/python bench/scale.py --chunks 1000000 --json out.json
     .venv/bin/python bench/scale.py --chunks 1000000 --reuse        # measure that database again
+    .venv/bin/python bench/scale.py --chunks 1000000 --bases 100    # 100 bases of 10k, and requests over many
 
 Vectors have the default embedder's dimension (384) and a two-level cluster structure (topics,
 then sub-topics, then noise), like real embeddings; uniformly random vectors cannot be indexed at
@@ -11,16 +11,19 @@ all and would say nothing. Each chunk also gets ~60 words of synthetic text (a Z
 vocabulary plus its topic's words) so the keyword and hybrid paths see realistic match counts.
 
 Steps, as a re-index does them: binary COPY with the indexes dropped, the full-text vectors in one
-UPDATE, then the per-base HNSW index built with a raised `maintenance_work_mem`. Then, per
-`ef_search`: p50/p95 latency of the product's vector search (`retrieval.retrieve`, mode vector)
-and recall@10 against exact search (the same ORDER BY without the index, whose time is printed as
-the reference); and hybrid latency, to which the embedder's own query time (measured on real
-queries) is added for the "including the query embedding" figure. The queries are run once,
-unmeasured, before the timed passes: the figures are those of a server that has been answering.
+UPDATE, then the per-base HNSW indexes and the dimension's shared one built with a raised
+`maintenance_work_mem`. Then, per `ef_search`: p50/p95 latency of the product's vector search
+(`retrieval.retrieve`, mode vector, one base per request, the base given as a row as the API
+does) and recall@10 against the exact nearest neighbours (bench/scale_exact.py); and hybrid
+latency, to which the embedder's own query time (measured on real queries) is added for the
+"including the query embedding" figure. With several bases, one request over the first 10, 30
+and 100 of them, each base through its own index and all through the shared one, interleaved
+(bench/scale_bases.py). The queries are run once, unmeasured, before the timed passes: the
+figures are those of a server that has been answering.
 
-Runs in its own database (`portal_bench_scale`), which it empties first; with --reuse it keeps
-the rows the last run with the same --chunks/--bases/--seed loaded. Prints a Markdown table;
---json writes every figure.
+Runs in its own database (`portal_bench_scale`, `portal_bench_scale_<bases>` for several bases),
+which it empties first; with --reuse it keeps the rows the last run with the same
+--chunks/--bases/--seed loaded. Prints a Markdown table; --json writes every figure.
 """
 
 import argparse
@@ -31,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 from common import percentile, setup_django
-from scale_bases import exact_subset_top10, make_subset_queries, many_bases, print_many_bases
+from scale_bases import make_subset_queries, many_bases, print_many_bases
+from scale_exact import exact_subset_top10, exact_top10, read_vectors
 from scale_state import remembered, reuse_state, save_state
 from synthetic import DIM, WORDS_PER_CHUNK, Corpus
 
@@ -174,24 +178,6 @@ def make_queries(kbs, corpora, n: int, rng) -> list[tuple]:
     return queries
 
 
-def exact_top10(queries) -> tuple[list[set], list[float]]:
-    from django.db import connection, transaction
-
-    from knowledge.search import sql
-
-    truths, times = [], []
-    for kb, vector, _ in queries:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL enable_indexscan = off")
-            cursor.execute("SET LOCAL enable_bitmapscan = off")
-            started = time.perf_counter()
-            cursor.execute(*sql.exact_search(dim=kb.embedding_dim, kb_id=kb.pk, query=vector, limit=10))
-            rows = cursor.fetchall()
-            times.append((time.perf_counter() - started) * 1000)
-        truths.append({row[0] for row in rows})
-    return truths, times
-
-
 def warm_up(queries, ef: int) -> None:
     """Unmeasured vector (at the largest ef_search measured) and hybrid passes, so the figures are
     those of a server that has been answering such queries (index, heap and full-text pages in
@@ -199,9 +185,9 @@ def warm_up(queries, ef: int) -> None:
     from knowledge.search import retrieval
 
     for kb, vector, text in queries:
-        retrieval.retrieve(text, [kb.pk], top_k=10, mode="vector", ef_search=ef,
+        retrieval.retrieve(text, [kb], top_k=10, mode="vector", ef_search=ef,
                            query_embeddings={kb.embedder: vector})
-        retrieval.retrieve(text, [kb.pk], top_k=10, mode="hybrid", query_embeddings={kb.embedder: vector})
+        retrieval.retrieve(text, [kb], top_k=10, mode="hybrid", query_embeddings={kb.embedder: vector})
 
 
 def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
@@ -212,7 +198,7 @@ def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
         latencies, recalls, stages = [], [], {}
         for (kb, vector, text), truth in zip(queries, truths):
             started = time.perf_counter()
-            result = retrieval.retrieve(text, [kb.pk], top_k=10, mode="vector", ef_search=ef,
+            result = retrieval.retrieve(text, [kb], top_k=10, mode="vector", ef_search=ef,
                                         query_embeddings={kb.embedder: vector})
             latencies.append((time.perf_counter() - started) * 1000)
             recalls.append(len({hit.chunk_id for hit in result.hits} & truth) / max(1, len(truth)))
@@ -226,7 +212,7 @@ def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
         latencies = []
         for kb, vector, text in queries:
             started = time.perf_counter()
-            retrieval.retrieve(text, [kb.pk], top_k=10, mode=mode, query_embeddings={kb.embedder: vector})
+            retrieval.retrieve(text, [kb], top_k=10, mode=mode, query_embeddings={kb.embedder: vector})
             latencies.append((time.perf_counter() - started) * 1000)
         results[mode] = _summary(latencies)
     hybrid = results["hybrid"]
@@ -318,8 +304,18 @@ def print_table(results: dict) -> None:
 
 
 def exact_references(args, queries) -> tuple[list[set], list[float]]:
-    """exact_top10, remembered in the saved state: at 1M chunks each exact scan takes seconds."""
-    return remembered(args, f"exact-{len(queries)}", lambda: exact_top10(queries))
+    """exact_top10 (bench/scale_exact.py), remembered in the saved state."""
+    return remembered(args, f"exact-{len(queries)}", lambda: exact_top10(queries, vectors(args)))
+
+
+_vectors: dict = {}
+
+
+def vectors(args):
+    """Every chunk's vector, read once per run when an exact reference needs them."""
+    if "data" not in _vectors:
+        _vectors["data"] = read_vectors()
+    return _vectors["data"]
 
 
 def shared_buffers() -> str:
@@ -354,7 +350,8 @@ def main(argv=None) -> None:
     results["server_side"] = server_times(queries, 100)
     if len(kbs) > 1:
         subset_queries = make_subset_queries(kbs, corpora, rng)
-        subset_truths = remembered(args, "exact-subsets", lambda: exact_subset_top10(kbs, subset_queries))
+        subset_truths = remembered(args, "exact-subsets",
+                                   lambda: exact_subset_top10(kbs, subset_queries, vectors(args)))
         results["many_bases"] = many_bases(kbs, subset_queries, subset_truths)
     results["exact"] = {"p50_ms": round(percentile(exact_ms, 50), 2), "p95_ms": round(percentile(exact_ms, 95), 2)}
     results["load"] = {key: (round(value, 1) if isinstance(value, float) else value) for key, value in timings.items()}

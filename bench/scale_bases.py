@@ -34,25 +34,6 @@ def make_subset_queries(kbs, corpora, rng) -> dict[int, list[tuple]]:
     return queries
 
 
-def exact_subset_top10(kbs, queries: dict[int, list[tuple]]) -> dict[int, list[set]]:
-    """The true 10 nearest chunks of each subset query, by an exact scan of the subset's bases."""
-    from django.db import connection, transaction
-
-    from knowledge.search import sql
-
-    truths = {}
-    for n, picked in queries.items():
-        ids = [kb.pk for kb in kbs[:n]]
-        truths[n] = []
-        for kb, vector, _ in picked:
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute("SET LOCAL enable_indexscan = off")
-                cursor.execute("SET LOCAL enable_bitmapscan = off")
-                cursor.execute(*sql.exact_search(dim=kb.embedding_dim, kb_ids=ids, query=vector, limit=10))
-                truths[n].append({row[0] for row in cursor.fetchall()})
-    return truths
-
-
 def force_path(path: str) -> None:
     """Make ann_plan choose `path` for every request (own: never the shared index)."""
     from django.conf import settings
@@ -73,7 +54,7 @@ def many_bases(kbs, queries: dict[int, list[tuple]], truths: dict[int, list[set]
     ann_plan.forget_index_rows()
     results = {}
     for n, picked in queries.items():
-        subset = [kb.pk for kb in kbs[:n]]
+        subset = kbs[:n]  # rows, as the API passes them (read with the key's limits)
         settings.PORTAL.update(defaults)
         _, shared = ann_plan.plan(kbs[:n])
         latencies = {path: [] for path in PATHS}
