@@ -21,7 +21,7 @@ and 100 of them, each base through its own index and all through the shared one,
 (bench/scale_bases.py). The queries are run once, unmeasured, before the timed passes: the
 figures are those of a server that has been answering.
 
-Runs in its own database (`portal_bench_scale`, `portal_bench_scale_<bases>` for several bases),
+Runs in its own database (`portal_bench_scale_<chunks>_<bases>`),
 which it empties first; with --reuse it keeps the rows the last run with the same
 --chunks/--bases/--seed loaded. Prints a Markdown table; --json writes every figure.
 """
@@ -43,10 +43,9 @@ CHUNKS_PER_DOCUMENT = 100
 DB_NAME = "portal_bench_scale"
 
 
-def database_name(bases: int) -> str:
-    """One database per number of bases, so a 1M single-base set-up and a 100-base one both stay
-    loaded for --reuse."""
-    return DB_NAME if bases == 1 else f"{DB_NAME}_{bases}"
+def database_name(chunks: int, bases: int) -> str:
+    """One database per set-up, so a 1M single-base one and a 100-base one both stay loaded for --reuse."""
+    return f"{DB_NAME}_{chunks}_{bases}"
 
 
 def parse_args(argv=None):
@@ -328,7 +327,7 @@ def shared_buffers() -> str:
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    setup_django(database_name(args.bases))
+    setup_django(database_name(args.chunks, args.bases))
     rng = np.random.default_rng(args.seed)
     per_base = args.chunks // args.bases
     print(f"== {args.chunks:,} chunks in {args.bases} base(s) of {per_base:,}", file=sys.stderr, flush=True)
