@@ -214,7 +214,7 @@ PORTAL = {
     # A vector search over at least this many bases of one embedder, holding at least this share of
     # their dimension's chunks, walks the dimension's shared index once (knowledge/search/ann_plan.py).
     "SHARED_INDEX_MIN_BASES": env_int("PORTAL_SHARED_INDEX_MIN_BASES", 10, minimum=2),
-    "SHARED_INDEX_MIN_SHARE": env_float("PORTAL_SHARED_INDEX_MIN_SHARE", 0.1),
+    "SHARED_INDEX_MIN_SHARE": env_float("PORTAL_SHARED_INDEX_MIN_SHARE", 0.08),
     # Retrieval (docs/retrieval.md): candidates per retriever before fusion, the cap on rows
     # ts_rank scores, reciprocal-rank-fusion constant, and the seed-003 keyword fallback.
     "SEARCH_CANDIDATES": env_int("PORTAL_SEARCH_CANDIDATES", 40, minimum=1),
