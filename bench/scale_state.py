@@ -17,7 +17,7 @@ def state_path(args) -> Path:
 def save_state(args, corpora, rng, timings) -> None:
     """What --reuse needs to measure the loaded database again: the corpora and the random state."""
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    for stale in CACHE_DIR.glob("scale-*.pickle"):  # the database holds one setup at a time
+    for stale in CACHE_DIR.glob(f"scale-{args.chunks}-{args.bases}-*.pickle"):  # a database holds one setup
         stale.unlink()
     state_path(args).write_bytes(pickle.dumps({"corpora": corpora, "rng": rng, "timings": timings}))
 

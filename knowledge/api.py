@@ -283,9 +283,11 @@ def searchable_bases(request: HttpRequest, requested: list[int] | None) -> list[
     """The bases a search covers: the requested ones (all must be visible) or every visible one.
 
     One query, the key's limits included, whichever bases exist or are forbidden: a base the key
-    may not use is "not found" exactly as a missing one is, in the same time."""
+    may not use (or an evaluation's hidden shadow) is "not found" exactly as a missing one is, in
+    the same time."""
     limits = ApiKey.knowledge_bases.through.objects.filter(apikey_id=request.auth.pk)
-    visible = KnowledgeBase.objects.filter(Q(pk__in=limits.values("knowledgebase_id")) | ~Exists(limits))
+    visible = KnowledgeBase.objects.filter(Q(pk__in=limits.values("knowledgebase_id")) | ~Exists(limits),
+                                           shadow_of__isnull=True)
     if requested is None:
         return list(visible.order_by("pk"))
     found = list(visible.filter(pk__in=requested).order_by("pk"))

@@ -5,6 +5,15 @@ and each base gets `CREATE INDEX … USING hnsw ((embedding::vector(dim)) vector
 WHERE knowledge_base_id = id AND vector_dims(embedding) = dim`. Queries must repeat the same cast
 and predicate (see sql.py) for the planner to pick the index. Dimensions above pgvector's
 2,000-dimension HNSW limit for `vector` are indexed as `halfvec` (up to 4,000).
+
+Beside them, one shared index per dimension (`shared_index_name`) covers every base of that
+dimension: `… WHERE vector_dims(embedding) = dim`. A search over many bases of one embedder walks
+it once with `knowledge_base_id = ANY(…)` instead of one branch per base (see
+knowledge/search/sql.py). It is created with the first base of its dimension (`create_kb_index`
+ensures it, so creation, re-index, embedder switches and evaluation shadows all keep it), for
+existing installs by migration 0012, and is never dropped: an index of a dimension with no rows
+is empty and costs nothing. Every chunk insert then updates two graphs, which the embedding of the
+chunk (tens of milliseconds) dwarfs.
 """
 
 from django.db import connection
@@ -19,6 +28,10 @@ MAX_HALFVEC_DIM = 4000
 
 def index_name(kb_id: int) -> str:
     return f"knowledge_chunk_emb_kb{int(kb_id)}"
+
+
+def shared_index_name(dim: int) -> str:
+    return f"knowledge_chunk_emb_dim{int(dim)}"
 
 
 def vector_type(dim: int) -> str:
@@ -43,21 +56,42 @@ def index_predicate(kb_id: int, dim: int, alias: str = "") -> str:
     return f"{prefix}knowledge_base_id = {int(kb_id)} AND vector_dims({prefix}embedding) = {int(dim)}"
 
 
-def create_kb_index(kb_id: int, dim: int, *, name: str = "") -> None:
-    """Create the base's HNSW index (idempotent)."""
-    kb_id = int(kb_id)
+def shared_predicate(dim: int, alias: str = "") -> str:
+    """The shared index's predicate; ANN queries over it repeat it word for word."""
+    prefix = f"{alias}." if alias else ""
+    return f"vector_dims({prefix}embedding) = {int(dim)}"
+
+
+def _create_index(name: str, dim: int, predicate: str) -> None:
     qn = connection.ops.quote_name
     statement = (
-        f"CREATE INDEX IF NOT EXISTS {qn(name or index_name(kb_id))} ON knowledge_chunk USING hnsw "
+        f"CREATE INDEX IF NOT EXISTS {qn(name)} ON knowledge_chunk USING hnsw "
         f"((embedding::{vector_type(dim)}) {opclass(dim)}) "
-        f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
-        f"WHERE {index_predicate(kb_id, dim)}"
+        f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) WHERE {predicate}"
     )
     with connection.cursor() as cursor:
         # Inside a transaction that inserted chunks, deferred FK checks must fire before PostgreSQL
         # allows CREATE INDEX on the table; outside one this is a no-op.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(statement)
+
+
+def create_kb_index(kb_id: int, dim: int, *, name: str = "") -> None:
+    """Create the base's HNSW index (idempotent), and its dimension's shared index if missing."""
+    _create_index(name or index_name(kb_id), dim, index_predicate(kb_id, dim))
+    ensure_shared_index(dim)
+
+
+def ensure_shared_index(dim: int) -> None:
+    """Create the shared index of `dim` unless it exists (checked first: CREATE INDEX IF NOT EXISTS
+    would wait for the table's writers before finding it there)."""
+    if not _index_exists(shared_index_name(dim)):
+        _create_index(shared_index_name(dim), dim, shared_predicate(dim))
+
+
+def drop_shared_index(dim: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX IF EXISTS {connection.ops.quote_name(shared_index_name(dim))}")
 
 
 def replace_kb_index(kb_id: int, dim: int) -> None:
@@ -85,6 +119,14 @@ def drop_kb_index(kb_id: int) -> None:
 
 
 def kb_index_exists(kb_id: int) -> bool:
+    return _index_exists(index_name(kb_id))
+
+
+def shared_index_exists(dim: int) -> bool:
+    return _index_exists(shared_index_name(dim))
+
+
+def _index_exists(name: str) -> bool:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [index_name(kb_id)])
+        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [name])
         return cursor.fetchone() is not None

@@ -8,7 +8,22 @@ its output name `distance`) and repeats the predicate with the same constants
 from `vector_index.vector_type`. A search over several bases (`ann_search_bases`) is therefore one
 branch per base, each ordered and limited on its own small graph, glued with UNION ALL into one
 statement, and the caller merges the branches by distance; a single query with
-`knowledge_base_id IN (…)` could not use any of the partial indexes and would scan exactly. Extra
+`knowledge_base_id IN (…)` could not use any of the partial indexes and would scan exactly.
+
+Many bases: one walk of the shared index. Each branch costs ~1 ms to run (and, unprepared, ~0.5 ms
+to plan), so a request over 100 bases cost 100–360 ms whatever their size. Beside the per-base
+indexes there is one HNSW index per dimension over every base of that dimension
+(`vector_index.shared_index_name`, predicate `vector_dims(embedding) = dim`, repeated word for word
+here like the per-base one). `ann_search(kb_ids=…)` is one branch on it, with
+`knowledge_base_id = ANY(%(kb_ids)s)` applied to what the walk returns and the iterative scan
+going on until the LIMIT is filled with rows of those bases, so its cost is about that of one
+base of the dimension's size divided by the share of rows the requested bases hold. Which bases go
+which way is `knowledge/search/ann_plan.py`'s rule (many bases of one embedder holding a large
+share of their dimension's chunks: the shared walk; otherwise a branch per base); both kinds of
+branch can be in one statement. The alternatives measured or weighed: prepared statements alone
+(below) removed the planning but not the ~1 ms per branch; one walk of the shared index for every
+request would make a small base in a big dimension filter most of what it walks (slow, and the
+iterative scan gives up at `hnsw.max_scan_tuples`, losing recall). Extra
 filters (layers, documents) are applied to the index's output, and so are the document's
 (status, metadata), as a correlated sub-select rather than a join, so that no statistics can make
 the planner start from the documents; `hnsw.iterative_scan = relaxed_order` (see
@@ -28,7 +43,8 @@ Prepared statements (`prepared`). Planning one UNION ALL branch costs about half
 a search over 100 bases spent more time planning than searching. The ANN statement is therefore
 prepared once per connection and statement shape (bases, dimensions, filters used) and run with
 EXECUTE, with `plan_cache_mode = force_generic_plan` in its settings: the index predicates are
-constants in the text, so the generic plan still walks each base's own index. Statements are not
+constants in the text, so the generic plan still walks each base's own index (and the shared
+branch's ids are a parameter, one statement per dimension). Statements are not
 transactional (a rollback keeps them), and are per connection, so PORTAL_PREPARED_SEARCH=false
 turns them off behind a pooler in transaction mode (PgBouncer).
 
@@ -54,7 +70,7 @@ import hashlib
 import json
 import re
 
-from knowledge.indexing.vector_index import index_predicate, vector_type
+from knowledge.indexing.vector_index import index_predicate, shared_predicate, vector_type
 from knowledge.models import Document
 
 # Chunks of these documents are served (see the model).
@@ -122,14 +138,22 @@ def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str]
     return on_chunk, on_document, params
 
 
-def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | None = None,
-               document_ids: list[int] | None = None, filters: dict | None = None,
-               query_name: str = "query") -> tuple[str, dict]:
-    """Nearest chunks of one knowledge base by cosine distance, through its HNSW index: (id, kb id, distance)."""
+def ann_search(*, dim: int, kb_id: int | None = None, kb_ids: list[int] | None = None, query, limit: int,
+               layers: list[str] | None = None, document_ids: list[int] | None = None, filters: dict | None = None,
+               query_name: str = "query", ids_name: str = "kb_ids") -> tuple[str, dict]:
+    """Nearest chunks by cosine distance through an HNSW index: (id, kb id, distance).
+
+    With `kb_id`, one base through its own index; with `kb_ids`, those bases (of dimension `dim`)
+    through the dimension's shared index, their ids a parameter named `ids_name`.
+    """
     cast = vector_type(dim)
-    kb_id = int(kb_id)
     on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
     params.update({query_name: vector_literal(query), "limit": int(limit)})
+    if kb_ids is None:
+        scope = [index_predicate(int(kb_id), dim, "c")]
+    else:
+        scope = [shared_predicate(dim, "c"), f"c.knowledge_base_id = ANY(%({ids_name})s)"]
+        params[ids_name] = sorted(int(i) for i in kb_ids)
     # The document's conditions are a correlated sub-select, checked row by row on what the index
     # returns: as a join, stale statistics ("hardly any document is ready", right after an import)
     # made the planner start from the documents and sort every chunk of the base by distance.
@@ -138,21 +162,28 @@ def ann_search(*, dim: int, kb_id: int, query, limit: int, layers: list[str] | N
     sql = (
         f"SELECT c.id, c.knowledge_base_id, (c.embedding::{cast}) <=> %({query_name})s::{cast} AS distance "
         f"FROM knowledge_chunk c "
-        f"WHERE {' AND '.join([index_predicate(kb_id, dim, 'c'), *on_chunk, document_test])} "
+        f"WHERE {' AND '.join([*scope, *on_chunk, document_test])} "
         f"ORDER BY distance LIMIT %(limit)s"
     )
     return sql, params
 
 
 def ann_search_bases(bases: list[tuple[int, int, str]], queries: dict[str, list[float]], *, limit: int,
-                     **scope) -> tuple[str, dict]:
+                     shared: list[tuple[list[int], int, str]] = (), **scope) -> tuple[str, dict]:
     """`ann_search` over several bases in one statement: `bases` are (kb id, dim, key of its query vector
-    in `queries`), one vector per embedder. Rows come per base, nearest first within each."""
+    in `queries`), one vector per embedder, each a branch on its own index; `shared` are (kb ids, dim,
+    key), each group one branch on its dimension's shared index. Rows come per branch, nearest first
+    within each."""
     names = {key: f"query_{n}" for n, key in enumerate(queries)}
     branches, params = [], {}
     for kb_id, dim, key in bases:
         branch, branch_params = ann_search(dim=dim, kb_id=kb_id, query=queries[key], limit=limit,
                                            query_name=names[key], **scope)
+        branches.append(f"({branch})")
+        params.update(branch_params)
+    for n, (kb_ids, dim, key) in enumerate(shared):
+        branch, branch_params = ann_search(dim=dim, kb_ids=kb_ids, query=queries[key], limit=limit,
+                                           query_name=names[key], ids_name=f"kb_ids_{n}", **scope)
         branches.append(f"({branch})")
         params.update(branch_params)
     return " UNION ALL ".join(branches), params
@@ -180,15 +211,18 @@ def deallocate(name: str) -> tuple[str, dict]:
     return f"DEALLOCATE {name}", {}
 
 
-def exact_search(*, dim: int, kb_id: int, query, limit: int) -> tuple[str, dict]:
-    """The same ranking as `ann_search` without the index: the reference for recall measurements."""
+def exact_search(*, dim: int, query, limit: int, kb_id: int | None = None,
+                 kb_ids: list[int] | None = None) -> tuple[str, dict]:
+    """The same ranking as `ann_search` (one base, or several) without the index: the reference for
+    recall measurements."""
     cast = vector_type(dim)
     sql = (
         f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} AS distance FROM knowledge_chunk c "
-        f"WHERE c.knowledge_base_id = %(kb_id)s AND vector_dims(c.embedding) = %(dim)s "
+        f"WHERE c.knowledge_base_id = ANY(%(kb_ids)s) AND vector_dims(c.embedding) = %(dim)s "
         f"ORDER BY 2 LIMIT %(limit)s"
     )
-    return sql, {"query": vector_literal(query), "kb_id": int(kb_id), "dim": int(dim), "limit": int(limit)}
+    ids = [int(kb_id)] if kb_ids is None else [int(i) for i in kb_ids]
+    return sql, {"query": vector_literal(query), "kb_ids": ids, "dim": int(dim), "limit": int(limit)}
 
 
 def tsqueries(*, config: str, query: str) -> tuple[str, dict]:
@@ -244,7 +278,7 @@ def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: i
 
 
 def distances(*, dim: int, ids: list[int], query) -> tuple[str, dict]:
-    """Exact cosine distances of a few chunks (of one base) to the query: (id, distance)."""
+    """Exact cosine distances of a few chunks (of bases of one dimension) to the query: (id, distance)."""
     cast = vector_type(dim)
     sql = (
         f"SELECT c.id, (c.embedding::{cast}) <=> %(query)s::{cast} FROM knowledge_chunk c "
@@ -264,6 +298,18 @@ def hit_rows(*, ids: list[int]) -> tuple[str, dict]:
         f"WHERE c.id = ANY(%(ids)s)"
     )
     return sql, {"ids": [int(i) for i in ids]}
+
+
+def with_hit_rows(statement: tuple[str, dict]) -> tuple[str, dict]:
+    """An ANN statement whose rows (id, kb id, distance) also carry HIT_COLUMNS: for a search whose
+    hits are exactly those rows (vector mode, no reranker), read in the same round trip."""
+    text, params = statement
+    # Each hit is read by primary key in a LATERAL sub-select that OFFSET 0 keeps from being
+    # flattened into a join: a generic plan guesses the LIMIT's row count (10 % of the table) and
+    # would otherwise hash-join the whole chunk table.
+    return (f"WITH ann AS MATERIALIZED ({text}) SELECT ann.id, ann.knowledge_base_id, ann.distance, h.* "
+            f"FROM ann CROSS JOIN LATERAL (SELECT {', '.join(HIT_COLUMNS)} FROM knowledge_chunk c "
+            f"JOIN knowledge_document d ON d.id = c.document_id WHERE c.id = ann.id OFFSET 0) h", params)
 
 
 def headlines(*, config: str, any_term: str, ids: list[int], max_words: int = 35) -> tuple[str, dict]:

@@ -41,3 +41,41 @@ class SearchOverheadTests(ApiTestCase):
             self.assertEqual(len(queries), 1)
             bodies.append(response.json()["error"]["message"].replace(str(other), "N"))
         self.assertEqual(bodies[0], bodies[1])
+
+
+class ManyBasesNotFoundTests(ApiTestCase):
+    def test_a_hundred_bases_with_forbidden_or_hidden_ones_are_refused_exactly_like_missing_ones(self):
+        kbs = [make_kb() for _ in range(100)]
+        shadow = make_kb(shadow_of=kbs[0])
+        _, token = make_key(scopes=["search"], knowledge_bases=kbs[:97])
+        allowed = [kb.pk for kb in kbs[:97]]
+        missing = [shadow.pk + 1000, shadow.pk + 1001, shadow.pk + 1002]
+        bodies = []
+        for others in ([kb.pk for kb in kbs[97:99]] + [shadow.pk], [kbs[99].pk] + missing[:2], missing):
+            with CaptureQueriesContext(connection) as queries:
+                response = self.api("post", "/search", token=token,
+                                    data={"query": "refund", "mode": "vector", "knowledge_bases": allowed + others})
+            self.assertError(response, 404, "not_found")
+            self.assertFalse([q for q in queries.captured_queries if "knowledge_chunk" in q["sql"]])
+            body = response.content.decode()
+            for n, pk in enumerate(sorted(others)):
+                self.assertIn(str(pk), body)
+                body = body.replace(str(pk), f"<{n}>")
+            bodies.append(body)
+        self.assertEqual(bodies[0], bodies[1])
+        self.assertEqual(bodies[0], bodies[2])
+
+    def test_an_evaluations_hidden_shadow_is_not_found_even_for_an_unlimited_key(self):
+        kb = make_kb()
+        shadow = make_kb(shadow_of=kb)
+        _, token = make_key(scopes=["search"])
+        bodies = []
+        for other in (shadow.pk, shadow.pk + 1000):
+            response = self.api("post", "/search", token=token,
+                                data={"query": "refund", "mode": "vector", "knowledge_bases": [kb.pk, other]})
+            self.assertError(response, 404, "not_found")
+            bodies.append(response.content.decode().replace(str(other), "N"))
+        self.assertEqual(bodies[0], bodies[1])
+        response = self.api("post", "/search", token=token, data={"query": "refund", "mode": "vector"})
+        self.assertEqual(response.status_code, 200)
+        self.assertFalse([hit for hit in response.json()["hits"] if hit["knowledge_base_id"] == shadow.pk])

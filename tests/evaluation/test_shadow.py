@@ -67,6 +67,7 @@ class SwitchEmbedderTests(TestCase):
         self.assertEqual(set(Chunk.objects.filter(knowledge_base=self.kb).values_list("document__knowledge_base",
                                                                                      flat=True)), {self.kb.pk})
         self.assertIn(vector_index.index_name(self.kb.pk), ann_plan(self.kb))
+        self.assertTrue(vector_index.shared_index_exists(384))
         hits = retrieval.search(self.question, [self.kb.pk], mode="vector")
         self.assertTrue(hits)
         self.assertTrue(all(hit.document_id in dict(documents) for hit in hits))

@@ -112,6 +112,7 @@ class ReindexJobTests(TestCase):
         self.assertEqual((kb.embedder, kb.embedding_dim), ("use-multilingual", 512))
         self.assertEqual({len(c.embedding) for c in Chunk.objects.filter(knowledge_base=kb)}, {512})
         self.assertTrue(vector_index.kb_index_exists(kb.pk))
+        self.assertTrue(vector_index.shared_index_exists(512))  # many-base searches of the new dimension
 
     def test_a_plain_reindex_touches_only_out_of_date_documents(self):
         kb = make_kb()
