@@ -146,7 +146,7 @@ class SharedIndexMigrationTests(TransactionTestCase):
         make_kb()
         executor = MigrationExecutor(connection)
         leaf = executor.loader.graph.leaf_nodes("knowledge")
-        executor.migrate([("knowledge", "0011_i18n")])
+        executor.migrate([("knowledge", "0013_job_items")])
         self.assertFalse(vector_index.shared_index_exists(256))
         executor = MigrationExecutor(connection)
         executor.migrate(leaf)

@@ -26,7 +26,7 @@ def drop_shared_indexes(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("knowledge", "0011_i18n"),
+        ("knowledge", "0013_job_items"),
     ]
 
     operations = [
