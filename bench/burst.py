@@ -21,9 +21,6 @@ from pathlib import Path
 
 from load import DB_NAME, api_token, database_url, percentile, questions, setup_django, start_server, stop_server
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.e2e.test_serve import group_pids, group_rss_mb  # noqa: E402
-
 
 async def search(port: int, token: str, query: str, mode: str, timeout: float) -> tuple[int, float, str]:
     """One connection, one search: (status or 0 when it failed, seconds, Retry-After)."""
@@ -59,6 +56,9 @@ def main(argv=None) -> None:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds a client waits for its answer")
     args = parser.parse_args(argv)
     setup_django(DB_NAME)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.e2e.test_serve import group_pids, group_rss_mb  # the test's own measure of the server
+
     token = api_token()
     pool = questions()
     queries = [pool[i % len(pool)] for i in range(args.connections)]

@@ -253,8 +253,6 @@ def child(args) -> None:
     embedder = get_embedder(kb.embedder)
     embedder.embed_query("warm up")
     connection.close()
-    print("ready", flush=True)  # the parent sends the work when every process is ready
-    job = json.loads(sys.stdin.read())
 
     def call(item, state) -> bool:
         mode, query = item
@@ -265,6 +263,11 @@ def child(args) -> None:
                 state["close"] = connection.close
             retrieval.retrieve(query, [kb.pk], mode=mode, top_k=args.top_k)
         return True
+
+    # Warm as the servers are: the model, and the database cache for each kind of search.
+    run_threads(args.threads, [(mode, "warm up") for mode in MODES for _ in range(args.threads)], call)
+    print("ready", flush=True)  # the parent sends the work when every process is ready
+    job = json.loads(sys.stdin.read())
 
     latencies, failures, seconds = run_threads(args.threads, job["items"], call)
     print(json.dumps({"latencies": latencies, "failures": failures, "seconds": seconds}))
