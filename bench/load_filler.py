@@ -1,0 +1,95 @@
+"""Pad the load benchmark's base to a size (100k, 1M chunks) with synthetic filler chunks.
+
+The real documents and their real questions stay; filler chunks (clustered unit vectors of the
+base's dimension, Zipf-flavoured text from `synthetic.Corpus`) make the base as large as asked, so
+the searches pay what they cost at that size. They are COPYed in binary with the base's HNSW index
+dropped, their full-text vectors computed in one statement, then the index rebuilt, as in
+`bench/scale.py`. The padded base stays in the benchmark database for the next run: asking for the
+same size again costs nothing, a larger size adds the difference.
+"""
+
+import sys
+import time
+
+import numpy as np
+from synthetic import Corpus
+
+FILLER_URI = "filler:"
+CHUNKS_PER_DOCUMENT = 100
+BATCH = 20_000
+
+
+def filler_count(kb) -> int:
+    from knowledge.models import Chunk
+
+    return Chunk.objects.filter(knowledge_base=kb, document__source_uri__startswith=FILLER_URI).count()
+
+
+def pad_base(kb, total: int, maintenance_work_mem: str = "1GB") -> None:
+    """Add filler chunks to `kb` until it holds `total` chunks (real ones included)."""
+    from django.db import connection
+
+    from knowledge.indexing import vector_index
+    from knowledge.models import Chunk
+
+    missing = total - Chunk.objects.filter(knowledge_base=kb).count()
+    if missing <= 0:
+        return
+    rng = np.random.default_rng(filler_count(kb) + 21)
+    print(f"  padding the base with {missing:,} filler chunks", file=sys.stderr, flush=True)
+    vector_index.drop_kb_index(kb.pk)
+    started = time.perf_counter()
+    _copy(kb, missing, rng)
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE knowledge_chunk SET search_vector = to_tsvector(%s::regconfig, content) "
+                       "WHERE knowledge_base_id = %s AND search_vector IS NULL", [kb.text_search_config, kb.pk])
+        cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [maintenance_work_mem])
+    print(f"  copied in {time.perf_counter() - started:.0f} s; building the HNSW index", file=sys.stderr, flush=True)
+    vector_index.create_kb_index(kb.pk, kb.embedding_dim)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE knowledge_chunk")
+    print(f"  padded in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
+
+def _copy(kb, n: int, rng) -> None:
+    from django.db import connection
+    from django.utils import timezone
+    from pgvector.psycopg import register_vector
+    from psycopg.types.json import Jsonb
+
+    from knowledge.models import Document
+
+    corpus = Corpus(n, rng)  # for its texts; the vectors below have the base's dimension
+    dim = kb.embedding_dim
+    topics = _unit(rng.standard_normal((corpus.n_topics, dim)))
+    first = filler_count(kb) // CHUNKS_PER_DOCUMENT
+    now = timezone.now()
+    docs = Document.objects.bulk_create([
+        Document(knowledge_base=kb, source_kind="inline", source_uri=f"{FILLER_URI}{first + i}", title=f"Filler {i}",
+                 status="ready", chunk_count=CHUNKS_PER_DOCUMENT, ingested_at=now)
+        for i in range(-(-n // CHUNKS_PER_DOCUMENT))], batch_size=2000)
+    register_vector(connection.connection)
+    columns = ("document_id", "knowledge_base_id", "position", "layer", "title", "section_path", "parent_heading",
+               "content", "token_count", "language", "metadata", "enabled", "embedding")
+    types = ["int8", "int8", "int4", "varchar", "varchar", "varchar", "varchar", "text", "int4", "varchar", "jsonb",
+             "bool", "vector"]
+    empty = Jsonb({})
+    for start in range(0, n, BATCH):
+        size = min(BATCH, n - start)
+        chosen = rng.integers(0, corpus.n_topics, size=size)
+        noise = rng.standard_normal((size, dim), dtype=np.float32)
+        vectors = _unit(topics[chosen] + 0.9 * noise / np.sqrt(dim)).astype(np.float32)
+        texts = corpus.texts(chosen)
+        statement = f"COPY knowledge_chunk ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
+        with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+            copy.set_types(types)
+            for i in range(size):
+                position = start + i
+                doc = docs[position // CHUNKS_PER_DOCUMENT]
+                copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
+                                texts[i], 60, "", empty, True, vectors[i]))
+        print(f"  copied {start + size:,}/{n:,}", file=sys.stderr, flush=True)
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
