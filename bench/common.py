@@ -9,7 +9,9 @@ import hashlib
 import json
 import os
 import random
+import signal
 import sqlite3
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -45,6 +47,16 @@ def setup_django(database: str | None = "portal_bench") -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM, and SIGKILL to its process group if it has not stopped in 30 s (a worker mid-task)."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -18,7 +18,6 @@ Queued work left at the end is removed with its documents.
 import argparse
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from urllib.error import HTTPError
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import DATA_DIR, ROOT, percentile, setup_django  # noqa: E402
+from common import DATA_DIR, ROOT, percentile, setup_django, stop  # noqa: E402
 
 KB_SLUG = "bench-concurrency"
 
@@ -112,16 +111,6 @@ def server_env(args) -> dict:
 def start(command: list[str], env: dict) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=open(os.environ.get("BENCH_SERVER_LOG", os.devnull), "ab"), start_new_session=True)
-
-
-def stop(process: subprocess.Popen) -> None:
-    """SIGTERM, and SIGKILL to its process group if it has not stopped in 30 s (a worker mid-task)."""
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
 
 
 def free_port() -> int:

@@ -36,7 +36,6 @@ import contextlib
 import json
 import os
 import resource
-import signal
 import statistics
 import subprocess
 import sys
@@ -47,7 +46,7 @@ from urllib.parse import quote
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import DATA_DIR, ROOT, setup_django  # noqa: E402
+from common import DATA_DIR, ROOT, setup_django, stop  # noqa: E402
 
 DATABASE = "portal_bench_ingest"
 
@@ -298,16 +297,6 @@ def start_cluster(workers: int, shares: int, args) -> subprocess.Popen:
            "PORTAL_LOG_LEVEL": "WARNING"}
     return subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=open(os.environ.get("BENCH_SERVER_LOG", os.devnull), "ab"), start_new_session=True)
-
-
-def stop(process: subprocess.Popen) -> None:
-    """SIGTERM, and SIGKILL to its process group if it has not stopped in 30 s."""
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
 
 
 def print_passes(passes: list[dict], args) -> None:
