@@ -10,6 +10,7 @@ import json
 import os
 import random
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -47,6 +48,13 @@ def setup_django(database: str | None = "portal_bench") -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def stop(process: subprocess.Popen) -> None:

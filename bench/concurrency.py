@@ -18,7 +18,6 @@ Queued work left at the end is removed with its documents.
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -30,7 +29,7 @@ from urllib.error import HTTPError
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import DATA_DIR, ROOT, percentile, setup_django, stop  # noqa: E402
+from common import DATA_DIR, ROOT, free_port, percentile, setup_django, stop  # noqa: E402
 
 KB_SLUG = "bench-concurrency"
 
@@ -111,12 +110,6 @@ def server_env(args) -> dict:
 def start(command: list[str], env: dict) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=open(os.environ.get("BENCH_SERVER_LOG", os.devnull), "ab"), start_new_session=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def call(url: str, token: str, *, body: bytes | None = None, content_type: str = "application/json",

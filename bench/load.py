@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from common import DATA_DIR, ROOT, percentile, setup_django
+from common import DATA_DIR, ROOT, free_port, percentile, setup_django
 
 DB_NAME = "portal_bench_load"
 KB_SLUG = "load"
@@ -211,12 +211,6 @@ def stop_server(server: subprocess.Popen) -> None:
     if server.poll() is None:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def warm_server(args, port: int, token: str) -> None:

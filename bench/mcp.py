@@ -14,14 +14,13 @@ and is not counted. The knowledge base and the key are deleted at the end.
 import argparse
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import time
 from urllib.parse import quote
 
 import httpx
-from common import BENCH_DIR, DATA_DIR, ROOT, load_beir, percentile, setup_django
+from common import BENCH_DIR, DATA_DIR, ROOT, free_port, load_beir, percentile, setup_django
 
 # This file is bench/mcp.py: with the bench folder off the path, `import mcp` finds the SDK, not this script.
 sys.path[:] = [entry for entry in sys.path if os.path.realpath(entry or ".") != str(BENCH_DIR)]
@@ -29,12 +28,6 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 PREFIX = "bench-mcp"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def database_url() -> str:

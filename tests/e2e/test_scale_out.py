@@ -35,9 +35,9 @@ from knowledge import jobs
 from knowledge.models import Chunk, Document
 from tests import redis_server
 from tests.conftest import DATA
-from tests.e2e.test_up import free_port
 from tests.e2e.worker import ROOT, wait_for
 from tests.factories import make_kb
+from tests.net import free_port
 from tests.postgres_server import running_postgres
 from tests.stubs.openai_stub import OpenAIStub
 

