@@ -64,7 +64,8 @@ def main(argv=None) -> None:
     queries = [pool[i % len(pool)] for i in range(args.connections)]
     env = {"DATABASE_URL": database_url(), "PORTAL_WEB_WORKERS": str(args.workers),
            "PORTAL_WEB_THREADS": str(args.threads), "PORTAL_API_RATE_LIMIT_PER_MINUTE": "1000000000",
-           "PORTAL_QUERY_CACHE_SIZE": "0", "PORTAL_WEB_MAX_QUEUE_WAIT": str(args.max_queue_wait)}
+           "PORTAL_QUERY_CACHE_SIZE": "0", "PORTAL_QUERY_CACHE_SHARED_SIZE": "0",
+           "PORTAL_WEB_MAX_QUEUE_WAIT": str(args.max_queue_wait)}
     server, port = start_server(env)
     try:
         asyncio.run(burst(port, token, ["warm up"] * (args.workers * args.threads * 2), args.mode, 120))

@@ -15,13 +15,15 @@ same questions, it measures:
 - **API**: `bin/serve` (gunicorn, `--workers` processes of `--threads` threads) on 127.0.0.1, driven
   by a bounded in-Python load generator (`--workers × --threads` keep-alive connections, each
   sending its next request when the last one is answered), for vector, hybrid and keyword search;
-  every request is a new question and the query-vector cache is off, so this is the honest rate;
+  every request is a new question and both levels of the query-vector cache are off, so this
+  is the honest rate;
 - **in-process ceiling**: `retrieval.retrieve` called directly in `--workers` processes of
   `--threads` threads, with the same questions and modes (what the API would reach with no HTTP,
   Django, ninja, authentication, rate limit or JSON at all);
 - **embedder alone**: `embed_query` on the same questions, same processes and threads;
 - **repeated questions**: vector search through the API with half of the requests repeating an
-  earlier question, with the query-vector cache off and on (two servers, one of each).
+  earlier question, with the query-vector cache off and on (two servers, one of each; "on" is
+  the default: each process's own cache and the shared one in the database, emptied at the start).
 
 The machine is shared, and its load drifts over minutes, so every measurement is made `--rounds`
 times, interleaved (API, in-process, API, in-process…; cache off, on, off, on), each round with
@@ -238,7 +240,7 @@ def child(args) -> None:
     from django.db import connection
 
     settings.DATABASES["default"]["NAME"] = DB_NAME
-    settings.PORTAL["QUERY_CACHE_SIZE"] = 0
+    settings.PORTAL.update(QUERY_CACHE_SIZE=0, QUERY_CACHE_SHARED_SIZE=0)
     from knowledge.indexing.embedding import get_embedder
     from knowledge.models import KnowledgeBase
     from knowledge.search import retrieval
@@ -297,7 +299,7 @@ def main(argv=None) -> None:
         child(args)
         return
     setup_django(DB_NAME)
-    from knowledge.models import Chunk
+    from knowledge.models import Chunk, QueryVector
 
     kb = ensure_base(args.embedder, args.docs)
     if args.chunks:
@@ -305,6 +307,7 @@ def main(argv=None) -> None:
 
         pad_base(kb, args.chunks)
     chunks = Chunk.objects.filter(knowledge_base=kb).count()
+    QueryVector.objects.all().delete()  # no question of an earlier run is a hit in this one
     token = api_token()
     env = {"DATABASE_URL": database_url(), "PORTAL_WEB_WORKERS": str(args.workers),
            "PORTAL_WEB_THREADS": str(args.threads), "PORTAL_API_RATE_LIMIT_PER_MINUTE": "1000000000"}
@@ -316,7 +319,8 @@ def main(argv=None) -> None:
     print(f"== {len(pool)} questions; concurrency {args.workers}×{args.threads}", file=sys.stderr, flush=True)
     load_before = os.getloadavg()
     # Two servers for the whole run, query-vector cache off and on; an idle one costs no CPU.
-    servers = {"off": start_server({**env, "PORTAL_QUERY_CACHE_SIZE": "0"}), "on": start_server(env)}
+    servers = {"off": start_server({**env, "PORTAL_QUERY_CACHE_SIZE": "0", "PORTAL_QUERY_CACHE_SHARED_SIZE": "0"}),
+               "on": start_server(env)}
     runs: dict = {"api": {m: [] for m in MODES}, "ceiling": {m: [] for m in MODES}, "embedder": [],
                   "cache off": [], "cache on": []}
     try:

@@ -1,7 +1,12 @@
-"""Repeated questions skip the embedder: the per-process query-vector cache."""
+"""Repeated questions skip the embedder: the per-process query-vector cache and the shared level behind it."""
 
+from unittest import mock
+
+import numpy as np
+from django.db import connection
 from django.test import TestCase, override_settings
 
+from knowledge.models import QueryVector
 from knowledge.search import query_vectors, retrieval
 from tests.factories import make_document, make_kb
 from tests.stubs import counting_embedder
@@ -41,14 +46,89 @@ class QueryVectorCacheTests(TestCase):
         self.assertEqual(self.embedder.queries, ["refund please", "refund, please"])
 
     def test_the_cache_is_bounded_and_forgets_the_least_recently_used(self):
-        with portal(QUERY_CACHE_SIZE=2):
+        with portal(QUERY_CACHE_SIZE=2, QUERY_CACHE_SHARED_SIZE=0):
             for query in ("first", "second", "first", "third", "second", "first"):
                 self.search(query)
         # "second" was the least recently used when "third" arrived; then "first" was, when "second" came back.
         self.assertEqual(self.embedder.queries, ["first", "second", "third", "second", "first"])
 
     def test_a_size_of_zero_turns_the_cache_off(self):
-        with portal(QUERY_CACHE_SIZE=0):
+        with portal(QUERY_CACHE_SIZE=0, QUERY_CACHE_SHARED_SIZE=0):
             self.search("refund")
             self.search("refund")
         self.assertEqual(self.embedder.queries, ["refund", "refund"])
+
+
+class SharedQueryVectorTests(TestCase):
+    """The level every process shares: a question embedded by one process is a lookup for the others."""
+
+    def setUp(self):
+        self.embedder = self.enterContext(counting_embedder.registered())
+        self.kb = make_kb(embedder="counting")
+        make_document(self.kb, "# Returns\n\nA refund is possible within thirty days of purchase.", title="Refunds")
+        self.embedder.reset()
+        query_vectors.clear()
+        self.addCleanup(query_vectors.clear)
+
+    def search(self, query: str):
+        return retrieval.retrieve(query, [self.kb.pk], mode="vector")
+
+    def test_another_process_finds_the_vector_without_embedding_it(self):
+        first = self.search("refund within thirty days")
+        query_vectors.clear()  # what a second web process holds: nothing of its own yet
+        second = self.search("refund within thirty days")
+        self.assertEqual(self.embedder.queries, ["refund within thirty days"])
+        self.assertEqual(query_vectors.stats["shared_hits"], 1)
+        self.assertEqual([hit.chunk_id for hit in first.hits], [hit.chunk_id for hit in second.hits])
+        self.assertAlmostEqual(first.best_similarity, second.best_similarity, places=6)
+        cached = query_vectors.embed_query("counting", "refund within thirty days")
+        np.testing.assert_allclose(cached, self.embedder.embed_query("refund within thirty days"), rtol=1e-6)
+        self.assertFalse(cached.flags.writeable)
+
+    def test_the_question_is_not_stored_in_clear(self):
+        self.search("my secret order number 4711")
+        keys = list(QueryVector.objects.values_list("cache_key", flat=True))
+        self.assertEqual(len(keys), 1)
+        self.assertNotIn("4711", keys[0])
+        self.assertTrue(keys[0].startswith(":1:qv:counting:"), keys[0])
+
+    def test_another_embedder_version_does_not_reuse_the_vector(self):
+        self.search("refund")
+        query_vectors.clear()
+        with mock.patch.object(type(self.embedder), "version", "counting-2"):
+            self.search("refund")
+        self.assertEqual(self.embedder.queries, ["refund", "refund"])
+
+    def test_the_shared_level_is_bounded(self):
+        with portal(QUERY_CACHE_SIZE=0, QUERY_CACHE_SHARED_SIZE=4), \
+                self.settings(CACHES=shared_cache_of(4)):
+            for n in range(12):
+                self.search(f"question {n}")
+            self.assertLessEqual(QueryVector.objects.count(), 5)
+
+    def test_a_size_of_zero_turns_the_shared_level_off(self):
+        with portal(QUERY_CACHE_SHARED_SIZE=0):
+            self.search("refund")
+            query_vectors.clear()
+            self.search("refund")
+        self.assertEqual(self.embedder.queries, ["refund", "refund"])
+        self.assertFalse(QueryVector.objects.exists())
+
+    def test_a_failing_shared_level_is_skipped(self):
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE knowledge_query_vectors RENAME TO knowledge_query_vectors_gone")
+        try:
+            with self.assertLogs("knowledge.search.query_vectors", "WARNING"):
+                first = self.search("refund within thirty days")
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("ALTER TABLE knowledge_query_vectors_gone RENAME TO knowledge_query_vectors")
+        self.assertEqual(self.embedder.queries, ["refund within thirty days"])
+        self.assertTrue(first.hits)
+
+
+def shared_cache_of(size: int) -> dict:
+    from django.conf import settings
+
+    return {**settings.CACHES, "query_vectors": {**settings.CACHES["query_vectors"],
+                                                 "OPTIONS": {"MAX_ENTRIES": size, "CULL_FREQUENCY": 4}}}
