@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Count, Exists, Q, QuerySet, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.formats import number_format
@@ -43,7 +43,7 @@ from knowledge.schemas import (
     TextIn,
     UploadResponse,
 )
-from knowledge.search import answers, retrieval, streaming
+from knowledge.search import answers, retrieval, sql, streaming
 from knowledge.search.planned import plan_and_search as router_plan_and_search
 from portal import audit
 from portal.auth import READ, SEARCH, WRITE, ApiError
@@ -279,18 +279,20 @@ def cancel_job(request, job_id: int):
 
 # --- Search and answers -------------------------------------------------------------------------
 
+BIGINT = (-(2**63), 2**63 - 1)  # an id outside it cannot exist, and PostgreSQL would refuse to compare it
+
+
 def searchable_bases(request: HttpRequest, requested: list[int] | None) -> list[KnowledgeBase]:
     """The bases a search covers: the requested ones (all must be visible) or every visible one.
 
     One query, the key's limits included, whichever bases exist or are forbidden: a base the key
     may not use (or an evaluation's hidden shadow) is "not found" exactly as a missing one is, in
     the same time."""
-    limits = ApiKey.knowledge_bases.through.objects.filter(apikey_id=request.auth.pk)
-    visible = KnowledgeBase.objects.filter(Q(pk__in=limits.values("knowledgebase_id")) | ~Exists(limits),
-                                           shadow_of__isnull=True)
+    ids = None if requested is None else [pk for pk in set(requested) if BIGINT[0] <= pk <= BIGINT[1]]
+    found = list(KnowledgeBase.objects.raw(*sql.visible_bases(
+        limits_table=ApiKey.knowledge_bases.through._meta.db_table, key_id=request.auth.pk, ids=ids)))
     if requested is None:
-        return list(visible.order_by("pk"))
-    found = list(visible.filter(pk__in=requested).order_by("pk"))
+        return found
     missing = sorted(set(requested) - {kb.pk for kb in found})
     if missing:
         raise ApiError(404, "not_found",

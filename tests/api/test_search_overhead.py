@@ -47,6 +47,13 @@ class SearchOverheadTests(ApiTestCase):
             bodies.append(response.json()["error"]["message"].replace(str(other), "N"))
         self.assertEqual(bodies[0], bodies[1])
 
+    def test_an_id_no_base_can_have_is_not_found_like_any_other(self):
+        _, token = make_key(scopes=["search"])
+        for other in (2**63, -(2**63) - 1, 2**70):
+            response, _ = self.base_queries(token, [self.kbs[0].pk, other])
+            self.assertError(response, 404, "not_found")
+            self.assertIn(str(other), response.json()["error"]["message"])
+
 
 class ManyBasesNotFoundTests(ApiTestCase):
     def test_a_hundred_bases_with_forbidden_or_hidden_ones_are_refused_exactly_like_missing_ones(self):
