@@ -2,7 +2,7 @@
 
 The real documents and their real questions stay; filler chunks (clustered unit vectors of the
 base's dimension, Zipf-flavoured text from `synthetic.Corpus`) make the base as large as asked, so
-the searches pay what they cost at that size. They are COPYed in binary with the base's HNSW index
+the searches pay what they cost at that size. They are COPYed in binary with the base's HNSW indexes
 dropped, their full-text vectors computed in one statement, then the index rebuilt, as in
 `bench/scale.py`. The padded base stays in the benchmark database for the next run: asking for the
 same size again costs nothing, a larger size adds the difference.
@@ -37,14 +37,17 @@ def pad_base(kb, total: int, maintenance_work_mem: str = "1GB") -> None:
         return
     rng = np.random.default_rng(filler_count(kb) + 21)
     print(f"  padding the base with {missing:,} filler chunks", file=sys.stderr, flush=True)
+    # Both of the base's HNSW indexes (its own and its dimension's shared one) are dropped and
+    # rebuilt: inserting a million rows into a live graph would take hours.
     vector_index.drop_kb_index(kb.pk)
+    vector_index.drop_shared_index(kb.embedding_dim)
     started = time.perf_counter()
     _copy(kb, missing, rng)
     with connection.cursor() as cursor:
         cursor.execute("UPDATE knowledge_chunk SET search_vector = to_tsvector(%s::regconfig, content) "
                        "WHERE knowledge_base_id = %s AND search_vector IS NULL", [kb.text_search_config, kb.pk])
         cursor.execute("SELECT set_config('maintenance_work_mem', %s, false)", [maintenance_work_mem])
-    print(f"  copied in {time.perf_counter() - started:.0f} s; building the HNSW index", file=sys.stderr, flush=True)
+    print(f"  copied in {time.perf_counter() - started:.0f} s; building the HNSW indexes", file=sys.stderr, flush=True)
     vector_index.create_kb_index(kb.pk, kb.embedding_dim)
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE knowledge_chunk")
@@ -62,7 +65,8 @@ def _copy(kb, n: int, rng) -> None:
     corpus = Corpus(n, rng)  # for its texts; the vectors below have the base's dimension
     dim = kb.embedding_dim
     topics = _unit(rng.standard_normal((corpus.n_topics, dim)))
-    first = filler_count(kb) // CHUNKS_PER_DOCUMENT
+    # Numbered after the filler documents already there (the last of which may be partly filled).
+    first = Document.objects.filter(knowledge_base=kb, source_uri__startswith=FILLER_URI).count()
     now = timezone.now()
     docs = Document.objects.bulk_create([
         Document(knowledge_base=kb, source_kind="inline", source_uri=f"{FILLER_URI}{first + i}", title=f"Filler {i}",
