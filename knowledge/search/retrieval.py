@@ -178,8 +178,11 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     ef = max(int(ef_search or setting("HNSW_EF_SEARCH")), depth)
     # During an embedder switch the index predicate's dimension test skips rows not yet
     # re-embedded; until the index is rebuilt the query scans the base exactly. Many bases of one
-    # embedder share one walk of their dimension's index (ann_plan).
+    # embedder share one walk of their dimension's index (ann_plan), with a wider search list: that
+    # graph mixes every base of the dimension.
     own, shared = ann_plan.plan(kbs)
+    if shared:
+        ef = max(ef, setting("SHARED_INDEX_EF_SEARCH"))
     statement = sql.ann_search_bases(own, vectors, limit=depth, shared=shared, **scope)
     with_hits = hits is not None and len(own) + len(shared) == 1
     if with_hits:

@@ -1,6 +1,8 @@
 """A search over many bases of one embedder walks their dimension's shared HNSW index once, and
 finds what a branch per base on each base's own index finds; a few bases keep their own indexes."""
 
+import re
+
 from django.conf import settings
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -101,6 +103,17 @@ class SharedIndexSearchTests(TestCase):
             hits = retrieval.retrieve("garlic", [kb.pk for kb in self.kbs], mode="vector", top_k=5,
                                       document_ids=[kb.documents.get().pk]).hits
         self.assertEqual({hit.knowledge_base_id for hit in hits}, {kb.pk})
+
+    def test_a_walk_of_the_shared_index_searches_a_wider_list_than_a_bases_own(self):
+        def ef_searched(path, **kwargs) -> set[str]:
+            with path(HNSW_EF_SEARCH=150, SHARED_INDEX_EF_SEARCH=300), CaptureQueriesContext(connection) as queries:
+                retrieval.retrieve("garlic", [kb.pk for kb in self.kbs], mode="vector", top_k=5, **kwargs)
+            return {match for q in queries.captured_queries
+                    for match in re.findall(r"set_config\('hnsw.ef_search', '(\d+)'", q["sql"])}
+
+        self.assertEqual(ef_searched(own_path), {"150"})
+        self.assertEqual(ef_searched(shared_path), {"300"})
+        self.assertEqual(ef_searched(shared_path, ef_search=500), {"500"})
 
     def test_the_prepared_shared_statement_walks_the_shared_index(self):
         with connection.cursor() as cursor:  # see test_prepared_search.py
