@@ -73,3 +73,24 @@ def test_the_openai_embedder_follows_its_settings(settings, openai_stub):
     embedder = get_embedder("openai")
     assert embedder.dim == 256
     assert embedder.embed_passages(["text"]).shape == (1, 256)
+
+
+def blas_threads() -> set[int]:
+    from threadpoolctl import threadpool_info
+
+    return {info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"}
+
+
+def test_every_process_gives_numpys_blas_the_embedder_threads(settings):
+    """Not a thread per core in each process: request threads and processes call it side by side."""
+    from knowledge.apps import limit_blas_threads
+
+    configured = settings.PORTAL
+    assert blas_threads() == {configured["EMBED_THREADS"]}  # set when the app started
+    try:
+        settings.PORTAL = {**configured, "EMBED_THREADS": configured["EMBED_THREADS"] + 2}
+        limit_blas_threads()
+        assert blas_threads() == {configured["EMBED_THREADS"] + 2}
+    finally:
+        settings.PORTAL = configured
+        limit_blas_threads()
