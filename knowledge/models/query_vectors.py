@@ -1,11 +1,11 @@
-"""The shared level of the query-vector cache: Django's database cache, in a table this app owns.
+"""The shared level of the query-vector cache: vectors every web process and machine can reuse.
 
 `knowledge/search/query_vectors.py` looks a question's vector up here after a miss in its own
 process, so a question asked through one web process (or machine) is not embedded again by
-another. The columns are those `django.core.cache.backends.db.DatabaseCache` reads and writes
-(settings.CACHES["query_vectors"] points at this table); declaring them as a model lets the
-migrations create the table (unlogged: a cache needs no crash safety, and its writes then cost no
-WAL flush) and lets test runs empty it like any other table.
+another. A row is the vector's float32 bytes under a key made of the embedder's name and a hash of
+its version and the question (the question itself is not stored). The table is unlogged (a cache
+needs no crash safety, and its writes then wait for no WAL flush) and kept near
+`PORTAL_QUERY_CACHE_SHARED_SIZE` rows, the oldest dropped first.
 """
 
 from django.db import models
@@ -13,9 +13,9 @@ from django.utils.translation import gettext_lazy as _
 
 
 class QueryVector(models.Model):
-    cache_key = models.CharField(_("cache key"), max_length=255, primary_key=True)
-    value = models.TextField(_("value"))
-    expires = models.DateTimeField(_("expires"), db_index=True)
+    key = models.CharField(_("key"), max_length=200, primary_key=True)
+    vector = models.BinaryField(_("vector"))
+    stored_at = models.DateTimeField(_("stored at"), db_index=True)
 
     class Meta:
         db_table = "knowledge_query_vectors"
@@ -23,4 +23,4 @@ class QueryVector(models.Model):
         verbose_name_plural = _("cached query vectors")
 
     def __str__(self) -> str:
-        return self.cache_key
+        return self.key

@@ -8,12 +8,13 @@ or an embedder reconfigured, never gets a vector that is not its own.
 
 1. Each process keeps a bounded LRU of `PORTAL["QUERY_CACHE_SIZE"]` vectors (read-only arrays,
    shared by every request that asks the same question): no round trip at all.
-2. After a miss there, the shared level: `PORTAL["QUERY_CACHE_SHARED_SIZE"]` vectors in the
-   database (`knowledge.models.QueryVector` through Django's database cache), which every web
-   process and machine reads and writes, so a question one of them embedded is a lookup of well
-   under a millisecond for the others. With several server processes a client's keep-alive
-   connection stays on one of them, so without this level only the questions that happen to come
-   back to the same process would be hits. A failing shared level is skipped (logged), never an error.
+2. After a miss there, the shared level: `PORTAL["QUERY_CACHE_SHARED_SIZE"]` vectors in an
+   unlogged table (`knowledge.models.QueryVector`), which every web process and machine reads
+   and writes, so a question one of them embedded is one indexed read for the others. With
+   several server processes a client's keep-alive connection stays on one of them, so without
+   this level only the questions that happen to come back to the same process would be hits.
+   One statement to look up, one to store (and every so often one to drop the oldest rows); a
+   failing shared level is skipped (logged), never an error.
 
 Either size set to 0 turns that level off.
 """
@@ -26,18 +27,19 @@ from contextlib import nullcontext
 
 import numpy as np
 from django.conf import settings
-from django.core.cache import caches
 from django.core.signals import setting_changed
 from django.db import DatabaseError, connection, transaction
 from django.dispatch import receiver
 
 from knowledge.indexing.embedding import Embedder, get_embedder
+from knowledge.search import sql
 
 logger = logging.getLogger(__name__)
 
 _cache: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
 _lock = threading.Lock()
 stats = {"hits": 0, "shared_hits": 0, "misses": 0}
+_stored = {"count": 0}  # vectors this process stored: the oldest rows are dropped every so many
 
 
 def embed_query(embedder_name: str, text: str) -> np.ndarray:
@@ -77,30 +79,35 @@ def cache_key(embedder: Embedder, text: str) -> tuple[str, str, str]:
 def shared_key(key: tuple[str, str, str]) -> str:
     """The shared level's key: bounded in length whatever the question, and no text in clear."""
     name, version, text = key
-    return f"qv:{name}:" + hashlib.sha256(f"{version}\0{text}".encode()).hexdigest()
+    return f"{name}:" + hashlib.sha256(f"{version}\0{text}".encode()).hexdigest()
 
 
 def _shared_get(key: tuple[str, str, str]) -> np.ndarray | None:
     if settings.PORTAL.get("QUERY_CACHE_SHARED_SIZE", 0) <= 0:
         return None
     try:
-        with _savepoint():
-            stored = caches["query_vectors"].get(shared_key(key))
+        with _savepoint(), connection.cursor() as cursor:
+            cursor.execute(*sql.stored_query_vector(shared_key(key)))
+            row = cursor.fetchone()
     except DatabaseError:
         logger.warning("The shared query-vector cache could not be read; embedding the question", exc_info=True)
         return None
-    if not isinstance(stored, bytes):
-        return None
-    return np.frombuffer(stored, dtype=np.float32)  # read-only, like the vectors embedded here
+    # Read-only, like the vectors embedded here.
+    return np.frombuffer(bytes(row[0]), dtype=np.float32) if row else None
 
 
 def _shared_set(key: tuple[str, str, str], vector: np.ndarray) -> None:
-    if settings.PORTAL.get("QUERY_CACHE_SHARED_SIZE", 0) <= 0:
+    size = settings.PORTAL.get("QUERY_CACHE_SHARED_SIZE", 0)
+    if size <= 0:
         return
+    with _lock:
+        _stored["count"] += 1
+        prune = _stored["count"] % max(1, size // 16) == 0  # the table stays within ~6 % of its size
     try:
-        with _savepoint():
-            # Bytes, not the array: what is read back is a plain float32 vector, whatever wrote it.
-            caches["query_vectors"].add(shared_key(key), np.asarray(vector, dtype=np.float32).tobytes())
+        with _savepoint(), connection.cursor() as cursor:
+            cursor.execute(*sql.store_query_vector(shared_key(key), np.asarray(vector, dtype=np.float32).tobytes()))
+            if prune:
+                cursor.execute(*sql.prune_query_vectors(size))
     except DatabaseError:
         logger.warning("The shared query-vector cache could not be written", exc_info=True)
 

@@ -64,6 +64,10 @@ The bases an API key may search (`visible_bases`), read on every search request:
 statement, written here because the ORM's compilation of the same query (a subquery and an
 EXISTS over the key's limits) cost five times the database's own time.
 
+The shared query vectors (`stored_query_vector`, `store_query_vector`, `prune_query_vectors`):
+one statement each, no more (a lookup must stay far cheaper than embedding the question, which
+takes a few milliseconds with the fastest embedder).
+
 Exact distances (`distances`) for a handful of chunk ids, used to give keyword-only hits of a
 hybrid search a distance too. Hit rows (`hit_rows`) and headlines (`headlines`) read the final hits
 only, by primary key: the chunk through its primary key, its document through its own (a nested
@@ -75,7 +79,7 @@ import json
 import re
 
 from knowledge.indexing.vector_index import index_predicate, shared_predicate, vector_type
-from knowledge.models import Document, KnowledgeBase
+from knowledge.models import Document, KnowledgeBase, QueryVector
 
 # Chunks of these documents are served (see the model).
 SEARCHABLE_STATUSES = [str(status) for status in Document.SEARCHABLE]
@@ -339,3 +343,22 @@ def visible_bases(*, limits_table: str, key_id: int, ids: list[int] | None) -> t
         f"OR NOT EXISTS (SELECT FROM {limits_table} l WHERE l.apikey_id = %(key)s)) ORDER BY kb.id",
         {"ids": ids, "key": key_id},
     )
+
+
+_QUERY_VECTORS = QueryVector._meta.db_table
+
+
+def stored_query_vector(key: str) -> tuple[str, dict]:
+    return f"SELECT vector FROM {_QUERY_VECTORS} WHERE key = %(key)s", {"key": key}
+
+
+def store_query_vector(key: str, vector: bytes) -> tuple[str, dict]:
+    """Insert unless another process stored it first (both embedded the same new question)."""
+    return (f"INSERT INTO {_QUERY_VECTORS} (key, vector, stored_at) VALUES (%(key)s, %(vector)s, clock_timestamp()) "
+            "ON CONFLICT (key) DO NOTHING", {"key": key, "vector": vector})
+
+
+def prune_query_vectors(keep: int) -> tuple[str, dict]:
+    """Keep the `keep` newest rows."""
+    return (f"DELETE FROM {_QUERY_VECTORS} WHERE stored_at <= (SELECT stored_at FROM {_QUERY_VECTORS} "
+            "ORDER BY stored_at DESC OFFSET %(keep)s LIMIT 1)", {"keep": keep})
