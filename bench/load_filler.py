@@ -12,10 +12,9 @@ import sys
 import time
 
 import numpy as np
-from synthetic import Corpus
+from synthetic import Corpus, copy_chunks, synthetic_documents, unit
 
 FILLER_URI = "filler:"
-CHUNKS_PER_DOCUMENT = 100
 BATCH = 20_000
 
 
@@ -55,45 +54,18 @@ def pad_base(kb, total: int, maintenance_work_mem: str = "1GB") -> None:
 
 
 def _copy(kb, n: int, rng) -> None:
-    from django.db import connection
-    from django.utils import timezone
-    from pgvector.psycopg import register_vector
-    from psycopg.types.json import Jsonb
-
     from knowledge.models import Document
 
     corpus = Corpus(n, rng)  # for its texts; the vectors below have the base's dimension
     dim = kb.embedding_dim
-    topics = _unit(rng.standard_normal((corpus.n_topics, dim)))
+    topics = unit(rng.standard_normal((corpus.n_topics, dim)))
     # Numbered after the filler documents already there (the last of which may be partly filled).
     first = Document.objects.filter(knowledge_base=kb, source_uri__startswith=FILLER_URI).count()
-    now = timezone.now()
-    docs = Document.objects.bulk_create([
-        Document(knowledge_base=kb, source_kind="inline", source_uri=f"{FILLER_URI}{first + i}", title=f"Filler {i}",
-                 status="ready", chunk_count=CHUNKS_PER_DOCUMENT, ingested_at=now)
-        for i in range(-(-n // CHUNKS_PER_DOCUMENT))], batch_size=2000)
-    register_vector(connection.connection)
-    columns = ("document_id", "knowledge_base_id", "position", "layer", "title", "section_path", "parent_heading",
-               "content", "token_count", "language", "metadata", "enabled", "embedding")
-    types = ["int8", "int8", "int4", "varchar", "varchar", "varchar", "varchar", "text", "int4", "varchar", "jsonb",
-             "bool", "vector"]
-    empty = Jsonb({})
+    docs = synthetic_documents(kb, FILLER_URI, "Filler", n, first)
     for start in range(0, n, BATCH):
         size = min(BATCH, n - start)
         chosen = rng.integers(0, corpus.n_topics, size=size)
         noise = rng.standard_normal((size, dim), dtype=np.float32)
-        vectors = _unit(topics[chosen] + 0.9 * noise / np.sqrt(dim)).astype(np.float32)
-        texts = corpus.texts(chosen)
-        statement = f"COPY knowledge_chunk ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
-        with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
-            copy.set_types(types)
-            for i in range(size):
-                position = start + i
-                doc = docs[position // CHUNKS_PER_DOCUMENT]
-                copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
-                                texts[i], 60, "", empty, True, vectors[i]))
+        vectors = unit(topics[chosen] + 0.9 * noise / np.sqrt(dim)).astype(np.float32)
+        copy_chunks(kb, docs, start, corpus.texts(chosen), vectors)
         print(f"  copied {start + size:,}/{n:,}", file=sys.stderr, flush=True)
-
-
-def _unit(x: np.ndarray) -> np.ndarray:
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)

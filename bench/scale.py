@@ -37,9 +37,8 @@ from common import percentile, setup_django
 from scale_bases import make_subset_queries, many_bases, print_many_bases
 from scale_exact import exact_subset_top10, exact_top10, read_vectors
 from scale_state import remembered, reuse_state, save_state
-from synthetic import DIM, WORDS_PER_CHUNK, Corpus
+from synthetic import DIM, Corpus, copy_chunks, synthetic_documents
 
-CHUNKS_PER_DOCUMENT = 100
 DB_NAME = "portal_bench_scale"
 
 
@@ -94,41 +93,16 @@ def create_bases(n_bases: int):
 
 def load(kbs, per_base: int, rng) -> tuple[dict, dict]:
     """COPY every base's chunks; returns the per-base corpora and timings."""
-    from django.db import connection
-    from django.utils import timezone
-    from pgvector.psycopg import register_vector
-    from psycopg.types.json import Jsonb
-
-    from knowledge.models import Document
-
     corpora, copied, copy_seconds = {}, 0, 0.0
-    register_vector(connection.connection)
-    columns = ("document_id", "knowledge_base_id", "position", "layer", "title", "section_path", "parent_heading",
-               "content", "token_count", "language", "metadata", "enabled", "embedding")
-    types = ["int8", "int8", "int4", "varchar", "varchar", "varchar", "varchar", "text", "int4", "varchar", "jsonb",
-             "bool", "vector"]
-    empty = Jsonb({})
     for kb in kbs:
         corpus = corpora[kb.pk] = Corpus(per_base, rng)
-        n_docs = -(-per_base // CHUNKS_PER_DOCUMENT)
-        now = timezone.now()
-        docs = Document.objects.bulk_create([
-            Document(knowledge_base=kb, source_kind="inline", source_uri=f"synthetic:{kb.pk}:{i}", title=f"Doc {i}",
-                     status="ready", chunk_count=CHUNKS_PER_DOCUMENT, ingested_at=now) for i in range(n_docs)
-        ], batch_size=2000)
+        docs = synthetic_documents(kb, f"synthetic:{kb.pk}:", "Doc", per_base)
         for start in range(0, per_base, 20_000):
             size = min(20_000, per_base - start)
             topics = rng.integers(0, corpus.n_topics, size=size)
             vectors, texts = corpus.vectors(topics), corpus.texts(topics)
             started = time.perf_counter()  # the COPY only, not the synthetic data generation
-            statement = f"COPY knowledge_chunk ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
-            with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
-                copy.set_types(types)
-                for i in range(size):
-                    position = start + i
-                    doc = docs[position // CHUNKS_PER_DOCUMENT]
-                    copy.write_row((doc.pk, kb.pk, position % CHUNKS_PER_DOCUMENT, "D0", doc.title, "", "",
-                                    texts[i], WORDS_PER_CHUNK, "", empty, True, vectors[i]))
+            copy_chunks(kb, docs, start, texts, vectors)
             copied += size
             copy_seconds += time.perf_counter() - started
             rate = copied / copy_seconds
