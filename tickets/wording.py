@@ -10,6 +10,7 @@ REASONS = {
     "keyword_fallback_used": "only keyword matches were found, nothing close in meaning",
     "no_vector_scores": "keyword search only, so closeness in meaning is unknown",
     "below_threshold": "confidence is below the agent's threshold, so no answer was drafted",
+    "no_shared_words": "no word of the question is in the sources, so a quoted answer would be a guess",
     "generator_failed": "the language model failed; the answer quotes the sources instead",
     "dropped_markers": "the model cited sources that do not exist; those citations were removed",
     "no_citations": "the answer cites no source",

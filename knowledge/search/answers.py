@@ -11,6 +11,10 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
   `below_threshold`: confidence under the threshold, so the answer was refused;
 - after generation: `generator_failed` (the model timed out, failed or replied nonsense, and the
   extractive answer was given instead), `dropped_markers`, `no_citations`;
+- `no_shared_words` (no chat model): not one word of the question occurs in the sources the
+  composer quotes from, so the answer is refused: an extract can only quote, and would quote
+  whatever came first (an off-topic question, or one in another language than the base; a chat
+  model reads across languages, so with one this rule does not apply);
 - `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
   credential requests (`knowledge/outgoing.py`); `Answer.flags` says which. Such an answer must
   not be sent without a person reading it.
@@ -48,6 +52,8 @@ REASON_SENTENCES = {
     "keyword_fallback_used": gettext_noop("The sources were found by matching words, not by meaning."),
     "no_vector_scores": gettext_noop("The sources were found by keywords alone, so how close they are is unknown."),
     "below_threshold": gettext_noop("The sources do not support an answer well enough, so none was written."),
+    "no_shared_words": gettext_noop(
+        "No word of the question occurs in the sources: an extract of them would be a guess."),
     "generator_failed": gettext_noop("The language model failed; the draft is an extract of the sources."),
     "dropped_markers": gettext_noop("The draft cited sources that do not exist; those citations were removed."),
     "no_citations": gettext_noop("The draft cites no source."),
@@ -181,12 +187,23 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
     grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
                           question=question)
-    if not sources or confidence < threshold:
-        if sources:
+    unquotable = closeness is None and bool(sources) and not _quotable(question, sources)
+    if unquotable:
+        reasons.append("no_shared_words")
+    if not sources or confidence < threshold or unquotable:
+        if sources and confidence < threshold:
             reasons.append("below_threshold")
         refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT") or default_refusal(question)
         grounding.refusal = Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
     return grounding
+
+
+def _quotable(question: str, sources: list[SearchHit]) -> bool:
+    """Whether an answer can stand on `sources`: with a chat model always; without one, when a word
+    of the question occurs in one of the sources the composer quotes from (see `no_shared_words`)."""
+    if not isinstance(get_generator(), generation.ExtractiveGenerator):
+        return True
+    return composer.shares_words(question, sources[:composer.setting("EXTRACT_SOURCES")])
 
 
 def compose_extractive(grounding: Grounding, question: str) -> composer.Composition:

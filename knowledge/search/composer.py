@@ -27,14 +27,17 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
             "EXTRACT_SOURCES": 3, "EXTRACT_MAX_CHARS": 700}
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
+_FENCE_INFO = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*(\S*)")
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
-_EMPHASIS = re.compile(r"(\*\*|__|\*|_|~~)(?=\S)(.+?)(?<=\S)\1")
+# Underscores mark emphasis only at word edges (CommonMark): snake_case and ENV_VARS are words.
+_EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\3(?!\w)")
 _CODE_SPAN = re.compile(r"`([^`]+)`")
+_CODE_PLACEHOLDER = re.compile("\x00(\\d+)\x00")  # NUL never occurs in stored text
 _BR = re.compile(r"<br\s*/?>", re.I)
 # HTML elements left in Markdown (inline formatting, layout); other tags are text, not markup.
 _TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
@@ -46,6 +49,7 @@ _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0-9•-])")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
+_CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 
 
 def setting(name: str):
@@ -72,16 +76,59 @@ def clean_text(text: str) -> str:
     text = _BR.sub("\n", text)
     text = _TAG.sub("", text)
     text = html.unescape(text)
-    text = _CODE_SPAN.sub(r"\1", text)
+    # Code spans are literal: no emphasis or escapes inside (`*args`, `a_b_c`), set aside until the end.
+    spans: list[str] = []
+
+    def set_aside(match: re.Match) -> str:
+        spans.append(match.group(1))
+        return f"\x00{len(spans) - 1}\x00"
+
+    text = _CODE_SPAN.sub(set_aside, text)
     for _ in range(2):  # nested emphasis (***bold italic***)
-        text = _EMPHASIS.sub(r"\2", text)
+        text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text)
     text = _QUOTE.sub("", text)
     text = _BULLET.sub("• ", text)
     text = _ESCAPE.sub(r"\1", text)
+    text = _CODE_PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
     # Table rows read as their cells; runs of spaces (and indentation) collapse.
     lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())
              for line in text.split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def prose_without_code(text: str) -> str:
+    """`text` without its fenced code blocks, which read as nothing a customer should be sent (JSON, shell).
+
+    A chunk may start or end inside a block. A fence with an info string (```json) opens one; a
+    bare fence closes one, or opens one when nothing is open. With an odd number of fences, one end
+    of the chunk is inside a block: the end an opening fence points to, else the end that looks
+    more like code.
+    """
+    fences = list(_FENCE.finditer(text))
+    if not fences:
+        return text
+    opens = [bool(_FENCE_INFO.match(fence.group(0)).group(1)) for fence in fences]
+    if len(fences) % 2 == 0:
+        inside = not opens[0] and opens[1]  # a bare fence and then an opening one: the first closed a block
+    elif opens[0] or opens[-1]:
+        inside = False
+    else:
+        inside = _code_likeness(text[:fences[0].start()]) > _code_likeness(text[fences[-1].end():])
+    kept, start = [], 0
+    for fence in fences:
+        if not inside:
+            kept.append(text[start:fence.start()])
+        inside, start = not inside, fence.end()
+    if not inside:
+        kept.append(text[start:])
+    return "\n".join(kept)
+
+
+def _code_likeness(text: str) -> float:
+    """The share of characters that are code punctuation (quotes, brackets, operators): prose has few."""
+    text = "".join(text.split())
+    return sum(char in _CODE_CHARACTERS for char in text) / len(text) if text else 0.0
+
 
 
 def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
@@ -95,7 +142,8 @@ def _extract(question: str, sources: list) -> Composition:
     asked = _stems(question)
     items = []  # (source number, position, sentence, stems)
     for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1):
-        for position, sentence in enumerate(sentences(clean_text(_HEADING_LINE.sub("", hit.content)))):
+        text = clean_text(_HEADING_LINE.sub("", prose_without_code(hit.content)))
+        for position, sentence in enumerate(sentences(text)):
             stems = _stems(sentence)
             if stems and not _echoes(stems, asked, sentence):
                 items.append((number, position, sentence, stems))
@@ -168,6 +216,14 @@ must also just only any all some its our out use using get один как чт�
 
 def _stems(text: str) -> set[str]:
     return {word[:5] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
+
+
+def shares_words(question: str, sources: list) -> bool:
+    """Whether a word of `question` (not a stop word; compared by its first five letters) occurs in a
+    source's text, title or heading path; True for a question with no such word at all ("hi?")."""
+    asked = _stems(question)
+    return not asked or any(asked & _stems(f"{hit.document_title} {hit.section_path} {hit.content}")
+                            for hit in sources)
 
 
 def _echoes(stems: set[str], asked: set[str], sentence: str) -> bool:

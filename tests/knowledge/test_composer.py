@@ -48,6 +48,31 @@ class CleanTextTests(TestCase):
     def test_html_left_in_markdown_is_dropped_but_other_angle_brackets_stay(self):
         self.assertEqual(composer.clean_text("Line<br>next <b>bold</b> &amp; a < b"), "Line\nnext bold & a < b")
 
+    def test_underscores_inside_words_and_code_are_text_not_emphasis(self):
+        # Seen on the demo base: "PORTALAPIRATELIMITPER_MINUTE" and "asynctosync".
+        text = composer.clean_text("Each key may make `PORTAL_API_RATE_LIMIT_PER_MINUTE` requests; it runs "
+                                   "async_to_sync and knowledge.api.visible_bases, `*args`, _really_ **so** __much__.")
+        self.assertEqual(text, "Each key may make PORTAL_API_RATE_LIMIT_PER_MINUTE requests; it runs async_to_sync "
+                               "and knowledge.api.visible_bases, *args, really so much.")
+
+    def test_fenced_code_is_left_out_of_an_extract(self):
+        # Seen on the demo base: a JSON reply in a walkthrough, cut mid-word by the chunker, was the answer.
+        source = ('rtal-worker-1:41877",\n  "created_at": "2026-11-29T20:30:30.862Z"\n}\n```\n\n'
+                  "Poll the job until it finishes; the mail settings are under Configuration.\n\n"
+                  "```bash\n$ curl -s \"$API/jobs/7\" -H \"Authorization: Bearer $KEY\"\n```\n")
+        for question in ("When was the mail job created?", "Как настроить почту?"):  # words in the code; none at all
+            result = composer.compose(question, [hit(1, source)], entry_match=False)
+            self.assertEqual(result.text,
+                             "Poll the job until it finishes; the mail settings are under Configuration. [1]")
+
+    def test_code_blocks_are_told_apart_from_prose_by_their_fences(self):
+        prose = composer.prose_without_code
+        self.assertEqual(prose("Text.\n```json\n{\"a\": 1}\n```\nMore."), "Text.\n\n\nMore.")
+        self.assertEqual(prose("x = 1\n```\nAfter the code.\n```python\nprint()"), "\nAfter the code.\n")
+        self.assertEqual(prose("Before.\n```\n{\"cut\": [1, 2"), "Before.\n")
+        self.assertEqual(prose('"a": {"b": 2}}\n```\nAfter.'), "\nAfter.")
+        self.assertEqual(prose("Plain text."), "Plain text.")
+
 
 class ComposeTests(TestCase):
     def test_a_matching_entry_answers_verbatim_cited_1(self):
