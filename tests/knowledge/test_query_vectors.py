@@ -92,6 +92,15 @@ class SharedQueryVectorTests(TestCase):
         self.assertNotIn("4711", keys[0])
         self.assertTrue(keys[0].startswith("counting:"), keys[0])
 
+    def test_stored_vectors_are_not_audited_and_can_be_deleted(self):
+        # Seen in bench/load.py: deleting them ran auditlog's diff, which cannot read their bytes.
+        from auditlog.models import LogEntry
+
+        self.search("refund within thirty days")
+        before = LogEntry.objects.count()
+        self.assertEqual(QueryVector.objects.all().delete()[0], 1)
+        self.assertEqual(LogEntry.objects.count(), before)
+
     def test_another_embedder_version_does_not_reuse_the_vector(self):
         self.search("refund")
         query_vectors.clear()
