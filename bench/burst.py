@@ -19,7 +19,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from load import DB_NAME, api_token, database_url, percentile, questions, setup_django, start_server, stop_server
+from common import percentile
+from load import DB_NAME, api_token, database_url, questions, setup_django, start_server, stop_server
 
 
 async def search(port: int, token: str, query: str, mode: str, timeout: float) -> tuple[int, float, str]:

@@ -13,8 +13,9 @@ In the same run, with the same concurrency (`--workers` processes × `--threads`
 same questions, it measures:
 
 - **API**: `bin/serve` (gunicorn, `--workers` processes of `--threads` threads) on 127.0.0.1, driven
-  by a bounded in-Python load generator (`--workers × --threads` keep-alive connections, each
-  sending its next request when the last one is answered), for vector, hybrid and keyword search;
+  by a bounded in-Python load generator (bench/http_load.py: `--workers × --threads` keep-alive
+  connections, each sending its next request when the last one is answered, at a small cost in CPU
+  that the table states), for vector, hybrid and keyword search;
   every request is a new question and both levels of the query-vector cache are off, so this
   is the honest rate;
 - **in-process ceiling**: `retrieval.retrieve` called directly in `--workers` processes of
@@ -26,7 +27,7 @@ same questions, it measures:
   the default: each process's own cache and the shared one in the database, emptied at the start).
 
 The machine is shared, and its load drifts over minutes, so every measurement is made `--rounds`
-times, interleaved (API, in-process, API, in-process…; cache off, on, off, on), each round with
+times, interleaved (API, in-process, then in-process, API…; cache off, on, then on, off), each round with
 new questions; the servers stay up throughout and the ratios come from the sums over the rounds.
 The load average is printed before and after.
 
@@ -34,7 +35,6 @@ Prints Markdown tables (--json writes every figure). Requests that do not answer
 """
 
 import argparse
-import http.client
 import json
 import os
 import random
@@ -42,12 +42,12 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from urllib.parse import quote
 
-from common import DATA_DIR, ROOT, free_port, percentile, setup_django
+from common import DATA_DIR, ROOT, free_port, setup_django
+from http_load import run_threads, search_call, summary
 
 DB_NAME = "portal_bench_load"
 KB_SLUG = "load"
@@ -133,65 +133,6 @@ def database_url() -> str:
 
 # --- Running requests ---------------------------------------------------------------------------
 
-def run_threads(threads: int, items: list, call) -> tuple[list[float], int, float]:
-    """Call `call(item)` for every item from `threads` threads; (latencies ms, failures, seconds)."""
-    latencies: list[float] = []
-    failures = 0
-    lock = threading.Lock()
-    queue = iter(list(items))
-
-    def work():
-        nonlocal failures
-        state: dict = {}
-        while True:
-            with lock:
-                item = next(queue, None)
-            if item is None:
-                break
-            started = time.perf_counter()
-            ok = call(item, state)
-            elapsed = (time.perf_counter() - started) * 1000
-            with lock:
-                latencies.append(elapsed)
-                failures += 0 if ok else 1
-        if "close" in state:
-            state["close"]()
-
-    started = time.perf_counter()
-    pool = [threading.Thread(target=work) for _ in range(threads)]
-    for thread in pool:
-        thread.start()
-    for thread in pool:
-        thread.join()
-    return latencies, failures, time.perf_counter() - started
-
-
-def summary(latencies: list[float], failures: int, seconds: float) -> dict:
-    return {"requests": len(latencies), "failures": failures, "seconds": round(seconds, 2),
-            "rps": round(len(latencies) / seconds, 1) if seconds else 0.0,
-            "p50_ms": round(percentile(latencies, 50), 1), "p99_ms": round(percentile(latencies, 99), 1)}
-
-
-def http_call(port: int, token: str, top_k: int):
-    def call(item, state) -> bool:
-        mode, query = item
-        if "conn" not in state:
-            state["conn"] = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-            state["close"] = state["conn"].close
-        body = json.dumps({"query": query, "mode": mode, "top_k": top_k})
-        try:
-            state["conn"].request("POST", "/api/v1/search", body=body,
-                                  headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-            response = state["conn"].getresponse()
-            response.read()
-            return response.status == 200
-        except (OSError, http.client.HTTPException):
-            state["conn"].close()
-            state.pop("conn")
-            return False
-    return call
-
-
 def start_server(env: dict) -> tuple[subprocess.Popen, int]:
     port = free_port()
     server = subprocess.Popen(["bash", "bin/serve"], cwd=ROOT, start_new_session=True,
@@ -216,13 +157,13 @@ def stop_server(server: subprocess.Popen) -> None:
 
 
 def warm_server(args, port: int, token: str) -> None:
-    call = http_call(port, token, args.top_k)
+    call = search_call(port, token, args.top_k)
     run_threads(args.workers * args.threads, [("keyword", "warm up")] * 20 + [("vector", "warm up")] * 20, call)
 
 
 def through_api(args, port: int, token: str, items: list) -> tuple[list[float], int, float]:
     """The (mode, question) items through the server on `port`, `--workers × --threads` clients."""
-    return run_threads(args.workers * args.threads, items, http_call(port, token, args.top_k))
+    return run_threads(args.workers * args.threads, items, search_call(port, token, args.top_k))
 
 
 def combined(runs: list[tuple[list[float], int, float]]) -> dict:
@@ -331,19 +272,26 @@ def main(argv=None) -> None:
         # through the server without caches. Questions the rounds ask too: no cache keeps them.
         through_api(args, servers["off"][1], token, [("vector", q) for q in pool[-args.requests * 2:]])
         questions_left = iter(pool)
+        client_cpu = 0.0  # what this process, the load generator, spent on the measured API passes
         for r in range(rounds):
             # Each API pass next to its ceiling, with the same new questions: the ratio is what matters.
+            # Which goes first alternates: the second finds the database pages of those questions warm.
             for mode in MODES:
                 items = [(mode, next(questions_left)) for _ in range(n)]
-                runs["api"][mode].append(through_api(args, servers["off"][1], token, items))
-                runs["ceiling"][mode].append(in_process(args, items))
+                for name in ("api", "ceiling")[::1 if r % 2 == 0 else -1]:
+                    if name == "api":
+                        cpu = time.process_time()
+                        runs["api"][mode].append(through_api(args, servers["off"][1], token, items))
+                        client_cpu += time.process_time() - cpu
+                    else:
+                        runs["ceiling"][mode].append(in_process(args, items))
                 print(f"  round {r + 1} {mode}: API {summary(*runs['api'][mode][-1])['rps']} req/s, in-process "
                       f"{summary(*runs['ceiling'][mode][-1])['rps']} req/s", file=sys.stderr, flush=True)
             runs["embedder"].append(in_process(args, [("embedder", q) for _, q in items]))
             fresh = [next(questions_left) for _ in range(n // 2)]
             repeated = [("vector", q) for pair in zip(fresh, fresh) for q in pair]  # every other one repeats
             random.Random(6 + r).shuffle(repeated)
-            for cache in ("off", "on"):
+            for cache in ("off", "on")[::1 if r % 2 == 0 else -1]:
                 runs[f"cache {cache}"].append(through_api(args, servers[cache][1], token, repeated))
     finally:
         for server, _ in servers.values():
@@ -357,6 +305,7 @@ def main(argv=None) -> None:
                                                for m in MODES},
                           "cache on / off": [round(summary(*on)["rps"] / summary(*off)["rps"], 2)
                                              for off, on in zip(runs["cache off"], runs["cache on"])]},
+               "client_cpu_ms_per_request": round(1000 * client_cpu / (len(MODES) * n * rounds), 3),
                "setup": {"embedder": args.embedder, "chunks": chunks, "documents": kb.documents.count(),
                          "workers": args.workers, "threads": args.threads, "requests_per_mode": n * rounds,
                          "rounds": rounds, "load_average": [round(x, 1) for x in (*load_before, *os.getloadavg())]}}
@@ -390,6 +339,7 @@ def print_tables(results: dict) -> None:
     load = setup["load_average"]
     print(f"\nper round: API / in-process {results['rounds']['api / in-process']}, "
           f"cache on / off {results['rounds']['cache on / off']}")
+    print(f"the load generator's CPU per API request: {results['client_cpu_ms_per_request']} ms")
     print(f"load average (1, 5, 15 min) before {load[:3]}, after {load[3:]}")
 
 

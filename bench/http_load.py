@@ -1,0 +1,130 @@
+"""The load generator of bench/load.py: threads, each on its own keep-alive connection, sending the
+next request when the last one is answered, and the summary of a pass.
+
+The client must cost next to nothing: it runs on the same cores as the server it measures, and
+the in-process ceiling it is compared with pays for no client at all. `http.client` spends
+≈ 0.5 ms of CPU per request (its header parsing, `email.message` objects), a tenth of what the
+server spends on a keyword search; `Connection` sends bytes built in advance and reads the reply
+by its Content-Length. bench/load.py prints the CPU its client used per request.
+"""
+
+import json
+import socket
+import threading
+import time
+
+from common import percentile
+
+HEADER_END = b"\r\n\r\n"
+
+
+class Connection:
+    """One HTTP/1.1 keep-alive connection to 127.0.0.1:`port` for requests built by `post`."""
+
+    def __init__(self, port: int, timeout: float = 120) -> None:
+        self.port, self.timeout, self.sock = port, timeout, None
+
+    def post(self, path: str, body: bytes, headers: dict[str, str]) -> bytes:
+        """The bytes of a POST of `body` to `path` with `headers` (and Host, Content-Length)."""
+        lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}", f"Content-Length: {len(body)}",
+                 *(f"{name}: {value}" for name, value in headers.items())]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+    def send(self, request: bytes) -> int:
+        """Send one request and read its whole reply; its status. Raises OSError if the connection fails."""
+        if self.sock is None:
+            self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=self.timeout)
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            self.sock.sendall(request)
+            status, keep_alive = self._read_reply()
+        except OSError:
+            self.close()
+            raise
+        if not keep_alive:
+            self.close()
+        return status
+
+    def _read_reply(self) -> tuple[int, bool]:
+        buffer = b""
+        while (end := buffer.find(HEADER_END)) < 0:
+            buffer += self._recv()
+        head = buffer[:end].decode("latin-1").split("\r\n")
+        headers = {name.strip().lower(): value.strip().lower()
+                   for name, _, value in (line.partition(":") for line in head[1:])}
+        received = len(buffer) - end - len(HEADER_END)
+        if "content-length" not in headers:  # no length: the body ends with the connection
+            while self._recv(allow_close=True):
+                pass
+            return int(head[0].split()[1]), False
+        while received < int(headers["content-length"]):
+            received += len(self._recv())
+        return int(head[0].split()[1]), headers.get("connection") != "close"
+
+    def _recv(self, allow_close: bool = False) -> bytes:
+        data = self.sock.recv(262144)
+        if not data and not allow_close:
+            raise ConnectionResetError("the server closed the connection mid-reply")
+        return data
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
+def run_threads(threads: int, items: list, call) -> tuple[list[float], int, float]:
+    """Call `call(item, state)` for every item from `threads` threads (`state`: one dict per thread);
+    (latencies ms, failures, seconds). `call` returns False for a failed request."""
+    latencies: list[float] = []
+    failures = 0
+    lock = threading.Lock()
+    queue = iter(list(items))
+
+    def work():
+        nonlocal failures
+        state: dict = {}
+        while True:
+            with lock:
+                item = next(queue, None)
+            if item is None:
+                break
+            started = time.perf_counter()
+            ok = call(item, state)
+            elapsed = (time.perf_counter() - started) * 1000
+            with lock:
+                latencies.append(elapsed)
+                failures += 0 if ok else 1
+        if "close" in state:
+            state["close"]()
+
+    started = time.perf_counter()
+    pool = [threading.Thread(target=work) for _ in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return latencies, failures, time.perf_counter() - started
+
+
+def search_call(port: int, token: str, top_k: int):
+    """A `run_threads` call that sends one (mode, question) item to POST /api/v1/search; True on 200."""
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def call(item, state) -> bool:
+        mode, query = item
+        if "conn" not in state:
+            state["conn"] = Connection(port)
+            state["close"] = state["conn"].close
+        body = json.dumps({"query": query, "mode": mode, "top_k": top_k}).encode()
+        try:
+            return state["conn"].send(state["conn"].post("/api/v1/search", body, headers)) == 200
+        except OSError:
+            return False
+    return call
+
+
+def summary(latencies: list[float], failures: int, seconds: float) -> dict:
+    return {"requests": len(latencies), "failures": failures, "seconds": round(seconds, 2),
+            "rps": round(len(latencies) / seconds, 1) if seconds else 0.0,
+            "p50_ms": round(percentile(latencies, 50), 1), "p99_ms": round(percentile(latencies, 99), 1)}
