@@ -49,6 +49,23 @@ _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0-9•-])")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
+# Questions that ask for a date or a number, and sentences that hold one (Russian and English).
+_MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
+           r"|april|may|june|july|august|september|october|november|december")
+_ANSWER_KINDS = {
+    "time": (re.compile(r"^\W*(когда|when)\b|\b(в|на|in|on)\s+(каком|какой|which|what)\s+(году|год|веке|дату|день|year"
+                        r"|century|date|day)\b|\bwhat (year|date|century)\b", re.I),
+             re.compile(rf"\b(1\d{{3}}|20\d{{2}})\b|\b\d{{1,2}}\s+({_MONTHS})|\b({_MONTHS})\w*\s+\d{{1,2}}\b"
+                        r"|\b[IVX]+\s+(век|в\.)|\bcentury\b", re.I)),
+    "number": (re.compile(r"^\W*(сколько|how (many|much|long|tall|high|deep|far|old|big|large))\b|\b(как(ая|ой|ова|ов)"
+                          r"|what is the|what's the)\s+(длина|высота|глубина|протяж[её]нность|площадь|численность"
+                          r"|население|масса|вес|ширина|скорость|стоимость|цена|length|height|depth|area|population"
+                          r"|weight|width|speed|size|price|cost)\b", re.I),
+               re.compile(r"\d")),
+}
+# Abbreviations a full stop follows without ending the sentence (lower case, without their last stop).
+_ABBREVIATIONS = frozenset("""e.g i.e etc vs cf approx dr mr mrs ms jr sr fig
+г гг род ум см ср т.е т.д т.п т.к др пр напр им ул стр рис тыс млн млрд руб коп""".split())
 _CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 
 
@@ -167,12 +184,25 @@ def _extract(question: str, sources: list) -> Composition:
             chosen.append(item)
             budget -= len(item[2])
     chosen += _list_after(chosen, items, budget)
+    chosen += _expected_kind(question, ranked[0], chosen, items, budget)
     chosen.sort(key=lambda item: (item[0], item[1]))
     text = ""
     for number, _, sentence, _ in chosen:
         # List items keep their lines; sentences run on as a paragraph.
         text += ("\n" if sentence.startswith("• ") else " ") + f"{_clip(sentence)} [{number}]"
     return Composition(text.strip(), sorted({item[0] for item in chosen}), False)
+
+
+def _expected_kind(question: str, best: tuple, chosen: list, items: list, budget: int) -> list:
+    """For a "when" or "how many" question whose extract holds no date or number: the sentence of the
+    best sentence's source that does, nearest to it (the answer is often the next sentence, which
+    names the subject as "it" and shares no word with the question)."""
+    kind = next((kind for kind, (asks, _) in _ANSWER_KINDS.items() if asks.search(question)), None)
+    if kind is None or any(_ANSWER_KINDS[kind][1].search(item[2]) for item in chosen):
+        return []
+    holding = [item for item in items if item[0] == best[0] and _ANSWER_KINDS[kind][1].search(item[2])
+               and item not in chosen and len(item[2]) <= budget]
+    return sorted(holding, key=lambda item: abs(item[1] - best[1]))[:1]
 
 
 def _list_after(chosen: list, items: list, budget: int) -> list:
@@ -192,12 +222,32 @@ def _list_after(chosen: list, items: list, budget: int) -> list:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences and list items of clean text, each on one line."""
+    """Sentences and list items of clean text, each on one line.
+
+    A full stop does not end a sentence after an initial ("J. R. R. Tolkien", "А. С. Пушкин") or a
+    common abbreviation ("e.g.", "род.", "см."), nor inside brackets that close later on
+    ("Голикова (род. 9 февраля 1966)")."""
     out = []
     for block in re.split(r"\n\s*\n|\n(?=• )", text):
         block = " ".join(block.split())
-        out.extend(part.strip() for part in _SENTENCE.split(block) if len(part.strip()) > 1)
-    return out
+        start = 0
+        for match in _SENTENCE.finditer(block):
+            if _ends_sentence(block[start:match.start()], block[match.end():]):
+                out.append(block[start:match.start()].strip())
+                start = match.end()
+        out.append(block[start:].strip())
+    return [sentence for sentence in out if len(sentence) > 1]
+
+
+def _ends_sentence(before: str, after: str) -> bool:
+    """Whether the full stop (or ! ? …) at the end of `before` ends a sentence, `after` following it."""
+    if before.count("(") > before.count(")") and ")" in after:
+        return False
+    last = before.split()[-1] if before.split() else ""
+    if not last.rstrip("\"'»”)").endswith("."):
+        return True
+    word = last.rstrip("\"'»”)")[:-1].lstrip("(«\"'“").lower()
+    return not ((len(word) == 1 and word.isalpha()) or word in _ABBREVIATIONS)
 
 
 def _clip(sentence: str, limit: int = 400) -> str:

@@ -65,6 +65,31 @@ class CleanTextTests(TestCase):
             self.assertEqual(result.text,
                              "Poll the job until it finishes; the mail settings are under Configuration. [1]")
 
+    def test_a_when_or_how_many_question_gets_the_sentence_with_the_date_or_number(self):
+        source = ("The Eiffel Tower is a wrought-iron lattice tower in Paris, built as the entrance arch of a "
+                  "world's fair. Construction finished on 31 March 1889. The tower was named after the engineer "
+                  "Gustave Eiffel, whose company built it. It is 330 metres tall.")
+        answer = composer.compose("When was the Eiffel Tower built?", [hit(1, source)], entry_match=False).text
+        self.assertIn("Construction finished on 31 March 1889. [1]", answer)
+        answer = composer.compose("Сколько метров в высоту Эйфелева башня?", [hit(1, (
+            "Эйфелева башня — металлическая башня в Париже. Её высота — 330 метров. Башня названа "
+            "в честь инженера, который её построил."))], entry_match=False).text
+        self.assertIn("Её высота — 330 метров. [1]", answer)
+        answer = composer.compose("Who was the Eiffel Tower named after?", [hit(1, source)], entry_match=False).text
+        self.assertNotIn("1889", answer)
+
+    def test_sentences_do_not_end_inside_brackets_after_abbreviations_or_initials(self):
+        # Seen on TyDi-ru: "Татья́на Алексе́евна Го́ликова (род. [1]" was a whole answer.
+        self.assertEqual(composer.sentences("Татьяна Голикова (род. 9 февраля 1966, Москва) — министр. "
+                                            "Она работала в Минфине."),
+                         ["Татьяна Голикова (род. 9 февраля 1966, Москва) — министр.", "Она работала в Минфине."])
+        self.assertEqual(composer.sentences("Poems by J. R. R. Tolkien, e.g. The Hobbit, were read. Then tea. "
+                                            "Стихи А. С. Пушкина, см. Приложение 2. Конец."),
+                         ["Poems by J. R. R. Tolkien, e.g. The Hobbit, were read.", "Then tea.",
+                          "Стихи А. С. Пушкина, см. Приложение 2.", "Конец."])
+        self.assertEqual(composer.sentences("Unbalanced (still ends. Here. Ok."),
+                         ["Unbalanced (still ends.", "Here.", "Ok."])
+
     def test_code_blocks_are_told_apart_from_prose_by_their_fences(self):
         prose = composer.prose_without_code
         self.assertEqual(prose("Text.\n```json\n{\"a\": 1}\n```\nMore."), "Text.\n\n\nMore.")
