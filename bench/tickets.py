@@ -141,7 +141,7 @@ def triage_questions(questions: list[tuple[str, str]], agent, label: str) -> lis
 
 def faq_figures(rows: list[dict], tickets: list) -> dict:
     """Citation [1], verbatim drafts and auto-replies, judged by the entry's answer text."""
-    from knowledge.search.composer import clean_text
+    from knowledge.search.source_text import clean_text
     from tickets.models import Message, Ticket
 
     by_ticket = {t.pk: row for t, row in zip(tickets, rows, strict=True)}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext_noop
 
 from knowledge import quality
-from knowledge.search import answers, composer
+from knowledge.search import answers, composer, source_text
 from knowledge.search.citations import MARKER
 from portal.languages import translate
 from tickets import outgoing
@@ -117,5 +117,5 @@ def decide(*, agent: Agent | None, risk_level: str, result: answers.Answer | Non
 
 def every_sentence_cited(text: str) -> bool:
     """Each sentence (or list item) of a model's draft carries a citation marker."""
-    parts = composer.sentences(text)
+    parts = source_text.sentences(text)
     return bool(parts) and all(MARKER.search(part) for part in parts)

@@ -7,46 +7,24 @@
 - Otherwise the few sentences of the top sources that share the most words with the question,
   in source order, each followed by its marker; never a sentence that only repeats the question.
 
-Everything the customer reads goes through `clean_text`: Markdown and HTML become plain text
-(no heading marks, link text without its target, emphasis markers dropped, list items on lines
-of their own). Metadata columns never reach the text: they are not part of a chunk's content.
+Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code
+left out but for a short command after the sentence that introduces it, sentences). Metadata
+columns never reach the text: they are not part of a chunk's content.
 """
 
-import html
 import math
 import re
 from dataclasses import dataclass
 
 from django.conf import settings
 
-from knowledge.search.citations import MARKER
+from knowledge.search.source_text import COMMAND, clean_text, quotable_text, sentences
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
 # relevance, 0..1, see retrieval.relevance) and no other entry comes as close.
 DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_SENTENCES": 3,
             "EXTRACT_SOURCES": 3, "EXTRACT_MAX_CHARS": 700}
 
-_FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
-_FENCE_INFO = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*(\S*)")
-_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
-_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
-_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
-# Underscores mark emphasis only at word edges (CommonMark): snake_case and ENV_VARS are words.
-_EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\3(?!\w)")
-_CODE_SPAN = re.compile(r"`([^`]+)`")
-_CODE_PLACEHOLDER = re.compile("\x00(\\d+)\x00")  # NUL never occurs in stored text
-_BR = re.compile(r"<br\s*/?>", re.I)
-# HTML elements left in Markdown (inline formatting, layout); other tags are text, not markup.
-_TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
-                  r"|s|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^<>]*>", re.I)
-_BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+", re.M)
-_QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
-_TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0-9•-])")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
 # Questions that ask for a date or a number, and sentences that hold one (Russian and English).
@@ -63,10 +41,6 @@ _ANSWER_KINDS = {
                           r"|weight|width|speed|size|price|cost)\b", re.I),
                re.compile(r"\d")),
 }
-# Abbreviations a full stop follows without ending the sentence (lower case, without their last stop).
-_ABBREVIATIONS = frozenset("""e.g i.e etc vs cf approx dr mr mrs ms jr sr fig
-г гг род ум см ср т.е т.д т.п т.к др пр напр им ул стр рис тыс млн млрд руб коп""".split())
-_CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 
 
 def setting(name: str):
@@ -80,74 +54,6 @@ class Composition:
     entry_match: bool  # the text is one FAQ entry's answer, verbatim
 
 
-def clean_text(text: str) -> str:
-    """Markdown/HTML as plain text a customer can read (see the module docstring)."""
-    text = MARKER.sub("", text)  # "[3]" inside a source would read as our citation
-    text = _FENCE.sub("", text)
-    text = _TABLE_SEPARATOR.sub("", text)
-    text = _HEADING.sub(r"\1", text)
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
-    text = _REF_LINK.sub(r"\1", text)
-    text = _AUTOLINK.sub(r"\1", text)
-    text = _BR.sub("\n", text)
-    text = _TAG.sub("", text)
-    text = html.unescape(text)
-    # Code spans are literal: no emphasis or escapes inside (`*args`, `a_b_c`), set aside until the end.
-    spans: list[str] = []
-
-    def set_aside(match: re.Match) -> str:
-        spans.append(match.group(1))
-        return f"\x00{len(spans) - 1}\x00"
-
-    text = _CODE_SPAN.sub(set_aside, text)
-    for _ in range(2):  # nested emphasis (***bold italic***)
-        text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text)
-    text = _QUOTE.sub("", text)
-    text = _BULLET.sub("• ", text)
-    text = _ESCAPE.sub(r"\1", text)
-    text = _CODE_PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
-    # Table rows read as their cells; runs of spaces (and indentation) collapse.
-    lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())
-             for line in text.split("\n")]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-
-
-def prose_without_code(text: str) -> str:
-    """`text` without its fenced code blocks, which read as nothing a customer should be sent (JSON, shell).
-
-    A chunk may start or end inside a block. A fence with an info string (```json) opens one; a
-    bare fence closes one, or opens one when nothing is open. With an odd number of fences, one end
-    of the chunk is inside a block: the end an opening fence points to, else the end that looks
-    more like code.
-    """
-    fences = list(_FENCE.finditer(text))
-    if not fences:
-        return text
-    opens = [bool(_FENCE_INFO.match(fence.group(0)).group(1)) for fence in fences]
-    if len(fences) % 2 == 0:
-        inside = not opens[0] and opens[1]  # a bare fence and then an opening one: the first closed a block
-    elif opens[0] or opens[-1]:
-        inside = False
-    else:
-        inside = _code_likeness(text[:fences[0].start()]) > _code_likeness(text[fences[-1].end():])
-    kept, start = [], 0
-    for fence in fences:
-        if not inside:
-            kept.append(text[start:fence.start()])
-        inside, start = not inside, fence.end()
-    if not inside:
-        kept.append(text[start:])
-    return "\n".join(kept)
-
-
-def _code_likeness(text: str) -> float:
-    """The share of characters that are code punctuation (quotes, brackets, operators): prose has few."""
-    text = "".join(text.split())
-    return sum(char in _CODE_CHARACTERS for char in text) / len(text) if text else 0.0
-
-
-
 def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
     """The answer text from the sources (see the module docstring)."""
     if entry_match and sources:
@@ -157,10 +63,12 @@ def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
 
 def _extract(question: str, sources: list) -> Composition:
     asked = _stems(question)
-    items = []  # (source number, position, sentence, stems)
+    items, commands = [], []  # (source number, position, sentence, stems)
     for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1):
-        text = clean_text(_HEADING_LINE.sub("", prose_without_code(hit.content)))
-        for position, sentence in enumerate(sentences(text)):
+        for position, sentence in enumerate(sentences(quotable_text(hit.content))):
+            if sentence.startswith(COMMAND):  # never chosen for its words; shown after its introduction
+                commands.append((number, position, sentence, set()))
+                continue
             stems = _stems(sentence)
             if stems and not _echoes(stems, asked, sentence):
                 items.append((number, position, sentence, stems))
@@ -183,14 +91,18 @@ def _extract(question: str, sources: list) -> Composition:
         if len(item[2]) <= budget or not chosen:
             chosen.append(item)
             budget -= len(item[2])
-    chosen += _list_after(chosen, items, budget)
+    chosen += _list_after(chosen, sorted(items + commands, key=lambda item: item[:2]), budget)
     chosen += _expected_kind(question, ranked[0], chosen, items, budget)
     chosen.sort(key=lambda item: (item[0], item[1]))
     text = ""
     for number, _, sentence, _ in chosen:
-        # List items keep their lines; sentences run on as a paragraph.
-        text += ("\n" if sentence.startswith("• ") else " ") + f"{_clip(sentence)} [{number}]"
-    return Composition(text.strip(), sorted({item[0] for item in chosen}), False)
+        # List items keep their lines, commands too (as written, indented); sentences run on as a paragraph.
+        if sentence.startswith(COMMAND):
+            text += ("" if text.endswith("\n") else "\n") + f"    {sentence[len(COMMAND):]}\n"
+        else:
+            text += ("\n" if sentence.startswith("• ") else "" if text.endswith("\n") else " ")
+            text += f"{_clip(sentence)} [{number}]"
+    return Composition(text.strip(" \n"), sorted({item[0] for item in chosen}), False)
 
 
 def _expected_kind(question: str, best: tuple, chosen: list, items: list, budget: int) -> list:
@@ -206,48 +118,29 @@ def _expected_kind(question: str, best: tuple, chosen: list, items: list, budget
 
 
 def _list_after(chosen: list, items: list, budget: int) -> list:
-    """A chosen sentence that introduces a list ("…include:") brings the list's items along."""
+    """A chosen sentence that introduces a list ("…include:") or a command brings them along."""
     extra, taken = [], {(item[0], item[1]) for item in chosen}
     for number, position, sentence, _ in list(chosen):
         if not sentence.endswith(":"):
             continue
+        following = position + 1  # a command must come right after the introduction or the last line
         for item in items:
-            if item[0] == number and item[1] > position and (number, item[1]) not in taken:
-                if not item[2].startswith("• ") or len(item[2]) > budget or item[1] > position + 6:
-                    break
-                extra.append(item)
-                taken.add((number, item[1]))
-                budget -= len(item[2])
+            if item[0] != number or item[1] <= position:
+                continue
+            if (number, item[1]) in taken:
+                if not item[2].startswith(("• ", COMMAND)):
+                    break  # a sentence of its own ends the list
+                following = item[1] + 1
+                continue
+            if not item[2].startswith(("• ", COMMAND)) or len(item[2]) > budget or item[1] > position + 6:
+                break
+            if item[2].startswith(COMMAND) and item[1] != following:
+                break
+            extra.append(item)
+            taken.add((number, item[1]))
+            budget -= len(item[2])
+            following = item[1] + 1
     return extra
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences and list items of clean text, each on one line.
-
-    A full stop does not end a sentence after an initial ("J. R. R. Tolkien", "А. С. Пушкин") or a
-    common abbreviation ("e.g.", "род.", "см."), nor inside brackets that close later on
-    ("Голикова (род. 9 февраля 1966)")."""
-    out = []
-    for block in re.split(r"\n\s*\n|\n(?=• )", text):
-        block = " ".join(block.split())
-        start = 0
-        for match in _SENTENCE.finditer(block):
-            if _ends_sentence(block[start:match.start()], block[match.end():]):
-                out.append(block[start:match.start()].strip())
-                start = match.end()
-        out.append(block[start:].strip())
-    return [sentence for sentence in out if len(sentence) > 1]
-
-
-def _ends_sentence(before: str, after: str) -> bool:
-    """Whether the full stop (or ! ? …) at the end of `before` ends a sentence, `after` following it."""
-    if before.count("(") > before.count(")") and ")" in after:
-        return False
-    last = before.split()[-1] if before.split() else ""
-    if not last.rstrip("\"'»”)").endswith("."):
-        return True
-    word = last.rstrip("\"'»”)")[:-1].lstrip("(«\"'“").lower()
-    return not ((len(word) == 1 and word.isalpha()) or word in _ABBREVIATIONS)
 
 
 def _clip(sentence: str, limit: int = 400) -> str:

@@ -51,7 +51,7 @@ def _label(hit) -> str:
 
 def source_text(hit) -> str:
     """What the model reads of a source: clean text; an FAQ entry as its question and its answer."""
-    from knowledge.search.composer import clean_text
+    from knowledge.search.source_text import clean_text
 
     content = clean_text(hit.content)
     question = (hit.metadata.get("entry") or {}).get("question")

@@ -3,7 +3,7 @@
 from django.test import TestCase
 
 from knowledge.indexing import ingestion
-from knowledge.search import answers, composer
+from knowledge.search import answers, composer, source_text
 from knowledge.search.retrieval import SearchHit
 from tests.factories import make_kb
 
@@ -36,7 +36,7 @@ def hit(n: int, content: str, **metadata) -> SearchHit:
 
 class CleanTextTests(TestCase):
     def test_markdown_becomes_readable_text(self):
-        text = composer.clean_text(REACT)
+        text = source_text.clean_text(REACT)
         self.assertTrue(text.startswith("Should I use Create React App? No."))
         self.assertNotIn("#", text)
         self.assertNotIn("](", text)
@@ -46,14 +46,19 @@ class CleanTextTests(TestCase):
         self.assertIn("\n• Install Node.js\n• Run npx create-next-app", text)
 
     def test_html_left_in_markdown_is_dropped_but_other_angle_brackets_stay(self):
-        self.assertEqual(composer.clean_text("Line<br>next <b>bold</b> &amp; a < b"), "Line\nnext bold & a < b")
+        self.assertEqual(source_text.clean_text("Line<br>next <b>bold</b> &amp; a < b"), "Line\nnext bold & a < b")
 
     def test_underscores_inside_words_and_code_are_text_not_emphasis(self):
         # Seen on the demo base: "PORTALAPIRATELIMITPER_MINUTE" and "asynctosync".
-        text = composer.clean_text("Each key may make `PORTAL_API_RATE_LIMIT_PER_MINUTE` requests; it runs "
+        text = source_text.clean_text("Each key may make `PORTAL_API_RATE_LIMIT_PER_MINUTE` requests; it runs "
                                    "async_to_sync and knowledge.api.visible_bases, `*args`, _really_ **so** __much__.")
         self.assertEqual(text, "Each key may make PORTAL_API_RATE_LIMIT_PER_MINUTE requests; it runs async_to_sync "
                                "and knowledge.api.visible_bases, *args, really so much.")
+
+    def test_a_citation_marker_in_a_code_span_is_dropped_without_unpairing_the_others(self):
+        # Seen on the demo base: "cited `[1]`; … (as `Q: … A: …`)" lost one backtick of the second span.
+        self.assertEqual(source_text.clean_text("It is cited `[1]` or [2]; entries read as `Q: … A: …`."),
+                         "It is cited or ; entries read as Q: … A: ….")
 
     def test_fenced_code_is_left_out_of_an_extract(self):
         # Seen on the demo base: a JSON reply in a walkthrough, cut mid-word by the chunker, was the answer.
@@ -80,18 +85,36 @@ class CleanTextTests(TestCase):
 
     def test_sentences_do_not_end_inside_brackets_after_abbreviations_or_initials(self):
         # Seen on TyDi-ru: "Татья́на Алексе́евна Го́ликова (род. [1]" was a whole answer.
-        self.assertEqual(composer.sentences("Татьяна Голикова (род. 9 февраля 1966, Москва) — министр. "
+        self.assertEqual(source_text.sentences("Татьяна Голикова (род. 9 февраля 1966, Москва) — министр. "
                                             "Она работала в Минфине."),
                          ["Татьяна Голикова (род. 9 февраля 1966, Москва) — министр.", "Она работала в Минфине."])
-        self.assertEqual(composer.sentences("Poems by J. R. R. Tolkien, e.g. The Hobbit, were read. Then tea. "
+        self.assertEqual(source_text.sentences("Poems by J. R. R. Tolkien, e.g. The Hobbit, were read. Then tea. "
                                             "Стихи А. С. Пушкина, см. Приложение 2. Конец."),
                          ["Poems by J. R. R. Tolkien, e.g. The Hobbit, were read.", "Then tea.",
                           "Стихи А. С. Пушкина, см. Приложение 2.", "Конец."])
-        self.assertEqual(composer.sentences("Unbalanced (still ends. Here. Ok."),
+        self.assertEqual(source_text.sentences("Unbalanced (still ends. Here. Ok."),
                          ["Unbalanced (still ends.", "Here.", "Ok."])
 
+    def test_a_sentence_introducing_a_short_command_brings_it_along(self):
+        source = ("Keys are created in the admin or on the command line:\n\n```bash\nmanage.py create_api_key NAME "
+                  "--owner USER\n```\n\nThe key is printed once.\n\n```json\n{\"a\": 1}\n```\n")
+        answer = composer.compose("How do I create an API key?", [hit(1, source)], entry_match=False).text
+        self.assertEqual(answer, "Keys are created in the admin or on the command line: [1]\n"
+                                 "    manage.py create_api_key NAME --owner USER\nThe key is printed once. [1]")
+        answer = composer.compose("Is the key printed?", [hit(1, source)], entry_match=False).text
+        self.assertEqual(answer, "The key is printed once. [1]")
+        # Markdown's indented code after an introduction; a shell session's commands without their output.
+        readme = ("Install the test dependencies and run the whole suite:\n\n    bash bin/test\n\nIt takes long.\n\n"
+                  "Or with a key:\n\n```console\n$ export KEY=abc\n$ curl -s $API/bases\n{\"error\": 1}\n```\n")
+        answer = composer.compose("How do I run the whole test suite?", [hit(1, readme)], entry_match=False).text
+        self.assertEqual(answer, "Install the test dependencies and run the whole suite: [1]\n    bash bin/test")
+        answer = composer.compose("How do I call it with a key?", [hit(1, readme)], entry_match=False).text
+        self.assertEqual(answer, "Or with a key: [1]\n    $ export KEY=abc\n    $ curl -s $API/bases")
+        indented = "Some text:\n\n    a long indented paragraph of a PDF, one line\n    two\n    three\n    four\n"
+        self.assertIn("four", source_text.prose_without_code(indented, commands=True))
+
     def test_code_blocks_are_told_apart_from_prose_by_their_fences(self):
-        prose = composer.prose_without_code
+        prose = source_text.prose_without_code
         self.assertEqual(prose("Text.\n```json\n{\"a\": 1}\n```\nMore."), "Text.\n\n\nMore.")
         self.assertEqual(prose("x = 1\n```\nAfter the code.\n```python\nprint()"), "\nAfter the code.\n")
         self.assertEqual(prose("Before.\n```\n{\"cut\": [1, 2"), "Before.\n")

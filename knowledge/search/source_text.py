@@ -1,0 +1,182 @@
+"""Sources as text a customer can read: Markdown and HTML as plain text, code told apart from prose,
+sentences.
+
+`clean_text`: no heading marks, link text without its target, emphasis markers dropped (not the
+underscores of snake_case), code spans as written, list items on lines of their own, citation-like
+"[3]" dropped. `prose_without_code`: fenced code blocks left out, since a JSON reply or a shell
+session reads as nothing a customer should be sent; short commands may be kept, marked, for an
+extract to show after the sentence that introduces them. `sentences`: clean text cut into
+sentences and list items, not after initials or abbreviations, nor inside brackets.
+"""
+
+import html
+import re
+
+from knowledge.search.citations import MARKER
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
+COMMAND = "\x01"  # marks a line of a short code block in the extract's candidates (never in stored text)
+_FENCE_INFO = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*(\S*)")
+_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+# Underscores mark emphasis only at word edges (CommonMark): snake_case and ENV_VARS are words.
+_EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\3(?!\w)")
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+_CODE_PLACEHOLDER = re.compile("\x00(\\d+)\x00")  # NUL never occurs in stored text
+_BR = re.compile(r"<br\s*/?>", re.I)
+# HTML elements left in Markdown (inline formatting, layout); other tags are text, not markup.
+_TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
+                  r"|s|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^<>]*>", re.I)
+_BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+", re.M)
+_QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
+_TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
+_SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0-9•-])")
+# Abbreviations a full stop follows without ending the sentence (lower case, without their last stop).
+_ABBREVIATIONS = frozenset("""e.g i.e etc vs cf approx dr mr mrs ms jr sr fig
+г гг род ум см ср т.е т.д т.п т.к др пр напр им ул стр рис тыс млн млрд руб коп""".split())
+_CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
+
+
+def clean_text(text: str) -> str:
+    """Markdown/HTML as plain text a customer can read (see the module docstring)."""
+    text = _FENCE.sub("", text)
+    text = _TABLE_SEPARATOR.sub("", text)
+    text = _HEADING.sub(r"\1", text)
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _BR.sub("\n", text)
+    text = _TAG.sub("", text)
+    text = html.unescape(text)
+    # Code spans are literal: no emphasis or escapes inside (`*args`, `a_b_c`), set aside until the end.
+    spans: list[str] = []
+
+    def set_aside(match: re.Match) -> str:
+        spans.append(match.group(1))
+        return f"\x00{len(spans) - 1}\x00"
+
+    text = _CODE_SPAN.sub(set_aside, text)
+    for _ in range(2):  # nested emphasis (***bold italic***)
+        text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text)
+    text = _QUOTE.sub("", text)
+    text = _BULLET.sub("• ", text)
+    text = _ESCAPE.sub(r"\1", text)
+    text = _CODE_PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
+    text = MARKER.sub("", text)  # "[3]" in a source, code or not, would read as our citation
+    # Table rows read as their cells; runs of spaces (and indentation) collapse.
+    lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())
+             for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def prose_without_code(text: str, *, commands: bool = False) -> str:
+    """`text` without its fenced code blocks, which read as nothing a customer should be sent (JSON, shell).
+
+    With `commands`, a short block (at most three lines, a command or two) whole in `text` stays, each
+    line a paragraph of its own marked with COMMAND: the extract may show it after the sentence that
+    introduces it ("…on the command line:").
+
+    A chunk may start or end inside a block. A fence with an info string (```json) opens one; a
+    bare fence closes one, or opens one when nothing is open. With an odd number of fences, one end
+    of the chunk is inside a block: the end an opening fence points to, else the end that looks
+    more like code.
+    """
+    if commands:
+        text = _introduced_commands(text)
+    fences = list(_FENCE.finditer(text))
+    if not fences:
+        return text
+    opens = [bool(_FENCE_INFO.match(fence.group(0)).group(1)) for fence in fences]
+    if len(fences) % 2 == 0:
+        inside = not opens[0] and opens[1]  # a bare fence and then an opening one: the first closed a block
+    elif opens[0] or opens[-1]:
+        inside = False
+    else:
+        inside = _code_likeness(text[:fences[0].start()]) > _code_likeness(text[fences[-1].end():])
+    kept, start = [], 0
+    for fence in fences:
+        if not inside:
+            kept.append(text[start:fence.start()])
+        elif commands and start > 0:  # a block opened and closed by fences in this text
+            kept.append(_command_lines(text[start:fence.start()]))
+        inside, start = not inside, fence.end()
+    if not inside:
+        kept.append(text[start:])
+    return "\n".join(kept)
+
+
+def _command_lines(code: str) -> str:
+    """A short block of code as COMMAND paragraphs ("" when it is too long to be a command or two);
+    of a shell session ("$ cmd" and its output) only the commands."""
+    lines = [line.strip() for line in code.split("\n") if line.strip()]
+    if any(line.startswith("$ ") for line in lines):
+        lines = [line for line in lines if line.startswith("$ ")]
+    if not lines or len(lines) > 3 or any(len(line) > 160 or "`" in line for line in lines):
+        return ""
+    return "\n\n" + "\n\n".join(f"{COMMAND}`{line}`" for line in lines) + "\n\n"
+
+
+def _introduced_commands(text: str) -> str:
+    """An indented code block of Markdown (four spaces) right after a line ending with ":" and a
+    blank line, as COMMAND paragraphs when it is short; other indented text is left as it is (it
+    may be a list item's continuation or a PDF's indentation)."""
+    lines, out, index = text.split("\n"), [], 0
+    while index < len(lines):
+        out.append(lines[index])
+        if lines[index].rstrip().endswith(":") and index + 2 < len(lines) and not lines[index + 1].strip():
+            end = index + 2
+            while end < len(lines) and lines[end].startswith(("    ", "\t")) and lines[end].strip():
+                end += 1
+            block = _command_lines("\n".join(lines[index + 2:end])) if end > index + 2 else ""
+            if block and (end == len(lines) or not lines[end].strip()):
+                out.append(block)
+                index = end
+                continue
+        index += 1
+    return "\n".join(out)
+
+
+def _code_likeness(text: str) -> float:
+    """The share of characters that are code punctuation (quotes, brackets, operators): prose has few."""
+    text = "".join(text.split())
+    return sum(char in _CODE_CHARACTERS for char in text) / len(text) if text else 0.0
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences and list items of clean text, each on one line.
+
+    A full stop does not end a sentence after an initial ("J. R. R. Tolkien", "А. С. Пушкин") or a
+    common abbreviation ("e.g.", "род.", "см."), nor inside brackets that close later on
+    ("Голикова (род. 9 февраля 1966)")."""
+    out = []
+    for block in re.split(r"\n\s*\n|\n(?=• )", text):
+        block = " ".join(block.split())
+        start = 0
+        for match in _SENTENCE.finditer(block):
+            if _ends_sentence(block[start:match.start()], block[match.end():]):
+                out.append(block[start:match.start()].strip())
+                start = match.end()
+        out.append(block[start:].strip())
+    return [sentence for sentence in out if len(sentence) > 1]
+
+
+def _ends_sentence(before: str, after: str) -> bool:
+    """Whether the full stop (or ! ? …) at the end of `before` ends a sentence, `after` following it."""
+    if before.count("(") > before.count(")") and ")" in after:
+        return False
+    last = before.split()[-1] if before.split() else ""
+    if not last.rstrip("\"'»”)").endswith("."):
+        return True
+    word = last.rstrip("\"'»”)")[:-1].lstrip("(«\"'“").lower()
+    return not ((len(word) == 1 and word.isalpha()) or word in _ABBREVIATIONS)
+
+
+def quotable_text(content: str) -> str:
+    """A chunk's text as an extract quotes from it: clean, without headings or code, short commands marked."""
+    return clean_text(_HEADING_LINE.sub("", prose_without_code(content, commands=True)))
