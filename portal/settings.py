@@ -278,7 +278,7 @@ PORTAL = {
     # can only raise a ticket's risk level. Unset: the rules alone.
     "RISK_CHAT_MODEL": env_str("PORTAL_RISK_CHAT_MODEL"),
     # Grounded answers: default confidence threshold and refusal when the caller gives none.
-    "ANSWER_THRESHOLD": env_float("PORTAL_ANSWER_THRESHOLD", 0.5),
+    "ANSWER_THRESHOLD": env_float("PORTAL_ANSWER_THRESHOLD", 0.6),
     # Empty: the built-in refusal in the question's language (Russian or English).
     "REFUSAL_TEXT": env_str("PORTAL_REFUSAL_TEXT"),
 }

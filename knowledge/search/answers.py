@@ -185,7 +185,7 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # The answer is the entry's, so it is right exactly when the entry is the one asked about:
         # confidence is how closely the question resembles the entry's own question.
         confidence = round(closeness, 4)
-    threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.5) if threshold is None else threshold
+    threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.6) if threshold is None else threshold
     grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
                           question=question)
     unquotable = (closeness is None and bool(sources) and confidence < SHARED_WORDS_NEEDED_BELOW

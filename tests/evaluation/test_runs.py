@@ -4,6 +4,7 @@ import tempfile
 from io import StringIO
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test import TestCase
 
@@ -58,7 +59,7 @@ class HelpCentreRunTests(TestCase):
 
     def test_the_signature_changes_with_the_configuration(self):
         before = runs.signature(runs.configuration(self.kb))
-        with self.settings(PORTAL={**__import__("django.conf").conf.settings.PORTAL, "FUSION": "rrf"}):
+        with self.settings(PORTAL={**settings.PORTAL, "FUSION": "rrf"}):
             self.assertNotEqual(runs.signature(runs.configuration(self.kb)), before)
 
     def test_a_set_without_confirmed_questions_cannot_run(self):
@@ -88,10 +89,13 @@ class HelpCentreRunTests(TestCase):
         self.assertEqual(Job.objects.get(pk=retried.pk).status, Job.Status.SUCCEEDED)
 
     def test_the_diff_names_questions_that_got_worse_with_their_hits(self):
-        before = runs.evaluate(runs.create_run(self.set))
-        # The delivery page disappears: its question can no longer find it.
-        self.documents["delivery"].delete()
-        after = runs.evaluate(runs.create_run(self.set))
+        # No refusals: with the test embedder's arbitrary similarities, losing the delivery page
+        # also moves the password question's confidence across a threshold, which is not the point.
+        with self.settings(PORTAL={**settings.PORTAL, "ANSWER_THRESHOLD": 0.0}):
+            before = runs.evaluate(runs.create_run(self.set))
+            # The delivery page disappears: its question can no longer find it.
+            self.documents["delivery"].delete()
+            after = runs.evaluate(runs.create_run(self.set))
         better, worse = runs.compare_runs(before, after)
         self.assertEqual([c.question for c in worse], ["How long does standard delivery take?"])
         self.assertEqual(worse[0].after.ndcg, 0.0)  # the expected document is gone, the question stays
