@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import DATA_DIR, EmbeddingCache, load_beir, setup_django
+from common import DATA_DIR, EmbeddingCache, load_beir, read_jsonl, setup_django
 from retrieval import build_drafts, embed_corpus, load_into_database
 
 SETS = {"tydi-ru": DATA_DIR / "ru" / "tydiqa_goldp_ru", "scifact": DATA_DIR / "beir" / "scifact"}
@@ -43,10 +43,6 @@ def parse_args(argv):
     parser.add_argument("--json", type=Path)
     return parser.parse_args(argv)
 
-
-def read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def off_topic_questions(name: str, limit: int) -> list[str]:

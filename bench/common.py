@@ -71,6 +71,12 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
+def read_jsonl(path: Path) -> list[dict]:
+    """The objects of a JSON Lines file (blank lines skipped)."""
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
 class EmbeddingCache:
     """Vectors of one embedder by text hash, stored in SQLite; misses are embedded in batches."""
 

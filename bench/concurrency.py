@@ -29,7 +29,7 @@ from urllib.error import HTTPError
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import DATA_DIR, ROOT, free_port, percentile, setup_django, stop  # noqa: E402
+from common import DATA_DIR, ROOT, free_port, percentile, read_jsonl, setup_django, stop  # noqa: E402
 
 KB_SLUG = "bench-concurrency"
 
@@ -84,10 +84,6 @@ def prepare(docs: int):
     key.save()
     return kb, token, queries
 
-
-def read_jsonl(path: Path) -> list[dict]:
-    with open(path) as lines:
-        return [json.loads(line) for line in lines]
 
 
 def server_env(args) -> dict:

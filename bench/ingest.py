@@ -46,14 +46,10 @@ from urllib.parse import quote
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import DATA_DIR, ROOT, setup_django, stop  # noqa: E402
+from common import DATA_DIR, ROOT, read_jsonl, setup_django, stop  # noqa: E402
 
 DATABASE = "portal_bench_ingest"
 
-
-def read_jsonl(path: Path) -> list[dict]:
-    with open(path) as lines:
-        return [json.loads(line) for line in lines]
 
 
 def upload_documents(count: int) -> list[tuple[str, str]]:

@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from common import DATA_DIR, ROOT, free_port, setup_django
+from common import DATA_DIR, ROOT, free_port, read_jsonl, setup_django
 from http_load import run_threads, search_call, summary
 
 DB_NAME = "portal_bench_load"
@@ -70,10 +70,6 @@ def parse_args(argv=None):
 
 
 # --- Data --------------------------------------------------------------------------------------
-
-def read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def questions() -> list[str]:

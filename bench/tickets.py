@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from common import DATA_DIR, EmbeddingCache, percentile, setup_django
+from common import DATA_DIR, EmbeddingCache, percentile, read_jsonl, setup_django
 
 PREFIX = "bench-tickets"
 ROUTING_HINTS = {
@@ -64,10 +64,6 @@ def parse_args(argv):
     parser.add_argument("--json", type=Path)
     return parser.parse_args(argv)
 
-
-def read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def cached_embedder(name: str) -> EmbeddingCache:
