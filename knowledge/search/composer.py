@@ -91,8 +91,9 @@ def _extract(question: str, sources: list) -> Composition:
         if len(item[2]) <= budget or not chosen:
             chosen.append(item)
             budget -= len(item[2])
-    chosen += _list_after(chosen, sorted(items + commands, key=lambda item: item[:2]), budget)
-    chosen += _expected_kind(question, ranked[0], chosen, items, budget)
+    listed = _list_after(chosen, sorted(items + commands, key=lambda item: item[:2]), budget)
+    chosen += listed
+    chosen += _expected_kind(question, ranked[0], chosen, items, budget - sum(len(item[2]) for item in listed))
     chosen.sort(key=lambda item: (item[0], item[1]))
     text = ""
     for number, _, sentence, _ in chosen:

@@ -32,6 +32,7 @@ _BR = re.compile(r"<br\s*/?>", re.I)
 _TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
                   r"|s|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^<>]*>", re.I)
 _BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+", re.M)
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
@@ -124,12 +125,13 @@ def _command_lines(code: str) -> str:
 
 def _introduced_commands(text: str) -> str:
     """An indented code block of Markdown (four spaces) right after a line ending with ":" and a
-    blank line, as COMMAND paragraphs when it is short; other indented text is left as it is (it
-    may be a list item's continuation or a PDF's indentation)."""
+    blank line, as COMMAND paragraphs when it is short; other indented text is left as it is (after
+    a list item it is the item's continuation; elsewhere it may be a PDF's indentation)."""
     lines, out, index = text.split("\n"), [], 0
     while index < len(lines):
         out.append(lines[index])
-        if lines[index].rstrip().endswith(":") and index + 2 < len(lines) and not lines[index + 1].strip():
+        introduces = lines[index].rstrip().endswith(":") and not _LIST_ITEM.match(lines[index])
+        if introduces and index + 2 < len(lines) and not lines[index + 1].strip():
             end = index + 2
             while end < len(lines) and lines[end].startswith(("    ", "\t")) and lines[end].strip():
                 end += 1

@@ -1,5 +1,6 @@
 """Answers without a language model: clean text, FAQ entries verbatim, short cited extracts."""
 
+from django.conf import settings
 from django.test import TestCase
 
 from knowledge.indexing import ingestion
@@ -112,6 +113,17 @@ class CleanTextTests(TestCase):
         self.assertEqual(answer, "Or with a key: [1]\n    $ export KEY=abc\n    $ curl -s $API/bases")
         indented = "Some text:\n\n    a long indented paragraph of a PDF, one line\n    two\n    three\n    four\n"
         self.assertIn("four", source_text.prose_without_code(indented, commands=True))
+        # A list item's continuation is indented too, and stays prose.
+        listed = "- Configure the mail:\n\n    Set the SMTP host in the settings.\n"
+        self.assertEqual(source_text.prose_without_code(listed, commands=True), listed)
+
+    def test_an_extract_stays_within_its_length_with_a_list_and_a_date(self):
+        source = ("The tower opened to visitors in several stages:\n\n" + "".join(f"- Stage {n} of the works.\n"
+                  for n in range(1, 6)) + "\nIts last stage was finished on 31 March 1889.\n")
+        with self.settings(PORTAL={**settings.PORTAL, "EXTRACT_MAX_CHARS": 120}):
+            answer = composer.compose("When did the tower open to visitors?", [hit(1, source)], entry_match=False)
+        self.assertTrue(answer.text.startswith("The tower opened to visitors in several stages: [1]\n• Stage 1"))
+        self.assertLessEqual(len(answer.text.replace(" [1]", "")), 120 + 5)  # + the list's line breaks
 
     def test_code_blocks_are_told_apart_from_prose_by_their_fences(self):
         prose = source_text.prose_without_code
