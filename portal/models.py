@@ -14,6 +14,8 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 
+from portal import rows
+
 TOKEN_PREFIX = "kp"
 # last_used_at is written at most this often, so a busy key does not cost a write per request.
 LAST_USED_PRECISION = timedelta(minutes=1)
@@ -47,8 +49,10 @@ class ApiKeyQuerySet(models.QuerySet):
         parts = token.split("_")
         if len(parts) != 3 or parts[0] != TOKEN_PREFIX:
             return None
-        # Read on every API request: raw, as the ORM's compilation of it cost more than the lookup.
-        key = next(iter(self.raw(f"SELECT * FROM {ApiKey._meta.db_table} WHERE prefix = %s", [parts[1]])), None)
+        # Read on every API request: hand-written, as the ORM's compilation of it cost more than the lookup.
+        found = rows.instances(ApiKey, f"SELECT {rows.select_list(ApiKey, 'k')} FROM {ApiKey._meta.db_table} k "
+                               "WHERE k.prefix = %s", [parts[1]])
+        key = found[0] if found else None
         if key is None or not hmac.compare_digest(key.hashed_secret, hash_token(token)):
             return None
         return key

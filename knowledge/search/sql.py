@@ -81,6 +81,7 @@ import re
 
 from knowledge.indexing.vector_index import index_predicate, shared_predicate, vector_type
 from knowledge.models import Document, KnowledgeBase, QueryVector
+from portal import rows
 
 # Chunks of these documents are served (see the model).
 SEARCHABLE_STATUSES = [str(status) for status in Document.SEARCHABLE]
@@ -339,9 +340,11 @@ def visible_bases(*, limits_table: str, key_id: int, ids: list[int] | None) -> t
     """The served bases (no shadows) among `ids` (None: all) that the key may use, in id order.
 
     `limits_table` holds the key's base limits (`ApiKey.knowledge_bases`); a key with none reaches every base.
+    Its rows are read with `portal.rows.instances(KnowledgeBase, …)`.
     """
     return (
-        f"SELECT kb.* FROM {KnowledgeBase._meta.db_table} kb WHERE kb.shadow_of_id IS NULL "
+        f"SELECT {rows.select_list(KnowledgeBase, 'kb')} FROM {KnowledgeBase._meta.db_table} kb "
+        "WHERE kb.shadow_of_id IS NULL "
         "AND (%(ids)s::bigint[] IS NULL OR kb.id = ANY(%(ids)s::bigint[])) "
         f"AND (kb.id IN (SELECT l.knowledgebase_id FROM {limits_table} l WHERE l.apikey_id = %(key)s) "
         f"OR NOT EXISTS (SELECT FROM {limits_table} l WHERE l.apikey_id = %(key)s)) ORDER BY kb.id",
