@@ -45,7 +45,7 @@ from knowledge.schemas import (
 )
 from knowledge.search import answers, retrieval, sql, streaming
 from knowledge.search.planned import plan_and_search as router_plan_and_search
-from portal import audit, rows
+from portal import access, audit
 from portal.auth import READ, SEARCH, WRITE, ApiError
 from portal.models import ApiKey
 from portal.schemas import errors
@@ -289,7 +289,7 @@ def searchable_bases(request: HttpRequest, requested: list[int] | None) -> list[
     may not use (or an evaluation's hidden shadow) is "not found" exactly as a missing one is, in
     the same time."""
     ids = None if requested is None else [pk for pk in set(requested) if BIGINT[0] <= pk <= BIGINT[1]]
-    found = rows.instances(KnowledgeBase, *sql.visible_bases(
+    found = access.bases(request.auth, KnowledgeBase, ids, sql.visible_bases(
         limits_table=ApiKey.knowledge_bases.through._meta.db_table, key_id=request.auth.pk, ids=ids))
     if requested is None:
         return found

@@ -14,7 +14,7 @@ from ninja.errors import HttpError
 from ninja.security import HttpBearer
 from ninja.throttling import BaseThrottle
 
-from portal import rate_limit
+from portal import access, rate_limit
 from portal.models import ApiKey, Scope
 
 logger = logging.getLogger(__name__)
@@ -52,7 +52,8 @@ def authenticate(token: str, address: str) -> ApiKey:
 
     Raises `ApiError` (401 for a bad, revoked or expired key, 403 for a refused address).
     """
-    key = ApiKey.objects.for_token(token.strip())
+    token = token.strip()
+    key = access.key_for_token(token)
     if key is None:
         raise ApiError(401, "invalid_key", _("The API key is not valid"))
     if key.revoked_at is not None:
@@ -61,7 +62,8 @@ def authenticate(token: str, address: str) -> ApiKey:
         raise ApiError(401, "key_expired", _("The API key has expired"))
     if not key.allows_ip(address):
         raise ApiError(403, "ip_not_allowed", _("The API key may not be used from this address"))
-    key.touch()
+    if key.touch():
+        access.remember_use(token, key)
     return key
 
 

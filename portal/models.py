@@ -1,7 +1,6 @@
 """API keys: scoped, optionally limited to knowledge bases and networks, stored only as a hash."""
 
 import hashlib
-import hmac
 import ipaddress
 import secrets
 from datetime import timedelta
@@ -13,8 +12,6 @@ from django.db import models
 from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
-
-from portal import rows
 
 TOKEN_PREFIX = "kp"
 # last_used_at is written at most this often, so a busy key does not cost a write per request.
@@ -43,21 +40,6 @@ class Scope(models.TextChoices):
     TICKETS = "tickets", _("Create and read tickets")
 
 
-class ApiKeyQuerySet(models.QuerySet):
-    def for_token(self, token: str) -> "ApiKey | None":
-        """The key a bearer token belongs to, whatever its state, or None."""
-        parts = token.split("_")
-        if len(parts) != 3 or parts[0] != TOKEN_PREFIX:
-            return None
-        # Read on every API request: hand-written, as the ORM's compilation of it cost more than the lookup.
-        found = rows.instances(ApiKey, f"SELECT {rows.select_list(ApiKey, 'k')} FROM {ApiKey._meta.db_table} k "
-                               "WHERE k.prefix = %s", [parts[1]])
-        key = found[0] if found else None
-        if key is None or not hmac.compare_digest(key.hashed_secret, hash_token(token)):
-            return None
-        return key
-
-
 class ApiKey(models.Model):
     name = models.CharField(_("name"), max_length=200)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("owner"), on_delete=models.CASCADE,
@@ -81,8 +63,6 @@ class ApiKey(models.Model):
     last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True, editable=False)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-
-    objects = ApiKeyQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("API key")
@@ -130,12 +110,14 @@ class ApiKey(models.Model):
             self.revoked_at = timezone.now()
             self.save(update_fields=["revoked_at"])
 
-    def touch(self) -> None:
-        """Record use, at most once per LAST_USED_PRECISION."""
+    def touch(self) -> bool:
+        """Record use, at most once per LAST_USED_PRECISION; whether it was recorded now."""
         now = timezone.now()
-        if self.last_used_at is None or now - self.last_used_at >= LAST_USED_PRECISION:
-            self.last_used_at = now
-            ApiKey.objects.filter(pk=self.pk).update(last_used_at=now)
+        if self.last_used_at is not None and now - self.last_used_at < LAST_USED_PRECISION:
+            return False
+        self.last_used_at = now
+        ApiKey.objects.filter(pk=self.pk).update(last_used_at=now)
+        return True
 
 
 class RateCounter(models.Model):
@@ -154,6 +136,24 @@ class RateCounter(models.Model):
 
     def __str__(self) -> str:
         return f"key {self.api_key_id} @ {self.window}: {self.count}"
+
+
+class AccessVersion(models.Model):
+    """One row: a number that changes with everything an API request's access depends on (portal/access.py).
+
+    Set by database triggers (migration 0009 and knowledge's 0016), from a sequence, in the same
+    transaction as any change to an API key other than its last use, to a key's base limits, or to a
+    knowledge base; never written by Python.
+    """
+
+    value = models.BigIntegerField(_("value"))
+
+    class Meta:
+        verbose_name = _("access version")
+        verbose_name_plural = _("access version")
+
+    def __str__(self) -> str:
+        return str(self.value)
 
 
 class ApiRequest(models.Model):

@@ -74,10 +74,12 @@ MIDDLEWARE = [
 
 # --- Audit trail: model changes by django-auditlog, API use by portal/audit.py -----------------
 AUDITLOG_INCLUDE_ALL_MODELS = True
-# High-volume or derived rows (chunks, cached query vectors, counters, the queue, the audit itself) are not audited.
+# High-volume or derived rows (chunks, cached query vectors, counters, the queue, the audit itself, the
+# access version) are not audited.
 AUDITLOG_EXCLUDE_TRACKING_MODELS = (
     "admin", "auditlog", "contenttypes", "sessions", "django_q", "auth.permission",
     "knowledge.chunk", "knowledge.queryvector", "crawler.crawledpage", "portal.ratecounter", "portal.apirequest",
+    "portal.accessversion",
 )
 # Bulky text and progress fields would turn every job tick and re-index into an entry.
 AUDITLOG_EXCLUDE_TRACKING_FIELDS = (

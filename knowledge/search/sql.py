@@ -340,7 +340,7 @@ def visible_bases(*, limits_table: str, key_id: int, ids: list[int] | None) -> t
     """The served bases (no shadows) among `ids` (None: all) that the key may use, in id order.
 
     `limits_table` holds the key's base limits (`ApiKey.knowledge_bases`); a key with none reaches every base.
-    Its rows are read with `portal.rows.instances(KnowledgeBase, …)`.
+    Its rows are read through `portal.access.bases`, which remembers them per key and access version.
     """
     return (
         f"SELECT {rows.select_list(KnowledgeBase, 'kb')} FROM {KnowledgeBase._meta.db_table} kb "
