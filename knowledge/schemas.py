@@ -12,6 +12,7 @@ from knowledge.indexing.embedding import REGISTRY
 from knowledge.indexing.parsing.ocr import LANGUAGES_PATTERN as OCR_LANGUAGES
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
 from knowledge.search.retrieval import MODES
+from portal.schemas import PlainOut
 
 
 def usable_embedders() -> list[str]:
@@ -217,7 +218,7 @@ class SearchRequest(Schema):
     document_ids: list[int] | None = Field(None, max_length=1000)
 
 
-class HitOut(Schema):
+class HitOut(PlainOut):
     rank: int
     score: float
     distance: float | None
@@ -236,7 +237,7 @@ class HitOut(Schema):
     metadata: dict
 
 
-class SearchResponse(Schema):
+class SearchResponse(PlainOut):
     query: str
     mode: str
     keyword_fallback_used: bool
@@ -250,7 +251,7 @@ class PlanRequest(Schema):
                                               description="Ids; default: every base the key may use.")
 
 
-class PlanStepOut(Schema):
+class PlanStepOut(PlainOut):
     layers: list[str]
     query: str
     filters: dict
@@ -259,7 +260,7 @@ class PlanStepOut(Schema):
     why: str
 
 
-class PlanOut(Schema):
+class PlanOut(PlainOut):
     intent: str = Field(description="What the router understood: route_lookup, integrations, workflow, …")
     language: str
     subject: str
@@ -268,7 +269,7 @@ class PlanOut(Schema):
     trace: list[dict] = Field(description="Per step: the layers, the filters finally used, the hits found.")
 
 
-class PlanResponse(Schema):
+class PlanResponse(PlainOut):
     query: str
     question: str = Field(description="The same as `query` (the old name).")
     plan: PlanOut
@@ -290,12 +291,12 @@ class NumberedSource(HitOut):
     number: int = Field(description="The n of the [n] markers in the answer text.")
 
 
-class CitationOut(Schema):
+class CitationOut(PlainOut):
     number: int
     source: HitOut
 
 
-class AnswerResponse(Schema):
+class AnswerResponse(PlainOut):
     answer: str
     refused: bool
     confidence: float
