@@ -68,12 +68,14 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "portal.middleware.ApiMethodNotAllowedMiddleware",
     # Who made each model change (django-auditlog), and every API key request (portal/audit.py).
-    "auditlog.middleware.AuditlogMiddleware",
+    "portal.audit.ModelChangeAuditMiddleware",
     "portal.audit.ApiAuditMiddleware",
 ]
 
 # --- Audit trail: model changes by django-auditlog, API use by portal/audit.py -----------------
 AUDITLOG_INCLUDE_ALL_MODELS = True
+# Operations that change no audited model: ModelChangeAuditMiddleware leaves auditlog's context out of them.
+AUDIT_UNCHANGING_ROUTES = ("api:search", "api:planned_search", "api:answer")
 # High-volume or derived rows (chunks, cached query vectors, counters, the queue, the audit itself, the
 # access version) are not audited.
 AUDITLOG_EXCLUDE_TRACKING_MODELS = (

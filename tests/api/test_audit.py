@@ -1,15 +1,18 @@
 """The audit trail: model changes, API key use per route, answers sent; append-only; retention."""
 
+from contextvars import Context
 from datetime import timedelta
 
+from auditlog.context import auditlog_value
 from auditlog.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, transaction
-from django.test import override_settings
+from django.http import HttpResponse
+from django.test import RequestFactory, override_settings
 from django.utils import timezone
 
 from knowledge.models import KnowledgeBase
-from portal.audit import prune_audit
+from portal.audit import ModelChangeAuditMiddleware, prune_audit
 from portal.models import ApiRequest
 from tests.api.base import ApiTestCase, make_key
 from tests.factories import make_document, make_kb
@@ -62,6 +65,25 @@ class ApiAuditTests(ApiTestCase):
         entry = LogEntry.objects.get_for_object(kb).get()
         self.assertEqual(entry.action, LogEntry.Action.CREATE)
         self.assertEqual(entry.changes_dict["name"], ["None", "Audited"])
+
+    def test_the_change_log_knows_the_address_except_around_operations_that_change_nothing(self):
+        seen = {}
+
+        def view(request):
+            seen[request.path] = auditlog_value.get(None)
+            return HttpResponse()
+
+        middleware = ModelChangeAuditMiddleware(view)
+        for path in ("/api/v1/knowledge-bases", "/api/v1/search", "/api/v1/answer", "/api/v1/search/planned"):
+            Context().run(middleware, RequestFactory().post(path, REMOTE_ADDR="203.0.113.9"))
+        self.assertEqual(seen["/api/v1/knowledge-bases"]["remote_addr"], "203.0.113.9")
+        self.assertEqual([seen[path] for path in ("/api/v1/search", "/api/v1/answer", "/api/v1/search/planned")],
+                         [None] * 3)
+        response = self.api("post", "/knowledge-bases", token=self.token, REMOTE_ADDR="203.0.113.9",
+                            data={"name": "From afar", "slug": "from-afar", "embedder": "hash"})
+        self.assertEqual(response.status_code, 201, response.content[:300])
+        entry = LogEntry.objects.get_for_object(KnowledgeBase.objects.get(slug="from-afar")).get()
+        self.assertEqual(entry.remote_addr, "203.0.113.9")
 
     def test_retention_deletes_old_entries_only(self):
         self.api("get", "/knowledge-bases", token=self.token)
