@@ -7,8 +7,9 @@ cost two statements and ≈ 0.65 ms of each request on the bench machine. Each p
 it read, tagged with the *access version*: one row (`AccessVersion`) that database triggers set
 to a new number from a sequence, in the same transaction as any change to an API key other than
 its last use, to a key's base limits, or to a knowledge base (migrations portal 0009, knowledge
-0016). A request reads the version first — alone, or in the same statement as the key when the
-key is read anyway — and uses what is remembered only when it is tagged with that version. So a
+0016). A request reads the version first — in the statement that counts it against its key's
+rate limit when the key is remembered, in the one that reads the key when it is not — and uses
+what is remembered only when it is tagged with that version. So a
 revoked key, or a base taken from a key, is refused by the very next request in every process,
 exactly as without the memory. What is remembered was read after the version it is tagged
 with, so it can only be newer than that version; numbers are never reused (a rolled-back change
@@ -24,12 +25,13 @@ from collections import OrderedDict
 
 from django.db import models
 
-from portal import rows
+from portal import rate_limit, rows
 from portal.models import TOKEN_PREFIX, AccessVersion, ApiKey, hash_token
 
 KEYS_REMEMBERED = 1000
 BASE_LISTS_REMEMBERED = 5000
 _VERSION = f"SELECT value FROM {AccessVersion._meta.db_table} WHERE id = 1"
+_PK = [field.attname for field in ApiKey._meta.concrete_fields].index("id")
 
 
 class Remembered:
@@ -58,8 +60,10 @@ class Remembered:
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
 
-    def holds(self, key) -> bool:
-        return key in self._items
+    def peek(self, key) -> tuple | list | None:
+        """The values remembered for `key` at any version (to be checked with `get`), or None."""
+        found = self._items.get(key)
+        return None if found is None else found[1]
 
     def clear(self) -> None:
         with self._lock:
@@ -77,22 +81,28 @@ def current_version() -> int | None:
 
 
 def key_for_token(token: str) -> ApiKey | None:
-    """The key a bearer token belongs to, whatever its state, or None; `.access_version` set on it."""
+    """The key a bearer token belongs to, whatever its state, or None; `.access_version` set on it.
+
+    A remembered key is counted against its rate limit by the statement that reads the version
+    (`.request_number` set on it, for `ApiKeyThrottle`): one statement for both."""
     parts = token.split("_")
     if len(parts) != 3 or parts[0] != TOKEN_PREFIX:
         return None
     digest = hash_token(token)
-    if keys.holds(digest):
-        version = current_version()
-        if (remembered := keys.get(digest, version)) is not None:
-            return _key(remembered, version)
+    number = None
+    if (remembered := keys.peek(digest)) is not None:
+        number, version = rate_limit.count_request(remembered[_PK], read_too=f"({_VERSION})")
+        if version is None:  # counted in Redis, or the store failed
+            version = current_version()
+        if (values := keys.get(digest, version)) is not None:
+            return _key(values, version, number)
     # The key and the version in one statement: one snapshot, one round trip.
     found = rows.fetch(f"SELECT {rows.select_list(ApiKey, 'k')}, ({_VERSION}) FROM {ApiKey._meta.db_table} k "
                        "WHERE k.prefix = %s", [parts[1]])
     if not found:
         return None
     values, version = found[0][:-1], found[0][-1]
-    key = _key(values, version)
+    key = _key(values, version, number)
     if not hmac.compare_digest(key.hashed_secret, digest):
         return None
     keys.put(digest, version, values)
@@ -117,7 +127,7 @@ def bases(key: ApiKey, model: type[models.Model], ids: list[int] | None, stateme
     return [rows.instance(model, values) for values in remembered]
 
 
-def _key(values: tuple, version: int | None) -> ApiKey:
+def _key(values: tuple, version: int | None, number: int | None) -> ApiKey:
     key = rows.instance(ApiKey, values)
-    key.access_version = version
+    key.access_version, key.request_number = version, number
     return key

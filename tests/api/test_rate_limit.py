@@ -39,7 +39,7 @@ class RateLimitTests(ApiTestCase):
         broken = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                              "LOCATION": "redis://127.0.0.1:1/0"}}
         _, token = make_key()
-        with override_settings(CACHES=broken), self.assertLogs("portal.auth", "ERROR") as logs:
+        with override_settings(CACHES=broken), self.assertLogs("portal.rate_limit", "ERROR") as logs:
             response = self.api("get", "/knowledge-bases", token=token)
         self.assertEqual(response.status_code, 200, response.content[:300])
         self.assertIn("rate limit", logs.output[0])
