@@ -29,16 +29,20 @@ from portal import rate_limit, rows
 from portal.models import TOKEN_PREFIX, AccessVersion, ApiKey, hash_token
 
 KEYS_REMEMBERED = 1000
-BASE_LISTS_REMEMBERED = 5000
+# Rows, not lists: a client asking for many different lists of up to 100 bases stays within a few MB.
+BASE_ROWS_REMEMBERED = 20000
 _VERSION = f"SELECT value FROM {AccessVersion._meta.db_table} WHERE id = 1"
 _PK = [field.attname for field in ApiKey._meta.concrete_fields].index("id")
 
 
 class Remembered:
-    """A bounded, thread-safe map of `key → (version, values)`, least recently used dropped first."""
+    """A bounded, thread-safe map of `key → (version, values)`, least recently used dropped first.
 
-    def __init__(self, size: int) -> None:
-        self.size, self._items, self._lock = size, OrderedDict(), threading.Lock()
+    `size` bounds the sum of the entries' weights (`weight(values)`; 1 each by default)."""
+
+    def __init__(self, size: int, weight=lambda values: 1) -> None:
+        self.size, self.weight, self._items, self._lock = size, weight, OrderedDict(), threading.Lock()
+        self._total = 0
 
     def get(self, key, version: int | None) -> tuple | list | None:
         """The values remembered for `key` at `version`, or None."""
@@ -54,11 +58,14 @@ class Remembered:
     def put(self, key, version: int | None, values) -> None:
         if version is None:
             return
+        weight = max(1, self.weight(values))
         with self._lock:
-            self._items[key] = (version, values)
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            if (old := self._items.pop(key, None)) is not None:
+                self._total -= old[2]
+            self._items[key] = (version, values, weight)
+            self._total += weight
+            while self._total > self.size:
+                self._total -= self._items.popitem(last=False)[1][2]
 
     def peek(self, key) -> tuple | list | None:
         """The values remembered for `key` at any version (to be checked with `get`), or None."""
@@ -68,10 +75,11 @@ class Remembered:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._total = 0
 
 
 keys = Remembered(KEYS_REMEMBERED)
-base_lists = Remembered(BASE_LISTS_REMEMBERED)
+base_lists = Remembered(BASE_ROWS_REMEMBERED, weight=len)
 
 
 def current_version() -> int | None:

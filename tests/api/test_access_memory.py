@@ -118,6 +118,16 @@ class RememberedTests(ApiTestCase):
         memory.put("d", None, ("d",))
         self.assertIsNone(memory.peek("d"), "nothing is remembered without a version")
 
+    def test_base_lists_are_bounded_by_their_rows(self):
+        memory = access.Remembered(10, weight=len)
+        memory.put("a", 1, [("a",)] * 4)
+        memory.put("b", 1, [("b",)] * 4)
+        memory.put("a", 1, [("a",)] * 5)  # replaced, not counted twice
+        self.assertEqual((memory.peek("a"), memory.peek("b")), ([("a",)] * 5, [("b",)] * 4))
+        memory.put("c", 1, [("c",)] * 3)
+        self.assertIsNone(memory.peek("b"))
+        self.assertEqual(len(memory.peek("c")), 3)
+
     def test_a_bad_token_is_not_remembered(self):
         size = len(access.keys._items)
         for n in range(20):
