@@ -142,6 +142,28 @@ class ServeTests(TransactionTestCase):
         self.assertEqual(status, 401)
         self.assertEqual(body["error"]["code"], "unauthorized")
 
+    def test_every_worker_sees_a_base_taken_from_a_key_and_its_revocation_at_once(self):
+        # Each worker process remembers keys and bases (portal/access.py); concurrent requests make both
+        # workers serve (and remember) the key before each change, and every request after it sees it.
+        kbs = [make_kb() for _ in range(2)]
+        for kb in kbs:
+            make_document(kb, "# Returns\n\nA refund is possible within thirty days of purchase.", title="Refunds")
+        key, token = make_key(scopes=["search"])
+        base = self.start(PORTAL_WEB_WORKERS="2", PORTAL_WEB_THREADS="2", PORTAL_API_RATE_LIMIT_PER_MINUTE="100000")
+
+        def searches(body: dict) -> list[tuple[int, dict]]:
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                return list(pool.map(lambda _: post(f"{base}/api/v1/search", body, token), range(40)))
+
+        both = {"query": "refund", "mode": "keyword", "knowledge_bases": [kb.pk for kb in kbs]}
+        self.assertEqual({status for status, _ in searches(both)}, {200})
+        key.knowledge_bases.set(kbs[:1])
+        self.assertEqual({(status, body["error"]["code"]) for status, body in searches(both)}, {(404, "not_found")})
+        hits = searches({"query": "refund", "mode": "keyword"})
+        self.assertEqual({hit["knowledge_base_id"] for _, body in hits for hit in body["hits"]}, {kbs[0].pk})
+        key.revoke()
+        self.assertEqual({(status, body["error"]["code"]) for status, body in searches(both)}, {(401, "key_revoked")})
+
     def test_a_10_mb_body_is_refused_and_a_burst_of_connections_is_answered_or_limited(self):
         kb = make_kb()
         make_document(kb, "# Returns\n\nA refund is possible within thirty days of purchase.", title="Refunds")
