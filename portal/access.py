@@ -15,8 +15,9 @@ exactly as without the memory. What is remembered was read after the version it 
 with, so it can only be newer than that version; numbers are never reused (a rolled-back change
 leaves a gap). Expiry, the IP allow-list and scopes are checked on every request, as before.
 
-Only keys that authenticated are remembered (a flood of bad tokens fills nothing), and both
-memories are bounded. Each request gets fresh model instances built from the remembered values.
+A key's limits (the bases it is limited to, which its other endpoints check) are read and
+remembered with it. Only keys that authenticated are remembered (a flood of bad tokens fills
+nothing), and both memories are bounded. Each request gets fresh model instances built from the remembered values.
 """
 
 import hmac
@@ -33,6 +34,7 @@ KEYS_REMEMBERED = 1000
 BASE_ROWS_REMEMBERED = 20000
 _VERSION = f"SELECT value FROM {AccessVersion._meta.db_table} WHERE id = 1"
 _PK = [field.attname for field in ApiKey._meta.concrete_fields].index("id")
+_LIMITS = ApiKey.knowledge_bases.through._meta.db_table
 
 
 class Remembered:
@@ -89,37 +91,40 @@ def current_version() -> int | None:
 
 
 def key_for_token(token: str) -> ApiKey | None:
-    """The key a bearer token belongs to, whatever its state, or None; `.access_version` set on it.
+    """The key a bearer token belongs to, whatever its state, or None.
 
-    A remembered key is counted against its rate limit by the statement that reads the version
-    (`.request_number` set on it, for `ApiKeyThrottle`): one statement for both."""
+    Set on it: `.access_version`, `.knowledge_base_ids` (its limits, read with it), and for a
+    remembered key `.request_number`: it is counted against its rate limit by the statement that
+    reads the version (for `ApiKeyThrottle`), one statement for both."""
     parts = token.split("_")
     if len(parts) != 3 or parts[0] != TOKEN_PREFIX:
         return None
     digest = hash_token(token)
     number = None
     if (remembered := keys.peek(digest)) is not None:
-        number, version = rate_limit.count_request(remembered[_PK], read_too=f"({_VERSION})")
+        number, version = rate_limit.count_request(remembered[0][_PK], read_too=f"({_VERSION})")
         if version is None:  # counted in Redis, or the store failed
             version = current_version()
-        if (values := keys.get(digest, version)) is not None:
-            return _key(values, version, number)
-    # The key and the version in one statement: one snapshot, one round trip.
-    found = rows.fetch(f"SELECT {rows.select_list(ApiKey, 'k')}, ({_VERSION}) FROM {ApiKey._meta.db_table} k "
-                       "WHERE k.prefix = %s", [parts[1]])
+        if (remembered := keys.get(digest, version)) is not None:
+            return _key(*remembered, version, number)
+    # The key, the version and the key's limits in one statement: one snapshot, one round trip.
+    found = rows.fetch(f"SELECT {rows.select_list(ApiKey, 'k')}, ({_VERSION}), "
+                       f"ARRAY(SELECT l.knowledgebase_id FROM {_LIMITS} l WHERE l.apikey_id = k.id ORDER BY 1) "
+                       f"FROM {ApiKey._meta.db_table} k WHERE k.prefix = %s", [parts[1]])
     if not found:
         return None
-    values, version = found[0][:-1], found[0][-1]
-    key = _key(values, version, number)
+    values, version, limits = found[0][:-2], found[0][-2], tuple(found[0][-1])
+    key = _key(values, limits, version, number)
     if not hmac.compare_digest(key.hashed_secret, digest):
         return None
-    keys.put(digest, version, values)
+    keys.put(digest, version, (values, limits))
     return key
 
 
 def remember_use(token: str, key: ApiKey) -> None:
     """After `key.touch()` wrote its last use: the remembered key has it too (else it writes again)."""
-    keys.put(hash_token(token), getattr(key, "access_version", None), rows.values(key))
+    limits = tuple(sorted(key.knowledge_base_ids or ()))
+    keys.put(hash_token(token), getattr(key, "access_version", None), (rows.values(key), limits))
 
 
 def bases(key: ApiKey, model: type[models.Model], ids: list[int] | None, statement: tuple[str, dict]) -> list:
@@ -135,7 +140,8 @@ def bases(key: ApiKey, model: type[models.Model], ids: list[int] | None, stateme
     return [rows.instance(model, values) for values in remembered]
 
 
-def _key(values: tuple, version: int | None, number: int | None) -> ApiKey:
+def _key(values: tuple, limits: tuple, version: int | None, number: int | None) -> ApiKey:
     key = rows.instance(ApiKey, values)
     key.access_version, key.request_number = version, number
+    key.knowledge_base_ids = set(limits) or None  # the cached property, already known
     return key

@@ -78,6 +78,21 @@ class RememberedAccessTests(ApiTestCase):
         KnowledgeBase.objects.filter(pk=new.pk).delete()
         self.assertError(self.search(token, [new.pk]), 404, "not_found")
 
+    def test_a_keys_limits_on_its_other_endpoints_are_remembered_and_follow_changes(self):
+        key, token = make_key(scopes=["read"], knowledge_bases=self.kbs[:1])
+        listed = self.api("get", "/knowledge-bases", token=token)
+        self.assertEqual([kb["id"] for kb in listed.json()["items"]], [self.kbs[0].pk])
+        with CaptureQueriesContext(connection) as queries:
+            self.assertEqual(self.api("get", f"/knowledge-bases/{self.kbs[0].pk}", token=token).status_code, 200)
+        self.assertEqual(statements_about(queries, "portal_apikey_knowledge_bases "), [])
+        key.knowledge_bases.set(self.kbs[1:])
+        self.assertError(self.api("get", f"/knowledge-bases/{self.kbs[0].pk}", token=token), 404, "not_found")
+        listed = self.api("get", "/knowledge-bases", token=token)
+        self.assertEqual([kb["id"] for kb in listed.json()["items"]], [self.kbs[1].pk])
+        key.knowledge_bases.clear()
+        listed = self.api("get", "/knowledge-bases", token=token)
+        self.assertLessEqual({kb.pk for kb in self.kbs}, {kb["id"] for kb in listed.json()["items"]})
+
     def test_recording_a_keys_last_use_does_not_forget_it_nor_write_twice(self):
         key, token = make_key(scopes=["search"])
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now() - timedelta(minutes=5))

@@ -50,9 +50,9 @@ class GoldenSetApiTests(ApiTestCase):
         for n in range(5):
             golden.add_question(golden_set, question=f"Question {n}?", document_ids=[self.documents["refunds"].pk])
         self.api("get", f"/golden-sets/{golden_set.pk}/questions", token=self.token)  # warm the key's caches
-        # The key is remembered: rate counter (reads the access version too), set, key bases, count, rows,
-        # expected, audit row.
-        with self.assertNumQueries(7):
+        # The key and its limits are remembered: rate counter (reads the access version too), set, count,
+        # rows, expected, audit row.
+        with self.assertNumQueries(6):
             body = self.api("get", f"/golden-sets/{golden_set.pk}/questions", token=self.token).json()
         self.assertEqual(body["count"], 5)
 
