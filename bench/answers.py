@@ -44,7 +44,6 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-
 def off_topic_questions(name: str, limit: int) -> list[str]:
     file, field = OFF_TOPIC[name]
     rows = read_jsonl(DATA_DIR / "tickets" / file)

@@ -85,7 +85,6 @@ def prepare(docs: int):
     return kb, token, queries
 
 
-
 def server_env(args) -> dict:
     from django.db import connection
 

@@ -51,7 +51,6 @@ from common import DATA_DIR, ROOT, read_jsonl, setup_django, stop  # noqa: E402
 DATABASE = "portal_bench_ingest"
 
 
-
 def upload_documents(count: int) -> list[tuple[str, str]]:
     """(title, text): Russian TyDi passages alternating with English SciFact abstracts."""
     corpora = [read_jsonl(DATA_DIR / "ru/tydiqa_goldp_ru/corpus.jsonl"),

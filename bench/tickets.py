@@ -65,7 +65,6 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-
 def cached_embedder(name: str) -> EmbeddingCache:
     """Route the process-wide embedder's calls through the on-disk cache."""
     from knowledge.indexing.embedding import get_embedder

@@ -285,9 +285,9 @@ BIGINT = (-(2**63), 2**63 - 1)  # an id outside it cannot exist, and PostgreSQL 
 def searchable_bases(request: HttpRequest, requested: list[int] | None) -> list[KnowledgeBase]:
     """The bases a search covers: the requested ones (all must be visible) or every visible one.
 
-    One query, the key's limits included, whichever bases exist or are forbidden: a base the key
-    may not use (or an evaluation's hidden shadow) is "not found" exactly as a missing one is, in
-    the same time."""
+    One query (none when this process remembers the answer, `portal.access.bases`), the key's limits
+    included, whichever bases exist or are forbidden: a base the key may not use (or an evaluation's
+    hidden shadow) is "not found" exactly as a missing one is, by the same path, in the same time."""
     ids = None if requested is None else [pk for pk in set(requested) if BIGINT[0] <= pk <= BIGINT[1]]
     found = access.bases(request.auth, KnowledgeBase, ids, sql.visible_bases(
         limits_table=ApiKey.knowledge_bases.through._meta.db_table, key_id=request.auth.pk, ids=ids))

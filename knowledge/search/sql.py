@@ -61,9 +61,10 @@ terms rather than by arbitrary rows containing "use" or "system". Several bases 
 configuration share one query (the GIN index is not partial). The candidates' documents are
 checked as in ANN search, one primary-key lookup per candidate (`_document_test`).
 
-The bases an API key may search (`visible_bases`), read on every search request: one short
-statement, written here because the ORM's compilation of the same query (a subquery and an
-EXISTS over the key's limits) cost five times the database's own time.
+The bases an API key may search (`visible_bases`): one short statement, written here because the
+ORM's compilation of the same query (a subquery and an EXISTS over the key's limits) cost five
+times the database's own time; run when a process does not remember the answer for that key and
+those ids at the current access version (`portal.access.bases`).
 
 The shared query vectors (`stored_query_vector`, `store_query_vector`, `prune_query_vectors`):
 one statement each, no more (a lookup must stay far cheaper than embedding the question, which
