@@ -316,16 +316,18 @@ def search(request, payload: SearchRequest):
     result = retrieval.retrieve(payload.query, searchable_bases(request, payload.knowledge_bases),
                                 top_k=payload.top_k, max_distance=payload.max_distance, mode=payload.mode,
                                 layers=payload.layers, filters=payload.filters, document_ids=payload.document_ids)
-    return {"query": payload.query, "mode": result.mode, "keyword_fallback_used": result.keyword_fallback_used,
-            "best_similarity": result.best_similarity, "hits": [hit_dict(hit) for hit in result.hits]}
+    # A model instance, not a dict: ninja then dumps it without validating it again.
+    return SearchResponse.model_validate({
+        "query": payload.query, "mode": result.mode, "keyword_fallback_used": result.keyword_fallback_used,
+        "best_similarity": result.best_similarity, "hits": [hit_dict(hit) for hit in result.hits]})
 
 
 @router.post("/search/planned", response={200: PlanResponse, **errors(404)}, auth=SEARCH)
 def planned_search(request, payload: PlanRequest):
     """Let the intent router pick the layers and filters (documentation and code layers), then search."""
     plan, hits = router_plan_and_search(payload.query, searchable_ids(request, payload.knowledge_bases))
-    return {"query": payload.query, "question": payload.query, "plan": plan.to_dict(),
-            "hits": [hit_dict(hit) for hit in hits]}
+    return PlanResponse.model_validate({"query": payload.query, "question": payload.query, "plan": plan.to_dict(),
+                                        "hits": [hit_dict(hit) for hit in hits]})
 
 
 @router.post("/answer", response={200: AnswerResponse, **errors(404)}, auth=SEARCH, openapi_extra={
@@ -355,7 +357,7 @@ def answer(request, payload: AnswerRequest):
     response = answer_dict(result)
     audit.note(request, refused=result.refused, flags=result.flags,
                cited=[{"chunk": c.hit.chunk_id, "document": c.hit.document_id} for c in result.citations])
-    return response
+    return AnswerResponse.model_validate(response)
 
 
 def answer_dict(result: answers.Answer) -> dict:

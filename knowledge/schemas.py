@@ -12,7 +12,7 @@ from knowledge.indexing.embedding import REGISTRY
 from knowledge.indexing.parsing.ocr import LANGUAGES_PATTERN as OCR_LANGUAGES
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
 from knowledge.search.retrieval import MODES
-from portal.schemas import PlainOut
+from portal.schemas import PlainSchema
 
 
 def usable_embedders() -> list[str]:
@@ -204,7 +204,7 @@ FilterValue = str | int | float | bool | list[str | int | float | bool]
 QUERY = Field(min_length=1, max_length=2000, validation_alias=AliasChoices("query", "question"))
 
 
-class SearchRequest(Schema):
+class SearchRequest(PlainSchema):
     query: str = QUERY
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")
@@ -218,7 +218,7 @@ class SearchRequest(Schema):
     document_ids: list[int] | None = Field(None, max_length=1000)
 
 
-class HitOut(PlainOut):
+class HitOut(PlainSchema):
     rank: int
     score: float
     distance: float | None
@@ -237,7 +237,7 @@ class HitOut(PlainOut):
     metadata: dict
 
 
-class SearchResponse(PlainOut):
+class SearchResponse(PlainSchema):
     query: str
     mode: str
     keyword_fallback_used: bool
@@ -245,13 +245,13 @@ class SearchResponse(PlainOut):
     hits: list[HitOut]
 
 
-class PlanRequest(Schema):
+class PlanRequest(PlainSchema):
     query: str = QUERY
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")
 
 
-class PlanStepOut(PlainOut):
+class PlanStepOut(PlainSchema):
     layers: list[str]
     query: str
     filters: dict
@@ -260,7 +260,7 @@ class PlanStepOut(PlainOut):
     why: str
 
 
-class PlanOut(PlainOut):
+class PlanOut(PlainSchema):
     intent: str = Field(description="What the router understood: route_lookup, integrations, workflow, …")
     language: str
     subject: str
@@ -269,14 +269,14 @@ class PlanOut(PlainOut):
     trace: list[dict] = Field(description="Per step: the layers, the filters finally used, the hits found.")
 
 
-class PlanResponse(PlainOut):
+class PlanResponse(PlainSchema):
     query: str
     question: str = Field(description="The same as `query` (the old name).")
     plan: PlanOut
     hits: list[HitOut]
 
 
-class AnswerRequest(Schema):
+class AnswerRequest(PlainSchema):
     question: str = Field(min_length=1, max_length=4000)
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")
@@ -291,12 +291,12 @@ class NumberedSource(HitOut):
     number: int = Field(description="The n of the [n] markers in the answer text.")
 
 
-class CitationOut(PlainOut):
+class CitationOut(PlainSchema):
     number: int
     source: HitOut
 
 
-class AnswerResponse(PlainOut):
+class AnswerResponse(PlainSchema):
     answer: str
     refused: bool
     confidence: float

@@ -4,12 +4,15 @@ from ninja import Schema
 from pydantic import BaseModel
 
 
-class PlainOut(BaseModel):
-    """A response shape filled from plain dicts (search hits, answers, plans): pydantic's own model.
+class PlainSchema(BaseModel):
+    """A shape validated from plain data — the search, plan and answer requests' JSON bodies, and
+    the responses filled from dicts (search hits, answers, plans): pydantic's own model.
 
     ninja's `Schema` reads every field of every nested object through its Django-aware getter (for
     model instances); for a search response of six hits that cost 0.196 ms against 0.014 ms here,
     some 5 % of a keyword search request's CPU. Shapes filled from model instances stay `Schema`s.
+    A view that returns its response as a `PlainSchema` instance skips ninja's validation of it
+    altogether (ninja only dumps a model of the declared type).
     """
 
 
