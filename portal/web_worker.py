@@ -12,6 +12,15 @@ microseconds, so a backlog drains at thousands of requests a second and the thre
 requests that can still be answered in time. Memory stays bounded by `worker_connections`
 per process (each a socket and a parser); the backlog beyond it is the kernel's, whose overflow
 it refuses.
+
+A worker whose threads are all busy also leaves new connections to its siblings for
+`FULL_ACCEPT_DELAY` seconds. The kernel wakes every worker for a new connection and the first to
+call accept() gets it, so a busy worker would otherwise take connections a free sibling could
+serve at once — and with keep-alive, every later request of those clients too (8 clients on 2
+workers of 4 threads were split 6 + 2 in half of the tries: part of the server idle while the
+other part queued). If it is still full after the delay, so are its siblings (nobody took the
+connections): it takes them all, and they queue for a thread (and are shed) as before, until
+its queue is empty again.
 """
 
 import json
@@ -28,12 +37,21 @@ DRAIN_BYTES = 1024 * 1024
 
 _waited = threading.local()
 
+# Seconds a worker whose threads are all busy leaves new connections to a sibling before taking them itself.
+FULL_ACCEPT_DELAY = 0.1
+
 
 class SheddingThreadWorker(ThreadWorker):
-    """ThreadWorker whose requests answer 503 after waiting more than `max_queue_wait` for a thread."""
+    """ThreadWorker whose requests answer 503 after waiting more than `max_queue_wait` for a thread,
+    and which leaves new connections to its siblings while every thread of its own is busy."""
 
     def init_process(self) -> None:
         self.max_queue_wait = env_float("PORTAL_WEB_MAX_QUEUE_WAIT", 5.0)
+        # All on gunicorn's main thread: requests handed to the pool and not finished; since when
+        # this full worker has left new connections to its siblings; whether they were full too.
+        self.busy = 0
+        self.refusing_since: float | None = None
+        self.siblings_full = False
         super().init_process()
 
     def load_wsgi(self) -> None:
@@ -42,7 +60,34 @@ class SheddingThreadWorker(ThreadWorker):
 
     def enqueue_req(self, conn) -> None:
         conn.queued_at = time.monotonic()
+        self.busy += 1
         super().enqueue_req(conn)
+
+    def finish_request(self, conn, fs) -> None:
+        self.busy -= 1
+        if self.busy < self.cfg.threads:
+            self.siblings_full = False
+        super().finish_request(conn, fs)
+
+    def accept(self, listener) -> None:
+        super().accept(listener)
+        if self.busy >= self.cfg.threads and not self.siblings_full and self.refusing_since is None:
+            self.refusing_since = time.monotonic()
+            self.set_accept_enabled(False)
+            # gunicorn's loop asks to accept again after each event, or a second: one event at the delay.
+            timer = threading.Timer(FULL_ACCEPT_DELAY, self.method_queue.defer, args=(_nothing,))
+            timer.daemon = True
+            timer.start()
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        if enabled and self.refusing_since is not None:
+            if self.busy < self.cfg.threads:
+                self.refusing_since = None
+            elif time.monotonic() - self.refusing_since >= FULL_ACCEPT_DELAY:
+                self.refusing_since, self.siblings_full = None, True
+            else:
+                enabled = False
+        super().set_accept_enabled(enabled)
 
     def handle(self, conn):
         _waited.seconds = time.monotonic() - getattr(conn, "queued_at", time.monotonic())
@@ -52,6 +97,10 @@ class SheddingThreadWorker(ThreadWorker):
         if is_late(self.max_queue_wait):
             req.must_close = True  # the slot goes to a client still waiting to be accepted
         return super().handle_request(req, conn)
+
+
+def _nothing() -> None:
+    """A callback that only wakes gunicorn's loop."""
 
 
 def is_late(max_wait: float) -> bool:
