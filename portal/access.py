@@ -95,18 +95,20 @@ def key_for_token(token: str) -> ApiKey | None:
 
     Set on it: `.access_version`, `.knowledge_base_ids` (its limits, read with it), and for a
     remembered key `.request_number`: it is counted against its rate limit by the statement that
-    reads the version (for `ApiKeyThrottle`), one statement for both."""
+    reads the version (for `ApiKeyThrottle`), one statement for both; `.rate_counted` says whether it
+    was (its number is None when the store failed)."""
     parts = token.split("_")
     if len(parts) != 3 or parts[0] != TOKEN_PREFIX:
         return None
     digest = hash_token(token)
-    number = None
+    number, counted = None, False
     if (remembered := keys.peek(digest)) is not None:
         number, version = rate_limit.count_request(remembered[0][_PK], read_too=f"({_VERSION})")
+        counted = True
         if version is None:  # counted in Redis, or the store failed
             version = current_version()
         if (remembered := keys.get(digest, version)) is not None:
-            return _key(*remembered, version, number)
+            return _key(*remembered, version, number, counted)
     # The key, the version and the key's limits in one statement: one snapshot, one round trip.
     found = rows.fetch(f"SELECT {rows.select_list(ApiKey, 'k')}, ({_VERSION}), "
                        f"ARRAY(SELECT l.knowledgebase_id FROM {_LIMITS} l WHERE l.apikey_id = k.id ORDER BY 1) "
@@ -114,7 +116,7 @@ def key_for_token(token: str) -> ApiKey | None:
     if not found:
         return None
     values, version, limits = found[0][:-2], found[0][-2], tuple(found[0][-1])
-    key = _key(values, limits, version, number)
+    key = _key(values, limits, version, number, counted)
     if not hmac.compare_digest(key.hashed_secret, digest):
         return None
     keys.put(digest, version, (values, limits))
@@ -140,8 +142,8 @@ def bases(key: ApiKey, model: type[models.Model], ids: list[int] | None, stateme
     return [rows.instance(model, values) for values in remembered]
 
 
-def _key(values: tuple, limits: tuple, version: int | None, number: int | None) -> ApiKey:
+def _key(values: tuple, limits: tuple, version: int | None, number: int | None, counted: bool) -> ApiKey:
     key = rows.instance(ApiKey, values)
-    key.access_version, key.request_number = version, number
+    key.access_version, key.request_number, key.rate_counted = version, number, counted
     key.knowledge_base_ids = set(limits) or None  # the cached property, already known
     return key

@@ -95,7 +95,7 @@ class ApiKeyThrottle(BaseThrottle):
         if not isinstance(key, ApiKey):
             return True
         number = getattr(key, "request_number", None)
-        if number is None:
+        if not getattr(key, "rate_counted", False):
             number, _ = rate_limit.count_request(key.pk)
         return number is None or number <= settings.API["RATE_LIMIT_PER_MINUTE"]
 

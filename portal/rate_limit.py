@@ -7,12 +7,15 @@ the database. Windows older than the current one are deleted by the first reques
 
 In the database the same statement can read one more value for the caller (`read_too`): the
 access version (portal/access.py), so a remembered key costs no statement of its own.
-When the store fails (Redis down), the request is let through and the failure logged: the limit
-protects the API, it should not be what takes it down.
+When the store fails (Redis down), the request is let through and the failure logged — with its
+traceback once a minute per process, the failures between counted in the next entry: formatting
+a traceback costs more than a search, and an outage would otherwise fill the log with one per
+request. The limit protects the API; it should not be what takes it down.
 """
 
 import logging
 import math
+import threading
 import time
 
 from django.core.cache import caches
@@ -33,6 +36,9 @@ INCREMENT = (
     "RETURNING count, {read_too}, set_config('synchronous_commit', 'off', true)"
 )
 PRUNE = f"DELETE FROM {TABLE} WHERE api_key_id = %(key)s AND \"window\" < %(window)s"
+FAILURE_LOG_INTERVAL = 60  # seconds between two logged failures of the store (per process)
+_failures = {"logged_at": None, "since": 0}
+_failures_lock = threading.Lock()
 
 
 def count_request(key_id: int, *, read_too: str = "NULL") -> tuple[int | None, object]:
@@ -44,8 +50,20 @@ def count_request(key_id: int, *, read_too: str = "NULL") -> tuple[int | None, o
     try:
         return _count(key_id, window, read_too)
     except Exception:  # noqa: BLE001 - any failure of the store lets the request through
-        logger.exception("The API rate limit store failed; letting the request of key %s through", key_id)
+        _log_failure(key_id)
         return None, None
+
+
+def _log_failure(key_id: int) -> None:
+    """Log this failure of the store, unless one was logged less than `FAILURE_LOG_INTERVAL` ago."""
+    now = time.monotonic()
+    with _failures_lock:
+        if _failures["logged_at"] is not None and now - _failures["logged_at"] < FAILURE_LOG_INTERVAL:
+            _failures["since"] += 1
+            return
+        unlogged, _failures["since"], _failures["logged_at"] = _failures["since"], 0, now
+    logger.exception("The API rate limit store failed; letting the request of key %s through (%s more failures "
+                     "since the last entry, let through unlogged)", key_id, unlogged)
 
 
 def retry_after() -> int:

@@ -7,13 +7,19 @@ from django.core.cache import caches
 from django.db import connection
 from django.test import Client, TransactionTestCase, override_settings
 
+from portal import rate_limit
 from tests import redis_server
 from tests.api.base import ApiTestCase, make_key
+
+# Counters in a Redis that is down (nothing listens on port 1).
+BROKEN_STORE = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                           "LOCATION": "redis://127.0.0.1:1/0"}}
 
 
 class RateLimitTests(ApiTestCase):
     def setUp(self):
         caches["api"].clear()
+        rate_limit._failures.update(logged_at=None, since=0)
 
     def test_a_key_over_its_limit_gets_429_with_retry_after(self):
         # Counters are per clock minute; start early in one, so the four requests share it.
@@ -36,13 +42,24 @@ class RateLimitTests(ApiTestCase):
 
     def test_a_broken_counter_store_does_not_take_the_api_down(self):
         # Counters in a Redis that is down (nothing listens on port 1): every count fails for real.
-        broken = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                             "LOCATION": "redis://127.0.0.1:1/0"}}
         _, token = make_key()
-        with override_settings(CACHES=broken), self.assertLogs("portal.rate_limit", "ERROR") as logs:
+        with override_settings(CACHES=BROKEN_STORE), self.assertLogs("portal.rate_limit", "ERROR") as logs:
             response = self.api("get", "/knowledge-bases", token=token)
         self.assertEqual(response.status_code, 200, response.content[:300])
         self.assertIn("rate limit", logs.output[0])
+
+    def test_a_broken_store_is_logged_once_a_minute_with_the_failures_between_counted(self):
+        # A traceback per request would cost more than the request and bury everything else in the log.
+        _, token = make_key()
+        with override_settings(CACHES=BROKEN_STORE), self.assertLogs("portal.rate_limit", "ERROR") as logs:
+            for _ in range(3):
+                self.assertEqual(self.api("get", "/knowledge-bases", token=token).status_code, 200)
+            self.assertEqual(len(logs.records), 1)
+            rate_limit._failures["logged_at"] -= rate_limit.FAILURE_LOG_INTERVAL  # a minute later
+            self.assertEqual(self.api("get", "/knowledge-bases", token=token).status_code, 200)
+        self.assertEqual(len(logs.records), 2)
+        self.assertIn("2 more failures", logs.output[1])
+        self.assertIsNotNone(logs.records[1].exc_info)
 
 
     @skipUnless(redis_server.AVAILABLE, redis_server.WHY_NOT)
