@@ -8,6 +8,8 @@ order — and `instance` makes a row an instance through `Model.from_db`, exactl
 after a query, so it behaves as a loaded one (`save()` updates, nothing deferred).
 """
 
+from functools import cache
+
 from django.db import connection, models
 
 
@@ -24,9 +26,15 @@ def fetch(query: str, params) -> list[tuple]:
 
 def instance(model: type[models.Model], values: tuple) -> models.Model:
     """An instance of `model` from the values of `select_list(model, …)`."""
-    return model.from_db(connection.alias, [field.attname for field in model._meta.concrete_fields], values)
+    return model.from_db(connection.alias, _attnames(model), values)
 
 
 def values(obj: models.Model) -> tuple:
     """What `instance` would need to build `obj` again."""
-    return tuple(getattr(obj, field.attname) for field in obj._meta.concrete_fields)
+    return tuple(getattr(obj, name) for name in _attnames(type(obj)))
+
+
+@cache
+def _attnames(model: type[models.Model]) -> tuple[str, ...]:
+    """The attribute names of `model`'s concrete fields, in field order (fixed once the models are loaded)."""
+    return tuple(field.attname for field in model._meta.concrete_fields)
