@@ -5,6 +5,7 @@ import re
 
 from django.test import TestCase
 from django.urls import reverse
+from django.utils import translation
 
 from tests.tickets.helpers import make_help_centre
 from tests.tickets.test_admin import staff_user
@@ -85,6 +86,15 @@ class WordingTests(TestCase):
         self.assertEqual(wording.plain("Threshold 0.50; reasons: single_source, low_top_score."),
                          "Threshold 0.50; reasons: only one source supports the answer, the best match is only "
                          "loosely related.")
+
+    def test_codes_become_words_of_the_readers_language(self):
+        # A Russian ticket's trace says «Порог 0,60; причины: single_source.»: the codes too in Russian.
+        with translation.override("ru"):
+            self.assertEqual(wording.plain("Порог 0,60; причины: single_source, no_hits."),
+                             "Порог 0,60; причины: ответ подтверждает только один источник, "
+                             "в базах знаний ничего не найдено.")
+            for code in wording.REASONS:
+                self.assertRegex(wording.reason_text(code), "[а-я]", code)
 
     def test_the_cited_passage_is_the_sentence_sharing_most_words_with_the_claim(self):
         source = "Parcels are packed daily. Express delivery arrives the next working day. Returns are free."
