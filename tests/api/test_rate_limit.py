@@ -1,4 +1,3 @@
-import threading
 import time
 from unittest import skipUnless
 
@@ -10,6 +9,7 @@ from django.test import Client, TransactionTestCase, override_settings
 from portal import rate_limit
 from tests import redis_server
 from tests.api.base import ApiTestCase, make_key
+from tests.concurrency import at_once
 
 # Counters in a Redis that is down (nothing listens on port 1).
 BROKEN_STORE = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -102,23 +102,18 @@ class ConcurrentRateLimitTests(TransactionTestCase):
     def hammer(self, token: str, threads: int = 12, each: int = 8) -> list[int]:
         if time.time() % 60 > 40:  # all requests must share one clock minute
             time.sleep(60 - time.time() % 60)
-        statuses, start = [], threading.Barrier(threads)
 
         def client():
-            start.wait()
+            statuses = []
             try:
                 for _ in range(each):
                     response = Client().get("/api/v1/knowledge-bases", headers={"Authorization": f"Bearer {token}"})
                     statuses.append(response.status_code)
             finally:
                 connection.close()
+            return statuses
 
-        workers = [threading.Thread(target=client) for _ in range(threads)]
-        for worker in workers:
-            worker.start()
-        for worker in workers:
-            worker.join()
-        return statuses
+        return [status for statuses in at_once(threads, client) for status in statuses]
 
     def test_twelve_threads_in_the_database_store(self):
         _, token = make_key()

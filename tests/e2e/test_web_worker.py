@@ -7,12 +7,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 
 from django.test import SimpleTestCase
 
+from tests.concurrency import at_once
 from tests.e2e.worker import ROOT
 from tests.net import free_port
 
@@ -62,21 +62,14 @@ class WorkerBalanceTests(SimpleTestCase):
 
     def at_once(self, clients: int, seconds: float) -> list[tuple[int, str]]:
         """`clients` connections opened together, each sending one request held `seconds`."""
-        answers: list[tuple[int, str]] = []
-        start = threading.Barrier(clients)
-
         def client():
             connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-            start.wait()
-            answers.append(self.get(connection, seconds))
-            connection.close()
+            try:
+                return self.get(connection, seconds)
+            finally:
+                connection.close()
 
-        threads = [threading.Thread(target=client) for _ in range(clients)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return answers
+        return at_once(clients, client)
 
     def test_a_worker_with_every_thread_busy_leaves_new_connections_to_a_free_sibling(self):
         # As many clients as threads in all, connecting at once, each request held a second: with
