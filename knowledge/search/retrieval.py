@@ -25,6 +25,7 @@ embedder. `best_similarity` stays the raw figure.
 
 import html
 import json
+import threading
 import time
 import weakref
 from collections import OrderedDict
@@ -44,8 +45,11 @@ from knowledge.search.hits import Retrieval, SearchHit
 MODES = {"hybrid": gettext_lazy("Hybrid (vector + keyword)"), "vector": gettext_lazy("Vector"),
          "keyword": gettext_lazy("Keyword")}
 EXCERPT_CHARS = 240
-# (config, query) → tsquery texts: the keyword side and the headlines of one search share them.
-_tsquery_cache: dict[tuple[str, str], tuple[str, str, list[str]]] = {}
+# (config, query) → tsquery texts, least recently asked dropped first: the keyword side and the
+# headlines of one search share them, and a question asked again needs no statement for them.
+TSQUERY_CACHE_SIZE = 1024
+_tsquery_cache: OrderedDict[tuple[str, str], tuple[str, str, list[str]]] = OrderedDict()
+_tsquery_lock = threading.Lock()
 
 
 class SearchError(KnowledgeError):
@@ -272,14 +276,19 @@ def _lexeme_frequencies(cursor) -> dict[str, float]:
 
 
 def tsqueries(cursor, config: str, query: str) -> tuple[str, str, list[str]]:
-    """(all terms, any term, lexemes) of `query` under `config`, computed once per search."""
+    """(all terms, any term, lexemes) of `query` under `config`, computed once and remembered."""
     key = (config, query)
-    if key not in _tsquery_cache:
-        cursor.execute(*sql.tsqueries(config=config, query=query))
-        if len(_tsquery_cache) > 256:
-            _tsquery_cache.clear()
-        _tsquery_cache[key] = cursor.fetchone()
-    return _tsquery_cache[key]
+    with _tsquery_lock:
+        if (found := _tsquery_cache.get(key)) is not None:
+            _tsquery_cache.move_to_end(key)
+            return found
+    cursor.execute(*sql.tsqueries(config=config, query=query))
+    found = cursor.fetchone()
+    with _tsquery_lock:
+        _tsquery_cache[key] = found
+        while len(_tsquery_cache) > TSQUERY_CACHE_SIZE:
+            _tsquery_cache.popitem(last=False)
+    return found
 
 
 def _demote_derived(hits: list[SearchHit]) -> list[SearchHit]:

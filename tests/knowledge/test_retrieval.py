@@ -150,6 +150,19 @@ class SearchTests(TestCase):
             hits = retrieval.search("reset password pasta", [self.kb.pk, other.pk])
         self.assertEqual({hit.knowledge_base_id for hit in hits}, {self.kb.pk, other.pk})
 
+    def test_a_question_asked_again_keeps_its_text_search_query_while_others_pass(self):
+        # The terms of a question are computed by one statement and remembered; a support portal
+        # hears the same questions again and again, so a frequent one stays while rarer ones pass
+        # (the memory was emptied whole every 257 questions, whichever they were).
+        for number in range(1300):
+            if number % 100 == 0 and number < 1000:
+                retrieval.search("reset password", [self.kb.pk], mode="keyword")
+            with connection.cursor() as cursor:
+                retrieval.tsqueries(cursor, "english", f"question number {number}")
+        with self.assertNumQueries(0), connection.cursor() as cursor:
+            retrieval.tsqueries(cursor, self.kb.text_search_config, "reset password")
+        self.assertLessEqual(len(retrieval._tsquery_cache), retrieval.TSQUERY_CACHE_SIZE)
+
 
 class StaleStatisticsTests(TestCase):
     """Right after a big import, before autovacuum analyses the tables, the planner may believe
