@@ -213,7 +213,7 @@ def server_times(queries, ef: int) -> dict:
             statement, params = sql.ann_search(dim=kb.embedding_dim, kb_id=kb.pk, query=vector, limit=40)
             cursor.execute("EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + statement, params)
             times["ann"].append(cursor.fetchone()[0][0]["Execution Time"])
-            all_terms, any_term, lexemes = retrieval.tsqueries(cursor, kb.text_search_config, text)
+            all_terms, any_term, lexemes = retrieval.tsqueries(kb.text_search_config, text)
             statement, params = sql.keyword_search(
                 kb_ids=[kb.pk], all_terms=all_terms, any_term=any_term, limit=40,
                 candidate_terms=retrieval._informative_terms(cursor, lexemes),

@@ -23,9 +23,9 @@ with PORTAL_SIMILARITY_FLOORS), so one threshold (fallback, confidence) works wh
 embedder. `best_similarity` stays the raw figure.
 """
 
+import functools
 import html
 import json
-import threading
 import time
 import weakref
 from collections import OrderedDict
@@ -45,11 +45,9 @@ from knowledge.search.hits import Retrieval, SearchHit
 MODES = {"hybrid": gettext_lazy("Hybrid (vector + keyword)"), "vector": gettext_lazy("Vector"),
          "keyword": gettext_lazy("Keyword")}
 EXCERPT_CHARS = 240
-# (config, query) → tsquery texts, least recently asked dropped first: the keyword side and the
-# headlines of one search share them, and a question asked again needs no statement for them.
+# Questions whose tsquery texts are remembered (least recently asked dropped first): the keyword
+# side and the headlines of one search share them, and a question asked again needs no statement.
 TSQUERY_CACHE_SIZE = 1024
-_tsquery_cache: OrderedDict[tuple[str, str], tuple[str, str, list[str]]] = OrderedDict()
-_tsquery_lock = threading.Lock()
 
 
 class SearchError(KnowledgeError):
@@ -237,7 +235,7 @@ def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]
     rows = []
     with connection.cursor() as cursor:
         for config, ids in groups.items():
-            all_terms, any_term, lexemes = tsqueries(cursor, config, query)
+            all_terms, any_term, lexemes = tsqueries(config, query)
             if not any_term:  # only stop words
                 continue
             statement = sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
@@ -275,20 +273,12 @@ def _lexeme_frequencies(cursor) -> dict[str, float]:
     return _frequencies["values"]
 
 
-def tsqueries(cursor, config: str, query: str) -> tuple[str, str, list[str]]:
+@functools.lru_cache(maxsize=TSQUERY_CACHE_SIZE)
+def tsqueries(config: str, query: str) -> tuple[str, str, list[str]]:
     """(all terms, any term, lexemes) of `query` under `config`, computed once and remembered."""
-    key = (config, query)
-    with _tsquery_lock:
-        if (found := _tsquery_cache.get(key)) is not None:
-            _tsquery_cache.move_to_end(key)
-            return found
-    cursor.execute(*sql.tsqueries(config=config, query=query))
-    found = cursor.fetchone()
-    with _tsquery_lock:
-        _tsquery_cache[key] = found
-        while len(_tsquery_cache) > TSQUERY_CACHE_SIZE:
-            _tsquery_cache.popitem(last=False)
-    return found
+    with connection.cursor() as cursor:
+        cursor.execute(*sql.tsqueries(config=config, query=query))
+        return cursor.fetchone()
 
 
 def _demote_derived(hits: list[SearchHit]) -> list[SearchHit]:
@@ -366,7 +356,7 @@ def _highlight(hits: list[SearchHit], by_id: dict, query: str) -> None:
     headlines = {}
     with connection.cursor() as cursor:
         for config, ids in groups.items():
-            _, any_term, _ = tsqueries(cursor, config, query)
+            _, any_term, _ = tsqueries(config, query)
             if not any_term:
                 continue
             cursor.execute(*sql.headlines(config=config, any_term=any_term, ids=ids))

@@ -157,11 +157,10 @@ class SearchTests(TestCase):
         for number in range(1300):
             if number % 100 == 0 and number < 1000:
                 retrieval.search("reset password", [self.kb.pk], mode="keyword")
-            with connection.cursor() as cursor:
-                retrieval.tsqueries(cursor, "english", f"question number {number}")
-        with self.assertNumQueries(0), connection.cursor() as cursor:
-            retrieval.tsqueries(cursor, self.kb.text_search_config, "reset password")
-        self.assertLessEqual(len(retrieval._tsquery_cache), retrieval.TSQUERY_CACHE_SIZE)
+            retrieval.tsqueries("english", f"question number {number}")
+        with self.assertNumQueries(0):
+            retrieval.tsqueries(self.kb.text_search_config, "reset password")
+        self.assertLessEqual(retrieval.tsqueries.cache_info().currsize, retrieval.TSQUERY_CACHE_SIZE)
 
 
 class StaleStatisticsTests(TestCase):
