@@ -50,6 +50,12 @@ def setup_django(database: str | None = "portal_bench") -> None:
     call_command("migrate", verbosity=0)
 
 
+def machine_cpu_seconds() -> float:
+    """CPU seconds the whole machine has spent busy so far, every core and process (/proc/stat)."""
+    user, nice, system, _idle, _iowait, irq, softirq = map(int, Path("/proc/stat").read_text().split()[1:8])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as probe:

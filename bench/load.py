@@ -14,13 +14,14 @@ same questions, it measures:
 
 - **API**: `bin/serve` (gunicorn, `--workers` processes of `--threads` threads) on 127.0.0.1, driven
   by a bounded in-Python load generator (bench/http_load.py: `--workers × --threads` keep-alive
-  connections, each sending its next request when the last one is answered, at a small cost in CPU
-  that the table states), for vector, hybrid and keyword search;
+  connections, kept for the whole run, each sending its next request when the last one is
+  answered, at a small cost in CPU that the table states), for vector, hybrid and keyword search;
   every request is a new question and both levels of the query-vector cache are off, so this
   is the honest rate;
 - **in-process ceiling**: `retrieval.retrieve` called directly in `--workers` processes of
   `--threads` threads, with the same questions and modes (what the API would reach with no HTTP,
-  Django, ninja, authentication, rate limit or JSON at all);
+  Django, ninja, authentication, rate limit or JSON at all), each thread keeping the database
+  connection it warmed up with, as the server's threads keep theirs;
 - **embedder alone**: `embed_query` on the same questions, same processes and threads;
 - **repeated questions**: vector search through the API with half of the requests repeating an
   earlier question, with the query-vector cache off and on (two servers, one of each; "on" is
@@ -46,8 +47,8 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from common import DATA_DIR, ROOT, free_port, read_jsonl, setup_django
-from http_load import run_threads, search_call, summary
+from common import DATA_DIR, ROOT, free_port, machine_cpu_seconds, read_jsonl, setup_django
+from http_load import Clients, search_call, summary
 
 DB_NAME = "portal_bench_load"
 KB_SLUG = "load"
@@ -153,20 +154,21 @@ def stop_server(server: subprocess.Popen) -> None:
         server.wait(timeout=60)
 
 
-def warm_server(args, port: int, token: str) -> None:
-    call = search_call(port, token, args.top_k)
-    run_threads(args.workers * args.threads, [("keyword", "warm up")] * 20 + [("vector", "warm up")] * 20, call)
+def api_clients(args, port: int, token: str) -> Clients:
+    """`--workers × --threads` keep-alive clients of the server on `port`, warmed up."""
+    clients = Clients(args.workers * args.threads, search_call(port, token, args.top_k))
+    clients.run([("keyword", "warm up")] * 20 + [("vector", "warm up")] * 20)
+    return clients
 
 
-def through_api(args, port: int, token: str, items: list) -> tuple[list[float], int, float]:
-    """The (mode, question) items through the server on `port`, `--workers × --threads` clients."""
-    return run_threads(args.workers * args.threads, items, search_call(port, token, args.top_k))
-
-
-def combined(runs: list[tuple[list[float], int, float]]) -> dict:
-    """The summary of several passes: their requests over their summed time."""
-    return summary([value for latencies, _, _ in runs for value in latencies], sum(run[1] for run in runs),
-                   sum(run[2] for run in runs))
+def combined(runs: list[tuple]) -> dict:
+    """The summary of several passes: their requests over their summed time, and the machine's CPU
+    per request (ms) when the passes measured it."""
+    latencies = [value for run in runs for value in run[0]]
+    result = summary(latencies, sum(run[1] for run in runs), sum(run[2] for run in runs))
+    if latencies and all(len(run) > 3 for run in runs):
+        result["cpu_ms"] = round(1000 * sum(run[3] for run in runs) / len(latencies), 2)
+    return result
 
 
 # --- In-process ceiling and embedder alone (child processes) ------------------------------------
@@ -198,17 +200,19 @@ def child(args) -> None:
             retrieval.retrieve(query, [kb.pk], mode=mode, top_k=args.top_k)
         return True
 
-    # Warm as the servers are: the model, and the database cache for each kind of search.
-    run_threads(args.threads, [(mode, "warm up") for mode in MODES for _ in range(args.threads)], call)
-    print("ready", flush=True)  # the parent sends the work when every process is ready
-    job = json.loads(sys.stdin.read())
-
-    latencies, failures, seconds = run_threads(args.threads, job["items"], call)
+    # Warm as the servers are: the model, each thread's database connection, and the database
+    # cache for each kind of search.
+    with Clients(args.threads, call) as clients:
+        clients.run([(mode, "warm up") for mode in MODES for _ in range(args.threads)])
+        print("ready", flush=True)  # the parent sends the work when every process is ready
+        job = json.loads(sys.stdin.read())
+        latencies, failures, seconds = clients.run(job["items"])
     print(json.dumps({"latencies": latencies, "failures": failures, "seconds": seconds}))
 
 
-def in_process(args, items: list) -> tuple[list[float], int, float]:
-    """`items` split over `--workers` ceiling processes, run together; their combined rate."""
+def in_process(args, items: list) -> tuple[list[float], int, float, float]:
+    """`items` split over `--workers` ceiling processes, run together: (latencies, failures, seconds,
+    the machine's CPU seconds meanwhile)."""
     parts = [items[n::args.workers] for n in range(args.workers)]
     procs = [subprocess.Popen([sys.executable, __file__, "--worker", "1", "--threads", str(args.threads),
                                "--top-k", str(args.top_k)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -218,15 +222,23 @@ def in_process(args, items: list) -> tuple[list[float], int, float]:
         while proc.stdout.readline().strip() != "ready":
             if proc.poll() is not None:
                 raise SystemExit("an in-process ceiling process failed")
+    cpu = machine_cpu_seconds()
     for proc, part in zip(procs, parts):
         proc.stdin.write(json.dumps({"items": part}))
         proc.stdin.close()
-    results = []
+    results = [json.loads(proc.stdout.readline()) for proc in procs]  # the pass's one line each
+    cpu = machine_cpu_seconds() - cpu
     for proc in procs:
-        results.append(json.loads(proc.stdout.read().strip().splitlines()[-1]))
         proc.wait(timeout=60)
     latencies = [value for result in results for value in result["latencies"]]
-    return latencies, sum(r["failures"] for r in results), max(r["seconds"] for r in results)
+    return latencies, sum(r["failures"] for r in results), max(r["seconds"] for r in results), cpu
+
+
+def through_api(clients: Clients, items: list) -> tuple[list[float], int, float, float]:
+    """`items` through `clients`: (latencies, failures, seconds, the machine's CPU seconds meanwhile)."""
+    cpu = machine_cpu_seconds()
+    latencies, failures, seconds = clients.run(items)
+    return latencies, failures, seconds, machine_cpu_seconds() - cpu
 
 
 # --- Main ------------------------------------------------------------------------------------------
@@ -263,13 +275,14 @@ def main(argv=None) -> None:
                "on": start_server(env)}
     runs: dict = {"api": {m: [] for m in modes}, "ceiling": {m: [] for m in modes}, "embedder": [],
                   "cache off": [], "cache on": []}
+    clients: dict[str, Clients] = {}
     try:
-        for _, port in servers.values():
-            warm_server(args, port, token)
+        for name, (_, port) in servers.items():
+            clients[name] = api_clients(args, port, token)
         # The database's pages warm, as on a server that has been answering (at 1M the first
         # round otherwise reads the HNSW graph from disk): one unmeasured pass of vector searches
         # through the server without caches. Questions the rounds ask too: no cache keeps them.
-        through_api(args, servers["off"][1], token, [("vector", q) for q in pool[-args.requests * 2:]])
+        clients["off"].run([("vector", q) for q in pool[-args.requests * 2:]])
         questions_left = iter(pool)
         client_cpu = 0.0  # what this process, the load generator, spent on the measured API passes
         for r in range(rounds):
@@ -280,26 +293,28 @@ def main(argv=None) -> None:
                 for name in ("api", "ceiling")[::1 if r % 2 == 0 else -1]:
                     if name == "api":
                         cpu = time.process_time()
-                        runs["api"][mode].append(through_api(args, servers["off"][1], token, items))
+                        runs["api"][mode].append(through_api(clients["off"], items))
                         client_cpu += time.process_time() - cpu
                     else:
                         runs["ceiling"][mode].append(in_process(args, items))
-                print(f"  round {r + 1} {mode}: API {summary(*runs['api'][mode][-1])['rps']} req/s, in-process "
-                      f"{summary(*runs['ceiling'][mode][-1])['rps']} req/s", file=sys.stderr, flush=True)
+                print(f"  round {r + 1} {mode}: API {combined(runs['api'][mode][-1:])['rps']} req/s, in-process "
+                      f"{combined(runs['ceiling'][mode][-1:])['rps']} req/s", file=sys.stderr, flush=True)
             runs["embedder"].append(in_process(args, [("embedder", q) for _, q in items]))
             fresh = [next(questions_left) for _ in range(n // 2)]
             repeated = [("vector", q) for pair in zip(fresh, fresh) for q in pair]  # every other one repeats
             random.Random(6 + r).shuffle(repeated)
             for cache in ("off", "on")[::1 if r % 2 == 0 else -1]:
-                runs[f"cache {cache}"].append(through_api(args, servers[cache][1], token, repeated))
+                runs[f"cache {cache}"].append(clients[cache].run(repeated))
     finally:
+        for each in clients.values():
+            each.close()
         for server, _ in servers.values():
             stop_server(server)
     results = {"api": {m: combined(runs["api"][m]) for m in modes},
                "ceiling": {m: combined(runs["ceiling"][m]) for m in modes},
                "embedder": combined(runs["embedder"]),
                "repeated": {name: combined(runs[name]) for name in ("cache off", "cache on")},
-               "rounds": {"api / in-process": {m: [round(summary(*a)["rps"] / summary(*c)["rps"], 2)
+               "rounds": {"api / in-process": {m: [round(combined([a])["rps"] / combined([c])["rps"], 2)
                                                    for a, c in zip(runs["api"][m], runs["ceiling"][m])]
                                                for m in modes},
                           "cache on / off": [round(summary(*on)["rps"] / summary(*off)["rps"], 2)
@@ -328,6 +343,12 @@ def print_tables(results: dict) -> None:
               f"{ceiling['p50_ms']} | {ceiling['p99_ms']} | {ratio:.2f} |")
     embedder = results["embedder"]
     print(f"| embedder alone | | | | {embedder['rps']} | {embedder['p50_ms']} | {embedder['p99_ms']} | |")
+    print("\nCPU per request, the whole machine's (server or ceiling processes, PostgreSQL, load generator), ms:\n")
+    print("| mode | API | in-process | what the API adds |")
+    print("|---|---|---|---|")
+    for mode in results["api"]:
+        api, ceiling = results["api"][mode]["cpu_ms"], results["ceiling"][mode]["cpu_ms"]
+        print(f"| {mode} | {api} | {ceiling} | {api - ceiling:.2f} |")
     off, on = results["repeated"]["cache off"], results["repeated"]["cache on"]
     print("\nVector search through the API, half of the requests repeating an earlier question:\n")
     print("| query-vector cache | req/s | p50 ms | p99 ms |")
