@@ -25,6 +25,10 @@ from common import percentile
 HEADER_END = b"\r\n\r\n"
 
 
+class StaleConnection(ConnectionResetError):
+    """The connection was closed before a byte of the reply came."""
+
+
 class Connection:
     """One HTTP/1.1 keep-alive connection to 127.0.0.1:`port` for requests built by `post`."""
 
@@ -38,12 +42,26 @@ class Connection:
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
     def send(self, request: bytes) -> int:
-        """Send one request and read its whole reply; its status. Raises OSError if the connection fails."""
+        """Send one request and read its whole reply; its status. A kept connection the server closed
+        while it was idle (its keep-alive timeout) is opened again and the request sent once more, as
+        HTTP clients do, when not a byte of the reply came; any other failure raises OSError."""
+        reused = self.sock is not None
+        try:
+            return self._exchange(request)
+        except StaleConnection:
+            if not reused:
+                raise
+            return self._exchange(request)
+
+    def _exchange(self, request: bytes) -> int:
         if self.sock is None:
             self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=self.timeout)
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
-            self.sock.sendall(request)
+            try:
+                self.sock.sendall(request)
+            except (BrokenPipeError, ConnectionResetError) as exc:
+                raise StaleConnection(str(exc)) from exc
             status, keep_alive = self._read_reply()
         except OSError:
             self.close()
@@ -55,7 +73,12 @@ class Connection:
     def _read_reply(self) -> tuple[int, bool]:
         buffer = b""
         while (end := buffer.find(HEADER_END)) < 0:
-            buffer += self._recv()
+            try:
+                buffer += self._recv()
+            except ConnectionResetError as exc:
+                if buffer:
+                    raise
+                raise StaleConnection(str(exc)) from exc
         head = buffer[:end].decode("latin-1").split("\r\n")
         headers = {name.strip().lower(): value.strip().lower()
                    for name, _, value in (line.partition(":") for line in head[1:])}

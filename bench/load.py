@@ -354,7 +354,8 @@ def print_tables(results: dict) -> None:
     print("| query-vector cache | req/s | p50 ms | p99 ms |")
     print("|---|---|---|---|")
     for name, row in (("off", off), ("on", on)):
-        print(f"| {name} | {row['rps']} | {row['p50_ms']} | {row['p99_ms']} |")
+        failed = f" ({row['failures']} failed)" if row["failures"] else ""
+        print(f"| {name} | {row['rps']}{failed} | {row['p50_ms']} | {row['p99_ms']} |")
     print(f"\ncache on / off: {on['rps'] / off['rps']:.2f}×" if off["rps"] else "")
     load = setup["load_average"]
     print(f"\nper round: API / in-process {results['rounds']['api / in-process']}, "
