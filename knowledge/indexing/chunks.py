@@ -10,7 +10,7 @@ documents are skipped.
 import hashlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -26,6 +26,8 @@ from knowledge.models import Chunk, Document, KnowledgeBase
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+# Who embeds `embed_chunks`' batches: (embedder name, batches of inputs, progress) → the vectors, in order.
+BatchEmbedding = Callable[[str, list[list[str]], Progress | None], Sequence]
 
 
 @dataclass
@@ -136,22 +138,33 @@ def reuse_vectors(document: Document, chunks: list[Chunk], *, signature: str) ->
 
 
 def embed_chunks(kb: KnowledgeBase, chunks: list[Chunk], *, batch_size: int | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, embed_batches: BatchEmbedding | None = None) -> None:
     """Fill `chunk.embedding` in batches, reporting progress between batches; chunks that have a
-    vector already (`reuse_vectors`) keep it."""
-    embedder = get_embedder(kb.embedder)
+    vector already (`reuse_vectors`) keep it.
+
+    `embed_batches` is who embeds the batches: this process (`embed_locally`), or every free
+    worker of the job (`knowledge/share_batches.py`).
+    """
     batch_size = batch_size or settings.PORTAL["EMBED_BATCH_SIZE"]
     chunks = [chunk for chunk in chunks if chunk.embedding is None]
-    total = len(chunks)
     if progress:
-        progress(0, total)  # the chunk count is known: watchers see "0 / n" before the first batch
-    for start in range(0, total, batch_size):
-        batch = chunks[start:start + batch_size]
-        vectors = embedder.embed_passages([embedding_input(chunk) for chunk in batch])
-        for chunk, vector in zip(batch, vectors, strict=True):
-            chunk.embedding = vector
+        progress(0, len(chunks))  # the chunk count is known: watchers see "0 / n" before the first batch
+    inputs = [embedding_input(chunk) for chunk in chunks]
+    batches = [inputs[start:start + batch_size] for start in range(0, len(inputs), batch_size)]
+    vectors = (embed_batches or embed_locally)(kb.embedder, batches, progress)
+    for chunk, vector in zip(chunks, vectors, strict=True):
+        chunk.embedding = vector
+
+
+def embed_locally(embedder_name: str, batches: list[list[str]], progress: Progress | None) -> list:
+    """The batches' vectors, in order, embedded one batch after another in this process."""
+    embedder = get_embedder(embedder_name)
+    total, vectors = sum(map(len, batches)), []
+    for batch in batches:
+        vectors.extend(embedder.embed_passages(batch))
         if progress:
-            progress(min(start + batch_size, total), total)
+            progress(len(vectors), total)
+    return vectors
 
 
 @transaction.atomic

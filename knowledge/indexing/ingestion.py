@@ -15,6 +15,7 @@ from knowledge import outgoing
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing.chunks import (
+    BatchEmbedding,
     IngestResult,
     Progress,
     build_chunks,
@@ -57,10 +58,11 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
                 source_uri: str = "", mime: str = "text/plain", metadata: dict | None = None,
                 pages: list[tuple[int, int]] | None = None, document: Document | None = None,
                 batch_size: int | None = None, progress: Progress | None = None,
-                quality: dict | None = None) -> IngestResult:
+                quality: dict | None = None, embed_batches: BatchEmbedding | None = None) -> IngestResult:
     """Chunk, embed and store `text` as one document; unchanged text is a no-op.
 
     `quality` is the file's parse-quality report; text without a file is assessed here.
+    `embed_batches`: who embeds the chunks (`chunks.embed_chunks`); this process by default.
     """
     sha, signature = text_sha256(text), config_signature(kb)
     document = document or _find_document(kb, source_kind, source_uri, sha)
@@ -83,7 +85,7 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
         document.start_indexing(title=title, mime=mime, text=text, metadata=metadata)
         drafts = build_chunks(kb, document, text, pages or [])
         reuse_vectors(document, drafts, signature=signature)
-        embed_chunks(kb, drafts, batch_size=batch_size, progress=progress)
+        embed_chunks(kb, drafts, batch_size=batch_size, progress=progress, embed_batches=embed_batches)
         replace_chunks(kb, document, drafts, sha=sha, signature=signature)
     except Exception as exc:
         record_failure(document, exc)
@@ -94,7 +96,8 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
 def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Document.SourceKind.UPLOAD,
                 source_uri: str = "", title: str = "", document: Document | None = None,
                 batch_size: int | None = None, progress: Progress | None = None,
-                ocr_progress: ocr.PageProgress | None = None, force_ocr: bool = False) -> IngestResult:
+                ocr_progress: ocr.PageProgress | None = None, force_ocr: bool = False,
+                embed_batches: BatchEmbedding | None = None) -> IngestResult:
     """Parse a file (OCR for its pages without text) and ingest its text; a bad file fails only its own document."""
     path = Path(path)
     source_uri = source_uri or (document.source_uri if document else f"file:{path.name}")
@@ -110,11 +113,13 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
         return IngestResult(document, "failed", document.error_message)
     return ingest_text(kb, title=title or parsed.title or path.name, text=parsed.text, source_kind=source_kind,
                        source_uri=source_uri, mime=parsed.mime, metadata=parsed.metadata, pages=parsed.pages,
-                       document=document, batch_size=batch_size, progress=progress, quality=report)
+                       document=document, batch_size=batch_size, progress=progress, quality=report,
+                       embed_batches=embed_batches)
 
 
 def process_document(document: Document, *, batch_size: int | None = None, progress: Progress | None = None,
-                     ocr_progress: ocr.PageProgress | None = None, force_ocr: bool = False) -> IngestResult:
+                     ocr_progress: ocr.PageProgress | None = None, force_ocr: bool = False,
+                     embed_batches: BatchEmbedding | None = None) -> IngestResult:
     """(Re)build one stored document the way its source needs.
 
     A repository file keeps its layers (rebuilt from its stored text by the layered index); any
@@ -128,7 +133,8 @@ def process_document(document: Document, *, batch_size: int | None = None, progr
         # The file's own title (frontmatter, first heading, PDF metadata) wins over an older one.
         return ingest_file(kb, document.original_file.path, source_kind=document.source_kind,
                            source_uri=document.source_uri, document=document,
-                           batch_size=batch_size, progress=progress, ocr_progress=ocr_progress, force_ocr=force_ocr)
+                           batch_size=batch_size, progress=progress, ocr_progress=ocr_progress, force_ocr=force_ocr,
+                           embed_batches=embed_batches)
     return ingest_text(kb, title=document.title, text=document.text, source_kind=document.source_kind,
                        source_uri=document.source_uri, mime=document.mime, document=document,
-                       batch_size=batch_size, progress=progress)
+                       batch_size=batch_size, progress=progress, embed_batches=embed_batches)

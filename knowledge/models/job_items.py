@@ -46,3 +46,32 @@ class JobItem(models.Model):
         """The shape the job's pages and API read (`Job.items`)."""
         return {"id": self.document_id, "name": self.name, "state": self.state, "chunks_done": self.chunks_done,
                 "chunks_total": self.chunks_total, "reason": self.reason}
+
+
+class EmbeddingBatch(models.Model):
+    """A slice of one large document's chunks waiting for vectors, which any participant of its job
+    may take (`knowledge/share_batches.py`): the document's holder stages them, embeds some itself,
+    and reads every batch's vectors back before it swaps the chunks in."""
+
+    item = models.ForeignKey(JobItem, verbose_name=_("job item"), on_delete=models.CASCADE, related_name="batches")
+    # The index of its first chunk among the document's chunks to embed.
+    position = models.PositiveIntegerField(_("position"))
+    embedder = models.CharField(_("embedder"), max_length=100)
+    inputs = models.JSONField(_("embedding inputs"))
+    size = models.PositiveIntegerField(_("size"))
+    # float32, one row per input; empty until embedded.
+    vectors = models.BinaryField(_("vectors"), null=True, blank=True)
+    dim = models.PositiveIntegerField(_("dimension"), default=0)
+    error = models.TextField(_("error"), blank=True)
+    claimed_by = models.CharField(_("claimed by"), max_length=64, blank=True)
+    lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+
+    class Meta:
+        verbose_name = _("embedding batch")
+        verbose_name_plural = _("embedding batches")
+        ordering = ["item", "position"]
+        constraints = [models.UniqueConstraint(fields=["item", "position"], name="knowledge_embedbatch_position_uniq")]
+
+    def __str__(self) -> str:
+        return f"{self.item} · {self.position + 1}–{self.position + self.size}"

@@ -12,7 +12,7 @@ from django_q.conf import Conf
 from django_q.models import OrmQ, Task
 
 from knowledge import jobs
-from knowledge.models import Chunk, Document, Job, JobItem
+from knowledge.models import Chunk, Document, EmbeddingBatch, Job, JobItem
 from tests.conftest import DATA
 from tests.e2e.worker import kill, running_worker, wait_for
 from tests.factories import make_kb
@@ -24,6 +24,11 @@ GUIDES = ["react-learn-conditional-rendering.md", "react-learn-describing-the-ui
           "react-learn-keeping-components-pure.md", "react-learn-rendering-lists.md",
           "react-learn-thinking-in-react.md"]
 IN_PROGRESS = [Job.ItemState.PARSING, Job.ItemState.EMBEDDING]
+LONG = "react-reference-react-useEffect.md"  # ≈ 240 chunks of 300 characters: 15 batches
+
+
+def pid(token: str) -> str:
+    return token.split(":")[1]
 
 
 @override_settings(WEBHOOKS={**settings.WEBHOOKS, "ALLOWED_HOSTS": ["127.0.0.1"]})
@@ -128,11 +133,60 @@ class SharedIngestionTests(TransactionTestCase):
         self.assertFalse(Document.objects.filter(status__in=["pending", "indexing"]).exists())
         self.assertEqual([event["status"] for event in events], ["cancelled"])
 
-    def test_a_single_document_job_runs_alone(self):
-        job = self.upload(GUIDES[0])
+    def batch_holders(self, job: Job, *, embedding: bool = False) -> set[str]:
+        """The processes that took batches of the job's long document (only those embedding one now)."""
+        batches = EmbeddingBatch.objects.filter(item__job=job).exclude(claimed_by="")
+        batches = batches.filter(vectors__isnull=True) if embedding else batches
+        return {pid(token) for token in batches.values_list("claimed_by", flat=True)}
+
+    def assert_the_long_document_indexed_once(self, job: Job) -> Document:
+        job.refresh_from_db()
+        document = Document.objects.get(knowledge_base=self.kb)
+        self.assertEqual((job.status, document.status), (Job.Status.SUCCEEDED, Document.Status.READY))
+        self.assertGreaterEqual(document.chunk_count, 160)
+        positions = list(Chunk.objects.filter(document=document).values_list("position", flat=True))
+        self.assertEqual(sorted(positions), list(range(document.chunk_count)), "each chunk once")
+        self.assertEqual(job.counters["chunks_embedded"], document.chunk_count)
+        self.assertFalse(EmbeddingBatch.objects.exists(), "the staged batches are gone")
+        return document
+
+    def test_two_workers_share_one_long_document_batch_by_batch(self):
+        job = self.upload(LONG)
+        with running_worker(PORTAL_WORKERS="2", **self.env) as cluster:
+            wait_for(lambda: len(self.batch_holders(job)) == 2, what="both workers to embed batches of the document")
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the job")
+            self.assertIsNone(cluster.poll(), "the cluster died")
+        self.assert_the_long_document_indexed_once(job)
+        self.assertEqual(JobItem.objects.get(job=job).attempts, 1)
+
+    def test_a_killed_helpers_batch_is_embedded_again_by_the_holder(self):
+        job = self.upload(LONG)
+        with running_worker(PORTAL_WORKERS="1", **self.env) as first, \
+                running_worker(PORTAL_WORKERS="1", **self.env) as second:
+            def helper():
+                """The cluster whose worker embeds a batch of the document it does not hold."""
+                item = JobItem.objects.filter(job=job).exclude(claimed_by="").first()
+                holder = item and pid(item.claimed_by)
+                for cluster in (first, second):
+                    pids = {str(process.pid) for process in psutil.Process(cluster.pid).children(recursive=True)}
+                    if holder not in pids and pids & self.batch_holders(job, embedding=True):
+                        return cluster
+                return None
+
+            victim = wait_for(helper, what="a helper embedding a batch")
+            kill(victim)
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the holder to finish the document")
+            survivor = second if victim is first else first
+            self.assertIsNone(survivor.poll(), "the holder's cluster died")
+        self.assert_the_long_document_indexed_once(job)
+        self.assertEqual(JobItem.objects.get(job=job).attempts, 1, "the holder kept the document")
+
+    def test_a_single_short_document_job_runs_alone(self):
+        job = self.upload("react-learn-editor-setup.md")
         with running_worker(PORTAL_WORKERS="2", **self.env):
             wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the job")
             wait_for(lambda: Task.objects.filter(name=f"ingest-{job.pk}").exists(), what="its task to return")
         self.assertFalse(Task.objects.filter(name__startswith="ingest-share").exists(), "no share was queued")
         job.refresh_from_db()
         self.assertEqual((job.status, job.progress_done, job.counters["created"]), (Job.Status.SUCCEEDED, 1, 1))
+        self.assertLess(job.counters["chunks"], settings.PORTAL["INGEST_SPLIT_CHUNKS"], "short enough not to split")

@@ -1,0 +1,169 @@
+"""One large document's embedding shared by every free participant of its job, batch by batch.
+
+A job shares its documents among workers (`knowledge/shares.py`), but one long manual would keep
+one worker busy while the others wait. So the participant holding a document whose chunks to embed
+number at least `PORTAL_INGEST_SPLIT_CHUNKS` stages its batches as `EmbeddingBatch` rows and works
+through them as the others do: claim the next batch without vectors (`FOR UPDATE SKIP LOCKED`)
+with a lease its heartbeat renews, embed it, store its vectors. A participant with no document
+left to claim takes batches of the documents others hold (`help_with_batch`). When every batch
+has vectors, the holder reads them back in order, deletes the rows and swaps the chunks in — the
+same atomic swap as a document embedded alone, so a death anywhere leaves no duplicates. A dead
+helper's batch is taken again when its lease runs out (once: a batch whose worker died twice
+fails its document), and a dead holder's document is taken over with the batches already
+embedded kept (matched by position, embedder and inputs).
+"""
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q, QuerySet, Sum
+from django.utils import timezone
+
+from knowledge.exceptions import KnowledgeError
+from knowledge.indexing.chunks import Progress, embed_locally
+from knowledge.indexing.embedding import get_embedder
+from knowledge.models import EmbeddingBatch, Job, JobItem
+
+logger = logging.getLogger(__name__)
+
+IN_PROGRESS = (Job.ItemState.PARSING, Job.ItemState.EMBEDDING)
+# A batch is tried again once after its worker died; a second death fails its document.
+MAX_ATTEMPTS = 2
+# How often the holder looks again while helpers embed its last batches.
+POLL_SECONDS = 0.25
+
+
+class SharedEmbedding:
+    """`embed_chunks`' batch embedding for a document a participant holds (`chunks.BatchEmbedding`):
+    a small document is embedded here; a large one by every free participant of the job."""
+
+    def __init__(self, item: JobItem, token: str, *, lease: timedelta, invite: Callable[[int], None]):
+        self.item, self.token, self.lease, self.invite = item, token, lease, invite
+
+    def __call__(self, embedder: str, batches: list[list[str]], progress: Progress | None) -> list[np.ndarray]:
+        split = settings.PORTAL["INGEST_SPLIT_CHUNKS"]
+        total = sum(map(len, batches))
+        if not split or total < split or len(batches) < 2:
+            return embed_locally(embedder, batches, progress)
+        staged = EmbeddingBatch.objects.filter(item=self.item)
+        try:
+            if _stage(self.item, embedder, batches) < len(batches):
+                self.invite(len(batches))
+            self._work_through(staged, total, progress)
+            return _vectors(staged)
+        finally:
+            staged.delete()
+
+    def _work_through(self, staged: QuerySet, total: int, progress: Progress | None) -> None:
+        reported = None
+        while True:
+            batch = _claim(staged, self.token, self.lease)
+            if batch is not None:
+                _embed(batch, self.token, on_error="raise")
+            done, left, error = _state(staged)
+            if error:
+                raise KnowledgeError(error)
+            if progress and done != reported:
+                progress(done, total)
+                reported = done
+            if not left:
+                return
+            if batch is None:  # the rest are with helpers: wait for them (or for their leases to run out)
+                time.sleep(POLL_SECONDS)
+
+
+def help_with_batch(job: Job, token: str, *, lease: timedelta) -> bool:
+    """Embed one batch of a document another live participant of `job` holds; False when none waits."""
+    waiting = (EmbeddingBatch.objects.filter(item__job=job, item__state__in=IN_PROGRESS,
+                                             item__lease_until__gte=timezone.now())
+               .exclude(item__claimed_by=token))
+    batch = _claim(waiting, token, lease)
+    if batch is None:
+        return False
+    _embed(batch, token, on_error="record")
+    return True
+
+
+def renew(token: str, *, until) -> None:
+    """The participant's heartbeat: its batches' leases, like its documents'."""
+    EmbeddingBatch.objects.filter(claimed_by=token, vectors__isnull=True, error="").update(lease_until=until)
+
+
+def forget(job: Job) -> None:
+    """Batches a job left behind (its holder failed or died and nobody took the document over)."""
+    EmbeddingBatch.objects.filter(item__job=job).delete()
+
+
+def _stage(item: JobItem, embedder: str, batches: list[list[str]]) -> int:
+    """The document's batches as rows; an earlier holder's batches with the same inputs keep their
+    vectors. Returns how many were kept."""
+    positions = [sum(map(len, batches[:n])) for n in range(len(batches))]
+    wanted = dict(zip(positions, batches, strict=True))
+    rows = EmbeddingBatch.objects.filter(item=item)
+    kept = {pk: position for pk, position, name, inputs in
+            rows.filter(vectors__isnull=False, error="").values_list("pk", "position", "embedder", "inputs")
+            if name == embedder and wanted.get(position) == inputs}
+    rows.exclude(pk__in=list(kept)).delete()
+    EmbeddingBatch.objects.bulk_create([
+        EmbeddingBatch(item=item, position=position, embedder=embedder, inputs=inputs, size=len(inputs))
+        for position, inputs in wanted.items() if position not in kept.values()
+    ])
+    return len(kept)
+
+
+def _claim(batches: QuerySet, token: str, lease: timedelta) -> EmbeddingBatch | None:
+    """Take the first batch without vectors that nobody holds (or whose holder's lease ran out)."""
+    while True:
+        now = timezone.now()
+        with transaction.atomic():
+            batch = (batches.select_for_update(skip_locked=True, of=("self",))
+                     .filter(vectors__isnull=True, error="").filter(Q(claimed_by="") | Q(lease_until__lt=now))
+                     .select_related("item").order_by("item_id", "position").first())
+            if batch is None:
+                return None
+            if batch.attempts < MAX_ATTEMPTS:
+                if batch.attempts:
+                    logger.warning("%s: taking over from %s, whose lease ran out", batch, batch.claimed_by)
+                batch.claimed_by, batch.lease_until, batch.attempts = token, now + lease, batch.attempts + 1
+                batch.save(update_fields=["claimed_by", "lease_until", "attempts"])
+                return batch
+            batch.error = (f"The worker embedding chunks {batch.position + 1}–{batch.position + batch.size} "
+                           f"of {batch.item.name} stopped {MAX_ATTEMPTS} times (killed or out of memory); "
+                           "not tried again.")
+            batch.save(update_fields=["error"])
+
+
+def _embed(batch: EmbeddingBatch, token: str, *, on_error: str) -> None:
+    """Embed the batch and store its vectors while still holding it; a helper records a failure on
+    the batch (its holder fails the document with it), the holder raises it."""
+    mine = EmbeddingBatch.objects.filter(pk=batch.pk, claimed_by=token)
+    try:
+        vectors = np.asarray(get_embedder(batch.embedder).embed_passages(batch.inputs), dtype=np.float32)
+    except Exception as exc:
+        if on_error == "raise":
+            raise
+        logger.exception("%s: embedding failed", batch)
+        reason = str(exc) if isinstance(exc, KnowledgeError) else f"Unexpected error: {type(exc).__name__}: {exc}"
+        mine.update(error=reason, lease_until=None)
+        return
+    mine.update(vectors=vectors.tobytes(), dim=vectors.shape[1], lease_until=None)
+
+
+def _state(staged: QuerySet) -> tuple[int, int, str]:
+    """(chunks embedded, batches left, the first error) of a document's batches."""
+    counts = staged.aggregate(done=Sum("size", filter=Q(vectors__isnull=False), default=0),
+                              left=Count("pk", filter=Q(vectors__isnull=True)))
+    error = staged.exclude(error="").values_list("error", flat=True).first() or ""
+    return counts["done"], counts["left"], error
+
+
+def _vectors(staged: QuerySet) -> list[np.ndarray]:
+    vectors: list[np.ndarray] = []
+    for size, dim, data in staged.order_by("position").values_list("size", "dim", "vectors"):
+        vectors.extend(np.frombuffer(data, dtype=np.float32).reshape(size, dim))
+    return vectors
