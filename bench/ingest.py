@@ -148,13 +148,15 @@ def measure_workers(args) -> list[dict]:
 
     get_embedder(args.embedder).embed_passages(["warm-up"])  # an unknown name fails here, not in a worker
     documents = upload_documents(args.upload_docs)
+    # The embedder alone reads the documents themselves, whatever shape the upload takes.
+    samples = [text for _, text in documents[:args.ceiling_texts]]
     if args.one_document:
         documents = [("One long upload", "".join(f"## {title}\n\n{text}\n\n" for title, text in documents))]
     passes = []
     for round_ in range(1, args.rounds + 1):
         for setup in args.setups.split(","):
             clusters = [int(workers) for workers in setup.split("+")]
-            result = run_pass(clusters, documents, args)
+            result = run_pass(clusters, documents, samples, args)
             passes.append({"round": round_, "setup": setup, "workers": sum(clusters), **result})
             print(f"  round {round_}, {describe(setup)}: {result['chunks']} chunks in {result['seconds']:.1f} s "
                   f"({result['rate']:.2f} chunks/s), load {result['load']}", file=sys.stderr, flush=True)
@@ -168,13 +170,12 @@ def describe(setup: str) -> str:
     return f"{len(clusters)} qclusters, PORTAL_WORKERS={clusters[0]} each"
 
 
-def run_pass(clusters: list[int], documents: list[tuple[str, str]], args) -> dict:
+def run_pass(clusters: list[int], documents: list[tuple[str, str]], texts: list[str], args) -> dict:
     """Start the clusters, warm them up, ingest the upload as one job, stop them."""
     workers = sum(clusters)
     started = [start_cluster(count, workers, args) for count in clusters]
     try:
         warm_up(workers, args)
-        texts = [text for _, text in documents[:args.ceiling_texts]]
         ceiling = embedder_ceiling(workers, texts, args) if texts else 0.0
         load_before, cpu_before = os.getloadavg()[0], sum(map(cpu_seconds, started))
         kb, job = upload(documents, args.embedder, name="bench-shared")

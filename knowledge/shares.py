@@ -61,8 +61,9 @@ class Claim:
 
     def embedding_progress(self) -> Callable[[int, int], None]:
         """A progress callback: the document's own n/m chunks, and each embedded batch added to the
-        job's `chunks_embedded` counter."""
-        reported = 0
+        job's `chunks_embedded` counter. A document taken over from a dead participant starts from
+        what that one reported, so the counter counts each document's chunks once."""
+        reported = self.item.chunks_done
 
         def report(done: int, total: int) -> None:
             nonlocal reported

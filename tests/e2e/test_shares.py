@@ -31,6 +31,11 @@ def pid(token: str) -> str:
     return token.split(":")[1]
 
 
+def processes(cluster) -> set[str]:
+    """A cluster's worker processes (spawned after it starts: asked each time)."""
+    return {str(process.pid) for process in psutil.Process(cluster.pid).children(recursive=True)}
+
+
 @override_settings(WEBHOOKS={**settings.WEBHOOKS, "ALLOWED_HOSTS": ["127.0.0.1"]})
 class SharedIngestionTests(TransactionTestCase):
     def setUp(self):
@@ -71,6 +76,7 @@ class SharedIngestionTests(TransactionTestCase):
         chunks = sum(document.chunk_count for document in documents)
         self.assertEqual((job.status, job.progress_done, job.progress_total), (Job.Status.SUCCEEDED, 6, 6))
         self.assertEqual((job.counters["created"], job.counters["chunks"]), (6, chunks))
+        self.assertEqual(job.counters["chunks_embedded"], chunks, "each document's chunks counted once")
         self.assertEqual([(item["state"], item["chunks_total"]) for item in job.items],
                          [(Job.ItemState.READY, document.chunk_count) for document in sorted(documents,
                                                                                              key=lambda d: d.pk)])
@@ -93,10 +99,9 @@ class SharedIngestionTests(TransactionTestCase):
         with running_worker(PORTAL_WORKERS="1", **self.env) as first, \
                 running_worker(PORTAL_WORKERS="1", **self.env) as second:
             def held_by_second():
-                # The cluster's processes are spawned after it starts: asked each time.
-                pids = {str(process.pid) for process in psutil.Process(second.pid).children(recursive=True)}
+                pids = processes(second)
                 items = JobItem.objects.filter(job=job, state=Job.ItemState.EMBEDDING, chunks_done__gt=0)
-                return next((item for item in items if item.claimed_by.split(":")[1] in pids), None), pids
+                return next((item for item in items if pid(item.claimed_by) in pids), None), pids
 
             victim, second_pids = wait_for(lambda: (found := held_by_second())[0] and found,
                                            what="the second cluster's worker to embed a document")
@@ -168,7 +173,7 @@ class SharedIngestionTests(TransactionTestCase):
                 item = JobItem.objects.filter(job=job).exclude(claimed_by="").first()
                 holder = item and pid(item.claimed_by)
                 for cluster in (first, second):
-                    pids = {str(process.pid) for process in psutil.Process(cluster.pid).children(recursive=True)}
+                    pids = processes(cluster)
                     if holder not in pids and pids & self.batch_holders(job, embedding=True):
                         return cluster
                 return None
@@ -180,6 +185,31 @@ class SharedIngestionTests(TransactionTestCase):
             self.assertIsNone(survivor.poll(), "the holder's cluster died")
         self.assert_the_long_document_indexed_once(job)
         self.assertEqual(JobItem.objects.get(job=job).attempts, 1, "the holder kept the document")
+
+    def test_a_killed_holders_long_document_is_taken_over_keeping_the_batches_embedded(self):
+        job = self.upload(LONG)
+        requests_before = len(self.stub.requests)  # creating the base calibrated the embedder
+        with running_worker(PORTAL_WORKERS="1", **self.env) as first, \
+                running_worker(PORTAL_WORKERS="1", **self.env) as second:
+            def holder():
+                """The cluster holding the document, once three of its batches have vectors."""
+                item = JobItem.objects.filter(job=job).exclude(claimed_by="").first()
+                if item is None or EmbeddingBatch.objects.filter(item=item, vectors__isnull=False).count() < 3:
+                    return None
+                return next((cluster for cluster in (first, second) if pid(item.claimed_by) in processes(cluster)),
+                            None)
+
+            victim = wait_for(holder, what="the holder to have three batches embedded")
+            kill(victim)
+            embedded_before = sum(EmbeddingBatch.objects.filter(item__job=job, vectors__isnull=False)
+                                  .values_list("size", flat=True))
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the survivor to take the document over")
+            self.assertIsNone((second if victim is first else first).poll(), "the surviving cluster died")
+        document = self.assert_the_long_document_indexed_once(job)
+        self.assertEqual(JobItem.objects.get(job=job).attempts, 2, "taken over once")
+        texts = sum(len(request["body"]["input"]) for request in self.stub.requests[requests_before:]
+                    if request["path"].rstrip("/").endswith("/embeddings"))
+        self.assertLess(texts, document.chunk_count + embedded_before, "the batches embedded before were kept")
 
     def test_a_single_short_document_job_runs_alone(self):
         job = self.upload("react-learn-editor-setup.md")
