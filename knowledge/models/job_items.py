@@ -12,7 +12,20 @@ from knowledge.models.documents import Document
 from knowledge.models.jobs import Job
 
 
-class JobItem(models.Model):
+class Leased(models.Model):
+    """Work a participant of a shared job claims: the participant working on it and until when its
+    claim holds (a live participant renews the lease with its heartbeat, so a lease runs out only
+    when its worker died), and how many times it was taken."""
+
+    claimed_by = models.CharField(_("claimed by"), max_length=64, blank=True)
+    lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+
+    class Meta:
+        abstract = True
+
+
+class JobItem(Leased):
     """One document of a job, with its own state, chunk progress and the worker holding it."""
 
     job = models.ForeignKey(Job, verbose_name=_("job"), on_delete=models.CASCADE, related_name="work_items")
@@ -26,11 +39,6 @@ class JobItem(models.Model):
     chunks_done = models.PositiveIntegerField(_("chunks done"), default=0)
     chunks_total = models.PositiveIntegerField(_("chunks total"), default=0)
     reason = models.TextField(_("reason"), blank=True)
-    # The participant working on it and until when its claim holds; a live participant renews the
-    # lease with its heartbeat, so a lease runs out only when its worker died.
-    claimed_by = models.CharField(_("claimed by"), max_length=64, blank=True)
-    lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
 
     class Meta:
         verbose_name = _("job item")
@@ -48,7 +56,7 @@ class JobItem(models.Model):
                 "chunks_total": self.chunks_total, "reason": self.reason}
 
 
-class EmbeddingBatch(models.Model):
+class EmbeddingBatch(Leased):
     """A slice of one large document's chunks waiting for vectors, which any participant of its job
     may take (`knowledge/share_batches.py`): the document's holder stages them, embeds some itself,
     and reads every batch's vectors back before it swaps the chunks in."""
@@ -63,9 +71,6 @@ class EmbeddingBatch(models.Model):
     vectors = models.BinaryField(_("vectors"), null=True, blank=True)
     dim = models.PositiveIntegerField(_("dimension"), default=0)
     error = models.TextField(_("error"), blank=True)
-    claimed_by = models.CharField(_("claimed by"), max_length=64, blank=True)
-    lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
 
     class Meta:
         verbose_name = _("embedding batch")
