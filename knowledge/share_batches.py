@@ -46,9 +46,9 @@ class SharedEmbedding:
         self.item, self.token, self.lease, self.invite = item, token, lease, invite
 
     def __call__(self, embedder: str, batches: list[list[str]], progress: Progress | None) -> list[np.ndarray]:
-        split = settings.PORTAL["INGEST_SPLIT_CHUNKS"]
+        split, shares = settings.PORTAL["INGEST_SPLIT_CHUNKS"], settings.PORTAL["INGEST_SHARES"]
         total = sum(map(len, batches))
-        if not split or total < split or len(batches) < 2:
+        if not split or total < split or len(batches) < 2 or shares < 2:
             return embed_locally(embedder, batches, progress)
         staged = EmbeddingBatch.objects.filter(item=self.item)
         try:

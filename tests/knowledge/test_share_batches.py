@@ -7,7 +7,9 @@ from unittest import mock
 
 import numpy as np
 from django.conf import settings
+from django.db import connection
 from django.test import TestCase
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from knowledge import jobs, share_batches
@@ -69,6 +71,14 @@ class SharedEmbeddingTests(TestCase):
         with self.settings(PORTAL={**settings.PORTAL, "INGEST_SPLIT_CHUNKS": 10_000}):
             self.ingest(self.shared())
         self.assertEqual(self.invited, [])
+        self.assert_indexed_once_with_the_embedders_vectors()
+
+    def test_a_job_kept_on_one_worker_stages_nothing(self):
+        with self.settings(PORTAL={**settings.PORTAL, "INGEST_SHARES": 1}), \
+                CaptureQueriesContext(connection) as queries:
+            self.ingest(self.shared())
+        self.assertEqual(self.invited, [])
+        self.assertFalse([query for query in queries if EmbeddingBatch._meta.db_table in query["sql"]])
         self.assert_indexed_once_with_the_embedders_vectors()
 
     def test_a_batch_a_helper_embedded_is_not_embedded_again_by_the_holder(self):
