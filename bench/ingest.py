@@ -179,7 +179,7 @@ def run_pass(clusters: list[int], documents: list[tuple[str, str]], texts: list[
         ceiling = embedder_ceiling(workers, texts, args) if texts else 0.0
         load_before, cpu_before = os.getloadavg()[0], sum(map(cpu_seconds, started))
         kb, job = upload(documents, args.embedder, name="bench-shared")
-        holders = set(job.work_items.values_list("claimed_by", flat=True))
+        holders: set[str] = set()  # the job's items are planned by its worker; batches come and go
         job = wait_finished(job, observe=lambda: holders.update(batch_holders(job)))
         load_after, cpu = os.getloadavg()[0], sum(map(cpu_seconds, started)) - cpu_before
         chunks = sum(kb.documents.values_list("chunk_count", flat=True))

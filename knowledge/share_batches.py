@@ -17,23 +17,21 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from itertools import accumulate
 
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Max, Q, QuerySet, Sum
 from django.utils import timezone
 
 from knowledge.exceptions import KnowledgeError
-from knowledge.indexing.chunks import Progress, embed_locally
+from knowledge.indexing.chunks import Progress, embed_locally, failure_message
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import EmbeddingBatch, Job, JobItem
 
 logger = logging.getLogger(__name__)
 
-IN_PROGRESS = (Job.ItemState.PARSING, Job.ItemState.EMBEDDING)
-# A batch is tried again once after its worker died; a second death fails its document.
-MAX_ATTEMPTS = 2
 # How often the holder looks again while helpers embed its last batches.
 POLL_SECONDS = 0.25
 
@@ -64,7 +62,7 @@ class SharedEmbedding:
         while True:
             batch = _claim(staged, self.token, self.lease)
             if batch is not None:
-                _embed(batch, self.token, on_error="raise")
+                _embed(batch, self.token, raise_errors=True)
             done, left, error = _state(staged)
             if error:
                 raise KnowledgeError(error)
@@ -79,13 +77,13 @@ class SharedEmbedding:
 
 def help_with_batch(job: Job, token: str, *, lease: timedelta) -> bool:
     """Embed one batch of a document another live participant of `job` holds; False when none waits."""
-    waiting = (EmbeddingBatch.objects.filter(item__job=job, item__state__in=IN_PROGRESS,
+    waiting = (EmbeddingBatch.objects.filter(item__job=job, item__state__in=JobItem.IN_PROGRESS,
                                              item__lease_until__gte=timezone.now())
                .exclude(item__claimed_by=token))
     batch = _claim(waiting, token, lease)
     if batch is None:
         return False
-    _embed(batch, token, on_error="record")
+    _embed(batch, token, raise_errors=False)
     return True
 
 
@@ -102,16 +100,15 @@ def forget(job: Job) -> None:
 def _stage(item: JobItem, embedder: str, batches: list[list[str]]) -> int:
     """The document's batches as rows; an earlier holder's batches with the same inputs keep their
     vectors. Returns how many were kept."""
-    positions = [sum(map(len, batches[:n])) for n in range(len(batches))]
-    wanted = dict(zip(positions, batches, strict=True))
+    wanted = dict(zip(accumulate(map(len, batches), initial=0), batches))  # first chunk's index → inputs
     rows = EmbeddingBatch.objects.filter(item=item)
-    kept = {pk: position for pk, position, name, inputs in
+    kept = {position: pk for pk, position, name, inputs in
             rows.filter(vectors__isnull=False, error="").values_list("pk", "position", "embedder", "inputs")
             if name == embedder and wanted.get(position) == inputs}
-    rows.exclude(pk__in=list(kept)).delete()
+    rows.exclude(pk__in=list(kept.values())).delete()
     EmbeddingBatch.objects.bulk_create([
         EmbeddingBatch(item=item, position=position, embedder=embedder, inputs=inputs, size=len(inputs))
-        for position, inputs in wanted.items() if position not in kept.values()
+        for position, inputs in wanted.items() if position not in kept
     ])
     return len(kept)
 
@@ -126,40 +123,38 @@ def _claim(batches: QuerySet, token: str, lease: timedelta) -> EmbeddingBatch | 
                      .select_related("item").order_by("item_id", "position").first())
             if batch is None:
                 return None
-            if batch.attempts < MAX_ATTEMPTS:
+            if batch.attempts < EmbeddingBatch.MAX_ATTEMPTS:
                 if batch.attempts:
                     logger.warning("%s: taking over from %s, whose lease ran out", batch, batch.claimed_by)
                 batch.claimed_by, batch.lease_until, batch.attempts = token, now + lease, batch.attempts + 1
                 batch.save(update_fields=["claimed_by", "lease_until", "attempts"])
                 return batch
-            batch.error = (f"The worker embedding chunks {batch.position + 1}–{batch.position + batch.size} "
-                           f"of {batch.item.name} stopped {MAX_ATTEMPTS} times (killed or out of memory); "
-                           "not tried again.")
+            batch.error = (f"The worker embedding chunks {batch.position + 1}–{batch.position + batch.size} of "
+                           f"{batch.item.name} stopped {EmbeddingBatch.MAX_ATTEMPTS} times (killed or out of "
+                           "memory); not tried again.")
             batch.save(update_fields=["error"])
 
 
-def _embed(batch: EmbeddingBatch, token: str, *, on_error: str) -> None:
+def _embed(batch: EmbeddingBatch, token: str, *, raise_errors: bool) -> None:
     """Embed the batch and store its vectors while still holding it; a helper records a failure on
     the batch (its holder fails the document with it), the holder raises it."""
     mine = EmbeddingBatch.objects.filter(pk=batch.pk, claimed_by=token)
     try:
         vectors = np.asarray(get_embedder(batch.embedder).embed_passages(batch.inputs), dtype=np.float32)
     except Exception as exc:
-        if on_error == "raise":
+        if raise_errors:
             raise
         logger.exception("%s: embedding failed", batch)
-        reason = str(exc) if isinstance(exc, KnowledgeError) else f"Unexpected error: {type(exc).__name__}: {exc}"
-        mine.update(error=reason, lease_until=None)
+        mine.update(error=failure_message(exc), lease_until=None)
         return
     mine.update(vectors=vectors.tobytes(), dim=vectors.shape[1], lease_until=None)
 
 
 def _state(staged: QuerySet) -> tuple[int, int, str]:
-    """(chunks embedded, batches left, the first error) of a document's batches."""
-    counts = staged.aggregate(done=Sum("size", filter=Q(vectors__isnull=False), default=0),
-                              left=Count("pk", filter=Q(vectors__isnull=True)))
-    error = staged.exclude(error="").values_list("error", flat=True).first() or ""
-    return counts["done"], counts["left"], error
+    """(chunks embedded, batches left, an error or "") of a document's batches, in one statement."""
+    state = staged.aggregate(done=Sum("size", filter=Q(vectors__isnull=False), default=0),
+                             left=Count("pk", filter=Q(vectors__isnull=True)), error=Max("error", default=""))
+    return state["done"], state["left"], state["error"]
 
 
 def _vectors(staged: QuerySet) -> list[np.ndarray]:

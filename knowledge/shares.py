@@ -43,9 +43,6 @@ logger = logging.getLogger(__name__)
 
 # The registered task a participant runs (knowledge/tasks.py).
 SHARE_TASK = "ingest-share"
-# A document is tried again once after its worker died; a second death fails it.
-MAX_ATTEMPTS = 2
-IN_PROGRESS = (Job.ItemState.PARSING, Job.ItemState.EMBEDDING)
 # How often a participant with nothing to claim looks again while others still hold documents.
 POLL_SECONDS = 0.5
 
@@ -184,7 +181,7 @@ def _claim(job: Job, token: str) -> JobItem | None:
     now = timezone.now()
     with transaction.atomic():
         item = (JobItem.objects.select_for_update(skip_locked=True).filter(job=job)
-                .filter(Q(state=Job.ItemState.QUEUED) | Q(state__in=IN_PROGRESS, lease_until__lt=now))
+                .filter(Q(state=Job.ItemState.QUEUED) | Q(state__in=JobItem.IN_PROGRESS, lease_until__lt=now))
                 .order_by("position").first())
         if item is None:
             return None
@@ -198,8 +195,8 @@ def _claim(job: Job, token: str) -> JobItem | None:
 
 def _work_on(job: Job, item: JobItem, token: str, work: Work) -> None:
     claim = Claim(job, item, token)
-    if item.attempts > MAX_ATTEMPTS:
-        claim.complete(Job.ItemState.FAILED, reason=f"The worker ingesting {item.name} stopped {MAX_ATTEMPTS} "
+    if item.attempts > JobItem.MAX_ATTEMPTS:
+        claim.complete(Job.ItemState.FAILED, reason=f"The worker ingesting {item.name} stopped {JobItem.MAX_ATTEMPTS} "
                                                     "times (killed or out of memory); not tried again.")
         return
     document = Document.objects.select_related("knowledge_base").filter(pk=item.document_id).first()
@@ -210,13 +207,13 @@ def _work_on(job: Job, item: JobItem, token: str, work: Work) -> None:
 
 
 def _held_by_others(job: Job, token: str) -> bool:
-    return (JobItem.objects.filter(job=job, state__in=IN_PROGRESS, lease_until__gte=timezone.now())
+    return (JobItem.objects.filter(job=job, state__in=JobItem.IN_PROGRESS, lease_until__gte=timezone.now())
             .exclude(claimed_by=token).exists())
 
 
 def _renew(job: Job, token: str) -> None:
     until = timezone.now() + _lease()
-    JobItem.objects.filter(job=job, claimed_by=token, state__in=IN_PROGRESS).update(lease_until=until)
+    JobItem.objects.filter(job=job, claimed_by=token, state__in=JobItem.IN_PROGRESS).update(lease_until=until)
     share_batches.renew(token, until=until)
 
 

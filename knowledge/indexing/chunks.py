@@ -198,10 +198,14 @@ def _move_manual_chunks(document: Document, *, after: int) -> None:
 
 def record_failure(document: Document, exc: Exception) -> None:
     """Put the failure on the document; a document that was ready keeps serving its old chunks."""
-    message = str(exc) if isinstance(exc, KnowledgeError) else f"Unexpected error: {type(exc).__name__}: {exc}"
     if not isinstance(exc, KnowledgeError):
         logger.exception("Ingestion of document %s failed", document.pk)
-    document.mark_failed(user_facing(document, message))
+    document.mark_failed(user_facing(document, failure_message(exc)))
+
+
+def failure_message(exc: Exception) -> str:
+    """What a document's page says of a failure: a domain error as written, anything else with its type."""
+    return str(exc) if isinstance(exc, KnowledgeError) else f"Unexpected error: {type(exc).__name__}: {exc}"
 
 
 def user_facing(document: Document, message: str) -> str:

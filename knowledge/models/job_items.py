@@ -21,6 +21,9 @@ class Leased(models.Model):
     lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
 
+    # Work is taken again once after its worker died; a second death fails it.
+    MAX_ATTEMPTS = 2
+
     class Meta:
         abstract = True
 
@@ -39,6 +42,9 @@ class JobItem(Leased):
     chunks_done = models.PositiveIntegerField(_("chunks done"), default=0)
     chunks_total = models.PositiveIntegerField(_("chunks total"), default=0)
     reason = models.TextField(_("reason"), blank=True)
+
+    # The states of a document a participant holds.
+    IN_PROGRESS = (Job.ItemState.PARSING, Job.ItemState.EMBEDDING)
 
     class Meta:
         verbose_name = _("job item")

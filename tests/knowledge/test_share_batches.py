@@ -73,6 +73,12 @@ class SharedEmbeddingTests(TestCase):
         self.assertEqual(self.invited, [])
         self.assert_indexed_once_with_the_embedders_vectors()
 
+    def test_a_split_threshold_of_zero_keeps_every_document_on_its_holder(self):
+        with self.settings(PORTAL={**settings.PORTAL, "INGEST_SPLIT_CHUNKS": 0}):
+            self.ingest(self.shared())
+        self.assertEqual(self.invited, [])
+        self.assert_indexed_once_with_the_embedders_vectors()
+
     def test_a_job_kept_on_one_worker_stages_nothing(self):
         with self.settings(PORTAL={**settings.PORTAL, "INGEST_SHARES": 1}), \
                 CaptureQueriesContext(connection) as queries:
