@@ -196,7 +196,7 @@ def embedded_database_settings(pgdata: Path, tuning: dict[str, str] | None = Non
     query = parse_qs(uri.query)
     host = query.get("host", [uri.hostname or ""])[0]
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "portal.postgresql",
         "NAME": DATABASE_NAME,
         "USER": unquote(uri.username or "postgres"),
         "PASSWORD": "",

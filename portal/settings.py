@@ -113,7 +113,8 @@ TEMPLATES = [
 DATABASE_URL = env_str("DATABASE_URL")
 PGDATA = Path(env_str("PORTAL_PGDATA", str(VAR_DIR / "pgdata")))
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, engine="portal.postgresql", conn_max_age=60,
+                                                  conn_health_checks=True)}
 else:
     try:
         EMBEDDED_DB_TUNING = server_settings(

@@ -1,7 +1,9 @@
 """A database outage: 503 JSON (not 500) while it lasts, health endpoints that say so, and recovery."""
 
 import socket
+import time
 
+import psycopg
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client, TransactionTestCase
@@ -57,3 +59,54 @@ class DatabaseOutageTests(TransactionTestCase):
         self.assertEqual(ready.status_code, 200, ready.content)
         self.assertEqual(ready.json(),
                          {"status": "ok", "checks": {"database": "ok", "broker": "ok", "embedder": "ok"}})
+
+
+class ConnectionHealthCheckTests(TransactionTestCase):
+    """A kept connection is checked before each request reuses it (CONN_HEALTH_CHECKS), without a
+    round trip: a connection the server ended has something to read (its farewell, or the end)."""
+
+    def setUp(self):
+        connection.ensure_connection()
+        self.pid = connection.connection.info.backend_pid
+
+    def last_statement(self) -> str:
+        """What the server saw last on our connection, read over another one."""
+        with psycopg.connect(**self.other_connection_params(), autocommit=True) as other:
+            return other.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [self.pid]).fetchone()[0]
+
+    @staticmethod
+    def other_connection_params() -> dict:
+        params = connection.get_connection_params()
+        return {key: value for key, value in params.items() if key not in ("cursor_factory", "context")}
+
+    def test_a_healthy_idle_connection_is_usable_and_the_check_sends_no_statement(self):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 'the last statement'")
+        self.assertTrue(connection.is_usable())
+        self.assertEqual(self.last_statement(), "SELECT 'the last statement'")
+
+    def test_a_connection_the_server_ended_is_not_usable_and_the_next_request_gets_a_new_one(self):
+        with psycopg.connect(**self.other_connection_params(), autocommit=True) as other:
+            other.execute("SELECT pg_terminate_backend(%s)", [self.pid])
+        deadline = time.monotonic() + 10
+        while connection.is_usable() and time.monotonic() < deadline:
+            time.sleep(0.05)  # the server's farewell takes a moment to arrive
+        self.assertFalse(connection.is_usable())
+        # What Django does at the start of a request that reuses the connection: it is replaced.
+        connection.health_check_done = False
+        connection.close_if_health_check_failed()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            self.assertNotEqual(cursor.fetchone()[0], self.pid)
+
+    def test_a_connection_left_inside_a_transaction_is_not_usable(self):
+        connection.connection.execute("BEGIN")
+        try:
+            self.assertFalse(connection.is_usable())
+        finally:
+            connection.connection.execute("ROLLBACK")
+        self.assertTrue(connection.is_usable())
+
+    def test_every_request_checks_its_kept_connection(self):
+        self.assertTrue(connection.health_check_enabled)
+        self.assertEqual(connection.vendor, "postgresql")
