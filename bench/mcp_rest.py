@@ -8,7 +8,7 @@ turn: REST (one keep-alive httpx client), MCP in an open session (the SDK's clie
 client that connects per question pays). Rounds repeat the question set; the first round warms up
 and is not counted. The knowledge base and the key are deleted at the end.
 
-    .venv/bin/python bench/mcp.py [--docs 300] [--questions 30] [--rounds 3] [--embedder hash]
+    .venv/bin/python bench/mcp_rest.py [--docs 300] [--questions 30] [--rounds 3] [--embedder hash]
 """
 
 import argparse
@@ -20,12 +20,9 @@ import time
 from urllib.parse import quote
 
 import httpx
-from common import BENCH_DIR, DATA_DIR, ROOT, free_port, load_beir, percentile, setup_django
-
-# This file is bench/mcp.py: with the bench folder off the path, `import mcp` finds the SDK, not this script.
-sys.path[:] = [entry for entry in sys.path if os.path.realpath(entry or ".") != str(BENCH_DIR)]
-from mcp import ClientSession  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from common import DATA_DIR, ROOT, free_port, load_beir, percentile, setup_django
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 
 PREFIX = "bench-mcp"
 
