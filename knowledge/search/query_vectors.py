@@ -7,7 +7,10 @@ in the documents' configuration signatures) and the query text, so a base on ano
 or an embedder reconfigured, never gets a vector that is not its own.
 
 1. Each process keeps a bounded LRU of `PORTAL["QUERY_CACHE_SIZE"]` vectors (read-only arrays,
-   shared by every request that asks the same question): no round trip at all.
+   shared by every request that asks the same question): no round trip at all. A question being
+   embedded is there too, as a promise: the same new question asked again meanwhile (a burst of
+   identical questions during an outage) waits for that vector instead of embedding it again, and
+   gets the embedder's error if it fails (the next request tries again).
 2. After a miss there, the shared level: `PORTAL["QUERY_CACHE_SHARED_SIZE"]` vectors in an
    unlogged table (`knowledge.models.QueryVector`), which every web process and machine reads
    and writes, so a question one of them embedded is one indexed read for the others. With
@@ -23,6 +26,7 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 from contextlib import nullcontext
 
 import numpy as np
@@ -37,8 +41,9 @@ from knowledge.search import sql
 logger = logging.getLogger(__name__)
 
 _cache: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+_pending: dict[tuple[str, str, str], Future] = {}  # questions being embedded by a thread of this process
 _lock = threading.Lock()
-stats = {"hits": 0, "shared_hits": 0, "misses": 0}
+stats = {"hits": 0, "shared_hits": 0, "misses": 0, "waited": 0}
 _stored = {"count": 0}  # vectors this process stored: the oldest rows are dropped every so many
 
 
@@ -47,29 +52,53 @@ def embed_query(embedder_name: str, text: str) -> np.ndarray:
     embedder = get_embedder(embedder_name)
     key = cache_key(embedder, text)
     size = settings.PORTAL.get("QUERY_CACHE_SIZE", 0)
-    if size > 0:
+    if size <= 0:
+        vector, shared = _look_up_or_embed(embedder, key, text)
         with _lock:
-            vector = _cache.get(key)
-            if vector is not None:
-                _cache.move_to_end(key)
-                stats["hits"] += 1
-                return vector
-    # Embedded outside the lock: other questions go on meanwhile (two threads asking the same new
-    # question both embed it, which is harmless).
-    vector = _shared_get(key)
-    shared = vector is not None
-    if not shared:
-        vector = embedder.embed_query(text)
-        vector.flags.writeable = False
-        _shared_set(key, vector)
+            stats["shared_hits" if shared else "misses"] += 1
+        return vector
     with _lock:
-        stats["shared_hits" if shared else "misses"] += 1
-        if size > 0:
-            _cache[key] = vector
+        vector = _cache.get(key)
+        if vector is not None:
             _cache.move_to_end(key)
-            while len(_cache) > size:
-                _cache.popitem(last=False)
+            stats["hits"] += 1
+            return vector
+        promise = _pending.get(key)
+        embedded_elsewhere = promise is not None
+        if embedded_elsewhere:
+            stats["waited"] += 1
+        else:
+            promise = _pending[key] = Future()
+    if embedded_elsewhere:
+        return promise.result()  # another thread's vector, or its error
+    try:
+        # Outside the lock: other questions go on meanwhile.
+        vector, shared = _look_up_or_embed(embedder, key, text)
+    except BaseException as exc:
+        with _lock:
+            del _pending[key]
+        promise.set_exception(exc)
+        raise
+    with _lock:
+        del _pending[key]
+        stats["shared_hits" if shared else "misses"] += 1
+        _cache[key] = vector
+        _cache.move_to_end(key)
+        while len(_cache) > size:
+            _cache.popitem(last=False)
+    promise.set_result(vector)
     return vector
+
+
+def _look_up_or_embed(embedder: Embedder, key: tuple[str, str, str], text: str) -> tuple[np.ndarray, bool]:
+    """The vector from the shared level, or embedded (and stored there); whether it was shared."""
+    vector = _shared_get(key)
+    if vector is not None:
+        return vector, True
+    vector = embedder.embed_query(text)
+    vector.flags.writeable = False
+    _shared_set(key, vector)
+    return vector, False
 
 
 def cache_key(embedder: Embedder, text: str) -> tuple[str, str, str]:
@@ -121,7 +150,7 @@ def clear() -> None:
     """Forget this process's vectors (the shared level is keyed by embedder version and stays)."""
     with _lock:
         _cache.clear()
-        stats.update(hits=0, shared_hits=0, misses=0)
+        stats.update(hits=0, shared_hits=0, misses=0, waited=0)
 
 
 @receiver(setting_changed)

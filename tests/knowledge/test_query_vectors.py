@@ -1,11 +1,14 @@
 """Repeated questions skip the embedder: the per-process query-vector cache and the shared level behind it."""
 
+import threading
+import time
 from unittest import mock
 
 import numpy as np
 from django.db import connection
-from django.test import TestCase, override_settings
+from django.test import SimpleTestCase, TestCase, override_settings
 
+from knowledge.exceptions import EmbedderError
 from knowledge.models import QueryVector
 from knowledge.search import query_vectors, retrieval
 from tests.factories import make_document, make_kb
@@ -139,3 +142,83 @@ class SharedQueryVectorTests(TestCase):
         self.assertEqual(self.embedder.queries, ["refund within thirty days"])
         self.assertTrue(first.hits)
 
+
+
+class SimultaneousQuestionTests(SimpleTestCase):
+    """The same new question asked by several requests of one process at once is embedded once: the
+    others wait for that vector (a burst of identical questions, say during an outage)."""
+
+    def setUp(self):
+        self.embedder = self.enterContext(counting_embedder.registered())
+        self.enterContext(portal(QUERY_CACHE_SIZE=100, QUERY_CACHE_SHARED_SIZE=0))
+        query_vectors.clear()
+        self.addCleanup(query_vectors.clear)
+        self.embedder.gate = threading.Event()
+        self.addCleanup(self.embedder.gate.set)
+
+    def ask_at_once(self, questions: list[str], waiting: int) -> list:
+        """Ask each question from its own thread, the first being embedded (and held) before the others
+        ask; the embedder lets it go once `waiting` threads wait for a question being embedded."""
+        results: list = [None] * len(questions)
+
+        def ask(n: int) -> None:
+            try:
+                results[n] = query_vectors.embed_query("counting", questions[n])
+            except Exception as exc:  # noqa: BLE001 - what a thread raised is the result the test checks
+                results[n] = exc
+
+        threads = [threading.Thread(target=ask, args=(n,)) for n in range(len(questions))]
+        threads[0].start()
+        self.wait_for(lambda: len(self.embedder.queries) == 1)
+        for thread in threads[1:]:
+            thread.start()
+        self.wait_for(lambda: query_vectors.stats["waited"] == waiting)
+        self.embedder.gate.set()
+        for thread in threads:
+            thread.join(timeout=30)
+        return results
+
+    def wait_for(self, condition) -> None:
+        deadline = time.monotonic() + 10
+        while not condition():
+            self.assertLess(time.monotonic(), deadline, "the threads never got there")
+            time.sleep(0.01)
+
+    def test_the_same_question_asked_at_once_is_embedded_once(self):
+        vectors = self.ask_at_once(["is the service down?"] * 4, waiting=3)
+        self.assertEqual(self.embedder.queries, ["is the service down?"])
+        self.assertEqual(query_vectors.stats["waited"], 3)
+        for vector in vectors[1:]:
+            self.assertIs(vector, vectors[0])
+        self.assertFalse(vectors[0].flags.writeable)
+
+    def test_other_questions_asked_meanwhile_are_embedded_as_usual(self):
+        vectors = self.ask_at_once(["is the service down?", "how do I reset my password?", "is the service down?"],
+                                   waiting=1)
+        self.assertEqual(sorted(self.embedder.queries), ["how do I reset my password?", "is the service down?"])
+        self.assertIs(vectors[2], vectors[0])
+
+    def test_when_the_embedder_fails_every_waiting_request_gets_the_error_and_the_next_one_tries_again(self):
+        real = type(self.embedder)._embed
+        calls = {"n": 0}
+
+        def failing_once(embedder, texts, is_query):
+            calls["n"] += 1
+            vector = real(embedder, texts, is_query)
+            if calls["n"] == 1:
+                raise EmbedderError("the endpoint is down")
+            return vector
+
+        with mock.patch.object(type(self.embedder), "_embed", failing_once):
+            results = self.ask_at_once(["is the service down?"] * 3, waiting=2)
+            self.assertTrue(all(isinstance(result, EmbedderError) for result in results), results)
+            again = query_vectors.embed_query("counting", "is the service down?")
+        self.assertEqual(again.shape, (256,))
+        self.assertEqual(self.embedder.queries, ["is the service down?"] * 2)
+
+    def test_with_the_process_cache_off_each_request_embeds_its_own(self):
+        with portal(QUERY_CACHE_SIZE=0, QUERY_CACHE_SHARED_SIZE=0):
+            self.embedder.gate.set()
+            for _ in range(2):
+                query_vectors.embed_query("counting", "is the service down?")
+        self.assertEqual(self.embedder.queries, ["is the service down?"] * 2)

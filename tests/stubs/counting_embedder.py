@@ -20,10 +20,14 @@ class CountingEmbedder(HashEmbedder):
         self.passages: list[str] = []
         self.queries: list[str] = []
         self._count_lock = threading.Lock()
+        # Set `gate` to hold every call inside the embedder (counted already) until it is set.
+        self.gate: threading.Event | None = None
 
     def _embed(self, texts, is_query):
         with self._count_lock:
             (self.queries if is_query else self.passages).extend(texts)
+        if self.gate is not None and not self.gate.wait(timeout=30):
+            raise TimeoutError("the test never opened the counting embedder's gate")
         return super()._embed(texts, is_query)
 
     def reset(self) -> None:
