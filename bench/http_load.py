@@ -1,21 +1,25 @@
-"""The load generator of bench/load.py: threads, each on its own keep-alive connection, sending the
-next request when the last one is answered, and the summary of a pass.
+"""The load generator of bench/load.py and the summary of a pass.
 
-The threads (`Clients`) live for the whole run and keep their connections from one pass to the
-next, as keep-alive clients do: a pass that opened new ones measured their set-up too (8 TCP
-connections accepted and spread over the server's processes, each thread's first request), 5–6 %
-of a short keyword pass. The in-process ceiling's threads keep their database connections the same
-way, as the server's threads do.
+`Connections`: keep-alive connections to the server, driven by one thread, each sending the next
+request when the last one is answered. They live for the whole run and keep their connections
+from one pass to the next, as keep-alive clients do: a pass that opened new ones measured their
+set-up too (8 TCP connections accepted and spread over the server's processes, each one's first
+request), 5–6 % of a short keyword pass.
 
 The client must cost next to nothing: it runs on the same cores as the server it measures, and
 the in-process ceiling it is compared with pays for no client at all. `http.client` spends
-≈ 0.5 ms of CPU per request (its header parsing, `email.message` objects), a tenth of what the
-server spends on a keyword search; `Connection` sends bytes built in advance and reads the reply
-by its Content-Length. bench/load.py prints the CPU its client used per request.
+≈ 0.5 ms of CPU per request (its header parsing, `email.message` objects) and a thread per
+connection ≈ 0.25 ms (locks, GIL hand-offs), against a few milliseconds the server spends on a
+keyword search; `Connections` sends bytes built in advance and reads each reply by its
+Content-Length, from one thread. bench/load.py prints the CPU its client used per request.
+
+`Clients`: threads that live across passes, each calling a function with the next item — the
+in-process ceiling's, each keeping its database connection as the server's threads do.
 """
 
 import json
 import queue
+import selectors
 import socket
 import threading
 import time
@@ -25,82 +29,128 @@ from common import percentile
 HEADER_END = b"\r\n\r\n"
 
 
-class StaleConnection(ConnectionResetError):
-    """The connection was closed before a byte of the reply came."""
+class Connections:
+    """`count` HTTP/1.1 keep-alive connections to 127.0.0.1:`port`, kept for the whole run and driven
+    by one thread with a selector: each sends its next request (`build(item)`: the bytes of a whole
+    request) as soon as its last one is answered, and reads the reply by its Content-Length.
 
+    One thread, not one per connection: threads cost the machine ≈ 0.25 ms per request in locks and
+    GIL hand-offs, on the same cores as the server measured. A kept connection the server closed
+    while idle (its keep-alive timeout) is opened again and the request sent once more, as HTTP
+    clients do, when not a byte of the reply came; any other failure counts the request as failed."""
 
-class Connection:
-    """One HTTP/1.1 keep-alive connection to 127.0.0.1:`port` for requests built by `post`."""
+    def __init__(self, port: int, count: int, build, timeout: float = 120) -> None:
+        self.port, self.build, self.timeout = port, build, timeout
+        self.selector = selectors.DefaultSelector()
+        self.slots = [_Slot() for _ in range(count)]
+        self.latencies: list[float] = []
+        self.failures = 0
 
-    def __init__(self, port: int, timeout: float = 120) -> None:
-        self.port, self.timeout, self.sock = port, timeout, None
+    def run(self, items: list) -> tuple[list[float], int, float]:
+        """Send every item's request, `count` at a time; (latencies ms, failures, seconds)."""
+        unsent, self.latencies, self.failures = iter(list(items)), [], 0
+        started = time.perf_counter()
+        for slot in self.slots:
+            self._send_next(slot, unsent)
+        while self.selector.get_map():
+            events = self.selector.select(self.timeout)
+            if not events:
+                raise TimeoutError(f"no reply in {self.timeout} s")
+            for key, _ in events:
+                slot = key.data
+                status = self._receive(slot)
+                if status is not None:
+                    self._finish(slot, status)
+                    self._send_next(slot, unsent)
+        return self.latencies, self.failures, time.perf_counter() - started
 
-    def post(self, path: str, body: bytes, headers: dict[str, str]) -> bytes:
-        """The bytes of a POST of `body` to `path` with `headers` (and Host, Content-Length)."""
-        lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}", f"Content-Length: {len(body)}",
-                 *(f"{name}: {value}" for name, value in headers.items())]
-        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+    def _send_next(self, slot: "_Slot", unsent) -> None:
+        """Send the next item's request on `slot`, if any is left (a request that cannot be sent fails)."""
+        for item in unsent:
+            slot.request, slot.retried, slot.started = self.build(item), False, time.perf_counter()
+            if self._send(slot):
+                return
+            self._finish(slot, 0)
 
-    def send(self, request: bytes) -> int:
-        """Send one request and read its whole reply; its status. A kept connection the server closed
-        while it was idle (its keep-alive timeout) is opened again and the request sent once more, as
-        HTTP clients do, when not a byte of the reply came; any other failure raises OSError."""
-        reused = self.sock is not None
+    def _send(self, slot: "_Slot") -> bool:
+        slot.reply, slot.length = b"", None
         try:
-            return self._exchange(request)
-        except StaleConnection:
-            if not reused:
-                raise
-            return self._exchange(request)
-
-    def _exchange(self, request: bytes) -> int:
-        if self.sock is None:
-            self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=self.timeout)
-            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            try:
-                self.sock.sendall(request)
-            except (BrokenPipeError, ConnectionResetError) as exc:
-                raise StaleConnection(str(exc)) from exc
-            status, keep_alive = self._read_reply()
+            if slot.sock is None:
+                slot.sock = socket.create_connection(("127.0.0.1", self.port), timeout=self.timeout)
+                slot.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                slot.reused = False
+            slot.sock.sendall(slot.request)
         except OSError:
-            self.close()
-            raise
-        if not keep_alive:
-            self.close()
-        return status
+            return self._close(slot) and self._retry(slot)
+        self.selector.register(slot.sock, selectors.EVENT_READ, slot)
+        return True
 
-    def _read_reply(self) -> tuple[int, bool]:
-        buffer = b""
-        while (end := buffer.find(HEADER_END)) < 0:
-            try:
-                buffer += self._recv()
-            except ConnectionResetError as exc:
-                if buffer:
-                    raise
-                raise StaleConnection(str(exc)) from exc
-        head = buffer[:end].decode("latin-1").split("\r\n")
-        headers = {name.strip().lower(): value.strip().lower()
-                   for name, _, value in (line.partition(":") for line in head[1:])}
-        received = len(buffer) - end - len(HEADER_END)
-        if "content-length" not in headers:  # no length: the body ends with the connection
-            while self._recv(allow_close=True):
-                pass
-            return int(head[0].split()[1]), False
-        while received < int(headers["content-length"]):
-            received += len(self._recv())
-        return int(head[0].split()[1]), headers.get("connection") != "close"
+    def _retry(self, slot: "_Slot") -> bool:
+        """Send the request again on a new connection, once, if the kept one was closed while idle."""
+        if not slot.reused or slot.retried:
+            return False
+        slot.retried = True
+        return self._send(slot)
 
-    def _recv(self, allow_close: bool = False) -> bytes:
-        data = self.sock.recv(262144)
-        if not data and not allow_close:
-            raise ConnectionResetError("the server closed the connection mid-reply")
-        return data
+    def _receive(self, slot: "_Slot") -> int | None:
+        """The reply's status once it is whole (0 when the request failed); None while it is not."""
+        try:
+            data = slot.sock.recv(262144)
+        except OSError:
+            data = b""
+        if not data:
+            self.selector.unregister(slot.sock)
+            self._close(slot)
+            return None if not slot.reply and self._retry(slot) else 0
+        slot.reply += data
+        if slot.length is None:
+            end = slot.reply.find(HEADER_END)
+            if end < 0:
+                return None
+            head = slot.reply[:end].decode("latin-1").split("\r\n")
+            headers = {name.strip().lower(): value.strip().lower()
+                       for name, _, value in (line.partition(":") for line in head[1:])}
+            slot.status, slot.keep = int(head[0].split()[1]), headers.get("connection") != "close"
+            slot.length = end + len(HEADER_END) + int(headers.get("content-length", 0))
+        if len(slot.reply) < slot.length:
+            return None
+        self.selector.unregister(slot.sock)
+        slot.reused = True
+        if not slot.keep:
+            self._close(slot)
+        return slot.status
+
+    def _finish(self, slot: "_Slot", status: int) -> None:
+        self.latencies.append((time.perf_counter() - slot.started) * 1000)
+        self.failures += status != 200
+
+    @staticmethod
+    def _close(slot: "_Slot") -> bool:
+        """Close `slot`'s connection; True, so that it chains."""
+        if slot.sock is not None:
+            slot.sock.close()
+            slot.sock = None
+        return True
 
     def close(self) -> None:
-        if self.sock is not None:
-            self.sock.close()
-            self.sock = None
+        for slot in self.slots:
+            self._close(slot)
+        self.selector.close()
+
+    def __enter__(self) -> "Connections":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _Slot:
+    """One connection of `Connections` and the request it waits on."""
+
+    def __init__(self) -> None:
+        self.sock: socket.socket | None = None
+        self.reused = self.retried = self.keep = False
+        self.request, self.reply, self.length, self.status, self.started = b"", b"", None, 0, 0.0
 
 
 class Clients:
@@ -172,21 +222,16 @@ class _Pass:
                 self.failures += 0 if ok else 1
 
 
-def search_call(port: int, token: str, top_k: int):
-    """A `Clients` call that sends one (mode, question) item to POST /api/v1/search; True on 200."""
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+def search_request(port: int, token: str, top_k: int):
+    """A `Connections` builder: the bytes of POST /api/v1/search for one (mode, question) item."""
+    head = (f"POST /api/v1/search HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+            "Content-Type: application/json\r\n")
 
-    def call(item, state) -> bool:
+    def build(item) -> bytes:
         mode, query = item
-        if "conn" not in state:
-            state["conn"] = Connection(port)
-            state["close"] = state["conn"].close
         body = json.dumps({"query": query, "mode": mode, "top_k": top_k}).encode()
-        try:
-            return state["conn"].send(state["conn"].post("/api/v1/search", body, headers)) == 200
-        except OSError:
-            return False
-    return call
+        return f"{head}Content-Length: {len(body)}\r\n\r\n".encode("latin-1") + body
+    return build
 
 
 def summary(latencies: list[float], failures: int, seconds: float) -> dict:

@@ -14,8 +14,8 @@ same questions, it measures:
 
 - **API**: `bin/serve` (gunicorn, `--workers` processes of `--threads` threads) on 127.0.0.1, driven
   by a bounded in-Python load generator (bench/http_load.py: `--workers × --threads` keep-alive
-  connections, kept for the whole run, each sending its next request when the last one is
-  answered, at a small cost in CPU that the table states), for vector, hybrid and keyword search;
+  connections driven by one thread, kept for the whole run, each sending its next request when
+  the last one is answered, at a small cost in CPU that the table states), for vector, hybrid and keyword search;
   every request is a new question and both levels of the query-vector cache are off, so this
   is the honest rate;
 - **in-process ceiling**: `retrieval.retrieve` called directly in `--workers` processes of
@@ -48,7 +48,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from common import DATA_DIR, ROOT, free_port, machine_cpu_seconds, read_jsonl, setup_django
-from http_load import Clients, search_call, summary
+from http_load import Clients, Connections, search_request, summary
 
 DB_NAME = "portal_bench_load"
 KB_SLUG = "load"
@@ -154,9 +154,9 @@ def stop_server(server: subprocess.Popen) -> None:
         server.wait(timeout=60)
 
 
-def api_clients(args, port: int, token: str) -> Clients:
-    """`--workers × --threads` keep-alive clients of the server on `port`, warmed up."""
-    clients = Clients(args.workers * args.threads, search_call(port, token, args.top_k))
+def api_clients(args, port: int, token: str) -> Connections:
+    """`--workers × --threads` keep-alive connections to the server on `port`, warmed up."""
+    clients = Connections(port, args.workers * args.threads, search_request(port, token, args.top_k))
     clients.run([("keyword", "warm up")] * 20 + [("vector", "warm up")] * 20)
     return clients
 
@@ -234,7 +234,7 @@ def in_process(args, items: list) -> tuple[list[float], int, float, float]:
     return latencies, sum(r["failures"] for r in results), max(r["seconds"] for r in results), cpu
 
 
-def through_api(clients: Clients, items: list) -> tuple[list[float], int, float, float]:
+def through_api(clients: Connections, items: list) -> tuple[list[float], int, float, float]:
     """`items` through `clients`: (latencies, failures, seconds, the machine's CPU seconds meanwhile)."""
     cpu = machine_cpu_seconds()
     latencies, failures, seconds = clients.run(items)
@@ -275,7 +275,7 @@ def main(argv=None) -> None:
                "on": start_server(env)}
     runs: dict = {"api": {m: [] for m in modes}, "ceiling": {m: [] for m in modes}, "embedder": [],
                   "cache off": [], "cache on": []}
-    clients: dict[str, Clients] = {}
+    clients: dict[str, Connections] = {}
     try:
         for name, (_, port) in servers.items():
             clients[name] = api_clients(args, port, token)
