@@ -17,6 +17,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
@@ -48,6 +49,17 @@ def setup_django(database: str | None = "portal_bench") -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def database_url() -> str:
+    """The DATABASE_URL of the database Django is set up with, for a server started by a benchmark."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"]
+    port = f":{db['PORT']}" if db["PORT"] else ""
+    password = f":{quote(db['PASSWORD'])}" if db["PASSWORD"] else ""
+    return f"postgres://{quote(db['USER'])}{password}@{host}{port}/{db['NAME']}"
 
 
 def machine_cpu_seconds() -> float:

@@ -81,7 +81,8 @@ class Connections:
                 slot.reused = False
             slot.sock.sendall(slot.request)
         except OSError:
-            return self._close(slot) and self._retry(slot)
+            self._close(slot)
+            return self._retry(slot)
         self.selector.register(slot.sock, selectors.EVENT_READ, slot)
         return True
 
@@ -125,12 +126,10 @@ class Connections:
         self.failures += status != 200
 
     @staticmethod
-    def _close(slot: "_Slot") -> bool:
-        """Close `slot`'s connection; True, so that it chains."""
+    def _close(slot: "_Slot") -> None:
         if slot.sock is not None:
             slot.sock.close()
             slot.sock = None
-        return True
 
     def close(self) -> None:
         for slot in self.slots:

@@ -45,9 +45,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import quote
 
-from common import DATA_DIR, ROOT, free_port, machine_cpu_seconds, read_jsonl, setup_django
+from common import DATA_DIR, ROOT, database_url, free_port, machine_cpu_seconds, read_jsonl, setup_django
 from http_load import Clients, Connections, search_request, summary
 
 DB_NAME = "portal_bench_load"
@@ -118,15 +117,6 @@ def api_token() -> str:
     token = key.issue_token()
     key.save()
     return token
-
-
-def database_url() -> str:
-    from django.db import connection
-
-    db = connection.settings_dict
-    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"]
-    port = f":{db['PORT']}" if db["PORT"] else ""
-    return f"postgres://{quote(db['USER'])}@{host}{port}/{db['NAME']}"
 
 
 # --- Running requests ---------------------------------------------------------------------------

@@ -17,24 +17,13 @@ import os
 import subprocess
 import sys
 import time
-from urllib.parse import quote
 
 import httpx
-from common import DATA_DIR, ROOT, free_port, load_beir, percentile, setup_django
+from common import DATA_DIR, ROOT, database_url, free_port, load_beir, percentile, setup_django
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 PREFIX = "bench-mcp"
-
-
-def database_url() -> str:
-    from django.db import connection
-
-    db = connection.settings_dict
-    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"]
-    port = f":{db['PORT']}" if db["PORT"] else ""
-    password = f":{quote(db['PASSWORD'])}" if db["PASSWORD"] else ""
-    return f"postgres://{quote(db['USER'])}{password}@{host}{port}/{db['NAME']}"
 
 
 def build(args):

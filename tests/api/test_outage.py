@@ -107,6 +107,6 @@ class ConnectionHealthCheckTests(TransactionTestCase):
             connection.connection.execute("ROLLBACK")
         self.assertTrue(connection.is_usable())
 
-    def test_every_request_checks_its_kept_connection(self):
+    def test_every_request_checks_its_kept_connection_with_this_backend(self):
         self.assertTrue(connection.health_check_enabled)
-        self.assertEqual(connection.vendor, "postgresql")
+        self.assertEqual(connection.settings_dict["ENGINE"], "portal.postgresql")
