@@ -141,7 +141,7 @@ def _ingest_one(job: Job, document: Document, claim: shares.Claim) -> None:
         document.config_signature = ""  # forces the rebuild even when the text is unchanged
     result = ingestion.process_document(document, progress=claim.embedding_progress(),
                                         embed_batches=claim.batch_embedding(), ocr_progress=_ocr_progress(job),
-                                        force_ocr=job.options.get("force_ocr", False))
+                                        read_pages=claim.page_reading(), force_ocr=job.options.get("force_ocr", False))
     if result.outcome == "failed":
         claim.complete(Job.ItemState.FAILED, reason=result.error)
         return
@@ -153,10 +153,13 @@ def _ingest_one(job: Job, document: Document, claim: shares.Claim) -> None:
 
 
 def _ocr_progress(job: Job):
-    """A per-page OCR callback: counts `ocr_pages` on the job and stops when it is cancelled."""
+    """An OCR progress callback: counts `ocr_pages` on the job and stops when it is cancelled."""
+    reported = 0
 
     def report(done: int, total: int) -> bool:
-        job.record(ocr_pages=1)
+        nonlocal reported
+        job.record(ocr_pages=done - reported)
+        reported = done
         return not job.should_stop()
 
     return report

@@ -3,8 +3,8 @@
 A job shares its documents among workers (`knowledge/shares.py`), but one long manual would keep
 one worker busy while the others wait. So the participant holding a document whose chunks to embed
 number at least `PORTAL_INGEST_SPLIT_CHUNKS` stages its batches as `EmbeddingBatch` rows and works
-through them as the others do: claim the next batch without vectors (`FOR UPDATE SKIP LOCKED`)
-with a lease its heartbeat renews, embed it, store its vectors. A participant with no document
+through them as the others do (`knowledge/leases.py`): claim the next batch without vectors with a
+lease its heartbeat renews, embed it, store its vectors. A participant with no document
 left to claim takes batches of the documents others hold (`help_with_batch`). When every batch
 has vectors, the holder reads them back in order, deletes the rows and swaps the chunks in — the
 same atomic swap as a document embedded alone, so a death anywhere leaves no duplicates. A dead
@@ -21,10 +21,9 @@ from itertools import accumulate
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet, Sum
-from django.utils import timezone
 
+from knowledge import leases
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing.chunks import Progress, embed_locally, failure_message
 from knowledge.indexing.embedding import get_embedder
@@ -60,7 +59,7 @@ class SharedEmbedding:
     def _work_through(self, staged: QuerySet, total: int, progress: Progress | None) -> None:
         reported = None
         while True:
-            batch = _claim(staged, self.token, self.lease)
+            batch = leases.claim_next(staged, self.token, lease=self.lease)
             if batch is not None:
                 _embed(batch, self.token, raise_errors=True)
             done, left, error = _state(staged)
@@ -77,19 +76,11 @@ class SharedEmbedding:
 
 def help_with_batch(job: Job, token: str, *, lease: timedelta) -> bool:
     """Embed one batch of a document another live participant of `job` holds; False when none waits."""
-    waiting = (EmbeddingBatch.objects.filter(item__job=job, item__state__in=JobItem.IN_PROGRESS,
-                                             item__lease_until__gte=timezone.now())
-               .exclude(item__claimed_by=token))
-    batch = _claim(waiting, token, lease)
+    batch = leases.claim_next(leases.others_waiting(EmbeddingBatch, job, token), token, lease=lease)
     if batch is None:
         return False
     _embed(batch, token, raise_errors=False)
     return True
-
-
-def renew(token: str, *, until) -> None:
-    """The participant's heartbeat: its batches' leases, like its documents'."""
-    EmbeddingBatch.objects.filter(claimed_by=token, vectors__isnull=True, error="").update(lease_until=until)
 
 
 def forget(job: Job) -> None:
@@ -111,28 +102,6 @@ def _stage(item: JobItem, embedder: str, batches: list[list[str]]) -> int:
         for position, inputs in wanted.items() if position not in kept
     ])
     return len(kept)
-
-
-def _claim(batches: QuerySet, token: str, lease: timedelta) -> EmbeddingBatch | None:
-    """Take the first batch without vectors that nobody holds (or whose holder's lease ran out)."""
-    while True:
-        now = timezone.now()
-        with transaction.atomic():
-            batch = (batches.select_for_update(skip_locked=True, of=("self",))
-                     .filter(vectors__isnull=True, error="").filter(Q(claimed_by="") | Q(lease_until__lt=now))
-                     .select_related("item").order_by("item_id", "position").first())
-            if batch is None:
-                return None
-            if batch.attempts < EmbeddingBatch.MAX_ATTEMPTS:
-                if batch.attempts:
-                    logger.warning("%s: taking over from %s, whose lease ran out", batch, batch.claimed_by)
-                batch.claimed_by, batch.lease_until, batch.attempts = token, now + lease, batch.attempts + 1
-                batch.save(update_fields=["claimed_by", "lease_until", "attempts"])
-                return batch
-            batch.error = (f"The worker embedding chunks {batch.position + 1}–{batch.position + batch.size} of "
-                           f"{batch.item.name} stopped {EmbeddingBatch.MAX_ATTEMPTS} times (killed or out of "
-                           "memory); not tried again.")
-            batch.save(update_fields=["error"])
 
 
 def _embed(batch: EmbeddingBatch, token: str, *, raise_errors: bool) -> None:

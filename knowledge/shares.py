@@ -1,5 +1,6 @@
 """One ingestion (or re-index) job shared by every free worker, document by document (and a long
-document's embedding batch by batch, `knowledge/share_batches.py`).
+document's embedding batch by batch, `knowledge/share_batches.py`, a long scan's OCR page by page,
+`knowledge/share_pages.py`).
 
 The job's own task plans the work once — one `JobItem` row per document — then queues share tasks
 for up to `PORTAL_INGEST_SHARES - 1` other workers and takes part itself. Every participant loops: claim the
@@ -33,10 +34,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from knowledge import share_batches
+from knowledge import leases, share_batches, share_pages
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing.chunks import settle_documents
-from knowledge.models import Document, Job, JobItem
+from knowledge.models import Document, EmbeddingBatch, Job, JobItem, ScanPage
 from portal.jobs import Heartbeat, claim, enqueue_task, job_documents, publish_finished
 
 logger = logging.getLogger(__name__)
@@ -73,12 +74,16 @@ class Claim:
     def batch_embedding(self) -> share_batches.SharedEmbedding:
         """Who embeds the document's chunks: this participant, or, for a large document, every free
         participant of the job batch by batch (`knowledge/share_batches.py`)."""
-        def invite(batches: int) -> None:
-            # The plan queued shares for as many participants as documents; a long document can keep more busy.
-            _invite(self.job, units=batches, invited=min(settings.PORTAL["INGEST_SHARES"],
-                                                         self.job.work_items.count()) - 1)
+        return share_batches.SharedEmbedding(self.item, self.token, lease=_lease(), invite=self._invite_for_parts)
 
-        return share_batches.SharedEmbedding(self.item, self.token, lease=_lease(), invite=invite)
+    def page_reading(self) -> share_pages.SharedReading:
+        """Who reads the document's pages without text: this participant, or, for a long scan, every
+        free participant of the job page by page (`knowledge/share_pages.py`)."""
+        return share_pages.SharedReading(self.item, self.token, lease=_lease(), invite=self._invite_for_parts)
+
+    def _invite_for_parts(self, parts: int) -> None:
+        # The plan queued shares for as many participants as documents; a long document can keep more busy.
+        _invite(self.job, units=parts, invited=min(settings.PORTAL["INGEST_SHARES"], self.job.work_items.count()) - 1)
 
     def complete(self, state: str, *, chunk_count: int = 0, reason: str = "", **counts: int) -> bool:
         """Put the document in its final state and count it on the job, once; False when the claim was
@@ -160,8 +165,9 @@ def _work_through(job: Job, token: str, work: Work) -> None:
         if claimed is not None:
             _work_on(job, claimed, token, work)
             continue
-        if not stopping and share_batches.help_with_batch(job, token, lease=_lease()):
-            continue  # nothing to claim, but a long document another participant holds had a batch
+        if not stopping and (share_pages.help_with_page(job, token, lease=_lease())
+                             or share_batches.help_with_batch(job, token, lease=_lease())):
+            continue  # nothing to claim, but a long scan or document another participant holds had a part
         # Nothing to claim: wait while another participant holds a document, to take it over if
         # that participant dies, and so that the last one out ends the job.
         if not _held_by_others(job, token):
@@ -214,7 +220,8 @@ def _held_by_others(job: Job, token: str) -> bool:
 def _renew(job: Job, token: str) -> None:
     until = timezone.now() + _lease()
     JobItem.objects.filter(job=job, claimed_by=token, state__in=JobItem.IN_PROGRESS).update(lease_until=until)
-    share_batches.renew(token, until=until)
+    leases.renew(EmbeddingBatch, token, until=until)
+    leases.renew(ScanPage, token, until=until)
 
 
 def _lease() -> timedelta:
@@ -230,6 +237,7 @@ def _end(job: Job, after: Callable[[Job], None]) -> None:
         logger.exception("%s: closing step failed", job)
         job.fail(_message(exc))
     share_batches.forget(job)
+    share_pages.forget(job)
     settle_documents(job_documents(job), f"{job} ended before this document was indexed")
     publish_finished(job)
 
@@ -238,6 +246,7 @@ def _fail(job: Job, exc: Exception) -> None:
     logger.exception("%s failed", job)
     job.fail(_message(exc))
     share_batches.forget(job)
+    share_pages.forget(job)
     settle_documents(job_documents(job), f"{job} ended before this document was indexed")
     publish_finished(job)
 

@@ -76,12 +76,12 @@ MIDDLEWARE = [
 AUDITLOG_INCLUDE_ALL_MODELS = True
 # Operations that change no audited model: ModelChangeAuditMiddleware leaves auditlog's context out of them.
 AUDIT_UNCHANGING_ROUTES = ("api:search", "api:planned_search", "api:answer")
-# High-volume or derived rows (chunks, cached query vectors, staged embedding batches, counters, the queue,
-# the audit itself, the access version) are not audited.
+# High-volume or derived rows (chunks, cached query vectors, staged embedding batches and scan pages,
+# counters, the queue, the audit itself, the access version) are not audited.
 AUDITLOG_EXCLUDE_TRACKING_MODELS = (
     "admin", "auditlog", "contenttypes", "sessions", "django_q", "auth.permission",
     "knowledge.chunk", "knowledge.queryvector", "crawler.crawledpage", "portal.ratecounter", "portal.apirequest",
-    "portal.accessversion", "knowledge.embeddingbatch",
+    "portal.accessversion", "knowledge.embeddingbatch", "knowledge.scanpage",
 )
 # Bulky text and progress fields would turn every job tick and re-index into an entry.
 AUDITLOG_EXCLUDE_TRACKING_FIELDS = (
@@ -224,6 +224,9 @@ PORTAL = {
     "TESSERACT": env_str("PORTAL_TESSERACT", "tesseract"),
     "OCR_DPI": env_int("PORTAL_OCR_DPI", 300, minimum=72),
     "OCR_PAGE_TIMEOUT": env_int("PORTAL_OCR_PAGE_TIMEOUT", 180, minimum=1),
+    # A file with at least this many pages to read has them read page by page by every free
+    # participant of its job (knowledge/share_pages.py); 0 keeps each scan on one worker.
+    "OCR_SPLIT_PAGES": env_int("PORTAL_OCR_SPLIT_PAGES", 4, minimum=0),
     # 150 rather than 100: at 1M chunks recall@10 went from 0.94 to 0.98 for ~1 ms (docs/retrieval.md).
     "HNSW_EF_SEARCH": env_int("PORTAL_HNSW_EF_SEARCH", 150, minimum=1),
     # A vector search over at least this many bases of one embedder, holding at least this share of

@@ -97,8 +97,11 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
                 source_uri: str = "", title: str = "", document: Document | None = None,
                 batch_size: int | None = None, progress: Progress | None = None,
                 ocr_progress: ocr.PageProgress | None = None, force_ocr: bool = False,
-                embed_batches: BatchEmbedding | None = None) -> IngestResult:
-    """Parse a file (OCR for its pages without text) and ingest its text; a bad file fails only its own document."""
+                embed_batches: BatchEmbedding | None = None, read_pages: ocr.PageReader | None = None) -> IngestResult:
+    """Parse a file (OCR for its pages without text) and ingest its text; a bad file fails only its own document.
+
+    `read_pages`: who reads the pages without text with OCR (`ocr.PageReader`); this process by default.
+    """
     path = Path(path)
     source_uri = source_uri or (document.source_uri if document else f"file:{path.name}")
     document = (document or _find_document(kb, source_kind, source_uri, "")
@@ -106,7 +109,8 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
     try:
         # In a child process with a memory limit: a hostile file fails only its own document.
         parsed = parse_file_isolated(path)
-        parsed = ocr.recognise_pages(parsed, path, languages=kb.ocr_languages, force=force_ocr, on_page=ocr_progress)
+        parsed = ocr.recognise_pages(parsed, path, languages=kb.ocr_languages, force=force_ocr, on_page=ocr_progress,
+                                     read_pages=read_pages)
         report = parse_quality.assess(parsed, encoding=parse_quality.file_encoding(path))
     except Exception as exc:
         record_failure(document, exc)
@@ -119,7 +123,8 @@ def ingest_file(kb: KnowledgeBase, path: str | Path, *, source_kind: str = Docum
 
 def process_document(document: Document, *, batch_size: int | None = None, progress: Progress | None = None,
                      ocr_progress: ocr.PageProgress | None = None, force_ocr: bool = False,
-                     embed_batches: BatchEmbedding | None = None) -> IngestResult:
+                     embed_batches: BatchEmbedding | None = None,
+                     read_pages: ocr.PageReader | None = None) -> IngestResult:
     """(Re)build one stored document the way its source needs.
 
     A repository file keeps its layers (rebuilt from its stored text by the layered index); any
@@ -134,7 +139,7 @@ def process_document(document: Document, *, batch_size: int | None = None, progr
         return ingest_file(kb, document.original_file.path, source_kind=document.source_kind,
                            source_uri=document.source_uri, document=document,
                            batch_size=batch_size, progress=progress, ocr_progress=ocr_progress, force_ocr=force_ocr,
-                           embed_batches=embed_batches)
+                           embed_batches=embed_batches, read_pages=read_pages)
     return ingest_text(kb, title=document.title, text=document.text, source_kind=document.source_kind,
                        source_uri=document.source_uri, mime=document.mime, document=document,
                        batch_size=batch_size, progress=progress, embed_batches=embed_batches)

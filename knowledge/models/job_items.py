@@ -6,6 +6,7 @@ UPDATE at a time, instead of a JSON list on the job rewritten whole on each prog
 """
 
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from knowledge.models.documents import Document
@@ -26,6 +27,23 @@ class Leased(models.Model):
 
     class Meta:
         abstract = True
+
+
+class SharedPart(Leased):
+    """A part of one document that its holder stages for every free participant of the job to take
+    (`knowledge/leases.py`): done when its result is stored, failed when its `error` is set."""
+
+    error = models.TextField(_("error"), blank=True)
+
+    # The parts still waiting for a result (a subclass names its result column).
+    PENDING = Q()
+
+    class Meta:
+        abstract = True
+
+    def given_up(self) -> str:
+        """The error a part whose workers died `MAX_ATTEMPTS` times is failed with."""
+        raise NotImplementedError
 
 
 class JobItem(Leased):
@@ -62,7 +80,7 @@ class JobItem(Leased):
                 "chunks_total": self.chunks_total, "reason": self.reason}
 
 
-class EmbeddingBatch(Leased):
+class EmbeddingBatch(SharedPart):
     """A slice of one large document's chunks waiting for vectors, which any participant of its job
     may take (`knowledge/share_batches.py`): the document's holder stages them, embeds some itself,
     and reads every batch's vectors back before it swaps the chunks in."""
@@ -76,7 +94,8 @@ class EmbeddingBatch(Leased):
     # float32, one row per input; empty until embedded.
     vectors = models.BinaryField(_("vectors"), null=True, blank=True)
     dim = models.PositiveIntegerField(_("dimension"), default=0)
-    error = models.TextField(_("error"), blank=True)
+
+    PENDING = Q(vectors__isnull=True, error="")
 
     class Meta:
         verbose_name = _("embedding batch")
@@ -86,3 +105,36 @@ class EmbeddingBatch(Leased):
 
     def __str__(self) -> str:
         return f"{self.item} · {self.position + 1}–{self.position + self.size}"
+
+    def given_up(self) -> str:
+        return (f"The worker embedding chunks {self.position + 1}–{self.position + self.size} of {self.item.name} "
+                f"stopped {self.MAX_ATTEMPTS} times (killed or out of memory); not tried again.")
+
+
+class ScanPage(SharedPart):
+    """A page of one long scan waiting for OCR, which any participant of its job may take
+    (`knowledge/share_pages.py`): the document's holder stages its pages without a text layer,
+    reads some itself, and puts every page's text in place before it chunks the document."""
+
+    item = models.ForeignKey(JobItem, verbose_name=_("job item"), on_delete=models.CASCADE,
+                             related_name="scan_pages")
+    number = models.PositiveIntegerField(_("page"))
+    languages = models.CharField(_("OCR languages"), max_length=120)
+    # None until read; a blank page reads as "".
+    text = models.TextField(_("text"), null=True, blank=True)  # noqa: DJ001
+    confidence = models.FloatField(_("confidence"), null=True, blank=True)
+
+    PENDING = Q(text__isnull=True, error="")
+
+    class Meta:
+        verbose_name = _("scan page")
+        verbose_name_plural = _("scan pages")
+        ordering = ["item", "number"]
+        constraints = [models.UniqueConstraint(fields=["item", "number"], name="knowledge_scanpage_number_uniq")]
+
+    def __str__(self) -> str:
+        return f"{self.item} · page {self.number}"
+
+    def given_up(self) -> str:
+        return (f"The worker reading page {self.number} of {self.item.name} with OCR stopped {self.MAX_ATTEMPTS} "
+                "times (killed or out of memory); not tried again.")

@@ -4,7 +4,9 @@
 then calls `recognise_pages()`, which reads them one at a time — each page rendered and recognised
 in a forked child under the parse memory limit and `PORTAL_OCR_PAGE_TIMEOUT` — reporting after every
 page so the job shows progress and can be cancelled between pages. A 300-page scan therefore never
-holds more than one page picture in memory. Tesseract is Debian's CLI (`tesseract-ocr` with the
+holds more than one page picture in memory. Who reads the pages is the caller's choice
+(`read_pages`): this process by default; in a shared job, a long scan's pages are read by every free
+worker of the job (`knowledge/share_pages.py`). Tesseract is Debian's CLI (`tesseract-ocr` with the
 `-rus`/`-eng` language data); without it the portal still runs and the document says why its scan
 was not read.
 """
@@ -36,7 +38,7 @@ LANGUAGES_PATTERN = r"^[a-z_]{3,20}(\+[a-z_]{3,20}){0,5}$"
 MIN_PAGE_CHARS = 20
 INSTALL_HINT = "apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng"
 
-# Called after each page with (pages done, pages wanted); returns whether to go on.
+# Called as pages are read with (pages done, pages wanted); returns whether to go on.
 PageProgress = Callable[[int, int], bool]
 
 
@@ -48,6 +50,10 @@ class OcrCancelled(KnowledgeError):
 class OcrPage:
     text: str
     confidence: float | None  # mean word confidence, 0–100; None when no word was found
+
+
+# Reads the wanted pages of a file: (path, page numbers, languages, progress) → each page's OCR.
+PageReader = Callable[[Path, list[int], str, PageProgress | None], dict[int, OcrPage]]
 
 
 def needs_ocr(text: str) -> bool:
@@ -80,7 +86,8 @@ def installed_languages(tesseract: str) -> frozenset[str]:
 
 
 def recognise_pages(parsed: ParsedDocument, path: Path, *, languages: str, force: bool = False,
-                    on_page: PageProgress | None = None, max_chars: int | None = None) -> ParsedDocument:
+                    on_page: PageProgress | None = None, max_chars: int | None = None,
+                    read_pages: PageReader | None = None) -> ParsedDocument:
     """Put OCR text in place of the pages `parse_file()` found without text (all pages with `force`)."""
     wanted = parsed.metadata.get("ocr_wanted", [])
     if force and path.suffix.lower() == ".pdf":
@@ -93,16 +100,14 @@ def recognise_pages(parsed: ParsedDocument, path: Path, *, languages: str, force
             raise ParseError(f"{path.name} has no text layer (a scan or a picture?) and was not read: {problem}")
         parsed.metadata["ocr_skipped"] = {"pages": wanted, "reason": problem}
         return parsed
+    read = (read_pages or read_pages_locally)(path, wanted, languages, on_page)
     texts, confidences = page_texts(parsed), {}
-    for done, number in enumerate(wanted, start=1):
-        page = run_isolated(lambda number=number: _recognise(path, number, languages),
-                            name=f"{path.name} page {number}", timeout=settings.PORTAL["OCR_PAGE_TIMEOUT"])
+    for number in wanted:
+        page = read[number]
         if page.text or number not in texts:
             texts[number] = page.text
         if page.confidence is not None:
             confidences[str(number)] = page.confidence
-        if on_page and not on_page(done, len(wanted)):
-            raise OcrCancelled(f"{path.name}: OCR cancelled after {done} of {len(wanted)} pages")
     _set_pages(parsed, texts, max_chars=max_chars, name=path.name)
     mean = round(sum(confidences.values()) / len(confidences), 1) if confidences else None
     parsed.metadata["ocr"] = {"pages": wanted, "languages": languages, "confidence": confidences,
@@ -110,6 +115,27 @@ def recognise_pages(parsed: ParsedDocument, path: Path, *, languages: str, force
     if not parsed.text.strip():
         raise ParseError(f"{path.name}: OCR found no text on {len(wanted)} page(s) (blank or unreadable scan)")
     return parsed
+
+
+def read_pages_locally(path: Path, wanted: list[int], languages: str,
+                       on_page: PageProgress | None = None) -> dict[int, OcrPage]:
+    """Read the pages here, one after another (`PageReader`)."""
+    read: dict[int, OcrPage] = {}
+    for done, number in enumerate(wanted, start=1):
+        read[number] = read_page(path, number, languages)
+        if on_page and not on_page(done, len(wanted)):
+            raise cancelled(path, done, len(wanted))
+    return read
+
+
+def read_page(path: Path, number: int, languages: str) -> OcrPage:
+    """One page rendered and recognised in a forked child under the parse memory limit and the page timeout."""
+    return run_isolated(lambda: _recognise(path, number, languages),
+                        name=f"{path.name} page {number}", timeout=settings.PORTAL["OCR_PAGE_TIMEOUT"])
+
+
+def cancelled(path: Path, done: int, wanted: int) -> OcrCancelled:
+    return OcrCancelled(f"{path.name}: OCR cancelled after {done} of {wanted} pages")
 
 
 def page_texts(parsed: ParsedDocument) -> dict[int, str]:
