@@ -1,8 +1,11 @@
 """One upload shared by real qcluster workers: each document once, the job ended once, a dead worker's
-document taken over, cancel heard by every participant (knowledge/shares.py)."""
+document taken over, cancel heard by every participant (knowledge/shares.py); a long document's
+batches and a long scan's pages shared too (knowledge/share_batches.py, share_pages.py)."""
 
 import json
+import tempfile
 from contextlib import ExitStack
+from pathlib import Path
 
 import psutil
 from django.conf import settings
@@ -12,10 +15,13 @@ from django_q.conf import Conf
 from django_q.models import OrmQ, Task
 
 from knowledge import jobs
-from knowledge.models import Chunk, Document, EmbeddingBatch, Job, JobItem
+from knowledge.models import Chunk, Document, EmbeddingBatch, Job, JobItem, ScanPage
 from tests.conftest import DATA
 from tests.e2e.worker import kill, running_worker, wait_for
 from tests.factories import make_kb
+from tests.knowledge.test_ocr import needs_tesseract
+from tests.knowledge.test_share_pages import SOURCE as SCANNED_SOURCE
+from tests.knowledge.test_share_pages import picture_pdf
 from tests.stubs.openai_stub import OpenAIStub
 from tests.webhooks_receiver import Receiver
 from webhooks.delivery import create_endpoint
@@ -137,6 +143,35 @@ class SharedIngestionTests(TransactionTestCase):
         self.assertEqual(job.progress_done, items.count() - left.count())
         self.assertFalse(Document.objects.filter(status__in=["pending", "indexing"]).exists())
         self.assertEqual([event["status"] for event in events], ["cancelled"])
+
+    @needs_tesseract
+    def test_two_workers_share_one_long_scan_page_by_page(self):
+        self.kb.ocr_languages = "eng"
+        self.kb.save(update_fields=["ocr_languages"])
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory(prefix="portal-scan-")))
+        scan = picture_pdf(SCANNED_SOURCE, folder / "manual-scan.pdf", copies=2)
+        with scan.open("rb") as handle:
+            job, _ = jobs.add_uploads(self.kb, [File(handle, name=scan.name)])
+        readers = set()
+
+        def both_read_pages() -> bool:
+            tokens = ScanPage.objects.filter(item__job=job).exclude(claimed_by="").values_list("claimed_by", flat=True)
+            readers.update(pid(token) for token in tokens)
+            return len(readers) == 2
+
+        with running_worker(PORTAL_WORKERS="2", PORTAL_OCR_DPI="100", **self.env) as cluster:
+            wait_for(both_read_pages, what="both workers to read pages of the scan")
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the job")
+            self.assertIsNone(cluster.poll(), "the cluster died")
+        job.refresh_from_db()
+        document = Document.objects.get(knowledge_base=self.kb)
+        self.assertEqual((job.status, document.status), (Job.Status.SUCCEEDED, Document.Status.READY))
+        self.assertEqual(document.metadata["ocr"]["pages"], list(range(1, 9)))
+        self.assertEqual(sorted(set(Chunk.objects.filter(document=document).values_list("page", flat=True))),
+                         list(range(1, 9)), "every page's text is in the document")
+        self.assertEqual(job.counters["ocr_pages"], 8, "each page counted once")
+        self.assertEqual(JobItem.objects.get(job=job).attempts, 1)
+        self.assertFalse(ScanPage.objects.exists(), "the staged pages are gone")
 
     def batch_holders(self, job: Job, *, embedding: bool = False) -> set[str]:
         """The processes that took batches of the job's long document (only those embedding one now)."""

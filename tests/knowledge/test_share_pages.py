@@ -31,10 +31,10 @@ LEASE = timedelta(seconds=60)
 PORTAL = {"OCR_SPLIT_PAGES": 3, "OCR_DPI": 100, "INGEST_SHARES": 2}
 
 
-def picture_pdf(source: Path, target: Path) -> Path:
-    """A PDF holding only pictures of `source`'s pages: what a scanner makes."""
+def picture_pdf(source: Path, target: Path, *, copies: int = 1) -> Path:
+    """A PDF holding only pictures of `source`'s pages (`copies` times over): what a scanner makes."""
     document = pdfium.PdfDocument(str(source))
-    pictures = [page.render(scale=100 / 72, grayscale=True).to_pil() for page in document]
+    pictures = [page.render(scale=100 / 72, grayscale=True).to_pil() for page in document] * copies
     document.close()
     pictures[0].save(target, "PDF", resolution=100, save_all=True, append_images=pictures[1:])
     return target
