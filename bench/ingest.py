@@ -199,12 +199,13 @@ def run_pass(clusters: list[int], documents: list[tuple[str, str]], texts: list[
 
 
 def cpu_seconds(cluster: subprocess.Popen) -> float:
-    """CPU time used so far by the cluster's processes (its workers are children of its sentinel)."""
+    """CPU time used so far by the cluster's processes (its workers are children of its sentinel) and
+    by the children they waited for (a parse or an OCR page runs in a forked child, Tesseract in its own)."""
     total = 0.0
     for process in [psutil.Process(cluster.pid), *psutil.Process(cluster.pid).children(recursive=True)]:
         with contextlib.suppress(psutil.NoSuchProcess):
             times = process.cpu_times()
-            total += times.user + times.system
+            total += times.user + times.system + times.children_user + times.children_system
     return total
 
 
