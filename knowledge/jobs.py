@@ -140,7 +140,7 @@ def _ingest_one(job: Job, document: Document, claim: shares.Claim) -> None:
     if job.options.get("force"):
         document.config_signature = ""  # forces the rebuild even when the text is unchanged
     result = ingestion.process_document(document, progress=claim.embedding_progress(),
-                                        embed_batches=claim.batch_embedding(), ocr_progress=_ocr_progress(job),
+                                        embed_batches=claim.batch_embedding(), ocr_progress=claim.reading_progress(),
                                         read_pages=claim.page_reading(), force_ocr=job.options.get("force_ocr", False))
     if result.outcome == "failed":
         claim.complete(Job.ItemState.FAILED, reason=result.error)
@@ -150,19 +150,6 @@ def _ingest_one(job: Job, document: Document, claim: shares.Claim) -> None:
         claim.complete(Job.ItemState.UNCHANGED, chunk_count=chunks, unchanged=1, chunks=0)
         return
     claim.complete(Job.ItemState.READY, chunk_count=chunks, **{result.outcome: 1, "chunks": chunks})
-
-
-def _ocr_progress(job: Job):
-    """An OCR progress callback: counts `ocr_pages` on the job and stops when it is cancelled."""
-    reported = 0
-
-    def report(done: int, total: int) -> bool:
-        nonlocal reported
-        job.record(ocr_pages=done - reported)
-        reported = done
-        return not job.should_stop()
-
-    return report
 
 
 def _ensure_index(job: Job) -> None:

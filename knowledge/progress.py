@@ -12,10 +12,14 @@ from knowledge.models import Job
 
 
 def item_label(item: dict) -> str:
-    """One document's state in words: "Embedding 12 / 50 chunks", "Ready · 8 chunks", "Failed"."""
+    """One document's state in words: "Reading 3 / 40 pages with OCR", "Embedding 12 / 50 chunks",
+    "Ready · 8 chunks", "Failed"."""
     state, done, total = item.get("state", ""), item.get("chunks_done", 0), item.get("chunks_total", 0)
     if state == Job.ItemState.EMBEDDING:
         return _("Embedding %(done)s / %(total)s chunks") % {"done": done, "total": total}
+    if state == Job.ItemState.PARSING and item.get("pages_total"):
+        return _("Reading %(done)s / %(total)s pages with OCR") % {"done": item.get("pages_done", 0),
+                                                                   "total": item["pages_total"]}
     # str(): choice labels are lazy, and the API's schemas (pydantic) take only real strings.
     label = str(Job.ItemState(state).label) if state in Job.ItemState.values else state
     if state == Job.ItemState.READY and total:
@@ -27,7 +31,8 @@ def items(job: Job) -> list[dict]:
     """The job's documents with their state, chunk counts, failure reason and a readable label."""
     return [{"id": item["id"], "name": item.get("name", ""), "state": item.get("state", ""),
              "label": item_label(item), "chunks_done": item.get("chunks_done", 0),
-             "chunks_total": item.get("chunks_total", 0), "reason": item.get("reason", "")}
+             "chunks_total": item.get("chunks_total", 0), "pages_done": item.get("pages_done", 0),
+             "pages_total": item.get("pages_total", 0), "reason": item.get("reason", "")}
             for item in job.items]
 
 

@@ -96,6 +96,8 @@ class JobDocumentOut(Schema):
     label: str = Field(description='The state in words, e.g. "Embedding 12 / 50 chunks".')
     chunks_done: int
     chunks_total: int
+    pages_done: int = Field(description="Pages of a scan read with OCR so far (0 when it needs none).")
+    pages_total: int = Field(description="Pages of the file without a text layer, read with OCR.")
     reason: str = Field(description="Why it failed; empty otherwise.")
 
 

@@ -52,28 +52,27 @@ class SharedReading:
             kept = _stage(self.item, wanted, languages)
             if kept < len(wanted):
                 self.invite(len(wanted) - kept)
-            self._work_through(staged, path, kept=kept, total=len(wanted), on_page=on_page)
+            self._work_through(staged, path, total=len(wanted), on_page=on_page)
             return _pages(staged)
         finally:
             staged.delete()
 
-    def _work_through(self, staged: QuerySet, path: Path, *, kept: int, total: int,
-                      on_page: ocr.PageProgress | None) -> None:
-        reported = kept  # the pages a dead holder read before are not counted again
+    def _work_through(self, staged: QuerySet, path: Path, *, total: int, on_page: ocr.PageProgress | None) -> None:
+        reported = None
         while True:
-            page = leases.claim_next(staged, self.token, lease=self.lease)
-            if page is not None:
-                _read(page, path, self.token, raise_errors=True)
             done, left, error = _state(staged)
             if error:
                 raise ParseError(error)
             if on_page and done != reported:
-                if not on_page(done - kept, total - kept):
+                if not on_page(done, total):
                     raise ocr.cancelled(path, done, total)
                 reported = done
             if not left:
                 return
-            if page is None:  # the rest are with helpers: wait for them (or for their leases to run out)
+            page = leases.claim_next(staged, self.token, lease=self.lease)
+            if page is not None:
+                _read(page, path, self.token, raise_errors=True)
+            else:  # the rest are with helpers: wait for them (or for their leases to run out)
                 time.sleep(POLL_SECONDS)
 
 

@@ -71,6 +71,22 @@ class Claim:
 
         return report
 
+    def reading_progress(self) -> Callable[[int, int], bool]:
+        """An OCR progress callback: the document's own n/m pages, each page read added to the job's
+        `ocr_pages` counter (a document taken over counts from what the dead participant reported, so
+        a page is counted once); False once the job is cancelled."""
+        reported = self.item.pages_done
+
+        def report(done: int, total: int) -> bool:
+            nonlocal reported
+            self._mine().update(pages_done=done, pages_total=total)
+            if done > reported:
+                self.job.record(ocr_pages=done - reported)
+                reported = done
+            return not self.job.should_stop()
+
+        return report
+
     def batch_embedding(self) -> share_batches.SharedEmbedding:
         """Who embeds the document's chunks: this participant, or, for a large document, every free
         participant of the job batch by batch (`knowledge/share_batches.py`)."""

@@ -59,6 +59,9 @@ class JobItem(Leased):
                              default=Job.ItemState.QUEUED)
     chunks_done = models.PositiveIntegerField(_("chunks done"), default=0)
     chunks_total = models.PositiveIntegerField(_("chunks total"), default=0)
+    # Pages read with OCR so far, of those the file has without text (0 / 0: no OCR).
+    pages_done = models.PositiveIntegerField(_("pages read"), default=0)
+    pages_total = models.PositiveIntegerField(_("pages to read"), default=0)
     reason = models.TextField(_("reason"), blank=True)
 
     # The states of a document a participant holds.
@@ -77,7 +80,8 @@ class JobItem(Leased):
     def as_dict(self) -> dict:
         """The shape the job's pages and API read (`Job.items`)."""
         return {"id": self.document_id, "name": self.name, "state": self.state, "chunks_done": self.chunks_done,
-                "chunks_total": self.chunks_total, "reason": self.reason}
+                "chunks_total": self.chunks_total, "pages_done": self.pages_done, "pages_total": self.pages_total,
+                "reason": self.reason}
 
 
 class EmbeddingBatch(SharedPart):

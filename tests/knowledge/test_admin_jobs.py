@@ -39,6 +39,24 @@ class JobTests(AdminTestCase):
         self.assertTrue(data["started_at"])
         self.assertEqual((data["status_label"], data["finished_at"]), ("Running", ""))
 
+    def test_a_scan_being_read_shows_its_pages_and_moves_the_bar_before_its_chunks_are_embedded(self):
+        job = self.make_job(status=Job.Status.RUNNING, progress_done=1, progress_total=2, started_at=timezone.now())
+        JobItem.objects.create(job=job, document_id=self.doc.pk, position=0, name="faq.xlsx", state="ready",
+                               chunks_done=8, chunks_total=8)
+        scan = JobItem.objects.create(job=job, document_id=self.doc.pk + 1, position=1, name="contract-scan.pdf",
+                                      state="parsing", pages_done=20, pages_total=40)
+        self.login(self.viewer)
+        url = reverse("admin:knowledge_job_progress", args=[job.pk])
+        data = self.client.get(url).json()
+        # Half of the scan's pages read: OCR is most of a scan's time (Job's OCR_SHARE, 0.8), so 1.4 of 2.
+        self.assertEqual(data["percent"], 70)
+        self.assertEqual(data["documents"][1]["label"], "Reading 20 / 40 pages with OCR")
+        self.assertEqual((data["documents"][1]["pages_done"], data["documents"][1]["pages_total"]), (20, 40))
+        JobItem.objects.filter(pk=scan.pk).update(state="embedding", pages_done=40, chunks_done=25, chunks_total=50)
+        data = self.client.get(url).json()
+        self.assertEqual((data["percent"], data["documents"][1]["label"]), (95, "Embedding 25 / 50 chunks"),
+                         "the bar goes on from where the pages left it, never back")
+
     def test_a_job_with_failures_is_amber_in_the_list_and_its_own_filter(self):
         partial = self.make_job(status=Job.Status.PARTIAL, failures=[{"item": "a.pdf", "reason": "encrypted"}] * 2)
         self.make_job(status=Job.Status.SUCCEEDED)

@@ -15,7 +15,7 @@ from django.test import TestCase
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from knowledge import share_pages
+from knowledge import share_pages, shares
 from knowledge.exceptions import ParseError
 from knowledge.indexing import ingestion
 from knowledge.indexing.parsing import ocr
@@ -69,6 +69,9 @@ class SharedReadingTests(TestCase):
         self.read = mock.patch.object(ocr, "read_page", wraps=ocr.read_page)
         self.reads = self.enterContext(self.read)
 
+    def claim(self) -> shares.Claim:
+        return shares.Claim(self.item.job, self.item, "holder:1:a")
+
     def stored(self, path: Path) -> Document:
         document = Document.objects.create(knowledge_base=self.kb, source_kind=Document.SourceKind.UPLOAD,
                                            source_uri=f"upload:{path.name}")
@@ -113,13 +116,14 @@ class SharedReadingTests(TestCase):
             self.assertFalse(share_pages.help_with_page(other_job, "helper:2:b", lease=LEASE),
                              "another job's pages are not its")
 
-        progress: list[tuple[int, int]] = []
-        document = self.ingest(self.shared(between=helper), on_page=lambda done, total: progress.append((done, total))
-                               or True)
+        document = self.ingest(self.shared(between=helper), on_page=self.claim().reading_progress())
         self.assertEqual((self.invited, helped), ([4], [True]), "helpers invited for its four pages; one read one")
         self.assertEqual(self.pages_read(), [1, 2, 3, 4], "every page read once in all")
-        self.assertEqual(progress[-1], (4, 4))
         self.assert_read_whole(document)
+        self.item.refresh_from_db()
+        self.item.job.refresh_from_db()
+        self.assertEqual((self.item.pages_done, self.item.pages_total), (4, 4), "the document's own page count")
+        self.assertEqual(self.item.job.counters["ocr_pages"], 4, "the helper's page counted on the job too")
 
     def test_a_short_scan_is_read_by_its_holder_alone(self):
         self.document = self.stored(ONE_PAGE_SCAN)
@@ -138,9 +142,14 @@ class SharedReadingTests(TestCase):
 
     def test_a_dead_holders_pages_are_kept_when_its_scan_is_taken_over(self):
         self.left_by_a_dead_holder(read=[1, 2, 3])
-        document = self.ingest(self.shared())
+        JobItem.objects.filter(pk=self.item.pk).update(pages_done=3, pages_total=4)  # what it reported
+        self.item.job.record(ocr_pages=3)
+        self.item.refresh_from_db()
+        document = self.ingest(self.shared(), on_page=self.claim().reading_progress())
         self.assertEqual((self.invited, self.pages_read()), ([1], [4]), "only the page it had not read")
         self.assert_read_whole(document)
+        self.item.job.refresh_from_db()
+        self.assertEqual(self.item.job.counters["ocr_pages"], 4, "each page counted once")
 
     def test_a_dead_helpers_page_is_read_again_once(self):
         def helpers_read_all_but_one_and_died(pages: int) -> None:
@@ -178,7 +187,14 @@ class SharedReadingTests(TestCase):
         self.assertFalse(ScanPage.objects.exists())
 
     def test_a_cancelled_job_stops_between_pages_and_leaves_no_pages_behind(self):
-        document = self.ingest(self.shared(), on_page=lambda done, total: False)
+        reading = self.claim().reading_progress()
+
+        def cancel_after_the_first_page(done: int, total: int) -> bool:
+            if done == 1:
+                self.item.job.cancel()
+            return reading(done, total)
+
+        document = self.ingest(self.shared(), on_page=cancel_after_the_first_page)
         self.assertEqual(document.status, Document.Status.ERROR)
         self.assertEqual(document.error_message, "manual-scan.pdf: OCR cancelled after 1 of 4 pages")
         self.assertEqual(self.pages_read(), [1])

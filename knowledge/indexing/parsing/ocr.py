@@ -38,7 +38,7 @@ LANGUAGES_PATTERN = r"^[a-z_]{3,20}(\+[a-z_]{3,20}){0,5}$"
 MIN_PAGE_CHARS = 20
 INSTALL_HINT = "apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng"
 
-# Called as pages are read with (pages done, pages wanted); returns whether to go on.
+# Called before the first page and as pages are read with (pages done, pages wanted); returns whether to go on.
 PageProgress = Callable[[int, int], bool]
 
 
@@ -121,6 +121,8 @@ def read_pages_locally(path: Path, wanted: list[int], languages: str,
                        on_page: PageProgress | None = None) -> dict[int, OcrPage]:
     """Read the pages here, one after another (`PageReader`)."""
     read: dict[int, OcrPage] = {}
+    if on_page and not on_page(0, len(wanted)):
+        raise cancelled(path, 0, len(wanted))
     for done, number in enumerate(wanted, start=1):
         read[number] = read_page(path, number, languages)
         if on_page and not on_page(done, len(wanted)):
