@@ -85,6 +85,27 @@ def stop(process: subprocess.Popen) -> None:
         process.wait(timeout=30)
 
 
+def timed_together(script: str, argv: list[str], processes: int, *, env: dict, stdin: str = "") -> float:
+    """Run `script` (python -c) in `processes` bare processes, each in its own session, and start their
+    measured work at the same moment: each reads `stdin`'s line, prints "ready", waits for "go" and
+    prints the seconds its work took. Returns the slowest one's seconds."""
+    children = [subprocess.Popen([sys.executable, "-c", script, *argv], cwd=ROOT, env=env, text=True,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+                for _ in range(processes)]
+    for child in children:
+        child.stdin.write(stdin + "\n")
+        child.stdin.flush()
+    for child in children:
+        assert child.stdout.readline().strip() == "ready"
+    for child in children:  # all start together
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    seconds = max(float(child.stdout.readline()) for child in children)
+    for child in children:
+        child.wait(timeout=60)
+    return seconds
+
+
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 

@@ -50,7 +50,7 @@ from urllib.parse import quote
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import DATA_DIR, ROOT, read_jsonl, setup_django, stop  # noqa: E402
+from common import DATA_DIR, ROOT, read_jsonl, setup_django, stop, timed_together  # noqa: E402
 
 DATABASE = "portal_bench_ingest"
 
@@ -233,20 +233,7 @@ def embedder_ceiling(processes: int, texts: list[str], args) -> float:
     chunks/s the machine gives right now, the most a cluster of that many workers could reach."""
     env = {**os.environ, "PORTAL_EMBED_THREADS": str(args.threads), "OMP_NUM_THREADS": str(args.threads),
            "PORTAL_LOG_LEVEL": "WARNING"}
-    children = [subprocess.Popen([sys.executable, "-c", CEILING, args.embedder], cwd=ROOT, env=env, text=True,
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
-                for _ in range(processes)]
-    for child in children:
-        child.stdin.write(json.dumps(texts) + "\n")
-        child.stdin.flush()
-    for child in children:
-        assert child.stdout.readline().strip() == "ready"
-    for child in children:  # all start together
-        child.stdin.write("go\n")
-        child.stdin.flush()
-    seconds = max(float(child.stdout.readline()) for child in children)
-    for child in children:
-        child.wait(timeout=60)
+    seconds = timed_together(CEILING, [args.embedder], processes, env=env, stdin=json.dumps(texts))
     return processes * len(texts) / seconds
 
 

@@ -20,14 +20,13 @@ Everything runs in its own database (`portal_bench_scan`); the knowledge bases a
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import DATA_DIR, ROOT, setup_django, stop  # noqa: E402
+from common import DATA_DIR, setup_django, stop, timed_together  # noqa: E402
 from ingest import cpu_seconds, delete, describe, format_load, print_table, start_cluster, wait_finished, warm_up  # noqa: E402
 
 DATABASE = "portal_bench_scan"
@@ -110,6 +109,7 @@ import django
 django.setup()
 from knowledge.indexing.parsing import ocr
 scan, pages = Path(sys.argv[1]), [int(number) for number in sys.argv[2:]]
+sys.stdin.readline()
 print("ready", flush=True)
 sys.stdin.readline()
 started = time.perf_counter()
@@ -121,19 +121,9 @@ print(time.perf_counter() - started, flush=True)
 
 def ocr_ceiling(processes: int, scan: Path, pages: int) -> float:
     """`pages` pages read by each of `processes` bare processes at once: pages/s the machine gives now."""
-    env = {**os.environ, "PORTAL_LOG_LEVEL": "WARNING"}
     numbers = [str(number) for number in range(1, pages + 1)]
-    children = [subprocess.Popen([sys.executable, "-c", CEILING, str(scan), *numbers], cwd=ROOT, env=env, text=True,
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
-                for _ in range(processes)]
-    for child in children:
-        assert child.stdout.readline().strip() == "ready"
-    for child in children:  # all start together
-        child.stdin.write("go\n")
-        child.stdin.flush()
-    seconds = max(float(child.stdout.readline()) for child in children)
-    for child in children:
-        child.wait(timeout=60)
+    seconds = timed_together(CEILING, [str(scan), *numbers], processes,
+                             env={**os.environ, "PORTAL_LOG_LEVEL": "WARNING"})
     return processes * pages / seconds
 
 
