@@ -27,7 +27,7 @@ def claim_next(parts: QuerySet, token: str, *, lease: timedelta) -> SharedPart |
         with transaction.atomic():
             part = (parts.select_for_update(skip_locked=True, of=("self",)).filter(parts.model.PENDING)
                     .filter(Q(claimed_by="") | Q(lease_until__lt=now))
-                    .select_related("item").order_by(*parts.model._meta.ordering).first())
+                    .select_related("item").order_by("item_id", *parts.model._meta.ordering[1:]).first())
             if part is None:
                 return None
             if part.attempts < part.MAX_ATTEMPTS:
