@@ -125,7 +125,7 @@ def _read(page: ScanPage, path: Path, token: str, *, raise_errors: bool) -> None
         logger.exception("%s: OCR failed", page)
         mine.update(error=failure_message(exc), lease_until=None)
         return
-    mine.update(text=read.text, confidence=read.confidence, lease_until=None)
+    mine.update(text=read.text, confidence=read.confidence, rotated=read.rotated, lease_until=None)
 
 
 def _state(staged: QuerySet) -> tuple[int, int, str]:
@@ -136,5 +136,5 @@ def _state(staged: QuerySet) -> tuple[int, int, str]:
 
 
 def _pages(staged: QuerySet) -> dict[int, ocr.OcrPage]:
-    return {number: ocr.OcrPage(text=text, confidence=confidence)
-            for number, text, confidence in staged.values_list("number", "text", "confidence")}
+    return {number: ocr.OcrPage(text=text, confidence=confidence, rotated=rotated)
+            for number, text, confidence, rotated in staged.values_list("number", "text", "confidence", "rotated")}

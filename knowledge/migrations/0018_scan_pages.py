@@ -23,6 +23,7 @@ class Migration(migrations.Migration):
                 ('languages', models.CharField(max_length=120, verbose_name='OCR languages')),
                 ('text', models.TextField(blank=True, null=True, verbose_name='text')),
                 ('confidence', models.FloatField(blank=True, null=True, verbose_name='confidence')),
+                ('rotated', models.PositiveSmallIntegerField(default=0, verbose_name='turned by (degrees)')),
                 ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scan_pages', to='knowledge.jobitem', verbose_name='job item')),
             ],
             options={

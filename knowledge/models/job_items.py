@@ -127,6 +127,7 @@ class ScanPage(SharedPart):
     # None until read; a blank page reads as "".
     text = models.TextField(_("text"), null=True, blank=True)  # noqa: DJ001
     confidence = models.FloatField(_("confidence"), null=True, blank=True)
+    rotated = models.PositiveSmallIntegerField(_("turned by (degrees)"), default=0)
 
     PENDING = Q(text__isnull=True, error="")
 

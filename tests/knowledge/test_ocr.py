@@ -5,6 +5,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from unittest import mock
 
 import pypdfium2 as pdfium
 import pytest
@@ -20,6 +21,7 @@ from knowledge import bases, jobs
 from knowledge.exceptions import FileTooLargeError, ParseError
 from knowledge.indexing import ingestion, parsing
 from knowledge.indexing.parsing import images, ocr
+from knowledge.indexing.parsing import quality as parse_quality
 from knowledge.indexing.parsing.isolation import parse_file_isolated
 from knowledge.models import Chunk, Document
 from tests.conftest import DATA
@@ -82,6 +84,34 @@ def test_a_scanned_pdf_is_read_with_ocr(name):
     assert parsed.metadata["ocr"]["pages"] == [1]
     assert parsed.pages == [(0, 1)]
     assert parsed.metadata["ocr"]["mean_confidence"] > 60
+
+
+@needs_tesseract
+@pytest.mark.parametrize("turned", [90, 180])
+def test_a_page_scanned_sideways_or_upside_down_is_turned_upright_and_read(tmp_path, turned):
+    document = pdfium.PdfDocument(str(SCANNED / "gutenberg-huckfinn-p22-scan.pdf"))
+    picture = document[0].render(scale=300 / 72, grayscale=True).to_pil().rotate(turned, expand=True)
+    document.close()
+    path = tmp_path / "turned.pdf"
+    picture.save(path, "PDF", resolution=300)  # turned counter-clockwise, as a sheet fed in the wrong way
+    parsed = read_with_ocr(path)
+    text = " ".join(parsed.text.split())
+    for phrase in SCANNED_PHRASES["gutenberg-huckfinn-p22-scan.pdf"]:
+        assert phrase in text
+    assert parsed.metadata["ocr"]["rotated"] == {"1": turned}, "turned back clockwise by as much"
+    assert parsed.metadata["ocr"]["mean_confidence"] > 80
+    report = parse_quality.assess(parsed)
+    assert (report["ocr_turned_pages"], report["flags"]) == ([1], []), "said on the document's report, not flagged"
+
+
+@needs_tesseract
+def test_an_upright_page_read_well_costs_no_orientation_check():
+    # In this process (no child per page), where the check's calls can be counted.
+    with override_settings(PORTAL={**settings.PORTAL, "PARSE_MEMORY_MB": 0}), \
+            mock.patch.object(ocr, "orientation", wraps=ocr.orientation) as asked:
+        parsed = read_with_ocr(SCANNED / "epson-printout-scan.pdf")
+    assert parsed.metadata["ocr"]["mean_confidence"] >= ocr.CHECK_ORIENTATION_BELOW
+    assert (asked.call_count, "rotated" in parsed.metadata["ocr"]) == (0, False)
 
 
 @needs_tesseract

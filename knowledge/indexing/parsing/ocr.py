@@ -36,6 +36,11 @@ DEFAULT_LANGUAGES = "rus+eng"
 LANGUAGES_PATTERN = r"^[a-z_]{3,20}(\+[a-z_]{3,20}){0,5}$"
 # A page whose text layer has fewer letters and digits than this is read with OCR instead.
 MIN_PAGE_CHARS = 20
+# A page read with a lower mean word confidence may be sideways or upside down: Tesseract's orientation
+# detection is asked, and the page read again turned (upright pages read at 90 or more, turned ones at
+# ≈ 50 here); detection below this confidence is not acted on.
+CHECK_ORIENTATION_BELOW = 70.0
+MIN_ORIENTATION_CONFIDENCE = 2.0
 INSTALL_HINT = "apt-get install tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng"
 
 # Called before the first page and as pages are read with (pages done, pages wanted); returns whether to go on.
@@ -50,6 +55,7 @@ class OcrCancelled(KnowledgeError):
 class OcrPage:
     text: str
     confidence: float | None  # mean word confidence, 0–100; None when no word was found
+    rotated: int = 0  # degrees the picture was turned clockwise to read it (a page scanned sideways)
 
 
 # Reads the wanted pages of a file: (path, page numbers, languages, progress) → each page's OCR.
@@ -101,17 +107,19 @@ def recognise_pages(parsed: ParsedDocument, path: Path, *, languages: str, force
         parsed.metadata["ocr_skipped"] = {"pages": wanted, "reason": problem}
         return parsed
     read = (read_pages or read_pages_locally)(path, wanted, languages, on_page)
-    texts, confidences = page_texts(parsed), {}
+    texts, confidences, rotated = page_texts(parsed), {}, {}
     for number in wanted:
         page = read[number]
         if page.text or number not in texts:
             texts[number] = page.text
         if page.confidence is not None:
             confidences[str(number)] = page.confidence
+        if page.rotated:
+            rotated[str(number)] = page.rotated
     _set_pages(parsed, texts, max_chars=max_chars, name=path.name)
     mean = round(sum(confidences.values()) / len(confidences), 1) if confidences else None
     parsed.metadata["ocr"] = {"pages": wanted, "languages": languages, "confidence": confidences,
-                              "mean_confidence": mean}
+                              "mean_confidence": mean, **({"rotated": rotated} if rotated else {})}
     if not parsed.text.strip():
         raise ParseError(f"{path.name}: OCR found no text on {len(wanted)} page(s) (blank or unreadable scan)")
     return parsed
@@ -174,11 +182,42 @@ def _recognise(path: Path, number: int, languages: str) -> OcrPage:
         picture = images.pdf_page(path, number, dpi=settings.PORTAL["OCR_DPI"])
     else:
         picture = images.image_page(path, number)
+    timeout = settings.PORTAL["OCR_PAGE_TIMEOUT"]
     with tempfile.TemporaryDirectory(prefix="portal-ocr-") as tmp:
         source = Path(tmp) / "page.png"
         picture.save(source)
         del picture
-        return run_tesseract(source, languages, timeout=settings.PORTAL["OCR_PAGE_TIMEOUT"])
+        page = run_tesseract(source, languages, timeout=timeout)
+        if page.confidence is not None and page.confidence >= CHECK_ORIENTATION_BELOW:
+            return page
+        turn = orientation(source, timeout=timeout)
+        if not turn:
+            return page
+        from PIL import Image  # as images.py: Pillow is loaded by the child that reads a page
+
+        with Image.open(source) as picture:
+            picture.rotate(-turn, expand=True).save(source)
+        turned = run_tesseract(source, languages, timeout=timeout)
+        if (turned.confidence or 0.0) <= (page.confidence or 0.0):
+            return page
+        turned.rotated = turn
+        return turned
+
+
+def orientation(image: Path, *, timeout: float) -> int:
+    """Degrees clockwise Tesseract's orientation detection (`--psm 0`, the `osd` data Debian's
+    tesseract-ocr installs) says the picture must be turned to stand upright: 0, 90, 180 or 270; 0
+    when it is unsure or cannot tell (too little text, no `osd` data)."""
+    try:
+        found = subprocess.run([settings.PORTAL["TESSERACT"], str(image), "-", "--psm", "0"], capture_output=True,
+                               text=True, timeout=timeout, check=False, env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    turn = re.search(r"^Rotate: (\d+)$", found.stdout, re.MULTILINE)
+    confidence = re.search(r"^Orientation confidence: ([\d.]+)$", found.stdout, re.MULTILINE)
+    if not turn or not confidence or float(confidence.group(1)) < MIN_ORIENTATION_CONFIDENCE:
+        return 0
+    return int(turn.group(1)) % 360
 
 
 def run_tesseract(image: Path, languages: str, *, timeout: float) -> OcrPage:

@@ -120,6 +120,8 @@ def _pages(parsed: ParsedDocument) -> dict:
     ocr = parsed.metadata.get("ocr") or {}
     report = {"pages": page_count, "ocr_pages": len(ocr.get("pages", [])),
               "ocr_confidence": ocr.get("mean_confidence"), "ocr_languages": ocr.get("languages", "")}
+    if ocr.get("rotated"):  # pages scanned sideways or upside down, read turned upright
+        report["ocr_turned_pages"] = sorted(map(int, ocr["rotated"]))[:MAX_LISTED_PAGES]
     if page_count and parsed.pages:
         texts = page_texts(parsed)
         per_page = [len(texts.get(number, "")) for number in range(1, page_count + 1)]
