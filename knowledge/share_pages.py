@@ -20,7 +20,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, F, Max, Q, QuerySet
 
 from knowledge import leases
 from knowledge.exceptions import ParseError
@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 
 # How often the holder looks again while helpers read its last pages.
 POLL_SECONDS = 0.25
+# The job items whose file this process found missing (a media folder not shared with it): not helped with.
+_not_here: set[int] = set()
 
 
 class SharedReading:
@@ -78,13 +80,18 @@ class SharedReading:
 
 def help_with_page(job: Job, token: str, *, lease: timedelta) -> bool:
     """Read one page of a scan another live participant of `job` holds; False when none waits."""
-    page = leases.claim_next(leases.others_waiting(ScanPage, job, token), token, lease=lease)
+    waiting = leases.others_waiting(ScanPage, job, token).exclude(item_id__in=list(_not_here))
+    page = leases.claim_next(waiting, token, lease=lease)
     if page is None:
         return False
     path = original_file(page.item)
-    if path is None:
-        ScanPage.objects.filter(pk=page.pk, claimed_by=token).update(
-            error=f"The file of {page.item.name} is gone: it was deleted while it was read.", lease_until=None)
+    if path is None or not path.is_file():
+        # Not in this machine's media folder (not a shared volume?), or deleted: the page goes back
+        # untouched, and this process leaves the scan to its holder, who reads the file it parsed.
+        logger.warning("%s: %s cannot be read here; leaving its pages to the worker holding it", page, path)
+        _not_here.add(page.item_id)
+        ScanPage.objects.filter(pk=page.pk, claimed_by=token).update(claimed_by="", lease_until=None,
+                                                                   attempts=F("attempts") - 1)
         return True
     _read(page, path, token, raise_errors=False)
     return True

@@ -125,6 +125,22 @@ class SharedReadingTests(TestCase):
         self.assertEqual((self.item.pages_done, self.item.pages_total), (4, 4), "the document's own page count")
         self.assertEqual(self.item.job.counters["ocr_pages"], 4, "the helper's page counted on the job too")
 
+    def test_a_helper_that_cannot_see_the_file_leaves_the_scan_to_its_holder(self):
+        helped = []
+
+        def helper_elsewhere(pages: int) -> None:
+            """A worker whose media folder is not the holder's (not a shared volume)."""
+            with mock.patch.object(share_pages, "original_file", return_value=Path("/nowhere/manual-scan.pdf")):
+                helped.append(share_pages.help_with_page(self.item.job, "helper:2:b", lease=LEASE))
+                helped.append(share_pages.help_with_page(self.item.job, "helper:2:b", lease=LEASE))
+            page = ScanPage.objects.get(item=self.item, number=1)
+            helped.append((page.claimed_by, page.attempts, page.error))
+
+        document = self.ingest(self.shared(between=helper_elsewhere))
+        self.assertEqual(helped, [True, False, ("", 0, "")], "the page put back untouched, the scan not tried again")
+        self.assertEqual(self.pages_read(), [1, 2, 3, 4], "the holder read every page")
+        self.assert_read_whole(document)
+
     def test_a_short_scan_is_read_by_its_holder_alone(self):
         self.document = self.stored(ONE_PAGE_SCAN)
         with CaptureQueriesContext(connection) as queries:
