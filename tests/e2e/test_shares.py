@@ -144,14 +144,54 @@ class SharedIngestionTests(TransactionTestCase):
         self.assertFalse(Document.objects.filter(status__in=["pending", "indexing"]).exists())
         self.assertEqual([event["status"] for event in events], ["cancelled"])
 
-    @needs_tesseract
-    def test_two_workers_share_one_long_scan_page_by_page(self):
+    def upload_scan(self) -> Job:
+        """An eight-page scan (pictures only), read with OCR in English."""
         self.kb.ocr_languages = "eng"
         self.kb.save(update_fields=["ocr_languages"])
         folder = Path(self.enterContext(tempfile.TemporaryDirectory(prefix="portal-scan-")))
         scan = picture_pdf(SCANNED_SOURCE, folder / "manual-scan.pdf", copies=2)
         with scan.open("rb") as handle:
             job, _ = jobs.add_uploads(self.kb, [File(handle, name=scan.name)])
+        return job
+
+    def assert_the_scan_read_whole_once(self, job: Job) -> None:
+        job.refresh_from_db()
+        document = Document.objects.get(knowledge_base=self.kb)
+        self.assertEqual((job.status, document.status), (Job.Status.SUCCEEDED, Document.Status.READY))
+        self.assertEqual(document.metadata["ocr"]["pages"], list(range(1, 9)))
+        self.assertEqual(sorted(set(Chunk.objects.filter(document=document).values_list("page", flat=True))),
+                         list(range(1, 9)), "every page's text is in the document")
+        positions = list(Chunk.objects.filter(document=document).values_list("position", flat=True))
+        self.assertEqual(sorted(positions), list(range(document.chunk_count)), "each chunk once")
+        self.assertEqual(job.counters["ocr_pages"], 8, "each page counted once")
+        self.assertFalse(ScanPage.objects.exists(), "the staged pages are gone")
+
+    @needs_tesseract
+    def test_a_killed_helpers_page_is_read_again_by_the_holder(self):
+        job = self.upload_scan()
+        env = {**self.env, "PORTAL_OCR_DPI": "100"}
+        with running_worker(PORTAL_WORKERS="1", **env) as first, running_worker(PORTAL_WORKERS="1", **env) as second:
+            def helper():
+                """The cluster whose worker is reading a page of the scan it does not hold."""
+                item = JobItem.objects.filter(job=job).exclude(claimed_by="").first()
+                readers = {pid(token) for token in ScanPage.objects.filter(item__job=job, text__isnull=True)
+                           .exclude(claimed_by="").values_list("claimed_by", flat=True)}
+                for cluster in (first, second):
+                    pids = processes(cluster)
+                    if item and pid(item.claimed_by) not in pids and pids & readers:
+                        return cluster
+                return None
+
+            victim = wait_for(helper, what="a helper reading a page")
+            kill(victim)
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the holder to finish the scan")
+            self.assertIsNone((second if victim is first else first).poll(), "the holder's cluster died")
+        self.assert_the_scan_read_whole_once(job)
+        self.assertEqual(JobItem.objects.get(job=job).attempts, 1, "the holder kept the document")
+
+    @needs_tesseract
+    def test_two_workers_share_one_long_scan_page_by_page(self):
+        job = self.upload_scan()
         readers = set()
 
         def both_read_pages() -> bool:
@@ -163,15 +203,8 @@ class SharedIngestionTests(TransactionTestCase):
             wait_for(both_read_pages, what="both workers to read pages of the scan")
             wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, what="the job")
             self.assertIsNone(cluster.poll(), "the cluster died")
-        job.refresh_from_db()
-        document = Document.objects.get(knowledge_base=self.kb)
-        self.assertEqual((job.status, document.status), (Job.Status.SUCCEEDED, Document.Status.READY))
-        self.assertEqual(document.metadata["ocr"]["pages"], list(range(1, 9)))
-        self.assertEqual(sorted(set(Chunk.objects.filter(document=document).values_list("page", flat=True))),
-                         list(range(1, 9)), "every page's text is in the document")
-        self.assertEqual(job.counters["ocr_pages"], 8, "each page counted once")
+        self.assert_the_scan_read_whole_once(job)
         self.assertEqual(JobItem.objects.get(job=job).attempts, 1)
-        self.assertFalse(ScanPage.objects.exists(), "the staged pages are gone")
 
     def batch_holders(self, job: Job, *, embedding: bool = False) -> set[str]:
         """The processes that took batches of the job's long document (only those embedding one now)."""
