@@ -105,6 +105,22 @@ def test_a_page_scanned_sideways_or_upside_down_is_turned_upright_and_read(tmp_p
 
 
 @needs_tesseract
+def test_a_phone_photo_stored_sideways_is_turned_by_its_exif_orientation(tmp_path):
+    document = pdfium.PdfDocument(str(SCANNED / "gutenberg-huckfinn-p22-scan.pdf"))
+    picture = document[0].render(scale=300 / 72, grayscale=True).to_pil().rotate(90, expand=True)
+    document.close()
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "turn 90° clockwise to show": what a phone writes for a photo taken in portrait
+    path = tmp_path / "photo.jpg"
+    picture.save(path, "JPEG", quality=90, exif=exif)
+    parsed = read_with_ocr(path)
+    text = " ".join(parsed.text.split())
+    for phrase in SCANNED_PHRASES["gutenberg-huckfinn-p22-scan.pdf"]:
+        assert phrase in text
+    assert "rotated" not in parsed.metadata["ocr"], "upright from its EXIF, not found sideways by OCR"
+
+
+@needs_tesseract
 def test_an_upright_page_read_well_costs_no_orientation_check():
     # In this process (no child per page), where the check's calls can be counted.
     with override_settings(PORTAL={**settings.PORTAL, "PARSE_MEMORY_MB": 0}), \

@@ -53,8 +53,9 @@ def _check_size(name: str, kind: str, width: int, height: int) -> None:
 
 
 def image_page(path: Path, number: int, *, max_pixels: int = MAX_OCR_PIXELS):
-    """Page `number` (1-based) of an image file as a greyscale PIL image of at most `max_pixels`."""
-    from PIL import Image
+    """Page `number` (1-based) of an image file as a greyscale PIL image of at most `max_pixels`, turned
+    the way its EXIF orientation says (a phone photo taken in portrait is stored sideways)."""
+    from PIL import Image, ImageOps
 
     Image.MAX_IMAGE_PIXELS = None
     with Image.open(path) as image:
@@ -63,7 +64,7 @@ def image_page(path: Path, number: int, *, max_pixels: int = MAX_OCR_PIXELS):
         if image.format == "JPEG":
             # libjpeg scales by 1/2, 1/4 or 1/8 while decoding: a huge JPEG never exists at full size.
             image.draft("L", _fit(image.size, max_pixels))
-        page = image.convert("L")
+        page = ImageOps.exif_transpose(image).convert("L")
     if page.width * page.height > max_pixels:
         page.thumbnail(_fit(page.size, max_pixels))
     return page
