@@ -271,6 +271,9 @@ PORTAL = {
     "FUSION_ALPHA": 0.7,
     "FUSION_ALPHAS": {},
     "COMMON_TERM_SHARE": 0.1,
+    # The best this many keyword matches by ts_rank are ranked again with each term weighted by its
+    # rarity (knowledge/search/sql.py, `keyword_search`); 0: ts_rank alone.
+    "KEYWORD_RERANK": env_int("PORTAL_KEYWORD_RERANK", 200, minimum=0),
     # Derived rows (call/import edges, links between documents) restate what other rows say; a
     # search that does not ask for their layers scores them by this factor (docs/layers.md).
     "DERIVED_LAYERS": ("C2", "D5"),

@@ -26,6 +26,7 @@ embedder. `best_similarity` stays the raw figure.
 import functools
 import html
 import json
+import math
 import time
 import weakref
 from collections import OrderedDict
@@ -238,9 +239,11 @@ def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]
             all_terms, any_term, lexemes = tsqueries(config, query)
             if not any_term:  # only stop words
                 continue
+            rerank = setting("KEYWORD_RERANK")
             statement = sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
                                            candidate_terms=_informative_terms(cursor, lexemes),
-                                           candidates=setting("KEYWORD_CANDIDATES"), **scope)
+                                           candidates=setting("KEYWORD_CANDIDATES"), rerank=rerank,
+                                           term_weights=_term_weights(cursor, lexemes) if rerank else None, **scope)
             batch, params, position = sql.with_search_settings(statement, ef_search=setting("HNSW_EF_SEARCH"),
                                                                in_transaction=connection.in_atomic_block,
                                                                statement_timeout_ms=query_limits.timeout_ms())
@@ -259,7 +262,20 @@ def _informative_terms(cursor, lexemes: list[str]) -> str | None:
     kept = [lexeme for lexeme in lexemes if frequencies.get(lexeme, 0.0) < common]
     if not kept or len(kept) == len(lexemes):
         return None
-    return " | ".join("'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'" for lexeme in kept)
+    return " | ".join(sql.tsquery_lexeme(lexeme) for lexeme in kept)
+
+
+def _term_weights(cursor, lexemes: list[str]) -> list[tuple[str, float]] | None:
+    """Each distinct lexeme of the question with its inverse document frequency, ln(1 / share of the
+    chunks holding it), the share read from ANALYZE's most common lexemes; a lexeme not listed is
+    taken as half as common as the rarest listed one, and a lexeme in every chunk weighs nothing (the
+    plain `ts_rank` then breaks ties). None without statistics: `ts_rank` alone."""
+    frequencies = _lexeme_frequencies(cursor)
+    if not frequencies or not lexemes:
+        return None
+    unlisted = min(frequencies.values()) / 2
+    return [(lexeme, math.log(1 / min(1.0, max(frequencies.get(lexeme, unlisted), 1e-9))))
+            for lexeme in dict.fromkeys(lexemes)]
 
 
 _frequencies: dict = {"at": 0.0, "values": {}}

@@ -1,4 +1,6 @@
+import math
 from types import SimpleNamespace
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -161,6 +163,43 @@ class SearchTests(TestCase):
         with self.assertNumQueries(0):
             retrieval.tsqueries(self.kb.text_search_config, "reset password")
         self.assertLessEqual(retrieval.tsqueries.cache_info().currsize, retrieval.TSQUERY_CACHE_SIZE)
+
+
+class RareTermsTests(TestCase):
+    """Keyword ranking weighs each term of the question by its rarity (ANALYZE's statistics)."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+        cls.repeats = make_document(cls.kb, "# Notes\n\nAccount account account account account account.")
+        cls.rare = make_document(cls.kb, "# Billing\n\nEach invoice is sent on the first day of the month.")
+
+    def ranked(self, weights: list[tuple[str, float]] | None) -> list[int]:
+        statement, params = sql.keyword_search(kb_ids=[self.kb.pk], all_terms="'account' & 'invoic'",
+                                               any_term="'account' | 'invoic'", limit=5, candidates=100,
+                                               term_weights=weights, rerank=50)
+        with connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            ids = [row[0] for row in cursor.fetchall()]
+        return list(Chunk.objects.filter(pk__in=ids[:1]).values_list("document_id", flat=True)) + [len(ids)]
+
+    def test_each_term_counts_by_its_weight(self):
+        self.assertEqual(self.ranked(None), [self.repeats.pk, 2], "ts_rank alone: the term repeated wins")
+        self.assertEqual(self.ranked([("account", 0.5), ("invoic", 4.0)]), [self.rare.pk, 2])
+        self.assertEqual(self.ranked([("account", 4.0), ("invoic", 0.5)]), [self.repeats.pk, 2])
+        self.assertEqual(self.ranked([("account", 0.0), ("invoic", 0.0)]), [self.repeats.pk, 2],
+                         "terms that weigh nothing leave ts_rank's order")
+
+    def test_a_terms_weight_is_its_rarity(self):
+        frequencies = {"account": 1.0, "plan": 0.5, "seat": 0.01}
+        with mock.patch.object(retrieval, "_lexeme_frequencies", return_value=frequencies):
+            weights = dict(retrieval._term_weights(None, ["account", "plan", "seat", "invoic", "plan"]))
+        self.assertEqual(weights["account"], 0.0, "a term in every chunk weighs nothing")
+        self.assertAlmostEqual(weights["plan"], math.log(2))
+        self.assertAlmostEqual(weights["seat"], math.log(100))
+        self.assertAlmostEqual(weights["invoic"], math.log(200), msg="unlisted: half as common as the rarest")
+        with mock.patch.object(retrieval, "_lexeme_frequencies", return_value={}):
+            self.assertIsNone(retrieval._term_weights(None, ["account"]), "no statistics: ts_rank alone")
 
 
 class StaleStatisticsTests(TestCase):
