@@ -4,6 +4,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from django.conf import settings
 from django.contrib.postgres.search import SearchVector
 from django.db import connection
 from django.test import TestCase, TransactionTestCase, override_settings
@@ -200,6 +201,22 @@ class RareTermsTests(TestCase):
         self.assertAlmostEqual(weights["invoic"], math.log(200), msg="unlisted: half as common as the rarest")
         with mock.patch.object(retrieval, "_lexeme_frequencies", return_value={}):
             self.assertIsNone(retrieval._term_weights(None, ["account"]), "no statistics: ts_rank alone")
+
+    def test_a_search_puts_the_chunk_with_the_rare_term_first(self):
+        """Through the keyword search itself, with the statistics of a real ANALYZE: "account" is in
+        nine chunks of ten, "invoice" in one; `ts_rank` alone puts the chunk repeating "account" first."""
+        for n in range(8):
+            make_document(self.kb, f"# Team {n}\n\nThe account of team {n} is managed by its owner.")
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE knowledge_chunk")
+        # Every term collects candidates here (none is left out as too common): the ranking is tested.
+        portal = {**settings.PORTAL, "COMMON_TERM_SHARE": 1.0}
+        first = {}
+        with mock.patch.dict(retrieval._frequencies, {"at": 0.0, "values": {}}):
+            for rerank in (200, 0):
+                with override_settings(PORTAL={**portal, "KEYWORD_RERANK": rerank}):
+                    first[rerank] = retrieval.search("account invoice", [self.kb.pk], mode="keyword")[0].document_id
+        self.assertEqual(first, {200: self.rare.pk, 0: self.repeats.pk})
 
 
 class StaleStatisticsTests(TestCase):
