@@ -303,7 +303,7 @@ def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: i
         params[f"term_{n}"], params[f"weight_{n}"] = tsquery_lexeme(lexeme), float(weight)
         weighted.append(f"%(weight_{n})s * ts_rank(v.vector, %(term_{n})s::tsquery, 1)")
     # Each kept row's vector is copied once (the LATERAL, kept apart by OFFSET 0) and every term ranked
-    # on the copy: ranked straight off the sorted rows, they cost about twice as much (bench/load.py, 100k).
+    # on the copy: ranked straight off the sorted rows, they cost 1.5-3x as much (SQL alone; bench/load.py, 100k).
     return (f"SELECT r.id, r.knowledge_base_id, {' + '.join(weighted)} AS weighted FROM ({sql}) r "
             f"CROSS JOIN LATERAL (SELECT r.search_vector || ''::tsvector AS vector OFFSET 0) v "
             f"ORDER BY weighted DESC, r.rank DESC, r.id LIMIT %(limit)s"), params
