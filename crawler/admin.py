@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from crawler import admin_views
 from crawler.models import CrawledPage
+from portal.stored_text import translated
 
 
 @admin.register(CrawledPage)
@@ -23,13 +24,19 @@ class CrawledPageAdmin(admin.ModelAdmin):
     search_fields = ["url", "final_url", "canonical_url", "error_message"]
     list_select_related = ["knowledge_base", "document"]
     show_full_result_count = False
-    readonly_fields = [field.name for field in CrawledPage._meta.fields]
+    # The error as a worker wrote it, shown in the reader's language.
+    fields = readonly_fields = [field.name if field.name != "error_message" else "error_message_text"
+                                for field in CrawledPage._meta.fields]
 
     def has_add_permission(self, request):
         return False
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    @admin.display(description=_("error message"))
+    def error_message_text(self, page):
+        return translated(page.error_message) or "—"
 
     @admin.display(description=_("URL"), ordering="url")
     def url_link(self, page):

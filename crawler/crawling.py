@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from crawler import guard, sitemaps, urlnorm
 from crawler.exceptions import (
@@ -105,9 +106,9 @@ class CrawlOptions:
 
     def __post_init__(self):
         if not 1 <= self.max_pages <= MAX_PAGES_LIMIT:
-            raise CrawlerError(f"max_pages must be between 1 and {MAX_PAGES_LIMIT}")
+            raise CrawlerError(_("max_pages must be between 1 and %(limit)d") % {"limit": MAX_PAGES_LIMIT})
         if not 0 <= self.max_depth <= MAX_DEPTH_LIMIT:
-            raise CrawlerError(f"max_depth must be between 0 and {MAX_DEPTH_LIMIT}")
+            raise CrawlerError(_("max_depth must be between 0 and %(limit)d") % {"limit": MAX_DEPTH_LIMIT})
 
 
 # --- A whole site --------------------------------------------------------------------------------
@@ -152,9 +153,10 @@ class SiteCrawl:
             if self.budget_left() and not self.report.cancelled:
                 self.enqueue_known_pages()
                 self.drain()
-        why = "the crawl was cancelled" if self.report.cancelled else f"max_pages={self.options.max_pages} reached"
+        why = (_("Not fetched: the crawl was cancelled") if self.report.cancelled
+               else _("Not fetched: max_pages=%(max_pages)d reached") % {"max_pages": self.options.max_pages})
         for url, depth in self.frontier:
-            self.note(url, CrawlUrl.Outcome.RULE, f"Not fetched: {why}", depth)
+            self.note(url, CrawlUrl.Outcome.RULE, why, depth)
         self.sync()
         return self.report
 
@@ -185,7 +187,7 @@ class SiteCrawl:
         if reason:
             self.skip(url, reason, "skipped_by_rule", outcome=outcome, depth=depth)
         elif self.options.respect_robots and not self.robots.allows(url):
-            self.skip(url, "Disallowed by robots.txt", "blocked_by_robots", depth=depth)
+            self.skip(url, _("Disallowed by robots.txt"), "blocked_by_robots", depth=depth)
         else:
             self.frontier.append((url, depth))
             self.report.queued += 1
@@ -193,13 +195,14 @@ class SiteCrawl:
     def rule_refusal(self, url: str, depth: int) -> tuple[str, str]:
         """Why a discovered URL is not fetched and its report outcome (("", "") when it is fetched)."""
         if not self.in_scope(url):
-            return "Outside the site", CrawlUrl.Outcome.OFF_SITE
+            return _("Outside the site"), CrawlUrl.Outcome.OFF_SITE
         if depth > self.options.max_depth:
-            return f"Deeper than max_depth={self.options.max_depth}", CrawlUrl.Outcome.RULE
+            return _("Deeper than max_depth=%(limit)d") % {"limit": self.options.max_depth}, CrawlUrl.Outcome.RULE
         if urlnorm.is_asset_url(url):
-            return f"Not a page or a supported document ({urlnorm.extension(url)})", CrawlUrl.Outcome.NOT_HTML
+            reason = _("Not a page or a supported document (%(extension)s)") % {"extension": urlnorm.extension(url)}
+            return reason, CrawlUrl.Outcome.NOT_HTML
         if urlnorm.is_document_url(url) and not self.options.follow_docs:
-            return "Document links are not followed (follow_docs is off)", CrawlUrl.Outcome.RULE
+            return _("Document links are not followed (follow_docs is off)"), CrawlUrl.Outcome.RULE
         return "", ""
 
     def in_scope(self, url: str) -> bool:
@@ -245,10 +248,11 @@ class SiteCrawl:
         """Called for each redirect target: the guard first (a refusal is a failure worth seeing),
         then the same rules as a link."""
         guard.check_url(url, allow_hosts=self.options.allow_hosts)
+        where = {"url": url}
         if not self.in_scope(url):
-            raise SkipError(f"Redirects outside the site, to {url}", outcome=CrawlUrl.Outcome.OFF_SITE)
+            raise SkipError(_("Redirects outside the site, to %(url)s") % where, outcome=CrawlUrl.Outcome.OFF_SITE)
         if self.options.respect_robots and not self.robots.allows(url):
-            raise SkipError(f"Redirects to {url}, which robots.txt disallows", kind="blocked_by_robots")
+            raise SkipError(_("Redirects to %(url)s, which robots.txt disallows") % where, kind="blocked_by_robots")
 
     # --- one page
 
@@ -274,20 +278,21 @@ class SiteCrawl:
         except Exception as exc:
             # One page must never stop the crawl, whatever went wrong with it.
             logger.exception("Crawling %s failed", url)
-            self.fail(page, CrawlerError(f"Unexpected error: {type(exc).__name__}: {exc}"))
+            self.fail(page, CrawlerError(_("Unexpected error: %(type)s: %(error)s")
+                                         % {"type": type(exc).__name__, "error": exc}))
 
     def handle(self, page: CrawledPage, response: Response, depth: int) -> None:
         if response.not_modified:
             page.mark_unchanged()
             self.report.unchanged += 1
-            self.note(page.url, CrawlUrl.Outcome.UNCHANGED, "Not modified since the last crawl (HTTP 304)", depth)
+            self.note(page.url, CrawlUrl.Outcome.UNCHANGED, _("Not modified since the last crawl (HTTP 304)"), depth)
             self.follow(page.links, depth)
             return
         final_key = urlnorm.url_key(response.final_url)
         if response.redirects and final_key in self.visited:
             self.report.duplicate += 1
-            self.note(page.url, CrawlUrl.Outcome.DUPLICATE, f"Redirects to {response.final_url}, already fetched",
-                      depth)
+            self.note(page.url, CrawlUrl.Outcome.DUPLICATE,
+                      _("Redirects to %(url)s, already fetched") % {"url": response.final_url}, depth)
             return
         self.visited.add(final_key)
         self.seen.add(final_key)
@@ -300,19 +305,20 @@ class SiteCrawl:
         if not (self.options.respect_robots and extracted.nofollow):
             self.follow(extracted.links, depth)
         if self.options.respect_robots and extracted.noindex:
-            raise SkipError("The page asks not to be indexed (robots noindex)", kind="blocked_by_robots")
+            raise SkipError(_("The page asks not to be indexed (robots noindex)"), kind="blocked_by_robots")
         self.ingest_page(page, response, extracted)
 
     def ingest_page(self, page: CrawledPage, response: Response, extracted: Page) -> None:
         if not extracted.text.strip():
-            raise EmptyPageError("No text left after removing navigation and boilerplate")
+            raise EmptyPageError(_("No text left after removing navigation and boilerplate"))
         uri = source_uri(response, extracted)
         sha = ingestion.text_sha256(extracted.text)
         original = self.duplicate_of(page, response.final_url, uri, sha)
         if original is not None:
             record_page(page, response, original, extracted, CrawledPage.Status.DUPLICATE, sha)
             self.report.duplicate += 1
-            self.note(page.url, CrawlUrl.Outcome.DUPLICATE, f"Same page as {original.source_uri}", page.depth)
+            self.note(page.url, CrawlUrl.Outcome.DUPLICATE, _("Same page as %(uri)s") % {"uri": original.source_uri},
+                      page.depth)
             return
         result = ingest_response(self.kb, response, extracted, source_kind=Document.SourceKind.CRAWL)
         self.ingested[uri] = result.document
@@ -335,11 +341,10 @@ class SiteCrawl:
         if result.outcome == "failed":
             self.fail(page, CrawlerError(result.error))
             return
+        why = {"unchanged": _("Text unchanged"), "created": _("Indexed (created)"), "updated": _("Indexed (updated)")}
         self.report.bump("unchanged" if result.outcome == "unchanged" else "ingested")
-        if result.outcome == "unchanged":
-            self.note(page.url, CrawlUrl.Outcome.UNCHANGED, "Text unchanged", page.depth)
-        else:
-            self.note(page.url, CrawlUrl.Outcome.FETCHED, f"Indexed ({result.outcome})", page.depth)
+        outcome = CrawlUrl.Outcome.UNCHANGED if result.outcome == "unchanged" else CrawlUrl.Outcome.FETCHED
+        self.note(page.url, outcome, why[result.outcome], page.depth)
         record_page(page, response, result.document, extracted, CrawledPage.Status.INDEXED, sha)
 
     # --- outcomes

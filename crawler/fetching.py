@@ -14,6 +14,8 @@ from email.message import Message
 import httpcore
 import httpx
 from django.conf import settings
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 
 from crawler import urlnorm
 from crawler.exceptions import (
@@ -130,16 +132,19 @@ class Fetcher:
             if check_hop:
                 check_hop(target)
             chain.append(target)
-        raise RedirectError(f"More than {self.max_redirects} redirects: {' → '.join(chain)}")
+        raise RedirectError(gettext("More than %(count)d redirects: %(chain)s")
+                            % {"count": self.max_redirects, "chain": " → ".join(chain)})
 
     def _redirect_target(self, chain: list[str], response: Response) -> str:
         if not response.location:
-            raise RedirectError(f"{chain[-1]} answered {response.status} without a Location header")
+            raise RedirectError(gettext("%(url)s answered %(status)d without a Location header")
+                                % {"url": chain[-1], "status": response.status})
         target = urlnorm.try_normalize(response.location, chain[-1])
         if target is None:
-            raise RedirectError(f"{chain[-1]} redirects to {response.location!r}, which is not an http(s) URL")
+            raise RedirectError(gettext("%(url)s redirects to %(location)s, which is not an http(s) URL")
+                                % {"url": chain[-1], "location": repr(response.location)})
         if target in chain:
-            raise RedirectError(f"Redirect loop: {' → '.join([*chain, target])}")
+            raise RedirectError(gettext("Redirect loop: %(chain)s") % {"chain": " → ".join([*chain, target])})
         return target
 
     def _request(self, url: str, *, mode: str, documents: bool, headers: dict, max_bytes: int | None) -> Response:
@@ -160,9 +165,10 @@ class Fetcher:
                     max_bytes = max_bytes or self._classify(response, documents)
                 response.body = self._read(http, max_bytes or settings.CRAWLER["MAX_DOCUMENT_BYTES"], started)
         except httpx.TimeoutException as exc:
-            raise FetchError(f"Timed out after {self.timeout:g} s ({type(exc).__name__})") from exc
+            raise FetchError(gettext("Timed out after %(seconds)s s (%(error)s)")
+                             % {"seconds": f"{self.timeout:g}", "error": type(exc).__name__}) from exc
         except httpx.HTTPError as exc:
-            raise FetchError(f"Network error: {exc or type(exc).__name__}") from exc
+            raise FetchError(gettext("Network error: %(error)s") % {"error": exc or type(exc).__name__}) from exc
         finally:
             # Politeness counts from the end of a request, so the gap the server sees is >= delay.
             self._last_request[host] = time.monotonic()
@@ -203,25 +209,29 @@ class Fetcher:
         else:
             response.extension = DOCUMENT_TYPES.get(response.content_type, "")
         if not response.extension:
-            raise UnsupportedContentError(
-                f"Content type {response.content_type or '(none)'} is neither HTML nor a supported document")
+            raise UnsupportedContentError(gettext("Content type %(type)s is neither HTML nor a supported document")
+                                          % {"type": response.content_type or gettext("(none)")})
         if not documents:
-            raise SkipError(f"A {response.extension} document; document links are not followed")
+            raise SkipError(gettext("A %(extension)s document; document links are not followed")
+                            % {"extension": response.extension})
         response.kind = "document"
         return config["MAX_DOCUMENT_BYTES"]
 
     def _read(self, http: httpx.Response, max_bytes: int, started: float) -> bytes:
         declared = http.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > max_bytes:
-            raise TooLargeError(f"The response is {_size(int(declared))}; the limit is {_size(max_bytes)}")
+            raise TooLargeError(gettext("The response is %(size)s; the limit is %(limit)s")
+                                % {"size": _size(int(declared)), "limit": _size(max_bytes)})
         body = bytearray()
         for chunk in http.iter_bytes(CHUNK_SIZE):
             body += chunk
             if len(body) > max_bytes:
-                raise TooLargeError(f"The response is larger than the {_size(max_bytes)} limit")
+                raise TooLargeError(gettext("The response is larger than the %(limit)s limit")
+                                    % {"limit": _size(max_bytes)})
             # httpx's timeout is per read; a server dripping bytes must not hold us forever.
             if time.monotonic() - started > self.timeout:
-                raise FetchError(f"Timed out after {self.timeout:g} s while reading the response")
+                raise FetchError(gettext("Timed out after %(seconds)s s while reading the response")
+                                 % {"seconds": f"{self.timeout:g}"})
         return bytes(body)
 
 
@@ -230,10 +240,17 @@ def _check_html_body(response: Response) -> None:
     head = response.body[:1024]
     actual = next((kind for magic, kind in KNOWN_SIGNATURES if head.startswith(magic)), None)
     if actual or looks_binary(head):
-        raise UnsupportedContentError(
-            f"Served as {response.content_type or 'HTML'} but the content is {actual or 'binary data'}")
+        # The kinds of KNOWN_SIGNATURES are msgids (gettext_noop where they are defined).
+        raise UnsupportedContentError(gettext("Served as %(type)s but the content is %(actual)s")
+                                      % {"type": response.content_type or "HTML",
+                                         "actual": gettext(actual) if actual else gettext("binary data")})
 
 
 def _size(size: int) -> str:
-    return f"{size / (1024 * 1024):,.1f} MB" if size >= 1024 * 1024 else f"{size:,} bytes"
+    """`1.5 MB` or `200,000 bytes`, in the active language's words and number format."""
+    if size >= 1024 * 1024:
+        # Rounded first: number_format cuts the decimals that the format spec `,.1f` rounds.
+        megabytes = number_format(round(size / (1024 * 1024), 1), 1, force_grouping=True)
+        return gettext("%(size)s MB") % {"size": megabytes}
+    return gettext("%(size)s bytes") % {"size": number_format(size, force_grouping=True)}
 

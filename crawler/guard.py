@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from httpcore import ConnectError, SyncBackend
 
 from crawler.exceptions import BlockedAddressError, CrawlerError
@@ -36,9 +38,11 @@ logger = logging.getLogger(__name__)
 
 
 class AllowList:
-    """Host names, addresses and networks an administrator lets the crawler reach."""
+    """Host names, addresses and networks an administrator lets the crawler (or, with its own
+    `setting`, the webhooks) reach."""
 
-    def __init__(self, entries: Iterable[str]):
+    def __init__(self, entries: Iterable[str], *, setting: str = "PORTAL_CRAWLER_ALLOWED_HOSTS"):
+        self.setting = setting  # the variable a refusal tells the administrator to set
         self.hosts: set[str] = set()
         self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
         for entry in entries:
@@ -65,23 +69,25 @@ class AllowList:
 
 
 def refusal(address: IPAddress) -> str:
-    """Why the address is not public ("" when it is)."""
+    """Why the address is not public ("" when it is), in English: a msgid, translated where it is shown."""
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         return refusal(address.ipv4_mapped)
     if address in METADATA_ADDRESSES:
-        return "a cloud metadata address"
-    for attribute, label in (("is_loopback", "a loopback address"), ("is_link_local", "a link-local address"),
-                             ("is_multicast", "a multicast address"), ("is_unspecified", "an unspecified address")):
+        return gettext_noop("a cloud metadata address")
+    for attribute, label in (("is_loopback", gettext_noop("a loopback address")),
+                             ("is_link_local", gettext_noop("a link-local address")),
+                             ("is_multicast", gettext_noop("a multicast address")),
+                             ("is_unspecified", gettext_noop("an unspecified address"))):
         if getattr(address, attribute):
             return label
     if isinstance(address, ipaddress.IPv4Address) and address in CGNAT:
-        return "a carrier-grade NAT address"
+        return gettext_noop("a carrier-grade NAT address")
     if address.is_reserved:
-        return "a reserved address"
+        return gettext_noop("a reserved address")
     if address.is_private:
-        return "a private address"
+        return gettext_noop("a private address")
     if not address.is_global:
-        return "a reserved address"
+        return gettext_noop("a reserved address")
     return ""
 
 
@@ -98,7 +104,7 @@ def resolve(host: str, port: int, allow: AllowList) -> list[str]:
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (socket.gaierror, UnicodeError) as exc:
-            raise ConnectError(f"cannot resolve {host}: {exc}") from exc
+            raise ConnectError(_("cannot resolve %(host)s: %(error)s") % {"host": host, "error": exc}) from exc
         addresses = list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos))
     if literal is None and allow.allows_host(host):
         permitted = [str(a) for a in addresses if a not in METADATA_ADDRESSES or allow.allows_address(a)]
@@ -106,17 +112,17 @@ def resolve(host: str, port: int, allow: AllowList) -> list[str]:
         permitted = [str(a) for a in addresses if not refusal(a) or allow.allows_address(a)]
     if not permitted:
         if literal is not None:
-            reason = refusal(addresses[0])
+            reason = _(refusal(addresses[0]))
         else:
             # Which internal address a name resolves to is for the operator's log, not for whoever
             # asked for the URL: it would map the internal network one request at a time.
             logger.warning("Crawler refused %s: it resolves to %s (%s)", host, addresses[0], refusal(addresses[0]))
-            reason = f"it resolves to {refusal(addresses[0]) or 'a refused address'}"
-        raise BlockedAddressError(
-            f"Refused to connect to {host}: {reason}. "
-            f"An administrator can allow it by adding it to PORTAL_CRAWLER_ALLOWED_HOSTS (hosts, addresses or "
-            f"networks, comma-separated) and restarting the web server and the worker."
-        )
+            address = refusal(addresses[0]) or gettext_noop("a refused address")
+            reason = _("it resolves to %(address)s") % {"address": _(address)}
+        raise BlockedAddressError(_(
+            "Refused to connect to %(host)s: %(reason)s. An administrator can allow it by adding it to "
+            "%(setting)s (hosts, addresses or networks, comma-separated) and restarting the web "
+            "server and the worker.") % {"host": host, "reason": reason, "setting": allow.setting})
     return permitted
 
 
@@ -128,7 +134,7 @@ def check_url(url: str, *, allow_hosts: Iterable[str] | None = None) -> None:
     try:
         resolve(parts.hostname or "", port, AllowList.from_settings(allow_hosts))
     except ConnectError as exc:
-        raise CrawlerError(f"Cannot resolve the host of {url}: {exc}") from None
+        raise CrawlerError(_("Cannot resolve the host of %(url)s: %(error)s") % {"url": url, "error": exc}) from None
 
 
 class GuardedBackend(SyncBackend):
@@ -144,4 +150,4 @@ class GuardedBackend(SyncBackend):
                 return super().connect_tcp(address, port, timeout, local_address, socket_options)
             except ConnectError as exc:
                 last_error = exc
-        raise last_error or ConnectError(f"cannot connect to {host}")
+        raise last_error or ConnectError(_("cannot connect to %(host)s") % {"host": host})

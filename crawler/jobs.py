@@ -11,6 +11,7 @@ import logging
 from dataclasses import asdict
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from crawler import guard, urlnorm
 from crawler.crawling import CrawlOptions, Progress, crawl_site, ingest_url
@@ -39,7 +40,7 @@ def create_crawl_job(kb: KnowledgeBase, seed_url: str, *, user=None, **options) 
     try:
         crawl_options = CrawlOptions(**{**options, "allow_hosts": tuple(options.get("allow_hosts") or ())})
     except TypeError as exc:
-        raise CrawlerError(f"Unknown crawl option: {exc}") from None
+        raise CrawlerError(_("Unknown crawl option: %(error)s") % {"error": exc}) from None
     guard.check_url(seed, allow_hosts=crawl_options.allow_hosts)
     return Job.objects.create(kind=Job.Kind.CRAWL, knowledge_base=kb, created_by=user,
                               options={"seed_url": seed, **asdict(crawl_options)})
@@ -87,7 +88,7 @@ def run_crawl(job: Job, *, progress: Progress | None = None) -> Job:
 
 def _crawl(job: Job, progress: Progress | None) -> None:
     if job.knowledge_base is None:
-        raise CrawlerError("The knowledge base of this job was deleted")
+        raise CrawlerError(_("The knowledge base of this job was deleted"))
     if job.counters or job.failures:
         # A redelivered task starts the crawl over (pages fetched before are mostly 304s now);
         # its counters start over with it, so they describe one crawl.
@@ -102,8 +103,8 @@ def _crawl(job: Job, progress: Progress | None) -> None:
     report = crawl_site(job.knowledge_base, seed, job=job, progress=progress, **options)
     if report.failed and not (report.cancelled or report.ingested or report.unchanged or report.duplicate):
         # Nothing got in: the job failed, whatever the reason of each URL (blocked, 404, too large).
-        job.error_message = (f"Nothing was crawled: all {report.failed} URL(s) failed or were refused; "
-                             f"the first: {report.failures[0]['reason']}")
+        job.error_message = _("Nothing was crawled: all %(count)d URL(s) failed or were refused; the first: "
+                              "%(reason)s") % {"count": report.failed, "reason": report.failures[0]["reason"]}
 
 
 def _ingest_one(job: Job, url: str) -> None:

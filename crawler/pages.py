@@ -10,6 +10,8 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from django.utils.translation import gettext as _
+
 from crawler import urlnorm
 from crawler.exceptions import BlockedAddressError, CrawlerError, EmptyPageError
 from crawler.extraction import Page, extract_page
@@ -51,7 +53,7 @@ def ingest_response(kb: KnowledgeBase, response: Response, extracted: Page | Non
     if response.kind == "document":
         return ingest_document(kb, response, source_kind=source_kind, source_uri=response.final_url)
     if not extracted.text.strip():
-        raise EmptyPageError("No text left after removing navigation and boilerplate")
+        raise EmptyPageError(_("No text left after removing navigation and boilerplate"))
     uri = source_uri(response, extracted)
     return ingestion.ingest_text(kb, title=extracted.title or uri, text=extracted.text, source_kind=source_kind,
                                  source_uri=uri, mime="text/html", metadata={"url": response.final_url})

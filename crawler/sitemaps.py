@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from xml.etree import ElementTree
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from crawler import urlnorm
 from crawler.exceptions import CrawlerError
@@ -55,7 +56,7 @@ def read_sitemaps(fetcher: Fetcher, sitemap_urls: list[str], *, accept: Callable
 def parse_sitemap(data: bytes) -> tuple[str, list[SitemapEntry]]:
     """`("urlset" | "sitemapindex", entries)` of one sitemap file."""
     if _DECLARATIONS.search(data[:4096]):
-        raise CrawlerError("Sitemap declares a DTD or entities; refused")
+        raise CrawlerError(_("Sitemap declares a DTD or entities; refused"))
     root = ElementTree.fromstring(data)
     kind = _local(root.tag)
     entries = []
@@ -85,7 +86,7 @@ def _fetch(fetcher: Fetcher, url: str) -> bytes:
         decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
         body = decompressor.decompress(body, max_bytes)
         if decompressor.unconsumed_tail:
-            raise CrawlerError(f"{url} expands beyond the size limit")
+            raise CrawlerError(_("%(url)s expands beyond the size limit") % {"url": url})
     return body
 
 

@@ -14,6 +14,8 @@ import string
 from pathlib import PurePosixPath
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
+from django.utils.translation import gettext as _
+
 from crawler.exceptions import InvalidURLError
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -46,10 +48,10 @@ def normalize_url(url: str, base: str | None = None) -> str:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise InvalidURLError(f"{url!r} is not a valid URL: {exc}") from None
+        raise InvalidURLError(_("%(url)s is not a valid URL: %(error)s") % {"url": repr(url), "error": exc}) from None
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS or not parts.hostname:
-        raise InvalidURLError(f"{url!r} is not an absolute http(s) URL")
+        raise InvalidURLError(_("%(url)s is not an absolute http(s) URL") % {"url": repr(url)})
     host = _idna(parts.hostname.rstrip("."))
     if ":" in host:
         host = f"[{host}]"  # IPv6 literal
@@ -112,7 +114,7 @@ def _idna(host: str) -> str:
     try:
         return host.encode("idna").decode("ascii")
     except UnicodeError as exc:
-        raise InvalidURLError(f"{host!r} is not a valid host name") from exc
+        raise InvalidURLError(_("%(host)s is not a valid host name") % {"host": repr(host)}) from exc
 
 
 def _path(path: str) -> str:

@@ -16,6 +16,8 @@ from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 
 from knowledge.indexing.parsing import ZIP_ERRORS
 
@@ -56,17 +58,19 @@ def unpack(upload, *, check: Callable[[str, int], str]) -> tuple[list[Member], l
     except ArchiveError as exc:
         return [], [{"item": upload.name, "reason": str(exc)}]
     except ZIP_ERRORS:
-        return [], [{"item": upload.name, "reason": "The archive is damaged: it is not a readable ZIP file"}]
+        return [], [{"item": upload.name, "reason": _("The archive is damaged: it is not a readable ZIP file")}]
     # Members are named inside their archive: "handbook.zip: Setup/install.md".
     return members, [{**item, "item": f"{upload.name}: {item['item']}"} for item in refused]
 
 
 def _check_totals(infos: list[zipfile.ZipInfo], limit: int) -> None:
     if len(infos) > MAX_MEMBERS:
-        raise ArchiveError(f"The archive holds {len(infos):,} files; the limit is {MAX_MEMBERS:,}")
+        raise ArchiveError(_("The archive holds %(count)s files; the limit is %(limit)s")
+                           % {"count": _number(len(infos)), "limit": _number(MAX_MEMBERS)})
     declared = sum(info.file_size for info in infos)
     if declared > EXPANSION_FACTOR * limit:
-        raise ArchiveError(f"The archive unpacks to {declared:,} bytes; the limit is {EXPANSION_FACTOR * limit:,}")
+        raise ArchiveError(_("The archive unpacks to %(size)s bytes; the limit is %(limit)s")
+                           % {"size": _number(declared), "limit": _number(EXPANSION_FACTOR * limit)})
 
 
 def _read_members(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], limit: int,
@@ -78,7 +82,7 @@ def _read_members(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], limit:
             continue
         path, reason = member_path(info)
         if not reason and path.lower() in seen:
-            reason = "Another file of this path is in the archive"
+            reason = _("Another file of this path is in the archive")
         if not reason:
             reason = _refusal(info, path) or check(path, info.file_size)
         if reason:
@@ -87,11 +91,11 @@ def _read_members(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], limit:
         try:
             data = _read(archive, info, min(limit, budget))
         except ZIP_ERRORS:
-            refused.append({"item": info.filename, "reason": "The file is damaged inside the archive"})
+            refused.append({"item": info.filename, "reason": _("The file is damaged inside the archive")})
             continue
         if data is None:
-            refused.append({"item": info.filename, "reason": f"Unpacks to more than {min(limit, budget):,} bytes "
-                                                              "(a zip bomb?)"})
+            reason = _("Unpacks to more than %(limit)s bytes (a zip bomb?)") % {"limit": _number(min(limit, budget))}
+            refused.append({"item": info.filename, "reason": reason})
             budget = 0
             continue
         budget -= len(data)
@@ -104,24 +108,29 @@ def member_path(info: zipfile.ZipInfo) -> tuple[str, str]:
     """The member's clean relative path, or a reason to refuse its name."""
     name = info.filename.replace("\\", "/")
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-        return "", "Absolute paths are not allowed in an archive"
+        return "", _("Absolute paths are not allowed in an archive")
     parts = [part for part in name.split("/") if part not in ("", ".")]
     if ".." in parts:
-        return "", "Paths that climb out of the archive (..) are not allowed"
+        return "", _("Paths that climb out of the archive (..) are not allowed")
     if any("\x00" in part for part in parts) or not parts:
-        return "", "The file name is not valid"
+        return "", _("The file name is not valid")
     return "/".join(parts), ""
 
 
 def _refusal(info: zipfile.ZipInfo, path: str) -> str:
     mode = info.external_attr >> 16
     if stat.S_ISLNK(mode):
-        return "Symbolic links are not followed"
+        return _("Symbolic links are not followed")
     if info.flag_bits & 0x1:
-        return "The file is encrypted; remove the password and upload it again"
+        return _("The file is encrypted; remove the password and upload it again")
     if is_archive(path):
-        return "Archives inside archives are not unpacked; upload that archive on its own"
+        return _("Archives inside archives are not unpacked; upload that archive on its own")
     return ""
+
+
+def _number(value: int) -> str:
+    """`value` with thousands grouped the active language's way ("1,000"; "1 000" in Russian)."""
+    return number_format(value, force_grouping=True)
 
 
 def _read(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes | None:

@@ -6,7 +6,9 @@ import json
 
 from django import forms
 from django.conf import settings
+from django.utils.formats import number_format
 from django.utils.text import format_lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from knowledge.indexing import edits, parsing
@@ -140,7 +142,8 @@ class ChunkForm(forms.ModelForm):
     def clean_content(self):
         content = self.cleaned_data["content"].strip()
         if len(content) > edits.MAX_CHUNK_CHARS:
-            raise forms.ValidationError(f"A chunk holds at most {edits.MAX_CHUNK_CHARS:,} characters.")
+            raise forms.ValidationError(gettext("A chunk holds at most %(limit)s characters.")
+                                        % {"limit": number_format(edits.MAX_CHUNK_CHARS, force_grouping=True)})
         return content
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.core.files import File
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.utils.translation import gettext
 
 from knowledge import archives, bases, notion, shares, uploads
 from knowledge.exceptions import JobStateError, KnowledgeError
@@ -163,8 +164,8 @@ def create_reindex_job(kb: KnowledgeBase, *, embedder: str = "", force: bool = F
     """A re-index job row; with another embedder, the base switches to it first (vectors are rebuilt)."""
     if kb.shadows.exists():
         # Its cut-over swaps chunks with this base; a re-index in between would be lost or mixed in.
-        raise KnowledgeError(f"A new version of {kb} is being built beside it (a shadow switch); "
-                             "cut over, cancel or confirm that switch before re-indexing")
+        raise KnowledgeError(gettext("A new version of %(base)s is being built beside it (a shadow switch); "
+                                     "cut over, cancel or confirm that switch before re-indexing") % {"base": kb})
     if embedder and embedder != kb.embedder:
         bases.switch_embedder(kb, embedder)
         force = True
@@ -189,7 +190,7 @@ def run_reindex(job: Job) -> Job:
 def _reindex_documents(job: Job) -> list[Document]:
     kb = job.knowledge_base
     if kb is None:
-        raise KnowledgeError("The knowledge base of this job was deleted")
+        raise KnowledgeError(gettext("The knowledge base of this job was deleted"))
     signature = ingestion.config_signature(kb)
     documents = kb.documents.all() if job.options.get("force") else kb.documents.exclude(
         config_signature=signature, status=Document.Status.READY)
@@ -200,7 +201,7 @@ def retry(job: Job, *, user=None) -> Job:
     """Start a finished job's work again as a new job of the same kind; done items are skipped
     (every job is idempotent). Raises `JobStateError` when the job is not worth retrying."""
     if not job.is_retryable:
-        raise JobStateError(f"{job} cannot be retried.")
+        raise JobStateError(gettext("%(job)s cannot be retried.") % {"job": job})
     options, total = dict(job.options), job.progress_total
     if "document_ids" in options:  # documents deleted since are left out
         options["document_ids"] = list(Document.objects.filter(pk__in=options["document_ids"])

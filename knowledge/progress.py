@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from knowledge.models import Job
+from portal.stored_text import translated
 
 
 def item_label(item: dict) -> str:
@@ -28,11 +29,12 @@ def item_label(item: dict) -> str:
 
 
 def items(job: Job) -> list[dict]:
-    """The job's documents with their state, chunk counts, failure reason and a readable label."""
+    """The job's documents with their state, chunk counts, failure reason and a readable label (both in
+    the reader's language)."""
     return [{"id": item["id"], "name": item.get("name", ""), "state": item.get("state", ""),
              "label": item_label(item), "chunks_done": item.get("chunks_done", 0),
              "chunks_total": item.get("chunks_total", 0), "pages_done": item.get("pages_done", 0),
-             "pages_total": item.get("pages_total", 0), "reason": item.get("reason", "")}
+             "pages_total": item.get("pages_total", 0), "reason": translated(item.get("reason", ""))}
             for item in job.items]
 
 
@@ -47,7 +49,7 @@ def job_state(job: Job) -> dict:
         "id": job.pk, "status": job.status, "status_label": job.status_label, "finished": job.is_finished,
         "percent": job.percent, "done": job.progress_done, "total": job.progress_total,
         "chunks_done": chunks_done, "chunks_total": chunks_total, "counters": job.counters,
-        "failures": len(job.failures), "error_message": job.error_message,
+        "failures": len(job.failures), "error_message": translated(job.error_message),
         "cancel_requested": job.cancel_requested, "current_item": job.current_item,
         "started_at": when(job.started_at),
         "finished_at": when(job.finished_at), "documents": items(job),

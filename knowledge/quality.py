@@ -4,6 +4,8 @@ a person clearing it by accepting it as it is (or re-parsing it with OCR: the do
 The report itself is made while parsing (`knowledge/indexing/parsing/quality.py`).
 """
 
+from django.utils.translation import gettext as _
+
 from knowledge.indexing.parsing.quality import describe
 from knowledge.models import Document
 
@@ -14,8 +16,8 @@ def auto_reply_blockers(answer) -> list[str]:
         return []
     ids = {citation.hit.document_id for citation in answer.citations}
     flagged = Document.objects.needing_attention().filter(pk__in=ids).only("title", "source_uri", "quality")
-    return [f"source {doc}: {describe(doc.quality.get('flags', []))} (accept or re-parse the document)"
-            for doc in flagged.order_by("pk")]
+    return [_("source %(document)s: %(flags)s (accept or re-parse the document)")
+            % {"document": doc, "flags": describe(doc.quality.get("flags", []))} for doc in flagged.order_by("pk")]
 
 
 def accept(documents) -> int:

@@ -13,6 +13,7 @@ from knowledge.indexing.parsing.ocr import LANGUAGES_PATTERN as OCR_LANGUAGES
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
 from knowledge.search.retrieval import MODES
 from portal.schemas import PlainSchema
+from portal.stored_text import translated
 
 
 def usable_embedders() -> list[str]:
@@ -129,6 +130,10 @@ class JobOut(ModelSchema):
     @staticmethod
     def resolve_documents(job: Job) -> list[dict]:
         return progress.items(job)
+
+    @staticmethod
+    def resolve_error_message(job: Job) -> str:
+        return translated(job.error_message)  # in the request's language, as the documents' reasons
 
     class Meta:
         model = Job

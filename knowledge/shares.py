@@ -33,6 +33,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from knowledge import leases, share_batches, share_pages
 from knowledge.exceptions import KnowledgeError
@@ -218,12 +219,13 @@ def _claim(job: Job, token: str) -> JobItem | None:
 def _work_on(job: Job, item: JobItem, token: str, work: Work) -> None:
     claim = Claim(job, item, token)
     if item.attempts > JobItem.MAX_ATTEMPTS:
-        claim.complete(Job.ItemState.FAILED, reason=f"The worker ingesting {item.name} stopped {JobItem.MAX_ATTEMPTS} "
-                                                    "times (killed or out of memory); not tried again.")
+        reason = gettext("The worker ingesting %(name)s stopped %(attempts)d times (killed or out of memory); "
+                         "not tried again.") % {"name": item.name, "attempts": JobItem.MAX_ATTEMPTS}
+        claim.complete(Job.ItemState.FAILED, reason=reason)
         return
     document = Document.objects.select_related("knowledge_base").filter(pk=item.document_id).first()
     if document is None:
-        claim.complete(Job.ItemState.FAILED, reason="The document was deleted before it was indexed.")
+        claim.complete(Job.ItemState.FAILED, reason=gettext("The document was deleted before it was indexed."))
         return
     work(job, document, claim)
 
@@ -254,7 +256,7 @@ def _end(job: Job, after: Callable[[Job], None]) -> None:
         job.fail(_message(exc))
     share_batches.forget(job)
     share_pages.forget(job)
-    settle_documents(job_documents(job), f"{job} ended before this document was indexed")
+    settle_documents(job_documents(job), _ended_early(job))
     publish_finished(job)
 
 
@@ -263,8 +265,13 @@ def _fail(job: Job, exc: Exception) -> None:
     job.fail(_message(exc))
     share_batches.forget(job)
     share_pages.forget(job)
-    settle_documents(job_documents(job), f"{job} ended before this document was indexed")
+    settle_documents(job_documents(job), _ended_early(job))
     publish_finished(job)
+
+
+def _ended_early(job: Job) -> str:
+    """The error of a document the job left pending or half-indexed."""
+    return gettext("%(job)s ended before this document was indexed") % {"job": job}
 
 
 def _message(exc: Exception) -> str:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 
 from knowledge.indexing import parsing
 
@@ -31,7 +33,8 @@ def unsupported_reason(name: str) -> str:
     # A .zip is unpacked (knowledge/archives.py): its files are checked one by one.
     if parsing.is_supported(name) or Path(name).suffix.lower() == ".zip":
         return ""
-    return f"Unsupported file type. Supported: {', '.join(parsing.SUPPORTED_EXTENSIONS)}, .zip"
+    return _("Unsupported file type. Supported: %(supported)s, .zip") % {
+        "supported": ", ".join(parsing.SUPPORTED_EXTENSIONS)}
 
 
 def check_upload(name: str, size: int) -> Refusal | None:
@@ -40,9 +43,11 @@ def check_upload(name: str, size: int) -> Refusal | None:
         return Refusal(name, reason, UNSUPPORTED)
     limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
     if size > limit:
-        return Refusal(name, f"File is {size:,} bytes, over the {limit:,}-byte limit", TOO_LARGE)
+        reason = _("File is %(size)s bytes, over the %(limit)s-byte limit") % {
+            "size": number_format(size, force_grouping=True), "limit": number_format(limit, force_grouping=True)}
+        return Refusal(name, reason, TOO_LARGE)
     if size == 0:
-        return Refusal(name, "File is empty", EMPTY)
+        return Refusal(name, _("File is empty"), EMPTY)
     return None
 
 
@@ -52,7 +57,7 @@ def check_uploads(files: list) -> tuple[list, list[Refusal]]:
     accepted, refused, seen = [], [], set()
     for upload in files:
         name = Path(upload.name).name
-        refusal = (Refusal(upload.name, "Another file of this name is in the same upload", DUPLICATE)
+        refusal = (Refusal(upload.name, _("Another file of this name is in the same upload"), DUPLICATE)
                    if name in seen else check_upload(upload.name, upload.size))
         seen.add(name)
         if refusal:

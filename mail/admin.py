@@ -4,6 +4,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from mail.models import Attachment, MailMessage
+from portal.stored_text import translated
 
 
 class AttachmentInline(admin.TabularInline):
@@ -19,18 +20,23 @@ class AttachmentInline(admin.TabularInline):
 
 @admin.register(MailMessage)
 class MailMessageAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "direction", "status", "sender", "recipients", "subject", "ticket_link", "reason")
+    list_display = ("created_at", "direction", "status", "sender", "recipients", "subject", "ticket_link",
+                    "reason_text")
     list_filter = ("direction", "status")
     search_fields = ("message_id", "sender", "recipients", "subject")
     list_select_related = ("ticket",)
     readonly_fields = ("direction", "status", "message_id", "in_reply_to", "references", "sender", "recipients",
-                       "subject", "ticket_link", "reason", "raw", "size", "created_at")
+                       "subject", "ticket_link", "reason_text", "raw", "size", "created_at")
     exclude = ("ticket", "ticket_message")
     inlines = [AttachmentInline]
     show_full_result_count = False
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description=_("reason"))
+    def reason_text(self, mail: MailMessage) -> str:
+        return translated(mail.reason)
 
     @admin.display(description=_("ticket"))
     def ticket_link(self, mail: MailMessage) -> str:

@@ -7,6 +7,7 @@ import logging
 import ssl
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from mail import inbound
 from mail.exceptions import MailError
@@ -37,7 +38,7 @@ def poll_mailbox(*, limit: int | None = None) -> dict[str, int]:
     try:
         status, _ = client.select(conf["IMAP_FOLDER"])
         if status != "OK":
-            raise MailError(f"Cannot open the IMAP folder {conf['IMAP_FOLDER']!r}")
+            raise MailError(gettext("Cannot open the IMAP folder %(folder)s") % {"folder": repr(conf["IMAP_FOLDER"])})
         _, data = client.uid("SEARCH", None, "UNSEEN")
         for uid in (data[0] or b"").split()[: limit or conf["IMAP_BATCH"]]:
             outcome = _file(client, uid)

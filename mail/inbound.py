@@ -23,6 +23,8 @@ from bs4 import BeautifulSoup
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 
 from mail.exceptions import MailError
 from mail.models import Attachment, MailMessage
@@ -52,7 +54,9 @@ def receive_message(raw: bytes) -> Received:
     """File one e-mail; raises `MailError` for a message that cannot be a ticket (nothing is stored)."""
     limit = settings.MAIL["MAX_MESSAGE_BYTES"]
     if len(raw) > limit:
-        raise MailError(f"The message is {len(raw):,} bytes; the limit is {limit:,}")
+        raise MailError(gettext("The message is %(size)s bytes; the limit is %(limit)s")
+                        % {"size": number_format(len(raw), force_grouping=True),
+                           "limit": number_format(limit, force_grouping=True)})
     message = BytesParser(policy=policy.default).parsebytes(raw)
     message_id = (first_id(header(message, "Message-ID"))
                   or f"<sha256-{hashlib.sha256(raw).hexdigest()}@portal.invalid>")
@@ -62,7 +66,7 @@ def receive_message(raw: bytes) -> Received:
     name, address = parseaddr(header(message, "From"))
     address = one_line(address)
     if "@" not in address:
-        raise MailError("The message has no usable From address")
+        raise MailError(gettext("The message has no usable From address"))
     mail = MailMessage(direction=MailMessage.Direction.INBOUND, message_id=message_id,
                        in_reply_to=first_id(header(message, "In-Reply-To")),
                        references=" ".join(MESSAGE_ID.findall(header(message, "References")))[:10_000],
@@ -131,24 +135,24 @@ def first_id(text: str) -> str:
 
 
 def auto_reason(message: EmailMessage, address: str) -> str:
-    """Why the message is automatic (and must not start a ticket), or ""."""
+    """Why the message is automatic (and must not start a ticket), or "" (stored, shown in the admin)."""
     auto = header(message, "Auto-Submitted").strip().lower()
     if auto and auto != "no":
-        return f"Auto-Submitted: {auto}"
+        return gettext("Auto-Submitted: %(value)s") % {"value": auto}
     for name in ("X-Autoreply", "X-Autorespond", "X-Auto-Reply"):
         if header(message, name):
-            return f"{name} header"
+            return gettext("%(header)s header") % {"header": name}
     precedence = header(message, "Precedence").strip().lower()
     if precedence in AUTO_PRECEDENCE:
-        return f"Precedence: {precedence}"
+        return gettext("Precedence: %(value)s") % {"value": precedence}
     if message.get_content_type() == "multipart/report":
-        return "a delivery or read report"
+        return gettext("a delivery or read report")
     if header(message, "Return-Path").strip() == "<>":
-        return "sent from the null sender (a bounce)"
+        return gettext("sent from the null sender (a bounce)")
     if AUTO_SENDERS.match(address):
-        return f"sent by {address}"
+        return gettext("sent by %(address)s") % {"address": address}
     if address.lower() == parseaddr(settings.MAIL["FROM"])[1].lower():
-        return "sent by the portal itself"
+        return gettext("sent by the portal itself")
     return ""
 
 

@@ -42,8 +42,9 @@ class StrictParser(Parser):
     def parse_body(self, request: HttpRequest):
         content_type = request.content_type or ""
         if request.body and content_type != "application/json" and not content_type.endswith("+json"):
-            raise ApiError(415, "unsupported_media_type", "Send the body as JSON with "
-                           f"'Content-Type: application/json', not {content_type or 'none'}")
+            raise ApiError(415, "unsupported_media_type",
+                           _("Send the body as JSON with 'Content-Type: application/json', not %(type)s")
+                           % {"type": content_type or "none"})
         data = super().parse_body(request)
         _check_strings(data, "body", [])
         return data
@@ -183,7 +184,8 @@ def request_too_big(request, exc: Exception):
 
 @api.exception_handler(MultiPartParserError)
 def malformed_multipart(request, exc: Exception):
-    return error_response(request, 400, "bad_request", f"The multipart body cannot be read: {exc}")
+    return error_response(request, 400, "bad_request",
+                          _("The multipart body cannot be read: %(error)s") % {"error": exc})
 
 
 @api.exception_handler(TooManyFilesSent)

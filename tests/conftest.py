@@ -32,6 +32,17 @@ def _fresh_query_vectors():
     query_vectors.clear()
 
 
+@pytest.fixture(autouse=True)
+def _default_language_after():
+    """Each test leaves no language active: a request in Russian (LocaleMiddleware activates the
+    reader's language for the thread, as a server does per request) must not make the next test's
+    workers write Russian."""
+    from django.utils import translation
+
+    yield
+    translation.deactivate()
+
+
 def stop_server_left_running(pgdata: Path) -> None:
     """After a failed test that started an embedded server of its own: a fast shutdown of it, so it
     does not outlive the run."""

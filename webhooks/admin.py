@@ -3,6 +3,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from portal.stored_text import translated
 from webhooks import delivery as deliveries
 from webhooks.exceptions import WebhookError
 from webhooks.models import Delivery, Endpoint
@@ -10,10 +11,10 @@ from webhooks.models import Delivery, Endpoint
 
 @admin.register(Endpoint)
 class EndpointAdmin(admin.ModelAdmin):
-    list_display = ("name", "url", "event_list", "is_active", "consecutive_failures", "disabled_reason")
+    list_display = ("name", "url", "event_list", "is_active", "consecutive_failures", "disabled_reason_text")
     list_filter = ("is_active",)
     search_fields = ("name", "url")
-    readonly_fields = ("secret", "consecutive_failures", "disabled_at", "disabled_reason", "api_key",
+    readonly_fields = ("secret", "consecutive_failures", "disabled_at", "disabled_reason_text", "api_key",
                        "created_at", "updated_at")
     raw_id_fields = ("owner",)
     actions = ["enable", "rotate_secret"]
@@ -22,6 +23,10 @@ class EndpointAdmin(admin.ModelAdmin):
         if db_field.name == "url":
             kwargs["assume_scheme"] = "https"  # an address typed without a scheme is https
         return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    @admin.display(description=_("disabled reason"))
+    def disabled_reason_text(self, endpoint: Endpoint) -> str:
+        return translated(endpoint.disabled_reason)
 
     @admin.display(description=_("events"))
     def event_list(self, endpoint: Endpoint) -> str:
@@ -73,14 +78,14 @@ class DeliveryAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("error"))
     def short_error(self, delivery: Delivery) -> str:
-        return delivery.error[:120]
+        return translated(delivery.error)[:120]
 
     @admin.display(description=_("attempts log"))
     def attempt_log(self, delivery: Delivery) -> str:
         if not delivery.log:
             return "—"
         rows = format_html_join("", "<li>{} — {} {} ({} ms)</li>", (
-            (entry.get("at", ""), entry.get("status") or "no answer", entry.get("error", ""), entry.get("ms", ""))
+            (entry.get("at", ""), entry.get("status") or _("no answer"), entry.get("error", ""), entry.get("ms", ""))
             for entry in delivery.log))
         return format_html("<ul>{}</ul>", rows)
 

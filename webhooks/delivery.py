@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django_q.models import Schedule
 from django_q.tasks import schedule
 
@@ -36,18 +37,18 @@ def conf(name: str):
 
 
 def allow_list() -> AllowList:
-    return AllowList(conf("ALLOWED_HOSTS"))
+    return AllowList(conf("ALLOWED_HOSTS"), setting="PORTAL_WEBHOOK_ALLOWED_HOSTS")
 
 
 def check_url(url: str) -> None:
     """Raise `WebhookError` unless `url` is http(s) on a host the portal may send to."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise WebhookError("The URL must be an absolute http:// or https:// address")
+        raise WebhookError(_("The URL must be an absolute http:// or https:// address"))
     try:
         resolve(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80), allow_list())
     except Exception as exc:  # BlockedAddressError, or the name does not resolve
-        raise WebhookError(str(exc).replace("CRAWLER['ALLOWED_HOSTS']", "PORTAL_WEBHOOK_ALLOWED_HOSTS")) from None
+        raise WebhookError(str(exc)) from None
 
 
 def deliver(delivery_id: int) -> Delivery | None:
@@ -63,7 +64,7 @@ def deliver(delivery_id: int) -> Delivery | None:
     delivery = Delivery.objects.select_related("endpoint").get(pk=delivery_id)
     endpoint = delivery.endpoint
     if not endpoint.is_active:
-        return _finish(delivery, Delivery.Status.FAILED, error="The endpoint is disabled")
+        return _finish(delivery, Delivery.Status.FAILED, error=_("The endpoint is disabled"))
     status, error, ms = send(endpoint, delivery)
     delivery.attempts += 1
     delivery.response_status, delivery.error = status, error
@@ -105,11 +106,12 @@ def send(endpoint: Endpoint, delivery: Delivery) -> tuple[int | None, str, int]:
               client.stream("POST", endpoint.url, content=body, headers=headers) as response):
             status = response.status_code
         if 300 <= status < 400:
-            error = f"HTTP {status}: redirects are not followed (to {response.headers.get('location', '?')[:200]})"
+            error = (_("HTTP %(status)d: redirects are not followed (to %(location)s)")
+                     % {"status": status, "location": response.headers.get("location", "?")[:200]})
         elif not 200 <= status < 300:
             error = f"HTTP {status}"
     except httpx.TimeoutException:
-        error = f"No answer within {conf('TIMEOUT_SECONDS')} s"
+        error = _("No answer within %(seconds)s s") % {"seconds": conf("TIMEOUT_SECONDS")}
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}"[:500]
     except Exception as exc:  # the SSRF guard's refusal, raised where the socket opens
@@ -123,11 +125,11 @@ def _count_failure(endpoint: Endpoint) -> bool:
     limit = conf("DISABLE_AFTER")
     disabled = Endpoint.objects.filter(pk=endpoint.pk, is_active=True, consecutive_failures__gte=limit).update(
         is_active=False, disabled_at=timezone.now(), updated_at=timezone.now(),
-        disabled_reason=f"Disabled after {limit} failed deliveries in a row")
+        disabled_reason=_("Disabled after %(count)d failed deliveries in a row") % {"count": limit})
     if disabled:
         logger.warning("Webhook endpoint %s (%s) disabled after %s failures", endpoint.pk, endpoint.url, limit)
         Delivery.objects.filter(endpoint=endpoint, status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING]
-                                ).update(status=Delivery.Status.FAILED, error="The endpoint was disabled",
+                                ).update(status=Delivery.Status.FAILED, error=_("The endpoint was disabled"),
                                          updated_at=timezone.now())
     return bool(disabled)
 

@@ -14,6 +14,7 @@ from knowledge import admin_chunks, admin_documents, admin_views, jobs, quality
 from knowledge.admin.common import KnowledgeAdminMixin, pretty_json, status_badge
 from knowledge.indexing.parsing.quality import describe
 from knowledge.models import Chunk, Document
+from portal.stored_text import translated
 
 
 class NeedsAttentionFilter(admin.SimpleListFilter):
@@ -119,14 +120,15 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def problem(self, doc):
         if not doc.error_message:
             return ""
-        short = Truncator(doc.error_message).chars(160)
-        return format_html('<span class="kp-error-text kp-problem" title="{}">{}</span>', doc.error_message, short)
+        message = translated(doc.error_message)
+        return format_html('<span class="kp-error-text kp-problem" title="{}">{}</span>', message,
+                           Truncator(message).chars(160))
 
     @admin.display(description=_("Error message"))
     def error_message_full(self, doc):
         if not doc.error_message:
             return "—"
-        return format_html('<pre class="kp-error-text kp-pre">{}</pre>', doc.error_message)
+        return format_html('<pre class="kp-error-text kp-pre">{}</pre>', translated(doc.error_message))
 
     @admin.display(description=_("Source"))
     def source_link(self, doc):

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchVector
 from django.db import transaction
 from django.db.models import Value
+from django.utils.translation import gettext as _
 
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import chunking, entries, parsing, tables
@@ -205,7 +206,9 @@ def record_failure(document: Document, exc: Exception) -> None:
 
 def failure_message(exc: Exception) -> str:
     """What a document's page says of a failure: a domain error as written, anything else with its type."""
-    return str(exc) if isinstance(exc, KnowledgeError) else f"Unexpected error: {type(exc).__name__}: {exc}"
+    if isinstance(exc, KnowledgeError):
+        return str(exc)
+    return _("Unexpected error: %(type)s: %(error)s") % {"type": type(exc).__name__, "error": exc}
 
 
 def user_facing(document: Document, message: str) -> str:

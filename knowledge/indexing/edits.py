@@ -13,6 +13,8 @@ source (`chunks.replace_chunks`); edits to parsed chunks last until the source i
 from django.contrib.postgres.search import SearchVector
 from django.db import transaction
 from django.db.models import Max, Value
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import chunking
@@ -25,9 +27,11 @@ MAX_CHUNK_CHARS = 20_000
 def _clean(content: str) -> str:
     content = content.strip()
     if not content:
-        raise KnowledgeError("A chunk needs some text")
+        raise KnowledgeError(_("A chunk needs some text"))
     if len(content) > MAX_CHUNK_CHARS:
-        raise KnowledgeError(f"A chunk holds at most {MAX_CHUNK_CHARS:,} characters; this text has {len(content):,}")
+        raise KnowledgeError(_("A chunk holds at most %(limit)s characters; this text has %(count)s") % {
+            "limit": number_format(MAX_CHUNK_CHARS, force_grouping=True),
+            "count": number_format(len(content), force_grouping=True)})
     return content
 
 

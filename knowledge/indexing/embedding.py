@@ -17,6 +17,7 @@ import numpy as np
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.utils.translation import gettext as _
 
 from knowledge.exceptions import EmbedderError
 
@@ -75,9 +76,10 @@ class Embedder:
 
 def _check_shape(vectors: np.ndarray, rows: int, dim: int, name: str) -> np.ndarray:
     if vectors.shape != (rows, dim):
-        raise EmbedderError(f"Embedder {name} returned shape {vectors.shape}, expected ({rows}, {dim})")
+        raise EmbedderError(_("Embedder %(name)s returned shape %(shape)s, expected (%(rows)d, %(dim)d)")
+                            % {"name": name, "shape": vectors.shape, "rows": rows, "dim": dim})
     if not np.isfinite(vectors).all():
-        raise EmbedderError(f"Embedder {name} returned non-finite values")
+        raise EmbedderError(_("Embedder %(name)s returned non-finite values") % {"name": name})
     return vectors
 
 
@@ -154,7 +156,7 @@ class OpenAIEmbedder(Embedder):
 
         conf = settings.OPENAI
         if not conf["BASE_URL"] and not conf["API_KEY"]:
-            raise EmbedderError("The openai embedder needs OPENAI_BASE_URL and/or OPENAI_API_KEY")
+            raise EmbedderError(_("The openai embedder needs OPENAI_BASE_URL and/or OPENAI_API_KEY"))
         return OpenAI(base_url=conf["BASE_URL"] or None, api_key=conf["API_KEY"] or "unused",
                       timeout=conf["TIMEOUT"], max_retries=conf["MAX_RETRIES"])
 
@@ -167,7 +169,7 @@ class OpenAIEmbedder(Embedder):
             response = self._client.embeddings.create(model=self.model, input=[prefix + text for text in texts],
                                                       **extra)
         except OpenAIError as exc:
-            raise EmbedderError(f"Embedding request failed: {exc}") from exc
+            raise EmbedderError(_("Embedding request failed: %(error)s") % {"error": exc}) from exc
         rows = sorted(response.data, key=lambda item: item.index)
         return _normalise(np.asarray([row.embedding for row in rows], dtype=np.float32))
 
@@ -227,7 +229,8 @@ def _forget_configured_embedders(*, setting: str, **kwargs) -> None:
 def get_embedder(name: str) -> Embedder:
     """The process-wide embedder registered under `name`."""
     if name not in REGISTRY:
-        raise EmbedderError(f"Unknown embedder {name!r}; known: {', '.join(sorted(REGISTRY))}")
+        raise EmbedderError(_("Unknown embedder %(name)s; known: %(known)s")
+                            % {"name": repr(name), "known": ", ".join(sorted(REGISTRY))})
     with _instances_lock:
         if name not in _instances:
             _instances[name] = REGISTRY[name]()

@@ -10,6 +10,7 @@ the previous state intact for a re-run to complete.
 from pathlib import Path
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from knowledge import outgoing
 from knowledge.documents import ParsedDocument
@@ -73,7 +74,7 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
     document = document or _new_document(kb, source_kind, source_uri)
     try:
         if not text.strip():
-            raise KnowledgeError("No text to index: the document is empty")
+            raise KnowledgeError(_("No text to index: the document is empty"))
         if document.sha256 != sha:
             document.quality_accepted_at = None  # a person accepted the old text, not this one
         document.set_quality(quality or parse_quality.assess(ParsedDocument(text, title, mime, pages=pages or [])))

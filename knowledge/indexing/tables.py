@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+
 from knowledge.exceptions import KnowledgeError
 
 ROLES = ("question", "answer", "title", "text", "metadata", "ignored")
@@ -274,16 +276,17 @@ def _mean_length(values: list[str]) -> float:
 def check_mapping(mapping: dict, columns: Iterable[str]) -> dict[str, str]:
     """The mapping itself when every column it names exists and every role is known; else MappingError."""
     if not isinstance(mapping, dict):
-        raise MappingError("The column mapping must be an object of column name → role")
+        raise MappingError(_("The column mapping must be an object of column name → role"))
     known = list(columns)
     missing = [name for name in mapping if name not in known]
     if missing:
-        raise MappingError(f"The column mapping names column(s) the document does not have: "
-                           f"{', '.join(map(repr, missing))}; its columns are: {', '.join(map(repr, known))}")
+        raise MappingError(_("The column mapping names column(s) the document does not have: %(missing)s; "
+                             "its columns are: %(columns)s")
+                           % {"missing": ", ".join(map(repr, missing)), "columns": ", ".join(map(repr, known))})
     bad = {name: role for name, role in mapping.items() if role not in ROLES}
     if bad:
-        raise MappingError(f"Unknown role(s) {', '.join(map(repr, bad.values()))} in the column mapping; "
-                           f"use one of {', '.join(ROLES)}")
+        raise MappingError(_("Unknown role(s) %(roles)s in the column mapping; use one of %(known)s")
+                           % {"roles": ", ".join(map(repr, bad.values())), "known": ", ".join(ROLES)})
     return {str(name): str(role) for name, role in mapping.items()}
 
 

@@ -7,6 +7,7 @@ UPDATE at a time, instead of a JSON list on the job rewritten whole on each prog
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from knowledge.models.documents import Document
@@ -111,8 +112,10 @@ class EmbeddingBatch(SharedPart):
         return f"{self.item} · {self.position + 1}–{self.position + self.size}"
 
     def given_up(self) -> str:
-        return (f"The worker embedding chunks {self.position + 1}–{self.position + self.size} of {self.item.name} "
-                f"stopped {self.MAX_ATTEMPTS} times (killed or out of memory); not tried again.")
+        return gettext("The worker embedding chunks %(first)d–%(last)d of %(name)s stopped %(attempts)d times "
+                       "(killed or out of memory); not tried again.") % {
+            "first": self.position + 1, "last": self.position + self.size, "name": self.item.name,
+            "attempts": self.MAX_ATTEMPTS}
 
 
 class ScanPage(SharedPart):
@@ -141,5 +144,6 @@ class ScanPage(SharedPart):
         return f"{self.item} · page {self.number}"
 
     def given_up(self) -> str:
-        return (f"The worker reading page {self.number} of {self.item.name} with OCR stopped {self.MAX_ATTEMPTS} "
-                "times (killed or out of memory); not tried again.")
+        return gettext("The worker reading page %(number)d of %(name)s with OCR stopped %(attempts)d times "
+                       "(killed or out of memory); not tried again.") % {
+            "number": self.number, "name": self.item.name, "attempts": self.MAX_ATTEMPTS}

@@ -7,8 +7,8 @@ from django.db import models
 from django.db.models import F
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from knowledge.exceptions import JobFinishedError
 from knowledge.models.bases import KnowledgeBase
@@ -216,7 +216,8 @@ class Job(models.Model):
     def cancel(self) -> None:
         """Ask a queued or running job to stop after its current item (the flag the worker reads)."""
         if self.is_finished:
-            raise JobFinishedError(f"{self} has already {self.get_status_display().lower()}")
+            raise JobFinishedError(gettext("%(job)s has already %(status)s")
+                                   % {"job": self, "status": self.get_status_display().lower()})
         Job.objects.filter(pk=self.pk).update(cancel_requested=True, updated_at=timezone.now())
         self.cancel_requested = True
 

@@ -12,6 +12,7 @@ made of the sources' own sentences with the same `[n]` markers, used when no mod
 import re
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from knowledge.exceptions import KnowledgeError
 
@@ -87,7 +88,7 @@ class OpenAIChatGenerator:
     def generate(self, *, question: str, sources: list, instructions: str = "") -> str:
         text = "".join(self._complete(question, sources, instructions, stream=False))
         if not text.strip():
-            raise GenerationError("The language model sent an empty reply")
+            raise GenerationError(_("The language model sent an empty reply"))
         return text.strip()
 
     def stream(self, *, question: str, sources: list, instructions: str = ""):
@@ -105,7 +106,7 @@ class OpenAIChatGenerator:
             if not stream:
                 text = response.choices[0].message.content
                 if not isinstance(text, str):
-                    raise GenerationError("The language model sent an empty reply")
+                    raise GenerationError(_("The language model sent an empty reply"))
                 yield text
                 return
             for chunk in response:
@@ -115,15 +116,17 @@ class OpenAIChatGenerator:
         except GenerationError:
             raise
         except openai.APITimeoutError as exc:
-            raise GenerationError(f"The language model did not answer within {self.timeout:g} s "
-                                  f"({self.max_retries} retries)") from exc
+            raise GenerationError(_("The language model did not answer within %(seconds)s s (%(retries)s retries)")
+                                  % {"seconds": f"{self.timeout:g}", "retries": self.max_retries}) from exc
         except openai.APIStatusError as exc:
-            raise GenerationError(f"The language model returned HTTP {exc.status_code}: {exc.message}") from exc
+            raise GenerationError(_("The language model returned HTTP %(status)d: %(error)s")
+                                  % {"status": exc.status_code, "error": exc.message}) from exc
         except openai.APIConnectionError as exc:
-            raise GenerationError(f"Cannot reach the language model at {self.base_url or 'api.openai.com'}: "
-                                  f"{exc}") from exc
+            raise GenerationError(_("Cannot reach the language model at %(url)s: %(error)s")
+                                  % {"url": self.base_url or "api.openai.com", "error": exc}) from exc
         except (openai.OpenAIError, ValueError, AttributeError, IndexError, TypeError) as exc:
-            raise GenerationError(f"The language model sent a malformed reply: {type(exc).__name__}: {exc}") from exc
+            raise GenerationError(_("The language model sent a malformed reply: %(type)s: %(error)s")
+                                  % {"type": type(exc).__name__, "error": exc}) from exc
 
 
 class ExtractiveGenerator:

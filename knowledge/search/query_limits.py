@@ -13,6 +13,9 @@ from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import OperationalError
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from knowledge.exceptions import QueryTooLargeError, SearchTimeoutError
 
@@ -23,22 +26,30 @@ MAX_FILTER_VALUE_CHARS = 500
 def check_scope(*, layers=None, filters: dict | None = None, document_ids=None) -> None:
     """Refuse a search scope over the configured limits, naming the limit."""
     limits = settings.PORTAL
-    _at_most(len(layers or []), limits["SEARCH_MAX_LAYERS"], "layers")
-    _at_most(len(document_ids or []), limits["SEARCH_MAX_DOCUMENT_IDS"], "document ids")
+    _at_most(len(layers or []), limits["SEARCH_MAX_LAYERS"],
+             gettext_noop("Too many layers: %(count)s; the limit is %(limit)s"))
+    _at_most(len(document_ids or []), limits["SEARCH_MAX_DOCUMENT_IDS"],
+             gettext_noop("Too many document ids: %(count)s; the limit is %(limit)s"))
     filters = filters or {}
-    _at_most(len(filters), limits["SEARCH_MAX_FILTER_KEYS"], "filter keys")
+    _at_most(len(filters), limits["SEARCH_MAX_FILTER_KEYS"],
+             gettext_noop("Too many filter keys: %(count)s; the limit is %(limit)s"))
     values = [value for option in filters.values()
               for value in (option if isinstance(option, list | tuple | set) else [option])]
-    _at_most(len(values), limits["SEARCH_MAX_FILTER_VALUES"], "filter values in all")
+    _at_most(len(values), limits["SEARCH_MAX_FILTER_VALUES"],
+             gettext_noop("Too many filter values in all: %(count)s; the limit is %(limit)s"))
     if any(len(str(key)) > MAX_FILTER_KEY_CHARS for key in filters):
-        raise QueryTooLargeError(f"A filter key is longer than {MAX_FILTER_KEY_CHARS} characters")
+        raise QueryTooLargeError(_("A filter key is longer than %(limit)d characters")
+                                 % {"limit": MAX_FILTER_KEY_CHARS})
     if any(isinstance(value, str) and len(value) > MAX_FILTER_VALUE_CHARS for value in values):
-        raise QueryTooLargeError(f"A filter value is longer than {MAX_FILTER_VALUE_CHARS} characters")
+        raise QueryTooLargeError(_("A filter value is longer than %(limit)d characters")
+                                 % {"limit": MAX_FILTER_VALUE_CHARS})
 
 
-def _at_most(count: int, limit: int, what: str) -> None:
+def _at_most(count: int, limit: int, message: str) -> None:
+    """Refuse `count` over `limit` with `message` (a msgid with %(count)s and %(limit)s)."""
     if count > limit:
-        raise QueryTooLargeError(f"Too many {what}: {count:,}; the limit is {limit:,}")
+        raise QueryTooLargeError(_(message) % {"count": number_format(count, force_grouping=True),
+                                               "limit": number_format(limit, force_grouping=True)})
 
 
 def timeout_ms() -> int:
@@ -54,7 +65,6 @@ def timeout_as_error() -> Iterator[None]:
     except OperationalError as exc:
         if getattr(exc.__cause__, "sqlstate", None) != "57014":  # query_canceled
             raise
-        raise SearchTimeoutError(
-            f"The search took longer than {timeout_ms():,} ms and was stopped; narrow it (fewer bases, "
-            "filters or documents) or try again"
-        ) from exc
+        raise SearchTimeoutError(_(
+            "The search took longer than %(ms)s ms and was stopped; narrow it (fewer bases, filters or documents) "
+            "or try again") % {"ms": number_format(timeout_ms(), force_grouping=True)}) from exc

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from knowledge.exceptions import KnowledgeError
 from knowledge.search.hits import SearchHit
@@ -38,7 +39,7 @@ class HttpReranker:
     def __init__(self):
         conf = settings.PORTAL
         if not conf.get("RERANKER_URL"):
-            raise RerankError("The http reranker needs PORTAL_RERANKER_URL")
+            raise RerankError(_("The http reranker needs PORTAL_RERANKER_URL"))
         self.url, self.model = conf["RERANKER_URL"], conf.get("RERANKER_MODEL", "")
         self.timeout = settings.OPENAI["TIMEOUT"]
 
@@ -53,7 +54,7 @@ class HttpReranker:
             results = response.json()["results"]
             scored = [(int(row["index"]), float(row.get("relevance_score", row.get("score")))) for row in results]
         except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
-            raise RerankError(f"Reranking request failed: {exc}") from exc
+            raise RerankError(_("Reranking request failed: %(error)s") % {"error": exc}) from exc
         order = []
         for index, score in sorted(scored, key=lambda pair: -pair[1]):
             if 0 <= index < len(hits):
@@ -77,5 +78,6 @@ def get_reranker(name: str | None = None) -> Reranker | None:
     if not name:
         return None
     if name not in _REGISTRY:
-        raise RerankError(f"Unknown reranker {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+        raise RerankError(_("Unknown reranker %(name)s; known: %(known)s")
+                          % {"name": repr(name), "known": ", ".join(sorted(_REGISTRY))})
     return _REGISTRY[name]()

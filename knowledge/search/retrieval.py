@@ -33,7 +33,7 @@ from collections import OrderedDict
 
 from django.conf import settings
 from django.db import connection
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import calibration
@@ -87,7 +87,8 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     """
     started = time.perf_counter()
     if mode not in MODES:
-        raise SearchError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+        raise SearchError(gettext("Unknown search mode %(mode)s; use one of %(modes)s")
+                          % {"mode": repr(mode), "modes": ", ".join(MODES)})
     query_limits.check_scope(layers=layers, filters=filters, document_ids=document_ids)
     kbs = _load_bases(kb_ids)
     query = (query or "").strip()
@@ -157,7 +158,7 @@ def _load_bases(kb_ids) -> list[KnowledgeBase]:
     kbs = list(KnowledgeBase.objects.filter(pk__in=ids).order_by("pk"))
     missing = sorted(set(ids) - {kb.pk for kb in kbs})
     if missing:
-        raise SearchError(f"Unknown knowledge base id(s): {', '.join(map(str, missing))}")
+        raise SearchError(gettext("Unknown knowledge base id(s): %(ids)s") % {"ids": ", ".join(map(str, missing))})
     return kbs
 
 

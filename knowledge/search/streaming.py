@@ -17,6 +17,8 @@ import logging
 import re
 from collections.abc import Iterator
 
+from django.utils.translation import gettext as _
+
 from knowledge import outgoing
 from knowledge.search.answers import Answer, Grounding, complete, compose_extractive
 from knowledge.search.generation import ExtractiveGenerator, GenerationError, get_generator
@@ -54,7 +56,7 @@ def stream_answer(grounding: Grounding, question: str, *, instructions: str = ""
                 held, pending = True, sentences + pending  # it and all after it wait for the final answer
         text = (released + pending).strip()
         if not text:
-            raise GenerationError("The language model sent an empty reply")
+            raise GenerationError(_("The language model sent an empty reply"))
         if not held and pending.strip() and _clean(question, text, grounding):
             yield "token", pending
     except GenerationError as exc:

@@ -85,6 +85,19 @@ def test_the_admin_report_lists_and_filters_urls(client, crawl_job):
     assert client.get(url).status_code == 403
 
 
+def test_the_report_reads_in_the_admins_language(admin_client, crawl_job):
+    """The crawl wrote its reasons in the portal's language (English here); a Russian admin reads
+    them in Russian, the values (max_depth, the status line) kept, and no English reason left."""
+    admin_client.cookies["django_language"] = "ru"
+    page = admin_client.get(reverse("admin:crawler_crawledpage_report", args=[crawl_job.pk])).content.decode()
+    assert "Глубже, чем max_depth=1" in page
+    assert "HTTP 404 Not Found" in page  # the server's words stay as they were
+    for english in ("Deeper than", "Outside the site", "Not a page or a supported document", "Refused to connect"):
+        assert english not in page
+    stored = CrawlUrl.objects.filter(job=crawl_job, reason__startswith="Deeper than max_depth=1")
+    assert stored.exists()  # the database keeps the words as written
+
+
 def test_the_api_lists_the_report_by_outcome(client, crawl_job):
     _, token = make_key(scopes=["read"])
     headers = {"Authorization": f"Bearer {token}"}

@@ -255,6 +255,17 @@ class EndpointAdminTests(TestCase):
         endpoint = Endpoint.objects.get()
         self.assertFalse(endpoint.is_active)
         self.assertIn("private", endpoint.disabled_reason)
+        # The refusal names the setting that allows webhooks, not the crawler's.
+        self.assertIn("PORTAL_WEBHOOK_ALLOWED_HOSTS", endpoint.disabled_reason)
+        self.assertNotIn("PORTAL_CRAWLER_ALLOWED_HOSTS", endpoint.disabled_reason)
+
+    def test_the_reason_reads_in_the_admins_language(self):
+        self.add("http://10.1.2.3/hook")
+        self.client.cookies["django_language"] = "ru"
+        page = self.client.get("/admin/webhooks/endpoint/").content.decode()
+        self.assertIn("Подключение к 10.1.2.3 запрещено", page)
+        self.assertIn("PORTAL_WEBHOOK_ALLOWED_HOSTS", page)
+        self.assertNotIn("Refused to connect", page)
 
     def test_the_secret_is_shown_to_staff(self):
         with self.settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": ["10.0.0.0/8"]}):

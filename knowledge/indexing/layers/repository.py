@@ -16,6 +16,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+
 from knowledge.exceptions import KnowledgeError
 
 # Folders that hold tooling, dependencies or build output rather than the project's own sources.
@@ -56,12 +59,12 @@ def open_repository(path: str | Path, *, since: str = "", name: str = "",
     """A snapshot of the repository at `path`; a zip is unpacked to a temporary folder meanwhile."""
     path = Path(path).expanduser().resolve()
     if not path.exists():
-        raise RepositoryError(f"No such folder or archive: {path}")
+        raise RepositoryError(_("No such folder or archive: %(path)s") % {"path": path})
     if path.is_file():
         if not zipfile.is_zipfile(path):
-            raise RepositoryError(f"{path.name} is neither a folder nor a zip archive")
+            raise RepositoryError(_("%(name)s is neither a folder nor a zip archive") % {"name": path.name})
         if since:
-            raise RepositoryError("--since needs a git checkout; a zip archive is always indexed in full")
+            raise RepositoryError(_("--since needs a git checkout; a zip archive is always indexed in full"))
         with tempfile.TemporaryDirectory(prefix="repo-") as tmp:
             root = _unzip(path, Path(tmp))
             skipped = []
@@ -73,8 +76,8 @@ def open_repository(path: str | Path, *, since: str = "", name: str = "",
 def _folder_snapshot(root: Path, *, since: str, name: str, indexable) -> Snapshot:
     if not _is_git(root):
         if since:
-            raise RepositoryError(f"{root} is not a git checkout, so there is nothing to compare with "
-                                  f"{since}")
+            raise RepositoryError(_("%(root)s is not a git checkout, so there is nothing to compare with %(since)s")
+                                  % {"root": root, "since": since})
         skipped = []
         return Snapshot(root, name, "", _walk(root, indexable, skipped), prefix=_package_prefix(root),
                         skipped=skipped)
@@ -88,7 +91,7 @@ def _folder_snapshot(root: Path, *, since: str, name: str, indexable) -> Snapsho
         # Resolved to a sha first, so a value such as "--output=…" can never reach git as an option.
         verify = ("rev-parse", "--verify", "-q", "--end-of-options", f"{since}^{{commit}}")
         if since.startswith("-") or not _git_ok(root, *verify):
-            raise RepositoryError(f"Unknown commit {since!r} in {root}")
+            raise RepositoryError(_("Unknown commit %(commit)s in %(root)s") % {"commit": repr(since), "root": root})
         sha = _git(root, *verify).strip()
         diff = _git(root, "diff", "--name-only", "--relative", "--no-renames", "-z", sha, "--").split("\0")
         untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard").split("\0")
@@ -147,11 +150,13 @@ def _unzip(archive: Path, target: Path) -> Path:
     with zipfile.ZipFile(archive) as zf:
         members = zf.infolist()
         if sum(m.file_size for m in members) > MAX_ZIP_BYTES:
-            raise RepositoryError(f"{archive.name} expands to more than {MAX_ZIP_BYTES:,} bytes")
+            raise RepositoryError(_("%(name)s expands to more than %(limit)s bytes")
+                                  % {"name": archive.name, "limit": number_format(MAX_ZIP_BYTES, force_grouping=True)})
         for member in members:
             parts = PurePosixPath(member.filename).parts
             if member.filename.startswith("/") or ".." in parts:
-                raise RepositoryError(f"{archive.name} holds an unsafe path: {member.filename}")
+                raise RepositoryError(_("%(name)s holds an unsafe path: %(path)s")
+                                      % {"name": archive.name, "path": member.filename})
             if member.is_dir():
                 continue
             destination = target.joinpath(*parts)
@@ -177,5 +182,6 @@ def _git(root: Path, *args: str) -> str:
     result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
                             timeout=GIT_TIMEOUT, check=False)
     if result.returncode != 0:
-        raise RepositoryError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
+        raise RepositoryError(_("git %(command)s failed: %(error)s")
+                              % {"command": " ".join(args), "error": result.stderr.strip()})
     return result.stdout

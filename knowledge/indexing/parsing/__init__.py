@@ -12,6 +12,8 @@ import zlib
 from pathlib import Path
 
 from django.conf import settings
+from django.utils.formats import number_format
+from django.utils.translation import gettext, gettext_noop
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
@@ -71,24 +73,24 @@ OLE_MAGIC = b"\xd0\xcf\x11\xe0"
 BIFF_MAGICS = (b"\x09\x00", b"\x09\x02", b"\x09\x04", b"\x09\x08")
 # The stream that marks an OLE container holding an encrypted .docx/.xlsx (names are UTF-16).
 ENCRYPTED_OOXML = "EncryptionInfo".encode("utf-16-le")
-PASSWORD_PROTECTED = "{name} is password-protected; remove the password and upload it again"
-# Signatures we name when a file's content is not what its extension says.
+PASSWORD_PROTECTED = gettext_noop("%(name)s is password-protected; remove the password and upload it again")
+# Signatures we name when a file's content is not what its extension says (English; translate with gettext).
 KNOWN_SIGNATURES = (
-    (PDF_MAGIC, "a PDF document"),
-    (ZIP_MAGIC, "a ZIP archive (e.g. DOCX or XLSX)"),
-    (OLE_MAGIC, "an old Office file (e.g. DOC or XLS)"),
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"GIF8", "a GIF image"),
-    (b"\x1f\x8b", "a gzip archive"),
-    (b"Rar!\x1a\x07", "a RAR archive"),
-    (b"7z\xbc\xaf", "a 7-Zip archive"),
-    (b"\x7fELF", "a program"),
+    (PDF_MAGIC, gettext_noop("a PDF document")),
+    (ZIP_MAGIC, gettext_noop("a ZIP archive (e.g. DOCX or XLSX)")),
+    (OLE_MAGIC, gettext_noop("an old Office file (e.g. DOC or XLS)")),
+    (b"\x89PNG", gettext_noop("a PNG image")),
+    (b"\xff\xd8\xff", gettext_noop("a JPEG image")),
+    (b"GIF8", gettext_noop("a GIF image")),
+    (b"\x1f\x8b", gettext_noop("a gzip archive")),
+    (b"Rar!\x1a\x07", gettext_noop("a RAR archive")),
+    (b"7z\xbc\xaf", gettext_noop("a 7-Zip archive")),
+    (b"\x7fELF", gettext_noop("a program")),
 )
 IMAGE_MAGICS = {"PNG": (b"\x89PNG",), "JPEG": (b"\xff\xd8\xff",), "TIFF": (b"II*\x00", b"MM\x00*")}
 TEXT_EXTENSIONS = (".md", ".markdown", ".txt", ".log", ".csv", ".html", ".htm")
 # Zip member prefix that each Office format must contain.
-ZIP_PARTS = {".docx": ("word/", "a Word document"), ".xlsx": ("xl/", "an Excel workbook")}
+ZIP_PARTS = {".docx": ("word/", gettext_noop("a Word document")), ".xlsx": ("xl/", gettext_noop("an Excel workbook"))}
 
 
 def is_supported(path_or_name: str | Path) -> bool:
@@ -118,7 +120,7 @@ def parse_file(
         parsed.text = parsed.text.replace("\x00", "")
     # Pages without a text layer wait for OCR in the worker (ocr.recognise_pages).
     if not parsed.text.strip() and not parsed.metadata.get("ocr_wanted"):
-        raise ParseError(f"{path.name} is empty: no text could be extracted")
+        raise ParseError(gettext("%(name)s is empty: no text could be extracted") % {"name": path.name})
     if len(parsed.text) > max_chars:
         raise text_too_long(path.name, max_chars)
     parsed.title = " ".join(parsed.title.split())[:500] or path.stem
@@ -129,19 +131,21 @@ def _check_file(path: Path, ext: str, max_bytes: int, max_chars: int) -> None:
     """What every format shares: a known extension, a size within limits, honest content."""
     if ext not in SUPPORTED_EXTENSIONS:
         raise UnsupportedFileError(
-            f"{path.name}: file type {ext or '(none)'} is not supported; "
-            f"supported types: {', '.join(SUPPORTED_EXTENSIONS)}"
+            gettext("%(name)s: file type %(ext)s is not supported; supported types: %(supported)s")
+            % {"name": path.name, "ext": ext or gettext("(none)"), "supported": ", ".join(SUPPORTED_EXTENSIONS)}
         )
     try:
         size = path.stat().st_size
         with path.open("rb") as f:
             head = f.read(8192)
     except OSError as exc:
-        raise ParseError(f"{path.name}: cannot read the file ({exc.strerror or exc})") from exc
+        raise ParseError(gettext("%(name)s: cannot read the file (%(error)s)")
+                         % {"name": path.name, "error": exc.strerror or exc}) from exc
     if size == 0:
-        raise ParseError(f"{path.name} is empty")
+        raise ParseError(gettext("%(name)s is empty") % {"name": path.name})
     if size > max_bytes:
-        raise FileTooLargeError(f"{path.name} is {_size(size)}; the limit is {_size(max_bytes)}")
+        raise FileTooLargeError(gettext("%(name)s is %(size)s; the limit is %(limit)s")
+                                % {"name": path.name, "size": _size(size), "limit": _size(max_bytes)})
     _check_content_type(path, ext, head)
     if ext in ZIP_PARTS:
         _check_zip(path, ext, min(ZIP_EXPANSION_FACTOR * max_bytes, max_bytes + XML_BYTES_PER_CHAR * max_chars))
@@ -180,7 +184,7 @@ def _check_content_type(path: Path, ext: str, head: bytes) -> None:
         ok = head.startswith(ZIP_MAGIC)
         if not ok and head.startswith(OLE_MAGIC) and ENCRYPTED_OOXML in path.read_bytes():
             # Word and Excel wrap a password-protected .docx/.xlsx in an OLE container.
-            raise ParseError(PASSWORD_PROTECTED.format(name=path.name))
+            raise ParseError(gettext(PASSWORD_PROTECTED) % {"name": path.name})
     elif ext == ".xls":
         ok = head.startswith((OLE_MAGIC, *BIFF_MAGICS))
     elif ext in images.IMAGE_EXTENSIONS:
@@ -191,31 +195,35 @@ def _check_content_type(path: Path, ext: str, head: bytes) -> None:
         return
     actual = next((kind for magic, kind in KNOWN_SIGNATURES if head.startswith(magic)), None)
     if actual is None:
-        actual = "a binary file" if ext in TEXT_EXTENSIONS or text.looks_binary(head) else "a text file"
+        binary = ext in TEXT_EXTENSIONS or text.looks_binary(head)
+        actual = gettext_noop("a binary file") if binary else gettext_noop("a text file")
     raise UnsupportedFileError(
-        f"{path.name} is named {ext} but its content is {actual}; upload the original file"
+        gettext("%(name)s is named %(ext)s but its content is %(actual)s; upload the original file")
+        % {"name": path.name, "ext": ext, "actual": gettext(actual)}
     )
 
 
 def _check_zip(path: Path, ext: str, limit: int) -> None:
     """Refuse a damaged archive, a zip bomb, or an archive of the wrong Office format."""
-    damaged = f"{path.name} is damaged: it is not a readable {ext} (ZIP) file"
+    damaged = gettext("%(name)s is damaged: it is not a readable %(ext)s (ZIP) file") % {"name": path.name, "ext": ext}
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
             if len(members) > MAX_ZIP_MEMBERS:
-                raise FileTooLargeError(
-                    f"{path.name} holds {len(members):,} parts; the limit is {MAX_ZIP_MEMBERS:,}"
-                )
+                raise FileTooLargeError(gettext("%(name)s holds %(count)s parts; the limit is %(limit)s") % {
+                    "name": path.name, "count": number_format(len(members), force_grouping=True),
+                    "limit": number_format(MAX_ZIP_MEMBERS, force_grouping=True)})
             declared = sum(member.file_size for member in members)
             if declared > limit:
                 raise FileTooLargeError(
-                    f"{path.name} expands to {_size(declared)} when unpacked; the limit is {_size(limit)}"
+                    gettext("%(name)s expands to %(size)s when unpacked; the limit is %(limit)s")
+                    % {"name": path.name, "size": _size(declared), "limit": _size(limit)}
                 )
             prefix, kind = ZIP_PARTS[ext]
             if not any(member.filename.startswith(prefix) for member in members):
                 raise UnsupportedFileError(
-                    f"{path.name} is named {ext} but is not {kind}; upload the original file"
+                    gettext("%(name)s is named %(ext)s but is not %(kind)s; upload the original file")
+                    % {"name": path.name, "ext": ext, "kind": gettext(kind)}
                 )
             _verify_members(archive, members)
     except ZIP_ERRORS as exc:

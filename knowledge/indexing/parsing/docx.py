@@ -6,6 +6,8 @@ from xml.etree import ElementTree
 from xml.parsers import expat
 
 import mammoth
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 from mammoth.images import img_element
 
 from knowledge.documents import ParsedDocument
@@ -47,7 +49,8 @@ def parse_docx(path: Path, *, max_chars: int) -> ParsedDocument:
             )
     except Exception as exc:  # noqa: BLE001 - mammoth raises KeyError/ValueError/XML errors on bad parts
         raise ParseError(
-            f"{path.name} is damaged or not a Word document that we can read ({short_reason(exc)})"
+            _("%(name)s is damaged or not a Word document that we can read (%(reason)s)")
+            % {"name": path.name, "reason": short_reason(exc)}
         ) from exc
     soup = parse_html(result.value)
     for link in soup.find_all("a", href=True):
@@ -55,7 +58,7 @@ def parse_docx(path: Path, *, max_chars: int) -> ParsedDocument:
             link.decompose()
     markdown = soup_to_markdown(soup)
     if not markdown.strip():
-        raise ParseError(f"{path.name} is empty: the document has no text")
+        raise ParseError(_("%(name)s is empty: the document has no text") % {"name": path.name})
     metadata = {"warnings": len(result.messages)} if result.messages else {}
     title = _core_title(path) or first_heading(markdown) or path.stem
     return ParsedDocument(text=markdown, title=title, mime="", metadata=metadata)
@@ -80,11 +83,16 @@ def _check_body_text(path: Path, max_chars: int) -> None:
     """Refuse a body whose text or element count is over the limit, reading it as a stream."""
     max_elements = max(MIN_ELEMENTS, ELEMENTS_PER_CHAR * max_chars)
     counts = {"chars": 0, "elements": 0}
+    chars, elements = number_format(max_chars, force_grouping=True), number_format(max_elements, force_grouping=True)
     too_long = FileTooLargeError(
-        f"{path.name} holds more than {max_chars:,} characters of text; the limit is {max_chars:,}"
+        _("%(name)s holds more than %(count)s characters of text; the limit is %(limit)s")
+        % {"name": path.name, "count": chars, "limit": chars}
     )
-    too_many = FileTooLargeError(f"{path.name} holds more than {max_elements:,} XML elements; the limit is "
-                                 f"{max_elements:,} (the document is padded or damaged)")
+    too_many = FileTooLargeError(
+        _("%(name)s holds more than %(count)s XML elements; the limit is %(limit)s "
+          "(the document is padded or damaged)")
+        % {"name": path.name, "count": elements, "limit": elements}
+    )
 
     def start(name, attrs):
         counts["elements"] += 1
@@ -106,4 +114,5 @@ def _check_body_text(path: Path, max_chars: int) -> None:
     except KeyError:
         return  # no body part: mammoth says what is wrong
     except expat.ExpatError as exc:
-        raise ParseError(f"{path.name} is damaged: its text is not well-formed XML ({exc})") from exc
+        raise ParseError(_("%(name)s is damaged: its text is not well-formed XML (%(error)s)")
+                         % {"name": path.name, "error": exc}) from exc

@@ -8,6 +8,8 @@ survive as Markdown.
 import re
 
 from bs4 import BeautifulSoup
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 from markdownify import MarkdownConverter
 
 from knowledge.exceptions import ParseError
@@ -76,8 +78,8 @@ def soup_to_markdown(element) -> str:
         markdown = converter.convert_soup(element)
     except RecursionError:
         # The converter walks the tree recursively; a page nested thousands of levels deep is hostile.
-        raise ParseError(f"the HTML nests elements {_depth(element):,} levels deep, "
-                         "too deep to read; real pages nest a few dozen levels") from None
+        raise ParseError(_("the HTML nests elements %(depth)s levels deep, too deep to read; real pages nest a few "
+                           "dozen levels") % {"depth": number_format(_depth(element), force_grouping=True)}) from None
     return _BLANK_LINES.sub("\n\n", markdown).strip()
 
 

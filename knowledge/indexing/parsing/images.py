@@ -9,6 +9,9 @@ which libjpeg can decode straight to a fraction of its size.
 import math
 from pathlib import Path
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
 
@@ -33,12 +36,15 @@ def parse_image(path: Path) -> ParsedDocument:
             kind, (width, height) = image.format, image.size
             frames = getattr(image, "n_frames", 1)
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
-        raise ParseError(f"{path.name} is damaged or not an image ({exc})") from exc
+        raise ParseError(_("%(name)s is damaged or not an image (%(error)s)")
+                         % {"name": path.name, "error": exc}) from exc
     if kind != IMAGE_FORMATS[ext]:
-        raise ParseError(f"{path.name} is named {ext} but is a {kind} image; rename it to match")
+        raise ParseError(_("%(name)s is named %(ext)s but is a %(kind)s image; rename it to match")
+                         % {"name": path.name, "ext": ext, "kind": kind})
     _check_size(path.name, kind, width, height)
     if frames > MAX_IMAGE_FRAMES:
-        raise FileTooLargeError(f"{path.name} has {frames:,} pages; the limit is {MAX_IMAGE_FRAMES:,}")
+        raise FileTooLargeError(_("%(name)s has %(count)s pages; the limit is %(limit)s") % {
+            "name": path.name, "count": _number(frames), "limit": _number(MAX_IMAGE_FRAMES)})
     metadata = {"page_count": frames, "image_size": [width, height], "ocr_wanted": list(range(1, frames + 1))}
     return ParsedDocument(text="", title=path.stem, mime="", metadata=metadata)
 
@@ -46,9 +52,10 @@ def parse_image(path: Path) -> ParsedDocument:
 def _check_size(name: str, kind: str, width: int, height: int) -> None:
     if width * height > MAX_IMAGE_PIXELS and kind != "JPEG":
         raise FileTooLargeError(
-            f"{name} is {width:,} × {height:,} pixels ({width * height / 1e6:,.0f} megapixels); images over "
-            f"{MAX_IMAGE_PIXELS / 1e6:,.0f} megapixels are not read: scale it down (300 DPI is enough) "
-            "and upload it again"
+            _("%(name)s is %(width)s × %(height)s pixels (%(megapixels)s megapixels); images over %(limit)s "
+              "megapixels are not read: scale it down (300 DPI is enough) and upload it again")
+            % {"name": name, "width": _number(width), "height": _number(height),
+               "megapixels": _number(round(width * height / 1e6)), "limit": _number(round(MAX_IMAGE_PIXELS / 1e6))}
         )
 
 
@@ -81,9 +88,15 @@ def pdf_page(path: Path, number: int, *, dpi: int, max_pixels: int = MAX_OCR_PIX
         scale = min(dpi / 72, math.sqrt(max_pixels / max(width * height, 1)))
         return page.render(scale=scale, grayscale=True).to_pil().convert("L")
     except pdfium.PdfiumError as exc:
-        raise ParseError(f"{path.name}: page {number} cannot be rendered ({exc})") from exc
+        raise ParseError(_("%(name)s: page %(number)d cannot be rendered (%(error)s)")
+                         % {"name": path.name, "number": number, "error": exc}) from exc
     finally:
         document.close()
+
+
+def _number(value: int) -> str:
+    """`value` with thousands grouped the active language's way ("1,000"; "1 000" in Russian)."""
+    return number_format(value, force_grouping=True)
 
 
 def _fit(size: tuple[int, int], max_pixels: int) -> tuple[int, int]:

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, KnowledgeError, ParseError, UnsupportedFileError
@@ -52,10 +54,11 @@ def run_isolated(work, *, name: str, memory_mb: int | None = None, timeout: floa
         os.close(reader)
         _, status = os.waitpid(pid, 0)
     if timed_out:
-        raise ParseError(f"{name} took longer than {timeout:g} seconds to read; the limit is {timeout:g} s")
+        raise ParseError(gettext("%(name)s took longer than %(seconds)s seconds to read; the limit is %(limit)s s")
+                         % {"name": name, "seconds": f"{timeout:g}", "limit": f"{timeout:g}"})
     if not payload:
         # Killed (by the kernel's OOM killer, or a crash inside a C extension) before it could answer.
-        raise FileTooLargeError(_memory_message(name, memory_mb) + f" (the parser ended with status {status})")
+        raise FileTooLargeError(_memory_message(name, memory_mb, status=status))
     kind, value = pickle.loads(payload)
     if kind == "ok":
         return value
@@ -65,8 +68,13 @@ def run_isolated(work, *, name: str, memory_mb: int | None = None, timeout: floa
     raise ERRORS.get(error_class, ParseError)(message)
 
 
-def _memory_message(name: str, memory_mb: int) -> str:
-    return f"{name} needs more than {memory_mb:,} MB of memory to read; the limit is {memory_mb:,} MB"
+def _memory_message(name: str, memory_mb: int, *, status: int | None = None) -> str:
+    values = {"name": name, "memory": number_format(memory_mb, force_grouping=True),
+              "limit": number_format(memory_mb, force_grouping=True), "status": status}
+    if status is None:
+        return gettext("%(name)s needs more than %(memory)s MB of memory to read; the limit is %(limit)s MB") % values
+    return gettext("%(name)s needs more than %(memory)s MB of memory to read; the limit is %(limit)s MB "
+                   "(the parser ended with status %(status)d)") % values
 
 
 def _child(writer: int, parse, memory_mb: int, name: str) -> None:
@@ -106,8 +114,9 @@ def _report(exc: BaseException, name: str) -> tuple[str, object]:
     if isinstance(exc, KnowledgeError):
         return "error", (type(exc).__name__, str(exc))
     if isinstance(exc, RecursionError):
-        return "error", ("ParseError", f"{name} is nested too deeply to read")
-    return "error", ("ParseError", f"{name}: unexpected error while reading ({type(exc).__name__}: {exc})")
+        return "error", ("ParseError", gettext("%(name)s is nested too deeply to read") % {"name": name})
+    message = gettext("%(name)s: unexpected error while reading (%(type)s: %(error)s)")
+    return "error", ("ParseError", message % {"name": name, "type": type(exc).__name__, "error": exc})
 
 
 def _read_all(reader: int, pid: int, timeout: float) -> tuple[bytes, bool]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import KnowledgeError, ParseError
@@ -70,13 +71,14 @@ def needs_ocr(text: str) -> bool:
 def ocr_problem(languages: str = DEFAULT_LANGUAGES) -> str:
     """Why OCR cannot run here, or "" when it can."""
     if not settings.PORTAL["OCR_ENABLED"]:
-        return "OCR is switched off (PORTAL_OCR=false)"
+        return gettext("OCR is switched off (PORTAL_OCR=false)")
     if not shutil.which(settings.PORTAL["TESSERACT"]):
-        return f"Tesseract OCR is not installed on the server ({INSTALL_HINT})"
+        return gettext("Tesseract OCR is not installed on the server (%(hint)s)") % {"hint": INSTALL_HINT}
     missing = [lang for lang in languages.split("+") if lang not in installed_languages(settings.PORTAL["TESSERACT"])]
     if missing:
         packages = " ".join(f"tesseract-ocr-{lang.replace('_', '-')}" for lang in missing)
-        return f"Tesseract has no language data for {'+'.join(missing)} (apt-get install {packages})"
+        return (gettext("Tesseract has no language data for %(languages)s (apt-get install %(packages)s)")
+                % {"languages": "+".join(missing), "packages": packages})
     return ""
 
 
@@ -103,7 +105,8 @@ def recognise_pages(parsed: ParsedDocument, path: Path, *, languages: str, force
     problem = ocr_problem(languages)
     if problem:
         if not parsed.text.strip():
-            raise ParseError(f"{path.name} has no text layer (a scan or a picture?) and was not read: {problem}")
+            raise ParseError(gettext("%(name)s has no text layer (a scan or a picture?) and was not read: %(problem)s")
+                             % {"name": path.name, "problem": problem})
         parsed.metadata["ocr_skipped"] = {"pages": wanted, "reason": problem}
         return parsed
     read = (read_pages or read_pages_locally)(path, wanted, languages, on_page)
@@ -121,7 +124,8 @@ def recognise_pages(parsed: ParsedDocument, path: Path, *, languages: str, force
     parsed.metadata["ocr"] = {"pages": wanted, "languages": languages, "confidence": confidences,
                               "mean_confidence": mean, **({"rotated": rotated} if rotated else {})}
     if not parsed.text.strip():
-        raise ParseError(f"{path.name}: OCR found no text on {len(wanted)} page(s) (blank or unreadable scan)")
+        raise ParseError(gettext("%(name)s: OCR found no text on %(count)d page(s) (blank or unreadable scan)")
+                         % {"name": path.name, "count": len(wanted)})
     return parsed
 
 
@@ -141,11 +145,13 @@ def read_pages_locally(path: Path, wanted: list[int], languages: str,
 def read_page(path: Path, number: int, languages: str) -> OcrPage:
     """One page rendered and recognised in a forked child under the parse memory limit and the page timeout."""
     return run_isolated(lambda: _recognise(path, number, languages),
-                        name=f"{path.name} page {number}", timeout=settings.PORTAL["OCR_PAGE_TIMEOUT"])
+                        name=gettext("%(file)s page %(number)d") % {"file": path.name, "number": number},
+                        timeout=settings.PORTAL["OCR_PAGE_TIMEOUT"])
 
 
 def cancelled(path: Path, done: int, wanted: int) -> OcrCancelled:
-    return OcrCancelled(f"{path.name}: OCR cancelled after {done} of {wanted} pages")
+    return OcrCancelled(gettext("%(name)s: OCR cancelled after %(done)d of %(wanted)d pages")
+                        % {"name": path.name, "done": done, "wanted": wanted})
 
 
 def page_texts(parsed: ParsedDocument) -> dict[int, str]:
@@ -223,7 +229,8 @@ def orientation(image: Path, *, timeout: float) -> int:
 def run_tesseract(image: Path, languages: str, *, timeout: float) -> OcrPage:
     """Tesseract's text and mean word confidence for one picture."""
     if not re.match(LANGUAGES_PATTERN, languages):
-        raise ParseError(f"OCR languages {languages!r} are not Tesseract language codes like rus+eng")
+        raise ParseError(gettext("OCR languages %(languages)s are not Tesseract language codes like rus+eng")
+                         % {"languages": repr(languages)})
     base = image.with_suffix("")
     # One thread: the worker shares the CPU with the web server and other workers, and Tesseract's
     # OpenMP threads are slower than one thread on small machines anyway.
@@ -232,10 +239,12 @@ def run_tesseract(image: Path, languages: str, *, timeout: float) -> OcrPage:
         subprocess.run([settings.PORTAL["TESSERACT"], str(image), str(base), "-l", languages, "txt", "tsv"],
                        capture_output=True, timeout=timeout, check=True, env=env)
     except subprocess.TimeoutExpired as exc:
-        raise ParseError(f"OCR of a page took longer than {timeout:g} seconds") from exc
+        raise ParseError(gettext("OCR of a page took longer than %(seconds)s seconds")
+                         % {"seconds": f"{timeout:g}"}) from exc
     except (OSError, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", b"") or b""
-        raise ParseError(f"Tesseract failed: {detail.decode(errors='replace').strip()[-300:] or exc}") from exc
+        error = detail.decode(errors="replace").strip()[-300:] or exc
+        raise ParseError(gettext("Tesseract failed: %(error)s") % {"error": error}) from exc
     text = base.with_suffix(".txt").read_text(encoding="utf-8", errors="replace")
     return OcrPage(text=_tidy(text), confidence=_mean_confidence(base.with_suffix(".tsv")))
 

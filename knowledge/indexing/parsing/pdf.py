@@ -3,6 +3,8 @@
 import logging
 from pathlib import Path
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from pypdf import PasswordType, PdfReader
 from pypdf.errors import DependencyError, PyPdfError
 
@@ -14,7 +16,7 @@ from .text import short_reason, text_too_long
 
 logger = logging.getLogger(__name__)
 
-ENCRYPTED = "PDF is encrypted; remove the password and upload it again"
+ENCRYPTED = gettext_noop("%(name)s: PDF is encrypted; remove the password and upload it again")
 # /Title values that name a placeholder rather than the document.
 PLACEHOLDER_TITLES = ("untitled", "document", "title")
 
@@ -48,7 +50,7 @@ def parse_pdf(path: Path, *, max_chars: int) -> ParsedDocument:
         if offset > max_chars:
             raise text_too_long(path.name, max_chars)
     if not parts and unreadable:
-        raise ParseError(f"{path.name} is damaged: no page could be read")
+        raise ParseError(_("%(name)s is damaged: no page could be read") % {"name": path.name})
     metadata: dict = {"page_count": len(reader.pages), "ocr_wanted": thin}
     if unreadable:
         metadata["unreadable_pages"] = unreadable
@@ -64,9 +66,9 @@ def _open(path: Path) -> PdfReader:
             try:
                 opened = reader.decrypt("")
             except (DependencyError, NotImplementedError, PyPdfError) as exc:
-                raise ParseError(f"{path.name}: {ENCRYPTED}") from exc
+                raise ParseError(_(ENCRYPTED) % {"name": path.name}) from exc
             if opened == PasswordType.NOT_DECRYPTED:
-                raise ParseError(f"{path.name}: {ENCRYPTED}")
+                raise ParseError(_(ENCRYPTED) % {"name": path.name})
         return reader
     except ParseError:
         raise
@@ -82,7 +84,8 @@ def _pages(reader: PdfReader, path: Path) -> list:
 
 
 def _damaged(path: Path, exc: Exception) -> ParseError:
-    return ParseError(f"{path.name} is damaged and cannot be read as a PDF ({short_reason(exc)})")
+    return ParseError(_("%(name)s is damaged and cannot be read as a PDF (%(reason)s)")
+                      % {"name": path.name, "reason": short_reason(exc)})
 
 
 def _title(reader: PdfReader) -> str:

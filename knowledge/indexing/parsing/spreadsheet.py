@@ -13,6 +13,8 @@ from pathlib import Path
 
 import openpyxl
 import xlrd
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import KnowledgeError, ParseError
@@ -20,7 +22,7 @@ from knowledge.indexing.tables import table_lines
 
 from .text import short_reason, text_too_long
 
-PASSWORD_PROTECTED = "{name} is password-protected; remove the password and upload it again"
+PASSWORD_PROTECTED = gettext_noop("%(name)s is password-protected; remove the password and upload it again")
 # (name, hidden, rows): what both workbook readers hand to `_document`.
 Sheet = tuple[str, bool, Iterable[Sequence]]
 
@@ -56,7 +58,7 @@ def parse_xls(path: Path, *, max_chars: int) -> ParsedDocument:
         book = xlrd.open_workbook(path, on_demand=True, logfile=io.StringIO())
     except Exception as exc:  # noqa: BLE001 - xlrd raises XLRDError, CompDocError, struct.error, ...
         if "encrypted" in str(exc).lower():
-            raise ParseError(PASSWORD_PROTECTED.format(name=path.name)) from exc
+            raise ParseError(_(PASSWORD_PROTECTED) % {"name": path.name}) from exc
         raise _damaged(path, exc) from exc
     try:
         # A generator, so that with on_demand only one sheet is loaded at a time.
@@ -106,12 +108,13 @@ def _document(path: Path, sheets: Iterable[Sheet], max_chars: int) -> ParsedDocu
         except KnowledgeError:
             raise
         except Exception as exc:  # noqa: BLE001 - cell data is parsed lazily, while we iterate
-            raise ParseError(f"{path.name}: sheet {name!r} is damaged ({short_reason(exc)})") from exc
+            raise ParseError(_("%(name)s: sheet %(sheet)s is damaged (%(reason)s)")
+                             % {"name": path.name, "sheet": repr(name), "reason": short_reason(exc)}) from exc
         if lines:
             heading = f"## Sheet: {name}" + (" (hidden)" if hidden else "")
             sections.append(heading + "\n\n" + _join(lines))
     if not sections:
-        raise ParseError(f"{path.name} is empty: no sheet has any cell with a value")
+        raise ParseError(_("%(name)s is empty: no sheet has any cell with a value") % {"name": path.name})
     return ParsedDocument(text="\n\n".join(sections), title=path.stem, mime="", metadata={"sheets": names})
 
 
@@ -127,7 +130,8 @@ def _join(lines: list[str]) -> str:
 
 def _damaged(path: Path, exc: Exception) -> ParseError:
     return ParseError(
-        f"{path.name} is damaged or not an Excel workbook that we can read ({short_reason(exc)})"
+        _("%(name)s is damaged or not an Excel workbook that we can read (%(reason)s)")
+        % {"name": path.name, "reason": short_reason(exc)}
     )
 
 

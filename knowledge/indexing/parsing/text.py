@@ -10,6 +10,8 @@ from pathlib import Path
 
 import charset_normalizer
 import yaml
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
@@ -188,14 +190,16 @@ def parse_csv(path: Path, *, max_chars: int) -> ParsedDocument:
             if size > max_chars:
                 raise text_too_long(path.name, max_chars)
     except csv.Error as exc:
-        raise ParseError(f"{path.name}: malformed CSV near line {reader.line_num} ({exc})") from exc
+        raise ParseError(gettext("%(name)s: malformed CSV near line %(line)d (%(error)s)")
+                         % {"name": path.name, "line": reader.line_num, "error": exc}) from exc
     return ParsedDocument(text="\n".join(lines), title=path.stem, mime="")
 
 
 def text_too_long(name: str, max_chars: int) -> FileTooLargeError:
     """The error for a file whose extracted text is over the character limit."""
     return FileTooLargeError(
-        f"{name} holds more than {max_chars:,} characters of text; split it into smaller files"
+        gettext("%(name)s holds more than %(count)s characters of text; split it into smaller files")
+        % {"name": name, "count": number_format(max_chars, force_grouping=True)}
     )
 
 
