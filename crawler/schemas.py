@@ -6,6 +6,7 @@ from ninja import Field, ModelSchema, Schema
 
 from crawler.crawling import MAX_DEPTH_LIMIT, MAX_PAGES_LIMIT
 from crawler.models import CrawlUrl
+from portal.stored_text import translated
 
 HTTP_URL = r"^https?://\S+$"
 
@@ -44,3 +45,7 @@ class CrawlUrlOut(ModelSchema):
     @staticmethod
     def resolve_outcome_label(line: CrawlUrl) -> str:
         return line.get_outcome_display()
+
+    @staticmethod
+    def resolve_reason(line: CrawlUrl) -> str:
+        return translated(line.reason)  # written by the crawl in the portal's language; read in the request's

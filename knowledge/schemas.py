@@ -131,9 +131,14 @@ class JobOut(ModelSchema):
     def resolve_documents(job: Job) -> list[dict]:
         return progress.items(job)
 
+    # What a worker wrote, in the request's language (portal/stored_text.py), as the documents' reasons.
     @staticmethod
     def resolve_error_message(job: Job) -> str:
-        return translated(job.error_message)  # in the request's language, as the documents' reasons
+        return translated(job.error_message)
+
+    @staticmethod
+    def resolve_failures(job: Job) -> list[dict]:
+        return [{**failure, "reason": translated(failure.get("reason", ""))} for failure in job.failures]
 
     class Meta:
         model = Job
@@ -151,6 +156,10 @@ class DocumentOut(ModelSchema):
         fields = ("id", "source_kind", "source_uri", "path", "title", "mime", "status", "enabled", "char_count",
                   "chunk_count", "file_size", "error_message", "metadata", "column_mapping", "commit_sha",
                   "ingested_at", "quality", "needs_attention", "quality_accepted_at", "created_at", "updated_at")
+
+    @staticmethod
+    def resolve_error_message(document: Document) -> str:
+        return translated(document.error_message)  # in the request's language
 
 
 class DocumentDetailOut(DocumentOut):

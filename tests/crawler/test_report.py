@@ -105,5 +105,8 @@ def test_the_api_lists_the_report_by_outcome(client, crawl_job):
     assert {item["outcome_label"] for item in body["items"]} == {"Failed"}
     assert {"url": crawl_job.options["seed_url"].replace("hub.html", "missing.html"), "depth": 1,
             "outcome": "failed", "reason": "HTTP 404 Not Found", "outcome_label": "Failed"} in body["items"]
+    russian = client.get(f"/api/v1/crawls/{crawl_job.pk}/urls", {"outcome": "off_site"},
+                         headers={**headers, "Accept-Language": "ru"}).json()
+    assert {item["reason"] for item in russian["items"]} == {"За пределами сайта"}
     assert client.get(f"/api/v1/crawls/{crawl_job.pk}/urls", {"outcome": "nope"}, headers=headers).status_code == 422
     assert client.get(f"/api/v1/crawls/{crawl_job.pk}/urls").status_code == 401

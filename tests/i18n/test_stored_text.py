@@ -93,5 +93,8 @@ class FailedDocumentPagesTests(TestCase):
         headers = {"Authorization": f"Bearer {token}", "Accept-Language": "ru"}
         body = self.client.get(f"/api/v1/jobs/{self.job.pk}", headers=headers).json()
         self.assertIn("Файл header-only-invalid.pdf повреждён", body["documents"][0]["reason"])
+        self.assertIn("Файл header-only-invalid.pdf повреждён", body["failures"][0]["reason"])
+        document = self.client.get(f"/api/v1/documents/{self.document.pk}", headers=headers).json()
+        self.assertIn("Файл header-only-invalid.pdf повреждён", document["error_message"])
         english = self.client.get(f"/api/v1/jobs/{self.job.pk}", headers={**headers, "Accept-Language": "en"})
         self.assertIn("header-only-invalid.pdf is damaged", english.json()["documents"][0]["reason"])
