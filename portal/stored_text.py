@@ -56,7 +56,7 @@ def _explained(text: str, language: str, depth: int) -> tuple[str, int]:
     a message without placeholders only when it reads like a sentence: a file named "Documents"
     stays as it is."""
     best, best_lead = (text, 0), -1
-    sentence = depth == 0 or (" " in text and len(text) >= 2 * MIN_WORDING)
+    sentence = depth == 0 or (" " in text.strip() and len(text) >= MIN_WORDING)
     for other, (exact, messages) in _catalogues().items():
         if other == language:
             continue

@@ -135,6 +135,8 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         if doc.source_uri.startswith(("http://", "https://")):
             return format_html('<a href="{}" rel="noopener noreferrer" target="_blank">{}</a>',
                                doc.source_uri, doc.source_uri)
+        if doc.source_kind == Document.SourceKind.UPLOAD:
+            return self.file_name(doc)  # the file by its name ("upload:<name>" is the identity, not for people)
         return doc.source_uri or "—"
 
     @admin.display(description=_("File size"))

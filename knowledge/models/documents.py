@@ -91,14 +91,16 @@ class Document(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.title or self.source_uri or gettext("Document %(id)s") % {"id": self.pk}
+        # An upload not yet (or never) parsed has no title: its file's name, never "upload:<name>".
+        return self.title or self._uploaded_name() or self.source_uri or gettext("Document %(id)s") % {"id": self.pk}
 
     @property
     def display_name(self) -> str:
         """The name a person knows the document by: the uploaded file's own name, else its title or source."""
-        if self.source_kind == self.SourceKind.UPLOAD and self.path:
-            return self.path
-        return str(self)
+        return self._uploaded_name() or str(self)
+
+    def _uploaded_name(self) -> str:
+        return self.path if self.source_kind == self.SourceKind.UPLOAD else ""
 
     @property
     def usable_for_auto_reply(self) -> bool:

@@ -12,6 +12,7 @@ from portal.stored_text import translated
 from tests.api.base import make_key
 from tests.conftest import DATA
 from tests.factories import make_kb
+from tests.i18n.helpers import english_words, visible_text
 
 
 class TranslatedTests(SimpleTestCase):
@@ -98,3 +99,32 @@ class FailedDocumentPagesTests(TestCase):
         self.assertIn("Файл header-only-invalid.pdf повреждён", document["error_message"])
         english = self.client.get(f"/api/v1/jobs/{self.job.pk}", headers={**headers, "Accept-Language": "en"})
         self.assertIn("header-only-invalid.pdf is damaged", english.json()["documents"][0]["reason"])
+
+
+class WorkerFailuresOnRussianPagesTests(TestCase):
+    """Uploads that fail in several ways, their reasons written in English by the worker: the pages a
+    Russian content manager reads them on hold no English word of the portal's."""
+
+    def test_no_english_is_left_around_the_failures(self):
+        root = get_user_model().objects.create_superuser("root", password="pw")
+        kb = make_kb(name="Справочный центр")
+        pdf = DATA / "documents/pdf/malformed/header-only-invalid.pdf"
+        uploads = [SimpleUploadedFile("отчёт.pdf", pdf.read_bytes()),
+                   SimpleUploadedFile("таблица.xlsx", b"just text, not a workbook"),
+                   SimpleUploadedFile("пустой.md", b"   \n\n  ")]
+        with self.captureOnCommitCallbacks(execute=True):
+            job, _ = jobs.add_uploads(kb, uploads)
+        errors = list(Document.objects.filter(knowledge_base=kb).values_list("error_message", flat=True))
+        self.assertEqual(len([error for error in errors if error]), 3, errors)
+        self.client.force_login(root)
+        self.client.cookies["django_language"] = "ru"
+        pages = {"documents": reverse("admin:knowledge_document_changelist"),
+                 "job": reverse("admin:knowledge_job_change", args=[job.pk])}
+        pages.update({f"document {pk}": reverse("admin:knowledge_document_change", args=[pk])
+                      for pk in Document.objects.filter(knowledge_base=kb).values_list("pk", flat=True)})
+        for name, url in pages.items():
+            with self.subTest(page=name):
+                text = visible_text(self.client.get(url).content.decode())
+                self.assertEqual(english_words(text), [], text[:3000])
+                self.assertNotRegex(text, r"\b(is damaged|is empty|but its content is|not supported)\b")
+                self.assertNotIn("upload:", text)  # a file is named by its name, not by its source URI
