@@ -1,5 +1,7 @@
 """The crawl report: every URL a crawl met with its outcome and reason, in the admin and the API."""
 
+import re
+
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.urls import reverse
@@ -10,6 +12,7 @@ from crawler.models import CrawlUrl
 from knowledge.models import Job
 from tests.api.base import make_key
 from tests.factories import make_kb
+from tests.i18n.helpers import english_words, visible_text
 
 pytestmark = pytest.mark.django_db
 
@@ -94,6 +97,9 @@ def test_the_report_reads_in_the_admins_language(admin_client, crawl_job):
     assert "HTTP 404 Not Found" in page  # the server's words stay as they were
     for english in ("Deeper than", "Outside the site", "Not a page or a supported document", "Refused to connect"):
         assert english not in page
+    # Around the data (URLs, the servers' own status lines, setting names), nothing of the portal's in English.
+    text = re.sub(r"https?://\S+|HTTP \d{3}( [A-Z][a-z]+)*|\b\w+_\w+\b", " ", visible_text(page))
+    assert english_words(text) == [], text
     stored = CrawlUrl.objects.filter(job=crawl_job, reason__startswith="Deeper than max_depth=1")
     assert stored.exists()  # the database keeps the words as written
 
