@@ -21,8 +21,8 @@ from django.utils import translation
 from django.utils.formats import number_format
 
 PLACEHOLDER = re.compile(r"%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?([sdrfi])|%%")
-# A message with less fixed wording than this matches too much ("%(name)s: %(error)s").
-MIN_WORDING = 8
+# A message with less fixed wording than this matches too much ("%(name)s: %(error)s", "%(ms)s ms").
+MIN_WORDING = 7
 MAX_DEPTH = 2  # a message quoting a message quoting a message
 ENGLISH_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+")
 

@@ -48,9 +48,10 @@ class TranslatedTests(SimpleTestCase):
         self.assertEqual(translated("Not enabled: Documents", "ru"), "Не включено: Documents")
 
     def test_a_message_too_general_to_tell_apart_is_not_matched(self):
-        """A message with less fixed wording than a few words ("sent by %(user)s") would turn any text
-        that happens to contain it into a translation."""
-        self.assertEqual(translated("sent by hand", "ru"), "sent by hand")
+        """A message with less fixed wording than a couple of words ("risk %(risk)s", "%(ms)s ms")
+        would turn any text that happens to end or begin like it into a translation."""
+        self.assertEqual(translated("high risk", "ru"), "high risk")
+        self.assertEqual(translated("risk assessment", "ru"), "risk assessment")
         self.assertEqual(translated("125 ms", "ru"), "125 ms")
 
 

@@ -4,7 +4,9 @@ import subprocess
 import sys
 from email.utils import make_msgid
 
+from django.contrib.auth import get_user_model
 from django.test import TestCase, TransactionTestCase, override_settings
+from django.urls import reverse
 
 from mail import inbound
 from mail.exceptions import MailError
@@ -119,6 +121,18 @@ class InboundTests(TestCase):
                 self.assertTrue(result.reason)
         self.assertFalse(Ticket.objects.exists())
         self.assertEqual(MailMessage.objects.filter(status="ignored").count(), len(cases))
+
+    def test_why_a_message_was_ignored_reads_in_the_admins_language(self):
+        receive(messages.plain("Returned", Return_Path="<>"))
+        receive(messages.plain("Undeliverable", sender="MAILER-DAEMON@mx.example.com"))
+        self.assertEqual(set(MailMessage.objects.values_list("reason", flat=True)),
+                         {"sent from the null sender (a bounce)", "sent by MAILER-DAEMON@mx.example.com"})
+        self.client.force_login(get_user_model().objects.create_superuser("root", password="pw"))
+        self.client.cookies["django_language"] = "ru"
+        page = self.client.get(reverse("admin:mail_mailmessage_changelist")).content.decode()
+        self.assertIn("отправлено с пустого адреса отправителя", page)
+        self.assertIn("отправлено с адреса MAILER-DAEMON@mx.example.com", page)
+        self.assertNotIn("null sender", page)
 
     def test_an_auto_reply_to_a_ticket_thread_is_not_a_follow_up(self):
         first = receive(messages.plain("Where is my parcel?"))
