@@ -11,8 +11,8 @@ from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator, format_lazy
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from evaluation import admin_views, golden, proposals, runs, shadow
 from evaluation.exceptions import EvaluationError
@@ -20,6 +20,7 @@ from evaluation.forms import SwitchForm
 from evaluation.models import EvalRun, ExpectedSource, Feedback, GoldenQuestion, GoldenSet, ShadowSwitch
 from knowledge.admin import CappedCountPaginator, ChunkAdmin, KnowledgeAdminMixin, pretty_json
 from knowledge.models import Chunk
+from portal.stored_text import translated
 
 
 class EvaluationAdminMixin(KnowledgeAdminMixin):
@@ -87,11 +88,11 @@ class GoldenSetAdmin(EvaluationAdminMixin, admin.ModelAdmin):
         return format_html('<a href="{}">nDCG@10 {}</a>', reverse("admin:evaluation_evalrun_change", args=[run.pk]),
                            metric(run.metrics.get("ndcg@10")))
 
-    @admin.display(description=_(""))
+    @admin.display(description="")  # the column of links needs no heading
     def links(self, item):
-        return format_html('<a href="{}">Import…</a> · <a href="{}">Trend</a>',
-                           reverse("admin:evaluation_goldenset_import", args=[item.pk]),
-                           reverse("admin:evaluation_evalrun_trend", args=[item.knowledge_base_id]))
+        return format_html('<a href="{}">{}</a> · <a href="{}">{}</a>',
+                           reverse("admin:evaluation_goldenset_import", args=[item.pk]), gettext("Import…"),
+                           reverse("admin:evaluation_evalrun_trend", args=[item.knowledge_base_id]), gettext("Trend"))
 
     @admin.action(description=_("Run the evaluation (background job)"), permissions=["change"])
     def run_evaluation(self, request, queryset):
@@ -277,14 +278,14 @@ class FeedbackAdmin(EvaluationAdminMixin, admin.ModelAdmin):
 class ShadowSwitchAdmin(EvaluationAdminMixin, admin.ModelAdmin):
     """Start a switch with the add form; watch it, then cut over, confirm, roll back or cancel with the actions."""
 
-    list_display = ["__str__", "knowledge_base", "status", "progress", "verdict", "message", "created_at",
+    list_display = ["__str__", "knowledge_base", "status", "progress", "verdict", "message_text", "created_at",
                     "switched_at"]
     list_filter = ["status", "verdict", "knowledge_base"]
     list_select_related = ["knowledge_base", "job"]
     actions = ["cut_over", "force_cut_over", "confirm", "rollback", "resume", "cancel"]
     readonly_fields = ["knowledge_base", "status", "verdict", "target", "previous", "tolerance", "auto_switch",
-                       "forced", "job", "golden_set", "old_run", "new_run", "message", "created_at", "switched_at",
-                       "finished_at"]
+                       "forced", "job", "golden_set", "old_run", "new_run", "message_text", "created_at",
+                       "switched_at", "finished_at"]
 
     class Media:
         css = KnowledgeAdminMixin.css
@@ -325,6 +326,10 @@ class ShadowSwitchAdmin(EvaluationAdminMixin, admin.ModelAdmin):
 
     def log_addition(self, request, obj, message):
         return None if obj.pk is None else super().log_addition(request, obj, message)
+
+    @admin.display(description=_("message"))
+    def message_text(self, item):
+        return translated(item.message)  # stored by the switch's job, read in the reader's language
 
     @admin.display(description=_("Build"))
     def progress(self, item):

@@ -11,6 +11,8 @@ from django.conf import settings
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 from ninja.pagination import paginate
@@ -108,15 +110,17 @@ def import_questions(request, set_id: int, file: UploadedFile = File(...),  # no
     """
     golden_set = get_set(request, set_id)
     if Path(file.name).suffix.lower() not in IMPORT_TYPES:
-        raise ApiError(415, "unsupported_media_type", f"Send a {' or '.join(IMPORT_TYPES)} file")
+        raise ApiError(415, "unsupported_media_type",
+                       _("Send a %(types)s file") % {"types": _(" or ").join(IMPORT_TYPES)})
     limit = settings.PORTAL["MAX_UPLOAD_BYTES"]
     if file.size > limit:
-        raise ApiError(413, "file_too_large", f"The file is over the {limit:,}-byte limit")
+        raise ApiError(413, "file_too_large", _("The file is over the %(limit)s-byte limit")
+                       % {"limit": number_format(limit, force_grouping=True)})
     with io.TextIOWrapper(file.file, encoding="utf-8", errors="strict", newline="") as text:
         try:
             report = golden.import_rows(golden_set, file.name, text, document_key=document_key)
         except UnicodeDecodeError:
-            raise ApiError(422, "invalid", "The file is not UTF-8 text") from None
+            raise ApiError(422, "invalid", _("The file is not UTF-8 text")) from None
     return Status(201, {"questions": report.questions, "expected": report.expected})
 
 

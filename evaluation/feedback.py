@@ -2,6 +2,7 @@
 
 from django.db import transaction
 from django.db.models import Count, Q
+from django.utils.translation import gettext
 
 from evaluation.exceptions import EvaluationError
 from evaluation.models import Feedback
@@ -16,11 +17,12 @@ def record_feedback(kb: KnowledgeBase, *, question: str, rating: str, answer: st
                     refused: bool = False, chunk_ids=(), api_key=None) -> Feedback:
     """One rating of an answer; its chunks must belong to the base."""
     if not question.strip():
-        raise EvaluationError("The question is empty")
+        raise EvaluationError(gettext("The question is empty"))
     ids = list(dict.fromkeys(chunk_ids))  # the answer's order: best source first
     found = set(Chunk.objects.filter(knowledge_base=kb, pk__in=ids).values_list("pk", flat=True))
     if missing := [str(pk) for pk in ids if pk not in found]:
-        raise EvaluationError(f"No chunk with id {', '.join(missing)} in {kb}")
+        raise EvaluationError(gettext("No chunk with id %(ids)s in %(base)s")
+                              % {"ids": ", ".join(missing), "base": kb})
     item = Feedback.objects.create(
         knowledge_base=kb, question=question.strip(), answer=answer, comment=comment.strip(), refused=refused,
         rating=Feedback.Rating.UP if rating == "up" else Feedback.Rating.DOWN, api_key=api_key,

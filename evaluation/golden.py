@@ -23,6 +23,7 @@ from pathlib import Path
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.db.models.functions import MD5
+from django.utils.translation import gettext
 
 from evaluation.exceptions import InvalidGoldenSetError
 from evaluation.models import ExpectedSource, GoldenQuestion, GoldenSet
@@ -56,18 +57,29 @@ class Problems:
             self.shown.append(f"{where}: {message}")
 
     def raise_if_any(self) -> None:
-        if self.count:
-            more = f" (and {self.count - len(self.shown)} more)" if self.count > len(self.shown) else ""
-            raise InvalidGoldenSetError(f"{self.count} problem(s), nothing imported{more}: " + "; ".join(self.shown))
+        if not self.count:
+            return
+        values = {"count": self.count, "more": self.count - len(self.shown), "problems": "; ".join(self.shown)}
+        if values["more"] > 0:
+            raise InvalidGoldenSetError(
+                gettext("%(count)d problem(s), nothing imported (and %(more)d more): %(problems)s") % values)
+        raise InvalidGoldenSetError(gettext("%(count)d problem(s), nothing imported: %(problems)s") % values)
+
+
+def _line(number: int, file: str = "") -> str:
+    """Where a problem is: "line 3", or "queries.jsonl line 3"."""
+    if file:
+        return gettext("%(file)s line %(number)d") % {"file": file, "number": number}
+    return gettext("line %(number)d") % {"number": number}
 
 
 def create_golden_set(kb: KnowledgeBase, *, name: str, description: str = "") -> GoldenSet:
     """A new, empty golden set of the base."""
     name = name.strip()
     if not name:
-        raise InvalidGoldenSetError("The golden set needs a name")
+        raise InvalidGoldenSetError(gettext("The golden set needs a name"))
     if GoldenSet.objects.filter(knowledge_base=kb, name=name).exists():
-        raise InvalidGoldenSetError(f"The base already has a golden set named {name!r}")
+        raise InvalidGoldenSetError(gettext("The base already has a golden set named %(name)s") % {"name": repr(name)})
     return GoldenSet.objects.create(knowledge_base=kb, name=name, description=description)
 
 
@@ -75,9 +87,10 @@ def clean_question(text) -> str:
     """The question as stored; raises on empty or over-long text."""
     text = " ".join(str(text or "").split())
     if not text:
-        raise InvalidGoldenSetError("The question is empty")
+        raise InvalidGoldenSetError(gettext("The question is empty"))
     if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidGoldenSetError(f"The question is longer than {MAX_QUESTION_CHARS} characters")
+        raise InvalidGoldenSetError(gettext("The question is longer than %(limit)d characters")
+                                    % {"limit": MAX_QUESTION_CHARS})
     return text
 
 
@@ -90,13 +103,15 @@ def add_question(golden_set: GoldenSet, *, question: str, document_ids: Iterable
     text = clean_question(question)
     ids = sorted(set(document_ids))
     if status == GoldenQuestion.Status.CONFIRMED and not ids and not should_refuse:
-        raise InvalidGoldenSetError("Name the document that answers the question, or mark it 'should refuse'")
+        raise InvalidGoldenSetError(gettext("Name the document that answers the question, or mark it 'should refuse'"))
     found = set(Document.objects.filter(knowledge_base_id=golden_set.knowledge_base_id, pk__in=ids)
                 .values_list("pk", flat=True))
     if missing := [str(pk) for pk in ids if pk not in found]:
-        raise InvalidGoldenSetError(f"No document with id {', '.join(missing)} in {golden_set.knowledge_base}")
+        raise InvalidGoldenSetError(gettext("No document with id %(ids)s in %(base)s")
+                                    % {"ids": ", ".join(missing), "base": golden_set.knowledge_base})
     if golden_set.questions.filter(question=text).exists():
-        raise InvalidGoldenSetError(f"The set already has the question {text[:80]!r}")
+        raise InvalidGoldenSetError(gettext("The set already has the question %(question)s")
+                                    % {"question": repr(text[:80])})
     item = GoldenQuestion.objects.create(golden_set=golden_set, question=text, should_refuse=should_refuse,
                                          status=status, origin=origin, external_id=external_id, note=note)
     titles = dict(Document.objects.filter(pk__in=ids).values_list("pk", "title"))
@@ -109,8 +124,9 @@ def confirm_question(item: GoldenQuestion) -> GoldenQuestion:
     """A person accepts a proposed question; it needs an expected document or 'should refuse' first."""
     _keep_titles(item.golden_set)  # documents added by hand in the admin's inline
     if not item.should_refuse and not item.expected.exists():
-        raise InvalidGoldenSetError(
-            f"Question #{item.pk} has no expected document: add the one that answers it, or mark it 'should refuse'")
+        raise InvalidGoldenSetError(gettext(
+            "Question #%(id)s has no expected document: add the one that answers it, or mark it 'should refuse'")
+            % {"id": item.pk})
     item.status = GoldenQuestion.Status.CONFIRMED
     item.save(update_fields=["status"])
     return item
@@ -129,7 +145,8 @@ class DocumentResolver:
 
     def __init__(self, kb: KnowledgeBase, key: str = "source_uri") -> None:
         if key not in ("source_uri", "id") and not key.startswith("metadata:"):
-            raise InvalidGoldenSetError(f"Unknown document key {key!r}: use source_uri, id or metadata:<name>")
+            raise InvalidGoldenSetError(gettext("Unknown document key %(key)s: use source_uri, id or metadata:<name>")
+                                        % {"key": repr(key)})
         self.kb, self.key = kb, key
 
     def resolve(self, keys: Iterable[str]) -> dict[str, int]:
@@ -177,7 +194,7 @@ class _QuestionWriter:
                 continue
             digest = _digest(text)
             if digest in self.seen:
-                self.problems.add(where, f"duplicate question {text[:60]!r}")
+                self.problems.add(where, gettext("duplicate question %(question)s") % {"question": repr(text[:60])})
                 items.append(None)
                 continue
             self.seen.add(digest)
@@ -190,7 +207,8 @@ class _QuestionWriter:
                        .values_list("question", flat=True))
         for (where, _, _), item in zip(rows, items):
             if item is not None and item.question in existing:
-                self.problems.add(where, f"the set already has the question {item.question[:60]!r}")
+                self.problems.add(where, gettext("the set already has the question %(question)s")
+                                  % {"question": repr(item.question[:60])})
         if not self.problems.count:
             GoldenQuestion.objects.bulk_create([item for item in items if item is not None])
         return items
@@ -213,11 +231,12 @@ def ingest_beir_corpus(kb: KnowledgeBase, folder: Path, *, progress: Progress | 
     done = 0
     for number, row in _jsonl(folder / "corpus.jsonl"):
         if not row or not str(row.get("_id", "")).strip():
-            raise InvalidGoldenSetError(f"corpus.jsonl line {number}: not a JSON object with an _id")
+            problem = gettext("not a JSON object with an _id")
+            raise InvalidGoldenSetError(f"{_line(number, 'corpus.jsonl')}: {problem}")
         result = ingestion.ingest_text(kb, title=row.get("title") or str(row["_id"]), text=row.get("text", ""),
                                        source_uri=f"beir:{row['_id']}", metadata={"beir_id": str(row["_id"])})
         if result.outcome == "failed":
-            raise InvalidGoldenSetError(f"corpus.jsonl line {number} ({row['_id']}): {result.error}")
+            raise InvalidGoldenSetError(f"{_line(number, 'corpus.jsonl')} ({row['_id']}): {result.error}")
         done += 1
         if progress and done % 100 == 0:
             progress("corpus", done)
@@ -232,16 +251,18 @@ def import_beir(golden_set: GoldenSet, folder: Path, *, split: str = "test", doc
     qrels = folder / "qrels" / f"{split}.tsv"
     for path in (folder / "queries.jsonl", qrels):
         if not path.is_file():
-            raise InvalidGoldenSetError(f"{path.name} is missing in {folder}")
+            raise InvalidGoldenSetError(gettext("%(name)s is missing in %(folder)s")
+                                        % {"name": path.name, "folder": folder})
     first_new = (GoldenQuestion.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1
     writer = _QuestionWriter(golden_set, problems)
     for batch in _batches(_jsonl(folder / "queries.jsonl")):
         rows = []
         for number, row in batch:
+            where = _line(number, "queries.jsonl")
             if not row or "_id" not in row:
-                problems.add(f"queries.jsonl line {number}", "not a JSON object with an _id")
+                problems.add(where, gettext("not a JSON object with an _id"))
                 continue
-            rows.append((f"queries.jsonl line {number}", row.get("text"), {"external_id": str(row["_id"])[:200]}))
+            rows.append((where, row.get("text"), {"external_id": str(row["_id"])[:200]}))
         report.questions += sum(item is not None for item in writer.write(rows))
         if progress:
             progress("questions", report.questions)
@@ -286,10 +307,11 @@ def _store_judgments(golden_set: GoldenSet, resolver: DocumentResolver, batch, p
     rows = {}
     for number, qid, cid, score in batch:
         if qid not in questions:
-            problems.add(f"qrels line {number}", f"query {qid!r} is not in queries.jsonl")
+            problems.add(_line(number, "qrels"),
+                         gettext("query %(query)s is not in queries.jsonl") % {"query": repr(qid)})
         elif cid not in documents:
-            problems.add(f"qrels line {number}",
-                         f"corpus id {cid!r} matches no document of {golden_set.knowledge_base}")
+            problems.add(_line(number, "qrels"), gettext("corpus id %(id)s matches no document of %(base)s")
+                         % {"id": repr(cid), "base": golden_set.knowledge_base})
         else:
             rows[(questions[qid], documents[cid])] = score
     if problems.count:
@@ -305,7 +327,7 @@ def _store_judgments(golden_set: GoldenSet, resolver: DocumentResolver, batch, p
 def _rows(name: str, data: io.TextIOBase) -> Iterator[tuple[str, dict | None]]:
     if name.lower().endswith(".csv"):
         for number, row in enumerate(csv.DictReader(data), start=2):
-            yield f"line {number}", row
+            yield _line(number), row
     else:
         for number, line in enumerate(data, start=1):
             if line.strip():
@@ -313,7 +335,7 @@ def _rows(name: str, data: io.TextIOBase) -> Iterator[tuple[str, dict | None]]:
                     row = json.loads(line)
                 except json.JSONDecodeError:
                     row = None
-                yield f"line {number}", row if isinstance(row, dict) else None
+                yield _line(number), row if isinstance(row, dict) else None
 
 
 def _document_keys(row: dict) -> list[str]:
@@ -338,18 +360,19 @@ def import_rows(golden_set: GoldenSet, name: str, data: io.TextIOBase, *, docume
         parsed = []
         for where, row in batch:
             if row is None:
-                problems.add(where, "not a JSON object")
+                problems.add(where, gettext("not a JSON object"))
                 continue
             keys, refuse = _document_keys(row), _truthy(row.get("should_refuse"))
             if not keys and not refuse:
-                problems.add(where, "name the expected document, or set should_refuse")
+                problems.add(where, gettext("name the expected document, or set should_refuse"))
                 continue
             parsed.append((where, row.get("question"), keys, refuse))
         documents = resolver.resolve({key for _, _, keys, _ in parsed for key in keys})
         for where, _, keys, _ in parsed:
             for key in keys:
                 if key not in documents:
-                    problems.add(where, f"document {key!r} matches no document of {golden_set.knowledge_base}")
+                    problems.add(where, gettext("document %(key)s matches no document of %(base)s")
+                                 % {"key": repr(key), "base": golden_set.knowledge_base})
         items = writer.write([(where, text, {"should_refuse": refuse}) for where, text, _, refuse in parsed])
         if problems.count:
             continue  # keep reading: the error lists the problems of the whole file

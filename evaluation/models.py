@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import MD5
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
@@ -131,7 +132,7 @@ class EvalRun(models.Model):
         indexes = [models.Index(fields=["knowledge_base", "-created_at"], name="evaluation_run_kb_idx")]
 
     def __str__(self) -> str:
-        return f"Evaluation #{self.pk} of {self.golden_set}"
+        return gettext("Evaluation #%(id)s of %(set)s") % {"id": self.pk, "set": self.golden_set}
 
     @property
     def is_finished(self) -> bool:
@@ -266,7 +267,9 @@ class ShadowSwitch(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Switch #{self.pk} of {self.knowledge_base} to {', '.join(f'{k}={v}' for k, v in self.target.items())}"
+        target = ", ".join(f"{k}={v}" for k, v in self.target.items())
+        return gettext("Switch #%(id)s of %(base)s to %(target)s") % {"id": self.pk, "base": self.knowledge_base,
+                                                                       "target": target}
 
     @property
     def is_active(self) -> bool:

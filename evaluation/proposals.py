@@ -1,6 +1,8 @@
 """Golden questions proposed from work already done: tickets staff answered or rejected, and
 thumbs-down feedback. Proposals wait for a person to confirm them (`golden.confirm_question`)."""
 
+from django.utils.translation import gettext
+
 from evaluation.golden import MAX_QUESTION_CHARS, add_question
 from evaluation.models import Feedback, GoldenQuestion, GoldenSet
 from tickets.models import Message, Ticket, TicketSource
@@ -17,13 +19,17 @@ def propose_from_tickets(golden_set: GoldenSet) -> int:
     for reply in replies:
         documents = TicketSource.objects.filter(message_id=reply.draft_id, knowledge_base_id=kb_id, cited=True,
                                                 document__isnull=False).values_list("document_id", flat=True)
-        note = f"Ticket #{reply.ticket_id}: draft sent" + (
-            f" after {reply.edit_distance} characters of edits" if reply.edit_distance else " unchanged")
+        if reply.edit_distance:
+            note = gettext("Ticket #%(id)s: draft sent after %(count)d characters of edits") % {
+                "id": reply.ticket_id, "count": reply.edit_distance}
+        else:
+            note = gettext("Ticket #%(id)s: draft sent unchanged") % {"id": reply.ticket_id}
         added += _propose(golden_set, known, reply.ticket, note, documents=list(documents))
     rejected = (Ticket.objects.filter(status=Ticket.Status.REJECTED, sources__knowledge_base_id=kb_id)
                 .distinct().order_by("pk"))
     for ticket in rejected:
-        added += _propose(golden_set, known, ticket, f"Ticket #{ticket.pk}: draft rejected", should_refuse=True)
+        note = gettext("Ticket #%(id)s: draft rejected") % {"id": ticket.pk}
+        added += _propose(golden_set, known, ticket, note, should_refuse=True)
     return added
 
 
@@ -51,7 +57,9 @@ def propose_from_feedback(golden_set: GoldenSet) -> int:
         text = " ".join(item.question.split())[:MAX_QUESTION_CHARS]
         if external_id in known or not text or golden_set.questions.filter(question=text).exists():
             continue
-        note = f"Thumbs down{' on a refusal' if item.refused else ''}: {item.comment}".strip().rstrip(":")
+        note = (gettext("Thumbs down on a refusal: %(comment)s") if item.refused
+                else gettext("Thumbs down: %(comment)s")) % {"comment": item.comment}
+        note = note.strip().rstrip(":")
         add_question(golden_set, question=text, status=GoldenQuestion.Status.PROPOSED,
                      origin=GoldenQuestion.Origin.FEEDBACK, external_id=external_id, note=note)
         known.add(external_id)

@@ -23,6 +23,7 @@ import numpy as np
 from django.conf import settings
 from django.db.models import Prefetch
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from evaluation.exceptions import EmptyGoldenSetError, EvaluationError
 from evaluation.metrics import K, ranked_documents, score_ranking
@@ -60,7 +61,7 @@ def signature(config: dict) -> str:
 
 def create_run(golden_set: GoldenSet, *, label: str = "", user=None, job: Job | None = None) -> EvalRun:
     if not golden_set.questions.filter(status=GoldenQuestion.Status.CONFIRMED).exists():
-        raise EmptyGoldenSetError(f"{golden_set} has no confirmed question to evaluate")
+        raise EmptyGoldenSetError(gettext("%(set)s has no confirmed question to evaluate") % {"set": golden_set})
     return EvalRun.objects.create(golden_set=golden_set, knowledge_base_id=golden_set.knowledge_base_id,
                                   label=label, created_by=user, job=job)
 
@@ -137,7 +138,7 @@ def evaluate(run: EvalRun, *, mode: str = "hybrid", progress: Callable[[int], No
     if progress:
         progress(done)
     if not done:
-        raise EmptyGoldenSetError(f"{run.golden_set} has no confirmed question to evaluate")
+        raise EmptyGoldenSetError(gettext("%(set)s has no confirmed question to evaluate") % {"set": run.golden_set})
     run.questions, run.metrics, run.finished_at = done, _aggregate(totals, latencies), timezone.now()
     run.save(update_fields=["searched_base", "config", "signature", "questions", "metrics", "finished_at"])
     return run
@@ -222,11 +223,13 @@ def parse_thresholds(text: str) -> dict[str, float]:
         name, _, value = part.partition("=")
         metrics = THRESHOLD_NAMES.get(name.strip().lower().removesuffix("@10").removesuffix("@1"))
         if metrics is None:
-            raise EvaluationError(f"Unknown metric {name!r} in thresholds; use {', '.join(THRESHOLD_NAMES)}")
+            raise EvaluationError(gettext("Unknown metric %(name)s in thresholds; use %(names)s")
+                                  % {"name": repr(name), "names": ", ".join(THRESHOLD_NAMES)})
         try:
             limit = float(value)
         except ValueError:
-            raise EvaluationError(f"Threshold {part!r} needs a number, e.g. nDCG=0.8") from None
+            raise EvaluationError(gettext("Threshold %(threshold)s needs a number, e.g. nDCG=0.8")
+                                  % {"threshold": repr(part)}) from None
         limits.update(dict.fromkeys(metrics, limit))
     return limits
 
@@ -237,7 +240,8 @@ def failures(run: EvalRun, limits: dict[str, float]) -> list[str]:
     for name, limit in limits.items():
         value = run.metrics.get(name)
         if value is None:
-            lines.append(f"{name}: no questions to measure it (limit {limit})")
+            lines.append(gettext("%(metric)s: no questions to measure it (limit %(limit)s)")
+                         % {"metric": name, "limit": limit})
         elif value < limit:
             lines.append(f"{name} = {value:.4f} < {limit}")
     return lines
@@ -263,7 +267,7 @@ class QuestionChange:
 def compare_runs(before: EvalRun, after: EvalRun) -> tuple[list[QuestionChange], list[QuestionChange]]:
     """Questions that got better and worse from `before` to `after` (by nDCG, or a refusal turned right/wrong)."""
     if before.golden_set_id != after.golden_set_id:
-        raise EvaluationError("Only runs of one golden set can be compared")
+        raise EvaluationError(gettext("Only runs of one golden set can be compared"))
     old = {result.question_text: result for result in before.results.all()}
     better, worse = [], []
     for result in after.results.order_by("pk"):

@@ -6,6 +6,7 @@ from ninja import Field, ModelSchema, Schema
 
 from evaluation.models import EvalResult, EvalRun, GoldenQuestion, GoldenSet, ShadowSwitch
 from knowledge.schemas import JobOut
+from portal.stored_text import translated
 
 
 class GoldenSetIn(Schema):
@@ -147,6 +148,10 @@ class SwitchOut(ModelSchema):
         model = ShadowSwitch
         fields = ("id", "knowledge_base", "status", "verdict", "target", "previous", "tolerance", "auto_switch",
                   "forced", "golden_set", "old_run", "new_run", "message", "created_at", "switched_at", "finished_at")
+
+    @staticmethod
+    def resolve_message(item: ShadowSwitch) -> str:
+        return translated(item.message)  # written by the worker in the portal's language; read in the request's
 
     @staticmethod
     def resolve_old_metrics(item: ShadowSwitch) -> dict | None:

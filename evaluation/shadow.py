@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, IntegerField, Value, When
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from evaluation import runs
 from evaluation.exceptions import SwitchRefusedError
@@ -43,19 +44,21 @@ def start_switch(kb: KnowledgeBase, *, golden_set: GoldenSet | None = None, tole
     """Create the shadow with the new settings and queue its build; refused while another switch is under way."""
     target = {name: value for name, value in changes.items() if name in CHANGEABLE and value not in (None, "")}
     if unknown := set(changes) - set(CHANGEABLE):
-        raise SwitchRefusedError(f"Cannot switch {', '.join(sorted(unknown))}; only {', '.join(CHANGEABLE)}")
+        raise SwitchRefusedError(gettext("Cannot switch %(names)s; only %(changeable)s")
+                                 % {"names": ", ".join(sorted(unknown)), "changeable": ", ".join(CHANGEABLE)})
     if not target or all(getattr(kb, name) == value for name, value in target.items()):
-        raise SwitchRefusedError("Nothing to switch: the base already has these settings")
+        raise SwitchRefusedError(gettext("Nothing to switch: the base already has these settings"))
     if kb.documents.filter(source_kind=Document.SourceKind.REPOSITORY).exists():
-        raise SwitchRefusedError("Bases with repository sources are re-indexed in place (manage.py reindex)")
+        raise SwitchRefusedError(gettext("Bases with repository sources are re-indexed in place (manage.py reindex)"))
     if golden_set is not None and golden_set.knowledge_base_id != kb.pk:
-        raise SwitchRefusedError(f"{golden_set} belongs to another base")
+        raise SwitchRefusedError(gettext("%(set)s belongs to another base") % {"set": golden_set})
     embedder = get_embedder(target.get("embedder", kb.embedder))  # an unknown name fails here
     try:
         with transaction.atomic():
             if active := ShadowSwitch.objects.filter(knowledge_base=kb, status__in=ShadowSwitch.ACTIVE).first():
-                raise SwitchRefusedError(f"{active} is {active.get_status_display().lower()}; "
-                                         "finish, cancel or confirm it before starting another")
+                raise SwitchRefusedError(
+                    gettext("%(switch)s is %(status)s; finish, cancel or confirm it before starting another")
+                    % {"switch": active, "status": active.get_status_display().lower()})
             switch = ShadowSwitch.objects.create(
                 knowledge_base=kb, golden_set=golden_set, tolerance=tolerance, auto_switch=auto_switch,
                 created_by=user, target=target, previous={name: getattr(kb, name) for name in target})
@@ -69,7 +72,7 @@ def start_switch(kb: KnowledgeBase, *, golden_set: GoldenSet | None = None, tole
             enqueue(switch.job)
     except IntegrityError:
         # Another request started one between our check and our insert.
-        raise SwitchRefusedError(f"Another switch of {kb} is under way") from None
+        raise SwitchRefusedError(gettext("Another switch of %(base)s is under way") % {"base": kb}) from None
     return switch
 
 
@@ -78,7 +81,8 @@ def resume(switch: ShadowSwitch, *, user=None) -> ShadowSwitch:
     """Bring an evaluated shadow up to date with the base (changed documents only) and evaluate again."""
     switch = ShadowSwitch.objects.select_for_update().get(pk=switch.pk)
     if switch.status != ShadowSwitch.Status.EVALUATED:
-        raise SwitchRefusedError(f"{switch} is {switch.get_status_display().lower()}; only an evaluated one resumes")
+        raise SwitchRefusedError(gettext("%(switch)s is %(status)s; only an evaluated one resumes")
+                                 % {"switch": switch, "status": switch.get_status_display().lower()})
     switch.job = Job.objects.create(kind=Job.Kind.SHADOW, knowledge_base_id=switch.knowledge_base_id,
                                     created_by=user, options={"switch_id": switch.pk})
     switch.status, switch.verdict, switch.message = ShadowSwitch.Status.BUILDING, "", ""
@@ -102,7 +106,7 @@ def run_build(job: Job) -> None:
         switch.save(update_fields=["job"])
     stopped = _build(switch, job)
     if stopped:
-        _finish(switch, ShadowSwitch.Status.CANCELLED, "Cancelled while building; the base was not changed")
+        _finish(switch, ShadowSwitch.Status.CANCELLED, gettext("Cancelled while building; the base was not changed"))
         return
     evaluate_switch(switch)
     if switch.auto_switch and switch.verdict in (ShadowSwitch.Verdict.BETTER, ShadowSwitch.Verdict.NOT_WORSE):
@@ -148,10 +152,12 @@ def evaluate_switch(switch: ShadowSwitch) -> ShadowSwitch:
     golden_set = switch.golden_set or _default_golden_set(switch.knowledge_base)
     if golden_set is None:
         switch.verdict = ShadowSwitch.Verdict.NO_GOLDEN_SET
-        switch.message = "No golden set with confirmed questions: the cut-over needs a person to force it"
+        switch.message = gettext("No golden set with confirmed questions: the cut-over needs a person to force it")
     else:
-        old = runs.evaluate(runs.create_run(golden_set, label=f"switch #{switch.pk}: serving version"))
-        new = runs.evaluate(runs.create_run(golden_set, label=f"switch #{switch.pk}: new version"),
+        serving = gettext("switch #%(id)s: serving version") % {"id": switch.pk}
+        built = gettext("switch #%(id)s: new version") % {"id": switch.pk}
+        old = runs.evaluate(runs.create_run(golden_set, label=serving))
+        new = runs.evaluate(runs.create_run(golden_set, label=built),
                             search_base=switch.shadow, document_map=copy_map(switch.shadow))
         switch.golden_set, switch.old_run, switch.new_run = golden_set, old, new
         switch.verdict, switch.message = verdict(old, new, switch.tolerance)
@@ -175,12 +181,16 @@ def verdict(old: EvalRun, new: EvalRun, tolerance: float) -> tuple[str, str]:
     """Better, not worse or worse, by nDCG@10 (refusal recall when no question names a document)."""
     name = "ndcg@10" if old.metrics.get("ndcg@10") is not None else "refusal_recall"
     before, after = old.metrics.get(name) or 0.0, new.metrics.get(name) or 0.0
-    figures = f"{name} {before:.4f} → {after:.4f} (tolerance {tolerance})"
+    figures = {"metric": name, "before": f"{before:.4f}", "after": f"{after:.4f}", "tolerance": tolerance}
     if after > before:
-        return ShadowSwitch.Verdict.BETTER, f"Better: {figures}"
+        return ShadowSwitch.Verdict.BETTER, gettext(
+            "Better: %(metric)s %(before)s → %(after)s (tolerance %(tolerance)s)") % figures
     if after >= before - tolerance:
-        return ShadowSwitch.Verdict.NOT_WORSE, f"Not worse: {figures}"
-    return ShadowSwitch.Verdict.WORSE, f"Worse: {figures}; the cut-over needs a person to force it"
+        return ShadowSwitch.Verdict.NOT_WORSE, gettext(
+            "Not worse: %(metric)s %(before)s → %(after)s (tolerance %(tolerance)s)") % figures
+    return ShadowSwitch.Verdict.WORSE, gettext(
+        "Worse: %(metric)s %(before)s → %(after)s (tolerance %(tolerance)s); the cut-over needs a person to force it"
+    ) % figures
 
 
 # --- Cut-over, confirmation, rollback, cancel -----------------------------------------------------------
@@ -198,12 +208,16 @@ def cut_over(switch: ShadowSwitch, *, force: bool = False) -> ShadowSwitch:
     switch = ShadowSwitch.objects.select_for_update(of=("self",)).select_related("job").get(pk=switch.pk)
     if switch.status == ShadowSwitch.Status.BUILDING:
         job = switch.job
-        progress = f" (job #{job.pk}: {job.progress_done}/{job.progress_total} documents)" if job else ""
-        raise SwitchRefusedError(f"The new version is still being built{progress}; it switches after its evaluation")
+        if job is None:
+            raise SwitchRefusedError(gettext("The new version is still being built; it switches after its evaluation"))
+        raise SwitchRefusedError(gettext(
+            "The new version is still being built (job #%(job)s: %(done)s/%(total)s documents); it switches after "
+            "its evaluation") % {"job": job.pk, "done": job.progress_done, "total": job.progress_total})
     if switch.status != ShadowSwitch.Status.EVALUATED:
-        raise SwitchRefusedError(f"{switch} is {switch.get_status_display().lower()}; nothing to cut over")
+        raise SwitchRefusedError(gettext("%(switch)s is %(status)s; nothing to cut over")
+                                 % {"switch": switch, "status": switch.get_status_display().lower()})
     if switch.verdict in (ShadowSwitch.Verdict.WORSE, ShadowSwitch.Verdict.NO_GOLDEN_SET) and not force:
-        raise SwitchRefusedError(f"Refused: {switch.message}")
+        raise SwitchRefusedError(gettext("Refused: %(reason)s") % {"reason": switch.message})
     _swap(_lock_versions(switch.knowledge_base_id, switch.shadow_id))
     switch.status, switch.forced, switch.switched_at = ShadowSwitch.Status.SWITCHED, force, timezone.now()
     switch.save(update_fields=["status", "forced", "switched_at"])
@@ -215,17 +229,18 @@ def rollback(switch: ShadowSwitch) -> ShadowSwitch:
     """Serve the old version again (kept in the shadow since the cut-over) and drop the new one."""
     switch = ShadowSwitch.objects.select_for_update().get(pk=switch.pk)
     if switch.status != ShadowSwitch.Status.SWITCHED:
-        raise SwitchRefusedError(f"{switch} is {switch.get_status_display().lower()}; only a switched one rolls back")
+        raise SwitchRefusedError(gettext("%(switch)s is %(status)s; only a switched one rolls back")
+                                 % {"switch": switch, "status": switch.get_status_display().lower()})
     _swap(_lock_versions(switch.knowledge_base_id, switch.shadow_id))
-    return _finish(switch, ShadowSwitch.Status.ROLLED_BACK, "Rolled back to the previous version")
+    return _finish(switch, ShadowSwitch.Status.ROLLED_BACK, gettext("Rolled back to the previous version"))
 
 
 def confirm(switch: ShadowSwitch) -> ShadowSwitch:
     """Keep the new version for good: the old one (in the shadow) is deleted."""
     switch.refresh_from_db()
     if switch.status != ShadowSwitch.Status.SWITCHED:
-        raise SwitchRefusedError(
-            f"{switch} is {switch.get_status_display().lower()}; only a switched one is confirmed")
+        raise SwitchRefusedError(gettext("%(switch)s is %(status)s; only a switched one is confirmed")
+                                 % {"switch": switch, "status": switch.get_status_display().lower()})
     return _finish(switch, ShadowSwitch.Status.CONFIRMED, switch.message)
 
 
@@ -236,8 +251,9 @@ def cancel(switch: ShadowSwitch) -> ShadowSwitch:
         switch.job.cancel()
         return switch
     if switch.status not in (ShadowSwitch.Status.BUILDING, ShadowSwitch.Status.EVALUATED):
-        raise SwitchRefusedError(f"{switch} is {switch.get_status_display().lower()}; roll it back instead")
-    return _finish(switch, ShadowSwitch.Status.CANCELLED, "Cancelled; the base was not changed")
+        raise SwitchRefusedError(gettext("%(switch)s is %(status)s; roll it back instead")
+                                 % {"switch": switch, "status": switch.get_status_display().lower()})
+    return _finish(switch, ShadowSwitch.Status.CANCELLED, gettext("Cancelled; the base was not changed"))
 
 
 @transaction.atomic
@@ -261,9 +277,10 @@ def _lock_versions(kb_id: int, shadow_id: int) -> _Versions:
     stale = [pk for pk, (status, sha) in live.items()
              if status == Document.Status.READY and copies.get(pk, (None, None))[1] != sha]
     if busy or stale:
-        raise SwitchRefusedError(
-            f"The base changed since the new version was built ({len(busy)} document(s) being indexed, "
-            f"{len(stale)} without an up-to-date copy); resume the switch to update the new version")
+        raise SwitchRefusedError(gettext(
+            "The base changed since the new version was built (%(busy)d document(s) being indexed, %(stale)d without "
+            "an up-to-date copy); resume the switch to update the new version")
+            % {"busy": len(busy), "stale": len(stale)})
     pairs = [(pk, copies[pk][0]) for pk, (status, _) in live.items() if status == Document.Status.READY]
     return _Versions(kb, shadow, pairs)
 

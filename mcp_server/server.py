@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal
 from asgiref.sync import sync_to_async
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404
+from django.utils.translation import gettext
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from pydantic import Field
@@ -101,7 +102,7 @@ def _run(func, scope: str, args, kwargs):
     try:
         authorize = _authorize.get()
     except LookupError:
-        raise ToolError("unauthorized: no API key") from None
+        raise ToolError("unauthorized: " + gettext("no API key")) from None
     try:
         key = authorize()
         require_scope(key, scope)
@@ -109,14 +110,14 @@ def _run(func, scope: str, args, kwargs):
     except ApiError as exc:
         raise ToolError(f"{exc.code}: {exc.message}") from None
     except (Http404, ObjectDoesNotExist):
-        raise ToolError("not_found: no such object, or not one this API key may use") from None
+        raise ToolError("not_found: " + gettext("no such object, or not one this API key may use")) from None
     except KnowledgeError as exc:
         raise ToolError(f"{type(exc).__name__}: {exc}") from None
     except (ToolError, ResourceError):
         raise
     except Exception:
         logger.exception("MCP tool %s failed", func.__name__)
-        raise ToolError("server_error: the tool failed; the error is in the server's log") from None
+        raise ToolError("server_error: " + gettext("the tool failed; the error is in the server's log")) from None
 
 
 def _tool(scope: str, description: str):
@@ -150,7 +151,7 @@ def _bases(key: ApiKey, wanted: list[int | str] | None) -> list[int]:
     found = dict(visible_bases(key).filter(slug__in=slugs).values_list("slug", "pk"))
     missing = [slug for slug in slugs if slug not in found]
     if missing:
-        raise ToolError(f"not_found: knowledge base(s) {', '.join(missing)}")
+        raise ToolError("not_found: " + gettext("knowledge base(s) %(slugs)s") % {"slugs": ", ".join(missing)})
     return searchable_ids(SimpleNamespace(auth=key), sorted(ids | set(found.values())))
 
 
@@ -289,7 +290,7 @@ async def document_resource(slug: str, document_id: str) -> str:
     def read(key: ApiKey) -> str:
         document = _document(key, int(document_id)) if document_id.isdigit() else None
         if document is None or document.knowledge_base.slug != slug:
-            raise ToolError("not_found: no such document, or not one this API key may use")
+            raise ToolError("not_found: " + gettext("no such document, or not one this API key may use"))
         return document.text or ""
 
     try:

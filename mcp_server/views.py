@@ -12,6 +12,8 @@ import anyio
 from asgiref.sync import async_to_sync
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
@@ -38,7 +40,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        return _error(401, "unauthorized", "Send an API key as 'Authorization: Bearer <key>'",
+        return _error(401, "unauthorized", gettext("Send an API key as 'Authorization: Bearer <key>'"),
                       WWW_Authenticate="Bearer")
     try:
         key = authenticate(token, request.META.get("REMOTE_ADDR", ""))
@@ -52,19 +54,24 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        return _error(400, "bad_request", "The Content-Length header is not a number")
+        return _error(400, "bad_request", gettext("The Content-Length header is not a number"))
     if length > MAX_BODY_BYTES:
-        return _error(413, "payload_too_large", f"An MCP request may be at most {MAX_BODY_BYTES:,} bytes")
+        return _error(413, "payload_too_large", _too_large())
     try:
         body = request.body
     except RequestDataTooBig:
-        return _error(413, "payload_too_large", f"An MCP request may be at most {MAX_BODY_BYTES:,} bytes")
+        return _error(413, "payload_too_large", _too_large())
     status, headers, body = async_to_sync(_handle)(_asgi_scope(request), body, lambda: key)
     response = HttpResponse(body, status=status)
     for name, value in headers:
         if name.lower() not in SKIPPED_HEADERS:
             response[name] = value
     return response
+
+
+def _too_large() -> str:
+    return gettext("An MCP request may be at most %(limit)s bytes") % {
+        "limit": number_format(MAX_BODY_BYTES, force_grouping=True)}
 
 
 def _asgi_scope(request: HttpRequest) -> dict:

@@ -5,8 +5,8 @@ from auditlog.models import LogEntry
 from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from portal.admin_records import RecordAdminMixin
 from portal.models import ApiKey, ApiRequest, Scope
@@ -73,7 +73,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("State"))
     def state(self, obj: ApiKey) -> str:
-        return "revoked" if obj.revoked_at else "expired" if obj.is_expired else "active"
+        return gettext("revoked") if obj.revoked_at else gettext("expired") if obj.is_expired else gettext("active")
 
     @admin.action(description=_("Revoke selected API keys"))
     def revoke_keys(self, request, queryset):

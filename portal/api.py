@@ -44,7 +44,7 @@ class StrictParser(Parser):
         if request.body and content_type != "application/json" and not content_type.endswith("+json"):
             raise ApiError(415, "unsupported_media_type",
                            _("Send the body as JSON with 'Content-Type: application/json', not %(type)s")
-                           % {"type": content_type or "none"})
+                           % {"type": content_type or _("none")})
         data = super().parse_body(request)
         _check_strings(data, "body", [])
         return data

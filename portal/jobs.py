@@ -37,6 +37,7 @@ from django.conf import settings
 from django.db import connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django_q.tasks import async_task
 
 from knowledge.exceptions import KnowledgeError
@@ -107,7 +108,8 @@ def run(job: Job, body: Callable[[Job], None]) -> Job:
     finally:
         heartbeat.stop()
         if holds(job, attempt):  # else the worker that took the job over settles them
-            settle_documents(job_documents(job), f"{job} ended before this document was indexed")
+            ended = gettext("%(job)s ended before this document was indexed") % {"job": job}
+            settle_documents(job_documents(job), ended)
     if not holds(job, attempt):
         logger.warning("%s was taken over by another worker while this one ran it; its outcome is theirs", job)
         return job
@@ -299,16 +301,21 @@ def _requeue(job: Job) -> int:
 
 def _give_up(job: Job) -> int:
     attempts = settings.PORTAL["JOB_MAX_ATTEMPTS"]
-    message = (f"The worker running this job stopped (killed, out of memory or the machine restarted); "
-               f"last sign of life {job.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC, after "
-               f"{job.attempts} attempt{'s' if job.attempts != 1 else ''} (PORTAL_JOB_MAX_ATTEMPTS={attempts}). "
-               f"Start it again to finish.")
+    values = {"time": f"{job.heartbeat_at:%Y-%m-%d %H:%M:%S}", "attempts": job.attempts, "limit": attempts}
+    if job.attempts == 1:
+        message = gettext("The worker running this job stopped (killed, out of memory or the machine restarted); "
+                          "last sign of life %(time)s UTC, after %(attempts)d attempt "
+                          "(PORTAL_JOB_MAX_ATTEMPTS=%(limit)s). Start it again to finish.") % values
+    else:
+        message = gettext("The worker running this job stopped (killed, out of memory or the machine restarted); "
+                          "last sign of life %(time)s UTC, after %(attempts)d attempts "
+                          "(PORTAL_JOB_MAX_ATTEMPTS=%(limit)s). Start it again to finish.") % values
     claimed = _still_stale(job).update(status=Job.Status.FAILED, finished_at=timezone.now(), error_message=message,
                                        updated_at=timezone.now())
     if not claimed:
         return 0
     logger.warning("Reaped %s: %s", job, message)
-    settle_documents(job_documents(job), f"Indexing stopped: {message}")
+    settle_documents(job_documents(job), gettext("Indexing stopped: %(reason)s") % {"reason": message})
     _drop_queued_copy(job)
     job.refresh_from_db()
     publish_finished(job)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 from knowledge.indexing.ingestion import text_sha256 as content_sha256
 from knowledge.models import Chunk, KnowledgeBase
@@ -102,13 +103,13 @@ def _live_chunk(source: TicketSource) -> Chunk | None:
 def compare_with_live(source: TicketSource) -> SourceChange:
     """Whether the live chunk still says what the snapshot says; a line diff when it does not."""
     if source.document_id is None:
-        return SourceChange("gone", "The document was deleted after this answer.")
+        return SourceChange("gone", gettext("The document was deleted after this answer."))
     live = _live_chunk(source)
     if live is None:
-        return SourceChange("gone", "The document was re-indexed and this passage is no longer in it.")
+        return SourceChange("gone", gettext("The document was re-indexed and this passage is no longer in it."))
     if content_sha256(live.content) == source.content_sha256:
         return SourceChange("unchanged")
-    return SourceChange("changed", "The source changed since this answer.",
+    return SourceChange("changed", gettext("The source changed since this answer."),
                         line_diff(source.content_full, live.content))
 
 

@@ -293,7 +293,7 @@ class TicketSource(models.Model):
         """Section and page as staff would quote them."""
         parts = [self.section_path] if self.section_path else []
         if self.page:
-            parts.append(f"p. {self.page}")
+            parts.append(gettext("p. %(page)s") % {"page": self.page})
         return ", ".join(parts)
 
 

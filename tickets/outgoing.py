@@ -7,17 +7,21 @@ customer's message has not (a draft bringing up a court or a chargeback because 
 each hold the draft for review, with the reason shown on the ticket.
 """
 
+from django.utils.translation import gettext
+
 from knowledge.search.answers import Answer
 from tickets import risk
 
 
 def review_reasons(*, question: str, result: Answer) -> list[str]:
     """Reasons the draft needs a person before it goes out; empty when it may be auto-replied."""
-    reasons = [f"outgoing text check: {flag}" for flag in result.flags]
+    reasons = [gettext("outgoing text check: %(flag)s") % {"flag": flag} for flag in result.flags]
     asked = {reason.code for reason in risk.RuleClassifier().assess(question).reasons}
     for reason in risk.RuleClassifier().assess(result.text).reasons:
         # Only high-risk phrases: a draft may well quote a refund policy, but one that brings up
         # courts, chargebacks or fraud unasked is not for sending unread.
         if reason.code not in asked and reason.level == risk.RiskLevel.HIGH:
-            reasons.append(f"the draft itself is {reason.level} risk: {reason.reason} («{reason.match}»)")
+            level = str(risk.RiskLevel(reason.level).label).lower()  # "high", in the active language
+            reasons.append(gettext("the draft itself is %(level)s risk: %(reason)s («%(match)s»)")
+                           % {"level": level, "reason": gettext(reason.reason), "match": reason.match})
     return reasons

@@ -16,6 +16,7 @@ from datetime import datetime
 from statistics import mean, median
 
 from django.db.models import F, Q
+from django.utils.translation import gettext
 
 from tickets.models import Message, Ticket, TicketSource
 
@@ -120,7 +121,7 @@ def _topic(source: TicketSource | None) -> str:
 def topic_of(section_path: str, title: str, source_uri: str) -> str:
     """A source's topic as the report names it: the document and its innermost section."""
     section = section_path.split(" > ")[-1] if section_path else ""
-    title = title or source_uri or "Untitled document"
+    title = title or source_uri or gettext("Untitled document")
     return f"{title} › {section}" if section and section != title else title
 
 

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from django.conf import settings
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_noop
 
 from tickets.models import RiskLevel
 
@@ -175,12 +175,12 @@ class ChatRiskClassifier:
             verdict = json.loads(_json_part(response.choices[0].message.content or ""))
             level = str(verdict["level"]).lower()
             if level not in RiskLevel.values:
-                raise ValueError(f"unknown level {level!r}")
-            reasons = [str(reason)[:200] for reason in verdict.get("reasons") or []] or ["(no reason given)"]
+                raise ValueError(gettext("unknown level %(level)s") % {"level": repr(level)})
+            reasons = [str(reason)[:200] for reason in verdict.get("reasons") or []] or [gettext("(no reason given)")]
         except (OpenAIError, ValueError, KeyError, TypeError, IndexError) as exc:
             logger.warning("Risk classifier %s failed: %s", self.model, exc)
-            return RiskAssessment(RiskLevel.LOW, [RiskReason("classifier_failed", RiskLevel.LOW,
-                                                             f"The {self.model} risk classifier failed: {exc}")])
+            failure = gettext("The %(model)s risk classifier failed: %(error)s") % {"model": self.model, "error": exc}
+            return RiskAssessment(RiskLevel.LOW, [RiskReason("classifier_failed", RiskLevel.LOW, failure)])
         if level == RiskLevel.LOW:
             return RiskAssessment(RiskLevel.LOW, [])
         return RiskAssessment(level, [RiskReason(self.name, level, f"{self.model}: {reason}") for reason in reasons])
@@ -190,7 +190,7 @@ def _json_part(reply: str) -> str:
     """The JSON object in a reply that may wrap it in a code fence or prose."""
     start, end = reply.find("{"), reply.rfind("}")
     if start < 0 or end < start:
-        raise ValueError("no JSON object in the reply")
+        raise ValueError(gettext("no JSON object in the reply"))
     return reply[start:end + 1]
 
 
