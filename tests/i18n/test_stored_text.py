@@ -120,7 +120,10 @@ class WorkerFailuresOnRussianPagesTests(TestCase):
         self.client.force_login(root)
         self.client.cookies["django_language"] = "ru"
         pages = {"documents": reverse("admin:knowledge_document_changelist"),
-                 "job": reverse("admin:knowledge_job_change", args=[job.pk])}
+                 "job": reverse("admin:knowledge_job_change", args=[job.pk]),
+                 "jobs": reverse("admin:knowledge_job_changelist"),
+                 "base": reverse("admin:knowledge_knowledgebase_change", args=[kb.pk]),
+                 "upload": reverse("admin:knowledge_knowledgebase_upload", args=[kb.pk])}
         pages.update({f"document {pk}": reverse("admin:knowledge_document_change", args=[pk])
                       for pk in Document.objects.filter(knowledge_base=kb).values_list("pk", flat=True)})
         for name, url in pages.items():
@@ -129,3 +132,18 @@ class WorkerFailuresOnRussianPagesTests(TestCase):
                 self.assertEqual(english_words(text), [], text[:3000])
                 self.assertNotRegex(text, r"\b(is damaged|is empty|but its content is|not supported)\b")
                 self.assertNotIn("upload:", text)  # a file is named by its name, not by its source URI
+
+    def test_a_refused_upload_is_explained_in_russian(self):
+        """A refusal made in the request (not by a worker) speaks the uploader's language at once."""
+        root = get_user_model().objects.create_superuser("root", password="pw")
+        kb = make_kb(name="Справочный центр")
+        self.client.force_login(root)
+        self.client.cookies["django_language"] = "ru"
+        with self.captureOnCommitCallbacks(execute=True):
+            response = self.client.post(reverse("admin:knowledge_knowledgebase_upload", args=[kb.pk]),
+                                        {"files": [SimpleUploadedFile("фото.gif", b"GIF89a not really"),
+                                                   SimpleUploadedFile("справка.md", "# Справка\n\nТекст.".encode())]},
+                                        follow=True)
+        text = visible_text(response.content.decode())
+        self.assertIn("Неподдерживаемый тип файла", text)
+        self.assertEqual(english_words(text), [], text[:3000])
