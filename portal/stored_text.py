@@ -3,11 +3,11 @@
 A worker writes a document's error, a job item's reason or a crawl report's line when no reader
 is there: in the portal's language (PORTAL_LANGUAGE), from a message of the catalogue with its
 placeholders filled. `translated(text)` gives such a text in the active language: it finds the
-message the text was made from (the entry whose wording, placeholders as wildcards, matches it
-whole; the longest fixed wording wins), reads the values back out of it, translates those that are
-messages themselves (a parse error quoting OCR's) and fills the reader's translation. Text that no
-message made (a parser's own words, a URL, a name) comes back as it is. The database, the API and
-the logs keep the words as they were written.
+message the text was made from (an entry whose wording, placeholders as wildcards, matches it
+whole), reads the values back out of it, translates those that are messages themselves (a parse
+error quoting OCR's) and fills the reader's translation. Text that no message made (a parser's own
+words, a URL, a name) comes back as it is. The database and the logs keep the words as they were
+written; the admin and the API's schemas show them through this.
 """
 
 import re
@@ -31,8 +31,8 @@ ENGLISH_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+")
 class Message:
     msgid: str
     pattern: re.Pattern
-    wording: str  # the fixed text, without placeholders: the longest wins, its longest part is checked first
-    clue: str
+    wording: str  # the fixed text, without placeholders: how much of a text the message explains
+    clue: str  # its longest fixed part: checked with `in` before the pattern is tried
     lead: int  # the length of the fixed wording before the first placeholder
     kinds: tuple[tuple[str, str], ...]  # (placeholder name, conversion)
 
@@ -52,9 +52,9 @@ def _explained(text: str, language: str, depth: int) -> tuple[str, int]:
     Of the messages that match `text` whole, the reading that explains the most wording wins: in
     "Not enabled: Support has no knowledge bases: …" the outer message quoting the inner one, not the
     inner one with "Not enabled: Support" as the agent's name (when two readings explain as much, the
-    one whose message begins with more of its own wording: the outer one). A value inside a message is taken for
-    a message without placeholders only when it reads like a sentence: a file named "Documents"
-    stays as it is."""
+    one whose message begins with more of its own wording: the outer one). A value inside a message
+    is taken for a message without placeholders only when it is a few words ("a text file"): a file
+    named "Documents" stays as it is."""
     best, best_lead = (text, 0), -1
     sentence = depth == 0 or (" " in text.strip() and len(text) >= MIN_WORDING)
     for other, (exact, messages) in _catalogues().items():
@@ -101,8 +101,8 @@ def _in(language: str, msgid: str, values: dict, fallback: str | None) -> str | 
 @lru_cache(maxsize=1)
 def _catalogues() -> dict[str, tuple[dict[str, str], list[Message]]]:
     """Per language, the messages as they read in it: whole texts (→ msgid), and patterns of those
-    with placeholders, longest fixed wording first. English is the source language (the msgids)."""
-    english: dict[str, tuple[str, str]] = {}
+    with placeholders. English is the source language (the msgids)."""
+    english: dict[str, str] = {}
     translations: dict[str, dict[str, str]] = {}
     for folder in settings.LOCALE_PATHS:
         for mo_path in sorted(Path(folder).glob("*/LC_MESSAGES/django.mo")):
@@ -110,10 +110,10 @@ def _catalogues() -> dict[str, tuple[dict[str, str], list[Message]]]:
             for entry in polib.mofile(str(mo_path)):
                 if entry.msgid_plural or not entry.msgstr or entry.msgctxt:
                     continue
-                english[entry.msgid] = (entry.msgid, entry.msgid)
+                english[entry.msgid] = entry.msgid
                 translations.setdefault(language, {})[entry.msgid] = entry.msgstr
-    texts = {"en": dict(english.values()), **{language: {msgstr: msgid for msgid, msgstr in entries.items()}
-                                              for language, entries in translations.items()}}
+    texts = {"en": english, **{language: {msgstr: msgid for msgid, msgstr in entries.items()}
+                           for language, entries in translations.items()}}
     return {language: _index(by_text) for language, by_text in texts.items()}
 
 
@@ -124,7 +124,6 @@ def _index(by_text: dict[str, str]) -> tuple[dict[str, str], list[Message]]:
             exact[text] = msgid
         elif (message := _message(text, msgid)) is not None:
             messages.append(message)
-    messages.sort(key=lambda message: -len(message.wording))
     return exact, messages
 
 

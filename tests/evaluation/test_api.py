@@ -182,6 +182,12 @@ class SwitchApiTests(ApiTestCase):
         evaluated = self.api("get", f"/switches/{body['id']}", token=self.reader).json()
         self.assertEqual(evaluated["status"], "evaluated")
         self.assertIn("ndcg@10", evaluated["new_metrics"])
+        # The verdict the worker wrote (in English here) reads in the request's language.
+        self.assertTrue(evaluated["message"])
+        self.assertNotRegex(evaluated["message"], "[а-я]")
+        russian = self.api("get", f"/switches/{body['id']}", token=self.reader, HTTP_ACCEPT_LANGUAGE="ru").json()
+        self.assertRegex(russian["message"], "[а-я]")
+        self.assertNotEqual(russian["message"], evaluated["message"])
         response = self.api("post", f"/switches/{body['id']}/cut-over", token=self.token, data={"force": True})
         self.assertEqual(response.json()["status"], "switched", response.content)
         base = self.api("get", f"/knowledge-bases/{self.kb.pk}", token=self.reader).json()
