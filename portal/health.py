@@ -33,6 +33,8 @@ class LivenessMiddleware:
         if request.path == "/healthz":
             response = JsonResponse({"status": "ok"})
             response["Cache-Control"] = "no-store"
+            # Stated, as CommonMiddleware would: without it gunicorn sends the body chunked.
+            response["Content-Length"] = str(len(response.content))
             return response
         return self.get_response(request)
 

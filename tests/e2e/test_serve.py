@@ -141,6 +141,15 @@ class ServeTests(TransactionTestCase):
         status, body = post(f"{base}/api/v1/search", {"query": "refund"})
         self.assertEqual(status, 401)
         self.assertEqual(body["error"]["code"], "unauthorized")
+        # The liveness probe states its length, so a keep-alive client reads it whole (not chunked).
+        probe = http.client.HTTPConnection(base.removeprefix("http://"), timeout=30)
+        try:
+            probe.request("GET", "/healthz")
+            reply = probe.getresponse()
+            self.assertEqual((reply.status, reply.read()), (200, b'{"status": "ok"}'))
+            self.assertEqual((reply.getheader("Content-Length"), reply.getheader("Transfer-Encoding")), ("16", None))
+        finally:
+            probe.close()
 
     def test_every_worker_sees_a_base_taken_from_a_key_and_its_revocation_at_once(self):
         # Each worker process remembers keys and bases (portal/access.py); concurrent requests make both
