@@ -233,6 +233,12 @@ def search_request(port: int, token: str, top_k: int):
     return build
 
 
+def healthz_request(port: int):
+    """A `Connections` builder: GET /healthz, which the first middleware answers (the HTTP floor)."""
+    request = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode("latin-1")
+    return lambda item: request
+
+
 def summary(latencies: list[float], failures: int, seconds: float) -> dict:
     return {"requests": len(latencies), "failures": failures, "seconds": round(seconds, 2),
             "rps": round(len(latencies) / seconds, 1) if seconds else 0.0,

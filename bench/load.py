@@ -23,6 +23,10 @@ same questions, it measures:
   Django, ninja, authentication, rate limit or JSON at all), each thread keeping the database
   connection it warmed up with, as the server's threads keep theirs;
 - **embedder alone**: `embed_query` on the same questions, same processes and threads;
+- **HTTP floor**: `GET /healthz` through the same server and load generator — a request the first
+  middleware answers, so what an HTTP request costs before any API work (gunicorn, Django's
+  handler, the client); with the ceiling's CPU per request it bounds the ratio any API could reach
+  here: in-process / (in-process + floor);
 - **repeated questions**: vector search through the API with half of the requests repeating an
   earlier question, with the query-vector cache off and on (two servers, one of each; "on" is
   the default: each process's own cache and the shared one in the database, emptied at the start).
@@ -47,7 +51,7 @@ import time
 from pathlib import Path
 
 from common import DATA_DIR, ROOT, database_url, free_port, machine_cpu_seconds, read_jsonl, setup_django
-from http_load import Clients, Connections, search_request, summary
+from http_load import Clients, Connections, healthz_request, search_request, summary
 
 DB_NAME = "portal_bench_load"
 KB_SLUG = "load"
@@ -263,12 +267,15 @@ def main(argv=None) -> None:
     # Two servers for the whole run, query-vector cache off and on; an idle one costs no CPU.
     servers = {"off": start_server({**env, "PORTAL_QUERY_CACHE_SIZE": "0", "PORTAL_QUERY_CACHE_SHARED_SIZE": "0"}),
                "on": start_server(env)}
-    runs: dict = {"api": {m: [] for m in modes}, "ceiling": {m: [] for m in modes}, "embedder": [],
+    runs: dict = {"api": {m: [] for m in modes}, "ceiling": {m: [] for m in modes}, "embedder": [], "floor": [],
                   "cache off": [], "cache on": []}
     clients: dict[str, Connections] = {}
     try:
         for name, (_, port) in servers.items():
             clients[name] = api_clients(args, port, token)
+        port = servers["off"][1]  # the HTTP floor: GET /healthz through the same server
+        clients["floor"] = Connections(port, args.workers * args.threads, healthz_request(port))
+        clients["floor"].run([None] * 20)
         # The database's pages warm, as on a server that has been answering (at 1M the first
         # round otherwise reads the HNSW graph from disk): one unmeasured pass of vector searches
         # through the server without caches. Questions the rounds ask too: no cache keeps them.
@@ -290,6 +297,7 @@ def main(argv=None) -> None:
                 print(f"  round {r + 1} {mode}: API {combined(runs['api'][mode][-1:])['rps']} req/s, in-process "
                       f"{combined(runs['ceiling'][mode][-1:])['rps']} req/s", file=sys.stderr, flush=True)
             runs["embedder"].append(in_process(args, [("embedder", q) for _, q in items]))
+            runs["floor"].append(through_api(clients["floor"], [None] * n))
             fresh = [next(questions_left) for _ in range(n // 2)]
             repeated = [("vector", q) for pair in zip(fresh, fresh) for q in pair]  # every other one repeats
             random.Random(6 + r).shuffle(repeated)
@@ -302,7 +310,7 @@ def main(argv=None) -> None:
             stop_server(server)
     results = {"api": {m: combined(runs["api"][m]) for m in modes},
                "ceiling": {m: combined(runs["ceiling"][m]) for m in modes},
-               "embedder": combined(runs["embedder"]),
+               "embedder": combined(runs["embedder"]), "floor": combined(runs["floor"]),
                "repeated": {name: combined(runs[name]) for name in ("cache off", "cache on")},
                "rounds": {"api / in-process": {m: [round(combined([a])["rps"] / combined([c])["rps"], 2)
                                                    for a, c in zip(runs["api"][m], runs["ceiling"][m])]
@@ -333,12 +341,15 @@ def print_tables(results: dict) -> None:
               f"{ceiling['p50_ms']} | {ceiling['p99_ms']} | {ratio:.2f} |")
     embedder = results["embedder"]
     print(f"| embedder alone | | | | {embedder['rps']} | {embedder['p50_ms']} | {embedder['p99_ms']} | |")
+    floor = results["floor"]
+    print(f"| HTTP floor (GET /healthz) | {floor['rps']} | {floor['p50_ms']} | {floor['p99_ms']} | | | | |")
     print("\nCPU per request, the whole machine's (server or ceiling processes, PostgreSQL, load generator), ms:\n")
-    print("| mode | API | in-process | what the API adds |")
-    print("|---|---|---|---|")
+    print("| mode | API | in-process | what the API adds | highest API / in-process the HTTP floor allows |")
+    print("|---|---|---|---|---|")
     for mode in results["api"]:
         api, ceiling = results["api"][mode]["cpu_ms"], results["ceiling"][mode]["cpu_ms"]
-        print(f"| {mode} | {api} | {ceiling} | {api - ceiling:.2f} |")
+        print(f"| {mode} | {api} | {ceiling} | {api - ceiling:.2f} | {ceiling / (ceiling + floor['cpu_ms']):.2f} |")
+    print(f"| HTTP floor (GET /healthz) | {floor['cpu_ms']} | | | |")
     off, on = results["repeated"]["cache off"], results["repeated"]["cache on"]
     print("\nVector search through the API, half of the requests repeating an earlier question:\n")
     print("| query-vector cache | req/s | p50 ms | p99 ms |")
