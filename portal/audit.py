@@ -12,7 +12,8 @@ them; a trigger refuses UPDATEs of `ApiRequest`) and deleted after `AUDIT_RETENT
 Each row is committed without waiting for the WAL to reach the disk (`synchronous_commit` off for
 that one statement): on this kind of machine a flushed commit costs 5–10 ms, as much as a keyword
 search, against 0.2 ms. The price is that a crash of PostgreSQL itself (not of the web process)
-can lose the last fraction of a second of entries; it never loses or corrupts anything else.
+can lose the last fraction of a second of entries; it never loses or corrupts anything else. The
+statement is prepared once per connection (portal/postgresql/prepared.py).
 """
 
 import ipaddress
@@ -31,6 +32,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from portal.models import ApiKey, ApiRequest
+from portal.postgresql import prepared
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +100,7 @@ def record(request: HttpRequest, key: ApiKey, status: int) -> None:
            "detail": json.dumps(getattr(request, "audit_detail", {}), cls=DjangoJSONEncoder),
            "created_at": timezone.now()}
     with connection.cursor() as cursor:
-        cursor.execute(INSERT, row)
+        prepared.execute(cursor, (INSERT, row))
 
 
 def _bigint(value) -> int | None:

@@ -1,9 +1,10 @@
 """Atomic per-key request counters for the API rate limit.
 
 One statement per request, so simultaneous requests of one key are never under-counted: in
-PostgreSQL `INSERT … ON CONFLICT … DO UPDATE … RETURNING` (the row lock serialises the increments),
-in Redis `INCR` with an expiry. The store follows the "api" cache: Redis when it is Redis, else
-the database. Windows older than the current one are deleted by the first request of a window.
+PostgreSQL `INSERT … ON CONFLICT … DO UPDATE … RETURNING` (the row lock serialises the increments;
+prepared once per connection, portal/postgresql/prepared.py), in Redis `INCR` with an expiry.
+The store follows the "api" cache: Redis when it is Redis, else the database. Windows older than
+the current one are deleted by the first request of a window.
 
 In the database the same statement can read one more value for the caller (`read_too`): the
 access version (portal/access.py), so a remembered key costs no statement of its own.
@@ -23,6 +24,7 @@ from django.core.cache.backends.redis import RedisCache
 from django.db import connection
 
 from portal.models import RateCounter
+from portal.postgresql import prepared
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +82,7 @@ def _count(key_id: int, window: int, read_too: str) -> tuple[int, object]:
             count, _ = pipe.incr(name).expire(name, WINDOW + 5, nx=True).execute()
         return int(count), None
     with connection.cursor() as cursor:
-        cursor.execute(INCREMENT.replace("{read_too}", read_too), {"key": key_id, "window": window})
+        prepared.execute(cursor, (INCREMENT.replace("{read_too}", read_too), {"key": key_id, "window": window}))
         count, value, _ = cursor.fetchone()
         if count == 1:
             cursor.execute(PRUNE, {"key": key_id, "window": window})

@@ -205,9 +205,10 @@ PORTAL = {
     "QUERY_CACHE_SIZE": env_int("PORTAL_QUERY_CACHE_SIZE", 2048, minimum=0),
     # And all processes share in the database, looked up after a miss in a process's own; 0: none.
     "QUERY_CACHE_SHARED_SIZE": env_int("PORTAL_QUERY_CACHE_SHARED_SIZE", 20_000, minimum=0),
-    # The ANN statement prepared once per connection (knowledge/search/sql.py); off behind a pooler
-    # in transaction mode.
-    "PREPARED_SEARCH": env_bool("PORTAL_PREPARED_SEARCH", True),
+    # The ANN search, the rate count and the audit row prepared once per connection
+    # (portal/postgresql/prepared.py); off behind a pooler in transaction mode. The name it had
+    # when only the search was prepared is still read.
+    "PREPARED_STATEMENTS": env_bool("PORTAL_PREPARED_STATEMENTS", env_bool("PORTAL_PREPARED_SEARCH", True)),
     "TEXT_SEARCH_CONFIG": env_str("PORTAL_TEXT_SEARCH_CONFIG", "russian"),
     "CHUNK_SIZE": env_int("PORTAL_CHUNK_SIZE", 2000, minimum=200),
     "CHUNK_OVERLAP": env_int("PORTAL_CHUNK_OVERLAP", 200, minimum=0),

@@ -28,8 +28,6 @@ import html
 import json
 import math
 import time
-import weakref
-from collections import OrderedDict
 
 from django.conf import settings
 from django.db import connection
@@ -40,6 +38,7 @@ from knowledge.indexing import calibration
 from knowledge.models import KnowledgeBase
 from knowledge.search import ann_plan, fusion, query_limits, query_vectors, reranking, sql
 from knowledge.search.hits import Retrieval, SearchHit
+from portal.postgresql import prepared
 
 # The search modes, in the order the forms and the API list them. Every default of retrieval is
 # in settings.PORTAL (portal/settings.py), read with `setting()`.
@@ -191,10 +190,10 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     with_hits = hits is not None and len(own) + len(shared) == 1
     if with_hits:
         statement = sql.with_hit_rows(statement)
-    generic = bool(setting("PREPARED_SEARCH"))
+    generic = prepared.enabled()
     with connection.cursor() as cursor:
         if generic:
-            statement = _prepare(cursor, statement)
+            statement = prepared.execute_form(cursor, statement)
         batch, params, position = sql.with_search_settings(statement, ef_search=ef, generic_plan=generic,
                                                            in_transaction=connection.in_atomic_block,
                                                            statement_timeout_ms=query_limits.timeout_ms())
@@ -208,25 +207,6 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     # Iterative scans return rows in relaxed order; several bases interleave.
     rows.sort(key=lambda row: (row[2], row[0]))
     return rows[:depth]
-
-
-# Names of the statements prepared on each database connection, least recently used first.
-_prepared: "weakref.WeakKeyDictionary[object, OrderedDict[str, None]]" = weakref.WeakKeyDictionary()
-PREPARED_PER_CONNECTION = 100
-
-
-def _prepare(cursor, statement: tuple[str, dict]) -> tuple[str, dict]:
-    """The EXECUTE of `statement`, prepared on this connection first if it is not yet (see sql.py)."""
-    name, prepare, execute = sql.prepared(statement)
-    names = _prepared.setdefault(connection.connection, OrderedDict())
-    if name in names:
-        names.move_to_end(name)
-        return execute
-    cursor.execute(*prepare)  # prepared statements survive a rollback, so this is recorded for good
-    names[name] = None
-    if len(names) > PREPARED_PER_CONNECTION:
-        cursor.execute(*sql.deallocate(names.popitem(last=False)[0]))
-    return execute
 
 
 def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]:

@@ -39,14 +39,12 @@ after the query undoes the settings (rolling back to a savepoint cancels SET LOC
 caller's own values come back. Batches need the simple query protocol, i.e. Django's default
 client-side binding cursors (system check portal.E005).
 
-Prepared statements (`prepared`). Planning one UNION ALL branch costs about half a millisecond, so
+Prepared statements (portal/postgresql/prepared.py). Planning one UNION ALL branch costs about half a millisecond, so
 a search over 100 bases spent more time planning than searching. The ANN statement is therefore
 prepared once per connection and statement shape (bases, dimensions, filters used) and run with
 EXECUTE, with `plan_cache_mode = force_generic_plan` in its settings: the index predicates are
 constants in the text, so the generic plan still walks each base's own index (and the shared
-branch's ids are a parameter, one statement per dimension). Statements are not
-transactional (a rollback keeps them), and are per connection, so PORTAL_PREPARED_SEARCH=false
-turns them off behind a pooler in transaction mode (PgBouncer).
+branch's ids are a parameter, one statement per dimension).
 
 Keyword search (`keyword_search`). The query is stemmed with the base's text-search configuration
 (`plainto_tsquery`, computed first by `tsqueries` and passed back as constants so the GIN index
@@ -80,9 +78,7 @@ only, by primary key: the chunk through its primary key, its document through it
 loop over a few rows; the ORM's default ordering made the planner hash the whole document table).
 """
 
-import hashlib
 import json
-import re
 
 from knowledge.indexing.vector_index import index_predicate, shared_predicate, vector_type
 from knowledge.models import Document, KnowledgeBase, QueryVector
@@ -206,28 +202,6 @@ def ann_search_bases(bases: list[tuple[int, int, str]], queries: dict[str, list[
         branches.append(f"({branch})")
         params.update(branch_params)
     return " UNION ALL ".join(branches), params
-
-
-_PARAMETER = re.compile(r"%\((\w+)\)s")
-
-
-def prepared(statement: tuple[str, dict]) -> tuple[str, tuple[str, dict], tuple[str, dict]]:
-    """`statement` as a prepared statement: (its name, the PREPARE, the EXECUTE with the same params).
-
-    The name is a digest of the text, so one statement shape (bases, dimensions, filters used) is
-    prepared once per connection; the values (query vector, limit, filters) are its parameters.
-    """
-    text, params = statement
-    names = list(dict.fromkeys(_PARAMETER.findall(text)))
-    positions = {name: f"${n}" for n, name in enumerate(names, start=1)}
-    body = _PARAMETER.sub(lambda match: positions[match.group(1)], text)
-    name = "portal_" + hashlib.sha256(body.encode()).hexdigest()[:24]
-    arguments = ", ".join(f"%({parameter})s" for parameter in names)
-    return name, (f"PREPARE {name} AS {body}", {}), (f"EXECUTE {name}({arguments})", params)
-
-
-def deallocate(name: str) -> tuple[str, dict]:
-    return f"DEALLOCATE {name}", {}
 
 
 def exact_search(*, dim: int, query, limit: int, kb_id: int | None = None,

@@ -3,11 +3,13 @@ and writes that do not wait for the disk."""
 
 import json
 
+from django.conf import settings
 from django.db import connection
-from django.test import TransactionTestCase
+from django.test import TransactionTestCase, override_settings
 from django.test.utils import CaptureQueriesContext
 
 from portal.models import ApiRequest, RateCounter
+from portal.postgresql import prepared
 from tests.api.base import ApiTestCase, make_key
 from tests.factories import make_document, make_kb
 
@@ -95,7 +97,35 @@ class ManyBasesNotFoundTests(ApiTestCase):
 
 class SearchWritesTests(TransactionTestCase):
     """A search request writes two rows (its rate-limit count, its audit entry); neither commit may
-    wait for the WAL to reach the disk, which costs more than a keyword search on a busy machine."""
+    wait for the WAL to reach the disk, which costs more than a keyword search on a busy machine,
+    and neither statement is parsed and planned again for each request."""
+
+    def search(self, token: str, times: int) -> None:
+        for _ in range(times):
+            response = self.client.post("/api/v1/search", json.dumps({"query": "refund", "mode": "keyword"}),
+                                        content_type="application/json", headers={"Authorization": f"Bearer {token}"})
+            self.assertEqual(response.status_code, 200, response.content[:300])
+
+    def executions(self) -> dict[str, int]:
+        """How often each prepared statement writing to the rate counts or the audit trail ran."""
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements")
+            rows = cursor.fetchall()
+        return {table: sum(runs for statement, runs in rows if f"INTO {table} " in statement)
+                for table in (RateCounter._meta.db_table, ApiRequest._meta.db_table)}
+
+    def test_the_rate_count_and_the_audit_row_are_prepared_once_per_connection(self):
+        make_document(make_kb(), "# Returns\n\nA refund is possible within thirty days of purchase.")
+        _, token = make_key(scopes=["search"])
+        for enabled, runs in ((False, 0), (True, 5)):
+            with connection.cursor() as cursor:
+                cursor.execute("DEALLOCATE ALL")
+            prepared.forget()
+            with override_settings(PORTAL={**settings.PORTAL, "PREPARED_STATEMENTS": enabled}):
+                self.search(token, 5)
+            self.assertEqual(self.executions(), {RateCounter._meta.db_table: runs, ApiRequest._meta.db_table: runs})
+        self.assertEqual(ApiRequest.objects.filter(status=200).count(), 10)
+        self.assertEqual(RateCounter.objects.get().count, 10)
 
     def wal_flushes(self) -> int:
         with connection.cursor() as cursor:
@@ -109,10 +139,7 @@ class SearchWritesTests(TransactionTestCase):
         make_document(kb, "# Returns\n\nA refund is possible within thirty days of purchase.", title="Refunds")
         _, token = make_key(scopes=["search"])
         before = self.wal_flushes()
-        for _ in range(20):
-            response = self.client.post("/api/v1/search", json.dumps({"query": "refund", "mode": "keyword"}),
-                                        content_type="application/json", headers={"Authorization": f"Bearer {token}"})
-            self.assertEqual(response.status_code, 200, response.content[:300])
+        self.search(token, 20)
         flushes = self.wal_flushes() - before
         self.assertEqual(ApiRequest.objects.filter(status=200).count(), 20)
         self.assertEqual(RateCounter.objects.get().count, 20)

@@ -7,6 +7,7 @@ from django.test import TestCase, override_settings
 
 from knowledge.indexing import vector_index
 from knowledge.search import retrieval, sql
+from portal.postgresql import prepared
 from tests.base import explain
 from tests.factories import make_document, make_kb
 
@@ -35,7 +36,7 @@ class PreparedSearchTests(TestCase):
             # test table (another test, autovacuum), a sequential scan is cheapest; the point is
             # that the generic plan *can* walk each base's index.
             cursor.execute("SET LOCAL enable_seqscan = off")
-        retrieval._prepared.clear()
+        prepared.forget()
 
     def search(self, query: str, **options):
         return retrieval.retrieve(query, [kb.pk for kb in self.kbs], mode="vector", top_k=3, **options)
@@ -49,7 +50,7 @@ class PreparedSearchTests(TestCase):
             self.assertEqual(result.hits[0].document_title, topic)
 
     def test_prepared_and_plain_statements_find_the_same_hits(self):
-        with override_settings(PORTAL={**settings.PORTAL, "PREPARED_SEARCH": False}):
+        with override_settings(PORTAL={**settings.PORTAL, "PREPARED_STATEMENTS": False}):
             plain = [[(hit.chunk_id, round(hit.distance, 6)) for hit in self.search(topic).hits] for topic in TOPICS]
             self.assertEqual(prepared_statements(), {})
         prepared = [[(hit.chunk_id, round(hit.distance, 6)) for hit in self.search(topic).hits] for topic in TOPICS]
@@ -61,7 +62,7 @@ class PreparedSearchTests(TestCase):
         self.search("garlic", layers=["D0"])
         self.assertEqual(len(prepared_statements()), 2)
         queries = {"hash": [0.1] * self.kbs[0].embedding_dim}
-        name, _, execute = sql.prepared(sql.ann_search_bases(
+        name, _, execute = prepared.forms(sql.ann_search_bases(
             [(kb.pk, kb.embedding_dim, "hash") for kb in self.kbs], queries, limit=5, layers=["D0"]))
         self.assertIn(name, prepared_statements())  # the search prepared the same statement
         with connection.cursor() as cursor:

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from knowledge.indexing import vector_index
 from knowledge.search import ann_plan, retrieval, sql
+from portal.postgresql import prepared
 from tests.base import explain
 from tests.factories import make_document, make_kb
 
@@ -89,7 +90,7 @@ class SharedIndexSearchTests(TestCase):
 
     def test_keyword_only_hits_get_their_distances_in_one_statement_whatever_their_bases(self):
         question = "garlic printer parking holiday invoices translation backup"
-        with (override_settings(PORTAL={**settings.PORTAL, "PREPARED_SEARCH": False, "SEARCH_CANDIDATES": 4}),
+        with (override_settings(PORTAL={**settings.PORTAL, "PREPARED_STATEMENTS": False, "SEARCH_CANDIDATES": 4}),
               CaptureQueriesContext(connection) as queries):
             hits = retrieval.retrieve(question, self.kbs, mode="hybrid", top_k=4).hits
         self.assertTrue([hit for hit in hits if hit.retrievers == ["keyword"]])
@@ -121,7 +122,7 @@ class SharedIndexSearchTests(TestCase):
         with shared_path():
             self.search("garlic")
         queries = {"hash": [0.1] * 256}
-        name, _, execute = sql.prepared(sql.with_hit_rows(sql.ann_search_bases(
+        name, _, execute = prepared.forms(sql.with_hit_rows(sql.ann_search_bases(
             [], queries, limit=5, shared=[([kb.pk for kb in self.kbs], 256, "hash")])))
         with connection.cursor() as cursor:
             cursor.execute("SELECT name FROM pg_prepared_statements")
