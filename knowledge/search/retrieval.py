@@ -191,13 +191,17 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
     if with_hits:
         statement = sql.with_hit_rows(statement)
     generic = prepared.enabled()
-    with connection.cursor() as cursor:
-        if generic:
-            statement = prepared.execute_form(cursor, statement)
-        batch, params, position = sql.with_search_settings(statement, ef_search=ef, generic_plan=generic,
+
+    def send(cursor, runnable: tuple[str, dict]) -> int:
+        """`runnable` (the statement or its EXECUTE) in a batch with the search's settings."""
+        batch, params, position = sql.with_search_settings(runnable, ef_search=ef, generic_plan=generic,
                                                            in_transaction=connection.in_atomic_block,
                                                            statement_timeout_ms=query_limits.timeout_ms())
         cursor.execute(batch, params)
+        return position
+
+    with connection.cursor() as cursor:
+        position = prepared.execute(cursor, statement, send)
         for _ in range(position):
             cursor.nextset()
         rows = [(row[0], row[1], float(row[2]), row[3:]) for row in cursor.fetchall()]

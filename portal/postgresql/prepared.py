@@ -21,6 +21,8 @@ import weakref
 from collections import OrderedDict
 
 from django.conf import settings
+from django.db import DatabaseError
+from psycopg import errors
 
 PER_CONNECTION = 100
 _PARAMETER = re.compile(r"%\((\w+)\)s")
@@ -66,9 +68,25 @@ def execute_form(cursor, statement: tuple[str, dict]) -> tuple[str, dict]:
     return execute
 
 
-def execute(cursor, statement: tuple[str, dict]) -> None:
-    """Run `statement` on `cursor`: prepared when `enabled()`, else as it is."""
-    cursor.execute(*(execute_form(cursor, statement) if enabled() else statement))
+def execute(cursor, statement: tuple[str, dict], send=None):
+    """Run `statement` on `cursor`: prepared when `enabled()`, else as it is. `send(cursor, runnable)`
+    sends what is to run (the statement or its EXECUTE), when the caller wraps it (a batch with
+    settings); its result is returned. By default, `cursor.execute(*runnable)`.
+
+    Outside a transaction, a statement the server no longer has (`DEALLOCATE ALL`, `DISCARD ALL`,
+    a pooler's reset) is prepared again and sent once more, so a search does not fail and a rate
+    count or an audit row is not lost to it; inside one the error stands, as the transaction is
+    aborted anyway."""
+    send = send or (lambda cursor, runnable: cursor.execute(*runnable))
+    if not enabled():
+        return send(cursor, statement)
+    try:
+        return send(cursor, execute_form(cursor, statement))
+    except DatabaseError as error:
+        if not isinstance(error.__cause__, errors.InvalidSqlStatementName) or cursor.db.in_atomic_block:
+            raise
+        _prepared.pop(cursor.db.connection, None)
+        return send(cursor, execute_form(cursor, statement))
 
 
 def forget() -> None:

@@ -100,9 +100,9 @@ class SearchWritesTests(TransactionTestCase):
     wait for the WAL to reach the disk, which costs more than a keyword search on a busy machine,
     and neither statement is parsed and planned again for each request."""
 
-    def search(self, token: str, times: int) -> None:
+    def search(self, token: str, times: int, mode: str = "keyword") -> None:
         for _ in range(times):
-            response = self.client.post("/api/v1/search", json.dumps({"query": "refund", "mode": "keyword"}),
+            response = self.client.post("/api/v1/search", json.dumps({"query": "refund", "mode": mode}),
                                         content_type="application/json", headers={"Authorization": f"Bearer {token}"})
             self.assertEqual(response.status_code, 200, response.content[:300])
 
@@ -126,6 +126,17 @@ class SearchWritesTests(TransactionTestCase):
             self.assertEqual(self.executions(), {RateCounter._meta.db_table: runs, ApiRequest._meta.db_table: runs})
         self.assertEqual(ApiRequest.objects.filter(status=200).count(), 10)
         self.assertEqual(RateCounter.objects.get().count, 10)
+
+    def test_statements_the_server_forgot_are_prepared_again_and_nothing_is_lost(self):
+        make_document(make_kb(), "# Returns\n\nA refund is possible within thirty days of purchase.")
+        _, token = make_key(scopes=["search"])
+        self.search(token, 2, mode="vector")  # the vector search's statement is prepared too
+        with connection.cursor() as cursor:
+            cursor.execute("DEALLOCATE ALL")  # what a pooler's reset or DISCARD ALL does; this process is not told
+        self.search(token, 3, mode="vector")
+        self.assertEqual(ApiRequest.objects.filter(status=200).count(), 5)
+        self.assertEqual(RateCounter.objects.get().count, 5)
+        self.assertEqual(self.executions(), {RateCounter._meta.db_table: 3, ApiRequest._meta.db_table: 3})
 
     def wal_flushes(self) -> int:
         with connection.cursor() as cursor:
