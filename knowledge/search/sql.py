@@ -39,12 +39,12 @@ after the query undoes the settings (rolling back to a savepoint cancels SET LOC
 caller's own values come back. Batches need the simple query protocol, i.e. Django's default
 client-side binding cursors (system check portal.E005).
 
-Prepared statements (portal/postgresql/prepared.py). Planning one UNION ALL branch costs about half a millisecond, so
-a search over 100 bases spent more time planning than searching. The ANN statement is therefore
-prepared once per connection and statement shape (bases, dimensions, filters used) and run with
-EXECUTE, with `plan_cache_mode = force_generic_plan` in its settings: the index predicates are
-constants in the text, so the generic plan still walks each base's own index (and the shared
-branch's ids are a parameter, one statement per dimension).
+Prepared statements (portal/postgresql/prepared.py). Planning one UNION ALL branch costs about
+half a millisecond, so a search over 100 bases spent more time planning than searching. The ANN
+statement is therefore prepared once per connection and statement shape (bases, dimensions,
+filters used) and run with EXECUTE, with `plan_cache_mode = force_generic_plan` in its settings:
+the index predicates are constants in the text, so the generic plan still walks each base's own
+index (and the shared branch's ids are a parameter, one statement per dimension).
 
 Keyword search (`keyword_search`). The query is stemmed with the base's text-search configuration
 (`plainto_tsquery`, computed first by `tsqueries` and passed back as constants so the GIN index

@@ -85,7 +85,8 @@ def execute(cursor, statement: tuple[str, dict], send=None):
     except DatabaseError as error:
         if not isinstance(error.__cause__, errors.InvalidSqlStatementName) or cursor.db.in_atomic_block:
             raise
-        _prepared.pop(cursor.db.connection, None)
+        # Only this one: others it may still have would be refused as duplicates if prepared again.
+        _prepared.get(cursor.db.connection, {}).pop(forms(statement)[0], None)
         return send(cursor, execute_form(cursor, statement))
 
 

@@ -137,6 +137,15 @@ class SearchWritesTests(TransactionTestCase):
         self.assertEqual(ApiRequest.objects.filter(status=200).count(), 5)
         self.assertEqual(RateCounter.objects.get().count, 5)
         self.assertEqual(self.executions(), {RateCounter._meta.db_table: 3, ApiRequest._meta.db_table: 3})
+        # One statement forgotten while the others stay: only that one is prepared again.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT name FROM pg_prepared_statements WHERE statement LIKE %s",
+                           [f"%INTO {ApiRequest._meta.db_table} %"])
+            cursor.execute(f"DEALLOCATE {cursor.fetchone()[0]}")
+        self.search(token, 2, mode="vector")
+        self.assertEqual(ApiRequest.objects.filter(status=200).count(), 7)
+        self.assertEqual(RateCounter.objects.get().count, 7)
+        self.assertEqual(self.executions(), {RateCounter._meta.db_table: 5, ApiRequest._meta.db_table: 2})
 
     def wal_flushes(self) -> int:
         with connection.cursor() as cursor:
