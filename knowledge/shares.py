@@ -61,13 +61,15 @@ class Claim:
     def embedding_progress(self) -> Callable[[int, int], None]:
         """A progress callback: the document's own n/m chunks, and each embedded batch added to the
         job's `chunks_embedded` counter. A document taken over from a dead participant starts from
-        what that one reported, so the counter counts each document's chunks once."""
+        what that one reported, so the counter counts each document's chunks once; both are written
+        in one transaction, so a death between them cannot lose any."""
         reported = self.item.chunks_done
 
         def report(done: int, total: int) -> None:
             nonlocal reported
-            self._mine().update(state=Job.ItemState.EMBEDDING, chunks_done=done, chunks_total=total)
-            self.job.record(chunks_embedded=done - reported)
+            with transaction.atomic():
+                self._mine().update(state=Job.ItemState.EMBEDDING, chunks_done=done, chunks_total=total)
+                self.job.record(chunks_embedded=done - reported)
             reported = done
 
         return report
@@ -75,15 +77,16 @@ class Claim:
     def reading_progress(self) -> Callable[[int, int], bool]:
         """An OCR progress callback: the document's own n/m pages, each page read added to the job's
         `ocr_pages` counter (a document taken over counts from what the dead participant reported, so
-        a page is counted once); False once the job is cancelled."""
+        a page is counted once, both written in one transaction); False once the job is cancelled."""
         reported = self.item.pages_done
 
         def report(done: int, total: int) -> bool:
             nonlocal reported
-            self._mine().update(pages_done=done, pages_total=total)
-            if done > reported:
-                self.job.record(ocr_pages=done - reported)
-                reported = done
+            with transaction.atomic():
+                self._mine().update(pages_done=done, pages_total=total)
+                if done > reported:
+                    self.job.record(ocr_pages=done - reported)
+            reported = max(reported, done)
             return not self.job.should_stop()
 
         return report

@@ -2,11 +2,12 @@
 resumes, a document whose worker died twice (real workers: tests/e2e/test_shares.py)."""
 
 from datetime import timedelta
+from unittest import mock
 
 from django.test import TestCase
 from django.utils import timezone
 
-from knowledge import jobs
+from knowledge import jobs, shares
 from knowledge.models import Chunk, Document, Job, JobItem
 from tests.factories import make_document, make_kb
 
@@ -25,6 +26,36 @@ class CountsTests(TestCase):
         self.assertEqual(job.counters, {"created": 3, "chunks": 12, "failed": 2, "chunks_embedded": 3})
         self.assertEqual([failure["item"] for failure in job.failures], ["a.pdf", "b.pdf"])
         self.assertEqual(second.counters, job.counters, "the caller's copy is the stored one")
+
+    def test_a_participant_killed_between_a_documents_count_and_the_jobs_counter_leaves_neither(self):
+        """A document taken over is counted from what its dead holder wrote on it; had that holder
+        died after writing its document's count but before the job's counter, the chunks (or pages)
+        in between would never be counted (seen in tests/e2e/test_shares.py: 277 of 309)."""
+        kb = make_kb()
+        document = make_document(kb, text="# A\n\nSome text.")
+        job = Job.objects.create(kind=Job.Kind.INGEST, knowledge_base=kb, status=Job.Status.RUNNING)
+        item = JobItem.objects.create(job=job, document=document, position=0, claimed_by="w:1:a")
+        claim = shares.Claim(job, item, "w:1:a")
+        embedded, read = claim.embedding_progress(), claim.reading_progress()
+        embedded(32, 96)
+        read(2, 6)
+        with mock.patch.object(Job, "record", side_effect=SystemExit("killed")):  # dies before the job's write
+            with self.assertRaises(SystemExit):
+                embedded(64, 96)
+            with self.assertRaises(SystemExit):
+                read(4, 6)
+        item.refresh_from_db()
+        job.refresh_from_db()
+        self.assertEqual((item.chunks_done, job.counters["chunks_embedded"]), (32, 32))
+        self.assertEqual((item.pages_done, job.counters["ocr_pages"]), (2, 2))
+        # The participant taking it over counts from there: every chunk and page once.
+        JobItem.objects.filter(pk=item.pk).update(claimed_by="w:2:b")
+        item.refresh_from_db()
+        survivor = shares.Claim(job, item, "w:2:b")
+        survivor.embedding_progress()(96, 96)
+        survivor.reading_progress()(6, 6)
+        job.refresh_from_db()
+        self.assertEqual((job.counters["chunks_embedded"], job.counters["ocr_pages"]), (96, 6))
 
     def test_a_job_ends_once(self):
         job = Job.objects.create(kind=Job.Kind.INGEST, status=Job.Status.RUNNING)
