@@ -57,8 +57,10 @@ def _shape(text: str) -> tuple[str, str, str]:
 def execute_form(cursor, statement: tuple[str, dict]) -> tuple[str, dict]:
     """The EXECUTE of `statement`, prepared on the cursor's connection first if it is not yet."""
     name, prepare, execute = forms(statement)
-    names = _prepared.setdefault(cursor.db.connection, OrderedDict())
-    if name in names:
+    names = _prepared.get(cursor.db.connection)
+    if names is None:  # not setdefault: this runs on every request, the new dict only once per connection
+        names = _prepared[cursor.db.connection] = OrderedDict()
+    elif name in names:
         names.move_to_end(name)
         return execute
     cursor.execute(*prepare)  # prepared statements survive a rollback, so this is recorded for good
