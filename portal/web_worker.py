@@ -21,9 +21,21 @@ workers of 4 threads were split 6 + 2 in half of the tries: part of the server i
 other part queued). If it is still full after the delay, so are its siblings (nobody took the
 connections): it takes them all, and they queue for a thread (and are shed) as before, until
 its queue is empty again.
+
+A thread that has answered a request on a kept-alive connection waits up to PORTAL_WEB_LINGER
+seconds (5 ms) for that connection's next request and serves it itself, unless another request
+is waiting for a thread. gunicorn hands every request to the main thread's poller and back to the
+pool (a pipe written to wake the loop, the socket registered and unregistered, a future queued):
+≈ 0.1 ms of CPU per request on this kind of machine, a fifth of the cheapest request's cost
+(`GET /healthz` served 30 % more per second). A client that pauses longer goes back to the
+poller as before; a waiting thread stops waiting as soon as a request is queued for a thread,
+and one sending without pause cannot keep it from others either (it is returned to the poller
+whenever a request is queued).
 """
 
 import json
+import os
+import select
 import threading
 import time
 
@@ -47,6 +59,9 @@ class SheddingThreadWorker(ThreadWorker):
 
     def init_process(self) -> None:
         self.max_queue_wait = env_float("PORTAL_WEB_MAX_QUEUE_WAIT", 5.0)
+        self.linger = env_float("PORTAL_WEB_LINGER", 0.005)
+        # Readable while a request waits for a thread (written and read on gunicorn's main thread).
+        self.queued_r, self.queued_w = os.pipe()
         # All on gunicorn's main thread: requests handed to the pool and not finished; since when
         # this full worker has left new connections to its siblings; whether they were full too.
         self.busy = 0
@@ -61,10 +76,14 @@ class SheddingThreadWorker(ThreadWorker):
     def enqueue_req(self, conn) -> None:
         conn.queued_at = time.monotonic()
         self.busy += 1
+        if self.busy == self.cfg.threads + 1:  # a request now waits for a thread: lingering threads stop
+            os.write(self.queued_w, b"q")
         super().enqueue_req(conn)
 
     def finish_request(self, conn, fs) -> None:
         self.busy -= 1
+        if self.busy == self.cfg.threads:
+            os.read(self.queued_r, 1)
         if self.busy < self.cfg.threads:
             self.siblings_full = False
         super().finish_request(conn, fs)
@@ -90,8 +109,29 @@ class SheddingThreadWorker(ThreadWorker):
         super().set_accept_enabled(enabled)
 
     def handle(self, conn):
-        _waited.seconds = time.monotonic() - getattr(conn, "queued_at", time.monotonic())
-        return super().handle(conn)
+        while True:
+            _waited.seconds = time.monotonic() - getattr(conn, "queued_at", time.monotonic())
+            kept = super().handle(conn)
+            if kept is not True or not self._next_request_soon(conn):
+                return kept
+            conn.queued_at = time.monotonic()
+
+    def _next_request_soon(self, conn) -> bool:
+        """Whether this thread should serve the connection's next request itself: it came within
+        `linger` seconds and no other request waits for a thread (its own connection then goes back
+        to the poller, as gunicorn does after every request)."""
+        if self.linger <= 0 or not self.alive or self.busy > self.cfg.threads:
+            return False
+        if conn.parser.unreader.buf.getvalue():  # read ahead with the last one (pipelined)
+            return True
+        poller = select.poll()
+        try:
+            poller.register(conn.sock, select.POLLIN)
+            poller.register(self.queued_r, select.POLLIN)
+            ready = {fd for fd, _ in poller.poll(self.linger * 1000)}
+        except (OSError, ValueError):  # closed meanwhile
+            return False
+        return bool(ready) and self.queued_r not in ready
 
     def handle_request(self, req, conn):
         if is_late(self.max_queue_wait):

@@ -1,6 +1,8 @@
-"""A WSGI app for the web worker's tests: holds each request `?seconds` (default 0), answers its process id."""
+"""A WSGI app for the web worker's tests: holds each request `?seconds` (default 0), answers its process id
+(and the serving thread's in the `X-Thread` header)."""
 
 import os
+import threading
 import time
 from urllib.parse import parse_qs
 
@@ -14,5 +16,6 @@ def application(environ, start_response):
     seconds = float(parse_qs(environ.get("QUERY_STRING", "")).get("seconds", ["0"])[0])
     time.sleep(min(seconds, 10))
     body = str(os.getpid()).encode()
-    start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
+    start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body))),
+                              ("X-Thread", str(threading.get_ident()))])
     return [body]

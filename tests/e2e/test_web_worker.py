@@ -1,14 +1,18 @@
-"""`portal.web_worker.SheddingThreadWorker` under gunicorn (2 workers of 2 threads), serving an app
-that holds each request a while; requests that waited over 0.3 s for a thread are shed."""
+"""`portal.web_worker.SheddingThreadWorker` under gunicorn, serving an app that holds each request a
+while: with 2 workers of 2 threads, requests that waited over 0.3 s for a thread are shed; with one
+worker, a thread serves its kept-alive connection's next request itself."""
 
 import http.client
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
+from contextlib import closing
 
 from django.test import SimpleTestCase
 
@@ -19,19 +23,22 @@ from tests.net import free_port
 WORKERS, THREADS = 2, 2
 
 
-class WorkerBalanceTests(SimpleTestCase):
+class HeldAppServer(SimpleTestCase):
+    """gunicorn with `workers` × `threads` serving tests/e2e/held_app.py, with `env`."""
+
+    workers_count, threads, env = WORKERS, THREADS, {"PORTAL_WEB_MAX_QUEUE_WAIT": "0.3"}
+
     def setUp(self):
         self.port = free_port()
         log = self.enterContext(tempfile.TemporaryFile("w+"))
         self.server = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--worker-class", "portal.web_worker.SheddingThreadWorker",
-             "--workers", str(WORKERS), "--threads", str(THREADS), "--bind", f"127.0.0.1:{self.port}",
-             "tests.e2e.held_app:application"],
-            cwd=ROOT, env={**os.environ, "PORTAL_WEB_MAX_QUEUE_WAIT": "0.3"}, start_new_session=True, stdout=log,
-            stderr=subprocess.STDOUT)
+             "--workers", str(self.workers_count), "--threads", str(self.threads),
+             "--bind", f"127.0.0.1:{self.port}", "tests.e2e.held_app:application"],
+            cwd=ROOT, env={**os.environ, **self.env}, start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
         self.addCleanup(self.stop)
         deadline = time.monotonic() + 60
-        while self.workers() < WORKERS or not self.answers():
+        while self.workers() < self.workers_count or not self.answers():
             if self.server.poll() is not None:
                 log.seek(0)
                 self.fail(f"gunicorn exited: {log.read()[-2000:]}")
@@ -60,6 +67,14 @@ class WorkerBalanceTests(SimpleTestCase):
         response = connection.getresponse()
         return response.status, response.read().decode()
 
+    def serving_thread(self, connection: http.client.HTTPConnection, seconds: float = 0) -> str:
+        """The id of the thread that served a request held `seconds` on `connection`."""
+        connection.request("GET", f"/?seconds={seconds}")
+        response = connection.getresponse()
+        response.read()
+        self.assertEqual(response.status, 200)
+        return response.getheader("X-Thread")
+
     def at_once(self, clients: int, seconds: float) -> list[tuple[int, str]]:
         """`clients` connections opened together, each sending one request held `seconds`."""
         def client():
@@ -71,6 +86,8 @@ class WorkerBalanceTests(SimpleTestCase):
 
         return at_once(clients, client)
 
+
+class WorkerBalanceTests(HeldAppServer):
     def test_a_worker_with_every_thread_busy_leaves_new_connections_to_a_free_sibling(self):
         # As many clients as threads in all, connecting at once, each request held a second: with
         # every worker taking connections whatever its threads do, one took 3 or 4 of them in most
@@ -90,3 +107,61 @@ class WorkerBalanceTests(SimpleTestCase):
         statuses = sorted(status for status, _ in self.at_once(2 * WORKERS * THREADS, 1.0))
         self.assertEqual(statuses, [200] * WORKERS * THREADS + [503] * WORKERS * THREADS)
         self.assertLess(time.monotonic() - began, 1.9, "the connections beyond the threads waited for them")
+
+
+class KeptConnectionTests(HeldAppServer):
+    """One worker: which thread serves a kept-alive connection's requests, and who waits for whom."""
+
+    workers_count, threads = 1, 2
+    env = {"PORTAL_WEB_MAX_QUEUE_WAIT": "0", "PORTAL_WEB_LINGER": "0.5"}  # generous: CI machines stall
+
+    def test_the_thread_that_answered_a_kept_connection_serves_its_next_requests(self):
+        self.at_once(self.threads, 0.3)  # both threads started; idle, they take queued requests in turn
+        connection = self.enterContext(closing(http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)))
+        threads = {self.serving_thread(connection) for _ in range(10)}
+        self.assertEqual(len(threads), 1, "each request went back through gunicorn's poller and pool")
+        # A request after the thread stopped waiting is still answered (through the poller).
+        time.sleep(0.8)
+        self.serving_thread(connection)
+
+    def test_pipelined_requests_are_all_answered(self):
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as sock:
+            sock.sendall(b"".join(f"GET /?seconds={s} HTTP/1.1\r\nHost: x\r\n\r\n".encode() for s in (0.2, 0, 0)))
+            replies = b""
+            while replies.count(b"HTTP/1.1 200") < 3:
+                chunk = sock.recv(65536)
+                self.assertTrue(chunk, replies)
+                replies += chunk
+        self.assertEqual(replies.count(b"HTTP/1.1 200"), 3)
+
+
+class OneThreadTests(HeldAppServer):
+    """One worker of one thread, which would wait 5 s for a kept connection's next request."""
+
+    workers_count, threads = 1, 1
+    env = {"PORTAL_WEB_MAX_QUEUE_WAIT": "0", "PORTAL_WEB_LINGER": "5"}
+
+    def answered_within(self, seconds: float) -> None:
+        began = time.monotonic()
+        with closing(http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)) as other:
+            self.serving_thread(other)
+        self.assertLess(time.monotonic() - began, seconds, "a client waited for another one's kept connection")
+
+    def test_a_thread_waiting_on_an_idle_kept_connection_serves_a_queued_request_at_once(self):
+        idle = self.enterContext(closing(http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)))
+        self.serving_thread(idle)
+        self.answered_within(1.0)
+
+    def test_a_client_sending_without_pause_does_not_keep_the_thread_from_others(self):
+        stop_at = time.monotonic() + 3
+
+        def keep_sending():
+            with closing(http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)) as connection:
+                while time.monotonic() < stop_at:
+                    self.serving_thread(connection, 0.05)
+
+        sender = threading.Thread(target=keep_sending)
+        sender.start()
+        self.addCleanup(sender.join)
+        time.sleep(0.5)
+        self.answered_within(1.0)
