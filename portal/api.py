@@ -134,6 +134,9 @@ def http_error(request, exc: HttpError):
     return error_response(request, exc.status_code, HTTP_CODES.get(exc.status_code, "error"), str(exc))
 
 
+ERROR_PREFIXED = frozenset({"value_error", "assertion_error"})
+
+
 @api.exception_handler(ValidationError)
 def validation_error(request, exc: ValidationError):
     fields = [_field_error(error) for error in exc.errors]
@@ -145,7 +148,9 @@ def _field_error(error: dict) -> dict:
     location, *path = [str(part) for part in error.get("loc", ())] or ["body"]
     if location == "body" and len(path) > 1:
         path = path[1:]  # drop the endpoint's parameter name ("payload"), keep the JSON path
-    return {"field": ".".join(path), "location": location, "message": error.get("msg", ""),
+    # A validator's own message, without pydantic's "Value error, " / "Assertion failed, " in front.
+    message = (error.get("ctx") or {}).get("error") if error.get("type") in ERROR_PREFIXED else None
+    return {"field": ".".join(path), "location": location, "message": str(message or error.get("msg", "")),
             "type": error.get("type", "")}
 
 

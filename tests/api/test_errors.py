@@ -52,3 +52,11 @@ class RenderingTests(ApiTestCase):
         response = self.api("get", "/knowledge-bases", token=token)
         self.assertIn("Справочник".encode(), response.content)
         self.assertEqual(response["Content-Type"], "application/json; charset=utf-8")
+
+
+class FieldMessageTests(ApiTestCase):
+    def test_a_validators_message_is_sent_without_pydantics_prefix(self):
+        _, token = make_key()
+        error = self.assertError(self.api("post", "/knowledge-bases", token=token, data={"name": "   "}), 422)
+        self.assertEqual(error["fields"], [{"field": "name", "location": "body", "message": "must not be blank",
+                                            "type": "value_error"}])
