@@ -14,7 +14,6 @@ from email.message import Message
 import httpcore
 import httpx
 from django.conf import settings
-from django.utils.formats import number_format
 from django.utils.translation import gettext
 
 from crawler import urlnorm
@@ -29,6 +28,7 @@ from crawler.exceptions import (
 from crawler.guard import AllowList, GuardedBackend
 from knowledge.indexing.parsing import KNOWN_SIGNATURES
 from knowledge.indexing.parsing.text import looks_binary
+from portal.sizes import file_size
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 DOCUMENT_TYPES = {
@@ -221,13 +221,13 @@ class Fetcher:
         declared = http.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > max_bytes:
             raise TooLargeError(gettext("The response is %(size)s; the limit is %(limit)s")
-                                % {"size": _size(int(declared)), "limit": _size(max_bytes)})
+                                % {"size": file_size(int(declared)), "limit": file_size(max_bytes)})
         body = bytearray()
         for chunk in http.iter_bytes(CHUNK_SIZE):
             body += chunk
             if len(body) > max_bytes:
                 raise TooLargeError(gettext("The response is larger than the %(limit)s limit")
-                                    % {"limit": _size(max_bytes)})
+                                    % {"limit": file_size(max_bytes)})
             # httpx's timeout is per read; a server dripping bytes must not hold us forever.
             if time.monotonic() - started > self.timeout:
                 raise FetchError(gettext("Timed out after %(seconds)s s while reading the response")
@@ -244,13 +244,3 @@ def _check_html_body(response: Response) -> None:
         raise UnsupportedContentError(gettext("Served as %(type)s but the content is %(actual)s")
                                       % {"type": response.content_type or "HTML",
                                          "actual": gettext(actual) if actual else gettext("binary data")})
-
-
-def _size(size: int) -> str:
-    """`1.5 MB` or `200,000 bytes`, in the active language's words and number format."""
-    if size >= 1024 * 1024:
-        # Rounded first: number_format cuts the decimals that the format spec `,.1f` rounds.
-        megabytes = number_format(round(size / (1024 * 1024), 1), 1, force_grouping=True)
-        return gettext("%(size)s MB") % {"size": megabytes}
-    return gettext("%(size)s bytes") % {"size": number_format(size, force_grouping=True)}
-

@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from django.utils import translation
 
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
 from knowledge.indexing import parsing
@@ -141,8 +142,16 @@ def test_unsupported_extension_lists_supported_types(tmp_path, name):
 
 
 def test_file_over_max_bytes(tmp_path):
-    with pytest.raises(FileTooLargeError, match=r"multicolumn.pdf is 77 KB; the limit is 49 KB"):
+    size = (DOCS / "pdf/text/multicolumn.pdf").stat().st_size
+    with pytest.raises(FileTooLargeError, match=f"multicolumn.pdf is {size:,} bytes; the limit is 50,000 bytes"):
         parse("pdf/text/multicolumn.pdf", max_bytes=50_000)
+
+
+def test_sizes_in_a_refusal_are_in_the_active_languages_words_and_numbers(tmp_path):
+    path = write_zip_bomb(tmp_path / "bomb.docx", "word/document.xml", 256 * MB)
+    with translation.override("ru"), pytest.raises(FileTooLargeError) as refused:
+        parsing.parse_file(path, max_bytes=MB)
+    assert "256,0 МБ" in str(refused.value) and "20,0 МБ" in str(refused.value), str(refused.value)
 
 
 def test_max_bytes_defaults_to_settings(settings):

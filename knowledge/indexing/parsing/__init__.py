@@ -17,6 +17,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
+from portal.sizes import file_size
 
 from . import docx, images, pdf, spreadsheet, text
 from .html import html_to_markdown
@@ -145,7 +146,7 @@ def _check_file(path: Path, ext: str, max_bytes: int, max_chars: int) -> None:
         raise ParseError(gettext("%(name)s is empty") % {"name": path.name})
     if size > max_bytes:
         raise FileTooLargeError(gettext("%(name)s is %(size)s; the limit is %(limit)s")
-                                % {"name": path.name, "size": _size(size), "limit": _size(max_bytes)})
+                                % {"name": path.name, "size": file_size(size), "limit": file_size(max_bytes)})
     _check_content_type(path, ext, head)
     if ext in ZIP_PARTS:
         _check_zip(path, ext, min(ZIP_EXPANSION_FACTOR * max_bytes, max_bytes + XML_BYTES_PER_CHAR * max_chars))
@@ -217,7 +218,7 @@ def _check_zip(path: Path, ext: str, limit: int) -> None:
             if declared > limit:
                 raise FileTooLargeError(
                     gettext("%(name)s expands to %(size)s when unpacked; the limit is %(limit)s")
-                    % {"name": path.name, "size": _size(declared), "limit": _size(limit)}
+                    % {"name": path.name, "size": file_size(declared), "limit": file_size(limit)}
                 )
             prefix, kind = ZIP_PARTS[ext]
             if not any(member.filename.startswith(prefix) for member in members):
@@ -238,9 +239,3 @@ def _verify_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo]) ->
         with archive.open(member) as stream:
             while stream.read(ZIP_READ_CHUNK):
                 pass
-
-
-def _size(size: int) -> str:
-    if size < 1024 * 1024:
-        return f"{size / 1024:,.0f} KB"
-    return f"{size / (1024 * 1024):,.1f} MB"
