@@ -33,6 +33,7 @@ and one sending without pause cannot keep it from others either (it is returned 
 whenever a request is queued).
 """
 
+import contextlib
 import json
 import os
 import select
@@ -62,6 +63,7 @@ class SheddingThreadWorker(ThreadWorker):
         self.linger = env_float("PORTAL_WEB_LINGER", 0.005)
         # Readable while a request waits for a thread (written and read on gunicorn's main thread).
         self.queued_r, self.queued_w = os.pipe()
+        os.set_blocking(self.queued_r, False)  # never block the main thread, whatever the count says
         # All on gunicorn's main thread: requests handed to the pool and not finished; since when
         # this full worker has left new connections to its siblings; whether they were full too.
         self.busy = 0
@@ -83,7 +85,8 @@ class SheddingThreadWorker(ThreadWorker):
     def finish_request(self, conn, fs) -> None:
         self.busy -= 1
         if self.busy == self.cfg.threads:
-            os.read(self.queued_r, 1)
+            with contextlib.suppress(BlockingIOError):
+                os.read(self.queued_r, 1)
         if self.busy < self.cfg.threads:
             self.siblings_full = False
         super().finish_request(conn, fs)
