@@ -30,7 +30,7 @@ _QUERY_SAFE = "/:@!$'()*+,;-._~?"
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 
-DOCUMENT_EXTENSIONS = (".pdf", ".docx", ".xlsx", ".xls", ".md", ".markdown", ".txt", ".csv")
+DOCUMENT_EXTENSIONS = (".pdf", ".docx", ".xlsx", ".xls", ".odt", ".ods", ".md", ".markdown", ".txt", ".csv")
 # Links we never fetch: they cannot become text (or are sources of pages we already read).
 ASSET_EXTENSIONS = frozenset(
     ".png .jpg .jpeg .gif .webp .svg .ico .bmp .tif .tiff .avif .css .js .mjs .map .json .xml .rss .atom "

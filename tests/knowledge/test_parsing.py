@@ -30,7 +30,7 @@ def copy_bytes(tmp_path: Path, name: str, data: bytes) -> Path:
 
 def test_supported_extensions_are_the_documented_set():
     assert parsing.SUPPORTED_EXTENSIONS == (
-        ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".html", ".htm",
+        ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".odt", ".ods", ".html", ".htm",
         ".png", ".jpg", ".jpeg", ".tif", ".tiff",
     )
 

@@ -19,7 +19,7 @@ from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
 from portal.sizes import file_size
 
-from . import docx, images, pdf, spreadsheet, text
+from . import docx, images, opendocument, pdf, spreadsheet, text
 from .html import html_to_markdown
 from .text import text_too_long
 
@@ -30,7 +30,7 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 PARSER_VERSION = "3"
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
-    ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".html", ".htm",
+    ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".odt", ".ods", ".html", ".htm",
     *images.IMAGE_EXTENSIONS,
 )
 
@@ -44,6 +44,7 @@ MIME_TYPES = {
     ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     ".xls": "application/vnd.ms-excel",
+    **opendocument.MIME_TYPES,
     ".html": "text/html",
     ".htm": "text/html",
     ".png": "image/png",
@@ -91,7 +92,9 @@ KNOWN_SIGNATURES = (
 IMAGE_MAGICS = {"PNG": (b"\x89PNG",), "JPEG": (b"\xff\xd8\xff",), "TIFF": (b"II*\x00", b"MM\x00*")}
 TEXT_EXTENSIONS = (".md", ".markdown", ".txt", ".log", ".csv", ".html", ".htm")
 # Zip member prefix that each Office format must contain.
-ZIP_PARTS = {".docx": ("word/", gettext_noop("a Word document")), ".xlsx": ("xl/", gettext_noop("an Excel workbook"))}
+ZIP_PARTS = {".docx": ("word/", gettext_noop("a Word document")), ".xlsx": ("xl/", gettext_noop("an Excel workbook")),
+             ".odt": (opendocument.CONTENT, gettext_noop("an OpenDocument text")),
+             ".ods": (opendocument.CONTENT, gettext_noop("an OpenDocument spreadsheet"))}
 
 
 def is_supported(path_or_name: str | Path) -> bool:
@@ -163,6 +166,10 @@ def _dispatch(path: Path, ext: str, max_chars: int) -> ParsedDocument:
         return spreadsheet.parse_xlsx(path, max_chars=max_chars)
     if ext == ".xls":
         return spreadsheet.parse_xls(path, max_chars=max_chars)
+    if ext == ".odt":
+        return opendocument.parse_odt(path, max_chars=max_chars)
+    if ext == ".ods":
+        return opendocument.parse_ods(path, max_chars=max_chars)
     if ext in (".html", ".htm"):
         try:
             title, markdown = html_to_markdown(path.read_bytes())

@@ -36,7 +36,7 @@ BACKLINK_PREFIXES = ("#footnote-ref-", "#endnote-ref-")
 
 def parse_docx(path: Path, *, max_chars: int) -> ParsedDocument:
     """Markdown of the document body; title from the core properties or the first heading."""
-    _check_body_text(path, max_chars)
+    check_body_text(path, max_chars)
     try:
         with path.open("rb") as f:
             result = mammoth.convert_to_html(
@@ -79,8 +79,9 @@ def _core_title(path: Path) -> str:
     return " ".join((element.text or "").split()) if element is not None else ""
 
 
-def _check_body_text(path: Path, max_chars: int) -> None:
-    """Refuse a body whose text or element count is over the limit, reading it as a stream."""
+def check_body_text(path: Path, max_chars: int, *, member: str = BODY) -> None:
+    """Refuse a body (the archive's `member`) whose text or element count is over the limit, reading it
+    as a stream."""
     max_elements = max(MIN_ELEMENTS, ELEMENTS_PER_CHAR * max_chars)
     counts = {"chars": 0, "elements": 0}
     chars, elements = number_format(max_chars, force_grouping=True), number_format(max_elements, force_grouping=True)
@@ -107,7 +108,7 @@ def _check_body_text(path: Path, max_chars: int) -> None:
     parser = expat.ParserCreate()
     parser.StartElementHandler, parser.CharacterDataHandler = start, text
     try:
-        with zipfile.ZipFile(path) as archive, archive.open(BODY) as stream:
+        with zipfile.ZipFile(path) as archive, archive.open(member) as stream:
             while chunk := stream.read(SCAN_CHUNK):
                 parser.Parse(chunk, False)
             parser.Parse(b"", True)

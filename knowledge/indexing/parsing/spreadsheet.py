@@ -23,7 +23,7 @@ from knowledge.indexing.tables import table_lines
 from .text import short_reason, text_too_long
 
 PASSWORD_PROTECTED = gettext_noop("%(name)s is password-protected; remove the password and upload it again")
-# (name, hidden, rows): what both workbook readers hand to `_document`.
+# (name, hidden, rows): what the workbook readers hand to `sheets_document`.
 Sheet = tuple[str, bool, Iterable[Sequence]]
 
 
@@ -41,7 +41,7 @@ def parse_xlsx(path: Path, *, max_chars: int) -> ParsedDocument:
         with warnings.catch_warnings():
             # openpyxl warns about every Excel extension it skips (data validation, slicers...).
             warnings.simplefilter("ignore", UserWarning)
-            return _document(path, sheets, max_chars)
+            return sheets_document(path, sheets, max_chars)
     except KnowledgeError:
         raise
     except Exception as exc:  # noqa: BLE001 - sheets are opened lazily, while we iterate
@@ -63,7 +63,7 @@ def parse_xls(path: Path, *, max_chars: int) -> ParsedDocument:
     try:
         # A generator, so that with on_demand only one sheet is loaded at a time.
         sheets = (_xls_sheet(book, index) for index in range(book.nsheets))
-        return _document(path, sheets, max_chars)
+        return sheets_document(path, sheets, max_chars)
     except KnowledgeError:
         raise
     except Exception as exc:  # noqa: BLE001 - sheets are loaded lazily, while we iterate
@@ -91,7 +91,8 @@ def format_cell(value) -> str:
     return "\n".join(" ".join(line.split()) for line in str(value).strip().splitlines())
 
 
-def _document(path: Path, sheets: Iterable[Sheet], max_chars: int) -> ParsedDocument:
+def sheets_document(path: Path, sheets: Iterable[Sheet], max_chars: int) -> ParsedDocument:
+    """One `## Sheet: <name>` section per sheet with values, each its rows as a table (`sheet_lines`)."""
     sections: list[str] = []
     names: list[str] = []
     size = 0

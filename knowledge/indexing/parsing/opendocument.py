@@ -1,0 +1,281 @@
+"""OpenDocument files (LibreOffice, МойОфис, Р7-Офис): text (.odt) and spreadsheets (.ods).
+
+Both are zip archives whose `content.xml` holds the document; `parse_file` has already refused
+bombs and mislabelled archives. A text document becomes Markdown like a Word one: headings as `#`
+lines (their outline level), paragraphs, lists as `- ` items, tables as pipe tables, footnotes
+after the text; tables of contents and other generated indexes, tracked deletions and comments
+are left out. Its title is `dc:title` from meta.xml, else the first heading. A spreadsheet
+becomes one `## Sheet: <name>` section per sheet like an Excel workbook (`spreadsheet.sheets_document`),
+its rows read as a stream: numbers, dates and booleans from their typed values (a formula's
+cached result, never the formula), currencies and percentages as displayed. A cell or row that
+declares itself repeated (LibreOffice pads a sheet to its last column and row that way) is
+repeated only when it holds a value, and at most to Excel's width, so padding costs nothing.
+"""
+
+import datetime
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from xml.etree import ElementTree
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from knowledge.documents import ParsedDocument
+from knowledge.exceptions import KnowledgeError, ParseError, UnsupportedFileError
+from knowledge.indexing.markdown import first_heading
+from knowledge.indexing.tables import table_lines
+
+from . import spreadsheet
+from .docx import check_body_text
+from .text import short_reason
+
+OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
+CONTENT, META, MANIFEST, MIMETYPE = "content.xml", "meta.xml", "META-INF/manifest.xml", "mimetype"
+MIME_TYPES = {".odt": "application/vnd.oasis.opendocument.text",
+              ".ods": "application/vnd.oasis.opendocument.spreadsheet"}
+KINDS = {"application/vnd.oasis.opendocument.text": gettext_noop("an OpenDocument text"),
+         "application/vnd.oasis.opendocument.spreadsheet": gettext_noop("an OpenDocument spreadsheet"),
+         "application/vnd.oasis.opendocument.presentation": gettext_noop("an OpenDocument presentation")}
+PASSWORD_PROTECTED = gettext_noop("%(name)s is password-protected; remove the password and upload it again")
+
+# Generated from the text (tables of contents, indexes) or not part of it (deletions, comments, declarations).
+SKIPPED = frozenset({
+    f"{TEXT}table-of-content", f"{TEXT}alphabetical-index", f"{TEXT}illustration-index", f"{TEXT}table-index",
+    f"{TEXT}object-index", f"{TEXT}user-index", f"{TEXT}bibliography", f"{TEXT}tracked-changes",
+    f"{TEXT}sequence-decls", f"{TEXT}variable-decls", f"{TEXT}user-field-decls", f"{OFFICE}annotation",
+    f"{OFFICE}forms", f"{TEXT}note-citation",
+})
+HEADING, PARAGRAPH, LIST, TABLE_ELEMENT = f"{TEXT}h", f"{TEXT}p", f"{TEXT}list", f"{TABLE}table"
+ROW, CELL, COVERED_CELL = f"{TABLE}table-row", f"{TABLE}table-cell", f"{TABLE}covered-table-cell"
+MAX_COLUMNS = 16_384  # Excel's width: a cell repeated further is padding
+MAX_META_BYTES = 1024 * 1024
+
+
+def parse_odt(path: Path, *, max_chars: int) -> ParsedDocument:
+    """Markdown of an OpenDocument text; title from meta.xml or the first heading."""
+    _check_package(path, ".odt")
+    check_body_text(path, max_chars, member=CONTENT)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            root = ElementTree.fromstring(archive.read(CONTENT))
+    except (KeyError, ElementTree.ParseError, zipfile.BadZipFile, OSError) as exc:
+        raise _damaged(path, ".odt", exc) from exc
+    body = root.find(f"{OFFICE}body/{OFFICE}text")
+    if body is None:
+        raise _damaged(path, ".odt", ValueError("no office:text body"))
+    writer = _TextWriter()
+    writer.blocks(body, depth=0)
+    markdown = writer.markdown()
+    if not markdown.strip():
+        raise ParseError(_("%(name)s is empty: the document has no text") % {"name": path.name})
+    return ParsedDocument(text=markdown, title=_meta_title(path) or first_heading(markdown) or path.stem, mime="")
+
+
+def parse_ods(path: Path, *, max_chars: int) -> ParsedDocument:
+    """Every sheet of an OpenDocument spreadsheet, as `spreadsheet.parse_xlsx` writes a workbook."""
+    _check_package(path, ".ods")
+    check_body_text(path, max_chars, member=CONTENT)
+    try:
+        with zipfile.ZipFile(path) as archive, archive.open(CONTENT) as stream:
+            return spreadsheet.sheets_document(path, _sheets(ElementTree.iterparse(stream, ("start", "end"))),
+                                               max_chars)
+    except KnowledgeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - XML and zip errors surface while the rows are read
+        raise _damaged(path, ".ods", exc) from exc
+
+
+def _check_package(path: Path, ext: str) -> None:
+    """Refuse an encrypted package, or one of another OpenDocument kind than its extension says."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            declared = archive.read(MIMETYPE)[:200].decode("ascii", "replace").strip() if MIMETYPE in names else ""
+            encrypted = MANIFEST in names and b"encryption-data" in archive.read(MANIFEST)
+    except (zipfile.BadZipFile, OSError, KeyError) as exc:
+        raise _damaged(path, ext, exc) from exc
+    if encrypted:
+        raise ParseError(_(PASSWORD_PROTECTED) % {"name": path.name})
+    if declared and declared != MIME_TYPES[ext]:
+        kind = KINDS.get(declared, gettext_noop("another kind of file"))
+        raise UnsupportedFileError(_("%(name)s is named %(ext)s but its content is %(actual)s; upload the original "
+                                     "file") % {"name": path.name, "ext": ext, "actual": _(kind)})
+    if CONTENT not in names:
+        raise _damaged(path, ext, KeyError(CONTENT))
+
+
+def _damaged(path: Path, ext: str, exc: Exception) -> ParseError:
+    return ParseError(_("%(name)s is damaged or not an OpenDocument file that we can read (%(reason)s)")
+                      % {"name": path.name, "reason": short_reason(exc)})
+
+
+def _meta_title(path: Path) -> str:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo(META)
+            if info.file_size > MAX_META_BYTES:
+                return ""
+            element = ElementTree.fromstring(archive.read(info)).find(f"{OFFICE}meta/{DC_TITLE}")
+    except (KeyError, zipfile.BadZipFile, ElementTree.ParseError, OSError):
+        return ""
+    return " ".join((element.text or "").split()) if element is not None else ""
+
+
+class _TextWriter:
+    """Markdown blocks of an OpenDocument text body, and its footnotes."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.notes: list[str] = []
+
+    def markdown(self) -> str:
+        notes = [f"[{n}] {note}" for n, note in enumerate(self.notes, 1)]
+        return "\n\n".join(self.lines + notes)
+
+    def blocks(self, element, *, depth: int) -> None:
+        for child in element:
+            if child.tag in SKIPPED:
+                continue
+            if child.tag == HEADING:
+                text = " ".join(self.inline(child).split())
+                level = min(max(_int(child.get(f"{TEXT}outline-level"), 1), 1), 6)
+                if text:
+                    self.lines.append("#" * level + " " + text)
+            elif child.tag == PARAGRAPH:
+                if text := self.inline(child):
+                    self.lines.append(text)
+            elif child.tag == LIST:
+                self.list_items(child, depth=depth)
+            elif child.tag == TABLE_ELEMENT:
+                rows = ([spreadsheet.format_cell(value) for value in _row_values(row, self)]
+                        for row in child.iter(ROW))
+                if table := "\n".join(table_lines(rows)):
+                    self.lines.append(table)
+            else:  # sections, soft page breaks, frames: what they hold
+                self.blocks(child, depth=depth)
+
+    def list_items(self, element, *, depth: int) -> None:
+        indent = "  " * depth
+        for item in element:
+            nested = _TextWriter()
+            nested.notes = self.notes
+            nested.blocks(item, depth=depth + 1)
+            for n, line in enumerate(nested.lines):
+                is_sublist = line.startswith(indent + "  - ")
+                self.lines.append(line if is_sublist else indent + ("- " if n == 0 else "  ") + line)
+
+    def cell_text(self, cell) -> str:
+        """A cell's paragraphs, one per line (empty ones too: a blank line between two of an answer's)."""
+        return "\n".join(self.inline(child) for child in cell if child.tag in (PARAGRAPH, HEADING)).strip()
+
+    def inline(self, element) -> str:
+        """The element's text, lines kept, spaces collapsed as OpenDocument collapses them."""
+        parts: list[str] = []
+        self._inline(element, parts)
+        return "\n".join(" ".join(line.split()) for line in "".join(parts).split("\n")).strip()
+
+    def _inline(self, element, parts: list[str]) -> None:
+        parts.append(element.text or "")
+        for child in element:
+            if child.tag == f"{TEXT}s":
+                parts.append(" " * min(_int(child.get(f"{TEXT}c"), 1), 100))
+            elif child.tag == f"{TEXT}tab":
+                parts.append(" ")
+            elif child.tag == f"{TEXT}line-break":
+                parts.append("\n")
+            elif child.tag == f"{TEXT}note":
+                body = child.find(f"{TEXT}note-body")
+                if body is not None:
+                    note = _TextWriter()
+                    note.blocks(body, depth=0)
+                    self.notes.append(" ".join(" ".join(note.lines).split()))
+                    parts.append(f"[{len(self.notes)}]")
+            elif child.tag not in SKIPPED:
+                if child.tag in (PARAGRAPH, HEADING):  # a text box's paragraphs, inside a frame
+                    parts.append(" ")
+                self._inline(child, parts)
+            parts.append(child.tail or "")
+
+
+def _int(value, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _sheets(events) -> Iterator[spreadsheet.Sheet]:
+    """(name, hidden, rows) for each sheet, from `iterparse` events of content.xml, read once."""
+    hidden_styles: set[str] = set()
+    for event, element in events:
+        if event == "end" and element.tag == f"{STYLE}style" and element.get(f"{STYLE}family") == "table":
+            properties = element.find(f"{STYLE}table-properties")
+            if properties is not None and properties.get(f"{TABLE}display") == "false":
+                hidden_styles.add(element.get(f"{STYLE}name", ""))
+        elif event == "start" and element.tag == TABLE_ELEMENT:
+            yield (element.get(f"{TABLE}name", ""), element.get(f"{TABLE}style-name") in hidden_styles,
+                   _rows(events, element))
+
+
+def _rows(events, table) -> Iterator[list]:
+    """The values of each row of `table` (a repeated row with values as often as declared), until its end.
+
+    Each row is dropped from the tree once read, so a sheet costs the memory of one row."""
+    open_elements = [table]
+    writer = _TextWriter()
+    for event, element in events:
+        if event == "start":
+            open_elements.append(element)
+            continue
+        open_elements.pop()
+        if not open_elements:  # the sheet's own end
+            table.clear()
+            return
+        if element.tag != ROW or any(e.tag == TABLE_ELEMENT for e in open_elements[1:]):
+            continue  # a cell's part, or a row of a table inside a cell (its text is the cell's)
+        values = _row_values(element, writer)
+        repeat = _int(element.get(f"{TABLE}number-rows-repeated"), 1)
+        open_elements[-1].remove(element)
+        if any(value not in (None, "") for value in values):
+            for _ in range(max(repeat, 1)):  # the document's character limit bounds this
+                yield values
+
+
+def _row_values(row, writer: _TextWriter) -> list:
+    values: list = []
+    empty = 0  # empty cells not written yet: only cells before a value are
+    for cell in row:
+        if cell.tag not in (CELL, COVERED_CELL):
+            continue
+        repeat = max(_int(cell.get(f"{TABLE}number-columns-repeated"), 1), 1)
+        value = _cell_value(cell, writer)
+        if value in (None, ""):
+            empty += repeat
+            continue
+        room = MAX_COLUMNS - len(values)
+        values.extend([None] * min(empty, room))
+        values.extend([value] * min(repeat, MAX_COLUMNS - len(values)))
+        empty = 0
+        if len(values) >= MAX_COLUMNS:
+            break
+    return values
+
+
+def _cell_value(cell, writer: _TextWriter):
+    kind = cell.get(f"{OFFICE}value-type")
+    shown = writer.cell_text(cell)
+    try:
+        if kind == "float":
+            return float(cell.get(f"{OFFICE}value"))
+        if kind == "date":
+            return datetime.datetime.fromisoformat(cell.get(f"{OFFICE}date-value"))
+        if kind == "boolean":
+            return cell.get(f"{OFFICE}boolean-value") == "true"
+    except (TypeError, ValueError):
+        pass
+    return shown or cell.get(f"{OFFICE}string-value") or cell.get(f"{OFFICE}value") or None

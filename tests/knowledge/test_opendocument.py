@@ -1,0 +1,193 @@
+"""OpenDocument text (.odt) and spreadsheets (.ods): what LibreOffice writes, read as Word and Excel files are.
+
+The packages are written here as LibreOffice lays them out (an uncompressed `mimetype` first, then
+META-INF/manifest.xml, content.xml, meta.xml); the spreadsheet test holds the cells of the real bank
+FAQ workbook in ../shared/data/documents (see SOURCES.md there).
+"""
+
+import datetime
+import zipfile
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+import openpyxl
+import pytest
+
+from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
+from knowledge.indexing import parsing, tables
+
+DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"
+FAQ = DOCS / "xlsx" / "ru" / "smart_support_vtb_belarus_faq_final.xlsx"
+NAMESPACES = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+    'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+    'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+    'xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.3"'
+)
+TEXT_TYPE = "application/vnd.oasis.opendocument.text"
+SHEET_TYPE = "application/vnd.oasis.opendocument.spreadsheet"
+
+
+def write_package(path: Path, mimetype: str, body: str, *, styles: str = "", title: str = "",
+                  encrypted: bool = False) -> Path:
+    kind = "text" if mimetype == TEXT_TYPE else "spreadsheet"
+    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {NAMESPACES}>'
+               f"<office:automatic-styles>{styles}</office:automatic-styles>"
+               f"<office:body><office:{kind}>{body}</office:{kind}></office:body></office:document-content>")
+    meta = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-meta {NAMESPACES}><office:meta>'
+            + (f"<dc:title>{escape(title)}</dc:title>" if title else "") + "</office:meta></office:document-meta>")
+    entry = '<manifest:encryption-data manifest:checksum-type="SHA256"/>' if encrypted else ""
+    manifest = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
+                'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+                f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{mimetype}"/>'
+                f'<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml">{entry}'
+                "</manifest:file-entry></manifest:manifest>")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as package:
+        package.writestr(zipfile.ZipInfo("mimetype"), mimetype, compress_type=zipfile.ZIP_STORED)
+        package.writestr("META-INF/manifest.xml", manifest)
+        package.writestr("content.xml", content)
+        package.writestr("meta.xml", meta)
+    return path
+
+
+def cell(value) -> str:
+    """A table:table-cell as LibreOffice writes one for `value`."""
+    if value is None:
+        return "<table:table-cell/>"
+    if isinstance(value, bool):
+        return (f'<table:table-cell office:value-type="boolean" office:boolean-value="{str(value).lower()}">'
+                f"<text:p>{str(value).upper()}</text:p></table:table-cell>")
+    if isinstance(value, int | float):
+        return (f'<table:table-cell office:value-type="float" office:value="{value}">'
+                f"<text:p>{str(value).replace('.', ',')}</text:p></table:table-cell>")
+    if isinstance(value, datetime.datetime | datetime.date):
+        return (f'<table:table-cell office:value-type="date" office:date-value="{value.isoformat()}">'
+                f"<text:p>{value.strftime('%d.%m.%Y')}</text:p></table:table-cell>")
+    paragraphs = "".join(f"<text:p>{escape(line)}</text:p>" for line in str(value).split("\n"))
+    return f'<table:table-cell office:value-type="string">{paragraphs}</table:table-cell>'
+
+
+def sheet(name: str, rows, *, style: str = "ta1", padded: bool = True) -> str:
+    """A table:table with `rows`, padded to the sheet's edge as LibreOffice pads it."""
+    pad = '<table:table-cell table:number-columns-repeated="16370"/>' if padded else ""
+    lines = "".join(f"<table:table-row>{''.join(cell(v) for v in row)}{pad}</table:table-row>" for row in rows)
+    if padded:
+        lines += ('<table:table-row table:number-rows-repeated="1048000">'
+                  '<table:table-cell table:number-columns-repeated="16384"/></table:table-row>')
+    return f"<table:table table:name={quoteattr(name)} table:style-name={quoteattr(style)}>{lines}</table:table>"
+
+
+HIDDEN_STYLE = ('<style:style style:name="ta2" style:family="table">'
+                '<style:table-properties table:display="false"/></style:style>')
+
+
+def test_a_spreadsheet_reads_as_the_same_workbook_saved_as_xlsx_does(tmp_path):
+    workbook = openpyxl.load_workbook(FAQ, read_only=True, data_only=True)
+    body = "".join(sheet(ws.title, ws.iter_rows(values_only=True)) for ws in workbook.worksheets)
+    workbook.close()
+    path = write_package(tmp_path / "faq.ods", SHEET_TYPE, body)
+    ods, xlsx = parsing.parse_file(path), parsing.parse_file(FAQ)
+    assert ods.text == xlsx.text
+    assert ods.metadata["sheets"] == xlsx.metadata["sheets"]
+    assert ods.mime == SHEET_TYPE
+    found = tables.read_tables(ods.text)
+    assert found and len(found[0].rows) > 10
+    assert {"question", "answer"} <= set(tables.guess_mapping(found[0].columns, found[0].rows).values())
+
+
+def test_spreadsheet_values_hidden_sheets_and_repeated_rows(tmp_path):
+    rows = [("Товар", "Цена", "Дата", "Есть"), ("Чай", 12.5, datetime.date(2026, 12, 3), True),
+            ("Кофе", 3, None, False)]
+    repeated = ('<table:table-row table:number-rows-repeated="3">' + cell("same") + cell(1) + "</table:table-row>")
+    hidden = sheet("Архив", [("Ключ", "Значение"), ("a", "b")], style="ta2", padded=False)
+    body = sheet("Цены", rows).replace("</table:table>", repeated + "</table:table>", 1) + hidden
+    parsed = parsing.parse_file(write_package(tmp_path / "prices.ods", SHEET_TYPE, body, styles=HIDDEN_STYLE))
+    assert "## Sheet: Цены\n\n| Товар | Цена | Дата | Есть |" in parsed.text
+    assert "| Чай | 12.5 | 2026-12-03 | TRUE |" in parsed.text
+    assert "| Кофе | 3 |  | FALSE |" in parsed.text
+    assert parsed.text.count("| same | 1 |") == 3
+    assert "## Sheet: Архив (hidden)" in parsed.text
+    assert parsed.metadata["sheets"] == ["Цены", "Архив"]
+
+
+TEXT_BODY = """
+<text:table-of-content><text:index-body><text:p>Contents 1</text:p></text:index-body></text:table-of-content>
+<text:h text:outline-level="1">Returns policy</text:h>
+<text:p>Items can be returned<text:s text:c="3"/>within <text:span>30 days</text:span>.<text:note text:id="n1">
+<text:note-citation>1</text:note-citation><text:note-body><text:p>Calendar days.</text:p></text:note-body></text:note>
+<office:annotation><text:p>Check with legal</text:p></office:annotation></text:p>
+<text:tracked-changes><text:changed-region><text:deletion><text:p>Old wording</text:p></text:deletion>
+</text:changed-region></text:tracked-changes>
+<text:h text:outline-level="2">How to return</text:h>
+<text:list><text:list-item><text:p>Pack the item</text:p></text:list-item>
+<text:list-item><text:p>Print the label</text:p><text:list><text:list-item><text:p>A4 paper</text:p></text:list-item>
+</text:list></text:list-item></text:list>
+<text:p>First line<text:line-break/>second line<text:tab/>after a tab</text:p>
+<table:table table:name="Fees"><table:table-column table:number-columns-repeated="2"/>
+<table:table-row><table:table-cell><text:p>Country</text:p></table:table-cell>
+<table:table-cell><text:p>Fee</text:p></table:table-cell></table:table-row>
+<table:table-row><table:table-cell><text:p>Belarus</text:p></table:table-cell>
+<table:table-cell office:value-type="float" office:value="5"><text:p>5</text:p></table:table-cell></table:table-row>
+</table:table>
+<text:section><text:p>Inside a section</text:p></text:section>
+"""
+
+
+def test_a_text_document_becomes_markdown_with_its_structure(tmp_path):
+    parsed = parsing.parse_file(write_package(tmp_path / "policy.odt", TEXT_TYPE, TEXT_BODY, title="Returns"))
+    assert parsed.title == "Returns" and parsed.mime == TEXT_TYPE
+    assert parsed.text.startswith("# Returns policy\n\nItems can be returned within 30 days.[1]\n\n## How to return")
+    assert "- Pack the item\n\n- Print the label\n\n  - A4 paper" in parsed.text
+    assert "First line\nsecond line after a tab" in parsed.text
+    assert "| Country | Fee |\n| --- | --- |\n| Belarus | 5 |" in parsed.text
+    assert "Inside a section" in parsed.text
+    assert parsed.text.endswith("[1] Calendar days.")
+    for left_out in ("Contents 1", "Check with legal", "Old wording"):
+        assert left_out not in parsed.text
+
+
+def test_a_text_documents_title_falls_back_to_its_first_heading(tmp_path):
+    parsed = parsing.parse_file(write_package(tmp_path / "untitled.odt", TEXT_TYPE, TEXT_BODY))
+    assert parsed.title == "Returns policy"
+
+
+def test_password_protected_packages_are_refused_with_the_reason(tmp_path):
+    path = write_package(tmp_path / "secret.odt", TEXT_TYPE, "<text:p>x</text:p>", encrypted=True)
+    with pytest.raises(ParseError, match="secret.odt is password-protected"):
+        parsing.parse_file(path)
+
+
+def test_a_spreadsheet_named_odt_is_refused_as_what_it_is(tmp_path):
+    path = write_package(tmp_path / "prices.odt", SHEET_TYPE, sheet("a", [("x", "y")], padded=False))
+    with pytest.raises(UnsupportedFileError, match="prices.odt is named .odt but its content is an OpenDocument spr"):
+        parsing.parse_file(path)
+
+
+def test_damaged_and_empty_packages_end_as_clear_errors(tmp_path):
+    path = write_package(tmp_path / "broken.odt", TEXT_TYPE, "<text:p>unclosed")
+    with pytest.raises(ParseError, match="broken.odt is damaged: its text is not well-formed XML"):
+        parsing.parse_file(path)
+    path = write_package(tmp_path / "broken.ods", SHEET_TYPE, "<table:table>")
+    with pytest.raises(ParseError, match="broken.ods is damaged: its text is not well-formed XML"):
+        parsing.parse_file(path)
+    path = write_package(tmp_path / "empty.odt", TEXT_TYPE, "<text:p> </text:p>")
+    with pytest.raises(ParseError, match="empty.odt is empty"):
+        parsing.parse_file(path)
+    path = write_package(tmp_path / "empty.ods", SHEET_TYPE, sheet("a", []))
+    with pytest.raises(ParseError, match="empty.ods is empty"):
+        parsing.parse_file(path)
+    with zipfile.ZipFile(tmp_path / "other.odt", "w") as package:
+        package.writestr("word/document.xml", "<w/>")
+    with pytest.raises(UnsupportedFileError, match="other.odt is named .odt but is not an OpenDocument text"):
+        parsing.parse_file(tmp_path / "other.odt")
+
+
+def test_a_row_or_cell_repeated_beyond_reason_costs_no_more_than_the_limits(tmp_path):
+    row = ('<table:table-row table:number-rows-repeated="1000000000">'
+           '<table:table-cell table:number-columns-repeated="1000000000" office:value-type="string">'
+           "<text:p>x</text:p></table:table-cell></table:table-row>")
+    path = write_package(tmp_path / "bomb.ods", SHEET_TYPE, f'<table:table table:name="a">{row}</table:table>')
+    with pytest.raises(FileTooLargeError, match="bomb.ods holds more than 100,000 characters"):
+        parsing.parse_file(path, max_chars=100_000)
