@@ -172,6 +172,10 @@ def test_damaged_and_empty_packages_end_as_clear_errors(tmp_path):
     path = write_package(tmp_path / "broken.ods", SHEET_TYPE, "<table:table>")
     with pytest.raises(ParseError, match="broken.ods is damaged: its text is not well-formed XML"):
         parsing.parse_file(path)
+    nested = "<text:span>" * 50_000 + "deep" + "</text:span>" * 50_000
+    path = write_package(tmp_path / "deep.odt", TEXT_TYPE, f"<text:p>{nested}</text:p>")
+    with pytest.raises(ParseError, match="deep.odt is damaged or not an OpenDocument file"):
+        parsing.parse_file(path)
     path = write_package(tmp_path / "empty.odt", TEXT_TYPE, "<text:p> </text:p>")
     with pytest.raises(ParseError, match="empty.odt is empty"):
         parsing.parse_file(path)

@@ -64,12 +64,15 @@ def parse_odt(path: Path, *, max_chars: int) -> ParsedDocument:
         with zipfile.ZipFile(path) as archive:
             root = ElementTree.fromstring(archive.read(CONTENT))
     except (KeyError, ElementTree.ParseError, zipfile.BadZipFile, OSError) as exc:
-        raise _damaged(path, ".odt", exc) from exc
+        raise _damaged(path, exc) from exc
     body = root.find(f"{OFFICE}body/{OFFICE}text")
     if body is None:
-        raise _damaged(path, ".odt", ValueError("no office:text body"))
+        raise _damaged(path, ValueError("no office:text body"))
     writer = _TextWriter()
-    writer.blocks(body, depth=0)
+    try:
+        writer.blocks(body, depth=0)
+    except RecursionError as exc:  # elements nested thousands deep: no editor writes that
+        raise _damaged(path, exc) from None
     markdown = writer.markdown()
     if not markdown.strip():
         raise ParseError(_("%(name)s is empty: the document has no text") % {"name": path.name})
@@ -87,7 +90,7 @@ def parse_ods(path: Path, *, max_chars: int) -> ParsedDocument:
     except KnowledgeError:
         raise
     except Exception as exc:  # noqa: BLE001 - XML and zip errors surface while the rows are read
-        raise _damaged(path, ".ods", exc) from exc
+        raise _damaged(path, exc) from exc
 
 
 def _check_package(path: Path, ext: str) -> None:
@@ -98,18 +101,18 @@ def _check_package(path: Path, ext: str) -> None:
             declared = archive.read(MIMETYPE)[:200].decode("ascii", "replace").strip() if MIMETYPE in names else ""
             encrypted = MANIFEST in names and b"encryption-data" in archive.read(MANIFEST)
     except (zipfile.BadZipFile, OSError, KeyError) as exc:
-        raise _damaged(path, ext, exc) from exc
+        raise _damaged(path, exc) from exc
     if encrypted:
         raise ParseError(_(PASSWORD_PROTECTED) % {"name": path.name})
-    if declared and declared != MIME_TYPES[ext]:
+    if declared and not declared.startswith(MIME_TYPES[ext]):  # "…text-template" is a text too
         kind = KINDS.get(declared, gettext_noop("another kind of file"))
         raise UnsupportedFileError(_("%(name)s is named %(ext)s but its content is %(actual)s; upload the original "
                                      "file") % {"name": path.name, "ext": ext, "actual": _(kind)})
     if CONTENT not in names:
-        raise _damaged(path, ext, KeyError(CONTENT))
+        raise _damaged(path, KeyError(CONTENT))
 
 
-def _damaged(path: Path, ext: str, exc: Exception) -> ParseError:
+def _damaged(path: Path, exc: Exception) -> ParseError:
     return ParseError(_("%(name)s is damaged or not an OpenDocument file that we can read (%(reason)s)")
                       % {"name": path.name, "reason": short_reason(exc)})
 
