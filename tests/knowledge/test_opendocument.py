@@ -6,15 +6,19 @@ FAQ workbook in ../shared/data/documents (see SOURCES.md there).
 """
 
 import datetime
+import tempfile
 import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 import openpyxl
 import pytest
+from django.test import TestCase
 
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
-from knowledge.indexing import parsing, tables
+from knowledge.indexing import ingestion, parsing, tables
+from knowledge.models import Document
+from tests.factories import make_kb
 
 DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"
 FAQ = DOCS / "xlsx" / "ru" / "smart_support_vtb_belarus_faq_final.xlsx"
@@ -83,11 +87,16 @@ HIDDEN_STYLE = ('<style:style style:name="ta2" style:family="table">'
                 '<style:table-properties table:display="false"/></style:style>')
 
 
-def test_a_spreadsheet_reads_as_the_same_workbook_saved_as_xlsx_does(tmp_path):
+def faq_as_ods(path: Path) -> Path:
+    """The bank FAQ workbook's cells, saved as LibreOffice saves a spreadsheet."""
     workbook = openpyxl.load_workbook(FAQ, read_only=True, data_only=True)
     body = "".join(sheet(ws.title, ws.iter_rows(values_only=True)) for ws in workbook.worksheets)
     workbook.close()
-    path = write_package(tmp_path / "faq.ods", SHEET_TYPE, body)
+    return write_package(path, SHEET_TYPE, body)
+
+
+def test_a_spreadsheet_reads_as_the_same_workbook_saved_as_xlsx_does(tmp_path):
+    path = faq_as_ods(tmp_path / "faq.ods")
     ods, xlsx = parsing.parse_file(path), parsing.parse_file(FAQ)
     assert ods.text == xlsx.text
     assert ods.metadata["sheets"] == xlsx.metadata["sheets"]
@@ -195,3 +204,15 @@ def test_a_row_or_cell_repeated_beyond_reason_costs_no_more_than_the_limits(tmp_
     path = write_package(tmp_path / "bomb.ods", SHEET_TYPE, f'<table:table table:name="a">{row}</table:table>')
     with pytest.raises(FileTooLargeError, match="bomb.ods holds more than 100,000 characters"):
         parsing.parse_file(path, max_chars=100_000)
+
+
+class SpreadsheetIngestionTests(TestCase):
+    def test_each_faq_row_of_an_ods_upload_is_one_entry(self):
+        with tempfile.TemporaryDirectory() as folder:
+            document = ingestion.ingest_file(make_kb(), faq_as_ods(Path(folder) / "faq.ods")).document
+        self.assertEqual(document.status, Document.Status.READY, document.error_message)
+        faq = [chunk for chunk in document.chunks.order_by("position")
+               if chunk.metadata.get("entry", {}).get("kind") == "faq"]
+        self.assertEqual(len(faq), 201)
+        self.assertEqual(faq[0].metadata["entry"]["question"], "Как стать клиентом банка онлайн?")
+        self.assertEqual(document.metadata["tables"][0]["mapping"]["Шаблонный ответ"], "answer")
