@@ -27,7 +27,7 @@ seconds (5 ms) for that connection's next request and serves it itself, unless a
 is waiting for a thread. gunicorn hands every request to the main thread's poller and back to the
 pool (a pipe written to wake the loop, the socket registered and unregistered, a future queued):
 ≈ 0.1 ms of CPU per request on this kind of machine, a fifth of the cheapest request's cost
-(`GET /healthz` served 30 % more per second). A client that pauses longer goes back to the
+(`GET /healthz` served a quarter more per second, bench/floor.py). A client that pauses longer goes back to the
 poller as before; a waiting thread stops waiting as soon as a request is queued for a thread,
 and one sending without pause cannot keep it from others either (it is returned to the poller
 whenever a request is queued).
