@@ -25,6 +25,9 @@ PLACEHOLDER = re.compile(r"%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?([sdrfi])|%%")
 MIN_WORDING = 7
 MAX_DEPTH = 2  # a message quoting a message quoting a message
 ENGLISH_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+")
+ENGLISH_DECIMAL = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)\.(\d+)")
+# The value of a short message's placeholder ("%(size)s MB"): a number as some language writes it.
+NUMBER_VALUE = r"\d[\d.,\u00a0\u202f ]*"
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,9 @@ class Message:
     clue: str  # its longest fixed part: checked with `in` before the pattern is tried
     lead: int  # the length of the fixed wording before the first placeholder
     kinds: tuple[tuple[str, str], ...]  # (placeholder name, conversion)
+    # A unit after a number ("%(size)s MB", "%(ms)s ms"): too short to be told apart in free text,
+    # so recognised only as the whole value of another message's placeholder, its values numbers.
+    quantity: bool = False
 
 
 def translated(text: str, language: str | None = None) -> str:
@@ -63,6 +69,8 @@ def _explained(text: str, language: str, depth: int) -> tuple[str, int]:
         if sentence and text in exact:
             return _in(language, exact[text], {}, text), len(text)
         for message in messages:
+            if message.quantity and depth == 0:
+                continue
             if message.clue in text and (found := message.pattern.fullmatch(text)):
                 reading = _reading(message, found.groupdict(), language, depth)
                 if reading is not None and (reading[1], message.lead) > (best[1], best_lead):
@@ -79,7 +87,11 @@ def _reading(message: Message, values: dict[str, str], language: str, depth: int
         elif kind == "f":
             filled[name] = float(value)
         elif ENGLISH_NUMBER.fullmatch(value) and language != "en":
-            filled[name] = number_format(int(value.replace(",", "")), force_grouping=True, use_l10n=True)
+            filled[name] = _number(int(value.replace(",", "")), 0, language)
+        elif message.quantity:  # a number, in English reformatted ("15.1" → "15,1"), else as it was written
+            decimal = ENGLISH_DECIMAL.fullmatch(value) if language != "en" else None
+            number = float(value.replace(",", "")) if decimal else None
+            filled[name] = value if number is None else _number(number, len(decimal.group(1)), language)
         elif depth < MAX_DEPTH:
             filled[name], inner = _explained(value, language, depth + 1)
             explained += inner
@@ -87,6 +99,12 @@ def _reading(message: Message, values: dict[str, str], language: str, depth: int
             filled[name] = value
     text = _in(language, message.msgid, filled, None)
     return None if text is None else (text, explained)
+
+
+def _number(value: float, decimals: int, language: str) -> str:
+    """`value` written as `language` writes numbers (grouped thousands, its decimal mark)."""
+    with translation.override(language):
+        return number_format(value, decimals or None, force_grouping=True, use_l10n=True)
 
 
 def _in(language: str, msgid: str, values: dict, fallback: str | None) -> str | None:
@@ -143,7 +161,12 @@ def _message(text: str, msgid: str) -> Message | None:
     parts.append(re.escape(text[position:]))
     fixed = PLACEHOLDER.split(text)[::3]
     wording = "".join(fixed)
-    if len(wording.strip()) < MIN_WORDING or not kinds:
+    if not kinds:
         return None
+    quantity = len(wording.strip()) < MIN_WORDING
+    if quantity:
+        if len(kinds) != 1 or not re.search(r"[^\W\d_]", wording):
+            return None
+        parts = [part.replace(".*?", NUMBER_VALUE) for part in parts]
     return Message(msgid, re.compile("".join(parts), re.DOTALL), wording, max(fixed, key=len), len(fixed[0]),
-                   tuple(kinds))
+                   tuple(kinds), quantity)

@@ -55,6 +55,17 @@ class TranslatedTests(SimpleTestCase):
         self.assertEqual(translated("125 ms", "ru"), "125 ms")
 
 
+    def test_sizes_and_durations_inside_a_message_read_in_the_readers_units(self):
+        """Too short to be told apart in free text, "%(size)s MB" is recognised as a whole value."""
+        self.assertEqual(translated("scan.pdf is 15.1 MB; the limit is 10.0 MB", "ru"),
+                         "Размер scan.pdf — 15,1 МБ; предел — 10,0 МБ")
+        self.assertEqual(translated("page.html is 12,345 bytes; the limit is 10,000 bytes", "ru"),
+                         "Размер page.html — 12\xa0345 байт; предел — 10\xa0000 байт")
+        self.assertEqual(translated("15.1 MB", "ru"), "15.1 MB")  # on its own: not a message's text
+        self.assertEqual(translated("Budget MB is 2 MB; the limit is 1 MB", "ru"),
+                         "Размер Budget MB — 2 МБ; предел — 1 МБ")
+
+
 class FailedDocumentPagesTests(TestCase):
     """A real ingestion failure, written while English is the portal's language, read by a Russian admin."""
 
