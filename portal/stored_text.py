@@ -5,9 +5,9 @@ is there: in the portal's language (PORTAL_LANGUAGE), from a message of the cata
 placeholders filled. `translated(text)` gives such a text in the active language: it finds the
 message the text was made from (an entry whose wording, placeholders as wildcards, matches it
 whole), reads the values back out of it, translates those that are messages themselves (a parse
-error quoting OCR's) and fills the reader's translation. Text that no message made (a parser's own
-words, a URL, a name) comes back as it is. The database and the logs keep the words as they were
-written; the admin and the API's schemas show them through this.
+error quoting OCR's; a size, "15.1 MB" read as "15,1 МБ") and fills the reader's translation. Text
+that no message made (a parser's own words, a URL, a name) comes back as it is. The database and
+the logs keep the words as they were written; the admin and the API's schemas show them through this.
 """
 
 import re
