@@ -75,7 +75,6 @@ OLE_MAGIC = b"\xd0\xcf\x11\xe0"
 BIFF_MAGICS = (b"\x09\x00", b"\x09\x02", b"\x09\x04", b"\x09\x08")
 # The stream that marks an OLE container holding an encrypted .docx/.xlsx (names are UTF-16).
 ENCRYPTED_OOXML = "EncryptionInfo".encode("utf-16-le")
-PASSWORD_PROTECTED = gettext_noop("%(name)s is password-protected; remove the password and upload it again")
 # Signatures we name when a file's content is not what its extension says (English; translate with gettext).
 KNOWN_SIGNATURES = (
     (PDF_MAGIC, gettext_noop("a PDF document")),
@@ -192,7 +191,7 @@ def _check_content_type(path: Path, ext: str, head: bytes) -> None:
         ok = head.startswith(ZIP_MAGIC)
         if not ok and head.startswith(OLE_MAGIC) and ENCRYPTED_OOXML in path.read_bytes():
             # Word and Excel wrap a password-protected .docx/.xlsx in an OLE container.
-            raise ParseError(gettext(PASSWORD_PROTECTED) % {"name": path.name})
+            raise ParseError(gettext(spreadsheet.PASSWORD_PROTECTED) % {"name": path.name})
     elif ext == ".xls":
         ok = head.startswith((OLE_MAGIC, *BIFF_MAGICS))
     elif ext in images.IMAGE_EXTENSIONS:

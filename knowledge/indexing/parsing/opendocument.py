@@ -41,7 +41,6 @@ MIME_TYPES = {".odt": "application/vnd.oasis.opendocument.text",
 KINDS = {"application/vnd.oasis.opendocument.text": gettext_noop("an OpenDocument text"),
          "application/vnd.oasis.opendocument.spreadsheet": gettext_noop("an OpenDocument spreadsheet"),
          "application/vnd.oasis.opendocument.presentation": gettext_noop("an OpenDocument presentation")}
-PASSWORD_PROTECTED = gettext_noop("%(name)s is password-protected; remove the password and upload it again")
 
 # Generated from the text (tables of contents, indexes) or not part of it (deletions, comments, declarations).
 SKIPPED = frozenset({
@@ -103,7 +102,7 @@ def _check_package(path: Path, ext: str) -> None:
     except (zipfile.BadZipFile, OSError, KeyError) as exc:
         raise _damaged(path, exc) from exc
     if encrypted:
-        raise ParseError(_(PASSWORD_PROTECTED) % {"name": path.name})
+        raise ParseError(_(spreadsheet.PASSWORD_PROTECTED) % {"name": path.name})
     if declared and not declared.startswith(MIME_TYPES[ext]):  # "…text-template" is a text too
         kind = KINDS.get(declared, gettext_noop("another kind of file"))
         raise UnsupportedFileError(_("%(name)s is named %(ext)s but its content is %(actual)s; upload the original "
