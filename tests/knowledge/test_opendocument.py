@@ -131,8 +131,9 @@ TEXT_BODY = """
 </text:changed-region></text:tracked-changes>
 <text:h text:outline-level="2">How to return</text:h>
 <text:list><text:list-item><text:p>Pack the item</text:p></text:list-item>
-<text:list-item><text:p>Print the label</text:p><text:list><text:list-item><text:p>A4 paper</text:p></text:list-item>
-</text:list></text:list-item></text:list>
+<text:list-item><text:p>Print the label</text:p><text:list><text:list-item><text:p>A4 paper</text:p>
+<text:list><text:list-item><text:p>80 g/m²</text:p></text:list-item></text:list></text:list-item>
+</text:list><text:p>then tape it</text:p></text:list-item></text:list>
 <text:p>First line<text:line-break/>second line<text:tab/>after a tab</text:p>
 <table:table table:name="Fees"><table:table-column table:number-columns-repeated="2"/>
 <table:table-row><table:table-cell><text:p>Country</text:p></table:table-cell>
@@ -148,7 +149,7 @@ def test_a_text_document_becomes_markdown_with_its_structure(tmp_path):
     parsed = parsing.parse_file(write_package(tmp_path / "policy.odt", TEXT_TYPE, TEXT_BODY, title="Returns"))
     assert parsed.title == "Returns" and parsed.mime == TEXT_TYPE
     assert parsed.text.startswith("# Returns policy\n\nItems can be returned within 30 days.[1]\n\n## How to return")
-    assert "- Pack the item\n\n- Print the label\n\n  - A4 paper" in parsed.text
+    assert "- Pack the item\n\n- Print the label\n\n  - A4 paper\n\n    - 80 g/m²\n\n  then tape it" in parsed.text
     assert "First line\nsecond line after a tab" in parsed.text
     assert "| Country | Fee |\n| --- | --- |\n| Belarus | 5 |" in parsed.text
     assert "Inside a section" in parsed.text

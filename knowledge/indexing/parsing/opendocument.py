@@ -168,8 +168,9 @@ class _TextWriter:
             nested.notes = self.notes
             nested.blocks(item, depth=depth + 1)
             for n, line in enumerate(nested.lines):
-                is_sublist = line.startswith(indent + "  - ")
-                self.lines.append(line if is_sublist else indent + ("- " if n == 0 else "  ") + line)
+                # A nested list's lines come indented to their own depth (a paragraph's never start with spaces).
+                placed = line.startswith(indent + "  ")
+                self.lines.append(line if placed else indent + ("- " if n == 0 else "  ") + line)
 
     def cell_text(self, cell) -> str:
         """A cell's paragraphs, one per line (empty ones too: a blank line between two of an answer's)."""
