@@ -110,13 +110,17 @@ def test_spreadsheet_values_hidden_sheets_and_repeated_rows(tmp_path):
     rows = [("Товар", "Цена", "Дата", "Есть"), ("Чай", 12.5, datetime.date(2026, 12, 3), True),
             ("Кофе", 3, None, False)]
     repeated = ('<table:table-row table:number-rows-repeated="3">' + cell("same") + cell(1) + "</table:table-row>")
+    shown = ('<table:table-row>' + cell("Скидка")
+             + '<table:table-cell office:value-type="percentage" office:value="0.15"><text:p>15 %</text:p>'
+             "</table:table-cell></table:table-row>")
     hidden = sheet("Архив", [("Ключ", "Значение"), ("a", "b")], style="ta2", padded=False)
-    body = sheet("Цены", rows).replace("</table:table>", repeated + "</table:table>", 1) + hidden
+    body = sheet("Цены", rows).replace("</table:table>", repeated + shown + "</table:table>", 1) + hidden
     parsed = parsing.parse_file(write_package(tmp_path / "prices.ods", SHEET_TYPE, body, styles=HIDDEN_STYLE))
     assert "## Sheet: Цены\n\n| Товар | Цена | Дата | Есть |" in parsed.text
     assert "| Чай | 12.5 | 2026-12-03 | TRUE |" in parsed.text
     assert "| Кофе | 3 |  | FALSE |" in parsed.text
     assert parsed.text.count("| same | 1 |") == 3
+    assert "| Скидка | 15 % |" in parsed.text  # a percentage as shown, not 0.15
     assert "## Sheet: Архив (hidden)" in parsed.text
     assert parsed.metadata["sheets"] == ["Цены", "Архив"]
 

@@ -260,8 +260,7 @@ def _row_values(row, writer: _TextWriter) -> list:
         if value in (None, ""):
             empty += repeat
             continue
-        room = MAX_COLUMNS - len(values)
-        values.extend([None] * min(empty, room))
+        values.extend([None] * min(empty, MAX_COLUMNS - len(values)))
         values.extend([value] * min(repeat, MAX_COLUMNS - len(values)))
         empty = 0
         if len(values) >= MAX_COLUMNS:
@@ -271,7 +270,6 @@ def _row_values(row, writer: _TextWriter) -> list:
 
 def _cell_value(cell, writer: _TextWriter):
     kind = cell.get(f"{OFFICE}value-type")
-    shown = writer.cell_text(cell)
     try:
         if kind == "float":
             return float(cell.get(f"{OFFICE}value"))
@@ -281,4 +279,5 @@ def _cell_value(cell, writer: _TextWriter):
             return cell.get(f"{OFFICE}boolean-value") == "true"
     except (TypeError, ValueError):
         pass
-    return shown or cell.get(f"{OFFICE}string-value") or cell.get(f"{OFFICE}value") or None
+    # Text, or what a currency or percentage shows ("15 %", "1 200,00 ₽"), its typed value failing that.
+    return writer.cell_text(cell) or cell.get(f"{OFFICE}string-value") or cell.get(f"{OFFICE}value") or None
