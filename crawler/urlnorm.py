@@ -30,12 +30,13 @@ _QUERY_SAFE = "/:@!$'()*+,;-._~?"
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 
-DOCUMENT_EXTENSIONS = (".pdf", ".docx", ".xlsx", ".xls", ".odt", ".ods", ".md", ".markdown", ".txt", ".csv")
+DOCUMENT_EXTENSIONS = (".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp", ".md", ".markdown", ".txt",
+                       ".csv")
 # Links we never fetch: they cannot become text (or are sources of pages we already read).
 ASSET_EXTENSIONS = frozenset(
     ".png .jpg .jpeg .gif .webp .svg .ico .bmp .tif .tiff .avif .css .js .mjs .map .json .xml .rss .atom "
     ".woff .woff2 .ttf .otf .eot .zip .gz .tgz .bz2 .xz .7z .rar .tar .exe .dmg .iso .deb .rpm .apk .msi "
-    ".mp3 .mp4 .m4a .wav .ogg .webm .avi .mov .mkv .flac .doc .ppt .pptx .odt .ods .odp .rtf .epub .inv".split()
+    ".mp3 .mp4 .m4a .wav .ogg .webm .avi .mov .mkv .flac .doc .ppt .rtf .epub .inv".split()
 )
 
 

@@ -47,6 +47,8 @@ def test_same_site_ignores_www_and_scheme_but_not_port_or_subdomain():
 def test_file_kinds_by_extension():
     assert urlnorm.is_document_url("https://example.com/files/Manual.PDF")
     assert urlnorm.is_document_url("https://example.com/files/prices.ods")
+    assert urlnorm.is_document_url("https://example.com/files/Training.pptx")
+    assert not urlnorm.is_asset_url("https://example.com/files/Training.pptx")
     assert urlnorm.is_asset_url("https://example.com/static/logo.png")
     assert not urlnorm.is_asset_url("https://example.com/docs/v1.2")
     assert not urlnorm.is_document_url("https://example.com/docs/page.html")
@@ -55,5 +57,7 @@ def test_file_kinds_by_extension():
 def test_every_document_the_crawler_follows_is_one_the_parser_reads():
     assert set(urlnorm.DOCUMENT_EXTENSIONS) <= set(SUPPORTED_EXTENSIONS)
     assert set(DOCUMENT_TYPES.values()) <= set(urlnorm.DOCUMENT_EXTENSIONS)
-    office = {".pdf", ".docx", ".xlsx", ".xls", ".odt", ".ods"}
+    office = {".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp"}
+    # A link to a document is never skipped as an asset (the crawler asks that first).
+    assert not set(urlnorm.DOCUMENT_EXTENSIONS) & urlnorm.ASSET_EXTENSIONS
     assert office <= set(urlnorm.DOCUMENT_EXTENSIONS) and office <= set(DOCUMENT_TYPES.values())
