@@ -1,8 +1,7 @@
 """OpenDocument text (.odt) and spreadsheets (.ods): what LibreOffice writes, read as Word and Excel files are.
 
-The packages are written here as LibreOffice lays them out (an uncompressed `mimetype` first, then
-META-INF/manifest.xml, content.xml, meta.xml); the spreadsheet test holds the cells of the real bank
-FAQ workbook in ../shared/data/documents (see SOURCES.md there).
+The packages are written as LibreOffice lays them out (tests/knowledge/odf_files.py); the
+spreadsheet test holds the cells of the real bank FAQ workbook in ../shared/data/documents (see SOURCES.md there).
 """
 
 import datetime
@@ -19,43 +18,10 @@ from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileE
 from knowledge.indexing import ingestion, parsing, tables
 from knowledge.models import Document
 from tests.factories import make_kb
+from tests.knowledge.odf_files import SHEET_TYPE, TEXT_TYPE, write_package
 
 DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"
 FAQ = DOCS / "xlsx" / "ru" / "smart_support_vtb_belarus_faq_final.xlsx"
-NAMESPACES = (
-    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
-    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
-    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
-    'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
-    'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
-    'xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.3"'
-)
-TEXT_TYPE = "application/vnd.oasis.opendocument.text"
-SHEET_TYPE = "application/vnd.oasis.opendocument.spreadsheet"
-
-
-def write_package(path: Path, mimetype: str, body: str, *, styles: str = "", title: str = "",
-                  encrypted: bool = False) -> Path:
-    kind = "text" if mimetype == TEXT_TYPE else "spreadsheet"
-    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {NAMESPACES}>'
-               f"<office:automatic-styles>{styles}</office:automatic-styles>"
-               f"<office:body><office:{kind}>{body}</office:{kind}></office:body></office:document-content>")
-    meta = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-meta {NAMESPACES}><office:meta>'
-            + (f"<dc:title>{escape(title)}</dc:title>" if title else "") + "</office:meta></office:document-meta>")
-    entry = '<manifest:encryption-data manifest:checksum-type="SHA256"/>' if encrypted else ""
-    manifest = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
-                'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
-                f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{mimetype}"/>'
-                f'<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml">{entry}'
-                "</manifest:file-entry></manifest:manifest>")
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as package:
-        package.writestr(zipfile.ZipInfo("mimetype"), mimetype, compress_type=zipfile.ZIP_STORED)
-        package.writestr("META-INF/manifest.xml", manifest)
-        package.writestr("content.xml", content)
-        package.writestr("meta.xml", meta)
-    return path
-
-
 def cell(value) -> str:
     """A table:table-cell as LibreOffice writes one for `value`."""
     if value is None:

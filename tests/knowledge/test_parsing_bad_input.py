@@ -84,12 +84,13 @@ def test_zip_member_larger_than_declared_is_damaged(tmp_path):
         parsing.parse_file(path, max_bytes=MB)
 
 
-def test_password_protected_docx_is_a_parse_error(tmp_path):
-    # Word saves an encrypted .docx as an OLE container with an "EncryptionInfo" stream.
+@pytest.mark.parametrize("name", ["secret.docx", "secret.xlsx", "secret.pptx"])
+def test_password_protected_office_files_are_a_parse_error(tmp_path, name):
+    # Office saves an encrypted file as an OLE container with an "EncryptionInfo" stream.
     directory_entry = "EncryptionInfo".encode("utf-16-le")
     ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(1016) + directory_entry + bytes(512)
-    with pytest.raises(ParseError, match="secret.docx is password-protected; remove the password"):
-        parsing.parse_file(copy_bytes(tmp_path, "secret.docx", ole))
+    with pytest.raises(ParseError, match=f"{name} is password-protected; remove the password"):
+        parsing.parse_file(copy_bytes(tmp_path, name, ole))
 
 
 @pytest.mark.parametrize("name", ["empty.pdf", "empty.docx", "empty.md", "empty.xls"])

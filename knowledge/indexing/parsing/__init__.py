@@ -1,7 +1,8 @@
 """File parsers: turn an uploaded or fetched file into Markdown-flavoured text.
 
 `parse_file()` is the one entry point. It checks what every format shares — extension, size,
-magic bytes, zip expansion — before a format module (`pdf`, `docx`, `spreadsheet`, `text`, `html`)
+magic bytes, zip expansion — before a format module (`pdf`, `docx`, `spreadsheet`, `presentation`,
+`opendocument`, `text`, `html`)
 reads the content, so a file that lies about its type or expands without bound never reaches a
 third-party parser. Every failure is a `KnowledgeError` with a message a content manager can act on.
 """
@@ -19,7 +20,7 @@ from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
 from portal.sizes import file_size
 
-from . import docx, images, opendocument, pdf, spreadsheet, text
+from . import docx, images, opendocument, pdf, presentation, spreadsheet, text
 from .html import html_to_markdown
 from .text import text_too_long
 
@@ -30,7 +31,8 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 PARSER_VERSION = "3"
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
-    ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".odt", ".ods", ".html", ".htm",
+    ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp",
+    ".html", ".htm",
     *images.IMAGE_EXTENSIONS,
 )
 
@@ -44,6 +46,7 @@ MIME_TYPES = {
     ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     ".xls": "application/vnd.ms-excel",
+    ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
     **opendocument.MIME_TYPES,
     ".html": "text/html",
     ".htm": "text/html",
@@ -92,8 +95,10 @@ IMAGE_MAGICS = {"PNG": (b"\x89PNG",), "JPEG": (b"\xff\xd8\xff",), "TIFF": (b"II*
 TEXT_EXTENSIONS = (".md", ".markdown", ".txt", ".log", ".csv", ".html", ".htm")
 # Zip member prefix that each Office format must contain.
 ZIP_PARTS = {".docx": ("word/", gettext_noop("a Word document")), ".xlsx": ("xl/", gettext_noop("an Excel workbook")),
+             ".pptx": ("ppt/", gettext_noop("a PowerPoint presentation")),
              ".odt": (opendocument.CONTENT, gettext_noop("an OpenDocument text")),
-             ".ods": (opendocument.CONTENT, gettext_noop("an OpenDocument spreadsheet"))}
+             ".ods": (opendocument.CONTENT, gettext_noop("an OpenDocument spreadsheet")),
+             ".odp": (opendocument.CONTENT, gettext_noop("an OpenDocument presentation"))}
 
 
 def is_supported(path_or_name: str | Path) -> bool:
@@ -165,8 +170,12 @@ def _dispatch(path: Path, ext: str, max_chars: int) -> ParsedDocument:
         return spreadsheet.parse_xlsx(path, max_chars=max_chars)
     if ext == ".xls":
         return spreadsheet.parse_xls(path, max_chars=max_chars)
+    if ext == ".pptx":
+        return presentation.parse_pptx(path, max_chars=max_chars)
     if ext == ".odt":
         return opendocument.parse_odt(path, max_chars=max_chars)
+    if ext == ".odp":
+        return opendocument.parse_odp(path, max_chars=max_chars)
     if ext == ".ods":
         return opendocument.parse_ods(path, max_chars=max_chars)
     if ext in (".html", ".htm"):
@@ -190,7 +199,7 @@ def _check_content_type(path: Path, ext: str, head: bytes) -> None:
     elif ext in ZIP_PARTS:
         ok = head.startswith(ZIP_MAGIC)
         if not ok and head.startswith(OLE_MAGIC) and ENCRYPTED_OOXML in path.read_bytes():
-            # Word and Excel wrap a password-protected .docx/.xlsx in an OLE container.
+            # Word, Excel and PowerPoint wrap a password-protected .docx/.xlsx/.pptx in an OLE container.
             raise ParseError(gettext(spreadsheet.PASSWORD_PROTECTED) % {"name": path.name})
     elif ext == ".xls":
         ok = head.startswith((OLE_MAGIC, *BIFF_MAGICS))

@@ -79,9 +79,9 @@ def _core_title(path: Path) -> str:
     return " ".join((element.text or "").split()) if element is not None else ""
 
 
-def check_body_text(path: Path, max_chars: int, *, member: str = BODY) -> None:
-    """Refuse a body (the archive's `member`) whose text or element count is over the limit, reading it
-    as a stream."""
+def check_body_text(path: Path, max_chars: int, *, members: tuple[str, ...] = (BODY,)) -> None:
+    """Refuse a body (the archive's `members`, counted together) whose text or element count is over
+    the limit, reading it as a stream."""
     max_elements = max(MIN_ELEMENTS, ELEMENTS_PER_CHAR * max_chars)
     counts = {"chars": 0, "elements": 0}
     chars, elements = number_format(max_chars, force_grouping=True), number_format(max_elements, force_grouping=True)
@@ -105,13 +105,15 @@ def check_body_text(path: Path, max_chars: int, *, member: str = BODY) -> None:
         if counts["chars"] > max_chars:
             raise too_long
 
-    parser = expat.ParserCreate()
-    parser.StartElementHandler, parser.CharacterDataHandler = start, text
     try:
-        with zipfile.ZipFile(path) as archive, archive.open(member) as stream:
-            while chunk := stream.read(SCAN_CHUNK):
-                parser.Parse(chunk, False)
-            parser.Parse(b"", True)
+        with zipfile.ZipFile(path) as archive:
+            for name in members:
+                parser = expat.ParserCreate()  # one document per part; the counts run on
+                parser.StartElementHandler, parser.CharacterDataHandler = start, text
+                with archive.open(name) as stream:
+                    while chunk := stream.read(SCAN_CHUNK):
+                        parser.Parse(chunk, False)
+                    parser.Parse(b"", True)
     except KeyError:
         return  # no body part: mammoth says what is wrong
     except expat.ExpatError as exc:

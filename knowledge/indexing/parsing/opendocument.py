@@ -1,4 +1,4 @@
-"""OpenDocument files (LibreOffice, МойОфис, Р7-Офис): text (.odt) and spreadsheets (.ods).
+"""OpenDocument files (LibreOffice, МойОфис, Р7-Офис): text (.odt), spreadsheets (.ods), presentations (.odp).
 
 Both are zip archives whose `content.xml` holds the document; `parse_file` has already refused
 bombs and mislabelled archives. A text document becomes Markdown like a Word one: headings as `#`
@@ -10,6 +10,9 @@ its rows read as a stream: numbers, dates and booleans from their typed values (
 cached result, never the formula), currencies and percentages as displayed. A cell or row that
 declares itself repeated (LibreOffice pads a sheet to its last column and row that way) is
 repeated only when it holds a value, and at most to Excel's width, so padding costs nothing.
+A presentation becomes one `## Slide <n>` section per slide like a PowerPoint one
+(`presentation.slides_document`): its title frame, then its other frames and shapes top to bottom and
+left to right, each written like a text body, and its speaker notes.
 """
 
 import datetime
@@ -26,7 +29,7 @@ from knowledge.exceptions import KnowledgeError, ParseError, UnsupportedFileErro
 from knowledge.indexing.markdown import first_heading
 from knowledge.indexing.tables import table_lines
 
-from . import spreadsheet
+from . import presentation, spreadsheet
 from .docx import check_body_text
 from .text import short_reason
 
@@ -34,10 +37,14 @@ OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
+PRESENTATION = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
+SVG = "{urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0}"
 DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
 CONTENT, META, MANIFEST, MIMETYPE = "content.xml", "meta.xml", "META-INF/manifest.xml", "mimetype"
 MIME_TYPES = {".odt": "application/vnd.oasis.opendocument.text",
-              ".ods": "application/vnd.oasis.opendocument.spreadsheet"}
+              ".ods": "application/vnd.oasis.opendocument.spreadsheet",
+              ".odp": "application/vnd.oasis.opendocument.presentation"}
 KINDS = {"application/vnd.oasis.opendocument.text": gettext_noop("an OpenDocument text"),
          "application/vnd.oasis.opendocument.spreadsheet": gettext_noop("an OpenDocument spreadsheet"),
          "application/vnd.oasis.opendocument.presentation": gettext_noop("an OpenDocument presentation")}
@@ -53,12 +60,15 @@ HEADING, PARAGRAPH, LIST, TABLE_ELEMENT = f"{TEXT}h", f"{TEXT}p", f"{TEXT}list",
 ROW, CELL, COVERED_CELL = f"{TABLE}table-row", f"{TABLE}table-cell", f"{TABLE}covered-table-cell"
 MAX_COLUMNS = 16_384  # Excel's width: a cell repeated further is padding
 MAX_META_BYTES = 1024 * 1024
+# Frames a slide repeats from its master (footer, date, number), and notes pages' slide thumbnails.
+FURNITURE = frozenset({"footer", "header", "date-time", "page-number", "page"})
+CM_PER_UNIT = {"cm": 1.0, "mm": 0.1, "in": 2.54, "pt": 2.54 / 72, "pc": 2.54 / 6, "px": 2.54 / 96}
 
 
 def parse_odt(path: Path, *, max_chars: int) -> ParsedDocument:
     """Markdown of an OpenDocument text; title from meta.xml or the first heading."""
     _check_package(path, ".odt")
-    check_body_text(path, max_chars, member=CONTENT)
+    check_body_text(path, max_chars, members=(CONTENT,))
     try:
         with zipfile.ZipFile(path) as archive:
             root = ElementTree.fromstring(archive.read(CONTENT))
@@ -81,7 +91,7 @@ def parse_odt(path: Path, *, max_chars: int) -> ParsedDocument:
 def parse_ods(path: Path, *, max_chars: int) -> ParsedDocument:
     """Every sheet of an OpenDocument spreadsheet, as `spreadsheet.parse_xlsx` writes a workbook."""
     _check_package(path, ".ods")
-    check_body_text(path, max_chars, member=CONTENT)
+    check_body_text(path, max_chars, members=(CONTENT,))
     try:
         with zipfile.ZipFile(path) as archive, archive.open(CONTENT) as stream:
             return spreadsheet.sheets_document(path, _sheets(ElementTree.iterparse(stream, ("start", "end"))),
@@ -90,6 +100,28 @@ def parse_ods(path: Path, *, max_chars: int) -> ParsedDocument:
         raise
     except Exception as exc:  # noqa: BLE001 - XML and zip errors surface while the rows are read
         raise _damaged(path, exc) from exc
+
+
+def parse_odp(path: Path, *, max_chars: int) -> ParsedDocument:
+    """Every slide of an OpenDocument presentation, as `presentation.parse_pptx` writes one."""
+    _check_package(path, ".odp")
+    check_body_text(path, max_chars, members=(CONTENT,))
+    try:
+        with zipfile.ZipFile(path) as archive:
+            root = ElementTree.fromstring(archive.read(CONTENT))
+    except (KeyError, ElementTree.ParseError, zipfile.BadZipFile, OSError) as exc:
+        raise _damaged(path, exc) from exc
+    body = root.find(f"{OFFICE}body/{OFFICE}presentation")
+    if body is None:
+        raise _damaged(path, ValueError("no office:presentation body"))
+    hidden = _hidden_page_styles(root)
+    slides = (_slide(page, n, hidden) for n, page in enumerate(body.iter(f"{DRAW}page"), 1))
+    try:
+        document = presentation.slides_document(path, slides, max_chars)
+    except RecursionError as exc:
+        raise _damaged(path, exc) from None
+    document.title = _meta_title(path) or document.title
+    return document
 
 
 def _check_package(path: Path, ext: str) -> None:
@@ -126,6 +158,62 @@ def _meta_title(path: Path) -> str:
     except (KeyError, zipfile.BadZipFile, ElementTree.ParseError, OSError):
         return ""
     return " ".join((element.text or "").split()) if element is not None else ""
+
+
+def _hidden_page_styles(root) -> set[str]:
+    """Names of the slide styles that hide a slide in the show."""
+    return {style.get(f"{STYLE}name", "") for style in root.iter(f"{STYLE}style")
+            if style.get(f"{STYLE}family") == "drawing-page"
+            and any(properties.get(f"{PRESENTATION}visibility") == "hidden"
+                    for properties in style.iter(f"{STYLE}drawing-page-properties"))}
+
+
+def _slide(page, number: int, hidden_styles: set[str]) -> presentation.Slide:
+    slide = presentation.Slide(number=number, hidden=page.get(f"{DRAW}style-name") in hidden_styles)
+    for shape in _reading_order(child for child in page if child.tag != f"{PRESENTATION}notes"):
+        kind = shape.get(f"{PRESENTATION}class")
+        if kind in FURNITURE or shape.get(f"{PRESENTATION}placeholder") == "true":
+            continue  # an empty placeholder shows its layout's prompt, not the slide's text
+        writer = _TextWriter()
+        writer.blocks([shape], depth=0)
+        text = writer.markdown()
+        if kind == "title" and not slide.title:
+            slide.title = " ".join(text.split())
+        elif text:
+            slide.blocks.append(text)
+    writer = _TextWriter()
+    for notes in page.iter(f"{PRESENTATION}notes"):
+        writer.blocks([frame for frame in notes.iter(f"{DRAW}frame") if frame.get(f"{PRESENTATION}class") == "notes"],
+                      depth=0)
+    slide.notes = writer.markdown()
+    return slide
+
+
+def _reading_order(shapes) -> list:
+    """`shapes` top to bottom, then left to right, groups (`draw:g`) opened where their first shape stands."""
+    placed = sorted(enumerate(shapes), key=lambda item: (*_position(item[1]), item[0]))
+    ordered = []
+    for _index, shape in placed:
+        ordered.extend(_reading_order(shape) if shape.tag == f"{DRAW}g" else [shape])
+    return ordered
+
+
+def _position(shape) -> tuple[float, float]:
+    """(top, left) in centimetres; a group's is its highest shape's (a group has no position of its own)."""
+    if shape.tag == f"{DRAW}g":
+        return min((_position(child) for child in shape), default=(0.0, 0.0))
+    return _cm(shape.get(f"{SVG}y")), _cm(shape.get(f"{SVG}x"))
+
+
+def _cm(length: str | None) -> float:
+    """An ODF length ("2.5cm", "1in") in centimetres; 0 when absent or unreadable."""
+    for unit, factor in CM_PER_UNIT.items():
+        if length and length.endswith(unit):
+            try:
+                return float(length[: -len(unit)]) * factor
+            except ValueError:
+                return 0.0
+    return 0.0
 
 
 class _TextWriter:

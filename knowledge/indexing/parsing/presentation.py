@@ -1,0 +1,145 @@
+"""Presentations: PowerPoint (.pptx, with python-pptx) and the slides `opendocument.parse_odp` reads.
+
+Each slide becomes a `## Slide <n>: <title>` section (its number in the file, hidden slides marked
+and kept: a presenter hides what the audience need not see, not what is wrong), holding what its
+shapes say in reading order — top to bottom, then left to right, groups opened: a text box's
+paragraphs, a content placeholder's as `- ` items indented by level, a table as a pipe table —
+and the speaker's notes last ("Notes: …"), which often hold what the slide only names.
+Charts and pictures carry no text we can read. A slide's number is its page: a citation says which
+slide it came from, as a PDF's says which page.
+"""
+
+import re
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pptx
+from django.utils.translation import gettext as _
+from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+
+from knowledge.documents import ParsedDocument
+from knowledge.exceptions import KnowledgeError, ParseError
+from knowledge.indexing.tables import table_lines
+
+from . import spreadsheet
+from .docx import check_body_text
+from .text import short_reason, text_too_long
+
+TITLES = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE})
+# Placeholders whose paragraphs are a slide's bullet points; a text box's are paragraphs.
+BULLETED = frozenset({PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT, PP_PLACEHOLDER.VERTICAL_BODY,
+                      PP_PLACEHOLDER.VERTICAL_OBJECT})
+# Placeholders repeated from the layout on every slide: nothing of the slide's own.
+FURNITURE = frozenset({PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.SLIDE_NUMBER,
+                       PP_PLACEHOLDER.HEADER})
+# The parts python-pptx reads text from: slides and their notes pages.
+TEXT_PARTS = re.compile(r"ppt/(slides/slide|notesSlides/notesSlide)\d+\.xml")
+
+
+@dataclass
+class Slide:
+    """What a presentation reader hands to `slides_document`: one slide's text, blocks in reading order."""
+
+    number: int
+    title: str = ""
+    blocks: list[str] = field(default_factory=list)
+    notes: str = ""
+    hidden: bool = False
+
+
+def parse_pptx(path: Path, *, max_chars: int) -> ParsedDocument:
+    """Every slide of a PowerPoint presentation; title from the core properties or the first slide's."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = tuple(name for name in archive.namelist() if TEXT_PARTS.fullmatch(name))
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise _damaged(path, exc) from exc
+    # python-pptx parses every part whole: what it would hold is counted first, as a stream.
+    check_body_text(path, max_chars, members=parts)
+    try:
+        presentation = pptx.Presentation(str(path))
+    except Exception as exc:  # noqa: BLE001 - python-pptx raises KeyError/ValueError/XML errors on bad parts
+        raise _damaged(path, exc) from exc
+    try:
+        document = slides_document(path, (_pptx_slide(slide, n) for n, slide in enumerate(presentation.slides, 1)),
+                                   max_chars)
+    except KnowledgeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - slides are read lazily, while we iterate
+        raise _damaged(path, exc) from exc
+    title = " ".join((presentation.core_properties.title or "").split())
+    document.title = title or document.title
+    return document
+
+
+def slides_document(path: Path, slides: Iterable[Slide], max_chars: int) -> ParsedDocument:
+    """One `## Slide <n>` section per slide with text; each section's offset is the slide's page."""
+    text, pages, size, first_title = [], [], 0, ""
+    for slide in slides:
+        section = _section(slide)
+        if not section:
+            continue
+        offset = size + (2 if text else 0)
+        size = offset + len(section)
+        if size > max_chars:
+            raise text_too_long(path.name, max_chars)
+        text.append(section)
+        pages.append((offset, slide.number))
+        first_title = first_title or slide.title
+    if not text:
+        raise ParseError(_("%(name)s is empty: no slide has any text") % {"name": path.name})
+    return ParsedDocument(text="\n\n".join(text), title=first_title or path.stem, mime="", pages=pages)
+
+
+def _section(slide: Slide) -> str:
+    blocks = [block for block in slide.blocks if block.strip()]
+    notes = " ".join(slide.notes.split())
+    if not (slide.title or blocks or notes):
+        return ""
+    heading = f"## Slide {slide.number}" + (f": {slide.title}" if slide.title else "")
+    heading += " (hidden)" if slide.hidden else ""
+    return "\n\n".join([heading, *blocks, *([f"Notes: {notes}"] if notes else [])])
+
+
+def _pptx_slide(slide, number: int) -> Slide:
+    read = Slide(number=number, hidden=slide._element.get("show") in ("0", "false"))
+    for shape in _reading_order(slide.shapes):
+        kind = shape.placeholder_format.type if shape.is_placeholder else None
+        if kind in FURNITURE:
+            continue
+        if kind in TITLES and not read.title and shape.has_text_frame:
+            read.title = " ".join(shape.text_frame.text.split())
+        elif getattr(shape, "has_table", False):
+            rows = ([spreadsheet.format_cell(cell.text) for cell in row.cells] for row in shape.table.rows)
+            read.blocks.append("\n".join(table_lines(rows)))
+        elif shape.has_text_frame:
+            # Paragraphs and items apart, as a Word or OpenDocument text's are.
+            read.blocks.append("\n\n".join(_paragraphs(shape.text_frame, bulleted=kind in BULLETED)))
+    if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
+        read.notes = slide.notes_slide.notes_text_frame.text
+    return read
+
+
+def _reading_order(shapes) -> Iterator:
+    """`shapes` top to bottom, then left to right (unplaced ones where they stand), groups opened."""
+    placed = sorted(enumerate(shapes), key=lambda item: (item[1].top or 0, item[1].left or 0, item[0]))
+    for _index, shape in placed:
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _reading_order(shape.shapes)
+        else:
+            yield shape
+
+
+def _paragraphs(frame, *, bulleted: bool) -> Iterator[str]:
+    for paragraph in frame.paragraphs:
+        # A line break inside a paragraph (Shift+Enter) arrives as a vertical tab.
+        line = " ".join(paragraph.text.replace("\v", " ").split())
+        if line:
+            yield ("  " * paragraph.level + "- " + line) if bulleted else line
+
+
+def _damaged(path: Path, exc: Exception) -> ParseError:
+    return ParseError(_("%(name)s is damaged or not a PowerPoint presentation that we can read (%(reason)s)")
+                      % {"name": path.name, "reason": short_reason(exc)})
