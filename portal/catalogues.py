@@ -5,6 +5,7 @@ installed and this otherwise; the test run also calls it, so a fresh checkout ne
 or missing translations. The .mo files are build output and are not committed.
 """
 
+import os
 from pathlib import Path
 
 import polib
@@ -20,7 +21,10 @@ def compile_catalogues(locale_dir: Path = LOCALE_DIR) -> list[Path]:
         if mo_path.exists() and mo_path.stat().st_mtime >= po_path.stat().st_mtime:
             continue
         # Like msgfmt: fuzzy entries are left out, so a guessed translation never reaches a user.
-        polib.pofile(str(po_path)).save_as_mofile(str(mo_path))
+        # Written aside and renamed: processes starting together (test workers, a server's) never read half a file.
+        partial = mo_path.with_name(f"{mo_path.stem}.{os.getpid()}.mo")
+        polib.pofile(str(po_path)).save_as_mofile(str(partial))
+        partial.replace(mo_path)
         written.append(mo_path)
     return written
 
