@@ -19,6 +19,7 @@ from pptx.util import Cm
 
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
 from knowledge.indexing import ingestion, parsing
+from knowledge.indexing.parsing import quality
 from knowledge.models import Document
 from knowledge.search import retrieval
 from tests.factories import make_kb
@@ -175,6 +176,8 @@ def test_slides_without_text_are_skipped_and_a_deck_without_any_is_refused(tmp_p
     deck.save(tmp_path / "mostly_blank.pptx")
     parsed = parsing.parse_file(tmp_path / "mostly_blank.pptx")
     assert parsed.text == "## Slide 2: Итоги" and parsed.pages == [(0, 2)]
+    report = quality.assess(parsed)  # what the document's page shows: one slide of two has no text
+    assert (report["pages"], report["pages_without_text"]) == (2, [1])
     deck = pptx.Presentation()
     deck.slides.add_slide(deck.slide_layouts[6])
     deck.save(tmp_path / "blank.pptx")

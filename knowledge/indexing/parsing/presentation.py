@@ -75,9 +75,11 @@ def parse_pptx(path: Path, *, max_chars: int) -> ParsedDocument:
 
 
 def slides_document(path: Path, slides: Iterable[Slide], max_chars: int) -> ParsedDocument:
-    """One `## Slide <n>` section per slide with text; each section's offset is the slide's page."""
-    text, pages, size, first_title = [], [], 0, ""
+    """One `## Slide <n>` section per slide with text; each section's offset is the slide's page, and every
+    slide counts as one (`page_count`): the quality report lists those without text (pictures only?)."""
+    text, pages, size, first_title, count = [], [], 0, "", 0
     for slide in slides:
+        count += 1
         section = _section(slide)
         if not section:
             continue
@@ -90,7 +92,8 @@ def slides_document(path: Path, slides: Iterable[Slide], max_chars: int) -> Pars
         first_title = first_title or slide.title
     if not text:
         raise ParseError(_("%(name)s is empty: no slide has any text") % {"name": path.name})
-    return ParsedDocument(text="\n\n".join(text), title=first_title or path.stem, mime="", pages=pages)
+    return ParsedDocument(text="\n\n".join(text), title=first_title or path.stem, mime="", pages=pages,
+                          metadata={"page_count": count})
 
 
 def _section(slide: Slide) -> str:
