@@ -67,16 +67,7 @@ CM_PER_UNIT = {"cm": 1.0, "mm": 0.1, "in": 2.54, "pt": 2.54 / 72, "pc": 2.54 / 6
 
 def parse_odt(path: Path, *, max_chars: int) -> ParsedDocument:
     """Markdown of an OpenDocument text; title from meta.xml or the first heading."""
-    _check_package(path, ".odt")
-    check_body_text(path, max_chars, members=(CONTENT,))
-    try:
-        with zipfile.ZipFile(path) as archive:
-            root = ElementTree.fromstring(archive.read(CONTENT))
-    except (KeyError, ElementTree.ParseError, zipfile.BadZipFile, OSError) as exc:
-        raise _damaged(path, exc) from exc
-    body = root.find(f"{OFFICE}body/{OFFICE}text")
-    if body is None:
-        raise _damaged(path, ValueError("no office:text body"))
+    _root, body = _read_body(path, ".odt", "text", max_chars=max_chars)
     writer = _TextWriter()
     try:
         writer.blocks(body, depth=0)
@@ -104,16 +95,7 @@ def parse_ods(path: Path, *, max_chars: int) -> ParsedDocument:
 
 def parse_odp(path: Path, *, max_chars: int) -> ParsedDocument:
     """Every slide of an OpenDocument presentation, as `presentation.parse_pptx` writes one."""
-    _check_package(path, ".odp")
-    check_body_text(path, max_chars, members=(CONTENT,))
-    try:
-        with zipfile.ZipFile(path) as archive:
-            root = ElementTree.fromstring(archive.read(CONTENT))
-    except (KeyError, ElementTree.ParseError, zipfile.BadZipFile, OSError) as exc:
-        raise _damaged(path, exc) from exc
-    body = root.find(f"{OFFICE}body/{OFFICE}presentation")
-    if body is None:
-        raise _damaged(path, ValueError("no office:presentation body"))
+    root, body = _read_body(path, ".odp", "presentation", max_chars=max_chars)
     hidden = _hidden_page_styles(root)
     slides = (_slide(page, n, hidden) for n, page in enumerate(body.iter(f"{DRAW}page"), 1))
     try:
@@ -122,6 +104,21 @@ def parse_odp(path: Path, *, max_chars: int) -> ParsedDocument:
         raise _damaged(path, exc) from None
     document.title = _meta_title(path) or document.title
     return document
+
+
+def _read_body(path: Path, ext: str, kind: str, *, max_chars: int):
+    """content.xml's root and its `office:<kind>` body, once the package and its text passed the checks."""
+    _check_package(path, ext)
+    check_body_text(path, max_chars, members=(CONTENT,))
+    try:
+        with zipfile.ZipFile(path) as archive:
+            root = ElementTree.fromstring(archive.read(CONTENT))
+    except (KeyError, ElementTree.ParseError, zipfile.BadZipFile, OSError) as exc:
+        raise _damaged(path, exc) from exc
+    body = root.find(f"{OFFICE}body/{OFFICE}{kind}")
+    if body is None:
+        raise _damaged(path, ValueError(f"no office:{kind} body"))
+    return root, body
 
 
 def _check_package(path: Path, ext: str) -> None:
