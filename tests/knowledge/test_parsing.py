@@ -30,8 +30,8 @@ def copy_bytes(tmp_path: Path, name: str, data: bytes) -> Path:
 
 def test_supported_extensions_are_the_documented_set():
     assert parsing.SUPPORTED_EXTENSIONS == (
-        ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".odt", ".ods", ".html", ".htm",
-        ".png", ".jpg", ".jpeg", ".tif", ".tiff",
+        ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp",
+        ".html", ".htm", ".png", ".jpg", ".jpeg", ".tif", ".tiff",
     )
 
 
@@ -40,7 +40,7 @@ def test_is_supported_by_extension_case_insensitive(name):
     assert parsing.is_supported(name)
 
 
-@pytest.mark.parametrize("name", ["letter.doc", "slides.pptx", "photo.gif", "README", "archive.tar.gz"])
+@pytest.mark.parametrize("name", ["letter.doc", "slides.ppt", "photo.gif", "README", "archive.tar.gz"])
 def test_is_supported_rejects_other_types(name):
     assert not parsing.is_supported(name)
 
