@@ -15,6 +15,10 @@ import openpyxl
 import pptx
 import pytest
 from django.test import TestCase
+from pptx.opc.constants import RELATIONSHIP_TYPE
+from pptx.opc.package import Part
+from pptx.opc.packuri import PackURI
+from pptx.oxml import parse_xml
 from pptx.util import Cm
 
 from knowledge.exceptions import FileTooLargeError, ParseError, UnsupportedFileError
@@ -29,6 +33,7 @@ FAQ = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "document
     "smart_support_vtb_belarus_faq_final.xlsx"
 PPTX_TYPE = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 TITLE_AND_CONTENT, TITLE_ONLY = 1, 5  # python-pptx's default layouts
+RELATIONSHIP_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
 
 @dataclass
@@ -131,6 +136,43 @@ def _odp_list(bullets: list[tuple[int, str]]) -> str:
     return f"<text:list>{items(0, bullets)}</text:list>"
 
 
+def add_diagram(slide, steps: list[tuple[str, list[str]]], *, number: int, top: int) -> None:
+    """A SmartArt diagram as PowerPoint saves one: a graphic frame naming a data part that holds the nodes
+    (`steps`: each a text and its sub-items) and the connections that order and nest them. Listed in
+    another order than they are connected, with a connector label that is not content."""
+    namespaces = ('xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+                  'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"')
+
+    def point(model_id: str, text: str, kind: str = "") -> str:
+        role = f' type="{kind}"' if kind else ""
+        return (f'<dgm:pt modelId="{model_id}"{role}><dgm:prSet/><dgm:spPr/><dgm:t><a:bodyPr/>'
+                f"<a:p><a:r><a:t>{escape(text)}</a:t></a:r></a:p></dgm:t></dgm:pt>")
+
+    points, links = [point("doc", "", "doc"), point("label", "→", "parTrans")], []
+    for order, (step, details) in enumerate(steps):
+        points.append(point(f"s{order}", step))
+        links.append(f'<dgm:cxn modelId="c{order}" srcId="doc" destId="s{order}" srcOrd="{order}" destOrd="0"/>')
+        for sub, detail in enumerate(details):
+            points.insert(1, point(f"s{order}d{sub}", detail))
+            links.append(f'<dgm:cxn modelId="c{order}d{sub}" srcId="s{order}" destId="s{order}d{sub}" '
+                         f'srcOrd="{sub}" destOrd="0"/>')
+    data = (f"<dgm:dataModel {namespaces}><dgm:ptLst>{''.join(points)}</dgm:ptLst>"
+            f"<dgm:cxnLst>{''.join(reversed(links))}</dgm:cxnLst></dgm:dataModel>")
+    part = Part(PackURI(f"/ppt/diagrams/data{number}.xml"),
+                "application/vnd.openxmlformats-officedocument.drawingml.diagramData+xml", slide.part.package,
+                data.encode())
+    relationship = slide.part.relate_to(part, RELATIONSHIP_TYPE.DIAGRAM_DATA)
+    slide.shapes._spTree.append(parse_xml(
+        '<p:graphicFrame xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
+        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+        f'<p:nvGraphicFramePr><p:cNvPr id="{100 + number}" name="Diagram {number}"/><p:cNvGraphicFramePr/><p:nvPr/>'
+        f'</p:nvGraphicFramePr><p:xfrm><a:off x="{Cm(2)}" y="{Cm(top)}"/><a:ext cx="{Cm(20)}" cy="{Cm(5)}"/></p:xfrm>'
+        '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">'
+        f'<dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" r:dm="{relationship}"/>'
+        "</a:graphicData></a:graphic></p:graphicFrame>"))
+
+
 PLANS = SlideSpec("Тарифы", table=[("Пакет", "Цена, BYN"), ("Базовый", "0"), ("Премиум", "25")],
                   caption="Цены действуют с 1 декабря", notes="Скидка для зарплатных клиентов")
 
@@ -167,6 +209,26 @@ def test_hidden_slides_are_kept_and_marked_and_an_untitled_deck_takes_its_first_
         parsed = parsing.parse_file(path)
         assert "## Slide 2: Внутреннее (hidden)\n\n- Только для сотрудников" in parsed.text, path.name
         assert parsed.title == slides[0].title, path.name
+
+
+def test_a_smartart_diagrams_steps_are_items_in_its_order_and_nesting(tmp_path):
+    question = faq_slides(4)[3].title  # the first log-in to the Internet bank: its answer's steps as a diagram
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[TITLE_ONLY])
+    slide.shapes.title.text = question
+    slide.shapes.add_textbox(Cm(2), Cm(12), Cm(20), Cm(2)).text_frame.text = "Подробнее — в разделе «Безопасность»"
+    add_diagram(slide, [("Получите логин", ["Логин приходит в SMS"]), ("Войдите", []), ("Смените пароль", [])],
+                number=1, top=5)
+    deck.save(tmp_path / "first_login.pptx")
+    parsed = parsing.parse_file(tmp_path / "first_login.pptx")
+    assert parsed.text == (f"## Slide 1: {question}\n\n- Получите логин\n\n  - Логин приходит в SMS\n\n"
+                           "- Войдите\n\n- Смените пароль\n\nПодробнее — в разделе «Безопасность»")
+    # A diagram whose data part is missing costs that diagram, not the deck.
+    relation = next(slide.shapes._spTree[-1].iter("{http://schemas.openxmlformats.org/drawingml/2006/diagram}relIds"))
+    relation.set(f"{{{RELATIONSHIP_NS}}}dm", "rId99")
+    deck.save(tmp_path / "missing_part.pptx")
+    assert parsing.parse_file(tmp_path / "missing_part.pptx").text == (
+        f"## Slide 1: {question}\n\nПодробнее — в разделе «Безопасность»")
 
 
 def test_slides_without_text_are_skipped_and_a_deck_without_any_is_refused(tmp_path):

@@ -3,17 +3,21 @@
 Each slide becomes a `## Slide <n>: <title>` section (its number in the file, hidden slides marked
 and kept: a presenter hides what the audience need not see, not what is wrong), holding what its
 shapes say in reading order — top to bottom, then left to right, groups opened: a text box's
-paragraphs, a content placeholder's as `- ` items indented by level, a table as a pipe table —
-and the speaker's notes last ("Notes: …"), which often hold what the slide only names.
+paragraphs, a content placeholder's as `- ` items indented by level, a table as a pipe table, a
+SmartArt diagram's nodes as `- ` items in the diagram's own order and hierarchy (process steps,
+org charts: python-pptx does not read them, so its data part is read here) — and the speaker's
+notes last ("Notes: …"), which often hold what the slide only names.
 Charts and pictures carry no text we can read. A slide's number is its page: a citation says which
 slide it came from, as a PDF's says which page.
 """
 
 import re
 import zipfile
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pptx
 from django.utils.translation import gettext as _
@@ -34,8 +38,15 @@ BULLETED = frozenset({PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT, PP_PLACEHOLDER
 # Placeholders repeated from the layout on every slide: nothing of the slide's own.
 FURNITURE = frozenset({PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.SLIDE_NUMBER,
                        PP_PLACEHOLDER.HEADER})
-# The parts python-pptx reads text from: slides and their notes pages.
-TEXT_PARTS = re.compile(r"ppt/(slides/slide|notesSlides/notesSlide)\d+\.xml")
+# The parts text is read from: slides, their notes pages and SmartArt diagrams' data.
+TEXT_PARTS = re.compile(r"ppt/(slides/slide|notesSlides/notesSlide|diagrams/data)\d+\.xml")
+DIAGRAM_URI = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
+DRAWING_TEXT = "{http://schemas.openxmlformats.org/drawingml/2006/main}t"
+DATA_MODEL_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}dm"
+# A diagram's points that are its content: nodes (the default type) and assistants; the others are
+# the document root, connector labels and presentation-only points.
+CONTENT_POINTS = frozenset({"node", "asst"})
 
 
 @dataclass
@@ -114,6 +125,8 @@ def _pptx_slide(slide, number: int) -> Slide:
             continue
         if kind in TITLES and not read.title and shape.has_text_frame:
             read.title = " ".join(shape.text_frame.text.split())
+        elif _graphic_uri(shape) == DIAGRAM_URI:
+            read.blocks.append("\n\n".join(_diagram_items(shape)))
         elif getattr(shape, "has_table", False):
             rows = ([spreadsheet.format_cell(cell.text) for cell in row.cells] for row in shape.table.rows)
             read.blocks.append("\n".join(table_lines(rows)))
@@ -141,6 +154,59 @@ def _paragraphs(frame, *, bulleted: bool) -> Iterator[str]:
         line = " ".join(paragraph.text.replace("\v", " ").split())
         if line:
             yield ("  " * paragraph.level + "- " + line) if bulleted else line
+
+
+def _graphic_uri(shape) -> str | None:
+    uris = shape.element.xpath("./a:graphic/a:graphicData/@uri") if shape.shape_type is None else []
+    return uris[0] if uris else None
+
+
+def _diagram_items(frame) -> Iterator[str]:
+    """A SmartArt diagram's node texts as `- ` items, nested as its connections nest them, in their order."""
+    ids = frame.element.xpath("./a:graphic/a:graphicData/*/@r:dm")
+    if not ids:
+        return
+    try:
+        model = ElementTree.fromstring(frame.part.related_part(ids[0]).blob)
+    except (KeyError, ElementTree.ParseError):  # a missing or damaged diagram costs that diagram, not the deck
+        return
+    texts, root = {}, None
+    for point in model.iter(f"{DGM}pt"):
+        kind = point.get("type", "node")
+        if kind == "doc":
+            root = point.get("modelId")
+        elif kind in CONTENT_POINTS:
+            body = point.find(f"{DGM}t")
+            paragraphs = [] if body is None else ["".join(run.text or "" for run in paragraph.iter(DRAWING_TEXT))
+                                                  for paragraph in body]
+            texts[point.get("modelId")] = " ".join(" ".join(paragraphs).split())
+    children = defaultdict(list)
+    for link in model.iter(f"{DGM}cxn"):
+        if link.get("type", "parOf") == "parOf":
+            children[link.get("srcId")].append((_order(link.get("srcOrd")), link.get("destId")))
+    seen = set()
+
+    def walk(parent, level):
+        for child in (point for _rank, point in sorted(children.get(parent, []))):
+            if child in seen or level > 20:  # a damaged model may connect in circles
+                continue
+            seen.add(child)
+            if texts.get(child):
+                yield "  " * level + "- " + texts[child]
+                yield from walk(child, level + 1)
+            else:
+                yield from walk(child, level)
+
+    items = list(walk(root, 0))
+    # Without a root or connections (a damaged or hand-made model): the nodes in the order they are listed.
+    yield from items or ("- " + text for text in texts.values() if text)
+
+
+def _order(value: str | None) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _damaged(path: Path, exc: Exception) -> ParseError:
