@@ -3,10 +3,14 @@ sentences.
 
 `clean_text`: no heading marks, link text without its target, emphasis markers dropped (not the
 underscores of snake_case), code spans as written, list items on lines of their own, citation-like
-"[3]" dropped. `prose_without_code`: fenced code blocks left out, since a JSON reply or a shell
-session reads as nothing a customer should be sent; short commands may be kept, marked, for an
-extract to show after the sentence that introduces them. `sentences`: clean text cut into
-sentences and list items, not after initials or abbreviations, nor inside brackets.
+"[3]" dropped, HTML comments left out — a reader of the page never sees them, so neither does a
+customer or the model (an author's "<!-- TODO -->", or instructions hidden there for a model to follow);
+one that opens a line and is not closed (the chunk's end cut it off) runs to that end, as in Markdown,
+while an unclosed `<!--` inside a line, or in a code span, is text.
+`prose_without_code`: fenced code blocks left out, since a JSON reply or a shell session reads as
+nothing a customer should be sent; short commands may be kept, marked, for an extract to show after
+the sentence that introduces them. `sentences`: clean text cut into sentences and list items, not
+after initials or abbreviations, nor inside brackets.
 """
 
 import html
@@ -15,6 +19,7 @@ import re
 from knowledge.search.citations import MARKER
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
+_COMMENT = re.compile(r"[ \t]*<!--.*?-->|^ {0,3}<!--.*\Z", re.S | re.M)
 COMMAND = "\x01"  # marks a line of a short code block in the extract's candidates (never in stored text)
 _FENCE_INFO = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*(\S*)")
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
@@ -63,6 +68,7 @@ def clean_text(text: str) -> str:
         return f"\x00{len(spans) - 1}\x00"
 
     text = _CODE_SPAN.sub(set_aside, text)
+    text = _COMMENT.sub("", text)
     for _ in range(2):  # nested emphasis (***bold italic***)
         text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text)
     text = _QUOTE.sub("", text)
