@@ -43,7 +43,6 @@ TEXT_PARTS = re.compile(r"ppt/(slides/slide|notesSlides/notesSlide|diagrams/data
 DIAGRAM_URI = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
 DRAWING_TEXT = "{http://schemas.openxmlformats.org/drawingml/2006/main}t"
-DATA_MODEL_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}dm"
 # A diagram's points that are its content: nodes (the default type) and assistants; the others are
 # the document root, connector labels and presentation-only points.
 CONTENT_POINTS = frozenset({"node", "asst"})
