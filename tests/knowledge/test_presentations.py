@@ -184,10 +184,10 @@ def test_each_slide_is_a_section_its_bullets_table_and_notes_in_reading_order(tm
     first = slides[0]
     assert parsed.text.startswith(
         f"## Slide 1: {first.title}\n\n- {first.bullets[0][1]}\n\n  - {first.bullets[1][1]}\n")
-    assert f"Notes: {first.notes}\n\n## Slide 2: {slides[1].title}\n\n" in parsed.text
+    assert f"- {first.bullets[-1][1]}\n\n{first.notes}\n\n## Slide 2: {slides[1].title}\n\n" in parsed.text
     assert parsed.text.endswith("## Slide 3: Тарифы\n\n| Пакет | Цена, BYN |\n| --- | --- |\n| Базовый | 0 |\n"
                                 "| Премиум | 25 |\n\nЦены действуют с 1 декабря\n\n"
-                                "Notes: Скидка для зарплатных клиентов")
+                                "Скидка для зарплатных клиентов")
     # Each slide's section starts at its page: a citation names the slide.
     assert [number for _, number in parsed.pages] == [1, 2, 3]
     assert [parsed.text[offset:].split("\n", 1)[0][:10] for offset, _ in parsed.pages] == ["## Slide 1",

@@ -6,7 +6,8 @@ shapes say in reading order — top to bottom, then left to right, groups opened
 paragraphs, a content placeholder's as `- ` items indented by level, a table as a pipe table, a
 SmartArt diagram's nodes as `- ` items in the diagram's own order and hierarchy (process steps,
 org charts: python-pptx does not read them, so its data part is read here) — and the speaker's
-notes last ("Notes: …"), which often hold what the slide only names.
+notes last, which often hold what the slide only names: a paragraph without a label, so an answer
+quoting them reads as the deck's own text in whatever language it is written.
 Charts and pictures carry no text we can read. A slide's number is its page: a citation says which
 slide it came from, as a PDF's says which page.
 """
@@ -113,7 +114,7 @@ def _section(slide: Slide) -> str:
         return ""
     heading = f"## Slide {slide.number}" + (f": {slide.title}" if slide.title else "")
     heading += " (hidden)" if slide.hidden else ""
-    return "\n\n".join([heading, *blocks, *([f"Notes: {notes}"] if notes else [])])
+    return "\n\n".join([heading, *blocks, *([notes] if notes else [])])
 
 
 def _pptx_slide(slide, number: int) -> Slide:
