@@ -259,6 +259,11 @@ def test_mislabelled_damaged_and_oversized_decks_end_as_clear_errors(tmp_path):
     path = write_package(tmp_path / "notes.odp", TEXT_TYPE, "<text:p>x</text:p>")
     with pytest.raises(UnsupportedFileError, match="notes.odp is named .odp but its content is an OpenDocument text"):
         parsing.parse_file(path)
+    frame = "<draw:frame><draw:text-box><text:p>x</text:p></draw:text-box></draw:frame>"
+    path = write_package(tmp_path / "deep.odp", SLIDES_TYPE,
+                         f"<draw:page>{'<draw:g>' * 50_000}{frame}{'</draw:g>' * 50_000}</draw:page>")
+    with pytest.raises(ParseError, match="deep.odp is damaged or not an OpenDocument file"):
+        parsing.parse_file(path)  # groups nested beyond reason: no editor writes that
     path = write_package(tmp_path / "secret.odp", SLIDES_TYPE, "", encrypted=True)
     with pytest.raises(ParseError, match="secret.odp is password-protected"):
         parsing.parse_file(path)
