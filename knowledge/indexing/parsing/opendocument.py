@@ -1,6 +1,6 @@
 """OpenDocument files (LibreOffice, МойОфис, Р7-Офис): text (.odt), spreadsheets (.ods), presentations (.odp).
 
-Both are zip archives whose `content.xml` holds the document; `parse_file` has already refused
+All three are zip archives whose `content.xml` holds the document; `parse_file` has already refused
 bombs and mislabelled archives. A text document becomes Markdown like a Word one: headings as `#`
 lines (their outline level), paragraphs, lists as `- ` items, tables as pipe tables, footnotes
 after the text; tables of contents and other generated indexes, tracked deletions and comments
