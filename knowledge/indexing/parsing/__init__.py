@@ -2,9 +2,9 @@
 
 `parse_file()` is the one entry point. It checks what every format shares — extension, size,
 magic bytes, zip expansion — before a format module (`pdf`, `docx`, `spreadsheet`, `presentation`,
-`opendocument`, `text`, `html`)
-reads the content, so a file that lies about its type or expands without bound never reaches a
-third-party parser. Every failure is a `KnowledgeError` with a message a content manager can act on.
+`opendocument`, `text`, `html`) reads the content, so a file that lies about its type or expands
+without bound never reaches a third-party parser. Every failure is a `KnowledgeError` with a message
+a content manager can act on.
 """
 
 import bisect
@@ -76,7 +76,7 @@ ZIP_MAGIC = b"PK\x03\x04"
 OLE_MAGIC = b"\xd0\xcf\x11\xe0"
 # Excel 2–4 saved a bare BIFF stream, not an OLE container: it opens with a BOF record.
 BIFF_MAGICS = (b"\x09\x00", b"\x09\x02", b"\x09\x04", b"\x09\x08")
-# The stream that marks an OLE container holding an encrypted .docx/.xlsx (names are UTF-16).
+# The stream that marks an OLE container holding an encrypted .docx/.xlsx/.pptx (names are UTF-16).
 ENCRYPTED_OOXML = "EncryptionInfo".encode("utf-16-le")
 # Signatures we name when a file's content is not what its extension says (English; translate with gettext).
 KNOWN_SIGNATURES = (
@@ -99,6 +99,14 @@ ZIP_PARTS = {".docx": ("word/", gettext_noop("a Word document")), ".xlsx": ("xl/
              ".odt": (opendocument.CONTENT, gettext_noop("an OpenDocument text")),
              ".ods": (opendocument.CONTENT, gettext_noop("an OpenDocument spreadsheet")),
              ".odp": (opendocument.CONTENT, gettext_noop("an OpenDocument presentation"))}
+
+
+# The binary formats' readers, each `(path, *, max_chars) -> ParsedDocument`.
+DOCUMENT_PARSERS = {
+    ".pdf": pdf.parse_pdf, ".docx": docx.parse_docx, ".xlsx": spreadsheet.parse_xlsx, ".xls": spreadsheet.parse_xls,
+    ".pptx": presentation.parse_pptx, ".odt": opendocument.parse_odt, ".ods": opendocument.parse_ods,
+    ".odp": opendocument.parse_odp,
+}
 
 
 def is_supported(path_or_name: str | Path) -> bool:
@@ -160,24 +168,10 @@ def _check_file(path: Path, ext: str, max_bytes: int, max_chars: int) -> None:
 
 
 def _dispatch(path: Path, ext: str, max_chars: int) -> ParsedDocument:
-    if ext == ".pdf":
-        return pdf.parse_pdf(path, max_chars=max_chars)
+    if ext in DOCUMENT_PARSERS:
+        return DOCUMENT_PARSERS[ext](path, max_chars=max_chars)
     if ext in images.IMAGE_EXTENSIONS:
         return images.parse_image(path)
-    if ext == ".docx":
-        return docx.parse_docx(path, max_chars=max_chars)
-    if ext == ".xlsx":
-        return spreadsheet.parse_xlsx(path, max_chars=max_chars)
-    if ext == ".xls":
-        return spreadsheet.parse_xls(path, max_chars=max_chars)
-    if ext == ".pptx":
-        return presentation.parse_pptx(path, max_chars=max_chars)
-    if ext == ".odt":
-        return opendocument.parse_odt(path, max_chars=max_chars)
-    if ext == ".odp":
-        return opendocument.parse_odp(path, max_chars=max_chars)
-    if ext == ".ods":
-        return opendocument.parse_ods(path, max_chars=max_chars)
     if ext in (".html", ".htm"):
         try:
             title, markdown = html_to_markdown(path.read_bytes())
@@ -200,7 +194,7 @@ def _check_content_type(path: Path, ext: str, head: bytes) -> None:
         ok = head.startswith(ZIP_MAGIC)
         if not ok and head.startswith(OLE_MAGIC) and ENCRYPTED_OOXML in path.read_bytes():
             # Word, Excel and PowerPoint wrap a password-protected .docx/.xlsx/.pptx in an OLE container.
-            raise ParseError(gettext(spreadsheet.PASSWORD_PROTECTED) % {"name": path.name})
+            raise text.password_protected(path.name)
     elif ext == ".xls":
         ok = head.startswith((OLE_MAGIC, *BIFF_MAGICS))
     elif ext in images.IMAGE_EXTENSIONS:

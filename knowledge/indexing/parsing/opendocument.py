@@ -31,7 +31,7 @@ from knowledge.indexing.tables import table_lines
 
 from . import presentation, spreadsheet
 from .docx import check_body_text
-from .text import short_reason
+from .text import password_protected, short_reason
 
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
@@ -131,7 +131,7 @@ def _check_package(path: Path, ext: str) -> None:
     except (zipfile.BadZipFile, OSError, KeyError) as exc:
         raise _damaged(path, exc) from exc
     if encrypted:
-        raise ParseError(_(spreadsheet.PASSWORD_PROTECTED) % {"name": path.name})
+        raise password_protected(path.name)
     if declared and not declared.startswith(MIME_TYPES[ext]):  # "…text-template" is a text too
         kind = KINDS.get(declared, gettext_noop("another kind of file"))
         raise UnsupportedFileError(_("%(name)s is named %(ext)s but its content is %(actual)s; upload the original "

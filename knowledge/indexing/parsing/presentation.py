@@ -118,7 +118,7 @@ def _section(slide: Slide) -> str:
 
 
 def _pptx_slide(slide, number: int) -> Slide:
-    read = Slide(number=number, hidden=slide._element.get("show") in ("0", "false"))
+    read = Slide(number=number, hidden=slide.element.get("show") in ("0", "false"))
     for shape in _reading_order(slide.shapes):
         kind = shape.placeholder_format.type if shape.is_placeholder else None
         if kind in FURNITURE:

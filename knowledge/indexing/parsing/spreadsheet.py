@@ -14,15 +14,13 @@ from pathlib import Path
 import openpyxl
 import xlrd
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import KnowledgeError, ParseError
 from knowledge.indexing.tables import table_lines
 
-from .text import short_reason, text_too_long
+from .text import password_protected, short_reason, text_too_long
 
-PASSWORD_PROTECTED = gettext_noop("%(name)s is password-protected; remove the password and upload it again")
 # (name, hidden, rows): what the workbook readers hand to `sheets_document`.
 Sheet = tuple[str, bool, Iterable[Sequence]]
 
@@ -58,7 +56,7 @@ def parse_xls(path: Path, *, max_chars: int) -> ParsedDocument:
         book = xlrd.open_workbook(path, on_demand=True, logfile=io.StringIO())
     except Exception as exc:  # noqa: BLE001 - xlrd raises XLRDError, CompDocError, struct.error, ...
         if "encrypted" in str(exc).lower():
-            raise ParseError(_(PASSWORD_PROTECTED) % {"name": path.name}) from exc
+            raise password_protected(path.name) from exc
         raise _damaged(path, exc) from exc
     try:
         # A generator, so that with on_demand only one sheet is loaded at a time.

@@ -203,6 +203,12 @@ def text_too_long(name: str, max_chars: int) -> FileTooLargeError:
     )
 
 
+def password_protected(name: str) -> ParseError:
+    """The error for an encrypted file, whatever its format."""
+    return ParseError(gettext("%(name)s is password-protected; remove the password and upload it again")
+                      % {"name": name})
+
+
 def short_reason(exc: Exception) -> str:
     """A third-party exception as a short phrase to append to a user-facing message."""
     reason = str(exc).strip() or type(exc).__name__
