@@ -46,7 +46,7 @@ def wait_for_line(lines: queue.Queue, start: str, seen: list[str], timeout: floa
         seen.append(line)
         if line.startswith(start):
             return line
-    raise AssertionError(f"bin/up never printed {start!r}:\n" + "".join(seen[-40:]))
+    raise AssertionError(f"bin/up never printed {start!r}:\n" + "".join(seen[:15] + ["…\n"] + seen[-25:]))
 
 
 def get(url: str) -> int:

@@ -73,8 +73,12 @@ class BoundedParsingTests(TestCase):
         self.assertEqual(result.document.status, Document.Status.ERROR)
         self.assertIn("bomb.docx holds more than 20,000,000 characters of text", result.document.error_message)
         # Peak memory is measured in a fresh interpreter: this process's high-water mark is that of every
-        # test before it, and a forked parse child starts out with all of it resident.
+        # test before it, and a forked parse child starts out with all of it resident. Its temporary files go
+        # in a folder of this test's: a pytest left to find its own resets the permissions of the shared
+        # /tmp/pytest-of-<user> (0700), which would lock the embedded server of a `bin/up` test running in
+        # another test process (as root, PostgreSQL runs as its own user under that folder) out of its data.
         run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                              "--basetemp", str(Path(self.tmp()) / "fresh"),
                               f"{__file__}::test_parsing_a_docx_bomb_stays_small_in_a_fresh_process"],
                              env={**os.environ, "PORTAL_TEST_FRESH_BOMB": str(path)}, cwd=ROOT,
                              capture_output=True, text=True, timeout=600)
