@@ -3,18 +3,17 @@
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
-from xml.parsers import expat
 
 import mammoth
-from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from mammoth.images import img_element
 
 from knowledge.documents import ParsedDocument
-from knowledge.exceptions import FileTooLargeError, ParseError
+from knowledge.exceptions import ParseError
 from knowledge.indexing.markdown import first_heading
 
 from .html import parse_html, soup_to_markdown
+from .packages import check_body_text
 from .text import short_reason
 
 # On top of mammoth's defaults (Heading 1–6): Word's Title/Subtitle styles are headings to a reader.
@@ -24,19 +23,13 @@ p[style-name='Subtitle'] => h2:fresh
 """
 DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
 BODY = "word/document.xml"
-# mammoth holds the whole body as Python objects (tens of bytes per XML byte), so the body is first
-# read as a stream that counts text and elements and stops at the limit, in constant memory.
-# A real document has far fewer elements than characters; a body of empty elements is a bomb.
-SCAN_CHUNK = 1024 * 1024
-ELEMENTS_PER_CHAR = 1
-MIN_ELEMENTS = 200_000
 # Footnote back-links ("↑") carry no text worth indexing.
 BACKLINK_PREFIXES = ("#footnote-ref-", "#endnote-ref-")
 
 
 def parse_docx(path: Path, *, max_chars: int) -> ParsedDocument:
     """Markdown of the document body; title from the core properties or the first heading."""
-    check_body_text(path, max_chars)
+    check_body_text(path, max_chars, members=(BODY,))
     try:
         with path.open("rb") as f:
             result = mammoth.convert_to_html(
@@ -77,45 +70,3 @@ def _core_title(path: Path) -> str:
         return ""
     element = root.find(DC_TITLE)
     return " ".join((element.text or "").split()) if element is not None else ""
-
-
-def check_body_text(path: Path, max_chars: int, *, members: tuple[str, ...] = (BODY,)) -> None:
-    """Refuse a body (the archive's `members`, counted together) whose text or element count is over
-    the limit, reading it as a stream."""
-    max_elements = max(MIN_ELEMENTS, ELEMENTS_PER_CHAR * max_chars)
-    counts = {"chars": 0, "elements": 0}
-    chars, elements = number_format(max_chars, force_grouping=True), number_format(max_elements, force_grouping=True)
-    too_long = FileTooLargeError(
-        _("%(name)s holds more than %(count)s characters of text; the limit is %(limit)s")
-        % {"name": path.name, "count": chars, "limit": chars}
-    )
-    too_many = FileTooLargeError(
-        _("%(name)s holds more than %(count)s XML elements; the limit is %(limit)s "
-          "(the document is padded or damaged)")
-        % {"name": path.name, "count": elements, "limit": elements}
-    )
-
-    def start(name, attrs):
-        counts["elements"] += 1
-        if counts["elements"] > max_elements:
-            raise too_many
-
-    def text(data):
-        counts["chars"] += len(data.strip())
-        if counts["chars"] > max_chars:
-            raise too_long
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            for name in members:
-                parser = expat.ParserCreate()  # one document per part; the counts run on
-                parser.StartElementHandler, parser.CharacterDataHandler = start, text
-                with archive.open(name) as stream:
-                    while chunk := stream.read(SCAN_CHUNK):
-                        parser.Parse(chunk, False)
-                    parser.Parse(b"", True)
-    except KeyError:
-        return  # no body part: mammoth says what is wrong
-    except expat.ExpatError as exc:
-        raise ParseError(_("%(name)s is damaged: its text is not well-formed XML (%(error)s)")
-                         % {"name": path.name, "error": exc}) from exc

@@ -30,7 +30,7 @@ from knowledge.indexing.markdown import first_heading
 from knowledge.indexing.tables import table_lines
 
 from . import presentation, spreadsheet
-from .docx import check_body_text
+from .packages import check_body_text
 from .text import password_protected, short_reason
 
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"

@@ -29,7 +29,7 @@ from knowledge.exceptions import KnowledgeError, ParseError
 from knowledge.indexing.tables import table_lines
 
 from . import spreadsheet
-from .docx import check_body_text
+from .packages import check_body_text
 from .text import short_reason, text_too_long
 
 TITLES = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE})
