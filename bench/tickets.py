@@ -1,13 +1,16 @@
 """End-to-end measure of ticket triage on the two real samples in shared/data/tickets/.
 
-1. Russian bank FAQ (`ru_bank_faq_vtb_by.jsonl`, 201 question/answer pairs): a knowledge base is
-   built from the *answers* (one document each, titled with its category and subcategory, never
-   with the question), one agent answers from it, and every question is triaged as a ticket through
+1. Russian bank FAQ (`ru_bank_faq_vtb_by.jsonl`, 201 question/answer pairs): the FAQ workbook
+   (`documents/xlsx/ru/smart_support_vtb_belarus_faq_final.xlsx`, the same entries) uploaded as it
+   is into a base, one agent answers from it, and every question is triaged as a ticket through
    `TriageOrchestrator`. Reported: how often the source behind citation [1] is the FAQ entry the
-   question belongs to, how often the matching entry was among the sources at all, how often the
-   ticket was refused or auto-replied, the confidence distribution, and the risk levels. A control
+   question belongs to, how often the draft cites that entry at all, whether the draft is the
+   entry's answer verbatim, how often the ticket was refused or auto-replied and how often an
+   auto-reply was the right entry's answer. A control
    set of off-topic questions (the Russian TyDi QA questions of shared/data/ru) measures refusals
-   where refusing is right.
+   where refusing is right. The same agent then triages 66 of the questions reworded as customers
+   write them (`bench/ru_bank_faq_paraphrases.jsonl`, written for this bench: other words, the same
+   entry), and the report lists those whose citation [1] is another entry.
 2. English support messages (`en_support_messages.jsonl`, 2,000 messages, 11 categories): one
    agent per category with hand-written routing hints (from the category names, not fitted to the
    messages) and a knowledge base of past tickets of its category — a random 30 % of the messages,
@@ -101,6 +104,8 @@ def confidence_histogram(values: list[float]) -> dict[str, int]:
 # --- 1. Russian bank FAQ, the newcomer's path -------------------------------------------------------
 
 FAQ_SHEET = DATA_DIR / "documents" / "xlsx" / "ru" / "smart_support_vtb_belarus_faq_final.xlsx"
+# The same questions as a customer words them (written for this bench: other words, the same entry).
+REWORDED = Path(__file__).with_name("ru_bank_faq_paraphrases.jsonl")
 
 
 def build_faq_base(embedder: str):
@@ -140,22 +145,38 @@ def faq_figures(rows: list[dict], tickets: list) -> dict:
     from tickets.models import Message, Ticket
 
     by_ticket = {t.pk: row for t, row in zip(tickets, rows, strict=True)}
-    right = verbatim = auto = auto_right = refused = 0
+    right = verbatim = auto = auto_right = refused = cited = 0
+    wrong = []
     for ticket in tickets:
         answer = clean_text(by_ticket[ticket.pk]["answer"])
         first = ticket.sources.filter(position=1, cited=True).first()
         ok = first is not None and clean_text(first.content_full) == answer
         draft = ticket.messages.filter(kind=Message.Kind.DRAFT).order_by("-pk").first()
         right += ok
+        cited += any(clean_text(source.content_full) == answer for source in ticket.sources.filter(cited=True))
+        if not ok:
+            wrong.append((by_ticket[ticket.pk]["question"], ticket, first))
         verbatim += ok and draft is not None and draft.body == f"{answer} [1]"
         refused += ticket.refused
         if ticket.status == Ticket.Status.AUTO_REPLIED:
             auto += 1
             auto_right += ok
     n = len(tickets)
-    return {"questions": n, "citation@1": right / n, "verbatim_when_right": verbatim / right if right else None,
+    return {"questions": n, "citation@1": right / n, "entry_cited": cited / n,
+            "verbatim_when_right": verbatim / right if right else None,
             "auto_replied": auto / n, "correct_among_auto": auto_right / auto if auto else None,
-            "refused": refused / n, "confidence_p50": percentile([t.confidence or 0 for t in tickets], 50)}
+            "refused": refused / n, "confidence_p50": percentile([t.confidence or 0 for t in tickets], 50),
+            "wrong": wrong}
+
+
+def misses(rows: list[dict], wrong: list) -> list[dict]:
+    """The questions whose citation [1] is not their entry: what was cited instead, and what was done."""
+    from knowledge.search.source_text import clean_text
+
+    by_answer = {clean_text(row["answer"]): row["question"] for row in rows}
+    return [{"question": question, "cited": (by_answer.get(clean_text(first.content_full)) or first.document_title)
+             if first else None, "status": ticket.status, "confidence": ticket.confidence}
+            for question, ticket, first in wrong]
 
 
 def control_questions(limit_ru: int, limit_en: int) -> list[tuple[str, str]]:
@@ -176,6 +197,7 @@ def run_faq(args, embedder: str) -> dict:
     from tickets.models import Agent
 
     rows = read_jsonl(DATA_DIR / "tickets" / "ru_bank_faq_vtb_by.jsonl")
+    by_id = {row["id"]: row for row in rows}
     cache = cached_embedder(embedder)
     kb = build_faq_base(embedder)
     Agent.objects.filter(name__startswith=f"{PREFIX}:").update(is_default=False)  # one default at a time
@@ -186,6 +208,11 @@ def run_faq(args, embedder: str) -> dict:
     agent.knowledge_bases.add(kb)
     tickets = triage_questions([(row["id"], row["question"]) for row in rows], agent, embedder)
     figures = faq_figures(rows, tickets)
+    reworded = [{**by_id[item["entry"]], "question": item["question"]} for item in read_jsonl(REWORDED)]
+    figures["reworded"] = faq_figures(reworded, triage_questions(
+        [(f"reworded-{n}", row["question"]) for n, row in enumerate(reworded)], agent, f"{embedder}-reworded"))
+    figures["reworded"]["misses"] = misses(rows, figures["reworded"].pop("wrong"))
+    figures.pop("wrong")
     control = triage_questions(control_questions(args.control, args.control_en), agent, f"{embedder}-control")
     figures["off_topic"] = len(control)
     figures["off_topic_refused"] = sum(t.refused for t in control) / len(control) if control else None
@@ -326,6 +353,19 @@ def print_report(results: dict) -> None:
         floor = f"{row['similarity_floor']:.3f} ({'measured' if row['floor_measured'] else 'stated'})"
         print(f"| {row['embedder']} | {floor} | {pct(row['citation@1'])} | {pct(row['verbatim_when_right'])} "
               f"| {pct(row['auto_replied'])} | {pct(row['correct_among_auto'])} | {pct(row['off_topic_refused'])} |")
+    print(f"\nThe same agent, {faq[0]['reworded']['questions']} of the questions reworded as a customer would "
+          f"({REWORDED.name}):\n")
+    print("| embedder | citation [1] is the entry | the entry cited | auto-replied | correct among auto-replies "
+          "| refused |")
+    print("|---|---|---|---|---|---|")
+    for row in faq:
+        reworded = row["reworded"]
+        correct = reworded["correct_among_auto"]
+        print(f"| {row['embedder']} | {reworded['citation@1']:.1%} | {reworded['entry_cited']:.1%} "
+              f"| {reworded['auto_replied']:.1%} "
+              f"| {'—' if correct is None else f'{correct:.1%}'} | {reworded['refused']:.1%} |")
+    for miss in faq[0]["reworded"]["misses"]:
+        print(f"  missed: {miss['question']} → {miss['cited']} ({miss['status']}, {miss['confidence']})")
     for example in faq[0]["examples"]:
         print(f"\n  Q: {example['question']}\n  draft ({example['status']}): {example['draft']}")
     if "routing" in results:
