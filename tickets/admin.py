@@ -66,7 +66,8 @@ class AgentAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["name", "description", "is_active", "is_default"]}),
         (_("Answers"), {"fields": ["instructions", "knowledge_bases", "confidence_threshold", "refusal_text"]}),
-        (_("Routing and sending"), {"fields": ["routing_hints", "auto_reply", "auto_reply_confidence"]}),
+        (_("Routing and sending"), {"fields": ["routing_hints", "auto_reply", "auto_reply_confidence",
+                                                 "reply_links"]}),
     ]
 
     def get_queryset(self, request):

@@ -52,6 +52,12 @@ class Agent(models.Model):
         help_text=_("Auto-reply only at or above this confidence (stricter than the threshold, which only "
                     "decides between a draft and a refusal). Empty: the confidence threshold."),
     )
+    reply_links = models.BooleanField(
+        _("link sources in e-mail replies"), default=False,
+        help_text=_("List the web pages an e-mailed reply cites under it, with their addresses, numbered as its "
+                    "[n] markers. Only for agents whose knowledge bases hold public pages: customers see the "
+                    "addresses. Off: the markers are left out of the e-mail."),
+    )
     refusal_text = models.TextField(
         _("refusal text"),
         blank=True,

@@ -8,6 +8,7 @@ never sees a dangling badge.
 """
 
 import re
+from collections.abc import Callable
 
 MARKER = re.compile(
     r"\[\s*(?:(?:sources?|источник(?:и|а|ов)?)\s*)?"
@@ -52,9 +53,15 @@ _MARKER_WITH_SPACE = re.compile(r"([ \t]*)" + MARKER.pattern, re.IGNORECASE)
 
 def rewrite_markers(text: str, n_sources: int) -> str:
     """The text with every marker as `[n]` / `[n, m]` and numbers that point nowhere removed."""
+    return renumber_markers(text, lambda number: number if 1 <= number <= n_sources else None)
+
+
+def renumber_markers(text: str, renumber: Callable[[int], int | None]) -> str:
+    """The text with each marker's numbers replaced by `renumber(n)` (None drops the number), written
+    as `[n]` / `[n, m]`; a marker left with no number goes with the space before it: "as shown [9]."
+    → "as shown."."""
     def replace(match: re.Match) -> str:
-        valid = list(dict.fromkeys(n for n in marker_numbers(match[2]) if 1 <= n <= n_sources))
-        # A marker that points nowhere goes with the space before it: "as shown [9]." → "as shown."
-        return match[1] + "[" + ", ".join(map(str, valid)) + "]" if valid else ""
+        kept = list(dict.fromkeys(new for new in map(renumber, marker_numbers(match[2])) if new is not None))
+        return match[1] + "[" + ", ".join(map(str, kept)) + "]" if kept else ""
 
     return _MARKER_WITH_SPACE.sub(replace, text or "").strip()

@@ -71,6 +71,29 @@ class OutboundTests(TestCase):
         self.assertEqual((Ticket.objects.count(), len(self.smtp.messages)), (1, 1))
         self.assertEqual(ticket.messages.filter(kind="customer").count(), 1)
 
+    def test_an_e_mailed_reply_carries_no_marker_the_customer_cannot_follow(self):
+        make_help_centre()
+        ticket = self.receive(messages.plain("How long does standard delivery take?", subject="Delivery"),
+                              run_triage=True).ticket
+        reply = ticket.messages.get(kind=Message.Kind.REPLY)
+        self.assertTrue(reply.body.endswith("before noon. [1]"))  # staff and the API keep the draft's markers
+        [(_, sent)] = self.smtp.messages
+        text = sent.get_content()
+        self.assertIn("Standard delivery takes three to five working days.", text)
+        self.assertIn("when the order is placed before noon.\n", text.replace("\r\n", "\n"))
+        self.assertNotIn("[1]", text)
+        self.assertNotIn("https://help.example", text)  # this agent does not link its sources
+
+    def test_an_agent_that_links_its_sources_lists_the_web_pages_cited(self):
+        make_help_centre(reply_links=True)
+        ticket = self.receive(messages.plain("How long does standard delivery take?", subject="Delivery"),
+                              run_triage=True).ticket
+        [(_, sent)] = self.smtp.messages
+        cited = ticket.sources.get(cited=True)
+        text = sent.get_content().replace("\r\n", "\n")
+        self.assertIn("before noon. [1]\n\n", text)
+        self.assertIn(f"Sources:\n[1] {cited.document_title}: https://help.example/delivery\n", text)
+
     def test_a_subject_with_injected_headers_cannot_add_recipients(self):
         raw = (b"From: eve@example.com\r\nMessage-ID: <inj@example.com>\r\n"
                b"Subject: =?utf-8?q?Hi=0D=0ABcc:_victim@example.net?=\r\nContent-Type: text/plain\r\n\r\nhi\r\n")
