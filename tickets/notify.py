@@ -6,6 +6,7 @@ mail app files incoming mail as tickets (it imports tickets), so tickets must no
 """
 
 from portal.jobs import enqueue_task
+from tickets import replies
 from tickets.models import Message, Ticket
 from webhooks.events import publish
 
@@ -21,8 +22,9 @@ def ticket_data(ticket: Ticket) -> dict:
 def ticket_event(event: str, ticket: Ticket, *, reply: Message | None = None) -> None:
     data = {"ticket": ticket_data(ticket)}
     if reply is not None:
-        data["reply"] = {"id": reply.pk, "body": reply.body, "auto_sent": reply.auto_sent,
-                         "sent_at": reply.sent_at.isoformat() if reply.sent_at else None}
+        # `customer_text`: as the customer reads it (e-mailed), for an integrator who relays it.
+        data["reply"] = {"id": reply.pk, "body": reply.body, "customer_text": replies.customer_text(reply),
+                         "auto_sent": reply.auto_sent, "sent_at": reply.sent_at.isoformat() if reply.sent_at else None}
     publish(event, data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
     if reply is not None and ticket.channel == Ticket.Channel.EMAIL:
         enqueue_task(SEND_REPLY_TASK, reply.pk)

@@ -75,13 +75,15 @@ class DeliveryTests(TestCase):
         user = make_user("staff")
         first, second = self.submit(), self.submit()
         with self.captureOnCommitCallbacks(execute=True):
-            inbox.send_reply(first, user=user, text="It left the warehouse today.")
+            inbox.send_reply(first, user=user, text="It left the warehouse today [1].")
         with self.captureOnCommitCallbacks(execute=True):
             inbox.reject(second, user=user, reason="spam")
         events = [json.loads(r["body"]) for r in self.receiver.received]
         self.assertEqual([e["type"] for e in events], ["ticket.created", "ticket.created", "ticket.replied",
                                                        "ticket.rejected"])
-        self.assertEqual(events[2]["data"]["reply"]["body"], "It left the warehouse today.")
+        self.assertEqual(events[2]["data"]["reply"]["body"], "It left the warehouse today [1].")
+        # As the customer reads it: a marker they could not follow is left out.
+        self.assertEqual(events[2]["data"]["reply"]["customer_text"], "It left the warehouse today.")
         self.assertEqual(events[3]["data"]["ticket"]["status"], "rejected")
 
     def test_a_failing_receiver_is_retried_with_back_off_then_given_up(self):
