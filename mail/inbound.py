@@ -28,6 +28,7 @@ from django.utils.translation import gettext
 
 from mail.exceptions import MailError
 from mail.models import Attachment, MailMessage
+from mail.quoted import new_text
 from tickets import triage
 from tickets.models import Message, Ticket
 
@@ -81,8 +82,9 @@ def receive_message(raw: bytes) -> Received:
                 _save(mail, raw)
                 logger.info("Ignored e-mail %s from %s: %s", message_id, address, reason)
                 return Received("ignored", mail, reason=reason)
-            body, attachments, refused = _contents(message)
             ticket = thread_ticket(mail)
+            # A follow-up's quoted thread is already in the ticket: only what is new is kept (mail/quoted.py).
+            body, attachments, refused = _contents(message, follow_up=ticket is not None)
             if ticket is not None:
                 mail.status, mail.ticket = MailMessage.Status.FOLLOW_UP, ticket
                 mail.ticket_message = Message.objects.create(ticket=ticket, kind=Message.Kind.CUSTOMER, body=body)
@@ -167,14 +169,18 @@ def thread_ticket(mail: MailMessage) -> Ticket | None:
     return next((known[i] for i in ids if i in known), None)
 
 
-def _contents(message: EmailMessage) -> tuple[str, list[tuple[str, str, bytes]], list[str]]:
-    """The message's text, its attachments (name, type, bytes) and notes on attachments not kept."""
+def _contents(message: EmailMessage, *,
+              follow_up: bool = False) -> tuple[str, list[tuple[str, str, bytes]], list[str]]:
+    """The message's text (a follow-up's without the thread it quotes), its attachments (name, type,
+    bytes) and notes on attachments not kept."""
     body_part = None
     try:
         body_part = message.get_body(preferencelist=("plain", "html"))
     except Exception:
         logger.warning("Cannot find the body of a broken message", exc_info=True)
     text = _text(body_part) if body_part is not None else ""
+    if follow_up:
+        text = new_text(text)
     attachments, refused = [], []
     limit = settings.MAIL["MAX_ATTACHMENT_BYTES"]
     for number, part in enumerate(_attachment_parts(message, body_part), start=1):
