@@ -10,7 +10,8 @@
    set of off-topic questions (the Russian TyDi QA questions of shared/data/ru) measures refusals
    where refusing is right. The same agent then triages 66 of the questions reworded as customers
    write them (`bench/ru_bank_faq_paraphrases.jsonl`, written for this bench: other words, the same
-   entry), and the report lists those whose citation [1] is another entry.
+   entry), and the report lists those whose citation [1] is another entry; then the 201 questions
+   written as e-mails (each inside a letter: greeting, sign-off, signature).
 2. English support messages (`en_support_messages.jsonl`, 2,000 messages, 11 categories): one
    agent per category with hand-written routing hints (from the category names, not fitted to the
    messages) and a knowledge base of past tickets of its category — a random 30 % of the messages,
@@ -106,6 +107,14 @@ def confidence_histogram(values: list[float]) -> dict[str, int]:
 FAQ_SHEET = DATA_DIR / "documents" / "xlsx" / "ru" / "smart_support_vtb_belarus_faq_final.xlsx"
 # The same questions as a customer words them (written for this bench: other words, the same entry).
 REWORDED = Path(__file__).with_name("ru_bank_faq_paraphrases.jsonl")
+# ... and as a customer writes them by e-mail: the question inside a letter (cycled over the questions).
+LETTERS = [
+    "Здравствуйте!\n\n{question}\n\nС уважением,\nАнна Петрова\nменеджер по закупкам ООО «Ромашка»\n"
+    "тел. +375 29 123-45-67",
+    "Добрый день. {question}\nЗаранее спасибо!\n\nОтправлено с iPhone",
+    "{question}\n\n--\nИван Сидоров | ОАО «Вектор» | +375 17 200-00-00",
+    "Доброго времени суток!\n{question}\n\nСпасибо,\nОльга",
+]
 
 
 def build_faq_base(embedder: str):
@@ -212,6 +221,11 @@ def run_faq(args, embedder: str) -> dict:
     figures["reworded"] = faq_figures(reworded, triage_questions(
         [(f"reworded-{n}", row["question"]) for n, row in enumerate(reworded)], agent, f"{embedder}-reworded"))
     figures["reworded"]["misses"] = misses(rows, figures["reworded"].pop("wrong"))
+    letters = [{**row, "question": LETTERS[n % len(LETTERS)].format(question=row["question"])}
+               for n, row in enumerate(rows)]
+    figures["letters"] = faq_figures(letters, triage_questions(
+        [(f"letter-{row['id']}", row["question"]) for row in letters], agent, f"{embedder}-letters"))
+    figures["letters"].pop("wrong")
     figures.pop("wrong")
     control = triage_questions(control_questions(args.control, args.control_en), agent, f"{embedder}-control")
     figures["off_topic"] = len(control)
@@ -366,6 +380,15 @@ def print_report(results: dict) -> None:
               f"| {'—' if correct is None else f'{correct:.1%}'} | {reworded['refused']:.1%} |")
     for miss in faq[0]["reworded"]["misses"]:
         print(f"  missed: {miss['question']} → {miss['cited']} ({miss['status']}, {miss['confidence']})")
+    print(f"\nThe same agent, the {faq[0]['letters']['questions']} questions written as e-mails (a greeting, a "
+          f"sign-off, a signature: {len(LETTERS)} letters in turn):\n")
+    print("| embedder | citation [1] is the entry | auto-replied | correct among auto-replies | refused |")
+    print("|---|---|---|---|---|")
+    for row in faq:
+        letters = row["letters"]
+        correct = letters["correct_among_auto"]
+        print(f"| {row['embedder']} | {letters['citation@1']:.1%} | {letters['auto_replied']:.1%} "
+              f"| {'—' if correct is None else f'{correct:.1%}'} | {letters['refused']:.1%} |")
     for example in faq[0]["examples"]:
         print(f"\n  Q: {example['question']}\n  draft ({example['status']}): {example['draft']}")
     if "routing" in results:

@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from knowledge.models import SERVED, Chunk, Document, KnowledgeBase
+from tickets.salutations import strip_salutations
 
 
 class RiskLevel(models.TextChoices):
@@ -167,9 +168,10 @@ class Ticket(models.Model):
         return self.status in self.OPEN
 
     def customer_text(self) -> str:
-        """The customer's messages, oldest first, as one text (what triage reads)."""
+        """What the customer asks, oldest message first, as one text (what triage reads): each message
+        without its greeting, sign-off and signature (`tickets/salutations.py`)."""
         bodies = self.messages.filter(kind=Message.Kind.CUSTOMER).order_by("created_at", "pk")
-        return "\n\n".join(body for body in bodies.values_list("body", flat=True))
+        return "\n\n".join(strip_salutations(body) for body in bodies.values_list("body", flat=True))
 
     def mark_triaging(self) -> None:
         self.status, self.trace = self.Status.TRIAGING, []

@@ -22,6 +22,7 @@ from portal.models import ApiKey
 from tickets import autoreply, citations, notify, replies, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, Ticket
+from tickets.salutations import REPLY_PREFIX, is_salutation, strip_salutations
 
 logger = logging.getLogger(__name__)
 
@@ -47,8 +48,16 @@ def submit_ticket(*, subject: str = "", body: str, customer: str = "", channel: 
 
 
 def _subject_from(body: str) -> str:
-    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    """The first line of what the customer asks (not "Hello!"), cut to 80 characters."""
+    first = next((line.strip() for line in strip_salutations(body).splitlines() if line.strip()), "")
     return first if len(first) <= 80 else first[:79] + "…"
+
+
+def _question(subject: str, text: str) -> str:
+    """What triage searches: the subject (without "Re:" and the like, unless it is only a greeting or
+    already in the text) above the customer's text."""
+    subject = REPLY_PREFIX.sub("", subject).strip()
+    return f"{subject}\n\n{text}" if subject and subject not in text and not is_salutation(subject) else text
 
 
 def queue_triage(ticket: Ticket) -> None:
@@ -134,8 +143,7 @@ class TriageOrchestrator:
         self.ticket.trace.append(entry)
 
     def _run(self, ticket: Ticket) -> None:
-        text = ticket.customer_text()
-        question = f"{ticket.subject}\n\n{text}" if ticket.subject and ticket.subject not in text else text
+        question = _question(ticket.subject, ticket.customer_text())
         # Routing and the draft search the same question: its vectors are computed once, then reused.
         self.query_embeddings = {}
         assessment = self.assess(ticket, question)

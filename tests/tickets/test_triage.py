@@ -62,6 +62,16 @@ class ExtractiveTriageTests(TestCase):
         self.assertIn("Standard delivery takes three to five working days", first.content_full)
         self.assertEqual(first.content_sha256, citations.content_sha256(first.content_full))
 
+    def test_a_question_written_as_a_letter_is_answered_as_the_bare_question(self):
+        bare = submit(self, "How long does standard delivery take?")
+        letter = submit(self, "Hello,\n\nHow long does standard delivery take?\n\nKind regards,\nAnn Smith\n"
+                              "Head of Procurement, ACME Ltd.\n+1 555 0100\n\n-- \nSent from my phone")
+        self.assertEqual(letter.subject, "How long does standard delivery take?")
+        self.assertEqual((letter.status, letter.confidence, draft_of(letter).body),
+                         (Ticket.Status.AUTO_REPLIED, bare.confidence, draft_of(bare).body))
+        # Staff read the message as it was written.
+        self.assertIn("Ann Smith", letter.messages.get(kind=Message.Kind.CUSTOMER).body)
+
     def test_source_positions_match_the_markers_of_the_draft(self):
         ticket = submit(self, "How do I reset my password?")
         draft = draft_of(ticket)
