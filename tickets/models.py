@@ -10,7 +10,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from knowledge.models import SERVED, Chunk, Document, KnowledgeBase
-from tickets.salutations import strip_salutations
+from knowledge.search.salutations import strip_salutations
 
 
 class RiskLevel(models.TextChoices):
@@ -169,7 +169,7 @@ class Ticket(models.Model):
 
     def customer_text(self) -> str:
         """What the customer asks, oldest message first, as one text (what triage reads): each message
-        without its greeting, sign-off and signature (`tickets/salutations.py`)."""
+        without its greeting, sign-off and signature (`knowledge/search/salutations.py`)."""
         bodies = self.messages.filter(kind=Message.Kind.CUSTOMER).order_by("created_at", "pk")
         return "\n\n".join(strip_salutations(body) for body in bodies.values_list("body", flat=True))
 

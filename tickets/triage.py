@@ -16,13 +16,13 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from knowledge.search import answers
+from knowledge.search.salutations import REPLY_PREFIX, is_salutation, strip_salutations
 from portal.jobs import enqueue_task
 from portal.languages import detect_language
 from portal.models import ApiKey
 from tickets import autoreply, citations, notify, replies, risk, routing
 from tickets.exceptions import TicketClosedError, TicketError
 from tickets.models import Agent, Message, Ticket
-from tickets.salutations import REPLY_PREFIX, is_salutation, strip_salutations
 
 logger = logging.getLogger(__name__)
 

@@ -39,6 +39,7 @@ from knowledge.search import composer, generation, retrieval
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.retrieval import SearchHit
+from knowledge.search.salutations import strip_salutations
 from portal.languages import detect_language, translate
 
 DEFAULT_REFUSAL = gettext_noop(
@@ -166,7 +167,9 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     """Retrieve the sources for `question` and decide whether they support an answer at all.
 
     `query_embeddings` as for `retrieval.retrieve`: the question's vectors, reused and filled in.
+    The question is searched and judged without greeting, sign-off and signature (`salutations`).
     """
+    question = strip_salutations(question)
     result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters,
                                 query_embeddings=query_embeddings)
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
@@ -219,9 +222,9 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
     return composer.shares_words(question, sources[:composer.setting("EXTRACT_SOURCES")])
 
 
-def compose_extractive(grounding: Grounding, question: str) -> composer.Composition:
+def compose_extractive(grounding: Grounding) -> composer.Composition:
     """The answer without a model: the matching entry's answer verbatim, else a short cited extract."""
-    return composer.compose(question, grounding.sources, entry_match=grounding.entry_match)
+    return composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match)
 
 
 def complete(grounding: Grounding, text: str, *, generator: str, error: str = "",
@@ -255,7 +258,7 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         return grounding.refusal
     generator, error = get_generator(), ""
     if isinstance(generator, generation.ExtractiveGenerator):
-        composition = compose_extractive(grounding, question)
+        composition = compose_extractive(grounding)
         return complete(grounding, composition.text, generator=generator.name, entry_match=composition.entry_match)
     try:
         text = generator.generate(question=question, sources=grounding.sources, instructions=instructions)

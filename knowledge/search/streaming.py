@@ -37,7 +37,7 @@ def stream_answer(grounding: Grounding, question: str, *, instructions: str = ""
     generator = get_generator()
     if isinstance(generator, ExtractiveGenerator):
         # No model: the composed answer (an entry's verbatim answer or a cited extract), checked whole.
-        composition = compose_extractive(grounding, question)
+        composition = compose_extractive(grounding)
         answer = complete(grounding, composition.text, generator=generator.name, entry_match=composition.entry_match)
         yield from _checked_whole(answer)
         return

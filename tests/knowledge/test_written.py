@@ -39,3 +39,11 @@ class WrittenEntryTests(TestCase):
         with self.assertRaisesMessage(KnowledgeError, "Write both the question and its answer"):
             written.write_entry(self.kb, question="Anything?", answer="  ")
         self.assertFalse(Document.objects.filter(source_uri=written.WRITTEN_URI).exists())
+
+    def test_a_question_asked_in_a_letter_is_answered_as_the_bare_question(self):
+        self.write("Do you ship to Norway?", "Yes, in five to seven working days.")
+        bare = answers.answer("Do you ship to Norway?", [self.kb.pk])
+        letter = answers.answer("Hi team,\n\nDo you ship to Norway?\n\nKind regards,\nAnn Smith\nACME Ltd.\n"
+                                "+47 555 01 00\n\nSent from my iPhone", [self.kb.pk])
+        self.assertEqual((letter.entry_match, letter.text, letter.confidence),
+                         (True, bare.text, bare.confidence))

@@ -2,7 +2,7 @@
 
 from django.test import SimpleTestCase
 
-from tickets.salutations import REPLY_PREFIX, is_salutation, strip_salutations
+from knowledge.search.salutations import REPLY_PREFIX, is_salutation, strip_salutations
 
 QUESTION_EN = "My parcel has not arrived.\nCan you check order 10452?"
 QUESTION_RU = "Как заблокировать карточку, если я её потерял?"

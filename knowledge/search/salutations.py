@@ -3,8 +3,9 @@
 "Здравствуйте! … С уважением, Анна Петрова, ООО «Ромашка», +375 29 …" is how people write to
 support, by e-mail above all, and every word of it used to reach the search and the FAQ-entry
 comparison: an FAQ question asked with a greeting and a four-line signature matched its entry too
-loosely to be answered automatically. `strip_salutations` leaves the question: the message is kept
-as written for staff, and triage, the reply's language and the golden-set proposals read this.
+loosely to be answered automatically. `strip_salutations` leaves the question: grounded answers
+(`answers.ground`) search and judge it, and a ticket's messages are read through it by triage, the
+reply's language and the golden-set proposals (`Ticket.customer_text`); staff see them as written.
 
 Rules, English and Russian, all on whole lines at the edges of the message:
 
