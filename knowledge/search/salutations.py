@@ -9,8 +9,8 @@ reply's language and the golden-set proposals (`Ticket.customer_text`); staff se
 
 Rules, English and Russian, all on whole lines at the edges of the message:
 
-- a signature: everything below an RFC 3676 delimiter line (`-- `), or a last line such as
-  "Sent from my iPhone" / "Отправлено с iPhone";
+- a signature: everything below an RFC 3676 delimiter line (`-- `) unless a question is there, or a
+  last line such as "Sent from my iPhone" / "Отправлено с iPhone";
 - a sign-off: a line near the end that opens with a closing ("Best regards", "Thanks",
   "С уважением", "Спасибо") and has at most a name after it, with at most a few short lines below
   (name, position, phone);
@@ -66,7 +66,8 @@ def is_salutation(line: str) -> bool:
 
 def _without_signature(lines: list[str]) -> list[str]:
     for index, line in enumerate(lines):
-        if _DELIMITER.match(line):
+        # Below the delimiter: a name, a company, a disclaimer — never a question of the customer's.
+        if _DELIMITER.match(line) and not any(below.rstrip().endswith("?") for below in lines[index + 1:]):
             lines = lines[:index]
             break
     while lines and (not lines[-1].strip() or _SENT_FROM.match(lines[-1].strip())):

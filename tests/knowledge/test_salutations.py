@@ -38,6 +38,7 @@ class StripSalutationsTests(SimpleTestCase):
             "My parcel is late.\nBest price for express delivery?",
             "Спасибо, что ответили. Но карта всё ещё заблокирована.",
             "Where is it?\n\n-- not a delimiter, a dash in the text",
+            "First, the card is blocked.\n--\nSecond, how do I change the PIN?",  # a question below "--"
         ):
             with self.subTest(text):
                 self.assertEqual(strip_salutations(text), text)
