@@ -46,6 +46,14 @@ class TicketAdminTests(TestCase):
         self.client.force_login(user)
         return self.client.get(reverse("admin:tickets_ticket_change", args=[(ticket or self.ticket).pk]))
 
+    def test_an_e_mailed_tickets_page_says_what_becomes_of_the_markers(self):
+        self.assertNotIn("The e-mail", self.page(self.support).content.decode())  # not by e-mail: the API keeps them
+        mailed = self.submit("How long does standard delivery take?", channel=Ticket.Channel.EMAIL)
+        self.assertIn("The e-mail leaves the [n] markers out", self.page(self.support, mailed).content.decode())
+        Agent.objects.filter(pk=self.agent.pk).update(reply_links=True)
+        self.assertIn("The e-mail lists the web pages the [n] markers cite", self.page(self.support, mailed)
+                      .content.decode())
+
     def test_the_inbox_lists_tickets_newest_first_with_filters(self):
         older = self.ticket
         newer = self.submit("I will sue you over the late parcel", subject="Angry")
