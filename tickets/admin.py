@@ -32,11 +32,13 @@ from tickets.models import Agent, KnowledgeGap, Message, ReplyTemplate, RiskLeve
 
 # Triage trace steps and outcomes (codes written by tickets.triage) in the reader's language.
 TRACE_STEPS = {
-    "risk": _("Risk"), "routing": _("Routing"), "retrieval": _("Retrieval"), "confidence": _("Confidence"),
+    "question": _("Question"), "risk": _("Risk"), "routing": _("Routing"), "retrieval": _("Retrieval"),
+    "confidence": _("Confidence"),
     "generation": _("Drafting"), "decision": _("Decision"), "error": _("Error"),
 }
 TRACE_OUTCOMES = {
-    **dict(RiskLevel.choices), "none": _("none"), "skipped": _("skipped"), "refused": _("refused"),
+    **dict(RiskLevel.choices), "trimmed": _("greeting and signature left out"),
+    "none": _("none"), "skipped": _("skipped"), "refused": _("refused"),
     "drafted": _("drafted"), "review": _("review"), "auto_reply": _("auto-reply"), "failed": _("failed"),
 }
 SOURCES_OUTCOME = re.compile(r"^(\d+) sources$")

@@ -167,11 +167,12 @@ class Ticket(models.Model):
     def is_open(self) -> bool:
         return self.status in self.OPEN
 
-    def customer_text(self) -> str:
+    def customer_text(self, *, as_written: bool = False) -> str:
         """What the customer asks, oldest message first, as one text (what triage reads): each message
-        without its greeting, sign-off and signature (`knowledge/search/salutations.py`)."""
+        without its greeting, sign-off and signature (`knowledge/search/salutations.py`), unless `as_written`."""
         bodies = self.messages.filter(kind=Message.Kind.CUSTOMER).order_by("created_at", "pk")
-        return "\n\n".join(strip_salutations(body) for body in bodies.values_list("body", flat=True))
+        read = (lambda body: body) if as_written else strip_salutations
+        return "\n\n".join(read(body) for body in bodies.values_list("body", flat=True))
 
     def mark_triaging(self) -> None:
         self.status, self.trace = self.Status.TRIAGING, []

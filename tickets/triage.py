@@ -13,6 +13,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone, translation
+from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
 from knowledge.search import answers
@@ -28,6 +29,7 @@ logger = logging.getLogger(__name__)
 
 TASK = "triage"  # the name tickets/tasks.py registers its task under
 TOP_K = 6
+QUESTION_SHOWN = 300  # characters of the question the trace shows
 
 
 @transaction.atomic
@@ -143,7 +145,11 @@ class TriageOrchestrator:
         self.ticket.trace.append(entry)
 
     def _run(self, ticket: Ticket) -> None:
-        question = _question(ticket.subject, ticket.customer_text())
+        asked = ticket.customer_text()
+        question = _question(ticket.subject, asked)
+        if asked != ticket.customer_text(as_written=True).strip():
+            self._record("question", "trimmed", _("Read without greeting, sign-off and signature: «%(question)s»")
+                         % {"question": Truncator(" ".join(question.split())).chars(QUESTION_SHOWN)})
         # Routing and the draft search the same question: its vectors are computed once, then reused.
         self.query_embeddings = {}
         assessment = self.assess(ticket, question)

@@ -69,8 +69,12 @@ class ExtractiveTriageTests(TestCase):
         self.assertEqual(letter.subject, "How long does standard delivery take?")
         self.assertEqual((letter.status, letter.confidence, draft_of(letter).body),
                          (Ticket.Status.AUTO_REPLIED, bare.confidence, draft_of(bare).body))
-        # Staff read the message as it was written.
+        # Staff read the message as it was written, and the trace says what triage read of it.
         self.assertIn("Ann Smith", letter.messages.get(kind=Message.Kind.CUSTOMER).body)
+        self.assertEqual((letter.trace[0]["step"], letter.trace[0]["outcome"], letter.trace[0]["detail"]),
+                         ("question", "trimmed", "Read without greeting, sign-off and signature: «How long does "
+                                                 "standard delivery take?»"))
+        self.assertEqual(bare.trace[0]["step"], "risk")
 
     def test_source_positions_match_the_markers_of_the_draft(self):
         ticket = submit(self, "How do I reset my password?")
