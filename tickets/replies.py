@@ -73,20 +73,19 @@ def customer_text(reply: Message) -> str:
         pages = {source.position: (source.document_title, source.source_uri)
                  for source in TicketSource.objects.filter(message_id=reply.draft_id)
                  if WEB_PAGE.match(source.source_uri)}
-    numbers = {}  # address → its number for the customer
+    numbers, titles = {}, {}  # address → its number for the customer, and its title
 
     def renumber(position: int) -> int | None:
         if position not in pages:
             return None
-        return numbers.setdefault(pages[position][1], len(numbers) + 1)
+        title, address = pages[position]
+        if title.strip():
+            titles.setdefault(address, " ".join(title.split()))
+        return numbers.setdefault(address, len(numbers) + 1)
 
     text = renumber_markers(reply.body, renumber)
     if not numbers:
         return text
-    titles = {}
-    for title, address in pages.values():
-        if title.strip():
-            titles.setdefault(address, " ".join(title.split()))
     listed = [f"[{number}] {titles[address]}: {address}" if address in titles else f"[{number}] {address}"
               for address, number in numbers.items()]
     return "\n".join([text, "", translate(SOURCES_HEADING, ticket_language(reply.ticket)), *listed])

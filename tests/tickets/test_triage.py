@@ -75,6 +75,10 @@ class ExtractiveTriageTests(TestCase):
                          ("question", "trimmed", "Read without greeting, sign-off and signature: «How long does "
                                                  "standard delivery take?»"))
         self.assertEqual(bare.trace[0]["step"], "risk")
+        # A subject that only greets, under "Re:", adds nothing to the question either.
+        greeted = submit(self, "How long does standard delivery take?", subject="Re: Hello!")
+        self.assertEqual((greeted.confidence, draft_of(greeted).body), (bare.confidence, draft_of(bare).body))
+        self.assertEqual(greeted.trace[0]["step"], "risk")
 
     def test_source_positions_match_the_markers_of_the_draft(self):
         ticket = submit(self, "How do I reset my password?")
