@@ -4,7 +4,8 @@
 idempotent: a reply already sent is not sent again when the task is delivered twice. The reply
 answers the customer's latest e-mail (`In-Reply-To`) and carries the thread's `References`, so it
 lands in the customer's conversation; auto-replies carry `Auto-Submitted: auto-replied` (RFC 3834),
-so well-behaved mail systems do not answer them.
+so well-behaved mail systems do not answer them. Under the reply, the customer's message it answers
+is quoted ("On …, … wrote:" in the customer's language, then `> ` lines), as mail clients do.
 """
 
 import logging
@@ -14,15 +15,20 @@ from email.utils import make_msgid, parseaddr
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.mail import EmailMessage
+from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from mail.inbound import MESSAGE_ID, one_line
 from mail.models import MailMessage
+from mail.quoted import quote
+from portal.languages import translate
 from tickets import replies
 from tickets.models import Message
 
 logger = logging.getLogger(__name__)
 
 MAX_REFERENCES = 20
+ATTRIBUTION = gettext_noop("On %(date)s, %(sender)s wrote:")
 
 
 def reply_subject(subject: str, fallback: str = "Your request") -> str:
@@ -37,7 +43,8 @@ def send_reply(message_id: int) -> MailMessage | None:
     sent = MailMessage.objects.filter(ticket_message=reply).first()
     if sent is not None and sent.status == MailMessage.Status.SENT:
         return sent
-    last_in = (MailMessage.objects.filter(ticket=ticket, direction=MailMessage.Direction.INBOUND)
+    last_in = (MailMessage.objects.select_related("ticket_message")
+               .filter(ticket=ticket, direction=MailMessage.Direction.INBOUND)
                .exclude(status=MailMessage.Status.IGNORED).order_by("-created_at", "-pk").first())
     if last_in is None:
         return None
@@ -53,7 +60,7 @@ def send_reply(message_id: int) -> MailMessage | None:
     if reply.auto_sent:
         headers["Auto-Submitted"] = "auto-replied"
     # The agent's e-mail template in the customer's language wraps the reply (greeting, signature).
-    email = EmailMessage(mail.subject, replies.email_body(reply), settings.MAIL["FROM"], [to], headers=headers)
+    email = EmailMessage(mail.subject, email_text(reply, last_in), settings.MAIL["FROM"], [to], headers=headers)
     raw = email.message().as_bytes()
     try:
         email.send()
@@ -66,3 +73,15 @@ def send_reply(message_id: int) -> MailMessage | None:
     mail.raw.save("reply.eml", ContentFile(raw), save=False)
     mail.save()
     return mail
+
+
+def email_text(reply: Message, answered: MailMessage) -> str:
+    """The reply as the agent's e-mail template words it, with the customer's message it answers quoted below."""
+    body = replies.email_body(reply)
+    asked = answered.ticket_message
+    if asked is None or not asked.body.strip():
+        return body
+    attribution = translate(ATTRIBUTION, replies.ticket_language(reply.ticket)) % {
+        "date": timezone.localtime(answered.created_at).strftime("%Y-%m-%d %H:%M %Z"),
+        "sender": one_line(answered.sender) or reply.ticket.customer}
+    return f"{body}\n\n{quote(asked.body, attribution)}"

@@ -16,6 +16,9 @@ shape of those lines, in English and Russian:
 A customer's own text is never cut: quoted lines with new text after them (an answer written between
 the quotes) stay, and a message that would be left empty is kept whole. A forwarded message is
 content, not history, so "Forwarded message" is no separator. The raw e-mail is kept either way.
+
+Our own replies quote the message they answer the same way (`quote`), so the customer sees what was
+asked under the answer, and their answer to it is read back by the same rules.
 """
 
 import re
@@ -30,6 +33,7 @@ _HEADER_NEXT = re.compile(r"^\*?(sent|date|to|subject|отправлено|да�
 _RULE = re.compile(r"^[_\-]{8,}$")
 _FORWARDED = re.compile(r"forwarded message|begin forwarded|пересланное сообщение|переадресованн", re.IGNORECASE)
 OUTLOOK_BLOCK = 5  # lines after "From:" in which Outlook's next header must appear
+QUOTE_MAX_CHARS = 10_000  # of the message a reply quotes; a longer one is cut at a line and marked "[…]"
 
 
 def is_attribution(text: str) -> bool:
@@ -56,6 +60,15 @@ def _attribution_start(lines: list[str], index: int) -> int | None:
     if is_attribution(one):
         return index - 1 if two and not _dated(one) and _dated(two) and is_attribution(two) else index
     return index - 1 if two and is_attribution(two) else None
+
+
+def quote(text: str, attribution: str) -> str:
+    """`text` as a reply quotes it below itself: the attribution line, then every line after "> "."""
+    text = text.strip()
+    if len(text) > QUOTE_MAX_CHARS:
+        cut = text.rfind("\n", 0, QUOTE_MAX_CHARS)
+        text = text[:cut if cut > 0 else QUOTE_MAX_CHARS].rstrip() + "\n[…]"
+    return "\n".join([attribution, *(f"> {line}".rstrip() for line in text.split("\n"))])
 
 
 def new_text(body: str) -> str:

@@ -1,9 +1,11 @@
 """Replies to e-mailed tickets sent by SMTP to a real aiosmtpd server on 127.0.0.1, threaded and loop-safe."""
 
 from django.test import TestCase, override_settings
+from django.utils import timezone
 
 from mail import inbound, outbound
 from mail.models import MailMessage
+from mail.quoted import is_attribution
 from tests.api.base import make_user
 from tests.mail import messages
 from tests.stubs.smtp_server import SmtpServer
@@ -44,17 +46,36 @@ class OutboundTests(TestCase):
         self.assertEqual(sent["References"].split(), ["<older@example.com>", first.mail.message_id])
         self.assertTrue(sent["Message-ID"].endswith("@portal.example>"))
         self.assertIsNone(sent["Auto-Submitted"])
-        # The reply inside the default e-mail template of the customer's language (tickets.replies).
-        self.assertEqual(sent.get_content().replace("\r\n", "\n").strip(),
-                         "Hello,\n\nIt left the warehouse today.\n\nBest regards,\nThe support team")
+        # The reply inside the default e-mail template of the customer's language (tickets.replies),
+        # and the customer's message quoted under it as mail clients quote.
+        asked = timezone.localtime(first.mail.created_at).strftime("%Y-%m-%d %H:%M %Z")
+        sent_text = sent.get_content().replace("\r\n", "\n").strip()
+        self.assertEqual(sent_text, "Hello,\n\nIt left the warehouse today.\n\nBest regards,\nThe support team\n\n"
+                                    f"On {asked}, Ann <ann@example.com> wrote:\n> Where is my parcel?")
         row = MailMessage.objects.get(direction="out")
         self.assertEqual((row.status, row.message_id, row.ticket), ("sent", sent["Message-ID"], first.ticket))
 
-        # The customer answers our reply: the same ticket, reopened for staff.
-        answer = self.receive(messages.plain("Thanks, but it is not here.", subject="Re: Re: Parcel",
-                                             In_Reply_To=sent["Message-ID"]))
+        # The customer answers our reply, their client quoting it: the same ticket, reopened for
+        # staff, with what they wrote this time (our reply and their first message are on it already).
+        quoted = "\n".join(f"> {line}" for line in sent_text.split("\n"))
+        answer = self.receive(messages.plain(
+            f"Thanks, but it is not here.\n\nOn Thu, 3 Dec 2026 at 10:00, Help desk <help@portal.example> wrote:\n"
+            f"{quoted}\n", subject="Re: Re: Parcel", In_Reply_To=sent["Message-ID"]))
         self.assertEqual((answer.outcome, answer.ticket), ("follow_up", first.ticket))
         self.assertEqual(Ticket.objects.get().status, "review")
+        self.assertEqual(answer.mail.ticket_message.body, "Thanks, but it is not here.")
+
+    def test_the_quoted_message_is_introduced_in_the_customers_language(self):
+        ticket = self.receive(messages.plain("Здравствуйте! Где моя посылка? Заказ оформлен неделю назад.",
+                                             subject="Посылка", sender="Иван <ivan@example.ru>")).ticket
+        self.send(ticket, "Посылка передана в доставку сегодня.")
+        [(_, sent)] = self.smtp.messages
+        text = sent.get_content().replace("\r\n", "\n")
+        attribution = next(line for line in text.split("\n") if line.endswith("написал(а):"))
+        self.assertIn("Иван <ivan@example.ru>", attribution)
+        self.assertTrue(is_attribution(attribution))  # the customer's answer to it is read back without it
+        self.assertTrue(text.rstrip().endswith(f"{attribution}\n> Здравствуйте! Где моя посылка? Заказ оформлен "
+                                               "неделю назад."))
 
     def test_an_auto_reply_is_marked_and_an_out_of_office_answer_does_not_loop(self):
         make_help_centre()

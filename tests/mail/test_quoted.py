@@ -3,7 +3,7 @@
 from django.test import SimpleTestCase, TestCase
 
 from mail import inbound
-from mail.quoted import is_attribution, new_text
+from mail.quoted import QUOTE_MAX_CHARS, is_attribution, new_text, quote
 from tests.mail import messages
 from tickets.models import Message
 
@@ -65,6 +65,20 @@ class NewTextTests(SimpleTestCase):
         body = f"{NEW_EN}\n\n---------- Forwarded message ---------\nFrom: Shop <shop@example.com>\nDate: Thu, 3 Dec" \
                " 2026\n\nYour order has shipped."
         self.assertEqual(new_text(body), body)
+
+
+class QuoteTests(SimpleTestCase):
+    def test_a_quoted_message_is_read_back_as_history(self):
+        attribution = "On 2026-12-03 10:00 UTC, Ann <ann@example.com> wrote:"
+        quoted = quote("Where is my parcel?\n\nAnn", attribution)
+        self.assertEqual(quoted, f"{attribution}\n> Where is my parcel?\n>\n> Ann")
+        self.assertEqual(new_text(f"It is here, thanks.\n\n{quoted}"), "It is here, thanks.")
+
+    def test_a_long_message_is_quoted_up_to_a_line_and_marked_cut(self):
+        line = "A line of a long message about the order. " * 2
+        quoted = quote("\n".join([line] * 1000), "On 2026-12-03 10:00 UTC, ann@example.com wrote:")
+        self.assertLessEqual(len(quoted), QUOTE_MAX_CHARS + 2 * 250 + 100)
+        self.assertTrue(quoted.endswith(f"> {line.rstrip()}\n> […]"))
 
 
 class FollowUpTests(TestCase):
