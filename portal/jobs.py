@@ -99,7 +99,10 @@ def run(job: Job, body: Callable[[Job], None]) -> Job:
     try:
         body(job)
     except Exception as exc:
-        logger.exception("%s failed", job)
+        if isinstance(exc, KnowledgeError):  # a path that does not exist, a bad commit: no traceback to read
+            logger.warning("%s failed: %s", job, exc)
+        else:
+            logger.exception("%s failed", job)
         if holds(job, attempt):
             # A domain error's message is written for people; anything else keeps its type.
             job.fail(str(exc) if isinstance(exc, KnowledgeError) else f"{type(exc).__name__}: {exc}")

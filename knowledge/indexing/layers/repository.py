@@ -68,7 +68,9 @@ def open_repository(path: str | Path, *, since: str = "", name: str = "",
         with tempfile.TemporaryDirectory(prefix="repo-") as tmp:
             root = _unzip(path, Path(tmp))
             skipped = []
-            yield Snapshot(root, name or path.stem, "", _walk(root, indexable, skipped), skipped=skipped)
+            # Named after its one top folder ("uvicorn-main/" of GitHub's "main.zip"), else after the archive.
+            repo_id = name or (root.name if root != Path(tmp) else path.stem)
+            yield Snapshot(root, repo_id, "", _walk(root, indexable, skipped), skipped=skipped)
         return
     yield _folder_snapshot(path, since=since, name=name or path.name, indexable=indexable)
 
@@ -95,8 +97,8 @@ def _folder_snapshot(root: Path, *, since: str, name: str, indexable) -> Snapsho
         sha = _git(root, *verify).strip()
         diff = _git(root, "diff", "--name-only", "--relative", "--no-renames", "-z", sha, "--").split("\0")
         untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard").split("\0")
-        touched = sorted({rel for rel in diff + untracked if rel})
-        snapshot.changed = [rel for rel in touched if rel in set(files)]
+        touched, listed = sorted({rel for rel in diff + untracked if rel}), set(files)
+        snapshot.changed = [rel for rel in touched if rel in listed]
         snapshot.deleted = tuple(rel for rel in touched if not (root / rel).exists() and indexable(rel))
         snapshot.skipped = [(rel, reason) for rel, reason in skipped if rel in set(touched)]
     return snapshot
@@ -169,18 +171,34 @@ def _unzip(archive: Path, target: Path) -> Path:
 
 
 def _is_git(root: Path) -> bool:
-    return shutil.which("git") is not None and _git_ok(root, "rev-parse", "--is-inside-work-tree")
+    """Whether `root` is in a git checkout; a checkout git refuses to read is an error, never a plain
+    folder: indexed as one, its ignored files (secrets, build output) would be read too."""
+    if shutil.which("git") is None:
+        return False
+    result = _run_git(root, "rev-parse", "--is-inside-work-tree")
+    if result.returncode == 0:
+        return True
+    if "not a git repository" in result.stderr:
+        return False
+    if "dubious ownership" in result.stderr:
+        raise RepositoryError(
+            _("git refuses to read %(root)s: the checkout belongs to another user. Index it as its owner, or, "
+              "if you trust it, allow it with: git config --global --add safe.directory %(root)s") % {"root": root})
+    raise RepositoryError(_("git cannot read %(root)s: %(error)s") % {"root": root, "error": result.stderr.strip()})
+
+
+def _run_git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    # English messages whatever the machine's locale: `_is_git` reads them.
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=GIT_TIMEOUT,
+                          check=False, env={**os.environ, "LC_ALL": "C", "LANGUAGE": ""})
 
 
 def _git_ok(root: Path, *args: str) -> bool:
-    result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=GIT_TIMEOUT,
-                            check=False)
-    return result.returncode == 0
+    return _run_git(root, *args).returncode == 0
 
 
 def _git(root: Path, *args: str) -> str:
-    result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                            timeout=GIT_TIMEOUT, check=False)
+    result = _run_git(root, *args)
     if result.returncode != 0:
         raise RepositoryError(_("git %(command)s failed: %(error)s")
                               % {"command": " ".join(args), "error": result.stderr.strip()})

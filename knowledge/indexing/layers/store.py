@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import chunking
@@ -34,7 +35,7 @@ from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
-from knowledge.indexing.parsing.text import decode_text
+from knowledge.indexing.parsing.text import WIDE_BOMS, decode_text
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
 
@@ -77,7 +78,24 @@ def index_repository(kb: KnowledgeBase, path: str | Path, *, since: str = "", na
                      batch_size: int = 64, progress: Progress | None = None) -> RepoIndexResult:
     """Index a folder, git checkout or zip into `kb`: every file, or those changed since `since`."""
     with repository.open_repository(path, since=since, name=name, indexable=is_indexable) as snapshot:
+        if not name and Path(path).is_dir():
+            refuse_another_folder(kb, snapshot.repo_id, Path(path).expanduser().resolve())
         return index_snapshot(kb, snapshot, batch_size=batch_size, progress=progress)
+
+
+def refuse_another_folder(kb: KnowledgeBase, repo_id: str, folder: Path) -> None:
+    """Two folders of one name ("src", "docs") would be one repository, the second run deleting the files
+    of the first: a folder named like a repository the base holds from another folder needs a name."""
+    last = (Job.objects.filter(knowledge_base=kb, kind=Job.Kind.INDEX_REPO,
+                               status__in=(Job.Status.SUCCEEDED, Job.Status.PARTIAL),
+                               options__repo_id=repo_id).order_by("-pk").first())
+    if last is None or Path(last.options.get("path", "")).expanduser().resolve() == folder:
+        return
+    if repo_documents(kb, repo_id).exists():
+        raise repository.RepositoryError(
+            _("This base already holds the repository %(id)s, indexed from %(origin)s. To index %(path)s beside "
+              "it, give it a name of its own (--name); to replace it, pass --name %(id)s.")
+            % {"id": repo_id, "origin": last.options["path"], "path": folder})
 
 
 def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_size: int = 64,
@@ -128,10 +146,12 @@ def read_texts(snapshot: repository.Snapshot, warnings: list) -> dict[str, str]:
         except OSError as exc:
             warnings.append((snapshot.prefix + rel, f"unreadable: {exc.strerror or exc}"))
             continue
-        if b"\0" in data[:8192]:  # PostgreSQL text cannot hold NUL bytes, and no source file has them
+        # PostgreSQL text cannot hold NUL bytes, and no source file has them (UTF-16 text decoded has none).
+        text = decode_text(data) if b"\0" not in data[:8192] or data.startswith(WIDE_BOMS) else "\0"
+        if "\0" in text:
             warnings.append((snapshot.prefix + rel, "binary content (NUL bytes): not indexed"))
             continue
-        texts[snapshot.prefix + rel] = decode_text(data)
+        texts[snapshot.prefix + rel] = text
     return texts
 
 

@@ -25,6 +25,8 @@ BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+# Text in UTF-16 or UTF-32 is full of NUL bytes; its BOM tells it from a binary file.
+WIDE_BOMS = tuple(bom for bom, encoding in BOMS if encoding in ("utf-16", "utf-32"))
 # Also matched on raw text from other callers, hence the optional BOM and CR.
 FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.S | re.M)
 # MDX heading anchors as written on react.dev (`## Title {/*title*/}`) and Pandoc's `{#id}`.

@@ -46,6 +46,7 @@ def make_bad_repo(root: Path) -> Path:
     (root / "docs").mkdir()
     (root / "docs" / "mixed.md").write_bytes("# Приветствие\n\nUTF-8 text, then cp1251: ".encode()
                                              + "оплата заказа".encode("cp1251") + b"\n")
+    (root / "docs" / "windows.md").write_bytes("# Notes\n\nSaved by Notepad as Unicode: оплата.\n".encode("utf-16"))
     (root / "loop").symlink_to(root, target_is_directory=True)  # a folder link back to the top
     (root / "app" / "a.py").symlink_to(root / "app" / "b.py")  # two links pointing at each other
     (root / "app" / "b.py").symlink_to(root / "app" / "a.py")
@@ -80,9 +81,10 @@ def test_a_bad_repository_is_indexed_with_a_visible_warning_for_each_odd_file(tm
     assert f"warnings {job.counters['warnings']}" in text and "warning app/modern.py: lines 3-3" in text
     # The rest is indexed: the good file, the mixed-encoding page, and what the broken files define.
     paths = set(Document.objects.filter(knowledge_base=kb).values_list("path", flat=True))
-    assert paths == {"app/__init__.py", "app/good.py", "app/modern.py", "docs/mixed.md",
+    assert paths == {"app/__init__.py", "app/good.py", "app/modern.py", "docs/mixed.md", "docs/windows.md",
                      *(f"broken/mod{n}.py" for n in range(5))}
     assert "оплата заказа" in Document.objects.get(knowledge_base=kb, path="docs/mixed.md").text
+    assert "Unicode: оплата." in Document.objects.get(knowledge_base=kb, path="docs/windows.md").text  # UTF-16
     modern = Document.objects.get(knowledge_base=kb, path="app/modern.py")
     assert modern.status == Document.Status.READY and len(modern.metadata["warnings"]) == 3
     symbols = set(Chunk.objects.filter(layer="C1", document__knowledge_base=kb).values_list("metadata__qname",

@@ -1,5 +1,6 @@
 """Storing the layers: per-file documents, idempotent re-runs, incremental git re-index, the command."""
 
+import os
 import shutil
 import subprocess
 import zipfile
@@ -175,6 +176,11 @@ def test_a_zip_archive_is_unpacked_and_checked(tmp_path):
         pass
     with pytest.raises(RepositoryError, match="needs a git checkout"), open_repository(archive, since="HEAD"):
         pass
+    # GitHub names every branch archive "main.zip": the folder inside names the repository.
+    github = tmp_path / "main.zip"
+    shutil.copy(archive, github)
+    with open_repository(github, indexable=store.is_indexable) as snapshot:
+        assert snapshot.repo_id == "shop-main"
 
 
 @pytest.mark.django_db
@@ -192,6 +198,37 @@ def test_index_repo_command_prints_rows_per_layer_and_records_a_job(repo):
     assert (job.kind, job.status, job.progress_done, job.counters["rows_C3"]) == ("index_repo", "succeeded", 13, 15)
     with pytest.raises(CommandError, match="No knowledge base"):
         call_command("index_repo", "missing", str(repo))
+
+
+@pytest.mark.django_db
+def test_a_second_folder_of_the_same_name_needs_a_name_of_its_own(tmp_path):
+    first, second = make_repo(tmp_path / "one" / "src"), make_repo(tmp_path / "two" / "src")
+    (second / "extra.py").write_text("def extra():\n    return 2\n")
+    kb = make_kb()
+    call_command("index_repo", kb.slug, str(first), stdout=StringIO(), stderr=StringIO())
+    paths = set(store.repo_documents(kb, "src").values_list("path", flat=True))
+    # Indexed as "src" too, the second folder would have replaced the first: refused, nothing touched.
+    with pytest.raises(CommandError, match=r"already holds the repository src, indexed from .*one/src"):
+        call_command("index_repo", kb.slug, str(second), stdout=StringIO(), stderr=StringIO())
+    assert set(store.repo_documents(kb, "src").values_list("path", flat=True)) == paths
+    call_command("index_repo", kb.slug, str(first), stdout=StringIO(), stderr=StringIO())  # the same folder again
+    call_command("index_repo", kb.slug, str(second), "--name", "src-two", stdout=StringIO(), stderr=StringIO())
+    assert "extra.py" in set(store.repo_documents(kb, "src-two").values_list("path", flat=True))
+    assert set(store.repo_documents(kb, "src").values_list("path", flat=True)) == paths
+    call_command("index_repo", kb.slug, str(second), "--name", "src", stdout=StringIO(), stderr=StringIO())
+    assert set(store.repo_documents(kb, "src").values_list("path", flat=True)) == paths | {"extra.py"}
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="gives the checkout to another user")
+def test_a_checkout_git_refuses_to_read_is_an_error_not_a_plain_folder(tmp_path):
+    repo = make_repo(tmp_path / "shop")
+    (repo / ".gitignore").write_text("secrets.py\n")
+    (repo / "secrets.py").write_text("TOKEN = 'not for the index'\n")
+    git(repo, "init", "-q")
+    for path in [repo, *repo.rglob("*")]:
+        os.chown(path, 4321, 4321, follow_symlinks=False)  # git's safe.directory check refuses it
+    with pytest.raises(RepositoryError, match="belongs to another user.*safe.directory"), open_repository(repo):
+        pass
 
 
 class OwnRepositoryTests(TestCase):
@@ -241,8 +278,12 @@ class JobAndReindexTests(TestCase):
     def test_a_missing_path_fails_the_job_with_the_reason(self):
         kb = make_kb()
         # The task re-raises so that django-q2 records the failure too.
-        with self.assertRaises(RepositoryError), self.captureOnCommitCallbacks(execute=True):
+        with (self.assertLogs("portal.jobs", "WARNING") as logs, self.assertRaises(RepositoryError),
+              self.captureOnCommitCallbacks(execute=True)):
             store.start_index_repo(kb, "/no/such/folder")
+        # Said for people, in one line: no traceback in the worker's log for a path that does not exist.
+        self.assertEqual([record.exc_info for record in logs.records], [None])
+        self.assertIn("No such folder or archive: /no/such/folder", logs.output[0])
         job = kb.jobs.get()
         self.assertEqual(job.status, "failed")
         self.assertIn("No such folder or archive", job.error_message)
