@@ -279,6 +279,9 @@ PORTAL = {
     # search that does not ask for their layers scores them by this factor (docs/layers.md).
     "DERIVED_LAYERS": ("C2", "D5"),
     "DERIVED_WEIGHT": 0.5,
+    # Rows of test files (tests/, test_*.py, *.test.ts) name the code they test as often as the code
+    # does; a search that does not ask about tests scores them by this factor.
+    "TEST_FILE_WEIGHT": 0.5,
     # Per embedder, over the registry's floor and the one measured for each base
     # (knowledge/indexing/calibration.py).
     "SIMILARITY_FLOORS": env_floats("PORTAL_SIMILARITY_FLOORS"),

@@ -27,6 +27,7 @@ import functools
 import html
 import json
 import math
+import re
 import time
 
 from django.conf import settings
@@ -45,6 +46,8 @@ from portal.postgresql import prepared
 MODES = {"hybrid": gettext_lazy("Hybrid (vector + keyword)"), "vector": gettext_lazy("Vector"),
          "keyword": gettext_lazy("Keyword")}
 EXCERPT_CHARS = 240
+# A question about tests keeps the rows of test files where they rank (`_demote_secondary`).
+TESTS_ASKED = re.compile(r"\btest|\bтест|\bspec\b|\bpytest\b|\bunittest", re.IGNORECASE)
 # Questions whose tsquery texts are remembered (least recently asked dropped first): the keyword
 # side and the headlines of one search share them, and a question asked again needs no statement.
 TSQUERY_CACHE_SIZE = 1024
@@ -126,7 +129,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     window = depth if reranker is not None else top_k if layers else min(depth, 3 * top_k)
     hits = _timed(timings, "fetch", _make_hits, fused[:window], read)
     if not layers:
-        hits = _demote_derived(hits)
+        hits = _demote_secondary(hits, query)
     if reranker is not None and hits:
         hits = _timed(timings, "rerank", reranker.rerank, query, hits)
     hits = hits[:top_k]
@@ -282,18 +285,22 @@ def tsqueries(config: str, query: str) -> tuple[str, str, list[str]]:
         return cursor.fetchone()
 
 
-def _demote_derived(hits: list[SearchHit]) -> list[SearchHit]:
-    """Derived rows (edges) scored by `DERIVED_WEIGHT` when the search did not ask for their layers.
+def _demote_secondary(hits: list[SearchHit], query: str) -> list[SearchHit]:
+    """Derived rows (edges) scored by `DERIVED_WEIGHT` when the search did not ask for their layers, and
+    rows of a repository's test files by `TEST_FILE_WEIGHT` when the question is not about tests.
 
     An edge row restates a line of the source its file already has as a chunk; left as they are,
-    they crowd the first places of a plain search with several rows of one file.
+    they crowd the first places of a plain search with several rows of one file. A test names the
+    function it tests as often as the function's own file does, and is seldom what was asked for.
     """
     derived = set(setting("DERIVED_LAYERS"))
-    if not any(hit.layer in derived for hit in hits):
+    tests = not TESTS_ASKED.search(query)
+    weights = [(setting("DERIVED_WEIGHT") if hit.layer in derived else 1.0)
+               * (setting("TEST_FILE_WEIGHT") if tests and hit.metadata.get("is_test") else 1.0) for hit in hits]
+    if all(weight == 1.0 for weight in weights):
         return hits
-    for hit in hits:
-        if hit.layer in derived:
-            hit.score *= setting("DERIVED_WEIGHT")
+    for hit, weight in zip(hits, weights, strict=True):
+        hit.score *= weight
     return sorted(hits, key=lambda hit: -hit.score)
 
 

@@ -8,8 +8,9 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
-from django.test import TestCase
+from django.test import TestCase, override_settings
 
 from knowledge.indexing.layers import store
 from knowledge.indexing.layers.repository import RepositoryError, open_repository
@@ -229,6 +230,23 @@ def test_a_checkout_git_refuses_to_read_is_an_error_not_a_plain_folder(tmp_path)
         os.chown(path, 4321, 4321, follow_symlinks=False)  # git's safe.directory check refuses it
     with pytest.raises(RepositoryError, match="belongs to another user.*safe.directory"), open_repository(repo):
         pass
+
+
+@pytest.mark.django_db
+def test_a_search_not_about_tests_ranks_a_test_file_below_the_code_it_tests(repo):
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    question = "charge order paid"
+    hits = retrieval.search(question, [kb.pk], top_k=10, mode="keyword")
+    paths = [Document.objects.get(pk=hit.document_id).path for hit in hits]
+    with override_settings(PORTAL={**settings.PORTAL, "TEST_FILE_WEIGHT": 1.0}):
+        undemoted = [Document.objects.get(pk=hit.document_id).path
+                     for hit in retrieval.search(question, [kb.pk], top_k=10, mode="keyword")]
+    assert undemoted[0] == "tests/test_billing.py"  # the test names charge, order and paid the most
+    assert paths[0].startswith("shop/") and "tests/test_billing.py" in paths
+    # Asked about the tests, they rank as they are.
+    asked = retrieval.search(f"test: {question}", [kb.pk], top_k=10, mode="keyword")
+    assert Document.objects.get(pk=asked[0].document_id).path == "tests/test_billing.py"
 
 
 class OwnRepositoryTests(TestCase):
