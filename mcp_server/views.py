@@ -4,8 +4,9 @@ The SDK's transport is an ASGI app; the portal is served by WSGI (the dev server
 server runs stateless with JSON responses, so every POST is complete in itself: the view checks the
 API key exactly like the REST API (`portal.auth.authenticate` and `check_rate`), then runs the
 SDK's session manager for this one request with `async_to_sync` and returns what it answered.
-GET (a server-to-client event stream) is refused by the SDK with 405 in stateless mode; clients
-that want notifications use stdio.
+Only POST is taken: a GET (a server-to-client event stream) is refused with 405 here, before the
+SDK, whose stateless transport would open a stream that never ends and hold a server thread with it;
+clients that want notifications use stdio. A body that is not JSON is refused with 415.
 """
 
 import anyio
@@ -51,6 +52,13 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         if exc.retry_after:
             extra["Retry_After"] = str(int(exc.retry_after))
         return _error(exc.status_code, exc.code, exc.message, **extra)
+    if request.method != "POST":
+        return _error(405, "method_not_allowed", gettext(
+            "The MCP endpoint takes JSON-RPC requests by POST; it opens no event stream (use stdio for "
+            "notifications)"), Allow="POST")
+    if request.content_type != "application/json":
+        return _error(415, "unsupported_media_type",
+                      gettext("Send the JSON-RPC request with Content-Type: application/json"))
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:

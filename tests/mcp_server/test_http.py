@@ -233,3 +233,17 @@ class McpHttpTests(LiveServerTestCase):
             self.assertIn("error", response.json())
         response = httpx.post(self.url, content=b"x" * 2_000_000, headers=headers)
         self.assertEqual(response.status_code, 413)
+        response = httpx.post(self.url, content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+                              headers={**headers, "Content-Type": "text/plain"})
+        self.assertEqual(response.status_code, 415)
+        self.assertIn("application/json", response.json()["error"]["message"])
+
+    def test_a_get_is_refused_at_once_not_held_open_as_an_event_stream(self):
+        # The SDK's stateless transport would answer a GET with a stream that never ends, holding a
+        # server thread (and the server's shutdown) for good.
+        headers = {"Authorization": f"Bearer {self.token}", "Accept": "text/event-stream"}
+        for method in ("GET", "PUT", "DELETE"):
+            response = httpx.request(method, self.url, headers=headers, timeout=10)
+            self.assertEqual(response.status_code, 405, method)
+            self.assertEqual(response.headers["Allow"], "POST")
+            self.assertIn("method_not_allowed", response.json()["error"]["message"])
