@@ -4,6 +4,7 @@ A key limited to some knowledge bases sees only the tickets it submitted; other 
 `tickets` scope see every ticket.
 """
 
+from django.db import IntegrityError, transaction
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
@@ -44,15 +45,24 @@ def create_ticket(request: HttpRequest, payload: TicketIn):
     # External ids are unique per key owner: the check only ever looks at the caller's own tickets.
     if payload.external_id and Ticket.objects.filter(channel=Ticket.Channel.API, submitted_by=owner,
                                                      external_id=payload.external_id).exists():
-        raise ApiError(409, "duplicate_external_id", _("You already submitted a ticket with this external_id"),
-                       [{"field": "external_id", "location": "body", "message": _("already used"),
-                         "type": "duplicate"}])
+        raise duplicate_external_id()
     # The submitting key is recorded after the caller's metadata, so it cannot be forged.
     metadata = {**payload.metadata, "api_key_id": request.auth.pk}
-    ticket = triage.submit_ticket(subject=payload.subject, body=payload.body, customer=payload.customer,
-                                  channel=Ticket.Channel.API, external_id=payload.external_id, metadata=metadata,
-                                  submitted_by=owner)
+    try:
+        with transaction.atomic():
+            ticket = triage.submit_ticket(subject=payload.subject, body=payload.body, customer=payload.customer,
+                                          channel=Ticket.Channel.API, external_id=payload.external_id,
+                                          metadata=metadata, submitted_by=owner)
+    except IntegrityError:
+        # A request with the same external_id (a client's retry) was stored since the check above.
+        raise duplicate_external_id() from None
     return Status(202, ticket_detail(request.auth, ticket.pk))
+
+
+def duplicate_external_id() -> ApiError:
+    return ApiError(409, "duplicate_external_id",
+                    _("A ticket with this external_id was already submitted with a key of your account"),
+                    [{"field": "external_id", "location": "body", "message": _("already used"), "type": "duplicate"}])
 
 
 @router.get("/tickets", response={200: list[TicketOut], **errors()}, auth=TICKETS)

@@ -61,4 +61,5 @@ class TicketExternalIdTests(ApiTestCase):
     def test_an_owner_cannot_reuse_its_own_id_with_any_of_its_keys(self):
         self.assertEqual(self.submit(self.mine, "crm-2").status_code, 202)
         error = self.assertError(self.submit(self.mine_too, "crm-2"), 409, "duplicate_external_id")
-        self.assertEqual(error["message"], "You already submitted a ticket with this external_id")
+        self.assertEqual(error["message"],
+                         "A ticket with this external_id was already submitted with a key of your account")

@@ -1,4 +1,8 @@
+from django.db import connection
+from django.test import Client, TransactionTestCase
+
 from tests.api.base import ApiTestCase, make_key
+from tests.concurrency import at_once
 from tests.factories import make_document, make_kb
 from tickets.models import Agent, Message, Ticket
 
@@ -117,3 +121,24 @@ class TicketApiTests(ApiTestCase):
         self.assertEqual(self.api("get", "/tickets?created_before=2000-01-01T00:00:00", token=self.token)
                          .json()["count"], 0)
         self.assertError(self.api("get", "/tickets?created_before=0001-01-01T00:00:00%2B01:00", token=self.token), 422)
+
+
+class ConcurrentTicketTests(TransactionTestCase):
+    def test_a_client_retrying_one_external_id_at_once_gets_one_ticket_and_409s(self):
+        # Six requests with one external id, released together: every one but the first to be stored
+        # must be told it is a duplicate (409), never a server error or a database constraint's name.
+        _, token = make_key()
+
+        def submit():
+            try:
+                return Client().post("/api/v1/tickets", {"body": "Where is my parcel?", "external_id": "crm-race"},
+                                     content_type="application/json", headers={"Authorization": f"Bearer {token}"})
+            finally:
+                connection.close()
+
+        responses = at_once(6, submit)
+        statuses = sorted(response.status_code for response in responses)
+        self.assertEqual(statuses, [202, 409, 409, 409, 409, 409], [r.content for r in responses])
+        self.assertEqual({r.json()["error"]["code"] for r in responses if r.status_code == 409},
+                         {"duplicate_external_id"})
+        self.assertEqual(Ticket.objects.filter(external_id="crm-race").count(), 1)
