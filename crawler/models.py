@@ -5,7 +5,7 @@ and the outgoing links of the last fetch, so a re-crawl can ask "changed?" with 
 request, still follow links of unchanged pages, and re-index only what changed.
 """
 
-from django.db import models
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -81,13 +81,13 @@ class CrawledPage(models.Model):
         """Record a failed fetch; the document (if any) keeps serving until the page is gone."""
         self.status = self.Status.FAILED if self.document_id is None else self.status
         self.error_message, self.http_status, self.last_crawled_at = message, http_status, timezone.now()
-        self.save()
+        self.store()
 
     def mark_gone(self, message: str, *, http_status: int | None) -> None:
         self.status, self.document, self.content_sha256, self.etag, self.last_modified = (
             self.Status.GONE, None, "", "", "")
         self.error_message, self.http_status, self.last_crawled_at = message, http_status, timezone.now()
-        self.save()
+        self.store()
 
     def record_fetch(self, *, final_url: str, http_status: int, content_type: str, etag: str, last_modified: str,
                      status: str, document: Document | None, content_sha256: str, canonical_url: str,
@@ -100,7 +100,22 @@ class CrawledPage(models.Model):
         self.etag, self.last_modified, self.status, self.document = etag, last_modified, status, document
         self.content_sha256, self.canonical_url, self.links = content_sha256, canonical_url, links
         self.error_message, self.last_crawled_at = "", now
-        self.save()
+        self.store()
+
+    def store(self) -> None:
+        """Save; a new row for a URL another job stored meanwhile (a crawl and "Add URL" fetching one
+        page at once) updates that row instead: the latest fetch's findings stand, nothing fails."""
+        if not self._state.adding:
+            self.save()
+            return
+        try:
+            with transaction.atomic():
+                self.save()
+        except IntegrityError:
+            self.pk = (CrawledPage.objects.filter(knowledge_base_id=self.knowledge_base_id, url=self.url)
+                       .values_list("pk", flat=True).get())
+            self._state.adding = False
+            self.save()
 
 
 class CrawlUrl(models.Model):

@@ -227,3 +227,21 @@ def test_a_known_page_no_longer_linked_is_revisited(flask_site):
     assert (report.ingested, report.removed) == (0, 1)  # the link's text is still there: same text
     assert not Document.objects.filter(source_uri=flask_site.url("/signals.html")).exists()
     assert CrawledPage.objects.get(url=flask_site.url("/signals.html")).status == CrawledPage.Status.GONE
+
+
+def test_a_page_another_job_stored_meanwhile_is_updated_not_a_failed_crawl():
+    # A crawl holds the pages it knew when it started; "Add URL" of one of its pages stores the row
+    # first. The crawl's fetch of that page then updates the row instead of failing on its URL.
+    kb = make_kb()
+    url = "https://docs.example.com/guide/"
+    added = CrawledPage.objects.create(knowledge_base=kb, url=url, seed_url=url)
+    crawls = CrawledPage(knowledge_base=kb, url=url, seed_url="https://docs.example.com/", depth=1)
+    crawls.record_fetch(final_url=url, http_status=200, content_type="text/html", etag='"v2"', last_modified="",
+                        status=CrawledPage.Status.INDEXED, document=None, content_sha256="ab" * 32,
+                        canonical_url=url, links=["https://docs.example.com/next/"])
+    [page] = CrawledPage.objects.filter(knowledge_base=kb, url=url)
+    assert (page.pk, crawls.pk, page.etag, page.links) == (added.pk, added.pk, '"v2"', ["https://docs.example.com/next/"])
+    again = CrawledPage(knowledge_base=kb, url=url, seed_url=url)
+    again.mark_failed("HTTP 503 Service Unavailable", http_status=503)
+    page.refresh_from_db()
+    assert (CrawledPage.objects.filter(knowledge_base=kb).count(), page.http_status) == (1, 503)
