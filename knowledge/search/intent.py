@@ -17,7 +17,18 @@ from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from knowledge.indexing.layers.code import route_key
-from knowledge.search.vocabulary import find_subject, is_code_name
+from knowledge.search.code_names import (
+    CYRILLIC,
+    HTTP_ROUTE,
+    code_name,
+    document_subject,
+    loose_name,
+    mask_code,
+    qualified_forms,
+)
+from knowledge.search.vocabulary import find_subject
+
+__all__ = ["Plan", "Planner", "RulePlanner", "Step", "code_name", "find_subject", "loose_name", "plan_question"]
 
 
 @dataclass
@@ -27,8 +38,12 @@ class Step:
     filters: dict = field(default_factory=dict)
     top_k: int = 6
     mode: str = "hybrid"
-    # When nothing matches: filter keys dropped in this order ("a->b" renames key a to b instead).
-    relax: list[str] = field(default_factory=list)
+    # When nothing matches: filter keys dropped in this order ("a->b" renames key a to b instead; a
+    # dict sets its keys, dropping those set to None: {"dst_ref": None, "dst_name": "load"}).
+    relax: list = field(default_factory=list)
+    # The filter keys that name what was asked: the hits are a precise match while one of them holds.
+    # By default the first key of `relax` among the filters (and what it is renamed to).
+    precise: list[str] = field(default_factory=list)
     expand: str = ""  # "source": C0 chunks of the symbols the hits name
     why: str = ""
 
@@ -47,21 +62,19 @@ class Plan:
         return asdict(self)
 
 
+def precise_keys(step: Step) -> list[str]:
+    """The keys of a step's filters that must hold for its hits to be a precise match."""
+    if step.precise:
+        return step.precise
+    for entry in step.relax:
+        if isinstance(entry, str) and entry.partition("->")[0] in step.filters:
+            old, _, new = entry.partition("->")
+            return [old, new] if new else [old]
+    return list(step.filters)
+
+
 class Planner(Protocol):
     def plan(self, question: str, vocabulary: dict[str, str] | None = None) -> Plan: ...
-
-
-HTTP_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[\w\-./{}<>:]*)", re.IGNORECASE)
-# `backticked`, name(), snake_case, CamelCase.
-CODE_NAME = re.compile(r"`([^`]+)`|\b([A-Za-z_][\w.]*\(\))|"
-                       r"\b([a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b")
-CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
-LATIN_WORD = re.compile(r"(?<![\w/{])([A-Za-z_][\w.-]*[\w])(?![\w}])")
-CUE_NAME = re.compile(r"\b(?:calls?|calling|inherits? from|subclass(?:es)? of|extends|imports?|command|"
-                      r"function|method|class|callers of)\s+([A-Za-z_][\w.-]*)", re.IGNORECASE)
-NOT_NAMES = {"api", "cli", "http", "https", "sla", "rest", "url", "json", "sql", "get", "post", "put",
-             "patch", "delete", "the", "a", "an", "this", "that", "does", "do", "is", "are", "from", "of",
-             "to"}
 
 
 def _has(*patterns: str) -> Callable[[str], bool]:
@@ -70,11 +83,22 @@ def _has(*patterns: str) -> Callable[[str], bool]:
 
 
 INTEGRATIONS = _has(r"\bintegrat", r"интеграц", r"интегрир", r"с чем (связан|работает)")
-CALLERS = _has(r"\bwho calls\b", r"\bcallers? of\b", r"\bwhere is .* called\b", r"\bwhat calls\b",
-               r"кто вызывает", r"где вызывает", r"откуда вызывает", r"какие функции вызывают")
-CALLEES = _has(r"\bwhat does .* call\b", r"\bcalled by\b", r"что вызывает (функция|метод)",
-               r"какие функции вызывает")
-IMPORTS = _has(r"\bimports?\b", r"\bdepends? on\b", r"импорт", r"зависит от")
+CALLERS = _has(r"\bwho calls\b", r"\bcallers? of\b", r"\bwhere is .* (called|invoked)\b", r"\bwhat calls\b",
+               r"\b(which|what) (\w+ )?(functions?|methods?|code|classes|modules|places)\b.*\b(call|invoke)s?\b",
+               r"кто вызывает", r"где вызывает", r"откуда вызывает", r"какие (функции|методы) (его )?вызывают")
+CALLEES = _has(r"\b(what|which)\b.*\bdoes .* (call|invoke)\b", r"\bcalled by\b", r"\bcallees of\b",
+               r"что вызывает (функция|метод)", r"какие (функции|методы) вызывает")
+IMPORTS = _has(r"\bimport(s|ed|ers?)?\b", r"\bdepends? on\b", r"\bdependen(cies|ts?)\b", r"импорт",
+               r"завис(ит|ят)", r"зависимост")
+# What the module itself imports (outgoing edges); otherwise an import question asks who imports it.
+# "Что импортирует модуль X?" is read as what X imports; "Кто импортирует X" as who imports it.
+IMPORTS_OUT = _has(r"\b(what|which)\b.*\bdoes .* (import|depend on|require|need)\b", r"\bdependencies of\b",
+                   r"\bimports of\b", r"\bis .* dependent on\b", r"что импортирует", r"какие \w+ импортирует",
+                   r"от (чего|каких \w+) зависит", r"зависимости")
+USAGES = _has(r"\bwhere is .* used\b", r"\bwhere .* (is|are) used\b", r"\busages? of\b", r"\breferences? to\b",
+              r"\bwho uses\b", r"\bwhat uses\b", r"\b(which|what) \w+ uses?\b", r"\bused by\b",
+              r"где (используется|используются|применяется)", r"кто использует",
+              r"использовани")
 INHERITS = _has(r"\bsubclass", r"\binherit", r"\bextends\b", r"наслед", r"подкласс")
 ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпоинт", r"маршрут", r"ручк",
                         r"обработчик")
@@ -107,6 +131,17 @@ FACT_PREDICATES = {
 }
 
 
+@dataclass
+class Asked:
+    """A question as the rules read it: `words` is the text with its code names masked (§)."""
+
+    text: str
+    words: str
+    subject: str
+    code: str
+    vocabulary: dict
+
+
 class RulePlanner:
     """Keyword and pattern rules in Russian and English."""
 
@@ -116,158 +151,192 @@ class RulePlanner:
         text = " ".join(question.split())
         language = "ru" if CYRILLIC.search(text) else "en"
         vocabulary = vocabulary if vocabulary is not None else {}
-        subject = find_subject(text, vocabulary)
         code = code_name(text, vocabulary)
+        words = mask_code(text, code)  # a word inside a code name triggers no intent ("dotenv.cli")
+        # A name written as code is the name, not a document ("`dotenv.main`" does not name "dotenv").
+        asked = Asked(text, words, document_subject(mask_code(text), vocabulary), code, vocabulary)
         for intent, rule in RULES:
-            steps = rule(text, subject, code, vocabulary)
+            steps = rule(asked)
             if steps:
+                subject = asked.subject
                 if intent in CODE_INTENTS:
-                    subject = subject or loose_name(text, code, vocabulary)
+                    subject = loose_name(text, code, vocabulary) or subject
                 return Plan(question=question, intent=intent, language=language, steps=steps,
                             subject=subject or code, planner=self.name)
         raise AssertionError("the fallback rule always matches")  # pragma: no cover
 
 
-def _integrations(text, subject, code, vocabulary):
-    if INTEGRATIONS(text):
-        filters = {"source_id": subject} if subject else {}
-        return [Step(["D6"], text, filters, top_k=10, relax=list(filters),
+def _integrations(q: Asked):
+    if INTEGRATIONS(q.words):
+        filters = {"source_id": q.subject} if q.subject else {}
+        return [Step(["D6"], q.text, filters, top_k=10, relax=list(filters),
                      why="integrations are D6 rows, one per integration"
-                         + (f" of {subject}" if subject else "")),
-                Step(["D0"], text, top_k=3, why="the sections around them for context")]
+                         + (f" of {q.subject}" if q.subject else "")),
+                Step(["D0"], q.text, top_k=3, why="the sections around them for context")]
     return None
 
 
-def _http_route(text, subject, code, vocabulary):
-    match = HTTP_ROUTE.search(text)
+def _http_route(q: Asked):
+    match = HTTP_ROUTE.search(q.text)
     if match:
         method, path = match.group(1).upper(), match.group(2)
         # Django routes answer any method; a path may be asked as served or as declared in the code.
-        return [Step(["C3"], text, {"http_method": [method, "ANY"], "route_key": route_key(path)}, top_k=5,
+        return [Step(["C3"], q.text, {"http_method": [method, "ANY"], "route_key": route_key(path)}, top_k=5,
                      relax=["route_key->declared_route_key", "http_method", "declared_route_key"],
                      expand="source",
                      why=f"the entrypoint that serves {method} {path}, then the handler's source (C0)")]
-    if ENTRYPOINT_WORDS(text) and not code:
-        return [Step(["C3"], text, {"entry_type": "http"}, top_k=8, relax=["entry_type"], expand="source",
+    if ENTRYPOINT_WORDS(q.words) and not q.code:
+        return [Step(["C3"], q.text, {"entry_type": "http"}, top_k=8, relax=["entry_type"], expand="source",
                      why="HTTP entrypoints by their route and handler summary")]
     return None
 
 
-def _callers(text, subject, code, vocabulary):
-    code = loose_name(text, code, vocabulary)
-    if code and CALLEES(text):
-        name = code.rsplit(".", 1)[-1]
-        return [Step(["C2"], text, {"edge_type": "calls", "src_name": name}, top_k=20,
-                     relax=["src_name"], why=f"call edges out of {name}")]
-    if code and CALLERS(text):
-        name = code.rsplit(".", 1)[-1]
-        return [Step(["C2"], text, {"edge_type": "calls", "dst_name": name}, top_k=20,
-                     relax=["dst_name"], expand="source",
-                     why=f"call edges into {name}, then the callers' source")]
+def _edge_step(q: Asked, edge_type: str, side: str, code: str, why: str, **options) -> Step:
+    """C2 edges of one type whose source (`side="src"`) or target (`"dst"`) is `code`.
+
+    A qualified name (`Config.load`) is matched as a suffix at a dot (`uvicorn.config.Config.load`)
+    among the bases' names; only when no edge has it is the bare name (`load`) tried.
+    """
+    name = code.rsplit(".", 1)[-1]
+    if "." not in code:
+        return Step(["C2"], q.text, {"edge_type": edge_type, f"{side}_name": name}, top_k=20,
+                    relax=[f"{side}_name"], why=why, **options)
+    key = "src_qname" if side == "src" else "dst_ref"
+    return Step(["C2"], q.text, {"edge_type": edge_type, key: qualified_forms(code, q.vocabulary)}, top_k=20,
+                relax=[{key: None, f"{side}_name": name}, f"{side}_name"], precise=[key], why=why, **options)
+
+
+def _callers(q: Asked):
+    code = loose_name(q.text, q.code, q.vocabulary)
+    if code and CALLEES(q.words):
+        return [_edge_step(q, "calls", "src", code, f"call edges out of {code}")]
+    if code and CALLERS(q.words):
+        return [_edge_step(q, "calls", "dst", code, f"call edges into {code}, then the callers' source",
+                           expand="source")]
     return None
 
 
-def _inherits(text, subject, code, vocabulary):
-    code = loose_name(text, code, vocabulary)
-    if code and INHERITS(text):
+def _usages(q: Asked):
+    code = loose_name(q.text, q.code, q.vocabulary)
+    if code and USAGES(q.words):
         name = code.rsplit(".", 1)[-1]
-        return [Step(["C2"], text, {"edge_type": "inherits", "dst_name": name}, top_k=20,
-                     relax=["dst_name"], why=f"inheritance edges to {name}")]
+        target = ({"dst_ref": qualified_forms(code, q.vocabulary)} if "." in code else {"dst_name": name})
+        key = next(iter(target))
+        return [Step(["C2"], q.text, target, top_k=20, relax=[key], expand="source",
+                     why=f"calls, imports and subclasses of {code}, then the source that uses it"),
+                Step(["C2"], q.text, {"edge_type": "imports", "imported_name": name}, top_k=10,
+                     relax=["imported_name"], why=f"the modules that import {name} by name")]
     return None
 
 
-def _imports(text, subject, code, vocabulary):
-    code = loose_name(text, code, vocabulary)
-    if code and IMPORTS(text):
-        key = "dst_ref" if "." in code else "dst_name"
-        return [Step(["C2"], text, {"edge_type": "imports", key: code}, top_k=20, relax=[key],
-                     why=f"import edges to {code}")]
+def _inherits(q: Asked):
+    code = loose_name(q.text, q.code, q.vocabulary)
+    if code and INHERITS(q.words):
+        return [_edge_step(q, "inherits", "dst", code, f"inheritance edges to {code}")]
     return None
 
 
-def _cli(text, subject, code, vocabulary):
-    code = loose_name(text, code, vocabulary) if CLI(text) else code
-    if CLI(text) and (code or re.search(r"\b(cli|command line|командн)", text, re.IGNORECASE)):
+def _imports(q: Asked):
+    code = loose_name(q.text, q.code, q.vocabulary)
+    if code and IMPORTS(q.words):
+        if IMPORTS_OUT(q.words):
+            forms = qualified_forms(code, q.vocabulary)
+            return [Step(["C2"], q.text, {"edge_type": "imports", "src_qname": forms}, top_k=20,
+                         relax=[{"src_qname": None, "src_name": code.rsplit(".", 1)[-1]}, "src_name"],
+                         precise=["src_qname"], why=f"import edges out of {code}: what it imports")]
+        # A module is the edge's target; a class or function is the name imported from its module.
+        name = code.rsplit(".", 1)[-1]
+        return [Step(["C2"], q.text, {"edge_type": "imports", "dst_ref": qualified_forms(code, q.vocabulary)},
+                     top_k=20, relax=[{"dst_ref": None, "imported_name": name}, "imported_name"],
+                     precise=["dst_ref", "imported_name"], why=f"import edges to {code}: the modules that import it")]
+    return None
+
+
+def _cli(q: Asked):
+    code = loose_name(q.text, q.code, q.vocabulary) if CLI(q.words) else q.code
+    if CLI(q.words) and (code or re.search(r"\b(cli|command line|командн)", q.words, re.IGNORECASE)):
         filters = {"entry_type": "cli", **({"route_or_command": code.replace("_", "-")} if code else {})}
-        return [Step(["C3"], text, filters, top_k=5, relax=["route_or_command"], expand="source",
+        return [Step(["C3"], q.text, filters, top_k=5, relax=["route_or_command"], expand="source",
                      why="CLI commands are C3 entrypoints")]
     return None
 
 
-def _roles(text, subject, code, vocabulary):
+def _roles(q: Asked):
     for role, matches in ROLES.items():
-        if matches(text):
-            return [Step(["C4"], text, {"role": role}, top_k=50, relax=["role"],
+        if matches(q.words):
+            return [Step(["C4"], q.text, {"role": role}, top_k=50, relax=["role"],
                          why=f"symbols with the role {role}")]
     return None
 
 
-def _symbol(text, subject, code, vocabulary):
-    if DEFINITION(text):
-        code = loose_name(text, code, vocabulary)
-    if code and DEFINITION(text) or code and not subject:
+def _symbol(q: Asked):
+    code = loose_name(q.text, q.code, q.vocabulary) if DEFINITION(q.words) else q.code
+    if code and DEFINITION(q.words) or code and not q.subject:
         name = code.rsplit(".", 1)[-1]
-        key = "qname" if "." in code else "name"
-        return [Step(["C1"], text, {key: code if key == "qname" else name}, top_k=5, relax=[key],
-                     expand="source",
-                     why=f"the symbol {code} in the catalog, then its source")]
+        why = f"the symbol {code} in the catalog, then its source"
+        if "." not in code:
+            return [Step(["C1"], q.text, {"name": name}, top_k=5, relax=["name"], expand="source", why=why)]
+        # A partly qualified name matches as a suffix at a dot: `Config.load` is `uvicorn.config.Config.load`.
+        return [Step(["C1"], q.text, {"qname": qualified_forms(code, q.vocabulary)}, top_k=5,
+                     relax=[{"qname": None, "name": name}, "name"], precise=["qname"], expand="source", why=why)]
     return None
 
 
-def _facts(text, subject, code, vocabulary):
+def _facts(q: Asked):
     for predicate, matches in FACT_PREDICATES.items():
-        if matches(text):
-            filters = {"predicate": predicate, **({"subject_id": subject} if subject else {})}
-            return [Step(["D2"], text, filters, top_k=5, relax=["subject_id", "predicate"],
-                         why=f"the fact '{predicate}'" + (f" of {subject}" if subject else "")),
-                    Step(["D1"], text, {"document_id": subject} if subject else {}, top_k=2,
-                         relax=["document_id"] if subject else [], why="the document's card")]
+        if matches(q.words):
+            filters = {"predicate": predicate, **({"subject_id": q.subject} if q.subject else {})}
+            return [Step(["D2"], q.text, filters, top_k=5, relax=["subject_id", "predicate"],
+                         why=f"the fact '{predicate}'" + (f" of {q.subject}" if q.subject else "")),
+                    Step(["D1"], q.text, {"document_id": q.subject} if q.subject else {}, top_k=2,
+                         relax=["document_id"] if q.subject else [], why="the document's card")]
     return None
 
 
-def _workflow(text, subject, code, vocabulary):
-    if WORKFLOW(text):
-        filters = {"document_id": subject} if subject else {}
-        return [Step(["D4"], text, filters, top_k=3, relax=list(filters), why="workflows (scenarios) first"),
-                Step(["D0", "C0"], text, top_k=6, why="then the sections and the source that describe them")]
+def _workflow(q: Asked):
+    if WORKFLOW(q.words):
+        filters = {"document_id": q.subject} if q.subject else {}
+        return [Step(["D4"], q.text, filters, top_k=3, relax=list(filters), why="workflows (scenarios) first"),
+                Step(["D0", "C0"], q.text, top_k=6, why="then the sections and the source that describe them")]
     return None
 
 
-def _relations(text, subject, code, vocabulary):
-    if RELATIONS(text):
-        filters = {"source_id": subject} if subject else {}
-        return [Step(["D5"], text, filters, top_k=10, relax=list(filters),
+def _relations(q: Asked):
+    if RELATIONS(q.words):
+        filters = {"source_id": q.subject} if q.subject else {}
+        return [Step(["D5"], q.text, filters, top_k=10, relax=list(filters),
                      why="relation edges between documents"),
-                Step(["D1"], text, top_k=5, why="cards of the related documents")]
+                Step(["D1"], q.text, top_k=5, why="cards of the related documents")]
     return None
 
 
-def _mentions(text, subject, code, vocabulary):
-    if ENTITY_MENTIONS(text):
-        filters = {"entity_name": subject} if subject else {}
-        return [Step(["D3"], text, filters, top_k=10, relax=list(filters),
+def _mentions(q: Asked):
+    if ENTITY_MENTIONS(q.words):
+        filters = {"entity_name": q.subject} if q.subject else {}
+        return [Step(["D3"], q.text, filters, top_k=10, relax=list(filters),
                      why="entities and where they appear"),
-                Step(["D5"], text, {"relation_type": "mentions"}, top_k=10, why="mention edges")]
+                Step(["D5"], q.text, {"relation_type": "mentions"}, top_k=10, why="mention edges")]
     return None
 
 
-def _catalog(text, subject, code, vocabulary):
-    if CATALOG(text):
-        filters = {"document_id": subject} if subject else {}
-        return [Step(["D1"], text, filters, top_k=8, relax=list(filters),
+def _catalog(q: Asked):
+    if CATALOG(q.words):
+        filters = {"document_id": q.subject} if q.subject else {}
+        return [Step(["D1"], q.text, filters, top_k=8, relax=list(filters),
                      why="document cards with summaries")]
     return None
 
 
-def _fallback(text, subject, code, vocabulary):
-    return [Step(["D0", "C0"], text, top_k=6, why="no specific intent: sections and source chunks, hybrid")]
+def _fallback(q: Asked):
+    return [Step(["D0", "C0"], q.text, top_k=6, why="no specific intent: sections and source chunks, hybrid")]
 
 
-CODE_INTENTS = {"calls", "inheritance", "imports", "cli", "symbol"}
+CODE_INTENTS = {"calls", "usages", "inheritance", "imports", "cli", "symbol"}
 RULES = (
     ("integrations", _integrations),
     ("entrypoint", _http_route),
     ("calls", _callers),
+    ("usages", _usages),
     ("inheritance", _inherits),
     ("imports", _imports),
     ("cli", _cli),
@@ -280,34 +349,6 @@ RULES = (
     ("catalog", _catalog),
     ("general", _fallback),
 )
-
-
-def code_name(text: str, vocabulary=None) -> str:
-    """The code identifier a question names: `backticked`, `name()`, snake_case or CamelCase.
-
-    Only a name of the bases' code counts (when the vocabulary lists them, see `is_code_name`):
-    a product name such as "PostgreSQL" is CamelCase too.
-    """
-    for match in CODE_NAME.finditer(HTTP_ROUTE.sub(" ", text)):
-        name = next(group for group in match.groups() if group)
-        name = name.removesuffix("()").strip()
-        if name and not HTTP_ROUTE.match(name) and is_code_name(name, vocabulary):
-            return name
-    return ""
-
-
-def loose_name(text: str, code: str, vocabulary=None) -> str:
-    """A code name without code formatting: a Latin word in a Russian question, or one after a cue word."""
-    if code:
-        return code
-    if CYRILLIC.search(text):
-        for match in LATIN_WORD.finditer(HTTP_ROUTE.sub(" ", text)):
-            if match.group(1).lower() not in NOT_NAMES and is_code_name(match.group(1), vocabulary):
-                return match.group(1)
-    for match in CUE_NAME.finditer(text):
-        if match.group(1).lower() not in NOT_NAMES and is_code_name(match.group(1), vocabulary):
-            return match.group(1)
-    return ""
 
 
 def plan_question(question: str, vocabulary: dict[str, str] | None = None, *,

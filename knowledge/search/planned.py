@@ -10,13 +10,15 @@ rows demoted) and the lists are merged:
    symbol, a role) come first, in the plan's order;
 2. then the hits of unfiltered steps and the plain hits, fused by reciprocal rank — so a wrong
    guess about the intent ("how does …" asked of code) cannot lose what plain search finds;
-3. last, the hits of steps whose filters had all to be dropped (they matched nothing specific).
+3. last, the hits of steps whose specific filter (the name, route or role asked for, see
+   `intent.precise_keys`) had to be dropped: they matched nothing specific, even when a broad
+   filter such as `edge_type = inherits` is left.
 
 The trace ends with the plain search and how it was merged.
 """
 
 from knowledge.search import retrieval
-from knowledge.search.intent import Plan, Planner, Step, plan_question
+from knowledge.search.intent import Plan, Planner, Step, plan_question, precise_keys
 from knowledge.search.vocabulary import load_vocabulary
 
 PLAIN_TOP_K = 8
@@ -42,7 +44,7 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
         plan.trace.append(trace)
         if not step.filters:
             unfiltered.extend(found)
-        elif used:
+        elif any(key in used for key in precise_keys(step)):
             strong.extend(found)
         else:
             dropped.extend(found)
@@ -81,7 +83,13 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
                                 filters=filters or None, query_embeddings=vectors)
         if hits or not relax:
             return hits, filters
-        old, _, new = relax.pop(0).partition("->")
+        entry = relax.pop(0)
+        if isinstance(entry, dict):  # another filter in the dropped one's place (a bare name)
+            filters.update({key: value for key, value in entry.items() if value is not None})
+            for key in [key for key, value in entry.items() if value is None]:
+                filters.pop(key, None)
+            continue
+        old, _, new = entry.partition("->")
         value = filters.pop(old, None)
         if new and value is not None:
             filters[new] = value

@@ -18,11 +18,26 @@ from knowledge.models import Chunk, Document
 
 
 class Vocabulary(dict):
-    """Alias → id, plus `code`: the code names of the bases (lower-cased)."""
+    """Alias → id, plus `code`: the code names of the bases (lower-cased), and `symbols`: the same
+    names as written (C1 names and qualified names, C3 commands), for names a question may only
+    use as they are spelled (`Config`, `LOGGING_CONFIG`, `dotenv.main`)."""
 
-    def __init__(self, *args, code=(), **kwargs):
+    def __init__(self, *args, code=(), symbols=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.code: set[str] = set(code)
+        self.symbols: set[str] = set(symbols)
+        self._by_suffix: dict[str, list[str]] | None = None
+
+    def qualified(self, name: str) -> list[str]:
+        """The qualified names of the bases that are `name` or end with it at a dot (`Config.load`
+        → `uvicorn.config.Config.load`), as written."""
+        if self._by_suffix is None:
+            self._by_suffix = {}
+            for qname in sorted(self.symbols):
+                parts = qname.split(".")
+                for start in range(len(parts)):
+                    self._by_suffix.setdefault(".".join(parts[start:]), []).append(qname)
+        return list(self._by_suffix.get(name, []))
 
 
 # kb id → (version, its vocabulary). One entry per base: a new version replaces the old one.
@@ -44,6 +59,7 @@ def load_vocabulary(kb_ids) -> Vocabulary:
         for alias, identifier in _cache[kb_id][1].items():
             merged.setdefault(alias, identifier)
         merged.code |= _cache[kb_id][1].code
+        merged.symbols |= _cache[kb_id][1].symbols
     return merged
 
 
@@ -52,7 +68,9 @@ def _read(kb_ids: list[int]) -> dict[int, Vocabulary]:
     code = (Chunk.objects.filter(knowledge_base_id__in=kb_ids, layer__in=["C1", "C3"])
             .values_list("knowledge_base_id", "metadata__name", "metadata__qname", "metadata__route_or_command"))
     for kb_id, name, qname, command in code:
-        vocabularies[kb_id].code.update(value.lower() for value in (name, qname, command) if value)
+        values = [value for value in (name, qname, command) if value]
+        vocabularies[kb_id].code.update(value.lower() for value in values)
+        vocabularies[kb_id].symbols.update(values)
     rows = (Chunk.objects.filter(knowledge_base_id__in=kb_ids, layer__in=["D1", "D3"])
             .order_by("knowledge_base_id", "document_id", "layer", "position")
             .values_list("knowledge_base_id", "layer", "metadata"))

@@ -48,7 +48,7 @@ PLANS = {
     "Какие классы наследуются от Gateway?": (
         "inheritance", "ru", "Gateway", [(["C2"], {"edge_type": "inherits", "dst_name": "Gateway"}, "")]),
     "Who imports `shop.models`?": (
-        "imports", "en", "shop.models", [(["C2"], {"edge_type": "imports", "dst_ref": "shop.models"}, "")]),
+        "imports", "en", "shop.models", [(["C2"], {"edge_type": "imports", "dst_ref": ["shop.models"]}, "")]),
     "What does the CLI command `sync-orders` do?": (
         "cli", "en", "sync-orders", [(["C3"], {"entry_type": "cli", "route_or_command": "sync-orders"}, "source")]),
     "Что делает команда purge?": (

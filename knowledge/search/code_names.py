@@ -1,0 +1,103 @@
+"""The code names a question asks about, for the intent router (`knowledge.search.intent`).
+
+A name counts when it is written as code (`backticked`, `name()`), looks like code and the bases
+define it (snake_case, CamelCase), or is spelled as one of the bases' symbols or modules
+(`Config`, `LOGGING_CONFIG`, `_walk_to_root`, `fetchOrders`, `dotenv.main` — also a partly
+qualified name such as `Config.load`). A backticked name counts even when the bases do not define
+it: `click` is a third-party module a question may ask about.
+
+The words inside a code name are not the question's words: "What does dotenv.cli depend on?"
+is no question about a CLI, so the rules read the question with its code names masked.
+"""
+
+import re
+
+from knowledge.search.vocabulary import find_subject, is_code_name
+
+HTTP_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[\w\-./{}<>:]*)", re.IGNORECASE)
+# `backticked`, or an identifier (dotted or not, `()` allowed) that is no part of a path or a longer word.
+CODE_TOKEN = re.compile(r"`([^`]+)`|(?<![\w./$-])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\(\))?(?![\w-])")
+# Code by its look alone: snake_case, CamelCase of two words or more.
+CODE_SHAPE = re.compile(r"[a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
+# Code only when the bases spell it so: dotted, _private, UPPER_CASE, lowerCamel, Capitalised.
+CODE_LIKE = re.compile(r".*\..*|_\w+|[A-Z][A-Z0-9_]+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+")
+DOTTED = re.compile(r"(?<![\w/.])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?")
+CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+LATIN_WORD = re.compile(r"(?<![\w/{])([A-Za-z_][\w.-]*[\w])(?![\w}])")
+CUE_NAME = re.compile(r"\b(?:calls?|calling|inherits? from|subclass(?:es)? of|extends|imports?|command|"
+                      r"function|method|class|callers of|module|package|depends? on|uses?)\s+([A-Za-z_][\w.-]*)",
+                      re.IGNORECASE)
+NOT_NAMES = {"api", "cli", "http", "https", "sla", "rest", "url", "json", "sql", "get", "post", "put",
+             "patch", "delete", "the", "a", "an", "this", "that", "does", "do", "is", "are", "from", "of",
+             "to"}
+# A question that names a document says so.
+DOCUMENT_WORDS = re.compile(r"\b(documents?|docs?|pages?|runbooks?|readme|guides?|articles?|specs?)\b|"
+                            r"документ|страниц|ранбук|инструкц|статья|стать[июе]", re.IGNORECASE)
+MASK = "§"
+
+
+def code_name(text: str, vocabulary=None) -> str:
+    """The first code identifier the question names (see the module docstring), or ""."""
+    for match in CODE_TOKEN.finditer(HTTP_ROUTE.sub(" ", text)):
+        backticked, name, call = match.groups()
+        if backticked:
+            name = backticked.removesuffix("()").strip()
+            if name and not HTTP_ROUTE.match(name):
+                return name
+        elif _counts(name, bool(call), vocabulary):
+            return name
+    return ""
+
+
+def _counts(name: str, call: bool, vocabulary) -> bool:
+    if call or CODE_SHAPE.fullmatch(name):
+        return is_code_name(name, vocabulary)
+    return bool(CODE_LIKE.fullmatch(name)) and is_known(name, vocabulary)  # spelled as the bases spell it
+
+
+def is_known(name: str, vocabulary) -> bool:
+    """Whether the bases define `name` as it is spelled (or a qualified name ends with it)."""
+    return bool(getattr(vocabulary, "symbols", None)) and bool(vocabulary.qualified(name))
+
+
+def loose_name(text: str, code: str, vocabulary=None) -> str:
+    """A code name without code formatting: a Latin word in a Russian question, or one after a cue word."""
+    if code:
+        return code
+    if CYRILLIC.search(text):
+        for match in LATIN_WORD.finditer(HTTP_ROUTE.sub(" ", text)):
+            if match.group(1).lower() not in NOT_NAMES and is_code_name(match.group(1), vocabulary):
+                return match.group(1)
+    for match in CUE_NAME.finditer(text):
+        if match.group(1).lower() not in NOT_NAMES and is_code_name(match.group(1), vocabulary):
+            return match.group(1)
+    return ""
+
+
+def qualified_forms(name: str, vocabulary, limit: int = 50) -> list[str]:
+    """`name` and the bases' qualified names that end with it at a dot (as written)."""
+    known = vocabulary.qualified(name) if getattr(vocabulary, "symbols", None) else []
+    return list(dict.fromkeys([*known[:limit], name]))
+
+
+def mask_code(text: str, code: str = "") -> str:
+    """The question with its backticked spans, dotted names, `name()` calls and `code` replaced by §."""
+    text = re.sub(r"`[^`]*`", MASK, text)
+    text = DOTTED.sub(MASK, text)
+    text = re.sub(r"\b[A-Za-z_]\w*\(\)", MASK, text)
+    if code:
+        text = re.sub(rf"(?<![\w.]){re.escape(code)}(?![\w])", MASK, text)
+    return text
+
+
+def document_subject(text: str, vocabulary: dict[str, str]) -> str:
+    """The document, service or entity id the question names, read without its code names.
+
+    A one-word alias that is also a code name of the bases ("dotenv": a package, and the title of
+    its reference page) names no document unless the question speaks of a document.
+    """
+    code = getattr(vocabulary, "code", None)
+    if code and not DOCUMENT_WORDS.search(text):
+        vocabulary = {alias: identifier for alias, identifier in vocabulary.items()
+                      if not (re.fullmatch(r"\w+", alias) and alias.lower() in code)}
+    return find_subject(text, vocabulary)

@@ -1,0 +1,224 @@
+"""The intent router on questions about code: directions of edges, qualified names, code names."""
+
+import pytest
+from django.test import SimpleTestCase
+
+from knowledge.indexing.layers import store
+from knowledge.search import retrieval
+from knowledge.search.intent import code_name, plan_question
+from knowledge.search.planned import plan_and_search
+from knowledge.search.vocabulary import Vocabulary, load_vocabulary
+from tests.factories import make_kb
+
+# A small package whose names clash the way real ones do: a module called `cli`, a method `load`
+# beside `json.load`, a document titled with the package's name.
+REPO = {
+    "cfgkit/__init__.py": '"""Settings from files."""\n',
+    "cfgkit/config.py": '''"""The configuration."""
+
+import json
+
+LOGGING_CONFIG = {"version": 1}
+
+
+def _walk_to_root(path):
+    return [path]
+
+
+class BaseConfig:
+    pass
+
+
+class Config(BaseConfig):
+    def load(self, path):
+        """Read the settings file."""
+        with open(path) as handle:
+            return json.load(handle)
+
+
+def read_raw(path):
+    with open(path) as handle:
+        return json.load(handle)
+''',
+    "cfgkit/server.py": '''"""Serving with a configuration."""
+
+from cfgkit.config import Config
+
+
+class Server:
+    def serve(self, path):
+        config = Config()
+        config.load(path)
+''',
+    "cfgkit/cli.py": '''"""The command line."""
+
+import click
+
+from cfgkit.server import Server
+
+
+@click.command()
+def run():
+    server = Server()
+    server.serve("settings.json")
+''',
+    "tests/test_config.py": '''from cfgkit.config import Config
+
+
+def test_config_load_reads_the_file():
+    assert Config().load
+''',
+    "docs/reference.md": "# cfgkit\n\nThe reference of the package: how settings are read and served.\n",
+}
+
+
+class CodeNameTests(SimpleTestCase):
+    vocabulary = Vocabulary(code={"config", "pkg.settings.config", "logging_config", "pkg.settings.logging_config",
+                                  "_walk_to_root", "fetchorders", "pkg.settings"},
+                            symbols={"Config", "pkg.settings.Config", "LOGGING_CONFIG", "pkg.settings.LOGGING_CONFIG",
+                                     "_walk_to_root", "fetchOrders", "pkg.settings"})
+
+    def test_names_spelled_as_the_repository_spells_them_are_code_names(self):
+        for question, name in [("Where is Config defined?", "Config"), ("Who uses LOGGING_CONFIG?", "LOGGING_CONFIG"),
+                               ("What does _walk_to_root return?", "_walk_to_root"),
+                               ("Who calls fetchOrders?", "fetchOrders"),
+                               ("Who imports pkg.settings?", "pkg.settings"),
+                               ("Where is settings.Config defined?", "settings.Config")]:
+            with self.subTest(question=question):
+                self.assertEqual(code_name(question, self.vocabulary), name)
+
+    def test_words_the_repository_does_not_define_are_no_code_names(self):
+        for question in ["Where is Server defined?", "What is the API timeout?", "Where is the config read?",
+                         "What does e.g. the reader do?"]:
+            with self.subTest(question=question):
+                self.assertEqual(code_name(question, self.vocabulary), "")
+
+    def test_a_backticked_name_is_a_code_name_even_when_the_repository_lacks_it(self):
+        plan = plan_question("Who imports `click`?", self.vocabulary)
+        self.assertEqual((plan.intent, plan.subject), ("imports", "click"))
+        self.assertEqual(plan.steps[0].filters, {"edge_type": "imports", "dst_ref": ["click"]})
+
+    def test_import_questions_in_both_directions(self):
+        outgoing = ["What does `pkg.settings` import?", "What does module pkg.settings depend on?",
+                    "Which modules does pkg.settings import?", "Что импортирует модуль pkg.settings?",
+                    "От чего зависит pkg.settings?"]
+        incoming = ["Who imports pkg.settings?", "What depends on pkg.settings?", "Which modules import pkg.settings?",
+                    "Кто импортирует pkg.settings?", "Какие модули импортируют pkg.settings?",
+                    "Что зависит от pkg.settings?"]
+        for question in outgoing:
+            with self.subTest(question=question):
+                plan = plan_question(question, self.vocabulary)
+                self.assertEqual(plan.intent, "imports")
+                self.assertEqual(plan.steps[0].filters, {"edge_type": "imports", "src_qname": ["pkg.settings"]})
+        for question in incoming:
+            with self.subTest(question=question):
+                plan = plan_question(question, self.vocabulary)
+                self.assertEqual(plan.intent, "imports")
+                self.assertEqual(plan.steps[0].filters, {"edge_type": "imports", "dst_ref": ["pkg.settings"]})
+
+    def test_words_inside_a_code_name_trigger_no_intent(self):
+        vocabulary = Vocabulary(code={"pkg.cli", "cli"}, symbols={"pkg.cli", "cli"})
+        plan = plan_question("What does module pkg.cli depend on?", vocabulary)
+        self.assertEqual(plan.intent, "imports")
+        self.assertEqual(plan.steps[0].filters, {"edge_type": "imports", "src_qname": ["pkg.cli"]})
+        plan = plan_question("What does `cli_helpers.route` return?", Vocabulary(code=set(), symbols=set()))
+        self.assertNotIn(plan.intent, {"cli", "entrypoint"})
+
+
+@pytest.fixture
+def kb(tmp_path):
+    repo = tmp_path / "cfgkit-repo"
+    for path, text in REPO.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    return kb
+
+
+def edges(hits, **meta):
+    return [hit for hit in hits if hit.layer == "C2" and all(hit.metadata.get(k) == v for k, v in meta.items())]
+
+
+@pytest.mark.django_db
+def test_what_a_module_imports_lists_its_own_import_edges(kb):
+    # cfgkit.server imports cfgkit.config and is imported by cfgkit.cli: the two directions differ.
+    for question in ["What does `cfgkit.server` import?", "Что импортирует модуль cfgkit.server?"]:
+        plan, hits = plan_and_search(question, [kb.pk])
+        found = plan.trace[0]["hits"]
+        assert plan.intent == "imports" and found, question
+        assert {(hit.metadata["src_qname"], hit.metadata["dst_ref"]) for hit in hits[:found]} == {
+            ("cfgkit.server", "cfgkit.config")}, question
+    for question in ["Who imports cfgkit.server?", "Кто импортирует cfgkit.server?"]:
+        plan, hits = plan_and_search(question, [kb.pk])
+        found = plan.trace[0]["hits"]
+        assert {(hit.metadata["src_qname"], hit.metadata["dst_ref"]) for hit in hits[:found]} == {
+            ("cfgkit.cli", "cfgkit.server")}, question
+
+
+@pytest.mark.django_db
+def test_a_module_named_like_an_intent_word_is_asked_about_as_a_module(kb):
+    plan, hits = plan_and_search("What does module cfgkit.cli depend on?", [kb.pk])
+    assert plan.intent == "imports"
+    assert {hit.metadata["dst_ref"] for hit in edges(hits, src_qname="cfgkit.cli")} >= {"click", "cfgkit.server"}
+
+
+@pytest.mark.django_db
+def test_callers_of_a_qualified_name_are_callers_of_that_method(kb):
+    for question in ["Who calls Config.load?", "Which functions call Config.load?", "What calls Config.load?",
+                     "Callers of Config.load", "Where is Config.load called?", "Кто вызывает Config.load?"]:
+        plan, hits = plan_and_search(question, [kb.pk])
+        assert plan.intent == "calls", question
+        assert plan.trace[0]["filters"]["dst_ref"][0] == "cfgkit.config.Config.load", question
+        assert plan.trace[0]["hits"] == 1, question  # not the calls of json.load
+        assert edges(hits)[0].metadata["dst_ref"] == "cfgkit.config.Config.load", question
+    # Nothing calls `Server.load`: the bare name is tried, and its hits no longer lead.
+    question = "Who calls Server.load?"
+    plan, hits = plan_and_search(question, [kb.pk], vocabulary=load_vocabulary([kb.pk]))
+    assert plan.trace[0]["filters"] == {"edge_type": "calls", "dst_name": "load"}
+    plain = retrieval.search(question, [kb.pk], top_k=8)
+    assert [hit.chunk_id for hit in hits[:len(plain)]] == [hit.chunk_id for hit in plain]
+
+
+@pytest.mark.django_db
+def test_a_partly_qualified_name_finds_its_definition(kb):
+    plan, hits = plan_and_search("Where is Config.load defined?", [kb.pk])
+    assert plan.trace[0]["filters"]["qname"][0] == "cfgkit.config.Config.load"
+    assert (hits[0].layer, hits[0].metadata["qname"]) == ("C1", "cfgkit.config.Config.load")
+
+
+@pytest.mark.django_db
+def test_where_a_name_is_used_lists_the_edges_into_it(kb):
+    plan, hits = plan_and_search("Where is Config used?", [kb.pk])
+    assert plan.intent == "usages"
+    sources = {hit.metadata["src_qname"] for hit in edges(hits)}
+    assert {"cfgkit.server.Server.serve", "cfgkit.server"} <= sources  # a call and an import
+    assert hits[0].layer == "C2"
+
+
+@pytest.mark.django_db
+def test_edges_left_after_the_name_is_dropped_do_not_outrank_plain_search(kb):
+    question = "Which classes inherit from Server?"  # no class does; Config inherits from BaseConfig
+    plan, hits = plan_and_search(question, [kb.pk])
+    assert plan.trace[0]["filters"] == {"edge_type": "inherits"} and plan.trace[0]["hits"]
+    plain = retrieval.search(question, [kb.pk], top_k=8)
+    assert [hit.chunk_id for hit in hits[:len(plain)]] == [hit.chunk_id for hit in plain]
+
+
+@pytest.mark.django_db
+def test_a_package_name_does_not_make_its_reference_page_the_subject(kb):
+    vocabulary = load_vocabulary([kb.pk])
+    reference = vocabulary["cfgkit"]  # the page titled with the package's name
+    for question in ["What does `cfgkit.config` import?", "How does cfgkit read settings?"]:
+        plan, _ = plan_and_search(question, [kb.pk], vocabulary=vocabulary)
+        assert plan.subject != reference, question
+        assert all(reference not in step.filters.values() for step in plan.steps), question
+    plan, _ = plan_and_search("Give me an overview of the cfgkit reference page", [kb.pk], vocabulary=vocabulary)
+    assert plan.steps[0].filters == {"document_id": reference}
+
+
+class SubjectTests(SimpleTestCase):
+    def test_an_entity_that_is_also_a_class_stays_the_subject(self):
+        vocabulary = Vocabulary({"Invoice": "Invoice"}, code={"invoice"}, symbols={"Invoice"})
+        plan = plan_question("Какие документы упоминают Invoice?", vocabulary)
+        self.assertEqual((plan.intent, plan.steps[0].filters), ("entities", {"entity_name": "Invoice"}))
