@@ -99,5 +99,10 @@ def document_subject(text: str, vocabulary: dict[str, str]) -> str:
     code = getattr(vocabulary, "code", None)
     if code and not DOCUMENT_WORDS.search(text):
         vocabulary = {alias: identifier for alias, identifier in vocabulary.items()
-                      if not (re.fullmatch(r"\w+", alias) and alias.lower() in code)}
+                      if not _is_one_code_word(alias, code)}
     return find_subject(text, vocabulary)
+
+
+def _is_one_code_word(alias: str, code: set[str]) -> bool:
+    words = re.findall(r"\w+", alias.lower())  # "::: dotenv", a mkdocstrings title, is one word
+    return len(words) == 1 and words[0] in code

@@ -68,7 +68,7 @@ def run():
 def test_config_load_reads_the_file():
     assert Config().load
 ''',
-    "docs/reference.md": "# cfgkit\n\nThe reference of the package: how settings are read and served.\n",
+    "docs/reference.md": "# ::: cfgkit\n\nThe reference of the package: how settings are read and served.\n",
 }
 
 
@@ -208,7 +208,8 @@ def test_edges_left_after_the_name_is_dropped_do_not_outrank_plain_search(kb):
 @pytest.mark.django_db
 def test_a_package_name_does_not_make_its_reference_page_the_subject(kb):
     vocabulary = load_vocabulary([kb.pk])
-    reference = vocabulary["cfgkit"]  # the page titled with the package's name
+    # The page titled with the package's name (a mkdocstrings title).
+    reference = next(identifier for alias, identifier in vocabulary.items() if alias.endswith("cfgkit"))
     for question in ["What does `cfgkit.config` import?", "How does cfgkit read settings?"]:
         plan, _ = plan_and_search(question, [kb.pk], vocabulary=vocabulary)
         assert plan.subject != reference, question
