@@ -6,7 +6,9 @@ entities are recognised through a vocabulary (alias → id) loaded from the D1 a
 bases, so "интеграции сервиса биллинга" can become `source_id = billing-service`. A `Planner` is
 anything with `plan(question, vocabulary) -> Plan`; an LLM planner can take the rules' place.
 
-The vocabulary is read and cached per base by `knowledge.search.vocabulary`.
+The vocabulary is read and cached per base by `knowledge.search.vocabulary`; the code names a
+question asks about come from `knowledge.search.code_names`, and the rules read the question with
+them masked (a word inside `dotenv.cli` is no question about a CLI).
 
 Running a plan is `knowledge.search.planned.plan_and_search(question, kb_ids)`.
 """
@@ -28,7 +30,8 @@ from knowledge.search.code_names import (
 )
 from knowledge.search.vocabulary import find_subject
 
-__all__ = ["Plan", "Planner", "RulePlanner", "Step", "code_name", "find_subject", "loose_name", "plan_question"]
+__all__ = ["Plan", "Planner", "RulePlanner", "Step", "code_name", "find_subject", "loose_name", "plan_question",
+           "precise_keys"]
 
 
 @dataclass
