@@ -5,7 +5,7 @@ from typing import Literal
 
 from django.conf import settings
 from ninja import Field, ModelSchema, Schema
-from pydantic import AliasChoices, field_validator
+from pydantic import AliasChoices, ConfigDict, field_validator
 
 from knowledge import progress
 from knowledge.indexing.embedding import REGISTRY
@@ -75,6 +75,9 @@ class KnowledgeBaseIn(Schema):
 
 
 class KnowledgeBasePatch(Schema):
+    # A field this cannot change (the slug, a typo) is an error, not a 200 that changed nothing.
+    model_config = ConfigDict(extra="forbid")
+
     name: str | None = Field(None, min_length=1, max_length=200)
     description: str | None = None
     text_search_config: TextSearchName | None = None
@@ -82,6 +85,15 @@ class KnowledgeBasePatch(Schema):
     chunk_overlap: int | None = Field(None, ge=0, le=50_000)
     chunk_min_size: int | None = Field(None, ge=0, le=100_000)
     ocr_languages: str | None = Field(None, pattern=OCR_LANGUAGES, description="Tesseract languages, e.g. rus+eng.")
+
+    embedder: None = Field(None, description="Not changed here: POST /knowledge-bases/{id}/reindex with "
+                                             '{"embedder": …} switches it and embeds every document again.')
+
+    @field_validator("embedder", mode="before")
+    @classmethod
+    def embedder_is_switched_by_a_reindex(cls, value):
+        raise ValueError('the embedder is switched with POST /knowledge-bases/{id}/reindex {"embedder": …}, '
+                         "which embeds every document again")
 
 
 class ReindexRequest(Schema):

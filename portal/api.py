@@ -4,14 +4,17 @@ Every error leaves in one shape, `{"error": {"code": "...", "message": "...", "f
 with `fields` only on validation errors. Domain errors are mapped to HTTP here and nowhere else.
 """
 
+import json
 import logging
 import re
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.multipartparser import MultiPartParserError
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
@@ -45,7 +48,12 @@ class StrictParser(Parser):
             raise ApiError(415, "unsupported_media_type",
                            _("Send the body as JSON with 'Content-Type: application/json', not %(type)s")
                            % {"type": content_type or _("none")})
-        data = super().parse_body(request)
+        try:
+            data = super().parse_body(request)
+        except json.JSONDecodeError as exc:
+            raise ApiError(400, "bad_request", _("The body is not valid JSON: %(error)s at line %(line)s, column "
+                                                 "%(column)s") % {"error": exc.msg, "line": exc.lineno,
+                                                                  "column": exc.colno}) from exc
         _check_strings(data, "body", [])
         return data
 
@@ -184,7 +192,10 @@ def unknown_path(request: HttpRequest, path: str = "") -> HttpResponse:
 
 @api.exception_handler(RequestDataTooBig)
 def request_too_big(request, exc: Exception):
-    return error_response(request, 413, "payload_too_large", str(exc) or _("The request body is too large"))
+    # Django's own message names its setting; the caller needs the limit.
+    limit = number_format(settings.DATA_UPLOAD_MAX_MEMORY_SIZE, force_grouping=True)
+    return error_response(request, 413, "payload_too_large",
+                          _("The request body is over the %(limit)s bytes a request may carry") % {"limit": limit})
 
 
 @api.exception_handler(MultiPartParserError)

@@ -63,6 +63,7 @@ class KnowledgeBase(models.Model):
             models.CheckConstraint(
                 condition=Q(chunk_overlap__lt=models.F("chunk_size") / 2),
                 name="knowledge_kb_overlap_below_half_chunk",
+                violation_error_message=_("The chunk overlap must be less than half the chunk size."),
             ),
         ]
 

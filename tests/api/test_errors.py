@@ -27,15 +27,20 @@ class ErrorShapeTests(ApiTestCase):
         self.assertEqual((error["fields"][0]["field"], error["fields"][0]["location"]), ("external_id", "query"))
 
     def test_malformed_json_is_a_400(self):
+        response = self.client.post("/api/v1/search", data='{"query": "refund",\n "top_k": }',
+                                    content_type="application/json", headers={"Authorization": f"Bearer {self.token}"})
+        error = self.assertError(response, 400, "bad_request")
+        self.assertEqual(error["message"], "The body is not valid JSON: Expecting value at line 2, column 11")
         response = self.client.post("/api/v1/search", data="{", content_type="application/json",
-                                    headers={"Authorization": f"Bearer {self.token}"})
-        self.assertError(response, 400, "bad_request")
+                                    headers={"Authorization": f"Bearer {self.token}", "Accept-Language": "ru"})
+        self.assertIn("не является корректным JSON", self.assertError(response, 400, "bad_request")["message"])
 
     @override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000)
     def test_a_body_over_the_request_limit_is_a_413(self):
         response = self.api("post", f"/knowledge-bases/{self.kb.pk}/documents/text", token=self.token,
                             data={"title": "t", "text": "x" * 2000})
-        self.assertError(response, 413, "payload_too_large")
+        error = self.assertError(response, 413, "payload_too_large")
+        self.assertEqual(error["message"], "The request body is over the 1,000 bytes a request may carry")
 
     def test_unknown_paths_and_ids_are_404_in_the_shape(self):
         self.assertError(self.api("get", "/knowledge-bases/999999", token=self.token), 404, "not_found")

