@@ -1,5 +1,6 @@
 """Page-number pagination shared by every list endpoint: `page`, `page_size` in; `count`, `next` out."""
 
+import math
 from typing import Any
 
 from django.conf import settings
@@ -32,7 +33,9 @@ class PagePagination(PaginationBase):
             "page": pagination.page,
             "page_size": size,
             "next": _page_url(request, pagination.page + 1) if offset + size < count else None,
-            "previous": _page_url(request, pagination.page - 1) if pagination.page > 1 else None,
+            # Past the end, "previous" is the last page there is (or none when nothing is left).
+            "previous": (_page_url(request, min(pagination.page - 1, math.ceil(count / size)))
+                         if pagination.page > 1 and count else None),
             "items": list(queryset[offset:offset + size]),
         }
 

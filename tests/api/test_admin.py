@@ -73,3 +73,7 @@ class CreateApiKeyCommandTests(TestCase):
                          (hash_token(token), ["search"], [kb]))
         with self.assertRaisesMessage(CommandError, "Unknown knowledge base"):
             call_command("create_api_key", "CI", "--owner", "ops", "--kb", "nope", stdout=StringIO())
+        # "0 days" is no "never": refused, not a key that does not expire.
+        with self.assertRaisesMessage(CommandError, "--expires-in-days must be at least 1"):
+            call_command("create_api_key", "Zero", "--owner", "ops", "--expires-in-days", "0", stdout=StringIO())
+        self.assertFalse(ApiKey.objects.filter(name="Zero").exists())

@@ -29,8 +29,9 @@ class PaginationTests(ApiTestCase):
         self.assertEqual(len(set(ids)), 5)
 
     def test_a_page_past_the_end_is_empty_and_bad_sizes_are_422(self):
-        body = self.api("get", f"/knowledge-bases/{self.kb.pk}/documents?page=9", token=self.token).json()
+        body = self.api("get", f"/knowledge-bases/{self.kb.pk}/documents?page=9&page_size=2", token=self.token).json()
         self.assertEqual((body["count"], body["items"], body["next"]), (5, [], None))
+        self.assertTrue(body["previous"].endswith("page=3&page_size=2"))  # the last page there is, not page 8
         error = self.assertError(self.api("get", "/knowledge-bases?page_size=1000", token=self.token), 422)
         self.assertEqual(error["fields"][0]["field"], "page_size")
         self.assertError(self.api("get", "/knowledge-bases?page=0", token=self.token), 422)

@@ -34,6 +34,8 @@ class Command(BaseCommand):
         kbs = list(KnowledgeBase.objects.filter(slug__in=slugs))
         if len(kbs) != len(set(slugs)):
             raise CommandError(f"Unknown knowledge base slug(s): {sorted(set(slugs) - {kb.slug for kb in kbs})}")
+        if expires_in_days is not None and expires_in_days < 1:
+            raise CommandError("--expires-in-days must be at least 1 (leave it out for a key that does not expire)")
         expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
         key = ApiKey(name=name, owner=user, scopes=scopes or list(Scope.values), allowed_ips=allowed_ips,
                      expires_at=expires_at)
