@@ -93,16 +93,19 @@ def mask_code(text: str, code: str = "") -> str:
 def document_subject(text: str, vocabulary: dict[str, str]) -> str:
     """The document, service or entity id the question names, read without its code names.
 
-    A one-word alias that is also a code name of the bases ("dotenv": a package, and the title of
-    its reference page) names no document unless the question speaks of a document.
+    A title that is a code reference to a name of the bases ("::: dotenv", the mkdocstrings title of
+    a package's API reference) names no document unless the question speaks of a document: every
+    question about the package would be sent to that page. A page titled or named plainly after a
+    code name ("Pagination", pagination.md, beside the `pagination` module) is about it, and stays.
     """
     code = getattr(vocabulary, "code", None)
     if code and not DOCUMENT_WORDS.search(text):
         vocabulary = {alias: identifier for alias, identifier in vocabulary.items()
-                      if not _is_one_code_word(alias, code)}
+                      if not _is_code_reference(alias, code)}
     return find_subject(text, vocabulary)
 
 
-def _is_one_code_word(alias: str, code: set[str]) -> bool:
-    words = re.findall(r"\w+", alias.lower())  # "::: dotenv", a mkdocstrings title, is one word
-    return len(words) == 1 and words[0] in code
+def _is_code_reference(alias: str, code: set[str]) -> bool:
+    """One code name written with markup around it ("::: dotenv"), not as a plain word."""
+    words = re.findall(r"\w+", alias.lower())
+    return len(words) == 1 and words[0] in code and alias.strip().lower() != words[0]
