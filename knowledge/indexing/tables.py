@@ -25,16 +25,24 @@ ROLES = ("question", "answer", "title", "text", "metadata", "ignored")
 HEADER_SCAN_ROWS = 30
 MAX_LABEL_CHARS = 80
 
-# Header names, matched on whole words of the lower-cased label (first match wins).
-ROLE_WORDS = (
-    ("question", r"вопрос\w*|question\w*|q|faq|запрос\w*|query|обращени\w*"),
-    ("answer", r"ответ\w*|answer\w*|a|response|reply|решени\w*|solution|resolution"),
-    ("title", r"тема|заголов\w*|назван\w*|title|subject|topic|heading|name"),
-    ("metadata", r"категори\w*|подкатегори\w*|раздел\w*|тип|приоритет\w*|аудитори\w*|статус\w*|тег\w*|метк\w*"
-                 r"|id|№|номер|дата|date|category|subcategory|section|type|priority|audience|status|tags?"
-                 r"|labels?|owner|author|автор|ответственн\w*|updated|created|source|источник|язык|language"),
+# Header names that name a role. A header names one only when, once the words that merely qualify it
+# are set aside ("Пример вопроса", "Шаблонный ответ", "Customer question", "Ответ на вопрос"), what is
+# left is that role's word. A header that just contains one ("Response time", "Срок решения", "Число
+# вопросов", "Plan A", the generated "Column A") names something else: its column is content.
+ROLE_NAMES = (
+    ("question", r"вопрос[аыов]*|questions?|q|faq|запрос[аы]?|query|обращени[ея]"),
+    ("answer", r"ответ[аы]?|answers?|a|responses?|reply|решени[ея]|solution|resolution"),
+    ("title", r"тема|заголовок|название|title|subject|topic|heading|name"),
 )
-_ROLE_PATTERNS = [(role, re.compile(rf"(?<!\w)(?:{words})(?!\w)")) for role, words in ROLE_WORDS]
+QUALIFIERS = frozenset(
+    "пример примеры образец шаблон шаблонный типовой типичный стандартный эталонный готовый текст клиента "
+    "клиентский краткий короткий полный основной частый часто задаваемый задаваемые sample example typical "
+    "template canned standard suggested text customer client user short full main frequently asked the".split()
+)
+_ROLE_NAME_PATTERNS = [(role, re.compile(words)) for role, words in ROLE_NAMES]
+# "Ответ на вопрос", "Answer to the question": the words after the preposition qualify the role.
+_PREPOSITION = re.compile(r"(?<!\w)(?:на|к|для|to|for|on)(?!\w).*$")
+_PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _TABLE_ROW = re.compile(r"^ {0,3}\|.*\|[ \t]*$")
 _SEPARATOR = re.compile(r"^ {0,3}\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?[ \t]*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
@@ -227,8 +235,16 @@ def _letter(index: int) -> str:
 # --- the column mapping -------------------------------------------------------------------------------
 
 def guess_mapping(columns: list[str], rows: list[list[str]]) -> dict[str, str]:
-    """A role for every column, from its name, else from its content (see the module docstring)."""
+    """A role for every column, from its name, else from its content (see the module docstring).
+
+    Only a table with a question and an answer is an FAQ: its other columns are metadata until mapped
+    otherwise. In any other table every column with values is text, so nothing uploaded is left out
+    of the rows' text (a date, a price, a category are what people ask about).
+    """
     mapping = {name: _role_from_name(name) for name in columns}
+    if "question" not in mapping.values():
+        # A bare "A" answers only beside a "Q"; alone it is a plan, a grade, a column letter.
+        mapping.update({name: None for name in columns if _words(name) == ["a"]})
     values = {name: [row[i] for row in rows[:200] if i < len(row) and row[i].strip()]
               for i, name in enumerate(columns)}
     for name in columns:
@@ -250,19 +266,26 @@ def guess_mapping(columns: list[str], rows: list[list[str]]) -> dict[str, str]:
         if longest and "question" in mapping.values() and _mean_length(values[longest]) >= 40:
             mapping[longest] = "answer"
             open_columns.remove(longest)
-    has_entry = "answer" in mapping.values()
+    if "answer" not in mapping.values():
+        # Not an FAQ: a title column is content like the others (shown as `Name: value`).
+        return {name: "text" if role in (None, "title") else role for name, role in mapping.items()}
     for name in open_columns:
         # Beside a question and an answer, other columns are internal until someone says otherwise.
-        mapping[name] = "metadata" if has_entry else "text"
+        mapping[name] = "metadata"
     return mapping
 
 
 def _role_from_name(name: str) -> str | None:
-    label = " ".join(name.lower().replace("_", " ").split())
-    for role, pattern in _ROLE_PATTERNS:
-        if pattern.search(label):
-            return role
-    return None
+    words = _words(_PREPOSITION.sub("", _PARENTHESES.sub(" ", name.lower())))
+    words = [word for word in words if word not in QUALIFIERS and not word.isdigit()]
+    roles = [next((role for role, pattern in _ROLE_NAME_PATTERNS if pattern.fullmatch(word)), None)
+             for word in words]
+    # Every word left must name a role ("Тема вопроса" is a title); the first one is the column's.
+    return roles[0] if roles and all(roles) else None
+
+
+def _words(name: str) -> list[str]:
+    return re.findall(r"[^\W_]+", name.lower().replace("ё", "е"))
 
 
 def _question_share(values: list[str]) -> float:

@@ -1,0 +1,95 @@
+"""The column mapping guessed from header names: only real question/answer headers make an FAQ table."""
+
+import csv
+import json
+import tempfile
+from pathlib import Path
+
+from django.test import TestCase
+
+from knowledge.indexing import entries, ingestion, tables
+from tests.conftest import DATA
+from tests.factories import make_kb
+
+DOCUMENTS = DATA / "documents"
+
+
+def pipe_table(rows: list[list[str]]) -> str:
+    return "\n".join(["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * len(rows[0])]
+                     + ["| " + " | ".join(row) + " |" for row in rows[1:]]) + "\n"
+
+
+class HeaderNameTests(TestCase):
+    def test_headers_that_only_contain_a_role_word_are_content(self):
+        names = ["Response time", "Срок решения", "Число вопросов", "Plan A", "Column A", "Дата ввода"]
+        self.assertEqual({name: tables.guess_mapping(names, [["x"] * len(names)])[name] for name in names},
+                         dict.fromkeys(names, "text"))
+
+    def test_headers_that_name_the_role_map_as_question_and_answer(self):
+        for question, answer in [("Question", "Answer"), ("Вопрос", "Ответ"), ("Q", "A"),
+                                 ("Пример вопроса", "Шаблонный ответ"), ("Вопрос клиента", "Ответ на вопрос")]:
+            mapping = tables.guess_mapping([question, answer, "Категория"], [["x", "y", "z"]])
+            self.assertEqual(mapping, {question: "question", answer: "answer", "Категория": "metadata"})
+
+    def test_a_bare_a_answers_only_beside_a_q(self):
+        self.assertEqual(tables.guess_mapping(["A", "B"], [["1", "2"]]), {"A": "text", "B": "text"})
+
+    def test_a_data_table_keeps_every_column_in_the_row_text(self):
+        text = pipe_table([["Plan", "Response time", "Price per month"], ["Basic", "48 hours", "$10"],
+                           ["Premium", "4 hours", "$50"]])
+        pieces, _ = entries.split_document(text)
+        self.assertEqual([piece.content for piece in pieces],
+                         ["Plan: Basic\nResponse time: 48 hours\nPrice per month: $10",
+                          "Plan: Premium\nResponse time: 4 hours\nPrice per month: $50"])
+
+    def test_dates_and_names_are_content_in_a_data_table(self):
+        text = pipe_table([["Название", "Плата за месяц", "Дата ввода"], ["Максимальный", "990", "2024-03-01"]])
+        pieces, described = entries.split_document(text)
+        self.assertIn("Дата ввода: 2024-03-01", pieces[0].content)
+        self.assertIn("Название: Максимальный", pieces[0].content)
+        self.assertNotIn("metadata", described[0]["mapping"].values())
+
+
+class RealFileTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+
+    def chunks(self, path: Path) -> list:
+        document = ingestion.ingest_file(self.kb, path).document
+        self.assertEqual(document.status, "ready", document.error_message)
+        return list(document.chunks.filter(metadata__entry__kind="row").order_by("position"))
+
+    def test_the_summary_table_of_the_bank_faq_docx_keeps_its_categories_and_counts(self):
+        rows = self.chunks(DOCUMENTS / "docx" / "ru" / "bank-faq-ru-generated.docx")
+        self.assertIn("Категория: Новые клиенты\nПодкатегория: Регистрация и онбординг\nЧисло вопросов: 3",
+                      [chunk.content for chunk in rows])
+
+    def test_the_dates_of_an_xls_sheet_without_a_header_are_in_its_rows(self):
+        rows = self.chunks(DOCUMENTS / "xls" / "xlrd-Formate.xls")
+        self.assertIn("Column A: Huber\nColumn B: 1907-07-03", [chunk.content for chunk in rows])
+
+    def test_a_numeric_docx_table_keeps_every_number(self):
+        rows = self.chunks(DOCUMENTS / "docx" / "en" / "pandoc-table_header_rowspan.docx")
+        self.assertTrue(rows)
+        for chunk in rows[1:]:
+            self.assertEqual([line.split(": ")[-1] for line in chunk.content.split("\n")],
+                             ["1", "2", "3", "4", "5", "6", "7", "8"])
+
+    def test_the_bank_faq_tickets_as_a_csv_still_map_as_an_faq(self):
+        lines = (DATA / "tickets" / "ru_bank_faq_vtb_by.jsonl").read_text(encoding="utf-8").splitlines()[:5]
+        records = [json.loads(line) for line in lines]
+        columns = ["category", "subcategory", "question", "priority", "audience", "answer"]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "faq.csv"
+            with path.open("w", encoding="utf-8", newline="") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(columns)
+                writer.writerows([record[name] for name in columns] for record in records)
+            document = ingestion.ingest_file(self.kb, path).document
+        mapping = document.metadata["tables"][0]["mapping"]
+        self.assertEqual(mapping, {"category": "metadata", "subcategory": "metadata", "question": "question",
+                                   "priority": "metadata", "audience": "metadata", "answer": "answer"})
+        chunk = document.chunks.order_by("position").first()
+        self.assertEqual((chunk.metadata["entry"]["question"], chunk.content),
+                         (records[0]["question"], records[0]["answer"]))
