@@ -15,7 +15,7 @@ matches the incoming question against the entry's question as well as its answer
 import re
 from dataclasses import dataclass, field
 
-from knowledge.indexing import chunking, tables
+from knowledge.indexing import chunking, markdown, tables
 
 QUESTION_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _NOT_NEWLINE = re.compile(r"[^\n]")
@@ -57,6 +57,8 @@ def split_document(text: str, *, mapping: dict | None = None, chunk_size: int = 
                             metadata={"entry": {"kind": "faq", "question": question}}))
         regions.append((start, end))
     prose = _blank(text, regions) if regions else text
+    if regions:
+        prose = _blank(prose, _emptied_headings(prose, regions))
     for chunk in chunking.split_text(prose, chunk_size=chunk_size, overlap=overlap, min_size=min_size):
         content = re.sub(r"\n[ \t\n]*\n", "\n\n", chunk.content) if regions else chunk.content
         if regions and all(line.startswith("#") or not line.strip() for line in content.split("\n")):
@@ -121,6 +123,30 @@ def _path_above(headings: list, level: int) -> list[str]:
             path.pop()
         path.append((heading_level, title))
     return [title for heading_level, title in path if heading_level < level]
+
+
+def _emptied_headings(prose: str, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The heading lines whose sections held only tables or entries (a spreadsheet's `## Sheet: …`).
+
+    Left in the prose, such a heading would be merged by the chunker with the next short section and
+    label its text ("## Sheet: Tariffs ## Sheet: Contacts Отдел поддержки"); the rows carry it anyway.
+    """
+    headings = markdown.scan(prose)[0]
+    ends = [_line_end(prose, h.start) for h in headings]
+    gaps = [(ends[i], headings[i + 1].start if i + 1 < len(headings) else len(prose)) for i in range(len(headings))]
+    empty = [not prose[start:end].strip() for start, end in gaps]
+    holds = [any(start <= r_start < end for r_start, _ in regions) for start, end in gaps]
+    emptied = []
+    for i, heading in enumerate(headings):
+        last = next((j for j in range(i + 1, len(headings)) if headings[j].level <= heading.level), len(headings))
+        if all(empty[i:last]) and any(holds[i:last]):
+            emptied.append((heading.start, ends[i]))
+    return emptied
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
 
 
 def _blank(text: str, regions: list[tuple[int, int]]) -> str:
