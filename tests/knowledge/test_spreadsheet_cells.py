@@ -6,8 +6,10 @@ from pathlib import Path
 import openpyxl
 from django.test import TestCase
 
-from knowledge.indexing import entries, parsing
+from knowledge.indexing import entries, ingestion, parsing
+from knowledge.indexing.parsing import quality
 from tests.conftest import DATA
+from tests.factories import make_kb
 
 DOCUMENTS = DATA / "documents"
 
@@ -23,6 +25,10 @@ class TempDirMixin:
 def save(book: openpyxl.Workbook, path: Path) -> Path:
     book.save(path)
     return path
+
+
+def rows(path: Path) -> list[str]:
+    return [piece.content for piece in entries.split_document(parsing.parse_file(path).text)[0] if piece.kind]
 
 
 def prose(path: Path) -> list[entries.Piece]:
@@ -55,3 +61,51 @@ class SheetHeadingTests(TempDirMixin, TestCase):
         pieces = [piece for piece in entries.split_document(text)[0] if not piece.kind]
         self.assertEqual([(piece.heading_path, piece.content) for piece in pieces],
                          [(["Guide"], "# Guide\n\n## Notes\n\nCall us any time.")])
+
+
+class MergedCellTests(TempDirMixin, TestCase):
+    def test_a_vertically_merged_cell_belongs_to_every_row_it_spans(self):
+        book = openpyxl.Workbook()
+        sheet = book.active
+        for row in [["Отдел", "Сотрудник", "Телефон"], ["Поддержка", "Анна", "101"], ["Продажи", "Борис", "102"],
+                    [None, "Вера", "103"]]:
+            sheet.append(row)
+        sheet.merge_cells("A3:A4")
+        self.assertEqual(rows(save(book, self.tmp / "staff.xlsx"))[1:],
+                         ["Отдел: Продажи\nСотрудник: Борис\nТелефон: 102",
+                          "Отдел: Продажи\nСотрудник: Вера\nТелефон: 103"])
+
+    def test_a_cell_merged_across_a_row_fills_its_columns_but_a_title_stays_one_note(self):
+        book = openpyxl.Workbook()
+        sheet = book.active
+        for row in [["Часы работы"], ["Отдел", "Пн", "Вт"], ["Продажи", "9–18"], ["Склад", "8–17", "8–15"]]:
+            sheet.append(row)
+        sheet.merge_cells("A1:C1")
+        sheet.merge_cells("B3:C3")
+        path = save(book, self.tmp / "hours.xlsx")
+        self.assertEqual(rows(path), ["Отдел: Продажи\nПн: 9–18\nВт: 9–18", "Отдел: Склад\nПн: 8–17\nВт: 8–15"])
+        self.assertEqual(parsing.parse_file(path).text.count("Часы работы"), 1)
+
+
+class FormulaTests(TempDirMixin, TestCase):
+    def test_formulas_without_saved_results_are_flagged_in_the_parse_quality(self):
+        book = openpyxl.Workbook()
+        sheet = book.active
+        sheet.title = "Тарифы"
+        for row in [["Тариф", "Плата за месяц", "Плата за год"], ["Базовый", 100, "=B2*12"],
+                    ["Максимальный", 990, "=B3*12"]]:
+            sheet.append(row)
+        document = ingestion.ingest_file(make_kb(), save(book, self.tmp / "tariffs.xlsx")).document
+        self.assertIn("formulas_without_values", document.quality["flags"])
+        self.assertEqual(document.quality["formulas_without_values"], {"Тарифы": 2})
+        self.assertTrue(document.needs_attention)
+
+    def test_the_summary_sheet_of_a_generated_workbook_says_its_formulas_are_empty(self):
+        parsed = parsing.parse_file(DOCUMENTS / "xlsx" / "ru" / "russian-cities-by-district-generated.xlsx")
+        self.assertEqual(list(parsed.metadata["formulas_without_values"]), ["Сводка"])
+        self.assertIn("formulas_without_values", quality.assess(parsed)["flags"])
+
+    def test_saved_formula_results_raise_no_flag(self):
+        parsed = parsing.parse_file(DOCUMENTS / "xlsx" / "en" / "roo-formula_cell_types.xlsx")
+        self.assertNotIn("formulas_without_values", parsed.metadata)
+        self.assertNotIn("formulas_without_values", quality.assess(parsed)["flags"])

@@ -3,7 +3,8 @@
 `assess()` looks only at what parsing and OCR produced (no database): pages and characters per page,
 pages left without text, OCR pages and confidence, tables, the text encoding, the language, and signs
 of a bad read — garbage characters, undecodable bytes, broken Cyrillic (text decoded in the wrong
-encoding), scanned pages OCR could not read, pages that could not be read at all. Each sign is a flag;
+encoding), scanned pages OCR could not read, pages that could not be read at all, spreadsheet
+formulas whose results were never saved. Each sign is a flag;
 a document with any flag needs a person's attention before ticket auto-replies may quote it
 (`Document.usable_for_auto_reply`).
 """
@@ -27,6 +28,9 @@ FLAGS = {
     "low_ocr_confidence": gettext_lazy("OCR was unsure of the text"),
     "ocr_not_run": gettext_lazy("scanned pages were not read: OCR is unavailable"),
     "incomplete": gettext_lazy("part of the file could not be read"),
+    "formulas_without_values": gettext_lazy(
+        "formulas without saved results (the file was never opened and saved in a spreadsheet program): "
+        "their cells are empty"),
 }
 LOW_OCR_CONFIDENCE = 60.0
 # Below this many characters (a title, a caption) the proportions below say nothing.
@@ -72,6 +76,10 @@ def assess(parsed: ParsedDocument, *, encoding: str = "") -> dict:
         flags.append("ocr_not_run")
     if parsed.metadata.get("unreadable_pages") or parsed.metadata.get("truncated"):
         flags.append("incomplete")
+    if parsed.metadata.get("formulas_without_values"):
+        # A column of formulas reads as empty: say so rather than let it vanish from the rows.
+        report["formulas_without_values"] = parsed.metadata["formulas_without_values"]
+        flags.append("formulas_without_values")
     report["flags"] = flags
     return report
 

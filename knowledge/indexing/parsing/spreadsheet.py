@@ -3,13 +3,21 @@
 Each sheet becomes a `## Sheet: <name>` section holding its rows as a pipe table under the detected
 header row (`knowledge.indexing.tables.table_lines`); ingestion turns each row into one entry. Rows are
 streamed: a sheet is never held as a grid, only as the text the document keeps anyway.
+
+A merged cell's value is copied to every cell it covers in a row that has other values (a department
+merged over two rows belongs to both); a title or group label merged across an otherwise empty row
+stays one note. An .xlsx formula whose result was never saved (a file written by a library and not
+opened in Excel since) has no value to read: such cells are counted per sheet in the document's
+metadata (`formulas_without_values`), which the parse-quality report flags.
 """
 
 import datetime
 import io
+import re
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from xml.etree import ElementTree
 
 import openpyxl
 import xlrd
@@ -23,6 +31,14 @@ from .text import password_protected, short_reason, text_too_long
 
 # (name, hidden, rows): what the workbook readers hand to `sheets_document`.
 Sheet = tuple[str, bool, Iterable[Sequence]]
+# A merged range, 1-based and inclusive: (first row, first column, last row, last column).
+Merge = tuple[int, int, int, int]
+
+_CELL_REF = re.compile(r"^([A-Z]{1,3})(\d+)$")
+# Merged ranges filled per sheet, and the columns a fill may reach: a crafted sheet declaring millions
+# of ranges, or one over all 16,384 columns, is read as if those cells were not merged.
+MAX_MERGES = 10_000
+MAX_MERGE_COLUMNS = 1_000
 
 
 def parse_xlsx(path: Path, *, max_chars: int) -> ParsedDocument:
@@ -32,14 +48,15 @@ def parse_xlsx(path: Path, *, max_chars: int) -> ParsedDocument:
     except Exception as exc:  # noqa: BLE001 - openpyxl raises KeyError/ValueError/XML errors on bad parts
         raise _damaged(path, exc) from exc
     try:
-        sheets = (
-            (sheet.title, sheet.sheet_state != "visible", sheet.iter_rows(values_only=True))
-            for sheet in workbook.worksheets
-        )
+        formulas: dict[str, int] = {}
+        sheets = (_xlsx_sheet(workbook, sheet, formulas) for sheet in workbook.worksheets)
         with warnings.catch_warnings():
             # openpyxl warns about every Excel extension it skips (data validation, slicers...).
             warnings.simplefilter("ignore", UserWarning)
-            return sheets_document(path, sheets, max_chars)
+            parsed = sheets_document(path, sheets, max_chars)
+        if formulas:
+            parsed.metadata["formulas_without_values"] = formulas
+        return parsed
     except KnowledgeError:
         raise
     except Exception as exc:  # noqa: BLE001 - sheets are opened lazily, while we iterate
@@ -53,7 +70,8 @@ def parse_xls(path: Path, *, max_chars: int) -> ParsedDocument:
     """Every sheet of an old BIFF .xls workbook."""
     try:
         # xlrd prints warnings (missing codepage, BIFF version) to stdout unless given a log file.
-        book = xlrd.open_workbook(path, on_demand=True, logfile=io.StringIO())
+        # Formatting info holds the merged ranges.
+        book = xlrd.open_workbook(path, on_demand=True, formatting_info=True, logfile=io.StringIO())
     except Exception as exc:  # noqa: BLE001 - xlrd raises XLRDError, CompDocError, struct.error, ...
         if "encrypted" in str(exc).lower():
             raise password_protected(path.name) from exc
@@ -134,9 +152,83 @@ def _damaged(path: Path, exc: Exception) -> ParseError:
     )
 
 
+def fill_merged(rows: Iterable[Sequence], merges: list[Merge]) -> Iterator[list]:
+    """The rows (numbered from 1) with each merged range's value copied to the cells it covers, in the
+    rows that have a value outside the range (see the module docstring)."""
+    pending = sorted((merge for merge in merges[:MAX_MERGES] if merge[3] <= MAX_MERGE_COLUMNS), reverse=True)
+    active: list[tuple[Merge, object]] = []
+    for number, row in enumerate(rows, start=1):
+        row = list(row)
+        while pending and pending[-1][0] <= number:
+            merge = pending.pop()
+            value = row[merge[1] - 1] if merge[0] == number and merge[1] <= len(row) else None
+            active.append((merge, value))
+        active = [(merge, value) for merge, value in active if merge[2] >= number]
+        for (_top, first, _bottom, last), value in active:
+            outside = any(cell not in (None, "") for i, cell in enumerate(row, start=1) if not first <= i <= last)
+            if value in (None, "") or not outside:
+                continue
+            row.extend([None] * (last - len(row)))
+            row[first - 1:last] = [value if cell in (None, "") else cell for cell in row[first - 1:last]]
+        yield row
+
+
+def _xlsx_sheet(workbook, sheet, formulas: dict[str, int]) -> Sheet:
+    merges, missing = _xlsx_cells(workbook, sheet)
+    if missing:
+        formulas[" ".join(sheet.title.split())] = missing
+    rows = sheet.iter_rows(min_row=1, min_col=1, values_only=True)
+    return sheet.title, sheet.sheet_state != "visible", fill_merged(rows, merges) if merges else rows
+
+
+def _xlsx_cells(workbook, sheet) -> tuple[list[Merge], int]:
+    """The merged ranges of a sheet, and how many of its formulas have no saved value.
+
+    Read-only worksheets expose neither, so the sheet's XML is streamed once more for them."""
+    merges, missing, rows = [], 0, None
+    # openpyxl keeps the package open in read-only mode; the sheet's part name is not public.
+    with workbook._archive.open(sheet._worksheet_path) as stream:
+        for event, element in ElementTree.iterparse(stream, ("start", "end")):
+            tag = element.tag.rpartition("}")[2]
+            if event == "start":
+                rows = element if tag == "sheetData" else rows
+            elif tag == "c":
+                formula, value = _child(element, "f"), _child(element, "v")
+                missing += formula is not None and not (value is not None and value.text)
+            elif tag == "row" and rows is not None:
+                rows.remove(element)  # one row at a time in memory, as openpyxl reads them
+            elif tag == "mergeCell":
+                merge = _range(element.get("ref", ""))
+                if merge:
+                    merges.append(merge)
+    return merges, missing
+
+
+def _child(element, tag: str):
+    return next((child for child in element if child.tag.rpartition("}")[2] == tag), None)
+
+
+def _range(ref: str) -> Merge | None:
+    corners = [_CELL_REF.match(part) for part in ref.upper().split(":")]
+    if len(corners) != 2 or not all(corners):
+        return None
+    (col1, row1), (col2, row2) = (match.groups() for match in corners)
+    return int(row1), _column(col1), int(row2), _column(col2)
+
+
+def _column(letters: str) -> int:
+    number = 0
+    for letter in letters:
+        number = number * 26 + ord(letter) - 64
+    return number
+
+
 def _xls_sheet(book: xlrd.Book, index: int) -> Sheet:
     sheet = book.sheet_by_index(index)
-    return sheet.name, sheet.visibility != 0, _xls_rows(book, sheet)
+    rows = _xls_rows(book, sheet)
+    # xlrd's ranges are 0-based and half-open: (first row, row after, first column, column after).
+    merges = [(rlo + 1, clo + 1, rhi, chi) for rlo, rhi, clo, chi in sheet.merged_cells]
+    return sheet.name, sheet.visibility != 0, fill_merged(rows, merges) if merges else rows
 
 
 def _xls_rows(book: xlrd.Book, sheet: xlrd.sheet.Sheet) -> Iterator[list]:
