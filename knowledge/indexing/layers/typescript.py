@@ -29,12 +29,12 @@ from knowledge.indexing.layers.code import (
     line_chunks,
 )
 from knowledge.indexing.layers.nextjs import next_routes
+from knowledge.indexing.layers.script_routes import RouteReader
 
 GRAMMARS = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
             ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript"}
 FUNCTIONS = {"function_declaration", "generator_function_declaration", "function_expression", "arrow_function",
              "function"}
-EXPRESS_METHODS = {"get", "post", "put", "patch", "delete", "options", "head", "all"}
 DTO_NAME = re.compile(r"(Dto|DTO|Request|Response|Input|Output|Payload|Schema|Create|Update|Public|Params|Body|"
                       r"Model|Entity|Record)s?$")
 DTO_FOLDER = re.compile(r"(^|/)(types|models|schemas?|dto|client|api)(/|$)")
@@ -90,7 +90,7 @@ def _resolve_name(ref: str, index: ProjectIndex) -> str:
     return ref
 
 
-class _Reader:
+class _Reader(RouteReader):
     def __init__(self, file: CodeFile, root: Node):
         self.file, self.root = file, root
         self.aliases: dict[str, str] = {}
@@ -275,85 +275,6 @@ class _Reader:
                 if target:  # <Component /> is a call of the component
                     self.reference("calls", src, target, current)
             stack.extend(current.named_children)
-
-    # --- entrypoints --------------------------------------------------------------------------------
-
-    def routes(self, root: Node) -> None:
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type == "call_expression":
-                self.route_call(node)
-            elif node.type in ("jsx_self_closing_element", "jsx_opening_element") and \
-                    self.text(node.child_by_field_name("name")) == "Route":
-                attributes = {self.text(a.named_children[0]): a.named_children[-1] for a in node.named_children
-                              if a.type == "jsx_attribute" and len(a.named_children) == 2}
-                self.page(attributes.get("path"), attributes.get("element") or attributes.get("component"),
-                          node, "react-router")
-            elif node.type == "object":
-                pairs = {self.text(p.child_by_field_name("key")): p.child_by_field_name("value")
-                         for p in node.named_children if p.type == "pair"}
-                if "path" in pairs and ("element" in pairs or "component" in pairs or "Component" in pairs):
-                    element = pairs.get("element") or pairs.get("component") or pairs.get("Component")
-                    self.page(pairs["path"], element, node, "react-router")
-            stack.extend(node.named_children)
-
-    def route_call(self, node: Node) -> None:
-        callee, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
-        args = arguments.named_children if arguments is not None else []
-        if callee is None or not args:
-            return
-        if self.text(callee) == "createFileRoute" and args[0].type == "string":  # TanStack Router
-            parent = node.parent.parent if node.parent is not None else None  # createFileRoute("/x")({…})
-            options = parent.child_by_field_name("arguments") if parent is not None else None
-            component = None
-            for obj in options.named_children if options is not None else []:
-                for pair in (p for p in obj.named_children if p.type == "pair"):
-                    if self.text(pair.child_by_field_name("key")) == "component":
-                        component = pair.child_by_field_name("value")
-            self.page(args[0], component, node, "tanstack-router")
-            return
-        if callee.type != "member_expression" or args[0].type not in ("string", "template_string"):
-            return
-        owner = self.text(callee.child_by_field_name("object"))
-        method = self.text(callee.child_by_field_name("property"))
-        path = self.text(args[0]).strip("'\"`")
-        declaring = f"{self.file.module}.{owner}"
-        if method == "use" and len(args) >= 2:
-            child = self.expand(self.text(args[-1])) if args[-1].type in ("identifier", "member_expression") else ""
-            if child:
-                self.file.mounts[child] = (declaring, path)
-            return
-        if method not in EXPRESS_METHODS or not path.startswith("/") or len(args) < 2:
-            return
-        handler = args[-1]
-        name = (self.expand(self.text(handler)) or f"{self.file.module}.{self.text(handler)}") \
-            if handler.type in ("identifier", "member_expression") else self.enclosing(node)
-        http = "ANY" if method == "all" else method.upper()
-        self.file.objects[declaring] = "express"
-        self.file.extra["routes"].append(Entrypoint(
-            "http", "express", "route", f"{http} {path}", name, declaring, self.text(node).split("\n", 1)[0][:200],
-            node.start_point.row + 1, http_method=http, route_path=path))
-
-    def page(self, path: Node | None, element: Node | None, node: Node, framework: str) -> None:
-        route = self.text(path).strip("'\"`{} ") if path is not None else ""
-        if not route:
-            return
-        name = ""
-        if element is not None:
-            match = re.search(r"<\s*([A-Za-z_][\w.]*)|^\{?\s*([A-Za-z_][\w.]*)\s*\}?$", self.text(element))
-            if match:
-                written = match.group(1) or match.group(2)
-                name = self.expand(written) or f"{self.file.module}.{written}"
-        self.file.extra["routes"].append(Entrypoint(
-            "page", framework, "page", f"GET {route}", name or self.enclosing(node), self.file.module,
-            self.text(node).split("\n", 1)[0][:200], node.start_point.row + 1, http_method="GET", route_path=route))
-
-    def enclosing(self, node: Node) -> str:
-        row = node.start_point.row + 1
-        inside = [s for s in self.file.symbols
-                  if s.kind in ("function", "method") and s.line_start <= row <= s.line_end]
-        return max(inside, key=lambda s: s.line_start).qname if inside else self.file.module
 
     # --- C0 -----------------------------------------------------------------------------------------
 
