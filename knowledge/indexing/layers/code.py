@@ -106,6 +106,11 @@ class ProjectIndex:
         self.constants: dict[str, str] = {}  # qualified name → string value (module and class names)
         self.instances: dict[str, str] = {}  # module-level instance → its class (`settings = Settings()`)
         self.unresolved_prefixes: set[str] = set()
+        # Names a module imports, so `dotenv.set_key` is `dotenv.main.set_key` when `dotenv/__init__.py`
+        # did `from .main import set_key`; modules whose public names a module takes with `import *`.
+        self.reexports: dict[str, str] = {}
+        self.star_exports: dict[str, list[str]] = {}
+        self.exported: dict[str, list[str]] = {}  # a module's `__all__`
         for file in files:
             self.add(file)
 
@@ -118,6 +123,11 @@ class ProjectIndex:
         self.objects.update(file.objects)
         self.constants.update(file.extra.get("constants", {}))
         self.instances.update(file.extra.get("instances", {}))
+        self.reexports.update(file.extra.get("reexports", {}))
+        if file.extra.get("star_exports"):
+            self.star_exports[file.module] = file.extra["star_exports"]
+        if "all" in file.extra:
+            self.exported[file.module] = file.extra["all"]
         for child, (parent, prefix) in file.mounts.items():
             if parent:
                 self.mounts[child] = (parent, prefix)
@@ -160,11 +170,11 @@ class ProjectIndex:
         self.entrypoints = {}
         for file in files:
             extractor = extractors.get(file.language)
-            for entry in extractor.entrypoints(file, self) if extractor and file.symbols else []:
+            for entry in extractor.entrypoints(file, self) if extractor else []:
                 self.entrypoints.setdefault(entry.handler, []).append(entry)
 
     def resolve(self, ref: str, *, via_bases: bool = False,
-                external_roots=frozenset()) -> tuple[str, Symbol | None]:
+                external_roots=frozenset(), depth: int = 0) -> tuple[str, Symbol | None]:
         """("resolved", symbol), ("external", None) or ("unresolved", None) for a reference."""
         if via_bases:
             prefix, _, member = ref.rpartition(".")
@@ -172,6 +182,9 @@ class ProjectIndex:
             return ("resolved", found) if found else ("unresolved", None)
         if ref in self.symbols:
             return "resolved", self.symbols[ref]
+        exported = self.reexported(ref) if depth < 10 else ""
+        if exported:
+            return self.resolve(exported, external_roots=external_roots, depth=depth + 1)
         parts = ref.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             owner = self.symbols.get(".".join(parts[:cut]))
@@ -188,6 +201,24 @@ class ProjectIndex:
         if root in external_roots and root not in self.roots:
             return "external", None
         return "unresolved", None
+
+    def reexported(self, ref: str) -> str:
+        """`ref` through the names its longest module prefix imports (or takes with `import *`), or ""."""
+        parts = ref.split(".")
+        for cut in range(len(parts), 0, -1):
+            head, rest = ".".join(parts[:cut]), parts[cut:]
+            if head in self.symbols and self.symbols[head].kind != "module":
+                return ""  # a class or function of the repository: its members are looked up on it
+            target = self.reexports.get(head)
+            if target is None and rest and head in self.star_exports:
+                target = next((f"{source}.{rest[0]}" for source in self.star_exports[head]
+                               if rest[0] in self.exported.get(source, [rest[0]])
+                               and (f"{source}.{rest[0]}" in self.symbols or f"{source}.{rest[0]}" in self.reexports)),
+                              None)
+                rest = rest[1:]
+            if target and target != head:
+                return ".".join([target, *rest])
+        return ""
 
     def resolve_import(self, ref: str, *, external_roots=frozenset()) -> tuple[str, Symbol | None, str]:
         """(resolution, the module imported, the name imported from it) for an import reference.

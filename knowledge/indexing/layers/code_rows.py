@@ -21,13 +21,14 @@ from knowledge.indexing.layers.rows import LayerRow, stable_id
 
 def build_code_rows(file: CodeFile, index: ProjectIndex, extractor: CodeExtractor) -> list[LayerRow]:
     """All code layer rows (C0–C4) of one parsed file, resolved against the project."""
-    entrypoints = extractor.entrypoints(file, index) if file.symbols else []
+    entrypoints = extractor.entrypoints(file, index)
     return [
         *chunk_rows(file),
         *symbol_rows(file),
         *edge_rows(file, index),
         *entrypoint_rows(file, entrypoints, index),
         *role_rows(file, index),
+        *env_rows(file),
     ]
 
 
@@ -159,6 +160,35 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
     return rows
 
 
+def env_rows(file: CodeFile) -> list[LayerRow]:
+    """D6: one row per environment variable the file reads (`os.getenv("X")`, `process.env.X`), as the
+    documentation's D6 has one per variable a page mentions, with every line that reads it."""
+    found: dict[str, list[dict]] = {}
+    for read in file.extra.get("env", []):
+        found.setdefault(read["name"], []).append(read)
+    lines = file.text.split("\n")
+    source = file.module or file.path
+    rows = []
+    for name, reads in found.items():
+        first = reads[0]
+        symbols = list(dict.fromkeys(read["symbol"] for read in reads))
+        meta = {
+            "integration_id": stable_id(file.path, name, "reads"), "source_id": source, "source_type": "module",
+            "target": name, "target_type": "env_var", "direction": "inbound", "interaction": "reads",
+            "via": first["via"], "purpose": "",
+            "details": {"lines": [read["line"] for read in reads], "symbols": symbols,
+                        "via": list(dict.fromkeys(read["via"] for read in reads))},
+            "domain": "", "subdomain": "", "anchor": symbols[0], "line": first["line"], "is_test": file.is_test,
+            "source_path": file.path, "artifact_type": "CODE",
+        }
+        where = ", ".join(f"{file.path}:{read['line']}" for read in reads[:5])
+        content = (f"{source} reads the environment variable {name} ({first['via']}) in {', '.join(symbols[:5])}"
+                   f" at {where}\n{lines[first['line'] - 1].strip()[:200]}")
+        rows.append(LayerRow("D6", f"{source} → {name}", content, meta, section_path=symbols[0],
+                             span_start=first["line"], span_end=reads[-1]["line"], language=file.language))
+    return rows
+
+
 def render_entrypoint(meta: dict) -> str:
     if meta["entry_type"] == "http":
         head = meta["route_or_command"]
@@ -166,7 +196,8 @@ def render_entrypoint(meta: dict) -> str:
             head += f" (declared as {meta['route_path']})"
     else:
         head = f"{meta['entry_type']} {meta['route_or_command']}"
-    text = f"{head} → {meta['handler_symbol']} ({meta['framework']} {meta['entrypoint_kind']})"
+    target = meta["handler_symbol"] or meta["decorator_text"]  # an npm script without a file runs a command
+    text = f"{head} → {target} ({meta['framework']} {meta['entrypoint_kind']})"
     return f"{text}\n{meta['summary_text']}" if meta["summary_text"] else text
 
 

@@ -10,7 +10,7 @@ Calls to builtins and decorator expressions are not edges (decorators are C3's b
 import ast
 import builtins
 
-from knowledge.indexing.layers import python_chunks, python_entrypoints, tolerant
+from knowledge.indexing.layers import python_chunks, python_entrypoints, python_facts, tolerant
 from knowledge.indexing.layers.code import (
     CodeExtractor,
     CodeFile,
@@ -102,6 +102,7 @@ class _Reader:
         for node in self.tree.body:
             self.statement(node, self.module_symbol, None)
         self.file.chunks = python_chunks.chunks(self.file, self.tree, lines)
+        python_facts.scan(self.file, self.tree, self.expand, self.aliases, self.source)
 
     # --- names ------------------------------------------------------------------------------------
 
@@ -285,7 +286,7 @@ class _Reader:
         if len(self.file.references) >= MAX_REFERENCES:
             self.dropped += 1
             return
-        roots = frozenset(self.imported_roots)
+        roots = frozenset(self.imported_roots | ({dst} & BUILTINS))  # `class E(Exception)`: outside the repo
         self.file.references.append(Reference(edge_type, src, dst, line, via_bases, roots))
 
     def calls(self, node: ast.AST, src: Symbol, scope: dict[str, str], cls: Symbol | None = None) -> None:

@@ -20,6 +20,7 @@ def entrypoints(file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
     for handler, decorator, expanded, text in file.extra.get("decorated", []):
         found.extend(_decorator_entrypoints(handler, decorator, expanded, text, index))
     found.extend(file.extra.get("urlpatterns", []))
+    found.extend(file.extra.get("scripts", []))  # setup.py console scripts, argparse parsers
     match = MANAGEMENT_COMMAND.search(file.path)
     command = index.symbols.get(f"{file.module}.Command")
     if match and command and command.path == file.path:

@@ -1,0 +1,139 @@
+"""Package manifests as entrypoints (C3): the commands a package installs and the scripts it runs.
+
+`pyproject.toml` (`[project.scripts]`, `[project.gui-scripts]`, `[tool.poetry.scripts]`), `setup.cfg`
+(`[options.entry_points]` `console_scripts` / `gui_scripts`) and `package.json` (`bin`, `scripts`).
+A console script `uvicorn = "uvicorn.main:main"` is a `cli` entrypoint named `uvicorn` whose handler
+is the function `uvicorn.main.main`; `setup(entry_points={"console_scripts": [...]})` in `setup.py`
+goes through `script_entrypoints` too (read by `python_facts`). A manifest has no symbols: its rows
+are its source as C0 text chunks and its entrypoints.
+"""
+
+import configparser
+import json
+import re
+import tomllib
+from pathlib import PurePosixPath
+
+from knowledge.indexing.layers.code import CodeExtractor, CodeFile, Entrypoint, ProjectIndex, line_chunks
+
+MANIFEST_NAMES = ("pyproject.toml", "setup.cfg", "package.json")
+SCRIPT_GROUPS = {"console_scripts": "console_script", "gui_scripts": "gui_script"}
+# `name = module.path:object.attr [extra]`, as setuptools writes entry points.
+ENTRY_POINT = re.compile(r"^\s*(?P<name>[^=\s][^=]*?)\s*=\s*(?P<target>[\w.]+(?::[\w.]+)?)\s*(\[[^\]]*\])?\s*$")
+NODE_FILE = re.compile(r"\b(?:node|ts-node|tsx|nodemon|bun)\s+(?:--?[\w-]+(?:=\S+)?\s+)*"
+                       r"(?P<file>[\w./@-]+\.[cm]?[jt]sx?)\b")
+
+
+class ManifestExtractor(CodeExtractor):
+    language = "manifest"
+    extensions = MANIFEST_NAMES  # whole file names, not suffixes
+
+    def parse(self, path: str, text: str, module: str | None = None) -> CodeFile:
+        file = CodeFile(path=path, module="", language=self.language, text=text, is_test=False,
+                        chunks=line_chunks(text, 1, text.rstrip("\n").count("\n") + 1, "text"))
+        name = PurePosixPath(path).name
+        try:
+            if name == "pyproject.toml":
+                found = pyproject_entrypoints(path, text)
+            elif name == "setup.cfg":
+                found = setup_cfg_entrypoints(path, text)
+            else:
+                found = package_json_entrypoints(path, text)
+        except (ValueError, configparser.Error) as exc:  # TOMLDecodeError and JSONDecodeError are ValueErrors
+            file.warnings.append(f"{name} could not be read ({exc}); its scripts are not entrypoints")
+            found = []
+        file.extra["entrypoints"] = found
+        return file
+
+    def entrypoints(self, file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
+        return list(file.extra.get("entrypoints", []))
+
+
+def script_entrypoint(name: str, target: str, kind: str, framework: str, declaring: str, line: int,
+                      text: str) -> Entrypoint:
+    """`uvicorn` → `uvicorn.main:main`: a command whose handler is the object the target names."""
+    handler = target.strip().split("[", 1)[0].strip().replace(":", ".")
+    return Entrypoint("cli", framework, kind, name.strip(), handler, declaring, text.strip()[:200], line,
+                      lang_payload={"target": target.strip()})
+
+
+def script_entrypoints(groups: dict, framework: str, declaring: str, text: str, first_line: int = 1
+                       ) -> list[Entrypoint]:
+    """Entry points given as setuptools does: `{"console_scripts": ["name = mod:func", …]}` (or a string
+    of such lines, one per line)."""
+    found = []
+    for group, kind in SCRIPT_GROUPS.items():
+        specs = groups.get(group) or []
+        for spec in specs.splitlines() if isinstance(specs, str) else specs:
+            match = ENTRY_POINT.match(spec) if isinstance(spec, str) else None
+            if match:
+                line = line_of(text, match.group("name"), first_line)
+                found.append(script_entrypoint(match.group("name"), match.group("target"), kind, framework,
+                                               declaring, line, spec))
+    return found
+
+
+def pyproject_entrypoints(path: str, text: str) -> list[Entrypoint]:
+    data = tomllib.loads(text)
+    project, poetry = data.get("project", {}), data.get("tool", {}).get("poetry", {})
+    tables = [("project.scripts", project.get("scripts", {}), "console_script", "pyproject"),
+              ("project.gui-scripts", project.get("gui-scripts", {}), "gui_script", "pyproject"),
+              ("tool.poetry.scripts", poetry.get("scripts", {}), "console_script", "poetry")]
+    found = []
+    for table, scripts, kind, framework in tables:
+        start = line_of(text, f"[{table}]")
+        for name, target in scripts.items():
+            target = target.get("reference", "") if isinstance(target, dict) else target  # poetry's long form
+            if isinstance(target, str) and target:
+                line = line_of(text, name, start)
+                found.append(script_entrypoint(name, target, kind, framework, path, line, f'{name} = "{target}"'))
+    return found
+
+
+def setup_cfg_entrypoints(path: str, text: str) -> list[Entrypoint]:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(text)
+    if not parser.has_section("options.entry_points"):
+        return []
+    groups = dict(parser.items("options.entry_points"))
+    return script_entrypoints(groups, "setuptools", path, text, line_of(text, "[options.entry_points]"))
+
+
+def package_json_entrypoints(path: str, text: str) -> list[Entrypoint]:
+    """`bin` commands (handler: the script's module) and `scripts` (`npm run NAME`)."""
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        return []
+    folder = PurePosixPath(path).parent
+    package = str(data.get("name") or folder.name).rsplit("/", 1)[-1]
+    commands = data.get("bin") or {}
+    commands = {package: commands} if isinstance(commands, str) else commands
+    found = []
+    for name, target in commands.items() if isinstance(commands, dict) else []:
+        if isinstance(target, str):
+            line = line_of(text, f'"{name}"', line_of(text, '"bin"'))
+            found.append(Entrypoint("cli", "npm", "bin", name, script_module(folder, target), path,
+                                    f'"{name}": "{target}"', line, lang_payload={"target": target}))
+    scripts = data.get("scripts") or {}
+    for name, command in scripts.items() if isinstance(scripts, dict) else []:
+        if isinstance(command, str):
+            match = NODE_FILE.search(command)
+            line = line_of(text, f'"{name}"', line_of(text, '"scripts"'))
+            found.append(Entrypoint("script", "npm", "npm_script", f"npm run {name}",
+                                    script_module(folder, match.group("file")) if match else "", path,
+                                    f'"{name}": "{command}"'[:200], line, lang_payload={"command": command}))
+    return found
+
+
+def script_module(folder: PurePosixPath, target: str) -> str:
+    """`./bin/cli.js` next to `web/package.json` → the module `web.bin.cli` (as `typescript` names it)."""
+    parts = [*(p for p in folder.parts if p != "."), *(p for p in PurePosixPath(target).parts if p != ".")]
+    return ".".join(str(PurePosixPath(*parts).with_suffix("")).split("/")) if parts else ""
+
+
+def line_of(text: str, needle: str, start: int = 1) -> int:
+    """The first line at or after `start` that holds `needle` (else `start`), 1-based."""
+    for number, line in enumerate(text.split("\n")[start - 1:], start=start):
+        if needle in line:
+            return number
+    return start

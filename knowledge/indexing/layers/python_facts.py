@@ -1,0 +1,159 @@
+"""What a Python module declares besides its symbols, read off its `ast` tree after `python._Reader`.
+
+* Command lines: `setup(entry_points={"console_scripts": [...]})` in `setup.py`, and argparse
+  parsers (`ArgumentParser(prog=…)`, `add_subparsers().add_parser("serve")`, `add_argument`,
+  `set_defaults(func=serve)`) — C3 `cli` entrypoints, in `file.extra["scripts"]`.
+* Environment variables read: `os.environ["X"]`, `os.environ.get("X")`, `os.getenv("X")`,
+  `environ.get("X")` after `from os import environ`, `"X" in os.environ` — `file.extra["env"]`,
+  made D6 rows by `code_rows.env_rows`.
+* Names the module re-exports (`from .main import set_key` in `dotenv/__init__.py`, `from .x import *`
+  limited by `__all__`), so `ProjectIndex.resolve` can follow `dotenv.set_key` to `dotenv.main.set_key`.
+"""
+
+import ast
+from collections.abc import Callable
+
+from knowledge.indexing.layers.code import CodeFile, Entrypoint
+from knowledge.indexing.layers.manifests import script_entrypoints
+
+ENV_READS = {"os.environ.get": "os.environ.get", "os.getenv": "os.getenv", "os.environ.setdefault":
+             "os.environ.setdefault", "os.environ.pop": "os.environ.pop", "os.putenv": "os.putenv"}
+SETUP_FUNCTIONS = ("setuptools.setup", "distutils.core.setup", "setup")
+PARSER_CONSTRUCTORS = ("argparse.ArgumentParser", "ArgumentParser")
+
+
+def scan(file: CodeFile, tree: ast.Module, expand: Callable[[ast.AST], str], aliases: dict[str, str],
+         source: Callable[[ast.AST], str]) -> None:
+    """Fill `file.extra` with the module's scripts, environment variables and re-exports."""
+    file.extra["scripts"] = _setup_scripts(file, tree, expand) + _Parsers(file, expand, source).read(tree)
+    file.extra["env"] = env_reads(file, tree, expand)
+    file.extra["reexports"] = {f"{file.module}.{local}": target for local, target in aliases.items()
+                               if target != f"{file.module}.{local}"}
+    file.extra["star_exports"] = _star_imports(file, tree)
+    exported = next((node.value for node in tree.body if isinstance(node, ast.Assign)
+                     and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)), None)
+    if isinstance(exported, (ast.List, ast.Tuple)):
+        file.extra["all"] = [e.value for e in exported.elts
+                             if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+
+
+def enclosing(file: CodeFile, line: int) -> str:
+    """The innermost function or method around `line`, else the module."""
+    inside = [s for s in file.symbols if s.kind in ("function", "method") and s.line_start <= line <= s.line_end]
+    return max(inside, key=lambda s: s.line_start).qname if inside else file.module
+
+
+def _setup_scripts(file: CodeFile, tree: ast.Module, expand) -> list[Entrypoint]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and expand(node.func) in SETUP_FUNCTIONS:
+            for keyword in (k for k in node.keywords if k.arg == "entry_points"):
+                try:
+                    groups = ast.literal_eval(keyword.value)
+                except (ValueError, SyntaxError, TypeError):
+                    continue
+                if isinstance(groups, dict):
+                    found.extend(script_entrypoints(groups, "setuptools", file.path, file.text,
+                                                    keyword.value.lineno))
+    return found
+
+
+class _Parsers:
+    """argparse parsers and their subcommands, by the variables that hold them within one function."""
+
+    def __init__(self, file: CodeFile, expand, source):
+        self.file, self.expand, self.source = file, expand, source
+        self.parsers: dict[tuple[str, str], dict] = {}  # (enclosing, variable) → what is known of it
+        self.subparsers: dict[tuple[str, str], tuple[str, str]] = {}  # add_subparsers() result → its parser
+
+    def read(self, tree: ast.Module) -> list[Entrypoint]:
+        calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+        targets = {id(n.value): n.targets[0] for n in ast.walk(tree)
+                   if isinstance(n, ast.Assign) and len(n.targets) == 1}
+        for call in calls:
+            self.call(call, targets.get(id(call)))
+        found = []
+        for (scope, _), parser in self.parsers.items():
+            command = parser["name"] if parser["parent"] is None else \
+                f"{self.parsers[parser['parent']]['name']} {parser['name']}"
+            found.append(Entrypoint(
+                "cli", "argparse", "parser" if parser["parent"] is None else "subcommand", command,
+                parser["handler"] or scope, scope, parser["text"], parser["line"],
+                lang_payload={"arguments": parser["arguments"]}))
+        return found
+
+    def call(self, call: ast.Call, target: ast.expr | None) -> None:
+        scope = enclosing(self.file, call.lineno)
+        name = self.expand(target) if target is not None else ""
+        func = call.func
+        if self.expand(func) in PARSER_CONSTRUCTORS or (isinstance(func, ast.Attribute)
+                                                      and func.attr == "ArgumentParser"):
+            prog = _keyword(call, "prog")
+            self.add(scope, name, prog or self.default_name(), None, call)
+            return
+        if not isinstance(func, ast.Attribute):
+            return
+        owner = (scope, self.expand(func.value))
+        if func.attr == "add_subparsers" and owner in self.parsers and name:
+            self.subparsers[(scope, name)] = owner
+        elif func.attr == "add_parser" and owner in self.subparsers and call.args:
+            command = call.args[0].value if isinstance(call.args[0], ast.Constant) else None
+            if isinstance(command, str):
+                self.add(scope, name or f"<{command}>", command, self.subparsers[owner], call)
+        elif func.attr == "add_argument" and owner in self.parsers:
+            flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            self.parsers[owner]["arguments"].extend(flags[:1])
+        elif func.attr == "set_defaults" and owner in self.parsers:
+            handler = next((k.value for k in call.keywords if k.arg in ("func", "handler", "command")), None)
+            if isinstance(handler, (ast.Name, ast.Attribute)):
+                self.parsers[owner]["handler"] = self.expand(handler)
+
+    def add(self, scope: str, variable: str, name: str, parent, call: ast.Call) -> None:
+        self.parsers[(scope, variable or f"<parser {call.lineno}>")] = {
+            "name": name, "parent": parent, "handler": "", "arguments": [], "line": call.lineno,
+            "text": self.source(call).split("\n", 1)[0][:200]}
+
+    def default_name(self) -> str:
+        """argparse's own default, the script's name: the package for `__main__.py`."""
+        parts = self.file.module.split(".")
+        return parts[-2] if parts[-1] == "__main__" and len(parts) > 1 else parts[-1]
+
+
+def _keyword(call: ast.Call, name: str) -> str:
+    value = next((k.value for k in call.keywords if k.arg == name), None)
+    return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else ""
+
+
+def env_reads(file: CodeFile, tree: ast.Module, expand) -> list[dict]:
+    """Environment variables named by a string literal, with the line and the way they are read."""
+    found = []
+
+    def add(name, node, via: str) -> None:
+        if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value:
+            found.append({"name": name.value, "line": node.lineno, "via": via,
+                          "symbol": enclosing(file, node.lineno)})
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and expand(node.func) in ENV_READS:
+            add(node.args[0], node, ENV_READS[expand(node.func)])
+        elif isinstance(node, ast.Subscript) and expand(node.value) == "os.environ":
+            add(node.slice, node, "os.environ[]")
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) \
+                and any(expand(c) == "os.environ" for c in node.comparators):
+            add(node.left, node, "in os.environ")
+    return sorted(found, key=lambda item: item["line"])
+
+
+def _star_imports(file: CodeFile, tree: ast.Module) -> list[str]:
+    """Modules a `from x import *` of the module's own top level takes every public name from."""
+    package = file.module if file.path.endswith("__init__.py") else file.module.rpartition(".")[0]
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[:len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join(p for p in [*parts, base] if p)
+            found.append(base)
+    return found

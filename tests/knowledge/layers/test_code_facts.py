@@ -1,0 +1,137 @@
+"""Code layers beyond symbols: installed commands and argparse CLIs (C3), environment variables read
+(D6), names re-exported through a package's `__init__` (C2)."""
+
+from django.test import SimpleTestCase
+
+from knowledge.indexing.layers.code_rows import build_code_rows
+from knowledge.indexing.layers.manifests import MANIFEST_NAMES, ManifestExtractor
+from knowledge.indexing.layers.store import EXTRACTORS, parse_project
+
+MANIFESTS = ManifestExtractor()
+LANGUAGES = {**{e.language: e for e in EXTRACTORS.values()}, MANIFESTS.language: MANIFESTS}
+
+
+def rows_of(texts: dict[str, str]) -> dict[str, list]:
+    """Rows per file; manifests are parsed beside the code, as `store` does once it lists them."""
+    manifests = {rel: text for rel, text in texts.items() if rel.rsplit("/", 1)[-1] in MANIFEST_NAMES}
+    files, index = parse_project({rel: text for rel, text in texts.items() if rel not in manifests})
+    for rel, text in manifests.items():
+        files[rel] = MANIFESTS.parse(rel, text)
+        index.add(files[rel])
+    index.detect_entrypoints(list(files.values()), LANGUAGES)
+    return {rel: build_code_rows(file, index, LANGUAGES[file.language if file.language != "javascript"
+                                                         else "typescript"])
+            for rel, file in files.items()}
+
+
+def meta(rows, layer, *keys):
+    return [tuple(row.metadata.get(key) for key in keys) for row in rows if row.layer == layer]
+
+
+SERVER = {
+    "uvicorn/__init__.py": "from uvicorn.config import Config\nfrom .main import main, run\n\n"
+                           "__all__ = ['main', 'run', 'Config']\n",
+    "uvicorn/main.py": "import argparse\n\nfrom uvicorn.config import Config\n\n\ndef run(app):\n    Config(app)\n\n\n"
+                       "def serve(args):\n    pass\n\n\nclass ServerError(Exception):\n    pass\n\n\n"
+                       "def main():\n    parser = argparse.ArgumentParser(prog='uvicorn')\n"
+                       "    parser.add_argument('--port', type=int)\n    commands = parser.add_subparsers()\n"
+                       "    serve_cmd = commands.add_parser('serve')\n    serve_cmd.set_defaults(func=serve)\n",
+    "uvicorn/config.py": "import os\nfrom os import environ, getenv\n\n\nclass Config:\n"
+                         "    def __init__(self, app):\n        self.workers = int(os.environ['WEB_CONCURRENCY'])\n"
+                         "        self.root = os.environ.get('ROOT_PATH', '')\n        self.home = getenv('HOME')\n"
+                         "        if 'FORWARDED_ALLOW_IPS' in environ:\n            pass\n"
+                         "        self.again = os.getenv('WEB_CONCURRENCY')\n",
+    "helpers/__init__.py": "from .tools import *\n",
+    "helpers/tools.py": "__all__ = ['shown']\n\n\ndef shown():\n    pass\n\n\ndef hidden():\n    pass\n",
+    "app.py": "import uvicorn\nfrom uvicorn import Config, run\nfrom helpers import hidden, shown\n\n\n"
+              "def go():\n    run(1)\n    uvicorn.run(2)\n    Config(3)\n    shown()\n    hidden()\n",
+    "setup.py": "from setuptools import setup\n\nsetup(\n    name='uvicorn',\n"
+                "    entry_points={'console_scripts': ['uvicorn-setup = uvicorn.main:main']},\n)\n",
+    "pyproject.toml": '[project]\nname = "uvicorn"\n\n[project.scripts]\nuvicorn = "uvicorn.main:main"\n\n'
+                      '[project.gui-scripts]\nuvicorn-gui = "uvicorn.main:run"\n',
+    "legacy/setup.cfg": "[metadata]\nname = legacy\n\n[options.entry_points]\nconsole_scripts =\n"
+                        "    legacy-serve = uvicorn.main:serve\n",
+    "web/package.json": '{\n  "name": "@acme/web",\n  "bin": {\n    "acme": "./bin/cli.js"\n  },\n'
+                        '  "scripts": {\n    "start": "node server.js",\n    "test": "jest"\n  }\n}\n',
+    "web/bin/cli.js": "console.log(process.argv);\n",
+    "web/server.js": "const port = 3000;\n",
+}
+
+
+class CodeFactTests(SimpleTestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.rows = rows_of(SERVER)
+
+    def test_console_scripts_of_every_manifest_are_commands_handled_by_their_function(self):
+        entries = [entry for path in ("pyproject.toml", "legacy/setup.cfg", "setup.py")
+                   for entry in meta(self.rows[path], "C3", "entry_type", "framework", "entrypoint_kind",
+                                     "route_or_command", "handler_symbol", "handler_symbol_id")]
+        self.assertEqual(entries, [
+            ("cli", "pyproject", "console_script", "uvicorn", "uvicorn.main.main", "uvicorn/main.py#main"),
+            ("cli", "pyproject", "gui_script", "uvicorn-gui", "uvicorn.main.run", "uvicorn/main.py#run"),
+            ("cli", "setuptools", "console_script", "legacy-serve", "uvicorn.main.serve", "uvicorn/main.py#serve"),
+            ("cli", "setuptools", "console_script", "uvicorn-setup", "uvicorn.main.main", "uvicorn/main.py#main"),
+        ])
+        [script] = [row for row in self.rows["pyproject.toml"] if row.layer == "C3"][:1]
+        self.assertEqual((script.span_start, script.metadata["decorator_text"]), (5, 'uvicorn = "uvicorn.main:main"'))
+        self.assertEqual(script.content, "cli uvicorn → uvicorn.main.main (pyproject console_script)")
+        # The handler is a CLI command, whichever file declares it.
+        roles = dict(meta(self.rows["uvicorn/main.py"], "C4", "qname", "role"))
+        self.assertEqual(roles["uvicorn.main.main"], "cli_command")
+        # The manifest itself stays searchable as text.
+        self.assertEqual({row.layer for row in self.rows["pyproject.toml"]}, {"C0", "C3"})
+
+    def test_package_json_bin_and_scripts(self):
+        entries = meta(self.rows["web/package.json"], "C3", "entry_type", "entrypoint_kind", "route_or_command",
+                       "handler_symbol", "handler_symbol_id")
+        self.assertEqual(entries, [
+            ("cli", "bin", "acme", "web.bin.cli", "web/bin/cli.js#"),
+            ("script", "npm_script", "npm run start", "web.server", "web/server.js#"),
+            ("script", "npm_script", "npm run test", "", ""),
+        ])
+        [test] = [row for row in self.rows["web/package.json"] if row.layer == "C3"][2:]
+        self.assertEqual(test.content, 'script npm run test → "test": "jest" (npm npm_script)')
+
+    def test_a_broken_manifest_is_a_warning(self):
+        file = MANIFESTS.parse("pyproject.toml", "[project\nname = 1\n")
+        self.assertEqual(MANIFESTS.entrypoints(file, None), [])
+        self.assertIn("could not be read", file.warnings[0])
+
+    def test_argparse_parsers_and_subcommands_are_commands(self):
+        entries = meta(self.rows["uvicorn/main.py"], "C3", "framework", "entrypoint_kind", "route_or_command",
+                       "handler_symbol", "lang_payload")
+        self.assertEqual(entries, [
+            ("argparse", "parser", "uvicorn", "uvicorn.main.main", {"arguments": ["--port"]}),
+            ("argparse", "subcommand", "uvicorn serve", "uvicorn.main.serve", {"arguments": []}),
+        ])
+        roles = dict(meta(self.rows["uvicorn/main.py"], "C4", "qname", "role"))
+        self.assertEqual(roles["uvicorn.main.serve"], "cli_command")
+
+    def test_environment_variables_read_are_d6_rows_with_their_lines(self):
+        rows = [row for row in self.rows["uvicorn/config.py"] if row.layer == "D6"]
+        self.assertEqual(meta(rows, "D6", "target", "target_type", "interaction", "via", "line", "source_id"), [
+            ("WEB_CONCURRENCY", "env_var", "reads", "os.environ[]", 7, "uvicorn.config"),
+            ("ROOT_PATH", "env_var", "reads", "os.environ.get", 8, "uvicorn.config"),
+            ("HOME", "env_var", "reads", "os.getenv", 9, "uvicorn.config"),
+            ("FORWARDED_ALLOW_IPS", "env_var", "reads", "in os.environ", 10, "uvicorn.config"),
+        ])
+        first = rows[0]
+        self.assertEqual(first.metadata["details"], {"lines": [7, 12], "symbols": ["uvicorn.config.Config.__init__"],
+                                                     "via": ["os.environ[]", "os.getenv"]})
+        self.assertEqual((first.span_start, first.span_end, first.metadata["source_path"]),
+                         (7, 12, "uvicorn/config.py"))
+        self.assertIn("WEB_CONCURRENCY", first.content)
+        self.assertIn("uvicorn/config.py:7", first.content)
+
+    def test_calls_through_a_package_reexport_resolve_to_the_definition(self):
+        edges = meta(self.rows["app.py"], "C2", "edge_type", "dst_ref", "resolution")
+        self.assertIn(("calls", "uvicorn.main.run", "resolved"), edges)  # `from .main import run` in __init__
+        self.assertIn(("calls", "uvicorn.config.Config", "resolved"), edges)
+        self.assertIn(("calls", "helpers.tools.shown", "resolved"), edges)  # `import *` and `__all__`
+        self.assertIn(("calls", "helpers.hidden", "unresolved"), edges)  # not in `__all__`
+
+    def test_builtin_bases_are_external(self):
+        edges = meta(self.rows["uvicorn/main.py"], "C2", "edge_type", "src_qname", "dst_ref", "resolution")
+        self.assertIn(("inherits", "uvicorn.main.ServerError", "Exception", "external"), edges)
