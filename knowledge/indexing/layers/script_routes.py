@@ -9,6 +9,7 @@ import re
 
 from tree_sitter import Node
 
+from knowledge.indexing.layers import commonjs
 from knowledge.indexing.layers.code import Entrypoint
 
 EXPRESS_METHODS = {"get", "post", "put", "patch", "delete", "options", "head", "all"}
@@ -60,6 +61,8 @@ class RouteReader:
         declaring = f"{self.file.module}.{owner}"
         if method == "use" and len(args) >= 2:
             child = self.expand(self.text(args[-1])) if args[-1].type in ("identifier", "member_expression") else ""
+            spec = commonjs.required(args[-1])[0]  # app.use("/api", require("./routes/orders"))
+            child = self.module_ref(spec) if spec else child
             if child:
                 self.file.mounts[child] = (declaring, path)
             return
@@ -68,6 +71,9 @@ class RouteReader:
         handler = args[-1]
         name = (self.expand(self.text(handler)) or f"{self.file.module}.{self.text(handler)}") \
             if handler.type in ("identifier", "member_expression") else self.enclosing(node)
+        if handler.type == "function_expression" and handler.child_by_field_name("name") is not None:
+            name = next((s.qname for s in self.file.symbols if s.line_start == handler.start_point.row + 1
+                         and s.name == self.text(handler.child_by_field_name("name"))), name)
         http = "ANY" if method == "all" else method.upper()
         self.file.objects[declaring] = "express"
         self.file.extra["routes"].append(Entrypoint(

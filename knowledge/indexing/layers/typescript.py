@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
-from knowledge.indexing.layers import tolerant
+from knowledge.indexing.layers import commonjs, tolerant
 from knowledge.indexing.layers.code import (
     CodeExtractor,
     CodeFile,
@@ -95,6 +95,8 @@ class _Reader(RouteReader):
         self.file, self.root = file, root
         self.aliases: dict[str, str] = {}
         self.external: set[str] = set()
+        self.instances: dict[str, str] = {}  # `app` of `const app = express()` → `express`
+        self.top: set[str] = set()
         self.file.extra = {"routes": [], "roles": {}}
 
     def text(self, node: Node | None) -> str:
@@ -109,10 +111,13 @@ class _Reader(RouteReader):
         for node in self.root.named_children:
             if node.type == "import_statement":
                 self.import_statement(node)
+        commonjs.read_module(self, self.root)
         self.top = {name for node in self.root.named_children for name in self.declared_names(node)}
         for node in self.root.named_children:
             self.declaration(node, self.module)
         self.routes(self.root)
+        commonjs.exports(self, self.root)
+        self.file.extra["env"] = commonjs.env_reads(self, self.root)
         self.file.chunks = self.chunks(last)
 
     # --- names --------------------------------------------------------------------------------------
@@ -152,9 +157,11 @@ class _Reader(RouteReader):
         path = PurePosixPath(*parts) if parts else PurePosixPath(".")
         return module_name(str(path.with_suffix("")) if path.suffix in GRAMMARS else str(path))
 
-    def expand(self, name: str) -> str:
+    def expand(self, name: str, typed: bool = False) -> str:
         head, _, rest = name.partition(".")
-        if head in self.aliases:
+        if typed and head in self.instances:  # a call on `app` of `const app = express()`
+            base = self.instances[head]
+        elif head in self.aliases:
             base = self.aliases[head]
         elif head in self.top:
             base = f"{self.file.module}.{head}"
@@ -168,7 +175,8 @@ class _Reader(RouteReader):
         if name is not None:
             return [self.text(name)]
         return [self.text(d.child_by_field_name("name")) for d in node.named_children
-                if d.type == "variable_declarator"]
+                if d.type == "variable_declarator" and d.child_by_field_name("name").type == "identifier"
+                and not commonjs.is_require(d)]
 
     @staticmethod
     def unexport(node: Node) -> Node:
@@ -215,7 +223,7 @@ class _Reader(RouteReader):
                     continue
                 name = self.text(declarator.child_by_field_name("name"))
                 value = declarator.child_by_field_name("value")
-                if not name.isidentifier():
+                if not name.isidentifier() or commonjs.is_require(declarator):
                     continue
                 if value is not None and value.type in FUNCTIONS:
                     self.function(name, value, declarator, parent, "function", outer)
@@ -266,10 +274,18 @@ class _Reader(RouteReader):
             current = stack.pop()
             if current.type in ("call_expression", "new_expression"):
                 callee = current.child_by_field_name("function") or current.child_by_field_name("constructor")
-                if callee is not None and callee.type in ("identifier", "member_expression"):
-                    target = self.expand(self.text(callee))
+                spec = commonjs.required(current)[0]  # a `require("x")` inside code is an import
+                if spec:
+                    self.reference("imports", src, self.module_ref(spec), current)
+                elif callee is not None and callee.type in ("identifier", "member_expression"):
+                    target = self.expand(self.text(callee), typed=True)
                     if target:
                         self.reference("calls", src, target, current)
+            elif current.type == "function_expression" and current != node and current.child_by_field_name("name"):
+                # `router.post("/x", function pay() {…})`: a named handler is a function of its own.
+                self.function(self.text(current.child_by_field_name("name")), current, current, src, "function",
+                              current)
+                continue
             elif current.type in ("jsx_opening_element", "jsx_self_closing_element"):
                 target = self.expand(self.text(current.child_by_field_name("name")))
                 if target:  # <Component /> is a call of the component

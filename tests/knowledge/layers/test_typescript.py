@@ -98,3 +98,68 @@ class SnippetRouteTests(SimpleTestCase):
         self.assertEqual(meta(rows["docs/src/query.py"], "C3", "route_or_command", "framework", "handler_symbol"),
                          [("GET /weapons/search", "unknown", "docs.src.query.search")])
         self.assertEqual(meta(rows["docs/src/other.py"], "C3", "route_or_command"), [])
+
+
+COMMONJS = {
+    "server/app.js": (
+        "const express = require('express');\nconst morgan = require('morgan');\n"
+        "const ordersRouter = require('./routes/orders');\n\nconst app = express();\napp.use(morgan('dev'));\n"
+        "app.use('/api/orders', ordersRouter);\napp.use('/health', require('./routes/health'));\n"
+        "const port = process.env.PORT || 3000;\napp.listen(port);\n"),
+    "server/routes/orders.js": (
+        "const express = require('express');\nconst { chargeCard } = require('../services/payment');\n\n"
+        "const router = express.Router();\n\nrouter.post('/:id/pay', async function payOrder(req, res) {\n"
+        "  await chargeCard(req.params.id, process.env['STRIPE_KEY']);\n  res.json({});\n});\n\n"
+        "module.exports = router;\n"),
+    "server/routes/health.js": (
+        "const { Router } = require('express');\nconst router = Router();\n"
+        "router.get('/live', (req, res) => res.send('ok'));\nexport default router;\n"),
+    "server/services/payment.js": "function chargeCard(id, key) {\n  return id;\n}\n"
+                                  "module.exports = { chargeCard };\n",
+    "web/src/config.ts": "const { API_URL, DEBUG: debug } = process.env;\nexport const mode = import.meta.env.MODE;\n",
+}
+
+
+class CommonJsTests(SimpleTestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.rows, cls.files = rows_of(COMMONJS)
+
+    def test_requires_are_imports_and_not_variables(self):
+        app = meta(self.rows["server/app.js"], "C2", "edge_type", "dst_ref", "resolution")
+        self.assertIn(("imports", "express", "external"), app)
+        self.assertIn(("imports", "morgan", "external"), app)
+        self.assertIn(("calls", "morgan", "external"), app)  # a package, not a variable of the module
+        self.assertIn(("imports", "server.routes.orders", "resolved"), app)
+        self.assertIn(("imports", "server.routes.health", "resolved"), app)  # required inside a call
+        orders = meta(self.rows["server/routes/orders.js"], "C2", "edge_type", "dst_ref", "imported_name")
+        self.assertIn(("imports", "server.services.payment", "chargeCard"), orders)
+        qnames = [q for rows in self.rows.values() for q, in meta(rows, "C1", "qname")]
+        qnames += [row.metadata["qname"] for rows in self.rows.values() for row in rows if row.layer == "C0"]
+        self.assertNotIn("server.app.morgan", qnames)
+        self.assertEqual([q for q in qnames if "{" in q], [])  # `const { chargeCard } = require(…)`
+
+    def test_calls_on_an_instance_of_a_package_are_external_calls_of_it(self):
+        app = meta(self.rows["server/app.js"], "C2", "src_qname", "dst_ref", "resolution")
+        self.assertIn(("server.app", "express.use", "external"), app)
+        self.assertEqual([d for _, d, _ in app if d.startswith("server.app.app.")], [])
+
+    def test_a_named_function_handler_is_a_function_with_its_calls(self):
+        edges = meta(self.rows["server/routes/orders.js"], "C2", "edge_type", "src_qname", "dst_ref", "resolution")
+        self.assertIn(("calls", "server.routes.orders.payOrder", "server.services.payment.chargeCard", "resolved"),
+                      edges)
+        routes = meta(self.rows["server/routes/orders.js"], "C3", "route_or_command", "handler_symbol")
+        self.assertEqual(routes, [("POST /api/orders/:id/pay", "server.routes.orders.payOrder")])
+
+    def test_a_router_a_required_module_exports_is_mounted_under_its_prefix(self):
+        routes = meta(self.rows["server/routes/health.js"], "C3", "route_or_command", "route_key")
+        self.assertEqual(routes, [("GET /health/live", "/health/live")])
+
+    def test_environment_variables_read_are_d6_rows(self):
+        self.assertEqual(meta(self.rows["server/app.js"], "D6", "target", "via", "line", "anchor"),
+                         [("PORT", "process.env", 9, "server.app")])
+        self.assertEqual(meta(self.rows["server/routes/orders.js"], "D6", "target", "anchor"),
+                         [("STRIPE_KEY", "server.routes.orders.payOrder")])
+        self.assertEqual(meta(self.rows["web/src/config.ts"], "D6", "target", "via"),
+                         [("API_URL", "process.env"), ("DEBUG", "process.env"), ("MODE", "import.meta.env")])
