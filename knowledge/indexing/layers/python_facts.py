@@ -20,13 +20,15 @@ ENV_READS = {"os.environ.get": "os.environ.get", "os.getenv": "os.getenv", "os.e
              "os.environ.setdefault", "os.environ.pop": "os.environ.pop", "os.putenv": "os.putenv"}
 SETUP_FUNCTIONS = ("setuptools.setup", "distutils.core.setup", "setup")
 PARSER_CONSTRUCTORS = ("argparse.ArgumentParser", "ArgumentParser")
+PARSER_CALLS = {"ArgumentParser", "add_subparsers", "add_parser", "add_argument", "set_defaults"}
 
 
 def scan(file: CodeFile, tree: ast.Module, expand: Callable[[ast.AST], str], aliases: dict[str, str],
          source: Callable[[ast.AST], str]) -> None:
     """Fill `file.extra` with the module's scripts, environment variables and re-exports."""
-    file.extra["scripts"] = _setup_scripts(file, tree, expand) + _Parsers(file, expand, source).read(tree)
-    file.extra["env"] = env_reads(file, tree, expand)
+    nodes = list(ast.walk(tree))  # once: walking a large module is most of the cost
+    file.extra["scripts"] = _setup_scripts(file, nodes, expand) + _Parsers(file, expand, source).read(nodes)
+    file.extra["env"] = env_reads(file, nodes, expand)
     file.extra["reexports"] = {f"{file.module}.{local}": target for local, target in aliases.items()
                                if target != f"{file.module}.{local}"}
     file.extra["star_exports"] = _star_imports(file, tree)
@@ -43,9 +45,9 @@ def enclosing(file: CodeFile, line: int) -> str:
     return max(inside, key=lambda s: s.line_start).qname if inside else file.module
 
 
-def _setup_scripts(file: CodeFile, tree: ast.Module, expand) -> list[Entrypoint]:
+def _setup_scripts(file: CodeFile, nodes: list[ast.AST], expand) -> list[Entrypoint]:
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Call) and expand(node.func) in SETUP_FUNCTIONS:
             for keyword in (k for k in node.keywords if k.arg == "entry_points"):
                 try:
@@ -66,10 +68,9 @@ class _Parsers:
         self.parsers: dict[tuple[str, str], dict] = {}  # (enclosing, variable) → what is known of it
         self.subparsers: dict[tuple[str, str], tuple[str, str]] = {}  # add_subparsers() result → its parser
 
-    def read(self, tree: ast.Module) -> list[Entrypoint]:
-        calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
-        targets = {id(n.value): n.targets[0] for n in ast.walk(tree)
-                   if isinstance(n, ast.Assign) and len(n.targets) == 1}
+    def read(self, nodes: list[ast.AST]) -> list[Entrypoint]:
+        calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+        targets = {id(n.value): n.targets[0] for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1}
         for call in calls:
             self.call(call, targets.get(id(call)))
         found = []
@@ -83,11 +84,13 @@ class _Parsers:
         return found
 
     def call(self, call: ast.Call, target: ast.expr | None) -> None:
+        func = call.func
+        attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if attr not in PARSER_CALLS or (attr != "ArgumentParser" and not self.parsers):
+            return  # most calls: no need to know the function around them
         scope = enclosing(self.file, call.lineno)
         name = self.expand(target) if target is not None else ""
-        func = call.func
-        if self.expand(func) in PARSER_CONSTRUCTORS or (isinstance(func, ast.Attribute)
-                                                      and func.attr == "ArgumentParser"):
+        if attr == "ArgumentParser" and self.expand(func) in PARSER_CONSTRUCTORS:
             prog = _keyword(call, "prog")
             self.add(scope, name, prog or self.default_name(), None, call)
             return
@@ -124,7 +127,7 @@ def _keyword(call: ast.Call, name: str) -> str:
     return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else ""
 
 
-def env_reads(file: CodeFile, tree: ast.Module, expand) -> list[dict]:
+def env_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
     """Environment variables named by a string literal, with the line and the way they are read."""
     found = []
 
@@ -133,7 +136,7 @@ def env_reads(file: CodeFile, tree: ast.Module, expand) -> list[dict]:
             found.append({"name": name.value, "line": node.lineno, "via": via,
                           "symbol": enclosing(file, node.lineno)})
 
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Call) and node.args and expand(node.func) in ENV_READS:
             add(node.args[0], node, ENV_READS[expand(node.func)])
         elif isinstance(node, ast.Subscript) and expand(node.value) == "os.environ":
