@@ -4,7 +4,8 @@
   parsers (`ArgumentParser(prog=…)`, `add_subparsers().add_parser("serve")`, `add_argument`,
   `set_defaults(func=serve)`) — C3 `cli` entrypoints, in `file.extra["scripts"]`.
 * Environment variables read: `os.environ["X"]`, `os.environ.get("X")`, `os.getenv("X")`,
-  `environ.get("X")` after `from os import environ`, `"X" in os.environ` — `file.extra["env"]`,
+  `environ.get("X")` after `from os import environ`, `"X" in os.environ`, and the fields of a
+  pydantic-settings `BaseSettings` class (`env_prefix` first) — `file.extra["env"]`,
   made D6 rows by `code_rows.env_rows`.
 * Names the module re-exports (`from .main import set_key` in `dotenv/__init__.py`, `from .x import *`
   limited by `__all__`), so `ProjectIndex.resolve` can follow `dotenv.set_key` to `dotenv.main.set_key`.
@@ -20,6 +21,7 @@ ENV_READS = {"os.environ.get": "os.environ.get", "os.getenv": "os.getenv", "os.e
              "os.environ.setdefault", "os.environ.pop": "os.environ.pop", "os.putenv": "os.putenv"}
 SETUP_FUNCTIONS = ("setuptools.setup", "distutils.core.setup", "setup")
 PARSER_CONSTRUCTORS = ("argparse.ArgumentParser", "ArgumentParser")
+SETTINGS_BASES = ("pydantic_settings.BaseSettings", "pydantic.BaseSettings", "pydantic.v1.BaseSettings")
 PARSER_CALLS = {"ArgumentParser", "add_subparsers", "add_parser", "add_argument", "set_defaults"}
 
 
@@ -28,7 +30,8 @@ def scan(file: CodeFile, tree: ast.Module, expand: Callable[[ast.AST], str], ali
     """Fill `file.extra` with the module's scripts, environment variables and re-exports."""
     nodes = list(ast.walk(tree))  # once: walking a large module is most of the cost
     file.extra["scripts"] = _setup_scripts(file, nodes, expand) + _Parsers(file, expand, source).read(nodes)
-    file.extra["env"] = env_reads(file, nodes, expand)
+    file.extra["env"] = sorted(env_reads(file, nodes, expand) + settings_fields(file, tree, expand),
+                               key=lambda item: item["line"])
     file.extra["reexports"] = {f"{file.module}.{local}": target for local, target in aliases.items()
                                if target != f"{file.module}.{local}"}
     file.extra["star_exports"] = _star_imports(file, tree)
@@ -50,13 +53,16 @@ def _setup_scripts(file: CodeFile, nodes: list[ast.AST], expand) -> list[Entrypo
     for node in nodes:
         if isinstance(node, ast.Call) and expand(node.func) in SETUP_FUNCTIONS:
             for keyword in (k for k in node.keywords if k.arg == "entry_points"):
+                value = keyword.value
+                if isinstance(value, ast.Name):  # entry_points=ENTRY_POINTS, a module-level dict
+                    value = next((n.value for n in nodes if isinstance(n, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == value.id for t in n.targets)), value)
                 try:
-                    groups = ast.literal_eval(keyword.value)
+                    groups = ast.literal_eval(value)
                 except (ValueError, SyntaxError, TypeError):
                     continue
                 if isinstance(groups, dict):
-                    found.extend(script_entrypoints(groups, "setuptools", file.path, file.text,
-                                                    keyword.value.lineno))
+                    found.extend(script_entrypoints(groups, "setuptools", file.path, file.text, value.lineno))
     return found
 
 
@@ -145,6 +151,30 @@ def env_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
                 and any(expand(c) == "os.environ" for c in node.comparators):
             add(node.left, node, "in os.environ")
     return sorted(found, key=lambda item: item["line"])
+
+
+def settings_fields(file: CodeFile, tree: ast.Module, expand) -> list[dict]:
+    """The fields of a pydantic-settings class, each read from the environment variable of its name
+    (upper-cased, after the class's `env_prefix`)."""
+    found = []
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        if not any(expand(base) in SETTINGS_BASES for base in cls.bases):
+            continue
+        prefix = ""
+        for node in cls.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
+                    isinstance(t, ast.Name) and t.id == "model_config" for t in node.targets):
+                prefix = _keyword(node.value, "env_prefix") or prefix
+            elif isinstance(node, ast.ClassDef) and node.name == "Config":  # pydantic 1
+                prefix = next((s.value.value for s in node.body if isinstance(s, ast.Assign)
+                               and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+                               and any(getattr(t, "id", "") == "env_prefix" for t in s.targets)), prefix)
+        for node in cls.body:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                    and not node.target.id.startswith("_") and node.target.id != "model_config":
+                found.append({"name": f"{prefix}{node.target.id}".upper(), "line": node.lineno,
+                              "via": "pydantic-settings", "symbol": f"{file.module}.{cls.name}"})
+    return found
 
 
 def _star_imports(file: CodeFile, tree: ast.Module) -> list[str]:

@@ -47,6 +47,12 @@ SERVER = {
               "def go():\n    run(1)\n    uvicorn.run(2)\n    Config(3)\n    shown()\n    hidden()\n",
     "setup.py": "from setuptools import setup\n\nsetup(\n    name='uvicorn',\n"
                 "    entry_points={'console_scripts': ['uvicorn-setup = uvicorn.main:main']},\n)\n",
+    "tools/setup.py": "import setuptools\n\nENTRY_POINTS = {'gui_scripts': ['uvicorn-tool = uvicorn.main:run']}\n"
+                      "setuptools.setup(name='tools', entry_points=ENTRY_POINTS)\n",
+    "uvicorn/settings.py": "from pydantic_settings import BaseSettings, SettingsConfigDict\n\n\n"
+                           "class Settings(BaseSettings):\n"
+                           "    model_config = SettingsConfigDict(env_prefix='uvicorn_')\n"
+                           "    host: str = '127.0.0.1'\n    _private: int = 0\n",
     "pyproject.toml": '[project]\nname = "uvicorn"\n\n[project.scripts]\nuvicorn = "uvicorn.main:main"\n\n'
                       '[project.gui-scripts]\nuvicorn-gui = "uvicorn.main:run"\n',
     "legacy/setup.cfg": "[metadata]\nname = legacy\n\n[options.entry_points]\nconsole_scripts =\n"
@@ -65,7 +71,7 @@ class CodeFactTests(SimpleTestCase):
         cls.rows = rows_of(SERVER)
 
     def test_console_scripts_of_every_manifest_are_commands_handled_by_their_function(self):
-        entries = [entry for path in ("pyproject.toml", "legacy/setup.cfg", "setup.py")
+        entries = [entry for path in ("pyproject.toml", "legacy/setup.cfg", "setup.py", "tools/setup.py")
                    for entry in meta(self.rows[path], "C3", "entry_type", "framework", "entrypoint_kind",
                                      "route_or_command", "handler_symbol", "handler_symbol_id")]
         self.assertEqual(entries, [
@@ -73,6 +79,8 @@ class CodeFactTests(SimpleTestCase):
             ("cli", "pyproject", "gui_script", "uvicorn-gui", "uvicorn.main.run", "uvicorn/main.py#run"),
             ("cli", "setuptools", "console_script", "legacy-serve", "uvicorn.main.serve", "uvicorn/main.py#serve"),
             ("cli", "setuptools", "console_script", "uvicorn-setup", "uvicorn.main.main", "uvicorn/main.py#main"),
+            # entry_points=ENTRY_POINTS, a dict of the module
+            ("cli", "setuptools", "gui_script", "uvicorn-tool", "uvicorn.main.run", "uvicorn/main.py#run"),
         ])
         [script] = [row for row in self.rows["pyproject.toml"] if row.layer == "C3"][:1]
         self.assertEqual((script.span_start, script.metadata["decorator_text"]), (5, 'uvicorn = "uvicorn.main:main"'))
@@ -124,6 +132,10 @@ class CodeFactTests(SimpleTestCase):
                          (7, 12, "uvicorn/config.py"))
         self.assertIn("WEB_CONCURRENCY", first.content)
         self.assertIn("uvicorn/config.py:7", first.content)
+
+    def test_the_fields_of_a_settings_class_are_environment_variables(self):
+        self.assertEqual(meta(self.rows["uvicorn/settings.py"], "D6", "target", "via", "line", "anchor"),
+                         [("UVICORN_HOST", "pydantic-settings", 6, "uvicorn.settings.Settings")])
 
     def test_calls_through_a_package_reexport_resolve_to_the_definition(self):
         edges = meta(self.rows["app.py"], "C2", "edge_type", "dst_ref", "resolution")
