@@ -38,6 +38,10 @@ FUNCTIONS = {"function_declaration", "generator_function_declaration", "function
 DTO_NAME = re.compile(r"(Dto|DTO|Request|Response|Input|Output|Payload|Schema|Create|Update|Public|Params|Body|"
                       r"Model|Entity|Record)s?$")
 DTO_FOLDER = re.compile(r"(^|/)(types|models|schemas?|dto|client|api)(/|$)")
+# Built-in classes a class may extend (the language's, the browser's), as Python's builtins.
+GLOBALS = {"Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError", "EvalError", "URIError",
+           "AggregateError", "Array", "Map", "Set", "WeakMap", "WeakSet", "Promise", "Object", "Function",
+           "EventTarget", "Event", "CustomEvent", "HTMLElement"}
 JS_TEST = re.compile(r"\.(test|spec)\.[jt]sx?$|(^|/)(__tests__|tests?|e2e)/")
 
 
@@ -242,6 +246,8 @@ class _Reader(RouteReader):
             for clause in heritage.named_children:
                 for value in clause.named_children:
                     ref = self.expand(self.text(value).split("<")[0]) or self.text(value).split("<")[0]
+                    if ref in GLOBALS:  # `class NotFound extends Error`: outside the repository
+                        self.external.add(ref)
                     bases.append(ref)
         header = self.text(node).split("\n", 1)[0].rstrip("{ ")
         cls = self.symbol(name, f"{parent.qname}.{name}", "class", header, parent, outer, bases)

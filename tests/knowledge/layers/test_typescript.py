@@ -116,7 +116,8 @@ COMMONJS = {
         "router.get('/live', (req, res) => res.send('ok'));\nexport default router;\n"),
     "server/services/payment.js": "function chargeCard(id, key) {\n  return id;\n}\n"
                                   "module.exports = { chargeCard };\n",
-    "web/src/config.ts": "const { API_URL, DEBUG: debug } = process.env;\nexport const mode = import.meta.env.MODE;\n",
+    "web/src/config.ts": "const { API_URL, DEBUG: debug } = process.env;\nexport const mode = import.meta.env.MODE;\n"
+                         "export class ConfigError extends Error {}\n",
 }
 
 
@@ -155,6 +156,10 @@ class CommonJsTests(SimpleTestCase):
     def test_a_router_a_required_module_exports_is_mounted_under_its_prefix(self):
         routes = meta(self.rows["server/routes/health.js"], "C3", "route_or_command", "route_key")
         self.assertEqual(routes, [("GET /health/live", "/health/live")])
+
+    def test_builtin_bases_are_external(self):
+        self.assertIn(("inherits", "Error", "external"),
+                      meta(self.rows["web/src/config.ts"], "C2", "edge_type", "dst_ref", "resolution"))
 
     def test_environment_variables_read_are_d6_rows(self):
         self.assertEqual(meta(self.rows["server/app.js"], "D6", "target", "via", "line", "anchor"),
