@@ -124,8 +124,8 @@ class ProjectIndex:
         self.constants.update(file.extra.get("constants", {}))
         self.instances.update(file.extra.get("instances", {}))
         self.reexports.update(file.extra.get("reexports", {}))
-        if file.extra.get("star_exports"):
-            self.star_exports[file.module] = file.extra["star_exports"]
+        for module, sources in file.extra.get("star_exports", {}).items():  # module → modules it takes `*` from
+            self.star_exports.setdefault(module, []).extend(sources)
         if "all" in file.extra:
             self.exported[file.module] = file.extra["all"]
         for child, (parent, prefix) in file.mounts.items():
@@ -180,7 +180,8 @@ class ProjectIndex:
             prefix, _, member = ref.rpartition(".")
             found = self.member(prefix, member, skip_self=True)
             return ("resolved", found) if found else ("unresolved", None)
-        if ref in self.symbols:
+        # A name a package imports hides its submodule of that name (`from .main import main`).
+        if ref in self.symbols and (self.symbols[ref].kind != "module" or ref not in self.reexports):
             return "resolved", self.symbols[ref]
         exported = self.reexported(ref) if depth < 10 else ""
         if exported:

@@ -4,6 +4,8 @@
   imports: edges, and names that calls resolve through (not variables of the module).
 * `module.exports = router` / `export default router` export the module's router, so a file that
   mounts the module (`app.use("/api/orders", require("./routes/orders"))`) prefixes its routes.
+* `export { Button } from "./Button"`, `export * from "./forms"` (a barrel `index.ts`) are imports
+  and re-exports: `import { Button } from "@/components"` resolves to `components.Button.Button`.
 * `const app = express()` types `app`: `app.use()` is a call of `express.use`, external, not of a
   module variable `app.app.use`.
 * `process.env.X`, `process.env["X"]`, `const { X } = process.env`, `import.meta.env.X` are the
@@ -95,6 +97,30 @@ def exports(reader, root: Node) -> None:
             reader.file.mounts[exported] = (module, "")
             if module.endswith(".index"):  # `require("./routes")` is `routes/index.js`
                 reader.file.mounts[module] = (module.removesuffix(".index"), "")
+
+
+def reexports(reader, root: Node) -> None:
+    """`export { a, b as c } from "./m"`, `export * from "./m"`, `export * as ns from "./m"`."""
+    module = reader.file.module
+    names = (module, module.removesuffix(".index")) if module.endswith(".index") else (module,)
+    for node in root.named_children:
+        source = node.child_by_field_name("source") if node.type == "export_statement" else None
+        if source is None:
+            continue
+        target = reader.module_ref(reader.text(source).strip("'\"`"))
+        clause = next((c for c in node.named_children if c.type in ("export_clause", "namespace_export")), None)
+        exported = {}
+        for spec in clause.named_children if clause is not None and clause.type == "export_clause" else []:
+            name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+            exported[reader.text(alias or name)] = f"{target}.{reader.text(name)}"
+        if clause is not None and clause.type == "namespace_export":
+            exported[reader.text(clause.named_children[-1])] = target
+        for local, ref in exported.items():
+            reader.file.extra["reexports"].update({f"{name}.{local}": ref for name in names})
+        for name in names if clause is None else ():  # export * from "./m"
+            reader.file.extra.setdefault("star_exports", {}).setdefault(name, []).append(target)
+        for ref in exported.values() or [target]:
+            reader.reference("imports", reader.module, ref, node)
 
 
 def env_reads(reader, root: Node) -> list[dict]:

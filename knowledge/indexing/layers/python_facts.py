@@ -34,7 +34,7 @@ def scan(file: CodeFile, tree: ast.Module, expand: Callable[[ast.AST], str], ali
                                key=lambda item: item["line"])
     file.extra["reexports"] = {f"{file.module}.{local}": target for local, target in aliases.items()
                                if target != f"{file.module}.{local}"}
-    file.extra["star_exports"] = _star_imports(file, tree)
+    file.extra["star_exports"] = {file.module: _star_imports(file, tree)}
     exported = next((node.value for node in tree.body if isinstance(node, ast.Assign)
                      and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)), None)
     if isinstance(exported, (ast.List, ast.Tuple)):

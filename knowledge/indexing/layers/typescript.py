@@ -101,7 +101,7 @@ class _Reader(RouteReader):
         self.external: set[str] = set()
         self.instances: dict[str, str] = {}  # `app` of `const app = express()` → `express`
         self.top: set[str] = set()
-        self.file.extra = {"routes": [], "roles": {}}
+        self.file.extra = {"routes": [], "roles": {}, "reexports": {}}
 
     def text(self, node: Node | None) -> str:
         return node.text.decode("utf-8", "replace") if node is not None else ""
@@ -121,6 +121,7 @@ class _Reader(RouteReader):
             self.declaration(node, self.module)
         self.routes(self.root)
         commonjs.exports(self, self.root)
+        commonjs.reexports(self, self.root)
         self.file.extra["env"] = commonjs.env_reads(self, self.root)
         self.file.chunks = self.chunks(last)
 

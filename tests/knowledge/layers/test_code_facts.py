@@ -44,7 +44,8 @@ SERVER = {
     "helpers/__init__.py": "from .tools import *\n",
     "helpers/tools.py": "__all__ = ['shown']\n\n\ndef shown():\n    pass\n\n\ndef hidden():\n    pass\n",
     "app.py": "import uvicorn\nfrom uvicorn import Config, run\nfrom helpers import hidden, shown\n\n\n"
-              "def go():\n    run(1)\n    uvicorn.run(2)\n    Config(3)\n    shown()\n    hidden()\n",
+              "def go():\n    run(1)\n    uvicorn.run(2)\n    uvicorn.main()\n    Config(3)\n"
+              "    shown()\n    hidden()\n",
     "setup.py": "from setuptools import setup\n\nsetup(\n    name='uvicorn',\n"
                 "    entry_points={'console_scripts': ['uvicorn-setup = uvicorn.main:main']},\n)\n",
     "tools/setup.py": "import setuptools\n\nENTRY_POINTS = {'gui_scripts': ['uvicorn-tool = uvicorn.main:run']}\n"
@@ -141,6 +142,8 @@ class CodeFactTests(SimpleTestCase):
         edges = meta(self.rows["app.py"], "C2", "edge_type", "dst_ref", "resolution")
         self.assertIn(("calls", "uvicorn.main.run", "resolved"), edges)  # `from .main import run` in __init__
         self.assertIn(("calls", "uvicorn.config.Config", "resolved"), edges)
+        # `from .main import main` in the package hides the submodule `uvicorn.main`.
+        self.assertIn(("calls", "uvicorn.main.main", "resolved"), edges)
         self.assertIn(("calls", "helpers.tools.shown", "resolved"), edges)  # `import *` and `__all__`
         self.assertIn(("calls", "helpers.hidden", "unresolved"), edges)  # not in `__all__`
 

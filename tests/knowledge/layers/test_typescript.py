@@ -116,6 +116,12 @@ COMMONJS = {
         "router.get('/live', (req, res) => res.send('ok'));\nexport default router;\n"),
     "server/services/payment.js": "function chargeCard(id, key) {\n  return id;\n}\n"
                                   "module.exports = { chargeCard };\n",
+    "web/src/components/index.ts": 'export { Button, Card as Tile } from "./Button";\n'
+                                   'export * from "./forms";\n',
+    "web/src/components/Button.tsx": "export function Button() {}\nexport function Card() {}\n",
+    "web/src/components/forms.tsx": "export function LoginForm() {}\n",
+    "web/src/App.tsx": 'import { Button, Tile, LoginForm } from "@/components";\n'
+                       "export function App() {\n  Button();\n  Tile();\n  LoginForm();\n}\n",
     "web/src/config.ts": "const { API_URL, DEBUG: debug } = process.env;\nexport const mode = import.meta.env.MODE;\n"
                          "export class ConfigError extends Error {}\n",
 }
@@ -156,6 +162,14 @@ class CommonJsTests(SimpleTestCase):
     def test_a_router_a_required_module_exports_is_mounted_under_its_prefix(self):
         routes = meta(self.rows["server/routes/health.js"], "C3", "route_or_command", "route_key")
         self.assertEqual(routes, [("GET /health/live", "/health/live")])
+
+    def test_names_a_barrel_index_reexports_resolve_to_their_definitions(self):
+        edges = meta(self.rows["web/src/App.tsx"], "C2", "edge_type", "dst_ref", "resolution")
+        self.assertIn(("calls", "web.src.components.Button.Button", "resolved"), edges)  # not the module Button
+        self.assertIn(("calls", "web.src.components.Button.Card", "resolved"), edges)  # `Card as Tile`
+        self.assertIn(("calls", "web.src.components.forms.LoginForm", "resolved"), edges)  # `export *`
+        index = meta(self.rows["web/src/components/index.ts"], "C2", "edge_type", "dst_ref", "imported_name")
+        self.assertIn(("imports", "web.src.components.Button", "Card"), index)
 
     def test_builtin_bases_are_external(self):
         self.assertIn(("inherits", "Error", "external"),
