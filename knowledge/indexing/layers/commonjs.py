@@ -112,11 +112,14 @@ def reexports(reader, root: Node) -> None:
         exported = {}
         for spec in clause.named_children if clause is not None and clause.type == "export_clause" else []:
             name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
-            exported[reader.text(alias or name)] = f"{target}.{reader.text(name)}"
+            # `export { default as Button }`: the module, as a default import is
+            exported[reader.text(alias or name)] = target if reader.text(name) == "default" else \
+                f"{target}.{reader.text(name)}"
         if clause is not None and clause.type == "namespace_export":
             exported[reader.text(clause.named_children[-1])] = target
         for local, ref in exported.items():
-            reader.file.extra["reexports"].update({f"{name}.{local}": ref for name in names})
+            reader.file.extra["reexports"].update({f"{name}.{local}": ref for name in names
+                                                   if f"{name}.{local}" != ref})
         for name in names if clause is None else ():  # export * from "./m"
             reader.file.extra.setdefault("star_exports", {}).setdefault(name, []).append(target)
         for ref in exported.values() or [target]:

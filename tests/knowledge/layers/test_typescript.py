@@ -117,11 +117,12 @@ COMMONJS = {
     "server/services/payment.js": "function chargeCard(id, key) {\n  return id;\n}\n"
                                   "module.exports = { chargeCard };\n",
     "web/src/components/index.ts": 'export { Button, Card as Tile } from "./Button";\n'
-                                   'export * from "./forms";\n',
+                                   'export * from "./forms";\nexport { default as Modal } from "./Modal";\n',
+    "web/src/components/Modal.tsx": "export default function Modal() {}\n",
     "web/src/components/Button.tsx": "export function Button() {}\nexport function Card() {}\n",
     "web/src/components/forms.tsx": "export function LoginForm() {}\n",
-    "web/src/App.tsx": 'import { Button, Tile, LoginForm } from "@/components";\n'
-                       "export function App() {\n  Button();\n  Tile();\n  LoginForm();\n}\n",
+    "web/src/App.tsx": 'import { Button, Tile, LoginForm, Modal } from "@/components";\n'
+                       "export function App() {\n  Button();\n  Tile();\n  LoginForm();\n  Modal();\n}\n",
     "web/src/config.ts": "const { API_URL, DEBUG: debug } = process.env;\nexport const mode = import.meta.env.MODE;\n"
                          "export class ConfigError extends Error {}\n",
 }
@@ -168,6 +169,7 @@ class CommonJsTests(SimpleTestCase):
         self.assertIn(("calls", "web.src.components.Button.Button", "resolved"), edges)  # not the module Button
         self.assertIn(("calls", "web.src.components.Button.Card", "resolved"), edges)  # `Card as Tile`
         self.assertIn(("calls", "web.src.components.forms.LoginForm", "resolved"), edges)  # `export *`
+        self.assertIn(("calls", "web.src.components.Modal", "resolved"), edges)  # `export { default as Modal }`
         index = meta(self.rows["web/src/components/index.ts"], "C2", "edge_type", "dst_ref", "imported_name")
         self.assertIn(("imports", "web.src.components.Button", "Card"), index)
 
