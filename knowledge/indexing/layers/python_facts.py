@@ -4,7 +4,8 @@
   parsers (`ArgumentParser(prog=…)`, `add_subparsers().add_parser("serve")`, `add_argument`,
   `set_defaults(func=serve)`) — C3 `cli` entrypoints, in `file.extra["scripts"]`.
 * Environment variables read: `os.environ["X"]`, `os.environ.get("X")`, `os.getenv("X")`,
-  `environ.get("X")` after `from os import environ`, `"X" in os.environ`, and the fields of a
+  `environ.get("X")` after `from os import environ`, `"X" in os.environ`, `env("X")` / `env.bool("X")`
+  on a django-environ or environs `Env()`, and the fields of a
   pydantic-settings `BaseSettings` class (`env_prefix` first) — `file.extra["env"]`,
   made D6 rows by `code_rows.env_rows`.
 * Names the module re-exports (`from .main import set_key` in `dotenv/__init__.py`, `from .x import *`
@@ -21,6 +22,7 @@ ENV_READS = {"os.environ.get": "os.environ.get", "os.getenv": "os.getenv", "os.e
              "os.environ.setdefault", "os.environ.pop": "os.environ.pop", "os.putenv": "os.putenv"}
 SETUP_FUNCTIONS = ("setuptools.setup", "distutils.core.setup", "setup")
 PARSER_CONSTRUCTORS = ("argparse.ArgumentParser", "ArgumentParser")
+ENV_CLASSES = ("environ.Env", "environs.Env")
 SETTINGS_BASES = ("pydantic_settings.BaseSettings", "pydantic.BaseSettings", "pydantic.v1.BaseSettings")
 PARSER_CALLS = {"ArgumentParser", "add_subparsers", "add_parser", "add_argument", "set_defaults"}
 
@@ -142,9 +144,16 @@ def env_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
             found.append({"name": name.value, "line": node.lineno, "via": via,
                           "symbol": enclosing(file, node.lineno)})
 
+    # `env = environ.Env()` (django-environ, environs): `env("X")`, `env.bool("X")` read variables.
+    readers = {expand(t): expand(node.value.func) for node in nodes if isinstance(node, ast.Assign)
+               and isinstance(node.value, ast.Call) and expand(node.value.func) in ENV_CLASSES for t in node.targets}
     for node in nodes:
         if isinstance(node, ast.Call) and node.args and expand(node.func) in ENV_READS:
             add(node.args[0], node, ENV_READS[expand(node.func)])
+        elif readers and isinstance(node, ast.Call) and node.args and (
+                expand(node.func) in readers or isinstance(node.func, ast.Attribute)
+                and expand(node.func.value) in readers):
+            add(node.args[0], node, readers.get(expand(node.func)) or readers[expand(node.func.value)])
         elif isinstance(node, ast.Subscript) and expand(node.value) == "os.environ":
             add(node.slice, node, "os.environ[]")
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) \

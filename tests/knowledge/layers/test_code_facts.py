@@ -54,6 +54,8 @@ SERVER = {
                            "class Settings(BaseSettings):\n"
                            "    model_config = SettingsConfigDict(env_prefix='uvicorn_')\n"
                            "    host: str = '127.0.0.1'\n    _private: int = 0\n",
+    "site/settings.py": "import environ\n\nenv = environ.Env()\nDEBUG = env.bool('DJANGO_DEBUG', default=False)\n"
+                        "DATABASES = {'default': env.db()}\nSECRET_KEY = env('DJANGO_SECRET_KEY')\n",
     "pyproject.toml": '[project]\nname = "uvicorn"\n\n[project.scripts]\nuvicorn = "uvicorn.main:main"\n\n'
                       '[project.gui-scripts]\nuvicorn-gui = "uvicorn.main:run"\n',
     "legacy/setup.cfg": "[metadata]\nname = legacy\n\n[options.entry_points]\nconsole_scripts =\n"
@@ -137,6 +139,10 @@ class CodeFactTests(SimpleTestCase):
     def test_the_fields_of_a_settings_class_are_environment_variables(self):
         self.assertEqual(meta(self.rows["uvicorn/settings.py"], "D6", "target", "via", "line", "anchor"),
                          [("UVICORN_HOST", "pydantic-settings", 6, "uvicorn.settings.Settings")])
+
+    def test_django_environ_reads_are_environment_variables(self):
+        self.assertEqual(meta(self.rows["site/settings.py"], "D6", "target", "via", "line"),
+                         [("DJANGO_DEBUG", "environ.Env", 4), ("DJANGO_SECRET_KEY", "environ.Env", 6)])
 
     def test_calls_through_a_package_reexport_resolve_to_the_definition(self):
         edges = meta(self.rows["app.py"], "C2", "edge_type", "dst_ref", "resolution")
