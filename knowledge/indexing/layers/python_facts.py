@@ -5,9 +5,8 @@
   `set_defaults(func=serve)`) — C3 `cli` entrypoints, in `file.extra["scripts"]`.
 * Environment variables read: `os.environ["X"]`, `os.environ.get("X")`, `os.getenv("X")`,
   `environ.get("X")` after `from os import environ`, `"X" in os.environ`, `env("X")` / `env.bool("X")`
-  on a django-environ or environs `Env()`, and the fields of a
-  pydantic-settings `BaseSettings` class (`env_prefix` first) — `file.extra["env"]`,
-  made D6 rows by `code_rows.env_rows`.
+  on a django-environ or environs `Env()`, and the fields of a pydantic-settings `BaseSettings` class
+  (`env_prefix` first) — `file.extra["env"]`, made D6 rows by `code_rows.env_rows`.
 * Names the module re-exports (`from .main import set_key` in `dotenv/__init__.py`, `from .x import *`
   limited by `__all__`), so `ProjectIndex.resolve` can follow `dotenv.set_key` to `dotenv.main.set_key`.
 """
@@ -18,8 +17,7 @@ from collections.abc import Callable
 from knowledge.indexing.layers.code import CodeFile, Entrypoint
 from knowledge.indexing.layers.manifests import script_entrypoints
 
-ENV_READS = {"os.environ.get": "os.environ.get", "os.getenv": "os.getenv", "os.environ.setdefault":
-             "os.environ.setdefault", "os.environ.pop": "os.environ.pop", "os.putenv": "os.putenv"}
+ENV_READS = ("os.environ.get", "os.getenv", "os.environ.setdefault", "os.environ.pop")
 SETUP_FUNCTIONS = ("setuptools.setup", "distutils.core.setup", "setup")
 PARSER_CONSTRUCTORS = ("argparse.ArgumentParser", "ArgumentParser")
 ENV_CLASSES = ("environ.Env", "environs.Env")
@@ -149,7 +147,7 @@ def env_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
                and isinstance(node.value, ast.Call) and expand(node.value.func) in ENV_CLASSES for t in node.targets}
     for node in nodes:
         if isinstance(node, ast.Call) and node.args and expand(node.func) in ENV_READS:
-            add(node.args[0], node, ENV_READS[expand(node.func)])
+            add(node.args[0], node, expand(node.func))
         elif readers and isinstance(node, ast.Call) and node.args and (
                 expand(node.func) in readers or isinstance(node.func, ast.Attribute)
                 and expand(node.func.value) in readers):
