@@ -138,16 +138,17 @@ def env_reads(reader, root: Node) -> list[dict]:
     while stack:
         node = stack.pop()
         stack.extend(node.named_children)
-        owner = node.child_by_field_name("object")
-        via = reader.text(owner) if owner is not None else ""
+        owner = node.child_by_field_name("object") or node.child_by_field_name("value")
+        # Only short texts are decoded: the object of `f(…a long call…).x` is never `process.env`.
+        via = reader.text(owner) if owner is not None and owner.end_byte - owner.start_byte <= 15 else ""
         if node.type == "member_expression" and via in ENV_OBJECTS:
             add(reader.text(node.child_by_field_name("property")), node, via)
         elif node.type == "subscript_expression" and via in ENV_OBJECTS:
             index = node.child_by_field_name("index")
             if index is not None and index.type == "string":
                 add(reader.text(index).strip("'\"`"), node, via)
-        elif node.type == "variable_declarator" and reader.text(node.child_by_field_name("value")) in ENV_OBJECTS:
+        elif node.type == "variable_declarator" and via in ENV_OBJECTS:  # const { X } = process.env
             pattern = node.child_by_field_name("name")
             for key, _ in _pattern(reader, pattern) if pattern.type == "object_pattern" else []:
-                add(key, node, reader.text(node.child_by_field_name("value")))
+                add(key, node, via)
     return sorted(found, key=lambda item: item["line"])

@@ -82,7 +82,7 @@ def pyproject_entrypoints(path: str, text: str) -> list[Entrypoint]:
     found = []
     for table, scripts, kind, framework in tables:
         start = line_of(text, f"[{table}]")
-        for name, target in scripts.items():
+        for name, target in scripts.items() if isinstance(scripts, dict) else []:
             target = target.get("reference", "") if isinstance(target, dict) else target  # poetry's long form
             if isinstance(target, str) and target:
                 line = line_of(text, name, start)

@@ -109,6 +109,9 @@ class CodeFactTests(SimpleTestCase):
         file = MANIFESTS.parse("pyproject.toml", "[project\nname = 1\n")
         self.assertEqual(MANIFESTS.entrypoints(file, None), [])
         self.assertIn("could not be read", file.warnings[0])
+        # A table where one is expected, or none: nothing to read, nothing to fail on.
+        file = MANIFESTS.parse("pyproject.toml", '[project]\nscripts = "x"\n')
+        self.assertEqual((MANIFESTS.entrypoints(file, None), file.warnings), ([], []))
 
     def test_argparse_parsers_and_subcommands_are_commands(self):
         entries = meta(self.rows["uvicorn/main.py"], "C3", "framework", "entrypoint_kind", "route_or_command",
