@@ -32,6 +32,7 @@ from knowledge.indexing.layers import repository, roots
 from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExtractor, ProjectIndex
 from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
+from knowledge.indexing.layers.manifests import MANIFEST_NAMES, ManifestExtractor
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
@@ -47,6 +48,7 @@ EXTRACTORS: dict[str, CodeExtractor] = {
     **{ext: PlainTextExtractor() for ext in PlainTextExtractor.extensions},
     **dict.fromkeys(ScriptExtractor.extensions, SCRIPTS),
     ".py": PythonExtractor(),
+    **dict.fromkeys(MANIFEST_NAMES, ManifestExtractor()),  # by whole file name
 }
 Progress = Callable[[int, int, str], None]
 MAX_JOB_WARNINGS = 500  # listed on the job; the counter has them all
@@ -65,9 +67,13 @@ class RepoIndexResult:
     warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
+def extractor_for(rel: str) -> CodeExtractor | None:
+    path = PurePosixPath(rel)
+    return EXTRACTORS.get(path.name) or EXTRACTORS.get(path.suffix.lower())
+
+
 def is_indexable(rel: str) -> bool:
-    suffix = PurePosixPath(rel).suffix.lower()
-    return suffix in DOC_EXTENSIONS or suffix in EXTRACTORS
+    return PurePosixPath(rel).suffix.lower() in DOC_EXTENSIONS or extractor_for(rel) is not None
 
 
 def source_uri(repo_id: str, rel: str) -> str:
@@ -178,7 +184,7 @@ def parse_project(texts: dict[str, str], configs: dict[str, str] | None = None,
     file_roots = roots.find_roots(texts, configs) if file_roots is None else file_roots
     code_files = {}
     for rel, text in texts.items():
-        extractor = EXTRACTORS.get(PurePosixPath(rel).suffix.lower())
+        extractor = extractor_for(rel)
         if extractor is not None:
             module = roots.module_name(rel, file_roots[rel]) if rel in file_roots else None
             code_files[rel] = extractor.parse(rel, text, module=module)
@@ -195,7 +201,7 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
     if PurePosixPath(rel).suffix.lower() in DOC_EXTENSIONS:
         return build_doc_rows(rel, text, chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap,
                               chunk_min_size=kb.chunk_min_size)
-    extractor = EXTRACTORS[PurePosixPath(rel).suffix.lower()]
+    extractor = extractor_for(rel)
     return build_code_rows(code_file or extractor.parse(rel, text), index, extractor)
 
 

@@ -220,6 +220,23 @@ def test_a_second_folder_of_the_same_name_needs_a_name_of_its_own(tmp_path):
     assert set(store.repo_documents(kb, "src").values_list("path", flat=True)) == paths | {"extra.py"}
 
 
+@pytest.mark.django_db
+def test_the_commands_a_package_installs_are_entrypoints_of_the_repository(repo):
+    (repo / "pyproject.toml").write_text('[project]\nname = "shop"\n\n'
+                                         '[project.scripts]\nshop-admin = "shop.cli:main"\n')
+    (repo / "web").mkdir()
+    (repo / "web" / "package.json").write_text('{"name": "shop-web", "bin": {"shop-web": "bin/serve.js"}, '
+                                               '"scripts": {"start": "node bin/serve.js"}}')
+    kb = make_kb()
+    result = store.index_repository(kb, repo)
+    assert result.outcomes["created"] == 15 and not result.failures
+    declared = Chunk.objects.filter(document__knowledge_base=kb, layer="C3",
+                                    document__path__in=["pyproject.toml", "web/package.json"])
+    assert declared.count() == 3  # the installed command, the npm bin and the npm script
+    text = " ".join(declared.values_list("content", flat=True))
+    assert "shop-admin" in text and "shop.cli.main" in text and "shop-web" in text and "start" in text
+
+
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="gives the checkout to another user")
 def test_a_checkout_git_refuses_to_read_is_an_error_not_a_plain_folder(tmp_path):
     repo = make_repo(tmp_path / "shop")
