@@ -20,6 +20,7 @@ from pypdf import PdfReader, PdfWriter
 from knowledge import bases, jobs
 from knowledge.exceptions import FileTooLargeError, ParseError
 from knowledge.indexing import ingestion, parsing
+from knowledge.indexing.chunking import split_text
 from knowledge.indexing.parsing import images, ocr
 from knowledge.indexing.parsing import quality as parse_quality
 from knowledge.indexing.parsing.isolation import parse_file_isolated
@@ -84,6 +85,14 @@ def test_a_scanned_pdf_is_read_with_ocr(name):
     assert parsed.metadata["ocr"]["pages"] == [1]
     assert parsed.pages == [(0, 1)]
     assert parsed.metadata["ocr"]["mean_confidence"] > 60
+
+
+@needs_tesseract
+def test_ocr_text_is_not_read_as_markdown_headings():
+    parsed = read_with_ocr(SCANNED / "epson-printout-scan.pdf")
+    marked = [line for line in parsed.text.split("\n") if line.lstrip("\\| ").startswith("#")]
+    assert marked, "the scan's section numbers are read with their # signs"
+    assert [chunk.heading_path for chunk in split_text(parsed.text) if chunk.heading_path] == []
 
 
 @needs_tesseract

@@ -31,6 +31,7 @@ from knowledge.exceptions import KnowledgeError, ParseError
 
 from . import images
 from .isolation import run_isolated
+from .pagetext import join_pages, tidy_pages
 from .text import text_too_long
 
 DEFAULT_LANGUAGES = "rus+eng"
@@ -111,10 +112,12 @@ def recognise_pages(parsed: ParsedDocument, path: Path, *, languages: str, force
         return parsed
     read = (read_pages or read_pages_locally)(path, wanted, languages, on_page)
     texts, confidences, rotated = page_texts(parsed), {}, {}
+    # The OCR'd pages are tidied together: their running headers are found among them.
+    recognised = tidy_pages({number: read[number].text for number in wanted})
     for number in wanted:
         page = read[number]
-        if page.text or number not in texts:
-            texts[number] = page.text
+        if recognised[number] or number not in texts:
+            texts[number] = recognised[number]
         if page.confidence is not None:
             confidences[str(number)] = page.confidence
         if page.rotated:
@@ -166,20 +169,11 @@ def page_texts(parsed: ParsedDocument) -> dict[int, str]:
 
 
 def _set_pages(parsed: ParsedDocument, texts: dict[int, str], *, max_chars: int | None, name: str) -> None:
-    parts, pages, offset = [], [], 0
-    for number in sorted(texts):
-        text = texts[number].strip()
-        if not text:
-            continue
-        if parts:
-            offset += 2
-        pages.append((offset, number))
-        parts.append(text)
-        offset += len(text)
+    text, pages = join_pages(texts)
     max_chars = settings.PORTAL["MAX_TEXT_CHARS"] if max_chars is None else max_chars
-    if offset > max_chars:
+    if len(text) > max_chars:
         raise text_too_long(name, max_chars)
-    parsed.text, parsed.pages = "\n\n".join(parts), pages
+    parsed.text, parsed.pages = text, pages
 
 
 def _recognise(path: Path, number: int, languages: str) -> OcrPage:

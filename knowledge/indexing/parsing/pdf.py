@@ -12,6 +12,7 @@ from knowledge.documents import ParsedDocument
 from knowledge.exceptions import ParseError
 
 from .ocr import needs_ocr
+from .pagetext import join_pages, tidy_pages
 from .text import short_reason, text_too_long
 
 logger = logging.getLogger(__name__)
@@ -22,10 +23,10 @@ PLACEHOLDER_TITLES = ("untitled", "document", "title")
 
 
 def parse_pdf(path: Path, *, max_chars: int) -> ParsedDocument:
-    """Text per page, pages joined by a blank line; `pages` maps offsets to page numbers."""
+    """Text per page (tidied by `pagetext.tidy_pages`), pages joined by a blank line; `pages` maps
+    offsets to page numbers."""
     reader = _open(path)
-    parts: list[str] = []
-    pages: list[tuple[int, int]] = []
+    texts: dict[int, str] = {}
     unreadable: list[int] = []
     # Pages whose text layer is missing or too thin: the worker reads them with OCR (ocr.py).
     thin: list[int] = []
@@ -42,20 +43,18 @@ def parse_pdf(path: Path, *, max_chars: int) -> ParsedDocument:
             thin.append(number)
         if not text:
             continue
-        if parts:
-            offset += 2  # the blank line that joins pages
-        pages.append((offset, number))
-        parts.append(text)
-        offset += len(text)
+        offset += len(text) + (2 if texts else 0)  # the blank line that joins pages
+        texts[number] = text
         if offset > max_chars:
             raise text_too_long(path.name, max_chars)
-    if not parts and unreadable:
+    if not texts and unreadable:
         raise ParseError(_("%(name)s is damaged: no page could be read") % {"name": path.name})
     metadata: dict = {"page_count": len(reader.pages), "ocr_wanted": thin}
     if unreadable:
         metadata["unreadable_pages"] = unreadable
     title = _title(reader) or path.stem
-    return ParsedDocument(text="\n\n".join(parts), title=title, mime="", metadata=metadata, pages=pages)
+    text, pages = join_pages(tidy_pages(texts))
+    return ParsedDocument(text=text, title=title, mime="", metadata=metadata, pages=pages)
 
 
 def _open(path: Path) -> PdfReader:

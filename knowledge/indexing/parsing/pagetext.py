@@ -1,0 +1,144 @@
+"""Text read from PDF pages and scans, tidied into the portal's Markdown-flavoured text.
+
+A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so `tidy_pages()`:
+
+* leaves out running headers and footers: lines among the first or last `EDGE_LINES` of a page that
+  recur on at least half of the pages, compared without spaces and with numbers made equal (page
+  numbers, "ГОСТ 2 .1 0 5 -9 5" beside "ГОСТ 2.105-95"); lines without letters (page numbers,
+  printers' marks like "9- 1 -1 9 2 4 7") count as one line for this;
+* rejoins words hyphenated across lines and pages: always after a soft hyphen; after a hyphen when
+  the joined word occurs elsewhere in the document, or when neither piece does (so "необхо-" +
+  "димости" joins, while "научно-" + "исследовательским" or "какой-" + "то" keep their hyphen);
+* neutralises Markdown: a line starting with `#` or a code fence gets a backslash, so a shell
+  comment is not taken for a heading. The PDF reader emits no structure of its own, so every such
+  line is the document's text.
+
+`join_pages()` joins page texts with a blank line and maps offsets to page numbers.
+"""
+
+import re
+from collections import Counter
+
+EDGE_LINES = 2
+RUNNING_SHARE = 0.5
+MIN_RUNNING_PAGES = 3
+MAX_RUNNING_CHARS = 120
+NUMBERS_ONLY = "\x00numbers"
+
+_SPACES = re.compile(r"\s+")
+_DIGITS = re.compile(r"\d+")
+_SOFT_HYPHEN = re.compile(r"\u00ad[^\S\n]*\n?[^\S\n]*(?=\w)")
+_LETTERS = r"[^\W\d_]"
+# A word cut at a line end: letters, a hyphen, the line break, and a word starting lower-case.
+_HYPHENATED = re.compile(rf"(?<![\w-])({_LETTERS}+)-[^\S\n]*\n[^\S\n]*(?=[a-zа-яё])({_LETTERS}+)")
+_WORD = re.compile(rf"{_LETTERS}+(?:-{_LETTERS}+)*")
+_MARKDOWN_START = re.compile(r"^( {0,3})(#|`{3}|~{3})", re.M)
+
+
+def tidy_pages(texts: dict[int, str]) -> dict[int, str]:
+    """Page texts without running headers and footers, with hyphenated words rejoined and
+    Markdown syntax escaped (see the module docstring)."""
+    texts = {number: _SOFT_HYPHEN.sub("", text) for number, text in texts.items()}
+    texts = drop_running_lines(texts)
+    words = _vocabulary(texts)
+    texts = {number: _HYPHENATED.sub(lambda m: _rejoin(m, words), text) for number, text in texts.items()}
+    texts = _join_across_pages(texts, words)
+    return {number: escape_markdown(text.replace("\u00ad", "")).strip() for number, text in texts.items()}
+
+
+def join_pages(texts: dict[int, str]) -> tuple[str, list[tuple[int, int]]]:
+    """The non-empty page texts in page order joined by a blank line, and `(offset, page number)` pairs."""
+    parts: list[str] = []
+    pages: list[tuple[int, int]] = []
+    offset = 0
+    for number in sorted(texts):
+        text = texts[number].strip()
+        if not text:
+            continue
+        if parts:
+            offset += 2  # the blank line that joins pages
+        pages.append((offset, number))
+        parts.append(text)
+        offset += len(text)
+    return "\n\n".join(parts), pages
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape a `#` or a code fence opening a line, so plain text reads as no heading or code block."""
+    return _MARKDOWN_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+def drop_running_lines(texts: dict[int, str]) -> dict[int, str]:
+    """Page texts without the lines at their top or bottom that recur on at least half of the pages."""
+    with_text = [number for number, text in texts.items() if text.strip()]
+    if len(with_text) < MIN_RUNNING_PAGES:
+        return texts
+    seen: Counter[str] = Counter()
+    for number in with_text:
+        seen.update({_line_key(line) for _, line in _edge_lines(texts[number])} - {None})
+    least = max(MIN_RUNNING_PAGES, RUNNING_SHARE * len(with_text))
+    running = {key for key, count in seen.items() if count >= least}
+    if not running:
+        return texts
+    kept = {}
+    for number, text in texts.items():
+        drop = {index for index, line in _edge_lines(text) if _line_key(line) in running}
+        kept[number] = "\n".join(line for index, line in enumerate(text.split("\n")) if index not in drop)
+    return kept
+
+
+def _edge_lines(text: str) -> list[tuple[int, str]]:
+    """The first and last `EDGE_LINES` non-blank lines of a page, with their line indexes."""
+    lines = [(index, line) for index, line in enumerate(text.split("\n")) if line.strip()]
+    if len(lines) <= 2 * EDGE_LINES:
+        return lines
+    return lines[:EDGE_LINES] + lines[-EDGE_LINES:]
+
+
+def _line_key(line: str) -> str | None:
+    squeezed = _SPACES.sub("", line).lower()
+    if not squeezed or len(squeezed) > MAX_RUNNING_CHARS:
+        return None
+    if not any(char.isalpha() for char in squeezed):
+        return NUMBERS_ONLY
+    return _DIGITS.sub("0", squeezed)
+
+
+def _vocabulary(texts: dict[int, str]) -> set[str]:
+    """The lower-cased words of the document, leaving out the pieces of words cut at line and page ends."""
+    words: set[str] = set()
+    for word in _WORD.findall(_HYPHENATED.sub(" ", "\n".join(texts[number] for number in sorted(texts)))):
+        # The parts of a compound count as words too: "научно-технические" makes "научно-" a word end.
+        words.update([word.lower(), *word.lower().split("-")])
+    return words
+
+
+def _rejoin(match: re.Match, words: set[str]) -> str:
+    left, right = match.group(1), match.group(2)
+    if _one_word(left, right, words):
+        return left + right
+    return match.group(0)
+
+
+def _one_word(left: str, right: str, words: set[str]) -> bool:
+    """Whether `left-` at a line end and `right` after it are one word split by hyphenation."""
+    joined = (left + right).lower()
+    if joined in words:
+        return True
+    if f"{left}-{right}".lower() in words:
+        return False
+    return left.lower() not in words and right.lower() not in words
+
+
+def _join_across_pages(texts: dict[int, str], words: set[str]) -> dict[int, str]:
+    """Move the rest of a word hyphenated at the end of a page back to that page."""
+    numbers = sorted(texts)
+    for before, after in zip(numbers, numbers[1:]):
+        end = re.search(rf"({_LETTERS}+)(\u00ad|-)\s*\Z", texts[before])
+        start = re.match(r"\s*([a-zа-яё][^\W\d_]*)", texts[after])
+        if not end or not start or after != before + 1:
+            continue
+        if end.group(2) == "\u00ad" or _one_word(end.group(1), start.group(1), words):
+            texts[before] = texts[before][:end.start(2)] + start.group(1)
+            texts[after] = texts[after][start.end():].lstrip()
+    return texts

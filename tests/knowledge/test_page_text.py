@@ -1,0 +1,87 @@
+"""Text from PDF pages and scans: not Markdown, without running headers, hyphenation rejoined."""
+
+import re
+from pathlib import Path
+
+from knowledge.indexing import parsing
+from knowledge.indexing.chunking import split_text
+from knowledge.indexing.parsing.ocr import page_texts
+from knowledge.indexing.parsing.pagetext import tidy_pages
+
+DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "documents"
+
+
+def parse(relative: str):
+    return parsing.parse_file(DOCS / relative)
+
+
+def squeezed(line: str) -> str:
+    return "".join(line.split())
+
+
+def test_shell_comments_in_a_pdf_are_text_not_headings():
+    doc = parse("pdf/ru/debian-maint-guide.ru.pdf")
+    comments = [line for line in doc.text.split("\n") if line.lstrip("\\").startswith("# ")]
+    assert comments, "the guide's shell examples keep their comments"
+    assert any("(C) 2011 Foo Bar, GPL2+" in line for line in comments)
+    assert [chunk.heading_path for chunk in split_text(doc.text) if chunk.heading_path] == []
+
+
+def test_running_headers_and_page_numbers_are_left_out():
+    doc = parse("pdf/ru/gost_2.105-95.pdf")
+    lines = doc.text.split("\n")
+    assert not [line for line in lines if squeezed(line) == "ГОСТ2.105-95"]
+    pages = page_texts(doc)
+    assert sorted(pages) == list(range(1, doc.metadata["page_count"] + 1))
+    letterless_edges = [number for number, text in pages.items()
+                        if not re.search(r"[^\W\d_]", text.split("\n")[-1])]
+    assert letterless_edges == []
+    # The standard's references to itself and other standards inside the text stay.
+    assert "ГОСТ 2.301" in doc.text
+    assert parsing.page_at(doc.pages, doc.text.index("4.3.1 Количество иллюстраций")) == 10
+
+
+def test_a_line_repeated_on_a_few_pages_only_stays():
+    topics = ["apples", "pears", "plums", "grapes", "melons", "lemons", "limes", "figs"]
+    pages = {number: f"Annual report 2024\nAll about {topic}.\nWhy {topic} grow.\n- {number} -"
+             for number, topic in enumerate(topics, start=1)}
+    for number in (3, 6):
+        pages[number] = pages[number].replace("- ", "Summary\n- ", 1)
+    pages[5] = "Note\n" + pages[5]
+    tidied = tidy_pages(pages)
+    assert tidied[1].split("\n") == ["All about apples.", "Why apples grow."]
+    assert tidied[5].startswith("Note\n")
+    assert tidied[3].endswith("grow.\nSummary") and tidied[6].endswith("grow.\nSummary")
+
+
+def test_soft_hyphens_are_rejoined_and_removed():
+    doc = parse("pdf/ru/gost_2.105-95.pdf")
+    assert "\u00ad" not in doc.text
+    assert "стандартизации и сертификации в машиностроении" in " ".join(doc.text.split())
+    tidied = tidy_pages({1: "в случае необхо\u00ad димости, и разде\u00ad\nлов"})
+    assert tidied == {1: "в случае необходимости, и разделов"}
+
+
+def test_words_hyphenated_at_line_ends_are_rejoined():
+    doc = parse("pdf/ru/debian-maint-guide.ru.pdf")
+    assert "Руководство начинающего разработчика Debian" in doc.text
+    assert "начинающего разработчика. Он написан простым языком" in doc.text
+
+
+def test_only_words_that_are_clearly_one_word_are_rejoined():
+    text = ("Если необхо-\nдимости нет, какой-\nто текст. Научно-технические и научно-\n"
+            "исследовательские работы, Санкт-\nПетербург, на северо-\nзапад; запад, то есть.")
+    assert tidy_pages({1: text})[1] == (
+        "Если необходимости нет, какой-\nто текст. Научно-технические и научно-\n"
+        "исследовательские работы, Санкт-\nПетербург, на северо-\nзапад; запад, то есть.")
+
+
+def test_a_word_hyphenated_across_pages_is_rejoined_on_the_first_page():
+    tidied = tidy_pages({1: "Это очень необхо-", 2: "димое условие.", 3: "Третья страница"})
+    assert tidied == {1: "Это очень необходимое", 2: "условие.", 3: "Третья страница"}
+
+
+def test_markdown_syntax_in_page_text_is_escaped():
+    tidied = tidy_pages({1: "# comment\n  ## two\n```sh\nls\n```\nC# and #tags stay"})[1]
+    assert split_text(tidied)[0].heading_path == []
+    assert tidied.split("\n") == ["\\# comment", "  \\## two", "\\```sh", "ls", "\\```", "C# and #tags stay"]
