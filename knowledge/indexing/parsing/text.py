@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
-from knowledge.indexing.markdown import fenced_lines, first_heading
+from knowledge.indexing.markdown import fenced_lines, first_heading, scan
 
 # UTF-32 before UTF-16: the UTF-32-LE mark starts with the UTF-16-LE one.
 BOMS = (
@@ -35,6 +35,15 @@ HEADING_ANCHOR = re.compile(r"\s*\{(?:/\*.*?\*/|#[\w:-]+)\}\s*$")
 MDX_TAG_LINE = re.compile(r"^</?[A-Z][\w.]*(?:\s[^<>]*)?/?>\s*$")
 # An RST/setext adornment line: one punctuation character repeated.
 ADORNMENT = re.compile(r"^([=\-~^\"'`#*+_:.])\1{2,}\s*$")
+# A numbered section heading's first line: "Глава 1.", "Chapter IV: Setup", "1. Title", "1.2. Title", "1.2 Title".
+NUMBERED_HEADING = re.compile(
+    r"^(?:(?i:глава|часть|раздел|приложение|chapter|part|section|appendix)\s+"
+    r"(?P<chapter>\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,6}|[A-ZА-Я])\b\.?"
+    r"|(?P<number>\d{1,3}(?:\.\d{1,3})*\.|\d{1,3}(?:\.\d{1,3})+)(?=\s))"
+    r"(?:[\s:.—–-]+(?P<title>\S.*))?$"
+)
+MAX_HEADING_LINES = 3
+MAX_HEADING_CHARS = 200
 CSV_DELIMITERS = ",;\t|"
 NON_ASCII = re.compile("[^\x00-\x7f\ufffd]")
 MAX_FRONTMATTER_CHARS = 64 * 1024
@@ -137,12 +146,59 @@ def clean_markdown(text: str) -> str:
 
 
 def parse_plain(path: Path, *, headings: bool) -> ParsedDocument:
-    """Plain text or a log; with `headings`, RST/setext underlined titles become `#` lines."""
+    """Plain text or a log; with `headings`, RST/setext underlined titles become `#` lines, or else
+    numbered section headings ("1.2. Title", "Глава 3") do."""
     text = decode_text(path.read_bytes())
+    title = ""
     if headings:
         text = underline_headings(text)
-    title = (first_heading(text) if headings else "") or path.stem
-    return ParsedDocument(text=text.strip(), title=title, mime="")
+        title = first_heading(text)
+        if not scan(text)[0]:
+            # A chapter's title is not the document's: the title is taken before these headings.
+            text = numbered_headings(text)
+    return ParsedDocument(text=text.strip(), title=title or path.stem, mime="")
+
+
+def numbered_headings(text: str) -> str:
+    """Turn numbered section headings into Markdown `#` headings, one level per number part.
+
+    A heading is a paragraph of its own (blank lines around it) of at most `MAX_HEADING_LINES`
+    unindented lines and `MAX_HEADING_CHARS` characters, opening with "1.", "1.2." or "1.2" and a
+    title that starts with no lower-case letter and does not end like a sentence or a list item
+    (`.` `,` `;` `:`), or with "Глава", "Chapter", "Section", "Part", … and a number. So a numbered
+    list inside a paragraph, or one of sentences, stays text.
+    """
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        end = i
+        while end < len(lines) and lines[end].strip() and end - i < MAX_HEADING_LINES + 1:
+            end += 1
+        level = _heading_level(lines[i:end]) if (i == 0 or not lines[i - 1].strip()) else 0
+        if level and (end == len(lines) or not lines[end].strip()):
+            out.append("#" * min(level, 6) + " " + " ".join(line.strip() for line in lines[i:end]))
+            i = end
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
+
+
+def _heading_level(paragraph: list[str]) -> int:
+    """The level of the numbered heading `paragraph` is, or 0 when it is not one."""
+    if not paragraph or len(paragraph) > MAX_HEADING_LINES or sum(map(len, paragraph)) > MAX_HEADING_CHARS:
+        return 0
+    if any(line[:1].isspace() for line in paragraph):
+        return 0
+    match = NUMBERED_HEADING.match(paragraph[0].rstrip())
+    if not match or any(NUMBERED_HEADING.match(line) for line in paragraph[1:]):
+        return 0
+    number = match.group("chapter") or match.group("number")
+    title = " ".join([match.group("title") or "", *paragraph[1:]]).strip()
+    if match.group("chapter") is None and (not title or title[0].islower() or title[-1] in ".,;:"):
+        return 0
+    return number.rstrip(".").count(".") + 1 if number[0].isdigit() else 1
 
 
 def underline_headings(text: str) -> str:
