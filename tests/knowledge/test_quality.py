@@ -71,6 +71,18 @@ def test_clean_russian_and_english_text_raises_no_flag():
     assert parse_quality.language(ENGLISH) == "en"
 
 
+def test_a_text_layer_that_lost_its_spaces_is_flagged():
+    from knowledge.indexing.parsing import parse_file
+
+    report = parse_quality.assess(parse_file(DATA / "documents/pdf/ru/debian-maint-guide.ru.pdf"))
+    assert "run_together_words" in report["flags"]
+    assert report["long_word_share"] > parse_quality.MAX_LONG_WORD_SHARE
+    # The same guide as plain text, and long German compounds, code and addresses, are fine.
+    assert parse_quality.assess(parse_file(DATA / "documents/txt/debian-maint-guide.ru.txt"))["flags"] == []
+    compounds = "Die Donaudampfschifffahrtsgesellschaftskapitän fährt https://example.org/a/very/long/path. "
+    assert flags_of(ENGLISH + compounds + "createConnectionWithTheServerUrl(options) ") == []
+
+
 def test_a_pdf_with_a_garbage_text_layer_is_flagged(tmp_path):
     from knowledge.indexing.parsing import parse_file
 

@@ -31,6 +31,7 @@ FLAGS = {
     "formulas_without_values": gettext_lazy(
         "formulas without saved results (the file was never opened and saved in a spreadsheet program): "
         "their cells are empty"),
+    "run_together_words": gettext_lazy("words run together: the spaces between them were lost"),
 }
 LOW_OCR_CONFIDENCE = 60.0
 # Below this many characters (a title, a caption) the proportions below say nothing.
@@ -38,6 +39,10 @@ MIN_CHARS_TO_JUDGE = 200
 MAX_GARBAGE_SHARE = 0.05
 MIN_WORD_CHAR_SHARE = 0.5
 MAX_LISTED_PAGES = 1000
+# Words with this many letters are rare in any language (German compounds included); a text layer that
+# lost its spaces ("РуководствоначинающегоразработчикаDebian") is full of them.
+LONG_WORD_LETTERS = 25
+MAX_LONG_WORD_SHARE = 0.02
 
 # UTF-8 bytes read as cp1251 ("РїСЂРёРІРµС‚") or as latin-1/cp1252 ("Ð¿Ñ€Ð¸"), and KOI8-R read as
 # cp1251, which swaps the case of every letter ("пРИВЕТ").
@@ -47,6 +52,8 @@ MOJIBAKE = re.compile(
     r"|\b[а-яё][А-ЯЁ]{2,}\b"
 )
 WORD = re.compile(r"\w+")
+# A token that is code, a path, an address or an identifier rather than a word: it may be long.
+NOT_A_WORD = re.compile(r"[/\\_@|=<>{}\[\]()]|\w\.\w")
 TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
 # A character that belongs to no text: control, private-use, unassigned, surrogate, symbols drawn
 # from a font without a Unicode map, and the replacement character.
@@ -66,6 +73,8 @@ def assess(parsed: ParsedDocument, *, encoding: str = "") -> dict:
     if report["chars"] >= MIN_CHARS_TO_JUDGE and (
             report["garbage_share"] > MAX_GARBAGE_SHARE or report["word_char_share"] < MIN_WORD_CHAR_SHARE):
         flags.append("garbage_text")
+    if report["chars"] >= MIN_CHARS_TO_JUDGE and report["long_word_share"] > MAX_LONG_WORD_SHARE:
+        flags.append("run_together_words")
     if report["replacement_chars"] > max(3, len(text) // 2000):
         flags.append("replacement_characters")
     if report["mojibake"] >= 5 and report["mojibake"] > 0.05 * max(1, report["words"]):
@@ -154,4 +163,14 @@ def _signs(text: str) -> dict:
         "replacement_chars": text.count("\ufffd"),
         "mojibake": len(MOJIBAKE.findall(sample)),
         "words": len(WORD.findall(sample)),
+        "long_word_share": _long_word_share(sample),
     }
+
+
+def _long_word_share(text: str) -> float:
+    """The share of words (whitespace-separated, code and addresses left out) of `LONG_WORD_LETTERS`
+    letters or more."""
+    words = [token for token in text.split() if not NOT_A_WORD.search(token)]
+    lengths = [sum(char.isalpha() for char in word) for word in words]
+    words_with_letters = sum(length > 1 for length in lengths)
+    return round(sum(length >= LONG_WORD_LETTERS for length in lengths) / max(1, words_with_letters), 3)
