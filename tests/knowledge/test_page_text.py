@@ -54,6 +54,14 @@ def test_a_line_repeated_on_a_few_pages_only_stays():
     assert tidied[3].endswith("grow.\nSummary") and tidied[6].endswith("grow.\nSummary")
 
 
+def test_rows_of_numbers_under_a_running_header_stay():
+    topics = ["apples", "pears", "plums", "grapes", "melons", "lemons"]
+    pages = {number: f"Price list\n{100 + number} {200 + number} {300 + number}\nAll about {topic}.\n{number}"
+             for number, topic in enumerate(topics, start=1)}
+    tidied = tidy_pages(pages)
+    assert tidied[2].split("\n") == ["102 202 302", "All about pears."]
+
+
 def test_soft_hyphens_are_rejoined_and_removed():
     doc = parse("pdf/ru/gost_2.105-95.pdf")
     assert "\u00ad" not in doc.text

@@ -3,9 +3,9 @@
 A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so `tidy_pages()`:
 
 * leaves out running headers and footers: lines among the first or last `EDGE_LINES` of a page that
-  recur on at least half of the pages, compared without spaces and with numbers made equal (page
-  numbers, "ГОСТ 2 .1 0 5 -9 5" beside "ГОСТ 2.105-95"); lines without letters (page numbers,
-  printers' marks like "9- 1 -1 9 2 4 7") count as one line for this;
+  recur at that edge on at least half of the pages, compared without spaces and with numbers made
+  equal ("ГОСТ 2 .1 0 5 -9 5" beside "ГОСТ 2.105-95", "Page 3" beside "Page 4"); short lines without
+  letters (page numbers, printers' marks like "9- 1 -1 9 2 4 7") count as one line for this;
 * rejoins words hyphenated across lines and pages: always after a soft hyphen; after a hyphen when
   the joined word occurs elsewhere in the document, or when neither piece does (so "необхо-" +
   "димости" joins, while "научно-" + "исследовательским" or "какой-" + "то" keep their hyphen);
@@ -23,6 +23,7 @@ EDGE_LINES = 2
 RUNNING_SHARE = 0.5
 MIN_RUNNING_PAGES = 3
 MAX_RUNNING_CHARS = 120
+MAX_NUMBERS_CHARS = 12
 NUMBERS_ONLY = "\x00numbers"
 
 _SPACES = re.compile(r"\s+")
@@ -69,39 +70,52 @@ def escape_markdown(text: str) -> str:
 
 
 def drop_running_lines(texts: dict[int, str]) -> dict[int, str]:
-    """Page texts without the lines at their top or bottom that recur on at least half of the pages."""
+    """Page texts without the lines at their top or bottom that recur there on at least half of the pages."""
     with_text = [number for number, text in texts.items() if text.strip()]
     if len(with_text) < MIN_RUNNING_PAGES:
         return texts
-    seen: Counter[str] = Counter()
+    seen: Counter[tuple[str, str]] = Counter()
     for number in with_text:
-        seen.update({_line_key(line) for _, line in _edge_lines(texts[number])} - {None})
+        # A page number is the outermost line; a row of numbers further in is more likely a table's.
+        seen.update({_at(edge, key) for edge, lines in _edges(texts[number]).items()
+                     for position, (_, key) in enumerate(lines)
+                     if key is not None and (key != NUMBERS_ONLY or position == 0)})
     least = max(MIN_RUNNING_PAGES, RUNNING_SHARE * len(with_text))
-    running = {key for key, count in seen.items() if count >= least}
+    running = {edge_key for edge_key, count in seen.items() if count >= least}
     if not running:
         return texts
     kept = {}
     for number, text in texts.items():
-        drop = {index for index, line in _edge_lines(text) if _line_key(line) in running}
+        drop = set()
+        for edge, lines in _edges(text).items():
+            # Peeled from the edge inwards: a recurring line behind a line of the page's own stays.
+            for index, key in lines:
+                if _at(edge, key) not in running:
+                    break
+                drop.add(index)
         kept[number] = "\n".join(line for index, line in enumerate(text.split("\n")) if index not in drop)
     return kept
 
 
-def _edge_lines(text: str) -> list[tuple[int, str]]:
-    """The first and last `EDGE_LINES` non-blank lines of a page, with their line indexes."""
-    lines = [(index, line) for index, line in enumerate(text.split("\n")) if line.strip()]
-    if len(lines) <= 2 * EDGE_LINES:
-        return lines
-    return lines[:EDGE_LINES] + lines[-EDGE_LINES:]
+def _edges(text: str) -> dict[str, list[tuple[int, str | None]]]:
+    """The first and the last `EDGE_LINES` non-blank lines of a page, outermost first, as
+    `(line index, key)`."""
+    lines = [(index, _line_key(line)) for index, line in enumerate(text.split("\n")) if line.strip()]
+    return {"top": lines[:EDGE_LINES], "bottom": lines[::-1][:EDGE_LINES]}
+
+
+def _at(edge: str, key: str | None) -> tuple[str, str | None]:
+    """A line's key as counted: numbers at the top and at the bottom apart, as a header may turn footer."""
+    return (edge if key == NUMBERS_ONLY else "", key)
 
 
 def _line_key(line: str) -> str | None:
+    """What a line is compared by: without spaces, lower-cased, numbers made equal; None when too long."""
     squeezed = _SPACES.sub("", line).lower()
-    if not squeezed or len(squeezed) > MAX_RUNNING_CHARS:
-        return None
     if not any(char.isalpha() for char in squeezed):
-        return NUMBERS_ONLY
-    return _DIGITS.sub("0", squeezed)
+        # Page numbers and printers' marks differ on every page; a longer row of numbers is a table's.
+        return NUMBERS_ONLY if len(squeezed) <= MAX_NUMBERS_CHARS else None
+    return _DIGITS.sub("0", squeezed) if len(squeezed) <= MAX_RUNNING_CHARS else None
 
 
 def _vocabulary(texts: dict[int, str]) -> set[str]:
