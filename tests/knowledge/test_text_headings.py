@@ -49,6 +49,10 @@ def test_numbered_lists_and_sentences_stay_text():
         "4. Too long " + "word " * 50,
         "",
         "2024. A year is not a section number",
+        "",
+        "Section 2 describes the setup.",
+        "",
+        "Chapter 3 is optional",
     ])
     assert numbered_headings(text) == text
 

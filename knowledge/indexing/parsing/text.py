@@ -196,7 +196,9 @@ def _heading_level(paragraph: list[str]) -> int:
         return 0
     number = match.group("chapter") or match.group("number")
     title = " ".join([match.group("title") or "", *paragraph[1:]]).strip()
-    if match.group("chapter") is None and (not title or title[0].islower() or title[-1] in ".,;:"):
+    if not title and match.group("chapter") is None:
+        return 0
+    if title and (title[0].islower() or title[-1] in ".,;:"):  # "Section 2 describes the setup."
         return 0
     return number.rstrip(".").count(".") + 1 if number[0].isdigit() else 1
 
