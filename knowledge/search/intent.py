@@ -86,6 +86,7 @@ def _has(*patterns: str) -> Callable[[str], bool]:
 
 
 INTEGRATIONS = _has(r"\bintegrat", r"интеграц", r"интегрир", r"с чем (связан|работает)")
+ENV_VARS = _has(r"\benvironment variables?\b", r"\benv(ironment)?[ _-]?var", r"переменн\w* (окружения|среды)")
 CALLERS = _has(r"\bwho calls\b", r"\bcallers? of\b", r"\bwhere is .* (called|invoked)\b", r"\bwhat calls\b",
                r"\b(which|what) (\w+ )?(functions?|methods?|code|classes|modules|places)\b.*\b(call|invoke)s?\b",
                r"кто вызывает", r"где вызывает", r"откуда вызывает", r"какие (функции|методы) (его )?вызывают")
@@ -167,6 +168,16 @@ class RulePlanner:
                 return Plan(question=question, intent=intent, language=language, steps=steps,
                             subject=subject or code, planner=self.name)
         raise AssertionError("the fallback rule always matches")  # pragma: no cover
+
+
+def _env_vars(q: Asked):
+    if not ENV_VARS(q.words):
+        return None
+    filters = {"target_type": "env_var", **({"source_id": q.subject} if q.subject else {})}
+    return [Step(["D6"], q.text, filters, top_k=10, relax=[key for key in filters if key != "target_type"],
+                 precise=["target_type"],
+                 why="environment variables are D6 rows: one per variable and file that reads or names it"),
+            Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
 
 
 def _integrations(q: Asked):
@@ -336,6 +347,7 @@ def _fallback(q: Asked):
 
 CODE_INTENTS = {"calls", "usages", "inheritance", "imports", "cli", "symbol"}
 RULES = (
+    ("env_vars", _env_vars),
     ("integrations", _integrations),
     ("entrypoint", _http_route),
     ("calls", _callers),

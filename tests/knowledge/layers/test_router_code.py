@@ -223,3 +223,23 @@ class SubjectTests(SimpleTestCase):
         vocabulary = Vocabulary({"Invoice": "Invoice"}, code={"invoice"}, symbols={"Invoice"})
         plan = plan_question("Какие документы упоминают Invoice?", vocabulary)
         self.assertEqual((plan.intent, plan.steps[0].filters), ("entities", {"entity_name": "Invoice"}))
+
+
+@pytest.mark.django_db
+def test_a_question_about_environment_variables_gets_the_variables_the_code_reads(tmp_path):
+    repo = tmp_path / "envkit"
+    (repo / "envkit").mkdir(parents=True)
+    (repo / "envkit" / "__init__.py").write_text("")
+    (repo / "envkit" / "settings.py").write_text(
+        "import os\n\n\ndef workers():\n    return int(os.environ.get('ENVKIT_WORKERS', '1'))\n\n\n"
+        "def home():\n    return os.getenv('ENVKIT_HOME') or '/srv'\n")
+    (repo / "envkit" / "serve.py").write_text(
+        "from envkit.settings import workers\n\n\ndef serve():\n    \"\"\"Start the workers the environment asks "
+        "for.\"\"\"\n    return [object() for _ in range(workers())]\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    for question in ["Which environment variables does envkit read?", "Какие переменные окружения читает envkit?"]:
+        plan, hits = plan_and_search(question, [kb.pk])
+        assert plan.intent == "env_vars" and plan.steps[0].filters["target_type"] == "env_var", question
+        assert {hit.metadata.get("target") for hit in hits[:2]} == {"ENVKIT_WORKERS", "ENVKIT_HOME"}, question
+        assert hits[0].metadata["source_path"] == "envkit/settings.py"
