@@ -258,11 +258,15 @@ def _imports(q: Asked):
             return [Step(["C2"], q.text, {"edge_type": "imports", "src_qname": forms}, top_k=20,
                          relax=[{"src_qname": None, "src_name": code.rsplit(".", 1)[-1]}, "src_name"],
                          precise=["src_qname"], why=f"import edges out of {code}: what it imports")]
-        # A module is the edge's target; a class or function is the name imported from its module.
+        # A module is the edge's target; a class or function is the name imported from its module; a
+        # package (one word: `click`) is the top of every import from it (`from click import echo`).
         name = code.rsplit(".", 1)[-1]
+        relax = [{"dst_ref": None, "imported_name": name}, "imported_name"]
+        if "." not in code:
+            relax = [{"dst_ref": None, "dst_root": code}, {"dst_root": None, "imported_name": name}, "imported_name"]
         return [Step(["C2"], q.text, {"edge_type": "imports", "dst_ref": qualified_forms(code, q.vocabulary)},
-                     top_k=20, relax=[{"dst_ref": None, "imported_name": name}, "imported_name"],
-                     precise=["dst_ref", "imported_name"], why=f"import edges to {code}: the modules that import it")]
+                     top_k=20, relax=relax, precise=["dst_ref", "dst_root", "imported_name"],
+                     why=f"import edges to {code}: the modules that import it")]
     return None
 
 

@@ -107,6 +107,8 @@ def edge_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
             "dst_name": ref.dst_ref.rsplit(".", 1)[-1],
             "resolution": resolution,
             **({"imported_name": imported} if imported else {}),
+            # The top package an import reads from: "who imports click" finds `from click import echo` too.
+            **({"dst_root": ref.dst_ref.split(".")[0]} if ref.edge_type == "imports" else {}),
             "line": ref.line,
             "is_test": file.is_test,
             "source_path": file.path,

@@ -243,3 +243,19 @@ def test_a_question_about_environment_variables_gets_the_variables_the_code_read
         assert plan.intent == "env_vars" and plan.steps[0].filters["target_type"] == "env_var", question
         assert {hit.metadata.get("target") for hit in hits[:2]} == {"ENVKIT_WORKERS", "ENVKIT_HOME"}, question
         assert hits[0].metadata["source_path"] == "envkit/settings.py"
+
+
+@pytest.mark.django_db
+def test_who_imports_a_package_finds_the_names_imported_from_it(tmp_path):
+    repo = tmp_path / "greeter"
+    (repo / "greeter").mkdir(parents=True)
+    (repo / "greeter" / "__init__.py").write_text("")
+    (repo / "greeter" / "say.py").write_text("from click import echo\n\n\ndef hello():\n    echo('hello')\n")
+    (repo / "greeter" / "check.py").write_text("from click.testing import CliRunner\n\n\ndef runner():\n"
+                                                "    return CliRunner()\n")
+    (repo / "greeter" / "plain.py").write_text("import json\n\n\ndef dump(value):\n    return json.dumps(value)\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    plan, hits = plan_and_search("Who imports `click`?", [kb.pk])
+    assert plan.trace[0]["filters"] == {"edge_type": "imports", "dst_root": "click"}  # no `import click` anywhere
+    assert {hit.metadata.get("src_qname") for hit in hits[:2]} == {"greeter.say", "greeter.check"}
