@@ -26,7 +26,8 @@ _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
-_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+# (Not "[3][4]": two reference markers in a row, see MARKER below.)
+_REF_LINK = re.compile(r"\[(?!\s*\d{1,6}\s*\])([^\]]+)\]\[[^\]]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 # Underscores mark emphasis only at word edges (CommonMark): snake_case and ENV_VARS are words.
 _EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\3(?!\w)")
@@ -38,6 +39,11 @@ _TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6
                   r"|s|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^<>]*>", re.I)
 _BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+", re.M)
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
+# A list item of clean text, as `sentences` gives it: a bullet, or a numbered step ("1." or "2)").
+# (Three digits at most: a line of a PDF may start with a year, "2010. The next release…".)
+ITEM = re.compile(r"(?:• |\d{1,3}[.)] )")
+_NUMBER = re.compile(r"\d{1,3}[.)]")
+_SOURCE_MARKER = re.compile(rf"[ \t]*(?:{MARKER.pattern})", MARKER.flags)
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
@@ -75,7 +81,9 @@ def clean_text(text: str) -> str:
     text = _BULLET.sub("• ", text)
     text = _ESCAPE.sub(r"\1", text)
     text = _CODE_PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
-    text = MARKER.sub("", text)  # "[3]" in a source, code or not, would read as our citation
+    # "[3]" in a source, code or not, would read as our citation; gone with the space before it, so
+    # "Debian [3]." reads "Debian.", not "Debian .".
+    text = _SOURCE_MARKER.sub("", text)
     # Table rows read as their cells; runs of spaces (and indentation) collapse.
     lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())
              for line in text.split("\n")]
@@ -157,13 +165,14 @@ def _code_likeness(text: str) -> float:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences and list items of clean text, each on one line.
+    """Sentences and list items of clean text, each on one line: a bullet ("• ") or a numbered step
+    ("1.", "2)") starts an item of its own, its number kept with it.
 
     A full stop does not end a sentence after an initial ("J. R. R. Tolkien", "А. С. Пушкин") or a
     common abbreviation ("e.g.", "род.", "см."), nor inside brackets that close later on
     ("Голикова (род. 9 февраля 1966)")."""
     out = []
-    for block in re.split(r"\n\s*\n|\n(?=• )", text):
+    for block in re.split(r"\n\s*\n|\n(?=• |\d{1,3}[.)] )", text):
         block = " ".join(block.split())
         start = 0
         for match in _SENTENCE.finditer(block):
@@ -176,6 +185,8 @@ def sentences(text: str) -> list[str]:
 
 def _ends_sentence(before: str, after: str) -> bool:
     """Whether the full stop (or ! ? …) at the end of `before` ends a sentence, `after` following it."""
+    if _NUMBER.fullmatch(before.strip()):
+        return False  # the number of a step ("1. Unplug the router.")
     if before.count("(") > before.count(")") and ")" in after:
         return False
     last = before.split()[-1] if before.split() else ""

@@ -69,7 +69,7 @@ class CleanTextTests(TestCase):
     def test_a_citation_marker_in_a_code_span_is_dropped_without_unpairing_the_others(self):
         # Seen on the demo base: "cited `[1]`; … (as `Q: … A: …`)" lost one backtick of the second span.
         self.assertEqual(source_text.clean_text("It is cited `[1]` or [2]; entries read as `Q: … A: …`."),
-                         "It is cited or ; entries read as Q: … A: ….")
+                         "It is cited or; entries read as Q: … A: ….")
 
     def test_fenced_code_is_left_out_of_an_extract(self):
         # Seen on the demo base: a JSON reply in a walkthrough, cut mid-word by the chunker, was the answer.
@@ -105,6 +105,20 @@ class CleanTextTests(TestCase):
                           "Стихи А. С. Пушкина, см. Приложение 2.", "Конец."])
         self.assertEqual(source_text.sentences("Unbalanced (still ends. Here. Ok."),
                          ["Unbalanced (still ends.", "Here.", "Ok."])
+
+    def test_reference_markers_of_a_source_go_with_the_space_before_them(self):
+        # Seen on Wikipedia-like pages: "разработчиком [82], то… Debian [3]." read "разработчиком , то… Debian .".
+        text = source_text.clean_text("Он стал разработчиком [82], то есть вошёл в Debian [3][4]. Это [5] важно.")
+        self.assertEqual(text, "Он стал разработчиком, то есть вошёл в Debian. Это важно.")
+
+    def test_numbered_steps_are_items_of_their_own_with_their_numbers(self):
+        # Seen in a router manual: "• Replace the cable if the WAN LED stays off 2." glued the next step's number on.
+        text = source_text.clean_text("If the internet is down:\n\n1. Check the WAN LED.\n   - Replace the cable if "
+                                      "the WAN LED stays off\n2. Restart the router. Wait a minute.\n3) Call us.\n")
+        self.assertEqual(source_text.sentences(text),
+                         ["If the internet is down:", "1. Check the WAN LED.",
+                          "• Replace the cable if the WAN LED stays off", "2. Restart the router.", "Wait a minute.",
+                          "3) Call us."])
 
     def test_a_sentence_introducing_a_short_command_brings_it_along(self):
         source = ("Keys are created in the admin or on the command line:\n\n```bash\nmanage.py create_api_key NAME "
