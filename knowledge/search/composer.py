@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from knowledge.search.source_text import COMMAND, clean_text, quotable_text, sentences
+from knowledge.search.source_text import COMMAND, ITEM, clean_text, quotable_text, sentences
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
 # relevance, 0..1, see retrieval.relevance) and no other entry comes as close.
@@ -27,6 +27,11 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
+_ENDS = re.compile(r"[.!?…:;][\"'»”)]*$")  # a sentence ends so; a heading does not
+# A list item or heading that opens with a question word names a topic ("• What a component is",
+# "• Как написать компонент"): a table of contents, not an answer.
+_TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|where|что|как|какой|какая|какое|какие"
+                    r"|какую|каким|почему|зачем|когда|где|кто|чем)\b", re.I)
 # Questions that ask for a date or a number, and sentences that hold one (Russian and English).
 _MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
            r"|april|may|june|july|august|september|october|november|december")
@@ -63,15 +68,18 @@ def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
 
 def _extract(question: str, sources: list) -> Composition:
     asked = _stems(question)
-    items, commands = [], []  # (source number, position, sentence, stems)
+    items, brought = [], []  # (source number, position, sentence, stems); brought: only after their introduction
     for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1):
-        for position, sentence in enumerate(sentences(quotable_text(hit.content))):
+        source = sentences(quotable_text(hit.content))
+        for position, sentence in enumerate(source):
             if sentence.startswith(COMMAND):  # never chosen for its words; shown after its introduction
-                commands.append((number, position, sentence, set()))
+                brought.append((number, position, sentence, set()))
                 continue
             stems = _stems(sentence)
-            if stems and not _echoes(stems, asked, sentence):
+            if _answers(stems, asked, sentence, alone=len(source) == 1):
                 items.append((number, position, sentence, stems))
+            elif ITEM.match(sentence):  # "• Install Node.js" is no answer, but reads well after "To start:"
+                brought.append((number, position, sentence, set()))
     if not items:
         return Composition("", [], False)
     # Words every candidate shares ("React" in React docs) say little: weigh them by rarity.
@@ -91,7 +99,7 @@ def _extract(question: str, sources: list) -> Composition:
         if len(item[2]) <= budget or not chosen:
             chosen.append(item)
             budget -= len(item[2])
-    listed = _list_after(chosen, sorted(items + commands, key=lambda item: item[:2]), budget)
+    listed = _list_after(chosen, sorted(items + brought, key=lambda item: item[:2]), budget)
     chosen += listed
     chosen += _expected_kind(question, ranked[0], chosen, items, budget - sum(len(item[2]) for item in listed))
     chosen.sort(key=lambda item: (item[0], item[1]))
@@ -168,6 +176,26 @@ def shares_words(question: str, sources: list) -> bool:
     asked = _stems(question)
     return not asked or any(asked & _stems(f"{hit.document_title} {hit.section_path} {hit.content}")
                             for hit in sources)
+
+
+def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool) -> bool:
+    """Whether a sentence is content that may be quoted as an answer: not the question again, not a
+    fragment of a few characters (a caption, an OCR misreading), not a heading, not a list item that
+    only restates words of the question (a table of contents). `alone`: the only sentence of its
+    source (a table row has no full stop and is no heading)."""
+    if not stems or _echoes(stems, asked, sentence):
+        return False
+    words = len(_WORD.findall(sentence))
+    if words < 3 or len(sentence) < 10:
+        return False
+    if ITEM.match(sentence) and not stems - asked:
+        return False  # a list item of nothing but the question's words
+    if _ENDS.search(sentence):
+        return True
+    if _TOPIC.match(sentence):
+        return False
+    # Without a full stop: a list item of a few words, a heading (one of a table row's cells is no heading).
+    return words > 4 if ITEM.match(sentence) else alone or words >= 8
 
 
 def _echoes(stems: set[str], asked: set[str], sentence: str) -> bool:

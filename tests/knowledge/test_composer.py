@@ -178,6 +178,29 @@ class ComposeTests(TestCase):
         self.assertEqual(result.cited, [2])
 
 
+class ExtractTests(TestCase):
+    def extract(self, question: str, *contents: str) -> composer.Composition:
+        return composer.compose(question, [hit(n, content) for n, content in enumerate(contents, start=1)],
+                                entry_match=False)
+
+    def test_a_heading_or_a_list_of_topics_is_no_answer(self):
+        # Seen on React docs: "Что такое чистые компоненты в React?" was answered "• Что такое компонент [1]".
+        source = ("Вы узнаете:\n\n* Что такое компонент\n* Какую роль играют компоненты в React-приложении\n\n"
+                  "Компоненты — основа интерфейса: кнопки, формы и целые страницы.")
+        answer = self.extract("Что такое чистые компоненты в React?", source).text
+        self.assertNotIn("•", answer)
+        self.assertIn("Компоненты — основа интерфейса: кнопки, формы и целые страницы. [1]", answer)
+        # A heading line of an HTML page or a PDF (no "#" to tell it) is not quoted either.
+        answer = self.extract("How do I reset the router to factory settings?",
+                              "Factory settings of the router\n\nHold the Reset button for ten seconds.").text
+        self.assertEqual(answer, "Hold the Reset button for ten seconds. [1]")
+
+    def test_a_fragment_of_a_few_characters_is_refused_not_answered(self):
+        # Seen on a scanned PDF: "What does the pdflatex outline document describe?" was answered "Маше [1]".
+        result = self.extract("What does the pdflatex outline document describe?", "Outline\n\nМаше\n\n3")
+        self.assertEqual((result.text, result.cited), ("", []))
+
+
 class AnswerTests(TestCase):
     @classmethod
     def setUpTestData(cls):
