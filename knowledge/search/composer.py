@@ -5,7 +5,11 @@
 - When the best source is an FAQ entry that clearly matches the question (`entry_match`), the
   answer is that entry's answer, verbatim (as clean text), cited `[1]`.
 - Otherwise the few sentences of the top sources that share the most words with the question,
-  in source order, each followed by its marker; never a sentence that only repeats the question.
+  in source order, each followed by its marker; never a sentence that only repeats the question,
+  nor a heading or a fragment (`_answers`). A list item comes with what makes it readable (the
+  numbered step it is a sub-point of, the sentence introducing its list), and a sentence ending
+  with ":" with what it introduces (its list, a short command, else the next sentence): an extract
+  never ends on a colon.
 
 Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code
 left out but for a short command after the sentence that introduces it, sentences). Metadata
@@ -28,6 +32,7 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
 _ENDS = re.compile(r"[.!?…:;][\"'»”)]*$")  # a sentence ends so; a heading does not
+_STEP = re.compile(r"\d{1,3}[.)] ")
 # A list item or heading that opens with a question word names a topic ("• What a component is",
 # "• Как написать компонент"): a table of contents, not an answer.
 _TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|where|что|как|какой|какая|какое|какие"
@@ -68,18 +73,16 @@ def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
 
 def _extract(question: str, sources: list) -> Composition:
     asked = _stems(question)
-    items, brought = [], []  # (source number, position, sentence, stems); brought: only after their introduction
-    for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1):
-        source = sentences(quotable_text(hit.content))
+    lines = {number: sentences(quotable_text(hit.content))
+             for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1)}
+    items = []  # (source number, position, sentence, stems)
+    for number, source in lines.items():
         for position, sentence in enumerate(source):
             if sentence.startswith(COMMAND):  # never chosen for its words; shown after its introduction
-                brought.append((number, position, sentence, set()))
                 continue
             stems = _stems(sentence)
             if _answers(stems, asked, sentence, alone=len(source) == 1):
                 items.append((number, position, sentence, stems))
-            elif ITEM.match(sentence):  # "• Install Node.js" is no answer, but reads well after "To start:"
-                brought.append((number, position, sentence, set()))
     if not items:
         return Composition("", [], False)
     # Words every candidate shares ("React" in React docs) say little: weigh them by rarity.
@@ -92,64 +95,98 @@ def _extract(question: str, sources: list) -> Composition:
         return sum(weight[stem] for stem in item[3] & asked) / total + 0.05 / item[0] - 0.001 * item[1]
 
     ranked = sorted(items, key=score, reverse=True)
-    best, chosen, budget = score(ranked[0]), [], setting("EXTRACT_MAX_CHARS")
+    best, budget = score(ranked[0]), setting("EXTRACT_MAX_CHARS")
+    chosen, picked = {}, 0  # {(source number, position): sentence}
     for item in ranked:
-        if len(chosen) >= setting("EXTRACT_SENTENCES") or (chosen and score(item) < max(0.1, best / 2)):
+        if picked >= setting("EXTRACT_SENTENCES") or (chosen and score(item) < max(0.1, best / 2)):
             break
-        if len(item[2]) <= budget or not chosen:
-            chosen.append(item)
-            budget -= len(item[2])
-    listed = _list_after(chosen, sorted(items + brought, key=lambda item: item[:2]), budget)
-    chosen += listed
-    chosen += _expected_kind(question, ranked[0], chosen, items, budget - sum(len(item[2]) for item in listed))
-    chosen.sort(key=lambda item: (item[0], item[1]))
-    text = ""
-    for number, _, sentence, _ in chosen:
+        unit = _unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])))
+        new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen}
+        cost = sum(len(sentence) for sentence in new.values())
+        if unit is not None and (cost <= budget or not chosen):
+            chosen.update(new)
+            budget -= cost
+            picked += 1
+    if not chosen:
+        return Composition("", [], False)
+    for number, position, sentence, _ in _expected_kind(question, ranked[0], chosen, items, budget):
+        chosen[(number, position)] = sentence
+    text, cited, after_item = "", set(), False
+    for (number, _), sentence in sorted(chosen.items()):
+        cited.add(number)
         # List items keep their lines, commands too (as written, indented); sentences run on as a paragraph.
         if sentence.startswith(COMMAND):
             text += ("" if text.endswith("\n") else "\n") + f"    {sentence[len(COMMAND):]}\n"
-        else:
-            text += ("\n" if sentence.startswith("• ") else "" if text.endswith("\n") else " ")
-            text += f"{_clip(sentence)} [{number}]"
-    return Composition(text.strip(" \n"), sorted({item[0] for item in chosen}), False)
+            continue
+        item = bool(ITEM.match(sentence))
+        text += "\n" if item or after_item else "" if text.endswith("\n") else " "
+        text += f"{_clip(sentence)} [{number}]"
+        after_item = item
+    return Composition(text.strip(" \n"), sorted(cited), False)
 
 
-def _expected_kind(question: str, best: tuple, chosen: list, items: list, budget: int) -> list:
+def _expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
     """For a "when" or "how many" question whose extract holds no date or number: the sentence of the
     best sentence's source that does, nearest to it (the answer is often the next sentence, which
     names the subject as "it" and shares no word with the question)."""
     kind = next((kind for kind, (asks, _) in _ANSWER_KINDS.items() if asks.search(question)), None)
-    if kind is None or any(_ANSWER_KINDS[kind][1].search(item[2]) for item in chosen):
+    if kind is None or any(_ANSWER_KINDS[kind][1].search(sentence) for sentence in chosen.values()):
         return []
     holding = [item for item in items if item[0] == best[0] and _ANSWER_KINDS[kind][1].search(item[2])
-               and item not in chosen and len(item[2]) <= budget]
+               and (item[0], item[1]) not in chosen and len(item[2]) <= budget]
     return sorted(holding, key=lambda item: abs(item[1] - best[1]))[:1]
 
 
-def _list_after(chosen: list, items: list, budget: int) -> list:
-    """A chosen sentence that introduces a list ("…include:") or a command brings them along."""
-    extra, taken = [], {(item[0], item[1]) for item in chosen}
-    for number, position, sentence, _ in list(chosen):
-        if not sentence.endswith(":"):
-            continue
-        following = position + 1  # a command must come right after the introduction or the last line
-        for item in items:
-            if item[0] != number or item[1] <= position:
-                continue
-            if (number, item[1]) in taken:
-                if not item[2].startswith(("• ", COMMAND)):
-                    break  # a sentence of its own ends the list
-                following = item[1] + 1
-                continue
-            if not item[2].startswith(("• ", COMMAND)) or len(item[2]) > budget or item[1] > position + 6:
-                break
-            if item[2].startswith(COMMAND) and item[1] != following:
-                break
-            extra.append(item)
-            taken.add((number, item[1]))
-            budget -= len(item[2])
-            following = item[1] + 1
-    return extra
+def _unit(item: tuple, source: list[str], budget: int) -> dict | None:
+    """A chosen sentence with what it needs to be read: the lead-in of a list item, what a sentence
+    ending with ":" introduces. None when that cannot be had: an extract never ends on a colon."""
+    number, position, sentence, _ = item
+    unit = {(number, at): source[at] for at in _lead_in(source, position)}
+    unit[(number, position)] = sentence
+    if sentence.endswith(":"):
+        introduced = _introduced(source, position, budget - sum(len(line) for line in unit.values()))
+        if not introduced:
+            return None
+        unit.update({(number, at): source[at] for at in introduced})
+    return unit
+
+
+def _lead_in(source: list[str], position: int) -> list[int]:
+    """The positions of what makes a list item readable on its own: the numbered step a bullet is a
+    sub-point of, or the sentence introducing the list ("If the LED stays off:")."""
+    if not ITEM.match(source[position]):
+        return []
+    bullet, at = source[position].startswith("• "), position - 1
+    while at >= 0 and (source[at].startswith(COMMAND) or (ITEM.match(source[at])
+                                                         and source[at].startswith("• ") == bullet)):
+        at -= 1
+    if at < 0:
+        return []
+    if bullet and ITEM.match(source[at]):
+        return [at]  # the step of a numbered list this bullet belongs to
+    if source[at].endswith(":"):
+        # "2. Check the LED. If it is off:" introduces its bullets with the step's second sentence.
+        return [at - 1, at] if at > 0 and bullet and _STEP.match(source[at - 1]) else [at]
+    return []
+
+
+def _introduced(source: list[str], position: int, budget: int) -> list[int]:
+    """The positions of what the sentence at `position`, ending with ":", introduces: its list or
+    command (the lines right after it), else the next sentence, which goes on from it (the code it
+    introduced is too long to quote); [] when neither fits in `budget`."""
+    taken, at = [], position + 1
+    while at < len(source) and at <= position + 6 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)):
+        if len(source[at]) > budget:
+            return taken
+        taken.append(at)
+        budget -= len(source[at])
+        at += 1
+    if taken or at >= len(source) or ITEM.match(source[at]) or source[at].startswith(COMMAND):
+        return taken
+    following = source[at]
+    if len(following) <= budget and _ENDS.search(following) and not following.endswith((":", "?")):
+        return [at]
+    return []
 
 
 def _clip(sentence: str, limit: int = 400) -> str:

@@ -200,6 +200,28 @@ class ExtractTests(TestCase):
         result = self.extract("What does the pdflatex outline document describe?", "Outline\n\nМаше\n\n3")
         self.assertEqual((result.text, result.cited), ("", []))
 
+    def test_a_sub_point_of_a_numbered_step_keeps_its_step_and_not_the_next_number(self):
+        source = ("If the internet is down:\n\n1. Check the WAN LED.\n   - Replace the cable if the WAN LED stays "
+                  "off\n2. Restart the router.\n3. Call the support line.\n")
+        answer = self.extract("What should I do if the WAN LED stays off?", source).text
+        self.assertIn("1. Check the WAN LED. [1]\n• Replace the cable if the WAN LED stays off [1]", answer)
+        self.assertNotIn("2.", answer)
+
+    def test_an_extract_never_ends_on_the_colon_of_what_it_leaves_out(self):
+        # Seen on React docs: "…можете наткнуться на проблему: [3]", the code after it (too long to quote) dropped.
+        code = "```js\nfunction Counter() {\n  useEffect(() => {\n    setCount(count + 1);\n  }, [count]);\n}\n```"
+        source = (f"If you update state from its previous value in an effect, you may run into a problem:\n\n{code}"
+                  "\n\nBecause count is reactive, it re-runs every second.")
+        answer = self.extract("Why is updating state from the previous value in an effect a problem?", source).text
+        self.assertIn("you may run into a problem: [1] Because count is reactive, it re-runs every second. [1]",
+                      answer)
+        # With nothing after it in the source, the sentence is not quoted at all.
+        answer = self.extract("How do I reset the router to factory settings?",
+                              "The router keeps its settings after an update.\n\nTo reset the router to factory "
+                              "settings, do this:").text
+        self.assertNotRegex(answer, r":\s*\[\d+\]")
+        self.assertIn("The router keeps its settings after an update. [1]", answer)
+
 
 class AnswerTests(TestCase):
     @classmethod
