@@ -75,11 +75,14 @@ def _extract(question: str, sources: list) -> Composition:
     asked = _stems(question)
     lines = {number: sentences(quotable_text(hit.content))
              for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1)}
-    items = []  # (source number, position, sentence, stems)
+    items, seen = [], set()  # (source number, position, sentence, stems)
     for number, source in lines.items():
         for position, sentence in enumerate(source):
-            if sentence.startswith(COMMAND):  # never chosen for its words; shown after its introduction
+            # Commands are never chosen for their words (they come after their introduction), and a
+            # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
+            if sentence.startswith(COMMAND) or _same(sentence) in seen:
                 continue
+            seen.add(_same(sentence))
             stems = _stems(sentence)
             if _answers(stems, asked, sentence, alone=len(source) == 1):
                 items.append((number, position, sentence, stems))
@@ -111,8 +114,11 @@ def _extract(question: str, sources: list) -> Composition:
         return Composition("", [], False)
     for number, position, sentence, _ in _expected_kind(question, ranked[0], chosen, items, budget):
         chosen[(number, position)] = sentence
-    text, cited, after_item = "", set(), False
+    text, said, cited, after_item = "", set(), set(), False
     for (number, _), sentence in sorted(chosen.items()):
+        if _same(sentence) in said:
+            continue  # the same sentence from another copy of the text
+        said.add(_same(sentence))
         cited.add(number)
         # List items keep their lines, commands too (as written, indented); sentences run on as a paragraph.
         if sentence.startswith(COMMAND):
@@ -233,6 +239,11 @@ def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool) ->
         return False
     # Without a full stop: a list item of a few words, a heading (one of a table row's cells is no heading).
     return words > 4 if ITEM.match(sentence) else alone or words >= 8
+
+
+def _same(sentence: str) -> str:
+    """A sentence as compared with another: its words, in lower case."""
+    return " ".join(_WORD.findall(sentence.lower()))
 
 
 def _echoes(stems: set[str], asked: set[str], sentence: str) -> bool:

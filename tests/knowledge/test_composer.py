@@ -222,6 +222,13 @@ class ExtractTests(TestCase):
         self.assertNotRegex(answer, r":\s*\[\d+\]")
         self.assertIn("The router keeps its settings after an update. [1]", answer)
 
+    def test_a_sentence_is_quoted_once_from_two_copies_of_a_text(self):
+        # An HTML page and its PDF: the same sentences, broken into lines differently.
+        result = self.extract("How long does the warranty last?", "The warranty lasts two years.\nIt covers parts.",
+                              "The warranty lasts two\nyears. It covers parts.")
+        self.assertEqual(result.text.count("The warranty lasts two years."), 1)
+        self.assertEqual(result.cited, [1])
+
 
 class AnswerTests(TestCase):
     @classmethod
