@@ -59,6 +59,15 @@ def clean_text(text: str) -> str:
     text = _FENCE.sub("", text)
     text = _TABLE_SEPARATOR.sub("", text)
     text = _HEADING.sub(r"\1", text)
+    # Code spans are literal: no tags, emphasis or escapes inside (`<h1>`, `*args`, `a_b_c`), set aside
+    # until the end. (A tag dropped from "`<h1>` и `<li>`" unpaired the backticks that came after it.)
+    spans: list[str] = []
+
+    def set_aside(match: re.Match) -> str:
+        spans.append(html.unescape(match.group(1)))
+        return f"\x00{len(spans) - 1}\x00"
+
+    text = _CODE_SPAN.sub(set_aside, text)
     text = _IMAGE.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
     text = _REF_LINK.sub(r"\1", text)
@@ -66,14 +75,6 @@ def clean_text(text: str) -> str:
     text = _BR.sub("\n", text)
     text = _TAG.sub("", text)
     text = html.unescape(text)
-    # Code spans are literal: no emphasis or escapes inside (`*args`, `a_b_c`), set aside until the end.
-    spans: list[str] = []
-
-    def set_aside(match: re.Match) -> str:
-        spans.append(match.group(1))
-        return f"\x00{len(spans) - 1}\x00"
-
-    text = _CODE_SPAN.sub(set_aside, text)
     text = _COMMENT.sub("", text)
     for _ in range(2):  # nested emphasis (***bold italic***)
         text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text)

@@ -66,6 +66,14 @@ class CleanTextTests(TestCase):
         self.assertEqual(text, "Each key may make PORTAL_API_RATE_LIMIT_PER_MINUTE requests; it runs async_to_sync "
                                "and knowledge.api.visible_bases, *args, really so much.")
 
+    def test_html_tags_in_code_spans_are_code_and_leave_the_other_spans_paired(self):
+        # Seen on React docs: "`<h1>` и `<li>`" lost its tags, so "**переиспользуемые элементы UI**" further on
+        # was read as code and reached the customer with its asterisks.
+        text = source_text.clean_text("Теги `<h1>` и `<li>`. Компоненты, **переиспользуемые элементы**, как "
+                                      "`<TableOfContents />`, и [ссылка](/x) с `a &amp; b`.")
+        self.assertEqual(text, "Теги <h1> и <li>. Компоненты, переиспользуемые элементы, как <TableOfContents />, "
+                               "и ссылка с a & b.")
+
     def test_a_citation_marker_in_a_code_span_is_dropped_without_unpairing_the_others(self):
         # Seen on the demo base: "cited `[1]`; … (as `Q: … A: …`)" lost one backtick of the second span.
         self.assertEqual(source_text.clean_text("It is cited `[1]` or [2]; entries read as `Q: … A: …`."),
