@@ -59,6 +59,8 @@ REASON_SENTENCES = {
     "generator_failed": gettext_noop("The language model failed; the draft is an extract of the sources."),
     "dropped_markers": gettext_noop("The draft cited sources that do not exist; those citations were removed."),
     "no_citations": gettext_noop("The draft cites no source."),
+    "nothing_to_quote": gettext_noop(
+        "No sentence of the sources answers the question (only headings, lists of topics or fragments matched)."),
     "outgoing_flagged": gettext_noop(
         "The answer or its sources hold text that must be read before it goes out (instructions, contacts or "
         "requests for credentials)."),
@@ -140,6 +142,7 @@ class Grounding:
     # The first source is an FAQ entry whose own question clearly is the one asked.
     entry_match: bool = False
     question: str = ""
+    refusal_text: str = ""  # what a refusal says: the agent's text, the portal's or the built-in one
 
 
 def _entry_first(question: str, hits: list[SearchHit],
@@ -189,8 +192,9 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # confidence is how closely the question resembles the entry's own question.
         confidence = round(closeness, 4)
     threshold = answer_threshold() if threshold is None else threshold
+    refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT") or default_refusal(question)
     grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
-                          question=question)
+                          question=question, refusal_text=refusal)
     unquotable = (closeness is None and bool(sources) and confidence < SHARED_WORDS_NEEDED_BELOW
                   and not _quotable(question, sources))
     if unquotable:
@@ -198,8 +202,8 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
     if not sources or confidence < threshold or unquotable:
         if sources and confidence < threshold:
             reasons.append("below_threshold")
-        refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT") or default_refusal(question)
-        grounding.refusal = Answer(refusal, [], sources, confidence, reasons, refused=True, timings=result.timings)
+        grounding.refusal = Answer(grounding.refusal_text, [], sources, confidence, reasons, refused=True,
+                                   timings=result.timings)
     return grounding
 
 
@@ -231,6 +235,10 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
              entry_match: bool = False) -> Answer:
     """The answer from a generated `text`: markers checked against the sources, citations listed."""
     sources, reasons = grounding.sources, list(grounding.reasons)
+    if not text.strip():
+        # The extract found no sentence worth quoting (or a model wrote nothing): no answer, a refusal.
+        return Answer(grounding.refusal_text, [], sources, grounding.confidence, [*reasons, "nothing_to_quote"],
+                      refused=True, generator=generator, error=error, timings=grounding.timings)
     used, dropped = parse_citations(text, len(sources))
     text = rewrite_markers(text, len(sources))
     if dropped:

@@ -260,6 +260,15 @@ class AnswerTests(TestCase):
         self.assertNotIn("/learn", result.text)
 
 
+    def test_sources_with_nothing_worth_quoting_are_a_refusal_not_an_empty_answer(self):
+        kb = make_kb()
+        ingestion.ingest_text(kb, title="Outline", text="# Outline\n\nМаше\n\n3", source_uri="scan")
+        result = answers.answer("What does the outline document describe?", [kb.pk], threshold=0.0)
+        self.assertTrue(result.refused)
+        self.assertIn("nothing_to_quote", result.reasons)
+        self.assertEqual((result.citations, result.text), ([], answers.default_refusal("outline")))
+
+
 class ChatPromptTests(TestCase):
     def test_the_model_sees_entries_as_question_and_answer_in_clean_text(self):
         from knowledge.search.generation import build_prompt
