@@ -135,8 +135,12 @@ class EmailReplyTests(TestCase):
     def test_a_russian_ticket_is_answered_with_the_russian_default(self):
         sent = self.reply_by_mail("Где моя посылка? Жду уже неделю.", subject="Посылка",
                                   text="Посылка отправлена сегодня.")
-        self.assertEqual(sent.get_content().replace("\r\n", "\n").strip(),
-                         "Здравствуйте!\n\nПосылка отправлена сегодня.\n\nС уважением,\nслужба поддержки")
+        reply, quoted = sent.get_content().replace("\r\n", "\n").strip().rsplit("\n\n", 1)
+        self.assertEqual(reply, "Здравствуйте!\n\nПосылка отправлена сегодня.\n\nС уважением,\nслужба поддержки")
+        # The customer's message under it, introduced in their language.
+        attribution, line = quoted.split("\n")
+        self.assertTrue(attribution.endswith(", Ann <ann@example.com> написал(а):"), attribution)
+        self.assertEqual(line, "> Где моя посылка? Жду уже неделю.")
         self.assertEqual(sent["Subject"], "Re: Посылка")
 
     def test_the_agents_template_in_the_customers_language(self):
@@ -145,10 +149,10 @@ class EmailReplyTests(TestCase):
         ReplyTemplate.objects.create(agent=self.agent, kind=ReplyTemplate.Kind.EMAIL, language="ru",
                                      text="Добрый день!\n{reply}\n— {agent}")
         english = self.reply_by_mail("Where is my parcel?", subject="Parcel", text="It left today.")
-        self.assertEqual(english.get_content().replace("\r\n", "\n").strip(),
+        self.assertEqual(english.get_content().replace("\r\n", "\n").strip().rsplit("\n\n", 1)[0],
                          "Hi ann@example.com,\nIt left today.\n-- Поддержка")
         russian = self.reply_by_mail("Где моя посылка?", subject="Посылка", text="Отправлена сегодня.")
-        self.assertEqual(russian.get_content().replace("\r\n", "\n").strip(),
+        self.assertEqual(russian.get_content().replace("\r\n", "\n").strip().rsplit("\n\n", 1)[0],
                          "Добрый день!\nОтправлена сегодня.\n— Поддержка")
 
     def test_a_ticket_without_a_subject_gets_one_in_its_language(self):
