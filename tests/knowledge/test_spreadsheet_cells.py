@@ -1,6 +1,5 @@
 """Spreadsheets as their author sees them: sheet headings, merged cells and formulas."""
 
-import tempfile
 from pathlib import Path
 
 import openpyxl
@@ -10,16 +9,9 @@ from knowledge.indexing import entries, ingestion, parsing
 from knowledge.indexing.parsing import quality
 from tests.conftest import DATA
 from tests.factories import make_kb
+from tests.knowledge.test_tables import TempDirMixin
 
 DOCUMENTS = DATA / "documents"
-
-
-class TempDirMixin:
-    def setUp(self):
-        super().setUp()
-        self._tmp = tempfile.TemporaryDirectory()
-        self.tmp = Path(self._tmp.name)
-        self.addCleanup(self._tmp.cleanup)
 
 
 def save(book: openpyxl.Workbook, path: Path) -> Path:
