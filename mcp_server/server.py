@@ -29,6 +29,8 @@ from django.http import Http404
 from django.utils.translation import gettext
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
+from mcp.shared.exceptions import McpError
+from mcp.types import ErrorData
 from pydantic import Field
 
 from knowledge.api import answer_dict, hit_dict, searchable_ids, visible_bases, with_counts
@@ -54,6 +56,9 @@ from tickets.schemas import TicketDetailOut
 
 logger = logging.getLogger(__name__)
 
+# JSON-RPC error codes of a refused resource read: MCP's "resource not found", and the one `views` answers
+# a refused key with.
+RESOURCE_NOT_FOUND, KEY_REFUSED = -32002, -32001
 # A page of document text: enough for a model to read a source, small enough for its context.
 DOCUMENT_PAGE_CHARS = 20_000
 
@@ -62,11 +67,32 @@ _authorize: ContextVar[Callable[[], ApiKey]] = ContextVar("mcp_authorize")
 TOOL_SCOPES: dict[str, str] = {}
 
 
+class ResourceRefused(ResourceError):
+    """A resource this key may not read, or that does not exist: `code` is the JSON-RPC error it answers."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
 class PortalMCP(FastMCP):
     async def list_tools(self):
         """The tools the calling key has the scopes for (calling another still answers `missing_scope`)."""
         scopes = await sync_to_async(_caller_scopes)()
         return [tool for tool in await super().list_tools() if TOOL_SCOPES.get(tool.name) in scopes]
+
+    async def read_resource(self, uri):
+        """A refused resource read answers its own JSON-RPC error with our message once: the SDK wraps a
+        template's error in "Error creating resource from template:" twice and answers any error with code 0."""
+        try:
+            return await super().read_resource(uri)
+        except Exception as exc:
+            refused = exc
+            while refused is not None and not isinstance(refused, ResourceRefused):
+                refused = refused.__context__
+            if refused is None:
+                raise
+            raise McpError(ErrorData(code=refused.code, message=str(refused))) from None
 
 
 def _caller_scopes() -> set[str]:
@@ -296,4 +322,6 @@ async def document_resource(slug: str, document_id: str) -> str:
     try:
         return await sync_to_async(_run)(read, Scope.READ, (), {})
     except ToolError as exc:
-        raise ResourceError(str(exc)) from None
+        # MCP's "resource not found" for what the key cannot see; the portal's auth code for the rest.
+        code = RESOURCE_NOT_FOUND if str(exc).startswith("not_found") else KEY_REFUSED
+        raise ResourceRefused(str(exc), code) from None

@@ -10,6 +10,7 @@ from django.test import LiveServerTestCase, override_settings
 from django.utils import timezone
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import McpError
 
 from portal.models import Scope
 from tests.api.base import make_key
@@ -156,6 +157,13 @@ class McpHttpTests(LiveServerTestCase):
         with self.assertRaises(Exception) as caught:
             call(self.url, self.token_a, read)
         self.assertNotIn("marmalade", str(caught.exception))
+        error = caught.exception
+        while isinstance(error, BaseExceptionGroup):  # the client's task group wraps it
+            error = error.exceptions[0]
+        # MCP's "resource not found", our message once (the SDK's own answer: code 0, its prefix twice).
+        self.assertIsInstance(error, McpError)
+        self.assertEqual((error.error.code, error.error.message),
+                         (-32002, "not_found: no such object, or not one this API key may use"))
 
     def test_a_key_is_listed_only_the_tools_its_scopes_allow(self):
         listed = {t.name for t in call(self.url, self.token_ro, lambda session: session.list_tools()).tools}
