@@ -31,6 +31,7 @@ from knowledge.exceptions import (
     UnsupportedFileError,
 )
 from portal.auth import READ, ApiError, ApiKeyThrottle
+from portal.field_errors import field_message
 from portal.middleware import database_unavailable, is_outage
 
 logger = logging.getLogger(__name__)
@@ -157,7 +158,7 @@ def _field_error(error: dict) -> dict:
     if location == "body" and len(path) > 1:
         path = path[1:]  # drop the endpoint's parameter name ("payload"), keep the JSON path
     # A validator's own message, without pydantic's "Value error, " / "Assertion failed, " in front.
-    message = (error.get("ctx") or {}).get("error") if error.get("type") in ERROR_PREFIXED else None
+    message = (error.get("ctx") or {}).get("error") if error.get("type") in ERROR_PREFIXED else field_message(error)
     return {"field": ".".join(path), "location": location, "message": str(message or error.get("msg", "")),
             "type": error.get("type", "")}
 

@@ -65,3 +65,18 @@ class FieldMessageTests(ApiTestCase):
         error = self.assertError(self.api("post", "/knowledge-bases", token=token, data={"name": "   "}), 422)
         self.assertEqual(error["fields"], [{"field": "name", "location": "body", "message": "must not be blank",
                                             "type": "value_error"}])
+
+    def test_pydantics_checks_are_worded_in_the_requests_language(self):
+        _, token = make_key()
+        body = {"query": "", "top_k": 500, "mode": "fuzzy"}
+        error = self.assertError(self.api("post", "/search", token=token, data=body), 422)
+        english = {field["field"]: field["message"] for field in error["fields"]}
+        self.assertEqual(english, {"query": "Must be at least 1 characters long.", "top_k": "Must be at most 50.",
+                                   "mode": "Must be one of 'hybrid', 'vector', 'keyword'."})
+        response = self.client.post("/api/v1/search", body, content_type="application/json",
+                                    headers={"Authorization": f"Bearer {token}", "Accept-Language": "ru"})
+        russian = {field["field"]: field["message"] for field in self.assertError(response, 422)["fields"]}
+        self.assertEqual(russian, {"query": "Должно быть не короче 1 символов.", "top_k": "Должно быть не больше 50.",
+                                   "mode": "Должно быть одним из значений: 'hybrid', 'vector', 'keyword'."})
+        error = self.assertError(self.api("post", "/search", token=token, data={}), 422)
+        self.assertEqual(error["fields"][0]["message"], "This field is required.")
