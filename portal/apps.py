@@ -1,3 +1,5 @@
+import contextlib
+
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
@@ -10,8 +12,14 @@ class PortalConfig(AppConfig):
         from django.apps import apps
         from django_q.signals import post_spawn
 
-        from portal import checks  # noqa: F401  (registers the system checks)
+        from portal import catalogues, checks  # noqa: F401  (checks registers the system checks)
         from portal.jobs import lower_worker_priority, start_reaper
+
+        # A checkout started without bin/up or bin/test (`manage.py runserver` after a clone) has no
+        # compiled catalogue yet: compile what is missing or stale, as those scripts do. A read-only
+        # install keeps the catalogues its image was built with.
+        with contextlib.suppress(OSError):
+            catalogues.compile_catalogues(catalogues.LOCALE_DIR)
 
         post_spawn.connect(lower_worker_priority, dispatch_uid="portal-worker-nice")
         post_spawn.connect(start_reaper, dispatch_uid="portal-job-reaper")

@@ -1,8 +1,9 @@
 """Compile the translation catalogues (locale/<lang>/LC_MESSAGES/*.po → .mo) without GNU gettext.
 
 `bin/test` and `bin/up` use Django's `compilemessages` (which needs gettext's `msgfmt`) when it is
-installed and this otherwise; the test run also calls it, so a fresh checkout never serves stale
-or missing translations. The .mo files are build output and are not committed.
+installed and this otherwise; the test run and the portal's start-up (`PortalConfig.ready`, for a
+checkout run with `manage.py` alone) also call it, so a fresh checkout never serves stale or missing
+translations. The .mo files are build output and are not committed.
 """
 
 import os

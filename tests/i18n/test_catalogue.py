@@ -14,9 +14,11 @@ from pathlib import Path
 
 import polib
 import pytest
+from django.apps import apps
 from django.conf import settings
 from django.utils import translation
 
+from portal import catalogues
 from portal.catalogues import compile_catalogues
 
 PO = Path(settings.BASE_DIR) / "locale" / "ru" / "LC_MESSAGES" / "django.po"
@@ -98,3 +100,13 @@ def test_every_marked_string_is_in_the_catalogue(tmp_path):
     fresh = polib.pofile(str(copy / "locale" / "ru" / "LC_MESSAGES" / "django.po"))
     missing = [entry.msgid for entry in fresh if not entry.obsolete and not entry.translated()]
     assert missing == [], "marked in the code but not translated in locale/ru (run makemessages): " + repr(missing)
+
+
+def test_the_portal_compiles_a_missing_catalogue_when_it_starts(tmp_path, monkeypatch):
+    # `manage.py runserver` right after a clone, without bin/up: the Russian admin must not be English.
+    target = tmp_path / "ru" / "LC_MESSAGES"
+    target.mkdir(parents=True)
+    shutil.copy(PO, target / "django.po")
+    monkeypatch.setattr(catalogues, "LOCALE_DIR", tmp_path)
+    apps.get_app_config("portal").ready()
+    assert polib.mofile(str(target / "django.mo")).find("Search playground").msgstr == "Песочница поиска"
