@@ -104,7 +104,9 @@ def resolve(host: str, port: int, allow: AllowList) -> list[str]:
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (socket.gaierror, UnicodeError) as exc:
-            raise ConnectError(_("cannot resolve %(host)s: %(error)s") % {"host": host, "error": exc}) from exc
+            # "Name or service not known", not "[Errno -2] Name or service not known".
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise ConnectError(_("cannot resolve %(host)s: %(error)s") % {"host": host, "error": reason}) from exc
         addresses = list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos))
     if literal is None and allow.allows_host(host):
         permitted = [str(a) for a in addresses if a not in METADATA_ADDRESSES or allow.allows_address(a)]

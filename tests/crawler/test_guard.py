@@ -1,6 +1,7 @@
 import ipaddress
 
 import pytest
+from httpcore import ConnectError
 
 from crawler import crawling, guard
 from crawler.exceptions import BlockedAddressError
@@ -30,6 +31,14 @@ def test_host_names_are_checked_after_dns_resolution():
         guard.resolve("localhost", 80, guard.AllowList([]))
     # Which internal address the name has is not told to whoever asked for the URL.
     assert "127.0.0.1" not in str(refused.value) and "::1" not in str(refused.value)
+
+
+def test_a_host_name_that_does_not_resolve_is_said_in_words_not_an_errno():
+    # .invalid never resolves (RFC 2606); the resolver answers at once.
+    with pytest.raises(ConnectError) as failed:
+        guard.resolve("portal-test.invalid", 443, guard.AllowList([]))
+    assert str(failed.value).startswith("cannot resolve portal-test.invalid: ")
+    assert "Errno" not in str(failed.value)
 
 
 @pytest.mark.parametrize("entry", ["127.0.0.1", "127.0.0.0/8", "localhost"])
