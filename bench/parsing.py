@@ -165,7 +165,9 @@ def check_scans() -> int:
         document[index].render(scale=300 / 72, grayscale=True).to_pil().save(scan, "PDF", resolution=300)
         document.close()
         recognised = ocr.recognise_pages(parse_file_isolated(scan), scan, languages="rus+eng").text
-    expected = collections.Counter(re.findall(r"\w+", PdfReader(source).pages[index].extract_text().lower()))
+    # A word hyphenated at a line end is one word, as the portal now reads it ("предше-/ствующие").
+    printed = re.sub(r"(\w)-\s*\n\s*(\w)", r"\1\2", PdfReader(source).pages[index].extract_text())
+    expected = collections.Counter(re.findall(r"\w+", printed.lower()))
     found = collections.Counter(re.findall(r"\w+", recognised.lower()))
     recall = sum((expected & found).values()) / sum(expected.values())
     print(f"\nRussian page rendered to an image PDF ({source.name}, page {index + 1}, "

@@ -245,3 +245,18 @@ def test_a_page_another_job_stored_meanwhile_is_updated_not_a_failed_crawl():
     again.mark_failed("HTTP 503 Service Unavailable", http_status=503)
     page.refresh_from_db()
     assert (CrawledPage.objects.filter(knowledge_base=kb).count(), page.http_status) == (1, 503)
+
+
+def test_a_page_that_becomes_a_copy_of_another_stops_serving_its_old_text(markdown_site):
+    kb = make_kb()
+    options = {"max_depth": 1, "use_sitemap": False}
+    crawling.crawl_site(kb, markdown_site.url("/extensions/index.html"), **options)
+    extra = Document.objects.get(knowledge_base=kb, source_uri=markdown_site.url("/extensions/extra.html"))
+    # The page now holds another page's text (a copy, the site's editors' mistake): a duplicate.
+    markdown_site.overrides["/extensions/extra.html"] = (SITES / "python-markdown-docs/extensions/tables.html"
+                                                         ).read_bytes()
+    crawling.crawl_site(kb, markdown_site.url("/extensions/index.html"), **options)
+    page = CrawledPage.objects.get(knowledge_base=kb, url=markdown_site.url("/extensions/extra.html"))
+    tables = Document.objects.get(knowledge_base=kb, source_uri=markdown_site.url("/extensions/tables.html"))
+    assert page.document == tables  # the copy names the tables page as its own (canonical URL)
+    assert not Document.objects.filter(pk=extra.pk).exists()  # its old text is no longer searchable
