@@ -76,6 +76,9 @@ class MultipleFileField(forms.FileField):
     def __init__(self, *args, **kwargs):
         accept = ",".join((*parsing.SUPPORTED_EXTENSIONS, ".zip"))
         kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": accept}))
+        # An empty file is refused by name with the others' reasons (knowledge/uploads.py), not by a
+        # form error that names no file and accepts none.
+        kwargs.setdefault("allow_empty_file", True)
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):

@@ -140,6 +140,7 @@ class UploadTests(AdminTestCase):
             SimpleUploadedFile("guide.md", b"# Guide\n\nInstall the agent, then restart it."),
             SimpleUploadedFile("notes.txt", b"Plain notes about the agent."),
             SimpleUploadedFile("photo.gif", b"GIF89a not really"),
+            SimpleUploadedFile("empty.txt", b""),  # refused by name, the others still accepted
         ]
         with self.captureOnCommitCallbacks(execute=True):
             response = self.client.post(self.url(), {"files": files})
@@ -151,6 +152,7 @@ class UploadTests(AdminTestCase):
         self.assertEqual(titles, {"guide.md", "notes.txt"})
         page = self.client.get(response["Location"])
         self.assertContains(page, "Refused photo.gif: Unsupported file type. Supported: .md")
+        self.assertContains(page, "Refused empty.txt: ")
         self.assertContains(page, "Succeeded")
 
     def test_a_bad_file_fails_alone_with_its_reason_on_the_job(self):
