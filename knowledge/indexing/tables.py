@@ -211,12 +211,19 @@ def split_cells(line: str) -> list[str]:
     return [re.sub(r"\s*<br\s*/?>\s*", "\n", cell, flags=re.I) for cell in cells]
 
 
+_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+# The name `column_names` gives a column whose header is blank (repeats get "(2)").
+GENERATED_NAME = re.compile(r"Column [A-Z]{1,3}( \(\d+\))?")
+
+
 def column_names(header: list[str], rows: list[list[str]]) -> list[str]:
     """Unique, non-empty column names: blanks become `Column C`, repeats get `(2)`, `(3)`…"""
     width = max([len(header)] + [len(row) for row in rows])
     names, seen = [], {}
     for index in range(width):
-        name = " ".join((header[index] if index < len(header) else "").split()) or f"Column {_letter(index)}"
+        cell = header[index] if index < len(header) else ""
+        # A header written in bold ("**Plan**", as word processors and CMSs make one) is named without the marks.
+        name = " ".join(_EMPHASIS.sub(r"\2", cell).split()) or f"Column {_letter(index)}"
         key = name.lower()
         seen[key] = seen.get(key, 0) + 1
         names.append(name if seen[key] == 1 else f"{name} ({seen[key]})")
@@ -338,8 +345,12 @@ def _entry(table: Table, roles: list[str], cells: list[str], number: int) -> Ent
         return [cell.strip() for cell, r in zip(cells, roles, strict=True) if r == role and cell.strip()]
 
     question, title = " ".join(of("question")), " ".join(of("title"))
-    texts = [f"{name}: {cell.strip()}" for name, cell, role in zip(table.columns, cells, roles, strict=True)
+    named = [(name, cell.strip()) for name, cell, role in zip(table.columns, cells, roles, strict=True)
              if role == "text" and cell.strip()]
+    if named and all(GENERATED_NAME.fullmatch(name) for name, _ in named):
+        texts = [" — ".join(cell for _, cell in named)]  # a table without a header: its cells, one line
+    else:  # a column the header left blank is no label ("Column C: …")
+        texts = [cell if GENERATED_NAME.fullmatch(name) else f"{name}: {cell}" for name, cell in named]
     content = "\n\n".join(of("answer") + (["\n".join(texts)] if texts else []))
     if not content:
         content = question or title

@@ -5,9 +5,11 @@ import json
 import tempfile
 from pathlib import Path
 
-from django.test import TestCase
+from django.test import SimpleTestCase, TestCase
 
 from knowledge.indexing import entries, ingestion, tables
+from knowledge.indexing.entries import split_document
+from knowledge.indexing.parsing.html import parse_html, soup_to_markdown
 from tests.conftest import DATA
 from tests.factories import make_kb
 
@@ -67,7 +69,7 @@ class RealFileTests(TestCase):
 
     def test_the_dates_of_an_xls_sheet_without_a_header_are_in_its_rows(self):
         rows = self.chunks(DOCUMENTS / "xls" / "xlrd-Formate.xls")
-        self.assertIn("Column A: Huber\nColumn B: 1907-07-03", [chunk.content for chunk in rows])
+        self.assertIn("Huber — 1907-07-03", [chunk.content for chunk in rows])  # no header: its cells, unlabelled
 
     def test_a_numeric_docx_table_keeps_every_number(self):
         rows = self.chunks(DOCUMENTS / "docx" / "en" / "pandoc-table_header_rowspan.docx")
@@ -93,3 +95,18 @@ class RealFileTests(TestCase):
         chunk = document.chunks.order_by("position").first()
         self.assertEqual((chunk.metadata["entry"]["question"], chunk.content),
                          (records[0]["question"], records[0]["answer"]))
+
+
+class HtmlTableHeaderTests(SimpleTestCase):
+    def rows(self, html: str) -> list[str]:
+        pieces, _ = split_document(soup_to_markdown(parse_html(html)))
+        return [piece.content for piece in pieces if piece.kind == "row"]
+
+    def test_a_header_in_bold_names_its_columns_without_the_marks(self):
+        rows = self.rows("<table><tbody><tr><td><b>Plan</b></td><td><strong>Price</strong></td></tr>"
+                         "<tr><td>Basic</td><td>5 EUR</td></tr></tbody></table>")
+        self.assertEqual(rows, ["Plan: Basic\nPrice: 5 EUR"])
+
+    def test_columns_without_a_header_are_read_as_their_cells_not_as_column_a_and_b(self):
+        pieces, _ = split_document("# Contacts\n\n| | |\n| --- | --- |\n| Sales | +375 17 200 00 00 |\n")
+        self.assertEqual([piece.content for piece in pieces if piece.kind == "row"], ["Sales — +375 17 200 00 00"])
