@@ -6,6 +6,7 @@ from django.utils.translation import gettext
 from evaluation.golden import MAX_QUESTION_CHARS, add_question
 from evaluation.models import Feedback, GoldenQuestion, GoldenSet
 from tickets.models import Message, Ticket, TicketSource
+from tickets.risk import mask_personal_data
 
 
 def propose_from_tickets(golden_set: GoldenSet) -> int:
@@ -36,7 +37,8 @@ def propose_from_tickets(golden_set: GoldenSet) -> int:
 def _propose(golden_set: GoldenSet, known: set, ticket: Ticket, note: str, *, documents=(),
              should_refuse: bool = False) -> int:
     external_id = f"ticket:{ticket.pk}"
-    text = " ".join(ticket.customer_text().split())[:MAX_QUESTION_CHARS] or ticket.subject
+    # A golden question is kept and shown to every evaluator: never with the customer's card or passport.
+    text = mask_personal_data(" ".join(ticket.customer_text().split())[:MAX_QUESTION_CHARS] or ticket.subject)
     if external_id in known or not text.strip() or golden_set.questions.filter(question=text).exists():
         return 0
     add_question(golden_set, question=text, document_ids=documents, should_refuse=should_refuse,
@@ -54,7 +56,7 @@ def propose_from_feedback(golden_set: GoldenSet) -> int:
     for item in Feedback.objects.filter(knowledge_base_id=golden_set.knowledge_base_id,
                                         rating=Feedback.Rating.DOWN).order_by("pk"):
         external_id = f"feedback:{item.pk}"
-        text = " ".join(item.question.split())[:MAX_QUESTION_CHARS]
+        text = mask_personal_data(" ".join(item.question.split())[:MAX_QUESTION_CHARS])
         if external_id in known or not text or golden_set.questions.filter(question=text).exists():
             continue
         note = (gettext("Thumbs down on a refusal: %(comment)s") if item.refused

@@ -205,6 +205,14 @@ class ProposalTests(TestCase):
         self.assertTrue(negative.should_refuse)
         self.assertEqual(golden.confirm_question(negative).status, GoldenQuestion.Status.CONFIRMED)
 
+    def test_a_customers_card_number_and_code_never_reach_a_golden_question(self):
+        rejected = self._ticket("Can I exchange a parcel paid with my card 4111 1111 1111 1111, CVV 123?")
+        inbox.reject(rejected, user=self.user, reason="wrong")
+        golden_set = golden.create_golden_set(self.kb, name="From tickets")
+        self.assertEqual(proposals.propose_from_tickets(golden_set), 1)
+        question = golden_set.questions.get(external_id=f"ticket:{rejected.pk}").question
+        self.assertEqual(question, "Can I exchange a parcel paid with my card •••• 1111, CVV •••?")
+
     def test_thumbs_down_becomes_a_proposal_a_person_must_complete(self):
         Feedback.objects.create(knowledge_base=self.kb, question="Do you ship to Mars?", rating=Feedback.Rating.DOWN,
                                 comment="wrong answer")
