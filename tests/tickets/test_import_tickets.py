@@ -72,3 +72,11 @@ class ImportTicketsTests(TestCase):
         path.write_text('{"text": "ok"}\n{oops\n', encoding="utf-8")
         with self.assertRaisesMessage(CommandError, "bad.jsonl:2: not JSON"):
             self.run_command(path, "--no-triage")
+        self.assertFalse(Ticket.objects.exists())  # the good line before it was not stored either
+
+    def test_a_line_without_text_stops_the_import_before_anything_is_stored(self):
+        path = self.write([{"id": "c1", "text": "Where is my parcel?"}, {"id": "c2", "text": "Refund please"},
+                           {"id": "c3", "subject": "no text"}, {"id": "c4", "text": ""}])
+        with self.assertRaisesMessage(CommandError, "on line(s) 3, 4; nothing was imported"):
+            self.run_command(path)
+        self.assertFalse(Ticket.objects.exists())

@@ -35,6 +35,10 @@ def read_jsonl(path: Path):
             yield number, row
 
 
+def customer_text(row: dict) -> str:
+    return next((str(row[field]) for field in TEXT_FIELDS if row.get(field)), "")
+
+
 class Command(BaseCommand):
     help = "Import tickets from a JSONL file and triage them (in the foreground), then print a summary."
 
@@ -47,11 +51,15 @@ class Command(BaseCommand):
     def handle(self, *args, path: Path, limit: int, no_triage: bool, channel: str, **options):
         if not path.exists():
             raise CommandError(f"No such file: {path}")
+        # Every line is checked before any is stored: a bad line 34 must not leave 33 tickets behind.
+        rows = list(read_jsonl(path))[:limit or None]
+        empty = [str(number) for number, row in rows if not customer_text(row).strip()]
+        if empty:
+            raise CommandError(f"{path}: no text in any of {', '.join(TEXT_FIELDS)} on line(s) "
+                               f"{', '.join(empty[:20])}{' …' if len(empty) > 20 else ''}; nothing was imported")
         created, skipped, ids = 0, 0, []
-        for number, row in read_jsonl(path):
-            if limit and created + skipped >= limit:
-                break
-            ticket, is_new = self.store(row, number, channel)
+        for _, row in rows:
+            ticket, is_new = self.store(row, channel)
             created, skipped = created + is_new, skipped + (not is_new)
             ids.append(ticket.pk)
         self.stdout.write(f"{created} ticket(s) imported, {skipped} already there.")
@@ -59,10 +67,8 @@ class Command(BaseCommand):
             self.triage(ids)
         self.print_summary(Ticket.objects.filter(pk__in=ids))
 
-    def store(self, row: dict, number: int, channel: str) -> tuple[Ticket, bool]:
-        body = next((str(row[f]) for f in TEXT_FIELDS if row.get(f)), "")
-        if not body.strip():
-            raise CommandError(f"line {number}: no text in any of {', '.join(TEXT_FIELDS)}")
+    def store(self, row: dict, channel: str) -> tuple[Ticket, bool]:
+        body = customer_text(row)
         external_id = str(row.get("id") or "")
         existing = Ticket.objects.filter(channel=channel, external_id=external_id).first() if external_id else None
         if existing:
