@@ -13,7 +13,8 @@ Rules, English and Russian, all on whole lines at the edges of the message:
   last line such as "Sent from my iPhone" / "Отправлено с iPhone";
 - a sign-off: a line near the end that opens with a closing ("Best regards", "Thanks",
   "С уважением", "Спасибо") and has at most a name after it, with at most a few short lines below
-  (name, position, phone);
+  (name, position, phone); or such a closing after the last sentence of the last line (a letter
+  written on one line: "… украли? С уважением, Анна");
 - a greeting: a first line that is one ("Hello,", "Hi Anna!", "Добрый день."), or one opening the
   first line before a comma or "!" ("Здравствуйте! Как стать клиентом?").
 
@@ -30,12 +31,14 @@ _GREETING_LINE = re.compile(rf"^(?:{_GREETING})\b(?:\s*[,.!:]*|(?:\s+[^\s,.!?:;]
                             re.IGNORECASE)
 _GREETING_OPENING = re.compile(
     rf"^(?:{_GREETING})\b(?:\s*(?:[,!]+\s*|\.+\s+)|(?:\s+[^\s,.!?:;]+){{1,3}}\s*[,!]+\s*)(?=\S)", re.IGNORECASE)
-_CLOSING = re.compile(
-    r"^(?:thanks(?:\s+in\s+advance|\s+a\s+lot)?|thank\s+you(?:\s+in\s+advance)?|many\s+thanks|thx"
+_CLOSINGS = (
+    r"thanks(?:\s+in\s+advance|\s+a\s+lot)?|thank\s+you(?:\s+in\s+advance)?|many\s+thanks|thx"
     r"|(?:best|kind|warm|warmest)\s+(?:regards|wishes)|regards|cheers|sincerely|yours\s+(?:sincerely|truly)"
     r"|all\s+the\s+best|спасибо(?:\s+заранее|\s+большое)?|заранее\s+спасибо|большое\s+спасибо|благодарю"
-    r"|с\s+уважением|с\s+наилучшими\s+пожеланиями|всего\s+доброго|хорошего\s+дня)\b[\s,.!]*(?P<rest>.*)$",
-    re.IGNORECASE)
+    r"|с\s+уважением|с\s+наилучшими\s+пожеланиями|всего\s+доброго|хорошего\s+дня")
+_CLOSING = re.compile(rf"^(?:{_CLOSINGS})\b[\s,.!]*(?P<rest>.*)$", re.IGNORECASE)
+# A closing after the last sentence on its line ("… украли? С уважением, Анна"): a one-line letter.
+_CLOSING_AT_END = re.compile(rf"(?<=[.?!…])\s+(?:{_CLOSINGS})\b[\s,.!]*(?P<rest>[^.?!]*)$", re.IGNORECASE)
 # What may follow a closing on its line: nothing, a name ("Анна", "Ann Smith"), or what the thanks are for.
 _AFTER_CLOSING = re.compile(r"^(?:|(?:[A-ZА-ЯЁ][\w'.-]*\s*){1,4}|(?:for\s+(?:your|the)\s+(?:help|time|support"
                             r"|assistance|reply|answer)|за\s+(?:помощь|ответ|внимание|поддержку))[\s,.!]*)$")
@@ -83,6 +86,11 @@ def _without_sign_off(lines: list[str]) -> list[str]:
         if (closing and _AFTER_CLOSING.match(closing["rest"].strip())
                 and all(len(line) <= SIGNATURE_LINE_CHARS and not line.endswith("?") for line in below)):
             return lines[:index]
+    if tail:
+        last = lines[tail[-1]]
+        closing = _CLOSING_AT_END.search(last)
+        if closing and _AFTER_CLOSING.match(closing["rest"].strip()):
+            return [*lines[:tail[-1]], last[:closing.start()].rstrip()]
     return lines
 
 

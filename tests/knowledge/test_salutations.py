@@ -20,6 +20,9 @@ LETTERS = [
     ("Russian greeting on the question's line", f"Добрый день! {QUESTION_RU}\nСпасибо!", QUESTION_RU),
     ("a greeting and a full stop", f"Добрый день. {QUESTION_RU}", QUESTION_RU),
     ("a greeting before a comma", "Здравствуйте, подскажите, пожалуйста, тарифы", "подскажите, пожалуйста, тарифы"),
+    ("a letter on one line", f"Здравствуйте! {QUESTION_RU} С уважением, Анна", QUESTION_RU),
+    ("an English letter on one line", "Hi, can you check order 10452? Thanks in advance, Ann",
+     "can you check order 10452?"),
     ("Russian thanks for the help, phone footer", f"Доброго времени суток.\n{QUESTION_RU}\nЗаранее спасибо за помощь"
      "\n\nОтправлено из мобильной Почты Mail.ru", QUESTION_RU),
 ]
@@ -39,6 +42,7 @@ class StripSalutationsTests(SimpleTestCase):
             "Спасибо, что ответили. Но карта всё ещё заблокирована.",
             "Where is it?\n\n-- not a delimiter, a dash in the text",
             "First, the card is blocked.\n--\nSecond, how do I change the PIN?",  # a question below "--"
+            "Is it free? Thanks to your app I saved a lot.",  # a sentence that opens with "Thanks"
         ):
             with self.subTest(text):
                 self.assertEqual(strip_salutations(text), text)
