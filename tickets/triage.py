@@ -30,6 +30,8 @@ logger = logging.getLogger(__name__)
 TASK = "triage"  # the name tickets/tasks.py registers its task under
 TOP_K = 6
 QUESTION_SHOWN = 300  # characters of the question the trace shows
+# The reasons that make an answer a refusal (knowledge/search/answers.py), said in the trace.
+REFUSING_REASONS = ("no_hits", "below_threshold", "no_shared_words", "nothing_to_quote")
 
 
 @transaction.atomic
@@ -221,9 +223,11 @@ class TriageOrchestrator:
                      reasons=list(result.reasons))
         outcome = "refused" if result.refused else "drafted"
         cited = ", ".join(f"[{c.number}]" for c in result.citations) or _("no source")
-        detail = (_("Refused: the sources do not support an answer (%(generator)s).") % {"generator": result.generator}
-                  if result.refused else
-                  _("Drafted by %(generator)s citing %(cited)s.") % {"generator": result.generator, "cited": cited})
+        if result.refused:  # why, in words: under the threshold, no shared word, nothing worth quoting…
+            why = answers.reason_sentences([reason for reason in result.reasons if reason in REFUSING_REASONS])
+            detail = _("Refused: %(why)s") % {"why": " ".join(why) or _("the sources do not support an answer.")}
+        else:
+            detail = _("Drafted by %(generator)s citing %(cited)s.") % {"generator": result.generator, "cited": cited}
         if result.dropped_markers:
             detail += " " + _("Dropped markers that point nowhere: %(markers)s.") % {"markers": result.dropped_markers}
         self._record("generation", outcome, detail, started, generator=str(result.generator))

@@ -252,6 +252,9 @@ class RefusalTests(TestCase):
         self.assertEqual(draft_of(ticket).body, "We will get back to you personally.")
         self.assertFalse(ticket.sources.filter(cited=True).exists())
         self.assertEqual(ticket.trace[4]["outcome"], "refused")
+        # The trace says why in words (was "Refused: … ()" with an empty generator).
+        self.assertTrue(ticket.trace[4]["detail"].startswith("Refused: No word of the question occurs in the sources"))
+        self.assertIn("The sources do not support an answer well enough", ticket.trace[4]["detail"])
 
     def test_an_answerable_question_is_not_refused(self):
         ticket = submit(self, "How many days does standard delivery take?")
