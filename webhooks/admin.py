@@ -1,3 +1,4 @@
+from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
@@ -6,7 +7,7 @@ from django.utils.translation import ngettext
 from portal.stored_text import translated
 from webhooks import delivery as deliveries
 from webhooks.exceptions import WebhookError
-from webhooks.models import Delivery, Endpoint
+from webhooks.models import Delivery, Endpoint, Event
 
 
 @admin.register(Endpoint)
@@ -22,6 +23,9 @@ class EndpointAdmin(admin.ModelAdmin):
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field.name == "url":
             kwargs["assume_scheme"] = "https"  # an address typed without a scheme is https
+        if db_field.name == "events":  # a box per event, not a comma-separated list of names to spell right
+            return forms.TypedMultipleChoiceField(choices=Event.choices, widget=forms.CheckboxSelectMultiple,
+                                                  label=db_field.verbose_name, help_text=db_field.help_text)
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     @admin.display(description=_("disabled reason"))

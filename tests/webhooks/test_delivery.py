@@ -261,6 +261,15 @@ class EndpointAdminTests(TestCase):
         self.assertIn("PORTAL_WEBHOOK_ALLOWED_HOSTS", endpoint.disabled_reason)
         self.assertNotIn("PORTAL_CRAWLER_ALLOWED_HOSTS", endpoint.disabled_reason)
 
+    def test_events_are_chosen_by_ticking_them(self):
+        form = self.client.get("/admin/webhooks/endpoint/add/").content.decode()
+        self.assertIn('type="checkbox" name="events" value="ticket.replied"', form)
+        with self.settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": ["10.0.0.0/8"]}):
+            self.client.post("/admin/webhooks/endpoint/add/", {
+                "name": "CRM", "url": "http://10.1.2.3/hook", "events": ["ticket.created", "ticket.replied"],
+                "is_active": "on"}, follow=True)
+        self.assertEqual(Endpoint.objects.get().events, ["ticket.created", "ticket.replied"])
+
     def test_the_reason_reads_in_the_admins_language(self):
         self.add("http://10.1.2.3/hook")
         self.client.cookies["django_language"] = "ru"
