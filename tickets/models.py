@@ -75,7 +75,9 @@ class Agent(models.Model):
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(fields=["is_default"], condition=Q(is_default=True),
-                                    name="tickets_agent_one_default_uniq"),
+                                    name="tickets_agent_one_default_uniq",
+                                    violation_error_message=_("Another agent is the default already: make that one "
+                                                              "not the default first.")),
             models.CheckConstraint(condition=Q(confidence_threshold__gte=0) & Q(confidence_threshold__lte=1),
                                    name="tickets_agent_threshold_range"),
         ]

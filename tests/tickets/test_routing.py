@@ -1,3 +1,4 @@
+from django.core.exceptions import ValidationError
 from django.test import TestCase
 
 from tests.factories import make_document, make_kb
@@ -70,3 +71,12 @@ class RoutingTests(TestCase):
 
     def test_no_agents_means_no_agent(self):
         self.assertIsNone(routing.route("hello", agents=[]).agent)
+
+
+class DefaultAgentTests(TestCase):
+    def test_a_second_default_agent_is_refused_in_words_not_by_the_constraints_name(self):
+        Agent.objects.create(name="First", is_default=True)
+        with self.assertRaises(ValidationError) as refused:
+            Agent(name="Second", is_default=True).full_clean()
+        self.assertEqual(refused.exception.messages,
+                         ["Another agent is the default already: make that one not the default first."])
