@@ -44,14 +44,17 @@ THRESHOLD_NAMES = {"ndcg": ["ndcg@10"], "recall": ["recall@10"], "mrr": ["mrr@10
                    "refusal_precision": ["refusal_precision"], "refusal_recall": ["refusal_recall"]}
 
 
-def configuration(kb: KnowledgeBase) -> dict:
-    """What a run measured: embedder, chunking, language, fusion and answer settings."""
+def configuration(kb: KnowledgeBase, mode: str = "hybrid") -> dict:
+    """What a run measured: embedder, chunking, language, fusion and answer settings, and the search
+    mode when it is not the default (so a keyword run is never compared as if it were a hybrid one,
+    and hybrid runs keep the signature they always had)."""
     return {
         "embedder": kb.embedder, "embedding_dim": kb.embedding_dim, "chunking": kb.chunking,
         "text_search_config": kb.text_search_config,
         "fusion": {name.lower(): retrieval.setting(name) for name in FUSION_SETTINGS},
         "reranker": settings.PORTAL.get("RERANKER") or "",
         "answer_threshold": answers.answer_threshold(),
+        **({"mode": mode} if mode != "hybrid" else {}),
     }
 
 
@@ -115,7 +118,7 @@ def evaluate(run: EvalRun, *, mode: str = "hybrid", progress: Callable[[int], No
     """
     kb = search_base or run.knowledge_base
     run.searched_base = search_base
-    run.config = configuration(kb)
+    run.config = configuration(kb, mode)
     run.signature = signature(run.config)
     run.results.all().delete()  # a redelivered job starts over
     questions = (run.golden_set.questions.filter(status=GoldenQuestion.Status.CONFIRMED).order_by("pk")

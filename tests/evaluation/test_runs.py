@@ -62,6 +62,12 @@ class HelpCentreRunTests(TestCase):
         with self.settings(PORTAL={**settings.PORTAL, "FUSION": "rrf"}):
             self.assertNotEqual(runs.signature(runs.configuration(self.kb)), before)
 
+    def test_a_keyword_run_is_recorded_as_one_and_never_compared_as_hybrid(self):
+        hybrid = runs.evaluate(runs.create_run(self.set))
+        keyword = runs.evaluate(runs.create_run(self.set), mode="keyword")
+        self.assertEqual((keyword.config["mode"], "mode" in hybrid.config), ("keyword", False))
+        self.assertNotEqual(keyword.signature, hybrid.signature)
+
     def test_a_set_without_confirmed_questions_cannot_run(self):
         empty = golden.create_golden_set(self.kb, name="Empty")
         with self.assertRaisesMessage(EmptyGoldenSetError, "no confirmed question"):
