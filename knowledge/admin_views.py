@@ -175,7 +175,8 @@ def document_detail(doc: Document) -> dict:
 COUNTER_LABELS = {
     "created": gettext_lazy("created"), "updated": gettext_lazy("updated"), "unchanged": gettext_lazy("unchanged"),
     "failed": gettext_lazy("failed"), "deleted": gettext_lazy("deleted"),
-    "chunks_embedded": gettext_lazy("chunks embedded"), "queued": gettext_lazy("queued"),
+    "chunks_embedded": gettext_lazy("chunks embedded"), "chunks": gettext_lazy("chunks"),
+    "queued": gettext_lazy("queued"),
     "fetched": gettext_lazy("fetched"), "ingested": gettext_lazy("ingested"), "duplicate": gettext_lazy("duplicates"),
     "blocked_by_robots": gettext_lazy("blocked by robots.txt"), "skipped_by_rule": gettext_lazy("skipped by a rule"),
     "http_4xx": gettext_lazy("HTTP 4xx"), "http_5xx": gettext_lazy("HTTP 5xx"), "too_large": gettext_lazy("too large"),

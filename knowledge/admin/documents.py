@@ -175,8 +175,9 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
         if not flags:
             return _("OK") if doc.quality else "—"
         label = _("accepted") if doc.quality_accepted_at else _("needs attention")
-        return format_html('<span class="kp-error-text" title="{}">{}: {}</span>', describe(flags), label,
-                           ", ".join(flag.replace("_", " ") for flag in flags))
+        # What is wrong in the reader's language; the flags' codes (for the API and filters) in the title.
+        return format_html('<span class="kp-error-text" title="{}">{}: {}</span>', ", ".join(flags), label,
+                           describe(flags))
 
     @admin.display(description=_("Report"))
     def quality_display(self, doc):

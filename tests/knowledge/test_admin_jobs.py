@@ -2,8 +2,9 @@
 
 
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
+from knowledge.admin_views import counter_label
 from knowledge.models import Job, JobItem
 from tests.factories import make_kb
 from tests.knowledge.admin_base import AdminTestCase
@@ -154,3 +155,8 @@ class JobTests(AdminTestCase):
                          {"action": "cancel_jobs", "_selected_action": [job.pk]})
         job.refresh_from_db()
         self.assertTrue(job.cancel_requested)
+
+
+def test_the_chunks_counter_of_an_ingestion_is_labelled_in_the_readers_language():
+    with translation.override("ru"):
+        assert counter_label("chunks") == "фрагменты"  # was shown as "chunks" on Russian job pages

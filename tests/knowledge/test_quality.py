@@ -191,7 +191,12 @@ class QualityAdminTests(TestCase):
         page = self.client.get(reverse("admin:knowledge_document_changelist") + "?attention=yes")
         self.assertContains(page, "Poor")
         self.assertNotContains(page, ">Good<")
-        self.assertIn("needs attention: garbage text, broken cyrillic", page.content.decode())
+        self.assertIn("needs attention: much of the text is not letters or digits (a broken text layer?); broken "
+                      "Cyrillic: text decoded in the wrong encoding", page.content.decode())
+        self.client.cookies["django_language"] = "ru"  # said in the reader's language, not as the flags' codes
+        page = self.client.get(reverse("admin:knowledge_document_changelist") + "?attention=yes").content.decode()
+        self.assertNotIn("garbage text", page)
+        self.assertNotIn("broken text layer", page)
 
     def test_the_report_is_shown_on_the_document(self):
         page = self.client.get(reverse("admin:knowledge_document_change", args=[self.poor.pk]))
