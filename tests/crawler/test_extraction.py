@@ -33,6 +33,12 @@ def test_a_docbook_page_loses_its_navigation_tables():
     assert "Пред." not in text and "След." not in text and "| --- |" not in text
 
 
+def test_a_pages_own_table_of_contents_is_navigation_not_text():
+    text = html_to_markdown((SITES / "debian-faq-ru/ru/support.ru.html").read_bytes())[1]
+    assert "Содержание" not in text  # the chapter's list of its sections, each a bare question
+    assert text.count("12.1. Какая ещё документация существует по системе Debian?") == 1  # its heading, once
+
+
 def test_tables_become_markdown_tables():
     html = ("<main><h1>Limits</h1><table><tr><td>Kind</td><td>Limit</td></tr>"
             "<tr><td>HTML</td><td>10 MB</td></tr></table></main>")

@@ -20,7 +20,7 @@ DROP_ROLES = ("navigation", "banner", "contentinfo", "search", "complementary")
 # Chrome that generators emit without a semantic tag: DocBook's navheader/navfooter tables,
 # the "¶" permalinks Sphinx and MkDocs append to every heading, breadcrumbs, screen-reader-only text.
 DROP_CLASSES = ("navheader", "navfooter", "headerlink", "breadcrumb", "breadcrumbs", "sphinxsidebar",
-                "skip-link", "sr-only", "visually-hidden")
+                "skip-link", "sr-only", "visually-hidden", "toc")  # toc: a page's list of its own sections
 _BLANK_LINES = re.compile(r"\n{3,}")
 _CODE_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)-([a-z][\w+#.-]*)", re.IGNORECASE)
 _NOT_LANGUAGES = ("default", "none", "text", "plain", "notranslate", "nohighlight")
