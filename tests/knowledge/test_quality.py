@@ -17,6 +17,7 @@ from knowledge import jobs, quality
 from knowledge.documents import ParsedDocument
 from knowledge.indexing import ingestion
 from knowledge.indexing.parsing import quality as parse_quality
+from knowledge.indexing.parsing.html import html_to_markdown
 from knowledge.models import Document, Job
 from tests.api.base import make_key
 from tests.conftest import DATA
@@ -276,3 +277,10 @@ class AutoReplyTests(TestCase):
 def test_markdown_tables_of_numbers_are_not_garbage():
     table = "| 1 | 2 | 3 |\n| --- | --- | --- |\n" + "| 4 | 5 | 6 |\n| 7 | 8 | 9 |\n" * 20
     assert flags_of(table) == []
+
+
+def test_a_file_tree_drawn_in_a_code_block_is_not_garbage():
+    # Flask's "Project Layout": the tree of the project drawn with box-drawing characters.
+    page = (DATA / "site" / "flask-docs" / "tutorial" / "layout.html").read_bytes()
+    title, text = html_to_markdown(page)
+    assert "├──" in text and "garbage_text" not in flags_of(text)

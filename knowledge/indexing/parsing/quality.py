@@ -58,6 +58,8 @@ TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
 # A character that belongs to no text: control, private-use, unassigned, surrogate, symbols drawn
 # from a font without a Unicode map, and the replacement character.
 GARBAGE_CATEGORIES = {"Cc", "Co", "Cn", "Cs", "So"}
+# Box-drawing and block characters ("├──", "█") draw file trees and bars in code blocks: text, not garbage.
+DRAWING = ("\u2500", "\u259f")
 MARKDOWN_MARKS = frozenset("|-:*#_`>[]()!\\")
 ENGLISH_WORDS = {"the", "and", "of", "to", "is", "in", "that", "for", "with", "on"}
 GERMAN_WORDS = {"der", "die", "und", "das", "ist", "nicht", "mit", "auf", "ein", "eine"}
@@ -153,7 +155,8 @@ def _pages(parsed: ParsedDocument) -> dict:
 def _signs(text: str) -> dict:
     sample = text[:1_000_000]
     visible = [char for char in sample if not char.isspace()]
-    garbage = sum(1 for char in visible if unicodedata.category(char) in GARBAGE_CATEGORIES or char == "\ufffd")
+    garbage = sum(1 for char in visible if (unicodedata.category(char) in GARBAGE_CATEGORIES
+                                            and not DRAWING[0] <= char <= DRAWING[1]) or char == "\ufffd")
     # Markdown's own marks (tables, emphasis, headings, links) are structure, not garbage.
     prose = [char for char in visible if char not in MARKDOWN_MARKS]
     word_chars = sum(1 for char in prose if char.isalnum())
