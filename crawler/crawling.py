@@ -313,7 +313,7 @@ class SiteCrawl:
             raise EmptyPageError(_("No text left after removing navigation and boilerplate"))
         uri = source_uri(response, extracted)
         sha = ingestion.text_sha256(extracted.text)
-        previous = page.document if page.document_id else None
+        previous = page.document_id
         original = self.duplicate_of(page, response.final_url, uri, sha)
         if original is not None:
             record_page(page, response, original, extracted, CrawledPage.Status.DUPLICATE, sha)
@@ -326,9 +326,9 @@ class SiteCrawl:
             self.count(page, response, extracted, result, sha)
         # A page now served by another document (a copy of another page, a new canonical URL): the text
         # its earlier document holds is no longer on the site.
-        if previous is not None and previous.pk != page.document_id \
-                and not CrawledPage.objects.filter(document=previous).exists():
-            delete_document(previous)
+        if previous is not None and previous != page.document_id \
+                and not CrawledPage.objects.filter(document_id=previous).exists():
+            delete_document(Document.objects.get(pk=previous))
 
     def duplicate_of(self, page: CrawledPage, final_url: str, uri: str, sha: str) -> Document | None:
         """The document already holding this page: same canonical URL this crawl, or same text.
