@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from knowledge.search.rows import row_extract
 from knowledge.search.source_text import COMMAND, ITEM, clean_text, quotable_text, sentences
+from knowledge.search.words import word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
 # relevance, 0..1, see retrieval.relevance) and no other entry comes as close.
@@ -72,8 +74,8 @@ def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
 
 
 def _extract(question: str, sources: list) -> Composition:
-    asked = _stems(question)
-    lines = {number: sentences(quotable_text(hit.content))
+    asked = word_stems(question)
+    lines = {number: sentences(quotable_text(row_extract(asked, hit) or hit.content))
              for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1)}
     items, seen = [], set()  # (source number, position, sentence, stems)
     for number, source in lines.items():
@@ -83,7 +85,7 @@ def _extract(question: str, sources: list) -> Composition:
             if sentence.startswith(COMMAND) or _same(sentence) in seen:
                 continue
             seen.add(_same(sentence))
-            stems = _stems(sentence)
+            stems = word_stems(sentence)
             if _answers(stems, asked, sentence, alone=len(source) == 1):
                 items.append((number, position, sentence, stems))
     if not items:
@@ -202,22 +204,11 @@ def _clip(sentence: str, limit: int = 400) -> str:
     return sentence[: cut if cut > limit // 2 else limit] + " …"
 
 
-STOP_WORDS = set("""the and for are but not you your can how what which who why when where does did was were has have
-had this that these those with from into about there their them then than should would could will shall may might
-must also just only any all some its our out use using get один как что это для или при его она они так там где
-когда какой какая какие каком чем кто ли же бы вы мне меня мой моя нужно можно есть был была были если
-чтобы""".split())
-
-
-def _stems(text: str) -> set[str]:
-    return {word[:5] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
-
-
 def shares_words(question: str, sources: list) -> bool:
     """Whether a word of `question` (not a stop word; compared by its first five letters) occurs in a
     source's text, title or heading path; True for a question with no such word at all ("hi?")."""
-    asked = _stems(question)
-    return not asked or any(asked & _stems(f"{hit.document_title} {hit.section_path} {hit.content}")
+    asked = word_stems(question)
+    return not asked or any(asked & word_stems(f"{hit.document_title} {hit.section_path} {hit.content}")
                             for hit in sources)
 
 

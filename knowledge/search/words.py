@@ -1,0 +1,17 @@
+"""The words of a question and of a source as the extract compares them: stems of their first five
+letters, without the words every question has ("how", "what", "как", "какое")."""
+
+import re
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+STOP_WORDS = frozenset("""the and for are but not you your can how what which who why when where does did was were has
+have had this that these those with from into about there their them then than should would could will shall may
+might must also just only any all some its our out use using get один как что это для или при его она они так там
+где когда какой какая какое какие каком каков какова каково каких чем кто ли же бы вы мне меня мой моя нужно можно
+есть был была были если чтобы""".split())
+
+
+def word_stems(text: str) -> set[str]:
+    """The stems of `text`'s words of three letters or more, but stop words."""
+    return {word[:5] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}

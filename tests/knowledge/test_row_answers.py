@@ -1,0 +1,55 @@
+"""A table row answers with the cells asked for, not with all of its fields."""
+
+from django.test import TestCase
+
+from knowledge.indexing import ingestion
+from knowledge.search import answers, composer
+from tests.factories import make_kb
+from tests.knowledge.test_composer import hit
+
+CITIES = """# Города
+
+| Город | Регион | Население | Год основания | Часовой пояс | Площадь |
+|---|---|---|---|---|---|
+| Магнитогорск | Челябинская область | 413 253 | 1929 | UTC+5 | 392 км² |
+| Сургут | Ханты-Мансийский АО | 396 443 | 1594 | UTC+5 | 213 км² |
+"""
+
+PLAN = "Plan: Premium\nPrice: $49 per month\nUsers: up to 50\nStorage: 1 TB\nSupport: 24/7 phone"
+
+
+def row(content: str):
+    return hit(1, content, entry={"kind": "row", "row": 1})
+
+
+class RowExtractTests(TestCase):
+    def test_the_asked_column_with_the_row_it_belongs_to(self):
+        text = composer.compose("How much does the Premium plan cost?", [row(PLAN)], entry_match=False).text
+        self.assertEqual(text, "Plan: Premium; Price: $49 per month [1]")
+        text = composer.compose("How many users does the Premium plan allow?", [row(PLAN)], entry_match=False).text
+        self.assertEqual(text, "Plan: Premium; Users: up to 50 [1]")
+
+    def test_a_column_named_in_the_other_language(self):
+        city = "City: Magnitogorsk\nRegion: Chelyabinsk Oblast\nPopulation: 413 253\nFounded: 1929"
+        text = composer.compose("Какое население Магнитогорска?", [row(city)], entry_match=False).text
+        self.assertEqual(text, "City: Magnitogorsk; Population: 413 253 [1]")
+
+    def test_a_question_naming_no_column_gets_the_whole_row_field_by_field(self):
+        text = composer.compose("Tell me about the Premium plan", [row(PLAN)], entry_match=False).text
+        self.assertEqual(text, "Plan: Premium; Price: $49 per month; Users: up to 50; Storage: 1 TB; "
+                               "Support: 24/7 phone [1]")
+
+    def test_prose_with_colons_is_not_a_row(self):
+        prose = "Note: the Premium plan costs $49 per month.\nUsers: up to 50 on the Premium plan."
+        text = composer.compose("How much does the Premium plan cost?", [hit(1, prose)], entry_match=False).text
+        self.assertIn("Note: the Premium plan costs $49 per month. [1]", text)
+
+
+class RowAnswerTests(TestCase):
+    def test_an_answer_from_an_uploaded_table_quotes_the_asked_cell(self):
+        kb = make_kb()
+        ingestion.ingest_text(kb, title="Города", text=CITIES, source_uri="cities.md")
+        result = answers.answer("Какое население Магнитогорска?", [kb.pk], threshold=0.0)
+        self.assertFalse(result.refused)
+        self.assertEqual(result.text, "Город: Магнитогорск; Население: 413 253 [1]")
+        self.assertEqual(result.citations[0].hit.metadata["entry"]["kind"], "row")
