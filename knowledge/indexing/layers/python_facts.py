@@ -5,8 +5,10 @@
   `set_defaults(func=serve)`) — C3 `cli` entrypoints, in `file.extra["scripts"]`.
 * Environment variables read: `os.environ["X"]`, `os.environ.get("X")`, `os.getenv("X")`,
   `environ.get("X")` after `from os import environ`, `"X" in os.environ`, `env("X")` / `env.bool("X")`
-  on a django-environ or environs `Env()`, and the fields of a pydantic-settings `BaseSettings` class
-  (`env_prefix` first) — `file.extra["env"]`, made D6 rows by `code_rows.env_rows`.
+  on a django-environ or environs `Env()` or a Starlette `Config()`, python-decouple's `config("X")`,
+  a helper of the module that reads the variable its first argument names (`def env_bool(name): …
+  os.environ.get(name)` makes `env_bool("DEBUG")` a read), and the fields of a pydantic-settings
+  `BaseSettings` class (`env_prefix` first) — `file.extra["env"]`, made D6 rows by `code_rows.env_rows`.
 * Names the module re-exports (`from .main import set_key` in `dotenv/__init__.py`, `from .x import *`
   limited by `__all__`), so `ProjectIndex.resolve` can follow `dotenv.set_key` to `dotenv.main.set_key`.
 """
@@ -17,10 +19,10 @@ from collections.abc import Callable
 from knowledge.indexing.layers.code import CodeFile, Entrypoint
 from knowledge.indexing.layers.manifests import script_entrypoints
 
-ENV_READS = ("os.environ.get", "os.getenv", "os.environ.setdefault", "os.environ.pop")
+ENV_READS = ("os.environ.get", "os.getenv", "os.environ.setdefault", "os.environ.pop", "decouple.config")
 SETUP_FUNCTIONS = ("setuptools.setup", "distutils.core.setup", "setup")
 PARSER_CONSTRUCTORS = ("argparse.ArgumentParser", "ArgumentParser")
-ENV_CLASSES = ("environ.Env", "environs.Env")
+ENV_CLASSES = ("environ.Env", "environs.Env", "starlette.config.Config", "decouple.AutoConfig")
 SETTINGS_BASES = ("pydantic_settings.BaseSettings", "pydantic.BaseSettings", "pydantic.v1.BaseSettings")
 PARSER_CALLS = {"ArgumentParser", "add_subparsers", "add_parser", "add_argument", "set_defaults"}
 
@@ -145,9 +147,13 @@ def env_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
     # `env = environ.Env()` (django-environ, environs): `env("X")`, `env.bool("X")` read variables.
     readers = {expand(t): expand(node.value.func) for node in nodes if isinstance(node, ast.Assign)
                and isinstance(node.value, ast.Call) and expand(node.value.func) in ENV_CLASSES for t in node.targets}
+    helpers = _env_helpers(nodes, expand)
     for node in nodes:
         if isinstance(node, ast.Call) and node.args and expand(node.func) in ENV_READS:
             add(node.args[0], node, expand(node.func))
+        elif helpers and isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Name) \
+                and node.func.id in helpers:
+            add(node.args[0], node, node.func.id)
         elif readers and isinstance(node, ast.Call) and node.args and (
                 expand(node.func) in readers or isinstance(node.func, ast.Attribute)
                 and expand(node.func.value) in readers):
@@ -158,6 +164,23 @@ def env_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
                 and any(expand(c) == "os.environ" for c in node.comparators):
             add(node.left, node, "in os.environ")
     return sorted(found, key=lambda item: item["line"])
+
+
+def _env_helpers(nodes: list[ast.AST], expand) -> set[str]:
+    """The module's functions that read the environment variable their first parameter names."""
+    helpers = set()
+    for function in nodes:
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not function.args.args:
+            continue
+        first = function.args.args[0].arg
+        for node in ast.walk(function):
+            read = (node.args[0] if isinstance(node, ast.Call) and node.args and expand(node.func) in ENV_READS
+                    else node.slice if isinstance(node, ast.Subscript) and expand(node.value) == "os.environ"
+                    else None)
+            if isinstance(read, ast.Name) and read.id == first:
+                helpers.add(function.name)
+                break
+    return helpers
 
 
 def settings_fields(file: CodeFile, tree: ast.Module, expand) -> list[dict]:

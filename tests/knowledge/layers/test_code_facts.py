@@ -56,6 +56,10 @@ SERVER = {
                            "    host: str = '127.0.0.1'\n    _private: int = 0\n",
     "site/settings.py": "import environ\n\nenv = environ.Env()\nDEBUG = env.bool('DJANGO_DEBUG', default=False)\n"
                         "DATABASES = {'default': env.db()}\nSECRET_KEY = env('DJANGO_SECRET_KEY')\n",
+    "site/local.py": "import os\nfrom decouple import config\nfrom starlette.config import Config\n\n"
+                     "def env_bool(name, default=False):\n    return os.environ.get(name, str(default)) == '1'\n\n"
+                     "DEBUG = env_bool('SITE_DEBUG')\nDATABASE_URL = config('DATABASE_URL', default='')\n"
+                     "settings = Config('.env')\nREDIS_URL = settings('REDIS_URL', default='')\n",
     "pyproject.toml": '[project]\nname = "uvicorn"\n\n[project.scripts]\nuvicorn = "uvicorn.main:main"\n\n'
                       '[project.gui-scripts]\nuvicorn-gui = "uvicorn.main:run"\n',
     "legacy/setup.cfg": "[metadata]\nname = legacy\n\n[options.entry_points]\nconsole_scripts =\n"
@@ -146,6 +150,11 @@ class CodeFactTests(SimpleTestCase):
     def test_django_environ_reads_are_environment_variables(self):
         self.assertEqual(meta(self.rows["site/settings.py"], "D6", "target", "via", "line"),
                          [("DJANGO_DEBUG", "environ.Env", 4), ("DJANGO_SECRET_KEY", "environ.Env", 6)])
+
+    def test_decouple_starlette_config_and_the_modules_own_helpers_are_environment_variables(self):
+        self.assertEqual(meta(self.rows["site/local.py"], "D6", "target", "via", "line"),
+                         [("SITE_DEBUG", "env_bool", 8), ("DATABASE_URL", "decouple.config", 9),
+                          ("REDIS_URL", "starlette.config.Config", 11)])
 
     def test_calls_through_a_package_reexport_resolve_to_the_definition(self):
         edges = meta(self.rows["app.py"], "C2", "edge_type", "dst_ref", "resolution")
