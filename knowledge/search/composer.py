@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from knowledge.search.rows import row_extract
+from knowledge.search.rows import quoted_rows
 from knowledge.search.source_text import COMMAND, ITEM, clean_text, quotable_text, sentences
 from knowledge.search.words import word_stems
 
@@ -75,8 +75,10 @@ def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
 
 def _extract(question: str, sources: list) -> Composition:
     asked = word_stems(question)
-    lines = {number: sentences(quotable_text(row_extract(asked, hit) or hit.content))
-             for number, hit in enumerate(sources[:setting("EXTRACT_SOURCES")], start=1)}
+    quoted = sources[: setting("EXTRACT_SOURCES")]
+    rows = quoted_rows(asked, quoted)
+    lines = {number: sentences(quotable_text(rows.get(number, hit.content)))
+             for number, hit in enumerate(quoted, start=1)}
     items, seen = [], set()  # (source number, position, sentence, stems)
     for number, source in lines.items():
         for position, sentence in enumerate(source):

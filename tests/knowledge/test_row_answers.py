@@ -18,8 +18,8 @@ CITIES = """# Города
 PLAN = "Plan: Premium\nPrice: $49 per month\nUsers: up to 50\nStorage: 1 TB\nSupport: 24/7 phone"
 
 
-def row(content: str):
-    return hit(1, content, entry={"kind": "row", "row": 1})
+def row(content: str, n: int = 1):
+    return hit(n, content, entry={"kind": "row", "row": n})
 
 
 class RowExtractTests(TestCase):
@@ -38,6 +38,23 @@ class RowExtractTests(TestCase):
         text = composer.compose("Tell me about the Premium plan", [row(PLAN)], entry_match=False).text
         self.assertEqual(text, "Plan: Premium; Price: $49 per month; Users: up to 50; Storage: 1 TB; "
                                "Support: 24/7 phone [1]")
+
+    def test_of_several_rows_those_naming_what_the_question_names(self):
+        rows = [row("City: Kirovo-Chepetsk\nRegion: Kirov Oblast\nPopulation: 80 920", 1),
+                row("City: Surgut\nRegion: Khanty-Mansi\nPopulation: 396 443", 2),
+                row("City: Kirov\nRegion: Kirov Oblast\nPopulation: 473 668", 3)]
+        text = composer.compose("What is the population of Surgut?", rows, entry_match=False).text
+        self.assertEqual(text, "City: Surgut; Population: 396 443 [2]")
+
+    def test_rows_naming_nothing_the_question_names_give_the_best_row_alone(self):
+        rows = [row("Город: Казань\nНаселение: 1 216 965", 1), row("Город: Канск\nНаселение: 94 230", 2)]
+        text = composer.compose("What is the population of Kazan?", rows, entry_match=False).text
+        self.assertEqual(text, "Город: Казань; Население: 1 216 965 [1]")
+
+    def test_a_postal_code_asked_in_russian(self):
+        city = "address: г Майкоп\npostal_code: 385000\ncountry: Россия\ncity: Майкоп\npopulation: 144055"
+        text = composer.compose("Какой почтовый индекс у Майкопа?", [row(city)], entry_match=False).text
+        self.assertEqual(text, "address: г Майкоп; postal_code: 385000; city: Майкоп [1]")
 
     def test_prose_with_colons_is_not_a_row(self):
         prose = "Note: the Premium plan costs $49 per month.\nUsers: up to 50 on the Premium plan."
