@@ -256,7 +256,9 @@ def match_entry(question: str, hits: list, kbs: dict,
     """(index among `hits`, closeness, clear) of the FAQ entry whose question is the one asked.
 
     Each entry's own question is compared with the incoming one (both embedded as queries: a
-    symmetric comparison) on its base's calibrated scale. The best must reach ENTRY_MATCH_RELEVANCE;
+    symmetric comparison) on its base's calibrated scale, as their words in lower case: "Can I pay
+    by card" is the entry "Can I pay by card?" (a written answer's heading gets its "?"), not a
+    question a few hundredths away from it. The best must reach ENTRY_MATCH_RELEVANCE;
     it matches clearly when it also leads every other entry with a different answer by
     ENTRY_MATCH_MARGIN (two near-identical questions with different answers are for a person).
     `kbs`: {id: base}; `query_embeddings`: the question's vectors by embedder, when already embedded.
@@ -264,14 +266,17 @@ def match_entry(question: str, hits: list, kbs: dict,
     from knowledge.search.retrieval import relevance
 
     scored = []
+    words = _same(question) or question
     for index, hit in enumerate(hits):
         asked = (hit.metadata.get("entry") or {}).get("question")
         if asked:
             kb = kbs[hit.knowledge_base_id]
-            vector = (query_embeddings or {}).get(kb.embedder)
+            # Punctuation and case change an embedding without changing the question; the question's
+            # own vector (`query_embeddings`) is reused only when it has nothing but its words.
+            vector = (query_embeddings or {}).get(kb.embedder) if words == question else None
             if vector is None:
-                vector = _query_vector(kb.embedder, question)
-            similarity = float(vector @ _query_vector(kb.embedder, asked))
+                vector = _query_vector(kb.embedder, words)
+            similarity = float(vector @ _query_vector(kb.embedder, _same(asked) or asked))
             scored.append((relevance(similarity, kb) or 0.0, index))
     if not scored:
         return None

