@@ -161,12 +161,12 @@ class TicketAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Re-triage selected open tickets"), permissions=["change"])
     def retriage_tickets(self, request, queryset):
-        open_tickets = [ticket for ticket in queryset if ticket.is_open]
-        for ticket in open_tickets:
-            triage.retriage(ticket)
-        count = len(open_tickets)
-        self.message_user(request, ngettext("%(count)d ticket queued for triage.",
-                                            "%(count)d tickets queued for triage.", count) % {"count": count})
+        queued, skipped = triage.retriage_each(queryset.order_by("pk"))
+        self.message_user(request, ngettext("%(count)d ticket queued for triage.", "%(count)d tickets queued for "
+                                            "triage.", len(queued)) % {"count": len(queued)},
+                          messages.SUCCESS if queued else messages.WARNING)
+        if skipped:
+            self.message_user(request, skipped_message(skipped), messages.WARNING)
 
     # --- the ticket page -------------------------------------------------------------------------
 
@@ -303,6 +303,19 @@ class KnowledgeGapAdmin(RecordAdminMixin, admin.ModelAdmin):
 
     def changelist_view(self, request, extra_context=None):
         return HttpResponseRedirect(reverse("admin:tickets_ticket_report"))
+
+
+SKIPPED_SHOWN = 10  # reasons the message lists; the rest are counted
+
+
+def skipped_message(skipped: list[tuple[Ticket, str]]) -> str:
+    """Which tickets a bulk action left alone and why, in one message."""
+    reasons = " ".join(reason for _ticket, reason in skipped[:SKIPPED_SHOWN])
+    if len(skipped) > SKIPPED_SHOWN:
+        more = len(skipped) - SKIPPED_SHOWN
+        reasons += " " + ngettext("And %(count)d more.", "And %(count)d more.", more) % {"count": more}
+    return ngettext("%(count)d ticket skipped: %(reasons)s", "%(count)d tickets skipped: %(reasons)s",
+                    len(skipped)) % {"count": len(skipped), "reasons": reasons}
 
 
 def conversation_context(ticket: Ticket) -> dict:

@@ -85,6 +85,17 @@ def retriage(ticket: Ticket) -> Ticket:
     return ticket
 
 
+def retriage_each(tickets) -> tuple[list[Ticket], list[tuple[Ticket, str]]]:
+    """Re-triage every ticket that can be; (those queued, those skipped with the reason in words)."""
+    queued, skipped = [], []
+    for ticket in tickets:
+        try:
+            queued.append(retriage(ticket))
+        except TicketError as exc:  # closed, or being triaged right now
+            skipped.append((ticket, str(exc)))
+    return queued, skipped
+
+
 def _stale_before():
     """A ticket in `triaging` since before this belongs to a worker that died (the task timeout passed)."""
     return timezone.now() - timedelta(seconds=settings.Q_CLUSTER["timeout"])

@@ -131,6 +131,25 @@ class TicketAdminTests(TestCase):
         other.refresh_from_db()
         self.assertEqual(other.status, Ticket.Status.REJECTED)
 
+    def test_re_triage_selected_says_what_it_queued_and_what_it_skipped_and_why(self):
+        answered = self.submit("How long does express delivery take?")
+        self.client.force_login(self.support)
+        self.client.post(reverse("admin:tickets_ticket_send", args=[answered.pk]))
+        busy = self.submit("How do I track a parcel?")
+        Ticket.objects.filter(pk=busy.pk).update(status=Ticket.Status.TRIAGING)  # a worker has it right now
+        url = reverse("admin:tickets_ticket_changelist")
+        with self.captureOnCommitCallbacks(execute=True):
+            response = self.client.post(url, {"action": "retriage_tickets", "_selected_action": [
+                self.ticket.pk, answered.pk, busy.pk]}, follow=True)
+        said = [(message.level_tag, message.message) for message in response.context["messages"]]
+        self.assertEqual(said[-2:], [  # after the message of the send
+            ("success", "1 ticket queued for triage."),
+            ("warning", f"2 tickets skipped: Ticket #{answered.pk} is closed (answered by staff). "
+                        f"Ticket #{busy.pk} is being triaged right now; try again in a moment."),
+        ])
+        self.assertEqual(Ticket.objects.get(pk=self.ticket.pk).triage_count, 2)
+        self.assertEqual(Ticket.objects.get(pk=answered.pk).status, Ticket.Status.ANSWERED)
+
     def test_content_managers_cannot_read_or_work_tickets(self):
         self.client.force_login(self.manager)
         self.assertEqual(self.client.get(reverse("admin:tickets_ticket_changelist")).status_code, 403)
