@@ -196,6 +196,7 @@ class TicketAdmin(admin.ModelAdmin):
             "can_change": self.has_change_permission(request, ticket),
             "can_view_report": request.user.has_perm("tickets.view_gap_report"),
             "next_ticket": inbox.next_ticket(after=ticket),
+            **(extra_context or {}),
         }
         return TemplateResponse(request, "admin/tickets/ticket/conversation.html", context)
 
@@ -230,6 +231,8 @@ class TicketAdmin(admin.ModelAdmin):
             reply = inbox.send_reply(ticket, user=request.user, text=text)
         except TicketError as exc:
             self.message_user(request, str(exc), messages.ERROR)
+            if text is not None:  # the page again with what they wrote, to correct it
+                return self.change_view(request, str(ticket.pk), extra_context={"reply_text": text})
         else:
             if reply.edit_distance:
                 message = ngettext("Reply to #%(id)s sent (edited: %(count)d character changed).",

@@ -11,3 +11,7 @@ class NoDraftError(TicketError):
 
 class TicketClosedError(TicketError):
     """The ticket was already answered or rejected."""
+
+
+class UnknownSourceError(TicketError):
+    """A reply's [n] marker names a source the draft has no snapshot for."""

@@ -4,9 +4,11 @@ from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tickets import notify
-from tickets.exceptions import NoDraftError, TicketClosedError, TicketError
+from tickets.citations import cited_numbers
+from tickets.exceptions import NoDraftError, TicketClosedError, TicketError, UnknownSourceError
 from tickets.models import Message, RiskLevel, Ticket
 from tickets.reports import edit_distance
 
@@ -36,6 +38,7 @@ def send_reply(ticket: Ticket, *, user, text: str | None = None) -> Message:
     text = text.strip()
     if not text:
         raise TicketError(_("The reply is empty."))
+    check_markers(text, draft)
     now = timezone.now()
     reply = Message.objects.create(
         ticket=ticket, kind=Message.Kind.REPLY, body=text, author=user, draft=draft, sent_at=now,
@@ -46,6 +49,27 @@ def send_reply(ticket: Ticket, *, user, text: str | None = None) -> Message:
     ticket.close(Ticket.Status.ANSWERED)
     notify.ticket_event("ticket.replied", ticket, reply=reply)
     return reply
+
+
+def check_markers(text: str, draft: Message | None) -> None:
+    """Every `[n]` of a reply must open a source snapshot of its draft: staff and the API read the reply
+    with its markers, and an e-mail lists the pages they cite, so a marker pointing nowhere is refused."""
+    known = sorted(draft.sources.values_list("position", flat=True)) if draft else []
+    unknown = sorted(cited_numbers(text) - set(known))
+    if not unknown:
+        return
+    markers = ", ".join(f"[{n}]" for n in unknown)
+    if known:
+        raise UnknownSourceError(ngettext(
+            "The reply cites %(markers)s, but the draft has no such source (its sources are %(known)s): "
+            "correct or remove the marker.",
+            "The reply cites %(markers)s, but the draft has no such sources (its sources are %(known)s): "
+            "correct or remove the markers.", len(unknown)) % {
+            "markers": markers, "known": ", ".join(f"[{n}]" for n in known)})
+    raise UnknownSourceError(ngettext(
+        "The reply cites %(markers)s, but there are no sources to cite: remove the marker.",
+        "The reply cites %(markers)s, but there are no sources to cite: remove the markers.",
+        len(unknown)) % {"markers": markers})
 
 
 @transaction.atomic

@@ -122,6 +122,17 @@ class TicketAdminTests(TestCase):
         self.assertIn(f'href="#m{reply.draft_id}-source-1"', html)  # the reply's badge opens the draft's source
         self.assertNotIn("Approve and send", html)
 
+    def test_a_reply_citing_a_missing_source_is_refused_and_the_text_kept_to_correct(self):
+        self.client.force_login(self.support)
+        text = "Three to five working days [1]. Tracking: see [9]."
+        response = self.client.post(reverse("admin:tickets_ticket_send", args=[self.ticket.pk]), {"text": text})
+        self.assertEqual(response.status_code, 200)
+        [message] = response.context["messages"]
+        self.assertEqual(message.level_tag, "error")
+        self.assertTrue(message.message.startswith("The reply cites [9], but the draft has no such source"))
+        self.assertIn(f'<textarea id="reply-text" name="text" rows="8">{text}</textarea>', response.content.decode())
+        self.assertFalse(self.ticket.messages.filter(kind=Message.Kind.REPLY).exists())
+
     def test_approve_and_reject(self):
         self.client.force_login(self.support)
         self.client.post(reverse("admin:tickets_ticket_send", args=[self.ticket.pk]))

@@ -3,7 +3,7 @@ from django.test import TestCase
 
 from tests.tickets.helpers import make_help_centre
 from tickets import inbox, reports, triage
-from tickets.exceptions import NoDraftError, TicketClosedError, TicketError
+from tickets.exceptions import NoDraftError, TicketClosedError, TicketError, UnknownSourceError
 from tickets.models import Agent, Message, Ticket
 
 
@@ -54,6 +54,20 @@ class InboxTests(TestCase):
         with self.assertRaises(TicketError):
             inbox.send_reply(self.ticket, user=self.user, text="   ")
 
+    def test_a_reply_citing_a_source_the_draft_does_not_have_is_refused_naming_the_marker(self):
+        known = ", ".join(f"[{n}]" for n in self.draft.sources.values_list("position", flat=True))
+        self.assertLess(self.draft.sources.count(), 9)
+        with self.assertRaisesMessage(UnknownSourceError, f"The reply cites [9], but the draft has no such source "
+                                                          f"(its sources are {known}): correct or remove the marker."):
+            inbox.send_reply(self.ticket, user=self.user, text="Three to five working days [1]. Tracking [9].")
+        with self.assertRaisesMessage(UnknownSourceError, "The reply cites [7], [8], but the draft has no such"):
+            inbox.send_reply(self.ticket, user=self.user, text="See [Source 7-8].")
+        self.ticket.refresh_from_db()
+        self.assertEqual((self.ticket.status, self.ticket.messages.filter(kind=Message.Kind.REPLY).count()),
+                         (Ticket.Status.REVIEW, 0))
+        reply = inbox.send_reply(self.ticket, user=self.user, text="Three to five working days [1].")
+        self.assertEqual(reply.body, "Three to five working days [1].")
+
     def test_rejecting_closes_without_a_reply_and_keeps_the_reason(self):
         inbox.reject(self.ticket, user=self.user, reason="spam")
         self.ticket.refresh_from_db()
@@ -69,5 +83,8 @@ class InboxTests(TestCase):
         self.assertEqual(ticket.agent, agent)
         with self.assertRaises(NoDraftError):
             inbox.send_reply(ticket, user=self.user)
+        with self.assertRaisesMessage(UnknownSourceError, "The reply cites [1], but there are no sources to cite: "
+                                                          "remove the marker."):
+            inbox.send_reply(ticket, user=self.user, text="Attached [1].")
         reply = inbox.send_reply(ticket, user=self.user, text="Attached.")
         self.assertIsNone(reply.edit_distance)
