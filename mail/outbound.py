@@ -6,6 +6,8 @@ answers the customer's latest e-mail (`In-Reply-To`) and carries the thread's `R
 lands in the customer's conversation; auto-replies carry `Auto-Submitted: auto-replied` (RFC 3834),
 so well-behaved mail systems do not answer them. Under the reply, the customer's message it answers
 is quoted ("On …, … wrote:" in the customer's language, then `> ` lines), as mail clients do.
+What became of the e-mail is written on the reply too (`Message.delivery`): a failure, with its
+reason, shows on the ticket page and in the API, where staff send it again (`inbox.resend_email`).
 """
 
 import logging
@@ -29,6 +31,7 @@ logger = logging.getLogger(__name__)
 
 MAX_REFERENCES = 20
 ATTRIBUTION = gettext_noop("On %(date)s, %(sender)s wrote:")
+NOTHING_TO_ANSWER = gettext_noop("The ticket holds no e-mail from the customer to answer.")
 
 
 def reply_subject(subject: str, fallback: str = "Your request") -> str:
@@ -42,11 +45,14 @@ def send_reply(message_id: int) -> MailMessage | None:
     ticket = reply.ticket
     sent = MailMessage.objects.filter(ticket_message=reply).first()
     if sent is not None and sent.status == MailMessage.Status.SENT:
+        if reply.delivery != Message.Delivery.SENT:  # a retry queued after all: the reply says what happened
+            reply.mark_delivery(Message.Delivery.SENT)
         return sent
     last_in = (MailMessage.objects.select_related("ticket_message")
                .filter(ticket=ticket, direction=MailMessage.Direction.INBOUND)
                .exclude(status=MailMessage.Status.IGNORED).order_by("-created_at", "-pk").first())
     if last_in is None:
+        reply.mark_delivery(Message.Delivery.FAILED, NOTHING_TO_ANSWER)
         return None
     to = parseaddr(last_in.sender)[1]
     references = list(dict.fromkeys(MESSAGE_ID.findall(last_in.references) + [last_in.message_id]))
@@ -67,11 +73,14 @@ def send_reply(message_id: int) -> MailMessage | None:
     except (smtplib.SMTPException, OSError) as exc:
         mail.status, mail.reason = MailMessage.Status.FAILED, f"{type(exc).__name__}: {exc}"[:500]
         mail.save(update_fields=["status", "reason"])
+        # The ticket says so too: the reply was not delivered, why, and staff can send it again.
+        reply.mark_delivery(Message.Delivery.FAILED, mail.reason)
         logger.warning("Sending the reply to ticket %s failed: %s", ticket.pk, exc)
-        raise  # the worker retries the task
+        raise  # recorded as a failed task too; failures are acknowledged (ack_failures), not redelivered
     mail.status, mail.reason, mail.size = MailMessage.Status.SENT, "", len(raw)
     mail.raw.save("reply.eml", ContentFile(raw), save=False)
     mail.save()
+    reply.mark_delivery(Message.Delivery.SENT)
     return mail
 
 

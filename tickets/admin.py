@@ -11,7 +11,7 @@ from datetime import timedelta
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db.models import Case, IntegerField, Value, When
+from django.db.models import Case, Exists, IntegerField, OuterRef, Value, When
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -29,9 +29,12 @@ from portal.admin_records import RecordAdminMixin
 from tickets import inbox, reports, triage
 from tickets.admin_conversation import conversation_context
 from tickets.exceptions import TicketError
-from tickets.models import Agent, KnowledgeGap, ReplyTemplate, RiskLevel, Ticket
+from tickets.models import Agent, KnowledgeGap, Message, ReplyTemplate, RiskLevel, Ticket
 
 RISK_CSS = {RiskLevel.LOW: "ok", RiskLevel.MEDIUM: "warn", RiskLevel.HIGH: "error"}
+# A reply of the ticket whose e-mail failed (and was not sent since).
+UNDELIVERED = Exists(Message.objects.filter(ticket=OuterRef("pk"), kind=Message.Kind.REPLY,
+                                            delivery=Message.Delivery.FAILED))
 STATUS_CSS = {
     Ticket.Status.NEW: "muted", Ticket.Status.TRIAGING: "running", Ticket.Status.REVIEW: "warn",
     Ticket.Status.AUTO_REPLIED: "ok", Ticket.Status.ANSWERED: "ok", Ticket.Status.REJECTED: "muted",
@@ -94,12 +97,23 @@ class AgeFilter(admin.SimpleListFilter):
         return queryset.filter(created_at__gte=since) if newer else queryset.filter(created_at__lt=since)
 
 
+class DeliveryFilter(admin.SimpleListFilter):
+    title = _("e-mail")
+    parameter_name = "email"
+
+    def lookups(self, request, model_admin):
+        return [("failed", _("A reply was not delivered"))]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(undelivered=True) if self.value() == "failed" else queryset
+
+
 @admin.register(Ticket)
 class TicketAdmin(admin.ModelAdmin):
     list_display = ["number", "subject", "status_badge", "risk_badge", "agent", "confidence_display",
                     "refused", "waiting"]
     list_display_links = ["number", "subject"]
-    list_filter = ["status", "risk_level", AgeFilter, "agent", "refused", "channel", "language"]
+    list_filter = ["status", "risk_level", AgeFilter, "agent", "refused", "channel", DeliveryFilter, "language"]
     list_select_related = ["agent"]
     search_fields = ["subject", "customer", "external_id"]
     date_hierarchy = "created_at"
@@ -118,7 +132,7 @@ class TicketAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         # The inbox never shows the trace or metadata; the ticket page loads its own copy.
         return (super().get_queryset(request).defer("trace", "metadata", "routing_reason", "risk_reasons")
-                .annotate(risk_rank=inbox.RISK_RANK,
+                .annotate(risk_rank=inbox.RISK_RANK, undelivered=UNDELIVERED,
                           open_rank=Case(When(status=Ticket.Status.REVIEW, then=Value(0)), default=Value(1),
                                          output_field=IntegerField()))
                 # Tickets waiting for review first, high risk first among them, then the newest.
@@ -130,8 +144,11 @@ class TicketAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("Status"), ordering="status")
     def status_badge(self, ticket):
-        return format_html('<span class="tk-badge tk-{}">{}</span>', STATUS_CSS.get(ticket.status, "muted"),
-                           ticket.get_status_display())
+        badge = format_html('<span class="tk-badge tk-{}">{}</span>', STATUS_CSS.get(ticket.status, "muted"),
+                            ticket.get_status_display())
+        if ticket.undelivered:  # "answered", but the customer did not get the e-mail
+            badge += format_html(' <span class="tk-badge tk-error">{}</span>', _("E-mail failed"))
+        return badge
 
     @admin.display(description=_("Age"), ordering="created_at")
     def waiting(self, ticket):
@@ -168,6 +185,7 @@ class TicketAdmin(admin.ModelAdmin):
             wrap(self.reject_view, "<int:ticket_id>/reject/", "reject"),
             wrap(self.note_view, "<int:ticket_id>/note/", "note"),
             wrap(self.retriage_view, "<int:ticket_id>/retriage/", "retriage"),
+            wrap(self.resend_view, "<int:ticket_id>/replies/<int:reply_id>/resend/", "resend"),
             wrap(self.report_view, "report/", "report"),
         ] + super().get_urls()
 
@@ -261,6 +279,17 @@ class TicketAdmin(admin.ModelAdmin):
             self.message_user(request, str(exc), messages.ERROR)
         else:
             self.message_user(request, _("Ticket queued for triage."))
+        return self._back(ticket)
+
+    @method_decorator(require_POST)
+    def resend_view(self, request, ticket_id, reply_id):
+        ticket = self._ticket_for_change(request, ticket_id)
+        try:
+            inbox.resend_email(ticket, reply_id=reply_id)
+        except TicketError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            self.message_user(request, _("The reply to #%(id)s is queued to be e-mailed again.") % {"id": ticket.pk})
         return self._back(ticket)
 
     def report_view(self, request):

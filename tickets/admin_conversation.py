@@ -11,6 +11,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from portal.stored_text import translated
 from tickets import autoreply, citations, replies, wording
 from tickets.models import Message, RiskLevel, Ticket, TicketSource
 
@@ -51,6 +52,8 @@ def conversation_context(ticket: Ticket) -> dict:
             "html": citations.render_with_badges(message.body, sources, anchor=f"m{owner}-source-"),
             "sources": list(sources.values()) if message.kind == Message.Kind.DRAFT else [],
             "sent_as": sent.get(message.pk),
+            # A worker wrote it in the portal's language (or it is the mail server's own words).
+            "delivery_error": translated(message.delivery_error),
         })
     draft = next((e["message"] for e in reversed(entries)
                   if e["message"].kind == Message.Kind.DRAFT and e["message"].is_current), None)

@@ -73,6 +73,20 @@ def check_markers(text: str, draft: Message | None) -> None:
 
 
 @transaction.atomic
+def resend_email(ticket: Ticket, *, reply_id: int) -> Message:
+    """Queue the e-mail of a reply whose sending failed once more (the mail app never sends one twice)."""
+    reply = (Message.objects.select_for_update()
+             .filter(ticket=ticket, kind=Message.Kind.REPLY, pk=reply_id).first())
+    if reply is None:
+        raise TicketError(_("Ticket #%(id)s has no such reply.") % {"id": ticket.pk})
+    if reply.delivery != Message.Delivery.FAILED:
+        raise TicketError(_("This reply's e-mail did not fail (%(delivery)s): there is nothing to send again.")
+                          % {"delivery": reply.get_delivery_display().lower()})
+    notify.email_reply(reply)
+    return reply
+
+
+@transaction.atomic
 def reject(ticket: Ticket, *, user, reason: str = "") -> Ticket:
     """Close the ticket without a reply; the draft stays for the record, the reason as a note."""
     ticket = _lock(ticket)

@@ -216,6 +216,12 @@ class Message(models.Model):
         REPLY = "reply", _("Reply")
         NOTE = "note", _("Internal note")
 
+    class Delivery(models.TextChoices):
+        NONE = "", _("Not e-mailed")
+        PENDING = "pending", _("E-mail waiting to be sent")
+        SENT = "sent", _("E-mailed")
+        FAILED = "failed", _("E-mail failed")
+
     ticket = models.ForeignKey(Ticket, verbose_name=_("ticket"), on_delete=models.CASCADE, related_name="messages")
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     body = models.TextField(_("body"))
@@ -232,6 +238,11 @@ class Message(models.Model):
     # A draft that was superseded by a re-triage, sent or rejected stays for the record.
     is_current = models.BooleanField(_("is current"), default=True)
     sent_at = models.DateTimeField(_("sent at"), null=True, blank=True)
+    # For replies to e-mailed tickets: what became of the e-mail (written by the mail app's worker),
+    # so the ticket never says "sent" about a reply the customer did not get.
+    delivery = models.CharField(_("delivery"), max_length=10, choices=Delivery.choices, blank=True)
+    delivery_error = models.CharField(_("delivery error"), max_length=500, blank=True,
+                                      help_text=_("Why the e-mail could not be sent."))
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
@@ -242,6 +253,10 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return gettext("%(kind)s on ticket #%(id)s") % {"kind": self.get_kind_display(), "id": self.ticket_id}
+
+    def mark_delivery(self, delivery: str, error: str = "") -> None:
+        self.delivery, self.delivery_error = delivery, error[:500]
+        self.save(update_fields=["delivery", "delivery_error"])
 
     def get_additional_data(self) -> dict | None:
         """Kept with a reply's audit entry (django-auditlog): the snapshots of the sources it cited."""

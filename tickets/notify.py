@@ -27,4 +27,10 @@ def ticket_event(event: str, ticket: Ticket, *, reply: Message | None = None) ->
                          "auto_sent": reply.auto_sent, "sent_at": reply.sent_at.isoformat() if reply.sent_at else None}
     publish(event, data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
     if reply is not None and ticket.channel == Ticket.Channel.EMAIL:
-        enqueue_task(SEND_REPLY_TASK, reply.pk)
+        email_reply(reply)
+
+
+def email_reply(reply: Message) -> None:
+    """Queue the e-mail of a reply; the reply says it waits until the worker records what became of it."""
+    reply.mark_delivery(Message.Delivery.PENDING)
+    enqueue_task(SEND_REPLY_TASK, reply.pk)

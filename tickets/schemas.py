@@ -7,6 +7,7 @@ from django.utils import timezone
 from ninja import Field, ModelSchema, Schema
 from pydantic import field_validator
 
+from portal.stored_text import translated
 from tickets.models import Message, Ticket, TicketSource
 
 
@@ -34,9 +35,18 @@ class TicketOut(ModelSchema):
 
 
 class MessageOut(ModelSchema):
+    delivery: Literal[tuple(Message.Delivery.values)] = Field(  # type: ignore[valid-type]
+        description="A reply's e-mail: pending, sent or failed (then `delivery_error` says why); empty when "
+                    "the reply is not e-mailed.")
+    delivery_error: str
+
     class Meta:
         model = Message
         fields = ("id", "kind", "body", "auto_sent", "generator", "is_current", "sent_at", "created_at")
+
+    @staticmethod
+    def resolve_delivery_error(message: Message) -> str:
+        return translated(message.delivery_error)  # written by the worker in the portal's language
 
 
 class SourceOut(ModelSchema):

@@ -1,16 +1,21 @@
 """Replies to e-mailed tickets sent by SMTP to a real aiosmtpd server on 127.0.0.1, threaded and loop-safe."""
 
+from html import unescape
+
+from django.contrib.auth.models import Group
 from django.test import TestCase, override_settings
+from django.urls import reverse
 from django.utils import timezone
 
 from mail import inbound, outbound
 from mail.models import MailMessage
 from mail.quoted import is_attribution
-from tests.api.base import make_user
+from tests.api.base import make_key, make_user
 from tests.mail import messages
 from tests.stubs.smtp_server import SmtpServer
 from tests.tickets.helpers import make_help_centre
 from tickets import inbox, triage
+from tickets.groups import SUPPORT_STAFF
 from tickets.models import Message, Ticket
 
 MAIL = {**inbound.settings.MAIL, "FROM": "Help desk <help@portal.example>", "DOMAIN": "portal.example"}
@@ -146,3 +151,48 @@ class OutboundTests(TestCase):
         self.assertEqual(len(self.smtp.messages), 1)
         row.refresh_from_db()
         self.assertEqual((row.status, MailMessage.objects.filter(direction="out").count()), ("sent", 1))
+
+    def test_a_failed_e_mail_shows_on_the_ticket_and_in_the_api_and_staff_send_it_again(self):
+        ticket = self.receive(messages.plain("Where is my parcel?")).ticket
+        self.smtp.stop()
+        with self.assertRaises(OSError):
+            self.send(ticket, "On its way.")
+        reply = Message.objects.get(kind="reply")
+        reason = MailMessage.objects.get(direction="out").reason
+        self.assertEqual((reply.delivery, reply.delivery_error), (Message.Delivery.FAILED, reason))
+        self.assertTrue(reason)
+        self.staff.is_staff = True
+        self.staff.save()
+        self.staff.groups.add(Group.objects.get(name=SUPPORT_STAFF))
+        self.client.force_login(self.staff)
+        page = unescape(self.client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode())
+        self.assertIn(f"The customer did not get this reply: the e-mail failed ({reason}).", page)
+        self.assertIn("E-mail failed", page)
+        resend = reverse("admin:tickets_ticket_resend", args=[ticket.pk, reply.pk])
+        self.assertIn(f'action="{resend}"', page)
+        inbox_page = self.client.get(reverse("admin:tickets_ticket_changelist") + "?email=failed")
+        self.assertEqual(list(inbox_page.context["cl"].result_list), [ticket])
+        self.assertIn('<span class="tk-badge tk-error">E-mail failed</span>', inbox_page.content.decode())
+        _, token = make_key()
+        body = self.client.get(f"/api/v1/tickets/{ticket.pk}", headers={"Authorization": f"Bearer {token}"}).json()
+        [api_reply] = [message for message in body["messages"] if message["kind"] == "reply"]
+        self.assertEqual((api_reply["delivery"], api_reply["delivery_error"]), ("failed", reason))
+
+        self.smtp.start()
+        with self.captureOnCommitCallbacks(execute=True):
+            self.client.post(resend)
+        self.client.post(resend)  # pressed twice: it did not fail, nothing to send again
+        self.assertEqual(len(self.smtp.messages), 1)
+        reply.refresh_from_db()
+        self.assertEqual((reply.delivery, reply.delivery_error), (Message.Delivery.SENT, ""))
+        page = self.client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
+        self.assertNotIn("The customer did not get this reply", page)
+        self.assertIn('<span class="tk-badge tk-ok">E-mailed</span>', page)
+
+    def test_a_reply_with_no_e_mail_to_answer_says_it_was_not_delivered(self):
+        with self.captureOnCommitCallbacks(execute=False):
+            ticket = triage.submit_ticket(body="From the web form", channel=Ticket.Channel.EMAIL)
+        reply = self.send(ticket, "Answered.")
+        reply.refresh_from_db()
+        self.assertEqual((reply.delivery, reply.delivery_error),
+                         (Message.Delivery.FAILED, "The ticket holds no e-mail from the customer to answer."))
