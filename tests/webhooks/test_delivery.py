@@ -15,7 +15,7 @@ from tests.factories import make_kb
 from tests.test_docs import ROOT
 from tests.webhooks_receiver import Receiver
 from tickets import inbox, triage
-from tickets.models import Ticket
+from tickets.models import Message, Ticket, TicketSource
 from webhooks import delivery as deliveries
 from webhooks.models import Delivery, Endpoint
 
@@ -74,6 +74,10 @@ class DeliveryTests(TestCase):
     def test_staff_replies_and_rejections_are_events(self):
         user = make_user("staff")
         first, second = self.submit(), self.submit()
+        # A draft with its source [1] (the reply's markers must name one of its sources).
+        draft = Message.objects.create(ticket=first, kind=Message.Kind.DRAFT, body="It left today [1].")
+        TicketSource.objects.create(ticket=first, message=draft, position=1, cited=True,
+                                    content_full="Parcels leave the warehouse the day they are ordered.")
         with self.captureOnCommitCallbacks(execute=True):
             inbox.send_reply(first, user=user, text="It left the warehouse today [1].")
         with self.captureOnCommitCallbacks(execute=True):
