@@ -256,9 +256,10 @@ def match_entry(question: str, hits: list, kbs: dict,
     """(index among `hits`, closeness, clear) of the FAQ entry whose question is the one asked.
 
     Each entry's own question is compared with the incoming one (both embedded as queries: a
-    symmetric comparison) on its base's calibrated scale, as their words in lower case: "Can I pay
-    by card" is the entry "Can I pay by card?" (a written answer's heading gets its "?"), not a
-    question a few hundredths away from it. The best must reach ENTRY_MATCH_RELEVANCE;
+    symmetric comparison) on its base's calibrated scale; one of the same words in lower case is the
+    entry's own question, 1.0: "Can I pay by card" is the entry "Can I pay by card?" (a written
+    answer's heading gets its "?"), not a question a few hundredths away from it, which punctuation
+    and case make of its vector. The best must reach ENTRY_MATCH_RELEVANCE;
     it matches clearly when it also leads every other entry with a different answer by
     ENTRY_MATCH_MARGIN (two near-identical questions with different answers are for a person).
     `kbs`: {id: base}; `query_embeddings`: the question's vectors by embedder, when already embedded.
@@ -266,17 +267,17 @@ def match_entry(question: str, hits: list, kbs: dict,
     from knowledge.search.retrieval import relevance
 
     scored = []
-    words = _same(question) or question
+    words = _same(question)
     for index, hit in enumerate(hits):
         asked = (hit.metadata.get("entry") or {}).get("question")
-        if asked:
+        if asked and words and _same(asked) == words:
+            scored.append((1.0, index))
+        elif asked:
             kb = kbs[hit.knowledge_base_id]
-            # Punctuation and case change an embedding without changing the question; the question's
-            # own vector (`query_embeddings`) is reused only when it has nothing but its words.
-            vector = (query_embeddings or {}).get(kb.embedder) if words == question else None
+            vector = (query_embeddings or {}).get(kb.embedder)
             if vector is None:
-                vector = _query_vector(kb.embedder, words)
-            similarity = float(vector @ _query_vector(kb.embedder, _same(asked) or asked))
+                vector = _query_vector(kb.embedder, question)
+            similarity = float(vector @ _query_vector(kb.embedder, asked))
             scored.append((relevance(similarity, kb) or 0.0, index))
     if not scored:
         return None
