@@ -193,6 +193,10 @@ Mode = Annotated[Literal["hybrid", "vector", "keyword"], Field(
     description="hybrid (default) mixes meaning and words; keyword for exact names and codes.")]
 Layers = Annotated[list[Annotated[str, Field(max_length=8)]] | None, Field(
     None, max_length=20, description="Chunk layers, e.g. D0 (text), D6, C1 (code).")]
+PlanQuery = Annotated[str | None, Field(
+    min_length=1, max_length=2000,
+    description="The question about code or documentation; `query` and `question` are the same argument, as in "
+                "POST /search/planned. Вопрос о коде или документации; query и question — один и тот же аргумент.")]
 Filters = Annotated[dict[str, FilterValue] | None, Field(
     None, max_length=20, description="Metadata filters: key → value or list of values.")]
 
@@ -245,10 +249,14 @@ def answer(key: ApiKey,
        "does a CLI command do): the intent router picks layers and filters, shows its plan, then searches.\n"
        "Для вопросов о коде и технической документации (кто вызывает X, где маршрут Y, что делает команда): "
        "маршрутизатор намерений выбирает слои и фильтры, показывает план и выполняет поиск.")
-def planned_search(key: ApiKey, question: Annotated[str, Field(min_length=1, max_length=2000)],
+def planned_search(key: ApiKey, query: PlanQuery = None, question: PlanQuery = None,
                    knowledge_bases: Bases = None) -> dict[str, Any]:
-    plan, hits = plan_and_search(question, _bases(key, knowledge_bases))
-    return _dump(PlanResponse, {"query": question, "question": question, "plan": plan.to_dict(),
+    # The REST endpoint's names: `query`, with `question` (its old name) accepted; `query` wins if both come.
+    text = query or question
+    if not text:
+        raise ToolError("invalid: " + gettext("Give the query to search for (query, or question)"))
+    plan, hits = plan_and_search(text, _bases(key, knowledge_bases))
+    return _dump(PlanResponse, {"query": text, "question": text, "plan": plan.to_dict(),
                                 "hits": [hit_dict(hit) for hit in hits]})
 
 

@@ -129,12 +129,25 @@ class McpHttpTests(LiveServerTestCase):
         self.assertTrue(result["plan"]["intent"])
         self.assertTrue(result["plan"]["steps"])
 
+    def test_planned_search_takes_the_rest_names_query_and_question(self):
+        # POST /search/planned takes `query` (and `question`, its old name): the tool takes both too.
+        by_query = payload(tool(self.url, self.token, "planned_search", {"query": "Which service calls billing?"}))
+        by_question = payload(tool(self.url, self.token, "planned_search",
+                                   {"question": "Which service calls billing?"}))
+        self.assertEqual(by_query["query"], "Which service calls billing?")
+        self.assertEqual(by_query["plan"], by_question["plan"])
+        schema = call(self.url, self.token, lambda session: session.list_tools())
+        [planned] = [item for item in schema.tools if item.name == "planned_search"]
+        self.assertLessEqual({"query", "question"}, set(planned.inputSchema["properties"]))
+        self.assertIn("invalid", error_text(tool(self.url, self.token, "planned_search", {})))
+
     def test_a_key_limited_to_one_base_never_sees_another(self):
         chunk_b = self.doc_b.chunks.first().pk
         for name, arguments in [
             ("search", {"query": "beta launch code word", "mode": "keyword"}),
             ("search", {"query": "beta launch code word"}),
             ("planned_search", {"question": "beta launch code word"}),
+            ("planned_search", {"query": "beta launch code word"}),
         ]:
             text = json.dumps(payload(tool(self.url, self.token_a, name, arguments)))
             self.assertNotIn("marmalade", text, name)
