@@ -220,7 +220,8 @@ def run_job(job: Job) -> None:
 # --- Thresholds (the release gate) --------------------------------------------------------------------
 
 def parse_thresholds(text: str) -> dict[str, float]:
-    """`nDCG=0.8,refusal=0.9` → {"ndcg@10": 0.8, "refusal_precision": 0.9, "refusal_recall": 0.9}."""
+    """`nDCG=0.8,refusal=0.9` → {"ndcg@10": 0.8, "refusal_precision": 0.9, "refusal_recall": 0.9}; each limit
+    between 0 and 1."""
     limits = {}
     for part in filter(None, (item.strip() for item in (text or "").split(","))):
         name, _, value = part.partition("=")
@@ -233,6 +234,9 @@ def parse_thresholds(text: str) -> dict[str, float]:
         except ValueError:
             raise EvaluationError(gettext("Threshold %(threshold)s needs a number, e.g. nDCG=0.8")
                                   % {"threshold": repr(part)}) from None
+        if not 0 <= limit <= 1:  # also NaN; a limit above 1 could never be met, one below 0 never missed
+            raise EvaluationError(gettext("Threshold %(threshold)s is out of range: the metrics run from 0 to 1, "
+                                          "e.g. nDCG=0.8") % {"threshold": repr(part)})
         limits.update(dict.fromkeys(metrics, limit))
     return limits
 

@@ -112,7 +112,11 @@ class HelpCentreRunTests(TestCase):
     def test_thresholds_parse_and_name_what_failed(self):
         self.assertEqual(runs.parse_thresholds("nDCG=0.8, refusal=0.9"),
                          {"ndcg@10": 0.8, "refusal_precision": 0.9, "refusal_recall": 0.9})
-        for bad, message in [("speed=1", "Unknown metric 'speed'"), ("ndcg=high", "needs a number")]:
+        self.assertEqual(runs.parse_thresholds("ndcg=0,recall=1"), {"ndcg@10": 0.0, "recall@10": 1.0})
+        for bad, message in [("speed=1", "Unknown metric 'speed'"), ("ndcg=high", "needs a number"),
+                             ("ndcg=1.5", "'ndcg=1.5' is out of range: the metrics run from 0 to 1"),
+                             ("recall=80", "out of range"), ("mrr=-0.1", "out of range"),
+                             ("ndcg=nan", "out of range")]:
             with self.subTest(bad), self.assertRaisesMessage(EvaluationError, message):
                 runs.parse_thresholds(bad)
         run = EvalRun(metrics={"ndcg@10": 0.5, "refusal_precision": None})
@@ -172,12 +176,22 @@ class EvalCommandTests(TestCase):
         self.assertIn("ndcg@10", out.getvalue())
 
     def test_it_exits_non_zero_under_a_threshold(self):
+        # A question no document answers keeps nDCG under 1.
+        golden.add_question(self.set, question="zzqx vvplk qwrt", document_ids=[self.documents["passwords"].pk])
         with self.assertRaises(CommandError) as caught:
-            call_command("eval", self.kb.slug, "--set", "Help", "--fail-under", "nDCG=1.01", stdout=StringIO(),
+            call_command("eval", self.kb.slug, "--set", "Help", "--fail-under", "nDCG=1", stdout=StringIO(),
                          stderr=StringIO())
         self.assertEqual(caught.exception.returncode, 3)
         self.assertIn("ndcg@10 = ", str(caught.exception))
         call_command("eval", self.kb.slug, "--fail-under", "nDCG=0", stdout=StringIO(), stderr=StringIO())
+
+    def test_it_refuses_a_limit_out_of_range_before_running(self):
+        # Metrics run from 0 to 1: nDCG=1.5 could never pass, a gate that always fails is a typo.
+        message = "'ndcg=1.5' is out of range: the metrics run from 0 to 1"
+        with self.assertRaisesMessage(CommandError, message) as caught:
+            call_command("eval", self.kb.slug, "--fail-under", "ndcg=1.5", stdout=StringIO(), stderr=StringIO())
+        self.assertEqual(caught.exception.returncode, 1)
+        self.assertFalse(EvalRun.objects.exists())
 
     def test_it_names_the_sets_when_one_must_be_chosen(self):
         golden.create_golden_set(self.kb, name="Other")
