@@ -202,7 +202,7 @@ def start_switch(request, kb_id: int, payload: SwitchIn):
     kb = get_kb(request, kb_id)
     golden_set = get_set(request, payload.golden_set) if payload.golden_set else None
     changes = payload.model_dump(include={"embedder", "chunk_size", "chunk_overlap", "chunk_min_size"},
-                                 exclude_none=True)
+                                 exclude_none=True, mode="json")
     item = shadow.start_switch(kb, golden_set=golden_set, tolerance=payload.tolerance,
                                auto_switch=payload.auto_switch, user=request.auth.owner, **changes)
     return Status(202, get_switch(request, item.pk))

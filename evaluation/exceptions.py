@@ -1,7 +1,7 @@
 """Errors of the evaluation app.
 
 `EvaluationError` derives from `KnowledgeError` so `portal/api.py` maps it to a 422 (409 for
-`ConflictError`) like the knowledge app's own errors, without a second mapping.
+`SwitchRefusedError`) like the knowledge app's own errors, without a second mapping.
 """
 
 from knowledge.exceptions import KnowledgeError

@@ -5,7 +5,7 @@ from typing import Literal
 from ninja import Field, ModelSchema, Schema
 
 from evaluation.models import EvalResult, EvalRun, GoldenQuestion, GoldenSet, ShadowSwitch
-from knowledge.schemas import JobOut
+from knowledge.schemas import EmbedderName, JobOut
 from portal.stored_text import translated
 
 
@@ -125,7 +125,7 @@ class FeedbackOut(Schema):
 
 
 class SwitchIn(Schema):
-    embedder: str | None = Field(None, max_length=100, description="The new embedder (registry name).")
+    embedder: EmbedderName | None = Field(None, description="The new embedder (registry name).")
     chunk_size: int | None = Field(None, ge=200, le=100_000)
     chunk_overlap: int | None = Field(None, ge=0, le=50_000)
     chunk_min_size: int | None = Field(None, ge=0, le=100_000)

@@ -128,7 +128,7 @@ def delete_knowledge_base(request, kb_id: int):
     return Status(204, None)
 
 
-@router.post("/knowledge-bases/{kb_id}/reindex", response={202: JobOut, **errors(404)}, auth=WRITE)
+@router.post("/knowledge-bases/{kb_id}/reindex", response={202: JobOut, **errors(404, 409)}, auth=WRITE)
 def reindex_knowledge_base(request, kb_id: int, payload: ReindexRequest):
     """Rebuild out-of-date documents (all with `force`), optionally switching the embedder."""
     kb = get_kb(request, kb_id)

@@ -21,6 +21,12 @@ class EmbedderError(KnowledgeError):
     """The embedder is unknown, misconfigured, or failed."""
 
 
+class SwitchInProgressError(KnowledgeError):
+    """The base is being rebuilt beside itself (a shadow switch): an in-place re-index would be lost; a 409."""
+
+    code = "switch_in_progress"
+
+
 class JobStateError(KnowledgeError):
     """The job cannot do this in its state (retry a job that succeeded); the API answers 409."""
 

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from knowledge import archives, bases, notion, shares, uploads
-from knowledge.exceptions import JobStateError, KnowledgeError
+from knowledge.exceptions import JobStateError, KnowledgeError, SwitchInProgressError
 from knowledge.indexing import entries, ingestion, parsing, tables, vector_index
 from knowledge.indexing.ingestion import delete_document
 from knowledge.models import Document, Job, KnowledgeBase
@@ -164,7 +164,7 @@ def create_reindex_job(kb: KnowledgeBase, *, embedder: str = "", force: bool = F
     """A re-index job row; with another embedder, the base switches to it first (vectors are rebuilt)."""
     if kb.shadows.exists():
         # Its cut-over swaps chunks with this base; a re-index in between would be lost or mixed in.
-        raise KnowledgeError(gettext("A new version of %(base)s is being built beside it (a shadow switch); "
+        raise SwitchInProgressError(gettext("A new version of %(base)s is being built beside it (a shadow switch); "
                                      "cut over, cancel or confirm that switch before re-indexing") % {"base": kb})
     if embedder and embedder != kb.embedder:
         bases.switch_embedder(kb, embedder)

@@ -28,6 +28,7 @@ from knowledge.exceptions import (
     JobStateError,
     KnowledgeError,
     SearchTimeoutError,
+    SwitchInProgressError,
     UnsupportedFileError,
 )
 from portal.auth import READ, ApiError, ApiKeyThrottle
@@ -104,9 +105,10 @@ api.add_router("/", "tickets.api.router")
 api.add_router("/", "webhooks.api.router")
 api.add_router("/", "evaluation.api.router")
 
-# Domain errors that are not "your input cannot be used" (422).
+# Domain errors that are not "your input cannot be used" (422). An embedder name the caller gives is
+# checked by the request schemas (EmbedderName); an EmbedderError past them is the server's (503).
 DOMAIN_STATUS = {FileTooLargeError: 413, UnsupportedFileError: 415, EmbedderError: 503, JobStateError: 409,
-                 SwitchRefusedError: 409, SearchTimeoutError: 504}
+                 SwitchRefusedError: 409, SwitchInProgressError: 409, SearchTimeoutError: 504}
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
               409: "conflict", 413: "payload_too_large", 415: "unsupported_media_type", 422: "invalid",
               429: "rate_limited", 503: "unavailable", 504: "timeout"}

