@@ -1,8 +1,10 @@
 """The two staff groups and their permissions, kept in one place.
 
 "Support staff" work tickets and may not touch knowledge; "Content managers" edit knowledge
-(and crawler) models and never read tickets, only the aggregated gap report. The data migration
-creates the groups; `post_migrate` re-applies them so models added later (crawler) are covered.
+(and crawler) models, measure and switch them with the evaluation app (golden sets, runs, feedback,
+shadow switches: docs/evaluation.md is written for them), and never read tickets, only the
+aggregated gap report. The data migration creates the groups; `post_migrate` re-applies them so
+models added later (crawler, evaluation) are covered.
 """
 
 SUPPORT_STAFF = "Support staff"
@@ -21,6 +23,7 @@ GROUP_PERMISSIONS = {
     CONTENT_MANAGERS: {
         "knowledge": {"*": ["view", "add", "change", "delete"]},
         "crawler": {"*": ["view", "add", "change", "delete"]},
+        "evaluation": {"*": ["view", "add", "change", "delete"]},
         "tickets": {"ticket": ["view_gap_report"]},
     },
 }

@@ -59,6 +59,34 @@ class EvaluationAdminTests(TestCase):
         self.assertContains(diff, "Worse (1)")
         self.assertContains(diff, "How do I reset my password?")
 
+    def test_the_content_managers_group_works_every_evaluation_page(self):
+        # docs/evaluation.md is written for content managers: their group reaches what it describes.
+        from django.contrib.auth.models import Group
+
+        from tickets.groups import CONTENT_MANAGERS
+
+        content_manager = User.objects.create_user("cm", password="pw", is_staff=True)
+        content_manager.groups.add(Group.objects.get(name=CONTENT_MANAGERS))
+        self.client.force_login(content_manager)
+        first = runs.evaluate(runs.create_run(self.set, label="before"))
+        second = runs.evaluate(runs.create_run(self.set, label="after"))
+        for url in (reverse("admin:evaluation_goldenset_changelist"),
+                    reverse("admin:evaluation_goldenset_change", args=[self.set.pk]),
+                    reverse("admin:evaluation_goldenset_import", args=[self.set.pk]),
+                    reverse("admin:evaluation_goldenquestion_add"),
+                    reverse("admin:evaluation_evalrun_changelist"),
+                    reverse("admin:evaluation_evalrun_change", args=[first.pk]),
+                    reverse("admin:evaluation_evalrun_trend", args=[self.kb.pk]),
+                    reverse("admin:evaluation_evalrun_diff", args=[first.pk, second.pk]),
+                    reverse("admin:evaluation_feedback_changelist"),
+                    reverse("admin:evaluation_shadowswitch_add")):
+            with self.subTest(url=url):
+                self.assertEqual(self.client.get(url).status_code, 200)
+        with self.captureOnCommitCallbacks(execute=True):
+            self.client.post(reverse("admin:evaluation_goldenset_changelist"),
+                             {"action": "run_evaluation", "_selected_action": [self.set.pk]})
+        self.assertEqual(EvalRun.objects.count(), 3)
+
     def test_viewers_cannot_import_and_the_import_page_reports_problems(self):
         url = reverse("admin:evaluation_goldenset_import", args=[self.set.pk])
         self.client.force_login(self.viewer)

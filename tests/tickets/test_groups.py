@@ -21,3 +21,10 @@ class StaffGroupTests(TestCase):
         self.assertTrue({"knowledge.change_knowledgebase", "knowledge.add_document", "knowledge.delete_document",
                          "knowledge.view_chunk", "knowledge.change_job", "tickets.view_gap_report"} <= perms)
         self.assertFalse([p for p in perms if p.startswith("tickets.") and p != "tickets.view_gap_report"])
+
+    def test_content_managers_measure_and_switch_bases_with_the_evaluation_app(self):
+        perms = self.perms(CONTENT_MANAGERS)
+        self.assertTrue({"evaluation.add_goldenset", "evaluation.change_goldenset", "evaluation.add_goldenquestion",
+                         "evaluation.view_evalrun", "evaluation.view_feedback", "evaluation.add_shadowswitch",
+                         "evaluation.change_shadowswitch"} <= perms)
+        self.assertFalse([p for p in self.perms(SUPPORT_STAFF) if p.startswith("evaluation.")])
