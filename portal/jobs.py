@@ -348,17 +348,23 @@ def start_reaper(sender=None, proc_name: str = "", **kwargs) -> None:
 
     interval = settings.PORTAL["JOB_REAP_SECONDS"]
     if interval > 0 and not Conf.SYNC:
-        threading.Thread(target=_reap_every, args=(interval,), name="job-reaper", daemon=True).start()
+        start_periodic(reap_stale_jobs, interval, name="job-reaper")
 
 
-def _reap_every(interval: float) -> None:
+def start_periodic(func: Callable[[], object], interval: float, *, name: str) -> None:
+    """Run `func` every `interval` seconds in a daemon thread of this process (a django-q2 worker):
+    for work that must not wait for django-q2's scheduler, which looks at its schedules every 30 s."""
+    threading.Thread(target=_every, args=(func, interval), name=name, daemon=True).start()
+
+
+def _every(func: Callable[[], object], interval: float) -> None:
     while True:
         # Jittered, so the workers of one cluster do not all query at the same moment.
         time.sleep(interval * random.uniform(0.75, 1.25))
         try:
-            reap_stale_jobs()
+            func()
         except Exception:  # noqa: BLE001 - the database may be away for a while; try again next time
-            logger.exception("Reaping stale jobs failed")
+            logger.exception("%s failed", func.__name__)
         finally:
             connections.close_all()  # this thread's own connections
 

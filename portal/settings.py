@@ -356,6 +356,8 @@ WEBHOOKS = {
     # The first retry waits this long, each next one twice as long (30 s, 1, 2, 4, 8 min).
     "BACKOFF_SECONDS": env_int("PORTAL_WEBHOOK_BACKOFF_SECONDS", 30, minimum=1),
     "DISABLE_AFTER": env_int("PORTAL_WEBHOOK_DISABLE_AFTER", 20, minimum=1),
+    # How often each worker process looks for retries that are due (0: only the minute's schedule).
+    "SWEEP_SECONDS": env_float("PORTAL_WEBHOOK_SWEEP_SECONDS", 5.0),
 }
 
 # --- E-mail channel (mail/) ----------------------------------------------------------------------

@@ -13,7 +13,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.server.received.append({"path": self.path, "headers": dict(self.headers), "body": body})
+        self.server.received.append({"path": self.path, "headers": dict(self.headers), "body": body,
+                                     "at": time.monotonic()})
         behaviour = self.server.behaviour
         if behaviour == "hang":
             time.sleep(self.server.hang_seconds)

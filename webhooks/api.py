@@ -1,9 +1,10 @@
-"""REST operations on webhook endpoints: register, list, read deliveries, delete.
+"""REST operations on webhook endpoints: register, list, read, read deliveries, delete.
 
-A key sees only the endpoints it registered; registering needs the `write` scope.
+An endpoint belongs to its owner (the user of the key that registered it, or whoever staff set in the
+admin); registering needs the `write` scope.
 """
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.shortcuts import get_object_or_404
 from ninja import Router, Status
 from ninja.pagination import paginate
@@ -20,7 +21,13 @@ router = Router(tags=["webhooks"])
 
 
 def own_endpoints(key: ApiKey) -> QuerySet[Endpoint]:
-    return Endpoint.objects.filter(api_key=key)
+    """The endpoints this key registered and, for a key that reaches every base, all its owner's (made
+    in the admin or with the owner's other keys). A key limited to some bases sees only its own: the
+    owner's other endpoints may hear of bases it may not see."""
+    mine = Q(api_key=key)
+    if key.knowledge_base_ids is None:
+        mine |= Q(owner_id=key.owner_id)
+    return Endpoint.objects.filter(mine)
 
 
 @router.post("/webhooks", response={201: EndpointCreated, **errors()}, auth=WRITE)
@@ -40,6 +47,11 @@ def create_endpoint(request, payload: EndpointIn):
 @paginate
 def list_endpoints(request):
     return own_endpoints(request.auth).order_by("name", "pk")
+
+
+@router.get("/webhooks/{endpoint_id}", response={200: EndpointOut, **errors(404)}, auth=READ)
+def get_endpoint(request, endpoint_id: int):
+    return get_object_or_404(own_endpoints(request.auth), pk=endpoint_id)
 
 
 @router.get("/webhooks/{endpoint_id}/deliveries", response={200: list[DeliveryOut], **errors(404)}, auth=READ)

@@ -1,8 +1,11 @@
 """Sending one delivery: sign, POST through the SSRF guard, record the attempt, retry or give up.
 
-Each attempt is claimed with a conditional UPDATE (pending/retrying → sending), so a task that is
-delivered twice sends once. Failures are retried with exponential back-off (`BACKOFF_SECONDS`
-doubled per attempt) by a one-off django-q2 schedule, up to `MAX_ATTEMPTS`; after
+Each attempt is claimed with a conditional UPDATE (pending → sending), so a task that is delivered
+twice sends once. A failure waits `BACKOFF_SECONDS`, doubled per attempt, in `next_attempt_at`;
+`send_due` queues the deliveries whose time has come, every `SWEEP_SECONDS` in each worker process
+(`tasks.start_sweeper`) and every minute by a django-q2 schedule in case no worker runs the thread.
+(A one-off django-q2 schedule per retry would wait for its scheduler, which looks every 30 s: the
+first retry came after 30 to 60 s instead of 30.) After `MAX_ATTEMPTS` the delivery fails; after
 `DISABLE_AFTER` failed attempts in a row the endpoint is disabled and its waiting deliveries end.
 Redirects are not followed (a receiver could point them at a private address): a 3xx is a failure.
 """
@@ -19,13 +22,11 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django_q.models import Schedule
-from django_q.tasks import schedule
 
 from crawler.fetching import GuardedTransport
 from crawler.guard import AllowList, resolve
 from webhooks import signing
-from webhooks.events import DELIVERY_TASK, queue
+from webhooks.events import enqueue, queue
 from webhooks.exceptions import WebhookError
 from webhooks.models import Delivery, Endpoint
 
@@ -56,8 +57,8 @@ def deliver(delivery_id: int) -> Delivery | None:
     # A delivery left "sending" by a worker that died is taken over once it is clearly abandoned.
     abandoned = timezone.now() - timedelta(seconds=conf("TIMEOUT_SECONDS") * 3 + 60)
     claimed = Delivery.objects.filter(
-        Q(status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING])
-        | Q(status=Delivery.Status.SENDING, updated_at__lt=abandoned), pk=delivery_id,
+        Q(status=Delivery.Status.PENDING) | Q(status=Delivery.Status.SENDING, updated_at__lt=abandoned),
+        pk=delivery_id,
     ).update(status=Delivery.Status.SENDING, updated_at=timezone.now())
     if not claimed:
         return None
@@ -77,15 +78,27 @@ def deliver(delivery_id: int) -> Delivery | None:
                    delivery.attempts, error)
     if _count_failure(endpoint):
         return _finish(delivery, Delivery.Status.FAILED)
-    if delivery.attempts >= conf("MAX_ATTEMPTS"):
+    if delivery.round_attempts >= conf("MAX_ATTEMPTS"):
         return _finish(delivery, Delivery.Status.FAILED)
-    delay = conf("BACKOFF_SECONDS") * 2 ** (delivery.attempts - 1)
+    delay = conf("BACKOFF_SECONDS") * 2 ** (delivery.round_attempts - 1)
     delivery.next_attempt_at = timezone.now() + timedelta(seconds=delay)
-    with transaction.atomic():
-        _finish(delivery, Delivery.Status.RETRYING)
-        schedule(DELIVERY_TASK, delivery.pk, name=f"webhook-{delivery.pk}-retry-{delivery.attempts}",
-                 schedule_type=Schedule.ONCE, repeats=1, next_run=delivery.next_attempt_at)
-    return delivery
+    return _finish(delivery, Delivery.Status.RETRYING)  # send_due queues it when next_attempt_at comes
+
+
+def send_due(limit: int = 500) -> int:
+    """Queue the retries whose time has come; returns how many. Any number of workers may sweep at
+    once: each delivery is moved back to pending, and queued, by one of them (a conditional UPDATE in
+    the transaction that queues it, so a broker that refuses leaves it due for the next sweep)."""
+    now, queued = timezone.now(), 0
+    due = (Delivery.objects.filter(status=Delivery.Status.RETRYING, next_attempt_at__lte=now)
+           .order_by("next_attempt_at").values_list("pk", flat=True)[:limit])
+    for delivery_id in due:
+        with transaction.atomic():
+            if Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.RETRYING).update(
+                    status=Delivery.Status.PENDING, updated_at=now):
+                enqueue(delivery_id)
+                queued += 1
+    return queued
 
 
 def send(endpoint: Endpoint, delivery: Delivery) -> tuple[int | None, str, int]:
@@ -146,10 +159,11 @@ def _finish(delivery: Delivery, status: str, *, error: str | None = None) -> Del
 
 
 def retry_now(delivery: Delivery) -> None:
-    """Send a failed or waiting delivery again (an admin action); a fresh set of attempts."""
+    """Send a failed or waiting delivery again (an admin action): now, then with a fresh round of
+    retries; its attempts keep counting."""
     updated = Delivery.objects.filter(pk=delivery.pk, status__in=[Delivery.Status.FAILED, Delivery.Status.RETRYING]
-                                      ).update(status=Delivery.Status.PENDING, attempts=0, next_attempt_at=None,
-                                               updated_at=timezone.now())
+                                      ).update(status=Delivery.Status.PENDING, resent_after=F("attempts"),
+                                               next_attempt_at=None, updated_at=timezone.now())
     if updated:
         queue(delivery)
 

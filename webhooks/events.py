@@ -4,7 +4,7 @@ Domain code calls `publish()` in plain sight where the thing happens (a ticket i
 finishes). This module imports nothing but its own models, so any app may call it without taking
 on the delivery machinery (httpx, the SSRF guard); the task is queued by its dotted name for the
 same reason, and because portal.jobs (which publishes job.finished) cannot be imported back;
-the retries are django-q2 schedules, which name their function by dotted path anyway.
+the retries are queued the same way by `delivery.send_due` when they are due.
 """
 
 from django.db import transaction
@@ -40,7 +40,12 @@ def publish(event: str, data: dict, *, knowledge_base_id: int | None = None,
 
 
 def queue(delivery: Delivery) -> None:
-    transaction.on_commit(lambda: async_task(DELIVERY_TASK, delivery.pk, task_name=f"webhook-{delivery.pk}"))
+    """Queue the delivery's next attempt once the transaction that made it pending commits."""
+    transaction.on_commit(lambda: enqueue(delivery.pk))
+
+
+def enqueue(delivery_id: int) -> None:
+    async_task(DELIVERY_TASK, delivery_id, task_name=f"webhook-{delivery_id}")
 
 
 def _may_hear(endpoint: Endpoint, knowledge_base_id: int | None, api_key_id: int | None) -> bool:

@@ -81,6 +81,9 @@ class Delivery(models.Model):
     payload = models.JSONField(_("payload"))
     status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    # "Send again" starts a fresh round of retries without forgetting the attempts before it: the
+    # back-off and the give-up count from here.
+    resent_after = models.PositiveIntegerField(_("attempts before the last resend"), default=0, editable=False)
     response_status = models.PositiveIntegerField(_("response status"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)
     # [{"at": iso, "status": 500 | None, "error": "...", "ms": 12}] — one entry per attempt.
@@ -105,6 +108,11 @@ class Delivery(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+    @property
+    def round_attempts(self) -> int:
+        """Attempts since the delivery was first queued or last sent again."""
+        return self.attempts - self.resent_after
 
 
 def now_iso() -> str:

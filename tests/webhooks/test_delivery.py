@@ -3,6 +3,7 @@
 import json
 import re
 import time
+from datetime import timedelta
 
 from django.test import TestCase, override_settings
 from django.utils import timezone
@@ -20,7 +21,12 @@ from webhooks import delivery as deliveries
 from webhooks.models import Delivery, Endpoint
 
 WEBHOOKS = {"ALLOWED_HOSTS": ["127.0.0.1"], "TIMEOUT_SECONDS": 1.0, "MAX_ATTEMPTS": 3, "BACKOFF_SECONDS": 30,
-            "DISABLE_AFTER": 5}
+            "DISABLE_AFTER": 5, "SWEEP_SECONDS": 5.0}
+
+
+def come_due(delivery: Delivery) -> None:
+    """Move the delivery's retry time into the past, as if its back-off had been waited out."""
+    Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now() - timedelta(seconds=1))
 
 
 def documented_verifier():
@@ -95,25 +101,79 @@ class DeliveryTests(TestCase):
         self.submit()
         delivery = Delivery.objects.get()
         self.assertEqual((delivery.status, delivery.attempts, delivery.response_status), ("retrying", 1, 500))
-        first = Schedule.objects.get(name=f"webhook-{delivery.pk}-retry-1")
-        self.assertAlmostEqual((first.next_run - timezone.now()).total_seconds(), 30, delta=5)
-        deliveries.deliver(delivery.pk)  # what the schedule runs
+        self.assertAlmostEqual((delivery.next_attempt_at - timezone.now()).total_seconds(), 30, delta=5)
+        come_due(delivery)
+        self.assertEqual(deliveries.send_due(), 1)  # what each worker's sweep runs
         delivery.refresh_from_db()
-        second = Schedule.objects.get(name=f"webhook-{delivery.pk}-retry-2")
-        self.assertAlmostEqual((second.next_run - timezone.now()).total_seconds(), 60, delta=5)
-        deliveries.deliver(delivery.pk)
+        self.assertAlmostEqual((delivery.next_attempt_at - timezone.now()).total_seconds(), 60, delta=5)
+        come_due(delivery)
+        deliveries.send_due()
         delivery.refresh_from_db()
-        self.assertEqual((delivery.status, delivery.attempts), ("failed", 3))
+        self.assertEqual((delivery.status, delivery.attempts, delivery.next_attempt_at), ("failed", 3, None))
         self.assertEqual([entry["status"] for entry in delivery.log], [500, 500, 500])
-        self.assertIsNone(deliveries.deliver(delivery.pk))  # finished: a late schedule sends nothing
+        self.assertIsNone(deliveries.deliver(delivery.pk))  # finished: a late task sends nothing
         ids = {r["headers"]["X-Portal-Delivery"] for r in self.receiver.received}
         self.assertEqual((len(self.receiver.received), ids), (3, {str(delivery.event_id)}))
+
+    def test_a_retry_goes_out_when_due_and_not_before(self):
+        # The retry's time is the delivery's own next_attempt_at, swept every few seconds; not a
+        # django-q2 schedule, which its scheduler would only look at every 30 seconds.
+        self.receiver.behaviour = "error"
+        self.submit()
+        delivery = Delivery.objects.get()
+        self.assertFalse(Schedule.objects.filter(func="webhooks.tasks.run_delivery").exists())
+        self.assertEqual(deliveries.send_due(), 0)  # 30 s to go
+        self.assertIsNone(deliveries.deliver(delivery.pk))  # a stray task does not jump the queue either
+        self.assertEqual(len(self.receiver.received), 1)
+        come_due(delivery)
+        self.receiver.behaviour = "ok"
+        self.assertEqual(deliveries.send_due(), 1)
+        self.assertEqual(deliveries.send_due(), 0)  # queued once, by one sweep
+        delivery.refresh_from_db()
+        self.assertEqual((delivery.status, delivery.attempts, len(self.receiver.received)), ("succeeded", 2, 2))
+
+    def test_send_again_counts_its_attempts_and_starts_a_fresh_round(self):
+        self.receiver.behaviour = "error"
+        self.submit()
+        delivery = Delivery.objects.get()
+        for _ in range(2):
+            come_due(delivery)
+            deliveries.send_due()
+        delivery.refresh_from_db()
+        self.assertEqual((delivery.status, delivery.attempts), ("failed", 3))
+        with self.captureOnCommitCallbacks(execute=True):
+            deliveries.retry_now(delivery)
+        delivery.refresh_from_db()
+        # Counted on: the fourth attempt failed too, and its round waits the first back-off again.
+        self.assertEqual((delivery.status, delivery.attempts, len(delivery.log)), ("retrying", 4, 4))
+        self.assertAlmostEqual((delivery.next_attempt_at - timezone.now()).total_seconds(), 30, delta=5)
+        self.receiver.behaviour = "ok"
+        come_due(delivery)
+        deliveries.send_due()
+        delivery.refresh_from_db()
+        self.assertEqual((delivery.status, delivery.attempts, len(self.receiver.received)), ("succeeded", 5, 5))
+
+    def test_send_again_in_the_admin_shows_every_attempt(self):
+        admin = make_user("admin")
+        admin.is_staff = admin.is_superuser = True
+        admin.save()
+        self.client.force_login(admin)
+        given_up = Delivery.objects.create(endpoint=self.endpoint, event="ticket.created", payload={"id": "x"},
+                                           status="failed", attempts=3, response_status=500, error="HTTP 500",
+                                           log=[{"at": "2026-12-01", "status": 500, "error": "HTTP 500", "ms": 3}] * 3)
+        with self.captureOnCommitCallbacks(execute=True):
+            self.client.post("/admin/webhooks/delivery/", {"action": "retry", "_selected_action": [given_up.pk]})
+        given_up.refresh_from_db()
+        self.assertEqual((given_up.status, given_up.attempts, len(given_up.log)), ("succeeded", 4, 4))
+        self.assertContains(self.client.get("/admin/webhooks/delivery/"), '<td class="field-attempts">4</td>')
 
     def test_a_retry_after_recovery_succeeds_and_resets_the_failure_count(self):
         self.receiver.behaviour = "error"
         self.submit()
         self.receiver.behaviour = "ok"
-        delivery = deliveries.deliver(Delivery.objects.get().pk)
+        come_due(Delivery.objects.get())
+        deliveries.send_due()
+        delivery = Delivery.objects.get()
         self.assertEqual((delivery.status, delivery.attempts), ("succeeded", 2))
         self.endpoint.refresh_from_db()
         self.assertEqual(self.endpoint.consecutive_failures, 0)
@@ -192,9 +252,39 @@ class WebhookApiTests(ApiTestCase):
         listed = self.api("get", "/webhooks", token=self.token).json()
         self.assertEqual([item["id"] for item in listed["items"]], [body["id"]])
         self.assertNotIn("secret", listed["items"][0])
-        _, other = make_key(name="other")
+        self.assertEqual(self.api("get", f"/webhooks/{body['id']}", token=self.token).json()["name"], "CRM")
+        _, other = make_key(name="other", owner=make_user("someone-else"))
         self.assertEqual(self.api("get", "/webhooks", token=other).json()["items"], [])
+        self.assertEqual(self.api("get", f"/webhooks/{body['id']}", token=other).status_code, 404)
         self.assertEqual(self.api("get", f"/webhooks/{body['id']}/deliveries", token=other).status_code, 404)
+
+    def test_an_endpoint_made_in_the_admin_belongs_to_its_owners_keys(self):
+        admin = make_user("admin")
+        admin.is_staff = admin.is_superuser = True
+        admin.save()
+        self.client.force_login(admin)
+        self.client.post("/admin/webhooks/endpoint/add/", {
+            "name": "CRM", "url": self.receiver.url, "events": ["ticket.created"], "is_active": "on",
+            "owner": self.key.owner_id})
+        endpoint = Endpoint.objects.get()
+        self.assertEqual((endpoint.owner, endpoint.api_key), (self.key.owner, None))
+        listed = self.api("get", "/webhooks", token=self.token).json()["items"]
+        self.assertEqual([item["id"] for item in listed], [endpoint.pk])
+        self.assertEqual(self.api("get", f"/webhooks/{endpoint.pk}", token=self.token).status_code, 200)
+        self.assertEqual(self.api("get", f"/webhooks/{endpoint.pk}/deliveries", token=self.token).status_code, 200)
+        # Left to the admin's default, the owner is the staff member who made it: their key reaches it too.
+        self.client.post("/admin/webhooks/endpoint/add/", {
+            "name": "Mine", "url": self.receiver.url, "events": ["ticket.created"], "is_active": "on"})
+        mine = Endpoint.objects.get(name="Mine")
+        self.assertEqual(mine.owner, admin)
+        _, admins_key = make_key(owner=admin)
+        self.assertEqual(self.api("get", f"/webhooks/{mine.pk}", token=admins_key).status_code, 200)
+        self.assertEqual(self.api("get", f"/webhooks/{mine.pk}", token=self.token).status_code, 404)
+        # A key limited to some bases sees only what it registered: the owner's other endpoints hear of all.
+        _, limited = make_key(owner=self.key.owner, knowledge_bases=[make_kb()])
+        self.assertEqual(self.api("get", f"/webhooks/{endpoint.pk}", token=limited).status_code, 404)
+        self.assertEqual(self.api("delete", f"/webhooks/{endpoint.pk}", token=self.token).status_code, 204)
+        self.assertFalse(Endpoint.objects.filter(pk=endpoint.pk).exists())
 
     def test_it_refuses_private_addresses_and_unknown_events(self):
         for url in ["http://10.0.0.5/hook", "http://169.254.169.254/latest", "http://[::1]/x", "ftp://example.com/"]:
