@@ -46,6 +46,7 @@ OPERATIONS = [
     ("get", "/tickets/{ticket}", "tickets", None),
     ("post", "/webhooks", "write", {"name": "x", "url": "http://127.0.0.1:9/", "events": ["ticket.created"]}),
     ("get", "/webhooks", "read", None),
+    ("get", "/webhooks/{webhook}", "read", None),
     ("get", "/webhooks/{webhook}/deliveries", "read", None),
     ("delete", "/webhooks/{webhook}", "write", None),
     ("get", "/knowledge-bases/{kb}/golden-sets", "read", None),
