@@ -7,7 +7,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_environment_variable_is_documented_in_the_readme():
-    settings_source = "".join((ROOT / "portal" / name).read_text() for name in ("settings.py", "gunicorn.conf.py"))
+    settings_source = "".join((ROOT / "portal" / name).read_text()
+                              for name in ("settings.py", "knowledge_settings.py", "gunicorn.conf.py"))
     names = set(re.findall(r'env_(?:str|bool|int|float|list|choice)\(\s*"([A-Z0-9_]+)"', settings_source))
     assert {"DATABASE_URL", "REDIS_URL", "PORTAL_DEFAULT_EMBEDDER", "PORTAL_WEB_WORKERS"} <= names
     readme = (ROOT / "README.md").read_text()
