@@ -26,7 +26,8 @@ class MailMessageAdmin(admin.ModelAdmin):
     search_fields = ("message_id", "sender", "recipients", "subject")
     list_select_related = ("ticket",)
     readonly_fields = ("direction", "status", "message_id", "in_reply_to", "references", "sender", "recipients",
-                       "subject", "ticket_link", "reason_text", "raw", "size", "created_at")
+                       "subject", "ticket_link", "reason_text", "attempts", "next_attempt_at", "raw", "size",
+                       "created_at")
     exclude = ("ticket", "ticket_message")
     inlines = [AttachmentInline]
     show_full_result_count = False

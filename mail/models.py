@@ -21,6 +21,7 @@ class MailMessage(models.Model):
         IGNORED = "ignored", _("Ignored (auto-reply, bounce or our own)")
         PENDING = "pending", _("Waiting to be sent")
         SENT = "sent", _("Sent")
+        RETRYING = "retrying", _("Waiting to be sent again")
         FAILED = "failed", _("Sending failed")
 
     direction = models.CharField(_("direction"), max_length=3, choices=Direction.choices)
@@ -42,10 +43,16 @@ class MailMessage(models.Model):
     raw = models.FileField(_("raw"), upload_to="mail/%Y/%m/", blank=True,
                            help_text=_("The message as received or sent."))
     size = models.PositiveIntegerField(_("size"), default=0)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0,
+                                                help_text=_("Times sending was tried in this round."))
+    next_attempt_at = models.DateTimeField(_("next attempt"), null=True, blank=True,
+                                           help_text=_("When a reply waiting to be sent again is sent."))
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["next_attempt_at"], condition=models.Q(status="retrying"),
+                                name="mail_retry_due")]
         verbose_name = _("e-mail")
         verbose_name_plural = _("e-mails")
 

@@ -8,21 +8,30 @@ so well-behaved mail systems do not answer them. Under the reply, the customer's
 is quoted ("On …, … wrote:" in the customer's language, then `> ` lines), as mail clients do.
 What became of the e-mail is written on the reply too (`Message.delivery`): a failure, with its
 reason, shows on the ticket page and in the API, where staff send it again (`inbox.resend_email`).
+
+An SMTP server that cannot take the reply for now (unreachable, disconnected, a 4xx answer) gets it
+again later: `MAIL["RETRIES"]` times, after `RETRY_SECONDS`, then twice as long each time, queued
+by `send_due` (the minute's schedule); the reply stays pending, the reason on it. A 5xx answer (no
+such mailbox, refused) fails it at once, as does the last retry. Staff sending it again start a new
+round.
 """
 
 import logging
 import smtplib
+from datetime import timedelta
 from email.utils import make_msgid, parseaddr
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.mail import EmailMessage
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from mail.inbound import MESSAGE_ID, one_line
 from mail.models import MailMessage
 from mail.quoted import quote
+from portal.jobs import enqueue_task
 from portal.languages import translate
 from tickets import replies
 from tickets.models import Message
@@ -58,6 +67,8 @@ def send_reply(message_id: int) -> MailMessage | None:
     references = list(dict.fromkeys(MESSAGE_ID.findall(last_in.references) + [last_in.message_id]))
     mail = sent or MailMessage(direction=MailMessage.Direction.OUTBOUND, ticket=ticket, ticket_message=reply,
                                message_id=make_msgid(domain=settings.MAIL["DOMAIN"]))
+    if mail.status == MailMessage.Status.FAILED:
+        mail.attempts = 0  # staff sent it again: a new round of retries
     mail.status, mail.sender, mail.recipients = MailMessage.Status.PENDING, settings.MAIL["FROM"], to
     mail.subject, mail.in_reply_to = reply_subject(ticket.subject, replies.email_subject(ticket)), last_in.message_id
     mail.references = " ".join(references[-MAX_REFERENCES:])
@@ -71,8 +82,16 @@ def send_reply(message_id: int) -> MailMessage | None:
     try:
         email.send()
     except (smtplib.SMTPException, OSError) as exc:
-        mail.status, mail.reason = MailMessage.Status.FAILED, f"{type(exc).__name__}: {exc}"[:500]
-        mail.save(update_fields=["status", "reason"])
+        mail.reason, mail.attempts = f"{type(exc).__name__}: {exc}"[:500], mail.attempts + 1
+        if _for_now(exc) and mail.attempts <= settings.MAIL["RETRIES"]:
+            wait = settings.MAIL["RETRY_SECONDS"] * 2 ** (mail.attempts - 1)
+            mail.status, mail.next_attempt_at = MailMessage.Status.RETRYING, timezone.now() + timedelta(seconds=wait)
+            mail.save(update_fields=["status", "reason", "attempts", "next_attempt_at"])
+            reply.mark_delivery(Message.Delivery.PENDING, mail.reason)
+            logger.warning("Sending the reply to ticket %s failed, sent again in %s s: %s", ticket.pk, wait, exc)
+            return mail
+        mail.status, mail.next_attempt_at = MailMessage.Status.FAILED, None
+        mail.save(update_fields=["status", "reason", "attempts", "next_attempt_at"])
         # The ticket says so too: the reply was not delivered, why, and staff can send it again.
         reply.mark_delivery(Message.Delivery.FAILED, mail.reason)
         logger.warning("Sending the reply to ticket %s failed: %s", ticket.pk, exc)
@@ -82,6 +101,35 @@ def send_reply(message_id: int) -> MailMessage | None:
     mail.save()
     reply.mark_delivery(Message.Delivery.SENT)
     return mail
+
+
+def send_due(limit: int = 200) -> int:
+    """Queue the replies whose time to be sent again has come; how many. Sweeps may overlap: each
+    reply is moved back to pending, and queued, by one of them (a conditional UPDATE)."""
+    due = (MailMessage.objects.filter(status=MailMessage.Status.RETRYING, next_attempt_at__lte=timezone.now())
+           .order_by("next_attempt_at").values_list("pk", "ticket_message_id")[:limit])
+    queued = 0
+    for pk, reply_id in due:
+        with transaction.atomic():
+            if reply_id and MailMessage.objects.filter(pk=pk, status=MailMessage.Status.RETRYING).update(
+                    status=MailMessage.Status.PENDING, next_attempt_at=None):
+                enqueue_task("mail-reply", reply_id)
+                queued += 1
+    return queued
+
+
+def _for_now(exc: Exception) -> bool:
+    """Whether an SMTP failure may pass: the server unreachable or gone, or a 4xx answer (RFC 5321's
+    transient failures). A 5xx answer (no such mailbox, refused, bad credentials) will not."""
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return all(400 <= code < 500 for code, _ in exc.recipients.values())
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return 400 <= exc.smtp_code < 500 or isinstance(exc, smtplib.SMTPConnectError)
+    if isinstance(exc, smtplib.SMTPServerDisconnected):
+        return True
+    # Any other SMTP error (an extension the server lacks) is the set-up's; an OSError (refused,
+    # timed out, a name that does not resolve for now) the network's.
+    return not isinstance(exc, smtplib.SMTPException)
 
 
 def email_text(reply: Message, answered: MailMessage) -> str:

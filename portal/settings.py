@@ -279,6 +279,10 @@ MAIL = {
     "IMAP_CA_FILE": env_str("PORTAL_IMAP_CA_FILE"),
     "IMAP_TIMEOUT_SECONDS": env_int("PORTAL_IMAP_TIMEOUT_SECONDS", 30, minimum=1),
     "IMAP_BATCH": env_int("PORTAL_IMAP_BATCH", 50, minimum=1),
+    # A reply the SMTP server could not take for now (down, 4xx) is sent again this many times, the
+    # first after RETRY_SECONDS, each next one twice as long after (1, 2, 4, 8, 16 min); then it failed.
+    "RETRIES": env_int("PORTAL_MAIL_RETRIES", 5, minimum=0),
+    "RETRY_SECONDS": env_int("PORTAL_MAIL_RETRY_SECONDS", 60, minimum=1),
 }
 if MAIL["IMAP_SECURITY"] not in ("ssl", "starttls"):
     raise ImproperlyConfigured("PORTAL_IMAP_SECURITY must be 'ssl' or 'starttls'")

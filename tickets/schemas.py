@@ -36,8 +36,9 @@ class TicketOut(ModelSchema):
 
 class MessageOut(ModelSchema):
     delivery: Literal[tuple(Message.Delivery.values)] = Field(  # type: ignore[valid-type]
-        description="A reply's e-mail: pending, sent or failed (then `delivery_error` says why); empty when "
-                    "the reply is not e-mailed.")
+        description="A reply's e-mail: pending, sent or failed (then `delivery_error` says why; pending with a "
+                    "`delivery_error`: the SMTP server could not take it for now, it is sent again "
+                    "automatically); empty when the reply is not e-mailed.")
     delivery_error: str
 
     class Meta:

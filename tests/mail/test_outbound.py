@@ -1,5 +1,7 @@
 """Replies to e-mailed tickets sent by SMTP to a real aiosmtpd server on 127.0.0.1, threaded and loop-safe."""
 
+import smtplib
+from datetime import timedelta
 from html import unescape
 
 from django.contrib.auth.models import Group
@@ -136,6 +138,7 @@ class OutboundTests(TestCase):
         self.send(ticket, "Answered.")
         self.assertEqual(self.smtp.messages, [])
 
+    @override_settings(MAIL={**MAIL, "RETRIES": 0})
     def test_an_smtp_failure_is_recorded_and_the_retry_sends_once(self):
         ticket = self.receive(messages.plain("Where is my parcel?")).ticket
         self.smtp.stop()
@@ -152,6 +155,7 @@ class OutboundTests(TestCase):
         row.refresh_from_db()
         self.assertEqual((row.status, MailMessage.objects.filter(direction="out").count()), ("sent", 1))
 
+    @override_settings(MAIL={**MAIL, "RETRIES": 0})
     def test_a_failed_e_mail_shows_on_the_ticket_and_in_the_api_and_staff_send_it_again(self):
         ticket = self.receive(messages.plain("Where is my parcel?")).ticket
         self.smtp.stop()
@@ -188,6 +192,70 @@ class OutboundTests(TestCase):
         page = self.client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode()
         self.assertNotIn("The customer did not get this reply", page)
         self.assertIn('<span class="tk-badge tk-ok">E-mailed</span>', page)
+
+    def test_a_server_that_cannot_take_it_for_now_gets_it_again_later(self):
+        ticket = self.receive(messages.plain("Where is my parcel?")).ticket
+        self.smtp.stop()
+        before = timezone.now()
+        reply = self.send(ticket, "On its way.")  # no error: the reply waits for its next attempt
+        row = MailMessage.objects.get(direction="out")
+        self.assertEqual((row.status, row.attempts), ("retrying", 1))
+        self.assertAlmostEqual((row.next_attempt_at - before).total_seconds(), 60, delta=5)
+        reply.refresh_from_db()
+        self.assertEqual((reply.delivery, reply.delivery_error), (Message.Delivery.PENDING, row.reason))
+        self.assertIn("ConnectionRefusedError", row.reason)
+        self.staff.is_staff = True
+        self.staff.save()
+        self.staff.groups.add(Group.objects.get(name=SUPPORT_STAFF))
+        self.client.force_login(self.staff)
+        page = unescape(self.client.get(reverse("admin:tickets_ticket_change", args=[ticket.pk])).content.decode())
+        self.assertIn(f"The e-mail could not be sent yet ({row.reason}); it is sent again automatically.", page)
+        self.assertNotIn("Send the e-mail again", page)
+
+        self.assertEqual(outbound.send_due(), 0)  # not due yet
+        self.smtp.start()
+        MailMessage.objects.filter(pk=row.pk).update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+        with self.captureOnCommitCallbacks(execute=True):
+            self.assertEqual(outbound.send_due(), 1)
+        self.assertEqual(outbound.send_due(), 0)  # queued once
+        self.assertEqual(len(self.smtp.messages), 1)
+        row.refresh_from_db()
+        reply.refresh_from_db()
+        self.assertEqual((row.status, row.next_attempt_at, reply.delivery, reply.delivery_error),
+                         ("sent", None, Message.Delivery.SENT, ""))
+
+    @override_settings(MAIL={**MAIL, "RETRIES": 2, "RETRY_SECONDS": 30})
+    def test_a_4xx_answer_is_tried_again_twice_as_late_until_the_last_retry_fails_it(self):
+        ticket = self.receive(messages.plain("Where is my parcel?")).ticket
+        self.smtp.handler.answers = ["451 4.3.0 Try again later"] * 3
+        reply = self.send(ticket, "On its way.")
+        row = MailMessage.objects.get(direction="out")
+        waits = []
+        for attempt in (2, 3):
+            row.refresh_from_db()
+            self.assertEqual(row.status, "retrying")
+            waits.append(round((row.next_attempt_at - timezone.now()).total_seconds() / 30))
+            MailMessage.objects.filter(pk=row.pk).update(next_attempt_at=timezone.now())
+            try:
+                with self.captureOnCommitCallbacks(execute=True):
+                    outbound.send_due()
+            except smtplib.SMTPDataError:
+                self.assertEqual(attempt, 3)  # the last retry fails it, as a failed task
+        self.assertEqual(waits, [1, 2])
+        row.refresh_from_db()
+        reply.refresh_from_db()
+        self.assertEqual((row.status, row.attempts, reply.delivery), ("failed", 3, Message.Delivery.FAILED))
+        self.assertIn("451", reply.delivery_error)
+        self.assertEqual(self.smtp.messages, [])
+
+    def test_a_5xx_answer_fails_at_once(self):
+        ticket = self.receive(messages.plain("Where is my parcel?")).ticket
+        self.smtp.handler.answers = ["550 5.1.1 No such mailbox"]
+        with self.assertRaises(smtplib.SMTPDataError):
+            self.send(ticket, "On its way.")
+        row = MailMessage.objects.get(direction="out")
+        self.assertEqual((row.status, row.attempts, row.next_attempt_at), ("failed", 1, None))
+        self.assertEqual(outbound.send_due(), 0)
 
     def test_a_reply_with_no_e_mail_to_answer_says_it_was_not_delivered(self):
         with self.captureOnCommitCallbacks(execute=False):

@@ -1,4 +1,5 @@
-"""A real SMTP server (aiosmtpd) on 127.0.0.1 that keeps every message it accepts."""
+"""A real SMTP server (aiosmtpd) on 127.0.0.1 that keeps every message it accepts (and refuses the
+next ones with the answers put in `handler.answers`)."""
 
 from email import message_from_bytes, policy
 
@@ -10,8 +11,11 @@ from tests.net import free_port
 class _Keep:
     def __init__(self):
         self.envelopes = []
+        self.answers = []  # what to answer the next messages instead of taking them ("451 …", "550 …")
 
     async def handle_DATA(self, server, session, envelope):
+        if self.answers:
+            return self.answers.pop(0)
         self.envelopes.append(envelope)
         return "250 OK"
 
