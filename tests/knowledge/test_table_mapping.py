@@ -9,7 +9,7 @@ from django.test import SimpleTestCase, TestCase
 
 from knowledge.indexing import entries, ingestion, tables
 from knowledge.indexing.entries import split_document
-from knowledge.indexing.parsing.html import parse_html, soup_to_markdown
+from knowledge.indexing.parsing.html import html_to_markdown, parse_html, soup_to_markdown
 from tests.conftest import DATA
 from tests.factories import make_kb
 
@@ -67,6 +67,11 @@ class RealFileTests(TestCase):
         self.assertIn("Категория: Новые клиенты\nПодкатегория: Регистрация и онбординг\nЧисло вопросов: 3",
                       [chunk.content for chunk in rows])
 
+    def test_a_word_table_keeps_its_plain_text_header_row(self):
+        rows = self.chunks(DOCUMENTS / "docx" / "en" / "pandoc-tables.docx")
+        self.assertEqual(rows[0].content,
+                         "Name: Lebron James\nGame: Basketball\nFame: Very High\nBlame: Leaving Cleveland")
+
     def test_the_dates_of_an_xls_sheet_without_a_header_are_in_its_rows(self):
         rows = self.chunks(DOCUMENTS / "xls" / "xlrd-Formate.xls")
         self.assertIn("Huber — 1907-07-03", [chunk.content for chunk in rows])  # no header: its cells, unlabelled
@@ -106,6 +111,39 @@ class HtmlTableHeaderTests(SimpleTestCase):
         rows = self.rows("<table><tbody><tr><td><b>Plan</b></td><td><strong>Price</strong></td></tr>"
                          "<tr><td>Basic</td><td>5 EUR</td></tr></tbody></table>")
         self.assertEqual(rows, ["Plan: Basic\nPrice: 5 EUR"])
+
+    def test_a_sphinx_table_without_a_header_row_keeps_its_first_row_as_a_row(self):
+        # Flask's URL converter table is a bare <tbody>: its first row is a converter like the others.
+        text = html_to_markdown((DATA / "site" / "flask-docs" / "quickstart.html").read_bytes())[1]
+        rows = [piece.content for piece in split_document(text)[0] if piece.kind == "row"]
+        self.assertEqual(rows[:2], ["`string` — (default) accepts any text without a slash",
+                                    "`int` — accepts positive integers"])
+
+    def test_a_plain_first_row_of_labels_over_code_is_the_header(self):
+        text = html_to_markdown((DATA / "site" / "flask-docs" / "views.html").read_bytes())[1]
+        rows = [piece.content for piece in split_document(text)[0] if piece.kind == "row"]
+        self.assertEqual(rows[0], "URL: `/users/`\nMethod: `GET`\nDescription: List all users")
+
+    def test_a_first_row_like_the_rows_below_is_no_header_in_a_web_page(self):
+        html = ("<table><tbody><tr><td><em>rule</em></td><td>the URL rule as string</td></tr>"
+                "<tr><td><em>endpoint</em></td><td>the endpoint for the registered URL rule</td></tr></tbody></table>")
+        self.assertEqual(self.rows(html), ["*rule* — the URL rule as string",
+                                           "*endpoint* — the endpoint for the registered URL rule"])
+        self.assertEqual(self.rows("<table><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>"),
+                         ["1 — 2", "3 — 4"])
+
+    def test_marked_headers_stay_headers_whatever_they_hold(self):
+        for html in ("<table><thead><tr><td>string</td><td>any text</td></tr></thead>"
+                     "<tbody><tr><td>int</td><td>integers</td></tr></tbody></table>",
+                     "<table><tr><td></td><th>string</th><th>any text</th></tr>"
+                     "<tr><td></td><td>int</td><td>integers</td></tr></table>"):
+            self.assertEqual(self.rows(html)[-1].split("\n")[-2:], ["string: int", "any text: integers"])
+
+    def test_a_plain_first_row_that_may_be_a_header_is_one_in_a_word_document_only(self):
+        html = "<table><tr><td>City</td><td>Country</td></tr><tr><td>Minsk</td><td>Belarus</td></tr></table>"
+        self.assertEqual(self.rows(html), ["City — Country", "Minsk — Belarus"])
+        word = split_document(soup_to_markdown(parse_html(html), header_by_default=True))[0]
+        self.assertEqual([piece.content for piece in word if piece.kind == "row"], ["City: Minsk\nCountry: Belarus"])
 
     def test_columns_without_a_header_are_read_as_their_cells_not_as_column_a_and_b(self):
         pieces, _ = split_document("# Contacts\n\n| | |\n| --- | --- |\n| Sales | +375 17 200 00 00 |\n")

@@ -49,7 +49,8 @@ def parse_docx(path: Path, *, max_chars: int) -> ParsedDocument:
     for link in soup.find_all("a", href=True):
         if link["href"].startswith(BACKLINK_PREFIXES):
             link.decompose()
-    markdown = soup_to_markdown(soup)
+    # Word keeps a table's header in its first row, marked or not.
+    markdown = soup_to_markdown(soup, header_by_default=True)
     if not markdown.strip():
         raise ParseError(_("%(name)s is empty: the document has no text") % {"name": path.name})
     metadata = {"warnings": len(result.messages)} if result.messages else {}

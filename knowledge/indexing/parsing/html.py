@@ -14,6 +14,8 @@ from markdownify import MarkdownConverter
 
 from knowledge.exceptions import ParseError
 
+from .html_tables import mark_header_rows
+
 DROP_TAGS = ("script", "style", "noscript", "template", "nav", "footer", "aside", "header", "form", "iframe", "svg")
 # Common class/role markers of navigation chrome in generated documentation sites.
 DROP_ROLES = ("navigation", "banner", "contentinfo", "search", "complementary")
@@ -71,8 +73,11 @@ def code_language(pre) -> str:
     return ""
 
 
-def soup_to_markdown(element) -> str:
-    converter = MarkdownConverter(heading_style="ATX", bullets="-", strip=["a", "img"], table_infer_header=True,
+def soup_to_markdown(element, *, header_by_default: bool = False) -> str:
+    """Markdown of `element`; `header_by_default`: a table's plain first row that may be a header is one."""
+    # Each table's header row is decided first (html_tables), so the converter infers none.
+    mark_header_rows(element, header_by_default=header_by_default)
+    converter = MarkdownConverter(heading_style="ATX", bullets="-", strip=["a", "img"], table_infer_header=False,
                                   code_language_callback=code_language)
     try:
         markdown = converter.convert_soup(element)
