@@ -287,6 +287,8 @@ def _role_from_name(name: str) -> str | None:
     words = [word for word in words if word not in QUALIFIERS and not word.isdigit()]
     roles = [next((role for role, pattern in _ROLE_NAME_PATTERNS if pattern.fullmatch(word)), None)
              for word in words]
+    if {"question", "answer"} <= set(roles):
+        return None  # "Q&A", "Вопрос/ответ": a column holding both, or a title, asks nothing by its name
     # Every word left must name a role ("Тема вопроса" is a title); the first one is the column's.
     return roles[0] if roles and all(roles) else None
 

@@ -33,6 +33,11 @@ class HeaderNameTests(TestCase):
             mapping = tables.guess_mapping([question, answer, "Категория"], [["x", "y", "z"]])
             self.assertEqual(mapping, {question: "question", answer: "answer", "Категория": "metadata"})
 
+    def test_a_header_naming_both_question_and_answer_is_no_question_column(self):
+        for name in ("Q&A", "Вопрос-ответ", "Вопрос/ответ", "Questions & Answers"):
+            mapping = tables.guess_mapping([name, "Category"], [["How do I pay? By card.", "Billing"]])
+            self.assertEqual(mapping, {name: "text", "Category": "text"})
+
     def test_a_bare_a_answers_only_beside_a_q(self):
         self.assertEqual(tables.guess_mapping(["A", "B"], [["1", "2"]]), {"A": "text", "B": "text"})
 
