@@ -91,6 +91,30 @@ def test_spreadsheet_values_hidden_sheets_and_repeated_rows(tmp_path):
     assert parsed.metadata["sheets"] == ["Цены", "Архив"]
 
 
+def merged(value: str, *, rows: int = 1, columns: int = 1) -> str:
+    """A merged cell as LibreOffice writes it: the first cell says what it spans, covered cells follow."""
+    spans = f'table:number-rows-spanned="{rows}" table:number-columns-spanned="{columns}"'
+    return cell(value).replace("<table:table-cell ", f"<table:table-cell {spans} ", 1)
+
+
+COVERED = "<table:covered-table-cell/>"
+
+
+def test_merged_cells_fill_the_cells_they_cover_as_in_an_excel_sheet(tmp_path):
+    rows = ["<table:table-row>" + merged("Часы работы", columns=3) + COVERED * 2 + "</table:table-row>",
+            "<table:table-row>" + cell("Отдел") + cell("Пн") + cell("Вт") + "</table:table-row>",
+            '<table:table-row table:number-rows-repeated="2"><table:table-cell/></table:table-row>',
+            "<table:table-row>" + merged("Продажи", rows=2) + merged("9–18", columns=2) + COVERED
+            + "</table:table-row>",
+            "<table:table-row>" + COVERED + cell("10–19") + cell("10–17") + "</table:table-row>",
+            "<table:table-row>" + cell("Склад") + cell("8–17") + cell("8–15") + "</table:table-row>"]
+    body = f'<table:table table:name="Часы">{"".join(rows)}</table:table>'
+    text = parsing.parse_file(write_package(tmp_path / "hours.ods", SHEET_TYPE, body)).text
+    assert text.count("Часы работы") == 1  # a title merged across an otherwise empty row stays one note
+    assert "| Отдел | Пн | Вт |" in text
+    assert "| Продажи | 9–18 | 9–18 |\n| Продажи | 10–19 | 10–17 |\n| Склад | 8–17 | 8–15 |" in text
+
+
 TEXT_BODY = """
 <text:table-of-content><text:index-body><text:p>Contents 1</text:p></text:index-body></text:table-of-content>
 <text:h text:outline-level="1">Returns policy</text:h>

@@ -10,6 +10,7 @@ its rows read as a stream: numbers, dates and booleans from their typed values (
 cached result, never the formula), currencies and percentages as displayed. A cell or row that
 declares itself repeated (LibreOffice pads a sheet to its last column and row that way) is
 repeated only when it holds a value, and at most to Excel's width, so padding costs nothing.
+Merged cells are filled as in an Excel sheet (`spreadsheet.fill_numbered`).
 A presentation becomes one `## Slide <n>` section per slide like a PowerPoint one
 (`presentation.slides_document`): its title frame, then its other frames and shapes top to bottom and
 left to right, each written like a text body, and its speaker notes.
@@ -306,16 +307,19 @@ def _sheets(events) -> Iterator[spreadsheet.Sheet]:
             if properties is not None and properties.get(f"{TABLE}display") == "false":
                 hidden_styles.add(element.get(f"{STYLE}name", ""))
         elif event == "start" and element.tag == TABLE_ELEMENT:
+            merges: list[spreadsheet.Merge] = []
             yield (element.get(f"{TABLE}name", ""), element.get(f"{TABLE}style-name") in hidden_styles,
-                   _rows(events, element))
+                   spreadsheet.fill_numbered(_rows(events, element, merges), merges))
 
 
-def _rows(events, table) -> Iterator[list]:
-    """The values of each row of `table` (a repeated row with values as often as declared), until its end.
+def _rows(events, table, merges: list) -> Iterator[tuple[int, list]]:
+    """(row number, values) of each row of `table` with values (a repeated row as often as declared),
+    until its end; the merged ranges met are appended to `merges` before their first row is yielded.
 
     Each row is dropped from the tree once read, so a sheet costs the memory of one row."""
     open_elements = [table]
     writer = _TextWriter()
+    number = 0
     for event, element in events:
         if event == "start":
             open_elements.append(element)
@@ -326,21 +330,25 @@ def _rows(events, table) -> Iterator[list]:
             return
         if element.tag != ROW or any(e.tag == TABLE_ELEMENT for e in open_elements[1:]):
             continue  # a cell's part, or a row of a table inside a cell (its text is the cell's)
-        values = _row_values(element, writer)
-        repeat = _int(element.get(f"{TABLE}number-rows-repeated"), 1)
+        values = _row_values(element, writer, merges=merges, number=number + 1)
+        repeat = max(_int(element.get(f"{TABLE}number-rows-repeated"), 1), 1)
         open_elements[-1].remove(element)
         if any(value not in (None, "") for value in values):
-            for _ in range(max(repeat, 1)):  # the document's character limit bounds this
-                yield values
+            for copy in range(repeat):  # the document's character limit bounds this
+                yield number + 1 + copy, values
+        number += repeat
 
 
-def _row_values(row, writer: _TextWriter) -> list:
+def _row_values(row, writer: _TextWriter, *, merges: list | None = None, number: int = 0) -> list:
+    """The row's cell values; with `merges`, the ranges its merged cells start (row `number`) are added."""
     values: list = []
     empty = 0  # empty cells not written yet: only cells before a value are
     for cell in row:
         if cell.tag not in (CELL, COVERED_CELL):
             continue
         repeat = max(_int(cell.get(f"{TABLE}number-columns-repeated"), 1), 1)
+        if merges is not None:
+            _add_merge(cell, merges, number, len(values) + empty + 1)
         value = _cell_value(cell, writer)
         if value in (None, ""):
             empty += repeat
@@ -351,6 +359,14 @@ def _row_values(row, writer: _TextWriter) -> list:
         if len(values) >= MAX_COLUMNS:
             break
     return values
+
+
+def _add_merge(cell, merges: list, number: int, column: int) -> None:
+    """The range a merged cell (`table:number-rows/columns-spanned`) covers, from row `number`, `column`."""
+    rows = max(_int(cell.get(f"{TABLE}number-rows-spanned"), 1), 1)
+    columns = max(_int(cell.get(f"{TABLE}number-columns-spanned"), 1), 1)
+    if (rows > 1 or columns > 1) and column <= MAX_COLUMNS:
+        merges.append((number, column, number + rows - 1, column + columns - 1))
 
 
 def _cell_value(cell, writer: _TextWriter):

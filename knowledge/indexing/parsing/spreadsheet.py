@@ -1,4 +1,4 @@
-"""Spreadsheets (.xlsx with openpyxl, .xls with xlrd): each sheet a Markdown pipe table.
+"""Spreadsheets (.xlsx with openpyxl, .xls with xlrd; .ods in `opendocument`): each sheet a Markdown pipe table.
 
 Each sheet becomes a `## Sheet: <name>` section holding its rows as a pipe table under the detected
 header row (`knowledge.indexing.tables.table_lines`); ingestion turns each row into one entry. Rows are
@@ -155,14 +155,25 @@ def _damaged(path: Path, exc: Exception) -> ParseError:
 def fill_merged(rows: Iterable[Sequence], merges: list[Merge]) -> Iterator[list]:
     """The rows (numbered from 1) with each merged range's value copied to the cells it covers, in the
     rows that have a value outside the range (see the module docstring)."""
-    pending = sorted((merge for merge in merges[:MAX_MERGES] if merge[3] <= MAX_MERGE_COLUMNS), reverse=True)
+    return fill_numbered(enumerate(rows, start=1), sorted(merges))
+
+
+def fill_numbered(rows: Iterable[tuple[int, Sequence]], merges: list[Merge]) -> Iterator[list]:
+    """`fill_merged` for rows that carry their sheet row number (a reader that skips empty rows).
+
+    `merges` is read in order of first row as the rows go, so a streaming reader may append a range
+    when it meets the range's first cell, before it yields that row (OpenDocument marks merges there).
+    """
     active: list[tuple[Merge, object]] = []
-    for number, row in enumerate(rows, start=1):
+    taken = 0
+    for number, row in rows:
         row = list(row)
-        while pending and pending[-1][0] <= number:
-            merge = pending.pop()
-            value = row[merge[1] - 1] if merge[0] == number and merge[1] <= len(row) else None
-            active.append((merge, value))
+        while taken < min(len(merges), MAX_MERGES) and merges[taken][0] <= number:
+            merge = merges[taken]
+            taken += 1
+            if merge[3] <= MAX_MERGE_COLUMNS:
+                value = row[merge[1] - 1] if merge[0] == number and merge[1] <= len(row) else None
+                active.append((merge, value))
         active = [(merge, value) for merge, value in active if merge[2] >= number]
         for (_top, first, _bottom, last), value in active:
             outside = any(cell not in (None, "") for i, cell in enumerate(row, start=1) if not first <= i <= last)
