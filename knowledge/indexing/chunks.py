@@ -64,7 +64,8 @@ def build_chunks(kb: KnowledgeBase, document: Document, text: str, pages: list[t
     mapping = document.column_mapping or {}
     # A written-answers document is an FAQ by construction: its first question is an entry already.
     min_questions = 1 if document.metadata.get("faq") else 2
-    pieces, described = entries.split_document(text, mapping=mapping, min_questions=min_questions, **kb.chunking)
+    pieces, described = entries.split_document(text, mapping=mapping, min_questions=min_questions,
+                                               title=document.title, **kb.chunking)
     if mapping:
         tables.check_mapping(mapping, entries.known_columns(described))
     document.metadata = {**document.metadata, "tables": described}

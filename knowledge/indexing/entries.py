@@ -3,7 +3,12 @@
 - Tables (`knowledge.indexing.tables`): one piece per row, shaped by the document's column mapping.
 - FAQ pages: a heading that asks a question (ends in `?`, or starts with `Q:` / `В:` / `Вопрос:`)
   followed by its answer becomes one entry, when the page has at least two such headings (or is an
-  FAQ by construction, such as the answers written in the admin: `knowledge.written`).
+  FAQ by construction, such as the answers written in the admin: `knowledge.written`). FAQs also
+  title their entries without a question mark, so two more kinds of heading with an answer and no
+  sub-headings are entries: a short one ("Сброс пароля") under a heading or a document title that
+  says FAQ ("Частые вопросы", "Вопросы и ответы", "Q&A"), and one worded as a question ("How to
+  reset a password", "Как сменить PIN") among sibling headings of which most ask. A heading merely
+  worded as a question in a guide ("How to install") stays a heading.
 - Everything else goes through `chunking.split_text` as before; the table and FAQ regions are
   blanked (same length, so offsets hold) rather than cut out, so headings keep their paths.
 
@@ -20,7 +25,19 @@ from knowledge.indexing import chunking, markdown, tables
 QUESTION_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _NOT_NEWLINE = re.compile(r"[^\n]")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
-_ASKS = re.compile(r"(\?|？)\s*$|^(?:q|в|вопрос|question)\s*[:.)]", re.I)
+_ASKS = re.compile(r"[?？][?!]*\s*$|^(?:q|в|вопрос|question)\s*[:.)]", re.I)  # "…?", "…?!", "Q: …"
+# A heading or title that says its section is an FAQ (not one that is about one: "Общая информация о ЧаВо").
+_FAQ_TITLE = re.compile(
+    r"(?<!\bо )(?<!\bоб )(?<!\bпро )(?<!\babout )(?<!\bthe )(?<![\w-])(?:faqs?|f\.a\.q\.?|q\s*&\s*a|q\s*/\s*a"
+    r"|frequently asked questions|questions (?:and|&) answers|(?:часто )?задаваемые вопросы|частые вопросы"
+    r"|вопросы и ответы|вопрос-ответ|чаво)(?![\w-])", re.I)
+# A heading worded as a question without its mark: "How to reset…", "Как сменить…", "Что делать, если…".
+_ASKS_UNMARKED = re.compile(
+    r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:how|what|why|where|when|which|who|can|should|is|are|do|does|"
+    r"как|какой|какая|какое|какие|каким|что|чем|почему|зачем|где|куда|откуда|когда|кто|сколько|можно|нужно)\b",
+    re.I)
+# A heading under an FAQ title is an entry's question only when it is this short: longer ones are prose.
+MAX_TOPIC_WORDS = 12
 # An FAQ answer longer than this many chunks is a chapter, not an entry: the chunker cuts it.
 MAX_ENTRY_CHUNKS = 4
 
@@ -38,7 +55,7 @@ class Piece:
 
 
 def split_document(text: str, *, mapping: dict | None = None, chunk_size: int = 2000, overlap: int = 200,
-                   min_size: int = 200, min_questions: int = 2) -> tuple[list[Piece], list[dict]]:
+                   min_size: int = 200, min_questions: int = 2, title: str = "") -> tuple[list[Piece], list[dict]]:
     """The pieces of `text` in reading order, and a description of each table found (for the admin)."""
     found = tables.read_tables(text) if "|" in text else []
     pieces, described, regions = [], [], []
@@ -50,7 +67,8 @@ def split_document(text: str, *, mapping: dict | None = None, chunk_size: int = 
         for entry in tables.table_entries(table, effective):
             pieces.append(_row_piece(entry))
         regions.append((table.start, table.end))
-    for start, end, question, answer, path in faq_sections(text, chunk_size * MAX_ENTRY_CHUNKS, min_questions):
+    for start, end, question, answer, path in faq_sections(text, chunk_size * MAX_ENTRY_CHUNKS, min_questions,
+                                                           faq_title=bool(_FAQ_TITLE.search(title))):
         if any(start < r_end and r_start < end for r_start, r_end in regions):
             continue
         pieces.append(Piece(answer, start, end, path + [question], question=question, kind="faq",
@@ -89,9 +107,12 @@ def _row_piece(entry: tables.Entry) -> Piece:
                  metadata={**entry.metadata, "entry": info}, kind=info["kind"])
 
 
-def faq_sections(text: str, max_chars: int, min_questions: int = 2) -> list[tuple[int, int, str, str, list[str]]]:
-    """(start, end, question, answer, headings above) of each question heading and its answer, when
-    the text has at least `min_questions` of them (one question heading in prose is just a heading)."""
+def faq_sections(text: str, max_chars: int, min_questions: int = 2,
+                 faq_title: bool = False) -> list[tuple[int, int, str, str, list[str]]]:
+    """(start, end, question, answer, headings above) of each entry heading and its answer, when the text
+    has at least `min_questions` of them (one question heading in prose is just a heading).
+
+    `faq_title`: the document's title says it is an FAQ, so every short heading in it may title an entry."""
     headings, offset, fenced = [], 0, False
     for line in text.split("\n"):
         if _FENCE.match(line):
@@ -100,12 +121,12 @@ def faq_sections(text: str, max_chars: int, min_questions: int = 2) -> list[tupl
         if match:
             headings.append((offset, len(match[1]), match[2].strip(), offset + len(line) + 1))
         offset += len(line) + 1
-    asking = [h for h in headings if _ASKS.search(h[2])]
-    if len(asking) < max(1, min_questions):
+    chosen = _entry_headings(headings, faq_title)
+    if len(chosen) < max(1, min_questions):
         return []
     sections = []
     for i, (start, level, title, body_start) in enumerate(headings):
-        if not _ASKS.search(title):
+        if i not in chosen:
             continue
         end = next((h[0] for h in headings[i + 1:] if h[1] <= level), len(text))
         answer = text[body_start:end].strip()
@@ -114,6 +135,37 @@ def faq_sections(text: str, max_chars: int, min_questions: int = 2) -> list[tupl
         above = _path_above(headings[:i], level)
         sections.append((start, start + len(text[start:end].rstrip()), title, answer, above))
     return sections
+
+
+def _entry_headings(headings: list, faq_title: bool) -> set[int]:
+    """The indexes of the headings that title an entry (see the module docstring)."""
+    levels = [level for _, level, _, _ in headings]
+    leaf = [i + 1 == len(headings) or levels[i + 1] <= levels[i] for i in range(len(headings))]
+    parents = [next((j for j in range(i - 1, -1, -1) if levels[j] < levels[i]), -1) for i in range(len(headings))]
+    chosen = {i for i, heading in enumerate(headings) if _ASKS.search(heading[2])}
+    for i, (_, _, title, _) in enumerate(headings):
+        # Under a heading (or a title) that says FAQ, a short heading with no sub-headings is a question.
+        under_faq = faq_title or any(_FAQ_TITLE.search(headings[j][2]) for j in _ancestors(parents, i))
+        short = len(title.split()) <= MAX_TOPIC_WORDS and not title.endswith(":") and not _FAQ_TITLE.search(title)
+        if under_faq and leaf[i] and short:
+            chosen.add(i)
+    siblings: dict[tuple[int, int], list[int]] = {}
+    for i in range(len(headings)):
+        if leaf[i]:
+            siblings.setdefault((parents[i], levels[i]), []).append(i)
+    for group in siblings.values():
+        asking = [i for i in group if _ASKS.search(headings[i][2])]
+        if len(asking) >= 2 and 2 * len(asking) >= len(group):
+            chosen.update(i for i in group if _ASKS_UNMARKED.match(headings[i][2]))
+    return chosen
+
+
+def _ancestors(parents: list[int], index: int) -> list[int]:
+    found = []
+    while parents[index] >= 0:
+        index = parents[index]
+        found.append(index)
+    return found
 
 
 def _path_above(headings: list, level: int) -> list[str]:

@@ -280,6 +280,35 @@ class FaqPageTests(TestCase):
         self.assertEqual({piece.kind for piece in pieces}, {""})
 
 
+    def test_headings_without_a_question_mark_are_entries_under_an_faq_heading(self):
+        text = ("# Частые вопросы\n\nОтветы службы поддержки.\n\n## Сброс пароля\n\nОткройте «Настройки» и нажмите "
+                "«Сбросить».\n\n## How to change my PIN\n\nIn the app, under Cards.\n")
+        faq = [piece for piece in entries.split_document(text)[0] if piece.kind == "faq"]
+        self.assertEqual([(piece.question, piece.content) for piece in faq],
+                         [("Сброс пароля", "Откройте «Настройки» и нажмите «Сбросить»."),
+                          ("How to change my PIN", "In the app, under Cards.")])
+
+    def test_a_document_titled_faq_makes_its_short_headings_entries(self):
+        text = "## Сброс пароля\n\nВ настройках.\n\n## Оплата картой\n\nVisa и Mastercard.\n"
+        self.assertEqual({piece.kind for piece in entries.split_document(text)[0]}, {""})
+        document = ingestion.ingest_text(make_kb(), title="Вопросы и ответы", text=text).document
+        self.assertEqual(list(document.chunks.filter(metadata__entry__kind="faq").order_by("position")
+                              .values_list("metadata__entry__question", "content")),
+                         [("Сброс пароля", "В настройках."), ("Оплата картой", "Visa и Mastercard.")])
+
+    def test_a_heading_worded_as_a_question_is_an_entry_among_questions_only(self):
+        page = FAQ_PAGE.replace("## About us", "## How to cancel an order\n\nPress Cancel.\n\n## About us")
+        faq = [piece.question for piece in entries.split_document(page)[0] if piece.kind == "faq"]
+        self.assertEqual(faq, ["How do I reset my password?", "Can I pay by card?", "How to cancel an order"])
+        self.assertTrue(entries.asks_question("1.3. Я понял, что такое Debian, а что такое Linux?!"))
+        guide = "# Install\n\n## How to install\n\nRun pip.\n\n## How to configure\n\nEdit it.\n\n## Why?\n\nSo.\n"
+        self.assertEqual({piece.kind for piece in entries.split_document(guide)[0]}, {""})
+
+    def test_a_chapter_about_the_faq_is_no_faq(self):
+        text = "# Общая информация о ЧаВо\n\n## Авторы\n\nИван.\n\n## Обратная связь\n\nПишите нам.\n"
+        self.assertEqual({piece.kind for piece in entries.split_document(text, title="О ЧаВо")[0]}, {""})
+
+
 class TablesInPagesTests(TempDirMixin, TestCase):
     def test_a_table_in_an_html_page_becomes_entries(self):
         page = ("<html><head><title>FAQ</title></head><body><h1>Частые вопросы</h1><p>Ответы на вопросы клиентов.</p>"
