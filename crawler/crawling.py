@@ -17,7 +17,7 @@ Per-page failures are counted and listed, never raised: a crawl always ends with
 import logging
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db.models import Q
 from django.utils.translation import gettext as _
@@ -33,6 +33,14 @@ from crawler.extraction import Page, extract_page
 from crawler.fetching import Fetcher, Response
 from crawler.models import CrawledPage, CrawlUrl
 from crawler.pages import ingest_document, ingest_response, ingest_url, record_page, source_uri
+from crawler.report import (
+    COUNTERS,
+    FAILURE_OUTCOMES,
+    MAX_LISTED_SKIPS,
+    MAX_REPORTED_URLS,
+    SKIP_OUTCOMES,
+    CrawlReport,
+)
 from crawler.robots import RobotsCache
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import ingestion
@@ -43,51 +51,8 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["COUNTERS", "CrawlOptions", "CrawlReport", "Progress", "crawl_site", "ingest_url"]
 
-COUNTERS = (
-    "queued", "fetched", "ingested", "unchanged", "duplicate", "blocked_by_robots", "skipped_by_rule",
-    "http_4xx", "http_5xx", "too_large", "empty", "unsupported", "blocked_address", "redirect_error",
-    "failed", "removed",
-)
-MAX_LISTED_SKIPS = 500
-MAX_REPORTED_URLS = 50_000  # lines of a job's crawl report (CrawlUrl rows)
-SKIP_OUTCOMES = {"blocked_by_robots": CrawlUrl.Outcome.ROBOTS, "skipped_by_rule": CrawlUrl.Outcome.RULE}
-FAILURE_OUTCOMES = {"too_large": CrawlUrl.Outcome.TOO_LARGE, "unsupported": CrawlUrl.Outcome.NOT_HTML,
-                    "blocked_address": CrawlUrl.Outcome.REFUSED_ADDRESS}
 MAX_PAGES_LIMIT = 100_000
 MAX_DEPTH_LIMIT = 50
-
-
-@dataclass
-class CrawlReport:
-    """Counters of one crawl. `failed` counts every per-URL failure; `http_4xx`, `http_5xx`,
-    `too_large`, `empty`, `unsupported`, `blocked_address` and `redirect_error` break it down."""
-
-    seed_url: str
-    queued: int = 0
-    fetched: int = 0
-    ingested: int = 0
-    unchanged: int = 0
-    duplicate: int = 0
-    blocked_by_robots: int = 0
-    skipped_by_rule: int = 0
-    http_4xx: int = 0
-    http_5xx: int = 0
-    too_large: int = 0
-    empty: int = 0
-    unsupported: int = 0
-    blocked_address: int = 0
-    redirect_error: int = 0
-    failed: int = 0
-    removed: int = 0
-    cancelled: bool = False
-    failures: list[dict] = field(default_factory=list)
-    skipped: list[dict] = field(default_factory=list)
-
-    def counters(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in COUNTERS}
-
-    def bump(self, name: str) -> None:
-        setattr(self, name, getattr(self, name) + 1)
 
 
 Progress = Callable[[CrawlReport], None]
