@@ -152,7 +152,7 @@ class SiteCrawl:
         if reason:
             self.skip(url, reason, "skipped_by_rule", outcome=outcome, depth=depth)
         elif self.options.respect_robots and not self.robots.allows(url):
-            self.skip(url, _("Disallowed by robots.txt"), "blocked_by_robots", depth=depth)
+            self.skip(url, self.robots.refusal(url), "blocked_by_robots", depth=depth)
         else:
             self.frontier.append((url, depth))
             self.report.queued += 1

@@ -101,10 +101,9 @@ def _crawl(job: Job, progress: Progress | None) -> None:
         _ingest_one(job, seed)
         return
     report = crawl_site(job.knowledge_base, seed, job=job, progress=progress, **options)
-    if report.failed and not (report.cancelled or report.ingested or report.unchanged or report.duplicate):
-        # Nothing got in: the job failed, whatever the reason of each URL (blocked, 404, too large).
-        job.error_message = _("Nothing was crawled: all %(count)d URL(s) failed or were refused; the first: "
-                              "%(reason)s") % {"count": report.failed, "reason": report.failures[0]["reason"]}
+    if report.stored_nothing() and not report.cancelled:
+        # Nothing got in: the job failed, whatever the reason of each URL (robots.txt, blocked, 404, too large).
+        job.error_message = report.why_nothing()
 
 
 def _ingest_one(job: Job, url: str) -> None:

@@ -5,6 +5,8 @@
 
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+
 from crawler.models import CrawlUrl
 
 COUNTERS = (
@@ -50,3 +52,14 @@ class CrawlReport:
 
     def bump(self, name: str) -> None:
         setattr(self, name, getattr(self, name) + 1)
+
+    def stored_nothing(self) -> bool:
+        """No page of the crawl is in the knowledge base: none ingested, unchanged or a duplicate."""
+        return not (self.ingested or self.unchanged or self.duplicate)
+
+    def why_nothing(self) -> str:
+        """Why a crawl that stored nothing did not, in words: the first failure, else the first refusal."""
+        first = (self.failures or self.skipped or [{"reason": _("no URL was fetched")}])[0]
+        count = self.failed + self.blocked_by_robots + self.skipped_by_rule
+        return _("Nothing was crawled: all %(count)d URL(s) failed or were refused; the first: %(reason)s") % {
+            "count": count, "reason": first["reason"]}

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import gettext as _
 
 from crawler import urlnorm
 from crawler.exceptions import CrawlerError, HTTPStatusError
@@ -27,6 +28,7 @@ class Rules:
     crawl_delay: float | None = None
     sitemaps: list[str] = field(default_factory=list)
     unreachable: bool = False
+    error: str = ""  # why robots.txt could not be read, when unreachable
 
     def allows(self, url: str) -> bool:
         if self.unreachable:
@@ -107,6 +109,14 @@ class RobotsCache:
     def allows(self, url: str) -> bool:
         return self.rules_for(url).allows(url)
 
+    def refusal(self, url: str) -> str:
+        """Why robots.txt keeps `url` from being crawled, in words (call it when `allows` is False)."""
+        rules = self.rules_for(url)
+        if rules.unreachable:
+            return _("robots.txt of %(origin)s could not be read (%(error)s), so none of the site may be crawled "
+                     "until it can") % {"origin": urlnorm.origin(url), "error": rules.error}
+        return _("Disallowed by robots.txt")
+
     def _load(self, origin: str) -> Rules:
         key = f"crawler:robots:{product_token(self.user_agent)}:{origin}"
         text = cache.get(key)
@@ -116,10 +126,10 @@ class RobotsCache:
                 text = response.body.decode("utf-8", errors="replace")
             except HTTPStatusError as exc:
                 if exc.status >= 500:
-                    return Rules(unreachable=True)
+                    return Rules(unreachable=True, error=str(exc))
                 text = ""  # no robots.txt: everything is allowed
-            except CrawlerError:
-                return Rules(unreachable=True)
+            except CrawlerError as exc:
+                return Rules(unreachable=True, error=str(exc))
             cache.set(key, text, settings.CRAWLER["ROBOTS_CACHE_SECONDS"])
         rules = parse_robots(text, self.user_agent)
         sitemaps = (urlnorm.try_normalize(url, f"{origin}/robots.txt") for url in rules.sitemaps)

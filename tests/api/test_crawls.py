@@ -41,6 +41,17 @@ class CrawlApiTests(ApiTestCase):
         listed = self.api("get", f"/crawls?knowledge_base={self.kb.pk}", token=self.reader).json()
         self.assertEqual([item["id"] for item in listed["items"]], [body["id"]])
 
+    def test_a_crawl_that_stored_nothing_is_failed_with_the_reason(self):
+        site = SiteServer(root=SITES / "flask-docs", robots_status=503).start()
+        self.addCleanup(site.stop)
+        with self.captureOnCommitCallbacks(execute=True):
+            response = self.api("post", "/crawls", token=self.token,
+                                data={"knowledge_base": self.kb.pk, "seed_url": site.url("/index.html")})
+        body = self.api("get", f"/crawls/{response.json()['id']}", token=self.reader).json()
+        self.assertEqual((body["status"], body["status_label"]), ("failed", "Failed"))
+        self.assertIn(f"robots.txt of {site.base_url} could not be read (HTTP 503", body["error_message"])
+        self.assertEqual(site.paths(), ["/robots.txt"])
+
     def test_add_one_url(self):
         with self.captureOnCommitCallbacks(execute=True):
             response = self.api("post", f"/knowledge-bases/{self.kb.pk}/documents/url", token=self.token,

@@ -143,3 +143,23 @@ def test_a_crawl_whose_only_url_is_refused_ends_failed(flask_site, django_captur
     assert job.error_message.startswith("Nothing was crawled: all 1 URL(s) failed or were refused; the first: ")
     assert "metadata" in job.error_message
     assert not Document.objects.filter(knowledge_base=kb).exists()
+
+
+@pytest.mark.parametrize(("robots", "reason"), [
+    ({"robots_status": 503}, "robots.txt of {base} could not be read (HTTP 503 Service Unavailable), so none of "
+                             "the site may be crawled until it can"),
+    ({"robots_txt": "User-agent: *\nDisallow: /\n"}, "Disallowed by robots.txt"),
+], ids=["unreachable", "disallowed"])
+def test_a_crawl_that_fetched_nothing_ends_failed_with_the_reason(site_server, robots, reason,
+                                                                   django_capture_on_commit_callbacks):
+    site = site_server("flask-docs", **robots)
+    kb = make_kb()
+    with django_capture_on_commit_callbacks(execute=True):
+        job = jobs.start_crawl(kb, site.url("/index.html"))
+    job.refresh_from_db()
+    assert site.paths() == ["/robots.txt"]
+    assert (job.status, job.failures, job.counters["blocked_by_robots"]) == (Job.Status.FAILED, [], 1)
+    assert job.error_message == ("Nothing was crawled: all 1 URL(s) failed or were refused; the first: "
+                                 + reason.format(base=site.base_url))
+    line = job.crawl_urls.get()
+    assert (line.outcome, line.reason) == ("robots", reason.format(base=site.base_url))

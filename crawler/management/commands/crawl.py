@@ -57,6 +57,8 @@ class Command(BaseCommand):
         counters = report.counters() if report else job.counters
         status = self.style.SUCCESS if job.status == Job.Status.SUCCEEDED else self.style.WARNING
         self.stdout.write(status(f"Crawl job #{job.pk}: {job.status_label}"))
+        if job.error_message:
+            self.stdout.write(status(f"  {job.error_message}"))
         self.stdout.write("  " + ", ".join(f"{name.replace('_', ' ')}: {counters.get(name, 0)}" for name in COUNTERS))
         for failure in (report.failures if report else job.failures):
             self.stdout.write(self.style.ERROR(f"  failed  {failure['item']}: {failure['reason']}"))
