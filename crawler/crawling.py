@@ -210,12 +210,13 @@ class SiteCrawl:
         return bool(page and lastmod and page.last_crawled_at and lastmod <= page.last_crawled_at)
 
     def check_hop(self, url: str) -> None:
-        """Called for each redirect target: the guard first (a refusal is a failure worth seeing),
-        then the same rules as a link."""
-        guard.check_url(url, allow_hosts=self.options.allow_hosts)
+        """Called for each redirect target before it is requested: a hop off the site is skipped like
+        an off-site link (it is never fetched, so its address does not matter); a hop that would be
+        fetched goes through the guard (a refusal is a failure worth seeing), then robots.txt."""
         where = {"url": url}
         if not self.in_scope(url):
             raise SkipError(_("Redirects outside the site, to %(url)s") % where, outcome=CrawlUrl.Outcome.OFF_SITE)
+        guard.check_url(url, allow_hosts=self.options.allow_hosts)
         if self.options.respect_robots and not self.robots.allows(url):
             raise SkipError(_("Redirects to %(url)s, which robots.txt disallows") % where, kind="blocked_by_robots")
 

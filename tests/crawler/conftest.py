@@ -184,6 +184,13 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self.send_huge()
         if name == "to-metadata":
             return self.redirect("http://169.254.169.254/latest/meta-data/", 302)
+        if name == "to-private":
+            return self.redirect("http://10.0.0.1/admin/", 302)
+        if name == "redirects-out.html":  # links that redirect to other sites' addresses
+            links = "".join(f'<li><a href="/_test/{link}">{link}</a></li>' for link in ("to-metadata", "to-private"))
+            body = (f"<html><head><title>Moved away</title></head><body><main><h1>Moved away</h1>"
+                    f"<p>Links whose pages now live at other addresses.</p><ul>{links}</ul></main></body></html>")
+            return self.send(200, body.encode(), "text/html; charset=utf-8")
         if name == "image.html":
             return self.send(200, PNG.read_bytes(), "image/png")
         if name == "lying.html":
