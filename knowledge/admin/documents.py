@@ -1,6 +1,7 @@
 """Documents in the admin: status, problems, parse quality, download of the original, re-run, disable and enable."""
 
 from django.contrib import admin, messages
+from django.contrib.admin.actions import delete_selected
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
@@ -43,7 +44,7 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     search_fields = ["title", "path", "source_uri", "error_message"]
     list_select_related = ["knowledge_base"]
     actions = ["reindex_documents", "reparse_with_ocr", "accept_quality", "disable_documents", "enable_documents",
-               "delete_documents"]
+               "delete_selected"]
     fieldsets = [
         (None, {"fields": ["title", "knowledge_base", "status_badge", "error_message_full", "source_kind",
                            "source_link", "path", "mime"]}),
@@ -74,10 +75,6 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
     def has_reindex_permission(self, request):
         return request.user.has_perm("knowledge.change_document")
 
-    def get_actions(self, request):
-        actions = super().get_actions(request)
-        actions.pop("delete_selected", None)  # replaced by a background deletion job
-        return actions
 
     @admin.display(description=_("Document"), ordering="title")
     def title_or_uri(self, doc):
@@ -198,7 +195,10 @@ class DocumentAdmin(KnowledgeAdminMixin, admin.ModelAdmin):
                           messages.SUCCESS)
 
     @admin.action(description=_("Delete selected documents"), permissions=["delete"])
-    def delete_documents(self, request, queryset):
+    def delete_selected(self, request, queryset):
+        """Django's delete action (its name, its confirmation page); the deletion itself is a background job."""
+        if not request.POST.get("post"):
+            return delete_selected(self, request, queryset)  # the confirmation page, which posts back "post"
         started = admin_views.start_per_base(queryset, lambda kb, ids: jobs.start_delete(ids, user=request.user))
         self.message_user(request, admin_views.jobs_message(_("Deletion"), started), messages.SUCCESS)
 

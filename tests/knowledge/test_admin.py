@@ -277,20 +277,30 @@ class DocumentAdminTests(AdminTestCase):
         self.assertEqual(job.options["document_ids"], [self.doc.pk])
         self.assertContains(response, f"Re-index: 1 job started: <a href=\"/admin/knowledge/job/{job.pk}/change/\">")
 
-    def test_delete_action_removes_documents_in_a_job(self):
+    def test_delete_action_asks_first_then_removes_documents_in_a_job(self):
         self.login(self.manager)
+        url = reverse("admin:knowledge_document_changelist")
+        chosen = {"action": "delete_selected", "_selected_action": [self.doc.pk]}
+        confirm = self.client.post(url, chosen)
+        # Django's confirmation page: what goes, and a button that posts the same choice back with "post".
+        self.assertTemplateUsed(confirm, "admin/delete_selected_confirmation.html")
+        self.assertContains(confirm, "Are you sure you want to delete the selected document?")
+        self.assertContains(confirm, f'<input type="hidden" name="_selected_action" value="{self.doc.pk}">', html=True)
+        self.assertTrue(Document.objects.filter(pk=self.doc.pk).exists())
+        self.assertFalse(Job.objects.exists())
         with self.captureOnCommitCallbacks(execute=True):
-            self.client.post(reverse("admin:knowledge_document_changelist"),
-                             {"action": "delete_documents", "_selected_action": [self.doc.pk]})
+            response = self.client.post(url, {**chosen, "post": "yes"}, follow=True)
         self.assertFalse(Document.objects.filter(pk=self.doc.pk).exists())
-        self.assertEqual(Job.objects.get(kind=Job.Kind.DELETE).status, Job.Status.SUCCEEDED)
+        job = Job.objects.get(kind=Job.Kind.DELETE)
+        self.assertEqual(job.status, Job.Status.SUCCEEDED)
+        self.assertContains(response, f"Deletion: 1 job started: <a href=\"/admin/knowledge/job/{job.pk}/change/\">")
 
     def test_viewer_has_no_actions(self):
         self.login(self.viewer)
         url = reverse("admin:knowledge_document_changelist")
         response = self.client.get(url)
         self.assertNotContains(response, "reindex_documents")
-        self.client.post(url, {"action": "delete_documents", "_selected_action": [self.doc.pk]})
+        self.client.post(url, {"action": "delete_selected", "_selected_action": [self.doc.pk], "post": "yes"})
         self.assertTrue(Document.objects.filter(pk=self.doc.pk).exists())
         self.assertFalse(Job.objects.exists())
 
