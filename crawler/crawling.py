@@ -272,6 +272,14 @@ class SiteCrawl:
             self.follow(extracted.links, depth)
         if self.options.respect_robots and extracted.noindex:
             raise SkipError(_("The page asks not to be indexed (robots noindex)"), kind="blocked_by_robots")
+        if extracted.generated:
+            # Made by a documentation generator to list or search the other pages: links followed, text
+            # (letters, names, "please activate JavaScript") not worth a chunk.
+            reason = (_("The site's search page: not indexed") if extracted.generated == "search" else
+                      _("A generated index of the site's pages (almost all links): not indexed, its links followed"))
+            if page.document_id:  # indexed by an earlier crawl: its list of links is no longer searchable
+                self.remove(page, reason, response.status)
+            raise SkipError(reason)
         self.ingest_page(page, response, extracted)
 
     def ingest_page(self, page: CrawledPage, response: Response, extracted: Page) -> None:

@@ -1,12 +1,12 @@
-"""What the crawler reads from an HTML page: text (via the shared HTML parser), links, canonical URL
-and robots meta directives."""
+"""What the crawler reads from an HTML page: text (via the shared HTML parser), links, canonical URL,
+robots meta directives, and whether a documentation generator made it to list or search the others."""
 
 import re
 from dataclasses import dataclass, field
 
 from crawler import urlnorm
 from crawler.fetching import Response
-from knowledge.indexing.parsing.html import main_content, page_title, parse_html, soup_to_markdown
+from knowledge.indexing.parsing.html import generated_page, main_content, page_title, parse_html, soup_to_markdown
 
 MAX_LINKS = 2000
 
@@ -19,6 +19,7 @@ class Page:
     canonical: str = ""
     noindex: bool = False
     nofollow: bool = False
+    generated: str = ""  # "index" or "search": a page that lists or searches the others (generated_page)
 
 
 def extract_page(response: Response) -> Page:
@@ -40,9 +41,10 @@ def extract_page(response: Response) -> Page:
     directives = " ".join(meta.get("content", "").lower() for meta in metas)
     tokens = set(re.split(r"[\s,]+", f"{directives} {response.x_robots_tag}"))
     title = page_title(soup)
+    generated = generated_page(soup, response.final_url)
     return Page(title=" ".join(title.split()), text=soup_to_markdown(main_content(soup)), links=links,
                 canonical=canonical or "", noindex=bool(tokens & {"noindex", "none"}),
-                nofollow=bool(tokens & {"nofollow", "none"}))
+                nofollow=bool(tokens & {"nofollow", "none"}), generated=generated)
 
 
 def _decoded(response: Response) -> str | bytes:

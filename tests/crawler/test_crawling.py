@@ -43,8 +43,10 @@ def test_page_limit_is_exact(flask_site):
     kb = make_kb()
     report = crawling.crawl_site(kb, flask_site.url("/index.html"), max_pages=5)
     assert len(flask_site.page_paths()) == 5
-    assert (report.fetched, report.ingested) == (5, 5)
-    assert Document.objects.filter(knowledge_base=kb, source_kind="crawl").count() == 5
+    # The home page's header links the generated index and module index: fetched, not indexed.
+    assert {"/genindex.html", "/py-modindex.html"} < set(flask_site.page_paths())
+    assert (report.fetched, report.ingested) == (5, 3)
+    assert Document.objects.filter(knowledge_base=kb, source_kind="crawl").count() == 3
 
 
 def test_robots_txt_disallow_is_respected(markdown_site):
@@ -161,6 +163,33 @@ def test_a_redirect_to_a_private_address_fails_when_other_sites_are_followed(fla
     assert "10.0.0.1: a private address" in reasons["/_test/to-private"]
     assert (report.blocked_address, report.skipped_by_rule, report.ingested) == (2, 0, 1)
     assert CrawledPage.objects.get(url=flask_site.url("/_test/to-private")).status == CrawledPage.Status.FAILED
+
+
+def test_generated_index_and_search_pages_are_followed_not_indexed(flask_site):
+    kb = make_kb()
+    report = crawling.crawl_site(kb, flask_site.url("/404.html"), max_depth=1, max_pages=40)
+    assert {"/genindex.html", "/py-modindex.html", "/search.html"} <= set(flask_site.page_paths())
+    skipped = {skip["item"].removeprefix(flask_site.base_url): skip["reason"] for skip in report.skipped}
+    assert skipped["/genindex.html"] == skipped["/py-modindex.html"] == (
+        "A generated index of the site's pages (almost all links): not indexed, its links followed")
+    assert skipped["/search.html"] == "The site's search page: not indexed"
+    uris = set(Document.objects.filter(knowledge_base=kb).values_list("source_uri", flat=True))
+    assert flask_site.url("/index.html") in uris and len(uris) == report.ingested
+    assert not {flask_site.url(path) for path in ("/genindex.html", "/py-modindex.html", "/search.html")} & uris
+    assert report.failed == 0
+
+
+def test_an_index_page_indexed_before_loses_its_document(flask_site):
+    kb = make_kb()
+    flask_site.overrides["/genindex.html"] = b"<html><body><h1>Index</h1><p>The index is being rebuilt.</p></html>"
+    crawling.crawl_site(kb, flask_site.url("/genindex.html"), max_depth=0)
+    assert Document.objects.filter(knowledge_base=kb, source_uri=flask_site.url("/genindex.html")).exists()
+    del flask_site.overrides["/genindex.html"]  # the page is the generated index again
+    report = crawling.crawl_site(kb, flask_site.url("/genindex.html"), max_depth=0)
+    assert (report.removed, report.ingested) == (1, 0)
+    assert flask_site.url("/genindex.html") in {skip["item"] for skip in report.skipped}
+    assert not Document.objects.filter(knowledge_base=kb).exists()
+    assert CrawledPage.objects.get(knowledge_base=kb).status == CrawledPage.Status.GONE
 
 
 def test_the_same_page_under_two_urls_is_ingested_once(flask_site):

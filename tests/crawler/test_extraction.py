@@ -85,3 +85,32 @@ def test_an_x_robots_tag_header_counts_like_the_meta_tag():
 def test_the_charset_comes_from_the_header_or_the_page(charset, encoded):
     body = encoded if charset == "" else b"<p>" + encoded + b"</p>"
     assert extract_page(response(body, charset=charset)).text == "Привет, мир"
+
+
+@pytest.mark.parametrize(("page", "generated"), [
+    ("flask-docs/genindex.html", "index"),  # Sphinx: <link rel="index" href="#">, an A–Z jump bar
+    ("flask-docs/py-modindex.html", "index"),  # a table of module names, all links
+    ("flask-docs/search.html", "search"),  # Sphinx: <link rel="search" href="#">
+    ("python-markdown-docs/search.html", "search"),  # rel="search" naming the page itself
+    ("python-markdown-docs/sitemap.html", "index"),  # a list of every page's title, nothing else
+    # Pages with text of their own, even when most of it is links: a docs home, a section's contents.
+    ("flask-docs/index.html", ""),
+    ("flask-docs/patterns/index.html", ""),
+    ("flask-docs/quickstart.html", ""),
+    ("python-markdown-docs/index.html", ""),
+    ("python-markdown-docs/extensions/index.html", ""),
+    ("debian-faq-ru/ru/index.ru.html", ""),
+])
+def test_generated_index_and_search_pages_are_recognised(page, generated):
+    site, path = page.split("/", 1)
+    assert extract_page(response((SITES / page).read_bytes(), url=f"https://{site}.example/{path}")).generated \
+        == generated
+
+
+def test_a_search_form_to_the_page_itself_makes_a_search_page_only_without_text():
+    form = '<form action="" method="get"><input type="search" name="term"></form>'
+    assert extract_page(response(f"<h1>Search</h1>{form}<p>Type words.</p>")).generated == "search"
+    essay = " ".join(["Words of an article about searching."] * 20)
+    assert extract_page(response(f"<h1>Search</h1>{form}<p>{essay}</p>")).generated == ""
+    elsewhere = '<form action="/search.html"><input name="q"></form>'  # the site's search box in the sidebar
+    assert extract_page(response(f"<h1>Tiny</h1>{elsewhere}<p>Type words.</p>")).generated == ""

@@ -2,10 +2,12 @@
 
 Boilerplate (scripts, styles, navigation, headers, footers, sidebars, forms) is dropped before
 conversion so that chunks hold the page's own content; headings, lists, tables and code blocks
-survive as Markdown.
+survive as Markdown. `generated_page` tells the pages a documentation generator made to list or
+search the others (an A–Z index, a search page), which the crawler does not index.
 """
 
 import re
+from urllib.parse import urldefrag, urljoin
 
 from bs4 import BeautifulSoup
 from django.utils.formats import number_format
@@ -26,6 +28,12 @@ DROP_CLASSES = ("navheader", "navfooter", "headerlink", "breadcrumb", "breadcrum
 _BLANK_LINES = re.compile(r"\n{3,}")
 _CODE_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)-([a-z][\w+#.-]*)", re.IGNORECASE)
 _NOT_LANGUAGES = ("default", "none", "text", "plain", "notranslate", "nohighlight")
+# A page that lists the others (an A–Z index, a module index, a sitemap page) has under one word of
+# its own, outside links and headings, per five links; documentation pages have several per link.
+MIN_LISTING_LINKS = 3
+OWN_WORDS_PER_LISTING_LINK = 0.2
+SEARCH_INPUT_NAMES = ("q", "query", "search", "s", "text")
+MAX_SEARCH_PAGE_WORDS = 50  # a search page's own text: how to search, "please activate JavaScript"
 
 
 def parse_html(html: str | bytes) -> BeautifulSoup:
@@ -103,3 +111,46 @@ def html_to_markdown(html: str | bytes) -> tuple[str, str]:
     soup = parse_html(html)
     title = page_title(soup)
     return title, soup_to_markdown(main_content(soup))
+
+
+
+def generated_page(soup: BeautifulSoup, url: str) -> str:
+    """What a documentation generator made the page for: "index" (an A–Z or module index, a sitemap
+    page: almost all links), "search" (a search page), or "" for a page with content of its own.
+
+    A page may say so itself, as Sphinx's do: `<link rel="index" href="#">` on its general index,
+    `<link rel="search" href="#">` on its search page. Otherwise a search form that submits to the
+    page itself with next to no text is a search page, and content of links, letters and headings
+    with under one word of its own per five links is an index. Call it after reading the page's
+    links: it drops the chrome as `main_content` does (and `main_content` then finds it gone).
+    """
+    for role in ("index", "search"):
+        if any(_is_self(link["href"], url) for link in soup.find_all("link", rel=role, href=True)):
+            return role
+    searches_itself = any(_searches(form, url) for form in soup.find_all("form"))  # before forms are dropped
+    content = main_content(soup)
+    if searches_itself and len(_words(content)) <= MAX_SEARCH_PAGE_WORDS:
+        return "search"
+    links = content.find_all("a", href=True)
+    if len(links) < MIN_LISTING_LINKS:
+        return ""
+    linked = sum(len(_words(a)) for a in links)
+    headings = sum(len(_words(heading)) for heading in content.find_all(["h1", "h2", "h3", "h4", "h5", "h6"]))
+    own = len(_words(content)) - linked - headings
+    return "index" if own <= len(links) * OWN_WORDS_PER_LISTING_LINK else ""
+
+
+def _words(element) -> list[str]:
+    """Words of more than one character: the letters of an A–Z jump bar and "|" separators do not count."""
+    return [word for word in element.get_text(" ", strip=True).split() if len(word) > 1]
+
+
+def _searches(form, url: str) -> bool:
+    """A GET form with a search field whose results come back to this very page."""
+    fields = form.find_all("input")
+    searches = any(field.get("type") == "search" or field.get("name") in SEARCH_INPUT_NAMES for field in fields)
+    return searches and form.get("method", "get").lower() == "get" and _is_self(form.get("action", ""), url)
+
+
+def _is_self(href: str, url: str) -> bool:
+    return urldefrag(urljoin(url, href.strip()))[0] == urldefrag(url)[0]
