@@ -27,6 +27,7 @@ from crawler.exceptions import (
 )
 from crawler.guard import AllowList, GuardedBackend
 from knowledge.indexing.parsing import KNOWN_SIGNATURES
+from knowledge.indexing.parsing.images import IMAGE_EXTENSIONS
 from knowledge.indexing.parsing.text import looks_binary
 from portal.sizes import file_size
 
@@ -46,6 +47,9 @@ DOCUMENT_TYPES = {
     "text/csv": ".csv",
     "text/plain": ".txt",
 }
+# Images are read with OCR, as uploaded ones are; only a URL asked for by itself ("Add URL") is
+# taken as one: in a crawl an image is an asset, not a page.
+IMAGE_TYPES = {"image/png": ".png", "image/jpeg": ".jpg", "image/tiff": ".tif"}
 # Types servers send when they do not know better; the URL's extension decides then.
 GENERIC_TYPES = ("", "application/octet-stream", "binary/octet-stream", "text/plain", "application/download")
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
@@ -118,16 +122,18 @@ class Fetcher:
         """A longer delay for one host (robots.txt Crawl-delay)."""
         self.host_delays[host] = seconds
 
-    def get(self, url: str, *, mode: str = "page", documents: bool = True, headers: dict | None = None,
-            max_bytes: int | None = None, check_hop: Callable[[str], None] | None = None) -> Response:
+    def get(self, url: str, *, mode: str = "page", documents: bool = True, images: bool = False,
+            headers: dict | None = None, max_bytes: int | None = None,
+            check_hop: Callable[[str], None] | None = None) -> Response:
         """GET `url`, following redirects; raises a `CrawlerError` subclass on any failure.
 
-        `mode="page"` accepts HTML and (when `documents`) supported documents and checks the
-        content; `mode="raw"` returns any body (robots.txt, sitemaps). A 304 is returned, not raised.
+        `mode="page"` accepts HTML, (when `documents`) supported documents and (when `images`) images
+        for OCR, and checks the content; `mode="raw"` returns any body (robots.txt, sitemaps). A 304 is
+        returned, not raised.
         """
         chain = [url]
         for _ in range(self.max_redirects + 1):
-            response = self._request(chain[-1], mode=mode, documents=documents, headers=headers or {},
+            response = self._request(chain[-1], mode=mode, documents=documents, images=images, headers=headers or {},
                                      max_bytes=max_bytes)
             if response.status not in REDIRECT_STATUSES:
                 response.url, response.redirects = url, chain[1:]
@@ -151,7 +157,8 @@ class Fetcher:
             raise RedirectError(gettext("Redirect loop: %(chain)s") % {"chain": " → ".join([*chain, target])})
         return target
 
-    def _request(self, url: str, *, mode: str, documents: bool, headers: dict, max_bytes: int | None) -> Response:
+    def _request(self, url: str, *, mode: str, documents: bool, images: bool, headers: dict,
+                 max_bytes: int | None) -> Response:
         host = urlnorm.host_of(url)
         self._wait(host)
         started = time.monotonic()
@@ -166,7 +173,7 @@ class Fetcher:
                     raise HTTPStatusError(f"HTTP {response.status} {http.reason_phrase}".strip(),
                                           status=response.status)
                 if mode == "page":
-                    max_bytes = max_bytes or self._classify(response, documents)
+                    max_bytes = max_bytes or self._classify(response, documents, images)
                 response.body = self._read(http, max_bytes or settings.CRAWLER["MAX_DOCUMENT_BYTES"], started)
         except httpx.TimeoutException as exc:
             raise FetchError(gettext("Timed out after %(seconds)s s (%(error)s)")
@@ -200,18 +207,20 @@ class Fetcher:
             x_robots_tag=http.headers.get("x-robots-tag", "").lower(),
         )
 
-    def _classify(self, response: Response, documents: bool) -> int:
-        """Decide HTML or document from the headers; return the size limit that applies."""
+    def _classify(self, response: Response, documents: bool, images: bool) -> int:
+        """Decide HTML or document (an image, when `images`) from the headers; return the size limit that applies."""
         config = settings.CRAWLER
         extension = urlnorm.extension(response.url)
         if response.content_type in HTML_TYPES or (
                 response.content_type in ("", "application/octet-stream") and extension in (".html", ".htm")):
             response.kind = "html"
             return config["MAX_HTML_BYTES"]
-        if response.content_type in GENERIC_TYPES and extension in urlnorm.DOCUMENT_EXTENSIONS:
+        extensions = urlnorm.DOCUMENT_EXTENSIONS + (IMAGE_EXTENSIONS if images else ())
+        if response.content_type in GENERIC_TYPES and extension in extensions:
             response.extension = extension
         else:
-            response.extension = DOCUMENT_TYPES.get(response.content_type, "")
+            types = {**DOCUMENT_TYPES, **IMAGE_TYPES} if images else DOCUMENT_TYPES
+            response.extension = types.get(response.content_type, "")
         if not response.extension:
             raise UnsupportedContentError(gettext("Content type %(type)s is neither HTML nor a supported document")
                                           % {"type": response.content_type or gettext("(none)")})

@@ -9,7 +9,8 @@ from crawler.crawling import CrawlOptions
 class AddUrlForm(forms.Form):
     url = forms.URLField(label=_("URL"), assume_scheme="https", max_length=2000,
                          widget=forms.URLInput(attrs={"class": "vURLField", "autofocus": True}),
-                         help_text=_("One web page or document (PDF, DOCX, XLSX…)."))
+                         help_text=_("One web page, document (PDF, DOCX, XLSX…) or image (PNG, JPEG, TIFF: "
+                                     "read with OCR)."))
 
 
 class CrawlForm(forms.Form):

@@ -22,7 +22,7 @@ from knowledge.models import Document, KnowledgeBase
 
 
 def ingest_url(kb: KnowledgeBase, url: str, *, allow_hosts: list[str] | None = None) -> ingestion.IngestResult:
-    """Fetch one page or document and ingest it (source kind `url`).
+    """Fetch one page, document or image (read with OCR) and ingest it (source kind `url`).
 
     Raises `InvalidURLError` or `BlockedAddressError` when the URL is refused; any other failure
     (HTTP error, timeout, too large, unsupported, empty) is a failed result on the URL's document.
@@ -32,7 +32,8 @@ def ingest_url(kb: KnowledgeBase, url: str, *, allow_hosts: list[str] | None = N
             or CrawledPage(knowledge_base=kb, url=url, seed_url=url))
     try:
         with Fetcher(allow_hosts=allow_hosts) as fetcher:
-            response = fetcher.get(url, headers=page.validators)
+            # An image is read with OCR, as an uploaded one is (a crawl leaves images alone: assets).
+            response = fetcher.get(url, images=True, headers=page.validators)
         if response.not_modified:
             page.mark_unchanged()
             return ingestion.IngestResult(page.document, "unchanged")

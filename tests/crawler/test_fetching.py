@@ -115,3 +115,23 @@ def test_ingest_url_of_a_document_uses_the_shared_parsers(flask_site):
     assert document.chunks.exclude(page=None).exists()  # page numbers kept for citations
     assert crawling.ingest_url(kb, url).outcome == "unchanged"
     assert flask_site.log[-1].headers.get("If-None-Match")  # the second fetch was conditional
+
+
+def test_ingest_url_of_an_image_reads_it_with_ocr_like_an_upload(flask_site, settings):
+    kb = make_kb()
+    url = flask_site.url("/_images/flaskr_login.png")
+    result = crawling.ingest_url(kb, url)
+    assert result.outcome == "created", result.error
+    document = Document.objects.get(pk=result.document.pk)
+    assert (document.source_kind, document.source_uri, document.mime, document.status) == (
+        "url", url, "image/png", "ready")
+    assert "Username" in document.text and "Password" in document.text
+    # Within the crawler's document size limit, as any fetched file.
+    settings.CRAWLER = {**settings.CRAWLER, "MAX_DOCUMENT_BYTES": 4096}
+    big = crawling.ingest_url(kb, flask_site.url("/_images/flaskr_edit.png"))
+    assert (big.outcome, big.error) == ("failed", "The response is 13,259 bytes; the limit is 4,096 bytes")
+
+
+def test_a_crawl_still_leaves_images_alone(flask_site):
+    with Fetcher() as fetcher, pytest.raises(UnsupportedContentError, match="image/png is neither HTML"):
+        fetcher.get(flask_site.url("/_test/image.html"))  # a crawl's fetch: no images
