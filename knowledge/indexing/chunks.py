@@ -83,10 +83,25 @@ def build_chunks(kb: KnowledgeBase, document: Document, text: str, pages: list[t
             span_start=piece.start,
             span_end=piece.end,
             page=parsing.page_at(pages, piece.start) if pages else None,
-            metadata=piece.metadata,
+            metadata=_with_page_breaks(piece.metadata, text, pages, piece.start, piece.end),
         )
         for position, piece in enumerate(pieces)
     ]
+
+
+PAGE_BREAK_WORDS = 8
+
+
+def _with_page_breaks(metadata: dict, text: str, pages: list[tuple[int, int]], start: int, end: int) -> dict:
+    """A piece's metadata with the first words of each page starting inside it (`page_breaks`), so a
+    citation can name the page of the text it quotes (`knowledge.search.quoted_pages`)."""
+    breaks = []
+    for offset, number in pages or ():
+        if start < offset < end:
+            words = " ".join(text[offset:offset + 200].split()[:PAGE_BREAK_WORDS])
+            if words:
+                breaks.append([number, words])
+    return {**metadata, "page_breaks": breaks} if breaks else metadata
 
 
 def embedding_input(chunk: Chunk) -> str:

@@ -38,6 +38,7 @@ from knowledge.models import KnowledgeBase
 from knowledge.search import composer, generation, retrieval
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
+from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.salutations import strip_salutations
 from portal.languages import detect_language, translate
@@ -245,6 +246,7 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
         reasons.append("dropped_markers")
     if not used:
         reasons.append("no_citations")
+    sources = with_quoted_pages(text, sources)  # a cited source names the page of what is quoted
     citations = [Citation(number, sources[number - 1]) for number in used]
     # A chat model read every source in its prompt; the extractive composer only those it quotes.
     read = set(used) if generator == generation.ExtractiveGenerator.name else None
