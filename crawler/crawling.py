@@ -271,7 +271,10 @@ class SiteCrawl:
         if not (self.options.respect_robots and extracted.nofollow):
             self.follow(extracted.links, depth)
         if self.options.respect_robots and extracted.noindex:
-            raise SkipError(_("The page asks not to be indexed (robots noindex)"), kind="blocked_by_robots")
+            reason = _("The page asks not to be indexed (robots noindex)")
+            if page.document_id:  # indexed by an earlier crawl: the site withdrew it from search since
+                self.remove(page, reason, response.status)
+            raise SkipError(reason, kind="blocked_by_robots")
         if extracted.generated:
             # Made by a documentation generator to list or search the other pages: links followed, text
             # (letters, names, "please activate JavaScript") not worth a chunk.

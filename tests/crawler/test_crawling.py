@@ -192,6 +192,18 @@ def test_an_index_page_indexed_before_loses_its_document(flask_site):
     assert CrawledPage.objects.get(knowledge_base=kb).status == CrawledPage.Status.GONE
 
 
+def test_a_page_that_asks_not_to_be_indexed_since_loses_its_document(flask_site):
+    kb = make_kb()
+    crawling.crawl_site(kb, flask_site.url("/quickstart.html"), max_depth=0)
+    assert Document.objects.filter(knowledge_base=kb).count() == 1
+    flask_site.overrides["/quickstart.html"] = (b'<html><head><meta name="robots" content="noindex"></head>'
+                                                b"<body><h1>Quickstart</h1><p>Moved to the new guide.</p></html>")
+    report = crawling.crawl_site(kb, flask_site.url("/quickstart.html"), max_depth=0)
+    assert (report.removed, report.ingested) == (1, 0)
+    assert not Document.objects.filter(knowledge_base=kb).exists()
+    assert CrawledPage.objects.get(knowledge_base=kb).status == CrawledPage.Status.GONE
+
+
 def test_the_same_page_under_two_urls_is_ingested_once(flask_site):
     kb = make_kb()
     report = crawling.crawl_site(kb, flask_site.url("/_test/twins/quickstart.html"), max_depth=1)
