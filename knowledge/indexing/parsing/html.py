@@ -16,7 +16,7 @@ from markdownify import MarkdownConverter
 
 from knowledge.exceptions import ParseError
 
-from .html_tables import mark_header_rows
+from .html_tables import mark_header_rows, shape_tables
 
 DROP_TAGS = ("script", "style", "noscript", "template", "nav", "footer", "aside", "header", "form", "iframe", "svg")
 # Common class/role markers of navigation chrome in generated documentation sites.
@@ -83,7 +83,9 @@ def code_language(pre) -> str:
 
 def soup_to_markdown(element, *, header_by_default: bool = False) -> str:
     """Markdown of `element`; `header_by_default`: a table's plain first row that may be a header is one."""
-    # Each table's header row is decided first (html_tables), so the converter infers none.
+    # Each table's cells are lined up with its columns and its header row decided first (html_tables), so
+    # the converter infers none.
+    shape_tables(element)
     mark_header_rows(element, header_by_default=header_by_default)
     converter = MarkdownConverter(heading_style="ATX", bullets="-", strip=["a", "img"], table_infer_header=False,
                                   code_language_callback=code_language)

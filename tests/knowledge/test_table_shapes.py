@@ -1,0 +1,109 @@
+"""Tables whose cells do not line up with their columns as written: nested tables, headers of two rows,
+cells spanning rows (parsing/html_tables.py `shape_tables`), in Word documents and web pages."""
+
+import tempfile
+from pathlib import Path
+
+from django.test import SimpleTestCase, TestCase
+
+from knowledge.indexing import ingestion, parsing, tables
+from knowledge.indexing.parsing.html import html_to_markdown
+from tests.conftest import DATA
+from tests.factories import make_kb
+
+DOCX = DATA / "documents" / "docx" / "en"
+PRICES = (
+    "<table><thead><tr><th rowspan=2>Plan</th><th colspan=2>Price</th></tr>"
+    "<tr><th>Month</th><th>Year</th></tr></thead>"
+    "<tbody><tr><td>Basic</td><td>$5</td><td>$50</td></tr><tr><td>Pro</td><td>$9</td><td>$90</td></tr></tbody>"
+    "</table>"
+)
+
+
+def docx_tables(name: str) -> list[tables.Table]:
+    return tables.read_tables(parsing.parse_file(DOCX / name).text)
+
+
+def page_tables(body: str) -> list[tables.Table]:
+    return tables.read_tables(html_to_markdown(f"<html><body>{body}</body></html>")[1])
+
+
+def row_texts(table: tables.Table) -> list[str]:
+    mapping = tables.guess_mapping(table.columns, table.rows)
+    return [entry.content for entry in tables.table_entries(table, mapping)]
+
+
+class NestedTableTests(SimpleTestCase):
+    def test_a_table_in_a_word_cell_is_that_cells_text(self):
+        found = docx_tables("python-docx-blk-paras-and-tables.docx")
+        nested = next(table for table in found if any("Text before" in cell for row in table.rows for cell in row))
+        self.assertEqual(nested.columns, ["Column A"])
+        self.assertEqual(len(nested.rows), 1)
+        self.assertEqual(" ".join(nested.rows[0][0].split()), "Text before Table; Between Text after")
+
+    def test_a_table_in_a_web_page_cell_keeps_the_outer_rows(self):
+        [table] = page_tables(
+            "<table><tr><th>Name</th><th>Details</th></tr><tr><td>Bob</td><td><table>"
+            "<tr><td>Age</td><td>42</td></tr><tr><td>City</td><td>Oslo</td></tr></table></td></tr>"
+            "<tr><td>Ann</td><td>none</td></tr></table>"
+        )
+        self.assertEqual(table.columns, ["Name", "Details"])
+        self.assertEqual(table.rows, [["Bob", "Age — 42; City — Oslo"], ["Ann", "none"]])
+
+
+class MultiRowHeaderTests(SimpleTestCase):
+    def test_a_word_header_of_two_rows_names_each_column_group_and_sub(self):
+        [table] = docx_tables("pandoc-table_header_rowspan.docx")
+        self.assertEqual(table.columns, ["A", "B", "C", "D", "E — G", "E — H", "E — I", "F"])
+        self.assertEqual(len(table.rows), 9)
+        self.assertEqual(table.rows[0], ["1", "2", "3", "4", "5", "6", "7", "8"])
+        self.assertIn("E — H: 6", row_texts(table)[0].split("\n"))
+
+    def test_a_thead_of_two_rows_is_one_header(self):
+        [table] = page_tables(PRICES)
+        self.assertEqual(table.columns, ["Plan", "Price — Month", "Price — Year"])
+        self.assertEqual(
+            row_texts(table),
+            ["Plan: Basic\nPrice — Month: $5\nPrice — Year: $50", "Plan: Pro\nPrice — Month: $9\nPrice — Year: $90"],
+        )
+
+    def test_th_rows_dividing_a_merged_cell_are_one_header(self):
+        [table] = page_tables(
+            "<table><tr><th>Plan</th><th colspan=2>Price</th></tr><tr><th></th><th>Month</th>"
+            "<th>Year</th></tr><tr><td>Basic</td><td>$5</td><td>$50</td></tr></table>"
+        )
+        self.assertEqual(table.columns, ["Plan", "Price — Month", "Price — Year"])
+        self.assertEqual(table.rows, [["Basic", "$5", "$50"]])
+
+    def test_a_section_row_under_the_header_stays_a_row(self):
+        [table] = page_tables(
+            "<table><tr><th>Plan</th><th>Price</th></tr><tr><th colspan=2>Europe</th></tr>"
+            "<tr><td>Basic</td><td>$5</td></tr></table>"
+        )
+        self.assertEqual(table.columns, ["Plan", "Price"])
+        self.assertEqual(table.rows, [["Europe", ""], ["Basic", "$5"]])
+
+
+class SpannedRowTests(SimpleTestCase):
+    def test_a_word_cell_merged_down_is_in_each_row_it_covers(self):
+        found = docx_tables("python-docx-tbl-cell-access.docx")
+        self.assertEqual(found[2].rows, [["1", "2", "3"], ["4", "5", "6"], ["7", "5", "9"]])
+        # Merged across and down: the columns after it stay in place.
+        self.assertEqual(found[3].rows, [["1", "2", "3"], ["4", "", "6"], ["4", "", "9"]])
+
+    def test_a_group_cell_spanning_data_rows_is_no_header(self):
+        [table] = page_tables(
+            "<table><tr><td rowspan=3>Cards</td><td>Debit</td><td>5</td></tr>"
+            "<tr><td>Credit</td><td>3</td></tr><tr><td>Gift</td><td>1</td></tr></table>"
+        )
+        self.assertEqual(table.rows, [["Cards", "Debit", "5"], ["Cards", "Credit", "3"], ["Cards", "Gift", "1"]])
+
+
+class IngestedHeaderTests(TestCase):
+    def test_rows_under_a_two_row_header_read_group_and_sub(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "prices.html"
+            path.write_text(f"<html><head><title>Prices</title></head><body>{PRICES}</body></html>", encoding="utf-8")
+            document = ingestion.ingest_file(make_kb(), path).document
+        self.assertEqual(document.metadata["tables"][0]["columns"], ["Plan", "Price — Month", "Price — Year"])
+        self.assertTrue(document.chunks.filter(content__contains="Price — Year: $90").exists())
