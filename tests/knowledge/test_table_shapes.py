@@ -34,12 +34,18 @@ def row_texts(table: tables.Table) -> list[str]:
 
 
 class NestedTableTests(SimpleTestCase):
-    def test_a_table_in_a_word_cell_is_that_cells_text(self):
+    def test_a_table_of_one_cell_holding_another_is_layout_its_cells_blocks(self):
         found = docx_tables("python-docx-blk-paras-and-tables.docx")
-        nested = next(table for table in found if any("Text before" in cell for row in table.rows for cell in row))
-        self.assertEqual(nested.columns, ["Column A"])
-        self.assertEqual(len(nested.rows), 1)
-        self.assertEqual(" ".join(nested.rows[0][0].split()), "Text before Table; Between Text after")
+        self.assertFalse(any("Text before" in cell for table in found for row in table.rows for cell in row))
+        self.assertFalse(any("|" in cell for table in found for row in table.rows for cell in row))
+
+    def test_a_data_table_inside_a_layout_table_keeps_its_rows_and_columns(self):
+        [table] = page_tables(
+            "<table><tr><td><h2>Prices</h2><table><tr><th>Plan</th><th>Price</th></tr>"
+            "<tr><td>Basic</td><td>$5</td></tr><tr><td>Pro</td><td>$9</td></tr></table></td>"
+            "<td><p>Call us</p></td></tr></table>"
+        )
+        self.assertEqual((table.columns, table.rows), (["Plan", "Price"], [["Basic", "$5"], ["Pro", "$9"]]))
 
     def test_a_table_in_a_web_page_cell_keeps_the_outer_rows(self):
         [table] = page_tables(

@@ -13,7 +13,9 @@ plain word over numbers, code, links or amounts votes for a header, code over co
 capitalised word over lower-case text or a label less than half as long as the values votes for.
 
 Before that, `shape_tables` lines every table up with its columns, as markdownify does not: it counts a
-nested table's cells as the outer row's and ignores `rowspan`. A table inside a cell becomes that cell's
+nested table's cells as the outer row's and ignores `rowspan`. A table of one row or one column holding
+another lays the page out: its cells become blocks of their own, the tables in them tables. Any other
+table inside a cell becomes that cell's
 text (its rows joined by "; ", a row's cells by " — "), so the outer table keeps its rows; a header of
 several rows (a `<thead>` of two rows, `<th>` rows, or a first row whose merged cells the next row divides,
 as Word writes "Group" over "Sub") becomes one row named "Group — Sub"; and a cell that spans rows below
@@ -53,10 +55,37 @@ def shape_tables(element) -> None:
     """Line each table's cells up with its columns: nested tables flattened, a multi-row header made one
     row, cells spanning rows repeated (see the module docstring). Inner tables first, so an outer one reads
     its cells' final text."""
+    for table in element.find_all("table"):  # outermost first
+        if _lays_out(table):
+            _unwrap(table)
     for table in reversed(element.find_all("table")):
         _shape(table)
         if table.find_parent(["td", "th"]) is not None:
             _flatten(table)
+
+
+def _lays_out(table) -> bool:
+    """A table that holds another in a cell and is only one row or one column lays a page out (an old
+    site's frame, a Word text box): its cells are the page's blocks, not data."""
+    rows = _own_rows(table)
+    if not rows or not any(cell.find("table") for row in rows for cell in _own_cells(row)):
+        return False
+    return len(rows) == 1 or all(len(_own_cells(row)) <= 1 for row in rows)
+
+
+def _unwrap(table) -> None:
+    """Replace a layout table by its cells' contents, one block after another, so the tables inside
+    keep their rows and columns."""
+    blocks = []
+    for row in _own_rows(table):
+        for cell in _own_cells(row):
+            block = Tag(name="div")
+            for child in list(cell.contents):
+                block.append(child.extract())
+            blocks.append(block)
+    for block in reversed(blocks):
+        table.insert_after(block)
+    table.decompose()
 
 
 def _own_rows(table) -> list:
