@@ -251,6 +251,9 @@ WEBHOOKS = {
     "DISABLE_AFTER": env_int("PORTAL_WEBHOOK_DISABLE_AFTER", 20, minimum=1),
     # How often each worker process looks for retries that are due (0: only the minute's schedule).
     "SWEEP_SECONDS": env_float("PORTAL_WEBHOOK_SWEEP_SECONDS", 5.0),
+    # A delivery still pending this long after it was queued lost its task (broker down, worker
+    # killed): the sweep queues it again.
+    "PENDING_GRACE_SECONDS": env_int("PORTAL_WEBHOOK_PENDING_GRACE_SECONDS", 300, minimum=1),
 }
 
 # --- E-mail channel (mail/) ----------------------------------------------------------------------

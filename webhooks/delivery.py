@@ -2,8 +2,9 @@
 
 Each attempt is claimed with a conditional UPDATE (pending → sending), so a task that is delivered
 twice sends once. A failure waits `BACKOFF_SECONDS`, doubled per attempt, in `next_attempt_at`;
-`send_due` queues the deliveries whose time has come, every `SWEEP_SECONDS` in each worker process
-(`tasks.start_sweeper`) and every minute by a django-q2 schedule in case no worker runs the thread.
+`send_due` queues the deliveries whose time has come, and those whose task was lost, every
+`SWEEP_SECONDS` in each worker process (`tasks.start_sweeper`) and every minute by a django-q2
+schedule in case no worker runs the thread.
 (A one-off django-q2 schedule per retry would wait for its scheduler, which looks every 30 s: the
 first retry came after 30 to 60 s instead of 30.) After `MAX_ATTEMPTS` the delivery fails; after
 `DISABLE_AFTER` failed attempts in a row the endpoint is disabled and its waiting deliveries end.
@@ -86,18 +87,25 @@ def deliver(delivery_id: int) -> Delivery | None:
 
 
 def send_due(limit: int = 500) -> int:
-    """Queue the retries whose time has come; returns how many. Any number of workers may sweep at
-    once: each delivery is moved back to pending, and queued, by one of them (a conditional UPDATE in
-    the transaction that queues it, so a broker that refuses leaves it due for the next sweep)."""
+    """Queue the retries whose time has come, and the deliveries whose task was lost; returns how many.
+
+    A delivery still pending `PENDING_GRACE_SECONDS` after it was queued never reached a worker: the
+    broker refused the task after the commit, or the worker died before running it. It is queued
+    again; should the first task turn up after all, `deliver` claims the delivery once and the later
+    copy does nothing. Any number of workers may sweep at once: each delivery is queued by one of
+    them (a conditional UPDATE, which also restarts its grace period, in the transaction that queues
+    it, so a broker that refuses leaves it for the next sweep)."""
     now, queued = timezone.now(), 0
-    due = (Delivery.objects.filter(status=Delivery.Status.RETRYING, next_attempt_at__lte=now)
-           .order_by("next_attempt_at").values_list("pk", flat=True)[:limit])
-    for delivery_id in due:
-        with transaction.atomic():
-            if Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.RETRYING).update(
-                    status=Delivery.Status.PENDING, updated_at=now):
-                enqueue(delivery_id)
-                queued += 1
+    lost_since = now - timedelta(seconds=conf("PENDING_GRACE_SECONDS"))
+    waiting = [(Q(status=Delivery.Status.RETRYING, next_attempt_at__lte=now), "next_attempt_at"),
+               (Q(status=Delivery.Status.PENDING, updated_at__lt=lost_since), "updated_at")]
+    for which, order in waiting:
+        for delivery_id in Delivery.objects.filter(which).order_by(order).values_list("pk", flat=True)[:limit]:
+            with transaction.atomic():
+                if Delivery.objects.filter(which, pk=delivery_id).update(status=Delivery.Status.PENDING,
+                                                                         updated_at=now):
+                    enqueue(delivery_id)
+                    queued += 1
     return queued
 
 

@@ -1,4 +1,5 @@
-"""django-q2 entry points: one delivery's attempt, and the sweep that queues the retries when due."""
+"""django-q2 entry points: one delivery's attempt, and the sweep that queues the retries when due (and the
+deliveries whose task was lost)."""
 
 from django.conf import settings
 
@@ -10,7 +11,7 @@ def run_delivery(delivery_id: int) -> None:
 
 
 def send_due_deliveries() -> None:
-    """The minute's schedule (migration 0003): queue the retries that are due."""
+    """The minute's schedule (migration 0003): queue the retries that are due, and lost deliveries."""
     delivery.send_due()
 
 

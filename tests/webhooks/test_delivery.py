@@ -21,7 +21,7 @@ from webhooks import delivery as deliveries
 from webhooks.models import Delivery, Endpoint
 
 WEBHOOKS = {"ALLOWED_HOSTS": ["127.0.0.1"], "TIMEOUT_SECONDS": 1.0, "MAX_ATTEMPTS": 3, "BACKOFF_SECONDS": 30,
-            "DISABLE_AFTER": 5, "SWEEP_SECONDS": 5.0}
+            "DISABLE_AFTER": 5, "SWEEP_SECONDS": 5.0, "PENDING_GRACE_SECONDS": 300}
 
 
 def come_due(delivery: Delivery) -> None:
@@ -131,6 +131,34 @@ class DeliveryTests(TestCase):
         self.assertEqual(deliveries.send_due(), 0)  # queued once, by one sweep
         delivery.refresh_from_db()
         self.assertEqual((delivery.status, delivery.attempts, len(self.receiver.received)), ("succeeded", 2, 2))
+
+    def test_a_delivery_whose_task_was_lost_is_queued_again_once(self):
+        # The commit happened, queueing the task did not (the broker was down, or the worker died
+        # before running it): the delivery waits, pending, with no task to send it.
+        with self.captureOnCommitCallbacks(execute=False):
+            triage.submit_ticket(body="Where is my parcel?", triage=False)
+        delivery = Delivery.objects.get()
+        self.assertEqual(deliveries.send_due(), 0)  # within its grace period the task may still come
+        Delivery.objects.filter(pk=delivery.pk).update(updated_at=timezone.now() - timedelta(seconds=301))
+        self.assertEqual(deliveries.send_due(), 1)
+        self.assertEqual(deliveries.send_due(), 0)  # queued once, by one sweep
+        delivery.refresh_from_db()
+        self.assertEqual((delivery.status, delivery.attempts, len(self.receiver.received)), ("succeeded", 1, 1))
+        self.assertIsNone(deliveries.deliver(delivery.pk))  # the first task, come late, sends nothing
+        self.assertEqual(len(self.receiver.received), 1)
+
+    def test_a_lost_delivery_queued_again_is_sent_once_by_the_first_task_to_claim_it(self):
+        with self.captureOnCommitCallbacks(execute=False):
+            triage.submit_ticket(body="Where is my parcel?", triage=False)
+        delivery = Delivery.objects.get()
+        Delivery.objects.filter(pk=delivery.pk).update(updated_at=timezone.now() - timedelta(seconds=301))
+        self.receiver.behaviour = "error"
+        self.assertEqual(deliveries.send_due(), 1)
+        self.assertIsNone(deliveries.deliver(delivery.pk))  # waiting to retry: a second copy does not jump in
+        Delivery.objects.filter(pk=delivery.pk).update(updated_at=timezone.now() - timedelta(seconds=301))
+        self.assertEqual(deliveries.send_due(), 0)  # a retry is not a lost task: it waits for its time
+        delivery.refresh_from_db()
+        self.assertEqual((delivery.status, delivery.attempts, len(self.receiver.received)), ("retrying", 1, 1))
 
     def test_send_again_counts_its_attempts_and_starts_a_fresh_round(self):
         self.receiver.behaviour = "error"
