@@ -14,6 +14,9 @@ again later: `MAIL["RETRIES"]` times, after `RETRY_SECONDS`, then twice as long 
 by `send_due` (the minute's schedule); the reply stays pending, the reason on it. A 5xx answer (no
 such mailbox, refused) fails it at once, as does the last retry. Staff sending it again start a new
 round.
+
+A reply whose task never ran (the broker refused it after the commit, the worker died) would stay
+pending for good: `send_due` queues it again once it has waited `MAIL["PENDING_GRACE_SECONDS"]`.
 """
 
 import logging
@@ -25,6 +28,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.mail import EmailMessage
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -34,7 +38,7 @@ from mail.quoted import quote
 from portal.jobs import enqueue_task
 from portal.languages import translate
 from tickets import replies
-from tickets.models import Message
+from tickets.models import Message, Ticket
 
 logger = logging.getLogger(__name__)
 
@@ -104,15 +108,35 @@ def send_reply(message_id: int) -> MailMessage | None:
 
 
 def send_due(limit: int = 200) -> int:
-    """Queue the replies whose time to be sent again has come; how many. Sweeps may overlap: each
-    reply is moved back to pending, and queued, by one of them (a conditional UPDATE)."""
-    due = (MailMessage.objects.filter(status=MailMessage.Status.RETRYING, next_attempt_at__lte=timezone.now())
+    """Queue the replies whose time to be sent again has come, and those whose task was lost; how many.
+    Sweeps may overlap: each reply is queued by one of them (a conditional UPDATE)."""
+    now, queued = timezone.now(), 0
+    due = (MailMessage.objects.filter(status=MailMessage.Status.RETRYING, next_attempt_at__lte=now)
            .order_by("next_attempt_at").values_list("pk", "ticket_message_id")[:limit])
-    queued = 0
     for pk, reply_id in due:
         with transaction.atomic():
             if reply_id and MailMessage.objects.filter(pk=pk, status=MailMessage.Status.RETRYING).update(
                     status=MailMessage.Status.PENDING, next_attempt_at=None):
+                # Queued now: the reply's grace period (below) starts again.
+                Message.objects.filter(pk=reply_id).update(delivery_queued_at=now)
+                enqueue_task("mail-reply", reply_id)
+                queued += 1
+    return queued + _send_lost(now, limit)
+
+
+def _send_lost(now, limit: int) -> int:
+    """Queue again the replies still pending `PENDING_GRACE_SECONDS` after their task was queued, with
+    no e-mail waiting to be sent again: the broker refused the task after the commit, or the worker
+    died before (or while) running it. `send_reply` sends a reply once, so a first task that turns up
+    after all sends nothing more. The conditional UPDATE restarts the grace period, so one sweep queues it."""
+    lost = (Q(kind=Message.Kind.REPLY, delivery=Message.Delivery.PENDING, ticket__channel=Ticket.Channel.EMAIL)
+            & (Q(delivery_queued_at__lt=now - timedelta(seconds=settings.MAIL["PENDING_GRACE_SECONDS"]))
+               | Q(delivery_queued_at=None))  # queued before the portal kept the time
+            & ~Exists(MailMessage.objects.filter(ticket_message=OuterRef("pk"), status=MailMessage.Status.RETRYING)))
+    queued = 0
+    for reply_id in Message.objects.filter(lost).order_by("delivery_queued_at").values_list("pk", flat=True)[:limit]:
+        with transaction.atomic():
+            if Message.objects.filter(lost, pk=reply_id).update(delivery_queued_at=now):
                 enqueue_task("mail-reply", reply_id)
                 queued += 1
     return queued

@@ -286,6 +286,9 @@ MAIL = {
     # first after RETRY_SECONDS, each next one twice as long after (1, 2, 4, 8, 16 min); then it failed.
     "RETRIES": env_int("PORTAL_MAIL_RETRIES", 5, minimum=0),
     "RETRY_SECONDS": env_int("PORTAL_MAIL_RETRY_SECONDS", 60, minimum=1),
+    # A reply still waiting this long after its e-mail was queued lost its task (broker down, worker
+    # killed): the minute's sweep queues it again.
+    "PENDING_GRACE_SECONDS": env_int("PORTAL_MAIL_PENDING_GRACE_SECONDS", 300, minimum=1),
 }
 if MAIL["IMAP_SECURITY"] not in ("ssl", "starttls"):
     raise ImproperlyConfigured("PORTAL_IMAP_SECURITY must be 'ssl' or 'starttls'")

@@ -243,6 +243,9 @@ class Message(models.Model):
     delivery = models.CharField(_("delivery"), max_length=10, choices=Delivery.choices, blank=True)
     delivery_error = models.CharField(_("delivery error"), max_length=500, blank=True,
                                       help_text=_("Why the e-mail could not be sent."))
+    # When the e-mail's task was last queued: a reply still pending long after it lost its task
+    # (the broker refused it, the worker died), and the mail app's sweep queues it again.
+    delivery_queued_at = models.DateTimeField(_("e-mail queued at"), null=True, blank=True, editable=False)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
@@ -257,6 +260,11 @@ class Message(models.Model):
     def mark_delivery(self, delivery: str, error: str = "") -> None:
         self.delivery, self.delivery_error = delivery, error[:500]
         self.save(update_fields=["delivery", "delivery_error"])
+
+    def queue_delivery(self) -> None:
+        """The reply's e-mail is queued: it waits until the mail app's worker records what became of it."""
+        self.delivery, self.delivery_error, self.delivery_queued_at = self.Delivery.PENDING, "", timezone.now()
+        self.save(update_fields=["delivery", "delivery_error", "delivery_queued_at"])
 
     def get_additional_data(self) -> dict | None:
         """Kept with a reply's audit entry (django-auditlog): the snapshots of the sources it cited."""

@@ -32,5 +32,5 @@ def ticket_event(event: str, ticket: Ticket, *, reply: Message | None = None) ->
 
 def email_reply(reply: Message) -> None:
     """Queue the e-mail of a reply; the reply says it waits until the worker records what became of it."""
-    reply.mark_delivery(Message.Delivery.PENDING)
+    reply.queue_delivery()
     enqueue_task(SEND_REPLY_TASK, reply.pk)

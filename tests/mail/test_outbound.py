@@ -224,6 +224,51 @@ class OutboundTests(TestCase):
         self.assertEqual((row.status, row.next_attempt_at, reply.delivery, reply.delivery_error),
                          ("sent", None, Message.Delivery.SENT, ""))
 
+    def test_a_reply_whose_task_was_lost_is_queued_again_once_and_sent_once(self):
+        ticket = self.receive(messages.plain("Where is my parcel?")).ticket
+        # The commit happened, queueing the task did not (the broker was down, the worker died).
+        with self.captureOnCommitCallbacks(execute=False):
+            reply = inbox.send_reply(ticket, user=self.staff, text="On its way.")
+        reply.refresh_from_db()
+        self.assertEqual(reply.delivery, Message.Delivery.PENDING)
+        self.assertFalse(MailMessage.objects.filter(direction="out").exists())
+        self.assertEqual(outbound.send_due(), 0)  # within its grace period the task may still come
+        Message.objects.filter(pk=reply.pk).update(delivery_queued_at=timezone.now() - timedelta(seconds=301))
+        with self.captureOnCommitCallbacks(execute=False) as queued:
+            self.assertEqual(outbound.send_due(), 1)
+            self.assertEqual(outbound.send_due(), 0)  # another sweep at once: queued by one of them
+        self.assertEqual(len(queued), 1)
+        queued[0]()  # the worker runs the task
+        outbound.send_reply(reply.pk)  # the first task, come late after all
+        self.assertEqual(len(self.smtp.messages), 1)
+        reply.refresh_from_db()
+        self.assertEqual((reply.delivery, MailMessage.objects.get(direction="out").status),
+                         (Message.Delivery.SENT, "sent"))
+        Message.objects.filter(pk=reply.pk).update(delivery_queued_at=timezone.now() - timedelta(seconds=301))
+        self.assertEqual(outbound.send_due(), 0)  # sent: nothing left to queue
+
+    def test_a_retry_whose_task_was_lost_is_queued_again(self):
+        ticket = self.receive(messages.plain("Where is my parcel?")).ticket
+        self.smtp.handler.answers = ["451 4.3.0 Try again later"]
+        reply = self.send(ticket, "On its way.")
+        row = MailMessage.objects.get(direction="out")
+        self.assertEqual(row.status, "retrying")
+        # Long waited (the back-off outlasts the grace period): a retry is queued when due, not as lost.
+        Message.objects.filter(pk=reply.pk).update(delivery_queued_at=timezone.now() - timedelta(seconds=301))
+        self.assertEqual(outbound.send_due(), 0)
+        MailMessage.objects.filter(pk=row.pk).update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+        with self.captureOnCommitCallbacks(execute=False):  # the retry's task is lost
+            self.assertEqual(outbound.send_due(), 1)
+        self.assertEqual(outbound.send_due(), 0)  # just queued: it may still come
+        row.refresh_from_db()
+        self.assertEqual(row.status, "pending")
+        Message.objects.filter(pk=reply.pk).update(delivery_queued_at=timezone.now() - timedelta(seconds=301))
+        with self.captureOnCommitCallbacks(execute=True):
+            self.assertEqual(outbound.send_due(), 1)
+        row.refresh_from_db()
+        reply.refresh_from_db()
+        self.assertEqual((row.status, reply.delivery, len(self.smtp.messages)), ("sent", Message.Delivery.SENT, 1))
+
     @override_settings(MAIL={**MAIL, "RETRIES": 2, "RETRY_SECONDS": 30})
     def test_a_4xx_answer_is_tried_again_twice_as_late_until_the_last_retry_fails_it(self):
         ticket = self.receive(messages.plain("Where is my parcel?")).ticket
