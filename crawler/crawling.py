@@ -15,7 +15,6 @@ Per-page failures are counted and listed, never raised: a crawl always ends with
 """
 
 import logging
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,6 +30,7 @@ from crawler.exceptions import (
 )
 from crawler.extraction import Page, extract_page
 from crawler.fetching import Fetcher, Response
+from crawler.frontier import Frontier
 from crawler.models import CrawledPage, CrawlUrl
 from crawler.pages import ingest_document, ingest_response, ingest_url, record_page, source_uri
 from crawler.report import (
@@ -98,7 +98,7 @@ class SiteCrawl:
         self.seed = urlnorm.normalize_url(seed_url)
         self.scope = [self.seed]  # sites counted as "the same domain"
         self.report = CrawlReport(seed_url=self.seed)
-        self.frontier: deque[tuple[str, int]] = deque()
+        self.frontier = Frontier()  # generated index and search pages after the content at each depth
         self.seen: set[str] = set()  # URL keys queued or refused
         self.visited: set[str] = set()  # URL keys fetched, redirect targets included
         self.ingested: dict[str, Document] = {}  # source URI → document, this crawl
@@ -130,7 +130,7 @@ class SiteCrawl:
             if self.job and self.job.should_stop():
                 self.report.cancelled = True
                 return
-            url, depth = self.frontier.popleft()
+            url, depth = self.frontier.pop()
             if self.job:
                 self.job.set_current(url)
             self.visit(url, depth)
@@ -154,7 +154,7 @@ class SiteCrawl:
         elif self.options.respect_robots and not self.robots.allows(url):
             self.skip(url, self.robots.refusal(url), "blocked_by_robots", depth=depth)
         else:
-            self.frontier.append((url, depth))
+            self.frontier.push(url, depth)
             self.report.queued += 1
 
     def rule_refusal(self, url: str, depth: int) -> tuple[str, str]:
@@ -188,7 +188,7 @@ class SiteCrawl:
                     and urlnorm.url_key(page.url) not in self.visited
                     and not (self.options.respect_robots and not self.robots.allows(page.url))):
                 self.visited.add(urlnorm.url_key(page.url))
-                self.frontier.append((page.url, page.depth))
+                self.frontier.push(page.url, page.depth)
                 self.report.queued += 1
 
     def enqueue_sitemap_urls(self) -> None:
@@ -277,7 +277,9 @@ class SiteCrawl:
             raise SkipError(reason, kind="blocked_by_robots")
         if extracted.generated:
             # Made by a documentation generator to list or search the other pages: links followed, text
-            # (letters, names, "please activate JavaScript") not worth a chunk.
+            # (letters, names, "please activate JavaScript") not worth a chunk. Links to pages of its
+            # name wait until the content is fetched.
+            self.frontier.learn(page.url)
             reason = (_("The site's search page: not indexed") if extracted.generated == "search" else
                       _("A generated index of the site's pages (almost all links): not indexed, its links followed"))
             if page.document_id:  # indexed by an earlier crawl: its list of links is no longer searchable

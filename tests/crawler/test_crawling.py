@@ -39,14 +39,15 @@ def test_depth_zero_fetches_the_seed_only(flask_site):
     assert (report.fetched, report.ingested) == (1, 1)
 
 
-def test_page_limit_is_exact(flask_site):
+def test_page_limit_is_exact_and_spent_on_content_first(flask_site):
     kb = make_kb()
     report = crawling.crawl_site(kb, flask_site.url("/index.html"), max_pages=5)
-    assert len(flask_site.page_paths()) == 5
-    # The home page's header links the generated index and module index: fetched, not indexed.
-    assert {"/genindex.html", "/py-modindex.html"} < set(flask_site.page_paths())
-    assert (report.fetched, report.ingested) == (5, 3)
-    assert Document.objects.filter(knowledge_base=kb, source_kind="crawl").count() == 3
+    # The home page's header links the generated index, search page and module index before its
+    # content: they wait until the content pages of their depth are fetched.
+    assert flask_site.page_paths() == ["/index.html", "/installation.html", "/quickstart.html",
+                                       "/tutorial/index.html", "/patterns/index.html"]
+    assert (report.fetched, report.ingested) == (5, 5)
+    assert Document.objects.filter(knowledge_base=kb, source_kind="crawl").count() == 5
 
 
 def test_robots_txt_disallow_is_respected(markdown_site):
@@ -168,6 +169,8 @@ def test_a_redirect_to_a_private_address_fails_when_other_sites_are_followed(fla
 def test_generated_index_and_search_pages_are_followed_not_indexed(flask_site):
     kb = make_kb()
     report = crawling.crawl_site(kb, flask_site.url("/404.html"), max_depth=1, max_pages=40)
+    # Fetched all the same, after the content page the seed links.
+    assert flask_site.page_paths()[:2] == ["/404.html", "/index.html"]
     assert {"/genindex.html", "/py-modindex.html", "/search.html"} <= set(flask_site.page_paths())
     skipped = {skip["item"].removeprefix(flask_site.base_url): skip["reason"] for skip in report.skipped}
     assert skipped["/genindex.html"] == skipped["/py-modindex.html"] == (

@@ -24,10 +24,10 @@ def test_a_crawl_job_shows_live_progress_in_a_real_worker(markdown_site, monkeyp
     assert 0 < midway.progress_done < 12 and midway.counters["fetched"] == midway.progress_done
     job.refresh_from_db()
     assert job.status == Job.Status.SUCCEEDED, job.error_message
-    # The site's sitemap.html, a generated list of its pages, is fetched and followed but not indexed.
-    assert (job.progress_done, job.counters["ingested"], job.failures) == (12, 11, [])
+    # The site's sitemap.html, a generated list of its pages, waits for the content pages: 12 of them.
+    assert (job.progress_done, job.counters["ingested"], job.failures) == (12, 12, [])
     assert job.task_id
-    assert Document.objects.filter(knowledge_base=kb, source_kind="crawl", status="ready").count() == 11
+    assert Document.objects.filter(knowledge_base=kb, source_kind="crawl", status="ready").count() == 12
 
 
 def _running_with_progress(job_id: int) -> Job | None:
