@@ -37,7 +37,7 @@ from mail.models import MailMessage
 from mail.quoted import quote
 from portal.jobs import enqueue_task
 from portal.languages import translate
-from tickets import replies
+from tickets import notify, replies
 from tickets.models import Message, Ticket
 
 logger = logging.getLogger(__name__)
@@ -66,6 +66,7 @@ def send_reply(message_id: int) -> MailMessage | None:
                .exclude(status=MailMessage.Status.IGNORED).order_by("-created_at", "-pk").first())
     if last_in is None:
         reply.mark_delivery(Message.Delivery.FAILED, NOTHING_TO_ANSWER)
+        notify.reply_undelivered(reply)
         return None
     to = parseaddr(last_in.sender)[1]
     references = list(dict.fromkeys(MESSAGE_ID.findall(last_in.references) + [last_in.message_id]))
@@ -98,6 +99,7 @@ def send_reply(message_id: int) -> MailMessage | None:
         mail.save(update_fields=["status", "reason", "attempts", "next_attempt_at"])
         # The ticket says so too: the reply was not delivered, why, and staff can send it again.
         reply.mark_delivery(Message.Delivery.FAILED, mail.reason)
+        notify.reply_undelivered(reply)
         logger.warning("Sending the reply to ticket %s failed: %s", ticket.pk, exc)
         raise  # recorded as a failed task too; failures are acknowledged (ack_failures), not redelivered
     mail.status, mail.reason, mail.size = MailMessage.Status.SENT, "", len(raw)

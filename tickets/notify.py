@@ -30,6 +30,15 @@ def ticket_event(event: str, ticket: Ticket, *, reply: Message | None = None) ->
         email_reply(reply)
 
 
+def reply_undelivered(reply: Message) -> None:
+    """Tell integrators that a reply's e-mail failed for good (`ticket.reply_undelivered`): the customer
+    did not get it, and staff may send it again or answer another way."""
+    ticket = reply.ticket
+    data = {"ticket": ticket_data(ticket),
+            "reply": {"id": reply.pk, "auto_sent": reply.auto_sent, "delivery_error": reply.delivery_error}}
+    publish("ticket.reply_undelivered", data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
+
+
 def email_reply(reply: Message) -> None:
     """Queue the e-mail of a reply; the reply says it waits until the worker records what became of it."""
     reply.queue_delivery()

@@ -16,6 +16,7 @@ class Event(models.TextChoices):
     TICKET_NEEDS_REVIEW = "ticket.needs_review", _("A ticket waits for review")
     TICKET_REPLIED = "ticket.replied", _("A ticket was answered (by staff or automatically)")
     TICKET_REJECTED = "ticket.rejected", _("A ticket was rejected")
+    TICKET_REPLY_UNDELIVERED = "ticket.reply_undelivered", _("A reply's e-mail failed for good")
     JOB_FINISHED = "job.finished", _("A background job finished (succeeded, failed or cancelled)")
 
 

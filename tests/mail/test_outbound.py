@@ -4,6 +4,7 @@ import smtplib
 from datetime import timedelta
 from html import unescape
 
+from django.conf import settings
 from django.contrib.auth.models import Group
 from django.test import TestCase, override_settings
 from django.urls import reverse
@@ -19,6 +20,8 @@ from tests.tickets.helpers import make_help_centre
 from tickets import inbox, triage
 from tickets.groups import SUPPORT_STAFF
 from tickets.models import Message, Ticket
+from webhooks.delivery import create_endpoint
+from webhooks.models import Delivery
 
 MAIL = {**inbound.settings.MAIL, "FROM": "Help desk <help@portal.example>", "DOMAIN": "portal.example"}
 
@@ -293,7 +296,9 @@ class OutboundTests(TestCase):
         self.assertIn("451", reply.delivery_error)
         self.assertEqual(self.smtp.messages, [])
 
-    def test_a_5xx_answer_fails_at_once(self):
+    @override_settings(WEBHOOKS={**settings.WEBHOOKS, "ALLOWED_HOSTS": ["127.0.0.1"]})
+    def test_a_5xx_answer_fails_at_once_and_integrators_hear_of_it(self):
+        create_endpoint(name="CRM", url="http://127.0.0.1:9/hooks", events=["ticket.reply_undelivered"])
         ticket = self.receive(messages.plain("Where is my parcel?")).ticket
         self.smtp.handler.answers = ["550 5.1.1 No such mailbox"]
         with self.assertRaises(smtplib.SMTPDataError):
@@ -301,6 +306,12 @@ class OutboundTests(TestCase):
         row = MailMessage.objects.get(direction="out")
         self.assertEqual((row.status, row.attempts, row.next_attempt_at), ("failed", 1, None))
         self.assertEqual(outbound.send_due(), 0)
+        # The event, queued for the endpoint (its sending is the webhooks tests').
+        event = Delivery.objects.get().payload
+        reply = Message.objects.get(kind="reply")
+        self.assertEqual((event["type"], event["data"]["ticket"]["id"], event["data"]["reply"]["id"]),
+                         ("ticket.reply_undelivered", ticket.pk, reply.pk))
+        self.assertIn("550", event["data"]["reply"]["delivery_error"])
 
     def test_a_reply_with_no_e_mail_to_answer_says_it_was_not_delivered(self):
         with self.captureOnCommitCallbacks(execute=False):
