@@ -27,7 +27,7 @@ from email.utils import make_msgid, parseaddr
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.mail import EmailMessage
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -52,8 +52,27 @@ def reply_subject(subject: str, fallback: str = "Your request") -> str:
     return subject if subject.lower().startswith(("re:", "ha:", "отв:")) else f"Re: {subject}"
 
 
+# The advisory-lock namespace of replies being sent (the reply's id is the other key).
+SENDING_LOCK = 0x6D61696C  # "mail"
+
+
 def send_reply(message_id: int) -> MailMessage | None:
-    """E-mail the reply `message_id` to the customer; None when its ticket did not come by e-mail."""
+    """E-mail the reply `message_id` to the customer; None when its ticket did not come by e-mail, or
+    when another worker is sending it right now (two copies of its task: one queued again by the
+    sweep while the first waited behind long jobs) — that one says what became of it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [SENDING_LOCK, message_id])
+        if not cursor.fetchone()[0]:
+            logger.info("The reply %s is being sent by another worker", message_id)
+            return None
+    try:
+        return _send_reply(message_id)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [SENDING_LOCK, message_id])
+
+
+def _send_reply(message_id: int) -> MailMessage | None:
     reply = Message.objects.select_related("ticket").get(pk=message_id, kind=Message.Kind.REPLY)
     ticket = reply.ticket
     sent = MailMessage.objects.filter(ticket_message=reply).first()

@@ -6,6 +6,7 @@ from html import unescape
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.test import TestCase, override_settings
 from django.urls import reverse
 from django.utils import timezone
@@ -312,6 +313,21 @@ class OutboundTests(TestCase):
         self.assertEqual((event["type"], event["data"]["ticket"]["id"], event["data"]["reply"]["id"]),
                          ("ticket.reply_undelivered", ticket.pk, reply.pk))
         self.assertIn("550", event["data"]["reply"]["delivery_error"])
+
+    def test_a_reply_another_worker_is_sending_is_not_sent_twice(self):
+        ticket = self.receive(messages.plain("Where is my parcel?")).ticket
+        with self.captureOnCommitCallbacks(execute=False):
+            reply = inbox.send_reply(ticket, user=self.staff, text="On its way.")
+        other = connections.create_connection(DEFAULT_DB_ALIAS)  # another worker's session
+        self.addCleanup(other.close)
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [outbound.SENDING_LOCK, reply.pk])
+        self.assertIsNone(outbound.send_reply(reply.pk))  # that worker sends it, and says what became of it
+        self.assertEqual(self.smtp.messages, [])
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [outbound.SENDING_LOCK, reply.pk])
+        self.assertEqual(outbound.send_reply(reply.pk).status, "sent")
+        self.assertEqual(len(self.smtp.messages), 1)
 
     def test_a_reply_with_no_e_mail_to_answer_says_it_was_not_delivered(self):
         with self.captureOnCommitCallbacks(execute=False):
