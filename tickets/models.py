@@ -252,7 +252,10 @@ class Message(models.Model):
         verbose_name = _("message")
         verbose_name_plural = _("messages")
         ordering = ["created_at", "pk"]
-        indexes = [models.Index(fields=["ticket", "kind"], name="tickets_msg_ticket_kind_idx")]
+        indexes = [models.Index(fields=["ticket", "kind"], name="tickets_msg_ticket_kind_idx"),
+                   # The mail sweep's look for replies whose task was lost, each minute (mail/outbound.py).
+                   models.Index(fields=["delivery_queued_at"], condition=models.Q(delivery="pending"),
+                                name="tickets_msg_mail_pending_idx")]
 
     def __str__(self) -> str:
         return gettext("%(kind)s on ticket #%(id)s") % {"kind": self.get_kind_display(), "id": self.ticket_id}

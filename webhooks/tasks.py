@@ -11,7 +11,7 @@ def run_delivery(delivery_id: int) -> None:
 
 
 def send_due_deliveries() -> None:
-    """The minute's schedule (migration 0003): queue the retries that are due, and lost deliveries."""
+    """The minute's schedule (migration 0004): queue the retries that are due, and lost deliveries."""
     delivery.send_due()
 
 
