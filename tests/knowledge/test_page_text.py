@@ -54,6 +54,27 @@ def test_a_line_repeated_on_a_few_pages_only_stays():
     assert tidied[3].endswith("grow.\nSummary") and tidied[6].endswith("grow.\nSummary")
 
 
+def test_running_heads_naming_the_section_with_the_page_number_are_left_out():
+    sections = ["1.1. SPACES"] * 3 + ["1.2. METRICS"] * 3 + ["1.3. CONTINUITY"] * 2
+    topics = ["apples", "pears", "plums", "grapes", "melons", "lemons", "limes", "figs"]
+    # Printed numbers are the PDF page's plus 3 (front matter); the number leads or ends the line.
+    pages = {number: (f"{number + 3} {section}" if number % 2 else f"{section} {number + 3}")
+             + f"\n5 {topic} make a figure.\nMore about {topic}."
+             for number, (section, topic) in enumerate(zip(sections, topics, strict=True), start=1)}
+    tidied = tidy_pages(pages)
+    assert tidied[1].split("\n") == ["5 apples make a figure.", "More about apples."]
+    assert tidied[8].split("\n") == ["5 figs make a figure.", "More about figs."]
+    # A numbered line of the page's own text (its number unlike the page's) stays.
+    assert tidy_pages({**pages, 4: "2 Chapter two\nText."})[4] == "2 Chapter two\nText."
+
+
+def test_a_latex_books_section_heads_are_left_out():
+    doc = parse("pdf/text/geotopo-de-117pages.pdf")
+    heads = re.compile(r"\d+ \d\.\d\. [A-ZÄÖÜ ]+")
+    assert not [number for number, text in page_texts(doc).items() if heads.fullmatch(text.split("\n")[0])]
+    assert "TOPOLOGISCHE RÄUME" not in doc.text and "Topologische Räume" in doc.text
+
+
 def test_rows_of_numbers_under_a_running_header_stay():
     topics = ["apples", "pears", "plums", "grapes", "melons", "lemons"]
     pages = {number: f"Price list\n{100 + number} {200 + number} {300 + number}\nAll about {topic}.\n{number}"

@@ -5,7 +5,11 @@ A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so 
 * leaves out running headers and footers: lines among the first or last `EDGE_LINES` of a page that
   recur at that edge on at least half of the pages, compared without spaces and with numbers made
   equal ("ГОСТ 2 .1 0 5 -9 5" beside "ГОСТ 2.105-95", "Page 3" beside "Page 4"); short lines without
-  letters (page numbers, printers' marks like "9- 1 -1 9 2 4 7") count as one line for this;
+  letters (page numbers, printers' marks like "9- 1 -1 9 2 4 7") count as one line for this.
+  A running head that names the current chapter or section changes with it ("4 1.1. TOPOLOGISCHE
+  RÄUME", "26 2.1. TOPOLOGISCHE MANNIGFALTIGKEITEN"): the outermost line at an edge that starts or
+  ends with the page's printed number — the PDF page number plus the offset most pages agree on, on
+  at least half of them — goes too;
 * rejoins words hyphenated across lines and pages: always after a soft hyphen; after a hyphen when
   the joined word occurs elsewhere in the document, or when neither piece does (so "необхо-" +
   "димости" joins, while "научно-" + "исследовательским" or "какой-" + "то" keep their hyphen);
@@ -82,11 +86,12 @@ def drop_running_lines(texts: dict[int, str]) -> dict[int, str]:
                      if key is not None and (key != NUMBERS_ONLY or position == 0)})
     least = max(MIN_RUNNING_PAGES, RUNNING_SHARE * len(with_text))
     running = {edge_key for edge_key, count in seen.items() if count >= least}
-    if not running:
+    numbered = _numbered_heads(texts, with_text, least)
+    if not running and not numbered:
         return texts
     kept = {}
     for number, text in texts.items():
-        drop = set()
+        drop = set(numbered.get(number, ()))
         for edge, lines in _edges(text).items():
             # Peeled from the edge inwards: a recurring line behind a line of the page's own stays.
             for index, key in lines:
@@ -95,6 +100,27 @@ def drop_running_lines(texts: dict[int, str]) -> dict[int, str]:
                 drop.add(index)
         kept[number] = "\n".join(line for index, line in enumerate(text.split("\n")) if index not in drop)
     return kept
+
+
+def _numbered_heads(texts: dict[int, str], with_text: list[int], least: float) -> dict[int, list[int]]:
+    """{page: [line index]} of the outermost top or bottom lines that start or end with the page's
+    printed number, when at least `least` pages agree on how it follows the PDF page numbers."""
+    found: dict[tuple[str, int], dict[int, int]] = {}  # (edge, printed − PDF page) → {page: line index}
+    for number in with_text:
+        lines = [(index, line) for index, line in enumerate(texts[number].split("\n")) if line.strip()]
+        for edge, (index, line) in (("top", lines[0]), ("bottom", lines[-1])):
+            words = line.split()
+            if len(line) > MAX_RUNNING_CHARS or len(words) < 2:
+                continue  # a bare page number is a running line already
+            for word in (words[0], words[-1]):
+                if word.isdigit() and len(word) <= 4:
+                    found.setdefault((edge, int(word) - number), {})[number] = index
+    heads: dict[int, list[int]] = {}
+    for pages in found.values():
+        if len(pages) >= least:
+            for number, index in pages.items():
+                heads.setdefault(number, []).append(index)
+    return heads
 
 
 def _edges(text: str) -> dict[str, list[tuple[int, str | None]]]:
