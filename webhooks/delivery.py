@@ -56,9 +56,8 @@ def check_url(url: str) -> None:
 def deliver(delivery_id: int) -> Delivery | None:
     """Make the next attempt of a delivery; None when another worker has it or it is finished."""
     # A delivery left "sending" by a worker that died is taken over once it is clearly abandoned.
-    abandoned = timezone.now() - timedelta(seconds=conf("TIMEOUT_SECONDS") * 3 + 60)
     claimed = Delivery.objects.filter(
-        Q(status=Delivery.Status.PENDING) | Q(status=Delivery.Status.SENDING, updated_at__lt=abandoned),
+        Q(status=Delivery.Status.PENDING) | Q(status=Delivery.Status.SENDING, updated_at__lt=_abandoned_before()),
         pk=delivery_id,
     ).update(status=Delivery.Status.SENDING, updated_at=timezone.now())
     if not claimed:
@@ -90,15 +89,17 @@ def send_due(limit: int = 500) -> int:
     """Queue the retries whose time has come, and the deliveries whose task was lost; returns how many.
 
     A delivery still pending `PENDING_GRACE_SECONDS` after it was queued never reached a worker: the
-    broker refused the task after the commit, or the worker died before running it. It is queued
-    again; should the first task turn up after all, `deliver` claims the delivery once and the later
-    copy does nothing. Any number of workers may sweep at once: each delivery is queued by one of
-    them (a conditional UPDATE, which also restarts its grace period, in the transaction that queues
-    it, so a broker that refuses leaves it for the next sweep)."""
+    broker refused the task after the commit, or the worker died before running it; one "sending"
+    long past any attempt's time lost its worker mid-attempt. Either is queued again; should the first
+    task turn up after all, `deliver` claims the delivery once and the later copy does nothing. Any
+    number of workers may sweep at once: each delivery is queued by one of them (a conditional UPDATE,
+    which also restarts its grace period, in the transaction that queues it, so a broker that refuses
+    leaves it for the next sweep)."""
     now, queued = timezone.now(), 0
     lost_since = now - timedelta(seconds=conf("PENDING_GRACE_SECONDS"))
     waiting = [(Q(status=Delivery.Status.RETRYING, next_attempt_at__lte=now), "next_attempt_at"),
-               (Q(status=Delivery.Status.PENDING, updated_at__lt=lost_since), "updated_at")]
+               (Q(status=Delivery.Status.PENDING, updated_at__lt=lost_since), "updated_at"),
+               (Q(status=Delivery.Status.SENDING, updated_at__lt=_abandoned_before()), "updated_at")]
     for which, order in waiting:
         for delivery_id in Delivery.objects.filter(which).order_by(order).values_list("pk", flat=True)[:limit]:
             with transaction.atomic():
@@ -107,6 +108,12 @@ def send_due(limit: int = 500) -> int:
                     enqueue(delivery_id)
                     queued += 1
     return queued
+
+
+def _abandoned_before():
+    """A delivery "sending" since before this was left by a worker that died mid-attempt (an attempt
+    takes at most the timeout, thrice over for connecting, sending and reading)."""
+    return timezone.now() - timedelta(seconds=conf("TIMEOUT_SECONDS") * 3 + 60)
 
 
 def send(endpoint: Endpoint, delivery: Delivery) -> tuple[int | None, str, int]:

@@ -146,6 +146,18 @@ class DeliveryTests(TestCase):
         self.assertIsNone(deliveries.deliver(delivery.pk))  # the first task, come late, sends nothing
         self.assertEqual(len(self.receiver.received), 1)
 
+    def test_a_delivery_whose_worker_died_mid_attempt_is_queued_again_once(self):
+        with self.captureOnCommitCallbacks(execute=False):
+            triage.submit_ticket(body="Where is my parcel?", triage=False)
+        delivery = Delivery.objects.get()
+        Delivery.objects.filter(pk=delivery.pk).update(status=Delivery.Status.SENDING)  # its worker was killed
+        self.assertEqual(deliveries.send_due(), 0)  # the attempt may still be running
+        Delivery.objects.filter(pk=delivery.pk).update(updated_at=timezone.now() - timedelta(seconds=64))
+        self.assertEqual(deliveries.send_due(), 1)
+        self.assertEqual(deliveries.send_due(), 0)
+        delivery.refresh_from_db()
+        self.assertEqual((delivery.status, delivery.attempts, len(self.receiver.received)), ("succeeded", 1, 1))
+
     def test_a_lost_delivery_queued_again_is_sent_once_by_the_first_task_to_claim_it(self):
         with self.captureOnCommitCallbacks(execute=False):
             triage.submit_ticket(body="Where is my parcel?", triage=False)
