@@ -7,9 +7,12 @@ content hash) and `config_signature` say what a document's chunks were built fro
 documents are skipped.
 """
 
+import bisect
 import hashlib
+import itertools
 import json
 import logging
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -96,11 +99,14 @@ def _with_page_breaks(metadata: dict, text: str, pages: list[tuple[int, int]], s
     """A piece's metadata with the first words of each page starting inside it (`page_breaks`), so a
     citation can name the page of the text it quotes (`knowledge.search.quoted_pages`)."""
     breaks = []
-    for offset, number in pages or ():
-        if start < offset < end:
-            words = " ".join(text[offset:offset + 200].split()[:PAGE_BREAK_WORDS])
-            if words:
-                breaks.append([number, words])
+    # Pages are in order of their offsets: the first one after `start`, on while they start before `end`.
+    pages = pages or []
+    for offset, number in itertools.islice(pages, bisect.bisect_right(pages, (start, math.inf)), None):
+        if offset >= end:
+            break
+        words = " ".join(text[offset:offset + 200].split()[:PAGE_BREAK_WORDS])
+        if words:
+            breaks.append([number, words])
     return {**metadata, "page_breaks": breaks} if breaks else metadata
 
 

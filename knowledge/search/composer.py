@@ -24,7 +24,7 @@ from django.conf import settings
 
 from knowledge.search.rows import quoted_rows
 from knowledge.search.source_text import COMMAND, ITEM, clean_text, quotable_text, sentences
-from knowledge.search.words import word_stems
+from knowledge.search.words import same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
 # relevance, 0..1, see retrieval.relevance) and no other entry comes as close.
@@ -84,9 +84,9 @@ def _extract(question: str, sources: list) -> Composition:
         for position, sentence in enumerate(source):
             # Commands are never chosen for their words (they come after their introduction), and a
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
-            if sentence.startswith(COMMAND) or _same(sentence) in seen:
+            if sentence.startswith(COMMAND) or same_words(sentence) in seen:
                 continue
-            seen.add(_same(sentence))
+            seen.add(same_words(sentence))
             stems = word_stems(sentence)
             if _answers(stems, asked, sentence, alone=len(source) == 1):
                 items.append((number, position, sentence, stems))
@@ -120,9 +120,9 @@ def _extract(question: str, sources: list) -> Composition:
         chosen[(number, position)] = sentence
     text, said, cited, after_item = "", set(), set(), False
     for (number, _), sentence in sorted(chosen.items()):
-        if _same(sentence) in said:
+        if same_words(sentence) in said:
             continue  # the same sentence from another copy of the text
-        said.add(_same(sentence))
+        said.add(same_words(sentence))
         cited.add(number)
         # List items keep their lines, commands too (as written, indented); sentences run on as a paragraph.
         if sentence.startswith(COMMAND):
@@ -234,11 +234,6 @@ def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool) ->
     return words > 4 if ITEM.match(sentence) else alone or words >= 8
 
 
-def _same(sentence: str) -> str:
-    """A sentence as compared with another: its words, in lower case."""
-    return " ".join(_WORD.findall(sentence.lower()))
-
-
 def _echoes(stems: set[str], asked: set[str], sentence: str) -> bool:
     """A sentence that is the question again (a heading, a restated query) answers nothing."""
     if sentence.rstrip().endswith("?"):
@@ -267,10 +262,10 @@ def match_entry(question: str, hits: list, kbs: dict,
     from knowledge.search.retrieval import relevance
 
     scored = []
-    words = _same(question)
+    words = same_words(question)
     for index, hit in enumerate(hits):
         asked = (hit.metadata.get("entry") or {}).get("question")
-        if asked and words and _same(asked) == words:
+        if asked and words and same_words(asked) == words:
             scored.append((1.0, index))
         elif asked:
             kb = kbs[hit.knowledge_base_id]

@@ -2,20 +2,18 @@
 
 A chunk of a PDF or a scan may run over a page break; it keeps the first words of each page that
 starts inside it (`metadata["page_breaks"]`: `[[page, words], …]`, `knowledge.indexing.chunks`).
-The sentence an answer quotes before a source's marker is looked up in that source's text, and the
-page whose first words come last before it is the page cited. A sentence not found as written (a
-chat model's own words) cites the page the chunk starts on, as before.
+The sentence an answer quotes before a source's marker is looked up, as its words, among that
+source's words (`words.same_words`: no markup, punctuation or bullets), and the page whose first
+words come last before it is the page cited. A sentence not found (a chat model's own words) cites
+the page the chunk starts on, as before.
 """
 
 import dataclasses
-import re
 
 from knowledge.search.citations import MARKER, marker_numbers
+from knowledge.search.words import same_words
 
-_SPACE = re.compile(r"\s+")
-_MARKUP = re.compile(r"[*_`#>\\|]+")
-_LEAD = re.compile(r"^(?:• |\d{1,3}[.)] )")
-_PROBE = 40  # characters of a quoted sentence looked for in its source
+_PROBE = 40  # characters of a quoted sentence's words looked for among its source's
 
 
 def with_quoted_pages(text: str, sources: list) -> list:
@@ -31,7 +29,7 @@ def _first_quotes(text: str) -> dict[int, str]:
     for match in MARKER.finditer(text or ""):
         before = text[start:match.start()]
         start = match.end()
-        sentence = _LEAD.sub("", before.strip().split("\n")[-1].strip())
+        sentence = before.strip().split("\n")[-1]
         for number in marker_numbers(match[1]):
             if sentence and number not in quotes:
                 quotes[number] = sentence
@@ -42,18 +40,13 @@ def _page(hit, sentence: str) -> int | None:
     breaks = (hit.metadata or {}).get("page_breaks")
     if not breaks or not sentence or hit.page is None:
         return hit.page
-    content = _plain(hit.content)
-    at = content.find(_plain(sentence)[:_PROBE])
+    content = same_words(hit.content)
+    at = content.find(same_words(sentence)[:_PROBE])
     if at < 0:
         return hit.page
     page = hit.page
     for number, words in breaks:
-        found = content.find(_plain(words))
+        found = content.find(same_words(words))
         if 0 <= found <= at:
             page = number
     return page
-
-
-def _plain(text: str) -> str:
-    """Text as compared: no Markdown marks, one space between words, lower case."""
-    return _SPACE.sub(" ", _MARKUP.sub("", text)).strip().lower()

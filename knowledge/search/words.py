@@ -12,6 +12,11 @@ might must also just only any all some its our out use using get один как
 есть был была были если чтобы""".split())
 
 
+def same_words(text: str) -> str:
+    """A text as compared with another: its words, in lower case (no punctuation, markup or spacing)."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
 def word_stems(text: str) -> set[str]:
     """The stems of `text`'s words of three letters or more, but stop words."""
     return {word[:5] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
