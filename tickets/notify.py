@@ -22,20 +22,24 @@ def ticket_data(ticket: Ticket) -> dict:
 def ticket_event(event: str, ticket: Ticket, *, reply: Message | None = None) -> None:
     data = {"ticket": ticket_data(ticket)}
     if reply is not None:
-        # `customer_text`: as the customer reads it (e-mailed), for an integrator who relays it.
-        data["reply"] = {"id": reply.pk, "body": reply.body, "customer_text": replies.customer_text(reply),
-                         "auto_sent": reply.auto_sent, "sent_at": reply.sent_at.isoformat() if reply.sent_at else None}
+        data["reply"] = reply_data(reply)
     publish(event, data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
     if reply is not None and ticket.channel == Ticket.Channel.EMAIL:
         email_reply(reply)
+
+
+def reply_data(reply: Message) -> dict:
+    """A reply as events carry it; `customer_text`: as the customer reads it (e-mailed), for an
+    integrator who relays it."""
+    return {"id": reply.pk, "body": reply.body, "customer_text": replies.customer_text(reply),
+            "auto_sent": reply.auto_sent, "sent_at": reply.sent_at.isoformat() if reply.sent_at else None}
 
 
 def reply_undelivered(reply: Message) -> None:
     """Tell integrators that a reply's e-mail failed for good (`ticket.reply_undelivered`): the customer
     did not get it, and staff may send it again or answer another way."""
     ticket = reply.ticket
-    data = {"ticket": ticket_data(ticket),
-            "reply": {"id": reply.pk, "auto_sent": reply.auto_sent, "delivery_error": reply.delivery_error}}
+    data = {"ticket": ticket_data(ticket), "reply": {**reply_data(reply), "delivery_error": reply.delivery_error}}
     publish("ticket.reply_undelivered", data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
 
 
