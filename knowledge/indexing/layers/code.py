@@ -171,7 +171,14 @@ class ProjectIndex:
         for file in files:
             extractor = extractors.get(file.language)
             for entry in extractor.entrypoints(file, self) if extractor else []:
-                self.entrypoints.setdefault(entry.handler, []).append(entry)
+                handler = self.handler(entry.handler)
+                self.entrypoints.setdefault(handler.qname if handler else entry.handler, []).append(entry)
+
+    def handler(self, ref: str) -> Symbol | None:
+        """The symbol an entrypoint's handler names, also through a package's re-export: the console
+        script `httpx = "httpx:main"` runs `httpx._main.main` when `httpx/__init__.py` imports it."""
+        resolution, symbol = self.resolve(ref)
+        return symbol if resolution == "resolved" else None
 
     def resolve(self, ref: str, *, via_bases: bool = False,
                 external_roots=frozenset(), depth: int = 0) -> tuple[str, Symbol | None]:

@@ -127,7 +127,7 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
     """C3: HTTP routes, CLI commands and scripts, one row per method and route."""
     rows = []
     for entry in entrypoints:
-        handler = index.symbols.get(entry.handler)
+        handler = index.handler(entry.handler)
         http = entry.entry_type == "http"
         # The path a client calls: the declared one under the prefixes it is mounted with.
         served = index.mounted_path(entry.declaring_symbol, entry.route_path) if http else ""
@@ -139,7 +139,7 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
             "framework": entry.framework,
             "route_or_command": f"{entry.http_method} {served}" if http else entry.route_or_command,
             "handler_symbol_id": handler.symbol_id if handler else "",
-            "handler_symbol": entry.handler,
+            "handler_symbol": handler.qname if handler else entry.handler,
             "declaring_symbol": entry.declaring_symbol,
             "entrypoint_kind": entry.entrypoint_kind,
             "http_method": entry.http_method,
@@ -157,7 +157,7 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
         }
         end = handler.line_end if handler and handler.path == file.path else entry.line
         rows.append(LayerRow("C3", f"{entry.framework}: {entry.route_or_command}", render_entrypoint(meta),
-                             meta, section_path=entry.handler, span_start=entry.line, span_end=end,
+                             meta, section_path=meta["handler_symbol"], span_start=entry.line, span_end=end,
                              language=file.language))
     return rows
 

@@ -158,8 +158,8 @@ def env_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
                 expand(node.func) in readers or isinstance(node.func, ast.Attribute)
                 and expand(node.func.value) in readers):
             add(node.args[0], node, readers.get(expand(node.func)) or readers[expand(node.func.value)])
-        elif isinstance(node, ast.Subscript) and expand(node.value) == "os.environ":
-            add(node.slice, node, "os.environ[]")
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and expand(node.value) == "os.environ":
+            add(node.slice, node, "os.environ[]")  # `os.environ["X"] = v` and `del os.environ["X"]` read nothing
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) \
                 and any(expand(c) == "os.environ" for c in node.comparators):
             add(node.left, node, "in os.environ")

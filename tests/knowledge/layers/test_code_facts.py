@@ -168,3 +168,30 @@ class CodeFactTests(SimpleTestCase):
     def test_builtin_bases_are_external(self):
         edges = meta(self.rows["uvicorn/main.py"], "C2", "edge_type", "src_qname", "dst_ref", "resolution")
         self.assertIn(("inherits", "uvicorn.main.ServerError", "Exception", "external"), edges)
+
+
+def test_a_console_script_naming_a_reexported_function_is_handled_by_its_definition():
+    rows = rows_of({
+        "fetcher/__init__.py": "try:\n    from ._main import main\nexcept ImportError:\n    main = None\n",
+        "fetcher/_main.py": "def main():\n    \"\"\"A command line client.\"\"\"\n",
+        "fetcher/cli/__init__.py": "from .__main__ import detect\n",
+        "fetcher/cli/__main__.py": "def detect(argv=None):\n    \"\"\"Guess the encoding of files.\"\"\"\n",
+        "pyproject.toml": '[project]\nname = "fetcher"\n\n[project.scripts]\nfetch = "fetcher:main"\n'
+                          'guess = "fetcher.cli:detect"\n',
+    })
+    assert meta(rows["pyproject.toml"], "C3", "route_or_command", "handler_symbol", "handler_symbol_id",
+                "summary_text") == [
+        ("fetch", "fetcher._main.main", "fetcher/_main.py#main", "A command line client."),
+        ("guess", "fetcher.cli.__main__.detect", "fetcher/cli/__main__.py#detect", "Guess the encoding of files."),
+    ]
+    assert dict(meta(rows["fetcher/_main.py"], "C4", "qname", "role"))["fetcher._main.main"] == "cli_command"
+    assert dict(meta(rows["fetcher/cli/__main__.py"], "C4", "qname", "role"))["fetcher.cli.__main__.detect"] \
+        == "cli_command"
+
+
+def test_setting_or_deleting_an_environment_variable_is_no_read():
+    rows = rows_of({"master.py": "import os\n\n\ndef spawn(fd):\n    os.environ['SERVER_SOFTWARE'] = 'x'\n"
+                                 "    os.environ['CHILD_FD'] = str(fd)\n    del os.environ['OLD_PID']\n"
+                                 "    return os.environ['CHILD_FD']\n"})
+    assert meta(rows["master.py"], "D6", "target", "line", "details") == [
+        ("CHILD_FD", 8, {"lines": [8], "symbols": ["master.spawn"], "via": ["os.environ[]"]})]
