@@ -12,7 +12,7 @@ is no question about a CLI, so the rules read the question with its code names m
 
 import re
 
-from knowledge.search.vocabulary import find_subject, is_code_name
+from knowledge.search.vocabulary import CYRILLIC, find_subject, is_code_name
 
 HTTP_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[\w\-./{}<>:]*)", re.IGNORECASE)
 # `backticked`, or an identifier (dotted or not, `()` allowed) that is no part of a path or a longer word.
@@ -22,7 +22,6 @@ CODE_SHAPE = re.compile(r"[a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
 # Code only when the bases spell it so: dotted, _private, UPPER_CASE, lowerCamel, Capitalised.
 CODE_LIKE = re.compile(r".*\..*|_\w+|[A-Z][A-Z0-9_]+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+")
 DOTTED = re.compile(r"(?<![\w/.])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?")
-CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 LATIN_WORD = re.compile(r"(?<![\w/{])([A-Za-z_][\w.-]*[\w])(?![\w}])")
 CUE_NAME = re.compile(r"\b(?:calls?|calling|inherits? from|subclass(?:es)? of|extends|imports?|command|"
                       r"function|method|class|callers of|module|package|depends? on|uses?)\s+([A-Za-z_][\w.-]*)",
@@ -72,6 +71,29 @@ def loose_name(text: str, code: str, vocabulary=None) -> str:
         if match.group(1).lower() not in NOT_NAMES and is_code_name(match.group(1), vocabulary):
             return match.group(1)
     return ""
+
+
+def command_name(text: str, vocabulary) -> str:
+    """The command the question names by a plain word or words ("the qcluster command", "команда
+    normalizer"): the longest run of its words that is one of the bases' commands."""
+    commands = getattr(vocabulary, "commands", None)
+    if not commands:
+        return ""
+    words = re.findall(r"[\w.:-]+", HTTP_ROUTE.sub(" ", text).lower())
+    for size in (3, 2, 1):
+        for start in range(len(words) - size + 1):
+            phrase = " ".join(words[start:start + size])
+            if phrase in commands and phrase not in NOT_NAMES:
+                return phrase
+    return ""
+
+
+def env_var_name(text: str, vocabulary) -> str:
+    """The environment variable the question names, as the bases' D6 rows spell it (`WEB_CONCURRENCY`)."""
+    known = getattr(vocabulary, "env_vars", None)
+    if not known:
+        return ""
+    return next((word for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text) if word in known), "")
 
 
 def qualified_forms(name: str, vocabulary, limit: int = 50) -> list[str]:

@@ -23,7 +23,9 @@ from knowledge.search.code_names import (
     CYRILLIC,
     HTTP_ROUTE,
     code_name,
+    command_name,
     document_subject,
+    env_var_name,
     loose_name,
     mask_code,
     qualified_forms,
@@ -106,7 +108,11 @@ USAGES = _has(r"\bwhere is .* used\b", r"\bwhere .* (is|are) used\b", r"\busages
 INHERITS = _has(r"\bsubclass", r"\binherit", r"\bextends\b", r"наслед", r"подкласс")
 ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпоинт", r"маршрут", r"ручк",
                         r"обработчик")
-CLI = _has(r"\bcli\b", r"\bcommand\b", r"команд")
+CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
+# The commands a package installs or provides, as a list.
+COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
+# A question about one environment variable by its name: who reads it, where it is used.
+ENV_VAR_READ = _has(r"\bread", r"\bused\b", r"\buses?\b", r"\bset\b", r"чита", r"использ", r"задаёт|задает")
 DEFINITION = _has(r"\bwhere is .* defined\b", r"\bdefinition of\b", r"\bsignature\b",
                   r"\b(function|method|class)\b", r"где (определ|объявлен)", r"сигнатур",
                   r"(функци|метод|класс)")
@@ -117,7 +123,7 @@ ROLES = {
                   r"\b(data|database|orm|db) models\b", r"(все|какие) модели"),
     "task": _has(r"\b(all|list|which) (background )?tasks\b", r"(все|какие) (фоновые )?задачи"),
     "test": _has(r"\b(all|list|which) tests\b", r"(все|какие) тесты"),
-    "cli_command": _has(r"\b(all|list|which) (cli )?commands\b", r"(все|какие) команды"),
+    "exception": _has(r"\b(all|list|which|what) (the )?(custom )?exceptions\b", r"(все|какие) исключения"),
 }
 WORKFLOW = _has(r"\bhow (does|do|to|is)\b", r"\bworkflow", r"\bscenario", r"\bprocess\b", r"\bsteps?\b",
                 r"\bflow\b",
@@ -171,9 +177,16 @@ class RulePlanner:
 
 
 def _env_vars(q: Asked):
+    name = env_var_name(q.text, q.vocabulary)
+    if name and ENV_VAR_READ(q.words) and not DEFINITION(q.words):
+        return [Step(["D6"], q.text, {"target_type": "env_var", "target": name}, top_k=10, relax=["target"],
+                     why=f"the files that read or name the environment variable {name}, each with its lines"),
+                Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
     if not ENV_VARS(q.words):
         return None
-    filters = {"target_type": "env_var", **({"source_id": q.subject} if q.subject else {})}
+    # A question naming the project (its README's title) asks about the whole repository.
+    source = q.subject if q.subject not in getattr(q.vocabulary, "readmes", ()) else ""
+    filters = {"target_type": "env_var", **({"source_id": source} if source else {})}
     return [Step(["D6"], q.text, filters, top_k=10, relax=[key for key in filters if key != "target_type"],
                  precise=["target_type"],
                  why="environment variables are D6 rows: one per variable and file that reads or names it"),
@@ -272,6 +285,13 @@ def _imports(q: Asked):
 
 def _cli(q: Asked):
     code = loose_name(q.text, q.code, q.vocabulary) if CLI(q.words) else q.code
+    if CLI(q.words) and COMMANDS(q.words) and not q.code:  # "What commands does gunicorn install?": all of them
+        return [Step(["C3"], q.text, {"entry_type": "cli"}, top_k=10, relax=["entry_type"],
+                     why="the commands the repository installs and declares (C3), each with its handler"),
+                Step(["C4"], q.text, {"role": "cli_command"}, top_k=10, relax=["role"],
+                     why="the functions that run them")]
+    if CLI(q.words) and not code:
+        code = command_name(q.words, q.vocabulary)  # "the qcluster command": a plain word that is a command
     if CLI(q.words) and (code or re.search(r"\b(cli|command line|командн)", q.words, re.IGNORECASE)):
         filters = {"entry_type": "cli", **({"route_or_command": code.replace("_", "-")} if code else {})}
         return [Step(["C3"], q.text, filters, top_k=5, relax=["route_or_command"], expand="source",

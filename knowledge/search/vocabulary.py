@@ -12,20 +12,29 @@ again and an unchanged one costs that one query instead of all its D1/D3 rows.
 
 import re
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 
 from knowledge.models import Chunk, Document
+
+CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+ENGLISH_ENDINGS = ("ations", "ation", "ions", "ion", "ings", "ing", "es", "ed", "e", "s")
 
 
 class Vocabulary(dict):
     """Alias → id, plus `code`: the code names of the bases (lower-cased), and `symbols`: the same
     names as written (C1 names and qualified names, C3 commands), for names a question may only
-    use as they are spelled (`Config`, `LOGGING_CONFIG`, `dotenv.main`)."""
+    use as they are spelled (`Config`, `LOGGING_CONFIG`, `dotenv.main`). `commands` are the C3
+    command lines (lower-cased: "qcluster" names a command only as a command, never as a symbol),
+    `env_vars` the environment variables the D6 rows name, and `readmes` the ids of the
+    repositories' README documents (a question naming the project names the whole repository)."""
 
-    def __init__(self, *args, code=(), symbols=(), **kwargs):
+    def __init__(self, *args, code=(), symbols=(), commands=(), env_vars=(), readmes=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.code: set[str] = set(code)
         self.symbols: set[str] = set(symbols)
+        self.commands: set[str] = set(commands)
+        self.env_vars: set[str] = set(env_vars)
+        self.readmes: set[str] = set(readmes)
         self._by_suffix: dict[str, list[str]] | None = None
 
     def qualified(self, name: str) -> list[str]:
@@ -58,19 +67,27 @@ def load_vocabulary(kb_ids) -> Vocabulary:
     for kb_id in kb_ids:
         for alias, identifier in _cache[kb_id][1].items():
             merged.setdefault(alias, identifier)
-        merged.code |= _cache[kb_id][1].code
-        merged.symbols |= _cache[kb_id][1].symbols
+        for name in ("code", "symbols", "commands", "env_vars", "readmes"):
+            getattr(merged, name).update(getattr(_cache[kb_id][1], name))
     return merged
 
 
 def _read(kb_ids: list[int]) -> dict[int, Vocabulary]:
     vocabularies = {kb_id: Vocabulary() for kb_id in kb_ids}
-    code = (Chunk.objects.filter(knowledge_base_id__in=kb_ids, layer__in=["C1", "C3"])
-            .values_list("knowledge_base_id", "metadata__name", "metadata__qname", "metadata__route_or_command"))
-    for kb_id, name, qname, command in code:
+    code = (Chunk.objects.filter(Q(layer__in=["C1", "C3"]) | Q(layer="D6", metadata__target_type="env_var"),
+                                 knowledge_base_id__in=kb_ids)
+            .values_list("knowledge_base_id", "layer", "metadata__name", "metadata__qname",
+                         "metadata__route_or_command", "metadata__entry_type", "metadata__target"))
+    for kb_id, layer, name, qname, command, entry_type, target in code:
+        vocabulary = vocabularies[kb_id]
+        if layer == "D6":
+            vocabulary.env_vars.add(target)
+            continue
         values = [value for value in (name, qname, command) if value]
-        vocabularies[kb_id].code.update(value.lower() for value in values)
-        vocabularies[kb_id].symbols.update(values)
+        vocabulary.code.update(value.lower() for value in values)
+        vocabulary.symbols.update(values)
+        if command and entry_type == "cli":
+            vocabulary.commands.add(command.lower())
     rows = (Chunk.objects.filter(knowledge_base_id__in=kb_ids, layer__in=["D1", "D3"])
             .order_by("knowledge_base_id", "document_id", "layer", "position")
             .values_list("knowledge_base_id", "layer", "metadata"))
@@ -78,6 +95,8 @@ def _read(kb_ids: list[int]) -> dict[int, Vocabulary]:
         vocabulary = vocabularies[kb_id]
         if layer == "D1":
             identifier = meta.get("document_id", "")
+            if meta.get("doc_kind") == "readme" and meta.get("repo_id"):
+                vocabulary.readmes.add(identifier)
             for alias in (identifier, meta.get("name"), meta.get("title"), *meta.get("aliases", [])):
                 if alias and not alias.endswith((".md", ".markdown")):
                     vocabulary.setdefault(alias.replace("-", " ").replace("_", " "), identifier)
@@ -110,5 +129,14 @@ def find_subject(text: str, vocabulary: dict[str, str]) -> str:
 def _same_word(a: str, b: str) -> bool:
     if a == b:
         return True
+    if not CYRILLIC.search(a + b):  # English inflects by a few endings: "read" is no "readme"
+        return bool(_english_stems(a) & _english_stems(b))
     stem = max(4, min(len(a), len(b)) - 2)
     return len(a) >= 4 and len(b) >= 4 and a[:stem] == b[:stem]
+
+
+def _english_stems(word: str) -> set[str]:
+    """The word and the word without each English ending it has, four letters kept at least:
+    `services` and `service` share `servic`, `paginate` and `pagination` share `paginat`."""
+    return {word, *(word[:-len(ending)] for ending in ENGLISH_ENDINGS
+                    if word.endswith(ending) and len(word) - len(ending) >= 4)}

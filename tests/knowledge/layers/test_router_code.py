@@ -259,3 +259,64 @@ def test_who_imports_a_package_finds_the_names_imported_from_it(tmp_path):
     plan, hits = plan_and_search("Who imports `click`?", [kb.pk])
     assert plan.trace[0]["filters"] == {"edge_type": "imports", "dst_root": "click"}  # no `import click` anywhere
     assert {hit.metadata.get("src_qname") for hit in hits[:2]} == {"greeter.say", "greeter.check"}
+
+
+class CommandAndVariableNameTests(SimpleTestCase):
+    VOCABULARY = Vocabulary({"Gunicorn": "README.md", "README": "README.md"}, code={"qcluster", "gunicornc"},
+                            symbols={"qcluster", "gunicornc"}, commands={"qcluster", "gunicornc"},
+                            env_vars={"WEB_CONCURRENCY"}, readmes={"README.md"})
+
+    def test_a_command_named_by_a_plain_word_filters_on_that_command(self):
+        for question, command in [("What does the qcluster command do?", "qcluster"),
+                                  ("Which options does the gunicornc command accept?", "gunicornc"),
+                                  ("Что делает команда qcluster?", "qcluster")]:
+            plan = plan_question(question, self.VOCABULARY)
+            assert (plan.intent, plan.steps[0].filters) == ("cli", {"entry_type": "cli",
+                                                                    "route_or_command": command}), question
+
+    def test_a_question_for_the_installed_commands_lists_them(self):
+        for question in ["What commands does gunicorn install?", "Which management commands are there?",
+                         "Какие команды устанавливает пакет?"]:
+            plan = plan_question(question, self.VOCABULARY)
+            assert [(step.layers, step.filters) for step in plan.steps] == [
+                (["C3"], {"entry_type": "cli"}), (["C4"], {"role": "cli_command"})], question
+
+    def test_where_a_variable_is_read_filters_on_that_variable(self):
+        for question in ["Where is WEB_CONCURRENCY read?", "Где читается WEB_CONCURRENCY?"]:
+            plan = plan_question(question, self.VOCABULARY)
+            assert (plan.intent, plan.steps[0].filters) == (
+                "env_vars", {"target_type": "env_var", "target": "WEB_CONCURRENCY"}), question
+
+    def test_the_project_named_by_its_readme_asks_about_the_whole_repository(self):
+        # "read" is no "README": English words match by their endings only.
+        plan = plan_question("Which environment variables does the server read?", self.VOCABULARY)
+        assert (plan.subject, plan.steps[0].filters) == ("", {"target_type": "env_var"})
+        plan = plan_question("Which environment variables does gunicorn read?", self.VOCABULARY)
+        assert (plan.subject, plan.steps[0].filters) == ("README.md", {"target_type": "env_var"})
+
+    def test_a_list_of_exceptions_is_the_exception_role(self):
+        for question in ["List all exceptions", "Какие исключения определены?"]:
+            plan = plan_question(question, self.VOCABULARY)
+            assert (plan.intent, plan.steps[0].filters) == ("roles", {"role": "exception"}), question
+
+
+@pytest.mark.django_db
+def test_commands_and_environment_variables_are_in_the_vocabulary(tmp_path):
+    repo = tmp_path / "workers"
+    (repo / "workers").mkdir(parents=True)
+    (repo / "workers" / "__init__.py").write_text("from .run import start\n")
+    (repo / "workers" / "run.py").write_text("import os\n\n\ndef start():\n    \"\"\"Start the workers.\"\"\"\n"
+                                             "    return int(os.environ.get('WORKER_COUNT', '2'))\n")
+    (repo / "pyproject.toml").write_text('[project]\nname = "workers"\n\n[project.scripts]\n'
+                                         'qstart = "workers:start"\n')
+    (repo / "README.md").write_text("# Workers\n\nStarts workers.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    vocabulary = load_vocabulary([kb.pk])
+    assert (vocabulary.commands, vocabulary.env_vars, vocabulary.readmes) == ({"qstart"}, {"WORKER_COUNT"},
+                                                                             {"README.md"})
+    plan, hits = plan_and_search("What does the qstart command do?", [kb.pk])
+    assert plan.trace[0]["filters"] == {"entry_type": "cli", "route_or_command": "qstart"}
+    assert [hit.metadata.get("qname") for hit in hits[:2] if hit.layer == "C0"] == ["workers.run.start"]
+    plan, hits = plan_and_search("Where is WORKER_COUNT read?", [kb.pk])
+    assert (hits[0].layer, hits[0].metadata["target"], hits[0].metadata["span_start"]) == ("D6", "WORKER_COUNT", 6)
