@@ -88,8 +88,8 @@ def receive_message(raw: bytes) -> Received:
             if ticket is not None:
                 mail.status, mail.ticket = MailMessage.Status.FOLLOW_UP, ticket
                 mail.ticket_message = Message.objects.create(ticket=ticket, kind=Message.Kind.CUSTOMER, body=body)
-                if ticket.status not in Ticket.OPEN:
-                    # The customer wrote again after the answer: staff must see it.
+                if ticket.status not in Ticket.OPEN or ticket.status == Ticket.Status.UNDELIVERED:
+                    # The customer wrote again after the answer (delivered or not): staff must see it.
                     ticket.status, ticket.closed_at = Ticket.Status.REVIEW, None
                     ticket.save(update_fields=["status", "closed_at", "updated_at"])
             else:

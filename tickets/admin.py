@@ -37,8 +37,8 @@ UNDELIVERED = Exists(Message.objects.filter(ticket=OuterRef("pk"), kind=Message.
                                             delivery=Message.Delivery.FAILED))
 STATUS_CSS = {
     Ticket.Status.NEW: "muted", Ticket.Status.TRIAGING: "running", Ticket.Status.REVIEW: "warn",
-    Ticket.Status.AUTO_REPLIED: "ok", Ticket.Status.ANSWERED: "ok", Ticket.Status.REJECTED: "muted",
-    Ticket.Status.ERROR: "error",
+    Ticket.Status.AUTO_REPLIED: "ok", Ticket.Status.ANSWERED: "ok", Ticket.Status.UNDELIVERED: "error",
+    Ticket.Status.REJECTED: "muted", Ticket.Status.ERROR: "error",
 }
 
 
@@ -133,9 +133,9 @@ class TicketAdmin(admin.ModelAdmin):
         # The inbox never shows the trace or metadata; the ticket page loads its own copy.
         return (super().get_queryset(request).defer("trace", "metadata", "routing_reason", "risk_reasons")
                 .annotate(risk_rank=inbox.RISK_RANK, undelivered=UNDELIVERED,
-                          open_rank=Case(When(status=Ticket.Status.REVIEW, then=Value(0)), default=Value(1),
+                          open_rank=Case(When(status__in=inbox.WAITING, then=Value(0)), default=Value(1),
                                          output_field=IntegerField()))
-                # Tickets waiting for review first, high risk first among them, then the newest.
+                # Tickets waiting for staff first, high risk first among them, then the newest.
                 .order_by("open_rank", "risk_rank", "-created_at", "-pk"))
 
     @admin.display(description=_("#"), ordering="pk")
@@ -146,7 +146,8 @@ class TicketAdmin(admin.ModelAdmin):
     def status_badge(self, ticket):
         badge = format_html('<span class="tk-badge tk-{}">{}</span>', STATUS_CSS.get(ticket.status, "muted"),
                             ticket.get_status_display())
-        if ticket.undelivered:  # "answered", but the customer did not get the e-mail
+        # Waiting for review (the customer wrote again), but a reply's e-mail failed: the status alone hides it.
+        if ticket.undelivered and ticket.status != Ticket.Status.UNDELIVERED:
             badge += format_html(' <span class="tk-badge tk-error">{}</span>', _("E-mail failed"))
         return badge
 

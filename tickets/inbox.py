@@ -111,9 +111,13 @@ RISK_RANK = Case(When(risk_level=RiskLevel.HIGH, then=Value(0)), When(risk_level
                  When(risk_level=RiskLevel.LOW, then=Value(2)), default=Value(3), output_field=IntegerField())
 
 
+# What staff must act on: a draft to review, or a reply the customer did not get.
+WAITING = (Ticket.Status.REVIEW, Ticket.Status.UNDELIVERED)
+
+
 def waiting():
     """Tickets waiting for staff, riskiest first and, within a risk level, the longest waiting first."""
-    return (Ticket.objects.filter(status=Ticket.Status.REVIEW).annotate(risk_rank=RISK_RANK)
+    return (Ticket.objects.filter(status__in=WAITING).annotate(risk_rank=RISK_RANK)
             .order_by("risk_rank", "created_at", "pk"))
 
 

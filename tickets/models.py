@@ -104,6 +104,7 @@ class Ticket(models.Model):
         REVIEW = "review", _("Waiting for review")
         AUTO_REPLIED = "auto_replied", _("Auto-replied")
         ANSWERED = "answered", _("Answered by staff")
+        UNDELIVERED = "undelivered", _("Reply not delivered")
         REJECTED = "rejected", _("Rejected")
         ERROR = "error", _("Triage failed")
 
@@ -114,7 +115,7 @@ class Ticket(models.Model):
         API = "api", _("API")
         IMPORT = "import", _("Import")
 
-    OPEN = (Status.NEW, Status.TRIAGING, Status.REVIEW, Status.ERROR)
+    OPEN = (Status.NEW, Status.TRIAGING, Status.REVIEW, Status.UNDELIVERED, Status.ERROR)
 
     subject = models.CharField(_("subject"), max_length=300, blank=True)
     customer = models.CharField(_("customer"), max_length=300, blank=True,
@@ -208,6 +209,22 @@ class Ticket(models.Model):
         self.status, self.closed_at = status, timezone.now()
         self.save(update_fields=["status", "closed_at", "updated_at"])
 
+    def reply_undelivered(self) -> None:
+        """A reply's e-mail failed for good: closed by it, the ticket waits for staff again."""
+        self._move([self.Status.AUTO_REPLIED, self.Status.ANSWERED], self.Status.UNDELIVERED, closed_at=None)
+
+    def reply_delivered(self, reply: "Message") -> None:
+        """A reply's e-mail went out after all: closed again as the reply closed it, unless another failed."""
+        if not self.messages.filter(delivery=Message.Delivery.FAILED).exclude(pk=reply.pk).exists():
+            status = self.Status.AUTO_REPLIED if reply.auto_sent else self.Status.ANSWERED
+            self._move([self.Status.UNDELIVERED], status, closed_at=timezone.now())
+
+    def _move(self, current, status: str, *, closed_at) -> None:
+        """To `status` unless it moved on meanwhile (a follow-up, another reply): a conditional UPDATE."""
+        now, moving = timezone.now(), Ticket.objects.filter(pk=self.pk, status__in=current)
+        if moving.update(status=status, closed_at=closed_at, updated_at=now):
+            self.status, self.closed_at, self.updated_at = status, closed_at, now
+
 
 class Message(models.Model):
     class Kind(models.TextChoices):
@@ -262,7 +279,11 @@ class Message(models.Model):
 
     def mark_delivery(self, delivery: str, error: str = "") -> None:
         self.delivery, self.delivery_error = delivery, error[:500]
-        self.save(update_fields=["delivery", "delivery_error"])
+        self.save(update_fields=["delivery", "delivery_error"])  # the ticket's status follows:
+        if delivery == self.Delivery.FAILED:
+            self.ticket.reply_undelivered()
+        elif delivery == self.Delivery.SENT:
+            self.ticket.reply_delivered(self)
 
     def queue_delivery(self) -> None:
         """The reply's e-mail is queued: it waits until the mail app's worker records what became of it."""
