@@ -1,4 +1,4 @@
-"""REST operations on webhook endpoints: register, list, read, read deliveries, delete.
+"""REST operations on webhook endpoints: register, list, read, change, read deliveries, delete.
 
 An endpoint belongs to its owner (the user of the key that registered it, or whoever staff set in the
 admin); registering needs the `write` scope.
@@ -15,7 +15,7 @@ from portal.schemas import errors
 from webhooks import delivery
 from webhooks.exceptions import WebhookError
 from webhooks.models import Endpoint
-from webhooks.schemas import DeliveryOut, EndpointCreated, EndpointIn, EndpointOut
+from webhooks.schemas import DeliveryOut, EndpointCreated, EndpointIn, EndpointOut, EndpointPatch
 
 router = Router(tags=["webhooks"])
 
@@ -38,9 +38,13 @@ def create_endpoint(request, payload: EndpointIn):
                                             events=[event.value for event in payload.events],
                                             owner=request.auth.owner, api_key=request.auth)
     except WebhookError as exc:
-        raise ApiError(422, "url_refused", str(exc), [{"field": "url", "location": "body", "message": str(exc),
-                                                        "type": "refused"}]) from None
+        raise url_refused(exc) from None
     return Status(201, endpoint)
+
+
+def url_refused(exc: WebhookError) -> ApiError:
+    return ApiError(422, "url_refused", str(exc), [{"field": "url", "location": "body", "message": str(exc),
+                                                    "type": "refused"}])
 
 
 @router.get("/webhooks", response={200: list[EndpointOut], **errors()}, auth=READ)
@@ -52,6 +56,17 @@ def list_endpoints(request):
 @router.get("/webhooks/{endpoint_id}", response={200: EndpointOut, **errors(404)}, auth=READ)
 def get_endpoint(request, endpoint_id: int):
     return get_object_or_404(own_endpoints(request.auth), pk=endpoint_id)
+
+
+@router.patch("/webhooks/{endpoint_id}", response={200: EndpointOut, **errors(404)}, auth=WRITE)
+def update_endpoint(request, endpoint_id: int, payload: EndpointPatch):
+    """Change the name, URL, events or active flag; the secret stays."""
+    endpoint = get_object_or_404(own_endpoints(request.auth), pk=endpoint_id)
+    try:
+        return delivery.update_endpoint(endpoint, **payload.model_dump(exclude_unset=True, exclude_none=True,
+                                                                       mode="json"))
+    except WebhookError as exc:
+        raise url_refused(exc) from None
 
 
 @router.get("/webhooks/{endpoint_id}/deliveries", response={200: list[DeliveryOut], **errors(404)}, auth=READ)

@@ -1,4 +1,5 @@
 from ninja import Field, ModelSchema, Schema
+from pydantic import ConfigDict
 
 from webhooks.models import Delivery, Endpoint, Event
 
@@ -9,6 +10,17 @@ class EndpointIn(Schema):
     name: str = Field(min_length=1, max_length=200)
     url: str = Field(min_length=1, max_length=2000)
     events: list[EventName] = Field(min_length=1, max_length=len(Event.values))
+
+
+class EndpointPatch(Schema):
+    # A field this cannot change (the secret, a typo) is an error, not a 200 that changed nothing.
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, min_length=1, max_length=200)
+    url: str | None = Field(None, min_length=1, max_length=2000)
+    events: list[EventName] | None = Field(None, min_length=1, max_length=len(Event.values))
+    is_active: bool | None = Field(None, description="false: nothing is sent; true: sent again, and the count of "
+                                                     "failures in a row starts from 0.")
 
 
 class EndpointOut(ModelSchema):

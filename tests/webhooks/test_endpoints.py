@@ -71,6 +71,62 @@ class WebhookApiTests(ApiTestCase):
         self.assertError(response, 422, "invalid")
         self.assertFalse(Endpoint.objects.exists())
 
+    def register(self, token=None, **fields) -> dict:
+        data = {"name": "CRM", "url": self.receiver.url, "events": ["ticket.created"], **fields}
+        response = self.api("post", "/webhooks", token=token or self.token, data=data)
+        self.assertEqual(response.status_code, 201, response.content)
+        return response.json()
+
+    def test_an_endpoint_is_changed_in_place_and_keeps_its_secret(self):
+        created = self.register()
+        changed = self.api("patch", f"/webhooks/{created['id']}", token=self.token, data={
+            "name": "CRM (new)", "url": self.receiver.url + "v2", "events": ["ticket.replied", "ticket.replied"]})
+        self.assertEqual(changed.status_code, 200, changed.content)
+        body = changed.json()
+        self.assertEqual((body["name"], body["url"], body["events"]),
+                         ("CRM (new)", self.receiver.url + "v2", ["ticket.replied"]))
+        self.assertNotIn("secret", body)
+        endpoint = Endpoint.objects.get()
+        self.assertEqual((endpoint.pk, endpoint.secret), (created["id"], created["secret"]))
+        # Only what is sent changes.
+        self.api("patch", f"/webhooks/{created['id']}", token=self.token, data={"is_active": False})
+        endpoint.refresh_from_db()
+        self.assertEqual((endpoint.name, endpoint.is_active), ("CRM (new)", False))
+
+    def test_switching_an_endpoint_on_again_forgets_its_failures(self):
+        created = self.register()
+        Endpoint.objects.filter(pk=created["id"]).update(is_active=False, consecutive_failures=20,
+                                                          disabled_reason="Disabled after 20 failed deliveries")
+        body = self.api("patch", f"/webhooks/{created['id']}", token=self.token, data={"is_active": True}).json()
+        self.assertEqual(
+            (body["is_active"], body["consecutive_failures"], body["disabled_reason"], body["disabled_at"]),
+            (True, 0, "", None))
+
+    def test_a_change_is_checked_as_a_registration_is(self):
+        created = self.register()
+        url = f"/webhooks/{created['id']}"
+        self.assertError(self.api("patch", url, token=self.token, data={"url": "http://10.0.0.5/hook"}),
+                         422, "url_refused")
+        for bad in [{"events": ["ticket.exploded"]}, {"events": []}, {"name": ""}, {"secret": "mine"},
+                    {"is_active": "maybe"}, {"url": 5}]:
+            self.assertError(self.api("patch", url, token=self.token, data=bad), 422, "invalid")
+        endpoint = Endpoint.objects.get()
+        self.assertEqual((endpoint.url, endpoint.events, endpoint.secret, endpoint.name),
+                         (self.receiver.url, ["ticket.created"], created["secret"], "CRM"))
+
+    def test_only_the_owner_changes_an_endpoint(self):
+        created = self.register()
+        _, other = make_key(name="other", owner=make_user("someone-else"))
+        self.assertError(self.api("patch", f"/webhooks/{created['id']}", token=other, data={"name": "mine"}),
+                         404, "not_found")
+        _, limited = make_key(owner=self.key.owner, knowledge_bases=[make_kb()])
+        self.assertError(self.api("patch", f"/webhooks/{created['id']}", token=limited, data={"name": "mine"}),
+                         404, "not_found")
+        _, reader = make_key(owner=self.key.owner, scopes=[Scope.READ])
+        self.assertError(self.api("patch", f"/webhooks/{created['id']}", token=reader, data={"name": "mine"}),
+                         403, "missing_scope")
+        self.assertEqual(Endpoint.objects.get().name, "CRM")
+
     def test_registering_needs_the_write_scope(self):
         _, token = make_key(scopes=[Scope.READ])
         response = self.api("post", "/webhooks", token=token,
