@@ -273,7 +273,15 @@ def guess_mapping(columns: list[str], rows: list[list[str]]) -> dict[str, str]:
         if longest and "question" in mapping.values() and _mean_length(values[longest]) >= 40:
             mapping[longest] = "answer"
             open_columns.remove(longest)
-    if "answer" not in mapping.values():
+    elif "question" not in mapping.values():
+        # An answer column without a question column: the questions are beside it, in the column named
+        # for both ("Q&A" beside "Answer") or else the one whose cells ask, never hidden as metadata.
+        asks = ([name for name in open_columns if {"question", "answer"} <= set(_name_roles(name))]
+                or [name for name in open_columns if _question_share(values[name]) >= 0.5])
+        if asks:
+            mapping[asks[0]] = "question"
+            open_columns.remove(asks[0])
+    if not {"question", "answer"} <= set(mapping.values()):
         # Not an FAQ: a title column is content like the others (shown as `Name: value`).
         return {name: "text" if role in (None, "title") else role for name, role in mapping.items()}
     for name in open_columns:
@@ -283,14 +291,19 @@ def guess_mapping(columns: list[str], rows: list[list[str]]) -> dict[str, str]:
 
 
 def _role_from_name(name: str) -> str | None:
-    words = _words(_PREPOSITION.sub("", _PARENTHESES.sub(" ", name.lower())))
-    words = [word for word in words if word not in QUALIFIERS and not word.isdigit()]
-    roles = [next((role for role, pattern in _ROLE_NAME_PATTERNS if pattern.fullmatch(word)), None)
-             for word in words]
+    roles = _name_roles(name)
     if {"question", "answer"} <= set(roles):
         return None  # "Q&A", "Вопрос/ответ": a column holding both, or a title, asks nothing by its name
     # Every word left must name a role ("Тема вопроса" is a title); the first one is the column's.
     return roles[0] if roles and all(roles) else None
+
+
+def _name_roles(name: str) -> list[str | None]:
+    """The role each word of a header names (None for a word that names none), qualifiers set aside."""
+    words = _words(_PREPOSITION.sub("", _PARENTHESES.sub(" ", name.lower())))
+    words = [word for word in words if word not in QUALIFIERS and not word.isdigit()]
+    return [next((role for role, pattern in _ROLE_NAME_PATTERNS if pattern.fullmatch(word)), None)
+            for word in words]
 
 
 def _words(name: str) -> list[str]:

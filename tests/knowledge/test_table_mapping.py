@@ -38,6 +38,23 @@ class HeaderNameTests(TestCase):
             mapping = tables.guess_mapping([name, "Category"], [["How do I pay? By card.", "Billing"]])
             self.assertEqual(mapping, {name: "text", "Category": "text"})
 
+    def test_a_q_and_a_column_beside_an_answer_column_holds_the_questions(self):
+        for name in ("Q&A", "Вопрос/ответ", "Questions & Answers"):
+            mapping = tables.guess_mapping([name, "Answer", "Category"],
+                                           [["How do I pay", "By card or by bank transfer.", "Billing"]])
+            self.assertEqual(mapping, {name: "question", "Answer": "answer", "Category": "metadata"})
+        text = pipe_table([["Q&A", "Ответ"], ["Как оплатить", "Картой или переводом."]])
+        [piece], _ = entries.split_document(text)
+        self.assertEqual((piece.question, piece.content), ("Как оплатить", "Картой или переводом."))
+
+    def test_an_answer_column_finds_its_questions_by_their_question_marks(self):
+        mapping = tables.guess_mapping(["Клиент пишет", "Ответ"], [["Как оплатить?", "Картой."]])
+        self.assertEqual(mapping, {"Клиент пишет": "question", "Ответ": "answer"})
+
+    def test_an_answer_column_without_questions_hides_nothing_as_metadata(self):
+        mapping = tables.guess_mapping(["Product", "Answer"], [["Premium", "Four hours."]])
+        self.assertEqual(mapping, {"Product": "text", "Answer": "answer"})
+
     def test_a_bare_a_answers_only_beside_a_q(self):
         self.assertEqual(tables.guess_mapping(["A", "B"], [["1", "2"]]), {"A": "text", "B": "text"})
 
