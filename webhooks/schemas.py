@@ -7,6 +7,9 @@ EventName = Event  # TextChoices is a str Enum: the schema lists the allowed val
 
 
 class EndpointIn(Schema):
+    # `"secret": …` or `"is_active": false` would be ignored while the answer says otherwise: refused.
+    model_config = ConfigDict(extra="forbid")
+
     name: str = Field(min_length=1, max_length=200)
     url: str = Field(min_length=1, max_length=2000)
     events: list[EventName] = Field(min_length=1, max_length=len(Event.values))

@@ -69,6 +69,11 @@ class WebhookApiTests(ApiTestCase):
         response = self.api("post", "/webhooks", token=self.token,
                             data={"name": "x", "url": self.receiver.url, "events": ["ticket.exploded"]})
         self.assertError(response, 422, "invalid")
+        # A field registration does not take (one's own secret, an endpoint made inactive) is not ignored.
+        for extra in [{"secret": "whsec_mine"}, {"is_active": False}]:
+            response = self.api("post", "/webhooks", token=self.token,
+                                data={"name": "x", "url": self.receiver.url, "events": ["ticket.created"], **extra})
+            self.assertEqual(self.assertError(response, 422, "invalid")["fields"][0]["field"], list(extra)[0])
         self.assertFalse(Endpoint.objects.exists())
 
     def register(self, token=None, **fields) -> dict:
