@@ -94,8 +94,8 @@ class SpannedRowTests(SimpleTestCase):
     def test_a_word_cell_merged_down_is_in_each_row_it_covers(self):
         found = docx_tables("python-docx-tbl-cell-access.docx")
         self.assertEqual(found[2].rows, [["1", "2", "3"], ["4", "5", "6"], ["7", "5", "9"]])
-        # Merged across and down: the columns after it stay in place.
-        self.assertEqual(found[3].rows, [["1", "2", "3"], ["4", "", "6"], ["4", "", "9"]])
+        # Merged across and down: in each column and row it covers, and the columns after it stay in place.
+        self.assertEqual(found[3].rows, [["1", "2", "3"], ["4", "4", "6"], ["4", "4", "9"]])
 
     def test_a_group_cell_spanning_data_rows_is_no_header(self):
         [table] = page_tables(
@@ -103,6 +103,56 @@ class SpannedRowTests(SimpleTestCase):
             "<tr><td>Credit</td><td>3</td></tr><tr><td>Gift</td><td>1</td></tr></table>"
         )
         self.assertEqual(table.rows, [["Cards", "Debit", "5"], ["Cards", "Credit", "3"], ["Cards", "Gift", "1"]])
+
+
+class SpannedColumnTests(SimpleTestCase):
+    def test_a_data_cell_merged_across_columns_is_in_each_column_it_covers(self):
+        [table] = page_tables(
+            "<table><tr><th>Name</th><th>Phone</th><th>Email</th><th>Note</th></tr>"
+            "<tr><td>Ann</td><td>111</td><td>a@x.org</td><td>new</td></tr>"
+            "<tr><td>Bob</td><td colspan=2>Same for both</td><td>old</td></tr></table>"
+        )
+        self.assertEqual(table.rows[1], ["Bob", "Same for both", "Same for both", "old"])
+        self.assertEqual(row_texts(table)[1], "Name: Bob\nPhone: Same for both\nEmail: Same for both\nNote: old")
+
+    def test_a_row_of_one_value_across_the_table_stays_one_cell(self):
+        [table] = page_tables(
+            "<table><tr><th>Plan</th><th>Price</th></tr><tr><td colspan=2>Europe</td></tr>"
+            "<tr><td>Basic</td><td>$5</td></tr></table>"
+        )
+        self.assertEqual(table.rows, [["Europe", ""], ["Basic", "$5"]])
+
+
+class CellParagraphTests(SimpleTestCase):
+    def test_paragraphs_in_a_word_cell_are_lines_of_the_cell(self):
+        table = docx_tables("pandoc-tables.docx")[-1]
+        self.assertEqual(table.columns, ["Simple Multiparagraph", "Table Full"])
+        self.assertEqual(table.rows, [["Of\nParagraphs", "In each\nCell."]])
+
+    def test_a_web_cells_paragraphs_and_list_items_read_as_lines_under_the_column_name(self):
+        [table] = page_tables(
+            "<table><tr><th>Plan</th><th>Terms</th></tr><tr><td>Basic</td><td><p>Paid monthly.\nNo refunds.</p>"
+            "<p>Cancel any time</p><ul><li>one seat</li><li>email support</li></ul></td></tr></table>"
+        )
+        self.assertEqual(table.rows[0][1], "Paid monthly. No refunds.\nCancel any time\n- one seat\n- email support")
+        self.assertEqual(
+            row_texts(table),
+            ["Plan: Basic\nTerms: Paid monthly. No refunds.\nCancel any time\n- one seat\n- email support"],
+        )
+
+
+class OneColumnTableTests(SimpleTestCase):
+    def test_a_word_title_page_set_in_a_one_column_table_reads_as_paragraphs(self):
+        text = parsing.parse_file(DOCX / "pandoc-0_level_headers.docx").text
+        self.assertTrue(text.startswith("User’s Guide\n\n11 August 2017\n\n"), text[:80])
+        self.assertNotIn("| User’s Guide |", text)
+
+    def test_a_one_column_table_without_a_nested_table_is_layout(self):
+        markdown = html_to_markdown(
+            "<html><body><table><tr><td><p>ACME Corporation</p></td></tr><tr><td><h1>Service Manual</h1></td></tr>"
+            "<tr><td><p>Version 2.1</p><p>March 2024</p></td></tr></table><p>Body.</p></body></html>"
+        )[1]
+        self.assertEqual(markdown, "ACME Corporation\n\n# Service Manual\n\nVersion 2.1\n\nMarch 2024\n\nBody.")
 
 
 class IngestedHeaderTests(TestCase):

@@ -16,7 +16,7 @@ from markdownify import MarkdownConverter
 
 from knowledge.exceptions import ParseError
 
-from .html_tables import mark_header_rows, shape_tables
+from .html_tables import mark_header_rows, repeat_spanned_columns, shape_tables
 
 DROP_TAGS = ("script", "style", "noscript", "template", "nav", "footer", "aside", "header", "form", "iframe", "svg")
 # Common class/role markers of navigation chrome in generated documentation sites.
@@ -26,6 +26,7 @@ DROP_ROLES = ("navigation", "banner", "contentinfo", "search", "complementary")
 DROP_CLASSES = ("navheader", "navfooter", "headerlink", "breadcrumb", "breadcrumbs", "sphinxsidebar",
                 "skip-link", "sr-only", "visually-hidden", "toc")  # toc: a page's list of its own sections
 _BLANK_LINES = re.compile(r"\n{3,}")
+_HEADING = re.compile(r"h[1-6]")
 _CODE_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)-([a-z][\w+#.-]*)", re.IGNORECASE)
 _NOT_LANGUAGES = ("default", "none", "text", "plain", "notranslate", "nohighlight")
 # A page that lists the others (an A–Z index, a module index, a sitemap page) has under one word of
@@ -81,13 +82,54 @@ def code_language(pre) -> str:
     return ""
 
 
+class _Converter(MarkdownConverter):
+    """markdownify, but the paragraphs, headings, list items and line breaks in a table cell stay lines of
+    the cell, joined by `<br>` as `tables.escape_cell` writes a spreadsheet cell's lines, where markdownify
+    runs them together with spaces ("First.  Second", "- one - two")."""
+
+    def process_text(self, el, parent_tags=None):
+        text = super().process_text(el, parent_tags)
+        # A line break in the page's source is a space, as outside tables (except in a code block).
+        return text.replace("\n", " ") if parent_tags and _in_cell(parent_tags) and "pre" not in parent_tags else text
+
+    def convert_p(self, el, text, parent_tags):
+        return f"\n{text.strip()}\n" if _in_cell(parent_tags) else super().convert_p(el, text, parent_tags)
+
+    def convert_div(self, el, text, parent_tags):
+        return f"\n{text.strip()}\n" if _in_cell(parent_tags) else super().convert_div(el, text, parent_tags)
+
+    convert_article = convert_section = convert_dl = convert_div
+
+    def convert_hN(self, n, el, text, parent_tags):
+        return f"\n{text.strip()}\n" if _in_cell(parent_tags) else super().convert_hN(n, el, text, parent_tags)
+
+    def convert_br(self, el, text, parent_tags):
+        return "\n" if _in_cell(parent_tags) else super().convert_br(el, text, parent_tags)
+
+    def convert_td(self, el, text, parent_tags):
+        return super().convert_td(el, _cell_lines(text), parent_tags)
+
+    def convert_th(self, el, text, parent_tags):
+        return super().convert_th(el, _cell_lines(text), parent_tags)
+
+
+def _in_cell(parent_tags) -> bool:
+    """Inside a table cell, not inside a heading (whose text markdownify keeps on one line)."""
+    return not parent_tags.isdisjoint(("td", "th")) and not any(_HEADING.fullmatch(tag) for tag in parent_tags)
+
+
+def _cell_lines(text: str) -> str:
+    return "<br>".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
+
+
 def soup_to_markdown(element, *, header_by_default: bool = False) -> str:
     """Markdown of `element`; `header_by_default`: a table's plain first row that may be a header is one."""
     # Each table's cells are lined up with its columns and its header row decided first (html_tables), so
     # the converter infers none.
     shape_tables(element)
     mark_header_rows(element, header_by_default=header_by_default)
-    converter = MarkdownConverter(heading_style="ATX", bullets="-", strip=["a", "img"], table_infer_header=False,
+    repeat_spanned_columns(element)
+    converter = _Converter(heading_style="ATX", bullets="-", strip=["a", "img"], table_infer_header=False,
                                   code_language_callback=code_language)
     try:
         markdown = converter.convert_soup(element)

@@ -13,13 +13,16 @@ plain word over numbers, code, links or amounts votes for a header, code over co
 capitalised word over lower-case text or a label less than half as long as the values votes for.
 
 Before that, `shape_tables` lines every table up with its columns, as markdownify does not: it counts a
-nested table's cells as the outer row's and ignores `rowspan`. A table of one row or one column holding
-another lays the page out: its cells become blocks of their own, the tables in them tables. Any other
+nested table's cells as the outer row's and ignores `rowspan`. A table of one column, or of one row holding
+another, lays the page out (a title page, a framed note, a site's frame): its cells become blocks of their
+own, the tables in them tables. Any other
 table inside a cell becomes that cell's
 text (its rows joined by "; ", a row's cells by " — "), so the outer table keeps its rows; a header of
 several rows (a `<thead>` of two rows, `<th>` rows, or a first row whose merged cells the next row divides,
 as Word writes "Group" over "Sub") becomes one row named "Group — Sub"; and a cell that spans rows below
 is repeated in each of them, as a merged cell in a spreadsheet is, so no later cell moves a column left.
+Once the header is marked, `repeat_spanned_columns` copies a data cell that spans columns into each of
+them, in a row with other values, as `spreadsheet.fill_merged` does.
 """
 
 import copy
@@ -65,12 +68,15 @@ def shape_tables(element) -> None:
 
 
 def _lays_out(table) -> bool:
-    """A table that holds another in a cell and is only one row or one column lays a page out (an old
-    site's frame, a Word text box): its cells are the page's blocks, not data."""
+    """A table of one column lays a page out (a title page, a framed note, an old site's frame), and so
+    does one of one row holding another table in a cell (a Word text box): its cells are the page's
+    blocks, not data. A table of one column has no columns to name a row's values by."""
     rows = _own_rows(table)
-    if not rows or not any(cell.find("table") for row in rows for cell in _own_cells(row)):
+    if not rows:
         return False
-    return len(rows) == 1 or all(len(_own_cells(row)) <= 1 for row in rows)
+    if all(len(_own_cells(row)) <= 1 for row in rows):
+        return True
+    return len(rows) == 1 and any(cell.find("table") for cell in _own_cells(rows[0]))
 
 
 def _unwrap(table) -> None:
@@ -254,6 +260,30 @@ def _repeat_spanned_rows(grid: _Grid) -> None:
     for r, row in enumerate(grid.rows):
         for _, cell in sorted(placed[r], key=lambda item: item[0]):
             row.append(cell)
+
+
+def repeat_spanned_columns(element) -> None:
+    """Put a copy of each data cell that spans columns in every column it covers, in a row that has other
+    values, as a merged cell in a spreadsheet is (`spreadsheet.fill_merged`): "Same for both" under Phone
+    and Email is both one's and the other's. A header's cells, and a row's only value (a group label
+    across the table), stay one cell. Call it once the header rows are marked (`mark_header_rows`)."""
+    for table in element.find_all("table"):
+        budget = MAX_COPIED_CHARS
+        for row in _own_rows(table):
+            cells = _own_cells(row)
+            filled = [cell for cell in cells if _text(cell)]
+            if len(filled) < 2 or all(cell.name == "th" for cell in filled):
+                continue
+            for cell in filled:
+                span = _span(cell, "colspan", MAX_SPAN)
+                if span < 2 or cell.name == "th":
+                    continue
+                budget -= (span - 1) * len(cell.get_text())
+                if budget < 0:
+                    break
+                del cell["colspan"]
+                for _ in range(span - 1):
+                    cell.insert_after(copy.copy(cell))
 
 
 def mark_header_rows(element, *, header_by_default: bool = False) -> None:
