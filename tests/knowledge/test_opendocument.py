@@ -115,6 +115,15 @@ def test_merged_cells_fill_the_cells_they_cover_as_in_an_excel_sheet(tmp_path):
     assert "| Продажи | 9–18 | 9–18 |\n| Продажи | 10–19 | 10–17 |\n| Склад | 8–17 | 8–15 |" in text
 
 
+def test_a_text_documents_table_fills_its_merged_cells_as_a_word_table_does(tmp_path):
+    rows = ["<table:table-row>" + cell("Name") + cell("Phone") + cell("Email") + "</table:table-row>",
+            "<table:table-row>" + cell("Ann") + cell("111") + cell("a@x.org") + "</table:table-row>",
+            "<table:table-row>" + cell("Bob") + merged("Ask reception", columns=2) + COVERED + "</table:table-row>"]
+    body = f'<table:table table:name="Staff">{"".join(rows)}</table:table>'
+    [table] = tables.read_tables(parsing.parse_file(write_package(tmp_path / "staff.odt", TEXT_TYPE, body)).text)
+    assert table.rows[1] == ["Bob", "Ask reception", "Ask reception"]
+
+
 TEXT_BODY = """
 <text:table-of-content><text:index-body><text:p>Contents 1</text:p></text:index-body></text:table-of-content>
 <text:h text:outline-level="1">Returns policy</text:h>

@@ -240,8 +240,12 @@ class _TextWriter:
             elif child.tag == LIST:
                 self.list_items(child, depth=depth)
             elif child.tag == TABLE_ELEMENT:
-                rows = ([spreadsheet.format_cell(value) for value in _row_values(row, self)]
-                        for row in child.iter(ROW))
+                # A cell merged across or down fills the cells it covers, as in a spreadsheet (and in Word).
+                merges: list[spreadsheet.Merge] = []
+                numbered = ((number, _row_values(row, self, merges=merges, number=number))
+                            for number, row in enumerate(child.iter(ROW), 1))
+                rows = ([spreadsheet.format_cell(value) for value in values]
+                        for values in spreadsheet.fill_numbered(numbered, merges))
                 if table := "\n".join(table_lines(rows)):
                     self.lines.append(table)
             else:  # sections, soft page breaks, frames: what they hold
