@@ -33,8 +33,7 @@ def test_running_headers_and_page_numbers_are_left_out():
     assert not [line for line in lines if squeezed(line) == "ГОСТ2.105-95"]
     pages = page_texts(doc)
     assert sorted(pages) == list(range(1, doc.metadata["page_count"] + 1))
-    letterless_edges = [number for number, text in pages.items()
-                        if not re.search(r"[^\W\d_]", text.split("\n")[-1])]
+    letterless_edges = [number for number, text in pages.items() if not re.search(r"[^\W\d_]", text.split("\n")[-1])]
     assert letterless_edges == []
     # The standard's references to itself and other standards inside the text stay.
     assert "ГОСТ 2.301" in doc.text
@@ -43,8 +42,10 @@ def test_running_headers_and_page_numbers_are_left_out():
 
 def test_a_line_repeated_on_a_few_pages_only_stays():
     topics = ["apples", "pears", "plums", "grapes", "melons", "lemons", "limes", "figs"]
-    pages = {number: f"Annual report 2024\nAll about {topic}.\nWhy {topic} grow.\n- {number} -"
-             for number, topic in enumerate(topics, start=1)}
+    pages = {
+        number: f"Annual report 2024\nAll about {topic}.\nWhy {topic} grow.\n- {number} -"
+        for number, topic in enumerate(topics, start=1)
+    }
     for number in (3, 6):
         pages[number] = pages[number].replace("- ", "Summary\n- ", 1)
     pages[5] = "Note\n" + pages[5]
@@ -58,9 +59,11 @@ def test_running_heads_naming_the_section_with_the_page_number_are_left_out():
     sections = ["1.1. SPACES"] * 3 + ["1.2. METRICS"] * 3 + ["1.3. CONTINUITY"] * 2
     topics = ["apples", "pears", "plums", "grapes", "melons", "lemons", "limes", "figs"]
     # Printed numbers are the PDF page's plus 3 (front matter); the number leads or ends the line.
-    pages = {number: (f"{number + 3} {section}" if number % 2 else f"{section} {number + 3}")
-             + f"\n5 {topic} make a figure.\nMore about {topic}."
-             for number, (section, topic) in enumerate(zip(sections, topics, strict=True), start=1)}
+    pages = {
+        number: (f"{number + 3} {section}" if number % 2 else f"{section} {number + 3}")
+        + f"\n5 {topic} make a figure.\nMore about {topic}."
+        for number, (section, topic) in enumerate(zip(sections, topics, strict=True), start=1)
+    }
     tidied = tidy_pages(pages)
     assert tidied[1].split("\n") == ["5 apples make a figure.", "More about apples."]
     assert tidied[8].split("\n") == ["5 figs make a figure.", "More about figs."]
@@ -77,8 +80,10 @@ def test_a_latex_books_section_heads_are_left_out():
 
 def test_rows_of_numbers_under_a_running_header_stay():
     topics = ["apples", "pears", "plums", "grapes", "melons", "lemons"]
-    pages = {number: f"Price list\n{100 + number} {200 + number} {300 + number}\nAll about {topic}.\n{number}"
-             for number, topic in enumerate(topics, start=1)}
+    pages = {
+        number: f"Price list\n{100 + number} {200 + number} {300 + number}\nAll about {topic}.\n{number}"
+        for number, topic in enumerate(topics, start=1)
+    }
     tidied = tidy_pages(pages)
     assert tidied[2].split("\n") == ["102 202 302", "All about pears."]
 
@@ -98,11 +103,14 @@ def test_words_hyphenated_at_line_ends_are_rejoined():
 
 
 def test_only_words_that_are_clearly_one_word_are_rejoined():
-    text = ("Если необхо-\nдимости нет, какой-\nто текст. Научно-технические и научно-\n"
-            "исследовательские работы, Санкт-\nПетербург, на северо-\nзапад; запад, то есть.")
+    text = (
+        "Если необхо-\nдимости нет, какой-\nто текст. Научно-технические и научно-\n"
+        "исследовательские работы, Санкт-\nПетербург, на северо-\nзапад; запад, то есть."
+    )
     assert tidy_pages({1: text})[1] == (
         "Если необходимости нет, какой-\nто текст. Научно-технические и научно-\n"
-        "исследовательские работы, Санкт-\nПетербург, на северо-\nзапад; запад, то есть.")
+        "исследовательские работы, Санкт-\nПетербург, на северо-\nзапад; запад, то есть."
+    )
 
 
 def test_a_word_hyphenated_across_pages_is_rejoined_on_the_first_page():
@@ -114,3 +122,66 @@ def test_markdown_syntax_in_page_text_is_escaped():
     tidied = tidy_pages({1: "# comment\n  ## two\n```sh\nls\n```\nC# and #tags stay"})[1]
     assert split_text(tidied)[0].heading_path == []
     assert tidied.split("\n") == ["\\# comment", "  \\## two", "\\```sh", "ls", "\\```", "C# and #tags stay"]
+
+
+def test_running_heads_naming_the_section_without_a_page_number_are_left_out():
+    def page(head: str, topic: str) -> str:
+        return (head + "\n" if head else "") + f"All about {topic}.\nWhy {topic} grow.\n{len(topic)}"
+
+    heads = [
+        "",
+        "",
+        "CHAPTER 1. FRUIT 1.1. APPLES AND …",
+        "CHAPTER 1. FRUIT 1.2. PEARS",
+        "",
+        "CHAPTER 2. VEGETABLES 2.1. BEANS",
+        "",
+        "CHAPTER 3. NUTS AND SEEDS 3.1. ALMONDS",
+        "CHAPTER 3. NUTS AND SEEDS 3.2. WALNUTS",
+        "CHAPTER 3. NUTS AND SEEDS 3.4. PECANS",
+    ]
+    topics = [
+        "the title",
+        "the contents",
+        "apples",
+        "pears",
+        "vegetables",
+        "beans",
+        "nuts",
+        "almonds",
+        "walnuts",
+        "pecans",
+    ]
+    pages = {number: page(head, topic) for number, (head, topic) in enumerate(zip(heads, topics), start=1)}
+    pages[1] = "Fruit and Nuts\n" + pages[1]
+    pages[2] = "Fruit and Nuts\nContents\n" + pages[2]
+    pages[5] = "Chapter 2\nVegetables\n" + pages[5]
+    pages[7] = "Chapter 3\nNuts and seeds\n" + pages[7]
+    tidied = tidy_pages(pages)
+    assert [number for number, text in tidied.items() if text.startswith("CHAPTER")] == []
+    # The lone head of chapter 2 goes too: it opens as the others do.
+    assert tidied[6].split("\n") == ["All about beans.", "Why beans grow."]
+    # A chapter's title on its first page and the title page stay.
+    assert tidied[5].startswith("Chapter 2\nVegetables\n") and tidied[7].startswith("Chapter 3\nNuts and seeds\n")
+    assert tidied[1].startswith("Fruit and Nuts\n")
+
+
+def test_a_sphinx_books_chapter_heads_are_left_out():
+    doc = parsing.parse_file(DOCS.parent / "site" / "debian-faq-ru" / "debian-faq.ru.pdf")
+    assert not [line for line in doc.text.split("\n") if line.startswith("ГЛАВА ")]
+    assert "Глава 3\nВыбор дистрибутива Debian" in doc.text
+    assert doc.text.startswith("Часто задаваемые вопросы о Debian GNU/Linux")
+
+
+def test_front_matter_heads_with_roman_page_numbers_are_left_out_as_the_bodys_are():
+    doc = parse("pdf/ru/debian-maint-guide.ru.pdf")
+    # The heads' words run together ("…Debian ii", "…Debian 7 / 63"); the guide's title has its spaces.
+    assert not [line for line in doc.text.split("\n") if line.startswith("РуководствоначинающегоразработчикаDebian")]
+    topics = ["apples", "pears", "plums", "grapes", "melons", "lemons", "limes", "figs"]
+    numerals = ["ii", "iii", "iv", "1 / 9", "2 / 9", "3 / 9", "4 / 9", "5 / 9"]
+    pages = {
+        number: f"Guide {numeral}\nAll about {topic}."
+        for number, (numeral, topic) in enumerate(zip(numerals, topics, strict=True), start=1)
+    }
+    tidied = tidy_pages(pages)
+    assert [tidied[number] for number in sorted(tidied)] == [f"All about {topic}." for topic in topics]

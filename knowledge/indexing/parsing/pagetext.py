@@ -9,7 +9,12 @@ A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so 
   A running head that names the current chapter or section changes with it ("4 1.1. TOPOLOGISCHE
   RÄUME", "26 2.1. TOPOLOGISCHE MANNIGFALTIGKEITEN"): the outermost line at an edge that starts or
   ends with the page's printed number — the PDF page number plus the offset most pages agree on, on
-  at least half of them — goes too;
+  at least half of them — goes too. So does a head without a page number that names the chapter and
+  section ("ГЛАВА 3. ВЫБОР ДИСТРИБУТИВА DEBIAN 3.1. КАКОЙ …"): the line at an edge that is like the
+  one on the page before or after (the same, or the same chapter first), when at least half of the pages
+  have one, and a chapter's lone head that opens with the word (case kept) all of them open with; not on
+  the first page, whose title the next page may repeat. A page number read off a line's key may be
+  Roman ("Guide ii" in the front matter is the body's "Guide 1 / 63");
 * rejoins words hyphenated across lines and pages: always after a soft hyphen; after a hyphen when
   the joined word occurs elsewhere in the document, or when neither piece does (so "необхо-" +
   "димости" joins, while "научно-" + "исследовательским" or "какой-" + "то" keep their hyphen);
@@ -20,6 +25,7 @@ A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so 
 `join_pages()` joins page texts with a blank line and maps offsets to page numbers.
 """
 
+import os
 import re
 from collections import Counter
 
@@ -29,9 +35,15 @@ MIN_RUNNING_PAGES = 3
 MAX_RUNNING_CHARS = 120
 MAX_NUMBERS_CHARS = 12
 NUMBERS_ONLY = "\x00numbers"
+MIN_SHARED_PREFIX = 12  # characters, without spaces, that a section's running heads share (its chapter)
+FAMILY_SHARE = 0.8
 
 _SPACES = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+")
+# A Roman page number opening or closing a line (front matter's "ii"), read as a number.
+_ROMAN = re.compile(r"(?=[ivxlcdm])m{0,3}(?:c[md]|d?c{0,3})(?:x[cl]|l?x{0,3})(?:i[xv]|v?i{0,3})", re.IGNORECASE)
+# A page number ("0", "0/0", "0of0" once spaces are gone and numbers made 0) at either end of a key.
+_PAGE_NUMBER = re.compile(r"^0(?:/0|of0|из0)?|0(?:/0|of0|из0)?$")
 _SOFT_HYPHEN = re.compile(r"\u00ad[^\S\n]*\n?[^\S\n]*(?=\w)")
 _LETTERS = r"[^\W\d_]"
 # A word cut at a line end: letters, a hyphen, the line break, and a word starting lower-case.
@@ -87,11 +99,12 @@ def drop_running_lines(texts: dict[int, str]) -> dict[int, str]:
     least = max(MIN_RUNNING_PAGES, RUNNING_SHARE * len(with_text))
     running = {edge_key for edge_key, count in seen.items() if count >= least}
     numbered = _numbered_heads(texts, with_text, least)
-    if not running and not numbered:
+    sectioned = _section_heads(texts, with_text, least, running)
+    if not running and not numbered and not sectioned:
         return texts
     kept = {}
     for number, text in texts.items():
-        drop = set(numbered.get(number, ()))
+        drop = set(numbered.get(number, ())) | set(sectioned.get(number, ()))
         for edge, lines in _edges(text).items():
             # Peeled from the edge inwards: a recurring line behind a line of the page's own stays.
             for index, key in lines:
@@ -123,6 +136,55 @@ def _numbered_heads(texts: dict[int, str], with_text: list[int], least: float) -
     return heads
 
 
+def _section_heads(texts: dict[int, str], with_text: list[int], least: float,
+                   running: set) -> dict[int, list[int]]:
+    """{page: [line index]} of the top or bottom lines, past the running ones, that repeat the current
+    chapter or section title without a page number ("ГЛАВА 3. ВЫБОР ДИСТРИБУТИВА DEBIAN 3.1. КАКОЙ …").
+
+    Such a line is like the one at the same edge of the page before or after it: the same, or the same
+    for its first `MIN_SHARED_PREFIX` characters (the chapter, then another section). When at least
+    `least` pages have one, those lines go, and so does the line at that edge of a chapter's only page
+    of heads when it opens with the word (case kept) that opens nearly all of them and no other line."""
+    heads: dict[int, list[int]] = {}
+    for edge in ("top", "bottom"):
+        found = {}  # page → (line index, key, first word)
+        for number in sorted(with_text)[1:]:  # a title page's title is no head, even when the next page repeats it
+            inner = [(index, key) for index, key in _edges(texts[number])[edge] if _at(edge, key) not in running]
+            if inner and inner[0][1] not in (None, NUMBERS_ONLY):
+                index, line = inner[0][0], texts[number].split("\n")[inner[0][0]]
+                # Case and page number kept: a chapter's title on its first page ("Inhaltsverzeichnis") is
+                # set apart from the heads after it ("2 Inhaltsverzeichnis", "iv INHALTSVERZEICHNIS").
+                key = _DIGITS.sub("0", _SPACES.sub("", line))
+                found[number] = (index, key, _DIGITS.sub("0", line.split()[0]))
+        alike = [number for number, (_, key, _) in found.items()
+                 if any(_alike(key, found[other][1]) for other in (number - 1, number + 1) if other in found)]
+        if len(alike) < least:
+            continue
+        words = Counter(found[number][2] for number in alike)
+        word, count = words.most_common(1)[0]
+        if count < FAMILY_SHARE * len(alike) or _opens_other_lines(texts, found, word):
+            word = None
+        for number, (index, _, first) in found.items():
+            if number in alike or first == word:
+                heads.setdefault(number, []).append(index)
+    return heads
+
+
+def _alike(key: str, other: str) -> bool:
+    shared = len(os.path.commonprefix([key, other]))
+    return key == other or shared >= MIN_SHARED_PREFIX
+
+
+def _opens_other_lines(texts: dict[int, str], found: dict, word: str) -> bool:
+    """Whether `word` opens a line of the text other than the heads found."""
+    return any(
+        line.split()[0] == word or _DIGITS.sub("0", line.split()[0]) == word
+        for number, text in texts.items()
+        for index, line in enumerate(text.split("\n"))
+        if line.strip() and (number not in found or found[number][0] != index)
+    )
+
+
 def _edges(text: str) -> dict[str, list[tuple[int, str | None]]]:
     """The first and the last `EDGE_LINES` non-blank lines of a page, outermost first, as
     `(line index, key)`."""
@@ -136,12 +198,19 @@ def _at(edge: str, key: str | None) -> tuple[str, str | None]:
 
 
 def _line_key(line: str) -> str | None:
-    """What a line is compared by: without spaces, lower-cased, numbers made equal; None when too long."""
+    """What a line is compared by: without spaces, lower-cased, numbers made equal, a page number at its
+    start or end left out (Roman or Arabic, "3 / 63" too, so front matter's "Guide ii" is the body's
+    "Guide 1 / 63"); None when too long."""
+    words = line.split()
+    if words and _ROMAN.fullmatch(words[0]):
+        line = line.replace(words[0], "0", 1)
+    if len(words) > 1 and _ROMAN.fullmatch(words[-1]):
+        line = line[:line.rindex(words[-1])] + "0"
     squeezed = _SPACES.sub("", line).lower()
     if not any(char.isalpha() for char in squeezed):
         # Page numbers and printers' marks differ on every page; a longer row of numbers is a table's.
         return NUMBERS_ONLY if len(squeezed) <= MAX_NUMBERS_CHARS else None
-    return _DIGITS.sub("0", squeezed) if len(squeezed) <= MAX_RUNNING_CHARS else None
+    return _PAGE_NUMBER.sub("", _DIGITS.sub("0", squeezed)) if len(squeezed) <= MAX_RUNNING_CHARS else None
 
 
 def _vocabulary(texts: dict[int, str]) -> set[str]:
