@@ -76,7 +76,7 @@ def compose(question: str, sources: list, *, entry_match: bool) -> Composition:
 def _extract(question: str, sources: list) -> Composition:
     asked = word_stems(question)
     quoted = sources[: setting("EXTRACT_SOURCES")]
-    rows = quoted_rows(asked, quoted)
+    rows = quoted_rows(question, quoted)
     lines = {number: sentences(quotable_text(rows.get(number, hit.content)))
              for number, hit in enumerate(quoted, start=1)}
     items, seen = [], set()  # (source number, position, sentence, stems)

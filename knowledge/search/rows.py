@@ -3,15 +3,21 @@
 A row is indexed as "Column: value" lines (`knowledge.indexing.tables`). Asked "What is the
 population of Magnitogorsk?", the extract quotes the row's "City: Magnitogorsk; Population: 413 253"
 rather than its sixteen fields: the fields whose column name shares a word with the question (or
-names the same thing in the other language: price and cost, "цена" and "стоимость"), after the
-fields whose value the question names (the row's subject), else the first field. A question that
-names no column gets the whole row, one field after another. Of several rows, those whose subject
-the question names are quoted, else the best one alone.
+names the same thing in other words: price and cost, "цена" and "стоимость", or in the other
+alphabet: "регион" and region, "адрес" and address), after the fields whose value the question
+names (the row's subject), else the first field. A question that names no column gets the whole
+row, one field after another. Of several rows, those that name the most of what the question
+names are quoted, else the best one alone: asked about "Кургана", the row of Курган, not those of
+Курганинск or of a town in the Курганская область.
+
+Values are named word by word, a question's word and a value's word alike up to an inflected
+ending ("Архангельска" names Архангельск, not Курганинск's "Кургана"): first five letters are too
+coarse for names, which often share them.
 """
 
 import re
 
-from knowledge.search.words import word_stems
+from knowledge.search.words import STOP_WORDS, word_stems
 
 _FIELD = re.compile(r"^([^:\n]{1,80}?):[ \t]+(\S.*)$")
 # Column names and the words a question uses for them, in English and Russian, by stem (words.word_stems).
@@ -36,21 +42,33 @@ _SAME_THING = [
 ]
 
 
-def quoted_rows(asked: set[str], sources: list) -> dict[int, str]:
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Cyrillic letters in Latin, and Latin spellings made alike, so that a loanword meets its source:
+# "регион" and "region", "адрес" and "address", "категория" and "category", "индекс" and "index".
+_LATIN = str.maketrans({"а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z",
+                        "и": "i", "й": "i", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r",
+                        "с": "s", "т": "t", "у": "u", "ф": "f", "х": "h", "ц": "c", "ч": "ch", "ш": "sh",
+                        "щ": "sch", "ъ": "", "ы": "i", "ь": "", "э": "e", "ю": "iu", "я": "ia", "c": "k", "q": "k",
+                        "w": "v", "y": "i", "x": "ks"})
+_ENDING = 3  # letters an inflected ending may differ by ("Москва", "Москве"; "Нижний", "Нижнего")
+
+
+def quoted_rows(question: str, sources: list) -> dict[int, str]:
     """What may be quoted of each source that is a table row, by source number (1-based): the fields
-    answering a question of these stems, as one line — or "" for a row left out: rows are
-    alternatives, not parts of one answer, so when some row names what the question names (its city,
-    its plan), the rows that do not are left out, and when none does, all but the best one."""
-    rows = {number: row for number, hit in enumerate(sources, start=1) if (row := _row(asked, hit))}
-    naming = {number for number, (_, names) in rows.items() if names}
-    keep = naming or set(list(rows)[:1])
+    answering `question`, as one line — or "" for a row left out: rows are alternatives, not parts
+    of one answer, so when some row names what the question names (its city, its plan), only the
+    rows naming the most of it are kept, and when none does, the best one alone."""
+    asked, words = word_stems(question), _words(question)
+    rows = {number: row for number, hit in enumerate(sources, start=1) if (row := _row(asked, words, hit))}
+    most = max((named for _, named in rows.values()), default=0)
+    keep = {number for number, (_, named) in rows.items() if named == most} if most else set(list(rows)[:1])
     return {number: text if number in keep else "" for number, (text, _) in rows.items()}
 
 
-def _row(asked: set[str], hit) -> tuple[str, bool] | None:
-    """(the fields answering the question as one line, whether a value of the row is named by the
-    question); None when the hit is no row of "Column: value" lines, or holds more than its fields
-    (an answer column)."""
+def _row(asked: set[str], words: set[str], hit) -> tuple[str, int] | None:
+    """(the fields answering the question as one line, how many words of the row's values the
+    question names); None when the hit is no row of "Column: value" lines, or holds more than its
+    fields (an answer column). `asked`: the question's stems; `words`: its words."""
     if (hit.metadata or {}).get("entry", {}).get("kind") != "row":
         return None
     lines = [line for line in hit.content.split("\n") if line.strip()]
@@ -58,15 +76,19 @@ def _row(asked: set[str], hit) -> tuple[str, bool] | None:
     if len(lines) < 2 or not all(fields):
         return None
     pairs = [(match.group(1).strip(), match.group(2).strip()) for match in fields]
-    wanted = _wider(asked)
-    # The row's subject: the fields whose value the question names ("the Premium plan" names Plan: Premium).
-    subject = [at for at, (_, value) in enumerate(pairs) if word_stems(value) & asked]
-    named = [at for at, (name, _) in enumerate(pairs)
-             if word_stems(name.replace("_", " ")) & wanted and at not in subject]
-    if not named or len(named) + len(subject) == len(pairs):
-        return "; ".join(f"{name}: {value}" for name, value in pairs), bool(subject)
+    wanted = _wider(asked) | {_latin(word)[:5] for word in words}
+    # The row's subject: the fields whose value the question names ("the Premium plan" names Plan: Premium);
+    # a value named whole is the row's key ("Plan: Premium"): naming its column asks for nothing more.
+    named_words = [[word for word in _words(value) if any(_alike(word, other) for other in words)]
+                   for _, value in pairs]
+    subject = [at for at, found in enumerate(named_words) if found]
+    whole = {at for at in subject if len(named_words[at]) == len(_words(pairs[at][1]))}
+    named = [at for at, (name, _) in enumerate(pairs) if _column_keys(name) & wanted and at not in whole]
+    naming = sum(len(found) for found in named_words)
+    if not named or len(set(named) | set(subject)) == len(pairs):
+        return "; ".join(f"{name}: {value}" for name, value in pairs), naming
     shown = set(named) | set(subject or [0])
-    return "; ".join(f"{name}: {value}" for at, (name, value) in enumerate(pairs) if at in shown), bool(subject)
+    return "; ".join(f"{name}: {value}" for at, (name, value) in enumerate(pairs) if at in shown), naming
 
 
 def _wider(asked: set[str]) -> set[str]:
@@ -76,3 +98,28 @@ def _wider(asked: set[str]) -> set[str]:
         if asked & same:
             wider |= same
     return wider
+
+
+def _column_keys(name: str) -> set[str]:
+    """A column name's stems, and those of its words in Latin letters ("Регион" as "regio")."""
+    name = name.replace("_", " ")
+    return word_stems(name) | {_latin(word)[:5] for word in _words(name)}
+
+
+def _words(text: str) -> set[str]:
+    """The words of `text` of three letters or more, in lower case, but stop words."""
+    return {word for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
+
+
+def _latin(word: str) -> str:
+    """A word in Latin letters spelt alike whatever its alphabet, double letters single ("address": "adres")."""
+    return re.sub(r"(.)\1+", r"\1", word.translate(_LATIN).replace("ph", "f"))
+
+
+def _alike(word: str, other: str) -> bool:
+    """Whether two words are one word but for an inflected ending: they share all but a few last
+    letters, and at least four ("Кургана" and "Курган", not "Курганинск")."""
+    if word == other:
+        return True
+    shared = next((at for at, (a, b) in enumerate(zip(word, other)) if a != b), min(len(word), len(other)))
+    return shared >= 4 and len(word) - shared <= _ENDING and len(other) - shared <= _ENDING

@@ -56,6 +56,41 @@ class RowExtractTests(TestCase):
         text = composer.compose("Какой почтовый индекс у Майкопа?", [row(city)], entry_match=False).text
         self.assertEqual(text, "address: г Майкоп; postal_code: 385000; city: Майкоп [1]")
 
+    def test_a_column_named_by_a_loanword_in_the_other_alphabet(self):
+        city = "address: г Вельск\nregion: Архангельская\ncity: Вельск\npopulation: 23885\ntimezone: UTC+3"
+        text = composer.compose("В каком регионе находится город Вельск?", [row(city)], entry_match=False).text
+        self.assertEqual(text, "address: г Вельск; region: Архангельская; city: Вельск [1]")
+        order = "Заказ: 1042\nСтатус: отправлен\nПеревозчик: DHL\nВес: 2 кг"
+        text = composer.compose("What is the status of order 1042?", [row(order)], entry_match=False).text
+        self.assertEqual(text, "Заказ: 1042; Статус: отправлен [1]")
+
+    def test_the_asked_column_of_a_value_the_question_names_in_part(self):
+        city = "address: Респ Адыгея, г Адыгейск\nregion: Адыгея\ncity: Адыгейск\npopulation: 12689"
+        text = composer.compose("Какой адрес у Адыгейска?", [row(city)], entry_match=False).text
+        self.assertEqual(text, "address: Респ Адыгея, г Адыгейск; city: Адыгейск [1]")
+
+    def test_of_rows_sharing_a_prefix_with_the_name_asked_the_row_it_names(self):
+        rows = [row("address: г Курган\nregion: Курганская\ncity: Курган\npopulation: 333640", 1),
+                row("address: Краснодарский край, г Курганинск\nregion: Краснодарский\ncity: Курганинск"
+                    "\npopulation: 47974", 2),
+                row("address: Курганская обл, г Катайск\nregion: Курганская\ncity: Катайск\npopulation: 14017", 3)]
+        text = composer.compose("Какое население Кургана?", rows, entry_match=False).text
+        self.assertEqual(text, "address: г Курган; city: Курган; population: 333640 [1]")
+
+    def test_of_rows_naming_the_city_and_rows_naming_its_region_the_city(self):
+        rows = [row("address: г Архангельск\nregion: Архангельская\ncity: Архангельск\npopulation: 348716", 1),
+                row("address: Архангельская обл, г Вельск\nregion: Архангельская\ncity: Вельск\npopulation: 23885", 2)]
+        text = composer.compose("Какое население Архангельска?", rows, entry_match=False).text
+        self.assertEqual(text, "address: г Архангельск; region: Архангельская; city: Архангельск; "
+                               "population: 348716 [1]")
+
+    def test_two_rows_naming_the_asked_name_alike_are_both_quoted(self):
+        rows = [row("address: г Благовещенск\ncity: Благовещенск\ntimezone: UTC+9\npopulation: 214397", 1),
+                row("address: Респ Башкортостан, г Благовещенск\ncity: Благовещенск\ntimezone: UTC+5", 2)]
+        text = composer.compose("Какой часовой пояс в Благовещенске?", rows, entry_match=False).text
+        self.assertEqual(text, "address: г Благовещенск; city: Благовещенск; timezone: UTC+9 [1] "
+                               "address: Респ Башкортостан, г Благовещенск; city: Благовещенск; timezone: UTC+5 [2]")
+
     def test_prose_with_colons_is_not_a_row(self):
         prose = "Note: the Premium plan costs $49 per month.\nUsers: up to 50 on the Premium plan."
         text = composer.compose("How much does the Premium plan cost?", [hit(1, prose)], entry_match=False).text
