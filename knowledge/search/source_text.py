@@ -43,7 +43,8 @@ _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
 # (Three digits at most: a line of a PDF may start with a year, "2010. The next release…".)
 ITEM = re.compile(r"(?:• |\d{1,3}[.)] )")
 _NUMBER = re.compile(r"\d{1,3}[.)]")
-_SOURCE_MARKER = re.compile(rf"[ \t]*(?:{MARKER.pattern})", MARKER.flags)
+# With the space before it, and the line break: a page converted from HTML may wrap right before it.
+_SOURCE_MARKER = re.compile(rf"[ \t]*(?:(?<!\n)\n[ \t]*)?(?:{MARKER.pattern})", MARKER.flags)
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
@@ -82,8 +83,8 @@ def clean_text(text: str) -> str:
     text = _BULLET.sub("• ", text)
     text = _ESCAPE.sub(r"\1", text)
     text = _CODE_PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
-    # "[3]" in a source, code or not, would read as our citation; gone with the space before it, so
-    # "Debian [3]." reads "Debian.", not "Debian .".
+    # "[3]" in a source, code or not, would read as our citation; gone with the space (or line break)
+    # before it, so "Debian [3]." reads "Debian.", not "Debian .".
     text = _SOURCE_MARKER.sub("", text)
     # Table rows read as their cells; runs of spaces (and indentation) collapse.
     lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())

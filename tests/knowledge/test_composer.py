@@ -118,6 +118,9 @@ class CleanTextTests(TestCase):
         # Seen on Wikipedia-like pages: "разработчиком [82], то… Debian [3]." read "разработчиком , то… Debian .".
         text = source_text.clean_text("Он стал разработчиком [82], то есть вошёл в Debian [3][4]. Это [5] важно.")
         self.assertEqual(text, "Он стал разработчиком, то есть вошёл в Debian. Это важно.")
+        # A page converted from HTML wraps its lines, sometimes right before the marker; a blank line stays.
+        text = source_text.clean_text("Вы сможете отправлять пакеты в архив Debian\n[83]. Вы можете\n\n[84] Смотрите")
+        self.assertEqual(text, "Вы сможете отправлять пакеты в архив Debian. Вы можете\n\nСмотрите")
 
     def test_numbered_steps_are_items_of_their_own_with_their_numbers(self):
         # Seen in a router manual: "• Replace the cable if the WAN LED stays off 2." glued the next step's number on.
