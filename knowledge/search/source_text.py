@@ -52,6 +52,11 @@ _SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0
 # Abbreviations a full stop follows without ending the sentence (lower case, without their last stop).
 _ABBREVIATIONS = frozenset("""e.g i.e etc vs cf approx dr mr mrs ms jr sr fig
 г гг род ум см ср т.е т.д т.п т.к др пр напр им ул стр рис тыс млн млрд руб коп""".split())
+# A paragraph's last line, in a PDF's text without blank lines: at most this share of the longest line
+# of its block, not ending as a sentence does (it would be cut there anyway) nor with a hyphen or comma.
+LAST_LINE_SHARE = 0.6
+_ENDS = re.compile(r"[.!?…:;,\-–—(]$")
+_STARTS = re.compile(r"[\"«“(]?[A-ZА-ЯЁ0-9]")
 _CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 
 
@@ -172,10 +177,15 @@ def sentences(text: str) -> list[str]:
 
     A full stop does not end a sentence after an initial ("J. R. R. Tolkien", "А. С. Пушкин") or a
     common abbreviation ("e.g.", "род.", "см."), nor inside brackets that close later on
-    ("Голикова (род. 9 февраля 1966)")."""
+    ("Голикова (род. 9 февраля 1966)").
+
+    A line of a paragraph much shorter than its longest, followed by one that starts a sentence, ends
+    it (`_LAST_LINE`): a PDF's text has no blank lines, and its headings ("7.3 Оформление текста") and
+    paragraphs ending without a full stop would otherwise run on into the next sentence."""
     out = []
-    for block in re.split(r"\n\s*\n|\n(?=• |\d{1,3}[.)] )", text):
-        block = " ".join(block.split())
+    blocks = re.split(r"\n\s*\n|\n(?=• |\d{1,3}[.)] )", text)
+    for paragraph in (paragraph for lines in blocks for paragraph in _paragraphs(lines)):
+        block = " ".join(paragraph.split())
         start = 0
         for match in _SENTENCE.finditer(block):
             if _ends_sentence(block[start:match.start()], block[match.end():]):
@@ -183,6 +193,23 @@ def sentences(text: str) -> list[str]:
                 start = match.end()
         out.append(block[start:].strip())
     return [sentence for sentence in out if len(sentence) > 1]
+
+
+def _paragraphs(block: str) -> list[str]:
+    """A block of lines cut after each line that ends a paragraph: one of at most LAST_LINE_SHARE of
+    the block's longest line, without a sentence's end, followed by a line that starts a sentence."""
+    lines = block.split("\n")
+    if len(lines) < 3:
+        return [block]
+    longest = max(len(line.strip()) for line in lines)
+    paragraphs, start = [], 0
+    for at in range(len(lines) - 1):
+        line = lines[at].strip()
+        if (line and len(line) <= LAST_LINE_SHARE * longest and not _ENDS.search(line)
+                and _STARTS.match(lines[at + 1].strip())):
+            paragraphs.append("\n".join(lines[start:at + 1]))
+            start = at + 1
+    return [*paragraphs, "\n".join(lines[start:])]
 
 
 def _ends_sentence(before: str, after: str) -> bool:

@@ -122,6 +122,24 @@ class CleanTextTests(TestCase):
         text = source_text.clean_text("Вы сможете отправлять пакеты в архив Debian\n[83]. Вы можете\n\n[84] Смотрите")
         self.assertEqual(text, "Вы сможете отправлять пакеты в архив Debian. Вы можете\n\nСмотрите")
 
+    def test_a_short_line_of_a_pdf_ends_its_paragraph(self):
+        # Seen in a standard's PDF: its text has no blank lines, so a clause heading and a paragraph ending
+        # without a full stop ran on into the next sentence ("7.3 Оформление текста … 7.3.1 Введение …").
+        page = ("Работу печатают типографским способом или на множительном аппарате в количестве, определяемом\n"
+                "советом. Выходные сведения указывают в соответствии с требованиями ГОСТ Р 7.0.4 и ГОСТ 7.1\n"
+                "7.3 Оформление текста диссертации в виде доклада\n"
+                "7.3.1 Введение к диссертации в виде научного доклада включает в себя основные структурные\n"
+                "элементы: актуальность темы, цели и задачи, научную новизну, положения, выносимые на защиту.")
+        text = composer.compose("Что включает введение к диссертации?", [hit(1, page)], entry_match=False).text
+        self.assertEqual(text, "7.3.1 Введение к диссертации в виде научного доклада включает в себя основные "
+                               "структурные элементы: актуальность темы, цели и задачи, научную новизну, положения, "
+                               "выносимые на защиту. [1]")
+        # A wrapped line of prose is no paragraph's end: it does not start a sentence after it.
+        self.assertEqual(source_text.sentences("Use a virtual environment to manage the dependencies for your\n"
+                                               "project, both in development\nand in production. It helps."),
+                         ["Use a virtual environment to manage the dependencies for your project, both in development "
+                          "and in production.", "It helps."])
+
     def test_numbered_steps_are_items_of_their_own_with_their_numbers(self):
         # Seen in a router manual: "• Replace the cable if the WAN LED stays off 2." glued the next step's number on.
         text = source_text.clean_text("If the internet is down:\n\n1. Check the WAN LED.\n   - Replace the cable if "
