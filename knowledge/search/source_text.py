@@ -55,6 +55,7 @@ _ABBREVIATIONS = frozenset("""e.g i.e etc vs cf approx dr mr mrs ms jr sr fig
 # A paragraph's last line, in a PDF's text without blank lines: at most this share of the longest line
 # of its block, not ending as a sentence does (it would be cut there anyway) nor with a hyphen or comma.
 LAST_LINE_SHARE = 0.6
+_QUOTED = 200  # characters within which the « » a full stop stands in must close for it to end no sentence
 _ENDS = re.compile(r"[.!?…:;,\-–—(]$")
 _STARTS = re.compile(r"[\"«“(]?[A-ZА-ЯЁ0-9]")
 _CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
@@ -177,7 +178,7 @@ def sentences(text: str) -> list[str]:
 
     A full stop does not end a sentence after an initial ("J. R. R. Tolkien", "А. С. Пушкин") or a
     common abbreviation ("e.g.", "род.", "см."), nor inside brackets that close later on
-    ("Голикова (род. 9 февраля 1966)").
+    ("Голикова (род. 9 февраля 1966)"), nor inside « » that close soon after.
 
     A line of a paragraph much shorter than its longest, followed by one that starts a sentence, ends
     it (`_LAST_LINE`): a PDF's text has no blank lines, and its headings ("7.3 Оформление текста") and
@@ -218,6 +219,8 @@ def _ends_sentence(before: str, after: str) -> bool:
         return False  # the number of a step ("1. Unplug the router.")
     if before.count("(") > before.count(")") and ")" in after:
         return False
+    if before.count("«") > before.count("»") and "»" in after[:_QUOTED]:
+        return False  # a title quoted: «Стандартизация в Российской Федерации. Основные положения»
     last = before.split()[-1] if before.split() else ""
     if not last.rstrip("\"'»”)").endswith("."):
         return True

@@ -113,6 +113,11 @@ class CleanTextTests(TestCase):
                           "Стихи А. С. Пушкина, см. Приложение 2.", "Конец."])
         self.assertEqual(source_text.sentences("Unbalanced (still ends. Here. Ok."),
                          ["Unbalanced (still ends.", "Here.", "Ok."])
+        # Seen in a standard's preface: a quoted title is no two sentences.
+        self.assertEqual(source_text.sentences("Правила — ГОСТ Р 1.0 «Стандартизация в Российской Федерации. "
+                                               "Основные положения». Сведения о стандарте."),
+                         ["Правила — ГОСТ Р 1.0 «Стандартизация в Российской Федерации. Основные положения».",
+                          "Сведения о стандарте."])
 
     def test_reference_markers_of_a_source_go_with_the_space_before_them(self):
         # Seen on Wikipedia-like pages: "разработчиком [82], то… Debian [3]." read "разработчиком , то… Debian .".
