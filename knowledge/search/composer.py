@@ -7,7 +7,8 @@
 - Otherwise the few sentences of the top sources that share the most words with the question,
   in source order, each followed by its marker; never a sentence that only repeats the question,
   nor a heading or a fragment (`_answers`). A list item comes with what makes it readable (the
-  numbered step it is a sub-point of, the sentence introducing its list), and a sentence ending
+  numbered step it is a sub-point of, the sentence introducing its list), so does a sentence naming
+  its subject only as "this" or "it" (the sentence before it), and a sentence ending
   with ":" with what it introduces (its list, a short command, else the next sentence): an extract
   never ends on a colon.
 
@@ -35,6 +36,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
 _ENDS = re.compile(r"[.!?…:;][\"'»”)]*$")  # a sentence ends so; a heading does not
 _STEP = re.compile(r"\d{1,3}[.)] ")
+# A sentence that names its subject only by a word pointing back at the sentence before it.
+_REFERS_BACK = re.compile(r"(?:this|these|it|its|they|such|это|эти|этот|эта|этим|он|она|оно|они)\b", re.I)
 # A list item or heading that opens with a question word names a topic ("• What a component is",
 # "• Как написать компонент"): a table of contents, not an answer.
 _TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|where|что|как|какой|какая|какое|какие"
@@ -162,10 +165,14 @@ def _unit(item: tuple, source: list[str], budget: int) -> dict | None:
 
 
 def _lead_in(source: list[str], position: int) -> list[int]:
-    """The positions of what makes a list item readable on its own: the numbered step a bullet is a
-    sub-point of, or the sentence introducing the list ("If the LED stays off:")."""
+    """The positions of what makes a sentence readable on its own: for a list item, the numbered step a
+    bullet is a sub-point of, or the sentence introducing the list ("If the LED stays off:"); for a
+    sentence that names its subject only as "this" or "it", the sentence before it, which names it
+    ("ItsDangerous signs data. This is used to protect the session cookie.")."""
     if not ITEM.match(source[position]):
-        return []
+        before = source[position - 1] if position else ""
+        refers_back = _REFERS_BACK.match(source[position]) and _ENDS.search(before) and not before.endswith(":")
+        return [position - 1] if refers_back and not before.startswith(COMMAND) else []
     bullet, at = source[position].startswith("• "), position - 1
     while at >= 0 and (source[at].startswith(COMMAND) or (ITEM.match(source[at])
                                                          and source[at].startswith("• ") == bullet)):

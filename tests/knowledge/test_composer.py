@@ -217,6 +217,18 @@ class ExtractTests(TestCase):
         return composer.compose(question, [hit(n, content) for n, content in enumerate(contents, start=1)],
                                 entry_match=False)
 
+    def test_a_sentence_naming_its_subject_as_this_comes_with_the_sentence_naming_it(self):
+        # Seen in Flask's installation page: "This is used to protect Flask's session cookie." alone says
+        # nothing of what "this" is.
+        source = ("Click provides the flask command. ItsDangerous securely signs data to ensure its integrity. "
+                  "This is used to protect Flask's session cookie.")
+        self.assertEqual(self.extract("What protects the session cookie?", source).text,
+                         "ItsDangerous securely signs data to ensure its integrity. [1] This is used to protect "
+                         "Flask's session cookie. [1]")
+        source = "Башню построили к выставке 1889 года. Она названа в честь инженера Эйфеля."
+        self.assertEqual(self.extract("В честь кого названа башня?", source).text,
+                         "Башню построили к выставке 1889 года. [1] Она названа в честь инженера Эйфеля. [1]")
+
     def test_a_heading_or_a_list_of_topics_is_no_answer(self):
         # Seen on React docs: "Что такое чистые компоненты в React?" was answered "• Что такое компонент [1]".
         source = ("Вы узнаете:\n\n* Что такое компонент\n* Какую роль играют компоненты в React-приложении\n\n"
