@@ -2,7 +2,9 @@
 
 - Tables (`knowledge.indexing.tables`): one piece per row, shaped by the document's column mapping.
 - FAQ pages: a heading that asks a question (ends in `?`, or starts with `Q:` / `В:` / `Вопрос:`)
-  followed by its answer becomes one entry, when the page has at least two such headings (or is an
+  followed by its answer becomes one entry (when at least two paragraphs all in bold ask, each such
+  paragraph counts as a heading below every other: Word FAQs set their questions so, under
+  heading-styled topics), when the page has at least two such headings (or is an
   FAQ by construction, such as the answers written in the admin: `knowledge.written`). FAQs also
   title their entries without a question mark, so two more kinds of heading with an answer and no
   sub-headings are entries: a short one ("Сброс пароля") under a heading or a document title that
@@ -36,6 +38,9 @@ _ASKS_UNMARKED = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:how|what|why|where|when|which|who|can|should|is|are|do|does|"
     r"как|какой|какая|какое|какие|каким|что|чем|почему|зачем|где|куда|откуда|когда|кто|сколько|можно|нужно)\b",
     re.I)
+# A paragraph all in bold ("**Как оформить карту?**"), read as a heading below every real one (h1-h6).
+_BOLD_LINE = re.compile(r"^ {0,3}(?:\*\*([^*\n]+)\*\*|__([^_\n]+)__)[ \t]*$")
+BOLD_LEVEL = 7
 # A heading under an FAQ title is an entry's question only when it is this short: longer ones are prose.
 MAX_TOPIC_WORDS = 12
 # An FAQ answer longer than this many chunks is a chapter, not an entry: the chunker cuts it.
@@ -113,14 +118,20 @@ def faq_sections(text: str, max_chars: int, min_questions: int = 2,
     has at least `min_questions` of them (one question heading in prose is just a heading).
 
     `faq_title`: the document's title says it is an FAQ, so every short heading in it may title an entry."""
-    headings, offset, fenced = [], 0, False
+    headings, bolds, offset, fenced = [], [], 0, False
     for line in text.split("\n"):
         if _FENCE.match(line):
             fenced = not fenced
         match = None if fenced else QUESTION_HEADING.match(line)
         if match:
             headings.append((offset, len(match[1]), match[2].strip(), offset + len(line) + 1))
+        elif not fenced and (bold := _BOLD_LINE.match(line)):
+            bolds.append((offset, BOLD_LEVEL, (bold[1] or bold[2]).strip(), offset + len(line) + 1))
         offset += len(line) + 1
+    # Word FAQs set their questions in bold under heading-styled topics: such paragraphs are headings one
+    # level below any other when several of them ask (a guide's "**Note**" stays text).
+    if sum(bool(_ASKS.search(bold[2])) for bold in bolds) >= max(2, min_questions):
+        headings = sorted(headings + bolds)
     chosen = _entry_headings(headings, faq_title)
     if len(chosen) < max(1, min_questions):
         return []

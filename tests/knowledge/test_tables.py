@@ -304,6 +304,20 @@ class FaqPageTests(TestCase):
         guide = "# Install\n\n## How to install\n\nRun pip.\n\n## How to configure\n\nEdit it.\n\n## Why?\n\nSo.\n"
         self.assertEqual({piece.kind for piece in entries.split_document(guide)[0]}, {""})
 
+    def test_questions_set_in_bold_under_topic_headings_are_entries(self):
+        # Seen in a bank's Word FAQ: topics are headings, questions bold paragraphs; the topic "Дебетовые карты -
+        # MORE" became one entry of eight questions and answers, quoted whole as "the answer".
+        document = ingestion.ingest_file(make_kb(), DATA / "documents" / "docx" / "ru" / "bank-faq-ru-generated.docx"
+                                         ).document
+        entry = document.chunks.get(metadata__entry__question="Сколько стоит обслуживание карты MORE?")
+        self.assertEqual(entry.content, "Выпуск и обслуживание карты MORE бесплатны для физических лиц при "
+                                        "соблюдении условий банка.")
+        self.assertIn("Дебетовые карты - MORE", entry.section_path)
+        self.assertFalse(document.chunks.filter(metadata__entry__question="Дебетовые карты - MORE").exists())
+        # One bold line in a guide, or bold lines that do not ask, stay text.
+        guide = "# Guide\n\nSome text.\n\n**Note**\n\nRead this first.\n\n**Why?**\n\nBecause.\n"
+        self.assertEqual({piece.kind for piece in entries.split_document(guide)[0]}, {""})
+
     def test_a_chapter_about_the_faq_is_no_faq(self):
         text = "# Общая информация о ЧаВо\n\n## Авторы\n\nИван.\n\n## Обратная связь\n\nПишите нам.\n"
         self.assertEqual({piece.kind for piece in entries.split_document(text, title="О ЧаВо")[0]}, {""})
