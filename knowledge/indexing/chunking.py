@@ -31,7 +31,7 @@ from knowledge.documents import TextChunk
 from knowledge.indexing import markdown
 
 # Part of each document's configuration signature: bump whenever the same input can chunk differently.
-CHUNKER_VERSION = "3"
+CHUNKER_VERSION = "4"  # 4: questions set in bold are FAQ entries (entries.faq_sections)
 
 _NON_BLANK = re.compile(r"\S")
 _PARAGRAPH_END = re.compile(r"\S(?:[^\S\n]*\n){2,}")
