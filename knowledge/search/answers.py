@@ -151,8 +151,9 @@ def _entry_first(question: str, hits: list[SearchHit],
     """The hits with the FAQ entry whose question is the one asked moved to the front, and how close
     its question is when it matches clearly (None otherwise).
 
-    Retrieval ranks by the entry's question and answer together; comparing the incoming question
-    with each entry's own question settles which entry it is.
+    Retrieval ranks by the entry's question and answer together, keyword and vector; which entry it
+    is goes by the incoming question against each entry's own question and the entry as a whole
+    (`composer.match_entry`), and how close only by its own question.
     """
     kbs = {kb.pk: kb for kb in KnowledgeBase.objects.filter(pk__in={hit.knowledge_base_id for hit in hits})}
     found = composer.match_entry(question, hits, kbs, query_embeddings) if hits else None

@@ -258,37 +258,46 @@ def match_entry(question: str, hits: list, kbs: dict,
     """(index among `hits`, closeness, clear) of the FAQ entry whose question is the one asked.
 
     Each entry's own question is compared with the incoming one (both embedded as queries: a
-    symmetric comparison) on its base's calibrated scale; one of the same words in lower case is the
-    entry's own question, 1.0: "Can I pay by card" is the entry "Can I pay by card?" (a written
-    answer's heading gets its "?"), not a question a few hundredths away from it, which punctuation
-    and case make of its vector. The best must reach ENTRY_MATCH_RELEVANCE;
-    it matches clearly when it also leads every other entry with a different answer by
-    ENTRY_MATCH_MARGIN (two near-identical questions with different answers are for a person).
+    symmetric comparison) on its base's calibrated scale: the closeness; one of the same words in
+    lower case is the entry's own question, 1.0: "Can I pay by card" is the entry "Can I pay by card?"
+    (a written answer's heading gets its "?"), not a question a few hundredths away from it, which
+    punctuation and case make of its vector. The entry's own question wins outright; otherwise the
+    entry is the one whose question and answer together come closest (the mean of the closeness and
+    of the hit's own similarity, which embeds the entry whole): a customer words the question their
+    own way, and an FAQ's questions lean on their product's name, which only the answer may say
+    ("Какая максимальная сумма кредита?" of the credit "На всё про всё").
+    Its question must reach ENTRY_MATCH_RELEVANCE; it matches clearly when its closeness also leads
+    every other entry with a different answer by ENTRY_MATCH_MARGIN (two near-identical questions
+    with different answers are for a person), so only the entry closest by its question alone ever
+    matches clearly; otherwise it only goes first among the sources.
     `kbs`: {id: base}; `query_embeddings`: the question's vectors by embedder, when already embedded.
     """
     from knowledge.search.retrieval import relevance
 
-    scored = []
+    closeness, together = {}, {}  # by index among `hits`
     words = same_words(question)
     for index, hit in enumerate(hits):
         asked = (hit.metadata.get("entry") or {}).get("question")
-        if asked and words and same_words(asked) == words:
-            scored.append((1.0, index))
-        elif asked:
-            kb = kbs[hit.knowledge_base_id]
+        if not asked:
+            continue
+        kb = kbs[hit.knowledge_base_id]
+        if words and same_words(asked) == words:
+            closeness[index] = 1.0
+        else:
             vector = (query_embeddings or {}).get(kb.embedder)
             if vector is None:
                 vector = _query_vector(kb.embedder, question)
-            similarity = float(vector @ _query_vector(kb.embedder, asked))
-            scored.append((relevance(similarity, kb) or 0.0, index))
-    if not scored:
+            closeness[index] = relevance(float(vector @ _query_vector(kb.embedder, asked)), kb) or 0.0
+        together[index] = (closeness[index] + (relevance(hit.similarity, kb) or 0.0)) / 2
+    if not closeness:
         return None
-    best, index = max(scored, key=lambda item: (item[0], -item[1]))
+    index = max(closeness, key=lambda at: (closeness[at] == 1.0, together[at], -at))
+    best = closeness[index]
     if best < setting("ENTRY_MATCH_RELEVANCE"):
         return None
-    answer = clean_text(hits[index].content)
-    rivals = [score for score, other in scored if other != index and clean_text(hits[other].content) != answer]
-    return index, best, all(best - rival >= setting("ENTRY_MATCH_MARGIN") for rival in rivals)
+    answer, margin = clean_text(hits[index].content), setting("ENTRY_MATCH_MARGIN")
+    rivals = [other for other in closeness if other != index and clean_text(hits[other].content) != answer]
+    return index, best, all(best - closeness[other] >= margin for other in rivals)
 
 
 _vectors: dict[tuple[str, str], object] = {}
