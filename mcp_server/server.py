@@ -18,6 +18,7 @@ the WSGI view they run back on the request's own thread (and its database connec
 import functools
 import inspect
 import logging
+import os
 from collections.abc import Callable
 from contextvars import ContextVar
 from types import SimpleNamespace
@@ -31,7 +32,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from mcp.shared.exceptions import McpError
 from mcp.types import ErrorData
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from knowledge.api import answer_dict, hit_dict, searchable_ids, visible_bases, with_counts
 from knowledge.exceptions import KnowledgeError
@@ -48,6 +49,7 @@ from knowledge.schemas import (
 from knowledge.search import answers, retrieval
 from knowledge.search.planned import plan_and_search
 from portal.auth import ApiError, require_scope
+from portal.field_errors import error_message
 from portal.models import ApiKey, Scope
 from tickets import triage
 from tickets.api import ticket_detail
@@ -81,6 +83,15 @@ class PortalMCP(FastMCP):
         scopes = await sync_to_async(_caller_scopes)()
         return [tool for tool in await super().list_tools() if TOOL_SCOPES.get(tool.name) in scopes]
 
+    async def call_tool(self, name: str, arguments: dict[str, Any]):
+        """Arguments are checked before the tool runs: an unknown one or one of the wrong type or size is the
+        tool error `invalid: <argument>: <message>` (the SDK would drop an unknown argument silently, and answer
+        a bad one with pydantic's own text and a link to its documentation)."""
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            _check_arguments(tool, arguments or {})
+        return await super().call_tool(name, arguments)
+
     async def read_resource(self, uri):
         """A refused resource read answers its own JSON-RPC error with our message once: the SDK wraps a
         template's error in "Error creating resource from template:" twice and answers any error with code 0."""
@@ -93,6 +104,38 @@ class PortalMCP(FastMCP):
             if refused is None:
                 raise
             raise McpError(ErrorData(code=refused.code, message=str(refused))) from None
+
+
+def _check_arguments(tool, arguments: dict[str, Any]) -> None:
+    problems = [
+        f"{name}: " + gettext("This argument is not taken by the tool %(tool)s.") % {"tool": tool.name}
+        for name in sorted(set(arguments) - set(tool.parameters.get("properties", {})))
+    ]
+    try:
+        tool.fn_metadata.arg_model.model_validate(tool.fn_metadata.pre_parse_json(arguments))
+    except ValidationError as exc:
+        problems += _argument_problems(exc.errors())
+    if problems:
+        raise ToolError("invalid: " + "; ".join(problems))
+
+
+def _argument_problems(errors: list) -> list[str]:
+    """One line per argument error, named by its path (`top_k`, `layers.0`). A value no member of a union takes
+    (`filters.plan` a dict) gives one error per member, at paths ending in the member's type: those are one
+    problem at the path they share."""
+    by_argument: dict[str, list] = {}
+    for error in errors:
+        by_argument.setdefault(str(error["loc"][0]) if error["loc"] else "", []).append(error)
+    problems = []
+    for group in by_argument.values():
+        if len(group) > 1 and len({error["type"] for error in group}) > 1:
+            shared = os.path.commonprefix([[str(part) for part in error["loc"]] for error in group])
+            problems.append(
+                f"{'.'.join(shared)}: " + gettext("Not a value of an accepted type (see the tool's input schema).")
+            )
+        else:
+            problems += [f"{'.'.join(str(part) for part in error['loc'])}: {error_message(error)}" for error in group]
+    return problems
 
 
 def _caller_scopes() -> set[str]:

@@ -32,7 +32,7 @@ from knowledge.exceptions import (
     UnsupportedFileError,
 )
 from portal.auth import READ, ApiError, ApiKeyThrottle
-from portal.field_errors import field_message
+from portal.field_errors import error_message
 from portal.middleware import database_unavailable, is_outage
 
 logger = logging.getLogger(__name__)
@@ -145,9 +145,6 @@ def http_error(request, exc: HttpError):
     return error_response(request, exc.status_code, HTTP_CODES.get(exc.status_code, "error"), str(exc))
 
 
-ERROR_PREFIXED = frozenset({"value_error", "assertion_error"})
-
-
 @api.exception_handler(ValidationError)
 def validation_error(request, exc: ValidationError):
     fields = [_field_error(error) for error in exc.errors]
@@ -159,9 +156,7 @@ def _field_error(error: dict) -> dict:
     location, *path = [str(part) for part in error.get("loc", ())] or ["body"]
     if location == "body" and len(path) > 1:
         path = path[1:]  # drop the endpoint's parameter name ("payload"), keep the JSON path
-    # A validator's own message, without pydantic's "Value error, " / "Assertion failed, " in front.
-    message = (error.get("ctx") or {}).get("error") if error.get("type") in ERROR_PREFIXED else field_message(error)
-    return {"field": ".".join(path), "location": location, "message": str(message or error.get("msg", "")),
+    return {"field": ".".join(path), "location": location, "message": error_message(error),
             "type": error.get("type", "")}
 
 

@@ -35,6 +35,20 @@ MESSAGES = {
 }
 
 
+# Kinds whose message is a validator's own, behind pydantic's "Value error, " / "Assertion failed, ".
+ERROR_PREFIXED = frozenset({"value_error", "assertion_error"})
+
+
+def error_message(error: dict) -> str:
+    """The message of one of pydantic's errors for a caller: a validator's own words, our wording of the
+    common kinds, or pydantic's `msg` (never its text with the errors.pydantic.dev link)."""
+    if error.get("type") in ERROR_PREFIXED:
+        message = (error.get("ctx") or {}).get("error")
+    else:
+        message = field_message(error)
+    return str(message or error.get("msg", ""))
+
+
 def field_message(error: dict) -> str | None:
     """`error` (one of pydantic's) in the active language, or None for a kind not worded here."""
     template = MESSAGES.get(error.get("type", ""))

@@ -211,6 +211,30 @@ class McpHttpTests(LiveServerTestCase):
             self.assertTrue(result.isError, (name, arguments))
         self.assertFalse(Ticket.objects.exists())
 
+    def test_invalid_arguments_are_tool_errors_naming_the_argument(self):
+        for name, arguments, expected in [
+            ("get_document", {"document_id": "seven"}, "document_id: Must be a whole number."),
+            ("get_document", {"document_id": 1, "offset": -1}, "offset: Must be at least 0."),
+            ("get_chunk", {"chunk_id": [1]}, "chunk_id: Must be a whole number."),
+            ("get_ticket", {"ticket_id": "x"}, "ticket_id: Must be a whole number."),
+            ("search", {"query": 5}, "query: Must be a string."),
+            ("search", {"query": "x", "top_k": 500}, "top_k: Must be at most 50."),
+            ("search", {"query": "x", "layers": ["D0", "x" * 9]}, "layers.1: Must be at most 8 characters long."),
+            ("search", {"query": "x", "filters": {"plan": {"a": 1}}}, "filters.plan: Not a value of an accepted"),
+            ("answer", {}, "question: This field is required."),
+            ("answer", {"question": "x", "knowledge_bases": "alpha"}, "knowledge_bases: Must be a list."),
+            ("planned_search", {"query": ""}, "query: Must be at least 1 characters long."),
+            ("list_knowledge_bases", {"page": 2}, "page: This argument is not taken by the tool"),
+            ("create_ticket", {"body": "Refund?", "costumer": "ann@example.com"}, "costumer: This argument is not"),
+            ("create_ticket", {"body": {"text": "Refund?"}}, "body: Must be a string."),
+        ]:
+            text = error_text(tool(self.url, self.token, name, arguments))
+            self.assertTrue(text.startswith("invalid: "), (name, text))
+            self.assertIn(expected, text)
+            self.assertNotIn("pydantic", text)
+        # A typo in an argument does not file the ticket without its customer.
+        self.assertFalse(Ticket.objects.exists())
+
     def test_missing_revoked_expired_and_refused_keys_get_http_errors(self):
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
         headers = {"Accept": "application/json, text/event-stream"}
