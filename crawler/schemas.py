@@ -6,12 +6,13 @@ from ninja import Field, ModelSchema, Schema
 
 from crawler.crawling import MAX_DEPTH_LIMIT, MAX_PAGES_LIMIT
 from crawler.models import CrawlUrl
+from portal.schemas import BodyIn
 from portal.stored_text import translated
 
 HTTP_URL = r"^https?://\S+$"
 
 
-class CrawlIn(Schema):
+class CrawlIn(BodyIn):
     knowledge_base: int = Field(description="Id of the knowledge base the pages go to.")
     seed_url: str = Field(min_length=8, max_length=2000, pattern=HTTP_URL)
     max_pages: int = Field(100, ge=1, le=MAX_PAGES_LIMIT)
@@ -27,7 +28,7 @@ class CrawlFilter(Schema):
     status: Literal["queued", "running", "succeeded", "partial", "failed", "cancelled"] | None = None
 
 
-class UrlIn(Schema):
+class UrlIn(BodyIn):
     url: str = Field(min_length=8, max_length=2000, pattern=HTTP_URL)
 
 

@@ -6,10 +6,11 @@ from ninja import Field, ModelSchema, Schema
 
 from evaluation.models import EvalResult, EvalRun, GoldenQuestion, GoldenSet, ShadowSwitch
 from knowledge.schemas import EmbedderName, JobOut
+from portal.schemas import BodyIn
 from portal.stored_text import translated
 
 
-class GoldenSetIn(Schema):
+class GoldenSetIn(BodyIn):
     name: str = Field(min_length=1, max_length=200)
     description: str = ""
 
@@ -31,7 +32,7 @@ class GoldenSetOut(ModelSchema):
         return getattr(item, "n_proposed", 0)
 
 
-class QuestionIn(Schema):
+class QuestionIn(BodyIn):
     question: str = Field(min_length=1, max_length=4000)
     document_ids: list[int] = Field(default_factory=list, max_length=100)
     should_refuse: bool = False
@@ -58,7 +59,7 @@ class ImportResponse(Schema):
     expected: int
 
 
-class ProposeRequest(Schema):
+class ProposeRequest(BodyIn):
     source: Literal["tickets", "feedback"]
 
 
@@ -66,7 +67,7 @@ class ProposeResponse(Schema):
     added: int
 
 
-class RunIn(Schema):
+class RunIn(BodyIn):
     label: str = Field("", max_length=200)
 
 
@@ -100,7 +101,7 @@ class DiffResponse(Schema):
     worse: list[ChangeOut]
 
 
-class FeedbackIn(Schema):
+class FeedbackIn(BodyIn):
     question: str = Field(min_length=1, max_length=4000)
     answer: str = Field("", max_length=20_000)
     rating: Literal["up", "down"]
@@ -124,7 +125,7 @@ class FeedbackOut(Schema):
         return [chunk.pk for chunk in item.chunks.all()]
 
 
-class SwitchIn(Schema):
+class SwitchIn(BodyIn):
     embedder: EmbedderName | None = Field(None, description="The new embedder (registry name).")
     chunk_size: int | None = Field(None, ge=200, le=100_000)
     chunk_overlap: int | None = Field(None, ge=0, le=50_000)
@@ -135,7 +136,7 @@ class SwitchIn(Schema):
     auto_switch: bool = Field(False, description="Cut over as soon as the evaluation allows it.")
 
 
-class CutOverRequest(Schema):
+class CutOverRequest(BodyIn):
     force: bool = Field(False, description="Switch even when the new version is worse or was not evaluated.")
 
 

@@ -5,14 +5,14 @@ from typing import Literal
 
 from django.conf import settings
 from ninja import Field, ModelSchema, Schema
-from pydantic import AliasChoices, ConfigDict, field_validator
+from pydantic import AliasChoices, field_validator, model_validator
 
 from knowledge import progress
 from knowledge.indexing.embedding import REGISTRY
 from knowledge.indexing.parsing.ocr import LANGUAGES_PATTERN as OCR_LANGUAGES
 from knowledge.models import Chunk, Document, Job, KnowledgeBase, TextSearchConfig
 from knowledge.search.retrieval import MODES
-from portal.schemas import PlainSchema
+from portal.schemas import BodyIn, PlainBodyIn, PlainSchema
 from portal.stored_text import translated
 
 
@@ -54,7 +54,7 @@ class KnowledgeBaseOut(ModelSchema):
         return {name: getattr(kb, f"n_{name}", 0) or 0 for name in KnowledgeBaseCounts.model_fields}
 
 
-class KnowledgeBaseIn(Schema):
+class KnowledgeBaseIn(BodyIn):
     name: str = Field(min_length=1, max_length=200)
     slug: str = Field("", max_length=100, pattern=r"^([-a-zA-Z0-9_]+)?$",
                       description="Derived from the name when empty.")
@@ -74,9 +74,8 @@ class KnowledgeBaseIn(Schema):
         return value.strip()
 
 
-class KnowledgeBasePatch(Schema):
-    # A field this cannot change (the slug, a typo) is an error, not a 200 that changed nothing.
-    model_config = ConfigDict(extra="forbid")
+class KnowledgeBasePatch(BodyIn):
+    # A field this cannot change (the slug, a typo) is an error (BodyIn), not a 200 that changed nothing.
 
     name: str | None = Field(None, min_length=1, max_length=200)
     description: str | None = None
@@ -96,7 +95,7 @@ class KnowledgeBasePatch(Schema):
                          "which embeds every document again")
 
 
-class ReindexRequest(Schema):
+class ReindexRequest(BodyIn):
     embedder: EmbedderName | None = Field(None,
                                           description="Switch the base to this embedder and rebuild all vectors.")
     force: bool = Field(False, description="Rebuild every document, not only out-of-date ones.")
@@ -185,7 +184,7 @@ class DocumentStatusFilter(Schema):
                                                            "no person has accepted yet")
 
 
-class ColumnMappingIn(Schema):
+class ColumnMappingIn(BodyIn):
     mapping: dict[str, Literal["question", "answer", "title", "text", "metadata", "ignored"]] = Field(
         ..., description="Column name → role; columns left out keep their guessed role.")
 
@@ -201,7 +200,7 @@ class UploadResponse(Schema):
     refused: list[RefusedFile]
 
 
-class TextIn(Schema):
+class TextIn(BodyIn):
     title: str = Field(min_length=1, max_length=500)
     text: str = Field(min_length=1, max_length=settings.PORTAL["MAX_TEXT_CHARS"])
     source_uri: str = Field("", max_length=2000,
@@ -232,8 +231,21 @@ FilterValue = str | int | float | bool | list[str | int | float | bool]
 QUERY = Field(min_length=1, max_length=2000, validation_alias=AliasChoices("query", "question"))
 
 
-class SearchRequest(PlainSchema):
+class QueryBodyIn(PlainBodyIn):
+    """A search body: `query`, or `question` by its old name; sent both, `query` wins (`question` is not
+    refused as a field the body does not take)."""
+
     query: str = QUERY
+
+    @model_validator(mode="before")
+    @classmethod
+    def query_wins(cls, data):
+        if isinstance(data, dict) and "query" in data and "question" in data:
+            return {name: value for name, value in data.items() if name != "question"}
+        return data
+
+
+class SearchRequest(QueryBodyIn):
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")
     top_k: int = Field(6, ge=1, le=50)
@@ -273,8 +285,7 @@ class SearchResponse(PlainSchema):
     hits: list[HitOut]
 
 
-class PlanRequest(PlainSchema):
-    query: str = QUERY
+class PlanRequest(QueryBodyIn):
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")
 
@@ -304,7 +315,7 @@ class PlanResponse(PlainSchema):
     hits: list[HitOut]
 
 
-class AnswerRequest(PlainSchema):
+class AnswerRequest(PlainBodyIn):
     question: str = Field(min_length=1, max_length=4000)
     knowledge_bases: list[int] | None = Field(None, min_length=1, max_length=100,
                                               description="Ids; default: every base the key may use.")

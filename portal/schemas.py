@@ -1,7 +1,8 @@
-"""Shapes shared by every app's API: the error body, and the error responses operations declare."""
+"""Shapes shared by every app's API: the request bodies' bases, the error body, and the error responses
+operations declare."""
 
 from ninja import Schema
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 
 class PlainSchema(BaseModel):
@@ -14,6 +15,22 @@ class PlainSchema(BaseModel):
     A view that returns its response as a `PlainSchema` instance skips ninja's validation of it
     altogether (ninja only dumps a model of the declared type).
     """
+
+
+class BodyIn(Schema):
+    """A JSON request body (POST, PATCH, PUT). A field it does not take is refused with 422 `invalid` ("This
+    field is not accepted here.") rather than dropped: a typo such as `extrnal_id` would otherwise pass
+    unseen (and a retry store a second ticket), and a field the operation cannot set (a webhook's `secret`,
+    a base's `slug` on PATCH) would answer success while nothing took it. Every body of the API derives
+    from this or `PlainBodyIn`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class PlainBodyIn(PlainSchema):
+    """`BodyIn` for the bodies validated as plain pydantic models (search, plan, answer)."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class FieldError(Schema):

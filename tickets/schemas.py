@@ -7,11 +7,12 @@ from django.utils import timezone
 from ninja import Field, ModelSchema, Schema
 from pydantic import field_validator
 
+from portal.schemas import BodyIn
 from portal.stored_text import translated
 from tickets.models import Message, Ticket, TicketSource
 
 
-class TicketIn(Schema):
+class TicketIn(BodyIn):
     body: str = Field(min_length=1, max_length=50_000, description="The customer's message.")
     subject: str = Field("", max_length=300, description="Default: the message's first line.")
     customer: str = Field("", max_length=300, description="Name or address of the customer.")

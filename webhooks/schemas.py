@@ -1,24 +1,21 @@
-from ninja import Field, ModelSchema, Schema
-from pydantic import ConfigDict
+from ninja import Field, ModelSchema
 
+from portal.schemas import BodyIn
 from webhooks.models import Delivery, Endpoint, Event
 
 EventName = Event  # TextChoices is a str Enum: the schema lists the allowed values
 
 
-class EndpointIn(Schema):
-    # `"secret": …` or `"is_active": false` would be ignored while the answer says otherwise: refused.
-    model_config = ConfigDict(extra="forbid")
-
+class EndpointIn(BodyIn):
+    # Unknown fields are refused (BodyIn): `"secret": …` or `"is_active": false` would otherwise be ignored
+    # while the answer says otherwise.
     name: str = Field(min_length=1, max_length=200)
     url: str = Field(min_length=1, max_length=2000)
     events: list[EventName] = Field(min_length=1, max_length=len(Event.values))
 
 
-class EndpointPatch(Schema):
-    # A field this cannot change (the secret, a typo) is an error, not a 200 that changed nothing.
-    model_config = ConfigDict(extra="forbid")
-
+class EndpointPatch(BodyIn):
+    # A field this cannot change (the secret, a typo) is an error (BodyIn), not a 200 that changed nothing.
     name: str | None = Field(None, min_length=1, max_length=200)
     url: str | None = Field(None, min_length=1, max_length=2000)
     events: list[EventName] | None = Field(None, min_length=1, max_length=len(Event.values))

@@ -26,6 +26,25 @@ class ErrorShapeTests(ApiTestCase):
         error = self.assertError(self.api("get", "/tickets?external_id=%00", token=self.token), 422)
         self.assertEqual((error["fields"][0]["field"], error["fields"][0]["location"]), ("external_id", "query"))
 
+    def test_every_json_body_refuses_fields_it_does_not_take(self):
+        schema = self.client.get("/api/v1/openapi.json").json()
+        bodies = {}
+        for path, operations in schema["paths"].items():
+            for method, operation in operations.items():
+                content = operation.get("requestBody", {}).get("content", {})
+                if "application/json" in content:
+                    ref = content["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+                    bodies[f"{method.upper()} {path}"] = schema["components"]["schemas"][ref]
+        self.assertGreaterEqual(len(bodies), 20)
+        for operation, body in bodies.items():
+            with self.subTest(operation):
+                self.assertIs(body.get("additionalProperties"), False)
+        for path, data in [("/search", {"query": "refund", "topk": 3}), ("/answer", {"question": "refund?", "k": 1}),
+                           (f"/knowledge-bases/{self.kb.pk}/documents/text", {"title": "t", "text": "x", "uri": "u"})]:
+            with self.subTest(path):
+                error = self.assertError(self.api("post", path, token=self.token, data=data), 422, "invalid")
+                self.assertEqual([field["type"] for field in error["fields"]], ["extra_forbidden"])
+
     def test_malformed_json_is_a_400(self):
         response = self.client.post("/api/v1/search", data='{"query": "refund",\n "top_k": }',
                                     content_type="application/json", headers={"Authorization": f"Bearer {self.token}"})

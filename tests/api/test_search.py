@@ -116,6 +116,10 @@ class PlannedSearchApiTests(ApiTestCase):
                     self.assertEqual(response.status_code, 200, response.content)
                     self.assertEqual(response.json()["query"], "create an order")
                     self.assertIn("create_order", " ".join(hit["content"] for hit in response.json()["hits"]))
+            with self.subTest(path=path, field="both"):  # query wins, question is not an unknown field
+                response = self.api("post", path, token=self.token, data={
+                    "query": "create an order", "question": "refunds", "knowledge_bases": [self.kb.pk]})
+                self.assertEqual(response.json()["query"], "create an order")
         response = self.api("post", "/search/planned", token=self.token, data={"knowledge_bases": [self.kb.pk]})
         self.assertEqual(response.status_code, 422)
 

@@ -92,6 +92,15 @@ class TicketApiTests(ApiTestCase):
         error = self.assertError(self.submit(self.token, external_id="crm-9"), 409, "duplicate_external_id")
         self.assertEqual(error["fields"][0]["field"], "external_id")
 
+    def test_an_unknown_field_is_refused_not_dropped(self):
+        # A typo of external_id would otherwise store the ticket without it, and the client's retry a second one.
+        error = self.assertError(self.submit(self.token, extrnal_id="crm-7"), 422, "invalid")
+        self.assertEqual(error["fields"], [{"field": "extrnal_id", "location": "body", "type": "extra_forbidden",
+                                            "message": "This field is not accepted here."}])
+        self.assertFalse(Ticket.objects.exists())
+        # The free-form metadata still takes any key.
+        self.assertEqual(self.submit(self.token, metadata={"extrnal_id": "x"}).status_code, 202)
+
     def test_validation_scope_and_missing_key(self):
         error = self.assertError(self.api("post", "/tickets", token=self.token, data={"subject": "x"}), 422)
         self.assertEqual(error["fields"][0]["field"], "body")
