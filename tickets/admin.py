@@ -185,6 +185,7 @@ class TicketAdmin(admin.ModelAdmin):
             wrap(self.send_view, "<int:ticket_id>/send/", "send"),
             wrap(self.reject_view, "<int:ticket_id>/reject/", "reject"),
             wrap(self.note_view, "<int:ticket_id>/note/", "note"),
+            wrap(self.answered_elsewhere_view, "<int:ticket_id>/answered-elsewhere/", "answered_elsewhere"),
             wrap(self.retriage_view, "<int:ticket_id>/retriage/", "retriage"),
             wrap(self.resend_view, "<int:ticket_id>/replies/<int:reply_id>/resend/", "resend"),
             wrap(self.report_view, "report/", "report"),
@@ -260,6 +261,18 @@ class TicketAdmin(admin.ModelAdmin):
             self.message_user(request, str(exc), messages.ERROR)
         else:
             return self._next(request, ticket, _("Ticket #%(id)s rejected; no reply was sent.") % {"id": ticket.pk})
+        return self._back(ticket)
+
+    @method_decorator(require_POST)
+    def answered_elsewhere_view(self, request, ticket_id):
+        ticket = self._ticket_for_change(request, ticket_id)
+        try:
+            inbox.close_answered_elsewhere(ticket, user=request.user, how=request.POST.get("how", ""))
+        except TicketError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            done = _("Ticket #%(id)s closed as answered outside e-mail.") % {"id": ticket.pk}
+            return self._next(request, ticket, done)
         return self._back(ticket)
 
     @method_decorator(require_POST)

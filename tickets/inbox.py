@@ -1,4 +1,5 @@
-"""What support staff do with a triaged ticket: send the draft (edited or not), reject it, add a note."""
+"""What support staff do with a triaged ticket: send the draft (edited or not), reject it, add a note, close
+it as answered outside e-mail when the reply's e-mail failed."""
 
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
@@ -96,6 +97,23 @@ def reject(ticket: Ticket, *, user, reason: str = "") -> Ticket:
                            else _("Rejected."))
     ticket.close(Ticket.Status.REJECTED)
     notify.ticket_event("ticket.rejected", ticket)
+    return ticket
+
+
+@transaction.atomic
+def close_answered_elsewhere(ticket: Ticket, *, user, how: str = "") -> Ticket:
+    """Close a ticket whose reply's e-mail failed for good as answered, when staff reached the customer
+    another way (by phone, in person): who did and how is a note, the failed reply stays as it was."""
+    ticket = _lock(ticket)
+    if ticket.status != Ticket.Status.UNDELIVERED:
+        status = ticket.get_status_display().lower()
+        raise TicketError(_("Ticket #%(id)s is %(status)s: only a ticket whose reply was not delivered is closed as "
+                            "answered outside e-mail.") % {"id": ticket.pk, "status": status})
+    ticket.messages.filter(kind=Message.Kind.DRAFT, is_current=True).update(is_current=False)
+    Message.objects.create(ticket=ticket, kind=Message.Kind.NOTE, author=user,
+                           body=_("Answered outside e-mail: %(how)s") % {"how": how.strip()} if how.strip()
+                           else _("Answered outside e-mail."))
+    ticket.close(Ticket.Status.ANSWERED)
     return ticket
 
 

@@ -2,15 +2,19 @@
 
 import smtplib
 
+from auditlog.models import LogEntry
 from django.conf import settings
 from django.test import override_settings
+from django.urls import reverse
 from django.utils import timezone
 
 from mail import outbound
 from tests.api.base import make_key
 from tests.mail import messages
 from tests.mail.test_outbound import MAIL, SmtpTestCase
+from tests.tickets.test_admin import staff_user
 from tickets import inbox
+from tickets.groups import SUPPORT_STAFF
 from tickets.models import Message, Ticket
 from webhooks.delivery import create_endpoint
 from webhooks.models import Delivery
@@ -41,6 +45,41 @@ class UndeliveredTests(SmtpTestCase):
         self.assertEqual(ticket.status, Ticket.Status.ANSWERED)  # delivered after all: answered again
         self.assertIsNotNone(ticket.closed_at)
         self.assertIsNone(inbox.next_ticket())
+
+    @override_settings(MAIL={**MAIL, "RETRIES": 0})
+    def test_staff_who_answered_another_way_close_it_as_answered_from_its_page(self):
+        ticket = self.receive(messages.plain("Where is my parcel?")).ticket
+        self.smtp.stop()
+        with self.assertRaises(OSError):
+            self.send(ticket, "On its way.")
+        self.smtp.start()
+        support = staff_user("sam", SUPPORT_STAFF)
+        self.client.force_login(support)
+        page_url = reverse("admin:tickets_ticket_change", args=[ticket.pk])
+        self.assertIn("Close as answered", self.client.get(page_url).content.decode())
+        close_url = reverse("admin:tickets_ticket_answered_elsewhere", args=[ticket.pk])
+        response = self.client.post(close_url, {"how": " by phone <b>on Monday</b> "}, follow=True)
+        [done] = response.context["messages"]
+        self.assertEqual(done.message, f"Ticket #{ticket.pk} closed as answered outside e-mail. "
+                                       "No more tickets wait for review.")
+        ticket.refresh_from_db()
+        self.assertEqual(ticket.status, Ticket.Status.ANSWERED)
+        self.assertIsNotNone(ticket.closed_at)
+        self.assertIsNone(inbox.next_ticket())
+        # Who answered, and how, stays on the ticket; the change of status is in the audit log with its actor.
+        note = ticket.messages.get(kind=Message.Kind.NOTE)
+        self.assertEqual((note.author, note.body), (support, "Answered outside e-mail: by phone <b>on Monday</b>"))
+        entry = LogEntry.objects.get_for_object(ticket).filter(actor=support).latest("timestamp")
+        self.assertEqual(entry.changes_dict["status"], ["undelivered", "answered"])
+        page = self.client.get(page_url).content.decode()
+        self.assertIn("by phone &lt;b&gt;on Monday&lt;/b&gt;", page)
+        self.assertNotIn("Close as answered", page)
+        # Only a ticket whose reply was not delivered closes this way.
+        response = self.client.post(close_url, follow=True)
+        [refused] = response.context["messages"]
+        self.assertEqual((refused.level_tag, refused.message),
+                         ("error", f"Ticket #{ticket.pk} is already answered by staff."))
+        self.assertEqual(ticket.messages.filter(kind=Message.Kind.NOTE).count(), 1)
 
     @override_settings(MAIL={**MAIL, "RETRIES": 0})
     def test_an_auto_reply_that_failed_is_auto_replied_again_once_sent(self):
