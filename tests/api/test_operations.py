@@ -48,6 +48,7 @@ OPERATIONS = [
     ("get", "/webhooks", "read", None),
     ("get", "/webhooks/{webhook}", "read", None),
     ("get", "/webhooks/{webhook}/deliveries", "read", None),
+    ("patch", "/webhooks/{webhook}", "write", {"name": "renamed"}),
     ("delete", "/webhooks/{webhook}", "write", None),
     ("get", "/knowledge-bases/{kb}/golden-sets", "read", None),
     ("post", "/knowledge-bases/{kb}/golden-sets", "write", {"name": "New set"}),
