@@ -147,7 +147,8 @@ class TicketAdmin(admin.ModelAdmin):
         badge = format_html('<span class="tk-badge tk-{}">{}</span>', STATUS_CSS.get(ticket.status, "muted"),
                             ticket.get_status_display())
         # Waiting for review (the customer wrote again), but a reply's e-mail failed: the status alone hides it.
-        if ticket.undelivered and ticket.status != Ticket.Status.UNDELIVERED:
+        # A closed ticket was dealt with (another reply, answered by phone, rejected): nothing to flag.
+        if ticket.undelivered and ticket.is_open and ticket.status != Ticket.Status.UNDELIVERED:
             badge += format_html(' <span class="tk-badge tk-error">{}</span>', _("E-mail failed"))
         return badge
 

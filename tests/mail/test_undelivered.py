@@ -74,6 +74,10 @@ class UndeliveredTests(SmtpTestCase):
         page = self.client.get(page_url).content.decode()
         self.assertIn("by phone &lt;b&gt;on Monday&lt;/b&gt;", page)
         self.assertNotIn("Close as answered", page)
+        # Dealt with: the inbox does not flag its failed e-mail as if it still waited for staff.
+        listed = self.client.get(reverse("admin:tickets_ticket_changelist")).content.decode()
+        self.assertIn('<span class="tk-badge tk-ok">Answered by staff</span>', listed)
+        self.assertNotIn("E-mail failed", listed)
         # Only a ticket whose reply was not delivered closes this way.
         response = self.client.post(close_url, follow=True)
         [refused] = response.context["messages"]
