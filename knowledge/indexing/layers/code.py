@@ -111,6 +111,7 @@ class ProjectIndex:
         self.reexports: dict[str, str] = {}
         self.star_exports: dict[str, list[str]] = {}
         self.exported: dict[str, list[str]] = {}  # a module's `__all__`
+        self.console_scripts: dict[str, list[str]] = {}  # a console script's target → the commands running it
         for file in files:
             self.add(file)
 
@@ -128,6 +129,9 @@ class ProjectIndex:
             self.star_exports.setdefault(module, []).extend(sources)
         if "all" in file.extra:
             self.exported[file.module] = file.extra["all"]
+        for entry in [*file.extra.get("entrypoints", []), *file.extra.get("scripts", [])]:
+            if entry.entrypoint_kind == "console_script":
+                self.console_scripts.setdefault(entry.handler, []).append(entry.route_or_command)
         for child, (parent, prefix) in file.mounts.items():
             if parent:
                 self.mounts[child] = (parent, prefix)

@@ -7,6 +7,7 @@ import ast
 import re
 
 from knowledge.indexing.layers.code import CodeFile, Entrypoint, ProjectIndex, Symbol
+from knowledge.indexing.layers.python_facts import parser_entrypoints
 
 HTTP_METHODS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
 CLICK_DECORATORS = {"click.command": "command", "click.group": "group"}
@@ -20,7 +21,8 @@ def entrypoints(file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
     for handler, decorator, expanded, text in file.extra.get("decorated", []):
         found.extend(_decorator_entrypoints(handler, decorator, expanded, text, index))
     found.extend(file.extra.get("urlpatterns", []))
-    found.extend(file.extra.get("scripts", []))  # setup.py console scripts, argparse parsers
+    found.extend(file.extra.get("scripts", []))  # setup.py console scripts
+    found.extend(parser_entrypoints(file, index))
     match = MANAGEMENT_COMMAND.search(file.path)
     command = index.symbols.get(f"{file.module}.Command")
     if match and command and command.path == file.path:

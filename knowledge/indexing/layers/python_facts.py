@@ -1,8 +1,9 @@
 """What a Python module declares besides its symbols, read off its `ast` tree after `python._Reader`.
 
-* Command lines: `setup(entry_points={"console_scripts": [...]})` in `setup.py`, and argparse
-  parsers (`ArgumentParser(prog=…)`, `add_subparsers().add_parser("serve")`, `add_argument`,
-  `set_defaults(func=serve)`) — C3 `cli` entrypoints, in `file.extra["scripts"]`.
+* Command lines: `setup(entry_points={"console_scripts": [...]})` in `setup.py` (`file.extra["scripts"]`),
+  and argparse parsers (`ArgumentParser(prog=…)`, `add_subparsers().add_parser("serve")`, `add_argument`,
+  `set_defaults(func=serve)`; `file.extra["parsers"]`, named once the project is known by
+  `parser_entrypoints`) — C3 `cli` entrypoints.
 * Environment variables read: `os.environ["X"]`, `os.environ.get("X")`, `os.getenv("X")`,
   `environ.get("X")` after `from os import environ`, `"X" in os.environ`, `env("X")` / `env.bool("X")`
   on a django-environ or environs `Env()` or a Starlette `Config()`, python-decouple's `config("X")`,
@@ -16,7 +17,7 @@
 import ast
 from collections.abc import Callable
 
-from knowledge.indexing.layers.code import CodeFile, Entrypoint
+from knowledge.indexing.layers.code import CodeFile, Entrypoint, ProjectIndex
 from knowledge.indexing.layers.manifests import script_entrypoints
 
 ENV_READS = ("os.environ.get", "os.getenv", "os.environ.setdefault", "os.environ.pop", "decouple.config")
@@ -31,7 +32,8 @@ def scan(file: CodeFile, tree: ast.Module, expand: Callable[[ast.AST], str], ali
          source: Callable[[ast.AST], str]) -> None:
     """Fill `file.extra` with the module's scripts, environment variables and re-exports."""
     nodes = list(ast.walk(tree))  # once: walking a large module is most of the cost
-    file.extra["scripts"] = _setup_scripts(file, nodes, expand) + _Parsers(file, expand, source).read(nodes)
+    file.extra["scripts"] = _setup_scripts(file, nodes, expand)
+    file.extra["parsers"] = _Parsers(file, expand, source).read(nodes)
     file.extra["env"] = sorted(env_reads(file, nodes, expand) + settings_fields(file, tree, expand),
                                key=lambda item: item["line"])
     file.extra["reexports"] = {f"{file.module}.{local}": target for local, target in aliases.items()
@@ -76,20 +78,17 @@ class _Parsers:
         self.parsers: dict[tuple[str, str], dict] = {}  # (enclosing, variable) → what is known of it
         self.subparsers: dict[tuple[str, str], tuple[str, str]] = {}  # add_subparsers() result → its parser
 
-    def read(self, nodes: list[ast.AST]) -> list[Entrypoint]:
+    def read(self, nodes: list[ast.AST]) -> list[dict]:
         calls = sorted((n for n in nodes if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
         targets = {id(n.value): n.targets[0] for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1}
         for call in calls:
             self.call(call, targets.get(id(call)))
-        found = []
-        for (scope, _), parser in self.parsers.items():
-            command = parser["name"] if parser["parent"] is None else \
-                f"{self.parsers[parser['parent']]['name']} {parser['name']}"
-            found.append(Entrypoint(
-                "cli", "argparse", "parser" if parser["parent"] is None else "subcommand", command,
-                parser["handler"] or scope, scope, parser["text"], parser["line"],
-                lang_payload={"arguments": parser["arguments"]}))
-        return found
+        for node in nodes:  # `return parser`: the function builds the parser for its caller
+            if self.parsers and isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+                parser = self.parsers.get((enclosing(self.file, node.lineno), node.value.id))
+                if parser:
+                    parser["returned"] = True
+        return [{**parser, "key": key, "scope": key[0]} for key, parser in self.parsers.items()]
 
     def call(self, call: ast.Call, target: ast.expr | None) -> None:
         func = call.func
@@ -100,7 +99,7 @@ class _Parsers:
         name = self.expand(target) if target is not None else ""
         if attr == "ArgumentParser" and self.expand(func) in PARSER_CONSTRUCTORS:
             prog = _keyword(call, "prog")
-            self.add(scope, name, prog or self.default_name(), None, call)
+            self.add(scope, name, prog, None, call)
             return
         if not isinstance(func, ast.Attribute):
             return
@@ -122,12 +121,59 @@ class _Parsers:
     def add(self, scope: str, variable: str, name: str, parent, call: ast.Call) -> None:
         self.parsers[(scope, variable or f"<parser {call.lineno}>")] = {
             "name": name, "parent": parent, "handler": "", "arguments": [], "line": call.lineno,
-            "text": self.source(call).split("\n", 1)[0][:200]}
+            "returned": False, "text": self.source(call).split("\n", 1)[0][:200]}
 
-    def default_name(self) -> str:
-        """argparse's own default, the script's name: the package for `__main__.py`."""
-        parts = self.file.module.split(".")
-        return parts[-2] if parts[-1] == "__main__" and len(parts) > 1 else parts[-1]
+
+def parser_entrypoints(file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
+    """The file's argparse parsers as C3 commands, subcommands as `prog serve`.
+
+    A parser without `prog` has argparse's default, the name of the script that runs it: the console
+    script whose function builds the parser (or calls the function of the module that does), else the
+    module (the package for `__main__.py`). A parser a function only builds and returns for its caller
+    (`Config.parser()`), with no name of its own, is no command.
+    """
+    parsers = {parser["key"]: parser for parser in file.extra.get("parsers", [])}
+
+    def command(key) -> str:
+        parser = parsers[key]
+        if parser["parent"] is not None:
+            parent = command(parser["parent"])
+            return f"{parent} {parser['name']}" if parent else ""
+        if parser["name"]:
+            return parser["name"]
+        script = _console_script(file, index, parser["scope"])
+        return script or ("" if parser["returned"] else _default_prog(file))
+
+    found = []
+    for key, parser in parsers.items():
+        name = command(key)
+        if name:
+            found.append(Entrypoint(
+                "cli", "argparse", "parser" if parser["parent"] is None else "subcommand", name,
+                parser["handler"] or parser["scope"], parser["scope"], parser["text"], parser["line"],
+                lang_payload={"arguments": parser["arguments"]}))
+    return found
+
+
+def _console_script(file: CodeFile, index: ProjectIndex, function: str) -> str:
+    """The installed command run by `function`, or by a function of its module that calls it."""
+    callers = set()
+    for ref in file.references:
+        if ref.edge_type == "calls" and ref.src.qname != function:
+            called = index.handler(ref.dst_ref)
+            if called and called.qname == function:
+                callers.add(ref.src.qname)
+    for target, names in index.console_scripts.items():
+        handler = index.handler(target)
+        if handler and (handler.qname == function or handler.qname in callers):
+            return names[0]
+    return ""
+
+
+def _default_prog(file: CodeFile) -> str:
+    """argparse's own default, the script's name: the package for `__main__.py`."""
+    parts = file.module.split(".")
+    return parts[-2] if parts[-1] == "__main__" and len(parts) > 1 else parts[-1]
 
 
 def _keyword(call: ast.Call, name: str) -> str:

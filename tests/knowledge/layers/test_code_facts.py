@@ -195,3 +195,28 @@ def test_setting_or_deleting_an_environment_variable_is_no_read():
                                  "    return os.environ['CHILD_FD']\n"})
     assert meta(rows["master.py"], "D6", "target", "line", "details") == [
         ("CHILD_FD", 8, {"lines": [8], "symbols": ["master.spawn"], "via": ["os.environ[]"]})]
+
+
+def test_a_parser_without_prog_is_named_after_the_console_script_running_it():
+    rows = rows_of({
+        "ctl/cli.py": "import argparse\n\n\ndef main():\n    parser = argparse.ArgumentParser(description='x')\n"
+                      "    parser.add_argument('--socket')\n    sub = parser.add_subparsers()\n"
+                      "    sub.add_parser('show')\n    parser.parse_args()\n\n\n"
+                      "if __name__ == '__main__':\n    main()\n",
+        "tool/cli.py": "import argparse\n\n\ndef build():\n    parser = argparse.ArgumentParser()\n"
+                       "    return parser\n\n\ndef run():\n    build().parse_args()\n",
+        "tool/config.py": "import argparse\n\n\nclass Config:\n    def parser(self):\n"
+                          "        parser = argparse.ArgumentParser(**{'prog': self.prog})\n"
+                          "        parser.add_argument('-v')\n        return parser\n",
+        "loose/__main__.py": "import argparse\n\nparser = argparse.ArgumentParser()\nparser.parse_args()\n",
+        "pyproject.toml": '[project]\nname = "ctl"\n\n[project.scripts]\nctlc = "ctl.cli:main"\n'
+                          'tool = "tool.cli:run"\n',
+    })
+    assert meta(rows["ctl/cli.py"], "C3", "route_or_command", "entrypoint_kind", "handler_symbol")[:2] == [
+        ("ctlc", "parser", "ctl.cli.main"), ("ctlc show", "subcommand", "ctl.cli.main")]
+    # Built by a function that the console script's function calls.
+    assert meta(rows["tool/cli.py"], "C3", "route_or_command", "handler_symbol") == [("tool", "tool.cli.build")]
+    # A method building a parser for its caller, named by no one, is no command.
+    assert meta(rows["tool/config.py"], "C3", "route_or_command") == []
+    assert "cli_command" not in dict(meta(rows["tool/config.py"], "C4", "qname", "role")).values()
+    assert meta(rows["loose/__main__.py"], "C3", "route_or_command")[:1] == [("loose",)]
