@@ -111,6 +111,8 @@ class ProjectIndex:
         self.reexports: dict[str, str] = {}
         self.star_exports: dict[str, list[str]] = {}
         self.exported: dict[str, list[str]] = {}  # a module's `__all__`
+        self.queued: list[dict] = []  # functions handed to a task queue: target, via, path, line
+        self._tasks: dict[str, str] | None = None
         self.console_scripts: dict[str, list[str]] = {}  # a console script's target → the commands running it
         for file in files:
             self.add(file)
@@ -129,6 +131,8 @@ class ProjectIndex:
             self.star_exports.setdefault(module, []).extend(sources)
         if "all" in file.extra:
             self.exported[file.module] = file.extra["all"]
+        self.queued.extend(file.extra.get("queued", []))
+        self._tasks = None
         for entry in [*file.extra.get("entrypoints", []), *file.extra.get("scripts", [])]:
             if entry.entrypoint_kind == "console_script":
                 self.console_scripts.setdefault(entry.handler, []).append(entry.route_or_command)
@@ -177,6 +181,16 @@ class ProjectIndex:
             for entry in extractor.entrypoints(file, self) if extractor else []:
                 handler = self.handler(entry.handler)
                 self.entrypoints.setdefault(handler.qname if handler else entry.handler, []).append(entry)
+
+    def queued_task(self, qname: str) -> str:
+        """How the function `qname` is handed to a task queue somewhere in the repository, or ""."""
+        if self._tasks is None:
+            self._tasks = {}
+            for item in self.queued:
+                symbol = self.symbols.get(item["target"]) or self.handler(item["target"])
+                if symbol:
+                    self._tasks.setdefault(symbol.qname, f"queued by {item['via']} at {item['path']}:{item['line']}")
+        return self._tasks.get(qname, "")
 
     def handler(self, ref: str) -> Symbol | None:
         """The symbol an entrypoint's handler names, also through a package's re-export: the console

@@ -288,7 +288,10 @@ def symbol_roles(file: CodeFile, symbol: Symbol, index: ProjectIndex) -> list[tu
             found.append(("task", f"@{decorator}"))
         if name.endswith("fixture"):
             found.append(("test_fixture", f"@{decorator}"))
-    if symbol.kind == "function" and file.module.rsplit(".", 1)[-1] == "tasks":
+    if symbol.kind in ("function", "method") and index.queued_task(symbol.qname):
+        found.append(("task", index.queued_task(symbol.qname)))
+    elif symbol.kind == "function" and file.module.rsplit(".", 1)[-1] == "tasks" and not symbol.name.startswith("_") \
+            and not file.extra.get("queue_api"):  # `django_q.tasks.async_task` queues tasks; it is none
         found.append(("task", "function in a tasks module"))
     if file.is_test and symbol.kind in ("function", "method") and symbol.name.startswith("test"):
         found.append(("test", "test function"))

@@ -10,6 +10,10 @@
   a helper of the module that reads the variable its first argument names (`def env_bool(name): …
   os.environ.get(name)` makes `env_bool("DEBUG")` a read), and the fields of a pydantic-settings
   `BaseSettings` class (`env_prefix` first) — `file.extra["env"]`, made D6 rows by `code_rows.env_rows`.
+* Functions handed to a task queue: the callable (or its dotted path as a string) given to
+  `async_task`, `schedule`, `enqueue`, `send_task`, … and functions called with `.delay()` or
+  `.apply_async()` — `file.extra["queued"]`, which make them C4 tasks; a module defining such a
+  queueing function is the queue's own API (`file.extra["queue_api"]`).
 * Names the module re-exports (`from .main import set_key` in `dotenv/__init__.py`, `from .x import *`
   limited by `__all__`), so `ProjectIndex.resolve` can follow `dotenv.set_key` to `dotenv.main.set_key`.
 """
@@ -25,6 +29,11 @@ SETUP_FUNCTIONS = ("setuptools.setup", "distutils.core.setup", "setup")
 PARSER_CONSTRUCTORS = ("argparse.ArgumentParser", "ArgumentParser")
 ENV_CLASSES = ("environ.Env", "environs.Env", "starlette.config.Config", "decouple.AutoConfig")
 SETTINGS_BASES = ("pydantic_settings.BaseSettings", "pydantic.BaseSettings", "pydantic.v1.BaseSettings")
+# Calls that queue the function given as an argument (by reference or dotted path), and methods of a task
+# function that queue it.
+QUEUE_CALLS = {"async_task", "async_iter", "schedule", "enqueue", "enqueue_call", "enqueue_in", "enqueue_at",
+               "send_task", "add_job"}
+QUEUE_METHODS = {"delay", "apply_async", "kiq"}
 PARSER_CALLS = {"ArgumentParser", "add_subparsers", "add_parser", "add_argument", "set_defaults"}
 
 
@@ -36,6 +45,9 @@ def scan(file: CodeFile, tree: ast.Module, expand: Callable[[ast.AST], str], ali
     file.extra["parsers"] = _Parsers(file, expand, source).read(nodes)
     file.extra["env"] = sorted(env_reads(file, nodes, expand) + settings_fields(file, tree, expand),
                                key=lambda item: item["line"])
+    file.extra["queued"] = queued(file, nodes, expand)
+    file.extra["queue_api"] = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                  and node.name in QUEUE_CALLS for node in tree.body)
     file.extra["reexports"] = {f"{file.module}.{local}": target for local, target in aliases.items()
                                if target != f"{file.module}.{local}"}
     file.extra["star_exports"] = {file.module: _star_imports(file, tree)}
@@ -210,6 +222,31 @@ def env_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
                 and any(expand(c) == "os.environ" for c in node.comparators):
             add(node.left, node, "in os.environ")
     return sorted(found, key=lambda item: item["line"])
+
+
+def queued(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
+    """Functions the module hands to a task queue: `async_task(send_mail, …)`, `enqueue("app.tasks.x")`,
+    `send_mail.delay(…)`; each with the reference as written (expanded) or the dotted path."""
+    found = []
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        target = ""
+        if name in QUEUE_METHODS and isinstance(func, ast.Attribute):
+            target = expand(func.value)
+        elif name in QUEUE_CALLS:
+            for arg in [*node.args, *(k.value for k in node.keywords if k.arg in ("func", "f", "task"))]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and "." in arg.value:
+                    target = arg.value
+                elif isinstance(arg, (ast.Name, ast.Attribute)):
+                    target = expand(arg)
+                if target:
+                    break
+        if target:
+            found.append({"target": target, "via": name, "line": node.lineno, "path": file.path})
+    return found
 
 
 def _env_helpers(nodes: list[ast.AST], expand) -> set[str]:

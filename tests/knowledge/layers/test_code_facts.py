@@ -220,3 +220,26 @@ def test_a_parser_without_prog_is_named_after_the_console_script_running_it():
     assert meta(rows["tool/config.py"], "C3", "route_or_command") == []
     assert "cli_command" not in dict(meta(rows["tool/config.py"], "C4", "qname", "role")).values()
     assert meta(rows["loose/__main__.py"], "C3", "route_or_command")[:1] == [("loose",)]
+
+
+def test_tasks_are_functions_handed_to_a_queue_not_the_queue_itself():
+    rows = rows_of({
+        "queue/tasks.py": "def async_task(func, *args):\n    pass\n\n\ndef result(task_id):\n    pass\n",
+        "queue/tests/tasks.py": "def word_multiply(x, word):\n    return x * word\n",
+        "queue/tests/test_queue.py": "from queue.tasks import async_task\n\n\ndef test_it():\n"
+                                     "    async_task('queue.tests.tasks.word_multiply', 2, 'x')\n",
+        "shop/tasks.py": "def send_receipt(order_id):\n    pass\n\n\ndef _helper():\n    pass\n",
+        "shop/jobs.py": "def rebuild(day):\n    pass\n",
+        "shop/views.py": "from shop.jobs import rebuild\nfrom rq import Queue\n\n\ndef view(q: Queue):\n"
+                         "    q.enqueue(rebuild, 1)\n",
+    })
+
+    def tasks(path):
+        return [(qname, evidence) for qname, role, evidence in meta(rows[path], "C4", "qname", "role", "evidence")
+                if role == "task"]
+
+    assert tasks("queue/tasks.py") == []  # the queue's API: it queues functions
+    assert tasks("queue/tests/tasks.py") == [
+        ("queue.tests.tasks.word_multiply", ["task: queued by async_task at queue/tests/test_queue.py:5"])]
+    assert tasks("shop/tasks.py") == [("shop.tasks.send_receipt", ["task: function in a tasks module"])]
+    assert tasks("shop/jobs.py") == [("shop.jobs.rebuild", ["task: queued by enqueue at shop/views.py:6"])]
