@@ -54,3 +54,18 @@ class OrdinaryMarkdownTests(SimpleTestCase):
     def test_a_plain_page_without_any_of_it_adds_nothing(self):
         rows = build_doc_rows("notes.md", "# Notes\n\nJust a paragraph about nothing in particular.\n")
         self.assertEqual({row.layer for row in rows}, {"D0", "D1", "D3"})
+
+
+def test_settings_in_a_django_readme_are_no_environment_variables():
+    page = ("# django-queue\n\n## Installation\n\n- Add `django_queue` to your `INSTALLED_APPS` in your projects "
+            "`settings.py`::\n\n       INSTALLED_APPS = (\n           'django_queue',\n       )\n\n"
+            "## Configuration\n\nAll configuration is optional. e.g:\n\n.. code:: python\n\n"
+            "    # settings.py example\n    Q_CLUSTER = {\n        'workers': 8,\n    }\n\n"
+            "Read `settings.CACHE_TIMEOUT` in your code. The worker count comes from `$WORKER_COUNT`;\n"
+            "run `export QUEUE_URL=redis://x` first. `BUILD_WITH_MYPYC` isn't set to 1.\n\n"
+            "## Environment\n\n- `DEBUG_LEVEL`\n\n## SENTRY_DSN\n\nOptional.\n")
+    found = {m["target"]: m["target_type"] for m in layer(build_doc_rows("README.md", page), "D6")}
+    assert {name: kind for name, kind in found.items() if name.isupper()} == {
+        "INSTALLED_APPS": "setting", "Q_CLUSTER": "setting", "CACHE_TIMEOUT": "setting",
+        "WORKER_COUNT": "env_var", "QUEUE_URL": "env_var", "BUILD_WITH_MYPYC": "env_var", "DEBUG_LEVEL": "env_var",
+        "SENTRY_DSN": "env_var"}

@@ -5,8 +5,8 @@
 * D5 relations: links between pages (`[text](../guide/setup.md#install)`) as `links_to` edges to
   the linked file's path; links to web pages as `links_to` edges to the URL.
 * D6 integrations: mentions of known services (PostgreSQL, Redis, Stripe, …), environment
-  variables (`DATABASE_URL`), URLs and ports (`localhost:8000`), one row per target and page,
-  with the sections that mention it.
+  variables (`DATABASE_URL`), settings (`INSTALLED_APPS` in a `settings.py` snippet), URLs and ports
+  (`localhost:8000`), one row per target and page, with the sections that mention it.
 
 Sections the seed-style layers already read (`## Scenario`, `## Integrations`) are left to them.
 """
@@ -34,6 +34,10 @@ SERVICES = {
 }
 SERVICE_WORD = re.compile(r"\b(" + "|".join(sorted(SERVICES, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 ENV_VAR = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])\b")
+# What makes an UPPER_SNAKE name an environment variable, or a (Django) setting, where it is written.
+ENV_CONTEXT = re.compile(r"environ|getenv|\bexport\s|\benv\b|\.env\b|env[ _-]?var|переменн\w* (окружения|среды)",
+                         re.IGNORECASE)
+SETTING_CONTEXT = re.compile(r"\bsettings?\b|настройк", re.IGNORECASE)
 URL = re.compile(r"\bhttps?://([\w.-]+(?::\d+)?)[^\s)>\]`'\"]*")
 PORT = re.compile(r"\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0):(\d{2,5})\b|\bport (\d{2,5})\b", re.IGNORECASE)
 
@@ -97,11 +101,13 @@ def integration_rows(doc: ParsedDoc) -> list[LayerRow]:
     for section in doc.sections:
         if any(INTEGRATIONS_TITLE.match(title) for title in section.path):
             continue
-        for line in [section.title, *section.body]:
+        lines = [section.title, *section.body]
+        for number, line in enumerate(lines):
             for match in SERVICE_WORD.finditer(line):
                 add(SERVICES[match.group(1).lower()], "external_system", section, line)
             for match in ENV_VAR.finditer(line):
-                add(match.group(1), "env_var", section, line)
+                kind = _name_kind(match.group(1), lines[max(0, number - 3):number + 1], section.title)
+                add(match.group(1), kind, section, line)
             for match in URL.finditer(line):
                 add(match.group(1), "url", section, line)
             for match in PORT.finditer(line):
@@ -120,6 +126,22 @@ def integration_rows(doc: ParsedDoc) -> list[LayerRow]:
         rows.append(LayerRow("D6", f"{doc.title} → {item['target']}", content, meta,
                              section_path=item["sections"][0], span_start=item["line"], span_end=item["line"]))
     return rows
+
+
+def _name_kind(name: str, lines: list[str], title: str) -> str:
+    """`env_var` or `setting` for an UPPER_SNAKE name, by the line naming it, else the three before it
+    (the sentence leading into a snippet) or the section's title: `export X=1`, `$X`, `os.environ`,
+    "environment variable" make an environment variable; `settings.X`, "settings.py", "setting" a
+    setting (`INSTALLED_APPS`, `Q_CLUSTER` in a Django project's README). Without either, a variable."""
+    line, before = lines[-1], " ".join(lines[:-1])
+    if re.search(rf"\${{?{name}\b|\b{name}=\S", line):
+        return "env_var"
+    for text in (line, before, title):
+        if ENV_CONTEXT.search(text):
+            return "env_var"
+        if SETTING_CONTEXT.search(text):
+            return "setting"
+    return "env_var"
 
 
 def _text(lines: list[str]) -> list[str]:
