@@ -14,7 +14,6 @@ Running a plan is `knowledge.search.planned.plan_and_search(question, kb_ids)`.
 """
 
 import re
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
@@ -29,6 +28,27 @@ from knowledge.search.code_names import (
     loose_name,
     mask_code,
     qualified_forms,
+)
+from knowledge.search.intent_words import (
+    CALLEES,
+    CALLERS,
+    CATALOG,
+    CLI,
+    COMMANDS,
+    DEFINITION,
+    ENTITY_MENTIONS,
+    ENTRYPOINT_WORDS,
+    ENV_VAR_READ,
+    ENV_VARS,
+    FACT_PREDICATES,
+    IMPORTS,
+    IMPORTS_OUT,
+    INHERITS,
+    INTEGRATIONS,
+    RELATIONS,
+    ROLES,
+    USAGES,
+    WORKFLOW,
 )
 from knowledge.search.vocabulary import find_subject
 
@@ -80,65 +100,6 @@ def precise_keys(step: Step) -> list[str]:
 
 class Planner(Protocol):
     def plan(self, question: str, vocabulary: dict[str, str] | None = None) -> Plan: ...
-
-
-def _has(*patterns: str) -> Callable[[str], bool]:
-    compiled = re.compile("|".join(patterns), re.IGNORECASE)
-    return lambda text: bool(compiled.search(text))
-
-
-INTEGRATIONS = _has(r"\bintegrat", r"интеграц", r"интегрир", r"с чем (связан|работает)")
-ENV_VARS = _has(r"\benvironment variables?\b", r"\benv(ironment)?[ _-]?var", r"переменн\w* (окружения|среды)")
-CALLERS = _has(r"\bwho calls\b", r"\bcallers? of\b", r"\bwhere is .* (called|invoked)\b", r"\bwhat calls\b",
-               r"\b(which|what) (\w+ )?(functions?|methods?|code|classes|modules|places)\b.*\b(call|invoke)s?\b",
-               r"кто вызывает", r"где вызывает", r"откуда вызывает", r"какие (функции|методы) (его )?вызывают")
-CALLEES = _has(r"\b(what|which)\b.*\bdoes .* (call|invoke)\b", r"\bcalled by\b", r"\bcallees of\b",
-               r"что вызывает (функция|метод)", r"какие (функции|методы) вызывает")
-IMPORTS = _has(r"\bimport(s|ed|ers?)?\b", r"\bdepends? on\b", r"\bdependen(cies|ts?)\b", r"импорт",
-               r"завис(ит|ят)", r"зависимост")
-# What the module itself imports (outgoing edges); otherwise an import question asks who imports it.
-# "Что импортирует модуль X?" is read as what X imports; "Кто импортирует X" as who imports it.
-IMPORTS_OUT = _has(r"\b(what|which)\b.*\bdoes .* (import|depend on|require|need)\b", r"\bdependencies of\b",
-                   r"\bimports of\b", r"\bis .* dependent on\b", r"что импортирует", r"какие \w+ импортирует",
-                   r"от (чего|каких \w+) зависит", r"зависимости")
-USAGES = _has(r"\bwhere is .* used\b", r"\bwhere .* (is|are) used\b", r"\busages? of\b", r"\breferences? to\b",
-              r"\bwho uses\b", r"\bwhat uses\b", r"\b(which|what) \w+ uses?\b", r"\bused by\b",
-              r"где (используется|используются|применяется)", r"кто использует",
-              r"использовани")
-INHERITS = _has(r"\bsubclass", r"\binherit", r"\bextends\b", r"наслед", r"подкласс")
-ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпоинт", r"маршрут", r"ручк",
-                        r"обработчик")
-CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
-# The commands a package installs or provides, as a list.
-COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
-# A question about one environment variable by its name: who reads it, where it is used.
-ENV_VAR_READ = _has(r"\bread", r"\bused\b", r"\buses?\b", r"\bset\b", r"чита", r"использ", r"задаёт|задает")
-DEFINITION = _has(r"\bwhere is .* defined\b", r"\bdefinition of\b", r"\bsignature\b",
-                  r"\b(function|method|class)\b", r"где (определ|объявлен)", r"сигнатур",
-                  r"(функци|метод|класс)")
-ROLES = {
-    "api_handler": _has(r"\b(all|list|which) (api )?(handlers|endpoints|routes)\b",
-                        r"все (обработчики|эндпоинты|ручки)"),
-    "model": _has(r"\b(all|list|which|what) (the )?(data |database |orm |db )?models\b",
-                  r"\b(data|database|orm|db) models\b", r"(все|какие) модели"),
-    "task": _has(r"\b(all|list|which) (background )?tasks\b", r"(все|какие) (фоновые )?задачи"),
-    "test": _has(r"\b(all|list|which) tests\b", r"(все|какие) тесты"),
-    "exception": _has(r"\b(all|list|which|what) (the )?(custom )?exceptions\b", r"(все|какие) исключения"),
-}
-WORKFLOW = _has(r"\bhow (does|do|to|is)\b", r"\bworkflow", r"\bscenario", r"\bprocess\b", r"\bsteps?\b",
-                r"\bflow\b",
-                r"как (работает|происходит|проходит|сделать|выполн|оформ)", r"сценари", r"процесс", r"шаг")
-RELATIONS = _has(r"\brelated\b", r"\bparent\b", r"\bchild(ren)?\b", r"\blinks? to\b", r"связан", r"родител",
-                 r"дочерн", r"ссылает")
-ENTITY_MENTIONS = _has(r"\bmention", r"\bwhich documents? (describe|cover|talk)", r"упомина",
-                       r"где говорится")
-CATALOG = _has(r"\bwhat (documents|docs)\b", r"\blist of (documents|docs)\b", r"\bsummary\b", r"\boverview\b",
-               r"какие документы", r"список документов", r"кратко", r"обзор", r"о чём документ")
-FACT_PREDICATES = {
-    "owner": _has(r"\bowns?\b", r"\bowner\b", r"владел", r"ответственн"),
-    "status": _has(r"\bstatus\b", r"статус"),
-    "sla": _has(r"\bsla\b"),
-}
 
 
 @dataclass
