@@ -88,9 +88,10 @@ def command_name(text: str, vocabulary) -> str:
     return ""
 
 
-def env_var_name(text: str, vocabulary) -> str:
-    """The environment variable the question names, as the bases' D6 rows spell it (`WEB_CONCURRENCY`)."""
-    known = getattr(vocabulary, "env_vars", None)
+def env_var_name(text: str, vocabulary, kind: str = "env_vars") -> str:
+    """The environment variable (or, with `kind="settings"`, the setting) the question names, as the
+    bases' D6 rows spell it (`WEB_CONCURRENCY`)."""
+    known = getattr(vocabulary, kind, None)
     if not known:
         return ""
     return next((word for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text) if word in known), "")

@@ -47,6 +47,7 @@ from knowledge.search.intent_words import (
     INTEGRATIONS,
     RELATIONS,
     ROLES,
+    SETTINGS,
     USAGES,
     WORKFLOW,
 )
@@ -151,6 +152,22 @@ def _env_vars(q: Asked):
     return [Step(["D6"], q.text, filters, top_k=10, relax=[key for key in filters if key != "target_type"],
                  precise=["target_type"],
                  why="environment variables are D6 rows: one per variable and file that reads or names it"),
+            Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
+
+
+def _settings(q: Asked):
+    """The settings code reads (`settings.X`, `getattr(settings, "X")`) and the documentation names."""
+    name = env_var_name(q.text, q.vocabulary, "settings")
+    if name and ENV_VAR_READ(q.words) and not DEFINITION(q.words):
+        return [Step(["D6"], q.text, {"target_type": "setting", "target": name}, top_k=10, relax=["target"],
+                     why=f"the files that read or name the setting {name}, each with its lines"),
+                Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
+    if not (SETTINGS(q.words) and ENV_VAR_READ(q.words)):
+        return None
+    source = q.subject if q.subject not in getattr(q.vocabulary, "readmes", ()) else ""
+    filters = {"target_type": "setting", **({"source_id": source or q.code} if source or q.code else {})}
+    return [Step(["D6"], q.text, filters, top_k=15, relax=[key for key in filters if key != "target_type"],
+                 precise=["target_type"], why="settings are D6 rows: one per setting and file that reads or names it"),
             Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
 
 
@@ -333,6 +350,7 @@ def _fallback(q: Asked):
 CODE_INTENTS = {"calls", "usages", "inheritance", "imports", "cli", "symbol"}
 RULES = (
     ("env_vars", _env_vars),
+    ("settings", _settings),
     ("integrations", _integrations),
     ("entrypoint", _http_route),
     ("calls", _callers),

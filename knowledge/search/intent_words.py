@@ -33,6 +33,7 @@ ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпои�
 CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
 # The commands a package installs or provides, as a list.
 COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
+SETTINGS = _has(r"\bsettings?\b", r"настройк")
 # A question about one environment variable by its name: who reads it, where it is used.
 ENV_VAR_READ = _has(r"\bread", r"\bused\b", r"\buses?\b", r"\bset\b", r"чита", r"использ", r"задаёт|задает")
 DEFINITION = _has(r"\bwhere is .* defined\b", r"\bdefinition of\b", r"\bsignature\b",

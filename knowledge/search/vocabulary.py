@@ -25,15 +25,17 @@ class Vocabulary(dict):
     names as written (C1 names and qualified names, C3 commands), for names a question may only
     use as they are spelled (`Config`, `LOGGING_CONFIG`, `dotenv.main`). `commands` are the C3
     command lines (lower-cased: "qcluster" names a command only as a command, never as a symbol),
-    `env_vars` the environment variables the D6 rows name, and `readmes` the ids of the
-    repositories' README documents (a question naming the project names the whole repository)."""
+    `env_vars` the environment variables the D6 rows name, `settings` the settings they name, and
+    `readmes` the ids of the repositories' README documents (a question naming the project names the
+    whole repository)."""
 
-    def __init__(self, *args, code=(), symbols=(), commands=(), env_vars=(), readmes=(), **kwargs):
+    def __init__(self, *args, code=(), symbols=(), commands=(), env_vars=(), settings=(), readmes=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.code: set[str] = set(code)
         self.symbols: set[str] = set(symbols)
         self.commands: set[str] = set(commands)
         self.env_vars: set[str] = set(env_vars)
+        self.settings: set[str] = set(settings)
         self.readmes: set[str] = set(readmes)
         self._by_suffix: dict[str, list[str]] | None = None
 
@@ -67,21 +69,23 @@ def load_vocabulary(kb_ids) -> Vocabulary:
     for kb_id in kb_ids:
         for alias, identifier in _cache[kb_id][1].items():
             merged.setdefault(alias, identifier)
-        for name in ("code", "symbols", "commands", "env_vars", "readmes"):
+        for name in ("code", "symbols", "commands", "env_vars", "settings", "readmes"):
             getattr(merged, name).update(getattr(_cache[kb_id][1], name))
     return merged
 
 
 def _read(kb_ids: list[int]) -> dict[int, Vocabulary]:
     vocabularies = {kb_id: Vocabulary() for kb_id in kb_ids}
-    code = (Chunk.objects.filter(Q(layer__in=["C1", "C3"]) | Q(layer="D6", metadata__target_type="env_var"),
+    code = (Chunk.objects.filter(Q(layer__in=["C1", "C3"])
+                                 | Q(layer="D6", metadata__target_type__in=["env_var", "setting"]),
                                  knowledge_base_id__in=kb_ids)
             .values_list("knowledge_base_id", "layer", "metadata__name", "metadata__qname",
-                         "metadata__route_or_command", "metadata__entry_type", "metadata__target"))
-    for kb_id, layer, name, qname, command, entry_type, target in code:
+                         "metadata__route_or_command", "metadata__entry_type", "metadata__target",
+                         "metadata__target_type"))
+    for kb_id, layer, name, qname, command, entry_type, target, target_type in code:
         vocabulary = vocabularies[kb_id]
         if layer == "D6":
-            vocabulary.env_vars.add(target)
+            (vocabulary.settings if target_type == "setting" else vocabulary.env_vars).add(target)
             continue
         values = [value for value in (name, qname, command) if value]
         vocabulary.code.update(value.lower() for value in values)

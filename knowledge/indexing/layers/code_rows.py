@@ -163,32 +163,39 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
 
 
 def env_rows(file: CodeFile) -> list[LayerRow]:
-    """D6: one row per environment variable the file reads (`os.getenv("X")`, `process.env.X`), as the
-    documentation's D6 has one per variable a page mentions, with every line that reads it."""
-    found: dict[str, list[dict]] = {}
-    for read in file.extra.get("env", []):
-        found.setdefault(read["name"], []).append(read)
-    lines = file.text.split("\n")
-    source = file.module or file.path
+    """D6: one row per environment variable (`os.getenv("X")`, `process.env.X`) or Django setting
+    (`settings.X`) the file reads, as the documentation's D6 has one per variable a page mentions, with
+    every line that reads it."""
     rows = []
-    for name, reads in found.items():
-        first = reads[0]
-        symbols = list(dict.fromkeys(read["symbol"] for read in reads))
-        meta = {
-            "integration_id": stable_id(file.path, name, "reads"), "source_id": source, "source_type": "module",
-            "target": name, "target_type": "env_var", "direction": "inbound", "interaction": "reads",
-            "via": first["via"], "purpose": "",
-            "details": {"lines": [read["line"] for read in reads], "symbols": symbols,
-                        "via": list(dict.fromkeys(read["via"] for read in reads))},
-            "domain": "", "subdomain": "", "anchor": symbols[0], "line": first["line"], "is_test": file.is_test,
-            "source_path": file.path, "artifact_type": "CODE",
-        }
-        where = ", ".join(f"{file.path}:{read['line']}" for read in reads[:5])
-        content = (f"{source} reads the environment variable {name} ({first['via']}) in {', '.join(symbols[:5])}"
-                   f" at {where}\n{lines[first['line'] - 1].strip()[:200]}")
-        rows.append(LayerRow("D6", f"{source} → {name}", content, meta, section_path=symbols[0],
-                             span_start=first["line"], span_end=reads[-1]["line"], language=file.language))
+    for kind, target_type, reads_of in (("environment variable", "env_var", file.extra.get("env", [])),
+                                        ("setting", "setting", file.extra.get("settings", []))):
+        found: dict[str, list[dict]] = {}
+        for read in reads_of:
+            found.setdefault(read["name"], []).append(read)
+        rows.extend(_read_row(file, kind, target_type, name, reads) for name, reads in found.items())
     return rows
+
+
+def _read_row(file: CodeFile, kind: str, target_type: str, name: str, reads: list[dict]) -> LayerRow:
+    source = file.module or file.path
+    first = reads[0]
+    symbols = list(dict.fromkeys(read["symbol"] for read in reads))
+    meta = {
+        # A setting and a variable of one name read by one file are two rows.
+        "integration_id": stable_id(file.path, name, "reads", *([target_type] if target_type != "env_var" else [])),
+        "source_id": source, "source_type": "module",
+        "target": name, "target_type": target_type, "direction": "inbound", "interaction": "reads",
+        "via": first["via"], "purpose": "",
+        "details": {"lines": [read["line"] for read in reads], "symbols": symbols,
+                    "via": list(dict.fromkeys(read["via"] for read in reads))},
+        "domain": "", "subdomain": "", "anchor": symbols[0], "line": first["line"], "is_test": file.is_test,
+        "source_path": file.path, "artifact_type": "CODE",
+    }
+    where = ", ".join(f"{file.path}:{read['line']}" for read in reads[:5])
+    line = file.text.split("\n")[first["line"] - 1].strip()[:200]
+    content = (f"{source} reads the {kind} {name} ({first['via']}) in {', '.join(symbols[:5])} at {where}\n{line}")
+    return LayerRow("D6", f"{source} → {name}", content, meta, section_path=symbols[0],
+                    span_start=first["line"], span_end=reads[-1]["line"], language=file.language)
 
 
 def render_entrypoint(meta: dict) -> str:

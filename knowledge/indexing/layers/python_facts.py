@@ -10,6 +10,8 @@
   a helper of the module that reads the variable its first argument names (`def env_bool(name): …
   os.environ.get(name)` makes `env_bool("DEBUG")` a read), and the fields of a pydantic-settings
   `BaseSettings` class (`env_prefix` first) — `file.extra["env"]`, made D6 rows by `code_rows.env_rows`.
+* Django settings read: `settings.X`, `getattr(settings, "X", default)`, `hasattr(settings, "X")` on
+  `django.conf.settings` — `file.extra["settings"]`, D6 rows of `target_type = setting`.
 * Functions handed to a task queue: the callable (or its dotted path as a string) given to
   `async_task`, `schedule`, `enqueue`, `send_task`, … and functions called with `.delay()` or
   `.apply_async()` — `file.extra["queued"]`, which make them C4 tasks; a module defining such a
@@ -34,6 +36,7 @@ SETTINGS_BASES = ("pydantic_settings.BaseSettings", "pydantic.BaseSettings", "py
 QUEUE_CALLS = {"async_task", "async_iter", "schedule", "enqueue", "enqueue_call", "enqueue_in", "enqueue_at",
                "send_task", "add_job"}
 QUEUE_METHODS = {"delay", "apply_async", "kiq"}
+SETTINGS_OBJECTS = ("django.conf.settings",)
 PARSER_CALLS = {"ArgumentParser", "add_subparsers", "add_parser", "add_argument", "set_defaults"}
 
 
@@ -45,6 +48,7 @@ def scan(file: CodeFile, tree: ast.Module, expand: Callable[[ast.AST], str], ali
     file.extra["parsers"] = _Parsers(file, expand, source).read(nodes)
     file.extra["env"] = sorted(env_reads(file, nodes, expand) + settings_fields(file, tree, expand),
                                key=lambda item: item["line"])
+    file.extra["settings"] = settings_reads(file, nodes, expand)
     file.extra["queued"] = queued(file, nodes, expand)
     file.extra["queue_api"] = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                                   and node.name in QUEUE_CALLS for node in tree.body)
@@ -221,6 +225,24 @@ def env_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) \
                 and any(expand(c) == "os.environ" for c in node.comparators):
             add(node.left, node, "in os.environ")
+    return sorted(found, key=lambda item: item["line"])
+
+
+def settings_reads(file: CodeFile, nodes: list[ast.AST], expand) -> list[dict]:
+    """Django settings the module reads: `settings.X` (also `settings.X.get(…)`), `getattr(settings, "X", …)`
+    and `hasattr(settings, "X")`, with the line, the way and the function."""
+    found = []
+    for node in nodes:
+        name, via = "", ""
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and node.attr.isupper() \
+                and expand(node.value) in SETTINGS_OBJECTS:
+            name, via = node.attr, "settings.X"
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("getattr", "hasattr") \
+                and len(node.args) >= 2 and expand(node.args[0]) in SETTINGS_OBJECTS \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            name, via = node.args[1].value, f"{node.func.id}(settings)"
+        if name:
+            found.append({"name": name, "line": node.lineno, "via": via, "symbol": enclosing(file, node.lineno)})
     return sorted(found, key=lambda item: item["line"])
 
 

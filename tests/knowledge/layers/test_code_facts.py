@@ -243,3 +243,20 @@ def test_tasks_are_functions_handed_to_a_queue_not_the_queue_itself():
         ("queue.tests.tasks.word_multiply", ["task: queued by async_task at queue/tests/test_queue.py:5"])]
     assert tasks("shop/tasks.py") == [("shop.tasks.send_receipt", ["task: function in a tasks module"])]
     assert tasks("shop/jobs.py") == [("shop.jobs.rebuild", ["task: queued by enqueue at shop/views.py:6"])]
+
+
+def test_django_settings_read_are_d6_setting_rows():
+    rows = rows_of({"queue/conf.py": "from django.conf import settings\n\n\nclass Conf:\n"
+                                     "    conf = settings.Q_CLUSTER.copy()\n\n\ndef tz():\n    if settings.USE_TZ:\n"
+                                     "        return getattr(settings, 'TIME_ZONE', 'UTC')\n"
+                                     "    settings.DEBUG = True\n    return settings.Q_CLUSTER.get('name')\n"})
+    assert meta(rows["queue/conf.py"], "D6", "target", "target_type", "interaction", "via", "details") == [
+        ("Q_CLUSTER", "setting", "reads", "settings.X",
+         {"lines": [5, 12], "symbols": ["queue.conf", "queue.conf.tz"], "via": ["settings.X"]}),
+        ("USE_TZ", "setting", "reads", "settings.X",
+         {"lines": [9], "symbols": ["queue.conf.tz"], "via": ["settings.X"]}),
+        ("TIME_ZONE", "setting", "reads", "getattr(settings)",
+         {"lines": [10], "symbols": ["queue.conf.tz"], "via": ["getattr(settings)"]}),
+    ]
+    [row] = [row for row in rows["queue/conf.py"] if row.layer == "D6" and row.metadata["target"] == "USE_TZ"]
+    assert "reads the setting USE_TZ" in row.content

@@ -320,3 +320,27 @@ def test_commands_and_environment_variables_are_in_the_vocabulary(tmp_path):
     assert [hit.metadata.get("qname") for hit in hits[:2] if hit.layer == "C0"] == ["workers.run.start"]
     plan, hits = plan_and_search("Where is WORKER_COUNT read?", [kb.pk])
     assert (hits[0].layer, hits[0].metadata["target"], hits[0].metadata["span_start"]) == ("D6", "WORKER_COUNT", 6)
+
+
+@pytest.mark.django_db
+def test_a_question_about_the_settings_code_reads_gets_them(tmp_path):
+    repo = tmp_path / "queuekit"
+    (repo / "queuekit").mkdir(parents=True)
+    (repo / "queuekit" / "__init__.py").write_text("")
+    (repo / "queuekit" / "conf.py").write_text(
+        "import os\n\nfrom django.conf import settings\n\n\nclass Conf:\n    conf = settings.Q_CLUSTER.copy()\n"
+        "    tz = getattr(settings, 'TIME_ZONE', 'UTC')\n    home = os.environ.get('QUEUEKIT_HOME')\n")
+    (repo / "README.md").write_text("# queuekit\n\nAdd it to `INSTALLED_APPS` in your `settings.py`.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    assert load_vocabulary([kb.pk]).settings == {"Q_CLUSTER", "TIME_ZONE", "INSTALLED_APPS"}
+    for question in ["Which settings does queuekit read?", "Какие настройки читает queuekit?"]:
+        plan, hits = plan_and_search(question, [kb.pk])
+        assert (plan.intent, plan.steps[0].filters) == ("settings", {"target_type": "setting"}), question
+        assert {hit.metadata.get("target") for hit in hits[:3]} == {"Q_CLUSTER", "TIME_ZONE", "INSTALLED_APPS"}
+    plan, hits = plan_and_search("Where is Q_CLUSTER read?", [kb.pk])
+    assert plan.trace[0]["filters"] == {"target_type": "setting", "target": "Q_CLUSTER"}
+    assert (hits[0].metadata["source_path"], hits[0].metadata["span_start"]) == ("queuekit/conf.py", 7)
+    # The environment's variables are asked for apart.
+    plan, hits = plan_and_search("Which environment variables does queuekit read?", [kb.pk])
+    assert hits[0].metadata.get("target") == "QUEUEKIT_HOME"
