@@ -45,6 +45,7 @@ from knowledge.search.intent_words import (
     IMPORTS_OUT,
     INHERITS,
     INTEGRATIONS,
+    OVERVIEW,
     RELATIONS,
     ROLES,
     SETTINGS,
@@ -71,6 +72,7 @@ class Step:
     # By default the first key of `relax` among the filters (and what it is renamed to).
     precise: list[str] = field(default_factory=list)
     expand: str = ""  # "source": C0 chunks of the symbols the hits name
+    order: str = ""  # "imported": the base's modules, the most imported first (instead of the most similar)
     why: str = ""
 
 
@@ -169,6 +171,16 @@ def _settings(q: Asked):
     return [Step(["D6"], q.text, filters, top_k=15, relax=[key for key in filters if key != "target_type"],
                  precise=["target_type"], why="settings are D6 rows: one per setting and file that reads or names it"),
             Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
+
+
+def _overview(q: Asked):
+    """What the repository is made of: its modules with their docstrings, the most imported first."""
+    if OVERVIEW(q.text) and not (IMPORTS(q.words) or CALLERS(q.words) or USAGES(q.words) or INHERITS(q.words)):
+        return [Step(["C1"], q.text, {"kind": "module", "is_test": False}, top_k=12, order="imported",
+                     relax=["is_test"], precise=["kind"],
+                     why="the repository's modules with their docstrings, the most imported first"),
+                Step(["D1"], q.text, top_k=4, why="the documents' cards (the README's summary)")]
+    return None
 
 
 def _integrations(q: Asked):
@@ -351,6 +363,7 @@ CODE_INTENTS = {"calls", "usages", "inheritance", "imports", "cli", "symbol"}
 RULES = (
     ("env_vars", _env_vars),
     ("settings", _settings),
+    ("overview", _overview),
     ("integrations", _integrations),
     ("entrypoint", _http_route),
     ("calls", _callers),

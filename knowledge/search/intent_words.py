@@ -33,6 +33,14 @@ ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпои�
 CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
 # The commands a package installs or provides, as a list.
 COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
+# What the repository is made of: its main modules or packages, its structure.
+OVERVIEW = _has(r"\bmain (modules|packages|components|parts)\b",
+                r"\b(what|which) (modules|packages) (are|make|does)\b",
+                r"\bmodules? (of|in) (the|this) (project|repository|repo|package|codebase)\b",
+                r"\b(project|repository|code|codebase) (structure|layout)\b",
+                r"\b(structure|layout|architecture) of (the|this) (project|repository|repo|package|code)",
+                r"(из каких|какие) (\w+ )?(модул|пакет|компонент)", r"основн\w* (модул|пакет|компонент)",
+                r"структур\w* (проекта|репозитория|кода|пакета)")
 SETTINGS = _has(r"\bsettings?\b", r"настройк")
 # A question about one environment variable by its name: who reads it, where it is used.
 ENV_VAR_READ = _has(r"\bread", r"\bused\b", r"\buses?\b", r"\bset\b", r"чита", r"использ", r"задаёт|задает")

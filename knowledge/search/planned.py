@@ -14,9 +14,17 @@ rows demoted) and the lists are merged:
    `intent.precise_keys`) had to be dropped: they matched nothing specific, even when a broad
    filter such as `edge_type = inherits` is left.
 
+A step ordered by `imported` (what the repository is made of) searches the base's modules that
+are imported the most, and keeps them in that order.
+
 The trace ends with the plain search and how it was merged.
 """
 
+from collections import Counter
+
+from django.db.models import Count
+
+from knowledge.models import Chunk
 from knowledge.search import retrieval
 from knowledge.search.intent import Plan, Planner, Step, plan_question, precise_keys
 from knowledge.search.vocabulary import load_vocabulary
@@ -78,9 +86,15 @@ def _unique(hits: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
 def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrieval.SearchHit], dict]:
     filters = dict(step.filters)
     relax = list(step.relax)
+    order = _most_imported(kb_ids, step.top_k) if step.order == "imported" else []
+    if order:
+        filters["qname"] = order
     while True:
         hits = retrieval.search(step.query, kb_ids, top_k=step.top_k, mode=step.mode, layers=step.layers,
                                 filters=filters or None, query_embeddings=vectors)
+        if order:
+            hits.sort(key=lambda hit: order.index(hit.metadata.get("qname")) if hit.metadata.get("qname") in order
+                      else len(order))
         if hits or not relax:
             return hits, filters
         entry = relax.pop(0)
@@ -93,6 +107,23 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
         value = filters.pop(old, None)
         if new and value is not None:
             filters[new] = value
+
+
+def _most_imported(kb_ids: list[int], limit: int) -> list[str]:
+    """The bases' modules (tests left out) that the most import edges lead to, most first. An edge counts
+    for the module it imports from and for each package above it (`app.db.engine` for `app.db` and
+    `app`): a package is as central as its modules together. On a tie, the package first."""
+    modules = set(Chunk.objects.filter(knowledge_base_id__in=kb_ids, layer="C1", metadata__kind="module",
+                                       metadata__is_test=False).values_list("metadata__qname", flat=True))
+    counts: Counter = Counter()
+    edges = (Chunk.objects.filter(knowledge_base_id__in=kb_ids, layer="C2", metadata__edge_type="imports")
+             .values("metadata__dst_ref").annotate(n=Count("id")).values_list("metadata__dst_ref", "n"))
+    for target, n in edges:
+        parts = (target or "").split(".")
+        for end in range(1, len(parts) + 1):
+            if ".".join(parts[:end]) in modules:
+                counts[".".join(parts[:end])] += n
+    return sorted(modules, key=lambda module: (-counts[module], module.count("."), module))[:limit]
 
 
 def _expand_sources(step: Step, hits: list[retrieval.SearchHit], kb_ids: list[int],

@@ -344,3 +344,27 @@ def test_a_question_about_the_settings_code_reads_gets_them(tmp_path):
     # The environment's variables are asked for apart.
     plan, hits = plan_and_search("Which environment variables does queuekit read?", [kb.pk])
     assert hits[0].metadata.get("target") == "QUEUEKIT_HOME"
+
+
+@pytest.mark.django_db
+def test_what_the_project_is_made_of_lists_its_modules_the_most_imported_first(tmp_path):
+    repo = tmp_path / "shopkit"
+    (repo / "shopkit").mkdir(parents=True)
+    (repo / "shopkit" / "__init__.py").write_text('"""A tiny shop."""\n')
+    (repo / "shopkit" / "db.py").write_text('"""Database access: the engine and sessions."""\n\nENGINE = 1\n')
+    (repo / "shopkit" / "orders.py").write_text('"""Orders and their lines."""\n\nfrom shopkit.db import ENGINE\n')
+    (repo / "shopkit" / "main.py").write_text('"""The command line."""\n\nfrom shopkit import db, orders\n'
+                                              'from shopkit.db import ENGINE\n\n\ndef main():\n    pass\n')
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_db.py").write_text("from shopkit.db import ENGINE\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    for question in ["What are the main modules?", "Из каких модулей состоит проект?"]:
+        plan, hits = plan_and_search(question, [kb.pk])
+        assert (plan.intent, plan.steps[0].filters["kind"]) == ("overview", "module"), question
+        modules = [hit.metadata["qname"] for hit in hits if hit.layer == "C1"]
+        assert modules[:3] == ["shopkit", "shopkit.db", "shopkit.orders"], question
+        assert "tests.test_db" not in modules
+        assert "Database access" in hits[1].content
+    # A question about importers is still one.
+    assert plan_question("Which modules import shopkit.db?", load_vocabulary([kb.pk])).intent == "imports"
