@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.test import SimpleTestCase, TestCase
 
+from knowledge.exceptions import ParseError
 from knowledge.indexing import ingestion, parsing, tables
 from knowledge.indexing.parsing.html import html_to_markdown
 from tests.conftest import DATA
@@ -153,6 +154,24 @@ class OneColumnTableTests(SimpleTestCase):
             "<tr><td><p>Version 2.1</p><p>March 2024</p></td></tr></table><p>Body.</p></body></html>"
         )[1]
         self.assertEqual(markdown, "ACME Corporation\n\n# Service Manual\n\nVersion 2.1\n\nMarch 2024\n\nBody.")
+
+
+class EmptyTableTests(SimpleTestCase):
+    def test_a_word_table_without_text_is_left_out(self):
+        text = parsing.parse_file(DOCX / "python-docx-blk-paras-and-tables.docx").text
+        self.assertTrue(text.startswith("Lorem ipsum"), text[:80])
+        self.assertNotIn("|", text)
+
+    def test_a_word_document_of_empty_tables_only_is_empty(self):
+        with self.assertRaisesMessage(ParseError, "is empty"):
+            parsing.parse_file(DOCX / "python-docx-tbl-having-tables.docx")
+
+    def test_an_empty_table_inside_a_cell_leaves_the_outer_table_alone(self):
+        [table] = page_tables(
+            "<table><tr><th>Plan</th><th>Notes</th></tr><tr><td>Basic</td><td>Monthly<table><tr><td> </td>"
+            "<td>&nbsp;</td></tr></table></td></tr></table>"
+        )
+        self.assertEqual(table.rows, [["Basic", "Monthly"]])
 
 
 class IngestedHeaderTests(TestCase):

@@ -57,9 +57,13 @@ HEADER_SEPARATOR = " — "
 def shape_tables(element) -> None:
     """Line each table's cells up with its columns: nested tables flattened, a multi-row header made one
     row, cells spanning rows repeated (see the module docstring). Inner tables first, so an outer one reads
-    its cells' final text."""
+    its cells' final text. A table without any text (Word's empty grid awaiting input) says nothing: it goes."""
     for table in element.find_all("table"):  # outermost first
-        if _lays_out(table):
+        if table.decomposed:
+            continue
+        if not table.get_text(strip=True):
+            table.decompose()
+        elif _lays_out(table):
             _unwrap(table)
     for table in reversed(element.find_all("table")):
         _shape(table)
