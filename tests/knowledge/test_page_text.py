@@ -185,3 +185,20 @@ def test_front_matter_heads_with_roman_page_numbers_are_left_out_as_the_bodys_ar
     }
     tidied = tidy_pages(pages)
     assert [tidied[number] for number in sorted(tidied)] == [f"All about {topic}." for topic in topics]
+
+
+def test_a_title_page_keeps_the_title_its_numbered_heads_repeat():
+    doc = parse("pdf/ru/debian-maint-guide.ru.pdf")
+    assert doc.text.startswith("Руководство начинающего разработчика Debian\nДжосип Родин"), doc.text[:80]
+    topics = ["apples", "pears", "plums", "grapes", "melons"]
+    pages = {number: f"Fruit Guide {number - 1} / 4\nAll about {topic}." for number, topic in enumerate(topics, 1)}
+    pages[1] = "Fruit Guide\nBy A. Grower"
+    tidied = tidy_pages(pages)
+    assert tidied[1] == "Fruit Guide\nBy A. Grower"
+    assert [tidied[number] for number in range(2, 6)] == [f"All about {topic}." for topic in topics[1:]]
+
+
+def test_a_running_head_without_a_page_number_goes_from_the_first_page_too():
+    pages = {number: f"ACME-STD 12-2024\nAll about {topic}." for number, topic in enumerate(["a", "b", "c", "d"], 1)}
+    pages[1] = "ACME-STD 12 - 2024\nStandard for fruit"
+    assert tidy_pages(pages)[1] == "Standard for fruit"

@@ -5,7 +5,9 @@ A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so 
 * leaves out running headers and footers: lines among the first or last `EDGE_LINES` of a page that
   recur at that edge on at least half of the pages, compared without spaces and with numbers made
   equal ("ГОСТ 2 .1 0 5 -9 5" beside "ГОСТ 2.105-95", "Page 3" beside "Page 4"); short lines without
-  letters (page numbers, printers' marks like "9- 1 -1 9 2 4 7") count as one line for this.
+  letters (page numbers, printers' marks like "9- 1 -1 9 2 4 7") count as one line for this. When most
+  of a recurring line's copies carry a page number ("Guide ii", "Guide 7 / 63"), a copy without one is
+  the title they repeat, on its title page, and stays.
   A running head that names the current chapter or section changes with it ("4 1.1. TOPOLOGISCHE
   RÄUME", "26 2.1. TOPOLOGISCHE MANNIGFALTIGKEITEN"): the outermost line at an edge that starts or
   ends with the page's printed number — the PDF page number plus the offset most pages agree on, on
@@ -91,13 +93,22 @@ def drop_running_lines(texts: dict[int, str]) -> dict[int, str]:
     if len(with_text) < MIN_RUNNING_PAGES:
         return texts
     seen: Counter[tuple[str, str]] = Counter()
+    numbered: Counter[tuple[str, str]] = Counter()  # of those, the lines that carry a page number
     for number in with_text:
         # A page number is the outermost line; a row of numbers further in is more likely a table's.
-        seen.update({_at(edge, key) for edge, lines in _edges(texts[number]).items()
-                     for position, (_, key) in enumerate(lines)
-                     if key is not None and (key != NUMBERS_ONLY or position == 0)})
+        found = {
+            (_at(edge, key), _carries_number(texts[number], index))
+            for edge, lines in _edges(texts[number]).items()
+            for position, (index, key) in enumerate(lines)
+            if key is not None and (key != NUMBERS_ONLY or position == 0)
+        }
+        seen.update(edge_key for edge_key, _ in found)
+        numbered.update(edge_key for edge_key, carries in found if carries)
     least = max(MIN_RUNNING_PAGES, RUNNING_SHARE * len(with_text))
     running = {edge_key for edge_key, count in seen.items() if count >= least}
+    # A head that numbers the pages it runs on ("Guide ii", "Guide 7 / 63") repeats a title: the line without
+    # a number that it matches is that title, on its title page, and stays.
+    titles = {edge_key for edge_key in running if numbered[edge_key] >= RUNNING_SHARE * seen[edge_key]}
     numbered = _numbered_heads(texts, with_text, least)
     sectioned = _section_heads(texts, with_text, least, running)
     if not running and not numbered and not sectioned:
@@ -108,7 +119,7 @@ def drop_running_lines(texts: dict[int, str]) -> dict[int, str]:
         for edge, lines in _edges(text).items():
             # Peeled from the edge inwards: a recurring line behind a line of the page's own stays.
             for index, key in lines:
-                if _at(edge, key) not in running:
+                if _at(edge, key) not in running or (_at(edge, key) in titles and not _carries_number(text, index)):
                     break
                 drop.add(index)
         kept[number] = "\n".join(line for index, line in enumerate(text.split("\n")) if index not in drop)
@@ -195,6 +206,12 @@ def _edges(text: str) -> dict[str, list[tuple[int, str | None]]]:
 def _at(edge: str, key: str | None) -> tuple[str, str | None]:
     """A line's key as counted: numbers at the top and at the bottom apart, as a header may turn footer."""
     return (edge if key == NUMBERS_ONLY else "", key)
+
+
+def _carries_number(text: str, index: int) -> bool:
+    """Whether line `index` of `text` opens or closes with a number its key leaves out (a page number)."""
+    line = text.split("\n")[index]
+    return _line_key(line) != _DIGITS.sub("0", _SPACES.sub("", line).lower())
 
 
 def _line_key(line: str) -> str | None:
