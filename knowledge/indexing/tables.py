@@ -203,12 +203,13 @@ def read_tables(text: str) -> list[Table]:
 
 
 def split_cells(line: str) -> list[str]:
-    """The cells of one pipe-table line, unescaped, with <br> back to line breaks."""
+    """The cells of one pipe-table line, unescaped, with <br> back to line breaks; a line's indent of two spaces
+    or more (a nested list's item, a line of code) stays."""
     inner = line.strip()
     inner = inner[1:] if inner.startswith("|") else inner
     inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
     cells = [cell.strip().replace("\\|", "|").replace("\\\\", "\\") for cell in _CELL_SPLIT.split(inner)]
-    return [re.sub(r"\s*<br\s*/?>\s*", "\n", cell, flags=re.I) for cell in cells]
+    return [re.sub(r"\s*<br\s*/?>(?: (?=\S))?", "\n", cell, flags=re.I) for cell in cells]
 
 
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")

@@ -141,6 +141,20 @@ class CellParagraphTests(SimpleTestCase):
             ["Plan: Basic\nTerms: Paid monthly. No refunds.\nCancel any time\n- one seat\n- email support"],
         )
 
+    def test_a_code_block_in_a_cell_reads_as_its_lines_without_fences(self):
+        [table] = page_tables(
+            "<table><tr><th>Step</th><th>Command</th></tr><tr><td>Build</td><td><p>Run:</p>"
+            "<pre><code class='language-python'>if ready:\n    build()</code></pre></td></tr></table>"
+        )
+        self.assertEqual(table.rows, [["Build", "Run:\nif ready:\n    build()"]])
+
+    def test_a_nested_list_in_a_cell_keeps_its_indent(self):
+        [table] = page_tables(
+            "<table><tr><th>Plan</th><th>Includes</th></tr><tr><td>Pro</td><td><ul><li>Support<ul><li>email</li>"
+            "<li>phone</li></ul></li><li>Backups</li></ul></td></tr></table>"
+        )
+        self.assertEqual(row_texts(table), ["Plan: Pro\nIncludes: - Support\n  - email\n  - phone\n- Backups"])
+
 
 class OneColumnTableTests(SimpleTestCase):
     def test_a_word_title_page_set_in_a_one_column_table_reads_as_paragraphs(self):

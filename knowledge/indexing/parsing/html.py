@@ -85,7 +85,8 @@ def code_language(pre) -> str:
 class _Converter(MarkdownConverter):
     """markdownify, but the paragraphs, headings, list items and line breaks in a table cell stay lines of
     the cell, joined by `<br>` as `tables.escape_cell` writes a spreadsheet cell's lines, where markdownify
-    runs them together with spaces ("First.  Second", "- one - two")."""
+    runs them together with spaces ("First.  Second", "- one - two"); a nested list's items keep their indent, and
+    a code block is its lines, without fences."""
 
     def process_text(self, el, parent_tags=None):
         text = super().process_text(el, parent_tags)
@@ -103,6 +104,10 @@ class _Converter(MarkdownConverter):
     def convert_hN(self, n, el, text, parent_tags):
         return f"\n{text.strip()}\n" if _in_cell(parent_tags) else super().convert_hN(n, el, text, parent_tags)
 
+    def convert_pre(self, el, text, parent_tags):
+        # A code block in a cell is its lines: fences would be cell lines of their own ("```<br>make<br>```").
+        return f"\n{text.strip(chr(10))}\n" if _in_cell(parent_tags) else super().convert_pre(el, text, parent_tags)
+
     def convert_br(self, el, text, parent_tags):
         return "\n" if _in_cell(parent_tags) else super().convert_br(el, text, parent_tags)
 
@@ -119,7 +124,14 @@ def _in_cell(parent_tags) -> bool:
 
 
 def _cell_lines(text: str) -> str:
-    return "<br>".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
+    """The cell's lines joined by `<br>`, spaces within each collapsed; an indent of two spaces or more (a nested
+    list's item, a line of code) stays, where the page's own spacing leaves one space at most."""
+    lines = []
+    for line in text.split("\n"):
+        if line.strip():
+            indent = len(line) - len(line.lstrip(" "))
+            lines.append(" " * indent * (indent >= 2) + " ".join(line.split()))
+    return "<br>".join(lines)
 
 
 def soup_to_markdown(element, *, header_by_default: bool = False) -> str:
