@@ -5,6 +5,7 @@ from pathlib import Path
 
 from knowledge.indexing import parsing
 from knowledge.indexing.chunking import split_text
+from knowledge.indexing.parsing import quality
 from knowledge.indexing.parsing.ocr import page_texts
 from knowledge.indexing.parsing.pagetext import tidy_pages
 
@@ -202,3 +203,16 @@ def test_a_running_head_without_a_page_number_goes_from_the_first_page_too():
     pages = {number: f"ACME-STD 12-2024\nAll about {topic}." for number, topic in enumerate(["a", "b", "c", "d"], 1)}
     pages[1] = "ACME-STD 12 - 2024\nStandard for fruit"
     assert tidy_pages(pages)[1] == "Standard for fruit"
+
+
+def test_a_page_whose_words_run_together_is_read_again_with_its_spaces():
+    # pypdf reads the guide's pages without their spaces ("Социальнаядинамика Debian"); pdfium finds them.
+    doc = parse("pdf/ru/debian-maint-guide.ru.pdf")
+    assert "1.1 Социальная динамика Debian . . ." in doc.text
+    assert "Copyright © 1998-2002 Josip Rodin" in doc.text
+    assert parsing.page_at(doc.pages, doc.text.index("Copyright © 1998-2002 Josip Rodin")) == 2
+    # A word pdfium marks as hyphenated at a line end is rejoined as pypdf's are ("разработчи-" + "ка").
+    assert "разработчи-" not in doc.text and "Руководство начинающего разработчика Debian\nACTION" in doc.text
+    assert quality.assess(doc)["flags"] == []
+    faq = parsing.parse_file(DOCS.parent / "site" / "debian-faq-ru" / "debian-faq.ru.pdf")
+    assert quality.long_word_share(faq.text) < quality.MAX_LONG_WORD_SHARE

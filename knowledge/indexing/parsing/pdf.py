@@ -1,4 +1,11 @@
-"""PDF text extraction with pypdf, keeping the page each stretch of text came from."""
+"""PDF text extraction with pypdf, keeping the page each stretch of text came from.
+
+pypdf finds the spaces between words in the text's operators; a PDF that places each word by position
+without a space character (DocBook's dblatex output, a Sphinx book set with XeLaTeX) reads as
+"РуководствоначинающегоразработчикаDebian". Such a page, one whose words run together as the quality
+report's `run_together_words` judges them, is read again with pdfium, which infers the spaces from the
+gaps between glyphs, and pdfium's text is kept when fewer of its words run together.
+"""
 
 import logging
 from pathlib import Path
@@ -13,6 +20,7 @@ from knowledge.exceptions import ParseError
 
 from .ocr import needs_ocr
 from .pagetext import join_pages, tidy_pages
+from .quality import LONG_WORD_LETTERS, MAX_LONG_WORD_SHARE, long_word_share
 from .text import short_reason, text_too_long
 
 logger = logging.getLogger(__name__)
@@ -38,6 +46,8 @@ def parse_pdf(path: Path, *, max_chars: int) -> ParsedDocument:
             logger.info("pdf %s: page %d unreadable: %r", path.name, number, exc)
             unreadable.append(number)
             continue
+        if len(text) >= LONG_WORD_LETTERS and long_word_share(text) > MAX_LONG_WORD_SHARE:
+            text = _spaced_text(path, number, text)
         text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").strip()
         if needs_ocr(text):
             thin.append(number)
@@ -80,6 +90,25 @@ def _pages(reader: PdfReader, path: Path) -> list:
         return list(reader.pages)
     except Exception as exc:  # noqa: BLE001 - a broken page tree surfaces here, not in PdfReader()
         raise _damaged(path, exc) from exc
+
+
+def _spaced_text(path: Path, number: int, text: str) -> str:
+    """Page `number`'s text as pdfium reads it, when fewer of its words run together than in `text`."""
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError:
+        return text
+    try:
+        spaced = document[number - 1].get_textpage().get_text_range()
+    except pdfium.PdfiumError:
+        return text
+    finally:
+        document.close()
+    # pdfium writes a hyphen ending a line as U+FFFE and joins the lines; as printed, tidy_pages decides the word.
+    spaced = spaced.replace("\ufffe", "-\n")
+    return spaced if long_word_share(spaced) < long_word_share(text) else text
 
 
 def _damaged(path: Path, exc: Exception) -> ParseError:

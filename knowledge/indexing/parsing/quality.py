@@ -166,11 +166,11 @@ def _signs(text: str) -> dict:
         "replacement_chars": text.count("\ufffd"),
         "mojibake": len(MOJIBAKE.findall(sample)),
         "words": len(WORD.findall(sample)),
-        "long_word_share": _long_word_share(sample),
+        "long_word_share": long_word_share(sample),
     }
 
 
-def _long_word_share(text: str) -> float:
+def long_word_share(text: str) -> float:
     """The share of words (whitespace-separated, code and addresses left out) of `LONG_WORD_LETTERS`
     letters or more."""
     words = [token for token in text.split() if not NOT_A_WORD.search(token)]
