@@ -216,3 +216,10 @@ def test_a_page_whose_words_run_together_is_read_again_with_its_spaces():
     assert quality.assess(doc)["flags"] == []
     faq = parsing.parse_file(DOCS.parent / "site" / "debian-faq-ru" / "debian-faq.ru.pdf")
     assert quality.long_word_share(faq.text) < quality.MAX_LONG_WORD_SHARE
+
+
+def test_ligatures_are_spelled_out():
+    doc = parse("pdf/text/geotopo-de-117pages.pdf")
+    assert not [char for char in doc.text if "\ufb00" <= char <= "\ufb06"]
+    assert "Definition" in doc.text and "Begriff" in doc.text and "Oberfläche" in doc.text
+    assert tidy_pages({1: "the ﬁrst oﬃce"})[1] == "the first office"

@@ -20,6 +20,8 @@ A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so 
 * rejoins words hyphenated across lines and pages: always after a soft hyphen; after a hyphen when
   the joined word occurs elsewhere in the document, or when neither piece does (so "необхо-" +
   "димости" joins, while "научно-" + "исследовательским" or "какой-" + "то" keep their hyphen);
+* spells out the Latin ligatures fonts set as one glyph ("ﬁ", "ﬀ", "ﬃ" in "Deﬁnition", "Begriﬀ"), so the
+  words are found as typed;
 * neutralises Markdown: a line starting with `#` or a code fence gets a backslash, so a shell
   comment is not taken for a heading. The PDF reader emits no structure of its own, so every such
   line is the document's text.
@@ -29,6 +31,7 @@ A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so 
 
 import os
 import re
+import unicodedata
 from collections import Counter
 
 EDGE_LINES = 2
@@ -52,12 +55,14 @@ _LETTERS = r"[^\W\d_]"
 _HYPHENATED = re.compile(rf"(?<![\w-])({_LETTERS}+)-[^\S\n]*\n[^\S\n]*(?=[a-zа-яё])({_LETTERS}+)")
 _WORD = re.compile(rf"{_LETTERS}+(?:-{_LETTERS}+)*")
 _MARKDOWN_START = re.compile(r"^( {0,3})(#|`{3}|~{3})", re.M)
+# U+FB00–U+FB06: ff, fi, fl, ffi, ffl, long s t, st.
+LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
 
 
 def tidy_pages(texts: dict[int, str]) -> dict[int, str]:
     """Page texts without running headers and footers, with hyphenated words rejoined and
     Markdown syntax escaped (see the module docstring)."""
-    texts = {number: _SOFT_HYPHEN.sub("", text) for number, text in texts.items()}
+    texts = {number: _SOFT_HYPHEN.sub("", text.translate(LIGATURES)) for number, text in texts.items()}
     texts = drop_running_lines(texts)
     words = _vocabulary(texts)
     texts = {number: _HYPHENATED.sub(lambda m: _rejoin(m, words), text) for number, text in texts.items()}
