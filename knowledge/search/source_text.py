@@ -58,6 +58,9 @@ LAST_LINE_SHARE = 0.6
 _QUOTED = 200  # characters within which the « » a full stop stands in must close for it to end no sentence
 _ENDS = re.compile(r"[.!?…:;,\-–—(]$")
 _STARTS = re.compile(r"[\"«“(]?[A-ZА-ЯЁ0-9]")
+# A line opening with a clause's number, as a standard's or a contract's do: "2 ВНЕСЕН …", "3.1 Текст …", "б) …".
+_CLAUSE = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+[\"«“(]?[A-ZА-ЯЁ]|([а-яa-z])\)[ \t]")
+_SENTENCE_END = re.compile(r"[.!?…:;][\"'»”)]*$")
 _CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 
 
@@ -182,7 +185,9 @@ def sentences(text: str) -> list[str]:
 
     A line of a paragraph much shorter than its longest, followed by one that starts a sentence, ends
     it (`_LAST_LINE`): a PDF's text has no blank lines, and its headings ("7.3 Оформление текста") and
-    paragraphs ending without a full stop would otherwise run on into the next sentence."""
+    paragraphs ending without a full stop would otherwise run on into the next sentence. So does a
+    line followed by a clause's number ("2 ВНЕСЕН …", "3.1 …", "б) …") when it ends a sentence or
+    the clause before it has the number before ("1 РАЗРАБОТАН …", each a full line of front matter)."""
     out = []
     blocks = re.split(r"\n\s*\n|\n(?=• |\d{1,3}[.)] )", text)
     for paragraph in (paragraph for lines in blocks for paragraph in _paragraphs(lines)):
@@ -198,19 +203,49 @@ def sentences(text: str) -> list[str]:
 
 def _paragraphs(block: str) -> list[str]:
     """A block of lines cut after each line that ends a paragraph: one of at most LAST_LINE_SHARE of
-    the block's longest line, without a sentence's end, followed by a line that starts a sentence."""
+    the block's longest line (of three lines or more), without a sentence's end, followed by a line
+    that starts a sentence; or a line followed by a clause of its own (`_opens_clause`)."""
     lines = block.split("\n")
-    if len(lines) < 3:
+    if len(lines) < 2:
         return [block]
     longest = max(len(line.strip()) for line in lines)
-    paragraphs, start = [], 0
+    clauses = [_clause_number(line) for line in lines]
+    paragraphs, start, last = [], 0, None  # last: the number of the clause the lines so far are in
     for at in range(len(lines) - 1):
-        line = lines[at].strip()
-        if (line and len(line) <= LAST_LINE_SHARE * longest and not _ENDS.search(line)
-                and _STARTS.match(lines[at + 1].strip())):
+        line, last = lines[at].strip(), clauses[at] or last
+        ends = (len(lines) > 2 and line and len(line) <= LAST_LINE_SHARE * longest and not _ENDS.search(line)
+                and _STARTS.match(lines[at + 1].strip()))
+        if ends or _opens_clause(line, clauses[at + 1], last):
             paragraphs.append("\n".join(lines[start:at + 1]))
             start = at + 1
     return [*paragraphs, "\n".join(lines[start:])]
+
+
+def _clause_number(line: str) -> tuple | None:
+    """The number a line opens with as a clause does: (2,), (3, 1), ("б",); None for other lines."""
+    match = _CLAUSE.match(line.strip())
+    if not match:
+        return None
+    return (match[2],) if match[2] else tuple(int(part) for part in match[1].split("."))
+
+
+def _opens_clause(line: str, number: tuple | None, last: tuple | None) -> bool:
+    """Whether the line after `line`, opening with clause `number`, starts a clause of its own: `line`
+    ends a sentence ("…включает:" and "а) …"), or `number` comes next after `last`, the clause before
+    ("2 ВНЕСЕН …" after "1 РАЗРАБОТАН … «Российская государственная библиотека»", lines of a standard's
+    front matter that end without a full stop). A wrapped line of a sentence that starts with a number is
+    neither ("…по ГОСТ Р\n7.0.5 Библиографическая ссылка…")."""
+    if number is None:
+        return False
+    if _SENTENCE_END.search(line):
+        return True
+    if last is None or isinstance(number[0], str) != isinstance(last[0], str):
+        return False
+    if isinstance(number[0], str):
+        return 0 < ord(number[0]) - ord(last[0]) <= 2  # the letters a list skips (ё, з, й, о …)
+    depth = len(number) - 1
+    return number == (*last, 1) or (depth < len(last) and number[:depth] == last[:depth]
+                                      and number[depth] == last[depth] + 1)
 
 
 def _ends_sentence(before: str, after: str) -> bool:

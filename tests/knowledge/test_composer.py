@@ -145,6 +145,25 @@ class CleanTextTests(TestCase):
                          ["Use a virtual environment to manage the dependencies for your project, both in development "
                           "and in production.", "It helps."])
 
+    def test_a_clause_of_a_standard_starts_a_sentence_of_its_own(self):
+        # Seen in a standard's front matter: clauses of full lines without a full stop ran together into one
+        # quoted sentence, "1 РАЗРАБОТАН … библиотека» 2 ВНЕСЕН … 3 УТВЕРЖДЕН …".
+        page = ("1 РАЗРАБОТАН Федеральным государственным бюджетным учреждением «Российская библиотека» в Москве\n"
+                "2 ВНЕСЕН Техническим комитетом по стандартизации ТК 191 «Научно-техническая информация» в Москве\n"
+                "3 УТВЕРЖДЕН И ВВЕДЕН В ДЕЙСТВИЕ Приказом Федерального агентства от 13 декабря 2011 г. №811-ст\n"
+                "3.1 Введение к диссертации в виде научного доклада включает в себя основные структурные элементы:\n"
+                "а) актуальность темы исследования и степень ее разработанности, цели и задачи, новизну;\n"
+                "б) теоретическую и практическую значимость работы, методологию и методы исследования")
+        self.assertEqual(source_text.sentences(page), page.split("\n"))
+        text = composer.compose("Кто разработал стандарт?", [hit(1, page)], entry_match=False).text
+        self.assertTrue(text.startswith("1 РАЗРАБОТАН Федеральным государственным бюджетным учреждением «Российская "
+                                        "библиотека» в Москве [1]"), text)
+        # A wrapped line of a sentence may start with a number: it starts no clause unless one comes next.
+        self.assertEqual(source_text.sentences("Выходные сведения указывают в соответствии с требованиями ГОСТ Р\n"
+                                               "7.0.4 Издания и ГОСТ 7.1 Библиографическая запись, по образцу."),
+                         ["Выходные сведения указывают в соответствии с требованиями ГОСТ Р 7.0.4 Издания и ГОСТ 7.1 "
+                          "Библиографическая запись, по образцу."])
+
     def test_numbered_steps_are_items_of_their_own_with_their_numbers(self):
         # Seen in a router manual: "• Replace the cable if the WAN LED stays off 2." glued the next step's number on.
         text = source_text.clean_text("If the internet is down:\n\n1. Check the WAN LED.\n   - Replace the cable if "
