@@ -87,7 +87,7 @@ def _extract(question: str, sources: list) -> Composition:
         for position, sentence in enumerate(source):
             # Commands are never chosen for their words (they come after their introduction), and a
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
-            if sentence.startswith(COMMAND) or same_words(sentence) in seen:
+            if sentence.startswith(COMMAND) or _names_alternative(source, position) or same_words(sentence) in seen:
                 continue
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
@@ -110,7 +110,7 @@ def _extract(question: str, sources: list) -> Composition:
     for item in ranked:
         if picked >= setting("EXTRACT_SENTENCES") or (chosen and score(item) < max(0.1, best / 2)):
             break
-        unit = _unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])))
+        unit = _unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked)
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (cost <= budget or not chosen):
@@ -122,7 +122,10 @@ def _extract(question: str, sources: list) -> Composition:
     for number, position, sentence, _ in _expected_kind(question, ranked[0], chosen, items, budget):
         chosen[(number, position)] = sentence
     text, said, cited, after_item = "", set(), set(), False
-    for (number, _), sentence in sorted(chosen.items()):
+    for (number, position), sentence in sorted(chosen.items()):
+        if _names_alternative(lines[number], position):  # on a line of its own above its command, as a tab is
+            text += ("" if text.endswith("\n") else "\n") + f"{sentence}\n"
+            continue
         if same_words(sentence) in said:
             continue  # the same sentence from another copy of the text
         said.add(same_words(sentence))
@@ -150,14 +153,15 @@ def _expected_kind(question: str, best: tuple, chosen: dict, items: list, budget
     return sorted(holding, key=lambda item: abs(item[1] - best[1]))[:1]
 
 
-def _unit(item: tuple, source: list[str], budget: int) -> dict | None:
+def _unit(item: tuple, source: list[str], budget: int, asked: set[str]) -> dict | None:
     """A chosen sentence with what it needs to be read: the lead-in of a list item, what a sentence
-    ending with ":" introduces. None when that cannot be had: an extract never ends on a colon."""
+    ending with ":" introduces (of alternatives, those `asked` names). None when that cannot be had:
+    an extract never ends on a colon."""
     number, position, sentence, _ = item
     unit = {(number, at): source[at] for at in _lead_in(source, position)}
     unit[(number, position)] = sentence
     if sentence.endswith(":"):
-        introduced = _introduced(source, position, budget - sum(len(line) for line in unit.values()))
+        introduced = _introduced(source, position, budget - sum(len(line) for line in unit.values()), asked)
         if not introduced:
             return None
         unit.update({(number, at): source[at] for at in introduced})
@@ -187,23 +191,49 @@ def _lead_in(source: list[str], position: int) -> list[int]:
     return []
 
 
-def _introduced(source: list[str], position: int, budget: int) -> list[int]:
+def _introduced(source: list[str], position: int, budget: int, asked: set[str]) -> list[int]:
     """The positions of what the sentence at `position`, ending with ":", introduces: its list or
-    command (the lines right after it), else the next sentence, which goes on from it (the code it
-    introduced is too long to quote); [] when neither fits in `budget`."""
-    taken, at = [], position + 1
-    while at < len(source) and at <= position + 6 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)):
-        if len(source[at]) > budget:
-            return taken
-        taken.append(at)
-        budget -= len(source[at])
+    commands (the lines right after it; of alternatives, the ones the question names), else the next
+    sentence, which goes on from it (the code it introduced is too long to quote); [] when neither
+    fits in `budget`."""
+    run, at = [], position + 1
+    while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
+                                                  or _names_alternative(source, at)):
+        run.append(at)
         at += 1
-    if taken or at >= len(source) or ITEM.match(source[at]) or source[at].startswith(COMMAND):
+    if run:
+        taken = []
+        for at in _alternatives_asked(source, run, asked)[:6]:
+            if len(source[at]) > budget:
+                break
+            taken.append(at)
+            budget -= len(source[at])
+        while taken and _names_alternative(source, taken[-1]):
+            taken.pop()  # never a tab's name without its command
         return taken
-    following = source[at]
-    if len(following) <= budget and _ENDS.search(following) and not following.endswith((":", "?")):
+    following = source[at] if at < len(source) else ""
+    if following and len(following) <= budget and _ENDS.search(following) and not following.endswith((":", "?")):
         return [at]
     return []
+
+
+def _names_alternative(source: list[str], position: int) -> bool:
+    """Whether the line at `position` names the alternative whose command follows it: a tab's name over
+    its panel ("Windows:", `knowledge.indexing.parsing.html.label_tab_panels`)."""
+    line = source[position]
+    return (line.endswith(":") and len(_WORD.findall(line)) <= 3 and position + 1 < len(source)
+            and source[position + 1].startswith(COMMAND))
+
+
+def _alternatives_asked(source: list[str], run: list[int], asked: set[str]) -> list[int]:
+    """Of a run of lines holding alternatives side by side ("macOS/Linux:" and its command, "Windows:" and
+    its), the lines of those the question names ("…on Windows?"); all of them when it names none."""
+    names = [at for at in run if _names_alternative(source, at)]
+    named = [at for at in names if word_stems(source[at]) & asked]
+    if len(names) < 2 or not named:
+        return run
+    owner = {at: max((name for name in names if name <= at), default=None) for at in run}
+    return [at for at in run if owner[at] is None or owner[at] in named]
 
 
 def _clip(sentence: str, limit: int = 400) -> str:

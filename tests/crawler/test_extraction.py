@@ -26,6 +26,21 @@ def test_a_sphinx_page_keeps_headings_lists_and_code_and_drops_the_chrome():
         assert chrome not in text, chrome
 
 
+def test_each_tab_panel_opens_with_its_tabs_name():
+    # Flask's installation page shows the commands for macOS/Linux and Windows side by side, as tabs; the
+    # buttons ran together ("macOS/LinuxWindows") above two code blocks nobody could tell apart.
+    text = html_to_markdown((SITES / "flask-docs/installation.html").read_bytes())[1]
+    assert "macOS/LinuxWindows" not in text
+    assert ("activate the corresponding environment:\n\nmacOS/Linux:\n\n```\n$ . venv/bin/activate\n```\n\n"
+            "Windows:\n\n```\n> venv\\Scripts\\activate\n```") in text
+    # A panel named by aria-labelledby only (Docusaurus); a tab without a panel leaves its row as it was.
+    text = html_to_markdown('<main><div role="tablist"><button role="tab" id="t1">npm</button><button role="tab" '
+                            'id="t2">Yarn</button></div><div role="tabpanel" aria-labelledby="t1"><pre>npm i x</pre>'
+                            '</div><div role="tabpanel" aria-labelledby="t2" hidden><pre>yarn add x</pre></div>'
+                            '<ul role="tablist"><li role="tab">Menu</li></ul></main>')[1]
+    assert text == "npm:\n\n```\nnpm i x\n```\n\nYarn:\n\n```\nyarn add x\n```\n\n- Menu", text
+
+
 def test_a_docbook_page_loses_its_navigation_tables():
     text = html_to_markdown((SITES / "debian-faq-ru/ru/basic-defs.ru.html").read_bytes())[1]
     assert text.startswith("# Глава 1. Определения и краткий обзор")

@@ -194,6 +194,20 @@ class CleanTextTests(TestCase):
         listed = "- Configure the mail:\n\n    Set the SMTP host in the settings.\n"
         self.assertEqual(source_text.prose_without_code(listed, commands=True), listed)
 
+    def test_of_commands_side_by_side_the_one_the_question_names_is_quoted(self):
+        # Flask's installation page, its tabs named above their panels (parsing.html.label_tab_panels): asked
+        # about Windows, the extract quoted "Your shell prompt will change…" without the command.
+        page = ("Before you work on your project, activate the corresponding environment:\n\nmacOS/Linux:\n\n```\n"
+                "$ . venv/bin/activate\n```\n\nWindows:\n\n```\n> venv\\Scripts\\activate\n```\n\n"
+                "Your shell prompt will change to show the name of the activated\nenvironment.\n")
+        answer = composer.compose("How do I activate the environment on Windows?", [hit(1, page)], entry_match=False)
+        self.assertEqual(answer.text, "Before you work on your project, activate the corresponding environment: [1]\n"
+                                      "Windows:\n    > venv\\Scripts\\activate\nYour shell prompt will change to "
+                                      "show the name of the activated environment. [1]")
+        answer = composer.compose("How do I activate the environment?", [hit(1, page)], entry_match=False)
+        self.assertIn("[1]\nmacOS/Linux:\n    $ . venv/bin/activate\nWindows:\n    > venv\\Scripts\\activate\n",
+                      answer.text)
+
     def test_an_extract_stays_within_its_length_with_a_list_and_a_date(self):
         source = ("The tower opened to visitors in several stages:\n\n" + "".join(f"- Stage {n} of the works.\n"
                   for n in range(1, 6)) + "\nIts last stage was finished on 31 March 1889.\n")

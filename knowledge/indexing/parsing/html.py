@@ -138,6 +138,7 @@ def soup_to_markdown(element, *, header_by_default: bool = False) -> str:
     """Markdown of `element`; `header_by_default`: a table's plain first row that may be a header is one."""
     # Each table's cells are lined up with its columns and its header row decided first (html_tables), so
     # the converter infers none.
+    label_tab_panels(element)
     shape_tables(element)
     mark_header_rows(element, header_by_default=header_by_default)
     repeat_spanned_columns(element)
@@ -150,6 +151,26 @@ def soup_to_markdown(element, *, header_by_default: bool = False) -> str:
         raise ParseError(_("the HTML nests elements %(depth)s levels deep, too deep to read; real pages nest a few "
                            "dozen levels") % {"depth": number_format(_depth(element), force_grouping=True)}) from None
     return _BLANK_LINES.sub("\n\n", markdown).strip()
+
+
+def label_tab_panels(element) -> None:
+    """Tabs (ARIA's tablist, as sphinx-tabs and Docusaurus write them) show one panel at a time under a row
+    of buttons naming them, often alternatives side by side ("macOS/Linux" and "Windows", each a code
+    block). As text the buttons ran together ("macOS/LinuxWindows") above panels nobody could tell apart:
+    each panel now opens with its tab's name as a paragraph of its own ("Windows:"), and the row goes."""
+    for tablist in element.find_all(attrs={"role": "tablist"}):
+        labelled = False
+        for tab in tablist.find_all(attrs={"role": "tab"}):
+            name = " ".join(tab.get_text(" ", strip=True).split())
+            panel = (element.find(id=tab["aria-controls"]) if tab.get("aria-controls") else None) or (
+                element.find(attrs={"role": "tabpanel", "aria-labelledby": tab["id"]}) if tab.get("id") else None)
+            if name and panel is not None:
+                label = parse_html("<p></p>").p
+                label.string = f"{name}:"
+                panel.insert(0, label)
+                labelled = True
+        if labelled:
+            tablist.decompose()
 
 
 def _depth(element) -> int:
