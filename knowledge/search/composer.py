@@ -25,7 +25,7 @@ from django.conf import settings
 
 from knowledge.search.rows import quoted_rows
 from knowledge.search.source_text import COMMAND, ITEM, clean_text, quotable_text, sentences
-from knowledge.search.words import same_words, word_stems
+from knowledge.search.words import asked_part, same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
 # relevance, 0..1, see retrieval.relevance) and no other entry comes as close.
@@ -327,7 +327,43 @@ def match_entry(question: str, hits: list, kbs: dict,
         return None
     answer, margin = clean_text(hits[index].content), setting("ENTRY_MATCH_MARGIN")
     rivals = [other for other in closeness if other != index and clean_text(hits[other].content) != answer]
-    return index, best, all(best - closeness[other] >= margin for other in rivals)
+    clear = all(best - closeness[other] >= margin for other in rivals) and not _asks_beyond(question, hits, index)
+    return index, best, clear
+
+
+def _asks_beyond(question: str, hits: list, index: int) -> bool:
+    """Whether the question asks for something entry `index` does not cover: a word of it that neither the
+    entry's question, answer nor its columns have, while the questions of two other entries ask with it, so
+    the FAQ tells its entries apart by that word ("На какой срок выдается автокредит без залога?" of the
+    entry "На какие авто выдается кредит?", whose answer names the car loan but no term; "срок" is asked of
+    other loans). A word no other entry asks with is the customer's own wording and says nothing. Only the
+    question itself counts, not a subject line above it.
+    """
+    covered = _covered(hits[index])
+    unknown = {stem for stem in word_stems(asked_part(question)) - _ASKING if not _stem_in(stem, covered)}
+    if not unknown:
+        return False
+    answer = clean_text(hits[index].content)
+    asked = [word_stems((hit.metadata.get("entry") or {}).get("question") or "") for hit in hits
+             if clean_text(hit.content) != answer]
+    return any(sum(_stem_in(stem, stems) for stems in asked) >= 2 for stem in unknown)
+
+
+# Words that ask rather than name what is asked about ("сколько", "могу"): never what sets entries apart.
+_ASKING = frozenset({"сколь", "могу", "может", "надо", "нужна", "нужен", "делат", "через"})
+
+
+def _covered(hit) -> set[str]:
+    """The stems an FAQ entry covers: its question, answer and text columns (an FAQ's product names)."""
+    columns = " ".join(value for value in hit.metadata.values() if isinstance(value, str))
+    asked = (hit.metadata.get("entry") or {}).get("question") or ""
+    return word_stems(f"{asked} {hit.content} {columns}")
+
+
+def _stem_in(stem: str, stems: set[str]) -> bool:
+    """Whether `stem` is one of `stems`, also as a shorter form of one ("срок" of "сроки")."""
+    return stem in stems or len(stem) >= 4 and any(other.startswith(stem) or stem.startswith(other)
+                                                   for other in stems if len(other) >= 4)
 
 
 _vectors: dict[tuple[str, str], object] = {}

@@ -20,3 +20,11 @@ def same_words(text: str) -> str:
 def word_stems(text: str) -> set[str]:
     """The stems of `text`'s words of three letters or more, but stop words."""
     return {word[:5] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
+
+
+def asked_part(text: str) -> str:
+    """What a ticket asks: its text without the subject line triage sets above it (`tickets.triage`: the
+    subject, a blank line, the text), unless the subject is all there is."""
+    head, _, rest = text.partition("\n\n")
+    head = head.strip()
+    return rest if rest.strip() and "\n" not in head and not head.endswith(("?", ".", "!", ":")) else text

@@ -278,6 +278,24 @@ class MatchEntryTests(TestCase):
         self.assertEqual((index, closeness), (1, 1.0))
 
 
+    def test_an_entry_is_not_the_clear_match_of_a_question_asking_what_other_entries_ask_and_it_does_not(self):
+        hits = [self.entry(1, "Какая ставка по карте MORE?", "Ставка по карте MORE указана в тарифах банка.", 0.9),
+                self.entry(2, "Какой срок действия карты Форсаж?", "Карта Форсаж выдаётся на 4 года.", 0.5),
+                self.entry(3, "Какой срок вклада СуперСемь?", "Вклад СуперСемь размещается на 7 дней.", 0.5)]
+        kbs = {self.kb.pk: self.kb}
+        index, _, clear = composer.match_entry("Какая ставка по карте MORE?", hits, kbs)
+        self.assertEqual((index, clear), (0, True))
+        # "срок" is not in the entry, and two other entries ask with it: the question is not (only) the entry's.
+        index, _, clear = composer.match_entry("Какая ставка по карте MORE на срок?", hits, kbs)
+        self.assertEqual((index, clear), (0, False))
+        # A word no other entry asks with is the customer's own: "подскажите" leaves the match clear.
+        index, _, clear = composer.match_entry("Подскажите, какая ставка по карте MORE?", hits, kbs)
+        self.assertEqual((index, clear), (0, True))
+        # Triage puts the ticket's subject line above the question: the subject's words do not count.
+        index, _, clear = composer.match_entry("Срок\n\nКакая ставка по карте MORE?", hits, kbs)
+        self.assertEqual((index, clear), (0, True))
+
+
 class ExtractTests(TestCase):
     def extract(self, question: str, *contents: str) -> composer.Composition:
         return composer.compose(question, [hit(n, content) for n, content in enumerate(contents, start=1)],
