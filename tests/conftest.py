@@ -48,7 +48,10 @@ def stop_server_left_running(pgdata: Path) -> None:
     does not outlive the run."""
     pid_file = pgdata / "postmaster.pid"
     if pid_file.exists():
-        os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
+        try:
+            os.kill(int(pid_file.read_text().split()[0]), signal.SIGINT)
+        except (ProcessLookupError, FileNotFoundError):
+            pass  # it ended meanwhile
 
 
 @pytest.fixture
