@@ -190,7 +190,7 @@ def _work_through(job: Job, token: str, work: Work) -> None:
             continue  # nothing to claim, but a long scan or document another participant holds had a part
         # Nothing to claim: wait while another participant holds a document, to take it over if
         # that participant dies, and so that the last one out ends the job.
-        if not _held_by_others(job, token):
+        if not _held_by_others(job, token, alive_only=stopping):
             return
         time.sleep(POLL_SECONDS)
 
@@ -233,9 +233,12 @@ def _work_on(job: Job, item: JobItem, token: str, work: Work) -> None:
     work(job, document, claim)
 
 
-def _held_by_others(job: Job, token: str) -> bool:
-    return (JobItem.objects.filter(job=job, state__in=JobItem.IN_PROGRESS, lease_until__gte=timezone.now())
-            .exclude(claimed_by=token).exists())
+def _held_by_others(job: Job, token: str, *, alive_only: bool) -> bool:
+    """Another participant holds a document: one alive (wait for it), or one whose lease ran out
+    after this participant's last claim looked (take it over on the next round; a stopping job
+    leaves it to be settled)."""
+    held = JobItem.objects.filter(job=job, state__in=JobItem.IN_PROGRESS).exclude(claimed_by=token)
+    return (held.filter(lease_until__gte=timezone.now()) if alive_only else held).exists()
 
 
 def _renew(job: Job, token: str) -> None:
