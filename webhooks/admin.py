@@ -37,7 +37,7 @@ class EndpointAdmin(admin.ModelAdmin):
         return ", ".join(endpoint.events)
 
     def save_model(self, request, obj, form, change):
-        if "url" in form.changed_data or not change:
+        if not change or "url" in form.changed_data or (obj.is_active and "is_active" in form.changed_data):
             try:
                 deliveries.check_url(obj.url)
             except WebhookError as exc:
@@ -50,10 +50,16 @@ class EndpointAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Enable (and reset the failure count)"))
     def enable(self, request, queryset):
+        enabled = 0
         for endpoint in queryset:
-            endpoint.enable()
-        self.message_user(request, ngettext("%(count)d endpoint enabled", "%(count)d endpoints enabled", len(queryset))
-                          % {"count": len(queryset)})
+            try:
+                deliveries.update_endpoint(endpoint, is_active=True)  # its URL checked again
+            except WebhookError as exc:
+                self.message_user(request, _("Not enabled: %(error)s") % {"error": exc}, messages.ERROR)
+            else:
+                enabled += 1
+        self.message_user(request, ngettext("%(count)d endpoint enabled", "%(count)d endpoints enabled", enabled)
+                          % {"count": enabled})
 
     @admin.action(description=_("Rotate the signing secret"))
     def rotate_secret(self, request, queryset):

@@ -196,12 +196,13 @@ EDITABLE_FIELDS = ("name", "url", "events", "is_active")
 
 def update_endpoint(endpoint: Endpoint, **changes) -> Endpoint:
     """Change an endpoint's name, URL (checked as on creation), events or active flag; switched on, its
+    URL is checked again (the allow list or the address it resolves to may have changed since) and its
     failures in a row count from 0 again, as the admin's "Enable" does."""
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValueError(f"Not editable here: {', '.join(sorted(unknown))}")
-    if "url" in changes:
-        check_url(changes["url"])
+    if "url" in changes or changes.get("is_active"):
+        check_url(changes.get("url", endpoint.url))
     if "events" in changes:
         changes["events"] = list(dict.fromkeys(changes["events"]))
     if changes.get("is_active"):

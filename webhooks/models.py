@@ -60,11 +60,6 @@ class Endpoint(models.Model):
         self.secret = new_secret()
         self.save(update_fields=["secret", "updated_at"])
 
-    def enable(self) -> None:
-        self.is_active, self.consecutive_failures, self.disabled_at, self.disabled_reason = True, 0, None, ""
-        self.save(update_fields=["is_active", "consecutive_failures", "disabled_at", "disabled_reason",
-                                 "updated_at"])
-
 
 class Delivery(models.Model):
     class Status(models.TextChoices):

@@ -253,7 +253,7 @@ class DeliveryTests(TestCase):
         self.assertEqual(set(Delivery.objects.values_list("status", flat=True)), {"failed"})
         self.submit()  # nothing is queued for a disabled endpoint
         self.assertEqual(Delivery.objects.count(), 5)
-        self.endpoint.enable()
+        deliveries.update_endpoint(self.endpoint, is_active=True)
         self.receiver.behaviour = "ok"
         delivery = Delivery.objects.order_by("pk").first()
         with self.captureOnCommitCallbacks(execute=True):

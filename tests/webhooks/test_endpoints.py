@@ -107,6 +107,14 @@ class WebhookApiTests(ApiTestCase):
             (body["is_active"], body["consecutive_failures"], body["disabled_reason"], body["disabled_at"]),
             (True, 0, "", None))
 
+    def test_an_endpoint_is_switched_on_again_only_while_its_url_is_allowed(self):
+        created = self.register()
+        Endpoint.objects.filter(pk=created["id"]).update(is_active=False, disabled_reason="Disabled by hand")
+        with self.settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": []}):  # loopback no longer allowed
+            self.assertError(self.api("patch", f"/webhooks/{created['id']}", token=self.token,
+                                      data={"is_active": True}), 422, "url_refused")
+        self.assertFalse(Endpoint.objects.get().is_active)
+
     def test_a_change_is_checked_as_a_registration_is(self):
         created = self.register()
         url = f"/webhooks/{created['id']}"
@@ -190,6 +198,29 @@ class EndpointAdminTests(TestCase):
         # The refusal names the setting that allows webhooks, not the crawler's.
         self.assertIn("PORTAL_WEBHOOK_ALLOWED_HOSTS", endpoint.disabled_reason)
         self.assertNotIn("PORTAL_CRAWLER_ALLOWED_HOSTS", endpoint.disabled_reason)
+
+    def test_enable_checks_the_url_again(self):
+        self.add("http://10.1.2.3/hook")
+        endpoint = Endpoint.objects.get()
+        enable = {"action": "enable", "_selected_action": [endpoint.pk]}
+        response = self.client.post("/admin/webhooks/endpoint/", enable, follow=True)
+        self.assertContains(response, "Not enabled: Refused to connect to 10.1.2.3")
+        self.assertContains(response, "0 endpoints enabled")
+        endpoint.refresh_from_db()
+        self.assertFalse(endpoint.is_active)
+        with self.settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": ["10.0.0.0/8"]}):
+            self.assertContains(self.client.post("/admin/webhooks/endpoint/", enable, follow=True),
+                                "1 endpoint enabled")
+        endpoint.refresh_from_db()
+        self.assertEqual((endpoint.is_active, endpoint.disabled_reason), (True, ""))
+
+    def test_ticking_active_on_a_refused_url_leaves_it_off(self):
+        self.add("http://10.1.2.3/hook")
+        endpoint = Endpoint.objects.get()
+        response = self.client.post(f"/admin/webhooks/endpoint/{endpoint.pk}/change/", {
+            "name": "CRM", "url": endpoint.url, "events": ["ticket.created"], "is_active": "on"}, follow=True)
+        self.assertContains(response, "Not enabled: Refused to connect to 10.1.2.3")
+        self.assertFalse(Endpoint.objects.get().is_active)
 
     def test_events_are_chosen_by_ticking_them(self):
         form = self.client.get("/admin/webhooks/endpoint/add/").content.decode()
