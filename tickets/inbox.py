@@ -114,6 +114,7 @@ def close_answered_elsewhere(ticket: Ticket, *, user, how: str = "") -> Ticket:
                            body=_("Answered outside e-mail: %(how)s") % {"how": how.strip()} if how.strip()
                            else _("Answered outside e-mail."))
     ticket.close(Ticket.Status.ANSWERED)
+    notify.answered_elsewhere(ticket, how.strip())
     return ticket
 
 

@@ -43,6 +43,13 @@ def reply_undelivered(reply: Message) -> None:
     publish("ticket.reply_undelivered", data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
 
 
+def answered_elsewhere(ticket: Ticket, how: str) -> None:
+    """Tell integrators that staff closed a ticket whose reply was not delivered as answered another
+    way (`ticket.answered_elsewhere`), with the staff's words on how."""
+    publish("ticket.answered_elsewhere", {"ticket": ticket_data(ticket), "how": how},
+            api_key_id=(ticket.metadata or {}).get("api_key_id"))
+
+
 def email_reply(reply: Message) -> None:
     """Queue the e-mail of a reply; the reply says it waits until the worker records what became of it."""
     reply.queue_delivery()

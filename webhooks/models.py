@@ -17,6 +17,8 @@ class Event(models.TextChoices):
     TICKET_REPLIED = "ticket.replied", _("A ticket was answered (by staff or automatically)")
     TICKET_REJECTED = "ticket.rejected", _("A ticket was rejected")
     TICKET_REPLY_UNDELIVERED = "ticket.reply_undelivered", _("A reply's e-mail failed for good")
+    TICKET_ANSWERED_ELSEWHERE = "ticket.answered_elsewhere", _("A ticket whose reply was not delivered was "
+                                                               "closed as answered another way")
     JOB_FINISHED = "job.finished", _("A background job finished (succeeded, failed or cancelled)")
 
 

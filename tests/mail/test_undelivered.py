@@ -46,8 +46,10 @@ class UndeliveredTests(SmtpTestCase):
         self.assertIsNotNone(ticket.closed_at)
         self.assertIsNone(inbox.next_ticket())
 
-    @override_settings(MAIL={**MAIL, "RETRIES": 0})
+    @override_settings(MAIL={**MAIL, "RETRIES": 0}, WEBHOOKS={**settings.WEBHOOKS, "ALLOWED_HOSTS": ["127.0.0.1"]})
     def test_staff_who_answered_another_way_close_it_as_answered_from_its_page(self):
+        create_endpoint(name="CRM", url="http://127.0.0.1:9/hooks",
+                        events=["ticket.reply_undelivered", "ticket.answered_elsewhere"])
         ticket = self.receive(messages.plain("Where is my parcel?")).ticket
         self.smtp.stop()
         with self.assertRaises(OSError):
@@ -71,6 +73,10 @@ class UndeliveredTests(SmtpTestCase):
         self.assertEqual((note.author, note.body), (support, "Answered outside e-mail: by phone <b>on Monday</b>"))
         entry = LogEntry.objects.get_for_object(ticket).filter(actor=support).latest("timestamp")
         self.assertEqual(entry.changes_dict["status"], ["undelivered", "answered"])
+        # An integrator told the reply was not delivered hears that the ticket is dealt with.
+        closed = Delivery.objects.get(event="ticket.answered_elsewhere").payload["data"]
+        self.assertEqual((closed["ticket"]["id"], closed["ticket"]["status"], closed["how"]),
+                         (ticket.pk, "answered", "by phone <b>on Monday</b>"))
         page = self.client.get(page_url).content.decode()
         self.assertIn("by phone &lt;b&gt;on Monday&lt;/b&gt;", page)
         self.assertNotIn("Close as answered", page)
