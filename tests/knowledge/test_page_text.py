@@ -114,6 +114,20 @@ def test_only_words_that_are_clearly_one_word_are_rejoined():
     )
 
 
+def test_a_short_word_cut_off_a_longer_one_is_rejoined_but_not_a_compounds_particle():
+    text = ("Пакет со-\nпровождаемых программ, но не все; имя зарезервирова-\nно; со мной. Сказано по-\n"
+            "русски и кое-\nгде, но по делу.")
+    assert tidy_pages({1: text})[1] == ("Пакет сопровождаемых программ, но не все; имя зарезервировано; со мной. "
+                                        "Сказано по-\nрусски и кое-\nгде, но по делу.")
+
+
+def test_words_hyphenated_after_a_short_prefix_are_rejoined_in_a_real_guide():
+    text = parse("pdf/ru/debian-maint-guide.ru.pdf").text
+    for word in ["сопровождаемых", "обслуживания", "зарезервировано", "приведён"]:
+        assert word in text
+    assert "что-нибудь" in text and "из-за" in text
+
+
 def test_a_word_hyphenated_across_pages_is_rejoined_on_the_first_page():
     tidied = tidy_pages({1: "Это очень необхо-", 2: "димое условие.", 3: "Третья страница"})
     assert tidied == {1: "Это очень необходимое", 2: "условие.", 3: "Третья страница"}

@@ -28,7 +28,7 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 
 # Bump when the text produced for the same file changes: it is part of each document's
 # configuration signature, so a bump marks documents for re-indexing.
-PARSER_VERSION = "19"  # 19: a tab panel of a web page opens with its tab's name
+PARSER_VERSION = "20"  # 20: a short word cut off a longer one at a PDF line end ("со-" + "провождаемых") rejoined
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
     ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp",

@@ -18,8 +18,10 @@ A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so 
   the first page, whose title the next page may repeat. A page number read off a line's key may be
   Roman ("Guide ii" in the front matter is the body's "Guide 1 / 63");
 * rejoins words hyphenated across lines and pages: always after a soft hyphen; after a hyphen when
-  the joined word occurs elsewhere in the document, or when neither piece does (so "необхо-" +
-  "димости" joins, while "научно-" + "исследовательским" or "какой-" + "то" keep their hyphen);
+  the joined word occurs elsewhere in the document, when neither piece does, or when the only piece
+  that does is a short word that is no compound's particle (so "необхо-" + "димости" and "со-" +
+  "провождаемых" join, while "научно-" + "исследовательским", "какой-" + "то" or "по-" + "русски"
+  keep their hyphen);
 * spells out the Latin ligatures fonts set as one glyph ("ﬁ", "ﬀ", "ﬃ" in "Deﬁnition", "Begriﬀ"), so the
   words are found as typed;
 * neutralises Markdown: a line starting with `#` or a code fence gets a backslash, so a shell
@@ -55,6 +57,8 @@ _LETTERS = r"[^\W\d_]"
 _HYPHENATED = re.compile(rf"(?<![\w-])({_LETTERS}+)-[^\S\n]*\n[^\S\n]*(?=[a-zа-яё])({_LETTERS}+)")
 _WORD = re.compile(rf"{_LETTERS}+(?:-{_LETTERS}+)*")
 _MARKDOWN_START = re.compile(r"^( {0,3})(#|`{3}|~{3})", re.M)
+# The Russian particles that open or close hyphenated compounds ("по-русски", "кое-как", "какой-то").
+COMPOUND_PIECES = {"по", "во", "кое", "кой", "то", "либо", "нибудь", "ка", "таки", "де", "с"}
 # U+FB00–U+FB06: ff, fi, fl, ffi, ffl, long s t, st.
 LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
 
@@ -258,7 +262,14 @@ def _one_word(left: str, right: str, words: set[str]) -> bool:
         return True
     if f"{left}-{right}".lower() in words:
         return False
-    return left.lower() not in words and right.lower() not in words
+    if left.lower() in COMPOUND_PIECES or right.lower() in COMPOUND_PIECES:
+        return False  # "по-" + "русски", "кое-" + "где", "какой-" + "то"
+    left_is_word, right_is_word = left.lower() in words, right.lower() in words
+    if left_is_word != right_is_word:
+        # A short word on one side only ("со-" + "провождаемых", "зарезервирова-" + "но") is more
+        # likely a prefix or an ending cut off than half of a compound.
+        return len(left if left_is_word else right) <= 3
+    return not left_is_word
 
 
 def _join_across_pages(texts: dict[int, str], words: set[str]) -> dict[int, str]:
