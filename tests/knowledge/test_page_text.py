@@ -133,6 +133,17 @@ def test_a_word_hyphenated_across_pages_is_rejoined_on_the_first_page():
     assert tidied == {1: "Это очень необходимое", 2: "условие.", 3: "Третья страница"}
 
 
+def test_a_fonts_private_glyphs_are_left_out_and_its_bullets_read_as_bullets():
+    text = "Indonesia\n\U000f03d9\nGermany \ue001 \nSteps:\n\uf0b7 Open the lid\n\uf0a7 Press"
+    assert tidy_pages({1: text})[1] == "Indonesia\nGermany  \nSteps:\n• Open the lid\n• Press"
+
+
+def test_a_real_google_doc_keeps_no_icon_glyphs():
+    text = parse("pdf/text/google-doc-document.pdf").text
+    assert not re.search("[\ue000-\uf8ff\U000f0000-\U0010ffff]", text)
+    assert "Indonesia \nGermany \nAustria \nFrance\nVatican \n" in text
+
+
 def test_markdown_syntax_in_page_text_is_escaped():
     tidied = tidy_pages({1: "# comment\n  ## two\n```sh\nls\n```\nC# and #tags stay"})[1]
     assert split_text(tidied)[0].heading_path == []

@@ -28,7 +28,7 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 
 # Bump when the text produced for the same file changes: it is part of each document's
 # configuration signature, so a bump marks documents for re-indexing.
-PARSER_VERSION = "20"  # 20: a short word cut off a longer one at a PDF line end ("со-" + "провождаемых") rejoined
+PARSER_VERSION = "20"  # 20: PDF words cut after a short prefix rejoined; a font's private glyphs left out
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
     ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp",

@@ -23,7 +23,8 @@ A text layer or an OCR'd page is plain text laid out on paper, not Markdown, so 
   "провождаемых" join, while "научно-" + "исследовательским", "какой-" + "то" or "по-" + "русски"
   keep their hyphen);
 * spells out the Latin ligatures fonts set as one glyph ("ﬁ", "ﬀ", "ﬃ" in "Deﬁnition", "Begriﬀ"), so the
-  words are found as typed;
+  words are found as typed, and leaves out a font's private glyphs (icons, flags: code points of the
+  Private Use Areas, which mean nothing outside the font), its list bullets read as "•";
 * neutralises Markdown: a line starting with `#` or a code fence gets a backslash, so a shell
   comment is not taken for a heading. The PDF reader emits no structure of its own, so every such
   line is the document's text.
@@ -61,17 +62,30 @@ _MARKDOWN_START = re.compile(r"^( {0,3})(#|`{3}|~{3})", re.M)
 COMPOUND_PIECES = {"по", "во", "кое", "кой", "то", "либо", "нибудь", "ка", "таки", "де", "с"}
 # U+FB00–U+FB06: ff, fi, fl, ffi, ffl, long s t, st.
 LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+# A font's private glyphs (Private Use Areas) mean nothing outside the font: an icon, a flag. The list
+# bullets of the Symbol and Wingdings fonts, which office PDFs keep there, read as a bullet.
+_PRIVATE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
+_PRIVATE_BULLETS = "\uf0b7\uf0a7\uf0d8\uf076\uf0fc\uf06c\uf0a8\uf0de"
+_PRIVATE_GLYPH = re.compile(f"[{_PRIVATE}]")
+# A line of nothing but private glyphs other than bullets goes whole, not left as a blank line.
+_PRIVATE_LINE = re.compile(f"^[^\\S\\n]*(?:(?![{_PRIVATE_BULLETS}])[{_PRIVATE}][^\\S\\n]*)+(?:\\n|$)", re.M)
 
 
 def tidy_pages(texts: dict[int, str]) -> dict[int, str]:
     """Page texts without running headers and footers, with hyphenated words rejoined and
     Markdown syntax escaped (see the module docstring)."""
-    texts = {number: _SOFT_HYPHEN.sub("", text.translate(LIGATURES)) for number, text in texts.items()}
+    texts = {number: _SOFT_HYPHEN.sub("", _public_glyphs(text.translate(LIGATURES))) for number, text in texts.items()}
     texts = drop_running_lines(texts)
     words = _vocabulary(texts)
     texts = {number: _HYPHENATED.sub(lambda m: _rejoin(m, words), text) for number, text in texts.items()}
     texts = _join_across_pages(texts, words)
     return {number: escape_markdown(text.replace("\u00ad", "")).strip() for number, text in texts.items()}
+
+
+def _public_glyphs(text: str) -> str:
+    """The text without a font's private glyphs, its private list bullets read as "•"."""
+    text = _PRIVATE_LINE.sub("", text)
+    return _PRIVATE_GLYPH.sub(lambda m: "•" if m.group() in _PRIVATE_BULLETS else "", text)
 
 
 def join_pages(texts: dict[int, str]) -> tuple[str, list[tuple[int, int]]]:
