@@ -46,8 +46,10 @@ _TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|wher
 _MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
            r"|april|may|june|july|august|september|october|november|december")
 _ANSWER_KINDS = {
-    "time": (re.compile(r"^\W*(когда|when)\b|\b(в|на|in|on)\s+(каком|какой|which|what)\s+(году|год|веке|дату|день|year"
-                        r"|century|date|day)\b|\bwhat (year|date|century)\b", re.I),
+    "time": (re.compile(r"^\W*(когда|when)\b|\b(since|until|till) when\b|\b(с|до) каких пор\b"
+                        r"|\b(в|на|с|со|до|к|по|in|on|since|from|until|till|by)\s+(каком|какой|какого|какие|каких"
+                        r"|which|what)\s+(году|год|года|годы|годах|веке|века|дату|даты|дате|день|дня|числа|число"
+                        r"|месяца|месяц|year|century|date|day|month)\b|\bwhat (year|date|century)\b", re.I),
              re.compile(rf"\b(1\d{{3}}|20\d{{2}})\b|\b\d{{1,2}}\s+({_MONTHS})|\b({_MONTHS})\w*\s+\d{{1,2}}\b"
                         r"|\b[IVX]+\s+(век|в\.)|\bcentury\b", re.I)),
     "number": (re.compile(r"^\W*(сколько|how (many|much|long|tall|high|deep|far|old|big|large))\b|\b(как(ая|ой|ова|ов)"

@@ -101,6 +101,14 @@ class CleanTextTests(TestCase):
         self.assertIn("Её высота — 330 метров. [1]", answer)
         answer = composer.compose("Who was the Eiffel Tower named after?", [hit(1, source)], entry_match=False).text
         self.assertNotIn("1889", answer)
+        standard = ("Настоящий стандарт устанавливает общие требования к текстовым документам. Стандарт "
+                    "разработан техническим комитетом по стандартизации. Он введён в действие с 1 июля 1996 г. "
+                    "Ссылки на него обязательны.")
+        for question in ("С какой даты действует стандарт на текстовые документы?",
+                         "До какого числа действует стандарт на текстовые документы?",
+                         "Since what date do the requirements for text documents apply?"):
+            answer = composer.compose(question, [hit(1, standard)], entry_match=False).text
+            self.assertIn("с 1 июля 1996 г. [1]", answer, question)
 
     def test_sentences_do_not_end_inside_brackets_after_abbreviations_or_initials(self):
         # Seen on TyDi-ru: "Татья́на Алексе́евна Го́ликова (род. [1]" was a whole answer.
@@ -118,6 +126,9 @@ class CleanTextTests(TestCase):
                                                "Основные положения». Сведения о стандарте."),
                          ["Правила — ГОСТ Р 1.0 «Стандартизация в Российской Федерации. Основные положения».",
                           "Сведения о стандарте."])
+        # A year's "г." ends a sentence; a town's does not.
+        self.assertEqual(source_text.sentences("Введён с 1 июля 1996 г. Офис в г. Москва открыт в 1990-х гг. Всё."),
+                         ["Введён с 1 июля 1996 г.", "Офис в г. Москва открыт в 1990-х гг.", "Всё."])
 
     def test_reference_markers_of_a_source_go_with_the_space_before_them(self):
         # Seen on Wikipedia-like pages: "разработчиком [82], то… Debian [3]." read "разработчиком , то… Debian .".
