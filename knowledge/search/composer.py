@@ -174,10 +174,13 @@ def _lead_in(source: list[str], position: int) -> list[int]:
     """The positions of what makes a sentence readable on its own: for a list item, the numbered step a
     bullet is a sub-point of, or the sentence introducing the list ("If the LED stays off:"); for a
     sentence that names its subject only as "this" or "it", the sentence before it, which names it
-    ("ItsDangerous signs data. This is used to protect the session cookie.")."""
+    ("ItsDangerous signs data. This is used to protect the session cookie."), unless that one names
+    its subject the same way."""
     if not ITEM.match(source[position]):
         before = source[position - 1] if position else ""
-        refers_back = _REFERS_BACK.match(source[position]) and _ENDS.search(before) and not before.endswith(":")
+        # Not a sentence that names nothing itself ("This is expected." after the code it means).
+        refers_back = (_REFERS_BACK.match(source[position]) and _ENDS.search(before) and not before.endswith(":")
+                       and not _REFERS_BACK.match(before))
         return [position - 1] if refers_back and not before.startswith(COMMAND) else []
     bullet, at = source[position].startswith("• "), position - 1
     while at >= 0 and (source[at].startswith(COMMAND) or (ITEM.match(source[at])

@@ -261,6 +261,18 @@ class ExtractTests(TestCase):
         return composer.compose(question, [hit(n, content) for n, content in enumerate(contents, start=1)],
                                 entry_match=False)
 
+    def test_a_sentence_whose_this_points_further_back_is_no_lead_in(self):
+        # Seen on react.dev's useState page: "This is expected …", whose "this" is the code block the
+        # extract leaves out, was brought along as the lead-in of the next "this" sentence.
+        source = ("In Strict Mode, React will call some of your functions twice instead of once:\n\n"
+                  "```js\nfunction TodoList() {\n  // This component function will run twice for every render.\n"
+                  "  const [todos, setTodos] = useState(() => createTodos());\n  // ...\n}\n```\n\n"
+                  "This is expected and shouldn't break your code.\n\n"
+                  "This development-only behavior helps you keep components pure.")
+        text = self.extract("What helps you keep components pure in development?", source).text
+        self.assertNotIn("This is expected", text)
+        self.assertIn("This development-only behavior helps you keep components pure. [1]", text)
+
     def test_a_sentence_naming_its_subject_as_this_comes_with_the_sentence_naming_it(self):
         # Seen in Flask's installation page: "This is used to protect Flask's session cookie." alone says
         # nothing of what "this" is.
