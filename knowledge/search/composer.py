@@ -91,6 +91,8 @@ def _extract(question: str, sources: list) -> Composition:
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
             if sentence.startswith(COMMAND) or _names_alternative(source, position) or same_words(sentence) in seen:
                 continue
+            if position == 0 and sentence[:1].islower() and sentence.endswith((".", "!", "…")):
+                continue  # the tail of a sentence the chunk's start cut (chunks overlap mid-sentence)
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
             if _answers(stems, asked, sentence, alone=len(source) == 1):

@@ -261,6 +261,17 @@ class ExtractTests(TestCase):
         return composer.compose(question, [hit(n, content) for n, content in enumerate(contents, start=1)],
                                 entry_match=False)
 
+    def test_the_tail_of_a_sentence_the_chunk_cut_is_not_quoted(self):
+        # Seen on react.dev: a chunk (overlapping the one before) opened "your set call should still update
+        # state without mutation -- this doesn't mean …", which led the answer about state updates.
+        cut = ("your set call should still update state without mutation -- this doesn't mean you can break "
+               "other rules. When you call the set function during render, React re-renders the component.")
+        text = self.extract("Why does my state not update when I call the set function?", cut).text
+        self.assertEqual(text, "When you call the set function during render, React re-renders the component. [1]")
+        # A list item or a command is no cut sentence.
+        self.assertIn("npm install react", self.extract("How do I install react?", "• npm install react and "
+                                                        "react-dom first.").text)
+
     def test_a_sentence_whose_this_points_further_back_is_no_lead_in(self):
         # Seen on react.dev's useState page: "This is expected …", whose "this" is the code block the
         # extract leaves out, was brought along as the lead-in of the next "this" sentence.
