@@ -20,10 +20,7 @@ def ticket_data(ticket: Ticket) -> dict:
 
 
 def ticket_event(event: str, ticket: Ticket, *, reply: Message | None = None) -> None:
-    data = {"ticket": ticket_data(ticket)}
-    if reply is not None:
-        data["reply"] = reply_data(reply)
-    publish(event, data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
+    _publish(event, ticket, **({"reply": reply_data(reply)} if reply is not None else {}))
     if reply is not None and ticket.channel == Ticket.Channel.EMAIL:
         email_reply(reply)
 
@@ -38,16 +35,19 @@ def reply_data(reply: Message) -> dict:
 def reply_undelivered(reply: Message) -> None:
     """Tell integrators that a reply's e-mail failed for good (`ticket.reply_undelivered`): the customer
     did not get it, and staff may send it again or answer another way."""
-    ticket = reply.ticket
-    data = {"ticket": ticket_data(ticket), "reply": {**reply_data(reply), "delivery_error": reply.delivery_error}}
-    publish("ticket.reply_undelivered", data, api_key_id=(ticket.metadata or {}).get("api_key_id"))
+    _publish("ticket.reply_undelivered", reply.ticket,
+             reply={**reply_data(reply), "delivery_error": reply.delivery_error})
 
 
 def answered_elsewhere(ticket: Ticket, how: str) -> None:
     """Tell integrators that staff closed a ticket whose reply was not delivered as answered another
     way (`ticket.answered_elsewhere`), with the staff's words on how."""
-    publish("ticket.answered_elsewhere", {"ticket": ticket_data(ticket), "how": how},
-            api_key_id=(ticket.metadata or {}).get("api_key_id"))
+    _publish("ticket.answered_elsewhere", ticket, how=how)
+
+
+def _publish(event: str, ticket: Ticket, **data) -> None:
+    """The event with the ticket and `data`, heard by the endpoints of the key it was submitted with too."""
+    publish(event, {"ticket": ticket_data(ticket), **data}, api_key_id=(ticket.metadata or {}).get("api_key_id"))
 
 
 def email_reply(reply: Message) -> None:

@@ -260,7 +260,8 @@ def _ends_sentence(before: str, after: str) -> bool:
     if not last.rstrip("\"'»”)").endswith("."):
         return True
     word = last.rstrip("\"'»”)")[:-1].lstrip("(«\"'“").lower()
-    if word in ("г", "гг") and any(character.isdigit() for character in "".join(before.split()[-2:-1])):
+    previous = before.split()[-2] if len(before.split()) > 1 else ""
+    if word in ("г", "гг") and any(character.isdigit() for character in previous):
         return True  # a year's "г." ("с 1 июля 1996 г. Ссылки …", "в 1990-х гг."), not a town's ("в г. Москва")
     return not ((len(word) == 1 and word.isalpha()) or word in _ABBREVIATIONS)
 

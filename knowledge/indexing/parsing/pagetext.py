@@ -59,7 +59,7 @@ _HYPHENATED = re.compile(rf"(?<![\w-])({_LETTERS}+)-[^\S\n]*\n[^\S\n]*(?=[a-zа-
 _WORD = re.compile(rf"{_LETTERS}+(?:-{_LETTERS}+)*")
 _MARKDOWN_START = re.compile(r"^( {0,3})(#|`{3}|~{3})", re.M)
 # The Russian particles that open or close hyphenated compounds ("по-русски", "кое-как", "какой-то").
-COMPOUND_PIECES = {"по", "во", "кое", "кой", "то", "либо", "нибудь", "ка", "таки", "де", "с"}
+_COMPOUND_PIECES = {"по", "во", "кое", "кой", "то", "либо", "нибудь", "ка", "таки", "де", "с"}
 # U+FB00–U+FB06: ff, fi, fl, ffi, ffl, long s t, st.
 LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
 # A font's private glyphs (Private Use Areas) mean nothing outside the font: an icon, a flag. The list
@@ -276,7 +276,7 @@ def _one_word(left: str, right: str, words: set[str]) -> bool:
         return True
     if f"{left}-{right}".lower() in words:
         return False
-    if left.lower() in COMPOUND_PIECES or right.lower() in COMPOUND_PIECES:
+    if left.lower() in _COMPOUND_PIECES or right.lower() in _COMPOUND_PIECES:
         return False  # "по-" + "русски", "кое-" + "где", "какой-" + "то"
     left_is_word, right_is_word = left.lower() in words, right.lower() in words
     if left_is_word != right_is_word:
