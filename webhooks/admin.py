@@ -37,13 +37,17 @@ class EndpointAdmin(admin.ModelAdmin):
         return ", ".join(endpoint.events)
 
     def save_model(self, request, obj, form, change):
-        if not change or "url" in form.changed_data or (obj.is_active and "is_active" in form.changed_data):
+        switched_on = change and obj.is_active and "is_active" in form.changed_data
+        if not change or "url" in form.changed_data or switched_on:
             try:
                 deliveries.check_url(obj.url)
             except WebhookError as exc:
                 # Saved, but off, so the refusal is visible and nothing is sent.
                 obj.is_active, obj.disabled_reason = False, str(exc)[:500]
                 self.message_user(request, _("Not enabled: %(error)s") % {"error": exc}, messages.ERROR)
+            else:
+                if switched_on:  # as "Enable" and the API do: its failures in a row count from 0 again
+                    obj.consecutive_failures, obj.disabled_at, obj.disabled_reason = 0, None, ""
         if not change and obj.owner is None:
             obj.owner = request.user
         super().save_model(request, obj, form, change)

@@ -1,6 +1,7 @@
 """Webhook endpoints through the API and the admin: registration, ownership, refusals, the delivery log."""
 
 from django.test import TestCase, override_settings
+from django.utils import timezone
 
 from portal.models import Scope
 from tests.api.base import ApiTestCase, make_key, make_user
@@ -221,6 +222,18 @@ class EndpointAdminTests(TestCase):
             "name": "CRM", "url": endpoint.url, "events": ["ticket.created"], "is_active": "on"}, follow=True)
         self.assertContains(response, "Not enabled: Refused to connect to 10.1.2.3")
         self.assertFalse(Endpoint.objects.get().is_active)
+
+    def test_ticking_active_on_an_endpoint_switched_off_by_failures_counts_them_from_zero(self):
+        with self.settings(WEBHOOKS={**WEBHOOKS, "ALLOWED_HOSTS": ["10.0.0.0/8"]}):
+            self.add("http://10.1.2.3/hook")
+            Endpoint.objects.update(is_active=False, consecutive_failures=12, disabled_at=timezone.now(),
+                                    disabled_reason="12 failed deliveries in a row")
+            endpoint = Endpoint.objects.get()
+            self.client.post(f"/admin/webhooks/endpoint/{endpoint.pk}/change/", {
+                "name": "CRM", "url": endpoint.url, "events": ["ticket.created"], "is_active": "on"}, follow=True)
+        endpoint.refresh_from_db()
+        self.assertEqual((endpoint.is_active, endpoint.consecutive_failures, endpoint.disabled_at,
+                          endpoint.disabled_reason), (True, 0, None, ""))
 
     def test_events_are_chosen_by_ticking_them(self):
         form = self.client.get("/admin/webhooks/endpoint/add/").content.decode()
