@@ -121,6 +121,13 @@ def test_a_short_word_cut_off_a_longer_one_is_rejoined_but_not_a_compounds_parti
                                         "Сказано по-\nрусски и кое-\nгде, но по делу.")
 
 
+def test_po_and_vo_keep_their_hyphen_only_before_the_endings_that_take_one():
+    text = ("Опишите по-\nдробно, по-\nмоему и по-\nновому; во-\nвторых, по-\nнемецки и по-\nволчьи; "
+            "пришёл во-\nвремя.")
+    assert tidy_pages({1: text})[1] == ("Опишите подробно, по-\nмоему и по-\nновому; во-\nвторых, по-\nнемецки "
+                                        "и по-\nволчьи; пришёл вовремя.")
+
+
 def test_words_hyphenated_after_a_short_prefix_are_rejoined_in_a_real_guide():
     text = parse("pdf/ru/debian-maint-guide.ru.pdf").text
     for word in ["сопровождаемых", "обслуживания", "зарезервировано", "приведён"]:

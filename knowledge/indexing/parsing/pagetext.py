@@ -58,8 +58,12 @@ _LETTERS = r"[^\W\d_]"
 _HYPHENATED = re.compile(rf"(?<![\w-])({_LETTERS}+)-[^\S\n]*\n[^\S\n]*(?=[a-zа-яё])({_LETTERS}+)")
 _WORD = re.compile(rf"{_LETTERS}+(?:-{_LETTERS}+)*")
 _MARKDOWN_START = re.compile(r"^( {0,3})(#|`{3}|~{3})", re.M)
-# The Russian particles that open or close hyphenated compounds ("по-русски", "кое-как", "какой-то").
-_COMPOUND_PIECES = {"по", "во", "кое", "кой", "то", "либо", "нибудь", "ка", "таки", "де", "с"}
+# The Russian particles that open or close hyphenated compounds ("кое-как", "какой-то"), and the
+# prefixes that take a hyphen only before some endings: "по-русски", "по-новому", "по-волчьи",
+# "во-первых" (but "подробно", "вовремя").
+_COMPOUND_OPENERS = {"кое", "кой", "с"}
+_COMPOUND_CLOSERS = {"то", "либо", "нибудь", "ка", "таки", "де"}
+_HYPHENATED_PREFIXES = {"по": ("ски", "цки", "ому", "ему", "ьи"), "во": ("ых", "их")}
 # U+FB00–U+FB06: ff, fi, fl, ffi, ffl, long s t, st.
 LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
 # A font's private glyphs (Private Use Areas) mean nothing outside the font: an icon, a flag. The list
@@ -276,7 +280,7 @@ def _one_word(left: str, right: str, words: set[str]) -> bool:
         return True
     if f"{left}-{right}".lower() in words:
         return False
-    if left.lower() in _COMPOUND_PIECES or right.lower() in _COMPOUND_PIECES:
+    if _compound(left.lower(), right.lower()):
         return False  # "по-" + "русски", "кое-" + "где", "какой-" + "то"
     left_is_word, right_is_word = left.lower() in words, right.lower() in words
     if left_is_word != right_is_word:
@@ -284,6 +288,14 @@ def _one_word(left: str, right: str, words: set[str]) -> bool:
         # likely a prefix or an ending cut off than half of a compound.
         return len(left if left_is_word else right) <= 3
     return not left_is_word
+
+
+def _compound(left: str, right: str) -> bool:
+    """Whether lower-cased `left` and `right` are the parts of a compound Russian spells with a hyphen."""
+    if left in _COMPOUND_OPENERS or right in _COMPOUND_CLOSERS:
+        return True
+    endings = _HYPHENATED_PREFIXES.get(left)
+    return endings is not None and right.endswith(endings)
 
 
 def _join_across_pages(texts: dict[int, str], words: set[str]) -> dict[int, str]:
