@@ -5,7 +5,7 @@ from pathlib import Path
 
 from knowledge.indexing import parsing
 from knowledge.indexing.chunking import split_text
-from knowledge.indexing.parsing import quality
+from knowledge.indexing.parsing import pdf, quality
 from knowledge.indexing.parsing.ocr import page_texts
 from knowledge.indexing.parsing.pagetext import tidy_pages
 
@@ -248,6 +248,26 @@ def test_a_page_whose_words_run_together_is_read_again_with_its_spaces():
     assert quality.assess(doc)["flags"] == []
     faq = parsing.parse_file(DOCS.parent / "site" / "debian-faq-ru" / "debian-faq.ru.pdf")
     assert quality.long_word_share(faq.text) < quality.MAX_LONG_WORD_SHARE
+
+
+def test_a_word_whose_letter_spacing_read_as_a_space_is_one_word_where_pdfium_reads_one():
+    # pypdf reads a title set with wide letter spacing as "докум ентации. Общ ие требования".
+    text = parse("pdf/ru/gost_2.105-95.pdf").text
+    assert "конструкторской документации. Общие требования" in text
+    assert "допускается заключать в скобки те значения, которые не" in text
+    assert "Руководитель ОКБА (подпись)" in text
+    assert "докум ентации" not in text and "прим енению" not in text
+    assert "С Пб." not in parse("pdf/ru/gost_r_7.0.11-2011.pdf").text
+
+
+def test_two_words_are_joined_only_where_the_other_reading_has_one_word():
+    # pdfium reads the first "по тому" apart too, and "докум ентации" as one word.
+    reference = "Он по тому и пришёл. Это потому что. Сказано документации."
+    assert pdf._gaps_closed("Он по тому и пришёл. Это потому что. Сказано докум ентации.", reference) == (
+        "Он по тому и пришёл. Это потому что. Сказано документации.")
+    # Both readings have the pair: a real gap.
+    assert pdf._gaps_closed("Сказано докум ентации", "Сказано докум ентации и документации") == (
+        "Сказано докум ентации")
 
 
 def test_ligatures_are_spelled_out():

@@ -28,7 +28,7 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 
 # Bump when the text produced for the same file changes: it is part of each document's
 # configuration signature, so a bump marks documents for re-indexing.
-PARSER_VERSION = "21"  # 21: "по-" and "во-" at a line end rejoined unless the ending takes a hyphen
+PARSER_VERSION = "21"  # 21: letter-spaced PDF words joined where pdfium reads one word; "по-"/"во-" rejoined by ending
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
     ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp",
