@@ -69,3 +69,20 @@ def test_settings_in_a_django_readme_are_no_environment_variables():
         "INSTALLED_APPS": "setting", "Q_CLUSTER": "setting", "CACHE_TIMEOUT": "setting",
         "WORKER_COUNT": "env_var", "QUEUE_URL": "env_var", "BUILD_WITH_MYPYC": "env_var", "DEBUG_LEVEL": "env_var",
         "SENTRY_DSN": "env_var"}
+
+
+def test_a_name_written_without_context_is_a_constant_unless_its_section_configures_something():
+    page = ("# Changelog\n\n## 0.24.0\n\n### Fixed\n\n"
+            "- Support `SSL_CERT_FILE` and `SSL_CERT_DIR` environment\n  variables. (#307)\n"
+            "- Expose `USE_CLIENT_DEFAULT`, the default of `auth`. (#1634)\n- Improve `USER_AGENT`.\n"
+            "- Setting `HTTPX_DEBUG=1` enables debug logging.\n\n"
+            "## Running it\n\nThe service reads these environment variables:\n\n"
+            "- `DATABASE_URL`: where the data is\n- `REDIS_URL`: the broker\n- `SECRET_KEY`: signs cookies\n"
+            "- `LOG_LEVEL`: how much to log\n\n"
+            "## Configuration\n\n| name | default |\n|---|---|\n| `MAX_WORKERS` | 4 |\n\n"
+            "## Notes\n\nThe enum `TUNNEL_ONLY` is gone; `SSL_CERT_FILE` is read at start.\n")
+    found = {m["target"]: m["target_type"] for m in layer(build_doc_rows("CHANGELOG.md", page), "D6")}
+    assert {name: kind for name, kind in found.items() if name.isupper()} == {
+        "SSL_CERT_FILE": "env_var", "SSL_CERT_DIR": "env_var", "USE_CLIENT_DEFAULT": "constant",
+        "USER_AGENT": "constant", "HTTPX_DEBUG": "env_var", "DATABASE_URL": "env_var", "REDIS_URL": "env_var",
+        "SECRET_KEY": "env_var", "LOG_LEVEL": "env_var", "MAX_WORKERS": "env_var", "TUNNEL_ONLY": "constant"}

@@ -38,6 +38,11 @@ ENV_VAR = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])\b")
 ENV_CONTEXT = re.compile(r"environ|getenv|\bexport\s|\benv\b|\.env\b|env[ _-]?var|переменн\w* (окружения|среды)",
                          re.IGNORECASE)
 SETTING_CONTEXT = re.compile(r"\bsettings?\b|настройк", re.IGNORECASE)
+# A section about configuring or deploying: an UPPER_SNAKE name there without other context is taken
+# for an environment variable (a table of them under "Configuration"); elsewhere for a constant.
+CONFIG_CONTEXT = re.compile(r"config|\boptions\b|\bvariables\b|deploy|конфигур|параметр|развёрт|разверт",
+                            re.IGNORECASE)
+LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s")
 URL = re.compile(r"\bhttps?://([\w.-]+(?::\d+)?)[^\s)>\]`'\"]*")
 PORT = re.compile(r"\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0):(\d{2,5})\b|\bport (\d{2,5})\b", re.IGNORECASE)
 
@@ -90,10 +95,15 @@ def integration_rows(doc: ParsedDoc) -> list[LayerRow]:
     """D6 from mentions of services, environment variables, URLs and ports."""
     found: OrderedDict[str, dict] = OrderedDict()
 
-    def add(target: str, target_type: str, section, line: str) -> None:
+    said_how: set[str] = set()  # the names some mention's own context made a variable or a setting
+
+    def add(target: str, target_type: str, section, line: str, *, explicit: bool = True) -> None:
         item = found.setdefault(target.lower(), {"target": target, "target_type": target_type, "sections": [],
                                                  "mentions": 0, "example": line.strip()[:200],
                                                  "line": section.line})
+        if explicit and target.lower() not in said_how:  # a mention that says what the name is wins
+            said_how.add(target.lower())
+            item["target_type"], item["example"] = target_type, line.strip()[:200]
         item["mentions"] += 1
         if section.section_path not in item["sections"]:
             item["sections"].append(section.section_path)
@@ -106,8 +116,8 @@ def integration_rows(doc: ParsedDoc) -> list[LayerRow]:
             for match in SERVICE_WORD.finditer(line):
                 add(SERVICES[match.group(1).lower()], "external_system", section, line)
             for match in ENV_VAR.finditer(line):
-                kind = _name_kind(match.group(1), lines[max(0, number - 3):number + 1], section.title)
-                add(match.group(1), kind, section, line)
+                kind, explicit = _name_kind(match.group(1), _lead_in(lines, number), section)
+                add(match.group(1), kind, section, line, explicit=explicit)
             for match in URL.finditer(line):
                 add(match.group(1), "url", section, line)
             for match in PORT.finditer(line):
@@ -128,20 +138,37 @@ def integration_rows(doc: ParsedDoc) -> list[LayerRow]:
     return rows
 
 
-def _name_kind(name: str, lines: list[str], title: str) -> str:
-    """`env_var` or `setting` for an UPPER_SNAKE name, by the line naming it, else the three before it
-    (the sentence leading into a snippet) or the section's title: `export X=1`, `$X`, `os.environ`,
-    "environment variable" make an environment variable; `settings.X`, "settings.py", "setting" a
-    setting (`INSTALLED_APPS`, `Q_CLUSTER` in a Django project's README). Without either, a variable."""
+def _name_kind(name: str, lines: list[str], section) -> tuple[str, bool]:
+    """`env_var`, `setting` or `constant` for an UPPER_SNAKE name, and whether its context said so.
+
+    The line naming it, else the lines leading into it (a snippet's sentence, a list's lead-in) or
+    the section's title: `export X=1`, `$X`, `os.environ`, "environment variable" make an environment
+    variable; `settings.X`, "settings.py", "setting" a setting (`INSTALLED_APPS`, `Q_CLUSTER` in a
+    Django project's README). Without either, a name that is its section's heading, or is written in
+    a section about configuration or deployment, is taken for an environment variable; any other
+    (`USE_CLIENT_DEFAULT` in a changelog) for a constant."""
     line, before = lines[-1], " ".join(lines[:-1])
     if re.search(rf"\${{?{name}\b|\b{name}=\S", line):
-        return "env_var"
-    for text in (line, before, title):
+        return "env_var", True
+    for text in (line, before, section.title):
         if ENV_CONTEXT.search(text):
-            return "env_var"
+            return "env_var", True
         if SETTING_CONTEXT.search(text):
-            return "setting"
-    return "env_var"
+            return "setting", True
+    if section.title.strip("`* ") == name or any(CONFIG_CONTEXT.search(title) for title in section.path):
+        return "env_var", False
+    return "constant", False
+
+
+def _lead_in(lines: list[str], number: int) -> list[str]:
+    """Line `number` with the lines that lead into it: the three before it, or for a list item the
+    line introducing its list (its sibling items and their wrapped lines say nothing of it)."""
+    if not LIST_ITEM.match(lines[number]):
+        return lines[max(0, number - 3):number + 1]
+    before = number - 1
+    while before > 0 and (LIST_ITEM.match(lines[before]) or lines[before][:1].isspace() or not lines[before].strip()):
+        before -= 1
+    return [lines[before], lines[number]] if before > 0 else [lines[number]]
 
 
 def _text(lines: list[str]) -> list[str]:
