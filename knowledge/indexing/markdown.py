@@ -8,7 +8,9 @@ character and nothing else; a backtick fence's info string has no backticks; an 
 runs to the end. Nothing inside a fence is a heading.
 
 The chunker cuts sections with `scan`, the parsers take titles with `first_heading`, and the
-layered index reads heading sections with `read_sections`.
+layered index reads heading sections with `read_sections`. A Markdown file's setext headings (a
+title underlined with `===` or `---`, as older READMEs and changelogs write them) are made ATX
+headings first, by `setext_headings`.
 """
 
 import re
@@ -18,6 +20,10 @@ from typing import NamedTuple
 _MARKDOWN_LINE = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})|(#{1,6})(?=[^\S\n]|$))([^\n]*)", re.M)
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
+# Lines that are no paragraph, so no setext title: indented code, a list item, a quote, a table row,
+# HTML, an ATX heading, a fence.
+_NOT_A_PARAGRAPH = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|[>|<]|#{1,6}(?:[ \t]|$)|`{3}|~{3}))")
 
 
 class Heading(NamedTuple):
@@ -85,6 +91,24 @@ def heading_title(raw: str) -> str:
 def first_heading(text: str) -> str:
     """The title of the first level-1 heading outside code fences, or ''."""
     return next((heading.title for heading in scan(text)[0] if heading.level == 1), "")
+
+
+def setext_headings(text: str) -> str:
+    """`text` with its setext headings as ATX ones (`Title` over `===` → `# Title`, over `---` →
+    `## Title`), the underline left as a blank line so that line numbers stay. As CommonMark reads
+    them, but only a one-line paragraph's (a blank line or the start above the title): a `---` under
+    the last line of a longer paragraph is more likely meant as a rule. Nothing inside a fence."""
+    lines = text.split("\n")
+    fenced = fenced_lines(text)
+    for number in range(1, len(lines)):
+        match = _SETEXT_UNDERLINE.match(lines[number])
+        title = lines[number - 1]
+        if (match is None or number in fenced or number - 1 in fenced or not title.strip()
+                or _NOT_A_PARAGRAPH.match(title) or (number >= 2 and lines[number - 2].strip())):
+            continue
+        lines[number - 1] = ("# " if match.group(1)[0] == "=" else "## ") + title.strip()
+        lines[number] = ""
+    return "\n".join(lines)
 
 
 def fenced_lines(text: str) -> set[int]:

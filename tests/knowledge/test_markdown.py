@@ -1,8 +1,10 @@
 """One Markdown reader: the chunker, the parsers' titles and the layered index see the same headings."""
 
+from knowledge.indexing import parsing
 from knowledge.indexing.chunking import split_text
 from knowledge.indexing.layers.docs import read_sections
-from knowledge.indexing.markdown import fenced_lines, first_heading
+from knowledge.indexing.layers.markdown import parse_doc
+from knowledge.indexing.markdown import fenced_lines, first_heading, scan, setext_headings
 
 TEXT = """# C#
 
@@ -36,3 +38,47 @@ def test_sections_keep_file_lines_and_fenced_text():
     assert (setup.line, setup.section_path) == (7, "C# > Setup")
     assert "# not a heading" in setup.text
     assert fenced_lines(TEXT) == {8, 9, 10}
+
+
+CHANGELOG = """4.21.2 / 2024-11-06
+==========
+
+  * deps: path-to-regexp@0.1.12
+
+4.21.1 / 2024-10-08
+-------------------
+
+  * Backported a fix.
+    ---
+
+A paragraph of two lines,
+its second line over a rule
+---
+
+- a list item
+---
+
+```text
+Not a title
+===
+```
+"""
+
+
+def test_setext_headings_are_headings_line_for_line():
+    converted = setext_headings(CHANGELOG)
+    assert converted.count("\n") == CHANGELOG.count("\n")
+    assert [(heading.level, heading.title) for heading in scan(converted)[0]] == [
+        (1, "4.21.2 / 2024-11-06"), (2, "4.21.1 / 2024-10-08")]
+    assert "its second line over a rule\n---" in converted and "Not a title\n===" in converted
+
+
+def test_a_markdown_changelog_with_setext_headings_has_sections_in_the_parser_and_the_layers(tmp_path):
+    path = tmp_path / "History.md"
+    path.write_text(CHANGELOG)
+    doc = parsing.parse_file(path)
+    assert doc.title == "4.21.2 / 2024-11-06"
+    assert [chunk.heading_path for chunk in split_text(doc.text, chunk_size=80, overlap=0, min_size=0)][:2] == [
+        ["4.21.2 / 2024-11-06"], ["4.21.2 / 2024-11-06", "4.21.1 / 2024-10-08"]]
+    sections = {section.section_path: section.line for section in parse_doc("History.md", CHANGELOG).sections}
+    assert sections == {"4.21.2 / 2024-11-06": 1, "4.21.2 / 2024-11-06 > 4.21.1 / 2024-10-08": 6}

@@ -28,7 +28,7 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 
 # Bump when the text produced for the same file changes: it is part of each document's
 # configuration signature, so a bump marks documents for re-indexing.
-PARSER_VERSION = "21"  # 21: letter-spaced PDF words joined where pdfium reads one word; "по-"/"во-" rejoined by ending
+PARSER_VERSION = "21"  # 21: PDF letter-spaced words joined, "по-"/"во-" rejoined by ending; Markdown setext headings
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
     ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp",

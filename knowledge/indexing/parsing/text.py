@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
-from knowledge.indexing.markdown import fenced_lines, first_heading, scan
+from knowledge.indexing.markdown import fenced_lines, first_heading, scan, setext_headings
 
 # UTF-32 before UTF-16: the UTF-32-LE mark starts with the UTF-16-LE one.
 BOMS = (
@@ -98,7 +98,7 @@ def parse_markdown(path: Path) -> ParsedDocument:
     """Markdown: frontmatter split off into metadata, MDX noise dropped, title found."""
     raw = decode_text(path.read_bytes())
     body, frontmatter = split_frontmatter(raw)
-    body = clean_markdown(body)
+    body = clean_markdown(setext_headings(body))
     title = frontmatter.get("title") if frontmatter else None
     if not isinstance(title, str) or not title.strip():
         title = first_heading(body) or path.stem
