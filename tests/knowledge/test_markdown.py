@@ -80,5 +80,8 @@ def test_a_markdown_changelog_with_setext_headings_has_sections_in_the_parser_an
     assert doc.title == "4.21.2 / 2024-11-06"
     assert [chunk.heading_path for chunk in split_text(doc.text, chunk_size=80, overlap=0, min_size=0)][:2] == [
         ["4.21.2 / 2024-11-06"], ["4.21.2 / 2024-11-06", "4.21.1 / 2024-10-08"]]
-    sections = {section.section_path: section.line for section in parse_doc("History.md", CHANGELOG).sections}
+    layers = parse_doc("History.md", CHANGELOG)
+    sections = {section.section_path: section.line for section in layers.sections}
     assert sections == {"4.21.2 / 2024-11-06": 1, "4.21.2 / 2024-11-06 > 4.21.1 / 2024-10-08": 6}
+    assert layers.title == "History", "a changelog's latest release is not its title"
+    assert parse_doc("CHANGELOG.md", "Changelog\n=========\n\n1.0\n---\n\nFirst.\n").title == "Changelog"

@@ -33,6 +33,7 @@ DOC_KIND_BY_PATH = (
     ("spec", re.compile(r"(^|/)(specs?|rfcs?|requirements)(/|[-_.])", re.IGNORECASE)),
     ("guide", re.compile(r"guide|tutorial|how-?to|getting[-_]started", re.IGNORECASE)),
 )
+RELEASE_TITLE = re.compile(r"^\[?v?\d")
 DOC_KINDS = {"readme", "changelog", "adr", "runbook", "spec", "guide", "reference", "api"}
 
 
@@ -79,13 +80,16 @@ def parse_doc(path: str, text: str) -> ParsedDoc:
     body_line = text[:len(text) - len(body)].count("\n") + 1
     body = setext_headings(body)  # line for line, so the sections' line numbers stay the file's
     sections = read_sections(body, body_line)
-    title = as_text(frontmatter.get("title")) or next((s.title for s in sections if s.level == 1
-                                                     and not SUMMARY_TITLE.match(s.title)), "")
+    doc_kind = classify_doc(path, frontmatter, sections)
+    title = as_text(frontmatter.get("title")) or next(
+        (s.title for s in sections if s.level == 1 and not SUMMARY_TITLE.match(s.title)), "")
+    if doc_kind == "changelog" and RELEASE_TITLE.match(title):
+        title = ""  # its latest release ("4.21.2 / 2024-11-06", "v2.0.0"), not the changelog's title
     return ParsedDoc(
         path=path, frontmatter=frontmatter, body=body, body_line=body_line, sections=sections,
         doc_id=as_text(frontmatter.get("id")) or path,
         title=title or path.rsplit("/", 1)[-1].rsplit(".", 1)[0],
-        doc_kind=classify_doc(path, frontmatter, sections),
+        doc_kind=doc_kind,
     )
 
 
