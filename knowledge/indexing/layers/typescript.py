@@ -101,6 +101,7 @@ class _Reader(RouteReader):
         self.external: set[str] = set()
         self.instances: dict[str, str] = {}  # `app` of `const app = express()` → `express`
         self.top: set[str] = set()
+        self.assigned: dict[int, str] = {}  # start byte of `res.send = function …` → the function's qname
         self.file.extra = {"routes": [], "roles": {}, "reexports": {}}
 
     def text(self, node: Node | None) -> str:
@@ -238,7 +239,30 @@ class _Reader(RouteReader):
                     if value is not None:
                         self.calls(value, symbol)
         elif node.type == "expression_statement":
-            self.calls(node, parent)
+            assigned = self.assigned_function(node)
+            if assigned is None:
+                self.calls(node, parent)
+                return
+            name, owner, value = assigned
+            cls = next((s for s in self.file.symbols if owner and s.qname == f"{parent.qname}.{owner}"), None)
+            self.function(name, value, node, cls or parent, "method" if cls else "function", outer)
+            self.assigned[node.start_byte] = f"{(cls or parent).qname}.{name}"
+
+    def assigned_function(self, node: Node) -> tuple[str, str, Node] | None:
+        """(name, owner, function) of a function defined by assignment, as CommonJS modules do:
+        `res.send = function send(…) {…}`, `exports.helper = (x) => …`, `Router.prototype.handle = …`
+        (owner "Router"; else ""). None for any other statement, and for `module.exports = function …`
+        (the module itself)."""
+        expression = node.named_children[0] if node.named_children else None
+        if expression is None or expression.type != "assignment_expression":
+            return None
+        left, value = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+        if (left is None or left.type != "member_expression" or value is None or value.type not in FUNCTIONS
+                or self.text(left) == "module.exports"):
+            return None
+        owner = self.text(left.child_by_field_name("object"))
+        owner = owner.removesuffix(".prototype") if owner.endswith(".prototype") else ""
+        return self.text(left.child_by_field_name("property")), owner, value
 
     def class_declaration(self, node: Node, parent: Symbol, outer: Node) -> None:
         name = self.text(node.child_by_field_name("name"))
@@ -302,13 +326,19 @@ class _Reader(RouteReader):
     # --- C0 -----------------------------------------------------------------------------------------
 
     def chunks(self, last: int) -> list[SourceChunk]:
-        """Each top-level declaration alone, other statements grouped; the chunks cover the file."""
+        """Each top-level declaration alone, with the comment right above it (its JSDoc), other
+        statements grouped; the chunks cover the file."""
         segments: list[list] = []
-        for node in self.root.named_children:
-            names = self.declared_names(node) if node.type != "import_statement" else []
+        nodes = self.root.named_children
+        for index, node in enumerate(nodes):
             start, end = node.start_point.row + 1, node.end_point.row + 1
-            if names and node.type not in ("expression_statement", "comment"):
-                segments.append([start, end, "function", f"{self.file.module}.{names[0]}"])
+            qname = self.declared_qname(node)
+            following = nodes[index + 1] if index + 1 < len(nodes) else None
+            if (node.type == "comment" and following is not None and self.declared_qname(following)
+                    and following.start_point.row <= node.end_point.row + 2):
+                continue  # right above it, or a blank line between: the declaration's chunk starts with it
+            if qname:
+                segments.append([start, end, "function", qname])
             elif segments and segments[-1][2] == "block":
                 segments[-1][1] = end
             else:
@@ -320,6 +350,16 @@ class _Reader(RouteReader):
                 found.extend(line_chunks(self.file.text, previous + 1, end, chunk_type, qname))
             previous = max(previous, end)
         return found or line_chunks(self.file.text, 1, last, "text")
+
+    def declared_qname(self, node: Node) -> str:
+        """The qname of what a top-level statement declares (a function, class, variable; a function
+        assigned to a member), or "" for other statements."""
+        if node.start_byte in self.assigned:
+            return self.assigned[node.start_byte]
+        if node.type in ("import_statement", "expression_statement", "comment"):
+            return ""
+        names = self.declared_names(node)
+        return f"{self.file.module}.{names[0]}" if names else ""
 
 
 def _has_jsx(node: Node) -> bool:

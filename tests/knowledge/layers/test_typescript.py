@@ -184,3 +184,40 @@ class CommonJsTests(SimpleTestCase):
                          [("STRIPE_KEY", "server.routes.orders.payOrder")])
         self.assertEqual(meta(self.rows["web/src/config.ts"], "D6", "target", "via"),
                          [("API_URL", "process.env"), ("DEBUG", "process.env"), ("MODE", "import.meta.env")])
+
+
+MEMBER_FUNCTIONS = {
+    "lib/response.js": (
+        "var res = Object.create(http.ServerResponse.prototype);\nmodule.exports = res;\n\n"
+        "/** Set the status code. */\nres.status = function status(code) {\n  this.statusCode = code;\n"
+        "  return this;\n};\n/**\n * Links.\n */\n\nres.links = function(links) {\n  return format(links);\n};\n\n"
+        "exports.helper = (x) => format(x);\n\nfunction Router() {}\n\n"
+        "Router.prototype.handle = function handle(req) {\n  return format(req);\n};\n\n"
+        "function format(value) {\n  return value;\n}\n"),
+}
+
+
+class MemberFunctionTests(SimpleTestCase):
+    """Functions a CommonJS module defines by assignment (`res.send = function send(…)`, express's style)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.rows = rows_of(MEMBER_FUNCTIONS)[0]["lib/response.js"]
+
+    def test_they_are_symbols_anonymous_ones_too_and_a_prototype_s_are_its_methods(self):
+        symbols = meta(self.rows, "C1", "qname", "kind", "docstring")
+        for symbol in [("lib.response.status", "function", "Set the status code."),
+                       ("lib.response.links", "function", "Links."), ("lib.response.helper", "function", ""),
+                       ("lib.response.Router.handle", "method", "")]:
+            self.assertIn(symbol, symbols)
+        self.assertIn(("calls", "lib.response.links", "lib.response.format"),
+                      meta(self.rows, "C2", "edge_type", "src_qname", "dst_ref"))
+
+    def test_each_is_a_source_chunk_of_its_own(self):
+        chunks = {row.metadata["qname"]: (row.metadata["chunk_type"], row.span_start)
+                  for row in self.rows if row.layer == "C0"}
+        # Each from its first line, its JSDoc's, or the blank line before it (the chunks cover the file).
+        self.assertEqual(chunks.get("lib.response.status"), ("function", 3))
+        self.assertEqual(chunks.get("lib.response.links"), ("function", 9))  # its JSDoc, a blank line, it
+        self.assertIn(chunks.get("lib.response.Router.handle"), [("function", 20), ("function", 21)])
