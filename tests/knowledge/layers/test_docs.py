@@ -129,6 +129,11 @@ class FactLayerTests(SimpleTestCase):
         self.assertEqual(pick(rows, "subject_id", "predicate", "object"),
                          [("Upload files, add URLs and crawl sites", "permission", "`add_document`")])
 
+    def test_a_changelog_s_notes_are_no_facts(self):
+        text = "# 4.21.0 / 2024-09-11\n\n- deps: qs@6.13.0\n- **Breaking**: `res.redirect('back')` is gone\n"
+        self.assertEqual([row for row in build_doc_rows("History.md", text) if row.layer == "D2"], [])
+        self.assertEqual(len([row for row in build_doc_rows("notes.md", text) if row.layer == "D2"]), 2)
+
 
 class EntityAndRelationLayerTests(SimpleTestCase):
     def test_d3_entities_are_the_document_and_its_frontmatter_entities(self):

@@ -38,7 +38,8 @@ def fact_rows(doc: ParsedDoc) -> list[LayerRow]:
         for item in (value if isinstance(value, list) else [value]):
             if item not in (None, "", [], {}) and not isinstance(item, dict):
                 facts.append((doc.doc_id, key, as_text(item), f"frontmatter.{key}", 1))
-    for section in _fact_sections(doc):
+    # A changelog's "- deps: qs@6.13.0" or "**Breaking**: …" notes a release's change: no fact about it.
+    for section in _fact_sections(doc) if doc.doc_kind != "changelog" else []:
         facts.extend(_section_facts(doc, section))
     rows = []
     for subject, predicate, obj, anchor, line in facts:
