@@ -244,15 +244,19 @@ class _Reader(RouteReader):
                 self.calls(node, parent)
                 return
             name, owner, value = assigned
-            cls = next((s for s in self.file.symbols if owner and s.qname == f"{parent.qname}.{owner}"), None)
-            self.function(name, value, node, cls or parent, "method" if cls else "function", outer)
-            self.assigned[node.start_byte] = f"{(cls or parent).qname}.{name}"
+            prototype = owner.endswith(".prototype")
+            owner = owner.removesuffix(".prototype")
+            # A member of the module's own object, function or class; `exports.x` is the module's.
+            holder = next((s for s in self.file.symbols if s.qname == f"{parent.qname}.{owner}"), None)
+            self.function(name, value, node, holder or parent, "method" if holder and prototype else "function",
+                          outer)
+            self.assigned[node.start_byte] = f"{(holder or parent).qname}.{name}"
 
     def assigned_function(self, node: Node) -> tuple[str, str, Node] | None:
-        """(name, owner, function) of a function defined by assignment, as CommonJS modules do:
-        `res.send = function send(…) {…}`, `exports.helper = (x) => …`, `Router.prototype.handle = …`
-        (owner "Router"; else ""). None for any other statement, and for `module.exports = function …`
-        (the module itself)."""
+        """(name, object, function) of a function defined by assignment, as CommonJS modules do:
+        `res.send = function send(…) {…}` (object "res"), `exports.helper = (x) => …`,
+        `Router.prototype.handle = …` (object "Router.prototype"). None for any other statement, and
+        for `module.exports = function …` (the module itself)."""
         expression = node.named_children[0] if node.named_children else None
         if expression is None or expression.type != "assignment_expression":
             return None
@@ -261,7 +265,6 @@ class _Reader(RouteReader):
                 or self.text(left) == "module.exports"):
             return None
         owner = self.text(left.child_by_field_name("object"))
-        owner = owner.removesuffix(".prototype") if owner.endswith(".prototype") else ""
         return self.text(left.child_by_field_name("property")), owner, value
 
     def class_declaration(self, node: Node, parent: Symbol, outer: Node) -> None:

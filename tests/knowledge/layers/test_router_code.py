@@ -76,14 +76,15 @@ class CodeNameTests(SimpleTestCase):
     vocabulary = Vocabulary(code={"config", "pkg.settings.config", "logging_config", "pkg.settings.logging_config",
                                   "_walk_to_root", "fetchorders", "pkg.settings"},
                             symbols={"Config", "pkg.settings.Config", "LOGGING_CONFIG", "pkg.settings.LOGGING_CONFIG",
-                                     "_walk_to_root", "fetchOrders", "pkg.settings"})
+                                     "_walk_to_root", "fetchOrders", "pkg.settings", "lib.response.res.sendFile"})
 
     def test_names_spelled_as_the_repository_spells_them_are_code_names(self):
         for question, name in [("Where is Config defined?", "Config"), ("Who uses LOGGING_CONFIG?", "LOGGING_CONFIG"),
                                ("What does _walk_to_root return?", "_walk_to_root"),
                                ("Who calls fetchOrders?", "fetchOrders"),
                                ("Who imports pkg.settings?", "pkg.settings"),
-                               ("Where is settings.Config defined?", "settings.Config")]:
+                               ("Where is settings.Config defined?", "settings.Config"),
+                               ("Where is res.sendFile defined?", "res.sendFile")]:
             with self.subTest(question=question):
                 self.assertEqual(code_name(question, self.vocabulary), name)
 

@@ -207,17 +207,18 @@ class MemberFunctionTests(SimpleTestCase):
 
     def test_they_are_symbols_anonymous_ones_too_and_a_prototype_s_are_its_methods(self):
         symbols = meta(self.rows, "C1", "qname", "kind", "docstring")
-        for symbol in [("lib.response.status", "function", "Set the status code."),
-                       ("lib.response.links", "function", "Links."), ("lib.response.helper", "function", ""),
+        # Members of the module's object `res` (so "res.send" names them), `exports.x` the module's own.
+        for symbol in [("lib.response.res.status", "function", "Set the status code."),
+                       ("lib.response.res.links", "function", "Links."), ("lib.response.helper", "function", ""),
                        ("lib.response.Router.handle", "method", "")]:
             self.assertIn(symbol, symbols)
-        self.assertIn(("calls", "lib.response.links", "lib.response.format"),
+        self.assertIn(("calls", "lib.response.res.links", "lib.response.format"),
                       meta(self.rows, "C2", "edge_type", "src_qname", "dst_ref"))
 
     def test_each_is_a_source_chunk_of_its_own(self):
         chunks = {row.metadata["qname"]: (row.metadata["chunk_type"], row.span_start)
                   for row in self.rows if row.layer == "C0"}
         # Each from its first line, its JSDoc's, or the blank line before it (the chunks cover the file).
-        self.assertEqual(chunks.get("lib.response.status"), ("function", 3))
-        self.assertEqual(chunks.get("lib.response.links"), ("function", 9))  # its JSDoc, a blank line, it
+        self.assertEqual(chunks.get("lib.response.res.status"), ("function", 3))
+        self.assertEqual(chunks.get("lib.response.res.links"), ("function", 9))  # its JSDoc, a blank line, it
         self.assertIn(chunks.get("lib.response.Router.handle"), [("function", 20), ("function", 21)])
