@@ -12,8 +12,8 @@ def _has(*patterns: str) -> Callable[[str], bool]:
 INTEGRATIONS = _has(r"\bintegrat", r"интеграц", r"интегрир", r"с чем (связан|работает)")
 ENV_VARS = _has(r"\benvironment variables?\b", r"\benv(ironment)?[ _-]?var", r"переменн\w* (окружения|среды)")
 CALLERS = _has(r"\bwho calls\b", r"\bcallers? of\b", r"\bwhere is .* (called|invoked)\b", r"\bwhat calls\b",
-               r"\b(which|what) (\w+ )?(functions?|methods?|code|classes|modules|places)\b.*\b(call|invoke)s?\b",
-               r"кто вызывает", r"где вызывает", r"откуда вызывает", r"какие (функции|методы) (его )?вызывают")
+               r"\b(which|what) (\w+ )?(functions?|methods?|code|classes|modules|places|tests?)\b.*\b(call|invoke)",
+               r"кто вызывает", r"где вызывает", r"откуда вызывает", r"какие (функции|методы|тесты) (его )?вызывают")
 CALLEES = _has(r"\b(what|which)\b.*\bdoes .* (call|invoke)\b", r"\bcalled by\b", r"\bcallees of\b",
                r"что вызывает (функция|метод)", r"какие (функции|методы) вызывает")
 IMPORTS = _has(r"\bimport(s|ed|ers?)?\b", r"\bdepends? on\b", r"\bdependen(cies|ts?)\b", r"импорт",

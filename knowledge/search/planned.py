@@ -15,11 +15,14 @@ rows demoted) and the lists are merged:
    filter such as `edge_type = inherits` is left.
 
 A step ordered by `imported` (what the repository is made of) searches the base's modules that
-are imported the most, and keeps them in that order.
+are imported the most, and keeps them in that order. Within a step, the rows of the code's tests
+come after the others' (callers, importers, readers of a variable), unless the question asks about
+tests, when they come first.
 
 The trace ends with the plain search and how it was merged.
 """
 
+import re
 from collections import Counter
 
 from django.db.models import Count
@@ -31,6 +34,7 @@ from knowledge.search.vocabulary import load_vocabulary
 
 PLAIN_TOP_K = 8
 RRF_K = 10  # a small constant: the first places of each list decide
+ASKS_ABOUT_TESTS = re.compile(r"\btest(s|ed|ing)?\b|тест", re.IGNORECASE)
 
 
 def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
@@ -95,6 +99,8 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
         if order:
             hits.sort(key=lambda hit: order.index(hit.metadata.get("qname")) if hit.metadata.get("qname") in order
                       else len(order))
+        tests_first = bool(ASKS_ABOUT_TESTS.search(step.query))
+        hits.sort(key=lambda hit: bool(hit.metadata.get("is_test")) != tests_first)  # stable: ranks kept within
         if hits or not relax:
             return hits, filters
         entry = relax.pop(0)

@@ -369,3 +369,21 @@ def test_what_the_project_is_made_of_lists_its_modules_the_most_imported_first(t
         assert "Database access" in hits[1].content
     # A question about importers is still one.
     assert plan_question("Which modules import shopkit.db?", load_vocabulary([kb.pk])).intent == "imports"
+
+
+@pytest.mark.django_db
+def test_the_code_callers_come_before_the_tests_unless_tests_are_asked_for(tmp_path):
+    repo = tmp_path / "pay-repo"
+    # The tests' names say what the question says; the code's caller does not.
+    tests = "".join(f"\n\ndef test_who_calls_charge_{n}():\n    assert charge({n})\n" for n in range(6))
+    for path, text in {"pay/core.py": "def charge(amount):\n    return amount\n",
+                       "pay/api.py": "from pay.core import charge\n\n\ndef checkout(cart):\n    return charge(cart)\n",
+                       "tests/test_core.py": f"from pay.core import charge{tests}"}.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    plan, hits = plan_and_search("Who calls charge?", [kb.pk])
+    assert [hit.metadata["src_qname"] for hit in edges(hits)][:1] == ["pay.api.checkout"]
+    plan, hits = plan_and_search("Which tests call charge?", [kb.pk])
+    assert edges(hits)[0].metadata["is_test"]
