@@ -73,6 +73,7 @@ class Step:
     precise: list[str] = field(default_factory=list)
     expand: str = ""  # "source": C0 chunks of the symbols the hits name
     order: str = ""  # "imported": the base's modules, the most imported first (instead of the most similar)
+    prefer: dict = field(default_factory=dict)  # hits whose metadata has these values first (ranks kept within)
     why: str = ""
 
 
@@ -144,7 +145,9 @@ def _env_vars(q: Asked):
     name = env_var_name(q.text, q.vocabulary)
     if name and ENV_VAR_READ(q.words) and not DEFINITION(q.words):
         return [Step(["D6"], q.text, {"target_type": "env_var", "target": name}, top_k=10, relax=["target"],
-                     why=f"the files that read or name the environment variable {name}, each with its lines"),
+                     prefer={"interaction": "reads"},
+                     why=f"the files that read or name the environment variable {name}, each with its lines "
+                         "(the code's reads first)"),
                 Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
     if not ENV_VARS(q.words):
         return None
@@ -152,8 +155,9 @@ def _env_vars(q: Asked):
     source = q.subject if q.subject not in getattr(q.vocabulary, "readmes", ()) else ""
     filters = {"target_type": "env_var", **({"source_id": source} if source else {})}
     return [Step(["D6"], q.text, filters, top_k=10, relax=[key for key in filters if key != "target_type"],
-                 precise=["target_type"],
-                 why="environment variables are D6 rows: one per variable and file that reads or names it"),
+                 precise=["target_type"], prefer={"interaction": "reads"},
+                 why="environment variables are D6 rows: one per variable and file that reads or names it "
+                     "(the code's reads first)"),
             Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
 
 

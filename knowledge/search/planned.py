@@ -17,7 +17,8 @@ rows demoted) and the lists are merged:
 A step ordered by `imported` (what the repository is made of) searches the base's modules that
 are imported the most, and keeps them in that order. Within a step, the rows of the code's tests
 come after the others' (callers, importers, readers of a variable), unless the question asks about
-tests, when they come first.
+tests, when they come first; a step may prefer some rows (`prefer`: the code's reads of an
+environment variable before the documentation's mentions of it).
 
 The trace ends with the plain search and how it was merged.
 """
@@ -100,7 +101,9 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
             hits.sort(key=lambda hit: order.index(hit.metadata.get("qname")) if hit.metadata.get("qname") in order
                       else len(order))
         tests_first = bool(ASKS_ABOUT_TESTS.search(step.query))
-        hits.sort(key=lambda hit: bool(hit.metadata.get("is_test")) != tests_first)  # stable: ranks kept within
+        # Stable sorts: the ranks are kept within each group.
+        hits.sort(key=lambda hit: bool(hit.metadata.get("is_test")) != tests_first)
+        hits.sort(key=lambda hit: any(hit.metadata.get(key) != value for key, value in step.prefer.items()))
         if hits or not relax:
             return hits, filters
         entry = relax.pop(0)

@@ -237,6 +237,10 @@ def test_a_question_about_environment_variables_gets_the_variables_the_code_read
     (repo / "envkit" / "serve.py").write_text(
         "from envkit.settings import workers\n\n\ndef serve():\n    \"\"\"Start the workers the environment asks "
         "for.\"\"\"\n    return [object() for _ in range(workers())]\n")
+    # The documentation names a variable too, in the question's words: the code's reads still lead.
+    (repo / "README.md").write_text("# envkit\n\n## Environment variables envkit reads\n\n"
+                                    "Where is ENVKIT_WORKERS read? envkit reads the environment variable "
+                                    "`ENVKIT_WORKERS`.\n")
     kb = make_kb()
     store.index_repository(kb, repo)
     for question in ["Which environment variables does envkit read?", "Какие переменные окружения читает envkit?"]:
@@ -244,6 +248,9 @@ def test_a_question_about_environment_variables_gets_the_variables_the_code_read
         assert plan.intent == "env_vars" and plan.steps[0].filters["target_type"] == "env_var", question
         assert {hit.metadata.get("target") for hit in hits[:2]} == {"ENVKIT_WORKERS", "ENVKIT_HOME"}, question
         assert hits[0].metadata["source_path"] == "envkit/settings.py"
+    plan, hits = plan_and_search("Where is ENVKIT_WORKERS read?", [kb.pk])
+    assert [(hit.metadata["source_path"], hit.metadata["interaction"]) for hit in hits[:2]] == [
+        ("envkit/settings.py", "reads"), ("README.md", "mentioned")]
 
 
 @pytest.mark.django_db
