@@ -102,7 +102,7 @@ def _read(kb_ids: list[int]) -> dict[int, Vocabulary]:
             if meta.get("doc_kind") == "readme" and meta.get("repo_id"):
                 vocabulary.readmes.add(identifier)
             for alias in (identifier, meta.get("name"), meta.get("title"), *meta.get("aliases", [])):
-                if alias and not alias.endswith((".md", ".markdown")):
+                if alias and not alias.endswith((".md", ".markdown", ".rst")):
                     vocabulary.setdefault(alias.replace("-", " ").replace("_", " "), identifier)
         elif meta.get("entity_type") != "document" and meta.get("entity_name"):
             vocabulary.setdefault(meta["entity_name"], meta["entity_name"])

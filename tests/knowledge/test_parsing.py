@@ -30,8 +30,8 @@ def copy_bytes(tmp_path: Path, name: str, data: bytes) -> Path:
 
 def test_supported_extensions_are_the_documented_set():
     assert parsing.SUPPORTED_EXTENSIONS == (
-        ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp",
-        ".html", ".htm", ".png", ".jpg", ".jpeg", ".tif", ".tiff",
+        ".md", ".markdown", ".rst", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods",
+        ".odp", ".html", ".htm", ".png", ".jpg", ".jpeg", ".tif", ".tiff",
     )
 
 

@@ -37,12 +37,13 @@ from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
 from knowledge.indexing.parsing.text import WIDE_BOMS, decode_text
+from knowledge.indexing.rst import rst_as_markdown
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from portal.jobs import enqueue, run
 
 logger = logging.getLogger(__name__)
 
-DOC_EXTENSIONS = (".md", ".markdown")
+DOC_EXTENSIONS = (".md", ".markdown", ".rst")
 SCRIPTS = ScriptExtractor()
 EXTRACTORS: dict[str, CodeExtractor] = {
     **{ext: PlainTextExtractor() for ext in PlainTextExtractor.extensions},
@@ -198,9 +199,11 @@ def parse_project(texts: dict[str, str], configs: dict[str, str] | None = None,
 def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIndex,
                kb: KnowledgeBase) -> list[LayerRow]:
     """The rows of every layer for one file (documentation or code)."""
-    if PurePosixPath(rel).suffix.lower() in DOC_EXTENSIONS:
-        return build_doc_rows(rel, text, chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap,
-                              chunk_min_size=kb.chunk_min_size)
+    suffix = PurePosixPath(rel).suffix.lower()
+    if suffix in DOC_EXTENSIONS:
+        # reStructuredText (Sphinx docs, README.rst) is read as Markdown, line for line.
+        return build_doc_rows(rel, rst_as_markdown(text) if suffix == ".rst" else text, chunk_size=kb.chunk_size,
+                              chunk_overlap=kb.chunk_overlap, chunk_min_size=kb.chunk_min_size)
     extractor = extractor_for(rel)
     return build_code_rows(code_file or extractor.parse(rel, text), index, extractor)
 

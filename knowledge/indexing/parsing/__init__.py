@@ -28,17 +28,18 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 
 # Bump when the text produced for the same file changes: it is part of each document's
 # configuration signature, so a bump marks documents for re-indexing.
-PARSER_VERSION = "21"  # 21: PDF letter-spaced words joined, "по-"/"во-" rejoined by ending; Markdown setext headings
+PARSER_VERSION = "21"  # 21: PDF letter-spaced words joined, "по-"/"во-" by ending; setext headings; .rst
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
-    ".md", ".markdown", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods", ".odp",
-    ".html", ".htm",
+    ".md", ".markdown", ".rst", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods",
+    ".odp", ".html", ".htm",
     *images.IMAGE_EXTENSIONS,
 )
 
 MIME_TYPES = {
     ".md": "text/markdown",
     ".markdown": "text/markdown",
+    ".rst": "text/x-rst",
     ".txt": "text/plain",
     ".log": "text/plain",
     ".csv": "text/csv",
@@ -92,7 +93,7 @@ KNOWN_SIGNATURES = (
     (b"\x7fELF", gettext_noop("a program")),
 )
 IMAGE_MAGICS = {"PNG": (b"\x89PNG",), "JPEG": (b"\xff\xd8\xff",), "TIFF": (b"II*\x00", b"MM\x00*")}
-TEXT_EXTENSIONS = (".md", ".markdown", ".txt", ".log", ".csv", ".html", ".htm")
+TEXT_EXTENSIONS = (".md", ".markdown", ".rst", ".txt", ".log", ".csv", ".html", ".htm")
 # Zip member prefix that each Office format must contain.
 ZIP_PARTS = {".docx": ("word/", gettext_noop("a Word document")), ".xlsx": ("xl/", gettext_noop("an Excel workbook")),
              ".pptx": ("ppt/", gettext_noop("a PowerPoint presentation")),
@@ -180,6 +181,8 @@ def _dispatch(path: Path, ext: str, max_chars: int) -> ParsedDocument:
         return ParsedDocument(text=markdown, title=title or path.stem, mime="")
     if ext in (".md", ".markdown"):
         return text.parse_markdown(path)
+    if ext == ".rst":
+        return text.parse_rst(path)
     if ext == ".csv":
         return text.parse_csv(path, max_chars=max_chars)
     return text.parse_plain(path, headings=ext == ".txt")

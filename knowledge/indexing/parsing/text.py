@@ -16,6 +16,7 @@ from django.utils.translation import gettext
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
 from knowledge.indexing.markdown import fenced_lines, first_heading, scan, setext_headings
+from knowledge.indexing.rst import rst_as_markdown
 
 # UTF-32 before UTF-16: the UTF-32-LE mark starts with the UTF-16-LE one.
 BOMS = (
@@ -104,6 +105,12 @@ def parse_markdown(path: Path) -> ParsedDocument:
         title = first_heading(body) or path.stem
     metadata = {"frontmatter": frontmatter} if frontmatter else {}
     return ParsedDocument(text=body.strip(), title=title.strip(), mime="", metadata=metadata)
+
+
+def parse_rst(path: Path) -> ParsedDocument:
+    """reStructuredText, read as Markdown (`knowledge.indexing.rst`): sections, code blocks, links."""
+    body = clean_markdown(rst_as_markdown(decode_text(path.read_bytes())))
+    return ParsedDocument(text=body.strip(), title=first_heading(body) or path.stem, mime="")
 
 
 def split_frontmatter(text: str) -> tuple[str, dict]:

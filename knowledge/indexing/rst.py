@@ -1,0 +1,144 @@
+"""reStructuredText read as the project's Markdown, line for line: Python projects document in RST.
+
+`rst_as_markdown(text)` keeps every line where it was (a citation's line is the file's), so:
+
+* a title with an underline, or an overline and an underline, of one punctuation character is an
+  ATX heading, its adornment lines blank; as in RST, the levels follow the order in which the
+  adornment styles first appear;
+* a literal block (after a paragraph ending in `::`, or a `.. code-block:: python`, `.. code::`,
+  `.. sourcecode::` directive) is fenced: the blank line opening it becomes the fence, so does the
+  blank line closing it (or the fence closes the block's last line);
+* an admonition (`.. note::`, `.. warning::`, …) reads as its name, "Note:", and its text; other
+  directives (`toctree`, `image`, `automodule`, …), comments and link targets are left out;
+* inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link, a
+  role's `` :func:`name` `` as `name`.
+"""
+
+import re
+
+_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}[ \t]*$")  # three or more of one punctuation character
+_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:-]+)::[ \t]*(?P<argument>.*)$")
+_COMMENT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
+_CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "highlight"}
+_ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
+                "seealso", "admonition", "deprecated", "versionadded", "versionchanged"}
+_LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")
+_ROLE = re.compile(r":[\w:+-]+:`(?:([^`<]+?)\s*<[^`>]+>|([^`]+))`")
+_LITERAL = re.compile(r"``(.+?)``")
+_REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
+
+
+def rst_as_markdown(text: str) -> str:
+    """`text` (reStructuredText) as Markdown, each line where it was (see the module docstring)."""
+    lines = text.split("\n")
+    out = list(lines)
+    styles: list[str] = []
+    number = 0
+    while number < len(lines):
+        line = lines[number]
+        directive = _DIRECTIVE.match(line)
+        heading = _heading(lines, number)
+        if heading is not None:
+            style, title_line, last = heading
+            if style not in styles:
+                styles.append(style)
+            out[number:last + 1] = [""] * (last + 1 - number)
+            out[title_line] = "#" * min(styles.index(style) + 1, 6) + " " + _inline(lines[title_line].strip())
+            number = last + 1
+        elif directive is not None:
+            number = _directive(lines, out, number, directive)
+        elif _COMMENT.match(line):
+            number = _skip_block(lines, out, number)
+        elif line.rstrip().endswith("::") and not line.lstrip().startswith(".."):
+            stripped = line.rstrip()[:-2].rstrip()
+            # "Example::" reads "Example:"; a lone "::" or "text ::" introduces the block silently.
+            out[number] = _inline(stripped + (":" if stripped and not line.rstrip()[:-2].endswith(" ") else ""))
+            number = _fence(lines, out, number, "")
+        else:
+            out[number] = _inline(line)
+            number += 1
+    return "\n".join(out)
+
+
+def _heading(lines: list[str], number: int) -> tuple[str, int, int] | None:
+    """(style, the title's line, the last adornment line) of a section title starting at `number`."""
+    line = lines[number]
+    following = lines[number + 1] if number + 1 < len(lines) else ""
+    after = lines[number + 2] if number + 2 < len(lines) else ""
+    over = _ADORNMENT.match(line)
+    if over and following.strip() and _ADORNMENT.match(after) and after.rstrip() == line.rstrip():
+        return "over" + over.group(1), number + 1, number + 2
+    under = _ADORNMENT.match(following)
+    if (under and line.strip() and not line[:1].isspace() and not _ADORNMENT.match(line)
+            and (number == 0 or not lines[number - 1].strip() or lines[number - 1][:1].isspace())
+            and len(following.rstrip()) >= min(len(line.rstrip()), 3)):
+        return under.group(1), number, number + 1
+    return None
+
+
+def _directive(lines: list[str], out: list[str], number: int, directive: re.Match) -> int:
+    name = directive.group("name").lower()
+    if name in _CODE_DIRECTIVES:
+        language = directive.group("argument").strip().split()[0] if directive.group("argument").strip() else ""
+        out[number] = ""
+        return _fence(lines, out, number, language)
+    if name in _ADMONITIONS:
+        label = name.replace("seealso", "see also").replace("version", "version ").capitalize()
+        argument = directive.group("argument").strip()
+        out[number] = directive.group("indent") + _inline(f"{label}:" + (f" {argument}" if argument else ""))
+        end = _block_end(lines, number)
+        for inner in range(number + 1, end):
+            out[inner] = _inline(lines[inner].strip())
+        return end
+    return _skip_block(lines, out, number)
+
+
+def _skip_block(lines: list[str], out: list[str], number: int) -> int:
+    """Blank a directive or comment and the indented lines under it."""
+    end = _block_end(lines, number)
+    out[number:end] = [""] * (end - number)
+    return end
+
+
+def _fence(lines: list[str], out: list[str], number: int, language: str) -> int:
+    """Fence the literal block under line `number` (after its first blank line; a code directive's
+    options before it are left out); the line after the block."""
+    end = _block_end(lines, number)
+    opening = next((inner for inner in range(number + 1, end) if not lines[inner].strip()), None)
+    body = [inner for inner in range(opening + 1, end) if lines[inner].strip()] if opening is not None else []
+    if not body:
+        return end
+    out[number + 1:opening] = [""] * (opening - number - 1)
+    out[opening] = f"```{language}"
+    for inner in range(opening + 1, end):
+        out[inner] = lines[inner]  # code as written
+    closing = next((inner for inner in range(body[-1] + 1, end) if not lines[inner].strip()), None)
+    if closing is None:  # the block runs into the next text: the fence closes its last line
+        out[body[-1]] = lines[body[-1]] + "\n```"
+    else:
+        out[closing] = "```"
+    return end
+
+
+def _block_end(lines: list[str], number: int) -> int:
+    """The line after the block indented under line `number`, one blank line after it included (it
+    closes a fence)."""
+    indent = _indent(lines[number])
+    last, inner = number, number + 1
+    while inner < len(lines) and (not lines[inner].strip() or _indent(lines[inner]) > indent):
+        if lines[inner].strip():
+            last = inner
+        inner += 1
+    return last + 2 if last + 1 < inner else last + 1
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _inline(line: str) -> str:
+    line = _LITERAL.sub(r"`\1`", line)
+    line = _LINK.sub(r"[\1](\2)", line)
+    # A role's "~" or "!" (show the last part, do not link) is no part of the name.
+    line = _ROLE.sub(lambda match: f"`{(match.group(1) or match.group(2)).strip().lstrip('~!')}`", line)
+    return _REFERENCE.sub(r"\1", line)

@@ -1,0 +1,121 @@
+"""reStructuredText (Sphinx docs, README.rst) read as Markdown: uploads and the repository index."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from knowledge.indexing import parsing
+from knowledge.indexing.chunking import split_text
+from knowledge.indexing.layers import store
+from knowledge.indexing.markdown import fenced_lines, scan
+from knowledge.indexing.rst import rst_as_markdown
+from knowledge.models import Chunk
+from tests.factories import make_kb
+
+FLASK_SOURCES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "site" / "flask-docs" / "_sources"
+
+README = """==========
+django-kit
+==========
+
+A toolkit. See `the docs <https://example.com/docs>`_ and :func:`~kit.run`.
+
+.. image:: https://badge.example.com/kit.svg
+   :target: https://example.com
+
+Installation
+------------
+
+Install it with pip::
+
+    pip install django-kit
+
+Then add ``kit`` to ``INSTALLED_APPS``.
+
+.. code-block:: python
+   :linenos:
+
+   INSTALLED_APPS = [
+       "kit",
+   ]
+
+Configuration
+-------------
+
+.. note::
+   Set ``KIT_TIMEOUT`` in the environment.
+
+.. _usage:
+
+Usage
+-----
+Call ``kit.run()``.
+
+.. toctree::
+   :maxdepth: 2
+
+   intro
+"""
+
+
+def headings(text: str) -> list[tuple[int, str]]:
+    return [(heading.level, heading.title) for heading in scan(text)[0]]
+
+
+def test_a_readme_reads_as_markdown_line_for_line():
+    markdown = rst_as_markdown(README)
+    lines = markdown.split("\n")
+    assert len(lines) == len(README.split("\n"))
+    assert headings(markdown) == [(1, "django-kit"), (2, "Installation"), (2, "Configuration"), (2, "Usage")]
+    assert lines[1] == "# django-kit" and lines[9] == "## Installation"
+    assert lines[4] == "A toolkit. See [the docs](https://example.com/docs) and `kit.run`."
+    assert "Install it with pip:" in lines and "Then add `kit` to `INSTALLED_APPS`." in lines
+    fenced = fenced_lines(markdown)
+    assert {index for index, line in enumerate(lines) if "pip install" in line or '"kit",' in line} <= fenced
+    assert lines[20] == "```python" and ":linenos:" not in markdown
+    assert "Note:" in lines and "Set `KIT_TIMEOUT` in the environment." in lines
+    for left_out in ("image::", "badge", "_usage", "toctree", "maxdepth", "intro"):
+        assert left_out not in markdown
+
+
+def test_flask_s_sphinx_sources_keep_their_lines_sections_and_code():
+    sources = sorted(FLASK_SOURCES.rglob("*.rst.txt"))
+    assert len(sources) > 50
+    for source in sources:
+        text = source.read_text()
+        assert len(rst_as_markdown(text).split("\n")) == len(text.split("\n")), source.name
+    uploads = rst_as_markdown((FLASK_SOURCES / "patterns" / "fileuploads.rst.txt").read_text())
+    assert headings(uploads)[:3] == [(1, "Uploading Files"), (2, "A Gentle Introduction"), (2, "Improving Uploads")]
+    lines = uploads.split("\n")
+    code = next(index for index, line in enumerate(lines) if "def allowed_file(filename):" in line)
+    assert code in fenced_lines(uploads)
+    assert "`werkzeug.datastructures.FileStorage.save` method" in uploads  # :meth:`~werkzeug…save`
+
+
+def test_an_uploaded_rst_file_has_its_title_and_sections(tmp_path):
+    path = tmp_path / "quickstart.rst"
+    shutil.copy(FLASK_SOURCES / "quickstart.rst.txt", path)
+    doc = parsing.parse_file(path)
+    assert doc.title == "Quickstart"
+    paths = [chunk.heading_path for chunk in split_text(doc.text)]
+    assert ["Quickstart", "A Minimal Application"] in paths
+    assert not any(".. code-block" in chunk.content for chunk in split_text(doc.text))
+
+
+@pytest.mark.django_db
+def test_a_repository_s_rst_docs_are_documentation_layers(tmp_path):
+    repo = tmp_path / "kit"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "README.rst").write_text(README)
+    shutil.copy(FLASK_SOURCES / "patterns" / "fileuploads.rst.txt", repo / "docs" / "fileuploads.rst")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    sections = set(Chunk.objects.filter(knowledge_base=kb, layer="D0").values_list("metadata__source_path",
+                                                                                 "section_path"))
+    assert ("docs/fileuploads.rst", "Uploading Files > A Gentle Introduction") in sections
+    assert ("README.rst", "django-kit > Installation") in sections
+    card = Chunk.objects.get(knowledge_base=kb, layer="D1", metadata__source_path="README.rst")
+    assert (card.metadata["title"], card.metadata["doc_kind"]) == ("django-kit", "readme")
+    variables = Chunk.objects.filter(knowledge_base=kb, layer="D6", metadata__target_type="env_var")
+    assert "KIT_TIMEOUT" in set(variables.values_list("metadata__target", flat=True))
