@@ -28,6 +28,11 @@ def layer(rows, name):
     return [row.metadata for row in rows if row.layer == name]
 
 
+def upper_case_names(path: str, page: str) -> dict[str, str]:
+    """The UPPER_SNAKE names of the page's D6 rows, with the kind of each."""
+    return {m["target"]: m["target_type"] for m in layer(build_doc_rows(path, page), "D6") if m["target"].isupper()}
+
+
 class OrdinaryMarkdownTests(SimpleTestCase):
     def setUp(self):
         self.rows = build_doc_rows("docs/guide/deploy.md", PAGE)
@@ -64,8 +69,7 @@ def test_settings_in_a_django_readme_are_no_environment_variables():
             "Read `settings.CACHE_TIMEOUT` in your code. The worker count comes from `$WORKER_COUNT`;\n"
             "run `export QUEUE_URL=redis://x` first. `BUILD_WITH_MYPYC` isn't set to 1.\n\n"
             "## Environment\n\n- `DEBUG_LEVEL`\n\n## SENTRY_DSN\n\nOptional.\n")
-    found = {m["target"]: m["target_type"] for m in layer(build_doc_rows("README.md", page), "D6")}
-    assert {name: kind for name, kind in found.items() if name.isupper()} == {
+    assert upper_case_names("README.md", page) == {
         "INSTALLED_APPS": "setting", "Q_CLUSTER": "setting", "CACHE_TIMEOUT": "setting",
         "WORKER_COUNT": "env_var", "QUEUE_URL": "env_var", "BUILD_WITH_MYPYC": "env_var", "DEBUG_LEVEL": "env_var",
         "SENTRY_DSN": "env_var"}
@@ -81,8 +85,7 @@ def test_a_name_written_without_context_is_a_constant_unless_its_section_configu
             "- `LOG_LEVEL`: how much to log\n\n"
             "## Configuration\n\n| name | default |\n|---|---|\n| `MAX_WORKERS` | 4 |\n\n"
             "## Notes\n\nThe enum `TUNNEL_ONLY` is gone; `SSL_CERT_FILE` is read at start.\n")
-    found = {m["target"]: m["target_type"] for m in layer(build_doc_rows("CHANGELOG.md", page), "D6")}
-    assert {name: kind for name, kind in found.items() if name.isupper()} == {
+    assert upper_case_names("CHANGELOG.md", page) == {
         "SSL_CERT_FILE": "env_var", "SSL_CERT_DIR": "env_var", "USE_CLIENT_DEFAULT": "constant",
         "USER_AGENT": "constant", "HTTPX_DEBUG": "env_var", "DATABASE_URL": "env_var", "REDIS_URL": "env_var",
         "SECRET_KEY": "env_var", "LOG_LEVEL": "env_var", "MAX_WORKERS": "env_var", "TUNNEL_ONLY": "constant"}
