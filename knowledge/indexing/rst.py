@@ -8,8 +8,10 @@
 * a literal block (after a paragraph ending in `::`, or a `.. code-block:: python`, `.. code::`,
   `.. sourcecode::` directive) is fenced: the blank line opening it becomes the fence, so does the
   blank line closing it (or the fence closes the block's last line);
-* an admonition (`.. note::`, `.. warning::`, …) reads as its name, "Note:", and its text; other
-  directives (`toctree`, `image`, `automodule`, …), comments and link targets are left out;
+* an admonition (`.. note::`, `.. warning::`, …) reads as its name, "Note:", and its text; an object's
+  description (`.. py:function:: send(data)`, `.. envvar:: FLASK_APP`) as its signature and its text;
+  a container (tabs, a topic) as its title and its text; directives that hold no prose (`toctree`,
+  `image`, `include`, autodoc's), comments and link targets are left out;
 * inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link, a
   role's `` :func:`name` `` as `name`.
 """
@@ -19,9 +21,15 @@ import re
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}[ \t]*$")  # three or more of one punctuation character
 _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:-]+)::[ \t]*(?P<argument>.*)$")
 _COMMENT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
-_CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "highlight"}
+_CODE_DIRECTIVES = {"code-block", "code", "sourcecode"}
 _ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
                 "seealso", "admonition", "deprecated", "versionadded", "versionchanged"}
+# Object descriptions (Sphinx's domains: `.. py:function::`, `.. function::`, …): the object's signature.
+_DESCRIPTIONS = {"function", "class", "method", "attribute", "data", "exception", "decorator", "describe",
+                 "object", "option", "confval", "program"}
+# Directives whose text is no prose: tables of contents, pictures, includes, autodoc, markup.
+_LEFT_OUT = {"toctree", "image", "figure", "include", "literalinclude", "raw", "index", "currentmodule",
+             "module", "highlight", "meta", "contents", "sectnum", "target-notes", "default-role", "role"}
 _LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")
 _ROLE = re.compile(r":[\w:+-]+:`(?:([^`<]+?)\s*<[^`>]+>|([^`]+))`")
 _LITERAL = re.compile(r"``(.+?)``")
@@ -78,19 +86,36 @@ def _heading(lines: list[str], number: int) -> tuple[str, int, int] | None:
 
 def _directive(lines: list[str], out: list[str], number: int, directive: re.Match) -> int:
     name = directive.group("name").lower()
+    argument = directive.group("argument").strip()
     if name in _CODE_DIRECTIVES:
-        language = directive.group("argument").strip().split()[0] if directive.group("argument").strip() else ""
         out[number] = ""
-        return _fence(lines, out, number, language)
+        return _fence(lines, out, number, argument.split()[0] if argument else "")
+    if name in _LEFT_OUT or name.startswith("auto"):
+        return _skip_block(lines, out, number)
+    # Any other directive's text stays, read like the rest (a note's code block is fenced too),
+    # under a line that says what it is: "Note:", "Environment variable `FLASK_APP`:", "`send(data)`".
+    end = _block_end(lines, number)
+    _dedent(lines, number + 1, end)
+    out[number + 1:end] = lines[number + 1:end]
     if name in _ADMONITIONS:
-        label = name.replace("seealso", "see also").replace("version", "version ").capitalize()
-        argument = directive.group("argument").strip()
-        out[number] = directive.group("indent") + _inline(f"{label}:" + (f" {argument}" if argument else ""))
-        end = _block_end(lines, number)
-        for inner in range(number + 1, end):
-            out[inner] = _inline(lines[inner].strip())
-        return end
-    return _skip_block(lines, out, number)
+        label = name.replace("seealso", "see also").replace("version", "version ").capitalize() + ":"
+        label += f" {argument}" if argument else ""
+    elif name == "envvar":
+        label = f"Environment variable `{argument}`:"
+    elif ":" in name or name in _DESCRIPTIONS:
+        label = f"`{argument}`" if argument else ""
+    else:  # a container (tabs, a topic, a table): its title, if any
+        label = argument
+    out[number] = directive.group("indent") + _inline(label)
+    return number + 1
+
+
+def _dedent(lines: list[str], start: int, end: int) -> None:
+    """Lines `start` to `end` less the indentation they share."""
+    indents = [_indent(lines[inner]) for inner in range(start, end) if lines[inner].strip()]
+    cut = min(indents, default=0)
+    for inner in range(start, end):
+        lines[inner] = lines[inner][cut:] if lines[inner].strip() else ""
 
 
 def _skip_block(lines: list[str], out: list[str], number: int) -> int:

@@ -56,6 +56,22 @@ Call ``kit.run()``.
    :maxdepth: 2
 
    intro
+
+.. envvar:: KIT_HOME
+
+   Where the kit keeps its files.
+
+.. py:function:: run(fast=False)
+
+   Run the kit. For example::
+
+       kit.run(fast=True)
+
+.. tabs::
+
+   .. group-tab:: Linux
+
+      Run it as a service.
 """
 
 
@@ -77,6 +93,11 @@ def test_a_readme_reads_as_markdown_line_for_line():
     assert "Note:" in lines and "Set `KIT_TIMEOUT` in the environment." in lines
     for left_out in ("image::", "badge", "_usage", "toctree", "maxdepth", "intro"):
         assert left_out not in markdown
+    # An object's description keeps its text (dedented, so it is no indented code) under its signature.
+    assert "Environment variable `KIT_HOME`:" in lines and "Where the kit keeps its files." in lines
+    assert "`run(fast=False)`" in lines and "Run the kit. For example:" in lines
+    assert next(index for index, line in enumerate(lines) if "kit.run(fast=True)" in line) in fenced
+    assert "Linux" in [line.strip() for line in lines] and "Run it as a service." in [line.strip() for line in lines]
 
 
 def test_flask_s_sphinx_sources_keep_their_lines_sections_and_code():
@@ -91,6 +112,8 @@ def test_flask_s_sphinx_sources_keep_their_lines_sections_and_code():
     code = next(index for index, line in enumerate(lines) if "def allowed_file(filename):" in line)
     assert code in fenced_lines(uploads)
     assert "`werkzeug.datastructures.FileStorage.save` method" in uploads  # :meth:`~werkzeug…save`
+    config = rst_as_markdown((FLASK_SOURCES / "config.rst.txt").read_text())
+    assert "`SECRET_KEY`" in config and "A secret key that will be used for securely signing" in config
 
 
 def test_an_uploaded_rst_file_has_its_title_and_sections(tmp_path):
