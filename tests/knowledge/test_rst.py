@@ -126,6 +126,13 @@ def test_an_uploaded_rst_file_has_its_title_and_sections(tmp_path):
     assert not any(".. code-block" in chunk.content for chunk in split_text(doc.text))
 
 
+def test_a_sphinx_source_published_as_rst_txt_is_read_as_rst():
+    doc = parsing.parse_file(FLASK_SOURCES.parents[2] / "documents" / "txt" / "flask-quickstart.rst.txt")
+    assert doc.title == "Quickstart" and doc.text.startswith("# Quickstart")
+    code = next(index for index, line in enumerate(doc.text.split("\n")) if "from flask import Flask" in line)
+    assert code in fenced_lines(doc.text)
+
+
 @pytest.mark.django_db
 def test_a_repository_s_rst_docs_are_documentation_layers(tmp_path):
     repo = tmp_path / "kit"

@@ -181,7 +181,7 @@ def _dispatch(path: Path, ext: str, max_chars: int) -> ParsedDocument:
         return ParsedDocument(text=markdown, title=title or path.stem, mime="")
     if ext in (".md", ".markdown"):
         return text.parse_markdown(path)
-    if ext == ".rst":
+    if ext == ".rst" or path.name.lower().endswith(".rst.txt"):  # Sphinx publishes its sources as .rst.txt
         return text.parse_rst(path)
     if ext == ".csv":
         return text.parse_csv(path, max_chars=max_chars)
