@@ -46,6 +46,10 @@ class OrdinaryMarkdownTests(SimpleTestCase):
     def test_links_between_pages_are_relations(self):
         self.assertEqual([(m["relation_type"], m["target_id"]) for m in layer(self.rows, "D5")],
                          [("links_to", "docs/reference/settings.md"), ("links_to", "https://fastapi.tiangolo.com/")])
+        # A changelog's links to pull requests and issues are no relations; to its pages they are.
+        changelog = build_doc_rows("CHANGELOG.md", "# Changelog\n\n## 1.0\n\n- Fix ([#12](https://github.com/a/b/pull/12))"
+                                                   ", see [upgrading](docs/upgrade.md).\n")
+        self.assertEqual([m["target_id"] for m in layer(changelog, "D5")], ["docs/upgrade.md"])
 
     def test_services_env_vars_urls_and_ports_are_integrations(self):
         found = {(m["target"], m["target_type"]) for m in layer(self.rows, "D6")}
