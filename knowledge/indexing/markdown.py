@@ -20,6 +20,7 @@ from typing import NamedTuple
 _MARKDOWN_LINE = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})|(#{1,6})(?=[^\S\n]|$))([^\n]*)", re.M)
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
+_LINK = re.compile(r"(?<!!)\[([^\]]+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 # Lines that are no paragraph, so no setext title: indented code, a list item, a quote, a table row,
 # HTML, an ATX heading, a fence.
@@ -79,12 +80,15 @@ def scan(text: str) -> tuple[list[Heading], list[tuple[int, int]]]:
 
 
 def heading_title(raw: str) -> str:
-    """Heading text without the optional closing `#`s and a trailing `{#id}` or `{/*id*/}` anchor."""
+    """Heading text without the optional closing `#`s and a trailing `{#id}` or `{/*id*/}` anchor, a
+    link read as its text (a changelog's "## [v1.11.1](https://…/tree/v1.11.1) (2026-08-26)")."""
     title = raw.strip()
     if title.endswith("#"):
         title = _CLOSING_HASHES.sub("", title).strip()
     if title.endswith("}"):
         title = _ANCHOR.sub("", title).strip()
+    if "](" in title or "][" in title:
+        title = _LINK.sub(r"\1", title)
     return title
 
 

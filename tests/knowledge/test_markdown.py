@@ -65,10 +65,14 @@ Not a title
 """
 
 
+def headings(text: str) -> list[tuple[int, str]]:
+    return [(heading.level, heading.title) for heading in scan(text)[0]]
+
+
 def test_setext_headings_are_headings_line_for_line():
     converted = setext_headings(CHANGELOG)
     assert converted.count("\n") == CHANGELOG.count("\n")
-    assert [(heading.level, heading.title) for heading in scan(converted)[0]] == [
+    assert headings(converted) == [
         (1, "4.21.2 / 2024-11-06"), (2, "4.21.1 / 2024-10-08")]
     assert "its second line over a rule\n---" in converted and "Not a title\n===" in converted
 
@@ -85,3 +89,9 @@ def test_a_markdown_changelog_with_setext_headings_has_sections_in_the_parser_an
     assert sections == {"4.21.2 / 2024-11-06": 1, "4.21.2 / 2024-11-06 > 4.21.1 / 2024-10-08": 6}
     assert layers.title == "History", "a changelog's latest release is not its title"
     assert parse_doc("CHANGELOG.md", "Changelog\n=========\n\n1.0\n---\n\nFirst.\n").title == "Changelog"
+
+
+def test_a_link_in_a_heading_reads_as_its_text():
+    text = ("## [v1.11.1](https://github.com/django-q2/django-q2/tree/v1.11.1) (2026-08-26)\n\nFixed.\n\n"
+            "## [Unreleased]\n\n### See [the guide][guide]\n")
+    assert headings(text) == [(2, "v1.11.1 (2026-08-26)"), (2, "[Unreleased]"), (3, "See the guide")]
