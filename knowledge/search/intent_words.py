@@ -27,7 +27,7 @@ USAGES = _has(r"\bwhere is .* used\b", r"\bwhere .* (is|are) used\b", r"\busages
               r"\bwho uses\b", r"\bwhat uses\b", r"\b(which|what) \w+ uses?\b", r"\bused by\b",
               r"где (используется|используются|применяется)", r"кто использует",
               r"использовани")
-INHERITS = _has(r"\bsubclass", r"\binherit", r"\bextends\b", r"наслед", r"подкласс")
+INHERITS = _has(r"\bsubclass", r"\binherit", r"\bextend(s|ing)?\b", r"наслед", r"подкласс")
 ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпоинт", r"маршрут", r"ручк",
                         r"обработчик")
 CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")

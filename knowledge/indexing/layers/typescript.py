@@ -163,8 +163,10 @@ class _Reader(RouteReader):
         path = PurePosixPath(*parts) if parts else PurePosixPath(".")
         return module_name(str(path.with_suffix("")) if path.suffix in GRAMMARS else str(path))
 
-    def expand(self, name: str, typed: bool = False) -> str:
+    def expand(self, name: str, typed: bool = False, within: Symbol | None = None) -> str:
         head, _, rest = name.partition(".")
+        if head == "this" and within is not None and within.kind == "method" and rest and "." not in rest:
+            return f"{within.qname.rsplit('.', 1)[0]}.{rest}"  # `this.build()` in a method: its class's
         if typed and head in self.instances:  # a call on `app` of `const app = express()`
             base = self.instances[head]
         elif head in self.aliases:
@@ -312,7 +314,7 @@ class _Reader(RouteReader):
                 if spec:
                     self.reference("imports", src, self.module_ref(spec), current)
                 elif callee is not None and callee.type in ("identifier", "member_expression"):
-                    target = self.expand(self.text(callee), typed=True)
+                    target = self.expand(self.text(callee), typed=True, within=src)
                     if target:
                         self.reference("calls", src, target, current)
             elif current.type == "function_expression" and current != node and current.child_by_field_name("name"):

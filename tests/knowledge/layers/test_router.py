@@ -45,6 +45,8 @@ PLANS = {
         "calls", "ru", "create_order", [(["C2"], {"edge_type": "calls", "src_name": "create_order"}, "")]),
     "Which classes inherit from `Entity`?": (
         "inheritance", "en", "Entity", [(["C2"], {"edge_type": "inherits", "dst_name": "Entity"}, "")]),
+    "Which classes extend `Subscribable`?": (
+        "inheritance", "en", "Subscribable", [(["C2"], {"edge_type": "inherits", "dst_name": "Subscribable"}, "")]),
     "Какие классы наследуются от Gateway?": (
         "inheritance", "ru", "Gateway", [(["C2"], {"edge_type": "inherits", "dst_name": "Gateway"}, "")]),
     "Who imports `shop.models`?": (

@@ -222,3 +222,12 @@ class MemberFunctionTests(SimpleTestCase):
         self.assertEqual(chunks.get("lib.response.res.status"), ("function", 3))
         self.assertEqual(chunks.get("lib.response.res.links"), ("function", 9))  # its JSDoc, a blank line, it
         self.assertIn(chunks.get("lib.response.Router.handle"), [("function", 20), ("function", 21)])
+
+
+def test_a_method_s_call_on_this_is_a_call_of_its_class_s_method():
+    rows = rows_of({"src/client.ts": (
+        "export class Client {\n  fetch() {\n    return this.build();\n  }\n  build() {\n    return 1;\n  }\n}\n"
+        "export class Sub extends Client {\n  run() {\n    return this.fetch();\n  }\n}\n")})[0]["src/client.ts"]
+    edges = meta(rows, "C2", "edge_type", "src_qname", "dst_ref", "resolution")
+    assert ("calls", "src.client.Client.fetch", "src.client.Client.build", "resolved") in edges
+    assert [edge for edge in edges if edge[1] == "src.client.Sub.run"][0][3] == "resolved"  # Client's, inherited
