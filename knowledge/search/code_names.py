@@ -29,6 +29,7 @@ CUE_NAME = re.compile(r"\b(?:calls?|calling|inherits? from|subclass(?:es)? of|ex
 NOT_NAMES = {"api", "cli", "http", "https", "sla", "rest", "url", "json", "sql", "get", "post", "put",
              "patch", "delete", "the", "a", "an", "this", "that", "does", "do", "is", "are", "from", "of",
              "to"}
+ASKS_WHAT_IT_DOES = re.compile(r"\bwhat does ([A-Za-z_][\w]*) do\b|\bчто делает ([A-Za-z_][\w]*)\b", re.IGNORECASE)
 # A question that names a document says so.
 DOCUMENT_WORDS = re.compile(r"\b(documents?|docs?|pages?|runbooks?|readme|guides?|articles?|specs?)\b|"
                             r"документ|страниц|ранбук|инструкц|статья|стать[июе]", re.IGNORECASE)
@@ -45,7 +46,10 @@ def code_name(text: str, vocabulary=None) -> str:
                 return name
         elif _counts(name, bool(call), vocabulary):
             return name
-    return ""
+    # "What does hydrate do?": a plain word the question asks the doing of is code when the bases define it.
+    asked = ASKS_WHAT_IT_DOES.search(text)
+    name = (asked.group(1) or asked.group(2)) if asked else ""
+    return name if name and name.lower() not in NOT_NAMES and is_known(name, vocabulary) else ""
 
 
 def _counts(name: str, call: bool, vocabulary) -> bool:

@@ -76,7 +76,8 @@ class CodeNameTests(SimpleTestCase):
     vocabulary = Vocabulary(code={"config", "pkg.settings.config", "logging_config", "pkg.settings.logging_config",
                                   "_walk_to_root", "fetchorders", "pkg.settings"},
                             symbols={"Config", "pkg.settings.Config", "LOGGING_CONFIG", "pkg.settings.LOGGING_CONFIG",
-                                     "_walk_to_root", "fetchOrders", "pkg.settings", "lib.response.res.sendFile"})
+                                     "_walk_to_root", "fetchOrders", "pkg.settings", "lib.response.res.sendFile",
+                                     "src.hydration.hydrate"})
 
     def test_names_spelled_as_the_repository_spells_them_are_code_names(self):
         for question, name in [("Where is Config defined?", "Config"), ("Who uses LOGGING_CONFIG?", "LOGGING_CONFIG"),
@@ -84,13 +85,15 @@ class CodeNameTests(SimpleTestCase):
                                ("Who calls fetchOrders?", "fetchOrders"),
                                ("Who imports pkg.settings?", "pkg.settings"),
                                ("Where is settings.Config defined?", "settings.Config"),
-                               ("Where is res.sendFile defined?", "res.sendFile")]:
+                               ("Where is res.sendFile defined?", "res.sendFile"),
+                               # A plain word asked the doing of, spelled as the bases spell a symbol.
+                               ("What does hydrate do?", "hydrate"), ("Что делает hydrate?", "hydrate")]:
             with self.subTest(question=question):
                 self.assertEqual(code_name(question, self.vocabulary), name)
 
     def test_words_the_repository_does_not_define_are_no_code_names(self):
         for question in ["Where is Server defined?", "What is the API timeout?", "Where is the config read?",
-                         "What does e.g. the reader do?"]:
+                         "What does e.g. the reader do?", "What does hydration do?", "What does the reader do?"]:
             with self.subTest(question=question):
                 self.assertEqual(code_name(question, self.vocabulary), "")
 
