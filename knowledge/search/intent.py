@@ -10,12 +10,12 @@ The vocabulary is read and cached per base by `knowledge.search.vocabulary`; the
 question asks about come from `knowledge.search.code_names`, and the rules read the question with
 them masked (a word inside `dotenv.cli` is no question about a CLI).
 
-Running a plan is `knowledge.search.planned.plan_and_search(question, kb_ids)`.
+A plan's steps and the plan itself are `knowledge.search.plans`; running a plan is
+`knowledge.search.planned.plan_and_search(question, kb_ids)`.
 """
 
 import re
-from dataclasses import asdict, dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
 from knowledge.indexing.layers.code import route_key
 from knowledge.search.code_names import (
@@ -47,63 +47,18 @@ from knowledge.search.intent_words import (
     INTEGRATIONS,
     OVERVIEW,
     RELATIONS,
+    RELEASE,
     ROLES,
     SETTINGS,
     USAGES,
+    VERSION,
     WORKFLOW,
 )
+from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import find_subject
 
 __all__ = ["Plan", "Planner", "RulePlanner", "Step", "code_name", "find_subject", "loose_name", "plan_question",
            "precise_keys"]
-
-
-@dataclass
-class Step:
-    layers: list[str]
-    query: str
-    filters: dict = field(default_factory=dict)
-    top_k: int = 6
-    mode: str = "hybrid"
-    # When nothing matches: filter keys dropped in this order ("a->b" renames key a to b instead; a
-    # dict sets its keys, dropping those set to None: {"dst_ref": None, "dst_name": "load"}).
-    relax: list = field(default_factory=list)
-    # The filter keys that name what was asked: the hits are a precise match while one of them holds.
-    # By default the first key of `relax` among the filters (and what it is renamed to).
-    precise: list[str] = field(default_factory=list)
-    expand: str = ""  # "source": C0 chunks of the symbols the hits name
-    order: str = ""  # "imported": the base's modules, the most imported first (instead of the most similar)
-    prefer: dict = field(default_factory=dict)  # hits whose metadata has these values first (ranks kept within)
-    why: str = ""
-
-
-@dataclass
-class Plan:
-    question: str
-    intent: str
-    language: str
-    steps: list[Step]
-    subject: str = ""  # the id or code name the question is about, when one was recognised
-    planner: str = "rules"
-    trace: list[dict] = field(default_factory=list)  # filled by plan_and_search
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def precise_keys(step: Step) -> list[str]:
-    """The keys of a step's filters that must hold for its hits to be a precise match."""
-    if step.precise:
-        return step.precise
-    for entry in step.relax:
-        if isinstance(entry, str) and entry.partition("->")[0] in step.filters:
-            old, _, new = entry.partition("->")
-            return [old, new] if new else [old]
-    return list(step.filters)
-
-
-class Planner(Protocol):
-    def plan(self, question: str, vocabulary: dict[str, str] | None = None) -> Plan: ...
 
 
 @dataclass
@@ -359,6 +314,14 @@ def _catalog(q: Asked):
     return None
 
 
+def _release(q: Asked):
+    version = VERSION.search(q.words)
+    if version and RELEASE(q.words):  # "What changed in 4.21.0?": the changelog's section that names it
+        return [Step(["D0"], version.group(0), {"doc_kind": "changelog"}, top_k=3, mode="keyword", relax=["doc_kind"],
+                     why=f"the changelog's section of release {version.group(0)}, found by its number")]
+    return None
+
+
 def _fallback(q: Asked):
     return [Step(["D0", "C0"], q.text, top_k=6, why="no specific intent: sections and source chunks, hybrid")]
 
@@ -377,6 +340,7 @@ RULES = (
     ("cli", _cli),
     ("roles", _roles),
     ("symbol", _symbol),
+    ("release", _release),
     ("facts", _facts),
     ("workflow", _workflow),
     ("relations", _relations),

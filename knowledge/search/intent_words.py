@@ -70,3 +70,7 @@ FACT_PREDICATES = {
     "status": _has(r"\bstatus\b", r"статус"),
     "sla": _has(r"\bsla\b"),
 }
+# A release asked about: its number ("4.21.0", "v1.11.0", "2.0rc1") and a word of change.
+VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:rc|a|b|alpha|beta|dev)\d*)?(?![\w.])", re.IGNORECASE)
+RELEASE = _has(r"\bchange", r"\bnew\b", r"\brelease", r"\bfix", r"\badded\b", r"\bremoved\b", r"\bbreaking\b",
+               r"изменил", r"нового", r"исправлен", r"релиз", r"выпуск", r"в верси")

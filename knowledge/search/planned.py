@@ -30,7 +30,8 @@ from django.db.models import Count
 
 from knowledge.models import Chunk
 from knowledge.search import retrieval
-from knowledge.search.intent import Plan, Planner, Step, plan_question, precise_keys
+from knowledge.search.intent import plan_question
+from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import load_vocabulary
 
 PLAIN_TOP_K = 8

@@ -81,6 +81,9 @@ PLANS = {
         [(["D3"], {"entity_name": "Invoice"}, ""), (["D5"], {"relation_type": "mentions"}, "")]),
     "Give me an overview of the refund runbook": (
         "catalog", "en", "refund-runbook", [(["D1"], {"document_id": "refund-runbook"}, "")]),
+    "What changed in 4.21.0?": ("release", "en", "", [(["D0"], {"doc_kind": "changelog"}, "")]),
+    "Что нового в версии v2.0rc1?": ("release", "ru", "", [(["D0"], {"doc_kind": "changelog"}, "")]),
+    "Which Python 3.12 features are used?": ("general", "en", "", [(["D0", "C0"], {}, "")]),
     "What is the retry timeout?": ("general", "en", "", [(["D0", "C0"], {}, "")]),
     "Почему не приходит письмо с подтверждением?": ("general", "ru", "", [(["D0", "C0"], {}, "")]),
 }
@@ -244,3 +247,20 @@ def test_a_planned_search_embeds_its_question_once(kb):
         plan, _ = plan_and_search("Where is GET /ping handled?", [kb.pk])
     assert plan.trace[0]["filters"] == {"http_method": ["GET", "ANY"], "declared_route_key": "/ping"}
     assert embed_query.call_count == 1
+
+
+@pytest.mark.django_db
+def test_a_release_asked_about_is_the_changelog_section_that_names_it(tmp_path):
+    repo = tmp_path / "lib"
+    repo.mkdir()
+    releases = [("1.3.0", "Added retries to the client."), ("1.2.0", "Changed the default timeout; fixed retries."),
+                ("1.1.0", "Changed the client to retry; 1.2.0 will change the timeout.")]
+    (repo / "CHANGELOG.md").write_text("# Changelog\n\n" + "".join(f"## {number}\n\n{text}\n\n"
+                                                                   for number, text in releases))
+    (repo / "README.md").write_text("# lib\n\nA client. What changed in each release is in the changelog.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    for question in ["What changed in 1.2.0?", "Что изменилось в версии 1.2.0?"]:
+        plan, hits = plan_and_search(question, [kb.pk])
+        assert plan.intent == "release", question
+        assert (hits[0].layer, hits[0].section_path) == ("D0", "Changelog > 1.2.0"), question
