@@ -12,6 +12,7 @@
   description (`.. py:function:: send(data)`, `.. envvar:: FLASK_APP`) as its signature and its text;
   a container (tabs, a topic) as its title and its text; directives that hold no prose (`toctree`,
   `image`, `include`, autodoc's), comments and link targets are left out;
+* a substitution (`|version|`, `|badge|`) is what it stands for, a picture's left out;
 * inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link, a
   role's `` :func:`name` `` as `name`.
 """
@@ -21,6 +22,7 @@ import re
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}[ \t]*$")  # three or more of one punctuation character
 _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:-]+)::[ \t]*(?P<argument>.*)$")
 _COMMENT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
+_SUBSTITUTION = re.compile(r"^[ \t]*\.\.[ \t]+\|([^|\n]+)\|[ \t]+([\w-]+)::(.*)$", re.MULTILINE)
 _CODE_DIRECTIVES = {"code-block", "code", "sourcecode"}
 _ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
                 "seealso", "admonition", "deprecated", "versionadded", "versionchanged"}
@@ -38,6 +40,7 @@ _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 
 def rst_as_markdown(text: str) -> str:
     """`text` (reStructuredText) as Markdown, each line where it was (see the module docstring)."""
+    text = _substituted(text)
     lines = text.split("\n")
     out = list(lines)
     styles: list[str] = []
@@ -66,6 +69,14 @@ def rst_as_markdown(text: str) -> str:
             out[number] = _inline(line)
             number += 1
     return "\n".join(out)
+
+
+def _substituted(text: str) -> str:
+    """`text` with its substitutions made: `|name|` defined by `.. |name| replace:: words` is the words;
+    by any other directive (a badge's `image::`) it is left out."""
+    for name, directive, value in _SUBSTITUTION.findall(text):
+        text = text.replace(f"|{name}|", value.strip() if directive == "replace" else "")
+    return text
 
 
 def _heading(lines: list[str], number: int) -> tuple[str, int, int] | None:

@@ -71,7 +71,10 @@ Call ``kit.run()``.
 
    .. group-tab:: Linux
 
-      Run it as a service.
+      Run it as a service. |badge| |kit| |version|
+
+.. |badge| image:: https://img.shields.io/pypi/v/kit
+.. |kit| replace:: *django-kit*
 """
 
 
@@ -97,7 +100,9 @@ def test_a_readme_reads_as_markdown_line_for_line():
     assert "Environment variable `KIT_HOME`:" in lines and "Where the kit keeps its files." in lines
     assert "`run(fast=False)`" in lines and "Run the kit. For example:" in lines
     assert next(index for index, line in enumerate(lines) if "kit.run(fast=True)" in line) in fenced
-    assert "Linux" in [line.strip() for line in lines] and "Run it as a service." in [line.strip() for line in lines]
+    assert "Linux" in [line.strip() for line in lines]
+    # A substitution is what it stands for; a badge's picture is left out, an undefined one stays.
+    assert "Run it as a service.  *django-kit* |version|" in [line.strip() for line in lines]
 
 
 def test_flask_s_sphinx_sources_keep_their_lines_sections_and_code():
