@@ -46,8 +46,9 @@ class EndpointAdmin(admin.ModelAdmin):
                 obj.is_active, obj.disabled_reason = False, str(exc)[:500]
                 self.message_user(request, _("Not enabled: %(error)s") % {"error": exc}, messages.ERROR)
             else:
-                if switched_on:  # as "Enable" and the API do: its failures in a row count from 0 again
-                    obj.consecutive_failures, obj.disabled_at, obj.disabled_reason = 0, None, ""
+                if switched_on:  # as "Enable" and the API do
+                    for field, value in Endpoint.CLEARED_FAILURES.items():
+                        setattr(obj, field, value)
         if not change and obj.owner is None:
             obj.owner = request.user
         super().save_model(request, obj, form, change)

@@ -206,7 +206,7 @@ def update_endpoint(endpoint: Endpoint, **changes) -> Endpoint:
     if "events" in changes:
         changes["events"] = list(dict.fromkeys(changes["events"]))
     if changes.get("is_active"):
-        changes.update(consecutive_failures=0, disabled_at=None, disabled_reason="")
+        changes.update(Endpoint.CLEARED_FAILURES)
     for field, value in changes.items():
         setattr(endpoint, field, value)
     endpoint.full_clean()

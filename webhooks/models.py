@@ -58,6 +58,9 @@ class Endpoint(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.url})"
 
+    # What switching an endpoint on again resets: its failures in a row count from 0, no reason to be off.
+    CLEARED_FAILURES = {"consecutive_failures": 0, "disabled_at": None, "disabled_reason": ""}
+
     def rotate_secret(self) -> None:
         self.secret = new_secret()
         self.save(update_fields=["secret", "updated_at"])

@@ -95,13 +95,13 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
     order = _most_imported(kb_ids, step.top_k) if step.order == "imported" else []
     if order:
         filters["qname"] = order
+    tests_first = bool(ASKS_ABOUT_TESTS.search(step.query))
     while True:
         hits = retrieval.search(step.query, kb_ids, top_k=step.top_k, mode=step.mode, layers=step.layers,
                                 filters=filters or None, query_embeddings=vectors)
         if order:
             hits.sort(key=lambda hit: order.index(hit.metadata.get("qname")) if hit.metadata.get("qname") in order
                       else len(order))
-        tests_first = bool(ASKS_ABOUT_TESTS.search(step.query))
         # Stable sorts: the ranks are kept within each group.
         hits.sort(key=lambda hit: bool(hit.metadata.get("is_test")) != tests_first)
         hits.sort(key=lambda hit: any(hit.metadata.get(key) != value for key, value in step.prefer.items()))

@@ -14,6 +14,7 @@ import re
 
 from django.db.models import Count, Max, Q
 
+from knowledge.indexing.layers.markdown import DOC_EXTENSIONS
 from knowledge.models import Chunk, Document
 
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
@@ -102,7 +103,7 @@ def _read(kb_ids: list[int]) -> dict[int, Vocabulary]:
             if meta.get("doc_kind") == "readme" and meta.get("repo_id"):
                 vocabulary.readmes.add(identifier)
             for alias in (identifier, meta.get("name"), meta.get("title"), *meta.get("aliases", [])):
-                if alias and not alias.endswith((".md", ".markdown", ".rst")):
+                if alias and not alias.endswith(DOC_EXTENSIONS):
                     vocabulary.setdefault(alias.replace("-", " ").replace("_", " "), identifier)
         elif meta.get("entity_type") != "document" and meta.get("entity_name"):
             vocabulary.setdefault(meta["entity_name"], meta["entity_name"])

@@ -34,6 +34,8 @@ DOC_KIND_BY_PATH = (
     ("guide", re.compile(r"guide|tutorial|how-?to|getting[-_]started", re.IGNORECASE)),
 )
 RELEASE_TITLE = re.compile(r"^\[?v?\d")
+# The files read as documentation (reStructuredText as Markdown, knowledge/indexing/rst.py).
+DOC_EXTENSIONS = (".md", ".markdown", ".rst")
 DOC_KINDS = {"readme", "changelog", "adr", "runbook", "spec", "guide", "reference", "api"}
 
 

@@ -33,6 +33,7 @@ from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExt
 from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.manifests import MANIFEST_NAMES, ManifestExtractor
+from knowledge.indexing.layers.markdown import DOC_EXTENSIONS
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
@@ -43,7 +44,6 @@ from portal.jobs import enqueue, run
 
 logger = logging.getLogger(__name__)
 
-DOC_EXTENSIONS = (".md", ".markdown", ".rst")
 SCRIPTS = ScriptExtractor()
 EXTRACTORS: dict[str, CodeExtractor] = {
     **{ext: PlainTextExtractor() for ext in PlainTextExtractor.extensions},

@@ -101,6 +101,7 @@ class _Reader(RouteReader):
         self.external: set[str] = set()
         self.instances: dict[str, str] = {}  # `app` of `const app = express()` → `express`
         self.top: set[str] = set()
+        self.by_qname: dict[str, Symbol] = {}  # the file's symbols so far
         self.assigned: dict[int, str] = {}  # start byte of `res.send = function …` → the function's qname
         self.file.extra = {"routes": [], "roles": {}, "reexports": {}}
 
@@ -202,6 +203,7 @@ class _Reader(RouteReader):
                         parent.symbol_id if parent else "", self.file.module, self.file.path,
                         node.start_point.row + 1, node.end_point.row + 1, self.doc(node), bases=list(bases))
         self.file.symbols.append(symbol)
+        self.by_qname.setdefault(qname, symbol)
         return symbol
 
     def doc(self, node: Node) -> str:
@@ -249,7 +251,7 @@ class _Reader(RouteReader):
             prototype = owner.endswith(".prototype")
             owner = owner.removesuffix(".prototype")
             # A member of the module's own object, function or class; `exports.x` is the module's.
-            holder = next((s for s in self.file.symbols if s.qname == f"{parent.qname}.{owner}"), None)
+            holder = self.by_qname.get(f"{parent.qname}.{owner}")
             self.function(name, value, node, holder or parent, "method" if holder and prototype else "function",
                           outer)
             self.assigned[node.start_byte] = f"{(holder or parent).qname}.{name}"

@@ -79,9 +79,10 @@ def relation_rows(doc: ParsedDoc) -> list[LayerRow]:
                 target = match.group("target").split("#", 1)[0]
                 if not target or target.startswith(("mailto:", "#")):
                     continue
-                if re.match(r"^[a-z]+://", target) and doc.doc_kind == "changelog":
+                web = re.match(r"^[a-z]+://", target)
+                if web and doc.doc_kind == "changelog":
                     continue  # a release note's pull requests and issues: no relation of the page
-                if not re.match(r"^[a-z]+://", target):
+                if not web:
                     target = posixpath.normpath(posixpath.join(folder, target)).lstrip("./") or target
                 targets.setdefault(target, section.section_path)
     rows = []
