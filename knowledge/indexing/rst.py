@@ -34,13 +34,16 @@ _LEFT_OUT = {"toctree", "image", "figure", "include", "literalinclude", "raw", "
              "module", "highlight", "meta", "contents", "sectnum", "target-notes", "default-role", "role"}
 _LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")
 _ROLE = re.compile(r":[\w:+-]+:`(?:([^`<]+?)\s*<[^`>]+>|([^`]+))`")
+# A role whose text runs onto the next line (":gh:`The tutorial project is … in the Flask" / "repository
+# <examples/tutorial>`"): its text alone, the line break kept, so each line stays where it was.
+_WRAPPED_ROLE = re.compile(r":[\w:+-]+:`([^`<\n]*\n[ \t]*[^`<\n]*?)\s*(?:<[^`>\n]+>)?`")
 _LITERAL = re.compile(r"``(.+?)``")
 _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 
 
 def rst_as_markdown(text: str) -> str:
     """`text` (reStructuredText) as Markdown, each line where it was (see the module docstring)."""
-    text = _substituted(text)
+    text = _WRAPPED_ROLE.sub(lambda match: match.group(1).lstrip("~!"), _substituted(text))
     lines = text.split("\n")
     out = list(lines)
     styles: list[str] = []

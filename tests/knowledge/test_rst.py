@@ -117,6 +117,11 @@ def test_flask_s_sphinx_sources_keep_their_lines_sections_and_code():
     code = next(index for index, line in enumerate(lines) if "def allowed_file(filename):" in line)
     assert code in fenced_lines(uploads)
     assert "`werkzeug.datastructures.FileStorage.save` method" in uploads  # :meth:`~werkzeug…save`
+    # A role whose text runs onto the next line reads as its text, each line where it was.
+    tutorial = rst_as_markdown((FLASK_SOURCES / "tutorial" / "index.rst.txt").read_text())
+    assert ("The tutorial project is available as an example in the Flask\nrepository, if you want to compare"
+            in tutorial)
+    assert ":gh:" not in tutorial and "<examples/tutorial>" not in tutorial
     config = rst_as_markdown((FLASK_SOURCES / "config.rst.txt").read_text())
     assert "`SECRET_KEY`" in config and "A secret key that will be used for securely signing" in config
 
