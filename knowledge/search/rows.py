@@ -25,17 +25,17 @@ from knowledge.search.words import STOP_WORDS, word_stems
 _FIELD = re.compile(r"^([^:\n]{1,80}?):[ \t]+(\S.*)$")
 # Column names and the words a question uses for them, in English and Russian, by stem (words.word_stems).
 _SAME_THING = [
-    {"price", "cost", "costs", "fee", "fees", "tarif", "цена", "цены", "стоим", "тариф", "плата"},
+    {"price", "cost", "fee", "tarif", "цена", "цены", "стоим", "тариф", "плата"},
     {"popul", "inhab", "насел", "жител", "числе"},
     {"area", "surfa", "площа"},
     {"phone", "telep", "телеф"},
     {"email", "mail", "почта", "почты", "почту"},
     {"addre", "locat", "адрес", "распо", "наход"},
-    {"hours", "open", "opens", "sched", "часы", "режим", "распи"},
+    {"hour", "open", "sched", "часы", "режим", "распи"},
     {"date", "year", "found", "estab", "дата", "год", "году", "года", "основ"},
     {"durat", "term", "deadl", "срок", "длите"},
     {"limit", "maxim", "лимит", "макси", "огран"},
-    {"user", "users", "seats", "польз"},
+    {"user", "seat", "польз"},
     {"stora", "disk", "space", "объём", "объем", "храни"},
     {"langu", "язык"},
     {"timez", "пояс"},

@@ -1,5 +1,6 @@
 """The words of a question and of a source as the extract compares them: stems of their first five
-letters, without the words every question has ("how", "what", "как", "какое")."""
+letters, without the words every question has ("how", "what", "как", "какое"), an English plural as
+its singular ("keys" as "key", "entries" as "entry": five letters alone keep "items" from "item")."""
 
 import re
 
@@ -19,7 +20,20 @@ def same_words(text: str) -> str:
 
 def word_stems(text: str) -> set[str]:
     """The stems of `text`'s words of three letters or more, but stop words."""
-    return {word[:5] for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
+    words = {singular(word) for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
+    return {word[:5] for word in words if word not in STOP_WORDS}
+
+
+def singular(word: str) -> str:
+    """An English plural's singular ("entries": "entry", "cookies": "cookie", "boxes": "box", "keys": "key");
+    other words as they are, words of their own that end in s too ("class", "status", "analysis", "alias")."""
+    if len(word) < 4 or not word.endswith("s") or not word.isascii():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-1] if word[-4] in "kv" else f"{word[:-3]}y"
+    if word.endswith(("sses", "shes", "xes")):
+        return word[:-2]
+    return word if word.endswith(("ss", "us", "is", "as")) else word[:-1]
 
 
 def asked_part(text: str) -> str:

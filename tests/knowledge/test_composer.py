@@ -189,7 +189,7 @@ class CleanTextTests(TestCase):
                   "--owner USER\n```\n\nThe key is printed once.\n\n```json\n{\"a\": 1}\n```\n")
         answer = composer.compose("How do I create an API key?", [hit(1, source)], entry_match=False).text
         self.assertEqual(answer, "Keys are created in the admin or on the command line: [1]\n"
-                                 "    manage.py create_api_key NAME --owner USER\nThe key is printed once. [1]")
+                                 "    manage.py create_api_key NAME --owner USER")
         answer = composer.compose("Is the key printed?", [hit(1, source)], entry_match=False).text
         self.assertEqual(answer, "The key is printed once. [1]")
         # Markdown's indented code after an introduction; a shell session's commands without their output.
