@@ -104,6 +104,9 @@ def knowledge_settings(ingest_shares: int) -> dict:
         # and no other entry comes within the margin (knowledge/search/composer.py).
         "ENTRY_MATCH_RELEVANCE": env_float("PORTAL_ENTRY_MATCH_RELEVANCE", 0.6),
         "ENTRY_MATCH_MARGIN": env_float("PORTAL_ENTRY_MATCH_MARGIN", 0.05),
+        # Of an extract's candidate sentences, those sharing the most words with the question that are
+        # then ranked by meaning with the base's embedder (0: by shared words alone; composer.py).
+        "EXTRACT_BY_MEANING": env_int("PORTAL_EXTRACT_BY_MEANING", 8, minimum=0),
         "RERANKER": env_str("PORTAL_RERANKER"),  # "" = off; "http" = a Cohere/Jina/TEI-style /rerank endpoint
         "RERANKER_URL": env_str("PORTAL_RERANKER_URL"),
         "RERANKER_MODEL": env_str("PORTAL_RERANKER_MODEL"),

@@ -36,6 +36,9 @@ class EmbedderInfo:
     # None: not measured for this embedder; each base measures it when created (knowledge.indexing.calibration).
     similarity_floor: float | None = None
     fusion_alpha: float | None = None
+    # Whether its vectors say what a text means: the composer then compares an extract's sentences
+    # with the question by them (knowledge/search/closeness.py). Not so for feature hashing.
+    reads_meaning: bool = True
 
 
 class Embedder:
@@ -193,7 +196,8 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 class HashEmbedder(Embedder):
     """Deterministic feature hashing of word stems. For tests only: fast, lexical, no semantics."""
 
-    info = EmbedderInfo("hash", 256, 100_000, "Deterministic hashing embedder (tests only)", similarity_floor=0.0)
+    info = EmbedderInfo("hash", 256, 100_000, "Deterministic hashing embedder (tests only)", similarity_floor=0.0,
+                        reads_meaning=False)
     version = "hash-1"
 
     def _embed(self, texts, is_query):

@@ -144,9 +144,11 @@ class Grounding:
     entry_match: bool = False
     question: str = ""
     refusal_text: str = ""  # what a refusal says: the agent's text, the portal's or the built-in one
+    kbs: dict = field(default_factory=dict)  # the sources' bases by id
+    query_embeddings: dict = field(default_factory=dict)  # the question's vectors by embedder name
 
 
-def _entry_first(question: str, hits: list[SearchHit],
+def _entry_first(question: str, hits: list[SearchHit], kbs: dict,
                  query_embeddings: dict | None) -> tuple[list[SearchHit], float | None]:
     """The hits with the FAQ entry whose question is the one asked moved to the front, and how close
     its question is when it matches clearly (None otherwise).
@@ -155,7 +157,6 @@ def _entry_first(question: str, hits: list[SearchHit],
     is goes by the incoming question against each entry's own question and the entry as a whole
     (`composer.match_entry`), and how close only by its own question.
     """
-    kbs = {kb.pk: kb for kb in KnowledgeBase.objects.filter(pk__in={hit.knowledge_base_id for hit in hits})}
     found = composer.match_entry(question, hits, kbs, query_embeddings) if hits else None
     if found is None:
         return hits, None
@@ -175,6 +176,7 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     The question is searched and judged without greeting, sign-off and signature (`salutations`).
     """
     question = strip_salutations(question)
+    query_embeddings = {} if query_embeddings is None else query_embeddings  # filled in, then reused by the extract
     result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters,
                                 query_embeddings=query_embeddings)
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
@@ -187,7 +189,9 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
 
     The one rule `answer`, streaming, triage and evaluation (`evaluation.runs`) all go by.
     """
-    sources, closeness = _entry_first(question, result.hits, query_embeddings)
+    query_embeddings = {} if query_embeddings is None else query_embeddings
+    kbs = {kb.pk: kb for kb in KnowledgeBase.objects.filter(pk__in={hit.knowledge_base_id for hit in result.hits})}
+    sources, closeness = _entry_first(question, result.hits, kbs, query_embeddings)
     confidence, reasons = assess_confidence(result)
     if closeness is not None:
         # The answer is the entry's, so it is right exactly when the entry is the one asked about:
@@ -202,7 +206,7 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
     threshold = answer_threshold() if threshold is None else threshold
     refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT") or default_refusal(question)
     grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
-                          question=question, refusal_text=refusal)
+                          question=question, refusal_text=refusal, kbs=kbs, query_embeddings=query_embeddings)
     unquotable = (closeness is None and bool(sources) and confidence < SHARED_WORDS_NEEDED_BELOW
                   and not _quotable(question, sources))
     if unquotable:
@@ -239,7 +243,8 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
 
 def compose_extractive(grounding: Grounding) -> composer.Composition:
     """The answer without a model: the matching entry's answer verbatim, else a short cited extract."""
-    return composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match)
+    return composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match,
+                            kbs=grounding.kbs, query_embeddings=grounding.query_embeddings)
 
 
 def complete(grounding: Grounding, text: str, *, generator: str, error: str = "",
@@ -288,5 +293,5 @@ def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         logger.warning("Generation with %s failed, answering extractively: %s", generator.name, exc)
         grounding.reasons.append("generator_failed")
         error, generator = str(exc), generation.ExtractiveGenerator()
-        text = generator.generate(question=question, sources=grounding.sources, instructions=instructions)
+        text = compose_extractive(grounding).text
     return complete(grounding, text, generator=generator.name, error=error)

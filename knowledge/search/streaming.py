@@ -63,7 +63,7 @@ def stream_answer(grounding: Grounding, question: str, *, instructions: str = ""
         logger.warning("Streaming with %s failed, answering extractively: %s", generator.name, exc)
         grounding.reasons.append("generator_failed")
         error, generator = str(exc), ExtractiveGenerator()
-        text = generator.generate(question=question, sources=grounding.sources, instructions=instructions)
+        text = compose_extractive(grounding).text
         answer = complete(grounding, text, generator=generator.name, error=error)
         yield from (_checked_whole(answer) if not released else [("answer", answer)])
         return

