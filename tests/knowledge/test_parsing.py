@@ -379,3 +379,15 @@ def test_html_page_becomes_markdown():
     assert doc.mime == "text/html"
     assert doc.title == "Глава 1. Хорошее начало — половина дела"
     assert "# Глава 1. Хорошее начало — половина дела" in doc.text.splitlines()
+
+
+def test_a_line_break_in_an_html_page_s_source_is_a_space_as_a_browser_shows_it():
+    # DocBook writes its pages at 80 columns: every answer quoting the Debian FAQ broke mid-sentence.
+    doc = parsing.parse_file(DOCS.parent / "site" / "debian-faq-ru" / "ru" / "uptodate.ru.html")
+    assert ("Нет. Пакеты можно обновлять сразу, даже на работающей системе. Если во время обновления пакета "
+            "требуется остановка процесса, то на этот случай в Debian") in doc.text
+    # A line break the page makes (<br>) and a code block's lines stay.
+    text = parsing.html.html_to_markdown("<main><p>Адрес:<br>ул. Ленина,\n1</p><pre>apt-get update\n"
+                                         "apt-get dist-upgrade</pre></main>")[1]
+    assert "ул. Ленина, 1" in text and "Адрес:  \nул." in text
+    assert "apt-get update\napt-get dist-upgrade" in text

@@ -88,11 +88,6 @@ class _Converter(MarkdownConverter):
     runs them together with spaces ("First.  Second", "- one - two"); a nested list's items keep their indent, and
     a code block is its lines, without fences."""
 
-    def process_text(self, el, parent_tags=None):
-        text = super().process_text(el, parent_tags)
-        # A line break in the page's source is a space, as outside tables (except in a code block).
-        return text.replace("\n", " ") if parent_tags and _in_cell(parent_tags) and "pre" not in parent_tags else text
-
     def convert_p(self, el, text, parent_tags):
         return f"\n{text.strip()}\n" if _in_cell(parent_tags) else super().convert_p(el, text, parent_tags)
 
@@ -142,8 +137,10 @@ def soup_to_markdown(element, *, header_by_default: bool = False) -> str:
     shape_tables(element)
     mark_header_rows(element, header_by_default=header_by_default)
     repeat_spanned_columns(element)
+    # wrap with no width: a line break in the page's source is a space, as a browser shows it (a page written
+    # at 80 columns, as DocBook's are, made every answer quoting it break mid-sentence); <br> and code keep theirs.
     converter = _Converter(heading_style="ATX", bullets="-", strip=["a", "img"], table_infer_header=False,
-                                  code_language_callback=code_language)
+                           code_language_callback=code_language, wrap=True, wrap_width=None)
     try:
         markdown = converter.convert_soup(element)
     except RecursionError:
