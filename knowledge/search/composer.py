@@ -26,7 +26,7 @@ from django.conf import settings
 
 from knowledge.search import closeness
 from knowledge.search.rows import quoted_rows
-from knowledge.search.source_text import COMMAND, ITEM, clean_text, quotable_text, sentences
+from knowledge.search.source_text import COMMAND, ITEM, clean_text, quotable_text, sentences, unwrapped
 from knowledge.search.words import asked_part, same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
@@ -87,7 +87,7 @@ def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None
     id) the extract's sentences are ranked by meaning (`closeness.sentences`), else by shared words;
     `query_embeddings`: the question's vectors by embedder, when already embedded."""
     if entry_match and sources:
-        return Composition(f"{clean_text(sources[0].content)} [1]", [1], True)
+        return Composition(f"{unwrapped(clean_text(sources[0].content))} [1]", [1], True)
     return _extract(question, sources, kbs or {}, query_embeddings)
 
 

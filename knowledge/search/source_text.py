@@ -101,6 +101,16 @@ def clean_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
+# A line a source wraps mid-sentence (a word or a comma, then a word in lower case: Markdown written at 80
+# columns) is one line to a reader; a break after a colon or a full stop, or before a list item, stays.
+_WRAPPED = re.compile(r"(?<=[\w,])\n(?=[a-zа-яё])")
+
+
+def unwrapped(text: str) -> str:
+    """Clean text with the lines its source wrapped mid-sentence joined (see `_WRAPPED`)."""
+    return _WRAPPED.sub(" ", text)
+
+
 def prose_without_code(text: str, *, commands: bool = False) -> str:
     """`text` without its fenced code blocks, which read as nothing a customer should be sent (JSON, shell).
 

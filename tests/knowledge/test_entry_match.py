@@ -56,3 +56,13 @@ class MatchEntryTests(TestCase):
         # Triage puts the ticket's subject line above the question: the subject's words do not count.
         index, _, clear = composer.match_entry("Срок\n\nКакая ставка по карте MORE?", hits, kbs)
         self.assertEqual((index, clear), (0, True))
+
+    def test_an_entry_answered_verbatim_reads_as_its_lines_not_as_its_source_wraps_them(self):
+        # A Markdown FAQ written at 80 columns: the reply broke mid-sentence where the file did.
+        answer = ("No. Packages can be upgraded in place, even on a running system. If a\nprocess must be "
+                  "stopped, the package restarts it,\nso nothing is lost.\n\nSee also:\n- `start-stop-daemon`"
+                  "\n- the Policy Manual")
+        text = composer.compose("Do I need single-user mode?", [hit(1, answer)], entry_match=True).text
+        self.assertEqual(text, "No. Packages can be upgraded in place, even on a running system. If a process must be "
+                               "stopped, the package restarts it, so nothing is lost.\n\nSee also:\n"
+                               "• start-stop-daemon\n• the Policy Manual [1]")

@@ -52,9 +52,9 @@ class ExtractiveTriageTests(TestCase):
         reply = ticket.messages.get(kind=Message.Kind.REPLY)
         self.assertEqual((reply.body, reply.draft, reply.auto_sent, draft.generator),
                          (draft.body, draft, True, "extractive"))
-        # The FAQ entry's answer, verbatim, cited [1].
+        # The FAQ entry's answer, verbatim (its source's line wrapped mid-sentence read as one), cited [1].
         self.assertEqual(draft.body, "Standard delivery takes three to five working days. Express delivery "
-                                     "arrives the next working day\nwhen the order is placed before noon. [1]")
+                                     "arrives the next working day when the order is placed before noon. [1]")
         self.assertEqual([step["step"] for step in ticket.trace],
                          ["risk", "routing", "retrieval", "confidence", "generation", "decision"])
         first = ticket.sources.get(position=1)
