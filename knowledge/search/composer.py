@@ -79,6 +79,9 @@ class Composition:
     text: str
     cited: list[int]  # source numbers, 1-based
     entry_match: bool  # the text is one FAQ entry's answer, verbatim
+    # How close in meaning the closest candidate sentence is to the question (0..1); None when the
+    # sentences were not compared (an entry's answer, an embedder that does not read meaning).
+    closeness: float | None = None
 
 
 def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None = None,
@@ -167,7 +170,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         text += "\n" if item or after_item else "" if text.endswith("\n") else " "
         text += f"{_clip(sentence)} [{number}]"
         after_item = item
-    return Composition(text.strip(" \n"), sorted(cited), False)
+    return Composition(text.strip(" \n"), sorted(cited), False, max(meaning.values()) if meaning else None)
 
 
 def _expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:

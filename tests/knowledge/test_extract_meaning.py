@@ -65,6 +65,27 @@ class MeaningTests(TestCase):
         self.assertNotIn("Fragments disappear from the DOM", by_meaning)
         self.assertIn("use filter() and map() with React to filter and transform your array of data", by_meaning)
 
+    def test_an_extract_whose_closest_sentence_is_far_in_meaning_is_a_refusal(self):
+        sources = [hit(1, "Keys tell React which array item each component corresponds to. You can use the map() "
+                          "method to render a list of items.", self.kb.pk)]
+
+        def grounding(confidence: float) -> answers.Grounding:
+            return answers.Grounding(sources, confidence, [], {}, question="What is the capital of Australia?",
+                                     refusal_text="No.", kbs={self.kb.pk: self.kb})
+
+        far = grounding(0.7)
+        composition = answers.compose_extractive(far)
+        self.assertLess(composition.closeness, answers.CLOSE_SENTENCE_NEEDED)
+        result = answers.complete(far, composition.text, generator="extractive")
+        self.assertTrue(result.refused)
+        self.assertEqual(result.reasons, ["no_close_sentence"])
+        # Sources this close to the question are trusted whatever their sentences' wording.
+        self.assertTrue(answers.compose_extractive(grounding(0.85)).text)
+        # A question the sentences answer is answered.
+        near = grounding(0.7)
+        near.question = "How do I render a list of items?"
+        self.assertIn("map()", answers.compose_extractive(near).text)
+
     def test_sentences_are_embedded_once_per_process(self):
         self.ask("How do I render a list of items in React?")
         kept = len(closeness._vectors)
