@@ -16,6 +16,9 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
   SHARED_WORDS_NEEDED_BELOW), so the answer is refused: an extract can only quote, and would quote
   whatever came first (an off-topic question, or one in another language than the base; a chat
   model reads across languages, so with one this rule does not apply);
+- `no_close_sentence` (no chat model): the extract's closest sentence is far in meaning from the
+  question (`CLOSE_SENTENCE_NEEDED`) and the sources are not close either
+  (`CLOSE_SENTENCE_NEEDED_BELOW`): refused, an off-topic question sharing a word with some passage;
 - `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
   credential requests (`knowledge/outgoing.py`); `Answer.flags` says which. Such an answer must
   not be sent without a person reading it.
