@@ -313,13 +313,16 @@ def _give_up(job: Job) -> int:
         message = gettext("The worker running this job stopped (killed, out of memory or the machine restarted); "
                           "last sign of life %(time)s UTC, after %(attempts)d attempts "
                           "(PORTAL_JOB_MAX_ATTEMPTS=%(limit)s). Start it again to finish.") % values
-    claimed = _still_stale(job).update(status=Job.Status.FAILED, finished_at=timezone.now(), error_message=message,
-                                       updated_at=timezone.now())
-    if not claimed:
-        return 0
+    # One transaction: whoever sees the job failed sees its documents settled and its task gone from the
+    # database broker (a test that read the queue as soon as the job ended found the task still there).
+    with transaction.atomic():
+        claimed = _still_stale(job).update(status=Job.Status.FAILED, finished_at=timezone.now(),
+                                           error_message=message, updated_at=timezone.now())
+        if not claimed:
+            return 0
+        settle_documents(job_documents(job), gettext("Indexing stopped: %(reason)s") % {"reason": message})
+        _drop_queued_copy(job)
     logger.warning("Reaped %s: %s", job, message)
-    settle_documents(job_documents(job), gettext("Indexing stopped: %(reason)s") % {"reason": message})
-    _drop_queued_copy(job)
     job.refresh_from_db()
     publish_finished(job)
     return 1
