@@ -284,4 +284,6 @@ class EmbedOnceTests(TestCase):
         with mock.patch.object(embedder, "embed_query", wraps=embedder.embed_query) as embed_query:
             ticket = submit(self, "How long does standard delivery take?")
         self.assertEqual(ticket.status, Ticket.Status.AUTO_REPLIED)
-        self.assertEqual(embed_query.call_count, 1)
+        # The question itself (the FAQ entries' own questions are embedded to compare them with it).
+        asked = [call.args[0] for call in embed_query.call_args_list]
+        self.assertEqual(asked.count("How long does standard delivery take?"), 1, asked)
