@@ -214,8 +214,11 @@ class ServeTests(TransactionTestCase):
                           PORTAL_API_RATE_LIMIT_PER_MINUTE="100000")
         port = int(base.rsplit(":", 1)[1])
         server = self.server
-        for _ in range(5):  # warm: the worker has loaded everything a search needs
-            self.assertEqual(post(f"{base}/api/v1/search", {"query": "refund", "mode": "keyword"}, token)[0], 200)
+        # Warm: the worker has loaded everything a search needs. At a 1 ms bar even a request alone can be shed
+        # on a busy machine (it was, once), so the warm-up asks until five are answered.
+        answered = [post(f"{base}/api/v1/search", {"query": "refund", "mode": "keyword"}, token)[0] for _ in range(50)]
+        self.assertEqual(set(answered), {200} | ({503} & set(answered)))
+        self.assertGreaterEqual(answered.count(200), 5)
         pids, before = group_pids(server.pid), group_rss_mb(server.pid)
 
         peak = [before]
