@@ -26,7 +26,7 @@ from django.conf import settings
 
 from knowledge.search import closeness
 from knowledge.search.rows import quoted_rows
-from knowledge.search.source_text import COMMAND, ITEM, clean_text, quotable_text, sentences, unwrapped
+from knowledge.search.source_text import CODE_LEFT_OUT, COMMAND, ITEM, clean_text, quotable_text, sentences, unwrapped
 from knowledge.search.words import asked_part, same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
@@ -105,7 +105,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         for position, sentence in enumerate(source):
             # Commands are never chosen for their words (they come after their introduction), and a
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
-            if sentence.startswith(COMMAND) or _names_alternative(source, position) or same_words(sentence) in seen:
+            if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or _names_alternative(source, position)
+                    or same_words(sentence) in seen):
                 continue
             if position == 0 and sentence[:1].islower() and sentence.endswith((".", "!", "…")):
                 continue  # the tail of a sentence the chunk's start cut (chunks overlap mid-sentence)
@@ -187,12 +188,16 @@ def _expected_kind(question: str, best: tuple, chosen: dict, items: list, budget
 
 def _unit(item: tuple, source: list[str], budget: int, asked: set[str]) -> dict | None:
     """A chosen sentence with what it needs to be read: the lead-in of a list item, what a sentence
-    ending with ":" introduces (of alternatives, those `asked` names). None when that cannot be had:
-    an extract never ends on a colon."""
+    ending with ":" introduces (of alternatives, those `asked` names), the command a sentence runs on
+    into without a colon ("To use markdown_py from the command line, run it as"). None when that
+    cannot be had: an extract never ends on a colon, nor on a sentence the code it leads into cut short."""
     number, position, sentence, _ = item
+    following = source[position + 1] if position + 1 < len(source) else ""
+    if following == CODE_LEFT_OUT and not _ENDS.search(sentence):
+        return None  # "Thus, the following text" and a block too long to quote
     unit = {(number, at): source[at] for at in _lead_in(source, position)}
     unit[(number, position)] = sentence
-    if sentence.endswith(":"):
+    if sentence.endswith(":") or (following.startswith(COMMAND) and not _ENDS.search(sentence)):
         introduced = _introduced(source, position, budget - sum(len(line) for line in unit.values()), asked)
         if not introduced:
             return None
@@ -246,6 +251,8 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str]) 
         while taken and _names_alternative(source, taken[-1]):
             taken.pop()  # never a tab's name without its command
         return taken
+    while at < len(source) and source[at] == CODE_LEFT_OUT:
+        at += 1  # the sentence after the code, which goes on from the introduction
     following = source[at] if at < len(source) else ""
     if following and len(following) <= budget and _ENDS.search(following) and not following.endswith((":", "?")):
         return [at]

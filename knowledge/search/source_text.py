@@ -9,8 +9,8 @@ one that opens a line and is not closed (the chunk's end cut it off) runs to tha
 while an unclosed `<!--` inside a line, or in a code span, is text.
 `prose_without_code`: fenced code blocks left out, since a JSON reply or a shell session reads as
 nothing a customer should be sent; short commands may be kept, marked, for an extract to show after
-the sentence that introduces them. `sentences`: clean text cut into sentences and list items, not
-after initials or abbreviations, nor inside brackets.
+the sentence that introduces them, and a longer block left out is marked where it was. `sentences`:
+clean text cut into sentences and list items, not after initials or abbreviations, nor inside brackets.
 """
 
 import html
@@ -21,6 +21,7 @@ from knowledge.search.citations import MARKER
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
 _COMMENT = re.compile(r"[ \t]*<!--.*?-->|^ {0,3}<!--.*\Z", re.S | re.M)
 COMMAND = "\x01"  # marks a line of a short code block in the extract's candidates (never in stored text)
+CODE_LEFT_OUT = "\x02\x02"  # stands, among the extract's candidates, for a code block too long to quote
 _FENCE_INFO = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*(\S*)")
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
@@ -116,7 +117,8 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
 
     With `commands`, a short block (at most three lines, a command or two) whole in `text` stays, each
     line a paragraph of its own marked with COMMAND: the extract may show it after the sentence that
-    introduces it ("…on the command line:").
+    introduces it ("…on the command line:"); a longer one is a CODE_LEFT_OUT paragraph, so the sentence
+    leading into it ("Thus, the following text") is known to be cut short.
 
     A chunk may start or end inside a block. A fence with an info string (```json) opens one; a
     bare fence closes one, or opens one when nothing is open. With an odd number of fences, one end
@@ -140,7 +142,7 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
         if not inside:
             kept.append(text[start:fence.start()])
         elif commands and start > 0:  # a block opened and closed by fences in this text
-            kept.append(_command_lines(text[start:fence.start()]))
+            kept.append(_command_lines(text[start:fence.start()]) or f"\n\n{CODE_LEFT_OUT}\n\n")
         inside, start = not inside, fence.end()
     if not inside:
         kept.append(text[start:])

