@@ -15,10 +15,11 @@ rows demoted) and the lists are merged:
    filter such as `edge_type = inherits` is left.
 
 A step ordered by `imported` (what the repository is made of) searches the base's modules that
-are imported the most, and keeps them in that order. Within a step, the rows of the code's tests
-come after the others' (callers, importers, readers of a variable), unless the question asks about
-tests, when they come first; a step may prefer some rows (`prefer`: the code's reads of an
-environment variable before the documentation's mentions of it).
+are imported the most, and keeps them in that order. Within a step, and in the fused list of 2., the
+rows of the code's tests come after the others' (callers, importers, readers of a variable, the code a
+"how do I" question is about), unless the question asks about tests, when they come first; a step
+may prefer some rows (`prefer`: the code's reads of an environment variable before the documentation's
+mentions of it).
 
 The trace ends with the plain search and how it was merged.
 """
@@ -66,7 +67,15 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
                              query_embeddings=vectors.setdefault(question, {}))
     plan.trace.append({"layers": [], "filters": {}, "hits": len(plain), "plain": True,
                        "merge": "after the plan's filtered hits" if strong else "fused with the plan"})
-    return plan, _unique(strong + _fuse(unfiltered, plain) + dropped)
+    return plan, _unique(strong + _tests_last(question, _fuse(unfiltered, plain)) + dropped)
+
+
+def _tests_last(question: str, hits: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
+    """The rows of the code's tests after the others, unless the question asks about tests: a test
+    names what it tests over and over ("schedule" in every line of test_scheduler.py), and outranks
+    the code a question asks how to use."""
+    tests_first = bool(ASKS_ABOUT_TESTS.search(question))
+    return sorted(hits, key=lambda hit: bool((hit.metadata or {}).get("is_test")) != tests_first)
 
 
 def _fuse(first: list[retrieval.SearchHit], second: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:

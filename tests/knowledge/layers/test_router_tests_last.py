@@ -1,0 +1,48 @@
+"""The intent router's merged hits: the code's tests after the code, unless the question asks about tests."""
+
+import pytest
+
+from knowledge.indexing.layers import store
+from knowledge.search.planned import plan_and_search
+from tests.factories import make_kb
+
+# A test names what it tests in every line; the code a question asks how to use names it once.
+TESTS = "".join(f"\n\ndef test_schedule_{n}():\n    schedule = add_schedule('report', every='hour')\n"
+                f"    assert schedule.next_run  # the schedule runs every hour\n" for n in range(8))
+REPO = {
+    "jobs/__init__.py": '"""Background jobs."""\n',
+    "jobs/schedules.py": '''"""When jobs run."""
+
+
+def add_schedule(task, every):
+    """Create a schedule that runs the task periodically."""
+    return {"task": task, "every": every}
+''',
+    "tests/test_schedules.py": f"from jobs.schedules import add_schedule{TESTS}",
+}
+
+
+@pytest.fixture
+def kb(tmp_path):
+    repo = tmp_path / "jobs-repo"
+    for path, text in REPO.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    return kb
+
+
+@pytest.mark.django_db
+def test_a_how_to_question_finds_the_code_before_its_tests(kb):
+    plan, hits = plan_and_search("How do I add a schedule?", [kb.pk])
+    tests = [bool(hit.metadata.get("is_test")) for hit in hits]
+    assert True in tests  # the tests were found, and come last
+    assert tests == sorted(tests), [(hit.layer, hit.metadata.get("qname")) for hit in hits]
+    assert hits[0].metadata.get("qname", "").startswith("jobs.schedules")
+
+
+@pytest.mark.django_db
+def test_a_question_about_tests_finds_them_first(kb):
+    plan, hits = plan_and_search("Which tests check the schedule?", [kb.pk])
+    assert hits[0].metadata.get("is_test")
