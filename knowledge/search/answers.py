@@ -38,7 +38,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from knowledge import outgoing
 from knowledge.models import KnowledgeBase
-from knowledge.search import composer, generation, retrieval, rows
+from knowledge.search import composer, entries, generation, layer_text, retrieval, rows
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.quoted_pages import with_quoted_pages
@@ -160,9 +160,9 @@ def _entry_first(question: str, hits: list[SearchHit], kbs: dict,
 
     Retrieval ranks by the entry's question and answer together, keyword and vector; which entry it
     is goes by the incoming question against each entry's own question and the entry as a whole
-    (`composer.match_entry`), and how close only by its own question.
+    (`entries.match_entry`), and how close only by its own question.
     """
-    found = composer.match_entry(question, hits, kbs, query_embeddings) if hits else None
+    found = entries.match_entry(question, hits, kbs, query_embeddings) if hits else None
     if found is None:
         return hits, None
     index, closeness, clear = found
@@ -184,6 +184,11 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     query_embeddings = {} if query_embeddings is None else query_embeddings  # filled in, then reused by the extract
     result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layers, filters=filters,
                                 query_embeddings=query_embeddings)
+    if layers is None and any(hit.layer in layer_text.UNQUOTED_LAYERS for hit in result.hits):
+        # A repository's index rows came first: its documentation and code answer (only layered bases
+        # search twice; an uploaded document is D0).
+        result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layer_text.ANSWER_LAYERS,
+                                    filters=filters, query_embeddings=query_embeddings)
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 
 

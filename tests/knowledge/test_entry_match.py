@@ -1,8 +1,8 @@
-"""Which FAQ entry a question is (composer.match_entry), and when it is the clear match quoted verbatim."""
+"""Which FAQ entry a question is (entries.match_entry), and when it is the clear match quoted verbatim."""
 
 from django.test import TestCase
 
-from knowledge.search import composer
+from knowledge.search import composer, entries
 from knowledge.search.retrieval import SearchHit
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
@@ -26,7 +26,7 @@ class MatchEntryTests(TestCase):
         hits = [self.entry(1, "Какая максимальная сумма кредита?", "Кредит «Дом» выдаётся на сумму до 200 000 рублей.",
                            0.4),
                 self.entry(2, "Какая максимальная сумма?", "Кредит «Старт» выдаётся на сумму до 20 000 рублей.", 0.8)]
-        index, closeness, clear = composer.match_entry("Какая максимальная сумма кредита Старт?", hits,
+        index, closeness, clear = entries.match_entry("Какая максимальная сумма кредита Старт?", hits,
                                                        {self.kb.pk: self.kb})
         self.assertEqual(index, 1)
         self.assertGreaterEqual(closeness, composer.setting("ENTRY_MATCH_RELEVANCE"))
@@ -36,7 +36,7 @@ class MatchEntryTests(TestCase):
     def test_the_entry_whose_own_question_is_asked_wins_however_close_another_answer_is(self):
         hits = [self.entry(1, "Как бесплатно пополнить карточку MORE?", "Через банкоматы с функцией Cash-In.", 0.9),
                 self.entry(2, "Как можно бесплатно пополнить карточку MORE?", "Через ЕРИП и Белпочту.", 0.3)]
-        index, closeness, _ = composer.match_entry("как можно бесплатно пополнить карточку MORE", hits,
+        index, closeness, _ = entries.match_entry("как можно бесплатно пополнить карточку MORE", hits,
                                                    {self.kb.pk: self.kb})
         self.assertEqual((index, closeness), (1, 1.0))
 
@@ -45,16 +45,16 @@ class MatchEntryTests(TestCase):
                 self.entry(2, "Какой срок действия карты Форсаж?", "Карта Форсаж выдаётся на 4 года.", 0.5),
                 self.entry(3, "Какой срок вклада СуперСемь?", "Вклад СуперСемь размещается на 7 дней.", 0.5)]
         kbs = {self.kb.pk: self.kb}
-        index, _, clear = composer.match_entry("Какая ставка по карте MORE?", hits, kbs)
+        index, _, clear = entries.match_entry("Какая ставка по карте MORE?", hits, kbs)
         self.assertEqual((index, clear), (0, True))
         # "срок" is not in the entry, and two other entries ask with it: the question is not (only) the entry's.
-        index, _, clear = composer.match_entry("Какая ставка по карте MORE на срок?", hits, kbs)
+        index, _, clear = entries.match_entry("Какая ставка по карте MORE на срок?", hits, kbs)
         self.assertEqual((index, clear), (0, False))
         # A word no other entry asks with is the customer's own: "подскажите" leaves the match clear.
-        index, _, clear = composer.match_entry("Подскажите, какая ставка по карте MORE?", hits, kbs)
+        index, _, clear = entries.match_entry("Подскажите, какая ставка по карте MORE?", hits, kbs)
         self.assertEqual((index, clear), (0, True))
         # Triage puts the ticket's subject line above the question: the subject's words do not count.
-        index, _, clear = composer.match_entry("Срок\n\nКакая ставка по карте MORE?", hits, kbs)
+        index, _, clear = entries.match_entry("Срок\n\nКакая ставка по карте MORE?", hits, kbs)
         self.assertEqual((index, clear), (0, True))
 
     def test_an_entry_answered_verbatim_reads_as_its_lines_not_as_its_source_wraps_them(self):

@@ -1,0 +1,115 @@
+"""The rows of a layered index (`knowledge.indexing.layers`) as an extract quotes them.
+
+A repository's rows are not prose: a source chunk (C0) is code, and the derived rows restate what the
+indexer found ("ninja.api.NinjaAPI.urls calls ninja.openapi.urls.get_openapi_urls (resolved)"). An
+answer composed from them quoted code as sentences ("def _check_throttles(self, request) …") and index
+entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
+
+- a symbol (C1) is its name, where it is defined and the first line of its docstring:
+  "`ninja.throttling.AnonRateThrottle` (ninja/throttling.py): Limits the rate of API calls …"; a symbol
+  without one, where it is defined ("Method `ninja.main.NinjaAPI.create_response` is defined in
+  ninja/main.py.");
+- a source chunk (C0) is the docstring of what it holds, said the same way, else nothing: its code is
+  not quoted;
+- an edge (C2), an entrypoint (C3), a role (C4) and an integration (D6) are their first line as a
+  sentence ("`ninja.operation.Operation._run_checks` calls ninja.utils.check_csrf.", "GET /items is
+  handled by …", "… is a schema (class)", "… reads the environment variable …"), a qualified name as
+  code;
+- entities (D3) and relations (D5) — a document's title, a link between two files — say nothing a
+  reader asked, and facts (D2) restate the documentation's own sentences (D0): not quoted, and an
+  answer whose caller names no layers is not grounded on them (`ANSWER_LAYERS`);
+- documentation (D0), its catalog (D1) and workflows (D4) are prose and read as any document does.
+
+Uploaded documents are D0: none of this applies to them.
+"""
+
+import ast
+import re
+import textwrap
+
+from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
+from knowledge.search.retrieval import SearchHit
+from knowledge.search.source_text import quotable_text
+
+PROSE_LAYERS = frozenset({"D0", "D1", "D4"})
+UNQUOTED_LAYERS = frozenset({"D2", "D3", "D5"})
+# The layers an answer draws on when its caller names none: a repository's index of entities, links and
+# facts restated from its documentation would take the places of the documentation itself.
+ANSWER_LAYERS = [layer for layer in (*DOC_LAYERS, *CODE_LAYERS) if layer not in UNQUOTED_LAYERS]
+
+_JS_DOC = re.compile(r"/\*\*(.*?)\*/", re.S)
+_RESOLUTION = re.compile(r"\s*\((?:resolved|unresolved|external|unknown route|[^()]*\broute|[^()]*command)\)\s*$")
+_ENDS = re.compile(r"[.!?…]$")
+
+
+def quotable(hit: SearchHit, row: str | None = None) -> str:
+    """What an extract may quote of a source ("" for nothing): of prose, its text (`row`: the table rows
+    the question asks about, `rows.quoted_rows`) without headings or code; of a layer's row, see above."""
+    layer = hit.layer or "D0"
+    if layer in PROSE_LAYERS or not layer.startswith(("C", "D")):
+        return quotable_text(row if row is not None else hit.content)
+    if layer in UNQUOTED_LAYERS:
+        return ""
+    meta = hit.metadata or {}
+    if layer == "C1":
+        return _symbol(meta)
+    if layer == "C0":
+        summary = summary_line(_docstring(hit.content))
+        qname = meta.get("qname") or meta.get("module_or_unit") or ""
+        return _said(qname, meta.get("source_path", ""), summary) if summary and qname else ""
+    first = (hit.content or "").strip().split("\n", 1)[0]
+    first = first.split(", in: ", 1)[0]  # an integration's list of the sections that mention it
+    first = _RESOLUTION.sub("", first).replace(" → ", " is handled by ")
+    if first.startswith("cli "):  # an entrypoint's command
+        first = f"Command `{first[4:].partition(' ')[0]}` {first[4:].partition(' ')[2]}"
+    elif first[:1].islower() or first[:1] == "_":
+        # A qualified name opens the row: as code, so it is not taken for the tail of a cut sentence.
+        name, _, rest = first.partition(" ")
+        first = f"`{name}` {rest}"
+    return _sentence(first) if first.strip() else ""
+
+
+def summary_line(docstring: str) -> str:
+    """The first line of a docstring when it is prose ("@api.get(...", an example, is not)."""
+    line = next((line.strip(" *\t") for line in docstring.strip().split("\n") if line.strip(" *\t")), "")
+    if not line[:1].isalpha() or len(line.split()) < 3 or line.endswith(":"):
+        return ""
+    return line
+
+
+def _symbol(meta: dict) -> str:
+    qname, path = meta.get("qname") or "", meta.get("source_path") or ""
+    if not qname:
+        return ""
+    summary = summary_line(meta.get("docstring") or "")
+    if summary:
+        return _said(qname, path, summary)
+    kind = (meta.get("kind") or "symbol").capitalize()
+    return f"{kind} `{qname}` is defined in {path}." if path else ""
+
+
+def _said(qname: str, path: str, summary: str) -> str:
+    where = f" ({path})" if path else ""
+    return _sentence(f"`{qname}`{where}: {summary}")
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text if _ENDS.search(text) else f"{text}."
+
+
+def _docstring(code: str) -> str:
+    """The docstring of the module, or of the function or class, a source chunk opens with; a JSDoc
+    comment opening it; "" when it has none (or is not whole Python: a chunk of grouped statements)."""
+    code = code or ""
+    match = _JS_DOC.match(code.lstrip())
+    if match:
+        return match.group(1)
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError):
+        return ""
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return ast.get_docstring(first) or ""
+    return ast.get_docstring(tree) or ""

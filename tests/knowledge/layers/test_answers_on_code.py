@@ -1,0 +1,108 @@
+"""Answers over a repository's layered index: a symbol's docstring and where it is defined, an edge as a
+sentence, never code quoted as prose; a repository's index of entities, links and facts is not what an
+answer is grounded on."""
+
+import pytest
+
+from knowledge.indexing.layers import store
+from knowledge.search import answers, layer_text
+from knowledge.search.retrieval import SearchHit
+from tests.factories import make_kb
+
+REPO = {
+    "jobs/__init__.py": '"""Background jobs."""\n',
+    "jobs/schedules.py": '''"""When jobs run."""
+
+import datetime
+
+
+def add_schedule(task, every):
+    """Create a schedule that runs the task periodically.
+
+    :param task: the dotted path of the task.
+    """
+    return {"task": task, "every": every, "next_run": next_run(every)}
+
+
+def next_run(every):
+    return datetime.datetime.now() + datetime.timedelta(hours=1 if every == "hour" else 24)
+''',
+    "jobs/cli.py": '''"""The command line."""
+
+from jobs.schedules import add_schedule
+
+
+def main():
+    add_schedule("jobs.report", every="hour")
+''',
+    "docs/schedules.md": "# Schedules\n\nA schedule runs a task every hour or every day, starting from the next run.\n"
+                         "See [the reference](reference.md).\n",
+}
+
+
+def hit(layer: str, content: str, **metadata) -> SearchHit:
+    return SearchHit(chunk_id=1, document_id=1, knowledge_base_id=1, document_title="t", source_uri="",
+                     section_path="", page=None, layer=layer, content=content, snippet="", distance=0.1, score=1.0,
+                     rank=1, metadata=metadata)
+
+
+@pytest.fixture
+def kb(tmp_path):
+    repo = tmp_path / "jobs-repo"
+    for path, text in REPO.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    return kb
+
+
+@pytest.mark.django_db
+def test_an_answer_quotes_the_docstring_and_where_it_is_defined_never_the_code(kb):
+    # Before, the code's "sentences" were the answer: "def add_schedule(task, every): … return {"task": …".
+    result = answers.answer("How do I add a schedule for a task?", [kb.pk], threshold=0)
+    assert not result.refused, result.reasons
+    assert ("`jobs.schedules.add_schedule` (jobs/schedules.py): Create a schedule that runs the task "
+            "periodically.") in result.text
+    assert "return" not in result.text and "def " not in result.text and ":param" not in result.text
+
+
+@pytest.mark.django_db
+def test_an_edge_is_quoted_as_a_sentence_naming_the_caller(kb):
+    result = answers.answer("Who calls add_schedule?", [kb.pk], threshold=0)
+    assert "`jobs.cli.main` calls jobs.schedules.add_schedule." in result.text, result.text
+
+
+@pytest.mark.django_db
+def test_the_index_of_entities_links_and_facts_does_not_take_the_places_of_the_sources(kb):
+    # The page's entity row ("docs/schedules.md (document) — Schedules") outranks its text for its own words.
+    result = answers.answer("What are schedules?", [kb.pk], threshold=0)
+    assert result.sources and not {source.layer for source in result.sources} & layer_text.UNQUOTED_LAYERS
+    assert "A schedule runs a task every hour or every day" in result.text, result.text
+    # Named, they are searched.
+    named = answers.answer("What are schedules?", [kb.pk], threshold=0, layers=["D3"])
+    assert {source.layer for source in named.sources} == {"D3"}
+
+
+def test_each_layer_reads_as_a_sentence():
+    quotable = layer_text.quotable
+    code = 'def add(a, b):\n    """Add two numbers.\n\n    More detail.\n    """\n    return a + b\n'
+    assert quotable(hit("C0", code, qname="m.add", source_path="m.py")) == "`m.add` (m.py): Add two numbers."
+    assert quotable(hit("C0", "def add(a, b):\n    return a + b\n", qname="m.add")) == ""
+    method = '    @property\n    def size(self):\n        """The number of items held."""\n        return 1\n'
+    assert quotable(hit("C0", method, qname="m.Box.size")) == "`m.Box.size`: The number of items held."
+    assert quotable(hit("C0", "/** Sends the order to the warehouse. */\nexport function ship(order) {}\n",
+                        qname="shop.ship")) == "`shop.ship`: Sends the order to the warehouse."
+    # An example is not a summary.
+    assert quotable(hit("C1", "", qname="p.paginate", kind="function", docstring="@api.get(...",
+                        source_path="p.py")) == "Function `p.paginate` is defined in p.py."
+    assert quotable(hit("C3", "cli qcluster → dq.commands.qcluster.Command.handle (django management_command)")) \
+        == "Command `qcluster` is handled by dq.commands.qcluster.Command.handle."
+    assert quotable(hit("C3", "GET /items → shop.api.list_items (ninja route)")) \
+        == "GET /items is handled by shop.api.list_items."
+    assert quotable(hit("C4", "shop.models.Order is a model (class)\nmodel: inherits django.db.models.Model")) \
+        == "`shop.models.Order` is a model (class)."
+    assert quotable(hit("D6", "Routers mentions Swagger UI (external system), in: Routers; Routers > Nested")) \
+        == "Routers mentions Swagger UI (external system)."
+    assert quotable(hit("D3", "docs/a.md (document) — A")) == ""
+    assert quotable(hit("D0", "# Title\n\nSome **prose**.")) == "Some prose."
