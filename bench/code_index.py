@@ -10,8 +10,10 @@ indexed with `index_repository` (the package's tests are left out to keep the ru
 shared machine). Each question of `bench/code_index_questions.json` names the files that answer it
 (written by reading the sdist); a question is a hit@k when one of the first k hits is in one of
 those files. Plain hybrid is `retrieval.search(question, top_k=5)`; the router is
-`planned.plan_and_search(question)`. Printed per category, with the index time, the peak memory
-(resident set of this process, the embedder included), rows per layer and warnings.
+`planned.plan_and_search(question)`; the answer is `answers.answer(question, threshold=0)` with no
+chat model (answer@1: the first source it cites is in one of the files; cites: any is). Printed per
+category, with the index time, the peak memory (resident set of this process, the embedder included),
+rows per layer and warnings.
 
 The default embedder here is `use-multilingual` (the numpy Universal Sentence Encoder), because
 e5 takes tens of minutes on the shared 2-core machine for the few thousand rows; `--embedder`
@@ -84,7 +86,7 @@ def main(argv=None) -> None:
     from knowledge.bases import create_knowledge_base, delete_knowledge_base
     from knowledge.indexing.layers.store import index_repository, layer_counts
     from knowledge.models import KnowledgeBase
-    from knowledge.search import retrieval
+    from knowledge.search import answers, retrieval
     from knowledge.search.planned import plan_and_search
 
     slug = f"bench-code-{repo['package']}-{args.embedder}"
@@ -108,12 +110,17 @@ def main(argv=None) -> None:
         plain = [file_of(hit) for hit in retrieval.search(item["question"], [kb.pk], top_k=K)]
         plan, hits = plan_and_search(item["question"], [kb.pk])
         routed = [file_of(hit) for hit in hits]
+        reply = answers.answer(item["question"], [kb.pk], threshold=0)
+        cited = [file_of(citation.hit) for citation in reply.citations]
         for category in (item["category"], "all"):
             for name, files in (("plain", plain), ("router", routed)):
                 scores[category][f"{name}@1"].append(bool(files[:1]) and files[0] in expected)
                 scores[category][f"{name}@5"].append(bool(expected & set(files[:K])))
+            scores[category]["answer@1"].append(bool(cited[:1]) and cited[0] in expected)
+            scores[category]["cites"].append(bool(expected & set(cited)))
         if args.show:
             print(f"- {item['question']}  [{plan.intent}] plain={plain[:3]} router={routed[:3]}")
+            print(f"    answer: {' '.join(reply.text.split())[:300]}")
 
     print(f"\nRepository: {repo['package']} {repo['version']} (sdist; {', '.join(repo['folders'])}), "
           f"embedder {args.embedder}")
@@ -121,7 +128,7 @@ def main(argv=None) -> None:
           f"warnings {len(result.warnings)}")
     print(f"Rows per layer: {layer_counts(kb, repo['package'])}")
     print(f"Index time {index_seconds:.1f} s; peak memory (RSS) {peak_mb:.0f} MB\n")
-    columns = ["plain@1", "plain@5", "router@1", "router@5"]
+    columns = ["plain@1", "plain@5", "router@1", "router@5", "answer@1", "cites"]
     print(f"{'category':<11}{'n':>4}" + "".join(f"{c:>10}" for c in columns))
     for category in [*sorted(c for c in scores if c != "all"), "all"]:
         values = scores[category]

@@ -26,19 +26,24 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
 Without a chat model the answer is composed (`composer`): a clearly matching FAQ entry's answer
 verbatim (`Answer.entry_match`), else a short cited extract of the top sources.
 
+On a repository's layered index (any source not D0), the sources are the intent router's
+(`planned.plan_and_search`: the symbol, route or caller asked about), and neither the router nor
+plain search grounds an answer on the index's entities, relations and restated facts unless the
+caller names those layers (`layer_text.ANSWER_LAYERS`).
+
 Generator errors fall back to the extractive answer with `generator_failed` and the message in
 `Answer.error`; `strict=True` raises `GenerationError` instead.
 """
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.utils.translation import gettext, gettext_noop
 
 from knowledge import outgoing
 from knowledge.models import KnowledgeBase
-from knowledge.search import composer, entries, generation, layer_text, retrieval, rows
+from knowledge.search import composer, entries, generation, layer_text, planned, retrieval, rows
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.quoted_pages import with_quoted_pages
@@ -189,7 +194,22 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         # search twice; an uploaded document is D0).
         result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layer_text.ANSWER_LAYERS,
                                     filters=filters, query_embeddings=query_embeddings)
+    if layers is None and filters is None and mode == "hybrid" and any(hit.layer != "D0" for hit in result.hits):
+        result = _routed(question, kb_ids, result, top_k)
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
+
+
+def _routed(question: str, kb_ids, result: retrieval.Retrieval, top_k: int) -> retrieval.Retrieval:
+    """A repository's sources as the intent router finds them: the symbol, route or caller asked about
+    first (it merges plain search, so it finds no less: bench/code_index.py), without the index rows an
+    answer is not grounded on. The confidence stays plain search's."""
+    _, hits = planned.plan_and_search(question, kb_ids)
+    hits = [hit for hit in hits if hit.layer not in layer_text.UNQUOTED_LAYERS][:top_k]
+    if not hits:
+        return result
+    for rank, hit in enumerate(hits, start=1):
+        hit.rank = rank
+    return replace(result, hits=hits)
 
 
 def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None = None,

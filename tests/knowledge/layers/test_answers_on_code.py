@@ -1,6 +1,6 @@
-"""Answers over a repository's layered index: a symbol's docstring and where it is defined, an edge as a
-sentence, never code quoted as prose; a repository's index of entities, links and facts is not what an
-answer is grounded on."""
+"""Answers over a repository's layered index: the sources the intent router finds, a symbol's docstring and
+where it is defined, an edge as a sentence, never code quoted as prose; a repository's index of entities,
+links and facts is not what an answer is grounded on."""
 
 import pytest
 
@@ -68,9 +68,11 @@ def test_an_answer_quotes_the_docstring_and_where_it_is_defined_never_the_code(k
 
 
 @pytest.mark.django_db
-def test_an_edge_is_quoted_as_a_sentence_naming_the_caller(kb):
+def test_the_caller_asked_for_comes_first_as_a_sentence(kb):
+    # The intent router finds the edges into add_schedule; plain search put the function itself first.
     result = answers.answer("Who calls add_schedule?", [kb.pk], threshold=0)
-    assert "`jobs.cli.main` calls jobs.schedules.add_schedule." in result.text, result.text
+    assert result.text.startswith("`jobs.cli.main` calls jobs.schedules.add_schedule. [1]"), result.text
+    assert result.sources[0].layer == "C2"
 
 
 @pytest.mark.django_db
