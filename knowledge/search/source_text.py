@@ -6,7 +6,8 @@ underscores of snake_case), code spans as written, list items on lines of their 
 "[3]" dropped, HTML comments left out — a reader of the page never sees them, so neither does a
 customer or the model (an author's "<!-- TODO -->", or instructions hidden there for a model to follow);
 one that opens a line and is not closed (the chunk's end cut it off) runs to that end, as in Markdown,
-while an unclosed `<!--` inside a line, or in a code span, is text.
+while an unclosed `<!--` inside a line, or in a code span, is text; a documentation generator's own
+lines (admonition markers, "::: directives", included files) left out, an admonition's title kept.
 `prose_without_code`: fenced code blocks left out, since a JSON reply or a shell session reads as
 nothing a customer should be sent; short commands may be kept, marked, for an extract to show after
 the sentence that introduces them, and a longer block left out is marked where it was. `sentences`:
@@ -47,6 +48,11 @@ _NUMBER = re.compile(r"\d{1,3}[.)]")
 # With the space before it, and the line break: a page converted from HTML may wrap right before it.
 _SOURCE_MARKER = re.compile(rf"[ \t]*(?:(?<!\n)\n[ \t]*)?(?:{MARKER.pattern})", MARKER.flags)
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
+# Documentation generators' own lines, which a reader of the page never sees as written: an admonition's
+# marker ("!!! note", '??? tip "Title"': its title stays), Docusaurus' ":::note" and mkdocstrings' ":::
+# module", an included file ("{!./src/example.py!}", '--8<-- "example.py"').
+_ADMONITION = re.compile(r'^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w-]*(?:[ \t]+"([^"\n]*)")?[ \t]*$', re.M)
+_GENERATOR_LINE = re.compile(r"^[ \t]*(?::::.*|\{!.*!\}|-{2}8<-{2}.*)$", re.M)
 _TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0-9•-])")
@@ -68,6 +74,8 @@ _CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 def clean_text(text: str) -> str:
     """Markdown/HTML as plain text a customer can read (see the module docstring)."""
     text = _FENCE.sub("", text)
+    text = _ADMONITION.sub(lambda match: f"{match.group(1)}\n" if match.group(1) else "", text)
+    text = _GENERATOR_LINE.sub("", text)
     text = _TABLE_SEPARATOR.sub("", text)
     text = _HEADING.sub(r"\1", text)
     # Code spans are literal: no tags, emphasis or escapes inside (`<h1>`, `*args`, `a_b_c`), set aside
@@ -153,6 +161,8 @@ def _command_lines(code: str) -> str:
     """A short block of code as COMMAND paragraphs ("" when it is too long to be a command or two);
     of a shell session ("$ cmd" and its output) only the commands."""
     lines = [line.strip() for line in code.split("\n") if line.strip()]
+    if any(_GENERATOR_LINE.match(line) for line in lines):
+        return ""  # a file the page includes there: code too long to quote
     if any(line.startswith("$ ") for line in lines):
         lines = [line for line in lines if line.startswith("$ ")]
     if not lines or len(lines) > 3 or any(len(line) > 160 or "`" in line for line in lines):

@@ -69,3 +69,31 @@ class CodeLeftOutTests(TestCase):
         self.assertEqual(quotable, ["Set the cache timeout in the configuration file:", source_text.CODE_LEFT_OUT,
                                     "The timeout is in seconds."])
         self.assertNotIn(source_text.CODE_LEFT_OUT, source_text.clean_text(source))
+
+
+class GeneratorSyntaxTests(TestCase):
+    """Documentation written for MkDocs or Docusaurus: what its generator turns into something else."""
+
+    PAGE = ('The auth argument also allows you to pass multiple authenticators:\n\n```python hl_lines="18"\n'
+            "{!./src/tutorial/authentication/multiple01.py!}\n```\n\n"
+            "In this case the API key is checked first, then the header.\n\n"
+            "!!! note\n    If you use different API instances, you need to define different versions.\n\n"
+            '??? tip "Custom classes"\n    Subclass the base class to change how keys are read.\n\n'
+            "::: ninja.security\n\n:::caution\nKeys are secrets.\n:::\n\n"
+            '--8<-- "snippets/auth.md"\n')
+
+    def test_an_included_file_is_code_left_out_not_a_command(self):
+        # The include was quoted as the command the sentence introduces: "    {!./src/…/multiple01.py!}".
+        text = compose("How do I pass multiple authenticators?", self.PAGE)
+        self.assertEqual(text, "The auth argument also allows you to pass multiple authenticators: [1] "
+                               "In this case the API key is checked first, then the header. [1]")
+
+    def test_admonition_markers_and_directives_are_not_text(self):
+        clean = source_text.clean_text(self.PAGE)
+        for marker in ("!!!", "???", ":::", "{!", "--8<--", "snippets"):
+            self.assertNotIn(marker, clean)
+        # The note's text reads on its own; an admonition's title is a line of its own.
+        self.assertIn("If you use different API instances, you need to define different versions.",
+                      source_text.sentences(clean))
+        self.assertIn("Custom classes\n", clean)
+        self.assertIn("Keys are secrets.", clean)
