@@ -27,7 +27,7 @@ from django.conf import settings
 
 from knowledge.search import closeness, layer_text
 from knowledge.search.rows import quoted_rows
-from knowledge.search.source_text import CODE_LEFT_OUT, COMMAND, ITEM, clean_text, sentences, unwrapped
+from knowledge.search.source_text import CODE_LEFT_OUT, COMMAND, HEADING_INTRO, ITEM, clean_text, sentences, unwrapped
 from knowledge.search.words import same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
@@ -106,10 +106,16 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         for position, sentence in enumerate(source):
             # Commands are never chosen for their words (they come after their introduction), and a
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
+            if sentence.startswith(HEADING_INTRO):
+                # A heading over its command ("Installation:"): a candidate when it names what is asked.
+                if word_stems(sentence) & asked and same_words(sentence) not in seen:
+                    seen.add(same_words(sentence))
+                    items.append((number, position, sentence, word_stems(sentence)))
+                continue
             if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or _names_alternative(source, position)
                     or same_words(sentence) in seen):
                 continue
-            if position == 0 and sentence[:1].islower() and sentence.endswith((".", "!", "…")):
+            if position == 0 and sentence[:1].islower() and sentence.endswith((".", "!", "…", ":")):
                 continue  # the tail of a sentence the chunk's start cut (chunks overlap mid-sentence)
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
@@ -129,8 +135,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # Of the sentences sharing the most words, the closest in meaning answer; rare shared words still count
     # (SHARED_WORDS_WEIGHT), and the sentences not compared come after.
     compared = sorted(items, key=shared, reverse=True)[: setting("EXTRACT_BY_MEANING")]
-    meaning = closeness.sentences(question, [(sources[item[0] - 1], item[2]) for item in compared], kbs,
-                                  query_embeddings) if compared else {}
+    meaning = closeness.sentences(question, [(sources[item[0] - 1], _as_read(lines[item[0]], item[1]))
+                                             for item in compared], kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
     def score(item) -> float:
@@ -170,9 +176,18 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             continue
         item = bool(ITEM.match(sentence))
         text += "\n" if item or after_item else "" if text.endswith("\n") else " "
-        text += f"{_clip(sentence)} [{number}]"
+        text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
         after_item = item
     return Composition(text.strip(" \n"), sorted(cited), False, max(meaning.values()) if meaning else None)
+
+
+def _as_read(source: list[str], position: int) -> str:
+    """The sentence at `position` as its meaning is compared: a heading over its command with the command
+    ("Installation: pip install django-ninja"; the heading alone says little)."""
+    sentence = source[position]
+    if sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
+        return f"{sentence[len(HEADING_INTRO):]} {source[position + 1].removeprefix(COMMAND).strip('`')}"
+    return sentence
 
 
 def _expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
@@ -264,8 +279,8 @@ def _names_alternative(source: list[str], position: int) -> bool:
     """Whether the line at `position` names the alternative whose command follows it: a tab's name over
     its panel ("Windows:", `knowledge.indexing.parsing.html.label_tab_panels`)."""
     line = source[position]
-    return (line.endswith(":") and len(_WORD.findall(line)) <= 3 and position + 1 < len(source)
-            and source[position + 1].startswith(COMMAND))
+    return (line.endswith(":") and not line.startswith(HEADING_INTRO) and len(_WORD.findall(line)) <= 3
+            and position + 1 < len(source) and source[position + 1].startswith(COMMAND))
 
 
 def _alternatives_asked(source: list[str], run: list[int], asked: set[str]) -> list[int]:

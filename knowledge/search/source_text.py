@@ -23,9 +23,13 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
 _COMMENT = re.compile(r"[ \t]*<!--.*?-->|^ {0,3}<!--.*\Z", re.S | re.M)
 COMMAND = "\x01"  # marks a line of a short code block in the extract's candidates (never in stored text)
 CODE_LEFT_OUT = "\x02\x02"  # stands, among the extract's candidates, for a code block too long to quote
+# Marks a heading kept over the short command it introduces ("Installation:"), as a sentence ending with ":"
+# would: a README's "## Installation" and its `pip install …` hold no sentence at all.
+HEADING_INTRO = "\x03"
 _FENCE_INFO = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*(\S*)")
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
+_HEADING_OVER_COMMAND = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(.*?)[ \t#:]*\n(?=(?:[ \t]*\n)*{COMMAND})", re.M)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
 # (Not "[3][4]": two reference markers in a row, see MARKER below.)
@@ -289,5 +293,8 @@ def _ends_sentence(before: str, after: str) -> bool:
 
 
 def quotable_text(content: str) -> str:
-    """A chunk's text as an extract quotes from it: clean, without headings or code, short commands marked."""
-    return clean_text(_HEADING_LINE.sub("", prose_without_code(content, commands=True)))
+    """A chunk's text as an extract quotes from it: clean, without headings or code, short commands marked
+    (a heading right over one kept, marked HEADING_INTRO, as the line introducing it)."""
+    text = prose_without_code(content, commands=True)
+    text = _HEADING_OVER_COMMAND.sub(lambda match: f"{HEADING_INTRO}{match.group(1)}:\n", text)
+    return clean_text(_HEADING_LINE.sub("", text))

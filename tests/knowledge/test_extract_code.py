@@ -97,3 +97,30 @@ class GeneratorSyntaxTests(TestCase):
                       source_text.sentences(clean))
         self.assertIn("Custom classes\n", clean)
         self.assertIn("Keys are secrets.", clean)
+
+
+class HeadingOverCommandTests(TestCase):
+    README = ("# Shopkit\n\nShopkit is a small shop for Django.\n\n## Installation\n\n```console\n"
+              "pip install shopkit\n```\n\n## Usage\n\nImport the cart and add items to it.\n")
+
+    def test_a_heading_over_a_command_introduces_it_when_it_names_what_is_asked(self):
+        # django-ninja's README: "## Installation" and `pip install django-ninja`, no sentence; the answer
+        # to "How do I install django-ninja?" quoted "Read the full documentation here" instead.
+        text = compose("How do I install shopkit?", self.README)
+        self.assertIn("Installation: [1]\n    pip install shopkit", text)
+        self.assertEqual(compose("How do I add items to the cart?", self.README),
+                         "Import the cart and add items to it. [1]")
+        quotable = source_text.sentences(source_text.quotable_text(self.README))
+        self.assertIn(source_text.HEADING_INTRO + "Installation:", quotable)
+        self.assertNotIn("Usage", " ".join(quotable))  # a heading over prose is no sentence
+
+
+class CutSentenceTests(TestCase):
+    def test_the_tail_of_a_sentence_introducing_a_command_is_not_quoted(self):
+        # A chunk of Flask's quickstart opens mid-sentence, "generate a value for `Flask.secret_key`:", and the
+        # fragment was quoted with its command in the answer to "How do I cache views in Flask?".
+        chunk = ("generate a value for\n`Flask.secret_key` (or `SECRET_KEY`):\n```\n"
+                 "    $ python -c 'import secrets; print(secrets.token_hex())'\n```\n"
+                 "Keep the secret key of a Flask application out of version control.\n")
+        self.assertEqual(compose("How do I generate the secret key of a Flask application?", chunk),
+                         "Keep the secret key of a Flask application out of version control. [1]")
