@@ -47,6 +47,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
 _ENDS = re.compile(r"[.!?…:;][\"'»”)]*$")  # a sentence ends so; a heading does not
 _STEP = re.compile(r"\d{1,3}[.)] ")
+_QUALIFIED = re.compile(r"`([\w.]+)`(?: \([^()\s]+\))?")  # "`jobs.schedules.add` (jobs/schedules.py)"
 # A sentence that names its subject only by a word pointing back at the sentence before it.
 _REFERS_BACK = re.compile(r"(?:this|these|it|its|they|such|это|эти|этот|эта|этим|он|она|оно|они)\b", re.I)
 # A list item or heading that opens with a question word names a topic ("• What a component is",
@@ -187,7 +188,9 @@ def _as_read(source: list[str], position: int) -> str:
     sentence = source[position]
     if sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
         return f"{sentence[len(HEADING_INTRO):]} {source[position + 1].removeprefix(COMMAND).strip('`')}"
-    return sentence
+    # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
+    # says what the sentence is about, the package's path only dilutes it.
+    return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)
 
 
 def _expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
