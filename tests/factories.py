@@ -22,3 +22,15 @@ def make_document(kb: KnowledgeBase, text: str = "", title: str = "", **kwargs):
     result = ingestion.ingest_text(kb, title=title or f"Document {n}", text=text, **kwargs)
     assert result.outcome != "failed", result.error
     return result.document
+
+
+def make_indexed_repo(folder, files: dict[str, str], **overrides) -> KnowledgeBase:
+    """A base holding the layered index of a repository written to `folder` from {path: text}."""
+    from knowledge.indexing.layers import store
+
+    for path, text in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text)
+    kb = make_kb(**overrides)
+    store.index_repository(kb, folder)
+    return kb

@@ -4,10 +4,9 @@ links and facts is not what an answer is grounded on."""
 
 import pytest
 
-from knowledge.indexing.layers import store
 from knowledge.search import answers, layer_text
 from knowledge.search.retrieval import SearchHit
-from tests.factories import make_kb
+from tests.factories import make_indexed_repo
 
 REPO = {
     "jobs/__init__.py": '"""Background jobs."""\n',
@@ -48,13 +47,7 @@ def hit(layer: str, content: str, **metadata) -> SearchHit:
 
 @pytest.fixture
 def kb(tmp_path):
-    repo = tmp_path / "jobs-repo"
-    for path, text in REPO.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    kb = make_kb()
-    store.index_repository(kb, repo)
-    return kb
+    return make_indexed_repo(tmp_path / "jobs-repo", REPO)
 
 
 @pytest.mark.django_db

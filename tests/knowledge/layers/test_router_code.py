@@ -8,7 +8,7 @@ from knowledge.search import retrieval
 from knowledge.search.intent import code_name, plan_question
 from knowledge.search.planned import plan_and_search
 from knowledge.search.vocabulary import Vocabulary, load_vocabulary
-from tests.factories import make_kb
+from tests.factories import make_indexed_repo, make_kb
 
 # A small package whose names clash the way real ones do: a module called `cli`, a method `load`
 # beside `json.load`, a document titled with the package's name.
@@ -131,13 +131,7 @@ class CodeNameTests(SimpleTestCase):
 
 @pytest.fixture
 def kb(tmp_path):
-    repo = tmp_path / "cfgkit-repo"
-    for path, text in REPO.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    kb = make_kb()
-    store.index_repository(kb, repo)
-    return kb
+    return make_indexed_repo(tmp_path / "cfgkit-repo", REPO)
 
 
 def edges(hits, **meta):

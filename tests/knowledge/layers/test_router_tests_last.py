@@ -2,9 +2,8 @@
 
 import pytest
 
-from knowledge.indexing.layers import store
 from knowledge.search.planned import plan_and_search
-from tests.factories import make_kb
+from tests.factories import make_indexed_repo
 
 # A test names what it tests in every line; the code a question asks how to use names it once.
 TESTS = "".join(f"\n\ndef test_schedule_{n}():\n    schedule = add_schedule('report', every='hour')\n"
@@ -24,13 +23,7 @@ def add_schedule(task, every):
 
 @pytest.fixture
 def kb(tmp_path):
-    repo = tmp_path / "jobs-repo"
-    for path, text in REPO.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    kb = make_kb()
-    store.index_repository(kb, repo)
-    return kb
+    return make_indexed_repo(tmp_path / "jobs-repo", REPO)
 
 
 @pytest.mark.django_db
