@@ -58,6 +58,7 @@ def quotable(hit: SearchHit, row: str | None = None) -> str:
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
         return _said(qname, meta.get("source_path", ""), summary) if summary and qname else ""
     first = (hit.content or "").strip().split("\n", 1)[0]
+    summary = summary_line(meta.get("summary_text") or "") if layer == "C3" else ""
     first = first.split(", in: ", 1)[0]  # an integration's list of the sections that mention it
     first = _RESOLUTION.sub("", first).replace(" → ", " is handled by ")
     if first.startswith("cli "):  # an entrypoint's command
@@ -66,6 +67,8 @@ def quotable(hit: SearchHit, row: str | None = None) -> str:
         # A qualified name opens the row: as code, so it is not taken for the tail of a cut sentence.
         name, _, rest = first.partition(" ")
         first = f"`{name}` {rest}"
+    if summary:
+        first = f"{first}: {summary}"  # what the handler or command says it does
     return _sentence(first) if first.strip() else ""
 
 

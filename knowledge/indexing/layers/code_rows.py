@@ -149,7 +149,7 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
             "unresolved_prefix": "{?" in served,
             "declared_route_key": route_key(entry.route_path) if http else "",
             "decorator_text": entry.decorator_text,
-            "summary_text": handler.docstring if handler else "",
+            "summary_text": _summary(entry, handler, index),
             "is_test": file.is_test,
             "lang_payload": entry.lang_payload,
             "source_path": file.path,
@@ -160,6 +160,15 @@ def entrypoint_rows(file: CodeFile, entrypoints: list[Entrypoint], index: Projec
                              meta, section_path=meta["handler_symbol"], span_start=entry.line, span_end=end,
                              language=file.language))
     return rows
+
+
+def _summary(entry, handler, index: ProjectIndex) -> str:
+    """What an entrypoint says it does: its handler's docstring, else (a command) its class's, which for a
+    Django management command is its `help`."""
+    if handler and handler.docstring:
+        return handler.docstring
+    declaring = index.symbols.get(entry.declaring_symbol) if entry.entry_type == "cli" else None
+    return declaring.docstring if declaring else ""
 
 
 def env_rows(file: CodeFile) -> list[LayerRow]:

@@ -4,6 +4,7 @@ links and facts is not what an answer is grounded on."""
 
 import pytest
 
+from knowledge.models import Chunk
 from knowledge.search import answers, layer_text
 from knowledge.search.retrieval import SearchHit
 from tests.factories import make_indexed_repo
@@ -113,3 +114,22 @@ def test_a_rows_meaning_is_compared_without_its_package_and_file():
     assert _as_read(["Function `jobs.cli.main` is defined in jobs/cli.py."], 0) \
         == "Function main is defined in jobs/cli.py."
     assert _as_read(["Use `flask run` to start it."], 0) == "Use `flask run` to start it."  # code, not a name
+
+
+@pytest.mark.django_db
+def test_a_management_command_says_what_it_does_by_its_help(tmp_path):
+    # django-q's "qcluster" had nothing to say but its handler's name: `help` is its only description.
+    kb = make_indexed_repo(tmp_path / "shop-repo", {
+        "shop/__init__.py": "",
+        "shop/management/commands/import_orders.py": (
+            "from django.core.management.base import BaseCommand\n"
+            "from django.utils.translation import gettext as _\n\n\n"
+            "class Command(BaseCommand):\n"
+            '    help = _("Imports the orders of one day from the warehouse.")\n\n'
+            "    def handle(self, *args, **options):\n        return None\n"),
+    })
+    entry = Chunk.objects.get(knowledge_base=kb, layer="C3")
+    assert entry.metadata["summary_text"] == "Imports the orders of one day from the warehouse."
+    result = answers.answer("What does the import_orders command do?", [kb.pk], threshold=0)
+    assert ("Command `import_orders` is handled by shop.management.commands.import_orders.Command.handle: "
+            "Imports the orders of one day from the warehouse.") in result.text, result.text
