@@ -232,7 +232,7 @@ class _Reader:
         written = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
         signature = f"class {node.name}({', '.join(written)})" if written else f"class {node.name}"
         cls = self.symbol(node.name, qname, "class", signature, parent, start_line(node), node.end_lineno,
-                          ast.get_docstring(node) or help_text(node), [self.source(d) for d in node.decorator_list],
+                          help_text(node) or ast.get_docstring(node), [self.source(d) for d in node.decorator_list],
                           [b for b in bases if b])
         for base, written in zip(bases, node.bases, strict=False):
             if base:
@@ -401,8 +401,8 @@ def _is_main_guard(test: ast.expr) -> bool:
 
 
 def help_text(node: ast.ClassDef) -> str:
-    """A class's `help = "…"` (or `_("…")`): what a Django management command says it does, its docstring
-    when it has none."""
+    """A class's `help = "…"` (or `_("…")`): what a Django management command says it does (`manage.py help`
+    shows it), taken over its docstring, which is often an example ("Example: python manage.py …")."""
     for child in node.body:
         if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "help" for t in child.targets):
             value = child.value

@@ -118,13 +118,15 @@ def test_a_rows_meaning_is_compared_without_its_package_and_file():
 
 @pytest.mark.django_db
 def test_a_management_command_says_what_it_does_by_its_help(tmp_path):
-    # django-q's "qcluster" had nothing to say but its handler's name: `help` is its only description.
+    # django-q's "qcluster" had nothing to say but its handler's name: `help` is its only description, and
+    # django-ninja's export_openapi_schema has a docstring that is only an example.
     kb = make_indexed_repo(tmp_path / "shop-repo", {
         "shop/__init__.py": "",
         "shop/management/commands/import_orders.py": (
             "from django.core.management.base import BaseCommand\n"
             "from django.utils.translation import gettext as _\n\n\n"
             "class Command(BaseCommand):\n"
+            '    """\n    Example:\n\n        python manage.py import_orders --day 2026-12-01\n    """\n\n'
             '    help = _("Imports the orders of one day from the warehouse.")\n\n'
             "    def handle(self, *args, **options):\n        return None\n"),
     })
