@@ -7,11 +7,13 @@
 - Otherwise the few sentences of the top sources that answer the question, in source order, each
   followed by its marker: of those sharing its words (rare words weighing more), the closest in
   meaning to it (`closeness.sentences`, with the base's embedder); never a sentence that only
-  repeats the question, nor a heading or a fragment (`_answers`). A list item comes with what makes it readable (the
-  numbered step it is a sub-point of, the sentence introducing its list), so does a sentence naming
-  its subject only as "this" or "it" (the sentence before it), and a sentence ending
-  with ":" with what it introduces (its list, a short command, else the next sentence): an extract
-  never ends on a colon.
+  repeats the question, nor a heading or a fragment (`_answers`) — but a heading right over a short
+  command, when it names what is asked ("Installation:" and `pip install …`). A list item comes with
+  what makes it readable (the numbered step it is a sub-point of, the sentence introducing its list),
+  so does a sentence naming its subject only as "this" or "it" (the sentence before it), and a
+  sentence ending with ":", or running on into a short command without one, with what it introduces
+  (its list, a short command, else the next sentence): an extract never ends on a colon, nor quotes a
+  sentence that a code block too long to quote cut short.
 
 Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code
 left out but for a short command after the sentence that introduces it, sentences); a repository's
