@@ -14,7 +14,8 @@ entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
 - an edge (C2), an entrypoint (C3), a role (C4) and an integration (D6) are their first line as a
   sentence ("`ninja.operation.Operation._run_checks` calls ninja.utils.check_csrf.", "GET /items is
   handled by …", "… is a schema (class)", "… reads the environment variable …"), a qualified name as
-  code;
+  code, and an entrypoint with what its handler or command says it does ("Command `qcluster` is
+  handled by …: Starts a Django Q Cluster.");
 - entities (D3) and relations (D5) — a document's title, a link between two files — say nothing a
   reader asked, and facts (D2) restate the documentation's own sentences (D0): not quoted, and an
   answer whose caller names no layers is not grounded on them (`ANSWER_LAYERS`);
@@ -61,8 +62,9 @@ def quotable(hit: SearchHit, row: str | None = None) -> str:
     summary = summary_line(meta.get("summary_text") or "") if layer == "C3" else ""
     first = first.split(", in: ", 1)[0]  # an integration's list of the sections that mention it
     first = _RESOLUTION.sub("", first).replace(" → ", " is handled by ")
-    if first.startswith("cli "):  # an entrypoint's command
-        first = f"Command `{first[4:].partition(' ')[0]}` {first[4:].partition(' ')[2]}"
+    if first.startswith("cli "):  # an entrypoint's command: "cli qcluster is handled by …"
+        name, _, rest = first[4:].partition(" ")
+        first = f"Command `{name}` {rest}"
     elif first[:1].islower() or first[:1] == "_":
         # A qualified name opens the row: as code, so it is not taken for the tail of a cut sentence.
         name, _, rest = first.partition(" ")
