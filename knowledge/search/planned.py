@@ -17,9 +17,9 @@ rows demoted) and the lists are merged:
 A step ordered by `imported` (what the repository is made of) searches the base's modules that
 are imported the most, and keeps them in that order. Within a step, and in the fused list of 2., the
 rows of the code's tests come after the others' (callers, importers, readers of a variable, the code a
-"how do I" question is about), unless the question asks about tests, when they come first; a step
-may prefer some rows (`prefer`: the code's reads of an environment variable before the documentation's
-mentions of it).
+"how do I" question is about), unless the question asks about tests, when within a step they come
+first and the fused list keeps its ranks; a step may prefer some rows (`prefer`: the code's reads of an
+environment variable before the documentation's mentions of it).
 
 The trace ends with the plain search and how it was merged.
 """
@@ -71,11 +71,13 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
 
 
 def _tests_last(question: str, hits: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
-    """The rows of the code's tests after the others, unless the question asks about tests: a test
-    names what it tests over and over ("schedule" in every line of test_scheduler.py), and outranks
-    the code a question asks how to use."""
-    tests_first = bool(ASKS_ABOUT_TESTS.search(question))
-    return sorted(hits, key=lambda hit: bool((hit.metadata or {}).get("is_test")) != tests_first)
+    """The rows of the code's tests after the others, unless the question asks about tests (then as
+    ranked: "How do I test a Flask application?" is answered by the documentation's testing page, not
+    by the test suite's apps): a test names what it tests over and over ("schedule" in every line of
+    test_scheduler.py), and outranks the code a question asks how to use."""
+    if ASKS_ABOUT_TESTS.search(question):
+        return hits
+    return sorted(hits, key=lambda hit: bool((hit.metadata or {}).get("is_test")))
 
 
 def _fuse(first: list[retrieval.SearchHit], second: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:

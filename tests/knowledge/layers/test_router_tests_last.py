@@ -39,3 +39,18 @@ def test_a_how_to_question_finds_the_code_before_its_tests(kb):
 def test_a_question_about_tests_finds_them_first(kb):
     plan, hits = plan_and_search("Which tests check the schedule?", [kb.pk])
     assert hits[0].metadata.get("is_test")
+
+
+@pytest.mark.django_db
+def test_a_question_about_testing_keeps_the_ranks_of_the_documentation(tmp_path):
+    # Flask's "How do I test a Flask application?": the test suite's little apps were put above
+    # docs/testing.rst when the fused list put tests first.
+    kb = make_indexed_repo(tmp_path / "site-repo", {
+        "site/__init__.py": '"""The site."""\n',
+        "tests/apps/app_one.py": "from site import make_app\n\napp = make_app('one')\n",
+        "tests/apps/app_two.py": "from site import make_app\n\napp = make_app('two')\n",
+        "docs/testing.md": "# Testing a site application\n\nTest a site application with the test client: it "
+                           "sends requests to the application without running a server.\n",
+    })
+    plan, hits = plan_and_search("How do I test a site application?", [kb.pk])
+    assert hits[0].source_uri.endswith("docs/testing.md"), [(hit.layer, hit.source_uri) for hit in hits[:4]]
