@@ -5,7 +5,7 @@ indexer found ("ninja.api.NinjaAPI.urls calls ninja.openapi.urls.get_openapi_url
 answer composed from them quoted code as sentences ("def _check_throttles(self, request) …") and index
 entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
 
-- a symbol (C1) is its name, where it is defined and the first line of its docstring:
+- a symbol (C1) is its name, where it is defined and the first sentence of its docstring:
   "`ninja.throttling.AnonRateThrottle` (ninja/throttling.py): Limits the rate of API calls …"; a symbol
   without one, where it is defined ("Method `ninja.main.NinjaAPI.create_response` is defined in
   ninja/main.py.");
@@ -17,9 +17,10 @@ entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
   code, and an entrypoint with what its handler or command says it does ("Command `qcluster` is
   handled by …: Starts a Django Q Cluster.");
 - entities (D3) and relations (D5) — a document's title, a link between two files — say nothing a
-  reader asked, and facts (D2) restate the documentation's own sentences (D0): not quoted, and an
-  answer whose caller names no layers is not grounded on them (`ANSWER_LAYERS`);
-- documentation (D0), its catalog (D1) and workflows (D4) are prose and read as any document does.
+  reader asked, and facts (D2) and workflows (D4) restate the documentation's own sentences and steps
+  (D0; "Workflow: Configuration Best Practices Main flow:" opened an answer): not quoted, and an answer
+  whose caller names no layers is not grounded on them (`ANSWER_LAYERS`);
+- documentation (D0) and its catalog (D1) are prose and read as any document does.
 
 Uploaded documents are D0: none of this applies to them.
 """
@@ -29,11 +30,12 @@ import re
 import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
+from knowledge.indexing.layers.code import doc_summary
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.source_text import quotable_text
 
-PROSE_LAYERS = frozenset({"D0", "D1", "D4"})
-UNQUOTED_LAYERS = frozenset({"D2", "D3", "D5"})
+PROSE_LAYERS = frozenset({"D0", "D1"})
+UNQUOTED_LAYERS = frozenset({"D2", "D3", "D4", "D5"})
 # The layers an answer draws on when its caller names none: a repository's index of entities, links and
 # facts restated from its documentation would take the places of the documentation itself.
 ANSWER_LAYERS = [layer for layer in (*DOC_LAYERS, *CODE_LAYERS) if layer not in UNQUOTED_LAYERS]
@@ -55,11 +57,11 @@ def quotable(hit: SearchHit, row: str | None = None) -> str:
     if layer == "C1":
         return _symbol(meta)
     if layer == "C0":
-        summary = summary_line(_docstring(hit.content))
+        summary = first_sentence(_docstring(hit.content))
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
         return _said(qname, meta.get("source_path", ""), summary) if summary and qname else ""
     first = (hit.content or "").strip().split("\n", 1)[0]
-    summary = summary_line(meta.get("summary_text") or "") if layer == "C3" else ""
+    summary = first_sentence(meta.get("summary_text") or "") if layer == "C3" else ""
     first = first.split(", in: ", 1)[0]  # an integration's list of the sections that mention it
     first = _RESOLUTION.sub("", first).replace(" → ", " is handled by ")
     if first.startswith("cli "):  # an entrypoint's command: "cli qcluster is handled by …"
@@ -74,19 +76,20 @@ def quotable(hit: SearchHit, row: str | None = None) -> str:
     return _sentence(first) if first.strip() else ""
 
 
-def summary_line(docstring: str) -> str:
-    """The first line of a docstring when it is prose ("@api.get(...", an example, is not)."""
-    line = next((line.strip(" *\t") for line in docstring.strip().split("\n") if line.strip(" *\t")), "")
-    if not line[:1].isalpha() or len(line.split()) < 3 or line.endswith(":"):
+def first_sentence(docstring: str) -> str:
+    """The first sentence of a docstring when it is prose (`doc_summary`; "@api.get(...", an example, and
+    "Example:" are not)."""
+    sentence = doc_summary(docstring)
+    if not sentence[:1].isalpha() or len(sentence.split()) < 3 or sentence.endswith(":"):
         return ""
-    return line
+    return sentence
 
 
 def _symbol(meta: dict) -> str:
     qname, path = meta.get("qname") or "", meta.get("source_path") or ""
     if not qname:
         return ""
-    summary = summary_line(meta.get("docstring") or "")
+    summary = first_sentence(meta.get("docstring") or "")
     if summary:
         return _said(qname, path, summary)
     kind = (meta.get("kind") or "symbol").capitalize()
@@ -109,7 +112,8 @@ def _docstring(code: str) -> str:
     code = code or ""
     match = _JS_DOC.match(code.lstrip())
     if match:
-        return match.group(1)
+        lines = [line.strip().lstrip("*").strip() for line in match.group(1).split("\n")]
+        return "\n".join(lines[: next((at for at, line in enumerate(lines) if line.startswith("@")), len(lines))])
     try:
         tree = ast.parse(textwrap.dedent(code))
     except (SyntaxError, ValueError):

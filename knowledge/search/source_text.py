@@ -43,7 +43,7 @@ _BR = re.compile(r"<br\s*/?>", re.I)
 # HTML elements left in Markdown (inline formatting, layout); other tags are text, not markup.
 _TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
                   r"|s|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^<>]*>", re.I)
-_BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+", re.M)
+_BULLET = re.compile(r"^[ \t]*(?:[-*+•]|#\.)[ \t]+", re.M)  # "#." is reStructuredText's numbered item
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
 # A list item of clean text, as `sentences` gives it: a bullet, or a numbered step ("1." or "2)").
 # (Three digits at most: a line of a PDF may start with a year, "2010. The next release…".)

@@ -99,6 +99,16 @@ class GeneratorSyntaxTests(TestCase):
         self.assertIn("Keys are secrets.", clean)
 
 
+class RestructuredTextListTests(TestCase):
+    def test_auto_numbered_items_are_items(self):
+        # Flask's request context page: "#. request_started is sent … #. request_finished …" read as one sentence.
+        text = source_text.clean_text("The following signals are sent:\n\n#. request_started is sent first.\n"
+                                      "#. request_finished is sent last.\n")
+        self.assertEqual(source_text.sentences(text), ["The following signals are sent:",
+                                                       "• request_started is sent first.",
+                                                       "• request_finished is sent last."])
+
+
 class HeadingOverCommandTests(TestCase):
     README = ("# Shopkit\n\nShopkit is a small shop for Django.\n\n## Installation\n\n```console\n"
               "pip install shopkit\n```\n\n## Usage\n\nImport the cart and add items to it.\n")

@@ -18,6 +18,7 @@ from knowledge.indexing.layers.code import (
     ProjectIndex,
     Reference,
     Symbol,
+    doc_summary,
     is_test_path,
     line_chunks,
     module_name,
@@ -181,7 +182,7 @@ class _Reader:
         symbol = Symbol(
             symbol_id=f"{self.file.path}#{local}", qname=qname, name=name, kind=kind, signature=signature,
             parent_id=parent.symbol_id if parent else "", module=self.file.module, path=self.file.path,
-            line_start=start, line_end=end, docstring=(docstring or "").strip().split("\n")[0],
+            line_start=start, line_end=end, docstring=doc_summary(docstring or ""),
             decorators=list(decorators), bases=list(bases),
         )
         if full:

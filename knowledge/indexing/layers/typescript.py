@@ -25,6 +25,7 @@ from knowledge.indexing.layers.code import (
     Reference,
     SourceChunk,
     Symbol,
+    doc_summary,
     is_test_path,
     line_chunks,
 )
@@ -209,8 +210,9 @@ class _Reader(RouteReader):
     def doc(self, node: Node) -> str:
         previous = node.prev_named_sibling
         if previous is not None and previous.type == "comment" and self.text(previous).startswith("/**"):
-            lines = [line.strip(" */") for line in self.text(previous).split("\n")]
-            return next((line for line in lines if line), "")
+            lines = [line.strip().lstrip("/*").rstrip("*/").strip() for line in self.text(previous).split("\n")]
+            tags = next((at for at, line in enumerate(lines) if line.startswith("@")), len(lines))
+            return doc_summary("\n".join(lines[:tags]))  # the description, not its @param tags
         return ""
 
     def declaration(self, node: Node, parent: Symbol) -> None:

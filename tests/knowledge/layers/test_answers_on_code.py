@@ -4,6 +4,7 @@ links and facts is not what an answer is grounded on."""
 
 import pytest
 
+from knowledge.indexing.layers.code import doc_summary
 from knowledge.models import Chunk
 from knowledge.search import answers, layer_text
 from knowledge.search.retrieval import SearchHit
@@ -85,6 +86,15 @@ def test_each_layer_reads_as_a_sentence():
     code = 'def add(a, b):\n    """Add two numbers.\n\n    More detail.\n    """\n    return a + b\n'
     assert quotable(hit("C0", code, qname="m.add", source_path="m.py")) == "`m.add` (m.py): Add two numbers."
     assert quotable(hit("C0", "def add(a, b):\n    return a + b\n", qname="m.add")) == ""
+    # Flask's docstrings wrap their first sentence; its first line alone read "…acts as the central."
+    wrapped = ('class Flask(App):\n    """The flask object implements a WSGI application and acts as the central\n'
+               '    object.  It is passed the name of the module.\n\n    :param import_name: the name.\n    """\n')
+    assert quotable(hit("C0", wrapped, qname="flask.app.Flask")) == \
+        "`flask.app.Flask`: The flask object implements a WSGI application and acts as the central object."
+    assert doc_summary("Convert the return value to an instance of\n:attr:`response_class`.\n\nMore.") \
+        == "Convert the return value to an instance of response_class."
+    assert doc_summary("Uses :class:`~flask.sessions.SecureCookieSessionInterface` by default") \
+        == "Uses SecureCookieSessionInterface by default"
     method = '    @property\n    def size(self):\n        """The number of items held."""\n        return 1\n'
     assert quotable(hit("C0", method, qname="m.Box.size")) == "`m.Box.size`: The number of items held."
     assert quotable(hit("C0", "/** Sends the order to the warehouse. */\nexport function ship(order) {}\n",
@@ -101,6 +111,7 @@ def test_each_layer_reads_as_a_sentence():
     assert quotable(hit("D6", "Routers mentions Swagger UI (external system), in: Routers; Routers > Nested")) \
         == "Routers mentions Swagger UI (external system)."
     assert quotable(hit("D3", "docs/a.md (document) — A")) == ""
+    assert quotable(hit("D4", "Workflow: Best practices\nMain flow:\n- Create the app in a function.")) == ""
     assert quotable(hit("D0", "# Title\n\nSome **prose**.")) == "Some prose."
 
 
