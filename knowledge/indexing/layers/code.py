@@ -336,14 +336,15 @@ def is_test_path(path: str) -> bool:
 
 _ROLE = re.compile(r":[\w:.-]+:`(~?[^`<]+?)(?:\s*<[^`]*>)?`")  # reST's :attr:`response_class`, :class:`~a.B`
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_LITERAL = re.compile(r"``([^`]+)``")  # reST's inline literal, ``None``
 
 
 def doc_summary(docstring: str) -> str:
     """What a docstring says first: its first paragraph on one line, to the end of its first sentence
     ("The flask object implements a WSGI application and acts as the central object."; its first line
-    alone stops at "…acts as the central"), reST roles as their text, at most 300 characters. The
-    paragraph ends before a line introducing an example ("for example:") or indented deeper than its
-    first (the example itself)."""
+    alone stops at "…acts as the central"), reST roles and literals as their text, at most 300
+    characters. The paragraph ends before a line introducing an example ("for example:") or indented
+    deeper than its first (the example itself)."""
     lines = (docstring or "").strip().split("\n")
     kept = []
     for line in lines:
@@ -351,7 +352,7 @@ def doc_summary(docstring: str) -> str:
                                                                and not lines[0][:1].isspace()):
             break
         kept.append(line)
-    paragraph = " ".join(" ".join(kept).split())
+    paragraph = _LITERAL.sub(r"\1", " ".join(" ".join(kept).split()))
     paragraph = _ROLE.sub(lambda match: match.group(1).rsplit(".", 1)[-1] if match.group(1).startswith("~")
                           else match.group(1), paragraph)
     end = _SENTENCE_END.search(paragraph)

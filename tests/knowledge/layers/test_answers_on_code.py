@@ -95,6 +95,8 @@ def test_each_layer_reads_as_a_sentence():
         == "Convert the return value to an instance of response_class."
     assert doc_summary("Uses :class:`~flask.sessions.SecureCookieSessionInterface` by default") \
         == "Uses SecureCookieSessionInterface by default"
+    assert doc_summary("Returns a date, or ``None`` for a browser session.") \
+        == "Returns a date, or None for a browser session."
     method = '    @property\n    def size(self):\n        """The number of items held."""\n        return 1\n'
     assert quotable(hit("C0", method, qname="m.Box.size")) == "`m.Box.size`: The number of items held."
     assert quotable(hit("C0", "/** Sends the order to the warehouse. */\nexport function ship(order) {}\n",
