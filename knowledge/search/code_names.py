@@ -30,6 +30,11 @@ NOT_NAMES = {"api", "cli", "http", "https", "sla", "rest", "url", "json", "sql",
              "patch", "delete", "the", "a", "an", "this", "that", "does", "do", "is", "are", "from", "of",
              "to"}
 ASKS_WHAT_IT_DOES = re.compile(r"\bwhat does ([A-Za-z_][\w]*) do\b|\bчто делает ([A-Za-z_][\w]*)\b", re.IGNORECASE)
+# "the route decorator", "the paginate function": a plain word its kind follows (not a word describing it).
+# Not "class": "the pagination class" names what the class is for, and a class's own name is Capitalised.
+NAMED_BY_KIND = re.compile(r"\b([A-Za-z_][\w]*) (?:decorator|function|method)\b", re.IGNORECASE)
+NOT_KIND_NAMES = NOT_NAMES | {"which", "what", "each", "any", "test", "helper", "new", "custom", "base", "parent",
+                               "child", "python", "my", "own", "your", "view", "async"}
 # A question that names a document says so.
 DOCUMENT_WORDS = re.compile(r"\b(documents?|docs?|pages?|runbooks?|readme|guides?|articles?|specs?)\b|"
                             r"документ|страниц|ранбук|инструкц|статья|стать[июе]", re.IGNORECASE)
@@ -49,7 +54,13 @@ def code_name(text: str, vocabulary=None) -> str:
     # "What does hydrate do?": a plain word the question asks the doing of is code when the bases define it.
     asked = ASKS_WHAT_IT_DOES.search(text)
     name = (asked.group(1) or asked.group(2)) if asked else ""
-    return name if name and name.lower() not in NOT_NAMES and is_known(name, vocabulary) else ""
+    if name and name.lower() not in NOT_NAMES and is_known(name, vocabulary):
+        return name
+    # "What does the route decorator do?": the word before its kind, when the bases define it.
+    for match in NAMED_BY_KIND.finditer(text):
+        if match.group(1).lower() not in NOT_KIND_NAMES and is_known(match.group(1), vocabulary):
+            return match.group(1)
+    return ""
 
 
 def _counts(name: str, call: bool, vocabulary) -> bool:

@@ -1,0 +1,26 @@
+"""Code names a question spells as plain words, followed by their kind."""
+
+from django.test import SimpleTestCase
+
+from knowledge.search.intent import code_name, plan_question
+from knowledge.search.vocabulary import Vocabulary
+
+# Flask's names: `route` is a method of Scaffold, and "route" also asks for an HTTP entrypoint.
+VOCABULARY = Vocabulary(code={"route", "flask.sansio.scaffold.scaffold.route", "test"},
+                        symbols={"route", "flask.sansio.scaffold.Scaffold.route", "test", "tests.test"})
+
+
+class NamedByKindTests(SimpleTestCase):
+    def test_a_plain_word_before_its_kind_is_the_symbol_asked_about(self):
+        # "What does the route decorator do?" listed routes (an entrypoint question), not Scaffold.route.
+        self.assertEqual(code_name("What does the route decorator do?", VOCABULARY), "route")
+        self.assertEqual(plan_question("What does the route decorator do?", VOCABULARY).intent, "symbol")
+        self.assertEqual(code_name("Where is the route method defined?", VOCABULARY), "route")
+
+    def test_a_word_describing_the_kind_is_no_name(self):
+        self.assertEqual(code_name("How do I write a test function?", VOCABULARY), "")
+        self.assertEqual(code_name("Which class handles the routes?", VOCABULARY), "")
+        # django-ninja's "How do I change the pagination class for the whole project?": `ninja.pagination` is a
+        # module, and the question is about the class the project uses.
+        self.assertEqual(code_name("How do I change the route class for the whole project?", VOCABULARY), "")
+        self.assertEqual(plan_question("Which handler serves GET /items?", VOCABULARY).intent, "entrypoint")
