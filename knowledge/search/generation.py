@@ -130,18 +130,13 @@ class OpenAIChatGenerator:
 
 
 class ExtractiveGenerator:
-    """The sources' own best-matching sentences, each with its marker: no model, nothing invented
-    (`composer.compose`; `answers.answer` also lets a clearly matching FAQ entry answer verbatim)."""
+    """No model: the answer is composed from the sources' own sentences, each with its marker, or a
+    clearly matching FAQ entry's answer verbatim. The composing needs the grounding (the sources' bases
+    and the question's vectors, for sentences ranked by meaning and the refusal of an extract far from
+    the question), so `answers.compose_extractive` does it, for `answer`, streaming and a chat model's
+    fallback alike; this generator only names it."""
 
     name = "extractive"
-
-    def generate(self, *, question: str, sources: list, instructions: str = "") -> str:
-        from knowledge.search.composer import compose
-
-        return compose(question, sources, entry_match=False).text
-
-    def stream(self, *, question: str, sources: list, instructions: str = ""):
-        yield self.generate(question=question, sources=sources, instructions=instructions)
 
 
 def get_generator():
