@@ -30,7 +30,7 @@ import re
 import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
-from knowledge.indexing.layers.code import doc_summary
+from knowledge.indexing.layers.code import doc_summary, jsdoc_description
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.source_text import quotable_text
 
@@ -40,7 +40,7 @@ UNQUOTED_LAYERS = frozenset({"D2", "D3", "D4", "D5"})
 # facts restated from its documentation would take the places of the documentation itself.
 ANSWER_LAYERS = [layer for layer in (*DOC_LAYERS, *CODE_LAYERS) if layer not in UNQUOTED_LAYERS]
 
-_JS_DOC = re.compile(r"/\*\*(.*?)\*/", re.S)
+_JS_DOC = re.compile(r"/\*\*.*?\*/", re.S)
 _RESOLUTION = re.compile(r"\s*\((?:resolved|unresolved|external|unknown route|[^()]*\broute|[^()]*command)\)\s*$")
 _ENDS = re.compile(r"[.!?…]$")
 
@@ -112,8 +112,7 @@ def _docstring(code: str) -> str:
     code = code or ""
     match = _JS_DOC.match(code.lstrip())
     if match:
-        lines = [line.strip().lstrip("*").strip() for line in match.group(1).split("\n")]
-        return "\n".join(lines[: next((at for at, line in enumerate(lines) if line.startswith("@")), len(lines))])
+        return jsdoc_description(match.group(0))
     try:
         tree = ast.parse(textwrap.dedent(code))
     except (SyntaxError, ValueError):

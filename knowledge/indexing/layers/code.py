@@ -339,6 +339,13 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _LITERAL = re.compile(r"``([^`]+)``")  # reST's inline literal, ``None``
 
 
+def jsdoc_description(comment: str) -> str:
+    """A JSDoc comment's description: its lines without the comment's marks, up to its first @tag."""
+    lines = [line.strip().lstrip("/*").rstrip("*/").strip() for line in comment.split("\n")]
+    tags = next((at for at, line in enumerate(lines) if line.startswith("@")), len(lines))
+    return "\n".join(lines[:tags])
+
+
 def doc_summary(docstring: str) -> str:
     """What a docstring says first: its first paragraph on one line, to the end of its first sentence
     ("The flask object implements a WSGI application and acts as the central object."; its first line

@@ -27,6 +27,7 @@ from knowledge.indexing.layers.code import (
     Symbol,
     doc_summary,
     is_test_path,
+    jsdoc_description,
     line_chunks,
 )
 from knowledge.indexing.layers.nextjs import next_routes
@@ -210,9 +211,7 @@ class _Reader(RouteReader):
     def doc(self, node: Node) -> str:
         previous = node.prev_named_sibling
         if previous is not None and previous.type == "comment" and self.text(previous).startswith("/**"):
-            lines = [line.strip().lstrip("/*").rstrip("*/").strip() for line in self.text(previous).split("\n")]
-            tags = next((at for at, line in enumerate(lines) if line.startswith("@")), len(lines))
-            return doc_summary("\n".join(lines[:tags]))  # the description, not its @param tags
+            return doc_summary(jsdoc_description(self.text(previous)))
         return ""
 
     def declaration(self, node: Node, parent: Symbol) -> None:
