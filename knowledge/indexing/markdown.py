@@ -7,6 +7,8 @@ line of at least three backticks or tildes and closes at a line of at least as m
 character and nothing else; a backtick fence's info string has no backticks; an unclosed fence
 runs to the end. Nothing inside a fence is a heading.
 
+Code spans are literal (no markup inside): `outside_code_spans` applies a change to the rest.
+
 The chunker cuts sections with `scan`, the parsers take titles with `first_heading`, and the
 layered index reads heading sections with `read_sections`. A Markdown file's setext headings (a
 title underlined with `===` or `---`, as older READMEs and changelogs write them) are made ATX
@@ -14,6 +16,7 @@ headings first, by `setext_headings`.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -21,6 +24,8 @@ _MARKDOWN_LINE = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})|(#{1,6})(?=[^\S\n]|$))([^\
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+_SET_ASIDE = re.compile("\x00(\\d+)\x00")  # NUL never occurs in stored text
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 # Lines that are no paragraph, so no setext title: indented code, a list item, a quote, a table row,
 # HTML, an ATX heading, a fence.
@@ -90,6 +95,20 @@ def heading_title(raw: str) -> str:
     if "](" in title or "][" in title:
         title = _LINK.sub(r"\1", title)
     return title
+
+
+def outside_code_spans(text: str, change: Callable[[str], str], *,
+                       span: Callable[[str], str] = lambda code: f"`{code}`") -> str:
+    """`change(text)` with the code spans set aside, so that nothing in them (`<h1>`, `*args`, `a_b_c`)
+    is read as markup; each comes back as `span(its code)`, as written unless `span` says otherwise."""
+    spans: list[str] = []
+
+    def set_aside(match: re.Match) -> str:
+        spans.append(span(match.group(1)))
+        return f"\x00{len(spans) - 1}\x00"
+
+    changed = change(_CODE_SPAN.sub(set_aside, text))
+    return _SET_ASIDE.sub(lambda match: spans[int(match.group(1))], changed)
 
 
 def first_heading(text: str) -> str:

@@ -17,6 +17,7 @@ clean text cut into sentences and list items, not after initials or abbreviation
 import html
 import re
 
+from knowledge.indexing.markdown import outside_code_spans
 from knowledge.search.citations import MARKER
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
@@ -37,8 +38,6 @@ _REF_LINK = re.compile(r"\[(?!\s*\d{1,6}\s*\])([^\]]+)\]\[[^\]]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 # Underscores mark emphasis only at word edges (CommonMark): snake_case and ENV_VARS are words.
 _EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\3(?!\w)")
-_CODE_SPAN = re.compile(r"`([^`]+)`")
-_CODE_PLACEHOLDER = re.compile("\x00(\\d+)\x00")  # NUL never occurs in stored text
 _BR = re.compile(r"<br\s*/?>", re.I)
 # HTML elements left in Markdown (inline formatting, layout); other tags are text, not markup.
 _TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
@@ -82,15 +81,21 @@ def clean_text(text: str) -> str:
     text = _GENERATOR_LINE.sub("", text)
     text = _TABLE_SEPARATOR.sub("", text)
     text = _HEADING.sub(r"\1", text)
-    # Code spans are literal: no tags, emphasis or escapes inside (`<h1>`, `*args`, `a_b_c`), set aside
-    # until the end. (A tag dropped from "`<h1>` и `<li>`" unpaired the backticks that came after it.)
-    spans: list[str] = []
+    # Code spans are literal: no tags, emphasis or escapes inside (`<h1>`, `*args`, `a_b_c`). (A tag dropped
+    # from "`<h1>` и `<li>`" unpaired the backticks that came after it.)
+    text = outside_code_spans(text, _markup_as_text, span=html.unescape)
+    # "[3]" in a source, code or not, would read as our citation; gone with the space (or line break)
+    # before it, so "Debian [3]." reads "Debian.", not "Debian .".
+    text = _SOURCE_MARKER.sub("", text)
+    # Table rows read as their cells; runs of spaces (and indentation) collapse.
+    lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())
+             for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
-    def set_aside(match: re.Match) -> str:
-        spans.append(html.unescape(match.group(1)))
-        return f"\x00{len(spans) - 1}\x00"
 
-    text = _CODE_SPAN.sub(set_aside, text)
+def _markup_as_text(text: str) -> str:
+    """Images and links as their text, HTML tags and comments, emphasis, quote marks and escapes gone,
+    bullets as "• " (code spans are set aside)."""
     text = _IMAGE.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
     text = _REF_LINK.sub(r"\1", text)
@@ -103,15 +108,7 @@ def clean_text(text: str) -> str:
         text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text)
     text = _QUOTE.sub("", text)
     text = _BULLET.sub("• ", text)
-    text = _ESCAPE.sub(r"\1", text)
-    text = _CODE_PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
-    # "[3]" in a source, code or not, would read as our citation; gone with the space (or line break)
-    # before it, so "Debian [3]." reads "Debian.", not "Debian .".
-    text = _SOURCE_MARKER.sub("", text)
-    # Table rows read as their cells; runs of spaces (and indentation) collapse.
-    lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())
-             for line in text.split("\n")]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    return _ESCAPE.sub(r"\1", text)
 
 
 # A line a source wraps mid-sentence (a word or a comma, then a word in lower case: Markdown written at 80

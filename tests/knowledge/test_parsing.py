@@ -84,6 +84,22 @@ def test_markdown_frontmatter_title_and_clean_headings(lang, title, heading):
     assert "        <Item" in [line.rstrip() for line in lines]
 
 
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_markdown_inline_mdx_components_read_as_their_words(lang):
+    text = parse(f"md/{lang}/react-reference-react-useState.md").text
+    assert "1. The current state of this state variable, initially set to the initial state you provided." in text
+    assert "2. The `set` function that lets you change it" in text
+    pure = parse(f"md/{lang}/react-learn-keeping-components-pure.md").text
+    assert "Consider this math formula: y = 2x." in pure
+    assert "<Math" not in pure and "<CodeStep" not in text
+
+
+def test_markdown_inline_mdx_leaves_code_spans_and_generics(tmp_path):
+    path = copy_bytes(tmp_path, "a.md", b"Wrap `<Suspense>a</Suspense>` as <CodeStep step={1}>**this**</CodeStep>; "
+                      b"List<String> stays.\n")
+    assert parsing.parse_file(path).text == "Wrap `<Suspense>a</Suspense>` as **this**; List<String> stays."
+
+
 def test_markdown_blog_frontmatter_is_json_safe_metadata():
     doc = parse("md/en/react-blog-2024-12-05-react-19.md")
     front = doc.metadata["frontmatter"]

@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
-from knowledge.indexing.markdown import fenced_lines, first_heading, scan, setext_headings
+from knowledge.indexing.markdown import fenced_lines, first_heading, outside_code_spans, scan, setext_headings
 from knowledge.indexing.rst import rst_as_markdown
 
 # UTF-32 before UTF-16: the UTF-32-LE mark starts with the UTF-16-LE one.
@@ -34,6 +34,9 @@ FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.S 
 HEADING_ANCHOR = re.compile(r"\s*\{(?:/\*.*?\*/|#[\w:-]+)\}\s*$")
 # A line that is only an MDX component tag (`<Intro>`, `</Sandpack>`, `<Recipes titleText="…">`).
 MDX_TAG_LINE = re.compile(r"^</?[A-Z][\w.]*(?:\s[^<>]*)?/?>\s*$")
+# An MDX component wrapping words within a line (`<CodeStep step={1}>setup code</CodeStep>`, react.dev's
+# `<Math><MathI>y</MathI> = 2</Math>`): its words are the text. Not in code spans (`<Suspense>a</Suspense>`).
+MDX_INLINE = re.compile(r"<([A-Z][\w.]*)(?:\s[^<>]*)?>(.*?)</\1>")
 # An RST/setext adornment line: one punctuation character repeated.
 ADORNMENT = re.compile(r"^([=\-~^\"'`#*+_:.])\1{2,}\s*$")
 # A numbered section heading's first line: "Глава 1.", "Chapter IV: Setup", "1. Title", "1.2. Title", "1.2 Title".
@@ -142,6 +145,8 @@ def clean_markdown(text: str) -> str:
         if number not in fenced:
             if MDX_TAG_LINE.match(line):
                 continue
+            if "</" in line:
+                line = outside_code_spans(line, _without_inline_mdx)
             if line.startswith("#"):
                 line = HEADING_ANCHOR.sub("", line)
             if not line.strip():
@@ -150,6 +155,13 @@ def clean_markdown(text: str) -> str:
                 line = ""
         lines.append(line)
     return "\n".join(lines)
+
+
+def _without_inline_mdx(text: str) -> str:
+    """`text` with its inline MDX components replaced by their content, nested ones too (see MDX_INLINE)."""
+    while (unwrapped := MDX_INLINE.sub(r"\2", text)) != text:
+        text = unwrapped
+    return text
 
 
 def parse_plain(path: Path, *, headings: bool) -> ParsedDocument:
