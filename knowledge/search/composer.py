@@ -256,10 +256,13 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str]) 
     """The positions of what the sentence at `position`, ending with ":", introduces: its list or
     commands (the lines right after it; of alternatives, the ones the question names), else the next
     sentence, which goes on from it (the code it introduced is too long to quote); [] when neither
-    fits in `budget`."""
+    fits in `budget`, or when a step of the list leads into code too long to quote ("1. Move the data
+    into an array:" and its block): the list would read as steps without what they do."""
     run, at = [], position + 1
     while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
                                                   or _names_alternative(source, at)):
+        if at + 1 < len(source) and source[at + 1] == CODE_LEFT_OUT:
+            return []
         run.append(at)
         at += 1
     if run:

@@ -71,6 +71,19 @@ class CodeLeftOutTests(TestCase):
         self.assertNotIn(source_text.CODE_LEFT_OUT, source_text.clean_text(source))
 
 
+    def test_a_list_whose_steps_lead_into_long_blocks_is_not_introduced(self):
+        # react.dev's "Here's a short example of how to generate a list of items from an array:" and its steps,
+        # each leading into code: the extract had ended on "1. Move the data into an array:".
+        kb = make_kb()
+        result = ingestion.ingest_file(kb, DATA / "documents" / "md" / "en" / "react-learn-rendering-lists.md")
+        self.assertEqual(result.outcome, "created", result.error)
+        chunk = Chunk.objects.get(document__knowledge_base=kb, content__contains="how to generate a list of items")
+        text = compose("How do I generate a list of items from an array?", chunk.content)
+        self.assertNotIn("Move the data into an array", text)
+        self.assertNotIn("Here’s a short example", text)
+        self.assertFalse(text.removesuffix(" [1]").endswith(":"), text)
+
+
 class GeneratorSyntaxTests(TestCase):
     """Documentation written for MkDocs or Docusaurus: what its generator turns into something else."""
 
