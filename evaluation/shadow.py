@@ -322,5 +322,6 @@ def _swap_document_counts(pairs: list[tuple[int, int]]) -> None:
         a, b = documents[live], documents[copy]
         a.chunk_count, b.chunk_count = b.chunk_count, a.chunk_count
         a.config_signature, b.config_signature = b.config_signature, a.config_signature
+        a.embedder_signature, b.embedder_signature = b.embedder_signature, a.embedder_signature
         changed += [a, b]
-    Document.objects.bulk_update(changed, ["chunk_count", "config_signature"], batch_size=BATCH)
+    Document.objects.bulk_update(changed, ["chunk_count", "config_signature", "embedder_signature"], batch_size=BATCH)

@@ -4,7 +4,8 @@
 `embed_chunks` fills the vectors outside any transaction and `replace_chunks` swaps the document's
 chunks for the new ones and marks it ready in one transaction. `text_sha256` (the project's one
 content hash) and `config_signature` say what a document's chunks were built from, so unchanged
-documents are skipped.
+documents are skipped; `embedder_signature` says what their vectors were made with, so a rebuild
+(a new parser, other chunk settings) re-embeds only the chunks whose embedding input changed.
 """
 
 import bisect
@@ -56,6 +57,14 @@ def config_signature(kb: KnowledgeBase) -> str:
         "fts": kb.text_search_config,
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def embedder_signature(kb: KnowledgeBase) -> str:
+    """A digest of what makes a vector: the embedder's name and version (its roles and prefixes) and the
+    dimension. Equal embedding input and equal signature, equal vector."""
+    embedder = get_embedder(kb.embedder)
+    parts = [embedder.name, embedder.version, kb.embedding_dim]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
 
 
 def build_chunks(kb: KnowledgeBase, document: Document, text: str, pages: list[tuple[int, int]]) -> list[Chunk]:
@@ -128,16 +137,16 @@ def input_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest().hex()
 
 
-def reuse_vectors(document: Document, chunks: list[Chunk], *, signature: str) -> int:
+def reuse_vectors(kb: KnowledgeBase, document: Document, chunks: list[Chunk]) -> int:
     """Give the new chunks whose embedding input is unchanged the vectors the document's current
     chunks already have (matched by a hash of that input); the number of chunks given one.
 
-    Only within the document and when it was built with the same configuration signature (so the
-    same embedder, version and dimension): an edited paragraph re-embeds the chunks it touches,
-    not the whole document. Old chunks are read without their vectors first; only the vectors
-    reused are read.
+    Only within the document and when its vectors were made by the base's embedder (name, version,
+    dimension: `embedder_signature`): an edited paragraph re-embeds the chunks it touches, and a new
+    parser or chunker the chunks it changes, not the whole document. Old chunks are read without
+    their vectors first; only the vectors reused are read.
     """
-    if document.pk is None or not document.chunk_count or document.config_signature != signature:
+    if document.pk is None or not document.chunk_count or document.embedder_signature != embedder_signature(kb):
         return 0
     wanted: dict[str, list[Chunk]] = {}
     for chunk in chunks:
@@ -205,8 +214,8 @@ def replace_chunks(kb: KnowledgeBase, document: Document, chunks: list[Chunk], *
         + SearchVector("section_path", weight="A", config=config)
         + SearchVector("content", weight="B", config=config)
     )
-    document.mark_ready(sha256=sha, config_signature=signature, chunk_count=Chunk.objects.filter(document=document)
-                        .count())
+    document.mark_ready(sha256=sha, config_signature=signature, embedder_signature=embedder_signature(kb),
+                        chunk_count=Chunk.objects.filter(document=document).count())
 
 
 def _move_manual_chunks(document: Document, *, after: int) -> None:

@@ -85,7 +85,7 @@ def ingest_text(kb: KnowledgeBase, *, title: str, text: str, source_kind: str = 
             metadata["injection_warnings"] = warnings
         document.start_indexing(title=title, mime=mime, text=text, metadata=metadata)
         drafts = build_chunks(kb, document, text, pages or [])
-        reuse_vectors(document, drafts, signature=signature)
+        reuse_vectors(kb, document, drafts)
         embed_chunks(kb, drafts, batch_size=batch_size, progress=progress, embed_batches=embed_batches)
         replace_chunks(kb, document, drafts, sha=sha, signature=signature)
     except Exception as exc:

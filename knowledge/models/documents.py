@@ -42,6 +42,10 @@ class Document(models.Model):
         _("config signature"),
         max_length=64, blank=True, help_text=_("Parser, chunker and embedder configuration it was built with.")
     )
+    embedder_signature = models.CharField(
+        _("embedder signature"), max_length=64, blank=True,
+        help_text=_("Embedder (name, version, dimension) its chunks' vectors were made with."),
+    )
     status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.PENDING)
     text = models.TextField(_("text"), blank=True,
                             help_text=_("The extracted text, kept so re-indexing needs no re-parse."))
@@ -128,13 +132,14 @@ class Document(models.Model):
         self.save(update_fields=["title", "mime", "text", "char_count", "metadata", "status", "error_message",
                                  "quality", "needs_attention", "quality_accepted_at", "updated_at"])
 
-    def mark_ready(self, *, sha256: str, config_signature: str, chunk_count: int) -> None:
+    def mark_ready(self, *, sha256: str, config_signature: str, embedder_signature: str, chunk_count: int) -> None:
         """Its new chunks are in: record what they were built from."""
         self.sha256, self.config_signature, self.chunk_count = sha256, config_signature, chunk_count
+        self.embedder_signature = embedder_signature
         self.status, self.error_message, self.ingested_at = self.Status.READY, "", timezone.now()
         # `metadata` too: cutting the text describes the tables it found (knowledge.indexing.entries).
-        self.save(update_fields=["sha256", "config_signature", "chunk_count", "status", "error_message",
-                                 "ingested_at", "metadata", "updated_at"])
+        self.save(update_fields=["sha256", "config_signature", "embedder_signature", "chunk_count", "status",
+                                 "error_message", "ingested_at", "metadata", "updated_at"])
 
     def set_enabled(self, enabled: bool) -> None:
         """Take the document out of search (its chunks stay) or put it back; search sees it at once."""
