@@ -26,6 +26,7 @@ from knowledge.indexing.chunks import (
     delete_document,
     embed_chunks,
     replace_chunks,
+    reuse_vectors,
     text_sha256,
 )
 from knowledge.indexing.layers import repository, roots
@@ -223,6 +224,8 @@ def index_file(kb: KnowledgeBase, repo_id: str, rel: str, text: str, code_file: 
             and document.config_signature == signature):
         return "unchanged", []
     chunks = to_chunks(kb, rows, repo_id)
+    if document is not None:
+        reuse_vectors(kb, document, chunks)  # an edited function re-embeds its rows, not the file's
     embed_chunks(kb, chunks, batch_size=batch_size)
     outcome = "updated" if document else "created"
     store_file(kb, document, uri=uri, rel=rel, text=text, rows=rows, chunks=chunks, digest=digest,

@@ -18,6 +18,7 @@ from knowledge.models import Chunk, Document
 from knowledge.search import retrieval
 from knowledge.search.planned import plan_and_search
 from tests.factories import make_kb
+from tests.stubs import counting_embedder
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 PROJECT = Path(__file__).resolve().parents[3]
@@ -132,6 +133,21 @@ def test_incremental_reindex_touches_only_the_changed_file(tmp_path):
     assert (edge.metadata["dst_ref"], edge.metadata["resolution"]) == ("shop.billing.log_payment", "resolved")
     assert set(Document.objects.filter(knowledge_base=kb).values_list("commit_sha", flat=True)) == {second}
     assert not Document.objects.filter(knowledge_base=kb, path="docs/notes.md").exists()
+
+
+@pytest.mark.django_db
+def test_an_edited_file_re_embeds_only_its_rows_that_changed(tmp_path):
+    repo = make_repo(tmp_path / "shop")
+    with counting_embedder.registered() as embedder:
+        kb = make_kb(embedder="counting")
+        store.index_repository(kb, repo)
+        embedder.reset()
+        billing = repo / "shop" / "billing.py"
+        billing.write_text(f"{billing.read_text()}\n\ndef refund(order: Order) -> None:\n    log_payment(0)\n")
+        assert dict(store.index_repository(kb, repo).outcomes)["updated"] == 1
+    rows = Chunk.objects.filter(knowledge_base=kb, document__path="shop/billing.py").count()
+    assert any("refund" in text for text in embedder.passages)
+    assert 0 < len(embedder.passages) < rows / 2, (len(embedder.passages), rows)
 
 
 def test_git_snapshots_list_changes_and_refuse_unknown_commits(tmp_path):
