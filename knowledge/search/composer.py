@@ -122,7 +122,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue  # the tail of a sentence the chunk's start cut (chunks overlap mid-sentence)
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
-            if _answers(stems, asked, sentence, alone=len(source) == 1):
+            if _answers(stems, asked, sentence, alone=len(source) == 1) and not _in_topic_list(source, position):
                 items.append((number, position, sentence, stems))
     if not items:
         return Composition("", [], False)
@@ -256,8 +256,9 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str]) 
     """The positions of what the sentence at `position`, ending with ":", introduces: its list or
     commands (the lines right after it; of alternatives, the ones the question names), else the next
     sentence, which goes on from it (the code it introduced is too long to quote); [] when neither
-    fits in `budget`, or when a step of the list leads into code too long to quote ("1. Move the data
-    into an array:" and its block): the list would read as steps without what they do."""
+    fits in `budget`, when a step of the list leads into code too long to quote ("1. Move the data
+    into an array:" and its block): the list would read as steps without what they do, or when the
+    list is one of topics (`_in_topic_list`)."""
     run, at = [], position + 1
     while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
                                                   or _names_alternative(source, at)):
@@ -265,6 +266,8 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str]) 
             return []
         run.append(at)
         at += 1
+    if run and _in_topic_list(source, run[0]):
+        return []  # "You will learn:" and the topics of the page
     if run:
         taken = []
         for at in _alternatives_asked(source, run, asked)[:6]:
@@ -281,6 +284,21 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str]) 
     if following and len(following) <= budget and _ENDS.search(following) and not following.endswith((":", "?")):
         return [at]
     return []
+
+
+def _in_topic_list(source: list[str], position: int) -> bool:
+    """Whether the line at `position` is an item of a list of topics: a list more than half of whose items,
+    two at least, open with a question word ("• How to return different JSX", "• Зачем и как присваивать
+    ключ…" — a page's "You will learn" or "Recap", full stops or not): a table of contents, not an answer."""
+    if not ITEM.match(source[position]):
+        return False
+    start = end = position
+    while start > 0 and ITEM.match(source[start - 1]):
+        start -= 1
+    while end + 1 < len(source) and ITEM.match(source[end + 1]):
+        end += 1
+    topics = sum(bool(_TOPIC.match(line)) for line in source[start:end + 1])
+    return topics >= 2 and topics * 2 > end + 1 - start
 
 
 def _names_alternative(source: list[str], position: int) -> bool:

@@ -1,0 +1,49 @@
+"""An extract and a page's lists of topics ("You will learn", "Recap"): items opening with a question word
+name what a page covers, they answer nothing, with or without full stops."""
+
+from pathlib import Path
+
+from django.test import TestCase
+
+from knowledge.indexing import ingestion
+from knowledge.models import Chunk
+from knowledge.search import composer
+from knowledge.search.retrieval import SearchHit
+from tests.factories import make_kb
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def compose(question: str, *contents: str) -> str:
+    hits = [SearchHit(chunk_id=n, document_id=n, knowledge_base_id=1, document_title=f"Doc {n}", source_uri="",
+                      section_path="", page=None, layer="D0", content=content, snippet="", distance=0.1, score=1.0,
+                      rank=n) for n, content in enumerate(contents, start=1)]
+    return composer.compose(question, hits, entry_match=False).text
+
+
+class TopicListTests(TestCase):
+    def test_react_docs_you_will_learn_list_is_not_what_its_intro_introduces(self):
+        # The Russian page's intro ends with the operators in a code span ("Такие, как `if`, `&&` и `? :`"),
+        # which read as a sentence ending with a colon: the extract quoted it with the topics listed next.
+        kb = make_kb()
+        page = DATA / "documents" / "md" / "ru" / "react-learn-conditional-rendering.md"
+        self.assertEqual(ingestion.ingest_file(kb, page).outcome, "created")
+        chunk = Chunk.objects.filter(document__knowledge_base=kb, content__contains="Такие, как").first()
+        text = compose("Как отрендерить JSX по условию?", chunk.content)
+        self.assertNotIn("Как вернуть разный JSX", text)
+        self.assertNotIn("Такие, как", text)
+        self.assertIn("В React вы можете рендерить JSX в зависимости от его условий", text)
+
+    def test_a_recap_of_topics_with_full_stops_is_never_quoted(self):
+        source = ("Keys identify each item of a list between renders, so React can match them up.\n\n"
+                  "On this page you learned:\n\n* How to render a list of items with map().\n"
+                  "* Why and how to set a key on each component in a collection so React can keep track of them.\n"
+                  "* How to filter a list of items.\n")
+        self.assertEqual(compose("Why do list items need keys?", source),
+                         "Keys identify each item of a list between renders, so React can match them up. [1]")
+
+    def test_a_list_with_one_item_opening_with_a_question_word_is_content(self):
+        source = ("The cache of the portal is cleared:\n\n* When you deploy a new version of the portal.\n"
+                  "* After an hour without requests.\n* On a restart of the worker.\n")
+        self.assertIn("The cache of the portal is cleared: [1]\n• When you deploy a new version of the portal. [1]",
+                      compose("When is the cache of the portal cleared?", source))
