@@ -56,6 +56,12 @@ _REFERS_BACK = re.compile(r"(?:this|these|it|its|they|such|это|эти|это�
 # "• Как написать компонент"): a table of contents, not an answer.
 _TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|where|что|как|какой|какая|какое|какие"
                     r"|какую|каким|почему|зачем|когда|где|кто|чем)\b", re.I)
+# A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
+_LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
+# A heading opening with its section's number ("5 Оформление структурных элементов диссертации в виде
+# рукописи", "4.2 Tables of the report"), when it ends without a full stop; not a clause of a standard's
+# front matter, whose verb is in capitals ("1 РАЗРАБОТАН Федеральным … учреждением …").
+_NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+(?![A-ZА-ЯЁ]{2,}\b)\S")
 # Questions that ask for a date or a number, and sentences that hold one (Russian and English).
 _MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
            r"|april|may|june|july|august|september|october|november|december")
@@ -347,12 +353,17 @@ def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool) ->
         return False
     if ITEM.match(sentence) and not stems - asked:
         return False  # a list item of nothing but the question's words
+    if _LEADERS.search(sentence):
+        return False
     if _ENDS.search(sentence):
         return True
     if _TOPIC.match(sentence):
         return False
-    # Without a full stop: a list item of a few words, a heading (one of a table row's cells is no heading).
-    return words > 4 if ITEM.match(sentence) else alone or words >= 8
+    # Without a full stop: a list item of a few words, a heading, numbered or of a few words (one of a
+    # table row's cells is no heading).
+    if ITEM.match(sentence):
+        return words > 4
+    return alone or (words >= 8 and not _NUMBERED.match(sentence))
 
 
 def _echoes(stems: set[str], asked: set[str], sentence: str) -> bool:

@@ -62,8 +62,11 @@ _SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0
 # Abbreviations a full stop follows without ending the sentence (lower case, without their last stop).
 _ABBREVIATIONS = frozenset("""e.g i.e etc vs cf approx dr mr mrs ms jr sr fig
 г гг род ум см ср т.е т.д т.п т.к др пр напр им ул стр рис тыс млн млрд руб коп""".split())
-# A paragraph's last line, in a PDF's text without blank lines: at most this share of the longest line
-# of its block, not ending as a sentence does (it would be cut there anyway) nor with a hyphen or comma.
+# A paragraph's last line, in a PDF's text without blank lines: at most this share of a full line of its
+# block, not ending as a sentence does (it would be cut there anyway) nor with a hyphen or comma. A full
+# line is the longest a sentence wraps at (followed by a line in lower case), not the longest line: a
+# PDF's text may run a few lines of a page into one (a GOST standard's 267 characters among lines of
+# 85-98), and against that one every wrapped line would look like a paragraph's last.
 LAST_LINE_SHARE = 0.6
 _QUOTED = 200  # characters within which the « » a full stop stands in must close for it to end no sentence
 _ENDS = re.compile(r"[.!?…:;,\-–—(]$")
@@ -206,7 +209,7 @@ def sentences(text: str) -> list[str]:
     common abbreviation ("e.g.", "род.", "см."), nor inside brackets that close later on
     ("Голикова (род. 9 февраля 1966)"), nor inside « » that close soon after.
 
-    A line of a paragraph much shorter than its longest, followed by one that starts a sentence, ends
+    A line of a paragraph much shorter than a full line of it, followed by one that starts a sentence, ends
     it (`_LAST_LINE`): a PDF's text has no blank lines, and its headings ("7.3 Оформление текста") and
     paragraphs ending without a full stop would otherwise run on into the next sentence. So does a
     line followed by a clause's number ("2 ВНЕСЕН …", "3.1 …", "б) …") when it ends a sentence or
@@ -226,22 +229,30 @@ def sentences(text: str) -> list[str]:
 
 def _paragraphs(block: str) -> list[str]:
     """A block of lines cut after each line that ends a paragraph: one of at most LAST_LINE_SHARE of
-    the block's longest line (of three lines or more), without a sentence's end, followed by a line
-    that starts a sentence; or a line followed by a clause of its own (`_opens_clause`)."""
+    a full line of the block (of three lines or more, `_full_line`), without a sentence's end,
+    followed by a line that starts a sentence; or a line followed by a clause of its own (`_opens_clause`)."""
     lines = block.split("\n")
     if len(lines) < 2:
         return [block]
-    longest = max(len(line.strip()) for line in lines)
+    full = _full_line([line.strip() for line in lines])
     clauses = [_clause_number(line) for line in lines]
     paragraphs, start, last = [], 0, None  # last: the number of the clause the lines so far are in
     for at in range(len(lines) - 1):
         line, last = lines[at].strip(), clauses[at] or last
-        ends = (len(lines) > 2 and line and len(line) <= LAST_LINE_SHARE * longest and not _ENDS.search(line)
+        ends = (len(lines) > 2 and line and len(line) <= LAST_LINE_SHARE * full and not _ENDS.search(line)
                 and _STARTS.match(lines[at + 1].strip()))
         if ends or _opens_clause(line, clauses[at + 1], last):
             paragraphs.append("\n".join(lines[start:at + 1]))
             start = at + 1
     return [*paragraphs, "\n".join(lines[start:])]
+
+
+def _full_line(lines: list[str]) -> int:
+    """The length of a full line of the block (see LAST_LINE_SHARE): the longest a sentence wraps at, else
+    the longest line."""
+    wrapped = [len(line) for line, after in zip(lines, lines[1:])
+               if after[:1].islower() and line and not _ENDS.search(line)]
+    return max(wrapped or [len(line) for line in lines])
 
 
 def _clause_number(line: str) -> tuple | None:
