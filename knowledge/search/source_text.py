@@ -58,7 +58,10 @@ _ADMONITION = re.compile(r'^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w-]*(?:[ \t]+"([^"\n]
 _GENERATOR_LINE = re.compile(r"^[ \t]*(?::::.*|\{!.*!\}|-{2}8<-{2}.*)$", re.M)
 _TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0-9•-])")
+# A sentence starts with a capital, a digit or a bullet, or with a name of code in lower case that reads as
+# one: a path or a snake_case name ("…Python 3.11 or newer. bin/test first runs ruff", "…defaults. max_size
+# caps the cache.").
+_SENTENCE = re.compile(r"(?<=[.!?…])[\"'»”)]*\s+(?=[\"'«“(]?[A-ZА-ЯЁ0-9•-]|[a-z][\w.-]*[/_][\w./-]*[a-z0-9]\s)")
 # Abbreviations a full stop follows without ending the sentence (lower case, without their last stop).
 _ABBREVIATIONS = frozenset("""e.g i.e etc vs cf approx dr mr mrs ms jr sr fig
 г гг род ум см ср т.е т.д т.п т.к др пр напр им ул стр рис тыс млн млрд руб коп""".split())

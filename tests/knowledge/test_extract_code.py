@@ -50,6 +50,17 @@ class CommandWithoutColonTests(TestCase):
                          "The cache is cleared on every deployment. [1]")
 
 
+class CodeNameOpeningTests(TestCase):
+    def test_a_sentence_opening_with_a_path_or_a_snake_case_name_is_a_sentence_of_its_own(self):
+        # "Both need only Python 3.11 or newer. `bin/test` first runs ruff…" was one sentence of 450 characters,
+        # which left no room in the extract for the one introducing the test command.
+        self.assertEqual(source_text.sentences(source_text.clean_text(
+            "Both need only Python 3.11 or newer. `bin/test` first runs ruff. The cache keeps defaults. "
+            "`max_size` caps it, e.g. bin/test.")),
+            ["Both need only Python 3.11 or newer.", "bin/test first runs ruff.", "The cache keeps defaults.",
+             "max_size caps it, e.g. bin/test."])
+
+
 class CodeLeftOutTests(TestCase):
     def test_a_sentence_cut_short_by_a_long_block_is_never_quoted(self):
         # Python-Markdown's "Thus, the following text (taken from …)" and its example, which is not shown.
