@@ -60,11 +60,15 @@ def quoted_rows(question: str, sources: list) -> dict[int, str]:
     """What may be quoted of each source that is a table row, by source number (1-based): the fields
     answering `question`, as one line — or "" for a row left out: rows are alternatives, not parts
     of one answer, so when some row names what the question names (its city, its plan), only the
-    rows naming the most of it are kept, and when none does, the best one alone."""
+    rows naming the most of it are kept, and when none does, the best one alone — or none, beside
+    prose ("How do I start the portal?" quoted a setting's row after the sentence answering it)."""
     asked, words = word_stems(question), _words(question)
     rows = {number: row for number, hit in enumerate(sources, start=1) if (row := _row(asked, words, hit))}
     most = max((named for _, named in rows.values()), default=0)
-    keep = {number for number, (_, named) in rows.items() if named == most} if most else set(list(rows)[:1])
+    if most:
+        keep = {number for number, (_, named) in rows.items() if named == most}
+    else:  # the best row alone, unless prose is quoted beside it: a row naming nothing asked adds nothing
+        keep = set() if len(rows) < len(sources) else set(list(rows)[:1])
     return {number: text if number in keep else "" for number, (text, _) in rows.items()}
 
 

@@ -84,6 +84,16 @@ class RowExtractTests(TestCase):
         text = composer.compose("Which embedder is the default?", [row(setting)], entry_match=False).text
         self.assertEqual(text, f"{setting.replace(chr(10), '; ')} [1]")
 
+    def test_a_row_naming_nothing_asked_is_not_quoted_beside_prose(self):
+        # The demo base: "How do I start the portal?" quoted PORTAL_RERANKER's row after the sentence answering it.
+        answer = "To start the portal, run bin/up in a terminal: it starts the worker and the web server."
+        setting = row("variable: PORTAL_RERANKER\ndefault: off\nmeaning: rerank hits with a /rerank endpoint", 2)
+        question = "How do I start the portal by default?"
+        text = composer.compose(question, [hit(1, answer), setting], entry_match=False).text
+        self.assertEqual(text, f"{answer} [1]")
+        self.assertEqual(composer.compose(question, [setting], entry_match=False).text,
+                         "variable: PORTAL_RERANKER; default: off [1]")  # alone, the best row is quoted
+
     def test_of_rows_sharing_a_prefix_with_the_name_asked_the_row_it_names(self):
         rows = [row("address: г Курган\nregion: Курганская\ncity: Курган\npopulation: 333640", 1),
                 row("address: Краснодарский край, г Курганинск\nregion: Краснодарский\ncity: Курганинск"
