@@ -62,6 +62,8 @@ _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
 # рукописи", "4.2 Tables of the report"), when it ends without a full stop; not a clause of a standard's
 # front matter, whose verb is in capitals ("1 РАЗРАБОТАН Федеральным … учреждением …").
 _NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+(?![A-ZА-ЯЁ]{2,}\b)\S")
+# A yes or a no opening an answer: it answers the question it was written for.
+_REPLY = re.compile(r"(?:да|нет|yes|no)\b\s*[,.!:;—–-]", re.I)
 # Questions that ask for a date or a number, and sentences that hold one (Russian and English).
 _MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
            r"|april|may|june|july|august|september|october|november|december")
@@ -126,6 +128,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue
             if position == 0 and sentence[:1].islower() and sentence.endswith((".", "!", "…", ":")):
                 continue  # the tail of a sentence the chunk's start cut (chunks overlap mid-sentence)
+            if number > 1 and _REPLY.match(sentence) and _is_faq_entry(sources[number - 1]):
+                continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
             if _answers(stems, asked, sentence, alone=len(source) == 1) and not _in_topic_list(source, position):
@@ -290,6 +294,10 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str]) 
     if following and len(following) <= budget and _ENDS.search(following) and not following.endswith((":", "?")):
         return [at]
     return []
+
+
+def _is_faq_entry(hit) -> bool:
+    return ((hit.metadata or {}).get("entry") or {}).get("kind") == "faq"
 
 
 def _in_topic_list(source: list[str], position: int) -> bool:

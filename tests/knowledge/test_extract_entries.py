@@ -1,0 +1,30 @@
+"""An extract over FAQ entries (when no entry clearly matches the question): an entry's answer opening with
+a yes or a no answers its own question, which the reader of the extract never sees."""
+
+from django.test import TestCase
+
+from knowledge.search import composer
+from tests.knowledge.test_composer import hit
+
+
+def entry(n: int, question: str, answer: str):
+    return hit(n, answer, entry={"kind": "faq", "question": question})
+
+
+class YesNoTests(TestCase):
+    def test_another_entrys_yes_is_not_quoted(self):
+        # Seen on a bank's FAQ: "Как стать клиентом банка через интернет?" was answered with the right entry's
+        # sentence and then "Да, такая возможность предусмотрена для клиентов малого бизнеса…" of another.
+        sources = [entry(1, "Как стать клиентом банка онлайн?",
+                         "Стать клиентом банка можно онлайн через сайт банка или мобильное приложение."),
+                   entry(2, "Можно ли подключить бизнес к интернет-банку онлайн?",
+                         "Да, такая возможность предусмотрена для клиентов банка, подключенных к интернет-банку.")]
+        text = composer.compose("Как стать клиентом банка через интернет?", sources, entry_match=False).text
+        self.assertEqual(text, "Стать клиентом банка можно онлайн через сайт банка или мобильное приложение. [1]")
+
+    def test_the_first_entrys_yes_and_prose_replies_are_quoted(self):
+        sources = [entry(1, "Can I pay my bill online?", "Yes, you can pay your bill online in the customer portal."),
+                   hit(2, "No, a bill paid online is never charged a fee by the portal.")]
+        text = composer.compose("Can I pay my bill online in the portal?", sources, entry_match=False).text
+        self.assertIn("Yes, you can pay your bill online in the customer portal. [1]", text)
+        self.assertIn("No, a bill paid online is never charged a fee by the portal. [2]", text)
