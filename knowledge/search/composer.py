@@ -33,11 +33,12 @@ from knowledge.search.source_text import CODE_LEFT_OUT, COMMAND, HEADING_INTRO, 
 from knowledge.search.words import same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
-# relevance, 0..1, see retrieval.relevance) and no other entry comes as close.
+# relevance, 0..1, see retrieval.relevance) and no other entry comes as close; an answer over ENTRY_MAX_CHARS
+# (an FAQ's: 720 at most in a bank's 201) is a manual's section, quoted whole but not as an entry's answer.
 # EXTRACT_BY_MEANING: how many of the sentences sharing the most words with the question are then
 # ranked by how close in meaning each is to it (`closeness.sentences`); 0 ranks them by shared words.
 DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_SENTENCES": 3,
-            "EXTRACT_SOURCES": 3, "EXTRACT_MAX_CHARS": 700, "EXTRACT_BY_MEANING": 8}
+            "EXTRACT_SOURCES": 3, "EXTRACT_MAX_CHARS": 700, "EXTRACT_BY_MEANING": 8, "ENTRY_MAX_CHARS": 1500}
 
 # What shared words weigh beside meaning (0..1 each) in ranking an extract's sentences: measured on
 # bench/answers.py's TyDi-ru (gold answer in the text 79.7 % by meaning alone, 78.7 % at 0.25, 70.9 % by
@@ -102,7 +103,11 @@ def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None
     id) the extract's sentences are ranked by meaning (`closeness.sentences`), else by shared words;
     `query_embeddings`: the question's vectors by embedder, when already embedded."""
     if entry_match and sources:
-        return Composition(f"{unwrapped(clean_text(sources[0].content))} [1]", [1], True)
+        verbatim = unwrapped(clean_text(sources[0].content))
+        # Longer than an FAQ's answer, it is a manual's section under a question heading: quoted whole all
+        # the same (its sentences alone lose the steps), but not as an entry's answer, which may be sent
+        # without review (tickets.autoreply).
+        return Composition(f"{verbatim} [1]", [1], len(verbatim) <= setting("ENTRY_MAX_CHARS"))
     return _extract(question, sources, kbs or {}, query_embeddings)
 
 

@@ -28,3 +28,16 @@ class YesNoTests(TestCase):
         text = composer.compose("Can I pay my bill online in the portal?", sources, entry_match=False).text
         self.assertIn("Yes, you can pay your bill online in the customer portal. [1]", text)
         self.assertIn("No, a bill paid online is never charged a fee by the portal. [2]", text)
+
+
+class LongEntryTests(TestCase):
+    def test_a_section_longer_than_an_faqs_answer_is_quoted_whole_but_not_as_an_entrys_answer(self):
+        # A manual's section under a question heading ("Как мне поддерживать систему в актуальном состоянии?", 3,500
+        # characters of Debian's FAQ) matched as an entry: an entry's answer may be sent without review.
+        paragraph = "Run the update command of the package manager, then answer its questions, and reboot. "
+        long = entry(1, "How do I keep my system up to date?", paragraph * 20)
+        composition = composer.compose("How do I keep my system up to date?", [long], entry_match=True)
+        self.assertEqual(composition.text, f"{(paragraph * 20).strip()} [1]")
+        self.assertFalse(composition.entry_match)
+        short = entry(1, "How do I keep my system up to date?", paragraph * 5)
+        self.assertTrue(composer.compose("How do I keep my system up to date?", [short], entry_match=True).entry_match)
