@@ -11,7 +11,8 @@ shared machine). Each question of `bench/code_index_questions.json` names the fi
 (written by reading the sdist); a question is a hit@k when one of the first k hits is in one of
 those files. Plain hybrid is `retrieval.search(question, top_k=5)`; the router is
 `planned.plan_and_search(question)`; the answer is `answers.answer(question, threshold=0)` with no
-chat model (answer@1: the first source it cites is in one of the files; cites: any is). Printed per
+chat model (answer@1: the first source it cites is in one of the files; cites: any is; answered: its
+confidence reaches the default threshold, `PORTAL_ANSWER_THRESHOLD`, so it would not be refused). Printed per
 category, with the index time, the peak memory (resident set of this process, the embedder included),
 rows per layer and warnings.
 
@@ -118,6 +119,7 @@ def main(argv=None) -> None:
                 scores[category][f"{name}@5"].append(bool(expected & set(files[:K])))
             scores[category]["answer@1"].append(bool(cited[:1]) and cited[0] in expected)
             scores[category]["cites"].append(bool(expected & set(cited)))
+            scores[category]["answered"].append(reply.confidence >= answers.answer_threshold())
         if args.show:
             print(f"- {item['question']}  [{plan.intent}] plain={plain[:3]} router={routed[:3]}")
             print(f"    answer: {' '.join(reply.text.split())[:300]}")
@@ -128,7 +130,7 @@ def main(argv=None) -> None:
           f"warnings {len(result.warnings)}")
     print(f"Rows per layer: {layer_counts(kb, repo['package'])}")
     print(f"Index time {index_seconds:.1f} s; peak memory (RSS) {peak_mb:.0f} MB\n")
-    columns = ["plain@1", "plain@5", "router@1", "router@5", "answer@1", "cites"]
+    columns = ["plain@1", "plain@5", "router@1", "router@5", "answer@1", "cites", "answered"]
     print(f"{'category':<11}{'n':>4}" + "".join(f"{c:>10}" for c in columns))
     for category in [*sorted(c for c in scores if c != "all"), "all"]:
         values = scores[category]
