@@ -18,8 +18,9 @@ The rules (DESIGN.md, "Ingestion"), with `overlap` clipped to `chunk_size // 2` 
   the first non-blank character. There is no overlap when the next chunk starts at a heading or after
   a whitespace run of at least `chunk_size // 4` characters.
 * Chunks never begin or end with whitespace, `content == text[start:end]`, and starts and ends
-  strictly increase. `heading_path` lists the heading titles in effect at the chunk's start (closing
-  `#`s and `{#id}` / `{/*id*/}` anchors removed, empty titles skipped). Headings and fences are
+  strictly increase. `heading_path` lists the heading titles in effect at the chunk's start, or after
+  the headings that open it with nothing between them (closing `#`s and `{#id}` / `{/*id*/}` anchors
+  removed, empty titles skipped). Headings and fences are
   read by `knowledge.indexing.markdown`, the project's one Markdown reader.
 """
 
@@ -31,7 +32,8 @@ from knowledge.documents import TextChunk
 from knowledge.indexing import markdown
 
 # Part of each document's configuration signature: bump whenever the same input can chunk differently.
-CHUNKER_VERSION = "4"  # 4: questions set in bold are FAQ entries (entries.faq_sections)
+CHUNKER_VERSION = "5"  # 5: a chunk opened by headings over headings takes the last one's path; 4: questions
+# set in bold are FAQ entries (entries.faq_sections)
 
 _NON_BLANK = re.compile(r"\S")
 _PARAGRAPH_END = re.compile(r"\S(?:[^\S\n]*\n){2,}")
@@ -71,9 +73,22 @@ def split_text(
     chunks = []
     for group_start, group_end in _merge_small(_sections(text, starts), min_size):
         for start, end in cutter.cut(group_start, group_end):
-            i = bisect_right(starts, start) - 1
+            i = _heading_in_effect(text, starts, start, end)
             chunks.append(TextChunk(text[start:end], start, end, list(paths[i]) if i >= 0 else []))
     return chunks
+
+
+def _heading_in_effect(text: str, starts: list[int], start: int, end: int) -> int:
+    """The index of the heading whose path a chunk from `start` to `end` takes (-1: none): the one in effect
+    at its start, or, when headings with nothing between them open the chunk ("## 2. Add content" right
+    over "### Upload files"), the last of them, which its text is under."""
+    i = bisect_right(starts, start) - 1
+    while i >= 0 and starts[i] >= start and i + 1 < len(starts) and starts[i + 1] < end:
+        line_end = text.find("\n", starts[i])
+        if line_end < 0 or _NON_BLANK.search(text, line_end, starts[i + 1]):
+            break
+        i += 1
+    return i
 
 
 def _heading_paths(headings: list[markdown.Heading]) -> list[tuple[str, ...]]:

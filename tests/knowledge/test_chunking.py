@@ -77,6 +77,20 @@ def path_at(headings: list[tuple[int, list[str]]], position: int) -> list[str]:
     return path
 
 
+def path_of(text: str, headings: list[tuple[int, list[str]]], chunk: TextChunk) -> list[str]:
+    """Documented: the path in effect at the chunk's start, or after the headings opening it with nothing
+    between them (the last one's)."""
+    inside = [(start, after) for start, after in headings if chunk.start <= start < chunk.end]
+    if not inside or inside[0][0] != chunk.start:
+        return path_at(headings, chunk.start)
+    current = inside[0]
+    for following in inside[1:]:
+        if text[current[0]:following[0]].split("\n", 1)[-1].strip():
+            break
+        current = following
+    return current[1]
+
+
 def extent(text: str) -> int:
     """Length of `text` without leading and trailing whitespace."""
     return len(text.strip())
@@ -107,7 +121,7 @@ def check_chunks(text: str, chunks: list[TextChunk], chunk_size: int, overlap: i
     check_overlap(text, chunks, chunk_size, overlap, {start for start, _ in headings})
     check_sections(text, chunks, [start for start, _ in headings], min_size)
     for chunk in chunks:
-        assert chunk.heading_path == path_at(headings, chunk.start), chunk
+        assert chunk.heading_path == path_of(text, headings, chunk), chunk
     if extent(text) < min_size:
         assert len(chunks) == 1
     # Documented exception: long whitespace runs may leave a short chunk next to them.
@@ -270,7 +284,8 @@ def test_short_sections_merge_with_the_following_one():
     text = f"# Install\n\n## Linux\n\n{body}\n\n## Windows\n\n{body}\n\n## Notes\n\nShort."
     chunks = split_text(text, chunk_size=2000, overlap=0, min_size=200)
     assert [chunk.content.split("\n")[0] for chunk in chunks] == ["# Install", "## Windows"]
-    assert chunks[0].heading_path == ["Install"]
+    # "# Install" has nothing under it but "## Linux": the chunk's text is Linux's.
+    assert chunks[0].heading_path == ["Install", "Linux"]
     assert chunks[1].content.endswith("Short.")  # a short last section joins the one before
 
 

@@ -52,7 +52,7 @@ class SheetHeadingTests(TempDirMixin, TestCase):
         text = "# Guide\n\n## Prices\n\n| A | B |\n| --- | --- |\n| 1 | 2 |\n\n## Notes\n\nCall us any time."
         pieces = [piece for piece in entries.split_document(text)[0] if not piece.kind]
         self.assertEqual([(piece.heading_path, piece.content) for piece in pieces],
-                         [(["Guide"], "# Guide\n\n## Notes\n\nCall us any time.")])
+                         [(["Guide", "Notes"], "# Guide\n\n## Notes\n\nCall us any time.")])
 
 
 class MergedCellTests(TempDirMixin, TestCase):
