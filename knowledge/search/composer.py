@@ -7,7 +7,8 @@
 - Otherwise the few sentences of the top sources that answer the question, in source order, each
   followed by its marker: of those sharing its words (rare words weighing more), the closest in
   meaning to it (`closeness.sentences`, with the base's embedder); never a sentence that only
-  repeats the question, nor a heading or a fragment (`_answers`) — but a heading right over a short
+  repeats the question, nor a heading, a table of contents' line, a list of topics or a fragment
+  (`_answers`, `_in_topic_list`), nor another FAQ entry's yes or no — but a heading right over a short
   command, when it names what is asked ("Installation:" and `pip install …`). A list item comes with
   what makes it readable (the numbered step it is a sub-point of, the sentence introducing its list),
   so does a sentence naming its subject only as "this" or "it" (the sentence before it), and a
@@ -64,7 +65,7 @@ _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
 # front matter, whose verb is in capitals ("1 РАЗРАБОТАН Федеральным … учреждением …").
 _NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+(?![A-ZА-ЯЁ]{2,}\b)\S")
 # A yes or a no opening an answer: it answers the question it was written for.
-_REPLY = re.compile(r"(?:да|нет|yes|no)\b\s*[,.!:;—–-]", re.I)
+_REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 # Questions that ask for a date or a number, and sentences that hold one (Russian and English).
 _MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
            r"|april|may|june|july|august|september|october|november|december")
