@@ -1,16 +1,18 @@
 """Edits cost what changed: re-ingesting an edited document re-embeds only the chunks whose
 embedding input changed (counted at the embedder, by the counting test embedder)."""
 
+import importlib
 from unittest import mock
 
 import numpy as np
+from django.apps import apps
 from django.test import TestCase
 
 from knowledge import bases
-from knowledge.indexing import chunks, ingestion, parsing
-from knowledge.models import Chunk
+from knowledge.indexing import chunking, chunks, ingestion, parsing
+from knowledge.models import Chunk, Document
 from tests.conftest import DATA
-from tests.factories import make_kb
+from tests.factories import make_document, make_kb
 from tests.stubs import counting_embedder
 
 SOURCE = DATA / "documents/md/en/react-reference-react-useEffect.md"
@@ -95,3 +97,20 @@ class QuestionEntryReuseTests(TestCase):
         ingestion.ingest_text(kb, title="Warranty", text=text.replace("workmanship", "workmanship only"),
                               source_uri="faq:warranty")
         self.assertEqual(len(embedder.passages), 1)
+
+
+class UpgradeTests(TestCase):
+    def test_documents_built_before_the_signature_was_recorded_reuse_their_vectors_after_the_upgrade(self):
+        # Migration 0021 came with a new parser and chunker version: without it, the rebuild they ask for
+        # would re-embed every document of every base once.
+        migration = importlib.import_module("knowledge.migrations.0021_document_embedder_signature")
+        kb = make_kb()
+        with (mock.patch.object(parsing, "PARSER_VERSION", migration.PREVIOUS_VERSIONS["parser"]),
+              mock.patch.object(chunking, "CHUNKER_VERSION", migration.PREVIOUS_VERSIONS["chunker"])):
+            previous = chunks.config_signature(kb)
+        built, other = make_document(kb, "# A\n\nText."), make_document(kb, "# B\n\nText.")
+        Document.objects.filter(pk=built.pk).update(config_signature=previous, embedder_signature="")
+        Document.objects.filter(pk=other.pk).update(config_signature="older", embedder_signature="")
+        migration.record_embedder_signatures(apps, None)
+        self.assertEqual(Document.objects.get(pk=built.pk).embedder_signature, chunks.embedder_signature(kb))
+        self.assertEqual(Document.objects.get(pk=other.pk).embedder_signature, "")
