@@ -17,15 +17,17 @@ def record_embedder_signatures(apps, schema_editor):
     """Give the documents built under the previous versions their base's embedder signature, so the rebuild
     the new versions ask for reuses their vectors (knowledge.indexing.chunks.reuse_vectors) instead of
     re-embedding every base. The same digests as chunks.config_signature and chunks.embedder_signature."""
-    from knowledge.indexing.embedding import REGISTRY, get_embedder
+    from knowledge.exceptions import EmbedderError
+    from knowledge.indexing.embedding import get_embedder
 
     KnowledgeBase = apps.get_model("knowledge", "KnowledgeBase")
     Document = apps.get_model("knowledge", "Document")
     for kb in KnowledgeBase.objects.all():
-        if kb.embedder not in REGISTRY:
-            continue
-        embedder = get_embedder(kb.embedder)
-        vectors = [embedder.name, embedder.version, kb.embedding_dim]
+        try:
+            embedder = get_embedder(kb.embedder)
+            vectors = [embedder.name, embedder.version, kb.embedding_dim]
+        except (EmbedderError, ImportError):
+            continue  # an embedder this installation cannot load: its documents re-embed, as before
         previous = _digest({**PREVIOUS_VERSIONS, "embedder": vectors, "fts": kb.text_search_config, "chunking": {
             "chunk_size": kb.chunk_size, "overlap": kb.chunk_overlap, "min_size": kb.chunk_min_size}})
         Document.objects.filter(knowledge_base=kb, config_signature=previous).update(

@@ -10,7 +10,7 @@ from django.test import TestCase
 
 from knowledge import bases
 from knowledge.indexing import chunking, chunks, ingestion, parsing
-from knowledge.models import Chunk, Document
+from knowledge.models import Chunk, Document, KnowledgeBase
 from tests.conftest import DATA
 from tests.factories import make_document, make_kb
 from tests.stubs import counting_embedder
@@ -111,6 +111,7 @@ class UpgradeTests(TestCase):
         built, other = make_document(kb, "# A\n\nText."), make_document(kb, "# B\n\nText.")
         Document.objects.filter(pk=built.pk).update(config_signature=previous, embedder_signature="")
         Document.objects.filter(pk=other.pk).update(config_signature="older", embedder_signature="")
+        KnowledgeBase.objects.filter(pk=make_kb().pk).update(embedder="removed")  # skipped, no failed upgrade
         migration.record_embedder_signatures(apps, None)
         self.assertEqual(Document.objects.get(pk=built.pk).embedder_signature, chunks.embedder_signature(kb))
         self.assertEqual(Document.objects.get(pk=other.pk).embedder_signature, "")
