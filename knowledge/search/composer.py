@@ -134,7 +134,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue
             if position == 0 and sentence[:1].islower() and sentence.endswith((".", "!", "…", ":")):
                 continue  # the tail of a sentence the chunk's start cut (chunks overlap mid-sentence)
-            if number > 1 and _REPLY.match(sentence) and _is_faq_entry(sources[number - 1]):
+            if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
@@ -300,10 +300,6 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str]) 
     if following and len(following) <= budget and _ENDS.search(following) and not following.endswith((":", "?")):
         return [at]
     return []
-
-
-def _is_faq_entry(hit) -> bool:
-    return ((hit.metadata or {}).get("entry") or {}).get("kind") == "faq"
 
 
 def _in_topic_list(source: list[str], position: int) -> bool:

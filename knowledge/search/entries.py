@@ -34,7 +34,7 @@ def match_entry(question: str, hits: list, kbs: dict,
     near, together = {}, {}  # by index among `hits`
     words = same_words(question)
     for index, hit in enumerate(hits):
-        asked = (hit.metadata.get("entry") or {}).get("question")
+        asked = hit.entry_question
         if not asked:
             continue
         kb = kbs[hit.knowledge_base_id]
@@ -69,7 +69,7 @@ def _asks_beyond(question: str, hits: list, index: int) -> bool:
     if not unknown:
         return False
     answer = clean_text(hits[index].content)
-    asked = [word_stems((hit.metadata.get("entry") or {}).get("question") or "") for hit in hits
+    asked = [word_stems(hit.entry_question) for hit in hits
              if clean_text(hit.content) != answer]
     return any(sum(_stem_in(stem, stems) for stems in asked) >= 2 for stem in unknown)
 
@@ -81,8 +81,7 @@ _ASKING = frozenset({"сколь", "могу", "может", "надо", "нуж
 def _covered(hit) -> set[str]:
     """The stems an FAQ entry covers: its question, answer and text columns (an FAQ's product names)."""
     columns = " ".join(value for value in hit.metadata.values() if isinstance(value, str))
-    asked = (hit.metadata.get("entry") or {}).get("question") or ""
-    return word_stems(f"{asked} {hit.content} {columns}")
+    return word_stems(f"{hit.entry_question} {hit.content} {columns}")
 
 
 def _stem_in(stem: str, stems: set[str]) -> bool:

@@ -55,9 +55,8 @@ def source_text(hit) -> str:
     from knowledge.search.source_text import clean_text
 
     content = clean_text(hit.content)
-    question = (hit.metadata.get("entry") or {}).get("question")
-    if question:
-        content = f"Q: {question}\nA: {content}"
+    if hit.entry_question:
+        content = f"Q: {hit.entry_question}\nA: {content}"
     return content if len(content) <= MAX_SOURCE_CHARS else content[:MAX_SOURCE_CHARS] + " …"
 
 

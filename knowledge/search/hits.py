@@ -29,6 +29,11 @@ class SearchHit:
     def similarity(self) -> float | None:
         return None if self.distance is None else 1.0 - self.distance
 
+    @property
+    def entry_question(self) -> str:
+        """The question of the FAQ entry this hit is ("" for any other chunk): its answer answers that."""
+        return ((self.metadata or {}).get("entry") or {}).get("question") or ""
+
 
 @dataclass
 class Retrieval:
