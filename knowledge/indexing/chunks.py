@@ -48,12 +48,11 @@ def text_sha256(text: str) -> str:
 
 def config_signature(kb: KnowledgeBase) -> str:
     """A digest of everything that shapes a document's chunks and vectors."""
-    embedder = get_embedder(kb.embedder)
     parts = {
         "parser": parsing.PARSER_VERSION,
         "chunker": chunking.CHUNKER_VERSION,
         "chunking": kb.chunking,
-        "embedder": [embedder.name, embedder.version, kb.embedding_dim],
+        "embedder": _vector_parts(kb),
         "fts": kb.text_search_config,
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
@@ -62,9 +61,12 @@ def config_signature(kb: KnowledgeBase) -> str:
 def embedder_signature(kb: KnowledgeBase) -> str:
     """A digest of what makes a vector: the embedder's name and version (its roles and prefixes) and the
     dimension. Equal embedding input and equal signature, equal vector."""
+    return hashlib.sha256(json.dumps(_vector_parts(kb)).encode()).hexdigest()[:32]
+
+
+def _vector_parts(kb: KnowledgeBase) -> list:
     embedder = get_embedder(kb.embedder)
-    parts = [embedder.name, embedder.version, kb.embedding_dim]
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
+    return [embedder.name, embedder.version, kb.embedding_dim]
 
 
 def build_chunks(kb: KnowledgeBase, document: Document, text: str, pages: list[tuple[int, int]]) -> list[Chunk]:
