@@ -37,7 +37,7 @@ from django.utils.translation import gettext, gettext_lazy
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import calibration
 from knowledge.models import KnowledgeBase
-from knowledge.search import ann_plan, fusion, query_limits, query_vectors, reranking, sql
+from knowledge.search import ann_plan, fusion, query_limits, query_vectors, reranking, rows, sql
 from knowledge.search.hits import Retrieval, SearchHit
 from portal.postgresql import prepared
 
@@ -292,16 +292,22 @@ def _demote_secondary(hits: list[SearchHit], query: str) -> list[SearchHit]:
     An edge row restates a line of the source its file already has as a chunk; left as they are,
     they crowd the first places of a plain search with several rows of one file. A test names the
     function it tests as often as the function's own file does, and is seldom what was asked for.
+    Likewise a table's rows after its first that name no value the question names go after every
+    other hit (`rows.repeated_rows`).
     """
     derived = set(setting("DERIVED_LAYERS"))
     tests = not TESTS_ASKED.search(query)
     weights = [(setting("DERIVED_WEIGHT") if hit.layer in derived else 1.0)
                * (setting("TEST_FILE_WEIGHT") if tests and hit.metadata.get("is_test") else 1.0) for hit in hits]
-    if all(weight == 1.0 for weight in weights):
+    if any(weight != 1.0 for weight in weights):
+        for hit, weight in zip(hits, weights, strict=True):
+            hit.score *= weight
+        hits = sorted(hits, key=lambda hit: -hit.score)
+    repeated = rows.repeated_rows(query, hits)
+    if not repeated:
         return hits
-    for hit, weight in zip(hits, weights, strict=True):
-        hit.score *= weight
-    return sorted(hits, key=lambda hit: -hit.score)
+    return ([hit for at, hit in enumerate(hits) if at not in repeated]
+            + [hit for at, hit in enumerate(hits) if at in repeated])
 
 
 def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:

@@ -72,6 +72,25 @@ def quoted_rows(question: str, sources: list) -> dict[int, str]:
     return {number: text if number in keep else "" for number, (text, _) in rows.items()}
 
 
+def repeated_rows(question: str, hits: list) -> set[int]:
+    """Positions (0-based) of the table rows that repeat a table listed above them and name no value the
+    question names: matched by what every row of their table shares (the column names: "format",
+    "files"), they are alternatives nothing tells apart, and five of them, one after the other, would
+    push the section answering "What file formats are supported?" out of the first places."""
+    words = _words(question)
+    seen, repeated = set(), set()
+    for at, hit in enumerate(hits):
+        pairs = _pairs(hit)
+        if pairs is None or any(_alike(_latin(word), _latin(other)) for _, value in pairs
+                                for word in _words(value) for other in words):
+            continue
+        table = (hit.document_id, tuple(name for name, _ in pairs))
+        if table in seen:
+            repeated.add(at)
+        seen.add(table)
+    return repeated
+
+
 def looks_up(question: str, hit) -> bool:
     """Whether `question` looks a cell of this row up: it names the row by one of its values ("Майкоп",
     or "Maikop" in the other alphabet) and a column of it ("основан" for foundation_year, population),
