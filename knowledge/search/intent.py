@@ -45,6 +45,7 @@ from knowledge.search.intent_words import (
     IMPORTS_OUT,
     INHERITS,
     INTEGRATIONS,
+    MAKE_ONES_OWN,
     OVERVIEW,
     RELATIONS,
     RELEASE,
@@ -241,6 +242,8 @@ def _cli(q: Asked):
                      why="the functions that run them")]
     if CLI(q.words) and not code:
         code = command_name(q.words, q.vocabulary)  # "the qcluster command": a plain word that is a command
+    if CLI(q.words) and not code and MAKE_ONES_OWN(q.words):
+        return None  # "How do I add a custom CLI command?" is answered by the documentation and the API it names
     if CLI(q.words) and (code or re.search(r"\b(cli|command line|командн)", q.words, re.IGNORECASE)):
         filters = {"entry_type": "cli", **({"route_or_command": code.replace("_", "-")} if code else {})}
         return [Step(["C3"], q.text, filters, top_k=5, relax=["route_or_command"], expand="source",

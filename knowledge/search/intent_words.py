@@ -31,6 +31,11 @@ INHERITS = _has(r"\bsubclass", r"\binherit", r"\bextend(s|ing)?\b", r"насле
 ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпоинт", r"маршрут", r"ручк",
                         r"обработчик")
 CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
+# How to make one of one's own (a command, a route): a how-to of the documentation, not the ones the
+# repository declares.
+MAKE_ONES_OWN = _has(r"\bhow (do|can|should|would) (i|we|you|one)\b.*\b(add|create|write|define|register|make|"
+                     r"implement|build)\b", r"\bhow to (add|create|write|define|register|make|implement|build)\b",
+                     r"как (мне )?(добавить|создать|написать|определить|зарегистрировать|сделать|реализовать)")
 # The commands a package installs or provides, as a list.
 COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
 # What the repository is made of: its main modules or packages, its structure.
@@ -66,7 +71,7 @@ ENTITY_MENTIONS = _has(r"\bmention", r"\bwhich documents? (describe|cover|talk)"
 CATALOG = _has(r"\bwhat (documents|docs)\b", r"\blist of (documents|docs)\b", r"\bsummary\b", r"\boverview\b",
                r"какие документы", r"список документов", r"кратко", r"обзор", r"о чём документ")
 FACT_PREDICATES = {
-    "owner": _has(r"\bowns?\b", r"\bowner\b", r"владел", r"ответственн"),
+    "owner": _has(r"\bowns\b", r"\bwho (does )?own\b", r"\bowner\b", r"владел", r"ответственн"),  # not "my own"
     "status": _has(r"\bstatus\b", r"статус"),
     "sla": _has(r"\bsla\b"),
 }

@@ -1,4 +1,4 @@
-"""Code names a question spells as plain words, followed by their kind."""
+"""Code names a question spells as plain words, followed by their kind; a kind asked how to make."""
 
 from django.test import SimpleTestCase
 
@@ -8,6 +8,8 @@ from knowledge.search.vocabulary import Vocabulary
 # Flask's names: `route` is a method of Scaffold, and "route" also asks for an HTTP entrypoint.
 VOCABULARY = Vocabulary(code={"route", "flask.sansio.scaffold.scaffold.route", "test"},
                         symbols={"route", "flask.sansio.scaffold.Scaffold.route", "test", "tests.test"})
+
+COMMANDS = Vocabulary(code={"qcluster"}, symbols={"qcluster"}, commands={"qcluster"})
 
 
 class NamedByKindTests(SimpleTestCase):
@@ -24,3 +26,12 @@ class NamedByKindTests(SimpleTestCase):
         # module, and the question is about the class the project uses.
         self.assertEqual(code_name("How do I change the route class for the whole project?", VOCABULARY), "")
         self.assertEqual(plan_question("Which handler serves GET /items?", VOCABULARY).intent, "entrypoint")
+
+    def test_how_to_make_a_command_of_ones_own_asks_the_documentation(self):
+        # Flask's "How do I add a custom CLI command?" was answered with the commands Flask declares.
+        for question in ["How do I add a custom CLI command?", "How can I write my own command?",
+                         "How to register a new CLI command?", "Как добавить свою команду в CLI?"]:
+            plan = plan_question(question, COMMANDS)  # "my own" asks for no owner either
+            assert plan.intent in {"workflow", "general"} and plan.steps[-1].layers == ["D0", "C0"], question
+        plan = plan_question("How do I make the qcluster command use two workers?", COMMANDS)
+        assert plan.steps[0].filters == {"entry_type": "cli", "route_or_command": "qcluster"}
