@@ -32,8 +32,9 @@ from knowledge.documents import TextChunk
 from knowledge.indexing import markdown
 
 # Part of each document's configuration signature: bump whenever the same input can chunk differently.
-CHUNKER_VERSION = "5"  # 5: a chunk opened by headings over headings takes the last one's path; 4: questions
-# set in bold are FAQ entries (entries.faq_sections)
+# 6: headings read without their inline markup; 5: a chunk opened by headings over headings takes the last
+# one's path; 4: questions set in bold are FAQ entries (entries.faq_sections)
+CHUNKER_VERSION = "6"
 
 _NON_BLANK = re.compile(r"\S")
 _PARAGRAPH_END = re.compile(r"\S(?:[^\S\n]*\n){2,}")

@@ -25,6 +25,11 @@ _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
 _CODE_SPAN = re.compile(r"`([^`]+)`")
+# Strong emphasis; with underscores only around more than a name (`__init__` is a name, as its author meant).
+_STRONG = re.compile(r"(\*\*)(?=\S)(.+?)(?<=\S)\*\*|(__)(?=\S)(.*?\W.*?)(?<=\S)__")
+# Not inside an MDX comment's `{/*` and `*/}`.
+_EMPHASIS = re.compile(r"(?<![\w*\\/])([*_])(?=[^\s*_])(.+?)(?<=[^\s\\])\1(?![\w*/])")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark's escapable punctuation
 _SET_ASIDE = re.compile("\x00(\\d+)\x00")  # NUL never occurs in stored text
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 # Lines that are no paragraph, so no setext title: indented code, a list item, a quote, a table row,
@@ -85,16 +90,32 @@ def scan(text: str) -> tuple[list[Heading], list[tuple[int, int]]]:
 
 
 def heading_title(raw: str) -> str:
-    """Heading text without the optional closing `#`s and a trailing `{#id}` or `{/*id*/}` anchor, a
-    link read as its text (a changelog's "## [v1.11.1](https://…/tree/v1.11.1) (2026-08-26)")."""
+    """Heading text without the optional closing `#`s and a trailing `{#id}` or `{/*id*/}` anchor, read
+    as it reads (`inline_text`)."""
     title = raw.strip()
     if title.endswith("#"):
         title = _CLOSING_HASHES.sub("", title).strip()
     if title.endswith("}"):
         title = _ANCHOR.sub("", title).strip()
-    if "](" in title or "][" in title:
-        title = _LINK.sub(r"\1", title)
-    return title
+    return inline_text(title)
+
+
+def inline_text(text: str) -> str:
+    """A line of Markdown as it reads: a link as its text (a changelog's "## [v1.11.1](https://…/tree/v1.11.1)
+    (2026-08-26)"), emphasis, code spans' backticks and backslash escapes as what they mark ("6.3. Команда
+    **debuild**", "2.7. Настройка **dh\\_make**", "Файл `rules`", as an HTML page's headings become)."""
+    if "](" in text or "][" in text:
+        text = _LINK.sub(r"\1", text)
+    if any(mark in text for mark in "*_`\\"):
+        text = outside_code_spans(text, _plain, span=lambda code: code).strip()
+    return text
+
+
+def _plain(text: str) -> str:
+    """Inline text without its emphasis and backslash escapes."""
+    text = _STRONG.sub(lambda match: match.group(2) or match.group(4), text)
+    text = _EMPHASIS.sub(r"\2", text)
+    return _ESCAPED.sub(r"\1", text)
 
 
 def outside_code_spans(text: str, change: Callable[[str], str], *,

@@ -62,9 +62,11 @@ class MeaningTests(TestCase):
         question = "How do I render a list of items in React?"
         by_words = self.ask(question, EXTRACT_BY_MEANING=0)
         by_meaning = self.ask(question)
-        self.assertIn("Fragments disappear from the DOM", by_words)  # "list", rare among the candidates
-        self.assertNotIn("Fragments disappear from the DOM", by_meaning)
-        self.assertIn("use filter() and map() with React to filter and transform your array of data", by_meaning)
+        answering = "use filter() and map() with React to filter and transform your array of data"
+        # By words: sentences repeating "render", "list" and "items" ("Fragments disappear from the DOM", "the order
+        # in which you render items will change"), whichever the candidates hold.
+        self.assertNotIn(answering, by_words)
+        self.assertIn(answering, by_meaning)
 
     def test_an_extract_whose_closest_sentence_is_far_in_meaning_is_a_refusal(self):
         sources = [hit(1, "Keys tell React which array item each component corresponds to. You can use the map() "

@@ -95,3 +95,15 @@ def test_a_link_in_a_heading_reads_as_its_text():
     text = ("## [v1.11.1](https://github.com/django-q2/django-q2/tree/v1.11.1) (2026-08-26)\n\nFixed.\n\n"
             "## [Unreleased]\n\n### See [the guide][guide]\n")
     assert headings(text) == [(2, "v1.11.1 (2026-08-26)"), (2, "[Unreleased]"), (3, "See the guide")]
+
+
+def test_a_headings_markup_reads_as_what_it_marks():
+    # The Debian maintainer's guide as HTML: citations read "6.3. Команда **debuild**", "Настройка **dh\_make**".
+    text = ("## 2.7. Настройка **dh\\_make**\n\nТекст.\n\n### Файл `rules` и *его* цели\n\nТекст.\n\n"
+            "## The `__init__` method of __Strong words__ and _this_\n\n### Why \\*stars\\*? a * b * c\n")
+    assert headings(text) == [(2, "2.7. Настройка dh_make"), (3, "Файл rules и его цели"),
+                              (2, "The __init__ method of Strong words and this"), (3, "Why *stars*? a * b * c")]
+    paths = [chunk.heading_path for chunk in split_text(text, chunk_size=60, overlap=0, min_size=0)]
+    assert ["2.7. Настройка dh_make", "Файл rules и его цели"] in paths
+    titles = [section.title for section in read_sections(text)]
+    assert titles[:2] == ["2.7. Настройка dh_make", "Файл rules и его цели"]
