@@ -132,8 +132,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or _names_alternative(source, position)
                     or same_words(sentence) in seen):
                 continue
-            if position == 0 and sentence[:1].islower() and sentence.endswith((".", "!", "…", ":")):
-                continue  # the tail of a sentence the chunk's start cut (chunks overlap mid-sentence)
+            if _cut(source, position) and sentence.endswith((".", "!", "…", ":")):
+                continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
             seen.add(same_words(sentence))
@@ -242,6 +242,12 @@ def _unit(item: tuple, source: list[str], budget: int, asked: set[str]) -> dict 
     return unit
 
 
+def _cut(source: list[str], position: int) -> bool:
+    """Whether the sentence at `position` is the tail of one the chunk's start cut (chunks overlap
+    mid-sentence): the first, opening in lower case. Neither quoted nor what introduces a list."""
+    return position == 0 and source[0][:1].islower()
+
+
 def _lead_in(source: list[str], position: int) -> list[int]:
     """The positions of what makes a sentence readable on its own: for a list item, the numbered step a
     bullet is a sub-point of, or the sentence introducing the list ("If the LED stays off:"); for a
@@ -252,13 +258,13 @@ def _lead_in(source: list[str], position: int) -> list[int]:
         before = source[position - 1] if position else ""
         # Not a sentence that names nothing itself ("This is expected." after the code it means).
         refers_back = (_REFERS_BACK.match(source[position]) and _ENDS.search(before) and not before.endswith(":")
-                       and not _REFERS_BACK.match(before))
+                       and not _REFERS_BACK.match(before) and not _cut(source, position - 1))
         return [position - 1] if refers_back and not before.startswith(COMMAND) else []
     bullet, at = source[position].startswith("• "), position - 1
     while at >= 0 and (source[at].startswith(COMMAND) or (ITEM.match(source[at])
                                                          and source[at].startswith("• ") == bullet)):
         at -= 1
-    if at < 0:
+    if at < 0 or _cut(source, at):
         return []
     if bullet and ITEM.match(source[at]):
         return [at]  # the step of a numbered list this bullet belongs to

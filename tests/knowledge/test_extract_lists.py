@@ -47,3 +47,20 @@ class TopicListTests(TestCase):
                   "* After an hour without requests.\n* On a restart of the worker.\n")
         self.assertIn("The cache of the portal is cleared: [1]\n• When you deploy a new version of the portal. [1]",
                       compose("When is the cache of the portal cleared?", source))
+
+
+class CutIntroductionTests(TestCase):
+    def test_the_tail_of_a_sentence_the_chunk_cut_introduces_no_list(self):
+        # The Debian maintainer's guide: a chunk opening mid-sentence ("описанием, предполагающим … Makefile:")
+        # was quoted as what introduced the list after it.
+        source = ("описанием, предполагающим использование типичной среды сборки на основе Makefile:\n\n"
+                  "- Команда dh_auto_build, обычно, выполняет первую цель в Makefile, если он существует.\n"
+                  "- Команда dh_auto_test, обычно, выполняет цель test, если она есть.\n")
+        text = compose("Что выполняет команда dh_auto_build?", source)
+        self.assertIn("• Команда dh_auto_build, обычно, выполняет первую цель в Makefile, если он существует. [1]",
+                      text)
+        self.assertNotIn("описанием", text)
+        # Nor is it what "This" refers back to.
+        source = "so each key stays the same across renders.\n\nThis lets React match each item between renders."
+        self.assertEqual(compose("How does React match each item between renders?", source),
+                         "This lets React match each item between renders. [1]")
