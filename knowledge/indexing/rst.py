@@ -13,8 +13,8 @@
   a container (tabs, a topic) as its title and its text; directives that hold no prose (`toctree`,
   `image`, `include`, autodoc's), comments and link targets are left out;
 * a substitution (`|version|`, `|badge|`) is what it stands for, a picture's left out;
-* inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link, a
-  role's `` :func:`name` `` as `name`.
+* inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link (its text
+  on one line when it wraps before the address), a role's `` :func:`name` `` as `name`.
 """
 
 import re
@@ -37,6 +37,9 @@ _ROLE = re.compile(r":[\w:+-]+:`(?:([^`<]+?)\s*<[^`>]+>|([^`]+))`")
 # A role whose text runs onto the next line (":gh:`The tutorial project is … in the Flask" / "repository
 # <examples/tutorial>`"): its text alone, the line break kept, so each line stays where it was.
 _WRAPPED_ROLE = re.compile(r":[\w:+-]+:`([^`<\n]*\n[ \t]*[^`<\n]*?)\s*(?:<[^`>\n]+>)?`")
+# A link whose text runs onto the next line ("the official `Jinja2 Template Documentation" / "<https://…>`_ for more
+# information."): the link on the first line, the second line's text where it was.
+_WRAPPED_LINK = re.compile(r"`([^`<\n]+?)\n([ \t]*)([^`<\n]*?)[ \t]*<([^`>\n]+)>`__?[ \t]*")
 _LITERAL = re.compile(r"``(.+?)``")
 _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 
@@ -44,6 +47,7 @@ _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 def rst_as_markdown(text: str) -> str:
     """`text` (reStructuredText) as Markdown, each line where it was (see the module docstring)."""
     text = _WRAPPED_ROLE.sub(lambda match: match.group(1).lstrip("~!"), _substituted(text))
+    text = _WRAPPED_LINK.sub(_wrapped_link, text)
     lines = text.split("\n")
     out = list(lines)
     styles: list[str] = []
@@ -72,6 +76,11 @@ def rst_as_markdown(text: str) -> str:
             out[number] = _inline(line)
             number += 1
     return "\n".join(out)
+
+
+def _wrapped_link(match: re.Match) -> str:
+    words = " ".join(part.strip() for part in match.group(1, 3) if part.strip())
+    return f"[{words}]({match.group(4)})\n{match.group(2)}"
 
 
 def _substituted(text: str) -> str:

@@ -14,7 +14,9 @@
   so does a sentence naming its subject only as "this" or "it" (the sentence before it), and a
   sentence ending with ":", or running on into a short command without one, with what it introduces
   (its list, a short command, else the next sentence): an extract never ends on a colon, nor quotes a
-  sentence that a code block too long to quote cut short.
+  sentence that a code block too long to quote cut short, nor one announcing an example left out
+  ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
+  start cut, even as what introduces a list.
 
 Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code
 left out but for a short command after the sentence that introduces it, sentences); a repository's
@@ -64,6 +66,10 @@ _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
 # рукописи", "4.2 Tables of the report"), when it ends without a full stop; not a clause of a standard's
 # front matter, whose verb is in capitals ("1 РАЗРАБОТАН Федеральным … учреждением …").
 _NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+(?![A-ZА-ЯЁ]{2,}\b)\S")
+# A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
+# так:"): with its code left out it promises what the extract does not give.
+_EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"
+                      r"|\b(?:like this|as follows|следующим образом|так))\W*:$", re.I)
 # A yes or a no opening an answer: it answers the question it was written for.
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 # Questions that ask for a date or a number, and sentences that hold one (Russian and English).
@@ -230,8 +236,8 @@ def _unit(item: tuple, source: list[str], budget: int, asked: set[str]) -> dict 
     cannot be had: an extract never ends on a colon, nor on a sentence the code it leads into cut short."""
     number, position, sentence, _ = item
     following = source[position + 1] if position + 1 < len(source) else ""
-    if following == CODE_LEFT_OUT and not _ENDS.search(sentence):
-        return None  # "Thus, the following text" and a block too long to quote
+    if following == CODE_LEFT_OUT and (not _ENDS.search(sentence) or _EXAMPLE.search(sentence)):
+        return None  # "Thus, the following text" and a block too long to quote; an example without it
     unit = {(number, at): source[at] for at in _lead_in(source, position)}
     unit[(number, position)] = sentence
     if sentence.endswith(":") or (following.startswith(COMMAND) and not _ENDS.search(sentence)):

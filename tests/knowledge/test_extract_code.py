@@ -81,6 +81,18 @@ class CodeLeftOutTests(TestCase):
                                     "The timeout is in seconds."])
         self.assertNotIn(source_text.CODE_LEFT_OUT, source_text.clean_text(source))
 
+    def test_an_example_announced_and_left_out_is_not_quoted(self):
+        # Flask's quickstart: "Here's a simple example of how to render a template:" and no example.
+        source = ("To render a template you can use the render_template method. Here's a simple example of how to "
+                  "render a template:\n\n```\nfrom flask import render_template\n\n@app.route('/hello/')\n"
+                  "def hello(name=None):\n    return render_template('hello.html', name=name)\n```\n\n"
+                  "Flask will look for templates in the templates folder.\n")
+        text = compose("How do I render a template?", source)
+        self.assertIn("To render a template you can use the render_template method. [1]", text)
+        self.assertNotIn("example", text)
+        russian = ("Файл настроек выглядит так:\n\n```\n[cache]\ntimeout = 300\nbackend = redis\nlocation = local\n```"
+                   "\n\nТаймаут кеша задаётся в секундах.\n")
+        self.assertNotIn("выглядит так", compose("Как выглядит файл настроек кеша?", russian))
 
     def test_a_list_whose_steps_lead_into_long_blocks_is_not_introduced(self):
         # react.dev's "Here's a short example of how to generate a list of items from an array:" and its steps,

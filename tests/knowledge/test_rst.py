@@ -159,3 +159,12 @@ def test_a_repository_s_rst_docs_are_documentation_layers(tmp_path):
     assert (card.metadata["title"], card.metadata["doc_kind"]) == ("django-kit", "readme")
     variables = Chunk.objects.filter(knowledge_base=kb, layer="D6", metadata__target_type="env_var")
     assert "KIT_TIMEOUT" in set(variables.values_list("metadata__target", flat=True))
+
+
+def test_a_link_wrapped_before_its_address_reads_as_its_text():
+    # Flask's quickstart: "Head over to the official Jinja2 Template Documentation <https://…>_ for more information."
+    doc = parsing.parse_file(FLASK_SOURCES.parents[2] / "documents" / "txt" / "flask-quickstart.rst.txt")
+    assert "official [Jinja2 Template Documentation](https://jinja.palletsprojects.com/templates/)\n" in doc.text
+    assert ">`_" not in doc.text
+    text = "See the `full\n   guide <https://example.com/guide>`_ first.\nNext line.\n"
+    assert rst_as_markdown(text) == "See the [full guide](https://example.com/guide)\n   first.\nNext line.\n"
