@@ -88,6 +88,9 @@ def loose_name(text: str, code: str, vocabulary=None) -> str:
     return ""
 
 
+_COMMAND_WORDS = {"command", "commands", "subcommand", "команда", "команду", "команды", "командой", "команде"}
+
+
 def command_name(text: str, vocabulary) -> str:
     """The command the question names by a plain word or words ("the qcluster command", "команда
     normalizer"): the longest run of its words that is one of the bases' commands."""
@@ -95,12 +98,15 @@ def command_name(text: str, vocabulary) -> str:
     if not commands:
         return ""
     words = re.findall(r"[\w.:-]+", HTTP_ROUTE.sub(" ", text).lower())
+    found = []
     for size in (3, 2, 1):
         for start in range(len(words) - size + 1):
             phrase = " ".join(words[start:start + size])
             if phrase in commands and phrase not in NOT_NAMES:
-                return phrase
-    return ""
+                # "How do I run the init-db command?": the one beside the word "command", not the verb "run".
+                beside = {words[at] for at in (start - 1, start + size) if 0 <= at < len(words)}
+                found.append((not beside & _COMMAND_WORDS, -size, start, phrase))
+    return min(found)[-1] if found else ""
 
 
 def env_var_name(text: str, vocabulary, kind: str = "env_vars") -> str:

@@ -162,7 +162,8 @@ def _http_route(q: Asked):
                      relax=["route_key->declared_route_key", "http_method", "declared_route_key"],
                      expand="source",
                      why=f"the entrypoint that serves {method} {path}, then the handler's source (C0)")]
-    if ENTRYPOINT_WORDS(q.words) and not q.code:
+    # "What does the routes command show?" asks about a command that the word names.
+    if ENTRYPOINT_WORDS(q.words) and not q.code and not (CLI(q.words) and command_name(q.words, q.vocabulary)):
         return [Step(["C3"], q.text, {"entry_type": "http"}, top_k=8, relax=["entry_type"], expand="source",
                      why="HTTP entrypoints by their route and handler summary")]
     return None

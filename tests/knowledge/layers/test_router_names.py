@@ -9,7 +9,7 @@ from knowledge.search.vocabulary import Vocabulary
 VOCABULARY = Vocabulary(code={"route", "flask.sansio.scaffold.scaffold.route", "test"},
                         symbols={"route", "flask.sansio.scaffold.Scaffold.route", "test", "tests.test"})
 
-COMMANDS = Vocabulary(code={"qcluster"}, symbols={"qcluster"}, commands={"qcluster"})
+COMMANDS = Vocabulary(code={"qcluster"}, symbols={"qcluster"}, commands={"qcluster", "run", "init-db", "routes"})
 
 
 class NamedByKindTests(SimpleTestCase):
@@ -35,3 +35,14 @@ class NamedByKindTests(SimpleTestCase):
             assert plan.intent in {"workflow", "general"} and plan.steps[-1].layers == ["D0", "C0"], question
         plan = plan_question("How do I make the qcluster command use two workers?", COMMANDS)
         assert plan.steps[0].filters == {"entry_type": "cli", "route_or_command": "qcluster"}
+
+    def test_the_command_named_beside_the_word_command(self):
+        # Flask's "How do I run the init-db command?" filtered on `run`, the verb, and "What does the routes command
+        # show?" asked for HTTP routes.
+        for question, command in [("How do I run the init-db command?", "init-db"),
+                                  ("What does the routes command show?", "routes"),
+                                  ("Что делает команда routes?", "routes")]:
+            plan = plan_question(question, COMMANDS)
+            assert (plan.intent, plan.steps[0].filters) == ("cli", {"entry_type": "cli",
+                                                                    "route_or_command": command}), question
+        assert plan_question("Which routes does the app define?", COMMANDS).intent == "entrypoint"
