@@ -41,11 +41,11 @@ from knowledge.search.intent_words import (
     ENV_VAR_READ,
     ENV_VARS,
     FACT_PREDICATES,
+    HOW_TO,
     IMPORTS,
     IMPORTS_OUT,
     INHERITS,
     INTEGRATIONS,
-    MAKE_ONES_OWN,
     OVERVIEW,
     RELATIONS,
     RELEASE,
@@ -105,7 +105,7 @@ def _env_vars(q: Asked):
                      why=f"the files that read or name the environment variable {name}, each with its lines "
                          "(the code's reads first)"),
                 Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
-    if not ENV_VARS(q.words):
+    if not ENV_VARS(q.words) or HOW_TO(q.words):
         return None
     # A question naming the project (its README's title) asks about the whole repository.
     source = q.subject if q.subject not in getattr(q.vocabulary, "readmes", ()) else ""
@@ -163,7 +163,8 @@ def _http_route(q: Asked):
                      expand="source",
                      why=f"the entrypoint that serves {method} {path}, then the handler's source (C0)")]
     # "What does the routes command show?" asks about a command that the word names.
-    if ENTRYPOINT_WORDS(q.words) and not q.code and not (CLI(q.words) and command_name(q.words, q.vocabulary)):
+    if (ENTRYPOINT_WORDS(q.words) and not q.code and not HOW_TO(q.words)
+            and not (CLI(q.words) and command_name(q.words, q.vocabulary))):
         return [Step(["C3"], q.text, {"entry_type": "http"}, top_k=8, relax=["entry_type"], expand="source",
                      why="HTTP entrypoints by their route and handler summary")]
     return None
@@ -243,8 +244,8 @@ def _cli(q: Asked):
                      why="the functions that run them")]
     if CLI(q.words) and not code:
         code = command_name(q.words, q.vocabulary)  # "the qcluster command": a plain word that is a command
-    if CLI(q.words) and not code and MAKE_ONES_OWN(q.words):
-        return None  # "How do I add a custom CLI command?" is answered by the documentation and the API it names
+    if CLI(q.words) and HOW_TO(q.words) and code not in getattr(q.vocabulary, "commands", ()):
+        return None  # "How do I add a custom CLI command?": the documentation and the API it names
     if CLI(q.words) and (code or re.search(r"\b(cli|command line|командн)", q.words, re.IGNORECASE)):
         filters = {"entry_type": "cli", **({"route_or_command": code.replace("_", "-")} if code else {})}
         return [Step(["C3"], q.text, filters, top_k=5, relax=["route_or_command"], expand="source",
@@ -254,7 +255,7 @@ def _cli(q: Asked):
 
 def _roles(q: Asked):
     for role, matches in ROLES.items():
-        if matches(q.words):
+        if matches(q.words) and not HOW_TO(q.words):
             return [Step(["C4"], q.text, {"role": role}, top_k=50, relax=["role"],
                          why=f"symbols with the role {role}")]
     return None

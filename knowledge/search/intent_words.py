@@ -31,11 +31,11 @@ INHERITS = _has(r"\bsubclass", r"\binherit", r"\bextend(s|ing)?\b", r"насле
 ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпоинт", r"маршрут", r"ручк",
                         r"обработчик")
 CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
-# How to make one of one's own (a command, a route): a how-to of the documentation, not the ones the
-# repository declares.
-MAKE_ONES_OWN = _has(r"\bhow (do|can|should|would) (i|we|you|one)\b.*\b(add|create|write|define|register|make|"
-                     r"implement|build)\b", r"\bhow to (add|create|write|define|register|make|implement|build)\b",
-                     r"как (мне )?(добавить|создать|написать|определить|зарегистрировать|сделать|реализовать)")
+# A how-to ("How do I test a click command?", "How do I read an environment variable into an option?",
+# "Как добавить свою команду?"): the documentation answers it, not a list of the repository's commands,
+# variables, routes or models — unless it names one of them.
+HOW_TO = _has(r"\bhow (do|can|should|would|could) (i|we|you|one)\b", r"\bhow to\b",
+              r"\bкак (мне |можно |нужно |же )?\w+(ть|ться|чь)\b")
 # The commands a package installs or provides, as a list.
 COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
 # What the repository is made of: its main modules or packages, its structure.

@@ -27,10 +27,13 @@ class NamedByKindTests(SimpleTestCase):
         self.assertEqual(code_name("How do I change the route class for the whole project?", VOCABULARY), "")
         self.assertEqual(plan_question("Which handler serves GET /items?", VOCABULARY).intent, "entrypoint")
 
-    def test_how_to_make_a_command_of_ones_own_asks_the_documentation(self):
-        # Flask's "How do I add a custom CLI command?" was answered with the commands Flask declares.
+    def test_a_how_to_naming_no_command_variable_route_or_model_asks_the_documentation(self):
+        # Flask's "How do I add a custom CLI command?" was answered with the commands Flask declares, click's
+        # "How do I read an environment variable into an option?" with the variables its docs name.
         for question in ["How do I add a custom CLI command?", "How can I write my own command?",
-                         "How to register a new CLI command?", "Как добавить свою команду в CLI?"]:
+                         "How to register a new CLI command?", "Как добавить свою команду в CLI?",
+                         "How do I test a click command?", "How do I read an environment variable into an option?",
+                         "How do I add a route?", "Как создать фоновую задачу?", "How do I define a model?"]:
             plan = plan_question(question, COMMANDS)  # "my own" asks for no owner either
             assert plan.intent in {"workflow", "general"} and plan.steps[-1].layers == ["D0", "C0"], question
         plan = plan_question("How do I make the qcluster command use two workers?", COMMANDS)
