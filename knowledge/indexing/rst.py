@@ -6,8 +6,9 @@
   ATX heading, its adornment lines blank; as in RST, the levels follow the order in which the
   adornment styles first appear;
 * a literal block (after a paragraph ending in `::`, or a `.. code-block:: python`, `.. code::`,
-  `.. sourcecode::` directive) is fenced: the blank line opening it becomes the fence, so does the
-  blank line closing it (or the fence closes the block's last line);
+  `.. sourcecode::` directive, or one whose body is code: `.. doctest::`, `.. click:example::`) is
+  fenced: the blank line opening it becomes the fence, so does the blank line closing it (or the fence
+  closes the block's last line);
 * an admonition (`.. note::`, `.. warning::`, …) reads as its name, "Note:", and its text; an object's
   description (`.. py:function:: send(data)`, `.. envvar:: FLASK_APP`) as its signature and its text;
   a container (tabs, a topic) as its title and its text; directives that hold no prose (`toctree`,
@@ -24,6 +25,10 @@ _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:-]+)::[ \t]*
 _COMMENT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
 _SUBSTITUTION = re.compile(r"^[ \t]*\.\.[ \t]+\|([^|\n]+)\|[ \t]+([\w-]+)::(.*)$", re.MULTILINE)
 _CODE_DIRECTIVES = {"code-block", "code", "sourcecode"}
+# Directives whose body is code too: Sphinx's doctest and notebook extensions, and a project's own examples
+# and runs (Pallets' `.. click:example::`, `.. click:run::`).
+_CODE_LIKE = re.compile(r"(?:^|:)(?:doctest|testcode|testoutput|testsetup|testcleanup|ipython|jupyter-execute"
+                        r"|code-cell|program-output|command-output|example|run|console)$")
 _ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
                 "seealso", "admonition", "deprecated", "versionadded", "versionchanged"}
 # Object descriptions (Sphinx's domains: `.. py:function::`, `.. function::`, …): the object's signature.
@@ -110,9 +115,9 @@ def _heading(lines: list[str], number: int) -> tuple[str, int, int] | None:
 def _directive(lines: list[str], out: list[str], number: int, directive: re.Match) -> int:
     name = directive.group("name").lower()
     argument = directive.group("argument").strip()
-    if name in _CODE_DIRECTIVES:
+    if name in _CODE_DIRECTIVES or _CODE_LIKE.search(name):
         out[number] = ""
-        return _fence(lines, out, number, argument.split()[0] if argument else "")
+        return _fence(lines, out, number, argument.split()[0] if name in _CODE_DIRECTIVES and argument else "")
     if name in _LEFT_OUT or name.startswith("auto"):
         return _skip_block(lines, out, number)
     # Any other directive's text stays, read like the rest (a note's code block is fenced too),

@@ -168,3 +168,16 @@ def test_a_link_wrapped_before_its_address_reads_as_its_text():
     assert ">`_" not in doc.text
     text = "See the `full\n   guide <https://example.com/guide>`_ first.\nNext line.\n"
     assert rst_as_markdown(text) == "See the [full guide](https://example.com/guide)\n   first.\nNext line.\n"
+
+
+def test_a_directive_whose_body_is_code_is_fenced():
+    # click's docs show their examples in `.. click:example::`: its code was read as a sentence of prose
+    # ("@click.command() def hello(): click.echo('Hello World!')").
+    text = ("Decorate a function:\n\n.. click:example::\n\n    @click.command()\n    def hello():\n"
+            "        click.echo('Hello')\n\n.. doctest::\n\n    >>> hello()\n\nThen run it.\n")
+    markdown = rst_as_markdown(text)
+    assert len(markdown.split("\n")) == len(text.split("\n"))
+    fenced = fenced_lines(markdown)
+    for code in ("@click.command()", "def hello():", ">>> hello()"):
+        assert next(at for at, line in enumerate(markdown.split("\n")) if code in line) in fenced, code
+    assert "Then run it." in markdown.split("\n")[-2]
