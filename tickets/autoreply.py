@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext_noop
 
 from knowledge import quality
-from knowledge.search import answers, composer, source_text
+from knowledge.search import answers, source_text, words
 from knowledge.search.citations import MARKER
 from portal.languages import translate
 from tickets import outgoing
@@ -84,7 +84,7 @@ def explain(codes: list[str], language: str) -> list[str]:
 
 def decide(*, agent: Agent | None, risk_level: str, result: answers.Answer | None, text: str) -> Decision:
     """Whether the draft may be sent automatically; if not, why (see the module docstring)."""
-    russian = composer.is_russian(text)
+    russian = words.is_russian(text)
     decision = Decision()
     if risk_level != RiskLevel.LOW:
         decision.block("risk", russian, level=risk_level)

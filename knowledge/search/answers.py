@@ -44,7 +44,7 @@ from django.utils.translation import gettext, gettext_noop
 from knowledge import outgoing
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
-from knowledge.search import composer, entries, generation, layer_text, planned, retrieval, rows
+from knowledge.search import composer, entries, generation, layer_text, planned, retrieval, rows, words
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.quoted_pages import with_quoted_pages
@@ -269,7 +269,7 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
     of the question occurs in one of the sources the composer quotes from (see `no_shared_words`)."""
     if not isinstance(get_generator(), generation.ExtractiveGenerator):
         return True
-    return composer.shares_words(question, sources[:composer.setting("EXTRACT_SOURCES")])
+    return words.shares_words(question, sources[:composer.setting("EXTRACT_SOURCES")])
 
 
 # An extract whose closest sentence is further in meaning from the question than its embedder's

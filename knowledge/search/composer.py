@@ -50,7 +50,6 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
 SHARED_WORDS_WEIGHT = 0.25
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CYRILLIC = re.compile(r"[а-яё]", re.I)
 _ENDS = re.compile(r"[.!?…:;][\"'»”)]*$")  # a sentence ends so; a heading does not
 _STEP = re.compile(r"\d{1,3}[.)] ")
 _QUALIFIED = re.compile(r"`([\w.]+)`(?: \([^()\s]+\))?")  # "`jobs.schedules.add` (jobs/schedules.py)"
@@ -62,6 +61,7 @@ _TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|wher
                     r"|какую|каким|почему|зачем|когда|где|кто|чем)\b", re.I)
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
+_OUTLINE = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,3}\.?$")  # a plain-text table of contents' number alone: "12.2.3."
 # A heading opening with its section's number ("5 Оформление структурных элементов диссертации в виде
 # рукописи", "4.2 Tables of the report"), when it ends without a full stop; not a clause of a standard's
 # front matter, whose verb is in capitals ("1 РАЗРАБОТАН Федеральным … учреждением …").
@@ -317,9 +317,12 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str]) 
 def _in_topic_list(source: list[str], position: int) -> bool:
     """Whether the line at `position` is an item of a list of topics: a list more than half of whose items,
     two at least, open with a question word ("• How to return different JSX", "• Зачем и как присваивать
-    ключ…" — a page's "You will learn" or "Recap", full stops or not): a table of contents, not an answer."""
+    ключ…" — a page's "You will learn" or "Recap", full stops or not), or a numbered one without a full
+    stop among an outline's numbers ("14. Распространение Debian" over "14.1."): a table of contents."""
     if not ITEM.match(source[position]):
         return False
+    if not _ENDS.search(source[position]) and any(_OUTLINE.match(line) for line in source[position - 2:position + 3]):
+        return True
     start = end = position
     while start > 0 and ITEM.match(source[start - 1]):
         start -= 1
@@ -355,14 +358,6 @@ def _clip(sentence: str, limit: int = 400) -> str:
     return sentence[: cut if cut > limit // 2 else limit] + " …"
 
 
-def shares_words(question: str, sources: list) -> bool:
-    """Whether a word of `question` (not a stop word; compared by its first five letters) occurs in a
-    source's text, title or heading path; True for a question with no such word at all ("hi?")."""
-    asked = word_stems(question)
-    return not asked or any(asked & word_stems(f"{hit.document_title} {hit.section_path} {hit.content}")
-                            for hit in sources)
-
-
 def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool) -> bool:
     """Whether a sentence is content that may be quoted as an answer: not the question again, not a
     fragment of a few characters (a caption, an OCR misreading), not a heading, not a list item that
@@ -394,7 +389,3 @@ def _echoes(stems: set[str], asked: set[str], sentence: str) -> bool:
         return True
     # Nothing but the question's own words, and most of them: a heading or the question restated.
     return bool(asked) and not stems - asked and len(stems) >= 0.8 * len(asked)
-
-
-def is_russian(text: str) -> bool:
-    return bool(_CYRILLIC.search(text))

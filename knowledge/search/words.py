@@ -5,6 +5,7 @@ its singular ("keys" as "key", "entries" as "entry": five letters alone keep "it
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CYRILLIC = re.compile(r"[а-яё]", re.I)
 
 STOP_WORDS = frozenset("""the and for are but not you your can how what which who why when where does did was were has
 have had this that these those with from into about there their them then than should would could will shall may
@@ -42,3 +43,15 @@ def asked_part(text: str) -> str:
     head, _, rest = text.partition("\n\n")
     head = head.strip()
     return rest if rest.strip() and "\n" not in head and not head.endswith(("?", ".", "!", ":")) else text
+
+
+def shares_words(question: str, sources: list) -> bool:
+    """Whether a word of `question` (not a stop word; compared by its first five letters) occurs in a
+    source's text, title or heading path; True for a question with no such word at all ("hi?")."""
+    asked = word_stems(question)
+    return not asked or any(asked & word_stems(f"{hit.document_title} {hit.section_path} {hit.content}")
+                            for hit in sources)
+
+
+def is_russian(text: str) -> bool:
+    return bool(_CYRILLIC.search(text))

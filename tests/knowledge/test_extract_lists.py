@@ -42,6 +42,19 @@ class TopicListTests(TestCase):
         self.assertEqual(compose("Why do list items need keys?", source),
                          "Keys identify each item of a list between renders, so React can match them up. [1]")
 
+    def test_a_plain_text_table_of_contents_is_never_quoted(self):
+        # Debian's FAQ as text: "Сколько стоит Debian?" quoted "14. Распространение Debian GNU/Linux в коммерческом
+        # продукте", a line of its contents, whose sub-entries are numbers ("14.1.") and questions.
+        kb = make_kb()
+        faq = DATA / "documents" / "txt" / "debian-faq.ru.txt"
+        self.assertEqual(ingestion.ingest_file(kb, faq).outcome, "created")
+        chunk = Chunk.objects.filter(document__knowledge_base=kb, content__contains="14. Распространение").first()
+        self.assertNotIn("Распространение Debian", compose("Сколько стоит распространение Debian в коммерческом "
+                                                           "продукте?", chunk.content))
+        self.assertIn("1. Install Node.js and npm on the build machine [1]",
+                      compose("What do I install on the build machine?", "Steps:\n\n1. Install Node.js and npm on "
+                              "the build machine\n2. Run the build script from the project folder\n"))
+
     def test_a_list_with_one_item_opening_with_a_question_word_is_content(self):
         source = ("The cache of the portal is cleared:\n\n* When you deploy a new version of the portal.\n"
                   "* After an hour without requests.\n* On a restart of the worker.\n")
