@@ -321,7 +321,8 @@ def _in_topic_list(source: list[str], position: int) -> bool:
     stop among an outline's numbers ("14. Распространение Debian" over "14.1."): a table of contents."""
     if not ITEM.match(source[position]):
         return False
-    if not _ENDS.search(source[position]) and any(_OUTLINE.match(line) for line in source[position - 2:position + 3]):
+    near = source[max(0, position - 2):position + 3]
+    if not _ENDS.search(source[position]) and any(_OUTLINE.match(line) for line in near):
         return True
     start = end = position
     while start > 0 and ITEM.match(source[start - 1]):

@@ -48,9 +48,10 @@ class TopicListTests(TestCase):
         kb = make_kb()
         faq = DATA / "documents" / "txt" / "debian-faq.ru.txt"
         self.assertEqual(ingestion.ingest_file(kb, faq).outcome, "created")
-        chunk = Chunk.objects.filter(document__knowledge_base=kb, content__contains="14. Распространение").first()
-        self.assertNotIn("Распространение Debian", compose("Сколько стоит распространение Debian в коммерческом "
-                                                           "продукте?", chunk.content))
+        for chunk in Chunk.objects.filter(document__knowledge_base=kb, content__contains="14. Распространение"):
+            # In the middle of a chunk and first in the next one.
+            self.assertNotIn("Распространение Debian", compose("Сколько стоит распространение Debian в коммерческом "
+                                                               "продукте?", chunk.content))
         self.assertIn("1. Install Node.js and npm on the build machine [1]",
                       compose("What do I install on the build machine?", "Steps:\n\n1. Install Node.js and npm on "
                               "the build machine\n2. Run the build script from the project folder\n"))
