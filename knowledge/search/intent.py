@@ -244,7 +244,7 @@ def _cli(q: Asked):
                      why="the functions that run them")]
     if CLI(q.words) and not code:
         code = command_name(q.words, q.vocabulary)  # "the qcluster command": a plain word that is a command
-    if CLI(q.words) and HOW_TO(q.words) and code not in getattr(q.vocabulary, "commands", ()):
+    if CLI(q.words) and HOW_TO(q.words) and code not in (getattr(q.vocabulary, "commands", None) or ()):
         return None  # "How do I add a custom CLI command?": the documentation and the API it names
     if CLI(q.words) and (code or re.search(r"\b(cli|command line|командн)", q.words, re.IGNORECASE)):
         filters = {"entry_type": "cli", **({"route_or_command": code.replace("_", "-")} if code else {})}
