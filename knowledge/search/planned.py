@@ -74,10 +74,9 @@ def _tests_last(question: str, hits: list[retrieval.SearchHit]) -> list[retrieva
     """The rows of the code's tests after the others, unless the question asks about tests (then as
     ranked: "How do I test a Flask application?" is answered by the documentation's testing page, not
     by the test suite's apps): a test names what it tests over and over ("schedule" in every line of
-    test_scheduler.py), and outranks the code a question asks how to use."""
-    if ASKS_ABOUT_TESTS.search(question):
-        return hits
-    return sorted(hits, key=lambda hit: bool((hit.metadata or {}).get("is_test")))
+    test_scheduler.py), and outranks the code a question asks how to use. So do the rows of a
+    repository's example apps, unless the question asks for an example (`retrieval.secondary_code`)."""
+    return sorted(hits, key=lambda hit: retrieval.secondary_code(hit, question))
 
 
 def _fuse(first: list[retrieval.SearchHit], second: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
@@ -114,6 +113,7 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
             hits.sort(key=lambda hit: order.index(hit.metadata.get("qname")) if hit.metadata.get("qname") in order
                       else len(order))
         # Stable sorts: the ranks are kept within each group.
+        hits.sort(key=lambda hit: retrieval.is_example(hit) and not retrieval.EXAMPLES_ASKED.search(step.query))
         hits.sort(key=lambda hit: bool(hit.metadata.get("is_test")) != tests_first)
         hits.sort(key=lambda hit: any(hit.metadata.get(key) != value for key, value in step.prefer.items()))
         if hits or not relax:

@@ -46,8 +46,11 @@ from portal.postgresql import prepared
 MODES = {"hybrid": gettext_lazy("Hybrid (vector + keyword)"), "vector": gettext_lazy("Vector"),
          "keyword": gettext_lazy("Keyword")}
 EXCERPT_CHARS = 240
-# A question about tests keeps the rows of test files where they rank (`_demote_secondary`).
+# A question about tests keeps the rows of test files where they rank (`_demote_secondary`); one about
+# examples those of a repository's example apps (`examples/complex/commands/cmd_init.py`).
 TESTS_ASKED = re.compile(r"\btest|\bтест|\bspec\b|\bpytest\b|\bunittest", re.IGNORECASE)
+EXAMPLE_PATH = re.compile(r"(?:^|[:/])(?:examples?|demos?|samples?)/")
+EXAMPLES_ASKED = re.compile(r"\bexample|\bdemo\b|\bsample|пример|демо", re.IGNORECASE)
 # Questions whose tsquery texts are remembered (least recently asked dropped first): the keyword
 # side and the headlines of one search share them, and a question asked again needs no statement.
 TSQUERY_CACHE_SIZE = 1024
@@ -287,18 +290,18 @@ def tsqueries(config: str, query: str) -> tuple[str, str, list[str]]:
 
 def _demote_secondary(hits: list[SearchHit], query: str) -> list[SearchHit]:
     """Derived rows (edges) scored by `DERIVED_WEIGHT` when the search did not ask for their layers, and
-    rows of a repository's test files by `TEST_FILE_WEIGHT` when the question is not about tests.
+    rows of a repository's tests and example apps by `TEST_FILE_WEIGHT` when the question is not about
+    them (`secondary_code`).
 
     An edge row restates a line of the source its file already has as a chunk; left as they are,
     they crowd the first places of a plain search with several rows of one file. A test names the
-    function it tests as often as the function's own file does, and is seldom what was asked for.
-    Likewise a table's rows after its first that name no value the question names go after every
-    other hit (`rows.repeated_rows`).
+    function it tests as often as the function's own file does, and is seldom what was asked for; so
+    does an example app. Likewise a table's rows after its first that name no value the question
+    names go after every other hit (`rows.repeated_rows`).
     """
     derived = set(setting("DERIVED_LAYERS"))
-    tests = not TESTS_ASKED.search(query)
     weights = [(setting("DERIVED_WEIGHT") if hit.layer in derived else 1.0)
-               * (setting("TEST_FILE_WEIGHT") if tests and hit.metadata.get("is_test") else 1.0) for hit in hits]
+               * (setting("TEST_FILE_WEIGHT") if secondary_code(hit, query) else 1.0) for hit in hits]
     if any(weight != 1.0 for weight in weights):
         for hit, weight in zip(hits, weights, strict=True):
             hit.score *= weight
@@ -308,6 +311,19 @@ def _demote_secondary(hits: list[SearchHit], query: str) -> list[SearchHit]:
         return hits
     return ([hit for at, hit in enumerate(hits) if at not in repeated]
             + [hit for at, hit in enumerate(hits) if at in repeated])
+
+
+def is_example(hit: SearchHit) -> bool:
+    """Whether the hit is a row of a repository's example apps (`examples/`, `demo/`, `samples/`)."""
+    return hit.layer != "D0" and bool(EXAMPLE_PATH.search(hit.source_uri or ""))
+
+
+def secondary_code(hit: SearchHit, query: str) -> bool:
+    """A row of a repository's tests or example apps that the question does not ask about: they name the
+    code they use as often as its own file does, and seldom are what was asked for."""
+    if hit.metadata.get("is_test"):
+        return not TESTS_ASKED.search(query)
+    return is_example(hit) and not EXAMPLES_ASKED.search(query)
 
 
 def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:

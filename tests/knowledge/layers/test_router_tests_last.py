@@ -54,3 +54,22 @@ def test_a_question_about_testing_keeps_the_ranks_of_the_documentation(tmp_path)
     })
     plan, hits = plan_and_search("How do I test a site application?", [kb.pk])
     assert hits[0].source_uri.endswith("docs/testing.md"), [(hit.layer, hit.source_uri) for hit in hits[:4]]
+
+
+@pytest.mark.django_db
+def test_an_example_app_comes_after_the_code_and_its_documentation_unless_asked_for(tmp_path):
+    # click's "How do I add a custom CLI command?" was answered by examples/complex's `init` command.
+    kb = make_indexed_repo(tmp_path / "cli-repo", {
+        "cli/__init__.py": '"""Commands."""\n',
+        "cli/commands.py": ('"""Commands."""\n\n\ndef add_command(group, command):\n'
+                            '    """Register a custom command with a group of commands."""\n'
+                            "    group[command.name] = command\n"),
+        "examples/shop/commands.py": ("from cli.commands import add_command\n\n\ndef init():\n"
+                                      '    """Register the shop\'s custom command with the group of commands."""\n'
+                                      "    add_command(GROUP, init)  # a custom command in a group of commands\n"),
+    })
+    plan, hits = plan_and_search("How do I add a custom command to a group?", [kb.pk])
+    examples = [hit.source_uri.split(":")[-1].startswith("examples/") for hit in hits]
+    assert True in examples and examples == sorted(examples), [(hit.layer, hit.source_uri) for hit in hits]
+    plan, hits = plan_and_search("Is there an example of a custom command in a group?", [kb.pk])
+    assert any("examples/" in hit.source_uri for hit in hits[:2]), [(hit.layer, hit.source_uri) for hit in hits]
