@@ -93,7 +93,8 @@ _COMMAND_WORDS = {"command", "commands", "subcommand", "команда", "ком
 
 def command_name(text: str, vocabulary) -> str:
     """The command the question names by a plain word or words ("the qcluster command", "команда
-    normalizer"): the longest run of its words that is one of the bases' commands."""
+    normalizer"): the longest run of its words that is one of the bases' commands, beside the word
+    "command" — or anywhere, when it is no plain word ("init-db")."""
     commands = getattr(vocabulary, "commands", None)
     if not commands:
         return ""
@@ -103,9 +104,11 @@ def command_name(text: str, vocabulary) -> str:
         for start in range(len(words) - size + 1):
             phrase = " ".join(words[start:start + size])
             if phrase in commands and phrase not in NOT_NAMES:
-                # "How do I run the init-db command?": the one beside the word "command", not the verb "run".
+                # "How do I run the init-db command?": the one beside the word "command", not the verb "run";
+                # a plain word elsewhere is a word ("How do I create a group of commands?").
                 beside = {words[at] for at in (start - 1, start + size) if 0 <= at < len(words)}
-                found.append((not beside & _COMMAND_WORDS, -size, start, phrase))
+                if beside & _COMMAND_WORDS or not phrase.isalpha():
+                    found.append((not beside & _COMMAND_WORDS, -size, start, phrase))
     return min(found)[-1] if found else ""
 
 

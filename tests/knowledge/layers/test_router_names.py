@@ -49,3 +49,6 @@ class NamedByKindTests(SimpleTestCase):
             assert (plan.intent, plan.steps[0].filters) == ("cli", {"entry_type": "cli",
                                                                     "route_or_command": command}), question
         assert plan_question("Which routes does the app define?", COMMANDS).intent == "entrypoint"
+        # A plain word that is a command only beside the word: click's examples declare a command `group`.
+        plan = plan_question("How do I create a group of commands?", Vocabulary(commands={"group"}))
+        assert plan.intent != "cli", plan.steps
