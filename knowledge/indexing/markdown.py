@@ -8,6 +8,8 @@ character and nothing else; a backtick fence's info string has no backticks; an 
 runs to the end. Nothing inside a fence is a heading.
 
 Code spans are literal (no markup inside): `outside_code_spans` applies a change to the rest.
+Inline markup is read one way too: `without_emphasis` and `unescaped`, for a heading's title
+(`inline_text`) and for the text an extract quotes (`knowledge.search.source_text.clean_text`).
 
 The chunker cuts sections with `scan`, the parsers take titles with `first_heading`, and the
 layered index reads heading sections with `read_sections`. A Markdown file's setext headings (a
@@ -25,10 +27,10 @@ _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
 _CODE_SPAN = re.compile(r"`([^`]+)`")
-# Strong emphasis; with underscores only around more than a name (`__init__` is a name, as its author meant).
-_STRONG = re.compile(r"(\*\*)(?=\S)(.+?)(?<=\S)\*\*|(__)(?=\S)(.*?\W.*?)(?<=\S)__")
-# Not inside an MDX comment's `{/*` and `*/}`.
-_EMPHASIS = re.compile(r"(?<![\w*\\/])([*_])(?=[^\s*_])(.+?)(?<=[^\s\\])\1(?![\w*/])")
+# Emphasis and strikethrough; underscores only at word edges (CommonMark): snake_case and ENV_VARS are words.
+# An escaped mark ("\\*") is a character, not a mark.
+_EMPHASIS = re.compile(r"(?<!\\)(\*\*|\*|~~)(?=\S)(.+?)(?<=[^\s\\])\1"
+                       r"|(?<![\w\\])(__|_)(?=\S)(.+?)(?<=[^\s\\])\3(?!\w)")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark's escapable punctuation
 _SET_ASIDE = re.compile("\x00(\\d+)\x00")  # NUL never occurs in stored text
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
@@ -106,15 +108,21 @@ def inline_text(text: str) -> str:
     **debuild**", "2.7. Настройка **dh\\_make**", "Файл `rules`", as an HTML page's headings become)."""
     if "](" in text or "][" in text:
         text = _LINK.sub(r"\1", text)
-    if any(mark in text for mark in "*_`\\"):
-        text = outside_code_spans(text, _plain, span=lambda code: code).strip()
+    if any(mark in text for mark in "*_~`\\"):
+        text = outside_code_spans(text, lambda plain: unescaped(without_emphasis(plain)), span=lambda code: code)
+    return text.strip()
+
+
+def without_emphasis(text: str) -> str:
+    """Text (outside code spans) without its emphasis and strikethrough marks, nested ones too (***bold
+    italic***)."""
+    for _ in range(2):
+        text = _EMPHASIS.sub(lambda match: match.group(2) or match.group(4), text)
     return text
 
 
-def _plain(text: str) -> str:
-    """Inline text without its emphasis and backslash escapes."""
-    text = _STRONG.sub(lambda match: match.group(2) or match.group(4), text)
-    text = _EMPHASIS.sub(r"\2", text)
+def unescaped(text: str) -> str:
+    """Text (outside code spans) with its backslash escapes read as the characters they escape."""
     return _ESCAPED.sub(r"\1", text)
 
 

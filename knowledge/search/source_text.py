@@ -17,7 +17,7 @@ clean text cut into sentences and list items, not after initials or abbreviation
 import html
 import re
 
-from knowledge.indexing.markdown import outside_code_spans
+from knowledge.indexing.markdown import outside_code_spans, unescaped, without_emphasis
 from knowledge.search.citations import MARKER
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
@@ -36,8 +36,6 @@ _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
 # (Not "[3][4]": two reference markers in a row, see MARKER below.)
 _REF_LINK = re.compile(r"\[(?!\s*\d{1,6}\s*\])([^\]]+)\]\[[^\]]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
-# Underscores mark emphasis only at word edges (CommonMark): snake_case and ENV_VARS are words.
-_EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1|(?<!\w)(__|_)(?=\S)(.+?)(?<=\S)\3(?!\w)")
 _BR = re.compile(r"<br\s*/?>", re.I)
 # HTML elements left in Markdown (inline formatting, layout); other tags are text, not markup.
 _TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
@@ -57,7 +55,6 @@ _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 _ADMONITION = re.compile(r'^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w-]*(?:[ \t]+"([^"\n]*)")?[ \t]*$', re.M)
 _GENERATOR_LINE = re.compile(r"^[ \t]*(?::::.*|\{!.*!\}|-{2}8<-{2}.*)$", re.M)
 _TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>])")
 # A sentence starts with a capital, a digit or a bullet, or with a name of code in lower case that reads as
 # one: a path or a snake_case name ("…Python 3.11 or newer. bin/test first runs ruff", "…defaults. max_size
 # caps the cache.").
@@ -110,11 +107,10 @@ def _markup_as_text(text: str) -> str:
     text = _TAG.sub("", text)
     text = html.unescape(text)
     text = _COMMENT.sub("", text)
-    for _ in range(2):  # nested emphasis (***bold italic***)
-        text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text)
+    text = without_emphasis(text)
     text = _QUOTE.sub("", text)
     text = _BULLET.sub("• ", text)
-    return _ESCAPE.sub(r"\1", text)
+    return unescaped(text)
 
 
 # A line a source wraps mid-sentence (a word or a comma, then a word in lower case: Markdown written at 80

@@ -5,6 +5,7 @@ from knowledge.indexing.chunking import split_text
 from knowledge.indexing.layers.docs import read_sections
 from knowledge.indexing.layers.markdown import parse_doc
 from knowledge.indexing.markdown import fenced_lines, first_heading, scan, setext_headings
+from knowledge.search.source_text import clean_text
 
 TEXT = """# C#
 
@@ -107,3 +108,5 @@ def test_a_headings_markup_reads_as_what_it_marks():
     assert ["2.7. Настройка dh_make", "Файл rules и его цели"] in paths
     titles = [section.title for section in read_sections(text)]
     assert titles[:2] == ["2.7. Настройка dh_make", "Файл rules и его цели"]
+    # An extract reads inline markup the same way: an escaped mark is a character, not emphasis.
+    assert clean_text("Why \\*stars\\*? **Bold** and dh\\_make.") == "Why *stars*? Bold and dh_make."
