@@ -24,7 +24,6 @@ environment variable before the documentation's mentions of it).
 The trace ends with the plain search and how it was merged.
 """
 
-import re
 from collections import Counter
 
 from django.db.models import Count
@@ -37,7 +36,6 @@ from knowledge.search.vocabulary import load_vocabulary
 
 PLAIN_TOP_K = 8
 RRF_K = 10  # a small constant: the first places of each list decide
-ASKS_ABOUT_TESTS = re.compile(r"\btest(s|ed|ing)?\b|тест", re.IGNORECASE)
 
 
 def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
@@ -105,7 +103,7 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
     order = _most_imported(kb_ids, step.top_k) if step.order == "imported" else []
     if order:
         filters["qname"] = order
-    tests_first = bool(ASKS_ABOUT_TESTS.search(step.query))
+    tests_first = bool(retrieval.TESTS_ASKED.search(step.query))
     while True:
         hits = retrieval.search(step.query, kb_ids, top_k=step.top_k, mode=step.mode, layers=step.layers,
                                 filters=filters or None, query_embeddings=vectors)
@@ -113,7 +111,7 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
             hits.sort(key=lambda hit: order.index(hit.metadata.get("qname")) if hit.metadata.get("qname") in order
                       else len(order))
         # Stable sorts: the ranks are kept within each group.
-        hits.sort(key=lambda hit: retrieval.is_example(hit) and not retrieval.EXAMPLES_ASKED.search(step.query))
+        hits.sort(key=lambda hit: retrieval.unasked_example(hit, step.query))
         hits.sort(key=lambda hit: bool(hit.metadata.get("is_test")) != tests_first)
         hits.sort(key=lambda hit: any(hit.metadata.get(key) != value for key, value in step.prefer.items()))
         if hits or not relax:

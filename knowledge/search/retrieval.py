@@ -313,17 +313,18 @@ def _demote_secondary(hits: list[SearchHit], query: str) -> list[SearchHit]:
             + [hit for at, hit in enumerate(hits) if at in repeated])
 
 
-def is_example(hit: SearchHit) -> bool:
-    """Whether the hit is a row of a repository's example apps (`examples/`, `demo/`, `samples/`)."""
-    return hit.layer != "D0" and bool(EXAMPLE_PATH.search(hit.source_uri or ""))
-
-
 def secondary_code(hit: SearchHit, query: str) -> bool:
     """A row of a repository's tests or example apps that the question does not ask about: they name the
     code they use as often as its own file does, and seldom are what was asked for."""
     if hit.metadata.get("is_test"):
         return not TESTS_ASKED.search(query)
-    return is_example(hit) and not EXAMPLES_ASKED.search(query)
+    return unasked_example(hit, query)
+
+
+def unasked_example(hit: SearchHit, query: str) -> bool:
+    """A row of a repository's example apps (`examples/`, `demo/`, `samples/`) when the question does not
+    ask for an example."""
+    return hit.layer != "D0" and bool(EXAMPLE_PATH.search(hit.source_uri or "")) and not EXAMPLES_ASKED.search(query)
 
 
 def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:

@@ -77,12 +77,12 @@ def repeated_rows(question: str, hits: list) -> set[int]:
     question names: matched by what every row of their table shares (the column names: "format",
     "files"), they are alternatives nothing tells apart, and five of them, one after the other, would
     push the section answering "What file formats are supported?" out of the first places."""
-    words = _words(question)
+    words = {_latin(word) for word in _words(question)}
     seen, repeated = set(), set()
     for at, hit in enumerate(hits):
         pairs = _pairs(hit)
-        if pairs is None or any(_alike(_latin(word), _latin(other)) for _, value in pairs
-                                for word in _words(value) for other in words):
+        values = _values(pairs) if pairs is not None else set()
+        if pairs is None or any(_alike(word, value) for word in words for value in values):
             continue
         table = (hit.document_id, tuple(name for name, _ in pairs))
         if table in seen:
@@ -100,7 +100,7 @@ def looks_up(question: str, hit) -> bool:
     pairs = _pairs(hit)
     if pairs is None:
         return False
-    values = {_latin(word) for _, value in pairs for word in _words(value)}
+    values = _values(pairs)
     columns = set().union(*(_column_keys(name) for name, _ in pairs))
     names_value = names_column = False
     for word in _words(question):
@@ -121,6 +121,11 @@ def _pairs(hit) -> list[tuple[str, str]] | None:
     if len(lines) < 2 or not all(fields):
         return None
     return [(match.group(1).strip(), match.group(2).strip()) for match in fields]
+
+
+def _values(pairs: list[tuple[str, str]]) -> set[str]:
+    """The words of a row's values, in Latin letters (`_latin`), as a question's words are matched with them."""
+    return {_latin(word) for _, value in pairs for word in _words(value)}
 
 
 def _row(asked: set[str], words: set[str], hit) -> tuple[str, int] | None:
