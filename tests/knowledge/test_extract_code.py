@@ -8,16 +8,10 @@ from django.test import TestCase
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
 from knowledge.search import composer, source_text
-from knowledge.search.retrieval import SearchHit
 from tests.factories import make_kb
+from tests.knowledge.test_composer import hit
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
-
-def hit(n: int, content: str) -> SearchHit:
-    return SearchHit(chunk_id=n, document_id=n, knowledge_base_id=1, document_title=f"Doc {n}", source_uri="",
-                     section_path="", page=None, layer="D0", content=content, snippet="", distance=0.1, score=1.0,
-                     rank=n)
 
 
 def compose(question: str, *contents: str) -> str:

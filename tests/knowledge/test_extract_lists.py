@@ -1,24 +1,12 @@
 """An extract and a page's lists of topics ("You will learn", "Recap"): items opening with a question word
 name what a page covers, they answer nothing, with or without full stops."""
 
-from pathlib import Path
-
 from django.test import TestCase
 
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
-from knowledge.search import composer
-from knowledge.search.retrieval import SearchHit
 from tests.factories import make_kb
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
-
-def compose(question: str, *contents: str) -> str:
-    hits = [SearchHit(chunk_id=n, document_id=n, knowledge_base_id=1, document_title=f"Doc {n}", source_uri="",
-                      section_path="", page=None, layer="D0", content=content, snippet="", distance=0.1, score=1.0,
-                      rank=n) for n, content in enumerate(contents, start=1)]
-    return composer.compose(question, hits, entry_match=False).text
+from tests.knowledge.test_extract_code import DATA, compose
 
 
 class TopicListTests(TestCase):
