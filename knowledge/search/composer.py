@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from knowledge.search import closeness, layer_text
+from knowledge.search import answer_kinds, closeness, layer_text
 from knowledge.search.rows import quoted_rows
 from knowledge.search.source_text import CODE_LEFT_OUT, COMMAND, HEADING_INTRO, ITEM, clean_text, sentences, unwrapped
 from knowledge.search.words import same_words, word_stems
@@ -72,22 +72,7 @@ _EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"
                       r"|\b(?:like this|as follows|следующим образом|так))\W*:$", re.I)
 # A yes or a no opening an answer: it answers the question it was written for.
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
-# Questions that ask for a date or a number, and sentences that hold one (Russian and English).
-_MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
-           r"|april|may|june|july|august|september|october|november|december")
-_ANSWER_KINDS = {
-    "time": (re.compile(r"^\W*(когда|when)\b|\b(since|until|till) when\b|\b(с|до) каких пор\b"
-                        r"|\b(в|на|с|со|до|к|по|in|on|since|from|until|till|by)\s+(каком|какой|какого|какие|каких"
-                        r"|which|what)\s+(году|год|года|годы|годах|веке|века|дату|даты|дате|день|дня|числа|число"
-                        r"|месяца|месяц|year|century|date|day|month)\b|\bwhat (year|date|century)\b", re.I),
-             re.compile(rf"\b(1\d{{3}}|20\d{{2}})\b|\b\d{{1,2}}\s+({_MONTHS})|\b({_MONTHS})\w*\s+\d{{1,2}}\b"
-                        r"|\b[IVX]+\s+(век|в\.)|\bcentury\b", re.I)),
-    "number": (re.compile(r"^\W*(сколько|how (many|much|long|tall|high|deep|far|old|big|large))\b|\b(как(ая|ой|ова|ов)"
-                          r"|what is the|what's the)\s+(длина|высота|глубина|протяж[её]нность|площадь|численность"
-                          r"|население|масса|вес|ширина|скорость|стоимость|цена|length|height|depth|area|population"
-                          r"|weight|width|speed|size|price|cost)\b", re.I),
-               re.compile(r"\d")),
-}
+
 
 
 def setting(name: str):
@@ -124,6 +109,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     rows = quoted_rows(question, quoted)
     lines = {number: sentences(layer_text.quotable(hit, rows.get(number)))
              for number, hit in enumerate(quoted, start=1)}
+    # A release asked about by its number ("What changed in 2.0.0?"): its section's notes are the answer,
+    # in order, as many as EXTRACT_MAX_CHARS holds, though they share no word with the question.
+    release = answer_kinds.release_notes(question, quoted, lines)
+    lines = release or lines
     items, seen = [], set()  # (source number, position, sentence, stems)
     for number, source in lines.items():
         for position, sentence in enumerate(source):
@@ -144,7 +133,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
-            if _answers(stems, asked, sentence, alone=len(source) == 1) and not _in_topic_list(source, position):
+            if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
+                    _answers(stems, asked, sentence, alone=len(source) == 1) and not _in_topic_list(source, position)):
                 items.append((number, position, sentence, stems))
     if not items:
         return Composition("", [], False)
@@ -165,6 +155,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
     def score(item) -> float:
+        if release:  # in the order they are written
+            return 1.0 - 0.001 * item[1]
         if not meaning:
             return shared(item)
         return meaning.get((item[0], item[1]), 0.0) + SHARED_WORDS_WEIGHT * shared(item)
@@ -173,8 +165,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     best, budget = score(ranked[0]), setting("EXTRACT_MAX_CHARS")
     chosen, picked = {}, 0  # {(source number, position): sentence}
     for item in ranked:
-        if picked >= setting("EXTRACT_SENTENCES") or (chosen and score(item) < max(0.1, best / 2)):
-            break
+        if (picked >= setting("EXTRACT_SENTENCES") and not release) or (chosen and score(item) < max(0.1, best / 2)):
+            break  # a release's notes: as many as the budget holds, in order
         unit = _unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked)
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen}
         cost = sum(len(sentence) for sentence in new.values())
@@ -182,9 +174,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             chosen.update(new)
             budget -= cost
             picked += 1
+        elif release:
+            break
     if not chosen:
         return Composition("", [], False)
-    for number, position, sentence, _ in _expected_kind(question, ranked[0], chosen, items, budget):
+    for number, position, sentence, _ in answer_kinds.expected_kind(question, ranked[0], chosen, items, budget):
         chosen[(number, position)] = sentence
     text, said, cited, after_item = "", set(), set(), False
     for (number, position), sentence in sorted(chosen.items()):
@@ -203,7 +197,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         text += "\n" if item or after_item else "" if text.endswith("\n") else " "
         text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
         after_item = item
-    return Composition(text.strip(" \n"), sorted(cited), False, max(meaning.values()) if meaning else None)
+    # A release's notes are its section by its number, however far in meaning from "What changed?".
+    closest = max(meaning.values()) if meaning and not release else None
+    return Composition(text.strip(" \n"), sorted(cited), False, closest)
 
 
 def _as_read(source: list[str], position: int) -> str:
@@ -215,18 +211,6 @@ def _as_read(source: list[str], position: int) -> str:
     # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
     # says what the sentence is about, the package's path only dilutes it.
     return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)
-
-
-def _expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
-    """For a "when" or "how many" question whose extract holds no date or number: the sentence of the
-    best sentence's source that does, nearest to it (the answer is often the next sentence, which
-    names the subject as "it" and shares no word with the question)."""
-    kind = next((kind for kind, (asks, _) in _ANSWER_KINDS.items() if asks.search(question)), None)
-    if kind is None or any(_ANSWER_KINDS[kind][1].search(sentence) for sentence in chosen.values()):
-        return []
-    holding = [item for item in items if item[0] == best[0] and _ANSWER_KINDS[kind][1].search(item[2])
-               and (item[0], item[1]) not in chosen and len(item[2]) <= budget]
-    return sorted(holding, key=lambda item: abs(item[1] - best[1]))[:1]
 
 
 def _unit(item: tuple, source: list[str], budget: int, asked: set[str]) -> dict | None:

@@ -29,7 +29,7 @@ from collections import Counter
 from django.db.models import Count
 
 from knowledge.models import Chunk
-from knowledge.search import retrieval
+from knowledge.search import retrieval, secondary
 from knowledge.search.intent import plan_question
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import load_vocabulary
@@ -73,8 +73,9 @@ def _tests_last(question: str, hits: list[retrieval.SearchHit]) -> list[retrieva
     ranked: "How do I test a Flask application?" is answered by the documentation's testing page, not
     by the test suite's apps): a test names what it tests over and over ("schedule" in every line of
     test_scheduler.py), and outranks the code a question asks how to use. So do the rows of a
-    repository's example apps, unless the question asks for an example (`retrieval.secondary_code`)."""
-    return sorted(hits, key=lambda hit: retrieval.secondary_code(hit, question))
+    repository's example apps, unless the question asks for an example, and those of a changelog, unless
+    it asks about a release or a change (`secondary.secondary_row`)."""
+    return sorted(hits, key=lambda hit: secondary.secondary_row(hit, question))
 
 
 def _fuse(first: list[retrieval.SearchHit], second: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
@@ -103,7 +104,7 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
     order = _most_imported(kb_ids, step.top_k) if step.order == "imported" else []
     if order:
         filters["qname"] = order
-    tests_first = bool(retrieval.TESTS_ASKED.search(step.query))
+    tests_first = bool(secondary.TESTS_ASKED.search(step.query))
     while True:
         hits = retrieval.search(step.query, kb_ids, top_k=step.top_k, mode=step.mode, layers=step.layers,
                                 filters=filters or None, query_embeddings=vectors)
@@ -111,7 +112,7 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
             hits.sort(key=lambda hit: order.index(hit.metadata.get("qname")) if hit.metadata.get("qname") in order
                       else len(order))
         # Stable sorts: the ranks are kept within each group.
-        hits.sort(key=lambda hit: retrieval.unasked_example(hit, step.query))
+        hits.sort(key=lambda hit: secondary.unasked_example(hit, step.query))
         hits.sort(key=lambda hit: bool(hit.metadata.get("is_test")) != tests_first)
         hits.sort(key=lambda hit: any(hit.metadata.get(key) != value for key, value in step.prefer.items()))
         if hits or not relax:

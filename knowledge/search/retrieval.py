@@ -27,7 +27,6 @@ import functools
 import html
 import json
 import math
-import re
 import time
 
 from django.conf import settings
@@ -37,7 +36,7 @@ from django.utils.translation import gettext, gettext_lazy
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import calibration
 from knowledge.models import KnowledgeBase
-from knowledge.search import ann_plan, fusion, query_limits, query_vectors, reranking, rows, sql
+from knowledge.search import ann_plan, fusion, query_limits, query_vectors, reranking, rows, secondary, sql
 from knowledge.search.hits import Retrieval, SearchHit
 from portal.postgresql import prepared
 
@@ -46,11 +45,6 @@ from portal.postgresql import prepared
 MODES = {"hybrid": gettext_lazy("Hybrid (vector + keyword)"), "vector": gettext_lazy("Vector"),
          "keyword": gettext_lazy("Keyword")}
 EXCERPT_CHARS = 240
-# A question about tests keeps the rows of test files where they rank (`_demote_secondary`); one about
-# examples those of a repository's example apps (`examples/complex/commands/cmd_init.py`).
-TESTS_ASKED = re.compile(r"\btest|\bтест|\bspec\b|\bpytest\b|\bunittest", re.IGNORECASE)
-EXAMPLE_PATH = re.compile(r"(?:^|[:/])(?:examples?|demos?|samples?)/")
-EXAMPLES_ASKED = re.compile(r"\bexample|\bdemo\b|\bsample|пример|демо", re.IGNORECASE)
 # Questions whose tsquery texts are remembered (least recently asked dropped first): the keyword
 # side and the headlines of one search share them, and a question asked again needs no statement.
 TSQUERY_CACHE_SIZE = 1024
@@ -290,8 +284,8 @@ def tsqueries(config: str, query: str) -> tuple[str, str, list[str]]:
 
 def _demote_secondary(hits: list[SearchHit], query: str) -> list[SearchHit]:
     """Derived rows (edges) scored by `DERIVED_WEIGHT` when the search did not ask for their layers, and
-    rows of a repository's tests and example apps by `TEST_FILE_WEIGHT` when the question is not about
-    them (`secondary_code`).
+    rows of a repository's tests and example apps, and of changelogs, by `TEST_FILE_WEIGHT` when the
+    question is not about them (`secondary.secondary_row`).
 
     An edge row restates a line of the source its file already has as a chunk; left as they are,
     they crowd the first places of a plain search with several rows of one file. A test names the
@@ -301,7 +295,7 @@ def _demote_secondary(hits: list[SearchHit], query: str) -> list[SearchHit]:
     """
     derived = set(setting("DERIVED_LAYERS"))
     weights = [(setting("DERIVED_WEIGHT") if hit.layer in derived else 1.0)
-               * (setting("TEST_FILE_WEIGHT") if secondary_code(hit, query) else 1.0) for hit in hits]
+               * (setting("TEST_FILE_WEIGHT") if secondary.secondary_row(hit, query) else 1.0) for hit in hits]
     if any(weight != 1.0 for weight in weights):
         for hit, weight in zip(hits, weights, strict=True):
             hit.score *= weight
@@ -311,20 +305,6 @@ def _demote_secondary(hits: list[SearchHit], query: str) -> list[SearchHit]:
         return hits
     return ([hit for at, hit in enumerate(hits) if at not in repeated]
             + [hit for at, hit in enumerate(hits) if at in repeated])
-
-
-def secondary_code(hit: SearchHit, query: str) -> bool:
-    """A row of a repository's tests or example apps that the question does not ask about: they name the
-    code they use as often as its own file does, and seldom are what was asked for."""
-    if hit.metadata.get("is_test"):
-        return not TESTS_ASKED.search(query)
-    return unasked_example(hit, query)
-
-
-def unasked_example(hit: SearchHit, query: str) -> bool:
-    """A row of a repository's example apps (`examples/`, `demo/`, `samples/`) when the question does not
-    ask for an example."""
-    return hit.layer != "D0" and bool(EXAMPLE_PATH.search(hit.source_uri or "")) and not EXAMPLES_ASKED.search(query)
 
 
 def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:

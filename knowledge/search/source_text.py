@@ -29,7 +29,7 @@ CODE_LEFT_OUT = "\x02\x02"  # stands, among the extract's candidates, for a code
 HEADING_INTRO = "\x03"
 _FENCE_INFO = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*(\S*)")
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
+HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
 _HEADING_OVER_COMMAND = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(.*?)[ \t#:]*\n(?=(?:[ \t]*\n)*{COMMAND})", re.M)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
@@ -83,7 +83,7 @@ def clean_text(text: str) -> str:
     text = _ADMONITION.sub(lambda match: f"{match.group(1)}\n" if match.group(1) else "", text)
     text = _GENERATOR_LINE.sub("", text)
     text = _TABLE_SEPARATOR.sub("", text)
-    text = _HEADING.sub(r"\1", text)
+    text = HEADING.sub(r"\1", text)
     # Code spans are literal: no tags, emphasis or escapes inside (`<h1>`, `*args`, `a_b_c`). (A tag dropped
     # from "`<h1>` и `<li>`" unpaired the backticks that came after it.)
     text = outside_code_spans(text, _markup_as_text, span=html.unescape)

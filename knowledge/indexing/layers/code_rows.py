@@ -274,7 +274,8 @@ def role_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
             "source_path": file.path,
             "artifact_type": "CODE",
         }
-        head = f"{symbol.qname} is a {ordered[0].replace('_', ' ')} ({symbol.kind})"
+        role = ordered[0].replace("_", " ")
+        head = f"{symbol.qname} is {'an' if role[0] in 'aeio' else 'a'} {role} ({symbol.kind})"
         content = "\n".join([head, *meta["evidence"]])
         rows.append(LayerRow("C4", symbol.qname, content, meta, section_path=symbol.qname,
                              span_start=symbol.line_start, span_end=symbol.line_end, language=file.language))

@@ -25,15 +25,18 @@ SCENARIO_TITLE = re.compile(r"^(сценари[йи]|scenario|workflow|use case)
                             re.IGNORECASE)
 INTEGRATIONS_TITLE = re.compile(r"^(integrations?|интеграци[яи])$", re.IGNORECASE)
 
+# A release history: CHANGES.rst, CHANGELOG.md, HISTORY.md, NEWS, RELEASE_NOTES.md, docs/releases.md.
+CHANGELOG_PATH = re.compile(r"(^|[:/])(change-?log|changes|history|news|releases|release[-_ ]?notes)([-_.][^/]*)?$",
+                            re.IGNORECASE)
 DOC_KIND_BY_PATH = (
     ("readme", re.compile(r"(^|/)readme[^/]*$", re.IGNORECASE)),
-    ("changelog", re.compile(r"(^|/)(changelog|changes|history)[^/]*$", re.IGNORECASE)),
+    ("changelog", CHANGELOG_PATH),
     ("adr", re.compile(r"(^|/)(adrs?|decisions)/", re.IGNORECASE)),
     ("runbook", re.compile(r"runbook|playbook", re.IGNORECASE)),
     ("spec", re.compile(r"(^|/)(specs?|rfcs?|requirements)(/|[-_.])", re.IGNORECASE)),
     ("guide", re.compile(r"guide|tutorial|how-?to|getting[-_]started", re.IGNORECASE)),
 )
-RELEASE_TITLE = re.compile(r"^\[?v?\d")
+RELEASE_TITLE = re.compile(r"^\[?(?:v|version |release |версия |релиз )?\d", re.IGNORECASE)
 # The files read as documentation (reStructuredText as Markdown, knowledge/indexing/rst.py).
 DOC_EXTENSIONS = (".md", ".markdown", ".rst")
 DOC_KINDS = {"readme", "changelog", "adr", "runbook", "spec", "guide", "reference", "api"}
@@ -86,7 +89,7 @@ def parse_doc(path: str, text: str) -> ParsedDoc:
     title = as_text(frontmatter.get("title")) or next(
         (s.title for s in sections if s.level == 1 and not SUMMARY_TITLE.match(s.title)), "")
     if doc_kind == "changelog" and RELEASE_TITLE.match(title):
-        title = ""  # its latest release ("4.21.2 / 2024-11-06", "v2.0.0"), not the changelog's title
+        title = ""  # its latest release ("4.21.2 / 2024-11-06", "v2.0.0", "Version 2.2.0"), not the changelog's title
     return ParsedDoc(
         path=path, frontmatter=frontmatter, body=body, body_line=body_line, sections=sections,
         doc_id=as_text(frontmatter.get("id")) or path,

@@ -258,7 +258,7 @@ class CodeLayerTests(SimpleTestCase):
         ])
         self.assertEqual(rows[11].metadata["evidence"], ["api_handler: django class_view orders/<int:pk>/",
                                                          "view: inherits django.views.View"])
-        self.assertEqual(rows[11].content, "shop.views.OrderDetail is a api handler (class)\n"
+        self.assertEqual(rows[11].content, "shop.views.OrderDetail is an api handler (class)\n"
                                            "api_handler: django class_view orders/<int:pk>/\n"
                                            "view: inherits django.views.View")
 

@@ -1,0 +1,66 @@
+"""What kind of answer a question expects beside the sentences sharing its words: a date ("When was …
+founded?"), a number ("How many …?"), or a release's notes ("What changed in 2.0.0?"), which the
+extract (`composer`) then quotes though they share no word with the question.
+"""
+
+import re
+
+from knowledge.search.intent_words import VERSION
+from knowledge.search.source_text import HEADING, quotable_text, sentences
+
+# Questions that ask for a date or a number, and sentences that hold one (Russian and English).
+MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
+          r"|april|may|june|july|august|september|october|november|december")
+ANSWER_KINDS = {
+    "time": (re.compile(r"^\W*(когда|when)\b|\b(since|until|till) when\b|\b(с|до) каких пор\b"
+                        r"|\b(в|на|с|со|до|к|по|in|on|since|from|until|till|by)\s+(каком|какой|какого|какие|каких"
+                        r"|which|what)\s+(году|год|года|годы|годах|веке|века|дату|даты|дате|день|дня|числа|число"
+                        r"|месяца|месяц|year|century|date|day|month)\b|\bwhat (year|date|century)\b", re.I),
+             re.compile(rf"\b(1\d{{3}}|20\d{{2}})\b|\b\d{{1,2}}\s+({MONTHS})|\b({MONTHS})\w*\s+\d{{1,2}}\b"
+                        r"|\b[IVX]+\s+(век|в\.)|\bcentury\b", re.I)),
+    "number": (re.compile(r"^\W*(сколько|how (many|much|long|tall|high|deep|far|old|big|large))\b|\b(как(ая|ой|ова|ов)"
+                          r"|what is the|what's the)\s+(длина|высота|глубина|протяж[её]нность|площадь|численность"
+                          r"|население|масса|вес|ширина|скорость|стоимость|цена|length|height|depth|area|population"
+                          r"|weight|width|speed|size|price|cost)\b", re.I),
+               re.compile(r"\d")),
+}
+
+
+def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
+    """For a "when" or "how many" question whose extract holds no date or number: the sentence of the
+    best sentence's source that does, nearest to it (the answer is often the next sentence, which
+    names the subject as "it" and shares no word with the question)."""
+    kind = next((kind for kind, (asks, _) in ANSWER_KINDS.items() if asks.search(question)), None)
+    if kind is None or any(ANSWER_KINDS[kind][1].search(sentence) for sentence in chosen.values()):
+        return []
+    holding = [item for item in items if item[0] == best[0] and ANSWER_KINDS[kind][1].search(item[2])
+               and (item[0], item[1]) not in chosen and len(item[2]) <= budget]
+    return sorted(holding, key=lambda item: abs(item[1] - best[1]))[:1]
+
+
+def release_notes(question: str, sources: list, lines: dict[int, list[str]]) -> dict[int, list[str]]:
+    """The sentences of the release the question names by its number, by source number: of a source that
+    is its section ("What changed in version 2.0.0?" and a changelog's "Version 2.0.0", "Changelog >
+    v2.0.0"), or of the text under its heading in one holding several releases (a short changelog is one
+    chunk)."""
+    asked = versions(question)
+    notes = {}
+    for number, hit in enumerate(sources if asked else [], start=1):
+        if asked & versions(hit.section_path.rsplit(">", 1)[-1]):
+            notes[number] = lines[number]
+        elif (section := _release_section(hit.content or "", asked)) is not None:
+            notes[number] = sentences(quotable_text(section))
+    return notes
+
+
+def _release_section(content: str, asked: set[str]) -> str | None:
+    """The text under the heading naming an asked release, up to the heading of the next release."""
+    headings = [match for match in HEADING.finditer(content) if VERSION.search(match.group(1))]
+    for at, heading in enumerate(headings):
+        if asked & versions(heading.group(1)):
+            return content[heading.end():headings[at + 1].start() if at + 1 < len(headings) else len(content)]
+    return None
+
+
+def versions(text: str) -> set[str]:
+    return {version.lower().removeprefix("v") for version in VERSION.findall(text)}

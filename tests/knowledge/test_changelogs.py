@@ -1,0 +1,116 @@
+"""A changelog answers what changed in a release, and gives way to the documentation on a how-to.
+
+itsdangerous's "How do I change the digest method?" quoted two of its changelog's notes ("Fixed a name
+error when overriding the digest method.") before the section on digest methods, and "What changed in
+version 2.0.0?" quoted a line of the catalogue ("Version 2.2.0 mentions GitHub") instead of the notes.
+"""
+
+import pytest
+
+from knowledge.indexing import ingestion
+from knowledge.indexing.layers.markdown import parse_doc
+from knowledge.search import answers, retrieval
+from knowledge.search.hits import SearchHit
+from knowledge.search.planned import plan_and_search
+from tests.factories import make_indexed_repo, make_kb
+
+
+def hit(n: int, content: str, *, score: float, source_uri: str, **metadata) -> SearchHit:
+    return SearchHit(chunk_id=n, document_id=n, knowledge_base_id=1, document_title="", source_uri=source_uri,
+                     section_path="", page=None, layer="", content=content, snippet="", distance=0.1, score=score,
+                     rank=n, metadata=metadata)
+
+# Written as Pallets' projects write theirs: a release per section, its date, then its notes.
+CHANGES = """Version 1.3.0
+-------------
+
+Released 2024-04-16
+
+-   Drop support for the old signer.
+
+Version 1.2.0
+-------------
+
+Released 2023-02-01
+
+-   Fixed a name error when overriding the digest method. :issue:`12`
+-   Changing the digest method of a signer changes its signatures.
+-   Overriding the digest method of a serializer is documented.
+
+Version 1.1.0
+-------------
+
+Released 2022-03-09
+
+-   Added a digest method setting.
+"""
+GUIDE = """# Signing
+
+## Hash functions
+
+A signer hashes with its digest method. The digest method is another hash function when one is
+passed as the signer is created, for example a stronger one from the standard library.
+"""
+HOW_TO = "How do I change the digest method?"
+
+
+@pytest.fixture
+def uploaded(tmp_path):
+    kb = make_kb()
+    for name, text in [("CHANGES.rst", CHANGES), ("signing.md", GUIDE)]:
+        (tmp_path / name).write_text(text)
+        result = ingestion.ingest_file(kb, tmp_path / name)
+        assert result.outcome != "failed", result.error
+    return kb
+
+
+def ranked(query: str, *hits: SearchHit) -> list[str]:
+    return [hit.source_uri for hit in retrieval._demote_secondary(list(hits), query)]
+
+
+@pytest.mark.parametrize("uri", ["file:CHANGES.rst", "file:docs/changelog.md", "repo:lib:HISTORY.md", "file:NEWS"])
+def test_a_how_to_finds_the_documentation_before_the_changelog(uri):
+    changelog, guide = hit(1, "", score=1.0, source_uri=uri), hit(2, "", score=0.6, source_uri="file:signing.md")
+    assert ranked(HOW_TO, changelog, guide) == ["file:signing.md", uri]
+    # Asked about a release, a fix or a version, the changelog keeps its rank.
+    for question in ["Which release fixed overriding the digest method?", "What changed in 1.2?",
+                     "В какой версии исправили метод хеширования?"]:
+        assert ranked(question, changelog, guide) == [uri, "file:signing.md"], question
+
+
+def test_a_changelog_is_known_by_its_kind_in_a_repository_and_a_web_page_by_no_name():
+    changelog = hit(1, "", score=1.0, source_uri="repo:lib:docs/releases/2.0.rst", doc_kind="changelog")
+    news = hit(3, "", score=1.0, source_uri="https://example.com/news")
+    guide = hit(2, "", score=0.6, source_uri="file:signing.md")
+    assert ranked(HOW_TO, changelog, guide) == ["file:signing.md", "repo:lib:docs/releases/2.0.rst"]
+    assert ranked(HOW_TO, news, guide) == ["https://example.com/news", "file:signing.md"]
+
+
+@pytest.mark.django_db
+def test_a_release_asked_about_by_its_number_is_answered_by_its_notes_in_order(uploaded):
+    answer = answers.answer("What changed in version 1.2.0?", [uploaded.pk])
+    assert not answer.refused, answer.reasons
+    assert answer.text.splitlines() == [
+        "Released 2023-02-01 [1]", "• Fixed a name error when overriding the digest method. [1]",
+        "• Changing the digest method of a signer changes its signatures. [1]",
+        "• Overriding the digest method of a serializer is documented. [1]"]
+    # The changelog is one chunk: its release's notes are those under its heading, not the first release's.
+    assert [citation.hit.source_uri for citation in answer.citations] == ["file:CHANGES.rst"]
+
+
+@pytest.mark.django_db
+def test_in_a_repository_the_router_answers_a_release_and_puts_the_changelog_after_a_how_to(tmp_path):
+    kb = make_indexed_repo(tmp_path / "signing", {"CHANGES.rst": CHANGES, "docs/signing.md": GUIDE,
+                                                  "signing/__init__.py": '"""Signing."""\n'})
+    plan, hits = plan_and_search(HOW_TO, [kb.pk])
+    changelog = [hit.source_uri.endswith("CHANGES.rst") for hit in hits]
+    assert True in changelog and changelog == sorted(changelog), [(hit.layer, hit.source_uri) for hit in hits]
+    answer = answers.answer("What is new in 1.1.0?", [kb.pk])
+    assert answer.text.splitlines() == ["Released 2022-03-09 [1]", "• Added a digest method setting. [1]"]
+
+
+def test_a_changelog_is_not_titled_by_its_latest_release():
+    for heading in ["Version 2.2.0", "Release 2.2.0", "v2.2.0", "2.2.0 / 2024-04-16", "Версия 2.2"]:
+        doc = parse_doc("CHANGES.md", f"# {heading}\n\n- A note.\n")
+        assert (doc.doc_kind, doc.title) == ("changelog", "CHANGES"), heading
+    assert parse_doc("CHANGES.md", "# Changelog\n\n## 1.0\n\n- A note.\n").title == "Changelog"
