@@ -29,14 +29,15 @@ _CODE_DIRECTIVES = {"code-block", "code", "sourcecode"}
 # and runs (Pallets' `.. click:example::`, `.. click:run::`).
 _CODE_LIKE = re.compile(r"(?:^|:)(?:doctest|testcode|testoutput|testsetup|testcleanup|ipython|jupyter-execute"
                         r"|code-cell|program-output|command-output|example|run|console)$")
-_ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
+ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
                 "seealso", "admonition", "deprecated", "versionadded", "versionchanged"}
 # Object descriptions (Sphinx's domains: `.. py:function::`, `.. function::`, …): the object's signature.
-_DESCRIPTIONS = {"function", "class", "method", "attribute", "data", "exception", "decorator", "describe",
+DESCRIPTIONS = {"function", "class", "method", "attribute", "data", "exception", "decorator", "describe",
                  "object", "option", "confval", "program"}
-# Directives whose text is no prose: tables of contents, pictures, includes, autodoc, markup.
+# Directives whose text is no prose: tables of contents, pictures, includes, autodoc, markup, diagrams.
 _LEFT_OUT = {"toctree", "image", "figure", "include", "literalinclude", "raw", "index", "currentmodule",
-             "module", "highlight", "meta", "contents", "sectnum", "target-notes", "default-role", "role"}
+             "module", "highlight", "meta", "contents", "sectnum", "target-notes", "default-role", "role",
+             "mermaid", "graphviz", "digraph", "plantuml", "uml"}
 _LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")
 _ROLE = re.compile(r":[\w:+-]+:`(?:([^`<]+?)\s*<[^`>]+>|([^`]+))`")
 # A role whose text runs onto the next line (":gh:`The tutorial project is … in the Flask" / "repository
@@ -112,29 +113,48 @@ def _heading(lines: list[str], number: int) -> tuple[str, int, int] | None:
     return None
 
 
+def directive_kind(name: str) -> str:
+    """"code" (a block of code), "left out" (no prose) or "prose", of a directive named `name` (lower case);
+    MyST's are Sphinx's too (`knowledge.indexing.myst`)."""
+    if name in _CODE_DIRECTIVES or _CODE_LIKE.search(name):
+        return "code"
+    if name in _LEFT_OUT or name.startswith("auto"):
+        return "left out"
+    return "prose"
+
+
+def directive_language(name: str, argument: str) -> str:
+    """The language a code directive names (`.. code-block:: python`), or ""."""
+    return argument.split()[0] if name in _CODE_DIRECTIVES and argument.strip() else ""
+
+
+def directive_label(name: str, argument: str) -> str:
+    """The line a prose directive's text reads under, saying what it is: "Note:", "Environment variable
+    `FLASK_APP`:", "`send(data)`", a container's (tabs, a topic, a table) title if any."""
+    if name in ADMONITIONS:
+        label = name.replace("seealso", "see also").replace("version", "version ").capitalize() + ":"
+        return label + (f" {argument}" if argument else "")
+    if name == "envvar":
+        return f"Environment variable `{argument}`:"
+    if ":" in name or name in DESCRIPTIONS:
+        return f"`{argument}`" if argument else ""
+    return argument
+
+
 def _directive(lines: list[str], out: list[str], number: int, directive: re.Match) -> int:
     name = directive.group("name").lower()
     argument = directive.group("argument").strip()
-    if name in _CODE_DIRECTIVES or _CODE_LIKE.search(name):
+    kind = directive_kind(name)
+    if kind == "code":
         out[number] = ""
-        return _fence(lines, out, number, argument.split()[0] if name in _CODE_DIRECTIVES and argument else "")
-    if name in _LEFT_OUT or name.startswith("auto"):
+        return _fence(lines, out, number, directive_language(name, argument))
+    if kind == "left out":
         return _skip_block(lines, out, number)
-    # Any other directive's text stays, read like the rest (a note's code block is fenced too),
-    # under a line that says what it is: "Note:", "Environment variable `FLASK_APP`:", "`send(data)`".
+    # Any other directive's text stays, read like the rest (a note's code block is fenced too).
     end = _block_end(lines, number)
     _dedent(lines, number + 1, end)
     out[number + 1:end] = lines[number + 1:end]
-    if name in _ADMONITIONS:
-        label = name.replace("seealso", "see also").replace("version", "version ").capitalize() + ":"
-        label += f" {argument}" if argument else ""
-    elif name == "envvar":
-        label = f"Environment variable `{argument}`:"
-    elif ":" in name or name in _DESCRIPTIONS:
-        label = f"`{argument}`" if argument else ""
-    else:  # a container (tabs, a topic, a table): its title, if any
-        label = argument
-    out[number] = directive.group("indent") + _inline(label)
+    out[number] = directive.group("indent") + _inline(directive_label(name, argument))
     return number + 1
 
 

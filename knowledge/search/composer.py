@@ -16,7 +16,9 @@
   (its list, a short command, else the next sentence): an extract never ends on a colon, nor quotes a
   sentence that a code block too long to quote cut short, nor one announcing an example left out
   ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
-  start cut, even as what introduces a list.
+  start cut, even as what introduces a list. A release asked about by its number is answered by its
+  section's notes in order (`answer_kinds.release_notes`), a "when" or "how many" question whose extract
+  holds no date or number gets the nearest sentence that does (`answer_kinds.expected_kind`).
 
 Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code
 left out but for a short command after the sentence that introduces it, sentences); a repository's

@@ -144,7 +144,9 @@ def _overview(q: Asked):
 
 
 def _integrations(q: Asked):
-    if INTEGRATIONS(q.words):
+    # "How do I integrate structlog with logging?" asks for a procedure (the documentation), not for the
+    # services and addresses the repository's pages mention.
+    if INTEGRATIONS(q.words) and not HOW_TO(q.words):
         filters = {"source_id": q.subject} if q.subject else {}
         return [Step(["D6"], q.text, filters, top_k=10, relax=list(filters),
                      why="integrations are D6 rows, one per integration"

@@ -34,6 +34,7 @@ _HEADING_OVER_COMMAND = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(.*?)[ \t#:]*\n(?=(
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
 # (Not "[3][4]": two reference markers in a row, see MARKER below.)
+_LINK_TAIL = re.compile(r"^[^\[\]\n]*\]\([^()\s]*(?:\([^()\s]*\))?[^()\s]*\)[)\]\"'»”’]*[ \t]*")
 _REF_LINK = re.compile(r"\[(?!\s*\d{1,6}\s*\])([^\]]+)\]\[[^\]]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _BR = re.compile(r"<br\s*/?>", re.I)
@@ -304,4 +305,6 @@ def quotable_text(content: str) -> str:
     (a heading right over one kept, marked HEADING_INTRO, as the line introducing it)."""
     text = prose_without_code(content, commands=True)
     text = _HEADING_OVER_COMMAND.sub(lambda match: f"{HEADING_INTRO}{match.group(1)}:\n", text)
-    return clean_text(_HEADING_LINE.sub("", text))
+    # A chunk that opens inside a link ("FastAPI](https://…)) where …": the link's tail is no text of its
+    # own, and what follows it is the rest of a sentence the chunk's start cut.
+    return clean_text(_LINK_TAIL.sub("", _HEADING_LINE.sub("", text).lstrip(), count=1))

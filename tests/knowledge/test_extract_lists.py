@@ -66,3 +66,12 @@ class CutIntroductionTests(TestCase):
         source = "so each key stays the same across renders.\n\nThis lets React match each item between renders."
         self.assertEqual(compose("How does React match each item between renders?", source),
                          "This lets React match each item between renders. [1]")
+
+    def test_a_chunk_opening_inside_a_link_quotes_neither_the_link_nor_the_sentence_it_ends(self):
+        # structlog's "Context Variables": a chunk's overlap opened on "FastAPI](https://github.com/…)) where
+        # context variables …", quoted as it stood.
+        source = ("# Context Variables\n\nFastAPI](https://github.com/tiangolo/fastapi/discussions/5999)) where "
+                  "context variables set in a synchronous context don't appear in logs from an async context.\n\n"
+                  "Bind context variables in a middleware so that every log entry of a request carries them.\n")
+        self.assertEqual(compose("How do I use context variables in an async context?", source), "Bind context "
+                         "variables in a middleware so that every log entry of a request carries them. [1]")

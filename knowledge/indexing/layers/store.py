@@ -38,6 +38,7 @@ from knowledge.indexing.layers.markdown import DOC_EXTENSIONS
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
+from knowledge.indexing.myst import markdown_as_read
 from knowledge.indexing.parsing.text import WIDE_BOMS, decode_text
 from knowledge.indexing.rst import rst_as_markdown
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
@@ -202,8 +203,9 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
     """The rows of every layer for one file (documentation or code)."""
     suffix = PurePosixPath(rel).suffix.lower()
     if suffix in DOC_EXTENSIONS:
-        # reStructuredText (Sphinx docs, README.rst) is read as Markdown, line for line.
-        return build_doc_rows(rel, rst_as_markdown(text) if suffix == ".rst" else text, chunk_size=kb.chunk_size,
+        # reStructuredText (Sphinx docs, README.rst) is read as Markdown, MyST's markup as CommonMark, line for line.
+        text = rst_as_markdown(text) if suffix == ".rst" else markdown_as_read(text)
+        return build_doc_rows(rel, text, chunk_size=kb.chunk_size,
                               chunk_overlap=kb.chunk_overlap, chunk_min_size=kb.chunk_min_size)
     extractor = extractor_for(rel)
     return build_code_rows(code_file or extractor.parse(rel, text), index, extractor)

@@ -16,6 +16,7 @@ from django.utils.translation import gettext
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
 from knowledge.indexing.markdown import fenced_lines, first_heading, outside_code_spans, scan, setext_headings
+from knowledge.indexing.myst import markdown_as_read
 from knowledge.indexing.rst import rst_as_markdown
 
 # UTF-32 before UTF-16: the UTF-32-LE mark starts with the UTF-16-LE one.
@@ -99,10 +100,11 @@ def detect_encoding(data: bytes) -> str:
 
 
 def parse_markdown(path: Path) -> ParsedDocument:
-    """Markdown: frontmatter split off into metadata, MDX noise dropped, title found."""
+    """Markdown: frontmatter split off into metadata, MyST's markup and reference links read as plain
+    CommonMark (`knowledge.indexing.myst`), MDX noise dropped, title found."""
     raw = decode_text(path.read_bytes())
     body, frontmatter = split_frontmatter(raw)
-    body = clean_markdown(setext_headings(body))
+    body = clean_markdown(markdown_as_read(setext_headings(body)))
     title = frontmatter.get("title") if frontmatter else None
     if not isinstance(title, str) or not title.strip():
         title = first_heading(body) or path.stem

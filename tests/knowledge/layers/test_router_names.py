@@ -33,7 +33,10 @@ class NamedByKindTests(SimpleTestCase):
         for question in ["How do I add a custom CLI command?", "How can I write my own command?",
                          "How to register a new CLI command?", "Как добавить свою команду в CLI?",
                          "How do I test a click command?", "How do I read an environment variable into an option?",
-                         "How do I add a route?", "Как создать фоновую задачу?", "How do I define a model?"]:
+                         "How do I add a route?", "Как создать фоновую задачу?", "How do I define a model?",
+                         # structlog's: its pages' mentions of github.com and 12factor.net were the answer.
+                         "How do I integrate structlog with the standard library logging?",
+                         "Как интегрировать structlog со стандартным logging?"]:
             plan = plan_question(question, COMMANDS)  # "my own" asks for no owner either
             assert plan.intent in {"workflow", "general"} and plan.steps[-1].layers == ["D0", "C0"], question
         plan = plan_question("How do I make the qcluster command use two workers?", COMMANDS)

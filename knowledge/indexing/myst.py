@@ -1,0 +1,135 @@
+"""Markdown as it reads: MyST's roles and directives (Sphinx's Markdown) and reference links as plain
+CommonMark, line for line, so a citation's line is the file's.
+
+`markdown_as_read(text)`:
+
+* a role, `` {func}`structlog.configure` ``, `` {class}`~structlog.processors.JSONRenderer` ``,
+  `` {doc}`configure <configuration>` ``, reads as its text in a code span, as a reStructuredText
+  role does (`knowledge.indexing.rst`): `structlog.configure`, `structlog.processors.JSONRenderer`,
+  `configure`;
+* a directive, fenced with backticks (```` ```{note} ````) or colons (`:::{warning}`), is what the same
+  directive is in reStructuredText (`rst.directive_kind`): a code block (`code-block`, `doctest`, …)
+  fenced as code with its language; one holding no prose (`toctree`, `image`, `include`, diagrams)
+  left out; any other (an admonition, a container) its text, under the line saying what it is
+  ("Note:", "Version changed: 24.1.0"), its options (`:class: tip`) left out; `eval-rst`'s body is
+  read as reStructuredText. A backtick fence with another name in braces (Quarto's ```` ```{python} ````)
+  stays code;
+* a target (`(label)=`) and a comment line (`% …`) are left out;
+* a reference link, `[text][label]`, `[text][]` or `[label]` with its definition `[label]: url` in the
+  file, is an inline link `[text](url)`, its definition's line left blank: read from a chunk, the
+  definition would be quoted as a sentence ("[python-json-logger]: https://…").
+"""
+
+import re
+
+from knowledge.indexing import rst
+from knowledge.indexing.markdown import fenced_lines
+
+_DIRECTIVE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*"
+                        r"(?P<argument>.*?)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ROLE = re.compile(r"\{[\w:+-]+\}`(?:([^`<]+?)\s*<[^`>]+>|([^`]+))`")
+_TARGET = re.compile(r"^ {0,3}\([^()\s]+\)=[ \t]*$")
+_COMMENT = re.compile(r"^ {0,3}%(?:[ \t]|$)")
+_OPTION = re.compile(r"^[ \t]*:[\w-]+:")  # ":class: tip", ":caption: Example" at the top of a directive
+# The prose directives a backtick fence holds; any other name in braces there is a code cell, as it read
+# before (Quarto's and R Markdown's ```{python}, ```{r setup}).
+_PROSE = rst.ADMONITIONS | rst.DESCRIPTIONS | {
+    "envvar", "eval-rst", "glossary", "only", "topic", "sidebar", "rubric", "epigraph", "list-table", "csv-table",
+    "table", "tab-set", "tab-item", "tabs", "tab", "dropdown", "card", "grid", "grid-item", "grid-item-card",
+    "container", "div", "margin"}
+# A reference definition: `[label]: url` or `[label]: <url> "title"`, at most three spaces in.
+_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)([^\]]+)\]:[ \t]*<?([^\s>]+)>?"
+                         r"(?:[ \t]+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?[ \t]*$")
+# `[text][label]`, `[text][]`, `[label]` — not an inline link, an image, a footnote or a checkbox.
+_REFERENCE = re.compile(r"(?<![!\]\\])\[([^\[\]]+)\](?:\[([^\[\]]*)\])?(?![(\[:])")
+
+
+def markdown_as_read(text: str) -> str:
+    """`text` (Markdown, MyST or CommonMark) with MyST's markup and reference links as plain CommonMark
+    (see the module docstring); every line where it was."""
+    lines = text.split("\n")
+    out = list(lines)
+    number = 0
+    while number < len(lines):
+        line = lines[number]
+        directive = _DIRECTIVE.match(line)
+        if directive is not None:
+            number = _directive(lines, out, number, directive)
+        elif (fence := _FENCE.match(line)) is not None:
+            number = _closing(lines, number, fence.group(1)) + 1  # code, as written
+        elif _TARGET.match(line) or _COMMENT.match(line):
+            out[number] = ""
+            number += 1
+        else:
+            out[number] = _ROLE.sub(lambda match: f"`{(match.group(1) or match.group(2)).strip().lstrip('~!')}`", line)
+            number += 1
+    return _inline_references("\n".join(out))
+
+
+def _directive(lines: list[str], out: list[str], number: int, directive: re.Match) -> int:
+    """Read the directive opening at line `number` into `out`; the next line to read."""
+    name, argument, fence = directive.group("name").lower(), directive.group("argument"), directive.group("fence")
+    end = _closing(lines, number, fence)
+    kind = rst.directive_kind(name)
+    if kind == "prose" and fence[0] == "`" and name not in _PROSE and ":" not in name:
+        kind = "code"
+    body = _after_options(lines, number + 1, end)
+    closed = end < len(lines)
+    if kind == "left out":
+        out[number:end + closed] = [""] * (end + closed - number)
+        return end + 1
+    out[number + 1:body] = [""] * (body - number - 1)
+    if kind == "code":
+        out[number] = f"{directive.group('indent')}```{rst.directive_language(name, argument) or name}"
+        if closed:
+            out[end] = "```"
+        return end + 1
+    out[number] = directive.group("indent") + rst.directive_label(name, argument)
+    if closed:
+        out[end] = lines[end] = ""  # the fence is no code's: read on inside it (its own directives and code)
+    if name == "eval-rst":
+        out[body:end] = rst.rst_as_markdown("\n".join(lines[body:end])).split("\n")
+        return end + 1
+    return body
+
+
+def _closing(lines: list[str], number: int, fence: str) -> int:
+    """The line closing the fence opened at `number` (as many of its characters or more, alone on the
+    line), or the last line's index + 1 when it runs to the end."""
+    closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+    return next((at for at in range(number + 1, len(lines)) if closing.match(lines[at])), len(lines))
+
+
+def _after_options(lines: list[str], start: int, end: int) -> int:
+    """The first line of a directive's body after its options: `:name: value` lines, or a `---` block."""
+    if start < end and lines[start].strip() == "---":
+        closing = next((at for at in range(start + 1, end) if lines[at].strip() == "---"), None)
+        return start if closing is None else closing + 1
+    while start < end and _OPTION.match(lines[start]):
+        start += 1
+    return start
+
+
+def _inline_references(text: str) -> str:
+    """Reference links as inline links, their definitions' lines blank (outside code)."""
+    lines = text.split("\n")
+    fenced = fenced_lines(text)
+    targets = {}
+    for number, line in enumerate(lines):
+        if number not in fenced and (definition := _DEFINITION.match(line)):
+            targets.setdefault(_label(definition.group(1)), definition.group(2))
+            lines[number] = ""
+    if not targets:
+        return text
+
+    def inline(match: re.Match) -> str:
+        words, label = match.group(1), match.group(2)
+        url = targets.get(_label(label or words))
+        return match.group(0) if url is None else f"[{words}]({url})"
+
+    return "\n".join(line if number in fenced else _REFERENCE.sub(inline, line) for number, line in enumerate(lines))
+
+
+def _label(label: str) -> str:
+    return " ".join(label.split()).casefold()  # CommonMark matches labels so

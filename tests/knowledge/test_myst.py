@@ -1,0 +1,139 @@
+"""MyST Markdown (Sphinx's Markdown) and reference links read as plain CommonMark, line for line.
+
+structlog's documentation, indexed as a new user would, answered "How do I configure structlog?" with
+"… the API documentation of {func}structlog.configure …" and "How do I render logs as JSON?" with its
+page's link definition "[python-json-logger]: https://github.com/madzak/python-json-logger".
+"""
+
+import tempfile
+from pathlib import Path
+
+from django.test import SimpleTestCase
+
+from knowledge.indexing.myst import markdown_as_read
+from knowledge.indexing.parsing import parse_file
+from knowledge.search.source_text import quotable_text, sentences
+
+PAGE = """(configuration)=
+
+# Configuration
+
+% This comment is for the maintainers.
+
+You can call {func}`structlog.configure` repeatedly; see {doc}`the getting started guide <getting-started>`
+and {class}`~structlog.processors.JSONRenderer`.
+
+:::{note}
+:class: tip
+
+Configure it once, at start-up, with {func}`structlog.configure`:
+
+```python
+structlog.configure(processors=[])
+```
+:::
+
+```{code-block} python
+:caption: app.py
+
+import structlog
+```
+
+```{toctree}
+:maxdepth: 2
+
+getting-started
+```
+
+```{mermaid}
+graph LR
+  A --> B
+```
+
+```{python}
+print("a Quarto cell")
+```
+
+```{eval-rst}
+.. warning:: Do not call it from a thread, see :func:`structlog.reset_defaults`.
+```
+
+Format your logs as JSON with [*python-json-logger*] or the [JSON renderer][renderer], as the [FAQ][]
+says; the command line takes [OPTIONS] and a footnote[^1].
+
+[*python-json-logger*]: https://github.com/madzak/python-json-logger
+[renderer]: <https://www.structlog.org/en/stable/api.html> "The API"
+[faq]: faq.md
+[^1]: A footnote is text, not a link.
+
+```markdown
+[renderer]
+```
+"""
+
+
+class MystTests(SimpleTestCase):
+    def setUp(self):
+        self.read = markdown_as_read(PAGE)
+        self.lines = self.read.split("\n")
+
+    def test_every_line_stays_where_it_was(self):
+        self.assertEqual(len(self.lines), len(PAGE.split("\n")))
+        self.assertEqual(self.lines[2], "# Configuration")
+
+    def test_roles_read_as_their_text_in_code(self):
+        self.assertIn("You can call `structlog.configure` repeatedly; see `the getting started guide`", self.read)
+        self.assertIn("and `structlog.processors.JSONRenderer`.", self.read)
+        self.assertNotIn("{func}", self.read)
+
+    def test_targets_and_comments_are_left_out(self):
+        self.assertEqual(self.lines[0], "")
+        self.assertNotIn("maintainers", self.read)
+
+    def test_an_admonition_is_its_text_under_its_name_and_its_code_stays_code(self):
+        start = self.lines.index("Note:")
+        self.assertEqual(self.lines[start + 1:start + 4],
+                         ["", "", "Configure it once, at start-up, with `structlog.configure`:"])
+        self.assertEqual(self.lines[start + 5:start + 8], ["```python", "structlog.configure(processors=[])", "```"])
+        self.assertEqual(self.lines[start + 8], "")  # the closing ":::"
+
+    def test_code_directives_are_code_with_their_language_and_cells_stay_code(self):
+        start = self.lines.index("```python", self.lines.index("Note:") + 6)
+        self.assertEqual(self.lines[start:start + 5], ["```python", "", "", "import structlog", "```"])
+        self.assertIn('```python\nprint("a Quarto cell")\n```', self.read)
+
+    def test_tables_of_contents_and_diagrams_are_left_out(self):
+        self.assertNotIn("maxdepth", self.read)
+        self.assertNotIn("getting-started\n", self.read)
+        self.assertNotIn("A --> B", self.read)
+
+    def test_eval_rst_is_read_as_restructured_text(self):
+        self.assertIn("Warning: Do not call it from a thread, see `structlog.reset_defaults`.", self.read)
+
+    def test_reference_links_are_inline_and_their_definitions_left_out(self):
+        self.assertIn("Format your logs as JSON with [*python-json-logger*](https://github.com/madzak/python-json-"
+                      "logger) or the [JSON renderer](https://www.structlog.org/en/stable/api.html), as the "
+                      "[FAQ](faq.md)",
+                      self.read)
+        self.assertNotIn("]: https://github.com", self.read)
+        # No definition, no link: a command's [OPTIONS], a footnote; nor inside code.
+        self.assertIn("takes [OPTIONS] and a footnote[^1].", self.read)
+        self.assertIn("[^1]: A footnote is text, not a link.", self.read)
+        self.assertIn("```markdown\n[renderer]\n```", self.read)
+
+    def test_an_uploaded_page_quotes_none_of_it(self):
+        quoted = sentences(quotable_text(self.read))
+        self.assertIn("Format your logs as JSON with python-json-logger or the JSON renderer, as the FAQ says; the "
+                      "command line takes [OPTIONS] and a footnote[^1].", quoted)
+        self.assertFalse([sentence for sentence in quoted if "{" in sentence or "]: http" in sentence], quoted)
+
+
+class MystFileTests(SimpleTestCase):
+    def test_a_markdown_file_is_parsed_as_read(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "configuration.md"
+            path.write_text(PAGE)
+            parsed = parse_file(path)
+        self.assertEqual(parsed.title, "Configuration")
+        self.assertIn("You can call `structlog.configure` repeatedly", parsed.text)
+        self.assertNotIn("[renderer]: <https", parsed.text)
