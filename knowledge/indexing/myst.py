@@ -14,6 +14,8 @@ CommonMark, line for line, so a citation's line is the file's.
   ("Note:", "Version changed: 24.1.0"), its options (`:class: tip`) left out; `eval-rst`'s body is
   read as reStructuredText. A backtick fence with another name in braces (Quarto's ```` ```{python} ````)
   stays code;
+* a definition list's term and definition ("`{func}`send``", then ": Sends the data.") read as one line
+  where the definition was, "`send`: Sends the data.";
 * a target (`(label)=`) and a comment line (`% …`) are left out;
 * a reference link, `[text][label]`, `[text][]` or `[label]` with its definition `[label]: url` in the
   file, is an inline link `[text](url)`, its definition's line left blank: read from a chunk, the
@@ -31,6 +33,8 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ROLE = re.compile(r"\{[\w:+-]+\}`(?:([^`<]+?)\s*<[^`>]+>|([^`]+))`")
 _TARGET = re.compile(r"^ {0,3}\([^()\s]+\)=[ \t]*$")
 _COMMENT = re.compile(r"^ {0,3}%(?:[ \t]|$)")
+_DEFINITION_ITEM = re.compile(r"^: {1,3}(\S.*)$")
+_NOT_A_TERM = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+:][ \t]|\d{1,9}[.)][ \t]|[>|<]|#{1,6}(?:[ \t]|$)|`{3}|~{3}|:{3}))")
 _OPTION = re.compile(r"^[ \t]*:[\w-]+:")  # ":class: tip", ":caption: Example" at the top of a directive
 # The prose directives a backtick fence holds; any other name in braces there is a code cell, as it read
 # before (Quarto's and R Markdown's ```{python}, ```{r setup}).
@@ -58,11 +62,16 @@ def markdown_as_read(text: str) -> str:
             number = _directive(lines, out, number, directive)
         elif (fence := _FENCE.match(line)) is not None:
             number = _closing(lines, number, fence.group(1)) + 1  # code, as written
+        elif (item := _DEFINITION_ITEM.match(line)) is not None and (term := _term(out, number)) is not None:
+            # A definition list's "term", then ": definition": one line, "term: definition", where it was.
+            out[number] = f"{out[term].strip()}: {_roles(item.group(1))}"
+            out[term] = ""
+            number += 1
         elif _TARGET.match(line) or _COMMENT.match(line):
             out[number] = ""
             number += 1
         else:
-            out[number] = _ROLE.sub(lambda match: f"`{(match.group(1) or match.group(2)).strip().lstrip('~!')}`", line)
+            out[number] = _roles(line)
             number += 1
     return _inline_references("\n".join(out))
 
@@ -85,13 +94,26 @@ def _directive(lines: list[str], out: list[str], number: int, directive: re.Matc
         if closed:
             out[end] = "```"
         return end + 1
-    out[number] = directive.group("indent") + rst.directive_label(name, argument)
+    out[number] = directive.group("indent") + rst.directive_label(name, _roles(argument))
     if closed:
         out[end] = lines[end] = ""  # the fence is no code's: read on inside it (its own directives and code)
     if name == "eval-rst":
         out[body:end] = rst.rst_as_markdown("\n".join(lines[body:end])).split("\n")
         return end + 1
     return body
+
+
+def _roles(text: str) -> str:
+    return _ROLE.sub(lambda match: f"`{(match.group(1) or match.group(2)).strip().lstrip('~!')}`", text)
+
+
+def _term(out: list[str], number: int) -> int | None:
+    """The line of the term a definition at line `number` defines: the line before it, or the one before a
+    blank line; not another definition, a heading, a fence or a list item."""
+    for at in (number - 1, number - 2):
+        if at >= 0 and out[at].strip():
+            return None if _NOT_A_TERM.match(out[at]) else at
+    return None
 
 
 def _closing(lines: list[str], number: int, fence: str) -> int:

@@ -124,7 +124,7 @@ class MystTests(SimpleTestCase):
     def test_an_uploaded_page_quotes_none_of_it(self):
         quoted = sentences(quotable_text(self.read))
         self.assertIn("Format your logs as JSON with python-json-logger or the JSON renderer, as the FAQ says; the "
-                      "command line takes [OPTIONS] and a footnote[^1].", quoted)
+                      "command line takes [OPTIONS] and a footnote.", quoted)
         self.assertFalse([sentence for sentence in quoted if "{" in sentence or "]: http" in sentence], quoted)
 
 
@@ -137,3 +137,25 @@ class MystFileTests(SimpleTestCase):
         self.assertEqual(parsed.title, "Configuration")
         self.assertIn("You can call `structlog.configure` repeatedly", parsed.text)
         self.assertNotIn("[renderer]: <https", parsed.text)
+
+
+class MystDetailTests(SimpleTestCase):
+    def test_a_definition_list_reads_as_term_and_definition_on_one_line(self):
+        # structlog's exceptions page quoted ": Uses structlog.tracebacks.ExceptionDictTransformer to …".
+        read = markdown_as_read("Helpers:\n\n{obj}`structlog.processors.dict_tracebacks`\n\n: Uses "
+                                "{class}`structlog.tracebacks.ExceptionDictTransformer` for a structured key.\n")
+        self.assertEqual(read.split("\n"), [
+            "Helpers:", "", "", "",
+            "`structlog.processors.dict_tracebacks`: Uses `structlog.tracebacks.ExceptionDictTransformer` for a "
+            "structured key.",
+            ""])
+        # No term above it (a list item, nothing): the line as written.
+        self.assertEqual(markdown_as_read("- an item\n: not a definition"), "- an item\n: not a definition")
+
+    def test_a_role_in_a_directives_argument_reads_as_its_text(self):
+        read = markdown_as_read(":::{versionchanged} 14.0.0 Allow final processor to return a {any}`dict`.\n:::\n")
+        self.assertEqual(read, "Version changed: 14.0.0 Allow final processor to return a `dict`.\n\n")
+
+    def test_a_footnote_reference_is_left_out_of_the_text_quoted(self):
+        quoted = sentences(quotable_text("Filtering by level is easy[^stdlib], however it costs a call.\n"))
+        self.assertEqual(quoted, ["Filtering by level is easy, however it costs a call."])
