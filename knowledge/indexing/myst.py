@@ -104,7 +104,7 @@ def _directive(lines: list[str], out: list[str], number: int, directive: re.Matc
 
 
 def _roles(text: str) -> str:
-    return _ROLE.sub(lambda match: f"`{(match.group(1) or match.group(2)).strip().lstrip('~!')}`", text)
+    return _ROLE.sub(rst.role_as_code, text)
 
 
 def _term(out: list[str], number: int) -> int | None:

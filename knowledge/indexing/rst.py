@@ -209,9 +209,15 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+def role_as_code(match: re.Match) -> str:
+    """A role (`` :func:`~pkg.send` ``, `` :doc:`the guide <guide>` ``; MyST's `` {func}`send` ``) as its text in
+    a code span: group 1 the title before a target, else group 2 the name. Its "~" or "!" (show the last
+    part, do not link) is no part of the name."""
+    return f"`{(match.group(1) or match.group(2)).strip().lstrip('~!')}`"
+
+
 def _inline(line: str) -> str:
     line = _LITERAL.sub(r"`\1`", line)
     line = _LINK.sub(r"[\1](\2)", line)
-    # A role's "~" or "!" (show the last part, do not link) is no part of the name.
-    line = _ROLE.sub(lambda match: f"`{(match.group(1) or match.group(2)).strip().lstrip('~!')}`", line)
+    line = _ROLE.sub(role_as_code, line)
     return _REFERENCE.sub(r"\1", line)
