@@ -25,12 +25,15 @@ CommonMark, line for line, so a citation's line is the file's.
 import re
 
 from knowledge.indexing import rst
-from knowledge.indexing.markdown import fenced_lines
+from knowledge.indexing.markdown import fenced_lines, outside_code_spans
 
 _DIRECTIVE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*"
                         r"(?P<argument>.*?)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ROLE = re.compile(r"\{[\w:+-]+\}`(?:([^`<]+?)\s*<[^`>]+>|([^`]+))`")
+# A code span, or a role: a name in braces right before one. Spans are read first, left to right, so a
+# brace inside one (`/knowledge-bases/{id}`, `{reply}`) opens no role.
+_SPAN_OR_ROLE = re.compile(r"(?P<role>\{[A-Za-z][\w:+-]*\})?(?P<ticks>`+)(?!`)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)")
+_TITLED = re.compile(r"(?P<title>.+?)\s*<[^<>]+>$")  # "configure <configuration>": the title
 _TARGET = re.compile(r"^ {0,3}\([^()\s]+\)=[ \t]*$")
 _COMMENT = re.compile(r"^ {0,3}%(?:[ \t]|$)")
 _DEFINITION_ITEM = re.compile(r"^: {1,3}(\S.*)$")
@@ -104,7 +107,14 @@ def _directive(lines: list[str], out: list[str], number: int, directive: re.Matc
 
 
 def _roles(text: str) -> str:
-    return _ROLE.sub(rst.role_as_code, text)
+    """`text` with its roles as their titles or names in code spans; code spans as written."""
+    def read(match: re.Match) -> str:
+        if match.group("role") is None:
+            return match.group(0)
+        titled = _TITLED.match(match.group("code").strip())
+        return rst.role_text_as_code(titled.group("title") if titled else match.group("code"))
+
+    return _SPAN_OR_ROLE.sub(read, text)
 
 
 def _term(out: list[str], number: int) -> int | None:
@@ -150,7 +160,8 @@ def _inline_references(text: str) -> str:
         url = targets.get(_label(label or words))
         return match.group(0) if url is None else f"[{words}]({url})"
 
-    return "\n".join(line if number in fenced else _REFERENCE.sub(inline, line) for number, line in enumerate(lines))
+    return "\n".join(line if number in fenced else outside_code_spans(line, lambda text: _REFERENCE.sub(inline, text))
+                     for number, line in enumerate(lines))
 
 
 def _label(label: str) -> str:

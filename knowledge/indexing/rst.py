@@ -210,10 +210,15 @@ def _indent(line: str) -> int:
 
 
 def role_as_code(match: re.Match) -> str:
-    """A role (`` :func:`~pkg.send` ``, `` :doc:`the guide <guide>` ``; MyST's `` {func}`send` ``) as its text in
-    a code span: group 1 the title before a target, else group 2 the name. Its "~" or "!" (show the last
+    """A role (`` :func:`~pkg.send` ``, `` :doc:`the guide <guide>` ``) as its text in a code span: group 1
+    the title before a target, else group 2 the name."""
+    return role_text_as_code(match.group(1) or match.group(2))
+
+
+def role_text_as_code(text: str) -> str:
+    """A role's title or name (also MyST's, `` {func}`send` ``) in a code span; its "~" or "!" (show the last
     part, do not link) is no part of the name."""
-    return f"`{(match.group(1) or match.group(2)).strip().lstrip('~!')}`"
+    return f"`{text.strip().lstrip('~!')}`"
 
 
 def _inline(line: str) -> str:

@@ -159,3 +159,13 @@ class MystDetailTests(SimpleTestCase):
     def test_a_footnote_reference_is_left_out_of_the_text_quoted(self):
         quoted = sentences(quotable_text("Filtering by level is easy[^stdlib], however it costs a call.\n"))
         self.assertEqual(quoted, ["Filtering by level is easy, however it costs a call."])
+
+    def test_braces_inside_code_spans_open_no_role(self):
+        # The portal's own docs/api.md read "`PATCH /knowledge-bases/{id}` | write | …" as a role named "id"
+        # running to the next backtick, and README's placeholders "`{reply}`, `{agent}`" likewise.
+        for line in ["| `PATCH /knowledge-bases/{id}` | write | any other field (the slug: `/reindex`) is a 422 |",
+                     "placeholders `{reply}`, `{agent}`, `{customer}`, `{ticket}`), and falls back",
+                     "a role's `` {func}`name` `` reads as `name`",
+                     "see [renderer] in `[renderer]`\n\n[renderer]: x.md"]:
+            self.assertEqual(markdown_as_read(line).split("\n")[0], line.split("\n")[0].replace("see [renderer]",
+                                                                                               "see [renderer](x.md)"))
