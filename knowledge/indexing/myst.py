@@ -5,7 +5,7 @@ CommonMark, line for line, so a citation's line is the file's.
 
 * a role, `` {func}`structlog.configure` ``, `` {class}`~structlog.processors.JSONRenderer` ``,
   `` {doc}`configure <configuration>` ``, reads as its text in a code span, as a reStructuredText
-  role does (`knowledge.indexing.rst`): `structlog.configure`, `structlog.processors.JSONRenderer`,
+  role does (`knowledge.indexing.rst`): `structlog.configure`, `JSONRenderer`,
   `configure`;
 * a directive, fenced with backticks (```` ```{note} ````) or colons (`:::{warning}`), is what the same
   directive is in reStructuredText (`rst.directive_kind`): a code block (`code-block`, `doctest`, …)

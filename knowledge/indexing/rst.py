@@ -15,7 +15,8 @@
   `image`, `include`, autodoc's), comments and link targets are left out;
 * a substitution (`|version|`, `|badge|`) is what it stands for, a picture's left out;
 * inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link (its text
-  on one line when it wraps before the address), a role's `` :func:`name` `` as `name`.
+  on one line when it wraps before the address), a role's `` :func:`name` `` as `name`,
+  `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it).
 """
 
 import re
@@ -52,7 +53,7 @@ _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 
 def rst_as_markdown(text: str) -> str:
     """`text` (reStructuredText) as Markdown, each line where it was (see the module docstring)."""
-    text = _WRAPPED_ROLE.sub(lambda match: match.group(1).lstrip("~!"), _substituted(text))
+    text = _WRAPPED_ROLE.sub(lambda match: role_text(match.group(1)), _substituted(text))
     text = _WRAPPED_LINK.sub(_wrapped_link, text)
     lines = text.split("\n")
     out = list(lines)
@@ -216,9 +217,15 @@ def role_as_code(match: re.Match) -> str:
 
 
 def role_text_as_code(text: str) -> str:
-    """A role's title or name (also MyST's, `` {func}`send` ``) in a code span; its "~" or "!" (show the last
-    part, do not link) is no part of the name."""
-    return f"`{text.strip().lstrip('~!')}`"
+    """A role's title or name (also MyST's, `` {func}`send` ``) in a code span, as `role_text` reads it."""
+    return f"`{role_text(text)}`"
+
+
+def role_text(text: str) -> str:
+    """A role's title or name as Sphinx shows it: "~pkg.mod.send" as its last part, "send" ("~": show the
+    last part only); "!" (do not link) is no part of the name."""
+    text = text.strip().lstrip("!")
+    return text[1:].rsplit(".", 1)[-1] if text.startswith("~") else text
 
 
 def _inline(line: str) -> str:

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from knowledge.indexing.rst import role_text
+
 
 @dataclass
 class Symbol:
@@ -360,8 +362,7 @@ def doc_summary(docstring: str) -> str:
             break
         kept.append(line)
     paragraph = _LITERAL.sub(r"\1", " ".join(" ".join(kept).split()))
-    paragraph = _ROLE.sub(lambda match: match.group(1).rsplit(".", 1)[-1] if match.group(1).startswith("~")
-                          else match.group(1), paragraph)
+    paragraph = _ROLE.sub(lambda match: role_text(match.group(1)), paragraph)
     end = _SENTENCE_END.search(paragraph)
     return paragraph[: end.end()] if end else paragraph[:300]
 
