@@ -82,13 +82,31 @@ def scan(text: str) -> tuple[list[Heading], list[tuple[int, int]]]:
                 fences.append((start, m.start() + len(m.group(0).rstrip())))
                 open_fence = None
         elif marker:
-            if marker[0] == "~" or "`" not in rest:
+            if _opens_fence(marker, rest):
                 open_fence = (m.start(), marker)
         else:
             headings.append(Heading(m.start(2), len(hashes), heading_title(rest)))
     if open_fence is not None:
         fences.append((open_fence[0], len(text)))
     return headings, fences
+
+
+def _opens_fence(marker: str, rest: str) -> bool:
+    return marker[0] == "~" or "`" not in rest  # a backtick fence's info string has no backticks
+
+
+def fence_opener(line: str) -> str | None:
+    """The marker (three or more backticks or tildes) of a line that opens a fenced code block, else None."""
+    match = _MARKDOWN_LINE.match(line)
+    marker = match.group(1) if match else None
+    return marker if marker and _opens_fence(marker, match.group(3)) else None
+
+
+def fence_end(lines: list[str], start: int, marker: str) -> int:
+    """The index of the line closing the fence `marker` opened at line `start` — at most three spaces in, as
+    many of its character or more and nothing else (MyST's `:::` fences close so too) — or `len(lines)`."""
+    closing = re.compile(rf" {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}[ \t]*")
+    return next((at for at in range(start + 1, len(lines)) if closing.fullmatch(lines[at])), len(lines))
 
 
 def heading_title(raw: str) -> str:

@@ -25,11 +25,10 @@ CommonMark, line for line, so a citation's line is the file's.
 import re
 
 from knowledge.indexing import rst
-from knowledge.indexing.markdown import fenced_lines, outside_code_spans
+from knowledge.indexing.markdown import fence_end, fence_opener, fenced_lines, outside_code_spans
 
 _DIRECTIVE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}[ \t]*"
                         r"(?P<argument>.*?)[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # A code span, or a role: a name in braces right before one. Spans are read first, left to right, so a
 # brace inside one (`/knowledge-bases/{id}`, `{reply}`) opens no role.
 _SPAN_OR_ROLE = re.compile(r"(?P<role>\{[A-Za-z][\w:+-]*\})?(?P<ticks>`+)(?!`)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)")
@@ -63,8 +62,8 @@ def markdown_as_read(text: str) -> str:
         directive = _DIRECTIVE.match(line)
         if directive is not None:
             number = _directive(lines, out, number, directive)
-        elif (fence := _FENCE.match(line)) is not None:
-            number = _closing(lines, number, fence.group(1)) + 1  # code, as written
+        elif (marker := fence_opener(line)) is not None:
+            number = fence_end(lines, number, marker) + 1  # code, as written
         elif (item := _DEFINITION_ITEM.match(line)) is not None and (term := _term(out, number)) is not None:
             # A definition list's "term", then ": definition": one line, "term: definition", where it was.
             out[number] = f"{out[term].strip()}: {_roles(item.group(1))}"
@@ -82,7 +81,7 @@ def markdown_as_read(text: str) -> str:
 def _directive(lines: list[str], out: list[str], number: int, directive: re.Match) -> int:
     """Read the directive opening at line `number` into `out`; the next line to read."""
     name, argument, fence = directive.group("name").lower(), directive.group("argument"), directive.group("fence")
-    end = _closing(lines, number, fence)
+    end = fence_end(lines, number, fence)
     kind = rst.directive_kind(name)
     if kind == "prose" and fence[0] == "`" and name not in _PROSE and ":" not in name:
         kind = "code"
@@ -124,13 +123,6 @@ def _term(out: list[str], number: int) -> int | None:
         if at >= 0 and out[at].strip():
             return None if _NOT_A_TERM.match(out[at]) else at
     return None
-
-
-def _closing(lines: list[str], number: int, fence: str) -> int:
-    """The line closing the fence opened at `number` (as many of its characters or more, alone on the
-    line), or the last line's index + 1 when it runs to the end."""
-    closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-    return next((at for at in range(number + 1, len(lines)) if closing.match(lines[at])), len(lines))
 
 
 def _after_options(lines: list[str], start: int, end: int) -> int:

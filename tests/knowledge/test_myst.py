@@ -169,3 +169,11 @@ class MystDetailTests(SimpleTestCase):
                      "see [renderer] in `[renderer]`\n\n[renderer]: x.md"]:
             self.assertEqual(markdown_as_read(line).split("\n")[0], line.split("\n")[0].replace("see [renderer]",
                                                                                                "see [renderer](x.md)"))
+
+    def test_fences_are_read_by_the_projects_markdown_rules(self):
+        # A line opening with backticks that has backticks after them is inline code, no fence (CommonMark):
+        # the roles after it are read; a fence of tildes, or of more backticks, holds code as written.
+        self.assertEqual(markdown_as_read("```a``` is inline code.\n\nUse {func}`send`."),
+                         "```a``` is inline code.\n\nUse `send`.")
+        self.assertEqual(markdown_as_read("~~~\n{func}`send`\n~~~\n{func}`send`"), "~~~\n{func}`send`\n~~~\n`send`")
+        self.assertEqual(markdown_as_read("````\n```\n{func}`send`\n````"), "````\n```\n{func}`send`\n````")
