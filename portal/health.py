@@ -20,7 +20,15 @@ logger = logging.getLogger(__name__)
 
 # Embedding a test query can cost a remote call; readiness probes come every few seconds.
 EMBEDDER_CHECK_SECONDS = 30
-_embedders_checked: dict = {"at": 0.0, "result": "ok"}
+# Never checked is "at" minus infinity, not 0: the monotonic clock counts from the machine's boot, and a
+# server started in its first half minute would have answered "ok" unchecked.
+_UNCHECKED = {"at": float("-inf"), "result": "ok"}
+_embedders_checked: dict = dict(_UNCHECKED)
+
+
+def forget_embedder_check() -> None:
+    """Check the embedders again on the next readiness probe, as a new process does."""
+    _embedders_checked.update(_UNCHECKED)
 
 
 class LivenessMiddleware:

@@ -263,7 +263,15 @@ def _term_weights(cursor, lexemes: list[str]) -> list[tuple[str, float]] | None:
             for lexeme in dict.fromkeys(lexemes)]
 
 
-_frequencies: dict = {"at": 0.0, "values": {}}
+# Never read is "at" minus infinity, not 0: the monotonic clock counts from the machine's boot, and a
+# process started in its first minutes would have gone without them until then.
+_UNREAD = {"at": float("-inf"), "values": {}}
+_frequencies: dict = dict(_UNREAD)
+
+
+def forget_lexeme_frequencies() -> None:
+    """Read the shares again on the next search, as a new process does."""
+    _frequencies.update(_UNREAD)
 
 
 def _lexeme_frequencies(cursor) -> dict[str, float]:

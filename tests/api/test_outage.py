@@ -2,13 +2,17 @@
 
 import socket
 import time
+from unittest import mock
 
 import psycopg
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client, TransactionTestCase
 
+from knowledge.models import KnowledgeBase
+from portal import health
 from tests.api.base import make_key
+from tests.factories import make_kb
 
 
 def closed_port() -> int:
@@ -59,6 +63,18 @@ class DatabaseOutageTests(TransactionTestCase):
         self.assertEqual(ready.status_code, 200, ready.content)
         self.assertEqual(ready.json(),
                          {"status": "ok", "checks": {"database": "ok", "broker": "ok", "embedder": "ok"}})
+
+
+class EmbedderReadinessTests(TransactionTestCase):
+    def test_a_server_started_on_a_machine_booted_seconds_ago_checks_its_embedders(self):
+        # The monotonic clock counts from the boot: at 10 s, a check "30 s after the last one" never
+        # came, and /readyz said "ok" for a base whose embedder cannot be loaded.
+        KnowledgeBase.objects.filter(pk=make_kb().pk).update(embedder="no-such-embedder")
+        booted = mock.patch.object(health.time, "monotonic", return_value=10.0)
+        with mock.patch.dict(health._embedders_checked), booted:
+            health.forget_embedder_check()  # as a new process starts
+            ready = Client().get("/readyz")
+        self.assertEqual((ready.status_code, ready.json()["checks"]["embedder"]), (503, "failed"))
 
 
 class ConnectionHealthCheckTests(TransactionTestCase):
