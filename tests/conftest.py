@@ -33,6 +33,16 @@ def _fresh_query_vectors():
 
 
 @pytest.fixture(autouse=True)
+def _fresh_search_statistics():
+    """Each test reads the statistics a search weighs terms and plans by as its own data left them, not
+    those an earlier test's search kept for the next few minutes."""
+    from knowledge.search import ann_plan, retrieval
+
+    retrieval.forget_lexeme_frequencies()
+    ann_plan.forget_index_rows()
+
+
+@pytest.fixture(autouse=True)
 def _default_language_after():
     """Each test leaves no language active: a request in Russian (LocaleMiddleware activates the
     reader's language for the thread, as a server does per request) must not make the next test's

@@ -24,7 +24,10 @@ def _sync_groups(sender, app_config, verbosity=1, apps=None, **kwargs):
     from tickets.groups import sync_groups
 
     apps = apps or global_apps  # `flush` sends post_migrate without the migration state
-    if app_config.label != "tickets" or not apps.is_installed("django.contrib.auth"):
+    # At the last app's turn: post_migrate goes to each app in turn, and each creates its own permissions
+    # then (after a `flush`, every app's again), so at an earlier turn the later apps' are missing.
+    last = [config for config in global_apps.get_app_configs() if config.models_module][-1]
+    if app_config.label != last.label or not apps.is_installed("django.contrib.auth"):
         return
 
     sync_groups(apps, verbosity=verbosity)

@@ -1,4 +1,5 @@
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
+from django.core.management.sql import emit_post_migrate_signal
 from django.test import TestCase
 
 from tickets.groups import CONTENT_MANAGERS, SUPPORT_STAFF
@@ -28,3 +29,11 @@ class StaffGroupTests(TestCase):
                          "evaluation.view_evalrun", "evaluation.view_feedback", "evaluation.add_shadowswitch",
                          "evaluation.change_shadowswitch"} <= perms)
         self.assertFalse([p for p in self.perms(SUPPORT_STAFF) if p.startswith("evaluation.")])
+
+    def test_the_groups_are_complete_after_permissions_are_created_anew(self):
+        # What `flush` (and a test case that flushes) does: every permission gone, then post_migrate sent to
+        # each app in turn. The groups were synced at the tickets app's turn, before the permissions of
+        # the apps after it (evaluation, mail, webhooks) were created again, and went without them.
+        Permission.objects.all().delete()
+        emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
+        self.assertTrue({"evaluation.add_goldenset", "knowledge.add_document"} <= self.perms(CONTENT_MANAGERS))
