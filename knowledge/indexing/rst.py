@@ -16,7 +16,8 @@
 * a substitution (`|version|`, `|badge|`) is what it stands for, a picture's left out;
 * inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link (its text
   on one line when it wraps before the address), a role's `` :func:`name` `` as `name`,
-  `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it).
+  `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it), and so interpreted text of the default role
+  (`` `from_dict <pkg.Schema.from_dict>` `` as `from_dict`).
 """
 
 import re
@@ -48,6 +49,10 @@ _WRAPPED_ROLE = re.compile(r":[\w:+-]+:`([^`<\n]*\n[ \t]*[^`<\n]*?)\s*(?:<[^`>\n
 # information."): the link on the first line, the second line's text where it was.
 _WRAPPED_LINK = re.compile(r"`([^`<\n]+?)\n([ \t]*)([^`<\n]*?)[ \t]*<([^`>\n]+)>`__?[ \t]*")
 _LITERAL = re.compile(r"``(.+?)``")
+# Interpreted text without a role, in single backticks: the default role's (Sphinx's `default_role`, often
+# "py:obj"), read as a role is ("`from_dict <marshmallow.Schema.from_dict>`" as `from_dict`); not a literal
+# (double backticks), a reference ("`text`_") nor a role's text.
+_INTERPRETED = re.compile(r"(?<![`:\w])`(?!`)(?:([^`<\n]+?)\s*<[^`>\n]+>|([^`\n]+))`(?![`_\w])")
 _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 
 
@@ -229,6 +234,7 @@ def role_text(text: str) -> str:
 
 
 def _inline(line: str) -> str:
+    line = _INTERPRETED.sub(role_as_code, line)
     line = _LITERAL.sub(r"`\1`", line)
     line = _LINK.sub(r"[\1](\2)", line)
     line = _ROLE.sub(role_as_code, line)

@@ -182,3 +182,12 @@ def test_a_directive_whose_body_is_code_is_fenced():
     for code in ("@click.command()", "def hello():", ">>> hello()"):
         assert next(at for at, line in enumerate(markdown.split("\n")) if code in line) in fenced, code
     assert "Then run it." in markdown.split("\n")[-2]
+
+
+def test_interpreted_text_of_the_default_role_reads_as_sphinx_shows_it():
+    # marshmallow's docs (default_role "py:obj"): "using the `from_dict <marshmallow.Schema.from_dict>`
+    # method" was quoted with its target, "from_dict <marshmallow.Schema.from_dict>".
+    source = ("Use the `from_dict <marshmallow.Schema.from_dict>` method, `~marshmallow.fields.Nested` or\n"
+              "`Schema`; not ``a <b>`` (literal), `a link`_ or :func:`run <kit.run>`.\n")
+    assert rst_as_markdown(source).split("\n")[:2] == [
+        "Use the `from_dict` method, `Nested` or", "`Schema`; not `a <b>` (literal), a link or `run`."]
