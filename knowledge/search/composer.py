@@ -13,7 +13,8 @@
   what makes it readable (the numbered step it is a sub-point of, the sentence introducing its list),
   so does a sentence naming its subject only as "this" or "it" (the sentence before it), and a
   sentence ending with ":", or running on into a short command without one, with what it introduces
-  (its list, a short command, else the next sentence): an extract never ends on a colon, nor quotes a
+  (its list, its code, else the next sentence), and for a how-to question a sentence ending with a full
+  stop with the code right after it, when it fits: an extract never ends on a colon, nor quotes a
   sentence that a code block too long to quote cut short, nor one announcing an example left out
   ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
   start cut, even as what introduces a list. A release asked about by its number is answered by its
@@ -21,7 +22,7 @@
   holds no date or number gets the nearest sentence that does (`answer_kinds.expected_kind`).
 
 Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code
-left out but for a short command after the sentence that introduces it, sentences); a repository's
+left out but for a short command or block after the sentence that introduces it, sentences); a repository's
 rows through `layer_text` (a symbol's docstring and where it is defined, never its code). Metadata
 columns never reach the text: they are not part of a chunk's content.
 """
@@ -32,9 +33,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from knowledge.search import answer_kinds, closeness, layer_text
+from knowledge.search import answer_kinds, closeness, layer_text, source_text
+from knowledge.search.intent_words import HOW_TO
 from knowledge.search.rows import quoted_rows
-from knowledge.search.source_text import CODE_LEFT_OUT, COMMAND, HEADING_INTRO, ITEM, clean_text, sentences, unwrapped
+from knowledge.search.source_text import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, HEADING_INTRO, ITEM, code_lines, sentences
 from knowledge.search.words import same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
@@ -97,7 +99,7 @@ def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None
     id) the extract's sentences are ranked by meaning (`closeness.sentences`), else by shared words;
     `query_embeddings`: the question's vectors by embedder, when already embedded."""
     if entry_match and sources:
-        verbatim = unwrapped(clean_text(sources[0].content))
+        verbatim = source_text.unwrapped(source_text.clean_text(sources[0].content))
         # Longer than an FAQ's answer, it is a manual's section under a question heading: quoted whole all
         # the same (its sentences alone lose the steps), but not as an entry's answer, which may be sent
         # without review (tickets.autoreply).
@@ -106,7 +108,7 @@ def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None
 
 
 def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | None) -> Composition:
-    asked = word_stems(question)
+    asked, how_to = word_stems(question), HOW_TO(question)
     quoted = sources[: setting("EXTRACT_SOURCES")]
     rows = quoted_rows(question, quoted)
     lines = {number: sentences(layer_text.quotable(hit, rows.get(number)))
@@ -169,7 +171,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     for item in ranked:
         if (picked >= setting("EXTRACT_SENTENCES") and not release) or (chosen and score(item) < max(0.1, best / 2)):
             break  # a release's notes: as many as the budget holds, in order
-        unit = _unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked)
+        # One block of code an extract at most: a second one is another answer's example.
+        blocks = not any(sentence.startswith(CODE_BLOCK) for sentence in chosen.values())
+        unit = _unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked, how_to, blocks)
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (cost <= budget or not chosen):
@@ -191,9 +195,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             continue  # the same sentence from another copy of the text
         said.add(same_words(sentence))
         cited.add(number)
-        # List items keep their lines, commands too (as written, indented); sentences run on as a paragraph.
+        # List items keep their lines, commands and code too (as written, indented, a blank line of a block
+        # left blank); sentences run on as a paragraph.
         if sentence.startswith(COMMAND):
-            text += ("" if text.endswith("\n") else "\n") + f"    {sentence[len(COMMAND):]}\n"
+            text += ("" if text.endswith("\n") else "\n") + "".join(
+                f"    {line}\n" if line else "\n" for line in code_lines(sentence))
             continue
         item = bool(ITEM.match(sentence))
         text += "\n" if item or after_item else "" if text.endswith("\n") else " "
@@ -209,17 +215,22 @@ def _as_read(source: list[str], position: int) -> str:
     ("Installation: pip install django-ninja"; the heading alone says little)."""
     sentence = source[position]
     if sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
-        return f"{sentence[len(HEADING_INTRO):]} {source[position + 1].removeprefix(COMMAND).strip('`')}"
+        return f"{sentence[len(HEADING_INTRO):]} {code_lines(source[position + 1])[0]}"
     # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
     # says what the sentence is about, the package's path only dilutes it.
     return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)
 
 
-def _unit(item: tuple, source: list[str], budget: int, asked: set[str]) -> dict | None:
+def _unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: bool = False,
+          blocks: bool = True) -> dict | None:
     """A chosen sentence with what it needs to be read: the lead-in of a list item, what a sentence
     ending with ":" introduces (of alternatives, those `asked` names), the command a sentence runs on
     into without a colon ("To use markdown_py from the command line, run it as"). None when that
-    cannot be had: an extract never ends on a colon, nor on a sentence the code it leads into cut short."""
+    cannot be had: an extract never ends on a colon, nor on a sentence the code it leads into cut short.
+    For a how-to question (`how_to`), the code right after a sentence ending with a full stop comes
+    along when it fits ("Serialize objects by passing them to your schema's dump method." and its
+    example): documentation shows how as often with a full stop as with a colon. Without `blocks`, a
+    block of code is as one too long to quote (commands still come along)."""
     number, position, sentence, _ = item
     following = source[position + 1] if position + 1 < len(source) else ""
     if following == CODE_LEFT_OUT and (not _ENDS.search(sentence) or _EXAMPLE.search(sentence)):
@@ -227,10 +238,16 @@ def _unit(item: tuple, source: list[str], budget: int, asked: set[str]) -> dict 
     unit = {(number, at): source[at] for at in _lead_in(source, position)}
     unit[(number, position)] = sentence
     if sentence.endswith(":") or (following.startswith(COMMAND) and not _ENDS.search(sentence)):
-        introduced = _introduced(source, position, budget - sum(len(line) for line in unit.values()), asked)
+        introduced = _introduced(source, position, budget - sum(len(line) for line in unit.values()), asked, blocks)
         if not introduced:
             return None
         unit.update({(number, at): source[at] for at in introduced})
+    elif how_to and following.startswith(COMMAND) and not _names_alternative(source, position):
+        left, at = budget - sum(len(line) for line in unit.values()), position + 1
+        while (at < len(source) and source[at].startswith(COMMAND) and len(source[at]) <= left
+               and (blocks or not source[at].startswith(CODE_BLOCK))):
+            unit[(number, at)] = source[at]
+            left, at = left - len(source[at]), at + 1
     return unit
 
 
@@ -266,13 +283,14 @@ def _lead_in(source: list[str], position: int) -> list[int]:
     return []
 
 
-def _introduced(source: list[str], position: int, budget: int, asked: set[str]) -> list[int]:
-    """The positions of what the sentence at `position`, ending with ":", introduces: its list or
-    commands (the lines right after it; of alternatives, the ones the question names), else the next
-    sentence, which goes on from it (the code it introduced is too long to quote); [] when neither
-    fits in `budget`, when a step of the list leads into code too long to quote ("1. Move the data
-    into an array:" and its block): the list would read as steps without what they do, or when the
-    list is one of topics (`_in_topic_list`)."""
+def _introduced(source: list[str], position: int, budget: int, asked: set[str], blocks: bool = True) -> list[int]:
+    """The positions of what the sentence at `position`, ending with ":", introduces: its list,
+    commands or block of code (the lines right after it; of alternatives, the ones the question names),
+    else the next sentence, which goes on from it (the code it introduced is too long to quote, or
+    longer than what is left of `budget`); [] when neither fits in `budget`, when a step of the list
+    leads into code too long to quote ("1. Move the data into an array:" and its block): the list would
+    read as steps without what they do, when the list is one of topics (`_in_topic_list`), or when an
+    example announced does not fit ("Here's an example:")."""
     run, at = [], position + 1
     while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
                                                   or _names_alternative(source, at)):
@@ -284,14 +302,17 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str]) 
         return []  # "You will learn:" and the topics of the page
     if run:
         taken = []
-        for at in _alternatives_asked(source, run, asked)[:6]:
-            if len(source[at]) > budget:
+        for line in _alternatives_asked(source, run, asked)[:6]:
+            if len(source[line]) > budget or (not blocks and source[line].startswith(CODE_BLOCK)):
                 break
-            taken.append(at)
-            budget -= len(source[at])
+            taken.append(line)
+            budget -= len(source[line])
         while taken and _names_alternative(source, taken[-1]):
             taken.pop()  # never a tab's name without its command
-        return taken
+        if taken or not all(source[line].startswith(CODE_BLOCK) for line in run):
+            return taken
+        if _EXAMPLE.search(source[position]):
+            return []
     while at < len(source) and source[at] == CODE_LEFT_OUT:
         at += 1  # the sentence after the code, which goes on from the introduction
     following = source[at] if at < len(source) else ""

@@ -9,13 +9,15 @@ one that opens a line and is not closed (the chunk's end cut it off) runs to tha
 while an unclosed `<!--` inside a line, or in a code span, is text; a documentation generator's own
 lines (admonition markers, "::: directives", included files) left out, an admonition's title kept.
 `prose_without_code`: fenced code blocks left out, since a JSON reply or a shell session reads as
-nothing a customer should be sent; short commands may be kept, marked, for an extract to show after
-the sentence that introduces them, and a longer block left out is marked where it was. `sentences`:
+nothing a customer should be sent; short commands and short blocks of code may be kept, marked, for an
+extract to show after the sentence that introduces them (a block with its lines and indentation as
+written), and a longer block left out is marked where it was. `sentences`:
 clean text cut into sentences and list items, not after initials or abbreviations, nor inside brackets.
 """
 
 import html
 import re
+import textwrap
 
 from knowledge.indexing.markdown import outside_code_spans, unescaped, without_emphasis
 from knowledge.search.citations import MARKER
@@ -23,6 +25,15 @@ from knowledge.search.citations import MARKER
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
 _COMMENT = re.compile(r"[ \t]*<!--.*?-->|^ {0,3}<!--.*\Z", re.S | re.M)
 COMMAND = "\x01"  # marks a line of a short code block in the extract's candidates (never in stored text)
+# Marks a block of code quoted whole (`code_lines`): a command's mark and one of its own, so what holds for a
+# command (never chosen for its words, shown after its introduction) holds for it. Its lines are joined by
+# _CODE_LINE and its spaces are _CODE_SPACE, so that neither the reading of clean text (runs of spaces
+# collapse) nor the cutting into sentences changes it.
+CODE_BLOCK = "\x01\x06"
+_CODE_LINE, _CODE_SPACE = "\x04", "\x05"
+# A block of code is quoted whole up to these sizes (its lines, blank lines inside it not counted, and its
+# characters); a longer one is left out (CODE_LEFT_OUT). A line longer than a command's is never quoted.
+CODE_MAX_LINES, CODE_MAX_CHARS, _LINE_MAX_CHARS = 12, 500, 160
 CODE_LEFT_OUT = "\x02\x02"  # stands, among the extract's candidates, for a code block too long to quote
 # Marks a heading kept over the short command it introduces ("Installation:"), as a sentence ending with ":"
 # would: a README's "## Installation" and its `pip install …` hold no sentence at all.
@@ -129,10 +140,10 @@ def unwrapped(text: str) -> str:
 def prose_without_code(text: str, *, commands: bool = False) -> str:
     """`text` without its fenced code blocks, which read as nothing a customer should be sent (JSON, shell).
 
-    With `commands`, a short block (at most three lines, a command or two) whole in `text` stays, each
-    line a paragraph of its own marked with COMMAND: the extract may show it after the sentence that
-    introduces it ("…on the command line:"); a longer one is a CODE_LEFT_OUT paragraph, so the sentence
-    leading into it ("Thus, the following text") is known to be cut short.
+    With `commands`, a block whole in `text` stays when it is short (`_command_lines`): the extract may
+    show it after the sentence that introduces it ("…on the command line:"); a longer one is a
+    CODE_LEFT_OUT paragraph, so the sentence leading into it ("Thus, the following text") is known to be
+    cut short.
 
     A chunk may start or end inside a block. A fence with an info string (```json) opens one; a
     bare fence closes one, or opens one when nothing is open. With an odd number of fences, one end
@@ -164,16 +175,34 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
 
 
 def _command_lines(code: str) -> str:
-    """A short block of code as COMMAND paragraphs ("" when it is too long to be a command or two);
-    of a shell session ("$ cmd" and its output) only the commands."""
-    lines = [line.strip() for line in code.split("\n") if line.strip()]
+    """A short block of code as the paragraphs an extract may quote, "" when it is too long to quote: a
+    command or up to three, each line flush left, as COMMAND paragraphs; a block of code with indentation
+    or of more lines, up to CODE_MAX_LINES and CODE_MAX_CHARS, as one CODE_BLOCK paragraph (`code_lines`
+    reads it back as written). Of a shell session ("$ cmd" and its output), only the commands. Never a
+    block holding what would read as a citation ("argv[1]") or a code span's backtick."""
+    lines = [line.rstrip() for line in textwrap.dedent(code.expandtabs(4)).split("\n")]
     if any(_GENERATOR_LINE.match(line) for line in lines):
         return ""  # a file the page includes there: code too long to quote
-    if any(line.startswith("$ ") for line in lines):
-        lines = [line for line in lines if line.startswith("$ ")]
-    if not lines or len(lines) > 3 or any(len(line) > 160 or "`" in line for line in lines):
+    if any(line.lstrip().startswith("$ ") for line in lines):
+        lines = [line.strip() for line in lines if line.lstrip().startswith("$ ")]
+    written = [line for line in lines if line.strip()]
+    if (not written or any(len(line) > _LINE_MAX_CHARS or "`" in line or MARKER.search(line) for line in written)
+            or len(written) > CODE_MAX_LINES):
         return ""
-    return "\n\n" + "\n\n".join(f"{COMMAND}`{line}`" for line in lines) + "\n\n"
+    if len(written) <= 3 and not any(line[:1].isspace() for line in written):
+        return "\n\n" + "\n\n".join(f"{COMMAND}`{line}`" for line in written) + "\n\n"
+    block = re.sub(r"\n{2,}", "\n\n", "\n".join(lines).strip("\n"))  # a blank line inside it kept, one
+    if len(block) > CODE_MAX_CHARS:
+        return ""
+    encoded = _CODE_LINE.join(f"`{line.replace(' ', _CODE_SPACE)}`" if line else "" for line in block.split("\n"))
+    return f"\n\n{CODE_BLOCK}{encoded}\n\n"
+
+
+def code_lines(sentence: str) -> list[str]:
+    """The lines of a COMMAND or CODE_BLOCK candidate as written ("" for a blank line inside a block)."""
+    if sentence.startswith(CODE_BLOCK):
+        return sentence[len(CODE_BLOCK):].replace(_CODE_SPACE, " ").split(_CODE_LINE)
+    return [sentence.removeprefix(COMMAND)]
 
 
 def _introduced_commands(text: str) -> str:

@@ -84,10 +84,12 @@ class CleanTextTests(TestCase):
         source = ('rtal-worker-1:41877",\n  "created_at": "2026-11-29T20:30:30.862Z"\n}\n```\n\n'
                   "Poll the job until it finishes; the mail settings are under Configuration.\n\n"
                   "```bash\n$ curl -s \"$API/jobs/7\" -H \"Authorization: Bearer $KEY\"\n```\n")
-        for question in ("When was the mail job created?", "Как настроить почту?"):  # words in the code; none at all
-            result = composer.compose(question, [hit(1, source)], entry_match=False)
-            self.assertEqual(result.text,
-                             "Poll the job until it finishes; the mail settings are under Configuration. [1]")
+        sentence = "Poll the job until it finishes; the mail settings are under Configuration. [1]"
+        result = composer.compose("When was the mail job created?", [hit(1, source)], entry_match=False)
+        self.assertEqual(result.text, sentence)  # its words are in the JSON, which is not quoted
+        # A how-to gets the command after the sentence along (the code after a full stop shows how), not the JSON.
+        result = composer.compose("Как настроить почту?", [hit(1, source)], entry_match=False)
+        self.assertEqual(result.text, f'{sentence}\n    $ curl -s "$API/jobs/7" -H "Authorization: Bearer $KEY"')
 
     def test_a_when_or_how_many_question_gets_the_sentence_with_the_date_or_number(self):
         source = ("The Eiffel Tower is a wrought-iron lattice tower in Paris, built as the entrance arch of a "
@@ -322,7 +324,8 @@ class ExtractTests(TestCase):
 
     def test_an_extract_never_ends_on_the_colon_of_what_it_leaves_out(self):
         # Seen on React docs: "…можете наткнуться на проблему: [3]", the code after it (too long to quote) dropped.
-        code = "```js\nfunction Counter() {\n  useEffect(() => {\n    setCount(count + 1);\n  }, [count]);\n}\n```"
+        code = ("```js\nfunction Counter() {\n  useEffect(() => {\n    setCount(count + 1);\n  }, [count]);\n"
+                + "  // and so on\n" * 10 + "}\n```")
         source = (f"If you update state from its previous value in an effect, you may run into a problem:\n\n{code}"
                   "\n\nBecause count is reactive, it re-runs every second.")
         answer = self.extract("Why is updating state from the previous value in an effect a problem?", source).text

@@ -55,18 +55,21 @@ class CodeNameOpeningTests(TestCase):
              "max_size caps it, e.g. bin/test."])
 
 
+# A configuration file too long to quote (CODE_MAX_LINES).
+LONG_CONFIG = "[cache]\ntimeout = 300\n" + "".join(f"option_{n} = {n}\n" for n in range(source_text.CODE_MAX_LINES))
+
+
 class CodeLeftOutTests(TestCase):
     def test_a_sentence_cut_short_by_a_long_block_is_never_quoted(self):
         # Python-Markdown's "Thus, the following text (taken from …)" and its example, which is not shown.
         source = ("Thus, the following configuration file sets the cache timeout of every view in seconds\n\n```\n"
-                  "[cache]\ntimeout = 300\nbackend = redis\nlocation = 127.0.0.1\n```\n\n"
-                  "A cache timeout of zero turns the cache of a view off.\n")
+                  f"{LONG_CONFIG}```\n\nA cache timeout of zero turns the cache of a view off.\n")
         text = compose("How do I set the cache timeout of every view?", source)
         self.assertEqual(text, "A cache timeout of zero turns the cache of a view off. [1]")
 
     def test_a_sentence_introducing_a_long_block_goes_on_with_the_sentence_after_it(self):
-        source = ("Set the cache timeout in the configuration file:\n\n```\n[cache]\ntimeout = 300\nbackend = redis\n"
-                  "location = 127.0.0.1\n```\n\nThe timeout is in seconds.\n")
+        source = (f"Set the cache timeout in the configuration file:\n\n```\n{LONG_CONFIG}```\n\n"
+                  "The timeout is in seconds.\n")
         self.assertEqual(compose("How do I set the cache timeout?", source),
                          "Set the cache timeout in the configuration file: [1] The timeout is in seconds. [1]")
         # The block is marked where it was among the candidates, and nowhere in what a reader sees.
@@ -78,89 +81,114 @@ class CodeLeftOutTests(TestCase):
     def test_an_example_announced_and_left_out_is_not_quoted(self):
         # Flask's quickstart: "Here's a simple example of how to render a template:" and no example.
         source = ("To render a template you can use the render_template method. Here's a simple example of how to "
-                  "render a template:\n\n```\nfrom flask import render_template\n\n@app.route('/hello/')\n"
-                  "def hello(name=None):\n    return render_template('hello.html', name=name)\n```\n\n"
+                  f"render a template:\n\n```\n{LONG_CONFIG}```\n\n"
                   "Flask will look for templates in the templates folder.\n")
         text = compose("How do I render a template?", source)
         self.assertIn("To render a template you can use the render_template method. [1]", text)
         self.assertNotIn("example", text)
-        russian = ("Файл настроек выглядит так:\n\n```\n[cache]\ntimeout = 300\nbackend = redis\nlocation = local\n```"
-                   "\n\nТаймаут кеша задаётся в секундах.\n")
+        russian = f"Файл настроек выглядит так:\n\n```\n{LONG_CONFIG}```\n\nТаймаут кеша задаётся в секундах.\n"
         self.assertNotIn("выглядит так", compose("Как выглядит файл настроек кеша?", russian))
 
     def test_a_list_whose_steps_lead_into_long_blocks_is_not_introduced(self):
         # react.dev's "Here's a short example of how to generate a list of items from an array:" and its steps,
         # each leading into code: the extract had ended on "1. Move the data into an array:".
+        steps = "".join(f"{n}. Step {n} of making the list:\n\n```js\n{LONG_CONFIG}```\n\n" for n in (1, 2))
+        source = f"Here is a short example of how to generate a list of items from an array:\n\n{steps}"
+        text = compose("How do I generate a list of items from an array?", source)
+        self.assertNotIn("Step 1", text)
+        self.assertNotIn("short example", text)
+        self.assertFalse(text.removesuffix(" [1]").endswith(":"), text)
+
+
+class CodeQuotedTests(TestCase):
+    """A block of code short enough to read in an answer (CODE_MAX_LINES, CODE_MAX_CHARS) is quoted after the
+    sentence that introduces it, with its lines and indentation as written."""
+
+    FLASK = ("To render a template you can use the render_template method. Here's a simple example of how to "
+             "render a template:\n\n```python\nfrom flask import render_template\n\n\n@app.route('/hello/')\n"
+             "def hello(name=None):\n    return render_template('hello.html',  name=name)\n```\n\n"
+             "Flask will look for templates in the templates folder.\n")
+
+    def test_an_example_is_quoted_as_written_after_its_introduction(self):
+        # Flask's quickstart: the example had been left out, and with it the sentence announcing it.
+        text = compose("How do I render a template?", self.FLASK)
+        self.assertIn("Here's a simple example of how to render a template: [1]\n"
+                      "    from flask import render_template\n\n"  # two blank lines read as one
+                      "    @app.route('/hello/')\n"
+                      "    def hello(name=None):\n"
+                      "        return render_template('hello.html',  name=name)", text)
+
+    def test_a_how_to_gets_the_code_after_a_sentence_ending_with_a_full_stop(self):
+        # marshmallow's quickstart introduces its examples with full stops: "How do I serialize an object?"
+        # was answered by the sentence alone.
+        source = ("Serialize objects by passing them to your schema's dump method, which returns the formatted "
+                  "result.\n\n```python\nschema = UserSchema()\nresult = schema.dump(user)\npprint(result)\n"
+                  "# {'name': 'Monty'}\n```\n\nYou can also serialize to a JSON-encoded string using dumps.\n")
+        sentence = source.split("\n")[0]
+        self.assertTrue(compose("How do I serialize objects?", source).startswith(
+            f"{sentence} [1]\n    schema = UserSchema()\n    result = schema.dump(user)\n    pprint(result)\n"
+            "    # {'name': 'Monty'}"))
+        self.assertTrue(compose("Как сериализовать objects with the dump method?", source).startswith(
+            f"{sentence} [1]\n    schema = UserSchema()"))
+        # Not asked how: the sentence says what is asked, the code is an example beside it.
+        self.assertNotIn("UserSchema", compose("What does the dump method of a schema return?", source))
+
+    def test_an_extract_quotes_one_block_of_code(self):
+        # marshmallow: "How do I define a schema?" quoted the quickstart's schema and then the upgrading guide's
+        # two versions of a custom field, an example of something else.
+        first = ("Define a schema with a class mapping names to fields:\n\n```python\nclass UserSchema(Schema):\n"
+                 "    name = fields.Str()\n```\n")
+        second = ("A custom field defines a schema method with a parent argument:\n\n```python\n"
+                  "class MyField(fields.Field):\n    def _bind_to_schema(self, name, parent): ...\n```\n\n"
+                  "The parent is the schema or field holding it.\n")
+        text = compose("How do I define a schema with fields?", first, second)
+        self.assertIn("class UserSchema(Schema):", text)
+        self.assertNotIn("class MyField", text)
+        self.assertIn("class MyField", compose("How do I define a schema method of a custom field?", second))
+
+    def test_a_list_whose_steps_lead_into_their_code_is_quoted_with_it(self):
+        # react.dev's "Here's a short example of how to generate a list of items from an array:" and its three
+        # steps, each leading into a few lines of code: the extract had quoted neither the steps nor the code.
         kb = make_kb()
         result = ingestion.ingest_file(kb, DATA / "documents" / "md" / "en" / "react-learn-rendering-lists.md")
         self.assertEqual(result.outcome, "created", result.error)
         chunk = Chunk.objects.get(document__knowledge_base=kb, content__contains="how to generate a list of items")
         text = compose("How do I generate a list of items from an array?", chunk.content)
-        self.assertNotIn("Move the data into an array", text)
-        self.assertNotIn("Here’s a short example", text)
-        self.assertFalse(text.removesuffix(" [1]").endswith(":"), text)
+        self.assertIn("1. Move the data into an array: [1]\n    const people = [\n      'Creola Katherine", text)
+        self.assertIn("3. Return listItems from your component wrapped in a <ul>: [1]\n"
+                      "    return <ul>{listItems}</ul>;", text)
 
+    def test_the_block_is_one_candidate_that_no_reading_of_text_changes(self):
+        source = "Configure it:\n\n```\nif ready:  # see below. Then go\n    run(*args, **kwargs)\n```\n"
+        quotable = source_text.sentences(source_text.quotable_text(source))
+        self.assertEqual(len(quotable), 2)
+        self.assertTrue(quotable[1].startswith(source_text.CODE_BLOCK))
+        self.assertEqual(source_text.code_lines(quotable[1]),
+                         ["if ready:  # see below. Then go", "    run(*args, **kwargs)"])
 
-class GeneratorSyntaxTests(TestCase):
-    """Documentation written for MkDocs or Docusaurus: what its generator turns into something else."""
+    def test_what_is_not_quoted(self):
+        def block_of(code: str) -> list[str]:
+            return source_text.sentences(source_text.quotable_text(f"Run this:\n\n```\n{code}\n```\n"))[1:]
 
-    PAGE = ('The auth argument also allows you to pass multiple authenticators:\n\n```python hl_lines="18"\n'
-            "{!./src/tutorial/authentication/multiple01.py!}\n```\n\n"
-            "In this case the API key is checked first, then the header.\n\n"
-            "!!! note\n    If you use different API instances, you need to define different versions.\n\n"
-            '??? tip "Custom classes"\n    Subclass the base class to change how keys are read.\n\n'
-            "::: ninja.security\n\n:::caution\nKeys are secrets.\n:::\n\n"
-            '--8<-- "snippets/auth.md"\n')
+        # What would read as a citation ("[1]") would be taken out of the code, or be taken for one.
+        self.assertEqual(block_of("import sys\n\nif len(sys.argv) > 1:\n    print(sys.argv[1])"),
+                         [source_text.CODE_LEFT_OUT])
+        self.assertEqual(block_of("x = 1\n" * (source_text.CODE_MAX_LINES + 1)), [source_text.CODE_LEFT_OUT])
+        self.assertEqual(block_of("value = 'x'\n" * 10 + "y = '" + "x" * 380 + "'"), [source_text.CODE_LEFT_OUT])
+        # A shell session of four commands: the commands, without their output, as one block.
+        session = "$ git clone repo\nCloning...\n$ cd repo\n$ make\nbuilt\n$ make install"
+        self.assertEqual([source_text.code_lines(line) for line in block_of(session)],
+                         [["$ git clone repo", "$ cd repo", "$ make", "$ make install"]])
+        # Up to three commands flush left stay commands of their own.
+        self.assertEqual(block_of("pip install portal\nportal init"),
+                         [f"{source_text.COMMAND}pip install portal", f"{source_text.COMMAND}portal init"])
 
-    def test_an_included_file_is_code_left_out_not_a_command(self):
-        # The include was quoted as the command the sentence introduces: "    {!./src/…/multiple01.py!}".
-        text = compose("How do I pass multiple authenticators?", self.PAGE)
-        self.assertEqual(text, "The auth argument also allows you to pass multiple authenticators: [1] "
-                               "In this case the API key is checked first, then the header. [1]")
-
-    def test_admonition_markers_and_directives_are_not_text(self):
-        clean = source_text.clean_text(self.PAGE)
-        for marker in ("!!!", "???", ":::", "{!", "--8<--", "snippets"):
-            self.assertNotIn(marker, clean)
-        # The note's text reads on its own; an admonition's title is a line of its own.
-        self.assertIn("If you use different API instances, you need to define different versions.",
-                      source_text.sentences(clean))
-        self.assertIn("Custom classes\n", clean)
-        self.assertIn("Keys are secrets.", clean)
-
-
-class RestructuredTextListTests(TestCase):
-    def test_auto_numbered_items_are_items(self):
-        # Flask's request context page: "#. request_started is sent … #. request_finished …" read as one sentence.
-        text = source_text.clean_text("The following signals are sent:\n\n#. request_started is sent first.\n"
-                                      "#. request_finished is sent last.\n")
-        self.assertEqual(source_text.sentences(text), ["The following signals are sent:",
-                                                       "• request_started is sent first.",
-                                                       "• request_finished is sent last."])
-
-
-class HeadingOverCommandTests(TestCase):
-    README = ("# Shopkit\n\nShopkit is a small shop for Django.\n\n## Installation\n\n```console\n"
-              "pip install shopkit\n```\n\n## Usage\n\nImport the cart and add items to it.\n")
-
-    def test_a_heading_over_a_command_introduces_it_when_it_names_what_is_asked(self):
-        # django-ninja's README: "## Installation" and `pip install django-ninja`, no sentence; the answer
-        # to "How do I install django-ninja?" quoted "Read the full documentation here" instead.
-        text = compose("How do I install shopkit?", self.README)
-        self.assertIn("Installation: [1]\n    pip install shopkit", text)
-        self.assertEqual(compose("How do I add items to the cart?", self.README),
-                         "Import the cart and add items to it. [1]")
-        quotable = source_text.sentences(source_text.quotable_text(self.README))
-        self.assertIn(source_text.HEADING_INTRO + "Installation:", quotable)
-        self.assertNotIn("Usage", " ".join(quotable))  # a heading over prose is no sentence
-
-
-class CutSentenceTests(TestCase):
-    def test_the_tail_of_a_sentence_introducing_a_command_is_not_quoted(self):
-        # A chunk of Flask's quickstart opens mid-sentence, "generate a value for `Flask.secret_key`:", and the
-        # fragment was quoted with its command in the answer to "How do I cache views in Flask?".
-        chunk = ("generate a value for\n`Flask.secret_key` (or `SECRET_KEY`):\n```\n"
-                 "    $ python -c 'import secrets; print(secrets.token_hex())'\n```\n"
-                 "Keep the secret key of a Flask application out of version control.\n")
-        self.assertEqual(compose("How do I generate the secret key of a Flask application?", chunk),
-                         "Keep the secret key of a Flask application out of version control. [1]")
+    def test_a_block_longer_than_what_is_left_goes_on_with_the_sentence_after_it(self):
+        code = "\n".join(f"setting_{n} = '{'v' * 24}'" for n in range(10))  # 390 characters
+        source = (f"Set the cache timeout in the configuration file:\n\n```\n{code}\n```\n\n"
+                  "The timeout is in seconds.\n")
+        lines = source_text.sentences(source_text.quotable_text(source))
+        self.assertEqual(composer._introduced(lines, 0, 700, set()), [1])  # the block
+        self.assertEqual(composer._introduced(lines, 0, 300, set()), [2])  # what is left of the extract's budget
+        announced = ["Here is an example of the file:", *lines[1:]]
+        self.assertEqual(composer._introduced(announced, 0, 300, set()), [], "an example is not announced without it")
