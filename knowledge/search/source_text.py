@@ -174,12 +174,12 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
     return "\n".join(kept)
 
 
-def _command_lines(code: str) -> str:
+def _command_lines(code: str, *, blocks: bool = True) -> str:
     """A short block of code as the paragraphs an extract may quote, "" when it is too long to quote: a
     command or up to three, each line flush left, as COMMAND paragraphs; a block of code with indentation
     or of more lines, up to CODE_MAX_LINES and CODE_MAX_CHARS, as one CODE_BLOCK paragraph (`code_lines`
-    reads it back as written). Of a shell session ("$ cmd" and its output), only the commands. Never a
-    block holding what would read as a citation ("argv[1]") or a code span's backtick."""
+    reads it back as written), unless not `blocks`. Of a shell session ("$ cmd" and its output), only the
+    commands. Never a block holding what would read as a citation ("argv[1]") or a code span's backtick."""
     lines = [line.rstrip() for line in textwrap.dedent(code.expandtabs(4)).split("\n")]
     if any(_GENERATOR_LINE.match(line) for line in lines):
         return ""  # a file the page includes there: code too long to quote
@@ -192,7 +192,7 @@ def _command_lines(code: str) -> str:
     if len(written) <= 3 and not any(line[:1].isspace() for line in written):
         return "\n\n" + "\n\n".join(f"{COMMAND}`{line}`" for line in written) + "\n\n"
     block = re.sub(r"\n{2,}", "\n\n", "\n".join(lines).strip("\n"))  # a blank line inside it kept, one
-    if len(block) > CODE_MAX_CHARS:
+    if not blocks or len(block) > CODE_MAX_CHARS:
         return ""
     encoded = _CODE_LINE.join(f"`{line.replace(' ', _CODE_SPACE)}`" if line else "" for line in block.split("\n"))
     return f"\n\n{CODE_BLOCK}{encoded}\n\n"
@@ -217,7 +217,8 @@ def _introduced_commands(text: str) -> str:
             end = index + 2
             while end < len(lines) and lines[end].startswith(("    ", "\t")) and lines[end].strip():
                 end += 1
-            block = _command_lines("\n".join(lines[index + 2:end])) if end > index + 2 else ""
+            # Commands only: indented text of more lines may be a PDF's paragraph, not code.
+            block = _command_lines("\n".join(lines[index + 2:end]), blocks=False) if end > index + 2 else ""
             if block and (end == len(lines) or not lines[end].strip()):
                 out.append(block)
                 index = end

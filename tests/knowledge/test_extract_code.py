@@ -183,6 +183,14 @@ class CodeQuotedTests(TestCase):
         self.assertEqual(block_of("pip install portal\nportal init"),
                          [f"{source_text.COMMAND}pip install portal", f"{source_text.COMMAND}portal init"])
 
+    def test_indented_text_of_more_lines_than_a_command_stays_text(self):
+        # Markdown's indented code block, or a PDF's indented paragraph: only a command or two is read as code.
+        source = ("The following applies:\n\n    The customer may return the goods within\n    fourteen days of "
+                  "delivery and get the\n    money back in full within ten days\n    of the return.\n")
+        self.assertIn("The customer may return the goods within fourteen days of delivery and get the money back "
+                      "in full within ten days of the return.",
+                      source_text.sentences(source_text.quotable_text(source)))
+
     def test_a_block_longer_than_what_is_left_goes_on_with_the_sentence_after_it(self):
         code = "\n".join(f"setting_{n} = '{'v' * 24}'" for n in range(10))  # 390 characters
         source = (f"Set the cache timeout in the configuration file:\n\n```\n{code}\n```\n\n"
