@@ -1,15 +1,19 @@
-"""Rows a question seldom asks for: a repository's tests and example apps, and changelogs.
+"""Rows a question seldom asks for: a repository's tests and example apps, changelogs, and for a how-to
+its private code.
 
 A test names the function it tests as often as the function's own file does, an example app the API it
-uses, a changelog what each release fixed ("Fixed a name error when overriding the digest method"); none
-is what a how-to asks for. Search scores them down (`retrieval._demote_secondary`) and the intent
-router's merge puts them last (`planned._tests_last`), unless the question asks about them.
+uses, a changelog what each release fixed ("Fixed a name error when overriding the digest method"), a
+private helper what its public function does ("Field._serialize: Serializes value to a basic Python
+datatype", behind `Schema.dump`); none is what a how-to asks for. Search scores them down
+(`retrieval._demote_secondary`) and the intent router's merge puts them last (`planned._tests_last`),
+unless the question asks about them.
 """
 
 import re
 
 from knowledge.indexing.layers import markdown
 from knowledge.search.hits import SearchHit
+from knowledge.search.intent_words import HOW_TO
 
 # A question about tests keeps the rows of test files where they rank (`_demote_secondary`); one about
 # examples those of a repository's example apps (`examples/complex/commands/cmd_init.py`).
@@ -23,6 +27,8 @@ CHANGES_ASKED = re.compile(r"\bchang(ed|es|elog)\b|\bnew\b|\breleas|\bversion|\d
                            r"\badded\b|\bsince\b|\bupgrad|\bmigrat|\bhistory\b|\bfix(ed|es)?\b|\bbug|\bbreaking\b|"
                            r"измен|верси|релиз|выпуск|нов(ое|ого|ые|ых)\b|устарел|удал[её]н|добавлен|обновл|истори|"
                            r"исправ|ошибк", re.IGNORECASE)
+# A part of a qualified name that is private by Python's convention: one leading underscore, not a dunder.
+_PRIVATE = re.compile(r"(?:^|\.)(_(?!_)\w*)")
 
 
 def secondary_row(hit: SearchHit, query: str) -> bool:
@@ -31,7 +37,18 @@ def secondary_row(hit: SearchHit, query: str) -> bool:
     does, and seldom are what was asked for."""
     if hit.metadata.get("is_test"):
         return not TESTS_ASKED.search(query)
-    return unasked_example(hit, query) or unasked_changelog(hit, query)
+    return unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_private(hit, query)
+
+
+def unasked_private(hit: SearchHit, query: str) -> bool:
+    """A code row of a private module, class or function (`Field._serialize`, `pkg._utils.helper`), or an
+    edge from or to one, when the question is a how-to that does not name it: a how-to asks how to use the
+    code, which is its public API."""
+    if not (hit.layer or "").startswith("C"):
+        return False
+    names = (hit.metadata.get(key) or "" for key in ("qname", "src_qname", "dst_ref"))
+    private = [name for qualified in names for name in _PRIVATE.findall(qualified)]
+    return bool(private) and HOW_TO(query) and not any(name in query for name in private)
 
 
 def unasked_changelog(hit: SearchHit, query: str) -> bool:

@@ -73,3 +73,24 @@ def test_an_example_app_comes_after_the_code_and_its_documentation_unless_asked_
     assert True in examples and examples == sorted(examples), [(hit.layer, hit.source_uri) for hit in hits]
     plan, hits = plan_and_search("Is there an example of a custom command in a group?", [kb.pk])
     assert any("examples/" in hit.source_uri for hit in hits[:2]), [(hit.layer, hit.source_uri) for hit in hits]
+
+
+@pytest.mark.django_db
+def test_a_how_to_finds_the_public_api_before_private_helpers_unless_it_names_them(tmp_path):
+    # marshmallow's "How do I serialize an object to a dict?" was answered by `Field._serialize`, the method
+    # a field overrides, not the `Schema.dump` a user calls.
+    kb = make_indexed_repo(tmp_path / "ser-repo", {
+        "ser/__init__.py": '"""Serialization."""\n',
+        "ser/schema.py": ('"""Schemas."""\n\n\nclass Schema:\n    def dump(self, obj):\n'
+                          '        """Return the object as a dict of its fields."""\n'
+                          "        return self._serialize(obj)\n\n"
+                          "    def _serialize(self, obj):\n"
+                          '        """Serialize an object to a dict: serialize each field of the object."""\n'
+                          "        return {name: getattr(obj, name) for name in self.fields}\n"),
+    })
+    plan, hits = plan_and_search("How do I serialize an object to a dict?", [kb.pk])
+    # Its row, and the edge "dump calls _serialize".
+    private = ["._serialize" in f"{hit.metadata.get('qname')} {hit.metadata.get('dst_ref')}" for hit in hits]
+    assert private.count(True) >= 2 and private == sorted(private), [(hit.layer, hit.content[:60]) for hit in hits]
+    plan, hits = plan_and_search("What does _serialize do?", [kb.pk])
+    assert hits[0].metadata.get("qname", "").endswith("._serialize"), [hit.metadata.get("qname") for hit in hits]
