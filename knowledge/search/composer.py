@@ -78,7 +78,6 @@ _EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 
 
-
 def setting(name: str):
     return settings.PORTAL.get(name, DEFAULTS[name])
 
@@ -289,8 +288,8 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str], 
     else the next sentence, which goes on from it (the code it introduced is too long to quote, or
     longer than what is left of `budget`); [] when neither fits in `budget`, when a step of the list
     leads into code too long to quote ("1. Move the data into an array:" and its block): the list would
-    read as steps without what they do, when the list is one of topics (`_in_topic_list`), or when an
-    example announced does not fit ("Here's an example:")."""
+    read as steps without what they do, when the list is one of topics (`_in_topic_list`), when less
+    than half of its items fit, or when an example announced does not fit ("Here's an example:")."""
     run, at = [], position + 1
     while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
                                                   or _names_alternative(source, at)):
@@ -301,14 +300,16 @@ def _introduced(source: list[str], position: int, budget: int, asked: set[str], 
     if run and _in_topic_list(source, run[0]):
         return []  # "You will learn:" and the topics of the page
     if run:
-        taken = []
-        for line in _alternatives_asked(source, run, asked)[:6]:
+        taken, wanted = [], _alternatives_asked(source, run, asked)[:6]
+        for line in wanted:
             if len(source[line]) > budget or (not blocks and source[line].startswith(CODE_BLOCK)):
                 break
             taken.append(line)
             budget -= len(source[line])
         while taken and _names_alternative(source, taken[-1]):
             taken.pop()  # never a tab's name without its command
+        if len(taken) * 2 < len(wanted) and all(ITEM.match(source[line]) for line in wanted):
+            return []
         if taken or not all(source[line].startswith(CODE_BLOCK) for line in run):
             return taken
         if _EXAMPLE.search(source[position]):

@@ -5,6 +5,7 @@ from django.test import TestCase
 
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
+from knowledge.search import composer, source_text
 from tests.factories import make_kb
 from tests.knowledge.test_extract_code import DATA, compose
 
@@ -75,3 +76,15 @@ class CutIntroductionTests(TestCase):
                   "Bind context variables in a middleware so that every log entry of a request carries them.\n")
         self.assertEqual(compose("How do I use context variables in an async context?", source), "Bind context "
                          "variables in a middleware so that every log entry of a request carries them. [1]")
+
+
+class ListCutShortTests(TestCase):
+    def test_a_list_is_not_introduced_by_less_than_half_of_its_items(self):
+        # marshmallow: "There are three ways to create a custom-formatted field for a Schema: [1] • Create a custom
+        # Field class [1]", the other two left out for what was left of the extract.
+        source = ("There are three ways to create a custom field for a schema:\n\n* Create a custom Field class "
+                  "with its own methods\n* Use a Method field with a method of the schema\n* Use a Function field "
+                  "with a function of its own\n")
+        lines = source_text.sentences(source_text.quotable_text(source))
+        self.assertEqual(composer._introduced(lines, 0, 700, set()), [1, 2, 3])
+        self.assertEqual(composer._introduced(lines, 0, 60, set()), [])
