@@ -325,6 +325,7 @@ def _release(q: Asked):
     version = VERSION.search(q.words)
     if version and RELEASE(q.words):  # "What changed in 4.21.0?": the changelog's section that names it
         return [Step(["D0"], version.group(0), {"doc_kind": "changelog"}, top_k=3, mode="keyword", relax=["doc_kind"],
+                     expand="section",
                      why=f"the changelog's section of release {version.group(0)}, found by its number")]
     return None
 

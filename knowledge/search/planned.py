@@ -3,8 +3,9 @@
 `plan_and_search(question, kb_ids)` runs the plan's steps through `retrieval.search(layers=…,
 filters=…)`. A step whose filters find nothing drops them one by one (`relax`) and says so in the
 trace; a step with `expand` loads the C0 source of the symbols its hits name (the handler of a
-route). Then the question is searched once more the plain way (hybrid over every layer, derived
-rows demoted) and the lists are merged:
+route), or puts the opening chunks of the section its query names first (a release's notes). Then the
+question is searched once more the plain way (hybrid over every layer, derived rows demoted) and the
+lists are merged:
 
 1. hits of steps whose filters held (the plan recognised something that exists: a route, a
    symbol, a role) come first, in the plan's order;
@@ -25,11 +26,12 @@ The trace ends with the plain search and how it was merged.
 """
 
 from collections import Counter
+from dataclasses import replace
 
 from django.db.models import Count
 
 from knowledge.models import Chunk
-from knowledge.search import retrieval, secondary
+from knowledge.search import answer_kinds, retrieval, secondary
 from knowledge.search.intent import plan_question
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import load_vocabulary
@@ -50,7 +52,9 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
         step_vectors = vectors.setdefault(step.query, {})
         found, used = _run_step(step, kb_ids, step_vectors)
         trace = {"layers": step.layers, "filters": used, "hits": len(found)}
-        if step.expand and found:
+        if step.expand == "section":
+            found = _section_first(step, found)
+        elif step.expand and found:
             sources = _expand_sources(step, found, kb_ids, step_vectors)
             trace["expanded"] = len(sources)
             found = found + sources
@@ -144,6 +148,21 @@ def _most_imported(kb_ids: list[int], limit: int) -> list[str]:
             if ".".join(parts[:end]) in modules:
                 counts[".".join(parts[:end])] += n
     return sorted(modules, key=lambda module: (-counts[module], module.count("."), module))[:limit]
+
+
+def _section_first(step: Step, hits: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
+    """The hits with the opening chunks of the section named by the step's query (a release by its
+    number) first, in their document's order: a long release's notes span chunks, and its number is
+    in every one ("What changed in 4.0.0?" quoted the notes of the section's second chunk first)."""
+    asked = answer_kinds.versions(step.query)
+    named = next((hit for hit in hits if asked & answer_kinds.versions(hit.section_path.rsplit(">", 1)[-1])), None)
+    if named is None:
+        return hits
+    rows = (Chunk.objects.filter(document_id=named.document_id, section_path=named.section_path, layer=named.layer,
+                                 enabled=True).order_by("position").values_list("id", "content", "page", "metadata"))
+    opening = [replace(named, chunk_id=chunk_id, content=content, snippet=retrieval.excerpt(content), page=page,
+                       metadata=metadata) for chunk_id, content, page, metadata in rows[:step.top_k]]
+    return opening + [hit for hit in hits if hit.chunk_id not in {chunk.chunk_id for chunk in opening}]
 
 
 def _expand_sources(step: Step, hits: list[retrieval.SearchHit], kb_ids: list[int],

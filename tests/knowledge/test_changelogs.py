@@ -9,6 +9,7 @@ import pytest
 
 from knowledge.indexing import ingestion
 from knowledge.indexing.layers.markdown import parse_doc
+from knowledge.models import Chunk
 from knowledge.search import answers, retrieval
 from knowledge.search.hits import SearchHit
 from knowledge.search.planned import plan_and_search
@@ -114,3 +115,18 @@ def test_a_changelog_is_not_titled_by_its_latest_release():
         doc = parse_doc("CHANGES.md", f"# {heading}\n\n- A note.\n")
         assert (doc.doc_kind, doc.title) == ("changelog", "CHANGES"), heading
     assert parse_doc("CHANGES.md", "# Changelog\n\n## 1.0\n\n- A note.\n").title == "Changelog"
+
+
+@pytest.mark.django_db
+def test_a_long_releases_notes_are_quoted_from_the_start_of_its_section(tmp_path):
+    # marshmallow's "What changed in version 4.0.0?" opened on "Set Schema.dict_class to OrderedDict to maintain
+    # the previous behavior.": the keyword search had found the section's second chunk, its number in all of them.
+    notes = "".join(f"- Removed the old option number {n} of the schema class.\n" for n in range(40))
+    later = "".join(f"- Note {n}: 2.0.0 deprecates the field, see 2.0.0 upgrading.\n" for n in range(12))
+    changes = f"# Changelog\n\n## 2.0.0 (2021-05-11)\n\nReleased 2021-05-11.\n\n{notes}{later}\n## 1.0.0\n\n- First.\n"
+    kb = make_indexed_repo(tmp_path / "schemas", {"CHANGES.md": changes, "schemas/__init__.py": '"""Schemas."""\n'})
+    sections = Chunk.objects.filter(knowledge_base=kb, layer="D0", section_path__endswith="2.0.0 (2021-05-11)")
+    assert sections.count() >= 2
+    answer = answers.answer("What changed in version 2.0.0?", [kb.pk])
+    assert answer.text.splitlines()[:2] == ["Released 2021-05-11. [1]",
+                                            "• Removed the old option number 0 of the schema class. [1]"], answer.text
