@@ -26,7 +26,7 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
 Without a chat model the answer is composed (`composer`): a clearly matching FAQ entry's answer
 verbatim (`Answer.entry_match`), else a short cited extract of the top sources.
 
-On a repository's layered index (any source not D0), the sources are the intent router's
+On a repository's layered index (a source not D0, or a repository's section), the sources are the intent router's
 (`planned.plan_and_search`: the symbol, route or caller asked about), and neither the router nor
 plain search grounds an answer on the index's entities, relations and restated facts unless the
 caller names those layers (`layer_text.ANSWER_LAYERS`).
@@ -195,7 +195,9 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         # search twice; an uploaded document is D0).
         result = retrieval.retrieve(question, kb_ids, top_k=top_k, mode=mode, layers=layer_text.ANSWER_LAYERS,
                                     filters=filters, query_embeddings=query_embeddings)
-    if layers is None and filters is None and mode == "hybrid" and any(hit.layer != "D0" for hit in result.hits):
+    # A repository's index: a row of another layer, or its documentation's sections (a changelog's alone).
+    repository = any(hit.layer != "D0" or hit.metadata.get("repo_id") for hit in result.hits)
+    if layers is None and filters is None and mode == "hybrid" and repository:
         result = _routed(question, kb_ids, result, top_k)
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 

@@ -124,9 +124,12 @@ def test_a_long_releases_notes_are_quoted_from_the_start_of_its_section(tmp_path
     notes = "".join(f"- Removed the old option number {n} of the schema class.\n" for n in range(40))
     later = "".join(f"- Note {n}: 2.0.0 deprecates the field, see 2.0.0 upgrading.\n" for n in range(12))
     changes = f"# Changelog\n\n## 2.0.0 (2021-05-11)\n\nReleased 2021-05-11.\n\n{notes}{later}\n## 1.0.0\n\n- First.\n"
-    kb = make_indexed_repo(tmp_path / "schemas", {"CHANGES.md": changes, "schemas/__init__.py": '"""Schemas."""\n'})
+    kb = make_indexed_repo(tmp_path / "schemas", {"CHANGES.md": changes})
     sections = Chunk.objects.filter(knowledge_base=kb, layer="D0", section_path__endswith="2.0.0 (2021-05-11)")
     assert sections.count() >= 2
+    # As marshmallow's: the plain search finds the changelog's sections alone (none of the index's other rows),
+    # and the router's plan is still what orders them.
+    Chunk.objects.filter(knowledge_base=kb).exclude(layer="D0").update(enabled=False)
     answer = answers.answer("What changed in version 2.0.0?", [kb.pk])
     assert answer.text.splitlines()[:2] == ["Released 2021-05-11. [1]",
                                             "• Removed the old option number 0 of the schema class. [1]"], answer.text
