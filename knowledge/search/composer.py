@@ -9,7 +9,7 @@
   meaning to it (`closeness.sentences`, with the base's embedder); never a sentence that only
   repeats the question, nor a heading, a table of contents' line, a list of topics or a fragment
   (`_answers`, `_in_topic_list`), nor another FAQ entry's yes or no — but a heading right over a short
-  command, when it names what is asked ("Installation:" and `pip install …`). A list item comes with
+  command, when it or the command names what is asked ("Installation:" and `pip install …`). A list item comes with
   what makes it readable (the numbered step it is a sub-point of, the sentence introducing its list),
   so does a sentence naming its subject only as "this" or "it" (the sentence before it), and a
   sentence ending with ":", or running on into a short command without one, with what it introduces
@@ -17,14 +17,13 @@
   stop with the code right after it, when it fits: an extract never ends on a colon, nor quotes a
   sentence that a code block too long to quote cut short, nor one announcing an example left out
   ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
-  start cut, even as what introduces a list. A release asked about by its number is answered by its
-  section's notes in order (`answer_kinds.release_notes`), a "when" or "how many" question whose extract
-  holds no date or number gets the nearest sentence that does (`answer_kinds.expected_kind`).
+  start cut, even as what introduces a list. A release asked about by its number is answered by its section's
+  notes in order (`answer_kinds.release_notes`), a "when" or "how many" question whose extract holds no
+  date or number gets the nearest sentence that does (`answer_kinds.expected_kind`).
 
-Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code
-left out but for a short command or block after the sentence that introduces it, sentences); a repository's
-rows through `layer_text` (a symbol's docstring and where it is defined, never its code). Metadata
-columns never reach the text: they are not part of a chunk's content.
+Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code left out but
+for a short command or block after the sentence that introduces it, sentences); a repository's rows through
+`layer_text` (a symbol's docstring and where it is defined, never its code); metadata never reaches the text.
 """
 
 import math
@@ -122,10 +121,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             # Commands are never chosen for their words (they come after their introduction), and a
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
             if sentence.startswith(HEADING_INTRO):
-                # A heading over its command ("Installation:"): a candidate when it names what is asked.
-                if word_stems(sentence) & asked and same_words(sentence) not in seen:
+                # A heading over its command: a candidate when it names what is asked, or both name two words.
+                stems = word_stems(_as_read(source, position))
+                if (word_stems(sentence) & asked or len(stems & asked) > 1) and same_words(sentence) not in seen:
                     seen.add(same_words(sentence))
-                    items.append((number, position, sentence, word_stems(sentence)))
+                    items.append((number, position, sentence, stems))
                 continue
             if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or _names_alternative(source, position)
                     or same_words(sentence) in seen):
@@ -228,8 +228,8 @@ def _unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: 
     cannot be had: an extract never ends on a colon, nor on a sentence the code it leads into cut short.
     For a how-to question (`how_to`), the code right after a sentence ending with a full stop comes
     along when it fits ("Serialize objects by passing them to your schema's dump method." and its
-    example): documentation shows how as often with a full stop as with a colon. Without `blocks`, a
-    block of code is as one too long to quote (commands still come along)."""
+    example): documentation shows how as often with a full stop as with a colon. Without `blocks`, a block
+    of code is as one too long to quote."""
     number, position, sentence, _ = item
     following = source[position + 1] if position + 1 < len(source) else ""
     if following == CODE_LEFT_OUT and (not _ENDS.search(sentence) or _EXAMPLE.search(sentence)):
@@ -283,13 +283,13 @@ def _lead_in(source: list[str], position: int) -> list[int]:
 
 
 def _introduced(source: list[str], position: int, budget: int, asked: set[str], blocks: bool = True) -> list[int]:
-    """The positions of what the sentence at `position`, ending with ":", introduces: its list,
-    commands or block of code (the lines right after it; of alternatives, the ones the question names),
-    else the next sentence, which goes on from it (the code it introduced is too long to quote, or
-    longer than what is left of `budget`); [] when neither fits in `budget`, when a step of the list
-    leads into code too long to quote ("1. Move the data into an array:" and its block): the list would
-    read as steps without what they do, when the list is one of topics (`_in_topic_list`), when less
-    than half of its items fit, or when an example announced does not fit ("Here's an example:")."""
+    """The positions of what the sentence at `position`, ending with ":", introduces: its list, commands or
+    block of code (the lines right after it; of alternatives, the ones the question names), else the next
+    sentence, which goes on from it (the code it introduced is too long to quote, or for what is left of
+    `budget`); [] when neither fits in `budget`, when a step of the list leads into code too long to quote
+    ("1. Move the data into an array:" and its block): the list would read as steps without what they do,
+    when the list is one of topics (`_in_topic_list`), when less than half of its items fit, or when an
+    example announced does not fit ("Here's an example:")."""
     run, at = [], position + 1
     while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
                                                   or _names_alternative(source, at)):

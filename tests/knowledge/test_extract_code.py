@@ -59,6 +59,16 @@ class CodeNameOpeningTests(TestCase):
 LONG_CONFIG = "[cache]\ntimeout = 300\n" + "".join(f"option_{n} = {n}\n" for n in range(source_text.CODE_MAX_LINES))
 
 
+class HeadingOverCommandTests(TestCase):
+    def test_a_heading_over_a_command_is_a_candidate_when_its_command_names_what_is_asked(self):
+        # marshmallow's README: "## Get it now" over `$ pip install -U marshmallow`; "How do I install marshmallow?"
+        # quoted the bleeding-edge install from git instead, the heading sharing no word with the question.
+        readme = "## Get it now\n\n```shell-session\n$ pip install -U marshmallow\n```\n"
+        self.assertEqual(compose("How do I install marshmallow?", readme),
+                         "Get it now: [1]\n    $ pip install -U marshmallow")
+        self.assertEqual(compose("What is marshmallow for?", readme), "")  # a command alone answers no other question
+
+
 class CodeLeftOutTests(TestCase):
     def test_a_sentence_cut_short_by_a_long_block_is_never_quoted(self):
         # Python-Markdown's "Thus, the following text (taken from …)" and its example, which is not shown.
