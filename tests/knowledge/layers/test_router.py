@@ -81,8 +81,8 @@ PLANS = {
         [(["D3"], {"entity_name": "Invoice"}, ""), (["D5"], {"relation_type": "mentions"}, "")]),
     "Give me an overview of the refund runbook": (
         "catalog", "en", "refund-runbook", [(["D1"], {"document_id": "refund-runbook"}, "")]),
-    "What changed in 4.21.0?": ("release", "en", "", [(["D0"], {"doc_kind": "changelog"}, "")]),
-    "Что нового в версии v2.0rc1?": ("release", "ru", "", [(["D0"], {"doc_kind": "changelog"}, "")]),
+    "What changed in 4.21.0?": ("release", "en", "", [(["D0"], {"doc_kind": "changelog"}, "section")]),
+    "Что нового в версии v2.0rc1?": ("release", "ru", "", [(["D0"], {"doc_kind": "changelog"}, "section")]),
     "Which Python 3.12 features are used?": ("general", "en", "", [(["D0", "C0"], {}, "")]),
     "What is the retry timeout?": ("general", "en", "", [(["D0", "C0"], {}, "")]),
     "Почему не приходит письмо с подтверждением?": ("general", "ru", "", [(["D0", "C0"], {}, "")]),
