@@ -46,7 +46,7 @@ def release_notes(question: str, sources: list, lines: dict[int, list[str]]) -> 
     asked = versions(question)
     notes = {}
     for number, hit in enumerate(sources if asked else [], start=1):
-        if asked & versions(hit.section_path.rsplit(">", 1)[-1]):
+        if release_section(hit, asked):
             notes[number] = lines[number]
         elif (section := _release_section(hit.content or "", asked)) is not None:
             notes[number] = sentences(quotable_text(section))
@@ -60,6 +60,12 @@ def _release_section(content: str, asked: set[str]) -> str | None:
         if asked & versions(heading.group(1)):
             return content[heading.end():headings[at + 1].start() if at + 1 < len(headings) else len(content)]
     return None
+
+
+def release_section(hit, asked: set[str]) -> bool:
+    """Whether the hit is a section of one of the `asked` releases (its own heading names it: "v2.0.0",
+    "Version 2.0.0", "4.0.0 (2025-04-16)")."""
+    return bool(asked & versions(hit.section_path.rsplit(">", 1)[-1]))
 
 
 def versions(text: str) -> set[str]:

@@ -77,8 +77,9 @@ def _tests_last(question: str, hits: list[retrieval.SearchHit]) -> list[retrieva
     ranked: "How do I test a Flask application?" is answered by the documentation's testing page, not
     by the test suite's apps): a test names what it tests over and over ("schedule" in every line of
     test_scheduler.py), and outranks the code a question asks how to use. So do the rows of a
-    repository's example apps, unless the question asks for an example, and those of a changelog, unless
-    it asks about a release or a change (`secondary.secondary_row`)."""
+    repository's example apps, unless the question asks for an example, those of a changelog, unless it
+    asks about a release or a change, and for a how-to those of private code it does not name
+    (`secondary.secondary_row`)."""
     return sorted(hits, key=lambda hit: secondary.secondary_row(hit, question))
 
 
@@ -155,7 +156,7 @@ def _section_first(step: Step, hits: list[retrieval.SearchHit]) -> list[retrieva
     number) first, in their document's order: a long release's notes span chunks, and its number is
     in every one ("What changed in 4.0.0?" quoted the notes of the section's second chunk first)."""
     asked = answer_kinds.versions(step.query)
-    named = next((hit for hit in hits if asked & answer_kinds.versions(hit.section_path.rsplit(">", 1)[-1])), None)
+    named = next((hit for hit in hits if answer_kinds.release_section(hit, asked)), None)
     if named is None:
         return hits
     rows = (Chunk.objects.filter(document_id=named.document_id, section_path=named.section_path, layer=named.layer,

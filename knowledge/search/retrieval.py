@@ -292,8 +292,8 @@ def tsqueries(config: str, query: str) -> tuple[str, str, list[str]]:
 
 def _demote_secondary(hits: list[SearchHit], query: str) -> list[SearchHit]:
     """Derived rows (edges) scored by `DERIVED_WEIGHT` when the search did not ask for their layers, and
-    rows of a repository's tests and example apps, and of changelogs, by `TEST_FILE_WEIGHT` when the
-    question is not about them (`secondary.secondary_row`).
+    rows of a repository's tests and example apps, of changelogs, and for a how-to of private code, by
+    `TEST_FILE_WEIGHT` when the question is not about them (`secondary.secondary_row`).
 
     An edge row restates a line of the source its file already has as a chunk; left as they are,
     they crowd the first places of a plain search with several rows of one file. A test names the

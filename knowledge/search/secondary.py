@@ -32,9 +32,10 @@ _PRIVATE = re.compile(r"(?:^|\.)(_(?!_)\w*)")
 
 
 def secondary_row(hit: SearchHit, query: str) -> bool:
-    """A row of a repository's tests or example apps, or of a changelog, that the question does not ask
-    about: they name the code they use (a changelog what it fixed) as often as its own file or section
-    does, and seldom are what was asked for."""
+    """A row of a repository's tests or example apps, of a changelog, or for a how-to of its private code,
+    that the question does not ask about: they name the code they use (a changelog what it fixed, a private
+    helper what its public function does) as often as its own file or section does, and seldom are what
+    was asked for."""
     if hit.metadata.get("is_test"):
         return not TESTS_ASKED.search(query)
     return unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_private(hit, query)
