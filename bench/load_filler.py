@@ -28,7 +28,7 @@ def pad_base(kb, total: int, maintenance_work_mem: str = "1GB") -> None:
     """Add filler chunks to `kb` until it holds `total` chunks (real ones included)."""
     from django.db import connection
 
-    from knowledge.indexing import vector_index
+    from knowledge.indexing import term_statistics, vector_index
     from knowledge.models import Chunk
 
     missing = total - Chunk.objects.filter(knowledge_base=kb).count()
@@ -50,6 +50,7 @@ def pad_base(kb, total: int, maintenance_work_mem: str = "1GB") -> None:
     vector_index.create_kb_index(kb.pk, kb.embedding_dim)
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE knowledge_chunk")
+    term_statistics.take(kb.pk)  # as the worker's minute sweep does after a bulk load
     print(f"  padded in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
 

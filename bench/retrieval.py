@@ -73,7 +73,7 @@ def load_into_database(kb, documents, chunks_per_doc):
     from django.db import transaction
     from django.utils import timezone
 
-    from knowledge.indexing import vector_index
+    from knowledge.indexing import term_statistics, vector_index
     from knowledge.models import Chunk, Document
 
     config = kb.text_search_config
@@ -101,6 +101,7 @@ def load_into_database(kb, documents, chunks_per_doc):
 
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE knowledge_chunk")
+    term_statistics.take(kb.pk)  # as the worker's minute sweep does after a bulk load
     return len(flat)
 
 

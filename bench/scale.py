@@ -204,7 +204,7 @@ def server_times(queries, ef: int) -> dict:
     """
     from django.db import connection, transaction
 
-    from knowledge.search import retrieval, sql
+    from knowledge.search import retrieval, sql, term_shares
 
     times: dict[str, list[float]] = {"ann": [], "keyword": []}
     for kb, vector, text in queries:
@@ -216,7 +216,7 @@ def server_times(queries, ef: int) -> dict:
             all_terms, any_term, lexemes = retrieval.tsqueries(kb.text_search_config, text)
             statement, params = sql.keyword_search(
                 kb_ids=[kb.pk], all_terms=all_terms, any_term=any_term, limit=40,
-                candidate_terms=retrieval._informative_terms(cursor, lexemes),
+                candidate_terms=retrieval.informative_terms(term_shares.shares(cursor, [kb], lexemes)),
                 candidates=retrieval.setting("KEYWORD_CANDIDATES"))
             cursor.execute("EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + statement, params)
             times["keyword"].append(cursor.fetchone()[0][0]["Execution Time"])

@@ -26,7 +26,7 @@ from evaluation import runs
 from evaluation.exceptions import SwitchRefusedError
 from evaluation.models import EvalRun, GoldenQuestion, GoldenSet, ShadowSwitch
 from knowledge import bases
-from knowledge.indexing import ingestion, vector_index
+from knowledge.indexing import ingestion, term_statistics, vector_index
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from portal.jobs import enqueue
@@ -305,6 +305,8 @@ def _swap(versions: _Versions) -> None:
         setattr(shadow, name, kb_value)
     kb.save(update_fields=[*SETTINGS, "updated_at"])
     shadow.save(update_fields=[*SETTINGS, "updated_at"])
+    for version in (kb, shadow):  # each now holds the other's chunks
+        term_statistics.take_after_commit(version.pk)
     if kb.embedding_dim != old_dim:
         # Only the serving base needs an index now; a rollback rebuilds it for the old dimension.
         vector_index.replace_kb_index(kb.pk, kb.embedding_dim)

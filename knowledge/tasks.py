@@ -5,6 +5,7 @@ of each job kind here, and the domain modules never import this interface.
 """
 
 from knowledge import jobs, shares
+from knowledge.indexing import term_statistics
 from knowledge.indexing.layers import store
 from knowledge.models import Job
 from portal.jobs import register as register_task
@@ -29,6 +30,11 @@ def run_delete_job(job_id: int) -> None:
 
 def run_index_repo_job(job_id: int) -> None:
     store.run_index_repo(Job.objects.select_related("knowledge_base").get(pk=job_id))
+
+
+def run_take_due_term_statistics() -> None:
+    """The minute's sweep taking the term statistics that are missing or stale (migration 0023)."""
+    term_statistics.take_due()
 
 
 def register() -> None:

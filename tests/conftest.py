@@ -36,9 +36,9 @@ def _fresh_query_vectors():
 def _fresh_search_statistics():
     """Each test reads the statistics a search weighs terms and plans by as its own data left them, not
     those an earlier test's search kept for the next few minutes."""
-    from knowledge.search import ann_plan, retrieval
+    from knowledge.search import ann_plan, term_shares
 
-    retrieval.forget_lexeme_frequencies()
+    term_shares.forget()
     ann_plan.forget_index_rows()
 
 

@@ -24,7 +24,7 @@ from django.db.models import Value
 from django.utils.translation import gettext as _
 
 from knowledge.exceptions import KnowledgeError
-from knowledge.indexing import chunking, entries, parsing, tables
+from knowledge.indexing import chunking, entries, parsing, tables, term_statistics
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Chunk, Document, KnowledgeBase
 
@@ -207,7 +207,8 @@ def replace_chunks(kb: KnowledgeBase, document: Document, chunks: list[Chunk], *
     # Lock the row: two workers re-indexing one document must not interleave their swaps.
     Document.objects.select_for_update().filter(pk=document.pk).first()
     # Chunks written by hand (indexing/edits.py) are not the source's: they stay, after the new ones.
-    Chunk.objects.filter(document=document).exclude(metadata__contains={"manual": True}).delete()
+    deleted, _ = Chunk.objects.filter(document=document).exclude(metadata__contains={"manual": True}).delete()
+    term_statistics.count_changes_after_commit(kb.pk, deleted + len(chunks))
     _move_manual_chunks(document, after=len(chunks))
     Chunk.objects.bulk_create(chunks, batch_size=500)
     config = kb.text_search_config
@@ -266,6 +267,7 @@ def settle_documents(documents, reason: str) -> int:
 
 def delete_document(document: Document) -> None:
     """Delete one document with its chunks and its stored original."""
+    term_statistics.count_changes_after_commit(document.knowledge_base_id, document.chunk_count)
     if document.original_file:
         document.original_file.delete(save=False)
     document.delete()

@@ -6,6 +6,7 @@ from knowledge.models.documents import Document, DocumentQuerySet
 from knowledge.models.job_items import EmbeddingBatch, JobItem, ScanPage
 from knowledge.models.jobs import Job
 from knowledge.models.query_vectors import QueryVector
+from knowledge.models.term_statistics import TermStatistics
 
 __all__ = ["SERVED", "Chunk", "Document", "DocumentQuerySet", "EmbeddingBatch", "Job", "JobItem", "KnowledgeBase",
-           "QueryVector", "ScanPage", "TextSearchConfig"]
+           "QueryVector", "ScanPage", "TermStatistics", "TextSearchConfig"]

@@ -52,6 +52,9 @@ class KnowledgeBase(models.Model):
                                                                              "e.g. rus+eng"))],
         help_text=_("Languages Tesseract reads scanned pages and images in (Tesseract codes joined by +)."),
     )
+    # When the base's own term statistics were last taken (models/term_statistics.py): a search process
+    # reads them again when this differs from what it remembers (its rows are read on every search).
+    term_statistics_at = models.DateTimeField(_("term statistics taken at"), null=True, blank=True, editable=False)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 

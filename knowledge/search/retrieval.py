@@ -36,7 +36,17 @@ from django.utils.translation import gettext, gettext_lazy
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import calibration
 from knowledge.models import KnowledgeBase
-from knowledge.search import ann_plan, fusion, query_limits, query_vectors, reranking, rows, secondary, sql
+from knowledge.search import (
+    ann_plan,
+    fusion,
+    query_limits,
+    query_vectors,
+    reranking,
+    rows,
+    secondary,
+    sql,
+    term_shares,
+)
 from knowledge.search.hits import Retrieval, SearchHit
 from portal.postgresql import prepared
 
@@ -215,20 +225,21 @@ def _vector_candidates(kbs, vectors: dict, depth: int, ef_search: int | None, sc
 
 def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]:
     """(chunk id, kb id, ts_rank) best first; one query per text-search configuration."""
-    groups: dict[str, list[int]] = {}
+    groups: dict[str, list[KnowledgeBase]] = {}
     for kb in kbs:
-        groups.setdefault(kb.text_search_config, []).append(kb.pk)
+        groups.setdefault(kb.text_search_config, []).append(kb)
     rows = []
     with connection.cursor() as cursor:
-        for config, ids in groups.items():
+        for config, group in groups.items():
             all_terms, any_term, lexemes = tsqueries(config, query)
             if not any_term:  # only stop words
                 continue
             rerank = setting("KEYWORD_RERANK")
-            statement = sql.keyword_search(kb_ids=ids, all_terms=all_terms, any_term=any_term, limit=depth,
-                                           candidate_terms=_informative_terms(cursor, lexemes),
+            shares = term_shares.shares(cursor, group, list(dict.fromkeys(lexemes)))
+            statement = sql.keyword_search(kb_ids=[kb.pk for kb in group], all_terms=all_terms, any_term=any_term,
+                                           limit=depth, candidate_terms=informative_terms(shares),
                                            candidates=setting("KEYWORD_CANDIDATES"), rerank=rerank,
-                                           term_weights=_term_weights(cursor, lexemes) if rerank else None, **scope)
+                                           term_weights=term_weights(shares) if rerank else None, **scope)
             batch, params, position = sql.with_search_settings(statement, ef_search=setting("HNSW_EF_SEARCH"),
                                                                in_transaction=connection.in_atomic_block,
                                                                statement_timeout_ms=query_limits.timeout_ms())
@@ -240,46 +251,23 @@ def _keyword_candidates(kbs, query: str, depth: int, scope: dict) -> list[tuple]
     return rows[:depth]
 
 
-def _informative_terms(cursor, lexemes: list[str]) -> str | None:
+def informative_terms(shares: dict[str, float] | None) -> str | None:
     """An OR tsquery of the lexemes that are not in most chunks, or None to use every term."""
-    frequencies = _lexeme_frequencies(cursor)
-    common = setting("COMMON_TERM_SHARE")
-    kept = [lexeme for lexeme in lexemes if frequencies.get(lexeme, 0.0) < common]
-    if not kept or len(kept) == len(lexemes):
+    if not shares:
+        return None
+    kept = [lexeme for lexeme, share in shares.items() if share < setting("COMMON_TERM_SHARE")]
+    if not kept or len(kept) == len(shares):
         return None
     return " | ".join(sql.tsquery_lexeme(lexeme) for lexeme in kept)
 
 
-def _term_weights(cursor, lexemes: list[str]) -> list[tuple[str, float]] | None:
-    """Each distinct lexeme of the question with its inverse document frequency, ln(1 / share of the
-    chunks holding it), the share read from ANALYZE's most common lexemes; a lexeme not listed is
-    taken as half as common as the rarest listed one, and a lexeme in every chunk weighs nothing (the
-    plain `ts_rank` then breaks ties). None without statistics: `ts_rank` alone."""
-    frequencies = _lexeme_frequencies(cursor)
-    if not frequencies or not lexemes:
+def term_weights(shares: dict[str, float] | None) -> list[tuple[str, float]] | None:
+    """Each lexeme of the question with its inverse document frequency, ln(1 / share of the chunks
+    holding it) (`term_shares`); a lexeme in every chunk weighs nothing (the plain `ts_rank` then
+    breaks ties). None without statistics: `ts_rank` alone."""
+    if not shares:
         return None
-    unlisted = min(frequencies.values()) / 2
-    return [(lexeme, math.log(1 / min(1.0, max(frequencies.get(lexeme, unlisted), 1e-9))))
-            for lexeme in dict.fromkeys(lexemes)]
-
-
-# Never read is "at" minus infinity, not 0: the monotonic clock counts from the machine's boot, and a
-# process started in its first minutes would have gone without them until then.
-_UNREAD = {"at": float("-inf"), "values": {}}
-_frequencies: dict = dict(_UNREAD)
-
-
-def forget_lexeme_frequencies() -> None:
-    """Read the shares again on the next search, as a new process does."""
-    _frequencies.update(_UNREAD)
-
-
-def _lexeme_frequencies(cursor) -> dict[str, float]:
-    """ANALYZE's most-common-lexeme shares for the chunk table, re-read every few minutes."""
-    if time.monotonic() - _frequencies["at"] > 300:
-        cursor.execute(sql.LEXEME_FREQUENCIES)
-        _frequencies.update(at=time.monotonic(), values={lexeme: float(freq) for lexeme, freq in cursor.fetchall()})
-    return _frequencies["values"]
+    return [(lexeme, math.log(1 / min(1.0, max(share, 1e-9)))) for lexeme, share in shares.items()]
 
 
 @functools.lru_cache(maxsize=TSQUERY_CACHE_SIZE)

@@ -52,16 +52,16 @@ can serve them), and its `&`s are turned into `|`: a natural-language question r
 term in one chunk, so any term may match and `ts_rank` orders by how many and how well. `ts_rank`
 costs a few microseconds per *matching* row whatever the LIMIT, so ranking runs over at most
 `candidates` rows taken from the GIN index: the rows that match every term first (the most
-precise ones are never lost to the cap), then rows that match any term. When ANALYZE's statistics
-say a term is in more than `COMMON_TERM_SHARE` of all chunks (an IDF-style cut), it still counts in
-the ranking but does not generate candidates, so the cap is filled by rows with the informative
-terms rather than by arbitrary rows containing "use" or "system". `ts_rank` counts every term
-alike, so the best `PORTAL_KEYWORD_RERANK` rows are ranked again: each term's own `ts_rank` times its
-inverse document frequency (from the same statistics), summed — a row with the question's rare term
-beats one repeating a term every chunk has (as BM25 does; SciFact keyword nDCG@10 0.576 → 0.625).
-Several bases with the same configuration share one query (the GIN index is not partial). The
-candidates' documents are checked as in ANN search, one primary-key lookup per candidate
-(`_document_test`).
+precise ones are never lost to the cap), then rows that match any term. When the bases' term
+statistics (`term_shares`) say a term is in more than `COMMON_TERM_SHARE` of their chunks (an
+IDF-style cut), it still counts in the ranking but does not generate candidates, so the cap is
+filled by rows with the informative terms rather than by arbitrary rows containing "use" or
+"system". `ts_rank` counts every term alike, so the best `PORTAL_KEYWORD_RERANK` rows are ranked
+again: each term's own `ts_rank` times its inverse document frequency (from the same statistics),
+summed — a row with the question's rare term beats one repeating a term every chunk has (as BM25
+does; SciFact keyword nDCG@10 0.576 → 0.625). Several bases with the same configuration share one
+query (the GIN index is not partial). The candidates' documents are checked as in ANN search, one
+primary-key lookup per candidate (`_document_test`).
 
 The bases an API key may search (`visible_bases`): one short statement, written here because the
 ORM's compilation of the same query (a subquery and an EXISTS over the key's limits) cost five
@@ -233,7 +233,8 @@ def tsqueries(*, config: str, query: str) -> tuple[str, dict]:
 
 
 # Share of rows containing each of the table's most common lexemes, from ANALYZE's statistics:
-# a free document-frequency estimate (lexemes not listed are rarer than every listed one).
+# a free document-frequency estimate (lexemes not listed are rarer than every listed one), used for
+# bases whose own term statistics were not taken yet (`term_shares`).
 LEXEME_FREQUENCIES = (
     "SELECT e.lexeme, e.freq FROM pg_stats s, "
     "unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq) "

@@ -1,5 +1,6 @@
 """Jobs cannot hang: heartbeats, the reaper, and documents always left in a final state."""
 
+import functools
 from datetime import timedelta
 from importlib import import_module
 
@@ -39,7 +40,9 @@ class ReaperTests(TestCase):
         with self.captureOnCommitCallbacks(execute=True) as queued:
             self.assertEqual(reap_stale_jobs(), 1)
             self.assertEqual(Job.objects.get(pk=job.pk).status, Job.Status.QUEUED)
-        self.assertEqual(len(queued), 1)
+        # The run's swap also counts its chunks against the base's term statistics once committed.
+        self.assertEqual([callback.__name__ for callback in queued if not isinstance(callback, functools.partial)],
+                         ["send"])
         job.refresh_from_db()
         self.assertEqual((job.status, job.attempts, job.worker), (Job.Status.SUCCEEDED, 2, portal_jobs.worker_name()))
         self.assertEqual(job.counters.get("chunks_embedded"), 1, "the second run counts only what it did")

@@ -1,10 +1,7 @@
-import math
 from types import SimpleNamespace
-from unittest import mock
 
 import numpy as np
 import pytest
-from django.conf import settings
 from django.contrib.postgres.search import SearchVector
 from django.db import connection
 from django.test import TestCase, TransactionTestCase, override_settings
@@ -164,63 +161,6 @@ class SearchTests(TestCase):
         with self.assertNumQueries(0):
             retrieval.tsqueries(self.kb.text_search_config, "reset password")
         self.assertLessEqual(retrieval.tsqueries.cache_info().currsize, retrieval.TSQUERY_CACHE_SIZE)
-
-
-class RareTermsTests(TestCase):
-    """Keyword ranking weighs each term of the question by its rarity (ANALYZE's statistics)."""
-
-    @classmethod
-    def setUpTestData(cls):
-        cls.kb = make_kb()
-        cls.repeats = make_document(cls.kb, "# Notes\n\nAccount account account account account account.")
-        cls.rare = make_document(cls.kb, "# Billing\n\nEach invoice is sent on the first day of the month.")
-
-    def ranked(self, weights: list[tuple[str, float]] | None) -> list[int]:
-        statement, params = sql.keyword_search(kb_ids=[self.kb.pk], all_terms="'account' & 'invoic'",
-                                               any_term="'account' | 'invoic'", limit=5, candidates=100,
-                                               term_weights=weights, rerank=50)
-        with connection.cursor() as cursor:
-            cursor.execute(statement, params)
-            ids = [row[0] for row in cursor.fetchall()]
-        return list(Chunk.objects.filter(pk__in=ids[:1]).values_list("document_id", flat=True)) + [len(ids)]
-
-    def test_each_term_counts_by_its_weight(self):
-        self.assertEqual(self.ranked(None), [self.repeats.pk, 2], "ts_rank alone: the term repeated wins")
-        self.assertEqual(self.ranked([("account", 0.5), ("invoic", 4.0)]), [self.rare.pk, 2])
-        self.assertEqual(self.ranked([("account", 4.0), ("invoic", 0.5)]), [self.repeats.pk, 2])
-        self.assertEqual(self.ranked([("account", 0.0), ("invoic", 0.0)]), [self.repeats.pk, 2],
-                         "terms that weigh nothing leave ts_rank's order")
-
-    def test_a_terms_weight_is_its_rarity(self):
-        frequencies = {"account": 1.0, "plan": 0.5, "seat": 0.01}
-        with mock.patch.object(retrieval, "_lexeme_frequencies", return_value=frequencies):
-            weights = dict(retrieval._term_weights(None, ["account", "plan", "seat", "invoic", "plan"]))
-        self.assertEqual(weights["account"], 0.0, "a term in every chunk weighs nothing")
-        self.assertAlmostEqual(weights["plan"], math.log(2))
-        self.assertAlmostEqual(weights["seat"], math.log(100))
-        self.assertAlmostEqual(weights["invoic"], math.log(200), msg="unlisted: half as common as the rarest")
-        with mock.patch.object(retrieval, "_lexeme_frequencies", return_value={}):
-            self.assertIsNone(retrieval._term_weights(None, ["account"]), "no statistics: ts_rank alone")
-
-    def test_a_search_puts_the_chunk_with_the_rare_term_first(self):
-        """Through the keyword search itself, with the statistics of a real ANALYZE: "account" is in
-        nine chunks of ten, "invoice" in one; `ts_rank` alone puts the chunk repeating "account" first."""
-        for n in range(8):
-            make_document(self.kb, f"# Team {n}\n\nThe account of team {n} is managed by its owner.")
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE knowledge_chunk")
-        # Every term collects candidates here (none is left out as too common): the ranking is tested.
-        portal = {**settings.PORTAL, "COMMON_TERM_SHARE": 1.0}
-        first = {}
-        # As a process starts, on a machine booted a minute ago (CI's): the clock's reading is below the
-        # interval the statistics are re-read at, and they are read all the same.
-        booted = mock.patch.object(retrieval.time, "monotonic", return_value=60.0)
-        with mock.patch.dict(retrieval._frequencies), booted:
-            retrieval.forget_lexeme_frequencies()
-            for rerank in (200, 0):
-                with override_settings(PORTAL={**portal, "KEYWORD_RERANK": rerank}):
-                    first[rerank] = retrieval.search("account invoice", [self.kb.pk], mode="keyword")[0].document_id
-        self.assertEqual(first, {200: self.rare.pk, 0: self.repeats.pk})
 
 
 class StaleStatisticsTests(TestCase):
