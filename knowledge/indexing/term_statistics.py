@@ -7,10 +7,9 @@ stemmed another way now, they are taken again — as autovacuum decides when to 
 Taking them reads at most `SAMPLE` chunks chosen at random (`ts_stat` over their full-text
 vectors: ≈ 50 ms per 6,000 chunks on the bench machine) and keeps the `LEXEMES_KEPT` most common
 lexemes found in two chunks or more. Two workers finishing documents of one base at once take
-them once: the second finds the first's lock and leaves it.
+them once: the second finds the first's lock and leaves it. A failure to take them is logged and
+leaves the swap that asked for them done (the minute's sweep tries again).
 """
-
-import functools
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -24,8 +23,9 @@ STALE_SHARE = 0.1
 STALE_CHUNKS = 20
 _LOCK_CLASS = 7_340_021  # pg_try_advisory_xact_lock's first key: term statistics, the second the base
 
-_COUNT = (f"UPDATE {TermStatistics._meta.db_table} SET changed = changed + %s "
-          "WHERE knowledge_base_id = %s RETURNING changed, chunks, text_search_config")
+_COUNT = (f"UPDATE {TermStatistics._meta.db_table} s SET changed = s.changed + %s "
+          f"FROM {KnowledgeBase._meta.db_table} kb WHERE s.knowledge_base_id = %s AND kb.id = s.knowledge_base_id "
+          "RETURNING s.changed, s.chunks, s.text_search_config, kb.text_search_config")
 _LEXEMES = "SELECT word, ndoc FROM ts_stat(%s) WHERE ndoc > 1 ORDER BY ndoc DESC, word LIMIT %s"
 
 
@@ -33,12 +33,13 @@ def count_changes_after_commit(kb_id: int, chunks: int) -> None:
     """Once the current transaction commits, count `chunks` written or deleted in the base, and take
     its statistics again when that makes them stale."""
     if chunks:
-        transaction.on_commit(functools.partial(count_changes, kb_id, chunks))
+        # A function, not a partial: Django names a failing robust callback by its __qualname__.
+        transaction.on_commit(lambda: count_changes(kb_id, chunks), robust=True)
 
 
 def take_after_commit(kb_id: int) -> None:
     """Once the current transaction commits, take the base's statistics again, however much changed."""
-    transaction.on_commit(functools.partial(take, kb_id))
+    transaction.on_commit(lambda: take(kb_id), robust=True)
 
 
 def count_changes(kb_id: int, chunks: int) -> bool:
@@ -46,12 +47,9 @@ def count_changes(kb_id: int, chunks: int) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(_COUNT, [chunks, kb_id])
         found = cursor.fetchone()
-    config = KnowledgeBase.objects.filter(pk=kb_id).values_list("text_search_config", flat=True).first()
-    if config is None:
-        return False  # deleted meanwhile
-    if found is not None and not _stale(*found, config):
+    if found is not None and not _stale(*found):
         return False
-    return take(kb_id)
+    return take(kb_id)  # (which finds a base deleted meanwhile gone)
 
 
 def take_due() -> int:

@@ -138,6 +138,15 @@ class TakingTests(TestCase):
         TermStatistics.objects.filter(knowledge_base=self.kb).update(changed=21)
         self.assertEqual(term_statistics.take_due(), 1, "a count lost to a crash is made up for")
 
+    def test_a_failure_to_take_them_leaves_the_document_ready(self):
+        kb = make_kb()
+        failing = mock.patch.object(term_statistics, "take", side_effect=RuntimeError("statement timeout"))
+        with failing, self.assertLogs(level="ERROR"), self.captureOnCommitCallbacks(execute=True):
+            document = make_document(kb, ACCOUNTS)
+        document.refresh_from_db()
+        self.assertEqual(document.status, document.Status.READY)
+        self.assertFalse(TermStatistics.objects.filter(knowledge_base=kb).exists(), "the sweep takes them later")
+
     def test_a_large_base_is_read_from_a_sample(self):
         with mock.patch.object(term_statistics, "SAMPLE", 3):
             self.assertTrue(term_statistics.take(self.kb.pk))
