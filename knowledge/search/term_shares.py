@@ -24,8 +24,9 @@ from knowledge.models import TermStatistics
 from knowledge.search import sql
 from portal.access import Remembered
 
-# Lexemes of all the bases' statistics a process keeps (a base keeps at most 2,000).
-LEXEMES_REMEMBERED = 400_000
+# Lexemes of all the bases' statistics a process keeps (a base has at most 2,000): 100 bases' worth,
+# ≈ 25 MB at most; the least recently searched bases are read again when needed.
+LEXEMES_REMEMBERED = 200_000
 TABLE_SHARES_SECONDS = 300
 
 
