@@ -8,9 +8,9 @@
   followed by its marker: of those sharing its words (rare words weighing more), the closest in
   meaning to it (`closeness.sentences`, with the base's embedder); never a sentence that only
   repeats the question, nor a heading, a table of contents' line, a list of topics or a fragment
-  (`_answers`, `_in_topic_list`), nor another FAQ entry's yes or no — but a heading right over a short
+  (`_answers`, `readable.in_topic_list`), nor another FAQ entry's yes or no — but a heading right over a short
   command, when it or the command names what is asked ("Installation:" and `pip install …`). A list item comes with
-  what makes it readable (the numbered step it is a sub-point of, the sentence introducing its list),
+  what makes it readable (`readable`: the numbered step it is a sub-point of, the sentence introducing its list),
   so does a sentence naming its subject only as "this" or "it" (the sentence before it), and a
   sentence ending with ":", or running on into a short command without one, with what it introduces
   (its list, its code, else the next sentence), and for a how-to question a sentence ending with a full
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from knowledge.search import answer_kinds, closeness, layer_text, source_text
+from knowledge.search import answer_kinds, closeness, layer_text, readable, source_text
 from knowledge.search.intent_words import HOW_TO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.source_text import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, HEADING_INTRO, ITEM, code_lines, sentences
@@ -53,26 +53,13 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
 SHARED_WORDS_WEIGHT = 0.25
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_ENDS = re.compile(r"[.!?…:;][\"'»”)]*$")  # a sentence ends so; a heading does not
-_STEP = re.compile(r"\d{1,3}[.)] ")
 _QUALIFIED = re.compile(r"`([\w.]+)`(?: \([^()\s]+\))?")  # "`jobs.schedules.add` (jobs/schedules.py)"
-# A sentence that names its subject only by a word pointing back at the sentence before it.
-_REFERS_BACK = re.compile(r"(?:this|these|it|its|they|such|это|эти|этот|эта|этим|он|она|оно|они)\b", re.I)
-# A list item or heading that opens with a question word names a topic ("• What a component is",
-# "• Как написать компонент"): a table of contents, not an answer.
-_TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|where|что|как|какой|какая|какое|какие"
-                    r"|какую|каким|почему|зачем|когда|где|кто|чем)\b", re.I)
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
-_OUTLINE = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,3}\.?$")  # a plain-text table of contents' number alone: "12.2.3."
 # A heading opening with its section's number ("5 Оформление структурных элементов диссертации в виде
 # рукописи", "4.2 Tables of the report"), when it ends without a full stop; not a clause of a standard's
 # front matter, whose verb is in capitals ("1 РАЗРАБОТАН Федеральным … учреждением …").
 _NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+(?![A-ZА-ЯЁ]{2,}\b)\S")
-# A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
-# так:"): with its code left out it promises what the extract does not give.
-_EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"
-                      r"|\b(?:like this|as follows|следующим образом|так))\W*:$", re.I)
 # A yes or a no opening an answer: it answers the question it was written for.
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 
@@ -127,17 +114,18 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     seen.add(same_words(sentence))
                     items.append((number, position, sentence, stems))
                 continue
-            if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or _names_alternative(source, position)
+            if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or readable.names_alternative(source, position)
                     or same_words(sentence) in seen):
                 continue
-            if _cut(source, position) and sentence.endswith((".", "!", "…", ":")):
+            if readable.cut(source, position) and sentence.endswith((".", "!", "…", ":")):
                 continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
-                    _answers(stems, asked, sentence, alone=len(source) == 1) and not _in_topic_list(source, position)):
+                    _answers(stems, asked, sentence, alone=len(source) == 1)
+                    and not readable.in_topic_list(source, position)):
                 items.append((number, position, sentence, stems))
     if not items:
         return Composition("", [], False)
@@ -172,7 +160,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             break  # a release's notes: as many as the budget holds, in order
         # One block of code an extract at most: a second one is another answer's example.
         blocks = not any(sentence.startswith(CODE_BLOCK) for sentence in chosen.values())
-        unit = _unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked, how_to, blocks)
+        unit = readable.unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked, how_to,
+                             blocks)
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (cost <= budget or not chosen):
@@ -187,7 +176,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         chosen[(number, position)] = sentence
     text, said, cited, after_item = "", set(), set(), False
     for (number, position), sentence in sorted(chosen.items()):
-        if _names_alternative(lines[number], position):  # on a line of its own above its command, as a tab is
+        if readable.names_alternative(lines[number], position):  # on a line of its own above its command, as a tab is
             text += ("" if text.endswith("\n") else "\n") + f"{sentence}\n"
             continue
         if same_words(sentence) in said:
@@ -220,146 +209,6 @@ def _as_read(source: list[str], position: int) -> str:
     return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)
 
 
-def _unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: bool = False,
-          blocks: bool = True) -> dict | None:
-    """A chosen sentence with what it needs to be read: the lead-in of a list item, what a sentence
-    ending with ":" introduces (of alternatives, those `asked` names), the command a sentence runs on
-    into without a colon ("To use markdown_py from the command line, run it as"). None when that
-    cannot be had: an extract never ends on a colon, nor on a sentence the code it leads into cut short.
-    For a how-to question (`how_to`), the code right after a sentence ending with a full stop comes
-    along when it fits ("Serialize objects by passing them to your schema's dump method." and its
-    example): documentation shows how as often with a full stop as with a colon. Without `blocks`, a block
-    of code is as one too long to quote."""
-    number, position, sentence, _ = item
-    following = source[position + 1] if position + 1 < len(source) else ""
-    if following == CODE_LEFT_OUT and (not _ENDS.search(sentence) or _EXAMPLE.search(sentence)):
-        return None  # "Thus, the following text" and a block too long to quote; an example without it
-    unit = {(number, at): source[at] for at in _lead_in(source, position)}
-    unit[(number, position)] = sentence
-    if sentence.endswith(":") or (following.startswith(COMMAND) and not _ENDS.search(sentence)):
-        introduced = _introduced(source, position, budget - sum(len(line) for line in unit.values()), asked, blocks)
-        if not introduced:
-            return None
-        unit.update({(number, at): source[at] for at in introduced})
-    elif how_to and following.startswith(COMMAND) and not _names_alternative(source, position):
-        left, at = budget - sum(len(line) for line in unit.values()), position + 1
-        while (at < len(source) and source[at].startswith(COMMAND) and len(source[at]) <= left
-               and (blocks or not source[at].startswith(CODE_BLOCK))):
-            unit[(number, at)] = source[at]
-            left, at = left - len(source[at]), at + 1
-    return unit
-
-
-def _cut(source: list[str], position: int) -> bool:
-    """Whether the sentence at `position` is the tail of one the chunk's start cut (chunks overlap
-    mid-sentence): the first, opening in lower case. Neither quoted nor what introduces a list."""
-    return position == 0 and source[0][:1].islower()
-
-
-def _lead_in(source: list[str], position: int) -> list[int]:
-    """The positions of what makes a sentence readable on its own: for a list item, the numbered step a
-    bullet is a sub-point of, or the sentence introducing the list ("If the LED stays off:"); for a
-    sentence that names its subject only as "this" or "it", the sentence before it, which names it
-    ("ItsDangerous signs data. This is used to protect the session cookie."), unless that one names
-    its subject the same way."""
-    if not ITEM.match(source[position]):
-        before = source[position - 1] if position else ""
-        # Not a sentence that names nothing itself ("This is expected." after the code it means).
-        refers_back = (_REFERS_BACK.match(source[position]) and _ENDS.search(before) and not before.endswith(":")
-                       and not _REFERS_BACK.match(before) and not _cut(source, position - 1))
-        return [position - 1] if refers_back and not before.startswith(COMMAND) else []
-    bullet, at = source[position].startswith("• "), position - 1
-    while at >= 0 and (source[at].startswith(COMMAND) or (ITEM.match(source[at])
-                                                         and source[at].startswith("• ") == bullet)):
-        at -= 1
-    if at < 0 or _cut(source, at):
-        return []
-    if bullet and ITEM.match(source[at]):
-        return [at]  # the step of a numbered list this bullet belongs to
-    if source[at].endswith(":"):
-        # "2. Check the LED. If it is off:" introduces its bullets with the step's second sentence.
-        return [at - 1, at] if at > 0 and bullet and _STEP.match(source[at - 1]) else [at]
-    return []
-
-
-def _introduced(source: list[str], position: int, budget: int, asked: set[str], blocks: bool = True) -> list[int]:
-    """The positions of what the sentence at `position`, ending with ":", introduces: its list, commands or
-    block of code (the lines right after it; of alternatives, the ones the question names), else the next
-    sentence, which goes on from it (the code it introduced is too long to quote, or for what is left of
-    `budget`); [] when neither fits in `budget`, when a step of the list leads into code too long to quote
-    ("1. Move the data into an array:" and its block): the list would read as steps without what they do,
-    when the list is one of topics (`_in_topic_list`), when less than half of its items fit, or when an
-    example announced does not fit ("Here's an example:")."""
-    run, at = [], position + 1
-    while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
-                                                  or _names_alternative(source, at)):
-        if at + 1 < len(source) and source[at + 1] == CODE_LEFT_OUT:
-            return []
-        run.append(at)
-        at += 1
-    if run and _in_topic_list(source, run[0]):
-        return []  # "You will learn:" and the topics of the page
-    if run:
-        taken, wanted = [], _alternatives_asked(source, run, asked)[:6]
-        for line in wanted:
-            if len(source[line]) > budget or (not blocks and source[line].startswith(CODE_BLOCK)):
-                break
-            taken.append(line)
-            budget -= len(source[line])
-        while taken and _names_alternative(source, taken[-1]):
-            taken.pop()  # never a tab's name without its command
-        if len(taken) * 2 < len(wanted) and all(ITEM.match(source[line]) for line in wanted):
-            return []
-        if taken or not all(source[line].startswith(CODE_BLOCK) for line in run):
-            return taken
-        if _EXAMPLE.search(source[position]):
-            return []
-    while at < len(source) and source[at] == CODE_LEFT_OUT:
-        at += 1  # the sentence after the code, which goes on from the introduction
-    following = source[at] if at < len(source) else ""
-    if following and len(following) <= budget and _ENDS.search(following) and not following.endswith((":", "?")):
-        return [at]
-    return []
-
-
-def _in_topic_list(source: list[str], position: int) -> bool:
-    """Whether the line at `position` is an item of a list of topics: a list more than half of whose items,
-    two at least, open with a question word ("• How to return different JSX", "• Зачем и как присваивать
-    ключ…" — a page's "You will learn" or "Recap", full stops or not), or a numbered one without a full
-    stop among an outline's numbers ("14. Распространение Debian" over "14.1."): a table of contents."""
-    if not ITEM.match(source[position]):
-        return False
-    near = source[max(0, position - 2):position + 3]
-    if not _ENDS.search(source[position]) and any(_OUTLINE.match(line) for line in near):
-        return True
-    start = end = position
-    while start > 0 and ITEM.match(source[start - 1]):
-        start -= 1
-    while end + 1 < len(source) and ITEM.match(source[end + 1]):
-        end += 1
-    topics = sum(bool(_TOPIC.match(line)) for line in source[start:end + 1])
-    return topics >= 2 and topics * 2 > end + 1 - start
-
-
-def _names_alternative(source: list[str], position: int) -> bool:
-    """Whether the line at `position` names the alternative whose command follows it: a tab's name over
-    its panel ("Windows:", `knowledge.indexing.parsing.html.label_tab_panels`)."""
-    line = source[position]
-    return (line.endswith(":") and not line.startswith(HEADING_INTRO) and len(_WORD.findall(line)) <= 3
-            and position + 1 < len(source) and source[position + 1].startswith(COMMAND))
-
-
-def _alternatives_asked(source: list[str], run: list[int], asked: set[str]) -> list[int]:
-    """Of a run of lines holding alternatives side by side ("macOS/Linux:" and its command, "Windows:" and
-    its), the lines of those the question names ("…on Windows?"); all of them when it names none."""
-    names = [at for at in run if _names_alternative(source, at)]
-    named = [at for at in names if word_stems(source[at]) & asked]
-    if len(names) < 2 or not named:
-        return run
-    owner = {at: max((name for name in names if name <= at), default=None) for at in run}
-    return [at for at in run if owner[at] is None or owner[at] in named]
-
-
 def _clip(sentence: str, limit: int = 400) -> str:
     if len(sentence) <= limit:
         return sentence
@@ -381,9 +230,9 @@ def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool) ->
         return False  # a list item of nothing but the question's words
     if _LEADERS.search(sentence):
         return False
-    if _ENDS.search(sentence):
+    if readable.ENDS.search(sentence):
         return True
-    if _TOPIC.match(sentence):
+    if readable.TOPIC.match(sentence):
         return False
     # Without a full stop: a list item of a few words, a heading, numbered or of a few words (one of a
     # table row's cells is no heading).

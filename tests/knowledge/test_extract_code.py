@@ -7,7 +7,7 @@ from django.test import TestCase
 
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
-from knowledge.search import composer, source_text
+from knowledge.search import composer, readable, source_text
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 
@@ -206,7 +206,7 @@ class CodeQuotedTests(TestCase):
         source = (f"Set the cache timeout in the configuration file:\n\n```\n{code}\n```\n\n"
                   "The timeout is in seconds.\n")
         lines = source_text.sentences(source_text.quotable_text(source))
-        self.assertEqual(composer._introduced(lines, 0, 700, set()), [1])  # the block
-        self.assertEqual(composer._introduced(lines, 0, 300, set()), [2])  # what is left of the extract's budget
+        self.assertEqual(readable.introduced(lines, 0, 700, set()), [1])  # the block
+        self.assertEqual(readable.introduced(lines, 0, 300, set()), [2])  # what is left of the extract's budget
         announced = ["Here is an example of the file:", *lines[1:]]
-        self.assertEqual(composer._introduced(announced, 0, 300, set()), [], "an example is not announced without it")
+        self.assertEqual(readable.introduced(announced, 0, 300, set()), [], "an example is not announced without it")

@@ -5,7 +5,7 @@ from django.test import TestCase
 
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
-from knowledge.search import composer, source_text
+from knowledge.search import readable, source_text
 from tests.factories import make_kb
 from tests.knowledge.test_extract_code import DATA, compose
 
@@ -86,5 +86,5 @@ class ListCutShortTests(TestCase):
                   "with its own methods\n* Use a Method field with a method of the schema\n* Use a Function field "
                   "with a function of its own\n")
         lines = source_text.sentences(source_text.quotable_text(source))
-        self.assertEqual(composer._introduced(lines, 0, 700, set()), [1, 2, 3])
-        self.assertEqual(composer._introduced(lines, 0, 60, set()), [])
+        self.assertEqual(readable.introduced(lines, 0, 700, set()), [1, 2, 3])
+        self.assertEqual(readable.introduced(lines, 0, 60, set()), [])

@@ -1,0 +1,171 @@
+"""What a sentence chosen for an extract needs to be read on its own (`composer`).
+
+A list item comes with the numbered step it is a sub-point of or the sentence introducing its list; a
+sentence naming its subject only as "this" or "it" with the sentence before it; a sentence ending with
+":" (or running on into a short command without one) with what it introduces — its list (of
+alternatives, those the question names), its command or block of code, else the next sentence; and for
+a how-to question, a sentence ending with a full stop with the code right after it. `unit` says None when
+that cannot be had: an extract never ends on a colon, nor quotes a sentence the code it leads into cut
+short. What is never quoted as an answer lives here too, since a lead-in may not be one either: the tail
+of a sentence the chunk's start cut (`cut`), a list of topics (`in_topic_list`).
+"""
+
+import re
+
+from knowledge.search.source_text import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, HEADING_INTRO, ITEM
+from knowledge.search.words import word_stems
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+ENDS = re.compile(r"[.!?…:;][\"'»”)]*$")  # a sentence ends so; a heading does not
+_STEP = re.compile(r"\d{1,3}[.)] ")
+# A sentence that names its subject only by a word pointing back at the sentence before it.
+_REFERS_BACK = re.compile(r"(?:this|these|it|its|they|such|это|эти|этот|эта|этим|он|она|оно|они)\b", re.I)
+# A list item or heading that opens with a question word names a topic ("• What a component is",
+# "• Как написать компонент"): a table of contents, not an answer.
+TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|where|что|как|какой|какая|какое|какие"
+                   r"|какую|каким|почему|зачем|когда|где|кто|чем)\b", re.I)
+_OUTLINE = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,3}\.?$")  # a plain-text table of contents' number alone: "12.2.3."
+# A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
+# так:"): with its code left out it promises what the extract does not give.
+_EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"
+                      r"|\b(?:like this|as follows|следующим образом|так))\W*:$", re.I)
+
+
+def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: bool = False,
+         blocks: bool = True) -> dict | None:
+    """A chosen sentence with what it needs to be read: the lead-in of a list item, what a sentence
+    ending with ":" introduces (of alternatives, those `asked` names), the command a sentence runs on
+    into without a colon ("To use markdown_py from the command line, run it as"). None when that
+    cannot be had: an extract never ends on a colon, nor on a sentence the code it leads into cut short.
+    For a how-to question (`how_to`), the code right after a sentence ending with a full stop comes
+    along when it fits ("Serialize objects by passing them to your schema's dump method." and its
+    example): documentation shows how as often with a full stop as with a colon. Without `blocks`, a block
+    of code is as one too long to quote."""
+    number, position, sentence, _ = item
+    following = source[position + 1] if position + 1 < len(source) else ""
+    if following == CODE_LEFT_OUT and (not ENDS.search(sentence) or _EXAMPLE.search(sentence)):
+        return None  # "Thus, the following text" and a block too long to quote; an example without it
+    needed = {(number, at): source[at] for at in lead_in(source, position)}
+    needed[(number, position)] = sentence
+    if sentence.endswith(":") or (following.startswith(COMMAND) and not ENDS.search(sentence)):
+        what = introduced(source, position, budget - sum(len(line) for line in needed.values()), asked, blocks)
+        if not what:
+            return None
+        needed.update({(number, at): source[at] for at in what})
+    elif how_to and following.startswith(COMMAND) and not names_alternative(source, position):
+        left, at = budget - sum(len(line) for line in needed.values()), position + 1
+        while (at < len(source) and source[at].startswith(COMMAND) and len(source[at]) <= left
+               and (blocks or not source[at].startswith(CODE_BLOCK))):
+            needed[(number, at)] = source[at]
+            left, at = left - len(source[at]), at + 1
+    return needed
+
+
+def cut(source: list[str], position: int) -> bool:
+    """Whether the sentence at `position` is the tail of one the chunk's start cut (chunks overlap
+    mid-sentence): the first, opening in lower case. Neither quoted nor what introduces a list."""
+    return position == 0 and source[0][:1].islower()
+
+
+def lead_in(source: list[str], position: int) -> list[int]:
+    """The positions of what makes a sentence readable on its own: for a list item, the numbered step a
+    bullet is a sub-point of, or the sentence introducing the list ("If the LED stays off:"); for a
+    sentence that names its subject only as "this" or "it", the sentence before it, which names it
+    ("ItsDangerous signs data. This is used to protect the session cookie."), unless that one names
+    its subject the same way."""
+    if not ITEM.match(source[position]):
+        before = source[position - 1] if position else ""
+        # Not a sentence that names nothing itself ("This is expected." after the code it means).
+        refers_back = (_REFERS_BACK.match(source[position]) and ENDS.search(before) and not before.endswith(":")
+                       and not _REFERS_BACK.match(before) and not cut(source, position - 1))
+        return [position - 1] if refers_back and not before.startswith(COMMAND) else []
+    bullet, at = source[position].startswith("• "), position - 1
+    while at >= 0 and (source[at].startswith(COMMAND) or (ITEM.match(source[at])
+                                                         and source[at].startswith("• ") == bullet)):
+        at -= 1
+    if at < 0 or cut(source, at):
+        return []
+    if bullet and ITEM.match(source[at]):
+        return [at]  # the step of a numbered list this bullet belongs to
+    if source[at].endswith(":"):
+        # "2. Check the LED. If it is off:" introduces its bullets with the step's second sentence.
+        return [at - 1, at] if at > 0 and bullet and _STEP.match(source[at - 1]) else [at]
+    return []
+
+
+def introduced(source: list[str], position: int, budget: int, asked: set[str], blocks: bool = True) -> list[int]:
+    """The positions of what the sentence at `position`, ending with ":", introduces: its list, commands or
+    block of code (the lines right after it; of alternatives, the ones the question names), else the next
+    sentence, which goes on from it (the code it introduced is too long to quote, or for what is left of
+    `budget`); [] when neither fits in `budget`, when a step of the list leads into code too long to quote
+    ("1. Move the data into an array:" and its block): the list would read as steps without what they do,
+    when the list is one of topics (`_in_topic_list`), when less than half of its items fit, or when an
+    example announced does not fit ("Here's an example:")."""
+    run, at = [], position + 1
+    while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
+                                                  or names_alternative(source, at)):
+        if at + 1 < len(source) and source[at + 1] == CODE_LEFT_OUT:
+            return []
+        run.append(at)
+        at += 1
+    if run and in_topic_list(source, run[0]):
+        return []  # "You will learn:" and the topics of the page
+    if run:
+        taken, wanted = [], alternatives_asked(source, run, asked)[:6]
+        for line in wanted:
+            if len(source[line]) > budget or (not blocks and source[line].startswith(CODE_BLOCK)):
+                break
+            taken.append(line)
+            budget -= len(source[line])
+        while taken and names_alternative(source, taken[-1]):
+            taken.pop()  # never a tab's name without its command
+        if len(taken) * 2 < len(wanted) and all(ITEM.match(source[line]) for line in wanted):
+            return []
+        if taken or not all(source[line].startswith(CODE_BLOCK) for line in run):
+            return taken
+        if _EXAMPLE.search(source[position]):
+            return []
+    while at < len(source) and source[at] == CODE_LEFT_OUT:
+        at += 1  # the sentence after the code, which goes on from the introduction
+    following = source[at] if at < len(source) else ""
+    if following and len(following) <= budget and ENDS.search(following) and not following.endswith((":", "?")):
+        return [at]
+    return []
+
+
+def in_topic_list(source: list[str], position: int) -> bool:
+    """Whether the line at `position` is an item of a list of topics: a list more than half of whose items,
+    two at least, open with a question word ("• How to return different JSX", "• Зачем и как присваивать
+    ключ…" — a page's "You will learn" or "Recap", full stops or not), or a numbered one without a full
+    stop among an outline's numbers ("14. Распространение Debian" over "14.1."): a table of contents."""
+    if not ITEM.match(source[position]):
+        return False
+    near = source[max(0, position - 2):position + 3]
+    if not ENDS.search(source[position]) and any(_OUTLINE.match(line) for line in near):
+        return True
+    start = end = position
+    while start > 0 and ITEM.match(source[start - 1]):
+        start -= 1
+    while end + 1 < len(source) and ITEM.match(source[end + 1]):
+        end += 1
+    topics = sum(bool(TOPIC.match(line)) for line in source[start:end + 1])
+    return topics >= 2 and topics * 2 > end + 1 - start
+
+
+def names_alternative(source: list[str], position: int) -> bool:
+    """Whether the line at `position` names the alternative whose command follows it: a tab's name over
+    its panel ("Windows:", `knowledge.indexing.parsing.html.label_tab_panels`)."""
+    line = source[position]
+    return (line.endswith(":") and not line.startswith(HEADING_INTRO) and len(_WORD.findall(line)) <= 3
+            and position + 1 < len(source) and source[position + 1].startswith(COMMAND))
+
+
+def alternatives_asked(source: list[str], run: list[int], asked: set[str]) -> list[int]:
+    """Of a run of lines holding alternatives side by side ("macOS/Linux:" and its command, "Windows:" and
+    its), the lines of those the question names ("…on Windows?"); all of them when it names none."""
+    names = [at for at in run if names_alternative(source, at)]
+    named = [at for at in names if word_stems(source[at]) & asked]
+    if len(names) < 2 or not named:
+        return run
+    owner = {at: max((name for name in names if name <= at), default=None) for at in run}
+    return [at for at in run if owner[at] is None or owner[at] in named]
