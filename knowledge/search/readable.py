@@ -1,6 +1,7 @@
 """What a sentence chosen for an extract needs to be read on its own (`composer`).
 
-A list item comes with the numbered step it is a sub-point of or the sentence introducing its list; a
+A list item comes with the numbered step it is a sub-point of or the sentence introducing its list (with
+the list's other items when that sentence counts them: "There are three ways to…:"); a
 sentence naming its subject only as "this" or "it" with the sentence before it; a sentence ending with
 ":" (or running on into a short command without one) with what it introduces — its list (of
 alternatives, those the question names), its command or block of code, else the next sentence; and for
@@ -25,6 +26,9 @@ _REFERS_BACK = re.compile(r"(?:this|these|it|its|they|such|это|эти|это�
 TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|where|что|как|какой|какая|какое|какие"
                    r"|какую|каким|почему|зачем|когда|где|кто|чем)\b", re.I)
 _OUTLINE = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,3}\.?$")  # a plain-text table of contents' number alone: "12.2.3."
+# A sentence introducing a list that counts its items ("There are three ways to…:", "Есть несколько способов…:").
+_COUNTS = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|both|several|multiple|a few|a number of"
+                     r"|два|две|три|четыре|пять|шесть|оба|обе|нескольк\w*)\b", re.I)
 # A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
 # так:"): with its code left out it promises what the extract does not give.
 _EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"
@@ -33,9 +37,10 @@ _EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"
 
 def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: bool = False,
          blocks: bool = True) -> dict | None:
-    """A chosen sentence with what it needs to be read: the lead-in of a list item, what a sentence
-    ending with ":" introduces (of alternatives, those `asked` names), the command a sentence runs on
-    into without a colon ("To use markdown_py from the command line, run it as"). None when that
+    """A chosen sentence with what it needs to be read: the lead-in of a list item (and the list's other
+    items, when the lead-in counts them and they fit), what a sentence ending with ":" introduces (of
+    alternatives, those `asked` names), the command a sentence runs on into without a colon ("To use
+    markdown_py from the command line, run it as"). None when that
     cannot be had: an extract never ends on a colon, nor on a sentence the code it leads into cut short.
     For a how-to question (`how_to`), the code right after a sentence ending with a full stop comes
     along when it fits ("Serialize objects by passing them to your schema's dump method." and its
@@ -45,7 +50,12 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
     following = source[position + 1] if position + 1 < len(source) else ""
     if following == CODE_LEFT_OUT and (not ENDS.search(sentence) or _EXAMPLE.search(sentence)):
         return None  # "Thus, the following text" and a block too long to quote; an example without it
-    needed = {(number, at): source[at] for at in lead_in(source, position)}
+    lead = lead_in(source, position)
+    if ITEM.match(sentence) and lead and _COUNTS.search(source[lead[-1]]) and source[lead[-1]].endswith(":"):
+        # "There are three ways to…:" with one of them reads as the only one: the others come along.
+        whole = introduced(source, lead[-1], budget - sum(len(source[at]) for at in lead), asked, blocks)
+        lead += whole if position in whole else []
+    needed = {(number, at): source[at] for at in lead}
     needed[(number, position)] = sentence
     if sentence.endswith(":") or (following.startswith(COMMAND) and not ENDS.search(sentence)):
         what = introduced(source, position, budget - sum(len(line) for line in needed.values()), asked, blocks)

@@ -88,3 +88,25 @@ class ListCutShortTests(TestCase):
         lines = source_text.sentences(source_text.quotable_text(source))
         self.assertEqual(readable.introduced(lines, 0, 700, set()), [1, 2, 3])
         self.assertEqual(readable.introduced(lines, 0, 60, set()), [])
+
+
+class CountedListTests(TestCase):
+    """An item chosen for its words came with the sentence introducing its list alone, which for a list
+    the introduction counts read as the only one ("There are three ways…: • one")."""
+
+    def test_an_item_of_a_list_its_introduction_counts_comes_with_the_others(self):
+        source = ("Orders are settled when they are collected.\n\nThere are three ways to settle an order:\n\n"
+                  "* By card at the desk when you collect it.\n* By bank transfer to the account on the invoice.\n"
+                  "* In cash at any of our branches.\n")
+        text = compose("Can I pay by bank transfer?", source)
+        self.assertIn("There are three ways to settle an order: [1]\n• By card at the desk", text)
+        self.assertIn("• In cash at any of our branches. [1]", text)
+        russian = ("Есть несколько способов рассчитаться:\n\n* Картой на кассе при получении.\n"
+                   "* Банковским переводом по счёту.\n* Наличными в любом отделении.\n")
+        self.assertIn("• Наличными в любом отделении.", compose("Можно ли оплатить переводом по счёту?", russian))
+
+    def test_an_item_of_a_list_not_counted_comes_with_its_introduction_alone(self):
+        source = ("If the LED stays off:\n\n* Check that the cable is plugged in firmly at both ends.\n"
+                  "* Press the reset button for ten seconds.\n* Call the support line.\n")
+        self.assertEqual(compose("What if the cable is not plugged in?", source),
+                         "If the LED stays off: [1]\n• Check that the cable is plugged in firmly at both ends. [1]")
