@@ -17,7 +17,9 @@
 * inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link (its text
   on one line when it wraps before the address), a role's `` :func:`name` `` as `name`,
   `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it), and so interpreted text of the default role
-  (`` `from_dict <pkg.Schema.from_dict>` `` as `from_dict`).
+  (`` `from_dict <pkg.Schema.from_dict>` `` as `from_dict`); a `` :ref:`label` `` without a title as the
+  title of the section its label stands over, as Sphinx shows it — the file's own labels, and those of
+  the other files of its repository (`labels`, from `section_labels`).
 """
 
 import re
@@ -54,11 +56,17 @@ _LITERAL = re.compile(r"``(.+?)``")
 # (double backticks), a reference ("`text`_") nor a role's text.
 _INTERPRETED = re.compile(r"(?<![`:\w])`(?!`)(?:([^`<\n]+?)\s*<[^`>\n]+>|([^`\n]+))`(?![`_\w])")
 _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
+# A label standing over a section (`.. _upgrading:`), not a link's target (`.. _Flask: https://…`).
+_LABEL = re.compile(r"^\.\.[ \t]+_([^:`\n]+|`[^`\n]+`):[ \t]*$")
+_BARE_REF = re.compile(r":ref:`([^`<\n]+)`")
+_NOT_IN_A_TITLE = re.compile(r"[`<>]")
 
 
-def rst_as_markdown(text: str) -> str:
-    """`text` (reStructuredText) as Markdown, each line where it was (see the module docstring)."""
-    text = _WRAPPED_ROLE.sub(lambda match: role_text(match.group(1)), _substituted(text))
+def rst_as_markdown(text: str, labels: dict[str, str] | None = None) -> str:
+    """`text` (reStructuredText) as Markdown, each line where it was (see the module docstring);
+    `labels`: the sections' titles of the other files by label, for references to them."""
+    text = _titled_references(_substituted(text), {**(labels or {}), **section_labels(text)})
+    text = _WRAPPED_ROLE.sub(lambda match: role_text(match.group(1)), text)
     text = _WRAPPED_LINK.sub(_wrapped_link, text)
     lines = text.split("\n")
     out = list(lines)
@@ -88,6 +96,31 @@ def rst_as_markdown(text: str) -> str:
             out[number] = _inline(line)
             number += 1
     return "\n".join(out)
+
+
+def section_labels(text: str) -> dict[str, str]:
+    """{label: the title of the section it stands over} of a file's `.. _label:` lines, labels in
+    lower case (Sphinx matches them so)."""
+    lines = text.split("\n")
+    labels, pending = {}, []
+    for number, line in enumerate(lines):
+        if label := _LABEL.match(line):
+            pending.append(label.group(1).strip("`").strip().lower())
+        elif line.strip():
+            if pending and (heading := _heading(lines, number)) is not None:
+                title = _NOT_IN_A_TITLE.sub("", lines[heading[1]]).strip()
+                labels.update(dict.fromkeys(pending, title) if title else {})
+            pending = []
+    return labels
+
+
+def _titled_references(text: str, labels: dict[str, str]) -> str:
+    """`text` with each `` :ref:`label` `` of a known label given its section's title."""
+    def titled(match: re.Match) -> str:
+        title = labels.get(match.group(1).strip().lower())
+        return f":ref:`{title} <{match.group(1).strip()}>`" if title else match.group(0)
+
+    return _BARE_REF.sub(titled, text) if labels else text
 
 
 def _wrapped_link(match: re.Match) -> str:

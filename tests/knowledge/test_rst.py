@@ -9,7 +9,7 @@ from knowledge.indexing import parsing
 from knowledge.indexing.chunking import split_text
 from knowledge.indexing.layers import store
 from knowledge.indexing.markdown import fenced_lines, scan
-from knowledge.indexing.rst import rst_as_markdown
+from knowledge.indexing.rst import rst_as_markdown, section_labels
 from knowledge.models import Chunk
 from tests.factories import make_kb
 
@@ -191,3 +191,41 @@ def test_interpreted_text_of_the_default_role_reads_as_sphinx_shows_it():
               "`Schema`; not ``a <b>`` (literal), `a link`_ or :func:`run <kit.run>`.\n")
     assert rst_as_markdown(source).split("\n")[:2] == [
         "Use the `from_dict` method, `Nested` or", "`Schema`; not `a <b>` (literal), a link or `run`."]
+
+
+UPGRADING = """Upgrading
+=========
+
+.. _upgrading_4_0:
+
+Upgrading to 4.0
+----------------
+
+Schemas no longer accept ``context``.
+
+.. _Flask: https://flask.palletsprojects.com
+"""
+
+
+def test_a_reference_without_a_title_reads_as_its_sections_title():
+    # marshmallow's changelog: "See :ref:`upgrading_4_0` for a guide on updating your code." was quoted as
+    # "See upgrading_4_0 for a guide"; Sphinx shows the title of the section the label stands over.
+    assert section_labels(UPGRADING) == {"upgrading_4_0": "Upgrading to 4.0"}
+    changelog = "4.0.0\n-----\n\nSee :ref:`upgrading_4_0` for a guide, :ref:`the old one <v3>` or :ref:`gone`.\n"
+    lines = rst_as_markdown(changelog, section_labels(UPGRADING)).split("\n")
+    assert lines[3] == "See `Upgrading to 4.0` for a guide, `the old one` or `gone`."
+    own = UPGRADING + "\nRead :ref:`Upgrading_4_0` first.\n"
+    assert rst_as_markdown(own).split("\n")[-2] == "Read `Upgrading to 4.0` first."
+
+
+@pytest.mark.django_db
+def test_a_repositorys_references_read_as_the_titles_in_its_other_files(tmp_path):
+    repo = tmp_path / "kit"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "docs" / "upgrading.rst").write_text(UPGRADING)
+    (repo / "CHANGELOG.rst").write_text("Changelog\n=========\n\n4.0.0\n-----\n\n"
+                                        "See :ref:`upgrading_4_0` for a guide on updating your code.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    chunk = Chunk.objects.get(knowledge_base=kb, layer="D0", metadata__source_path="CHANGELOG.rst")
+    assert "See `Upgrading to 4.0` for a guide on updating your code." in chunk.content
