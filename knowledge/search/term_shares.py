@@ -80,8 +80,8 @@ def _base_shares(chunks: int, sampled: int, lexemes: dict[str, int]) -> BaseShar
     if not sampled:
         return BaseShares(0, {}, 0.0)
     listed = {lexeme: count / sampled for lexeme, count in lexemes.items()}
-    # Every lexeme in two sampled chunks or more is listed unless the list is full: then an unlisted one
-    # is in one at most; else it is rarer than the rarest listed (taken as half as common).
+    # Unless the list is full, every lexeme in two sampled chunks or more is in it, so one not listed is in
+    # one at most; not listed in a full list, it is rarer than the rarest listed (taken as half as common).
     cut = len(listed) >= term_statistics.LEXEMES_KEPT
     return BaseShares(chunks, listed, min(listed.values()) / 2 if cut else 1 / sampled)
 
