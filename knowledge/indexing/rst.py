@@ -19,9 +19,11 @@
   `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it), and so interpreted text of the default role
   (`` `from_dict <pkg.Schema.from_dict>` `` as `from_dict`); a `` :ref:`label` `` without a title as the
   title of the section its label stands over, as Sphinx shows it — the file's own labels, and those of
-  the other files of its repository (`labels`, from `section_labels`).
+  the other files of its repository — and a `` :doc:`path` `` without one as that file's title (`targets`,
+  from `sphinx_targets`).
 """
 
+import posixpath
 import re
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}[ \t]*$")  # three or more of one punctuation character
@@ -58,14 +60,15 @@ _INTERPRETED = re.compile(r"(?<![`:\w])`(?!`)(?:([^`<\n]+?)\s*<[^`>\n]+>|([^`\n]
 _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 # A label standing over a section (`.. _upgrading:`), not a link's target (`.. _Flask: https://…`).
 _LABEL = re.compile(r"^\.\.[ \t]+_([^:`\n]+|`[^`\n]+`):[ \t]*$")
-_BARE_REF = re.compile(r":ref:`([^`<\n]+)`")
+_BARE_REF = re.compile(r":(ref|doc):`([^`<\n]+)`")
 _NOT_IN_A_TITLE = re.compile(r"[`<>]")
 
 
-def rst_as_markdown(text: str, labels: dict[str, str] | None = None) -> str:
+def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str = "") -> str:
     """`text` (reStructuredText) as Markdown, each line where it was (see the module docstring);
-    `labels`: the sections' titles of the other files by label, for references to them."""
-    text = _titled_references(_substituted(text), {**(labels or {}), **section_labels(text)})
+    `targets`: the titles of the other files' labels and files (`sphinx_targets`), for references to
+    them from this file, at `path`."""
+    text = _titled_references(_substituted(text), {**(targets or {}), **section_labels(text)}, path)
     text = _WRAPPED_ROLE.sub(lambda match: role_text(match.group(1)), text)
     text = _WRAPPED_LINK.sub(_wrapped_link, text)
     lines = text.split("\n")
@@ -114,13 +117,37 @@ def section_labels(text: str) -> dict[str, str]:
     return labels
 
 
-def _titled_references(text: str, labels: dict[str, str]) -> str:
-    """`text` with each `` :ref:`label` `` of a known label given its section's title."""
-    def titled(match: re.Match) -> str:
-        title = labels.get(match.group(1).strip().lower())
-        return f":ref:`{title} <{match.group(1).strip()}>`" if title else match.group(0)
+def sphinx_targets(texts: dict[str, str]) -> dict[str, str]:
+    """What the `.rst` files of a repository ({path: text}) give references a title by: each label's
+    section title, and each file's title under "doc:" and its path without the suffix."""
+    targets = {}
+    for path, text in texts.items():
+        if path.lower().endswith(".rst"):
+            targets.update(section_labels(text))
+            lines = text.split("\n")
+            title = next((lines[heading[1]] for number in range(len(lines))
+                          if (heading := _heading(lines, number)) is not None), "")
+            if title := _NOT_IN_A_TITLE.sub("", title).strip():
+                targets["doc:" + path.rsplit(".", 1)[0]] = title
+    return targets
 
-    return _BARE_REF.sub(titled, text) if labels else text
+
+def _titled_references(text: str, targets: dict[str, str], path: str) -> str:
+    """`text` with each `` :ref:`label` `` of a known label given its section's title, each
+    `` :doc:`path` `` of a known file its title (a path relative to `path`'s folder, or from the
+    documentation's root: "/guide/install")."""
+    def titled(match: re.Match) -> str:
+        role, target = match.group(1), match.group(2).strip()
+        if role == "ref":
+            title = targets.get(target.lower())
+        elif target.startswith("/"):
+            title = next((title for key, title in targets.items()
+                          if key.startswith("doc:") and f"/{key[4:]}".endswith(target)), None)
+        else:
+            title = targets.get("doc:" + posixpath.normpath(posixpath.join(posixpath.dirname(path), target)))
+        return f":{role}:`{title} <{target}>`" if title else match.group(0)
+
+    return _BARE_REF.sub(titled, text) if targets else text
 
 
 def _wrapped_link(match: re.Match) -> str:

@@ -220,12 +220,18 @@ def test_a_reference_without_a_title_reads_as_its_sections_title():
 
 @pytest.mark.django_db
 def test_a_repositorys_references_read_as_the_titles_in_its_other_files(tmp_path):
+    # Sphinx shows a :ref: or :doc: without a title as the section's or the file's title.
     repo = tmp_path / "kit"
     (repo / "docs").mkdir(parents=True)
     (repo / "docs" / "upgrading.rst").write_text(UPGRADING)
     (repo / "CHANGELOG.rst").write_text("Changelog\n=========\n\n4.0.0\n-----\n\n"
-                                        "See :ref:`upgrading_4_0` for a guide on updating your code.\n")
+                                        "See :ref:`upgrading_4_0` for a guide on updating your code.\n"
+                                        "Read :doc:`docs/upgrading`, :doc:`/upgrading` or :doc:`nowhere`.\n")
+    (repo / "docs" / "index.rst").write_text("Kit\n===\n\nStart with :doc:`upgrading`.\n")
     kb = make_kb()
     store.index_repository(kb, repo)
     chunk = Chunk.objects.get(knowledge_base=kb, layer="D0", metadata__source_path="CHANGELOG.rst")
     assert "See `Upgrading to 4.0` for a guide on updating your code." in chunk.content
+    assert "Read `Upgrading`, `Upgrading` or `nowhere`." in chunk.content  # relative, from the root, unknown
+    index = Chunk.objects.get(knowledge_base=kb, layer="D0", metadata__source_path="docs/index.rst")
+    assert "Start with `Upgrading`." in index.content

@@ -105,7 +105,7 @@ class ProjectIndex:
         # Handler qualified name → entrypoints it serves; filled by `detect_entrypoints`.
         self.entrypoints: dict[str, list[Entrypoint]] = {}
         self.file_roots: dict[str, str] = {}  # Python file → its module root ("" or "folder/")
-        self.labels: dict[str, str] = {}  # a Sphinx label of the docs → the title of its section
+        self.labels: dict[str, str] = {}  # the docs' Sphinx labels and files → their titles (rst.sphinx_targets)
         self.constants: dict[str, str] = {}  # qualified name → string value (module and class names)
         self.instances: dict[str, str] = {}  # module-level instance → its class (`settings = Settings()`)
         self.unresolved_prefixes: set[str] = set()
