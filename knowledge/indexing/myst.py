@@ -16,6 +16,9 @@ CommonMark, line for line, so a citation's line is the file's.
   stays code;
 * a definition list's term and definition ("`{func}`send``", then ": Sends the data.") read as one line
   where the definition was, "`send`: Sends the data.";
+* a `` {ref}`label` `` or `` {doc}`path` `` without a title reads as the title Sphinx shows: the heading a
+  `(label)=` target stands over, the first heading of the file named (in a repository, of its other
+  files too: `targets`, from `myst_targets` and `rst.sphinx_targets`);
 * a target (`(label)=`) and a comment line (`% …`) are left out;
 * a reference link, `[text][label]`, `[text][]` or `[label]` with its definition `[label]: url` in the
   file, is an inline link `[text](url)`, its definition's line left blank: read from a chunk, the
@@ -33,7 +36,9 @@ _DIRECTIVE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})\{(?P<name>[\
 # brace inside one (`/knowledge-bases/{id}`, `{reply}`) opens no role.
 _SPAN_OR_ROLE = re.compile(r"(?P<role>\{[A-Za-z][\w:+-]*\})?(?P<ticks>`+)(?!`)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)")
 _TITLED = re.compile(r"(?P<title>.+?)\s*<[^<>]+>$")  # "configure <configuration>": the title
-_TARGET = re.compile(r"^ {0,3}\([^()\s]+\)=[ \t]*$")
+_TARGET = re.compile(r"^ {0,3}\(([^()\s]+)\)=[ \t]*$")
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_BARE_REFERENCE = re.compile(r"\{(ref|doc)\}`([^`<\n]+)`")
 _COMMENT = re.compile(r"^ {0,3}%(?:[ \t]|$)")
 _DEFINITION_ITEM = re.compile(r"^: {1,3}(\S.*)$")
 _NOT_A_TERM = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+:][ \t]|\d{1,9}[.)][ \t]|[>|<]|#{1,6}(?:[ \t]|$)|`{3}|~{3}|:{3}))")
@@ -51,9 +56,11 @@ _DEFINITION = re.compile(r"^ {0,3}\[(?!\^)([^\]]+)\]:[ \t]*<?([^\s>]+)>?"
 _REFERENCE = re.compile(r"(?<![!\]\\])\[([^\[\]]+)\](?:\[([^\[\]]*)\])?(?![(\[:])")
 
 
-def markdown_as_read(text: str) -> str:
+def markdown_as_read(text: str, targets: dict[str, str] | None = None, path: str = "") -> str:
     """`text` (Markdown, MyST or CommonMark) with MyST's markup and reference links as plain CommonMark
-    (see the module docstring); every line where it was."""
+    (see the module docstring); every line where it was. `targets`: the titles of the other files' labels
+    and files (`myst_targets`, `rst.sphinx_targets`), for references to them from this file, at `path`."""
+    text = _titled_references(text, {**(targets or {}), **_labels(text)}, path)
     lines = text.split("\n")
     out = list(lines)
     number = 0
@@ -114,6 +121,45 @@ def _roles(text: str) -> str:
         return rst.role_text_as_code(titled.group("title") if titled else match.group("code"))
 
     return _SPAN_OR_ROLE.sub(read, text)
+
+
+def myst_targets(texts: dict[str, str]) -> dict[str, str]:
+    """What the Markdown files of a repository ({path: text}) give references a title by: each
+    `(label)=` target's section title, and each file's title (its first heading) under "doc:" and its
+    path without the suffix."""
+    targets = {}
+    for path, text in texts.items():
+        if path.lower().endswith((".md", ".markdown")):
+            targets.update(_labels(text))
+            lines, fenced = text.split("\n"), fenced_lines(text)
+            title = next((heading.group(1) for number, line in enumerate(lines)
+                          if number not in fenced and (heading := _HEADING.match(line))), "")
+            if title := rst.title_free(title):
+                targets["doc:" + path.rsplit(".", 1)[0]] = title
+    return targets
+
+
+def _labels(text: str) -> dict[str, str]:
+    """{label: the title of the heading it stands over} of a file's `(label)=` targets, in lower case."""
+    labels, pending = {}, []
+    for line in text.split("\n"):
+        if target := _TARGET.match(line):
+            pending.append(target.group(1).lower())
+        elif line.strip():
+            if pending and (heading := _HEADING.match(line)) and (title := rst.title_free(heading.group(1))):
+                labels.update(dict.fromkeys(pending, title))
+            pending = []
+    return labels
+
+
+def _titled_references(text: str, targets: dict[str, str], path: str) -> str:
+    """`text` with each `` {ref}`label` `` and `` {doc}`path` `` Sphinx knows a title for given it."""
+    def titled(match: re.Match) -> str:
+        role, target = match.group(1), match.group(2).strip()
+        title = rst.reference_title(role, target, targets, path)
+        return f"{{{role}}}`{title} <{target}>`" if title else match.group(0)
+
+    return _BARE_REFERENCE.sub(titled, text) if targets else text
 
 
 def _term(out: list[str], number: int) -> int | None:

@@ -111,7 +111,7 @@ def section_labels(text: str) -> dict[str, str]:
             pending.append(label.group(1).strip("`").strip().lower())
         elif line.strip():
             if pending and (heading := _heading(lines, number)) is not None:
-                title = _NOT_IN_A_TITLE.sub("", lines[heading[1]]).strip()
+                title = title_free(lines[heading[1]])
                 labels.update(dict.fromkeys(pending, title) if title else {})
             pending = []
     return labels
@@ -127,7 +127,7 @@ def sphinx_targets(texts: dict[str, str]) -> dict[str, str]:
             lines = text.split("\n")
             title = next((lines[heading[1]] for number in range(len(lines))
                           if (heading := _heading(lines, number)) is not None), "")
-            if title := _NOT_IN_A_TITLE.sub("", title).strip():
+            if title := title_free(title):
                 targets["doc:" + path.rsplit(".", 1)[0]] = title
     return targets
 
@@ -138,16 +138,27 @@ def _titled_references(text: str, targets: dict[str, str], path: str) -> str:
     documentation's root: "/guide/install")."""
     def titled(match: re.Match) -> str:
         role, target = match.group(1), match.group(2).strip()
-        if role == "ref":
-            title = targets.get(target.lower())
-        elif target.startswith("/"):
-            title = next((title for key, title in targets.items()
-                          if key.startswith("doc:") and f"/{key[4:]}".endswith(target)), None)
-        else:
-            title = targets.get("doc:" + posixpath.normpath(posixpath.join(posixpath.dirname(path), target)))
+        title = reference_title(role, target, targets, path)
         return f":{role}:`{title} <{target}>`" if title else match.group(0)
 
     return _BARE_REF.sub(titled, text) if targets else text
+
+
+def reference_title(role: str, target: str, targets: dict[str, str], path: str) -> str | None:
+    """The title Sphinx shows for a `ref` role without one (its label's section) or a `doc` role (the file
+    it names, relative to `path`'s folder or, "/guide/install", from the documentation's root); None
+    when `targets` does not know it."""
+    if role == "ref":
+        return targets.get(target.lower())
+    if target.startswith("/"):
+        return next((title for key, title in targets.items()
+                     if key.startswith("doc:") and f"/{key[4:]}".endswith(target)), None)
+    return targets.get("doc:" + posixpath.normpath(posixpath.join(posixpath.dirname(path), target)))
+
+
+def title_free(text: str) -> str:
+    """A title as a reference's title may hold it: no backticks or angle brackets."""
+    return _NOT_IN_A_TITLE.sub("", text).strip()
 
 
 def _wrapped_link(match: re.Match) -> str:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from django.test import SimpleTestCase
 
-from knowledge.indexing.myst import markdown_as_read
+from knowledge.indexing import rst
+from knowledge.indexing.myst import markdown_as_read, myst_targets
 from knowledge.indexing.parsing import parse_file
 from knowledge.search.source_text import quotable_text, sentences
 
@@ -177,3 +178,20 @@ class MystDetailTests(SimpleTestCase):
                          "```a``` is inline code.\n\nUse `send`.")
         self.assertEqual(markdown_as_read("~~~\n{func}`send`\n~~~\n{func}`send`"), "~~~\n{func}`send`\n~~~\n`send`")
         self.assertEqual(markdown_as_read("````\n```\n{func}`send`\n````"), "````\n```\n{func}`send`\n````")
+
+
+class ReferenceTitleTests(SimpleTestCase):
+    """Sphinx shows a {ref} or {doc} without a title as the title of what it names; they read as their label
+    or path ("See `installation`")."""
+
+    def test_a_reference_without_a_title_reads_as_the_heading_its_label_stands_over(self):
+        text = "(install-label)=\n\n## Installing the kit\n\nRun pip.\n\nSee {ref}`install-label` or {ref}`gone`.\n"
+        self.assertEqual(markdown_as_read(text).split("\n")[-2], "See `Installing the kit` or `gone`.")
+
+    def test_a_repositorys_references_read_as_the_titles_in_its_other_files(self):
+        texts = {"docs/install.md": "(setup)=\n# Installation\n\nRun pip.\n",
+                 "docs/api.rst": "API reference\n=============\n\nThe calls.\n"}
+        targets = myst_targets(texts) | rst.sphinx_targets(texts)
+        page = "# Guide\n\nRead {ref}`setup`, {doc}`install`, {doc}`/api` and {doc}`elsewhere <install>`.\n"
+        self.assertEqual(markdown_as_read(page, targets, "docs/guide.md").split("\n")[2],
+                         "Read `Installation`, `Installation`, `API reference` and `elsewhere`.")

@@ -38,7 +38,7 @@ from knowledge.indexing.layers.markdown import DOC_EXTENSIONS
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
-from knowledge.indexing.myst import markdown_as_read
+from knowledge.indexing.myst import markdown_as_read, myst_targets
 from knowledge.indexing.parsing.text import WIDE_BOMS, decode_text
 from knowledge.indexing.rst import rst_as_markdown, sphinx_targets
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
@@ -193,7 +193,7 @@ def parse_project(texts: dict[str, str], configs: dict[str, str] | None = None,
             code_files[rel] = extractor.parse(rel, text, module=module)
     index = ProjectIndex(list(code_files.values()))
     index.file_roots = {rel: root for rel, root in file_roots.items() if rel in code_files}
-    index.labels = sphinx_targets(texts)
+    index.labels = {**sphinx_targets(texts), **myst_targets(texts)}
     languages = {**{e.language: e for e in EXTRACTORS.values()}, "javascript": SCRIPTS}
     index.detect_entrypoints(list(code_files.values()), languages)
     return code_files, index
@@ -205,7 +205,7 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
     suffix = PurePosixPath(rel).suffix.lower()
     if suffix in DOC_EXTENSIONS:
         # reStructuredText (Sphinx docs, README.rst) is read as Markdown, MyST's markup as CommonMark, line for line.
-        text = rst_as_markdown(text, index.labels, rel) if suffix == ".rst" else markdown_as_read(text)
+        text = (rst_as_markdown if suffix == ".rst" else markdown_as_read)(text, index.labels, rel)
         return build_doc_rows(rel, text, chunk_size=kb.chunk_size,
                               chunk_overlap=kb.chunk_overlap, chunk_min_size=kb.chunk_min_size)
     extractor = extractor_for(rel)
