@@ -60,7 +60,8 @@ def markdown_as_read(text: str, targets: dict[str, str] | None = None, path: str
     """`text` (Markdown, MyST or CommonMark) with MyST's markup and reference links as plain CommonMark
     (see the module docstring); every line where it was. `targets`: the titles of the other files' labels
     and files (`myst_targets`, `rst.sphinx_targets`), for references to them from this file, at `path`."""
-    text = _titled_references(text, {**(targets or {}), **_labels(text)}, path)
+    text = rst.titled_references(text, {**(targets or {}), **_labels(text)}, path, _BARE_REFERENCE,
+                                 "{{{role}}}`{title} <{target}>`")
     lines = text.split("\n")
     out = list(lines)
     number = 0
@@ -135,7 +136,7 @@ def myst_targets(texts: dict[str, str]) -> dict[str, str]:
             title = next((heading.group(1) for number, line in enumerate(lines)
                           if number not in fenced and (heading := _HEADING.match(line))), "")
             if title := rst.title_free(title):
-                targets["doc:" + path.rsplit(".", 1)[0]] = title
+                targets[rst.document_key(path)] = title
     return targets
 
 
@@ -150,16 +151,6 @@ def _labels(text: str) -> dict[str, str]:
                 labels.update(dict.fromkeys(pending, title))
             pending = []
     return labels
-
-
-def _titled_references(text: str, targets: dict[str, str], path: str) -> str:
-    """`text` with each `` {ref}`label` `` and `` {doc}`path` `` Sphinx knows a title for given it."""
-    def titled(match: re.Match) -> str:
-        role, target = match.group(1), match.group(2).strip()
-        title = rst.reference_title(role, target, targets, path)
-        return f"{{{role}}}`{title} <{target}>`" if title else match.group(0)
-
-    return _BARE_REFERENCE.sub(titled, text) if targets else text
 
 
 def _term(out: list[str], number: int) -> int | None:

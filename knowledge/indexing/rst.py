@@ -62,13 +62,14 @@ _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 _LABEL = re.compile(r"^\.\.[ \t]+_([^:`\n]+|`[^`\n]+`):[ \t]*$")
 _BARE_REF = re.compile(r":(ref|doc):`([^`<\n]+)`")
 _NOT_IN_A_TITLE = re.compile(r"[`<>]")
+_DOCUMENT = "doc:"
 
 
 def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str = "") -> str:
     """`text` (reStructuredText) as Markdown, each line where it was (see the module docstring);
     `targets`: the titles of the other files' labels and files (`sphinx_targets`), for references to
     them from this file, at `path`."""
-    text = _titled_references(_substituted(text), {**(targets or {}), **section_labels(text)}, path)
+    text = titled_references(_substituted(text), {**(targets or {}), **section_labels(text)}, path)
     text = _WRAPPED_ROLE.sub(lambda match: role_text(match.group(1)), text)
     text = _WRAPPED_LINK.sub(_wrapped_link, text)
     lines = text.split("\n")
@@ -128,23 +129,29 @@ def sphinx_targets(texts: dict[str, str]) -> dict[str, str]:
             title = next((lines[heading[1]] for number in range(len(lines))
                           if (heading := _heading(lines, number)) is not None), "")
             if title := title_free(title):
-                targets["doc:" + path.rsplit(".", 1)[0]] = title
+                targets[document_key(path)] = title
     return targets
 
 
-def _titled_references(text: str, targets: dict[str, str], path: str) -> str:
-    """`text` with each `` :ref:`label` `` of a known label given its section's title, each
-    `` :doc:`path` `` of a known file its title (a path relative to `path`'s folder, or from the
-    documentation's root: "/guide/install")."""
+def document_key(path: str) -> str:
+    """Where a file's title stands among the targets: under its path without the suffix, as `:doc:`
+    names it (labels have no ":")."""
+    return _DOCUMENT + posixpath.splitext(path)[0]
+
+
+def titled_references(text: str, targets: dict[str, str], path: str, pattern: re.Pattern = _BARE_REF,
+                      written: str = ":{role}:`{title} <{target}>`") -> str:
+    """`text` (the file at `path`) with each reference without a title (`pattern`: its role, `ref` or
+    `doc`, and its target) that `targets` knows a title for `written` with it (MyST: its own syntax)."""
     def titled(match: re.Match) -> str:
         role, target = match.group(1), match.group(2).strip()
-        title = reference_title(role, target, targets, path)
-        return f":{role}:`{title} <{target}>`" if title else match.group(0)
+        title = _reference_title(role, target, targets, path)
+        return written.format(role=role, title=title, target=target) if title else match.group(0)
 
-    return _BARE_REF.sub(titled, text) if targets else text
+    return pattern.sub(titled, text) if targets else text
 
 
-def reference_title(role: str, target: str, targets: dict[str, str], path: str) -> str | None:
+def _reference_title(role: str, target: str, targets: dict[str, str], path: str) -> str | None:
     """The title Sphinx shows for a `ref` role without one (its label's section) or a `doc` role (the file
     it names, relative to `path`'s folder or, "/guide/install", from the documentation's root); None
     when `targets` does not know it."""
@@ -152,8 +159,8 @@ def reference_title(role: str, target: str, targets: dict[str, str], path: str) 
         return targets.get(target.lower())
     if target.startswith("/"):
         return next((title for key, title in targets.items()
-                     if key.startswith("doc:") and f"/{key[4:]}".endswith(target)), None)
-    return targets.get("doc:" + posixpath.normpath(posixpath.join(posixpath.dirname(path), target)))
+                     if key.startswith(_DOCUMENT) and f"/{key[len(_DOCUMENT):]}".endswith(target)), None)
+    return targets.get(_DOCUMENT + posixpath.normpath(posixpath.join(posixpath.dirname(path), target)))
 
 
 def title_free(text: str) -> str:

@@ -76,15 +76,15 @@ def take(kb_id: int) -> bool:
         cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, kb_id])
         if not cursor.fetchone()[0]:
             return False
-        kb = KnowledgeBase.objects.filter(pk=kb_id).first()
-        if kb is None:
+        config = KnowledgeBase.objects.filter(pk=kb_id).values_list("text_search_config", flat=True).first()
+        if config is None:
             return False
         chunks = Chunk.objects.filter(knowledge_base_id=kb_id).count()
         cursor.execute(_LEXEMES, [_sample_query(kb_id, chunks), LEXEMES_KEPT])
         lexemes = dict(cursor.fetchall())
         now = timezone.now()
         TermStatistics.objects.update_or_create(knowledge_base_id=kb_id, defaults={
-            "text_search_config": kb.text_search_config, "chunks": chunks, "sampled": min(chunks, SAMPLE),
+            "text_search_config": config, "chunks": chunks, "sampled": min(chunks, SAMPLE),
             "changed": 0, "lexemes": lexemes, "taken_at": now})
         KnowledgeBase.objects.filter(pk=kb_id).update(term_statistics_at=now)
     return True
