@@ -165,5 +165,8 @@ class SearchWritesTests(TransactionTestCase):
         flushes = self.wal_flushes() - before
         self.assertEqual(ApiRequest.objects.filter(status=200).count(), 20)
         self.assertEqual(RateCounter.objects.get().count, 20)
-        # Two flushed commits per request would be 40.
-        self.assertLess(flushes, 3)
+        # Two flushed commits per request would be 40, one 20. The first request's key stamp
+        # (`last_used_at`, at most once a minute) is flushed; and a backend that evicts a page dirtied by a
+        # newer WAL record, or writes the last page of a WAL segment, flushes the WAL itself — on a
+        # busy machine, other tests' writes make that happen a few times (CI saw 3).
+        self.assertLess(flushes, 10)
