@@ -36,6 +36,9 @@ CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
 # variables, routes or models — unless it names one of them.
 HOW_TO = _has(r"\bhow (do|can|should|would|could) (i|we|you|one)\b", r"\bhow to\b",
               r"\bкак (мне |можно |нужно |же )?\w+(ть|ться|чь)\b")
+# Where something is: its file, its module ("Where is Config defined?", "В каком файле next_run?").
+LOCATION = _has(r"\bwhere\b", r"\b(which|what) (file|module|package)\b", r"\bdefined\b", r"\blocat",
+                r"\bгде\b", r"\bв как\w+ (файле|модуле|пакете)\b", r"определ[её]н|объявлен")
 # The commands a package installs or provides, as a list.
 COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
 # What the repository is made of: its main modules or packages, its structure.

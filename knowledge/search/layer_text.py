@@ -8,14 +8,16 @@ entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
 - a symbol (C1) is its name, where it is defined and the first sentence of its docstring:
   "`ninja.throttling.AnonRateThrottle` (ninja/throttling.py): Limits the rate of API calls …"; a symbol
   without one, where it is defined ("Method `ninja.main.NinjaAPI.create_response` is defined in
-  ninja/main.py.");
+  ninja/main.py."), for a question asking where, or what that symbol is, only: it tells nobody how to do
+  anything ("How do I make a class frozen?" was answered "Variable `attr._next_gen.frozen` is defined in …");
 - a source chunk (C0) is the docstring of what it holds, said the same way, else nothing: its code is
   not quoted;
 - an edge (C2), an entrypoint (C3), a role (C4) and an integration (D6) are their first line as a
   sentence ("`ninja.operation.Operation._run_checks` calls ninja.utils.check_csrf.", "GET /items is
   handled by …", "… is a schema (class)", "… reads the environment variable …"), a qualified name as
   code, and an entrypoint with what its handler or command says it does ("Command `qcluster` is
-  handled by …: Starts a Django Q Cluster.");
+  handled by …: Starts a Django Q Cluster."); an integration is no answer to a how-to ("How do I define a
+  class with attrs?" ended on "… mentions stackoverflow.com (url).");
 - entities (D3) and relations (D5) — a document's title, a link between two files — say nothing a
   reader asked, and facts (D2) and workflows (D4) restate the documentation's own sentences and steps
   (D0; "Workflow: Configuration Best Practices Main flow:" opened an answer): not quoted, and an answer
@@ -31,6 +33,8 @@ import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.code import doc_summary, jsdoc_description
+from knowledge.search.code_names import CODE_TOKEN
+from knowledge.search.intent_words import HOW_TO, LOCATION
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.source_text import quotable_text
 
@@ -45,9 +49,10 @@ _RESOLUTION = re.compile(r"\s*\((?:resolved|unresolved|external|unknown route|[^
 _ENDS = re.compile(r"[.!?…]$")
 
 
-def quotable(hit: SearchHit, row: str | None = None) -> str:
-    """What an extract may quote of a source ("" for nothing): of prose, its text (`row`: the table rows
-    the question asks about, `rows.quoted_rows`) without headings or code; of a layer's row, see above."""
+def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
+    """What an extract may quote of a source ("" for nothing) as an answer to `question`: of prose, its
+    text (`row`: the table rows the question asks about, `rows.quoted_rows`) without headings or code; of
+    a layer's row, see above."""
     layer = hit.layer or "D0"
     if layer in PROSE_LAYERS or not layer.startswith(("C", "D")):
         return quotable_text(row if row is not None else hit.content)
@@ -55,11 +60,13 @@ def quotable(hit: SearchHit, row: str | None = None) -> str:
         return ""
     meta = hit.metadata or {}
     if layer == "C1":
-        return _symbol(meta)
+        return _symbol(meta, question)
     if layer == "C0":
         summary = first_sentence(_docstring(hit.content))
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
         return _said(qname, meta.get("source_path", ""), summary) if summary and qname else ""
+    if layer == "D6" and HOW_TO(question):
+        return ""
     first = (hit.content or "").strip().split("\n", 1)[0]
     summary = first_sentence(meta.get("summary_text") or "") if layer == "C3" else ""
     first = first.split(", in: ", 1)[0]  # an integration's list of the sections that mention it
@@ -76,6 +83,13 @@ def quotable(hit: SearchHit, row: str | None = None) -> str:
     return _sentence(first) if first.strip() else ""
 
 
+def says_nothing(hit: SearchHit, question: str) -> bool:
+    """Whether a repository's row has nothing an extract may quote in answer to `question` (prose always
+    has: its text is judged sentence by sentence)."""
+    layer = hit.layer or "D0"
+    return layer not in PROSE_LAYERS and layer.startswith(("C", "D")) and not quotable(hit, question=question)
+
+
 def first_sentence(docstring: str) -> str:
     """The first sentence of a docstring when it is prose (`doc_summary`; "@api.get(...", an example, and
     "Example:" are not)."""
@@ -85,15 +99,23 @@ def first_sentence(docstring: str) -> str:
     return sentence
 
 
-def _symbol(meta: dict) -> str:
+def _symbol(meta: dict, question: str) -> str:
     qname, path = meta.get("qname") or "", meta.get("source_path") or ""
     if not qname:
         return ""
     summary = first_sentence(meta.get("docstring") or "")
     if summary:
         return _said(qname, path, summary)
+    if not path or not (LOCATION(question) or (not HOW_TO(question) and _names(question, qname))):
+        return ""
     kind = (meta.get("kind") or "symbol").capitalize()
-    return f"{kind} `{qname}` is defined in {path}." if path else ""
+    return f"{kind} `{qname}` is defined in {path}."
+
+
+def _names(question: str, qname: str) -> bool:
+    """Whether the question names the symbol: by its qualified name or its end ("next_run", "attr.s")."""
+    tokens = {match.group(1) or match.group(2) for match in CODE_TOKEN.finditer(question)}
+    return any(qname == token or qname.endswith(f".{token}") for token in tokens)
 
 
 def _said(qname: str, path: str, summary: str) -> str:

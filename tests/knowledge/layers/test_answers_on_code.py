@@ -81,6 +81,17 @@ def test_the_index_of_entities_links_and_facts_does_not_take_the_places_of_the_s
     assert {source.layer for source in named.sources} == {"D3"}
 
 
+@pytest.mark.django_db
+def test_where_a_symbol_is_defined_answers_a_question_asking_where_or_what_it_is_not_how(kb):
+    # attrs' "How do I make a class frozen?" was answered "Variable `attr._next_gen.frozen` is defined in
+    # src/attr/_next_gen.py.": a symbol without a docstring says where it is, not how to do anything.
+    how = answers.answer("How do I use next_run?", [kb.pk], threshold=0)
+    assert "is defined in" not in how.text, how.text
+    for question in ("Where is next_run defined?", "What is next_run?", "В каком файле next_run?"):
+        result = answers.answer(question, [kb.pk], threshold=0)
+        assert "Function `jobs.schedules.next_run` is defined in jobs/schedules.py. [1]" in result.text, question
+
+
 def test_each_layer_reads_as_a_sentence():
     quotable = layer_text.quotable
     code = 'def add(a, b):\n    """Add two numbers.\n\n    More detail.\n    """\n    return a + b\n'
@@ -102,16 +113,18 @@ def test_each_layer_reads_as_a_sentence():
     assert quotable(hit("C0", "/** Sends the order to the warehouse. */\nexport function ship(order) {}\n",
                         qname="shop.ship")) == "`shop.ship`: Sends the order to the warehouse."
     # An example is not a summary.
-    assert quotable(hit("C1", "", qname="p.paginate", kind="function", docstring="@api.get(...",
-                        source_path="p.py")) == "Function `p.paginate` is defined in p.py."
+    undocumented = hit("C1", "", qname="p.paginate", kind="function", docstring="@api.get(...", source_path="p.py")
+    assert quotable(undocumented, question="Where is paginate?") == "Function `p.paginate` is defined in p.py."
+    assert quotable(undocumented, question="How do I paginate?") == ""
     assert quotable(hit("C3", "cli qcluster → dq.commands.qcluster.Command.handle (django management_command)")) \
         == "Command `qcluster` is handled by dq.commands.qcluster.Command.handle."
     assert quotable(hit("C3", "GET /items → shop.api.list_items (ninja route)")) \
         == "GET /items is handled by shop.api.list_items."
     assert quotable(hit("C4", "shop.models.Order is a model (class)\nmodel: inherits django.db.models.Model")) \
         == "`shop.models.Order` is a model (class)."
-    assert quotable(hit("D6", "Routers mentions Swagger UI (external system), in: Routers; Routers > Nested")) \
-        == "Routers mentions Swagger UI (external system)."
+    integration = hit("D6", "Routers mentions Swagger UI (external system), in: Routers; Routers > Nested")
+    assert quotable(integration) == "Routers mentions Swagger UI (external system)."
+    assert quotable(integration, question="How do I add Swagger UI to the routers?") == ""
     assert quotable(hit("D3", "docs/a.md (document) — A")) == ""
     assert quotable(hit("D4", "Workflow: Best practices\nMain flow:\n- Create the app in a function.")) == ""
     assert quotable(hit("D0", "# Title\n\nSome **prose**.")) == "Some prose."
@@ -148,3 +161,22 @@ def test_a_management_command_says_what_it_does_by_its_help(tmp_path):
     result = answers.answer("What does the import_orders command do?", [kb.pk], threshold=0)
     assert ("Command `import_orders` is handled by shop.management.commands.import_orders.Command.handle: "
             "Imports the orders of one day from the warehouse.") in result.text, result.text
+
+
+def test_an_extract_passes_over_rows_with_nothing_to_say_but_not_to_rows_nobody_asked_for():
+    # attrs' "How do I make a class frozen?" had three rows of code without docstrings first, and was refused
+    # with its documentation's answer fourth.
+    from knowledge.search import composer
+
+    question = "How do I make a record frozen?"
+    code = hit("C0", "@frozen\nclass FrozenRecord:\n    x: int\n", qname="typing.FrozenRecord", source_path="t.py")
+    symbol = hit("C1", "", qname="rec.frozen", kind="variable", source_path="rec/__init__.py")
+    test = hit("C1", "", qname="tests.test_rec.test_frozen", kind="function", source_path="tests/test_rec.py",
+               docstring="A frozen record cannot be changed.", is_test=True)
+    docs = hit("D0", "# Immutability\n\nMake a record frozen by passing frozen=True when you make it.")
+    composition = composer.compose(question, [code, symbol, code, test, docs], entry_match=False)
+    assert composition.text == "Make a record frozen by passing frozen=True when you make it. [5]"
+    assert composition.cited == [5]
+    # Among the first three it is read as before: retrieval ranked it there.
+    composition = composer.compose(question, [code, test, docs], entry_match=False)
+    assert "A frozen record cannot be changed. [2]" in composition.text, composition.text
