@@ -38,14 +38,15 @@ def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget:
     return sorted(holding, key=lambda item: abs(item[1] - best[1]))[:1]
 
 
-def release_notes(question: str, sources: list, lines: dict[int, list[str]]) -> dict[int, list[str]]:
-    """The sentences of the release the question names by its number, by source number: of a source that
+def release_notes(question: str, sources: dict, lines: dict[int, list[str]]) -> dict[int, list[str]]:
+    """The sentences of the release the question names by its number, by source number (`sources` and
+    `lines`: by number): of a source that
     is its section ("What changed in version 2.0.0?" and a changelog's "Version 2.0.0", "Changelog >
     v2.0.0"), or of the text under its heading in one holding several releases (a short changelog is one
     chunk)."""
     asked = versions(question)
     notes = {}
-    for number, hit in enumerate(sources if asked else [], start=1):
+    for number, hit in (sources.items() if asked else ()):
         if release_section(hit, asked):
             notes[number] = lines[number]
         elif (section := _release_section(hit.content or "", asked)) is not None:

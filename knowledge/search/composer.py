@@ -35,6 +35,7 @@ from django.conf import settings
 from knowledge.search import answer_kinds, closeness, layer_text, readable, source_text
 from knowledge.search.intent_words import HOW_TO
 from knowledge.search.rows import quoted_rows
+from knowledge.search.secondary import secondary_row
 from knowledge.search.source_text import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, HEADING_INTRO, ITEM, code_lines, sentences
 from knowledge.search.words import same_words, word_stems
 
@@ -94,10 +95,9 @@ def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None
 
 def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | None) -> Composition:
     asked, how_to = word_stems(question), HOW_TO(question)
-    quoted = sources[: setting("EXTRACT_SOURCES")]
+    quoted = _quoted_sources(question, sources)
     rows = quoted_rows(question, quoted)
-    lines = {number: sentences(layer_text.quotable(hit, rows.get(number)))
-             for number, hit in enumerate(quoted, start=1)}
+    lines = {number: sentences(layer_text.quotable(hit, rows.get(number), question)) for number, hit in quoted.items()}
     # A release asked about by its number ("What changed in 2.0.0?"): its section's notes are the answer,
     # in order, as many as EXTRACT_MAX_CHARS holds, though they share no word with the question.
     release = answer_kinds.release_notes(question, quoted, lines)
@@ -196,6 +196,20 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # A release's notes are its section by its number, however far in meaning from "What changed?".
     closest = max(meaning.values()) if meaning and not release else None
     return Composition(text.strip(" \n"), sorted(cited), False, closest)
+
+
+def _quoted_sources(question: str, sources: list) -> dict:
+    """The sources an extract reads, by number: the first `EXTRACT_SOURCES`, passing over a repository's
+    rows with nothing to say to this question (code without a docstring, a symbol's file to a how-to) —
+    they took the places of the documentation after them, and the answer was a refusal — but not to
+    rows ranked last for not being asked about (`secondary`: tests, example apps, changelogs)."""
+    quoted, limit = {}, setting("EXTRACT_SOURCES")
+    for number, hit in enumerate(sources, start=1):
+        if len(quoted) == limit:
+            break
+        if not layer_text.says_nothing(hit, question) and (number <= limit or not secondary_row(hit, question)):
+            quoted[number] = hit
+    return quoted
 
 
 def _as_read(source: list[str], position: int) -> str:

@@ -56,14 +56,14 @@ _LATIN = str.maketrans({"а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "
 _ENDING = 3  # letters an inflected ending may differ by ("Москва", "Москве"; "Нижний", "Нижнего")
 
 
-def quoted_rows(question: str, sources: list) -> dict[int, str]:
-    """What may be quoted of each source that is a table row, by source number (1-based): the fields
+def quoted_rows(question: str, sources: dict) -> dict[int, str]:
+    """What may be quoted of each source (`sources`: by number) that is a table row, by its number: the fields
     answering `question`, as one line — or "" for a row left out: rows are alternatives, not parts
     of one answer, so when some row names what the question names (its city, its plan), only the
     rows naming the most of it are kept, and when none does, the best one alone — or none, beside
     prose ("How do I start the portal?" quoted a setting's row after the sentence answering it)."""
     asked, words = word_stems(question), _words(question)
-    rows = {number: row for number, hit in enumerate(sources, start=1) if (row := _row(asked, words, hit))}
+    rows = {number: row for number, hit in sources.items() if (row := _row(asked, words, hit))}
     most = max((named for _, named in rows.values()), default=0)
     if most:
         keep = {number for number, (_, named) in rows.items() if named == most}
