@@ -264,7 +264,9 @@ def _roles(q: Asked):
 
 
 def _symbol(q: Asked):
-    code = loose_name(q.text, q.code, q.vocabulary) if DEFINITION(q.words) else q.code
+    # A plain word that names a symbol too is that symbol when the question asks for a definition, not in
+    # a how-to ("How do I make a class frozen?": attrs' documentation says how, not `attr._next_gen.frozen`).
+    code = loose_name(q.text, q.code, q.vocabulary) if DEFINITION(q.words) and not HOW_TO(q.words) else q.code
     if code and DEFINITION(q.words) or code and not q.subject:
         name = code.rsplit(".", 1)[-1]
         why = f"the symbol {code} in the catalog, then its source"

@@ -18,7 +18,7 @@ from knowledge.search.intent_words import HOW_TO
 # A question about tests keeps the rows of test files where they rank (`_demote_secondary`); one about
 # examples those of a repository's example apps (`examples/complex/commands/cmd_init.py`).
 TESTS_ASKED = re.compile(r"\btest|\bтест|\bspec\b|\bpytest\b|\bunittest", re.IGNORECASE)
-EXAMPLE_PATH = re.compile(r"(?:^|[:/])(?:examples?|demos?|samples?)/")
+EXAMPLE_PATH = re.compile(r"(?:^|[:/])(?:[\w.]+[-_])?(?:examples?|demos?|samples?)/")  # "typing-examples/"
 EXAMPLES_ASKED = re.compile(r"\bexample|\bdemo\b|\bsample|пример|демо", re.IGNORECASE)
 # A question about a release, a version or what changed keeps a changelog's rows where they rank; a
 # how-to does not ("How do I change the digest method?": not "Fixed a name error when overriding the

@@ -55,3 +55,14 @@ class NamedByKindTests(SimpleTestCase):
         # A plain word that is a command only beside the word: click's examples declare a command `group`.
         plan = plan_question("How do I create a group of commands?", Vocabulary(commands={"group"}))
         assert plan.intent != "cli", plan.steps
+
+    def test_a_plain_word_naming_a_symbol_in_a_how_to_asks_the_documentation(self):
+        # attrs' "How do I make a class frozen?" searched the symbol `frozen` (the word "class" read as a question
+        # about a definition) and was answered with `attr._next_gen.frozen`'s file.
+        names = Vocabulary(code={"frozen", "attr._next_gen.frozen"}, symbols={"frozen", "attr._next_gen.frozen"})
+        plan = plan_question("How do I make a class frozen?", names)
+        assert plan.intent == "workflow" and plan.steps[-1].layers == ["D0", "C0"], plan.steps
+        # Asked what it is, or where, it is the symbol; so is one written as code in a how-to.
+        for question in ["Where is the frozen function defined?", "What does the frozen function do?",
+                         "How do I use the `frozen` class?"]:
+            assert plan_question(question, names).intent == "symbol", question

@@ -2,7 +2,7 @@
 
 import pytest
 
-from knowledge.search.planned import plan_and_search
+from knowledge.search.planned import _run_step, plan_and_search
 from tests.factories import make_indexed_repo
 
 # A test names what it tests in every line; the code a question asks how to use names it once.
@@ -94,3 +94,39 @@ def test_a_how_to_finds_the_public_api_before_private_helpers_unless_it_names_th
     assert private.count(True) >= 2 and private == sorted(private), [(hit.layer, hit.content[:60]) for hit in hits]
     plan, hits = plan_and_search("What does _serialize do?", [kb.pk])
     assert hits[0].metadata.get("qname", "").endswith("._serialize"), [hit.metadata.get("qname") for hit in hits]
+
+
+@pytest.mark.django_db
+def test_tests_filling_a_steps_places_leave_them_to_the_documentation(tmp_path):
+    # attrs' "How do I make a class frozen?": the workflow step's six places went to its tests and benchmarks
+    # (sorted last among themselves), and its documentation's "Immutability" was not among the hits at all.
+    tests = "".join(f"\n\ndef test_frozen_record_{n}():\n    record = make_record(frozen=True)\n"
+                    f"    assert record.frozen  # a frozen record cannot be changed\n" for n in range(12))
+    kb = make_indexed_repo(tmp_path / "rec-repo", {
+        "rec/__init__.py": '"""Records."""\n\n\ndef make_record(**options):\n    return dict(options)\n',
+        "tests/test_records.py": f"from rec import make_record{tests}",
+        "docs/immutability.md": "# Immutability\n\nMake a record frozen by passing frozen=True when you make it: "
+                                "a frozen record cannot be changed once made.\n",
+    })
+    plan, hits = plan_and_search("How do I make a record frozen?", [kb.pk])
+    assert plan.intent == "workflow"
+    assert any(hit.source_uri.endswith("docs/immutability.md") for hit in hits[:3]), \
+        [(hit.layer, hit.source_uri) for hit in hits[:6]]
+    # The step itself, not only the plain search merged after it.
+    step = next(step for step in plan.steps if "D0" in step.layers)
+    found, _ = _run_step(step, [kb.pk], {})
+    assert found[0].source_uri.endswith("docs/immutability.md"), [(hit.layer, hit.source_uri) for hit in found]
+    assert len(found) == step.top_k
+
+
+def test_a_folder_of_examples_by_any_name_is_an_example_app():
+    from knowledge.search.secondary import unasked_example
+    from tests.knowledge.layers.test_answers_on_code import hit
+
+    for path in ("examples/app.py", "typing-examples/mypy.py", "src/docs_examples/run.py", "demo/app.py"):
+        row = hit("C0", "x = 1")
+        row.source_uri = f"file:{path}"
+        assert unasked_example(row, "How do I make a record?"), path
+    row = hit("C0", "x = 1")
+    row.source_uri = "file:src/counterexamples.py"
+    assert not unasked_example(row, "How do I make a record?")
