@@ -292,7 +292,12 @@ def _facts(q: Asked):
 def _workflow(q: Asked):
     if WORKFLOW(q.words):
         filters = {"document_id": q.subject} if q.subject else {}
-        return [Step(["D4"], q.text, filters, top_k=3, relax=list(filters), why="workflows (scenarios) first"),
+        workflows = Step(["D4"], q.text, filters, top_k=3, relax=list(filters), why="workflows (scenarios) first")
+        if HOW_TO(q.words):
+            return [workflows, Step(["D0"], q.text, top_k=6, why="then the documentation's sections: a how-to is "
+                                                                  "answered by its pages"),
+                    Step(["C0"], q.text, top_k=3, why="then the source they name")]
+        return [workflows,
                 Step(["D0", "C0"], q.text, top_k=6, why="then the sections and the source that describe them")]
     return None
 

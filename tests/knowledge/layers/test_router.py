@@ -66,6 +66,9 @@ PLANS = {
     "Как происходит оплата заказа?": ("workflow", "ru", "", [(["D4"], {}, ""), (["D0", "C0"], {}, "")]),
     "What are the steps to reset a password?": (
         "workflow", "en", "", [(["D4"], {}, ""), (["D0", "C0"], {}, "")]),
+    # A how-to is answered by the documentation's pages first (attrs' "How do I make a class frozen?" by its
+    # functions' docstrings), then the source they name.
+    "How do I reset a password?": ("workflow", "en", "", [(["D4"], {}, ""), (["D0"], {}, ""), (["C0"], {}, "")]),
     "Who owns the billing service?": (
         "facts", "en", "billing-service",
         [(["D2"], {"predicate": "owner", "subject_id": "billing-service"}, ""),
@@ -116,7 +119,7 @@ class PlanTests(SimpleTestCase):
         vocabulary = Vocabulary(VOCABULARY, code={"charge", "stripegateway", "sync-orders", "shop.models"})
         # A product name in CamelCase and "command line" are not symbols of this base.
         plan = plan_question("How do I connect to PostgreSQL?", vocabulary)
-        self.assertEqual(summary(plan), ("workflow", "en", "", [(["D4"], {}, ""), (["D0", "C0"], {}, "")]))
+        self.assertEqual(summary(plan), ("workflow", "en", "", [(["D4"], {}, ""), (["D0"], {}, ""), (["C0"], {}, "")]))
         plan = plan_question("Which options does the command line take?", vocabulary)
         self.assertEqual(summary(plan), ("cli", "en", "", [(["C3"], {"entry_type": "cli"}, "source")]))
         plan = plan_question("What does the CLI command `sync-orders` do?", vocabulary)

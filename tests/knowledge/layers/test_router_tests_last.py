@@ -98,8 +98,8 @@ def test_a_how_to_finds_the_public_api_before_private_helpers_unless_it_names_th
 
 @pytest.mark.django_db
 def test_tests_filling_a_steps_places_leave_them_to_the_documentation(tmp_path):
-    # attrs' "How do I make a class frozen?": the workflow step's six places went to its tests and benchmarks
-    # (sorted last among themselves), and its documentation's "Immutability" was not among the hits at all.
+    # attrs' "How do I make a class frozen?": the documentation-and-code step's six places went to its tests and
+    # benchmarks (sorted last among themselves), and its documentation's "Immutability" was not among the hits.
     tests = "".join(f"\n\ndef test_frozen_record_{n}():\n    record = make_record(frozen=True)\n"
                     f"    assert record.frozen  # a frozen record cannot be changed\n" for n in range(12))
     kb = make_indexed_repo(tmp_path / "rec-repo", {
@@ -108,7 +108,7 @@ def test_tests_filling_a_steps_places_leave_them_to_the_documentation(tmp_path):
         "docs/immutability.md": "# Immutability\n\nMake a record frozen by passing frozen=True when you make it: "
                                 "a frozen record cannot be changed once made.\n",
     })
-    plan, hits = plan_and_search("How do I make a record frozen?", [kb.pk])
+    plan, hits = plan_and_search("How does a frozen record work?", [kb.pk])
     assert plan.intent == "workflow"
     assert any(hit.source_uri.endswith("docs/immutability.md") for hit in hits[:3]), \
         [(hit.layer, hit.source_uri) for hit in hits[:6]]
