@@ -110,11 +110,11 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
     if order:
         filters["qname"] = order
     tests_first = bool(secondary.TESTS_ASKED.search(step.query))
-    # Of a step that searches code unfiltered, the rows of tests and example apps go last: searched as
-    # deep again twice, so the rows they would have crowded out come first ("How do I make a class frozen?"
-    # found six of attrs' tests and benchmarks, and not its documentation's "Immutability").
-    deeper = 3 * step.top_k if not (tests_first or filters) and any(layer.startswith("C") for layer in step.layers) \
-        else step.top_k
+    # Of an unfiltered step, the rows the question does not ask about (tests, example apps, changelogs,
+    # `secondary`) go last: searched as deep again twice, so the rows they would have crowded out come
+    # first ("How do I make a class frozen?" found six of attrs' tests and benchmarks, and not its
+    # documentation's "Immutability"; "… with one field changed?" its changelog's sections).
+    deeper = step.top_k if filters else 3 * step.top_k
     while True:
         hits = retrieval.search(step.query, kb_ids, top_k=deeper, mode=step.mode, layers=step.layers,
                                 filters=filters or None, query_embeddings=vectors)
@@ -122,7 +122,7 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
             hits.sort(key=lambda hit: order.index(hit.metadata.get("qname")) if hit.metadata.get("qname") in order
                       else len(order))
         # Stable sorts: the ranks are kept within each group.
-        hits.sort(key=lambda hit: secondary.unasked_example(hit, step.query))
+        hits.sort(key=lambda hit: secondary.secondary_row(hit, step.query))
         hits.sort(key=lambda hit: bool(hit.metadata.get("is_test")) != tests_first)
         hits.sort(key=lambda hit: any(hit.metadata.get(key) != value for key, value in step.prefer.items()))
         hits = hits[:step.top_k]

@@ -22,11 +22,14 @@ EXAMPLE_PATH = re.compile(r"(?:^|[:/])(?:[\w.]+[-_])?(?:examples?|demos?|samples
 EXAMPLES_ASKED = re.compile(r"\bexample|\bdemo\b|\bsample|пример|демо", re.IGNORECASE)
 # A question about a release, a version or what changed keeps a changelog's rows where they rank; a
 # how-to does not ("How do I change the digest method?": not "Fixed a name error when overriding the
-# digest method").
-CHANGES_ASKED = re.compile(r"\bchang(ed|es|elog)\b|\bnew\b|\breleas|\bversion|\d\.\d|deprecat|\bremoved\b|"
-                           r"\badded\b|\bsince\b|\bupgrad|\bmigrat|\bhistory\b|\bfix(ed|es)?\b|\bbug|\bbreaking\b|"
-                           r"измен|верси|релиз|выпуск|нов(ое|ого|ые|ых)\b|устарел|удал[её]н|добавлен|обновл|истори|"
-                           r"исправ|ошибк", re.IGNORECASE)
+# digest method"). A release, a version, a number, a deprecation ask about releases however the question
+# is put; words of change only outside a how-to, where they say what to do ("How do I add a new field?",
+# "How do I copy an instance with one field changed?" was answered by two release notes).
+RELEASE_ASKED = re.compile(r"\bchangelog\b|\breleas|\bversion|\d\.\d|deprecat|\bupgrad|\bbreaking\b|"
+                           r"верси|релиз|выпуск|устарел", re.IGNORECASE)
+CHANGE_WORDS = re.compile(r"\bchang(ed|es)\b|\bnew\b|\bremoved\b|\badded\b|\bsince\b|\bmigrat|\bhistory\b|"
+                          r"\bfix(ed|es)?\b|\bbug|измен|нов(ое|ого|ые|ых)\b|удал[её]н|добавлен|обновл|истори|"
+                          r"исправ|ошибк", re.IGNORECASE)
 # A part of a qualified name that is private by Python's convention: one leading underscore, not a dunder.
 _PRIVATE = re.compile(r"(?:^|\.)(_(?!_)\w*)")
 
@@ -58,7 +61,12 @@ def unasked_changelog(hit: SearchHit, query: str) -> bool:
     uri = hit.source_uri or ""  # a file's ("file:CHANGES.md"); a web page's name says less ("/news")
     changelog = hit.metadata.get("doc_kind") == "changelog" or (
         not uri.lower().startswith(("http://", "https://")) and bool(markdown.CHANGELOG_PATH.search(uri)))
-    return changelog and not CHANGES_ASKED.search(query)
+    return changelog and not changes_asked(query)
+
+
+def changes_asked(query: str) -> bool:
+    """Whether the question asks about a release, a version or what changed."""
+    return bool(RELEASE_ASKED.search(query) or (CHANGE_WORDS.search(query) and not HOW_TO(query)))
 
 
 def unasked_example(hit: SearchHit, query: str) -> bool:

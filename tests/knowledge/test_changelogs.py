@@ -12,7 +12,7 @@ from knowledge.indexing.layers.markdown import parse_doc
 from knowledge.models import Chunk
 from knowledge.search import answers, retrieval
 from knowledge.search.hits import SearchHit
-from knowledge.search.planned import plan_and_search
+from knowledge.search.planned import _run_step, plan_and_search
 from tests.factories import make_indexed_repo, make_kb
 
 
@@ -75,8 +75,14 @@ def test_a_how_to_finds_the_documentation_before_the_changelog(uri):
     assert ranked(HOW_TO, changelog, guide) == ["file:signing.md", uri]
     # Asked about a release, a fix or a version, the changelog keeps its rank.
     for question in ["Which release fixed overriding the digest method?", "What changed in 1.2?",
-                     "В какой версии исправили метод хеширования?"]:
+                     "В какой версии исправили метод хеширования?", "What is new?", "Что нового?",
+                     "How do I upgrade to the new digest method?"]:
         assert ranked(question, changelog, guide) == [uri, "file:signing.md"], question
+    # Words of change in a how-to say what to do: attrs' "How do I create a copy of an instance with one field
+    # changed?" was answered by two release notes.
+    for question in ["How do I copy a signer with its digest method changed?", "How do I add a new digest method?",
+                     "Как добавить новый метод хеширования?", "How to fix a bad digest method?"]:
+        assert ranked(question, changelog, guide) == ["file:signing.md", uri], question
 
 
 def test_a_changelog_is_known_by_its_kind_in_a_repository_and_a_web_page_by_no_name():
@@ -133,3 +139,18 @@ def test_a_long_releases_notes_are_quoted_from_the_start_of_its_section(tmp_path
     answer = answers.answer("What changed in version 2.0.0?", [kb.pk])
     assert answer.text.splitlines()[:2] == ["Released 2021-05-11. [1]",
                                             "• Removed the old option number 0 of the schema class. [1]"], answer.text
+
+
+@pytest.mark.django_db
+def test_a_how_to_finds_the_documentation_though_a_changelog_fills_the_documentation_steps_places(tmp_path):
+    # attrs' "How do I create a copy of an instance with one field changed?": its changelog's sections took the
+    # documentation step's places, and were what the answer quoted.
+    releases = "".join(f"## 1.{n}.0\n\n- The digest method of a copied signer can be changed, fix {n}.\n\n"
+                       for n in range(12, 0, -1))
+    kb = make_indexed_repo(tmp_path / "signing", {"CHANGES.md": f"# Changelog\n\n{releases}", "docs/signing.md": GUIDE,
+                                                  "signing/__init__.py": '"""Signing."""\n'})
+    question = "How do I copy a signer with its digest method changed?"
+    plan, _ = plan_and_search(question, [kb.pk])
+    step = next(step for step in plan.steps if step.layers == ["D0"])
+    found, _ = _run_step(step, [kb.pk], {})
+    assert found[0].source_uri.endswith("docs/signing.md"), [hit.source_uri for hit in found]
