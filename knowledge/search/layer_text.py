@@ -12,12 +12,13 @@ entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
   anything ("How do I make a class frozen?" was answered "Variable `attr._next_gen.frozen` is defined in …");
 - a source chunk (C0) is the docstring of what it holds, said the same way, else nothing: its code is
   not quoted;
-- an edge (C2), an entrypoint (C3), a role (C4) and an integration (D6) are their first line as a
-  sentence ("`ninja.operation.Operation._run_checks` calls ninja.utils.check_csrf.", "GET /items is
-  handled by …", "… is a schema (class)", "… reads the environment variable …"), a qualified name as
-  code, and an entrypoint with what its handler or command says it does ("Command `qcluster` is
-  handled by …: Starts a Django Q Cluster."); an integration is no answer to a how-to ("How do I define a
-  class with attrs?" ended on "… mentions stackoverflow.com (url).");
+- an edge (C2, to a question asking what calls, imports, uses or inherits what: "`attrs` imports attr."
+  answered "What is the difference between attr.s and attrs.define?"), an entrypoint (C3), a role (C4)
+  and an integration (D6) are their first line as a sentence ("`ninja.operation.Operation._run_checks`
+  calls ninja.utils.check_csrf.", "GET /items is handled by …", "… is a schema (class)", "… reads the
+  environment variable …"), a qualified name as code, and an entrypoint with what its handler or command
+  says it does ("Command `qcluster` is handled by …: Starts a Django Q Cluster."); an integration is no
+  answer to a how-to ("How do I define a class with attrs?" ended on "… mentions stackoverflow.com (url).");
 - entities (D3) and relations (D5) — a document's title, a link between two files — say nothing a
   reader asked, and facts (D2) and workflows (D4) restate the documentation's own sentences and steps
   (D0; "Workflow: Configuration Best Practices Main flow:" opened an answer): not quoted, and an answer
@@ -34,7 +35,7 @@ import textwrap
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.code import doc_summary, jsdoc_description
 from knowledge.search.code_names import CODE_TOKEN
-from knowledge.search.intent_words import HOW_TO, LOCATION
+from knowledge.search.intent_words import CALLEES, CALLERS, HOW_TO, IMPORTS, INHERITS, LOCATION, USAGES
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.source_text import quotable_text
 
@@ -65,7 +66,7 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
         summary = first_sentence(_docstring(hit.content))
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
         return _said(qname, meta.get("source_path", ""), summary) if summary and qname else ""
-    if layer == "D6" and HOW_TO(question):
+    if (layer == "D6" and HOW_TO(question)) or (layer == "C2" and not _asks_links(question)):
         return ""
     first = (hit.content or "").strip().split("\n", 1)[0]
     summary = first_sentence(meta.get("summary_text") or "") if layer == "C3" else ""
@@ -110,6 +111,11 @@ def _symbol(meta: dict, question: str) -> str:
         return ""
     kind = (meta.get("kind") or "symbol").capitalize()
     return f"{kind} `{qname}` is defined in {path}."
+
+
+def _asks_links(question: str) -> bool:
+    """Whether the question asks what calls, imports, uses or inherits what: what an edge (C2) says."""
+    return any(asks(question) for asks in (CALLERS, CALLEES, IMPORTS, USAGES, INHERITS))
 
 
 def _names(question: str, qname: str) -> bool:

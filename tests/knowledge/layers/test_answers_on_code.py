@@ -122,6 +122,12 @@ def test_each_layer_reads_as_a_sentence():
         == "GET /items is handled by shop.api.list_items."
     assert quotable(hit("C4", "shop.models.Order is a model (class)\nmodel: inherits django.db.models.Model")) \
         == "`shop.models.Order` is a model (class)."
+    edge = hit("C2", "jobs.cli.main calls jobs.schedules.add_schedule (resolved)")
+    for question in ("Who calls add_schedule?", "What does main call?", "Which modules import jobs?",
+                     "Where is add_schedule used?", "Кто вызывает add_schedule?"):
+        assert quotable(edge, question=question) == "`jobs.cli.main` calls jobs.schedules.add_schedule.", question
+    # attrs' "What is the difference between attr.s and attrs.define?" was answered "`attrs` imports attr.".
+    assert quotable(edge, question="How do I add a schedule?") == ""
     integration = hit("D6", "Routers mentions Swagger UI (external system), in: Routers; Routers > Nested")
     assert quotable(integration) == "Routers mentions Swagger UI (external system)."
     assert quotable(integration, question="How do I add Swagger UI to the routers?") == ""
