@@ -5,7 +5,8 @@ indexer found ("ninja.api.NinjaAPI.urls calls ninja.openapi.urls.get_openapi_url
 answer composed from them quoted code as sentences ("def _check_throttles(self, request) …") and index
 entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
 
-- a symbol (C1) is its name, where it is defined and the first sentence of its docstring:
+- a symbol (C1) is its name, where it is defined and the first sentence of its docstring (to a question
+  asking where it is: "Class `jinja2.environment.Environment` is defined in src/jinja2/environment.py: …"):
   "`ninja.throttling.AnonRateThrottle` (ninja/throttling.py): Limits the rate of API calls …"; a symbol
   without one, where it is defined ("Method `ninja.main.NinjaAPI.create_response` is defined in
   ninja/main.py."), for a question asking where, or what that symbol is, only: it tells nobody how to do
@@ -65,7 +66,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     if layer == "C0":
         summary = first_sentence(_docstring(hit.content))
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
-        return _said(qname, meta.get("source_path", ""), summary) if summary and qname else ""
+        return _said(qname, meta.get("source_path", ""), summary, question, meta.get("chunk_type", "")) \
+            if summary and qname else ""
     if (layer == "D6" and HOW_TO(question)) or (layer == "C2" and not _asks_links(question)):
         return ""
     first = (hit.content or "").strip().split("\n", 1)[0]
@@ -105,12 +107,12 @@ def _symbol(meta: dict, question: str) -> str:
     if not qname:
         return ""
     summary = first_sentence(meta.get("docstring") or "")
+    kind = meta.get("kind") or "symbol"
     if summary:
-        return _said(qname, path, summary)
+        return _said(qname, path, summary, question, kind)
     if not path or not (LOCATION(question) or (not HOW_TO(question) and _names(question, qname))):
         return ""
-    kind = (meta.get("kind") or "symbol").capitalize()
-    return f"{kind} `{qname}` is defined in {path}."
+    return f"{kind.capitalize()} `{qname}` is defined in {path}."
 
 
 def _asks_links(question: str) -> bool:
@@ -124,7 +126,11 @@ def _names(question: str, qname: str) -> bool:
     return any(qname == token or qname.endswith(f".{token}") for token in tokens)
 
 
-def _said(qname: str, path: str, summary: str) -> str:
+def _said(qname: str, path: str, summary: str, question: str, kind: str) -> str:
+    if path and kind and LOCATION(question) and _names(question, qname):
+        # Asked where it is, the sentence says so ("Where is the Environment class defined?" was refused:
+        # "`…Environment` (…): The core component of Jinja is the Environment." is far from it in meaning).
+        return _sentence(f"{kind.capitalize()} `{qname}` is defined in {path}: {summary}")
     where = f" ({path})" if path else ""
     return _sentence(f"`{qname}`{where}: {summary}")
 

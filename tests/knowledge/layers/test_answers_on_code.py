@@ -122,6 +122,14 @@ def test_each_layer_reads_as_a_sentence():
         == "GET /items is handled by shop.api.list_items."
     assert quotable(hit("C4", "shop.models.Order is a model (class)\nmodel: inherits django.db.models.Model")) \
         == "`shop.models.Order` is a model (class)."
+    # Asked where it is, a documented symbol says that first (jinja's "Where is the Environment class defined?"
+    # was refused: its docstring's sentence alone was far from the question in meaning).
+    documented = hit("C1", "", qname="m.add", kind="function", docstring="Add two numbers.", source_path="m.py")
+    assert quotable(documented, question="Where is add defined?") \
+        == "Function `m.add` is defined in m.py: Add two numbers."
+    assert quotable(documented, question="What does add do?") == "`m.add` (m.py): Add two numbers."
+    assert quotable(hit("C0", code, qname="m.add", source_path="m.py", chunk_type="function"),
+                    question="Where is add defined?") == "Function `m.add` is defined in m.py: Add two numbers."
     edge = hit("C2", "jobs.cli.main calls jobs.schedules.add_schedule (resolved)")
     for question in ("Who calls add_schedule?", "What does main call?", "Which modules import jobs?",
                      "Where is add_schedule used?", "Кто вызывает add_schedule?"):
