@@ -40,10 +40,9 @@ def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget:
 
 def release_notes(question: str, sources: dict, lines: dict[int, list[str]]) -> dict[int, list[str]]:
     """The sentences of the release the question names by its number, by source number (`sources` and
-    `lines`: by number): of a source that
-    is its section ("What changed in version 2.0.0?" and a changelog's "Version 2.0.0", "Changelog >
-    v2.0.0"), or of the text under its heading in one holding several releases (a short changelog is one
-    chunk)."""
+    `lines` are by number too): of a source that is its section ("What changed in version 2.0.0?" and a
+    changelog's "Version 2.0.0", "Changelog > v2.0.0"), or of the text under its heading in one holding
+    several releases (a short changelog is one chunk)."""
     asked = versions(question)
     notes = {}
     for number, hit in (sources.items() if asked else ()):

@@ -57,8 +57,8 @@ _ENDING = 3  # letters an inflected ending may differ by ("Москва", "Мо�
 
 
 def quoted_rows(question: str, sources: dict) -> dict[int, str]:
-    """What may be quoted of each source (`sources`: by number) that is a table row, by its number: the fields
-    answering `question`, as one line — or "" for a row left out: rows are alternatives, not parts
+    """What may be quoted of each source that is a table row, by source number (`sources` is by number
+    too): the fields answering `question`, as one line — or "" for a row left out: rows are alternatives, not parts
     of one answer, so when some row names what the question names (its city, its plan), only the
     rows naming the most of it are kept, and when none does, the best one alone — or none, beside
     prose ("How do I start the portal?" quoted a setting's row after the sentence answering it)."""
