@@ -95,9 +95,10 @@ def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None
 
 def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | None) -> Composition:
     asked, how_to = word_stems(question), HOW_TO(question)
-    quoted = _quoted_sources(question, sources)
+    quoted, said = _quoted_sources(question, sources)
     rows = quoted_rows(question, quoted)
-    lines = {number: sentences(layer_text.quotable(hit, rows.get(number), question)) for number, hit in quoted.items()}
+    lines = {number: sentences(said.get(number) or layer_text.quotable(hit, rows.get(number), question))
+             for number, hit in quoted.items()}
     # A release asked about by its number ("What changed in 2.0.0?"): its section's notes are the answer,
     # in order, as many as EXTRACT_MAX_CHARS holds, though they share no word with the question.
     release = answer_kinds.release_notes(question, quoted, lines)
@@ -198,18 +199,25 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     return Composition(text.strip(" \n"), sorted(cited), False, closest)
 
 
-def _quoted_sources(question: str, sources: list) -> dict:
+def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
     """The sources an extract reads, by number: the first `EXTRACT_SOURCES`, passing over a repository's
     rows with nothing to say to this question (code without a docstring, a symbol's file to a how-to) —
     they took the places of the documentation after them, and the answer was a refusal — but not to
-    rows ranked last for not being asked about (`secondary`: tests, example apps, changelogs)."""
-    quoted, limit = {}, setting("EXTRACT_SOURCES")
+    rows ranked last for not being asked about (`secondary`: tests, example apps, changelogs). With
+    them, what the repository's rows read say (`layer_text.quotable`), by number: prose is read later,
+    with the table rows the question asks about."""
+    quoted, said, limit = {}, {}, setting("EXTRACT_SOURCES")
     for number, hit in enumerate(sources, start=1):
         if len(quoted) == limit:
             break
-        if not layer_text.says_nothing(hit, question) and (number <= limit or not secondary_row(hit, question)):
-            quoted[number] = hit
-    return quoted
+        if number > limit and secondary_row(hit, question):
+            continue
+        if not layer_text.is_prose(hit):
+            said[number] = layer_text.quotable(hit, question=question)
+            if not said[number]:
+                continue
+        quoted[number] = hit
+    return quoted, said
 
 
 def _as_read(source: list[str], position: int) -> str:

@@ -55,9 +55,9 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     """What an extract may quote of a source ("" for nothing) as an answer to `question`: of prose, its
     text (`row`: the table rows the question asks about, `rows.quoted_rows`) without headings or code; of
     a layer's row, see above."""
-    layer = hit.layer or "D0"
-    if layer in PROSE_LAYERS or not layer.startswith(("C", "D")):
+    if is_prose(hit):
         return quotable_text(row if row is not None else hit.content)
+    layer = hit.layer
     if layer in UNQUOTED_LAYERS:
         return ""
     meta = hit.metadata or {}
@@ -86,11 +86,10 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     return _sentence(first) if first.strip() else ""
 
 
-def says_nothing(hit: SearchHit, question: str) -> bool:
-    """Whether a repository's row has nothing an extract may quote in answer to `question` (prose always
-    has: its text is judged sentence by sentence)."""
+def is_prose(hit: SearchHit) -> bool:
+    """Whether the source is prose (a document, the documentation, its catalog), not a repository's row."""
     layer = hit.layer or "D0"
-    return layer not in PROSE_LAYERS and layer.startswith(("C", "D")) and not quotable(hit, question=question)
+    return layer in PROSE_LAYERS or not layer.startswith(("C", "D"))
 
 
 def first_sentence(docstring: str) -> str:
