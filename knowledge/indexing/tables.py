@@ -44,7 +44,10 @@ _ROLE_NAME_PATTERNS = [(role, re.compile(words)) for role, words in ROLE_NAMES]
 _PREPOSITION = re.compile(r"(?<!\w)(?:на|к|для|to|for|on)(?!\w).*$")
 _PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _TABLE_ROW = re.compile(r"^ {0,3}\|.*\|[ \t]*$")
-_SEPARATOR = re.compile(r"^ {0,3}\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?[ \t]*$")
+# A pipe table's delimiter row: a cell of one hyphen or more a column, with a colon at either end to align
+# it (GitHub's "| :-- | :-: |"), and a pipe after the first cell at least.
+DELIMITER_ROW = r"^ {0,3}\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?[ \t]*$"
+_SEPARATOR = re.compile(DELIMITER_ROW)
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _NUMBER = re.compile(r"^[-+]?[\d\s.,%]+$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}(:\d{2})?$")

@@ -20,6 +20,7 @@ import re
 import textwrap
 
 from knowledge.indexing.markdown import outside_code_spans, unescaped, without_emphasis
+from knowledge.indexing.tables import DELIMITER_ROW, split_cells
 from knowledge.search.citations import MARKER
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
@@ -67,7 +68,9 @@ _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 # module", an included file ("{!./src/example.py!}", '--8<-- "example.py"').
 _ADMONITION = re.compile(r'^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w-]*(?:[ \t]+"([^"\n]*)")?[ \t]*$', re.M)
 _GENERATOR_LINE = re.compile(r"^[ \t]*(?::::.*|\{!.*!\}|-{2}8<-{2}.*)$", re.M)
-_TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t:|-]*-{3,}[ \t:|-]*$", re.M)
+# A table's delimiter row (its rows read as their cells), or a thematic break of three hyphens or more.
+_TABLE_SEPARATOR = re.compile(rf"{DELIMITER_ROW}|^[ \t]*\|?[ \t:|-]*-{{3,}}[ \t:|-]*$", re.M)
+_DELIMITER_ROW = re.compile(DELIMITER_ROW)
 # A sentence starts with a capital, a digit or a bullet, or with a name of code in lower case that reads as
 # one: a path or a snake_case name ("…Python 3.11 or newer. bin/test first runs ruff", "…defaults. max_size
 # caps the cache.").
@@ -95,6 +98,7 @@ def clean_text(text: str) -> str:
     text = _FENCE.sub("", text)
     text = _ADMONITION.sub(lambda match: f"{match.group(1)}\n" if match.group(1) else "", text)
     text = _GENERATOR_LINE.sub("", text)
+    text = _tables_as_items(text) if "|" in text else text
     text = _TABLE_SEPARATOR.sub("", text)
     text = HEADING.sub(r"\1", text)
     # Code spans are literal: no tags, emphasis or escapes inside (`<h1>`, `*args`, `a_b_c`). (A tag dropped
@@ -107,6 +111,25 @@ def clean_text(text: str) -> str:
     lines = [" ".join((line.replace("|", " ") if line.strip().startswith("|") else line).split())
              for line in text.split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def _tables_as_items(text: str) -> str:
+    """Each pipe table (a header, its delimiter row, rows) as a list of its rows, one item a row, its cells
+    joined by " — ": the rows of a table are what a sentence introducing it introduces ("The supported events
+    are:"), and cells run together read as one long sentence. The header's names go: a row reads without them
+    ("• preSubcommand — before parsing direct subcommand — (thisCommand, subcommand)")."""
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        if "|" in lines[i] and i + 1 < len(lines) and _DELIMITER_ROW.match(lines[i + 1]):
+            i += 2
+            while i < len(lines) and "|" in lines[i] and lines[i].strip():
+                cells = [" ".join(cell.split()) for cell in split_cells(lines[i])]
+                out.append("• " + " — ".join(cell for cell in cells if cell))
+                i += 1
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
 
 
 def _markup_as_text(text: str) -> str:

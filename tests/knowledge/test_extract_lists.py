@@ -110,3 +110,31 @@ class CountedListTests(TestCase):
                   "* Press the reset button for ten seconds.\n* Call the support line.\n")
         self.assertEqual(compose("What if the cable is not plugged in?", source),
                          "If the LED stays off: [1]\n• Check that the cable is plugged in firmly at both ends. [1]")
+
+
+class TableAsListTests(TestCase):
+    SOURCE = ("You can add callback hooks to a command for life cycle events.\n\n"
+              "The callback hook can be async, in which case you call `.parseAsync` rather than `.parse`.\n\n"
+              "The supported events are:\n\n| event name | when hook called | callback parameters |\n"
+              "| :-- | :-- | :-- |\n"
+              "| `preAction`, `postAction` |  before/after action handler for this command |"
+              "   `(thisCommand, actionCommand)` |\n"
+              "| `preSubcommand` | before parsing direct subcommand  | `(thisCommand, subcommand)` |\n\n"
+              "For an overview of the life cycle events see the guide.\n")
+
+    def test_a_tables_rows_read_as_the_items_of_a_list(self):
+        # commander.js' README, its hooks: the rows ran together into one "sentence" of the extract, the header
+        # row's words and the delimiter row's ":-- :-- :--" at its head.
+        text = source_text.clean_text(self.SOURCE)
+        self.assertIn("The supported events are:\n\n• preAction, postAction — before/after action handler for this "
+                      "command — (thisCommand, actionCommand)\n• preSubcommand — before parsing direct subcommand — "
+                      "(thisCommand, subcommand)\n\nFor an overview", text)
+        self.assertNotIn("event name", text)
+        answer = compose("What events are supported for hooks?", self.SOURCE)
+        self.assertIn("The supported events are: [1]\n• preAction, postAction — before/after action handler", answer)
+        self.assertNotIn(":--", answer)
+
+    def test_a_row_without_its_table_reads_as_its_cells(self):
+        # A chunk cut between the header and the rows: what is left are lines of cells, as before.
+        self.assertEqual(source_text.clean_text("| `preSubcommand` | before parsing |\n| `postAction` | after |"),
+                         "preSubcommand before parsing\npostAction after")

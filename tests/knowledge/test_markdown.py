@@ -1,6 +1,6 @@
 """One Markdown reader: the chunker, the parsers' titles and the layered index see the same headings."""
 
-from knowledge.indexing import parsing
+from knowledge.indexing import parsing, tables
 from knowledge.indexing.chunking import split_text
 from knowledge.indexing.layers.docs import read_sections
 from knowledge.indexing.layers.markdown import parse_doc
@@ -110,3 +110,18 @@ def test_a_headings_markup_reads_as_what_it_marks():
     assert titles[:2] == ["2.7. Настройка dh_make", "Файл rules и его цели"]
     # An extract reads inline markup the same way: an escaped mark is a character, not emphasis.
     assert clean_text("Why \\*stars\\*? **Bold** and dh\\_make.") == "Why *stars*? Bold and dh_make."
+
+
+def test_a_tables_delimiter_row_may_have_one_hyphen_a_column():
+    # GitHub's tables need one hyphen a column ("| :-- | :-- |", as commander.js' README writes its hooks);
+    # read as prose, its events ran into ":-- :-- :--" in an answer.
+    text = ("The supported events are:\n\n| event name | when hook called |\n| :-- | :-: |\n"
+            "| `preAction` | before the action handler |\n| `preSubcommand` | before a subcommand |\n")
+    [table] = tables.read_tables(text)
+    assert table.columns == ["event name", "when hook called"]
+    assert table.rows == [["`preAction`", "before the action handler"], ["`preSubcommand`", "before a subcommand"]]
+    assert "-" not in clean_text(text)
+    assert tables.read_tables("| a | b |\n| - | - |\n| 1 | 2 |\n")[0].rows == [["1", "2"]]
+    # A list item of a dash, or a line of two, is no delimiter row.
+    assert tables.read_tables("| a | b |\n- item\n") == []
+    assert clean_text("Before\n--\nafter - and so") == "Before\n--\nafter - and so"

@@ -16,6 +16,7 @@ from pathlib import Path
 from django.utils.translation import gettext_lazy
 
 from knowledge.documents import ParsedDocument
+from knowledge.indexing.tables import DELIMITER_ROW
 
 from .ocr import page_texts
 from .text import detect_encoding
@@ -54,7 +55,7 @@ MOJIBAKE = re.compile(
 WORD = re.compile(r"\w+")
 # A token that is code, a path, an address or an identifier rather than a word: it may be long.
 NOT_A_WORD = re.compile(r"[/\\_@|=<>{}\[\]()]|\w\.\w")
-TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
+TABLE_RULE = re.compile(DELIMITER_ROW, re.M)
 # A character that belongs to no text: control, private-use, unassigned, surrogate, symbols drawn
 # from a font without a Unicode map, and the replacement character.
 GARBAGE_CATEGORIES = {"Cc", "Co", "Cn", "Cs", "So"}
@@ -130,7 +131,7 @@ def language(text: str) -> str:
 
 
 def tables(text: str) -> int:
-    """Markdown tables in the text (each has one `|---|---|` rule under its header)."""
+    """Markdown tables in the text (each has one delimiter row, `| --- | --- |`, under its header)."""
     return len(TABLE_RULE.findall(text))
 
 
