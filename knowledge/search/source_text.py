@@ -201,12 +201,13 @@ def _command_lines(code: str, *, blocks: bool = True) -> str:
     """A short block of code as the paragraphs an extract may quote, "" when it is too long to quote: a
     command or up to three, each line flush left, as COMMAND paragraphs; a block of code with indentation
     or of more lines, up to CODE_MAX_LINES and CODE_MAX_CHARS, as one CODE_BLOCK paragraph (`code_lines`
-    reads it back as written), unless not `blocks`. Of a shell session ("$ cmd" and its output), only the
-    commands. Never a block holding what would read as a citation ("argv[1]") or a code span's backtick."""
+    reads it back as written), unless not `blocks`. Of a shell session ("$ cmd" and its output, a command
+    first), only the commands. Never a block holding what would read as a citation ("argv[1]") or a code
+    span's backtick."""
     lines = [line.rstrip() for line in textwrap.dedent(code.expandtabs(4)).split("\n")]
     if any(_GENERATOR_LINE.match(line) for line in lines):
         return ""  # a file the page includes there: code too long to quote
-    if any(line.lstrip().startswith("$ ") for line in lines):
+    if next((line for line in lines if line.strip()), "").lstrip().startswith("$ "):
         lines = [line.strip() for line in lines if line.lstrip().startswith("$ ")]
     written = [line for line in lines if line.strip()]
     if (not written or any(len(line) > _LINE_MAX_CHARS or "`" in line or MARKER.search(line) for line in written)

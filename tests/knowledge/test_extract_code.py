@@ -189,6 +189,13 @@ class CodeQuotedTests(TestCase):
         session = "$ git clone repo\nCloning...\n$ cd repo\n$ make\nbuilt\n$ make install"
         self.assertEqual([source_text.code_lines(line) for line in block_of(session)],
                          [["$ git clone repo", "$ cd repo", "$ make", "$ make install"]])
+        # A program's output quoting a command inside it (commander.js' help text: "Example call:\n  $ custom-help
+        # --help") is no shell session: it was quoted as that one command, after "Yields the following help output:".
+        output = ("Usage: custom-help [options]\n\nOptions:\n  -f, --foo   enable some foo\n\n"
+                  "Example call:\n  $ custom-help --help")
+        [block] = block_of(output)
+        self.assertEqual(source_text.code_lines(block)[0], "Usage: custom-help [options]")
+        self.assertIn("  $ custom-help --help", source_text.code_lines(block))
         # Up to three commands flush left stay commands of their own.
         self.assertEqual(block_of("pip install portal\nportal init"),
                          [f"{source_text.COMMAND}pip install portal", f"{source_text.COMMAND}portal init"])
