@@ -44,7 +44,8 @@ CREDENTIALS = re.compile("|".join(f"(?:{p})" for p in (
     rf"(?:номер\w*\s+карт\w*|данны\w*\s+карт\w*|cvv|cvc|парол\w*|пин[- ]?код\w*|код\w*\s+из\s+смс|"
     rf"смс[- ]код\w*|код\w*\s+подтверждени\w*|реквизит\w*)",
 )), re.IGNORECASE)
-EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# An address's domain ends with a name of letters: "serve-static@1.16.2" is a package at a version.
+EMAIL = re.compile(r"[\w.+-]+@(?:[\w-]+\.)+[^\W\d_]{2,}(?![\w-])")
 URL = re.compile(r"(?:https?://|www\.)[^\s<>()\"'\]]+", re.IGNORECASE)
 
 

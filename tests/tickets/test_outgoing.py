@@ -76,6 +76,14 @@ class InjectedSourceTests(TestCase):
                                       sources=[source])
         self.assertEqual(flags, [])
 
+    def test_a_package_and_its_version_is_no_e_mail_address(self):
+        # express' changelog: "deps: serve-static@1.16.2" held every answer about a release for review.
+        source = type("Hit", (), {"content": "", "source_uri": ""})()
+        text = "• deps: serve-static@1.16.2 [1]\n• deps: @babel/core@7.24.0-rc.1 [1]"
+        self.assertEqual(outgoing.check_answer(question="What changed in 4.21.0?", text=text, sources=[source]), [])
+        [flag] = outgoing.check_answer(question="Who?", text="Write to evil@mail.example.рф [1]", sources=[source])
+        self.assertEqual(flag.match, "evil@mail.example.рф")
+
 
 class InjectedSourceWithChatModelTests(TestCase):
     """A chat model that repeats the injection: nothing is sent, /answer withholds it."""
