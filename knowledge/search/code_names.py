@@ -21,6 +21,9 @@ CODE_TOKEN = re.compile(r"`([^`]+)`|(?<![\w./$-])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$
 CODE_SHAPE = re.compile(r"[a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
 # Code only when the bases spell it so: dotted, _private, UPPER_CASE, lowerCamel, Capitalised.
 CODE_LIKE = re.compile(r".*\..*|_\w+|[A-Z][A-Z0-9_]+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+")
+# A file's path as a question writes it, with a folder ("lib/option.js", "./lib/option"); not part of a URL
+# or of a route. A file's name alone is not: "my project's urls.py" is the asker's file.
+FILE_PATH = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)+[\w.-]*\w)(?![\w/])")
 DOTTED = re.compile(r"(?<![\w/.])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?")
 LATIN_WORD = re.compile(r"(?<![\w/{])([A-Za-z_][\w.-]*[\w])(?![\w}])")
 CUE_NAME = re.compile(r"\b(?:calls?|calling|inherits? from|subclass(?:es)? of|extends|imports?|command|"
@@ -43,6 +46,8 @@ MASK = "§"
 
 def code_name(text: str, vocabulary=None) -> str:
     """The first code identifier the question names (see the module docstring), or ""."""
+    if module := module_by_path(text, vocabulary):
+        return module
     for match in CODE_TOKEN.finditer(HTTP_ROUTE.sub(" ", text)):
         backticked, name, call = match.groups()
         if backticked:
@@ -60,6 +65,24 @@ def code_name(text: str, vocabulary=None) -> str:
     for match in NAMED_BY_KIND.finditer(text):
         if match.group(1).lower() not in NOT_KIND_NAMES and is_known(match.group(1), vocabulary):
             return match.group(1)
+    return ""
+
+
+def module_by_path(text: str, vocabulary) -> str:
+    """The module of a source file of the bases the question names by its path ("Who imports lib/option.js?"
+    → `lib.option`): the whole path or its end after a folder ("router/layer.js"), with its extension or
+    without ("lib/option"); "" when it names none, or several alike."""
+    modules = getattr(vocabulary, "modules", None)
+    if not modules:
+        return ""
+    for match in FILE_PATH.finditer(HTTP_ROUTE.sub(" ", text)):
+        named = match.group(1).removeprefix("./")
+        found = [qname for path, qname in modules.items() if path == named or path.endswith(f"/{named}")]
+        if not found:
+            found = [qname for path, qname in modules.items()
+                     if (stem := path.rsplit(".", 1)[0]) == named or stem.endswith(f"/{named}")]
+        if len(set(found)) == 1:
+            return found[0]
     return ""
 
 

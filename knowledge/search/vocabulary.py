@@ -28,9 +28,11 @@ class Vocabulary(dict):
     command lines (lower-cased: "qcluster" names a command only as a command, never as a symbol),
     `env_vars` the environment variables the D6 rows name, `settings` the settings they name, and
     `readmes` the ids of the repositories' README documents (a question naming the project names the
-    whole repository)."""
+    whole repository), and `modules` each source file's path → its module's qualified name
+    (`lib/option.js` → `lib.option`: a question may name a module by its file)."""
 
-    def __init__(self, *args, code=(), symbols=(), commands=(), env_vars=(), settings=(), readmes=(), **kwargs):
+    def __init__(self, *args, code=(), symbols=(), commands=(), env_vars=(), settings=(), readmes=(), modules=None,
+                 **kwargs):
         super().__init__(*args, **kwargs)
         self.code: set[str] = set(code)
         self.symbols: set[str] = set(symbols)
@@ -38,6 +40,7 @@ class Vocabulary(dict):
         self.env_vars: set[str] = set(env_vars)
         self.settings: set[str] = set(settings)
         self.readmes: set[str] = set(readmes)
+        self.modules: dict[str, str] = dict(modules or {})
         self._by_suffix: dict[str, list[str]] | None = None
 
     def qualified(self, name: str) -> list[str]:
@@ -72,6 +75,8 @@ def load_vocabulary(kb_ids) -> Vocabulary:
             merged.setdefault(alias, identifier)
         for name in ("code", "symbols", "commands", "env_vars", "settings", "readmes"):
             getattr(merged, name).update(getattr(_cache[kb_id][1], name))
+        for path, qname in _cache[kb_id][1].modules.items():
+            merged.modules.setdefault(path, qname)
     return merged
 
 
@@ -82,12 +87,14 @@ def _read(kb_ids: list[int]) -> dict[int, Vocabulary]:
                                  knowledge_base_id__in=kb_ids)
             .values_list("knowledge_base_id", "layer", "metadata__name", "metadata__qname",
                          "metadata__route_or_command", "metadata__entry_type", "metadata__target",
-                         "metadata__target_type"))
-    for kb_id, layer, name, qname, command, entry_type, target, target_type in code:
+                         "metadata__target_type", "metadata__kind", "metadata__source_path"))
+    for kb_id, layer, name, qname, command, entry_type, target, target_type, kind, path in code:
         vocabulary = vocabularies[kb_id]
         if layer == "D6":
             (vocabulary.settings if target_type == "setting" else vocabulary.env_vars).add(target)
             continue
+        if kind == "module" and path and qname:
+            vocabulary.modules.setdefault(path, qname)
         values = [value for value in (name, qname, command) if value]
         vocabulary.code.update(value.lower() for value in values)
         vocabulary.symbols.update(values)
