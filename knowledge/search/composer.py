@@ -165,6 +165,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                              blocks)
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen}
         cost = sum(len(sentence) for sentence in new.values())
+        if unit is not None and _repeats_its_code(new, chosen):
+            continue
         if unit is not None and (cost <= budget or not chosen):
             chosen.update(new)
             budget -= cost
@@ -199,6 +201,14 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     return Composition(text.strip(" \n"), sorted(cited), False, closest)
 
 
+def _repeats_its_code(new: dict, chosen: dict) -> bool:
+    """Whether what `new` introduces with a colon is code already chosen (one command in a README and on its
+    install page): the text says a command once, and an introduction without it would end on its colon."""
+    said = {same_words(sentence) for sentence in chosen.values()}
+    code = [sentence for sentence in new.values() if sentence.startswith(COMMAND)]
+    return bool(code) and all(same_words(sentence) in said for sentence in code)
+
+
 def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
     """The sources an extract reads, by number: the first `EXTRACT_SOURCES`, passing over a repository's
     rows with nothing to say to this question (code without a docstring, a symbol's file to a how-to) —
@@ -222,10 +232,15 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
 
 def _as_read(source: list[str], position: int) -> str:
     """The sentence at `position` as its meaning is compared: a heading over its command with the command
-    ("Installation: pip install django-ninja"; the heading alone says little)."""
+    ("Installation: pip install django-ninja"; the heading alone says little), and so a sentence introducing
+    a command with a colon ("Installation is done using the npm install command: npm install express": the
+    command names what is installed)."""
     sentence = source[position]
     if sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
         return f"{sentence[len(HEADING_INTRO):]} {code_lines(source[position + 1])[0]}"
+    following = source[position + 1] if position + 1 < len(source) else ""
+    if sentence.endswith(":") and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
+        sentence = f"{sentence} {code_lines(following)[0]}"
     # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
     # says what the sentence is about, the package's path only dilutes it.
     return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)

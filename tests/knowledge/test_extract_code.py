@@ -1,6 +1,7 @@
 """An extract and the code of its source: a sentence leading into a short command brings it along, with or
 without a colon, and a sentence cut short by a block too long to quote is never quoted."""
 
+import re
 from pathlib import Path
 
 from django.test import TestCase
@@ -67,6 +68,19 @@ class HeadingOverCommandTests(TestCase):
         self.assertEqual(compose("How do I install marshmallow?", readme),
                          "Get it now: [1]\n    $ pip install -U marshmallow")
         self.assertEqual(compose("What is marshmallow for?", readme), "")  # a command alone answers no other question
+
+    def test_a_sentence_introducing_a_command_already_quoted_is_not_quoted_on_its_own(self):
+        # marshmallow's README and its install page give one command: the page's "To install the latest stable
+        # version from the PyPI:" was quoted after the README's, ending on its colon, the command said once.
+        readme = "## Get it now\n\n```shell-session\n$ pip install -U marshmallow\n```\n"
+        page = ("To install the latest stable version of marshmallow from the PyPI:\n\n```shell-session\n"
+                "$ pip install -U marshmallow\n```\n\nTo install the latest pre-release version from the PyPI:\n\n"
+                "```shell-session\n$ pip install -U marshmallow --pre\n```\n")
+        for question in ["How do I install marshmallow?", "How do I install marshmallow from the PyPI?"]:
+            for sources in [(readme, page), (page, readme)]:
+                text = compose(question, *sources)
+                self.assertEqual(text.count("$ pip install -U marshmallow\n") + text.endswith("marshmallow"), 1)
+                self.assertIsNone(re.search(r": \[\d\](?!\n    \$)", text), text)  # a colon, then its command
 
 
 class CodeLeftOutTests(TestCase):
