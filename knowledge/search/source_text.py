@@ -124,7 +124,8 @@ def _tables_as_items(text: str) -> str:
             i += 2
             while i < len(lines) and "|" in lines[i] and lines[i].strip():
                 cells = [" ".join(cell.split()) for cell in split_cells(lines[i])]
-                out.append("• " + " — ".join(cell for cell in cells if cell))
+                if any(cells):
+                    out.append("• " + " — ".join(cell for cell in cells if cell))
                 i += 1
             continue
         out.append(lines[i])

@@ -134,6 +134,10 @@ class TableAsListTests(TestCase):
         self.assertIn("The supported events are: [1]\n• preAction, postAction — before/after action handler", answer)
         self.assertNotIn(":--", answer)
 
+    def test_an_empty_row_is_no_item(self):
+        self.assertEqual(source_text.clean_text("Plans:\n\n| Plan | Price |\n|---|---|\n| Basic | $5 |\n|  |  |\n"),
+                         "Plans:\n\n• Basic — $5")
+
     def test_a_row_without_its_table_reads_as_its_cells(self):
         # A chunk cut between the header and the rows: what is left are lines of cells, as before.
         self.assertEqual(source_text.clean_text("| `preSubcommand` | before parsing |\n| `postAction` | after |"),
