@@ -1,10 +1,11 @@
-"""Rows a question seldom asks for: a repository's tests and example apps, changelogs, and for a how-to
-its private code.
+"""Rows a question seldom asks for: a repository's tests and example apps, changelogs, licences, and for a
+how-to its private code.
 
 A test names the function it tests as often as the function's own file does, an example app the API it
 uses, a changelog what each release fixed ("Fixed a name error when overriding the digest method"), a
-private helper what its public function does ("Field._serialize: Serializes value to a basic Python
-datatype", behind `Schema.dump`); none is what a how-to asks for. Search scores them down
+licence the use of the software in any form, a private helper what its public function does
+("Field._serialize: Serializes value to a basic Python datatype", behind `Schema.dump`); none is what a
+how-to asks for. Search scores them down
 (`retrieval._demote_secondary`) and the intent router's merge puts them last (`planned._tests_last`),
 unless the question asks about them.
 """
@@ -30,29 +31,54 @@ RELEASE_ASKED = re.compile(r"\bchangelog\b|\breleas|\bversion|\d\.\d|deprecat|\b
 CHANGE_WORDS = re.compile(r"\bchang(ed|es)\b|\bnew\b|\bremoved\b|\badded\b|\bsince\b|\bmigrat|\bhistory\b|"
                           r"\bfix(ed|es)?\b|\bbug|измен|нов(ое|ого|ые|ых)\b|удал[её]н|добавлен|обновл|истори|"
                           r"исправ|ошибк", re.IGNORECASE)
+# A question about the licence: its name, copyright, or what the licence lets one do with the software.
+LICENSE_ASKED = re.compile(r"licen[cs]|copyright|\bcommercial|\bproprietary|\bopen[- ]source|\bgpl\b|\bmit\b|"
+                           r"\bbsd\b|\bapache\b|лиценз|авторск|коммерческ", re.IGNORECASE)
 # A part of a qualified name that is private by Python's convention: one leading underscore, not a dunder.
 _PRIVATE = re.compile(r"(?:^|\.)(_(?!_)\w*)")
 
 
 def secondary_row(hit: SearchHit, query: str) -> bool:
-    """A row of a repository's tests or example apps, of a changelog, or for a how-to of its private code,
-    that the question does not ask about: they name the code they use (a changelog what it fixed, a private
-    helper what its public function does) as often as its own file or section does, and seldom are what
-    was asked for."""
+    """A row of a repository's tests or example apps, of a changelog or a licence, or for a how-to of its
+    private code, that the question does not ask about: they name the code they use (a changelog what it
+    fixed, a private helper what its public function does) as often as its own file or section does, and
+    seldom are what was asked for."""
     if hit.metadata.get("is_test"):
         return not TESTS_ASKED.search(query)
-    return unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_private(hit, query)
+    return (unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_license(hit, query)
+            or unasked_private(hit, query))
+
+
+def unasked_license(hit: SearchHit, query: str) -> bool:
+    """A row of a licence (a repository's LICENSE, COPYING or NOTICE, or such an uploaded file) when the
+    question asks nothing about the licence."""
+    uri = hit.source_uri or ""
+    licence = hit.metadata.get("doc_kind") == "license" or (
+        not uri.lower().startswith(("http://", "https://")) and bool(markdown.LICENSE_PATH.search(uri)))
+    return licence and not LICENSE_ASKED.search(query)
 
 
 def unasked_private(hit: SearchHit, query: str) -> bool:
-    """A code row of a private module, class or function (`Field._serialize`, `pkg._utils.helper`), or an
-    edge from or to one, when the question is a how-to that does not name it: a how-to asks how to use the
-    code, which is its public API."""
+    """A code row of a private class or function (`Field._serialize`, `pkg.helpers._walk`) or of a private
+    module itself, or an edge from or to one, when the question is a how-to that does not name it: a how-to
+    asks how to use the code, which is its public API. A public name in a private module is public: a package
+    may keep its whole API in modules such as `httpx/_client.py` and import it into its `__init__`."""
     if not (hit.layer or "").startswith("C"):
         return False
-    names = (hit.metadata.get(key) or "" for key in ("qname", "src_qname", "dst_ref"))
-    private = [name for qualified in names for name in _PRIVATE.findall(qualified)]
+    private = [name for local in _local_names(hit.metadata) for name in _PRIVATE.findall(local)]
     return bool(private) and HOW_TO(query) and not any(name in query for name in private)
+
+
+def _local_names(meta: dict) -> list[str]:
+    """The names a code row is about, within their modules (`Client._send` of `httpx._client.Client._send`),
+    or a module's own name when the row is about a module."""
+    if meta.get("edge_type"):  # "path/to/file.py#Class.method"; a module, or outside the repository: its name
+        return [symbol.partition("#")[2] or (qualified if "#" in symbol else "")
+                for symbol, qualified in ((meta.get("src_symbol_id") or "", meta.get("src_qname") or ""),
+                                          (meta.get("dst_symbol_id") or "", meta.get("dst_ref") or ""))]
+    qualified = meta.get("qname") or ""
+    module = meta.get("module_or_unit") or meta.get("package_or_module") or ""
+    return [qualified.removeprefix(f"{module}.") if module and qualified != module else qualified]
 
 
 def unasked_changelog(hit: SearchHit, query: str) -> bool:

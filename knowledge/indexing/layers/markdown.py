@@ -28,9 +28,12 @@ INTEGRATIONS_TITLE = re.compile(r"^(integrations?|интеграци[яи])$", r
 # A release history: CHANGES.rst, CHANGELOG.md, HISTORY.md, NEWS, RELEASE_NOTES.md, docs/releases.md.
 CHANGELOG_PATH = re.compile(r"(^|[:/])(change-?log|changes|history|news|releases|release[-_ ]?notes)([-_.][^/]*)?$",
                             re.IGNORECASE)
+# A licence: LICENSE, LICENCE.md, COPYING, NOTICE, docs/license.rst.
+LICENSE_PATH = re.compile(r"(^|[:/])(licen[cs]e|copying|notice)([-_.][^/]*)?$", re.IGNORECASE)
 DOC_KIND_BY_PATH = (
     ("readme", re.compile(r"(^|/)readme[^/]*$", re.IGNORECASE)),
     ("changelog", CHANGELOG_PATH),
+    ("license", LICENSE_PATH),
     ("adr", re.compile(r"(^|/)(adrs?|decisions)/", re.IGNORECASE)),
     ("runbook", re.compile(r"runbook|playbook", re.IGNORECASE)),
     ("spec", re.compile(r"(^|/)(specs?|rfcs?|requirements)(/|[-_.])", re.IGNORECASE)),
@@ -39,7 +42,7 @@ DOC_KIND_BY_PATH = (
 RELEASE_TITLE = re.compile(r"^\[?(?:v|version |release |версия |релиз )?\d", re.IGNORECASE)
 # The files read as documentation (reStructuredText as Markdown, knowledge/indexing/rst.py).
 DOC_EXTENSIONS = (".md", ".markdown", ".rst")
-DOC_KINDS = {"readme", "changelog", "adr", "runbook", "spec", "guide", "reference", "api"}
+DOC_KINDS = {"readme", "changelog", "license", "adr", "runbook", "spec", "guide", "reference", "api"}
 
 
 @dataclass

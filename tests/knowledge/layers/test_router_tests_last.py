@@ -130,3 +130,24 @@ def test_a_folder_of_examples_by_any_name_is_an_example_app():
     row = hit("C0", "x = 1")
     row.source_uri = "file:src/counterexamples.py"
     assert not unasked_example(row, "How do I make a record?")
+
+
+@pytest.mark.django_db
+def test_the_public_api_a_package_keeps_in_its_private_modules_is_public(tmp_path):
+    # httpx keeps its whole API in private modules (`httpx/_client.py`, `httpx/_config.py`) that its `__init__`
+    # imports from: every row was private to a how-to, and "How do I set a timeout?" was refused.
+    kb = make_indexed_repo(tmp_path / "fetch-repo", {
+        "fetch/__init__.py": '"""Fetching."""\n\nfrom ._config import Timeout\n\n__all__ = ["Timeout"]\n',
+        "fetch/_config.py": ('"""Configuration."""\n\n\nclass Timeout:\n'
+                             '    """Timeout configuration: Timeout(5.0) waits five seconds for every request."""\n\n'
+                             "    def _seconds(self):\n"
+                             '        """The timeout of a request in seconds, for the transport."""\n'
+                             "        return 5.0\n"),
+        "docs/index.md": "# Fetch\n\nFetch fetches pages over HTTP.\n",
+    })
+    hits = plan_and_search("How do I set a timeout for a request?", [kb.pk])[1]
+    rows = [(hit.layer, hit.metadata.get("qname") or hit.source_uri) for hit in hits]
+    names = [name for _, name in rows]
+    timeout = names.index("fetch._config.Timeout")
+    assert timeout < names.index("fetch._config.Timeout._seconds"), rows  # a private method stays private
+    assert timeout < names.index("repo:fetch-repo:docs/index.md"), rows  # not after a page that says nothing

@@ -1,0 +1,76 @@
+"""A licence answers questions about the licence, and gives way to everything else.
+
+httpx's source distribution holds no documentation but its README, changelog and LICENSE.md, whose BSD
+text was the first source of most how-tos: "How do I set a timeout?" was answered "Copyright © 2019, Encode
+OSS Ltd. Redistribution and use in source and binary forms, with or without modification, are permitted…".
+"""
+
+import pytest
+
+from knowledge.indexing.layers.markdown import parse_doc
+from knowledge.search import answers
+from knowledge.search.hits import SearchHit
+from knowledge.search.secondary import secondary_row
+from tests.factories import make_indexed_repo
+
+LICENSE = """Copyright © 2019, Example Ltd. All rights reserved.
+
+Redistribution and use in source and binary forms, with or without modification, are permitted provided that
+the following conditions are met:
+
+* Redistributions of source code must retain the above copyright notice, this list of conditions and the
+  following disclaimer.
+
+THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND ANY EXPRESS OR IMPLIED
+WARRANTIES ARE DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER BE LIABLE FOR ANY DAMAGES, HOWEVER CAUSED
+AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT, ARISING IN ANY WAY OUT OF THE
+USE OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE. Use of the source code in any form
+is permitted provided that this notice and the conditions are retained.
+"""
+README = """# fetcher
+
+A small HTTP client.
+
+## Timeouts
+
+Every request of a client times out after five seconds. Pass `timeout=30` to the client to wait longer,
+or `timeout=None` to wait for ever.
+"""
+CODE = '''"""The client."""
+
+
+class Client:
+    """An HTTP client with a timeout."""
+
+    def __init__(self, timeout=5.0):
+        self.timeout = timeout
+'''
+
+
+def hit(source_uri: str, **metadata) -> SearchHit:
+    return SearchHit(chunk_id=1, document_id=1, knowledge_base_id=1, document_title="", source_uri=source_uri,
+                     section_path="", page=None, layer="D0", content="", snippet="", distance=0.1, score=1.0,
+                     rank=1, metadata=metadata)
+
+
+def test_a_licence_is_a_row_asked_about_only_by_its_own_questions():
+    for licence in [hit("repo:fetcher:LICENSE.md"), hit("file:COPYING"), hit("repo:x:docs/licence.rst"),
+                    hit("repo:x:NOTICE"), hit("repo:x:about.md", doc_kind="license")]:
+        assert secondary_row(licence, "How do I set a timeout?"), licence.source_uri
+        for question in ["What is the license?", "Под какой лицензией распространяется проект?",
+                         "Who holds the copyright?", "Can I use it in a commercial product?"]:
+            assert not secondary_row(licence, question), (licence.source_uri, question)
+    assert not secondary_row(hit("repo:x:docs/licensing-your-plugin.md"), "How do I set a timeout?")
+    assert parse_doc("LICENSE.md", LICENSE).doc_kind == "license"
+
+
+@pytest.mark.django_db
+def test_a_how_to_is_answered_by_the_documentation_not_the_licence(tmp_path):
+    kb = make_indexed_repo(tmp_path / "fetcher", {"LICENSE.md": LICENSE, "README.md": README,
+                                                  "fetcher/__init__.py": CODE})
+    for question in ["How do I set a timeout?", "How do I set the conditions of a request?"]:
+        answer = answers.answer(question, [kb.pk])
+        assert not answer.sources[0].source_uri.endswith("LICENSE.md"), question
+        assert "Copyright" not in answer.text and "Redistribution" not in answer.text, (question, answer.text)
+    answer = answers.answer("Who holds the copyright?", [kb.pk])
+    assert answer.sources[0].source_uri.endswith("LICENSE.md")
