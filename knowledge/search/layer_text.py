@@ -17,8 +17,9 @@ entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
   answered "What is the difference between attr.s and attrs.define?"), an entrypoint (C3), a role (C4)
   and an integration (D6) are their first line as a sentence ("`ninja.operation.Operation._run_checks`
   calls ninja.utils.check_csrf.", "GET /items is handled by …", "… is a schema (class)", "… reads the
-  environment variable …"), a qualified name as code, and an entrypoint with what its handler or command
-  says it does ("Command `qcluster` is handled by …: Starts a Django Q Cluster."); an integration is no
+  environment variable …"), a qualified name as code, an entrypoint with what its handler or command
+  says it does ("Command `qcluster` is handled by …: Starts a Django Q Cluster."), a role with what its
+  symbol's docstring says ("… is an exception (class): Timed out while connecting to the host."); an integration is no
   answer to a how-to ("How do I define a class with attrs?" ended on "… mentions stackoverflow.com (url).");
 - entities (D3) and relations (D5) — a document's title, a link between two files — say nothing a
   reader asked, and facts (D2) and workflows (D4) restate the documentation's own sentences and steps
@@ -71,7 +72,7 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     if (layer == "D6" and HOW_TO(question)) or (layer == "C2" and not _asks_links(question)):
         return ""
     first = (hit.content or "").strip().split("\n", 1)[0]
-    summary = first_sentence(meta.get("summary_text") or "") if layer == "C3" else ""
+    summary = first_sentence(meta.get("summary_text") or "") if layer in ("C3", "C4") else ""
     first = first.split(", in: ", 1)[0]  # an integration's list of the sections that mention it
     first = _RESOLUTION.sub("", first).replace(" → ", " is handled by ")
     if first.startswith("cli "):  # an entrypoint's command: "cli qcluster is handled by …"

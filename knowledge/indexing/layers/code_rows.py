@@ -12,6 +12,7 @@ from knowledge.indexing.layers.code import (
     Entrypoint,
     ProjectIndex,
     Symbol,
+    doc_summary,
     route_key,
 )
 from knowledge.indexing.layers.rows import LayerRow, stable_id
@@ -269,6 +270,7 @@ def role_rows(file: CodeFile, index: ProjectIndex) -> list[LayerRow]:
             "role": ordered[0],
             "roles": ordered,
             "evidence": [f"{role}: {roles[role]}" for role in ordered],
+            "summary_text": doc_summary(symbol.docstring),  # what it is for, as an answer says it
             "package_or_module": symbol.module,
             "is_test": file.is_test,
             "source_path": file.path,

@@ -122,6 +122,11 @@ def test_each_layer_reads_as_a_sentence():
         == "GET /items is handled by shop.api.list_items."
     assert quotable(hit("C4", "shop.models.Order is a model (class)\nmodel: inherits django.db.models.Model")) \
         == "`shop.models.Order` is a model (class)."
+    # "What exceptions can httpx raise?" was answered "`httpx._exceptions.WriteError` is an exception (class)." and two
+    # more alike: what each is for is its docstring's first sentence.
+    assert quotable(hit("C4", "web._exceptions.ConnectTimeout is an exception (class)\nexception: inherits Timeout",
+                        summary_text="Timed out while connecting to the host.")) \
+        == "`web._exceptions.ConnectTimeout` is an exception (class): Timed out while connecting to the host."
     # Asked where it is, a documented symbol says that first (jinja's "Where is the Environment class defined?"
     # was refused: its docstring's sentence alone was far from the question in meaning).
     documented = hit("C1", "", qname="m.add", kind="function", docstring="Add two numbers.", source_path="m.py")

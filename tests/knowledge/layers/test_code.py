@@ -256,6 +256,8 @@ class CodeLayerTests(SimpleTestCase):
             ("shop.web.refund", "api_handler", ["api_handler"]),
             ("tests.test_billing.test_charge_marks_the_order_paid", "test", ["test"]),
         ])
+        # What each is for, as an answer says it: its docstring's first sentence.
+        self.assertEqual(rows[0].metadata["summary_text"], "Create an order and charge it.")
         self.assertEqual(rows[11].metadata["evidence"], ["api_handler: django class_view orders/<int:pk>/",
                                                          "view: inherits django.views.View"])
         self.assertEqual(rows[11].content, "shop.views.OrderDetail is an api handler (class)\n"
