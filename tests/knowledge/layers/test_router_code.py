@@ -91,25 +91,6 @@ class CodeNameTests(SimpleTestCase):
             with self.subTest(question=question):
                 self.assertEqual(code_name(question, self.vocabulary), name)
 
-    def test_a_file_of_the_bases_named_by_its_path_is_its_module(self):
-        # "Who imports lib/option.js?" (commander.js, whose modules are files): no code name was found, and the
-        # question was searched as prose.
-        vocabulary = Vocabulary(code={"lib.option", "option", "attr._make"}, symbols={"lib.option", "attr._make"},
-                                modules={"lib/option.js": "lib.option", "src/attr/_make.py": "attr._make",
-                                         "typings/option.d.ts": "typings.option.d"})
-        for question, name in [("Who imports lib/option.js?", "lib.option"),
-                               ("Which modules import `lib/option.js`?", "lib.option"),
-                               ("What does lib/option do?", "lib.option"),
-                               ("Кто импортирует src/attr/_make.py?", "attr._make"),
-                               ("Who imports attr/_make.py?", "attr._make"), ("Who imports lib/missing.js?", ""),
-                               # A file's name alone is the asker's as often: "my project's urls.py".
-                               ("Who imports option.js?", ""), ("Who imports option?", "")]:
-            with self.subTest(question=question):
-                self.assertEqual(code_name(question, vocabulary), name)
-        plan = plan_question("Which modules import lib/option.js?", vocabulary)
-        self.assertEqual((plan.intent, plan.steps[0].filters), ("imports", {"edge_type": "imports",
-                                                                            "dst_ref": ["lib.option"]}))
-
     def test_words_the_repository_does_not_define_are_no_code_names(self):
         for question in ["Where is Server defined?", "What is the API timeout?", "Where is the config read?",
                          "What does e.g. the reader do?", "What does hydration do?", "What does the reader do?"]:
@@ -171,15 +152,6 @@ def test_what_a_module_imports_lists_its_own_import_edges(kb):
         found = plan.trace[0]["hits"]
         assert {(hit.metadata["src_qname"], hit.metadata["dst_ref"]) for hit in hits[:found]} == {
             ("cfgkit.cli", "cfgkit.server")}, question
-
-
-@pytest.mark.django_db
-def test_who_imports_a_file_named_by_its_path(kb):
-    plan, hits = plan_and_search("Which modules import cfgkit/server.py?", [kb.pk])
-    found = plan.trace[0]["hits"]
-    assert plan.intent == "imports" and found
-    assert {(hit.metadata["src_qname"], hit.metadata["dst_ref"]) for hit in hits[:found]} == {
-        ("cfgkit.cli", "cfgkit.server")}
 
 
 @pytest.mark.django_db
