@@ -168,8 +168,14 @@ def _column_keys(name: str) -> set[str]:
 
 
 def _words(text: str) -> set[str]:
-    """The words of `text` of three letters or more, in lower case, but stop words."""
-    return {word for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
+    """The words of `text` of three letters or more, in lower case, but stop words; a name in snake_case is its
+    words, an UPPER_CASE one's but the first, its namespace ("PORTAL_WEB_WORKERS" names web workers; every
+    setting of the table is PORTAL_'s)."""
+    words = []
+    for token in _WORD.findall(text):
+        parts = [part for part in token.split("_") if part]
+        words.extend(parts[1:] if len(parts) > 1 and token.isupper() else parts)
+    return {word for word in map(str.lower, words) if len(word) > 2 and word not in STOP_WORDS}
 
 
 def _latin(word: str) -> str:

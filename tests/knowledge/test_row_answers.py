@@ -84,6 +84,16 @@ class RowExtractTests(TestCase):
         text = composer.compose("Which embedder is the default?", [row(setting)], entry_match=False).text
         self.assertEqual(text, f"{setting.replace(chr(10), '; ')} [1]")
 
+    def test_a_name_written_in_snake_case_names_its_words(self):
+        # The demo base: "Which environment variable sets the number of web workers?" quoted PORTAL_INGEST_SHARES
+        # ("the total number of workers") alone, PORTAL_WEB_WORKERS, the first source, naming "web" in its name.
+        web = row("variable: PORTAL_WEB_WORKERS\ndefault: 2\nmeaning: gunicorn worker processes", 1)
+        shares = row("variable: PORTAL_INGEST_SHARES\ndefault: 1\nmeaning: how many workers one job may use; "
+                     "across machines, the total number of workers", 2)
+        text = composer.compose("Which environment variable sets the number of web workers?", [web, shares],
+                                entry_match=False).text
+        self.assertTrue(text.startswith("variable: PORTAL_WEB_WORKERS"), text)
+
     def test_a_row_naming_nothing_asked_is_not_quoted_beside_prose(self):
         # The demo base: "How do I start the portal?" quoted PORTAL_RERANKER's row after the sentence answering it.
         answer = "To start the portal, run bin/up in a terminal: it starts the worker and the web server."
