@@ -64,8 +64,8 @@ def quoted_rows(question: str, sources: dict) -> dict[int, str]:
     prose ("How do I start the portal?" quoted a setting's row after the sentence answering it)."""
     asked, words = word_stems(question), _words(question)
     rows = {number: row for number, hit in sources.items() if (row := _row(asked, words, hit))}
-    most = max((named for _, named in rows.values()), default=0)
-    if most:
+    most = max((named for _, named in rows.values()), default=(0, 0))
+    if most[0]:
         keep = {number for number, (_, named) in rows.items() if named == most}
     else:  # the best row alone, unless prose is quoted beside it: a row naming nothing asked adds nothing
         keep = set() if len(rows) < len(sources) else set(list(rows)[:1])
@@ -128,10 +128,10 @@ def _values(pairs: list[tuple[str, str]]) -> set[str]:
     return {_latin(word) for _, value in pairs for word in _words(value)}
 
 
-def _row(asked: set[str], words: set[str], hit) -> tuple[str, int] | None:
-    """(the fields answering the question as one line, how many words of the row's values the
-    question names); None when the hit is no row of "Column: value" lines, or holds more than its
-    fields (an answer column). `asked`: the question's stems; `words`: its words."""
+def _row(asked: set[str], words: set[str], hit) -> tuple[str, tuple[int, int]] | None:
+    """(the fields answering the question as one line, how much of the question the row's values name:
+    its words, then in how many fields); None when the hit is no row of "Column: value" lines, or holds
+    more than its fields (an answer column). `asked`: the question's stems; `words`: its words."""
     pairs = _pairs(hit)
     if pairs is None:
         return None
@@ -143,7 +143,10 @@ def _row(asked: set[str], words: set[str], hit) -> tuple[str, int] | None:
     subject = [at for at, found in enumerate(named_words) if found]
     whole = {at for at in subject if len(named_words[at]) == len(_words(pairs[at][1]))}
     named = [at for at, (name, _) in enumerate(pairs) if _column_keys(name) & wanted and at not in whole]
-    naming = sum(len(found) for found in named_words)
+    # How many of the question's words the row names ("worker" and "workers" in one row name one), then in how
+    # many of its fields (a city's row names "Архангельска" in its address and city, a town's in its region).
+    naming = (sum(any(_alike(value, word) for found in named_words for value in found) for word in words),
+              sum(bool(found) for found in named_words))
     if not named or len(set(named) | set(subject)) == len(pairs):
         return "; ".join(f"{name}: {value}" for name, value in pairs), naming
     # The row's key stays unless the question named it: a description's words ("Which embedder is the

@@ -88,8 +88,8 @@ class RowExtractTests(TestCase):
         # The demo base: "Which environment variable sets the number of web workers?" quoted PORTAL_INGEST_SHARES
         # ("the total number of workers") alone, PORTAL_WEB_WORKERS, the first source, naming "web" in its name.
         web = row("variable: PORTAL_WEB_WORKERS\ndefault: 2\nmeaning: gunicorn worker processes", 1)
-        shares = row("variable: PORTAL_INGEST_SHARES\ndefault: 1\nmeaning: how many workers one job may use; "
-                     "across machines, the total number of workers", 2)
+        shares = row("variable: PORTAL_INGEST_SHARES\ndefault: PORTAL_WORKERS\nmeaning: how many workers one job "
+                     "may use; across machines, the total number of workers; 1 keeps a job on one worker", 2)
         text = composer.compose("Which environment variable sets the number of web workers?", [web, shares],
                                 entry_match=False).text
         self.assertTrue(text.startswith("variable: PORTAL_WEB_WORKERS"), text)
