@@ -7,7 +7,6 @@ from knowledge.search.intent import code_name, plan_question
 from knowledge.search.planned import plan_and_search
 from knowledge.search.vocabulary import Vocabulary
 from tests.factories import make_indexed_repo
-from tests.knowledge.layers.test_router_code import REPO
 
 
 class FilePathTests(SimpleTestCase):
@@ -31,15 +30,19 @@ class FilePathTests(SimpleTestCase):
                                                                             "dst_ref": ["lib.option"]}))
 
 
-@pytest.fixture
-def kb(tmp_path):
-    return make_indexed_repo(tmp_path / "cfgkit-repo", REPO)
-
-
 @pytest.mark.django_db
-def test_who_imports_a_file_named_by_its_path(kb):
-    plan, hits = plan_and_search("Which modules import cfgkit/server.py?", [kb.pk])
-    found = plan.trace[0]["hits"]
-    assert plan.intent == "imports" and found
-    assert {(hit.metadata["src_qname"], hit.metadata["dst_ref"]) for hit in hits[:found]} == {
-        ("cfgkit.cli", "cfgkit.server")}
+def test_who_imports_a_file_named_by_its_path(tmp_path):
+    kb = make_indexed_repo(tmp_path / "cli-repo", {
+        "lib/option.js": "class Option {\n  constructor(flags) {\n    this.flags = flags;\n  }\n}\n\n"
+                         "module.exports = { Option };\n",
+        "lib/command.js": "const { Option } = require('./option.js');\n\nclass Command {\n  option(flags) {\n"
+                          "    return new Option(flags);\n  }\n}\n\nmodule.exports = { Command };\n",
+        "index.js": "const { Command } = require('./lib/command.js');\n"
+                    "const { Option } = require('./lib/option.js');\n\nmodule.exports = { Command, Option };\n",
+    })
+    for question in ["Which modules import lib/option.js?", "Who imports ./lib/option?"]:
+        plan, hits = plan_and_search(question, [kb.pk])
+        found = plan.trace[0]["hits"]
+        assert plan.intent == "imports" and found, question
+        assert {(hit.metadata["src_qname"], hit.metadata["dst_ref"]) for hit in hits[:found]} == {
+            ("lib.command", "lib.option"), ("index", "lib.option")}, question
