@@ -72,7 +72,7 @@ def unasked_private(hit: SearchHit, query: str) -> bool:
 def _local_names(meta: dict) -> list[str]:
     """The names a code row is about, within their modules (`Client._send` of `httpx._client.Client._send`),
     or a module's own name when the row is about a module."""
-    if meta.get("edge_type"):  # "path/to/file.py#Class.method"; a module, or outside the repository: its name
+    if meta.get("edge_type"):  # "path/to/file.py#Class.method"; "path#" a module: its name; outside: none
         return [symbol.partition("#")[2] or (qualified if "#" in symbol else "")
                 for symbol, qualified in ((meta.get("src_symbol_id") or "", meta.get("src_qname") or ""),
                                           (meta.get("dst_symbol_id") or "", meta.get("dst_ref") or ""))]
