@@ -19,8 +19,9 @@ entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
   calls ninja.utils.check_csrf.", "GET /items is handled by …", "… is a schema (class)", "… reads the
   environment variable …"), a qualified name as code, an entrypoint with what its handler or command
   says it does ("Command `qcluster` is handled by …: Starts a Django Q Cluster."), a role with what its
-  symbol's docstring says ("… is an exception (class): Timed out while connecting to the host."); an integration is no
-  answer to a how-to ("How do I define a class with attrs?" ended on "… mentions stackoverflow.com (url).");
+  symbol's docstring says ("… is an exception (class): Timed out while connecting to the host."); an
+  integration is no answer to a how-to ("How do I define a class with attrs?" ended on "… mentions
+  stackoverflow.com (url).");
 - entities (D3) and relations (D5) — a document's title, a link between two files — say nothing a
   reader asked, and facts (D2) and workflows (D4) restate the documentation's own sentences and steps
   (D0; "Workflow: Configuration Best Practices Main flow:" opened an answer): not quoted, and an answer

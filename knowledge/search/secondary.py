@@ -52,10 +52,15 @@ def secondary_row(hit: SearchHit, query: str) -> bool:
 def unasked_license(hit: SearchHit, query: str) -> bool:
     """A row of a licence (a repository's LICENSE, COPYING or NOTICE, or such an uploaded file) when the
     question asks nothing about the licence."""
+    return _of_kind(hit, "license", markdown.LICENSE_PATH) and not LICENSE_ASKED.search(query)
+
+
+def _of_kind(hit: SearchHit, doc_kind: str, path: re.Pattern) -> bool:
+    """Whether the hit is of a document of that kind: a repository's (`doc_kind`), or a file named so
+    ("file:CHANGES.md"; a web page's name says less: "/news")."""
     uri = hit.source_uri or ""
-    licence = hit.metadata.get("doc_kind") == "license" or (
-        not uri.lower().startswith(("http://", "https://")) and bool(markdown.LICENSE_PATH.search(uri)))
-    return licence and not LICENSE_ASKED.search(query)
+    return hit.metadata.get("doc_kind") == doc_kind or (
+        not uri.lower().startswith(("http://", "https://")) and bool(path.search(uri)))
 
 
 def unasked_private(hit: SearchHit, query: str) -> bool:
@@ -84,10 +89,7 @@ def _local_names(meta: dict) -> list[str]:
 def unasked_changelog(hit: SearchHit, query: str) -> bool:
     """A row of a changelog (a repository's, or an uploaded CHANGES.md) when the question asks about no
     release, version or change."""
-    uri = hit.source_uri or ""  # a file's ("file:CHANGES.md"); a web page's name says less ("/news")
-    changelog = hit.metadata.get("doc_kind") == "changelog" or (
-        not uri.lower().startswith(("http://", "https://")) and bool(markdown.CHANGELOG_PATH.search(uri)))
-    return changelog and not changes_asked(query)
+    return _of_kind(hit, "changelog", markdown.CHANGELOG_PATH) and not changes_asked(query)
 
 
 def changes_asked(query: str) -> bool:

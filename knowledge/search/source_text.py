@@ -20,7 +20,7 @@ import re
 import textwrap
 
 from knowledge.indexing.markdown import outside_code_spans, unescaped, without_emphasis
-from knowledge.indexing.tables import DELIMITER_ROW, split_cells
+from knowledge.indexing.tables import DELIMITER_ROW, read_tables
 from knowledge.search.citations import MARKER
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
@@ -70,7 +70,6 @@ _ADMONITION = re.compile(r'^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w-]*(?:[ \t]+"([^"\n]
 _GENERATOR_LINE = re.compile(r"^[ \t]*(?::::.*|\{!.*!\}|-{2}8<-{2}.*)$", re.M)
 # A table's delimiter row (its rows read as their cells), or a thematic break of three hyphens or more.
 _TABLE_SEPARATOR = re.compile(rf"{DELIMITER_ROW}|^[ \t]*\|?[ \t:|-]*-{{3,}}[ \t:|-]*$", re.M)
-_DELIMITER_ROW = re.compile(DELIMITER_ROW)
 # A sentence starts with a capital, a digit or a bullet, or with a name of code in lower case that reads as
 # one: a path or a snake_case name ("…Python 3.11 or newer. bin/test first runs ruff", "…defaults. max_size
 # caps the cache.").
@@ -114,23 +113,16 @@ def clean_text(text: str) -> str:
 
 
 def _tables_as_items(text: str) -> str:
-    """Each pipe table (a header, its delimiter row, rows) as a list of its rows, one item a row, its cells
-    joined by " — ": the rows of a table are what a sentence introducing it introduces ("The supported events
-    are:"), and cells run together read as one long sentence. The header's names go: a row reads without them
-    ("• preSubcommand — before parsing direct subcommand — (thisCommand, subcommand)")."""
-    lines, out, i = text.split("\n"), [], 0
-    while i < len(lines):
-        if "|" in lines[i] and i + 1 < len(lines) and _DELIMITER_ROW.match(lines[i + 1]):
-            i += 2
-            while i < len(lines) and "|" in lines[i] and lines[i].strip():
-                cells = [" ".join(cell.split()) for cell in split_cells(lines[i])]
-                if any(cells):
-                    out.append("• " + " — ".join(cell for cell in cells if cell))
-                i += 1
-            continue
-        out.append(lines[i])
-        i += 1
-    return "\n".join(out)
+    """Each pipe table (`tables.read_tables`: a header, its delimiter row, rows) as a list of its rows, one
+    item a row, its cells joined by " — ": the rows of a table are what a sentence introducing it
+    introduces ("The supported events are:"), and cells run together read as one long sentence. The
+    header's names go: a row reads without them ("• preSubcommand — before parsing direct subcommand —
+    (thisCommand, subcommand)")."""
+    for table in reversed(read_tables(text)):
+        cells = [[" ".join(cell.split()) for cell in row] for row in table.rows]
+        items = ["• " + " — ".join(cell for cell in row if cell) for row in cells if any(row)]
+        text = text[:table.start] + "\n".join(items) + text[table.end:]
+    return text
 
 
 def _markup_as_text(text: str) -> str:
