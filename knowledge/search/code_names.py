@@ -38,6 +38,10 @@ ASKS_WHAT_IT_DOES = re.compile(r"\bwhat does ([A-Za-z_][\w]*) do\b|\bчто де
 NAMED_BY_KIND = re.compile(r"\b([A-Za-z_][\w]*) (?:decorator|function|method)\b", re.IGNORECASE)
 NOT_KIND_NAMES = NOT_NAMES | {"which", "what", "each", "any", "test", "helper", "new", "custom", "base", "parent",
                                "child", "python", "my", "own", "your", "view", "async"}
+# "Who imports the router module?": a plain word before "module" names the bases' module of that name.
+NAMED_MODULE = re.compile(r"\b([A-Za-z_]\w*) module\b", re.IGNORECASE)
+# A package's own file, whose module is the package's: `lib/router/index.js` is the router module.
+PACKAGE_FILES = {"index", "__init__"}
 # A question that names a document says so.
 DOCUMENT_WORDS = re.compile(r"\b(documents?|docs?|pages?|runbooks?|readme|guides?|articles?|specs?)\b|"
                             r"документ|страниц|ранбук|инструкц|статья|стать[июе]", re.IGNORECASE)
@@ -65,7 +69,7 @@ def code_name(text: str, vocabulary=None) -> str:
     for match in NAMED_BY_KIND.finditer(text):
         if match.group(1).lower() not in NOT_KIND_NAMES and is_known(match.group(1), vocabulary):
             return match.group(1)
-    return ""
+    return module_by_name(text, vocabulary)
 
 
 def module_by_path(text: str, vocabulary) -> str:
@@ -84,6 +88,25 @@ def module_by_path(text: str, vocabulary) -> str:
         if len(set(found)) == 1:
             return found[0]
     return ""
+
+
+def module_by_name(text: str, vocabulary) -> str:
+    """The module of the bases a question names by a word before "module" ("the router module" →
+    `lib.router.index`, "the fields module" → `app.fields`); "" when it names none, or several alike."""
+    modules = set((getattr(vocabulary, "modules", None) or {}).values())
+    for match in NAMED_MODULE.finditer(text):
+        word = match.group(1).lower()
+        if word in NOT_KIND_NAMES:
+            continue
+        found = [qname for qname in modules if _module_word(qname) == word]
+        if len(found) == 1:
+            return found[0]
+    return ""
+
+
+def _module_word(qname: str) -> str:
+    parts = qname.lower().split(".")
+    return parts[-2] if len(parts) > 1 and parts[-1] in PACKAGE_FILES else parts[-1]
 
 
 def _counts(name: str, call: bool, vocabulary) -> bool:

@@ -1,4 +1,5 @@
-"""Source files named by their paths: "Who imports lib/option.js?" asks about the module `lib.option`."""
+"""Source files named by their paths ("Who imports lib/option.js?" asks about the module `lib.option`) or as
+modules ("Who imports the router module?" asks about `lib/router/index.js`'s)."""
 
 import pytest
 from django.test import SimpleTestCase
@@ -28,6 +29,27 @@ class FilePathTests(SimpleTestCase):
         plan = plan_question("Which modules import lib/option.js?", vocabulary)
         self.assertEqual((plan.intent, plan.steps[0].filters), ("imports", {"edge_type": "imports",
                                                                             "dst_ref": ["lib.option"]}))
+
+
+class ModuleWordTests(SimpleTestCase):
+    def test_a_plain_word_before_module_names_the_bases_module_of_that_name(self):
+        # "Who imports the router module?" (express, whose router is lib/router/index.js) was planned as a
+        # question about an entrypoint "router" and named no module.
+        names = {"lib.router.index", "lib.router.layer", "lib.utils", "pkg.utils", "app.fields"}
+        modules = {"lib/router/index.js": "lib.router.index", "lib/router/layer.js": "lib.router.layer",
+                   "lib/utils.js": "lib.utils", "pkg/utils.py": "pkg.utils", "app/fields/__init__.py": "app.fields"}
+        vocabulary = Vocabulary(code=names, symbols=names, modules=modules)
+        for question, name in [("Who imports the router module?", "lib.router.index"),
+                               ("Which files import the Layer module?", "lib.router.layer"),
+                               ("What imports the fields module?", "app.fields"),
+                               # Two modules so named: the question does not say which.
+                               ("Who imports the utils module?", ""),
+                               ("Who imports the http module?", ""), ("Which module handles errors?", "")]:
+            with self.subTest(question=question):
+                self.assertEqual(code_name(question, vocabulary), name)
+        plan = plan_question("Who imports the router module?", vocabulary)
+        self.assertEqual((plan.intent, plan.steps[0].filters), ("imports", {"edge_type": "imports",
+                                                                            "dst_ref": ["lib.router.index"]}))
 
 
 @pytest.mark.django_db
