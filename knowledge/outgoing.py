@@ -9,7 +9,10 @@ draft and its sources for:
 - contact and exfiltration requests: e-mail addresses and links (`contact`), and requests for card
   numbers, passwords or codes (`credentials`), when the customer's own message does not have them;
 
-and returns the flags with human reasons. A flagged answer is not sent by itself: `/answer`
+and returns the flags with human reasons. A link is the sources' own, and fine, on the portal's
+allowed domains, on a cited page's site, or under an address the manifest of a quoted
+repository gives its project (`package.json`'s repository, `[project.urls]`): the README's
+`git clone https://github.com/acme/widget.git`. A flagged answer is not sent by itself: `/answer`
 withholds it and ticket triage holds the draft for review, showing the reasons. Documents whose
 text holds instruction-like passages are marked at ingestion (`injection_flags`), for the admin.
 """
@@ -66,11 +69,14 @@ def injection_flags(text: str, where: str = "text") -> list[Flag]:
             for m in _unique(INSTRUCTION.finditer(text))]
 
 
-def check_answer(*, question: str, text: str, sources: list, read: set[int] | None = None) -> list[Flag]:
+def check_answer(*, question: str, text: str, sources: list, read: set[int] | None = None,
+                 project_urls: list[str] = ()) -> list[Flag]:
     """Why this answer must not be sent unread: injected instructions, foreign contacts, credential requests.
 
     `read`: the numbers of the sources the draft was made from (default: all of them, as a chat
     model reads every source in its prompt; the extractive composer only those it quotes).
+    `project_urls`: the addresses the quoted repositories' manifests give their projects
+    (`knowledge.search.project_sites`); links under them are the sources' own.
     """
     flags = injection_flags(text, "draft")
     for number, source in enumerate(sources, start=1):
@@ -78,12 +84,13 @@ def check_answer(*, question: str, text: str, sources: list, read: set[int] | No
             flags += injection_flags(source.content, f"source [{number}]")
     flags += [Flag("credentials", "draft", "asks for card, password or code details", _clip(m.group(0)))
               for m in _unique(CREDENTIALS.finditer(text)) if not CREDENTIALS.search(question)]
-    known = question.lower()
+    known, own = question.lower(), sites(project_urls)
     for pattern, kind in ((EMAIL, "an e-mail address"), (URL, "a link")):
         for match in _unique(pattern.finditer(text)):
             value = match.group(0).rstrip(".,;:!?")
-            if value.lower() not in known and not _allowed(value, sources):
-                flags.append(Flag("contact", "draft", f"sends the customer to {kind} they did not give", value))
+            if value.lower() in known or _allowed(value, sources) or (kind == "a link" and under_sites(value, own)):
+                continue
+            flags.append(Flag("contact", "draft", f"sends the customer to {kind} they did not give", value))
     return flags
 
 
@@ -94,6 +101,34 @@ def _allowed(value: str, sources: list) -> bool:
     domains = set(settings.PORTAL.get("OUTGOING_ALLOWED_DOMAINS", []))
     domains |= {urlsplit(getattr(source, "source_uri", "") or "").hostname or "" for source in sources} - {""}
     return any(host == domain or host.endswith(f".{domain}") for domain in domains)
+
+
+def sites(urls: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """Each address as (host, path segments), a page's own name left out: `https://widget.example/docs/index.html`
+    is the site `widget.example/docs`."""
+    found = []
+    for url in urls:
+        host, parts = _parts(url)
+        if parts and "." in parts[-1]:
+            parts = parts[:-1]
+        if host:
+            found.append((host, parts))
+    return found
+
+
+def under_sites(link: str, known: list[tuple[str, tuple[str, ...]]]) -> bool:
+    """Whether `link` lies under one of the sites (`https://github.com/acme/widget.git@dev` under
+    `github.com/acme/widget`; not `github.com/acme/widget-evil`)."""
+    host, parts = _parts(link)
+    return any(host == site_host and parts[:len(site_parts)] == site_parts for site_host, site_parts in known)
+
+
+def _parts(link: str) -> tuple[str, tuple[str, ...]]:
+    link = link.removeprefix("git+")
+    address = urlsplit(link if "://" in link else f"//{link}")
+    # A segment as pip and git write it: `widget.git@dev` is the repository `widget`.
+    parts = tuple(part.split("@", 1)[0].removesuffix(".git").lower() for part in address.path.split("/") if part)
+    return (address.hostname or "").lower(), parts
 
 
 def _unique(matches) -> list[re.Match]:

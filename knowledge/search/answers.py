@@ -44,7 +44,7 @@ from django.utils.translation import gettext, gettext_noop
 from knowledge import outgoing
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
-from knowledge.search import composer, entries, generation, layer_text, planned, retrieval, rows, words
+from knowledge.search import composer, entries, generation, layer_text, planned, project_sites, retrieval, rows, words
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.quoted_pages import with_quoted_pages
@@ -320,7 +320,7 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
     # A chat model read every source in its prompt; the extractive composer only those it quotes.
     read = set(used) if generator == generation.ExtractiveGenerator.name else None
     flags = [str(flag) for flag in outgoing.check_answer(question=grounding.question, text=text, sources=sources,
-                                                         read=read)]
+                                                         read=read, project_urls=project_sites.project_urls(sources))]
     if flags:
         reasons.append("outgoing_flagged")
     return Answer(text, citations, sources, grounding.confidence, reasons, refused=False, dropped_markers=dropped,

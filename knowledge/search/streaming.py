@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from django.utils.translation import gettext as _
 
 from knowledge import outgoing
+from knowledge.search import project_sites
 from knowledge.search.answers import Answer, Grounding, complete, compose_extractive
 from knowledge.search.generation import ExtractiveGenerator, GenerationError, get_generator
 
@@ -43,13 +44,14 @@ def stream_answer(grounding: Grounding, question: str, *, instructions: str = ""
         return
     sources_flagged = any(outgoing.injection_flags(source.content) for source in grounding.sources)
     released, pending, error, held = "", "", "", sources_flagged
+    own = project_sites.project_urls(grounding.sources)
     try:
         for piece in generator.stream(question=question, sources=grounding.sources, instructions=instructions):
             pending += piece
             if held:
                 continue
             sentences, pending = _finished_sentences(pending)
-            if sentences and _clean(question, released + sentences, grounding):
+            if sentences and _clean(question, released + sentences, grounding, own):
                 released += sentences
                 yield "token", sentences
             elif sentences:
@@ -57,7 +59,7 @@ def stream_answer(grounding: Grounding, question: str, *, instructions: str = ""
         text = (released + pending).strip()
         if not text:
             raise GenerationError(_("The language model sent an empty reply"))
-        if not held and pending.strip() and _clean(question, text, grounding):
+        if not held and pending.strip() and _clean(question, text, grounding, own):
             yield "token", pending
     except GenerationError as exc:
         logger.warning("Streaming with %s failed, answering extractively: %s", generator.name, exc)
@@ -79,9 +81,10 @@ def _finished_sentences(text: str) -> tuple[str, str]:
     return text[:cut], text[cut:]
 
 
-def _clean(question: str, text: str, grounding: Grounding) -> bool:
+def _clean(question: str, text: str, grounding: Grounding, project_urls: list[str]) -> bool:
     """Whether the text written so far passes the outgoing checks on a draft (the sources are checked apart)."""
-    return not outgoing.check_answer(question=question, text=text, sources=grounding.sources, read=set())
+    return not outgoing.check_answer(question=question, text=text, sources=grounding.sources, read=set(),
+                                     project_urls=project_urls)
 
 
 def _checked_whole(answer: Answer) -> Iterator[tuple[str, object]]:

@@ -20,6 +20,10 @@ MANIFEST_NAMES = ("pyproject.toml", "setup.cfg", "package.json")
 SCRIPT_GROUPS = {"console_scripts": "console_script", "gui_scripts": "gui_script"}
 # `name = module.path:object.attr [extra]`, as setuptools writes entry points.
 ENTRY_POINT = re.compile(r"^\s*(?P<name>[^=\s][^=]*?)\s*=\s*(?P<target>[\w.]+(?::[\w.]+)?)\s*(\[[^\]]*\])?\s*$")
+# npm's shorthands for a repository: "acme/widget" (GitHub), "gitlab:acme/widget".
+NPM_REPOSITORY = re.compile(r"^(?:(?P<host>github|gitlab|bitbucket):)?(?P<path>[\w.-]+/[\w.-]+)$")
+NPM_HOSTS = {"github": "github.com", "gitlab": "gitlab.com", "bitbucket": "bitbucket.org"}
+POETRY_URLS = ("homepage", "repository", "documentation")
 NODE_FILE = re.compile(r"\b(?:node|ts-node|tsx|nodemon|bun)\s+(?:--?[\w-]+(?:=\S+)?\s+)*"
                        r"(?P<file>[\w./@-]+\.[cm]?[jt]sx?)\b")
 
@@ -123,6 +127,56 @@ def package_json_entrypoints(path: str, text: str) -> list[Entrypoint]:
                                     script_module(folder, match.group("file")) if match else "", path,
                                     f'"{name}": "{command}"'[:200], line, lang_payload={"command": command}))
     return found
+
+
+def project_urls(name: str, text: str) -> list[str]:
+    """The addresses a manifest gives its project — homepage, repository, documentation, issues — as
+    `https://…` links, in the manifest's order; [] when it gives none or cannot be read."""
+    try:
+        if name == "pyproject.toml":
+            data = tomllib.loads(text)
+            poetry = data.get("tool", {}).get("poetry", {})
+            found = [*_values(data.get("project", {}).get("urls")), *(poetry.get(key) for key in POETRY_URLS),
+                     *_values(poetry.get("urls"))]
+        elif name == "setup.cfg":
+            parser = configparser.ConfigParser(interpolation=None)
+            parser.read_string(text)
+            found = [parser.get("metadata", key, fallback="") for key in ("url", "home_page")]
+            labelled = parser.get("metadata", "project_urls", fallback="")  # "Tracker = https://…" lines
+            found += [line.partition("=")[2] for line in labelled.splitlines()]
+        else:
+            data = json.loads(text)
+            data = data if isinstance(data, dict) else {}
+            found = [_npm_url(data.get(key)) for key in ("homepage", "repository", "bugs")]
+    except (ValueError, AttributeError, configparser.Error):
+        return []
+    urls = [_web_url(value.strip()) for value in found if isinstance(value, str)]
+    return list(dict.fromkeys(url for url in urls if url))
+
+
+def _values(table) -> list:
+    return list(table.values()) if isinstance(table, dict) else []
+
+
+def _npm_url(value) -> str:
+    value = value.get("url", "") if isinstance(value, dict) else value
+    if not isinstance(value, str):
+        return ""
+    if match := NPM_REPOSITORY.match(value.strip()):
+        return f"https://{NPM_HOSTS[match.group('host') or 'github']}/{match.group('path')}"
+    return value
+
+
+def _web_url(value: str) -> str:
+    """`git+https://github.com/acme/widget.git`, `git@github.com:acme/widget.git` → `https://github.com/acme/widget`."""
+    value = value.removeprefix("git+")
+    if match := re.match(r"^(?:ssh://)?git@([\w.-]+)[:/](.+)$", value):
+        value = f"https://{match.group(1)}/{match.group(2)}"
+    elif value.startswith("git://"):
+        value = "https://" + value.removeprefix("git://")
+    if not value.startswith(("https://", "http://")):
+        return ""
+    return value.removesuffix(".git")
 
 
 def script_module(folder: PurePosixPath, target: str) -> str:
