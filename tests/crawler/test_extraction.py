@@ -129,3 +129,15 @@ def test_a_search_form_to_the_page_itself_makes_a_search_page_only_without_text(
     assert extract_page(response(f"<h1>Search</h1>{form}<p>{essay}</p>")).generated == ""
     elsewhere = '<form action="/search.html"><input name="q"></form>'  # the site's search box in the sidebar
     assert extract_page(response(f"<h1>Tiny</h1>{elsewhere}<p>Type words.</p>")).generated == ""
+
+
+def test_a_definitions_code_is_fenced_at_the_margin():
+    # Python-Markdown's library reference defines each argument in a <dl>; markdownify indented a definition's lines
+    # by four spaces, fences too, so the code was read as prose and quoted as "`` with open(…) ` [3] `".
+    text = html_to_markdown((SITES / "python-markdown-docs/reference.html").read_bytes())[1]
+    assert "**text**\n:   The source Unicode string. (required)\n" in text
+    assert ('\n```\nwith open("some_file.txt", "r", encoding="utf-8") as input_file:\n    text = input_file.read()\n'
+            'html = markdown.markdown(text)\n```\n') in text
+    assert "\n    ```" not in text
+    text = html_to_markdown("<main><dl><dt>run</dt><dd><pre>make run</pre><p>Starts it.</p></dd></dl></main>")[1]
+    assert text == "run\n\n```\nmake run\n```\n\nStarts it.", text

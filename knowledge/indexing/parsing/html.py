@@ -26,6 +26,8 @@ DROP_ROLES = ("navigation", "banner", "contentinfo", "search", "complementary")
 DROP_CLASSES = ("navheader", "navfooter", "headerlink", "breadcrumb", "breadcrumbs", "sphinxsidebar",
                 "skip-link", "sr-only", "visually-hidden", "toc")  # toc: a page's list of its own sections
 _BLANK_LINES = re.compile(r"\n{3,}")
+_DEFINITION_INDENT = re.compile(r"^ {4}", re.M)
+_FENCE = re.compile(r"(?:```|~~~)")
 _HEADING = re.compile(r"h[1-6]")
 _CODE_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)-([a-z][\w+#.-]*)", re.IGNORECASE)
 _NOT_LANGUAGES = ("default", "none", "text", "plain", "notranslate", "nohighlight")
@@ -105,6 +107,18 @@ class _Converter(MarkdownConverter):
 
     def convert_br(self, el, text, parent_tags):
         return "\n" if _in_cell(parent_tags) else super().convert_br(el, text, parent_tags)
+
+    def convert_dd(self, el, text, parent_tags):
+        # markdownify indents a definition's every line by four spaces (PHP Markdown Extra): a fence so indented is no
+        # fence to a Markdown reader (CommonMark allows three), so a definition's code was read as prose. Its first
+        # line keeps the ":   " marker, the others start at the margin; a definition opening on code loses the marker.
+        converted = super().convert_dd(el, text, parent_tags)
+        if "_inline" in parent_tags or not converted.strip():
+            return converted
+        first, _, rest = converted.partition("\n")
+        if _FENCE.match(first[4:]):
+            first = "\n\n" + first[4:]
+        return f"{first}\n{_DEFINITION_INDENT.sub('', rest)}"
 
     def convert_td(self, el, text, parent_tags):
         return super().convert_td(el, _cell_lines(text), parent_tags)
