@@ -43,7 +43,7 @@ from crawler.report import (
 )
 from crawler.robots import RobotsCache
 from knowledge.exceptions import KnowledgeError
-from knowledge.indexing import ingestion
+from knowledge.indexing import chunks, ingestion
 from knowledge.indexing.ingestion import delete_document
 from knowledge.models import Document, Job, KnowledgeBase
 
@@ -105,6 +105,7 @@ class SiteCrawl:
         self.lastmods: dict = {}
         self.known = {page.url: page for page in
                       CrawledPage.objects.filter(knowledge_base=kb).select_related("document")}
+        self.signature = chunks.config_signature(kb)  # what a kept page's document must have been made with
         self._synced: dict[str, int] = {}
         self._lines: list[CrawlUrl] = []  # report lines not yet written
         self._reported = 0
@@ -231,7 +232,8 @@ class SiteCrawl:
         page.sitemap_lastmod = self.lastmods.get(url, page.sitemap_lastmod)
         try:
             response = self.fetcher.get(url, documents=self.options.follow_docs or depth == 0,
-                                        headers=page.validators, check_hop=None if depth == 0 else self.check_hop)
+                                        headers=page.validators(self.signature),
+                                        check_hop=None if depth == 0 else self.check_hop)
             if depth == 0 and not self.in_scope(response.final_url):
                 self.scope.append(response.final_url)  # the seed moved (http → https, another host)
             self.handle(page, response, depth)

@@ -65,10 +65,12 @@ class CrawledPage(models.Model):
     def __str__(self) -> str:
         return self.url
 
-    @property
-    def validators(self) -> dict[str, str]:
-        """Conditional request headers; only worth sending while we hold the page's document."""
-        if self.status != self.Status.INDEXED or self.document_id is None:
+    def validators(self, signature: str) -> dict[str, str]:
+        """Conditional request headers; only worth sending while we hold the page's document as the parser and
+        chunker of now (`signature`, `chunks.config_signature`) made it. A page read by an older parser is
+        fetched whole and read anew: its HTML is not kept, and a 304 would leave it the old parser's text."""
+        if (self.status != self.Status.INDEXED or self.document_id is None
+                or self.document.config_signature != signature):
             return {}
         headers = {"If-None-Match": self.etag, "If-Modified-Since": self.last_modified}
         return {name: value for name, value in headers.items() if value}

@@ -33,7 +33,7 @@ def ingest_url(kb: KnowledgeBase, url: str, *, allow_hosts: list[str] | None = N
     try:
         with Fetcher(allow_hosts=allow_hosts) as fetcher:
             # An image is read with OCR, as an uploaded one is (a crawl leaves images alone: assets).
-            response = fetcher.get(url, images=True, headers=page.validators)
+            response = fetcher.get(url, images=True, headers=page.validators(chunks.config_signature(kb)))
         if response.not_modified:
             page.mark_unchanged()
             return ingestion.IngestResult(page.document, "unchanged")

@@ -8,6 +8,8 @@ from bs4 import BeautifulSoup
 
 from crawler import crawling
 from crawler.models import CrawledPage
+from knowledge.indexing import parsing
+from knowledge.indexing.chunks import config_signature
 from knowledge.models import Chunk, Document
 from tests.crawler.conftest import SITES, SMALL_PDF
 from tests.factories import make_kb
@@ -276,6 +278,25 @@ def test_a_recrawl_reindexes_only_the_changed_page_and_removes_the_gone_one(site
     sent_validators = [r for r in site.log if "If-None-Match" in r.headers]
     assert bool(sent_validators) and len(sent_validators) == first.ingested
 
+
+def test_a_recrawl_after_a_parser_change_reads_every_page_anew(site_server, monkeypatch):
+    # A new parser (PARSER_VERSION) marks documents for re-indexing, but a crawled page's HTML is not kept: its
+    # conditional request got a 304 ("Not modified since the last crawl") and the page kept the old parser's text.
+    site = site_server("python-markdown-docs", rewrite={"https://Python-Markdown.github.io": "{base}"})
+    kb = make_kb()
+    options = {"max_depth": 1, "use_sitemap": False}
+    first = crawling.crawl_site(kb, site.url("/extensions/index.html"), **options)
+    monkeypatch.setattr(parsing, "PARSER_VERSION", f"{parsing.PARSER_VERSION}-next")
+    site.log.clear()
+    second = crawling.crawl_site(kb, site.url("/extensions/index.html"), **options)
+    assert not [r for r in site.log if "If-None-Match" in r.headers]
+    assert (second.ingested, second.unchanged) == (first.ingested, 0)
+    assert set(Document.objects.filter(knowledge_base=kb).values_list("config_signature", flat=True)) == {
+        config_signature(kb)}
+    site.log.clear()
+    third = crawling.crawl_site(kb, site.url("/extensions/index.html"), **options)
+    assert (third.ingested, third.unchanged) == (0, first.ingested)  # and conditional again
+    assert len([r for r in site.log if "If-None-Match" in r.headers]) == first.ingested
 
 def test_a_known_page_no_longer_linked_is_revisited(flask_site):
     kb = make_kb()
