@@ -84,14 +84,27 @@ def check_answer(*, question: str, text: str, sources: list, read: set[int] | No
             flags += injection_flags(source.content, f"source [{number}]")
     flags += [Flag("credentials", "draft", "asks for card, password or code details", _clip(m.group(0)))
               for m in _unique(CREDENTIALS.finditer(text)) if not CREDENTIALS.search(question)]
-    known, own = question.lower(), sites(project_urls)
+    flags += [Flag("contact", "draft", f"sends the customer to {kind} they did not give", value)
+              for kind, value in foreign_contacts(question, text, sources, project_urls)]
+    return flags
+
+
+def names_contacts(text: str) -> bool:
+    """Whether `text` holds an e-mail address or a link at all (before asking whose they are)."""
+    return bool(EMAIL.search(text) or URL.search(text))
+
+
+def foreign_contacts(question: str, text: str, sources: list, project_urls: list[str] = ()) -> list[tuple[str, str]]:
+    """The e-mail addresses and links of `text` the customer did not give and the sources cannot vouch for, as
+    (kind, value): not on the allowed domains, not on a cited page's site, not under a quoted project's address."""
+    found, known, own = [], question.lower(), sites(project_urls)
     for pattern, kind in ((EMAIL, "an e-mail address"), (URL, "a link")):
         for match in _unique(pattern.finditer(text)):
             value = match.group(0).rstrip(".,;:!?")
-            if value.lower() in known or _allowed(value, sources) or (kind == "a link" and under_sites(value, own)):
-                continue
-            flags.append(Flag("contact", "draft", f"sends the customer to {kind} they did not give", value))
-    return flags
+            vouched = _allowed(value, sources) or (kind == "a link" and under_sites(value, own))
+            if value.lower() not in known and not vouched:
+                found.append((kind, value))
+    return found
 
 
 def _allowed(value: str, sources: list) -> bool:

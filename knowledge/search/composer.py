@@ -17,12 +17,13 @@
   stop with the code right after it, when it fits: an extract never ends on a colon, nor quotes a
   sentence that a code block too long to quote cut short, nor one announcing an example left out
   ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
-  start cut, even as what introduces a list. A release asked about by its number is answered by its section's
-  notes in order (`answer_kinds.release_notes`), a "when" or "how many" question whose extract holds no
-  date or number gets the nearest sentence that does (`answer_kinds.expected_kind`).
+  start cut, even as what introduces a list, nor — after the first — a unit sending the customer to a link or
+  an address the outgoing check would hold the answer for (`_sends_away`). A release asked about by its number
+  is answered by its section's notes in order (`answer_kinds.release_notes`), a "when" or "how many" question
+  whose extract holds no date or number gets the nearest sentence that does (`answer_kinds.expected_kind`).
 
-Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code left out but
-for a short command or block after the sentence that introduces it, sentences); a repository's rows through
+Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code left out but for
+a short command or block after the sentence that introduces it, sentences); a repository's rows through
 `layer_text` (a symbol's docstring and where it is defined, never its code); metadata never reaches the text.
 """
 
@@ -32,7 +33,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from knowledge.search import answer_kinds, closeness, layer_text, readable, source_text
+from knowledge import outgoing
+from knowledge.search import answer_kinds, closeness, layer_text, project_sites, readable, source_text
 from knowledge.search.intent_words import HOW_TO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
@@ -155,7 +157,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
 
     ranked = sorted(items, key=score, reverse=True)
     best, budget = score(ranked[0]), setting("EXTRACT_MAX_CHARS")
-    chosen, picked = {}, 0  # {(source number, position): sentence}
+    chosen, picked, own = {}, 0, {}  # {(source number, position): sentence}; the quoted projects' addresses
     for item in ranked:
         if (picked >= setting("EXTRACT_SENTENCES") and not release) or (chosen and score(item) < max(0.1, best / 2)):
             break  # a release's notes: as many as the budget holds, in order
@@ -165,7 +167,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                              blocks)
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen}
         cost = sum(len(sentence) for sentence in new.values())
-        if unit is not None and _repeats_its_code(new, chosen):
+        if unit is not None and (_repeats_its_code(new, chosen)
+                                 or chosen and _sends_away(question, new, sources, own)):
             continue
         if unit is not None and (cost <= budget or not chosen):
             chosen.update(new)
@@ -207,6 +210,18 @@ def _repeats_its_code(new: dict, chosen: dict) -> bool:
     said = {same_words(sentence) for sentence in chosen.values()}
     code = [sentence for sentence in new.values() if sentence.startswith(COMMAND)]
     return bool(code) and all(same_words(sentence) in said for sentence in code)
+
+
+def _sends_away(question: str, new: dict, sources: list, own: dict) -> bool:
+    """Whether `new` sends the customer to a link or an address the outgoing check would hold the answer for
+    (`outgoing.foreign_contacts`): a further unit saying so is left out, where it would keep the whole answer
+    from being sent; the first is quoted whatever it says. `own` keeps the quoted projects' addresses, read once."""
+    text = "\n".join(new.values())
+    if not outgoing.names_contacts(text):
+        return False
+    if "urls" not in own:
+        own["urls"] = project_sites.project_urls(sources)
+    return bool(outgoing.foreign_contacts(question, text, sources, own["urls"]))
 
 
 def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:

