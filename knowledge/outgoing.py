@@ -108,11 +108,13 @@ def foreign_contacts(question: str, text: str, sources: list, project_urls: list
 
 
 def _allowed(value: str, sources: list) -> bool:
-    """Links and addresses on the portal's own domains, or the cited source's own site, are fine."""
+    """Links and addresses on the portal's own domains, or the cited source's own site, are fine — a site at
+    `www.` is its whole domain (www.debian.org's lists.debian.org)."""
     host = (urlsplit(value if "://" in value else f"//{value}").hostname or "") if "@" not in value \
         else value.rsplit("@", 1)[1].lower()
     domains = set(settings.PORTAL.get("OUTGOING_ALLOWED_DOMAINS", []))
-    domains |= {urlsplit(getattr(source, "source_uri", "") or "").hostname or "" for source in sources} - {""}
+    domains |= {(urlsplit(getattr(source, "source_uri", "") or "").hostname or "").removeprefix("www.")
+                for source in sources} - {""}
     return any(host == domain or host.endswith(f".{domain}") for domain in domains)
 
 

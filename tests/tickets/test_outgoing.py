@@ -76,6 +76,18 @@ class InjectedSourceTests(TestCase):
                                       sources=[source])
         self.assertEqual(flags, [])
 
+    def test_a_www_sites_other_hosts_are_its_own(self):
+        # The Debian FAQ at www.debian.org sends bug reports to lists.debian.org: its own site, held for review as
+        # "an e-mail address they did not give".
+        source = type("Hit", (), {"content": "", "source_uri": "https://www.debian.org/doc/manuals/debian-faq/support"})()
+        text = ("See https://www.debian.org/Bugs/Reporting and https://bugs.debian.org/123, or write to "
+                "debian-user-REQUEST@lists.debian.org; mirrors: http://ftp.us.debian.org/debian [1]")
+        self.assertEqual(outgoing.check_answer(question="How do I report a bug?", text=text, sources=[source]), [])
+        for foreign in ("https://debian.org.evil.example/x", "https://evil-debian.org/x", "https://www.evil.example/"):
+            with self.subTest(foreign=foreign):
+                [flag] = outgoing.check_answer(question="How?", text=f"See {foreign} [1]", sources=[source])
+                self.assertEqual(flag.match, foreign)
+
     def test_a_package_and_its_version_is_no_e_mail_address(self):
         # express' changelog: "deps: serve-static@1.16.2" held every answer about a release for review.
         source = type("Hit", (), {"content": "", "source_uri": ""})()
