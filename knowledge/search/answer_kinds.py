@@ -8,6 +8,8 @@ import re
 from knowledge.search.intent_words import VERSION
 from knowledge.search.source_text import HEADING, quotable_text, sentences
 
+_SERIES = re.compile(r"^(\d+\.\d+)$")
+
 # Questions that ask for a date or a number, and sentences that hold one (Russian and English).
 MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
           r"|april|may|june|july|august|september|october|november|december")
@@ -48,12 +50,19 @@ def release_notes(question: str, sources: dict, lines: dict[int, list[str]]) -> 
     for number, hit in (sources.items() if asked else ()):
         if release_section(hit, asked):
             notes[number] = lines[number]
-        elif (section := _release_section(hit.content or "", asked)) is not None:
+        elif (section := release_text(hit.content or "", asked)) is not None:
             notes[number] = sentences(quotable_text(section))
     return notes
 
 
-def _release_section(content: str, asked: set[str]) -> str | None:
+def holds_release(question: str, sources: list) -> bool:
+    """Whether a source is the section of a release the question names by its number, or holds its heading."""
+    asked = versions(question)
+    return bool(asked) and any(release_section(hit, asked) or release_text(hit.content or "", asked) is not None
+                               for hit in sources)
+
+
+def release_text(content: str, asked: set[str]) -> str | None:
     """The text under the heading naming an asked release, up to the heading of the next release."""
     headings = [match for match in HEADING.finditer(content) if VERSION.search(match.group(1))]
     for at, heading in enumerate(headings):
@@ -69,4 +78,5 @@ def release_section(hit, asked: set[str]) -> bool:
 
 
 def versions(text: str) -> set[str]:
-    return {version.lower().removeprefix("v") for version in VERSION.findall(text)}
+    """The release numbers `text` names, a series by its first release ("v2.2" is 2.2.0, as "Version 2.2.0" is)."""
+    return {_SERIES.sub(r"\1.0", version.lower().removeprefix("v")) for version in VERSION.findall(text)}

