@@ -249,12 +249,14 @@ def _as_read(source: list[str], position: int) -> str:
     """The sentence at `position` as its meaning is compared: a heading over its command with the command
     ("Installation: pip install django-ninja"; the heading alone says little), and so a sentence introducing
     a command with a colon ("Installation is done using the npm install command: npm install express": the
-    command names what is installed)."""
+    command names what is installed) or running on into it without one ("To use markdown_py from the command line,
+    run it as markdown_py input_file.txt")."""
     sentence = source[position]
     if sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
         return f"{sentence[len(HEADING_INTRO):]} {code_lines(source[position + 1])[0]}"
     following = source[position + 1] if position + 1 < len(source) else ""
-    if sentence.endswith(":") and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
+    introduces = sentence.endswith(":") or not readable.ENDS.search(sentence)
+    if introduces and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
         sentence = f"{sentence} {code_lines(following)[0]}"
     # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
     # says what the sentence is about, the package's path only dilutes it.

