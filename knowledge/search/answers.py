@@ -338,11 +338,16 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
     # A chat model read every source in its prompt; the extractive composer only those it quotes.
     read = set(used) if generator == generation.ExtractiveGenerator.name else None
     flags = [str(flag) for flag in outgoing.check_answer(question=grounding.question, text=text, sources=sources,
-                                                         read=read, project_urls=project_sites.project_urls(sources))]
+                                                         read=read, project_urls=_project_urls(text, sources))]
     if flags:
         reasons.append("outgoing_flagged")
     return Answer(text, citations, sources, grounding.confidence, reasons, refused=False, dropped_markers=dropped,
                   generator=generator, error=error, timings=grounding.timings, entry_match=entry_match, flags=flags)
+
+
+def _project_urls(text: str, sources: list[SearchHit]) -> list[str]:
+    """The addresses the quoted repositories give their projects, read only when the text holds a link."""
+    return project_sites.project_urls(sources) if outgoing.names_contacts(text) else []
 
 
 def answer(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = None, refusal_text: str | None = None,
