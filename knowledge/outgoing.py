@@ -17,6 +17,7 @@ withholds it and ticket triage holds the draft for review, showing the reasons. 
 text holds instruction-like passages are marked at ingestion (`injection_flags`), for the admin.
 """
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -109,13 +110,31 @@ def foreign_contacts(question: str, text: str, sources: list, project_urls: list
 
 def _allowed(value: str, sources: list) -> bool:
     """Links and addresses on the portal's own domains, or the cited source's own site, are fine — a site at
-    `www.` is its whole domain (www.debian.org's lists.debian.org)."""
-    host = (urlsplit(value if "://" in value else f"//{value}").hostname or "") if "@" not in value \
-        else value.rsplit("@", 1)[1].lower()
+    `www.` is its whole domain (www.debian.org's lists.debian.org) — and so is a link to the reader's own
+    machine (`http://127.0.0.1:8000`, `localhost`), which reaches nobody else."""
+    if "@" in value:
+        host = value.rsplit("@", 1)[1].lower()
+    elif (host := _host(value)) == "localhost" or _is_loopback(host):
+        return True
     domains = set(settings.PORTAL.get("OUTGOING_ALLOWED_DOMAINS", []))
-    domains |= {(urlsplit(getattr(source, "source_uri", "") or "").hostname or "").removeprefix("www.")
-                for source in sources} - {""}
+    domains |= {_host(getattr(source, "source_uri", "") or "").removeprefix("www.") for source in sources} - {""}
     return any(host == domain or host.endswith(f".{domain}") for domain in domains)
+
+
+def _host(link: str) -> str:
+    """The host of a link, lower-cased; "" when it has none or no parser reads it (`http://[::1` cut at its
+    bracket)."""
+    try:
+        return urlsplit(link if "://" in link else f"//{link}").hostname or ""
+    except ValueError:
+        return ""
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def sites(urls: list[str]) -> list[tuple[str, tuple[str, ...]]]:
@@ -140,7 +159,10 @@ def under_sites(link: str, known: list[tuple[str, tuple[str, ...]]]) -> bool:
 
 def _parts(link: str) -> tuple[str, tuple[str, ...]]:
     link = link.removeprefix("git+")
-    address = urlsplit(link if "://" in link else f"//{link}")
+    try:
+        address = urlsplit(link if "://" in link else f"//{link}")
+    except ValueError:  # no parser reads it: no site's
+        return "", ()
     # A segment as pip and git write it: `widget.git@dev` is the repository `widget`.
     parts = tuple(part.split("@", 1)[0].removesuffix(".git").lower() for part in address.path.split("/") if part)
     return (address.hostname or "").lower(), parts

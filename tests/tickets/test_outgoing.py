@@ -88,6 +88,20 @@ class InjectedSourceTests(TestCase):
                 [flag] = outgoing.check_answer(question="How?", text=f"See {foreign} [1]", sources=[source])
                 self.assertEqual(flag.match, foreign)
 
+    def test_a_link_to_the_customers_own_machine_sends_them_nowhere(self):
+        # The demo base's first answer, "How do I start the portal?", was held for review for "the web server on
+        # http://127.0.0.1:8000": a loopback address reaches nobody but the reader.
+        source = type("Hit", (), {"content": "", "source_uri": "upload:README.md"})()
+        text = "Run bash bin/up; the admin is on http://127.0.0.1:8000/admin/ or http://localhost:3000 [1]"
+        self.assertEqual(outgoing.check_answer(question="How do I start it?", text=text, sources=[source]), [])
+        # A link no parser reads (an IPv6 host cut at its bracket) is foreign, not an error.
+        [flag] = outgoing.check_answer(question="How?", text="See http://[::1]:80/x [1]", sources=[source])
+        self.assertEqual(flag.code, "contact")
+        for foreign in ("http://127.0.0.1.evil.example/x", "http://localhost.evil.example/", "http://10.0.0.5/admin"):
+            with self.subTest(foreign=foreign):
+                [flag] = outgoing.check_answer(question="How?", text=f"See {foreign} [1]", sources=[source])
+                self.assertEqual(flag.match, foreign)
+
     def test_a_package_and_its_version_is_no_e_mail_address(self):
         # express' changelog: "deps: serve-static@1.16.2" held every answer about a release for review.
         source = type("Hit", (), {"content": "", "source_uri": ""})()
