@@ -82,25 +82,27 @@ class InjectedSourceTests(TestCase):
         source = type("Hit", (), {"content": "", "source_uri": "https://www.debian.org/doc/manuals/debian-faq/support"})()
         text = ("See https://www.debian.org/Bugs/Reporting and https://bugs.debian.org/123, or write to "
                 "debian-user-REQUEST@lists.debian.org; mirrors: http://ftp.us.debian.org/debian [1]")
-        self.assertEqual(outgoing.check_answer(question="How do I report a bug?", text=text, sources=[source]), [])
-        for foreign in ("https://debian.org.evil.example/x", "https://evil-debian.org/x", "https://www.evil.example/"):
-            with self.subTest(foreign=foreign):
-                [flag] = outgoing.check_answer(question="How?", text=f"See {foreign} [1]", sources=[source])
-                self.assertEqual(flag.match, foreign)
+        self.assert_only_foreign_flagged(source, text, ["https://debian.org.evil.example/x", "https://evil-debian.org/x",
+                                                        "https://www.evil.example/"])
 
     def test_a_link_to_the_customers_own_machine_sends_them_nowhere(self):
         # The demo base's first answer, "How do I start the portal?", was held for review for "the web server on
         # http://127.0.0.1:8000": a loopback address reaches nobody but the reader.
         source = type("Hit", (), {"content": "", "source_uri": "upload:README.md"})()
         text = "Run bash bin/up; the admin is on http://127.0.0.1:8000/admin/ or http://localhost:3000 [1]"
-        self.assertEqual(outgoing.check_answer(question="How do I start it?", text=text, sources=[source]), [])
+        self.assert_only_foreign_flagged(source, text, ["http://127.0.0.1.evil.example/x", "http://localhost.evil.example/",
+                                                        "http://10.0.0.5/admin"])
         # A link no parser reads (an IPv6 host cut at its bracket) is foreign, not an error.
         [flag] = outgoing.check_answer(question="How?", text="See http://[::1]:80/x [1]", sources=[source])
         self.assertEqual(flag.code, "contact")
-        for foreign in ("http://127.0.0.1.evil.example/x", "http://localhost.evil.example/", "http://10.0.0.5/admin"):
-            with self.subTest(foreign=foreign):
-                [flag] = outgoing.check_answer(question="How?", text=f"See {foreign} [1]", sources=[source])
-                self.assertEqual(flag.match, foreign)
+
+    def assert_only_foreign_flagged(self, source, own: str, foreign: list[str]) -> None:
+        """`own` (a text of the source's own links) passes the check; each of `foreign` is flagged."""
+        self.assertEqual(outgoing.check_answer(question="How?", text=own, sources=[source]), [])
+        for link in foreign:
+            with self.subTest(link=link):
+                [flag] = outgoing.check_answer(question="How?", text=f"See {link} [1]", sources=[source])
+                self.assertEqual(flag.match, link)
 
     def test_a_package_and_its_version_is_no_e_mail_address(self):
         # express' changelog: "deps: serve-static@1.16.2" held every answer about a release for review.
