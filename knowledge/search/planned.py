@@ -54,7 +54,7 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
         found, used = _run_step(step, kb_ids, step_vectors)
         trace = {"layers": step.layers, "filters": used, "hits": len(found)}
         if step.expand == "section":
-            found = _section_first(step, found, kb_ids)
+            found = release_first(step.query, found, kb_ids, step.top_k)
         elif step.expand and found:
             sources = _expand_sources(step, found, kb_ids, step_vectors)
             trace["expanded"] = len(sources)
@@ -158,10 +158,6 @@ def _most_imported(kb_ids: list[int], limit: int) -> list[str]:
     return sorted(modules, key=lambda module: (-counts[module], module.count("."), module))[:limit]
 
 
-def _section_first(step: Step, hits: list[retrieval.SearchHit], kb_ids) -> list[retrieval.SearchHit]:
-    return release_first(step.query, hits, kb_ids, step.top_k)
-
-
 def release_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: int) -> list[retrieval.SearchHit]:
     """The hits with the opening chunks of the section of the release `query` names by its number first, in
     their document's order: a hit's section, else the first section of the bases titled with its number —
@@ -196,8 +192,13 @@ def _release_heading(kb_ids, asked: set[str]) -> retrieval.SearchHit | None:
     rows = (Chunk.objects.filter(titled, knowledge_base_id__in=kb_ids, enabled=True, document__enabled=True,
                                  document__status=Document.Status.READY)
             .order_by("document_id", "position").values_list("id", "document_id", "section_path"))
+    checked: dict[int, bool] = {}  # document id → whether it is a changelog, asked once per document
     for chunk_id, document_id, path in rows.iterator():
-        if asked & answer_kinds.versions(path.rsplit(">", 1)[-1]) and _is_changelog(document_id):
+        if not asked & answer_kinds.versions(path.rsplit(">", 1)[-1]):
+            continue
+        if document_id not in checked:
+            checked[document_id] = _is_changelog(document_id)
+        if checked[document_id]:
             return retrieval.hits_of([chunk_id])[0]
     return None
 

@@ -19,7 +19,7 @@ class Step:
     # By default the first key of `relax` among the filters (and what it is renamed to).
     precise: list[str] = field(default_factory=list)
     # "source": C0 chunks of the symbols the hits name; "section": the opening chunks of the section the query
-    # names first (`planned._section_first`)
+    # names first (`planned.release_first`)
     expand: str = ""
     order: str = ""  # "imported": the base's modules, the most imported first (instead of the most similar)
     prefer: dict = field(default_factory=dict)  # hits whose metadata has these values first (ranks kept within)

@@ -27,7 +27,6 @@ DROP_CLASSES = ("navheader", "navfooter", "headerlink", "breadcrumb", "breadcrum
                 "skip-link", "sr-only", "visually-hidden", "toc")  # toc: a page's list of its own sections
 _BLANK_LINES = re.compile(r"\n{3,}")
 _DEFINITION_INDENT = re.compile(r"^ {4}", re.M)
-_FENCE = re.compile(r"(?:```|~~~)")
 _HEADING = re.compile(r"h[1-6]")
 _CODE_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)-([a-z][\w+#.-]*)", re.IGNORECASE)
 _NOT_LANGUAGES = ("default", "none", "text", "plain", "notranslate", "nohighlight")
@@ -116,7 +115,7 @@ class _Converter(MarkdownConverter):
         if "_inline" in parent_tags or not converted.strip():
             return converted
         first, _, rest = converted.partition("\n")
-        if _FENCE.match(first[4:]):
+        if first[4:].startswith(("```", "~~~")):
             first = "\n\n" + first[4:]
         return f"{first}\n{_DEFINITION_INDENT.sub('', rest)}"
 

@@ -10,28 +10,23 @@ from knowledge.search.vocabulary import Vocabulary
 from tests.factories import make_indexed_repo
 
 
-class FilePathTests(SimpleTestCase):
+class ModuleNameTests(SimpleTestCase):
+    """A module named by its file's path, or by a word before "module"."""
+
     def test_a_file_of_the_bases_named_by_its_path_is_its_module(self):
         # "Who imports lib/option.js?" (commander.js, whose modules are files): no code name was found, and the
         # question was searched as prose.
         vocabulary = Vocabulary(code={"lib.option", "option", "attr._make"}, symbols={"lib.option", "attr._make"},
                                 modules={"lib/option.js": "lib.option", "src/attr/_make.py": "attr._make",
                                          "typings/option.d.ts": "typings.option.d"})
-        for question, name in [("Who imports lib/option.js?", "lib.option"),
-                               ("Which modules import `lib/option.js`?", "lib.option"),
-                               ("What does lib/option do?", "lib.option"),
-                               ("Кто импортирует src/attr/_make.py?", "attr._make"),
-                               ("Who imports attr/_make.py?", "attr._make"), ("Who imports lib/missing.js?", ""),
-                               # A file's name alone is the asker's as often: "my project's urls.py".
-                               ("Who imports option.js?", ""), ("Who imports option?", "")]:
-            with self.subTest(question=question):
-                self.assertEqual(code_name(question, vocabulary), name)
-        plan = plan_question("Which modules import lib/option.js?", vocabulary)
-        self.assertEqual((plan.intent, plan.steps[0].filters), ("imports", {"edge_type": "imports",
-                                                                            "dst_ref": ["lib.option"]}))
+        self.assert_names(vocabulary, [
+            ("Who imports lib/option.js?", "lib.option"), ("Which modules import `lib/option.js`?", "lib.option"),
+            ("What does lib/option do?", "lib.option"), ("Кто импортирует src/attr/_make.py?", "attr._make"),
+            ("Who imports attr/_make.py?", "attr._make"), ("Who imports lib/missing.js?", ""),
+            # A file's name alone is the asker's as often: "my project's urls.py".
+            ("Who imports option.js?", ""), ("Who imports option?", "")])
+        self.assert_imports("Which modules import lib/option.js?", vocabulary, "lib.option")
 
-
-class ModuleWordTests(SimpleTestCase):
     def test_a_plain_word_before_module_names_the_bases_module_of_that_name(self):
         # "Who imports the router module?" (express, whose router is lib/router/index.js) was planned as a
         # question about an entrypoint "router" and named no module.
@@ -39,17 +34,24 @@ class ModuleWordTests(SimpleTestCase):
         modules = {"lib/router/index.js": "lib.router.index", "lib/router/layer.js": "lib.router.layer",
                    "lib/utils.js": "lib.utils", "pkg/utils.py": "pkg.utils", "app/fields/__init__.py": "app.fields"}
         vocabulary = Vocabulary(code=names, symbols=names, modules=modules)
-        for question, name in [("Who imports the router module?", "lib.router.index"),
-                               ("Which files import the Layer module?", "lib.router.layer"),
-                               ("What imports the fields module?", "app.fields"),
-                               # Two modules so named: the question does not say which.
-                               ("Who imports the utils module?", ""),
-                               ("Who imports the http module?", ""), ("Which module handles errors?", "")]:
+        self.assert_names(vocabulary, [
+            ("Who imports the router module?", "lib.router.index"),
+            ("Which files import the Layer module?", "lib.router.layer"),
+            ("What imports the fields module?", "app.fields"),
+            # Two modules so named: the question does not say which.
+            ("Who imports the utils module?", ""), ("Who imports the http module?", ""),
+            ("Which module handles errors?", "")])
+        self.assert_imports("Who imports the router module?", vocabulary, "lib.router.index")
+
+    def assert_names(self, vocabulary: Vocabulary, cases: list[tuple[str, str]]) -> None:
+        for question, name in cases:
             with self.subTest(question=question):
                 self.assertEqual(code_name(question, vocabulary), name)
-        plan = plan_question("Who imports the router module?", vocabulary)
+
+    def assert_imports(self, question: str, vocabulary: Vocabulary, module: str) -> None:
+        plan = plan_question(question, vocabulary)
         self.assertEqual((plan.intent, plan.steps[0].filters), ("imports", {"edge_type": "imports",
-                                                                            "dst_ref": ["lib.router.index"]}))
+                                                                            "dst_ref": [module]}))
 
 
 @pytest.mark.django_db
