@@ -16,6 +16,9 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
   SHARED_WORDS_NEEDED_BELOW), so the answer is refused: an extract can only quote, and would quote
   whatever came first (an off-topic question, or one in another language than the base; a chat
   model reads across languages, so with one this rule does not apply);
+- `unmentioned_name` (no chat model): the question names something — "Kubernetes", "PDF", "GraphQL" —
+  that no chunk of the sources' bases mentions (`unmentioned`), so an extract, which can only quote,
+  would answer another question: refused;
 - `no_close_sentence` (no chat model): the extract's closest sentence is far in meaning from the
   question (its embedder's `close_sentence_needed`) and the sources are not close either
   (`CLOSE_SENTENCE_NEEDED_BELOW`): refused, an off-topic question sharing a word with some passage;
@@ -54,6 +57,7 @@ from knowledge.search import (
     project_sites,
     retrieval,
     rows,
+    unmentioned,
     words,
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
@@ -78,6 +82,9 @@ REASON_SENTENCES = {
     "below_threshold": gettext_noop("The sources do not support an answer well enough, so none was written."),
     "no_shared_words": gettext_noop(
         "No word of the question occurs in the sources: an extract of them would be a guess."),
+    "unmentioned_name": gettext_noop(
+        "The question names something the knowledge base never mentions: an extract of other sources would not "
+        "answer it."),
     "generator_failed": gettext_noop("The language model failed; the draft is an extract of the sources."),
     "dropped_markers": gettext_noop("The draft cited sources that do not exist; those citations were removed."),
     "no_citations": gettext_noop("The draft cites no source."),
@@ -260,7 +267,10 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
                   and not _quotable(question, sources))
     if unquotable:
         reasons.append("no_shared_words")
-    if not sources or confidence < threshold or unquotable:
+    unmentioned = bool(sources) and _names_unmentioned(question, kbs)
+    if unmentioned:
+        reasons.append("unmentioned_name")
+    if not sources or confidence < threshold or unquotable or unmentioned:
         if sources and confidence < threshold:
             reasons.append("below_threshold")
         grounding.refusal = Answer(grounding.refusal_text, [], sources, confidence, reasons, refused=True,
@@ -290,6 +300,14 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
     quoted = sources[:composer.setting("EXTRACT_SOURCES")]
     # A release asked about by its number is answered by its notes, which need not share a word with the question.
     return words.shares_words(question, quoted) or answer_kinds.holds_release(question, quoted)
+
+
+def _names_unmentioned(question: str, kbs: dict) -> bool:
+    """Whether, without a chat model, the question names something the sources' bases never mention
+    (`unmentioned`): an extract of them would answer another question."""
+    if not isinstance(get_generator(), generation.ExtractiveGenerator):
+        return False
+    return bool(unmentioned.unmentioned_names(question, kbs.values()))
 
 
 # An extract whose closest sentence is further in meaning from the question than its embedder's

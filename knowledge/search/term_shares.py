@@ -42,7 +42,7 @@ def shares(cursor, kbs, lexemes: list[str]) -> dict[str, float] | None:
     statistics to weigh by."""
     if not lexemes:
         return None
-    per_base = _per_base(kbs)
+    per_base = base_shares(kbs)
     if per_base is None:
         table = _table_shares(cursor)
         if not table:
@@ -59,7 +59,7 @@ def shares(cursor, kbs, lexemes: list[str]) -> dict[str, float] | None:
 _remembered = Remembered(LEXEMES_REMEMBERED, weight=lambda base: len(base.shares))
 
 
-def _per_base(kbs) -> list[BaseShares] | None:
+def base_shares(kbs) -> list[BaseShares] | None:
     """Each base's statistics, or None when one of the bases has none."""
     if any(kb.term_statistics_at is None for kb in kbs):
         return None
@@ -67,7 +67,7 @@ def _per_base(kbs) -> list[BaseShares] | None:
     if missing := [kb for kb in kbs if found[kb.pk] is None]:
         rows = TermStatistics.objects.filter(pk__in=[kb.pk for kb in missing]).values_list(
             "pk", "chunks", "sampled", "lexemes")
-        read = {kb_id: _base_shares(chunks, sampled, lexemes) for kb_id, chunks, sampled, lexemes in rows}
+        read = {kb_id: _from_row(chunks, sampled, lexemes) for kb_id, chunks, sampled, lexemes in rows}
         for kb in missing:
             if kb.pk not in read:
                 return None
@@ -76,7 +76,7 @@ def _per_base(kbs) -> list[BaseShares] | None:
     return list(found.values())
 
 
-def _base_shares(chunks: int, sampled: int, lexemes: dict[str, int]) -> BaseShares:
+def _from_row(chunks: int, sampled: int, lexemes: dict[str, int]) -> BaseShares:
     if not sampled:
         return BaseShares(0, {}, 0.0)
     listed = {lexeme: count / sampled for lexeme, count in lexemes.items()}

@@ -256,6 +256,15 @@ class RefusalTests(TestCase):
         self.assertTrue(ticket.trace[4]["detail"].startswith("Refused: No word of the question occurs in the sources"))
         self.assertIn("The sources do not support an answer well enough", ticket.trace[4]["detail"])
 
+    def test_a_question_about_something_the_base_never_mentions_is_refused(self):
+        # Close to the delivery page in meaning and sharing its words, but about a carrier it never names.
+        ticket = submit(self, "How many days does standard delivery with FedEx take?")
+        self.assertTrue(ticket.refused)
+        self.assertIn("unmentioned_name", ticket.confidence_reasons)
+        self.assertEqual(draft_of(ticket).body, "We will get back to you personally.")
+        self.assertTrue(ticket.trace[4]["detail"].startswith(
+            "Refused: The question names something the knowledge base never mentions"))
+
     def test_an_answerable_question_is_not_refused(self):
         ticket = submit(self, "How many days does standard delivery take?")
         self.assertFalse(ticket.refused, ticket.trace)

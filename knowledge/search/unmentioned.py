@@ -1,0 +1,207 @@
+"""Names a question asks about that its knowledge bases never mention.
+
+Asked of Flask's documentation, which never says "Kubernetes", "How do I deploy Flask on
+Kubernetes?" found the deployment pages — close in meaning, sharing "deploy" and "Flask" — and an
+extract of them went out at confidence 0.88, answering another question. Without a chat model an
+answer can only quote, and a quote cannot say "the documentation does not cover this". So a
+question that names a thing — a product, a format, a standard, written as names are: with a capital
+inside the sentence ("Kubernetes", "Mermaid"), in capitals ("PDF", "ORM", "СБП") or in mixed case
+("GraphQL", "iPhone", "LaTeX") — that no chunk of the sources' bases holds, nor the bases' names
+and descriptions, is not answered (`answers.judge`: `unmentioned_name`), unless it also names
+something they do hold that is not in most of their chunks (most hold the product's own name,
+"Flask"): "HOXB4 facilitates HSC expansion" is about HSC too.
+
+Not names: the first word of a sentence, the words of a question written in capitals or with every
+word capitalised, single letters, and words joined to code or addresses by `.`, `_`, `/`, `@` or a
+backquote (`Flask.config`, `user@example.com`): those ask about code, which the layered index and the
+extract's own rules handle. Statements are not asked about (`ASKS`). A Russian name is found in any
+of its cases, a name with stress marks ("Агне́шка", as Wikipedia writes names) with or without them,
+and a name of six letters or more one letter away from a word the bases use often (their term
+statistics), or with two letters swapped, is taken for a misspelling of it ("Pyton-Markdown",
+"Gunicron").
+"""
+
+import re
+import unicodedata
+
+from django.db import connection
+
+from knowledge.search import retrieval, term_shares
+
+# A word with its inner hyphens ("Python-Markdown", "e-mail") and stress marks ("Агне́шка"); digits may be
+# part of it ("S3", "2FA").
+_PART = r"[^\W_](?:[^\W_]|[\u0300-\u036f])*"
+_WORD = re.compile(rf"{_PART}(?:-{_PART})*")
+# A question: a question mark, or a question word first. A statement — a claim to check against the
+# sources, a customer telling what happened — is searched for evidence about what it names, which a
+# source gives in its own words ("Aspirin inhibits the production of PGE2.": "prostaglandin E2").
+ASKS = re.compile(r"\?|^\W*(?:how|what|which|who|whose|where|when|why|is|are|does|do|did|can|could|should|would|"
+                  r"will|may|как\w*|что|где|когда|почему|зачем|кто|сколько|можно|нужно|чем|есть)\b", re.IGNORECASE)
+# What joins a word to code, a path or an address when it touches the word.
+_CODE_JOINERS = frozenset("._/@`\\:=#$%&*+<>|~^")
+# What may stand between a sentence's end and its first word: spaces, quotes, brackets, dashes, bullets.
+_OPENING = " \t\"'«»“”„‘’()[]{}-–—•*"
+_SENTENCE_END = frozenset(".!?…:;\n")
+MISSPELT_LENGTH = 6
+_MOSTLY = 0.6  # more than this share of the words in capitals (or capitalised): the style, not names
+
+# The lexemes of each form of the names, in order; and which names the bases' chunks hold or their names
+# and descriptions name (`query`: a text-search query, see `_query`).
+_LEXEMES = """
+    SELECT form, lexeme, positions[1] FROM unnest(%(forms)s::text[]) AS form,
+        unnest(to_tsvector(%(config)s::regconfig, form)) ORDER BY form, positions[1]
+"""
+_PRESENT = """
+    SELECT name FROM unnest(%(names)s::text[], %(queries)s::text[]) AS asked(name, query)
+    WHERE to_tsvector(%(config)s::regconfig, %(about)s) @@ query::tsquery
+       OR EXISTS (SELECT 1 FROM knowledge_chunk
+                  WHERE knowledge_base_id = ANY(%(kb_ids)s) AND search_vector @@ query::tsquery)
+"""
+_STRESS = re.compile("[\u0300\u0301]")
+_CYRILLIC = re.compile("[а-яё]")
+# A Russian name's stem stands for its every case by its letters but the last two (three at least): the
+# stemmer stems foreign names unevenly ("Рианны" to "риан", "Рианной" to "риа"; "Беларуси" to "беларус",
+# "Беларусь" to "белар"). Matching more words than the name, this errs towards answering.
+INFLECTED_STEM = 4
+
+
+def names(text: str) -> list[str]:
+    """The words of `text` written as names are, in order, each once (stress marks left in: "Агне́шка")."""
+    found, words = [], []
+    for match in _WORD.finditer(text):
+        word, start, end = match.group(), match.start(), match.end()
+        if _touches_code(text, start, end) or sum(char.isalpha() for char in word) < 2:
+            continue
+        words.append((word, _opens_sentence(text, start)))
+    letters = [word for word, _ in words if any(char.isalpha() for char in word)]
+    shouting = _share(letters, _in_capitals) > _MOSTLY
+    inner = [word for word, opening in words if not opening]
+    title_case = _share(inner, lambda word: word[0].isupper()) > _MOSTLY
+    for word, opening in words:
+        if _in_capitals(word):
+            named = not shouting
+        elif any(char.isupper() for char in word[1:]):
+            named = True
+        else:
+            named = word[0].isupper() and not opening and not title_case
+        if named and word not in found:
+            found.append(word)
+    return found
+
+
+def unmentioned_names(text: str, kbs) -> list[str]:
+    """The names of `text` that the bases `kbs` never mention — no chunk holds them (a phrase search of
+    their full-text vectors), nor the bases' names and descriptions, nor, misspelt, their common words —
+    when it is a question (`ASKS`) and names nothing else they hold but what most of their chunks hold
+    (the product's own name).
+    A question that also names something the bases know ("HOXB4 facilitates HSC expansion": HSC) is
+    about that: [] then."""
+    asked = names(text) if ASKS.search(text) else []
+    if not asked or not kbs:
+        return []
+    by_config: dict[str, list] = {}
+    for kb in kbs:
+        by_config.setdefault(kb.text_search_config, []).append(kb)
+    missing = set(asked)
+    with connection.cursor() as cursor:
+        for config, group in by_config.items():
+            lexemes = _lexemes(cursor, set(asked), config)
+            queries = {name: _query(forms) for name, forms in lexemes.items()}
+            told = sorted(name for name in asked if queries[name])  # no lexeme at all: nothing to tell by
+            about = " ".join(f"{kb.name} {kb.description}" for kb in group)
+            cursor.execute(_PRESENT, {"names": told, "queries": [queries[name] for name in told], "config": config,
+                                      "about": about, "kb_ids": [kb.pk for kb in group]})
+            present = {name for name, in cursor.fetchall()}
+            if _names_specific(cursor, group, [_first_lexeme(lexemes[name]) for name in present]):
+                return []
+            missing = (missing & set(told)) - present
+            missing -= _misspelt(missing, lexemes, group)
+            if not missing:
+                return []
+    return [name for name in asked if name in missing]
+
+
+def _names_specific(cursor, kbs, lexemes: list[str]) -> bool:
+    """Whether one of the lexemes is in fewer of the bases' chunks than keyword search calls common
+    (`COMMON_TERM_SHARE`); without statistics to tell by, whether there is one at all."""
+    shares = term_shares.shares(cursor, kbs, lexemes)
+    if shares is None:
+        return bool(lexemes)
+    return any(share < retrieval.setting("COMMON_TERM_SHARE") for share in shares.values())
+
+
+def _lexemes(cursor, asked: set[str], config: str) -> dict[str, list[list[tuple[str, int]]]]:
+    """Each name's forms — as written, and without its stress marks when it has some — as lexemes with
+    their positions."""
+    forms = {name: list(dict.fromkeys([name, _STRESS.sub("", unicodedata.normalize("NFC", name))]))
+             for name in asked}
+    cursor.execute(_LEXEMES, {"forms": sorted({form for each in forms.values() for form in each}), "config": config})
+    read: dict[str, list] = {}
+    for form, lexeme, position in cursor.fetchall():
+        read.setdefault(form, []).append((lexeme, position))
+    return {name: [read[form] for form in each if form in read] for name, each in forms.items()}
+
+
+def _query(forms: list[list[tuple[str, int]]]) -> str:
+    """A text-search query matching any of the forms as a phrase, a long Russian stem as a prefix; "" for none."""
+    phrases = []
+    for lexemes in forms:
+        parts, last = [], None
+        for lexeme, position in lexemes:
+            prefix = bool(_CYRILLIC.search(lexeme)) and len(lexeme) >= INFLECTED_STEM
+            stem = lexeme[:max(3, len(lexeme) - 2)] if prefix else lexeme
+            literal = "'{}'{}".format(stem.replace("\\", "\\\\").replace("'", "''"), ":*" if prefix else "")
+            parts.append(literal if last is None else f"<{position - last}> {literal}")
+            last = position
+        phrases.append(f"({' '.join(parts)})")
+    return " | ".join(phrases)
+
+
+def _first_lexeme(forms: list[list[tuple[str, int]]]) -> str:
+    """A name's first lexeme, of its form without stress marks (the last)."""
+    return forms[-1][0][0]
+
+
+def _misspelt(candidates: set[str], lexemes: dict, kbs) -> set[str]:
+    """The candidates whose first lexeme (without stress marks) is a slip from a word common in the bases
+    (their term statistics)."""
+    common = [base.shares for base in term_shares.base_shares(kbs) or []]
+    firsts = {name: _first_lexeme(lexemes[name]) for name in candidates if lexemes[name]}
+    return {name for name, first in firsts.items()
+            if any(_one_slip(first, word) for shares in common for word in shares)}
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether `a` becomes `b` by changing, adding or removing one letter, or swapping two side by side.
+    Words of six letters or more: shorter ones are a slip from too many others ("latex" from "later")."""
+    if min(len(a), len(b)) < MISSPELT_LENGTH or abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    first = next((n for n, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    if len(a) > len(b):
+        return a[first + 1:] == b[first:]
+    if len(a) < len(b):
+        return a[first:] == b[first + 1:]
+    swapped = a[first + 1:first + 2] + a[first:first + 1] == b[first:first + 2] and a[first + 2:] == b[first + 2:]
+    return a[first + 1:] == b[first + 1:] or swapped
+
+
+def _touches_code(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    # A sentence's full stop is no joiner: "… in Kubernetes." ends there.
+    after_joins = after in _CODE_JOINERS and not (after in ".:" and (end + 1 >= len(text) or text[end + 1].isspace()))
+    return before in _CODE_JOINERS or after_joins
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip(_OPENING)
+    return not before or before[-1] in _SENTENCE_END
+
+
+def _in_capitals(word: str) -> bool:
+    letters = [char for char in word if char.isalpha()]
+    return len(letters) > 1 and all(char.isupper() for char in letters)
+
+
+def _share(words: list[str], test) -> float:
+    return sum(1 for word in words if test(word)) / len(words) if words else 0.0

@@ -1,0 +1,120 @@
+"""A question naming something its knowledge base never mentions is not answered with an extract."""
+
+import pytest
+from django.test import SimpleTestCase, TestCase
+
+from knowledge.indexing import term_statistics
+from knowledge.search import answers, term_shares
+from knowledge.search.unmentioned import names, unmentioned_names
+from tests.factories import make_document, make_kb
+
+DEPLOYING = ("# Deploying to production\n\nTo deploy the application, run it with Gunicorn behind a reverse proxy. "
+             "Start Gunicorn with four worker processes and point the proxy at its socket.")
+UPLOADS = ("# Uploading files\n\nTo upload files, add a file field to the form; uploaded files are stored in the "
+           "upload folder until the request ends.")
+SETTINGS = "# Settings\n\nThe application reads its settings from environment variables when Gunicorn starts it."
+
+
+class NamesTests(SimpleTestCase):
+    def test_names_are_written_with_capitals_inside_the_sentence(self):
+        self.assertEqual(names("How do I deploy Flask on Kubernetes?"), ["Flask", "Kubernetes"])
+        self.assertEqual(names("Can it convert Markdown to PDF or use GraphQL on an iPhone?"),
+                         ["Markdown", "PDF", "GraphQL", "iPhone"])
+        self.assertEqual(names("Как оплатить через СБП в приложении Беларусбанка?"), ["СБП", "Беларусбанка"])
+        self.assertEqual(names("Python-Markdown: does it render LaTeX?"), ["Python-Markdown", "LaTeX"])
+
+    def test_a_sentences_first_word_is_no_name(self):
+        self.assertEqual(names("Deploy it how? Docker or not."), [])
+        self.assertEqual(names("«Kubernetes» — нужен ли он?\n- Docker тоже"), [])
+
+    def test_capitals_as_a_style_are_no_names(self):
+        self.assertEqual(names("How Do I Reset My Password In The App?"), [])
+        self.assertEqual(names("I CANNOT LOG IN TO MY ACCOUNT, HELP"), [])
+        # Capitalised every word, an acronym or mixed case still names something.
+        self.assertEqual(names("How Do I Export To PDF From The iPhone App?"), ["PDF", "iPhone"])
+
+    def test_code_addresses_and_single_letters_are_no_names(self):
+        self.assertEqual(names("What does Flask.config hold, and who is admin@Example.com? I ask, A or B."), [])
+        self.assertEqual(names("Is `Retrying` or retry_If used in src/Retry.py?"), [])
+
+    def test_a_full_stop_or_a_colon_after_a_name_ends_the_sentence(self):
+        self.assertEqual(names("It runs on Kubernetes. It runs on Nomad: fine"), ["Kubernetes", "Nomad"])
+
+
+class UnmentionedAnswersTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb(name="Acme Cloud help", description="Answers about the Acme Cloud service.")
+        make_document(cls.kb, DEPLOYING, title="Deploying", source_uri="https://docs.example.com/deploying")
+        make_document(cls.kb, UPLOADS, title="Uploads", source_uri="https://docs.example.com/uploads")
+        make_document(cls.kb, SETTINGS, title="Settings", source_uri="https://docs.example.com/settings")
+        for n in range(20):  # so that a name in two chunks is not in most of them
+            make_document(cls.kb, f"# Region {n}\n\nThe monthly report of region {n} lists its sales and returns.",
+                          title=f"Region {n}")
+        term_statistics.take(cls.kb.pk)
+        cls.kb.refresh_from_db()
+
+    def setUp(self):
+        term_shares.forget()  # each test's base is read anew (its statistics' time is the same in every test)
+
+    def test_a_question_naming_what_the_base_never_mentions_is_refused(self):
+        result = answers.answer("How do I deploy the application on Kubernetes?", [self.kb.pk], threshold=0.0)
+        self.assertTrue(result.refused)
+        self.assertIn("unmentioned_name", result.reasons)
+        self.assertEqual(result.citations, [])
+        self.assertTrue(result.sources)  # what was found is still shown to staff
+        self.assertEqual(answers.reason_sentences(["unmentioned_name"], "ru"),
+                         ["В вопросе названо то, о чём база знаний нигде не говорит: выдержка из других источников "
+                          "не ответила бы на него."])
+
+    def test_a_name_the_base_holds_is_answered(self):
+        result = answers.answer("How do I deploy the application with Gunicorn?", [self.kb.pk], threshold=0.0)
+        self.assertFalse(result.refused, result.reasons)
+        self.assertIn("Gunicorn", result.text)
+
+    def test_the_bases_own_name_and_description_count_as_mentioned(self):
+        self.assertEqual(unmentioned_names("How do I upload files to Acme Cloud?", [self.kb]), [])
+        self.assertFalse(answers.answer("How do I upload files to Acme Cloud?", [self.kb.pk], threshold=0.0).refused)
+
+    def test_a_misspelt_name_of_a_common_word_is_taken_for_it(self):
+        self.assertEqual(unmentioned_names("Should I run Gunicron with four workers?", [self.kb]), [])
+        # Short words are a letter away from too many others to be read as misspellings.
+        self.assertEqual(unmentioned_names("Can it run Guni on Nomad?", [self.kb]), ["Guni", "Nomad"])
+
+    def test_a_question_also_naming_what_the_base_knows_is_about_that(self):
+        # Gunicorn is in 2 of the 23 chunks: something the base knows, so the question is left to the
+        # other rules; the base's own name in every chunk would not count.
+        self.assertEqual(unmentioned_names("Can Gunicorn run on Nomad?", [self.kb]), [])
+        self.assertEqual(unmentioned_names("Can the Region report run on Nomad?", [self.kb]), ["Nomad"])
+
+    def test_a_statement_is_searched_for_evidence_not_asked_about(self):
+        # A claim to check words its names as it likes ("PGE2" for a page's "prostaglandin E2").
+        self.assertEqual(unmentioned_names("The application runs on Nomad.", [self.kb]), [])
+        self.assertEqual(unmentioned_names("Does the application run on Nomad", [self.kb]), ["Nomad"])
+        self.assertEqual(unmentioned_names("Как запустить приложение в Nomad", [self.kb]), ["Nomad"])
+
+    def test_each_base_is_searched_with_its_own_text_search_configuration(self):
+        other = make_kb(text_search_config="english")
+        make_document(other, "# Orchestration\n\nThe service runs on Kubernetes clusters.", title="Orchestration")
+        self.assertEqual(unmentioned_names("Does it run on Kubernetes?", [self.kb]), ["Kubernetes"])
+        self.assertEqual(unmentioned_names("Does it run on Kubernetes?", [self.kb, other]), [])
+        self.assertEqual(unmentioned_names("Does it run on Nomad?", [self.kb, other]), ["Nomad"])
+
+
+@pytest.fixture
+def chat(openai_stub, settings):
+    settings.OPENAI = {**settings.OPENAI, "CHAT_MODEL": "stub-model", "BASE_URL": openai_stub.base_url,
+                       "API_KEY": "test", "TIMEOUT": 5.0, "MAX_RETRIES": 0}
+    return openai_stub
+
+
+@pytest.mark.django_db
+def test_a_chat_model_is_left_to_say_what_its_sources_do_not_cover(chat):
+    kb = make_kb()
+    make_document(kb, DEPLOYING, title="Deploying")
+    make_document(kb, UPLOADS, title="Uploads")
+    chat.reply = "The sources describe Gunicorn behind a proxy, not Kubernetes [1]."
+    result = answers.answer("How do I deploy the application on Kubernetes?", [kb.pk], threshold=0.0)
+    assert not result.refused
+    assert "unmentioned_name" not in result.reasons
+    assert result.generator == "openai:stub-model"
