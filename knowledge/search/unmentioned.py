@@ -63,6 +63,14 @@ _CYRILLIC = re.compile("[а-яё]")
 # stemmer stems foreign names unevenly ("Рианны" to "риан", "Рианной" to "риа"; "Беларуси" to "беларус",
 # "Беларусь" to "белар"). Matching more words than the name, this errs towards answering.
 INFLECTED_STEM = 4
+_TO_LATIN = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя", [
+    "a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "y", "k", "l", "m", "n", "o", "p", "r", "s", "t", "u", "f",
+    "kh", "ts", "ch", "sh", "sch", "", "y", "", "e", "yu", "ya"], strict=True))
+_PAIRS_TO_CYRILLIC = (("sch", "щ"), ("sh", "ш"), ("ch", "ч"), ("zh", "ж"), ("kh", "х"), ("ts", "ц"), ("yu", "ю"),
+                      ("ya", "я"))
+_TO_CYRILLIC = dict(zip("abcdefghijklmnopqrstuvwxyz", [
+    "а", "б", "к", "д", "е", "ф", "г", "х", "и", "дж", "к", "л", "м", "н", "о", "п", "к", "р", "с", "т", "у", "в", "в",
+    "кс", "и", "з"], strict=True))
 
 
 def names(text: str) -> list[str]:
@@ -130,26 +138,34 @@ def _names_specific(cursor, kbs, lexemes: list[str]) -> bool:
     return any(share < retrieval.setting("COMMON_TERM_SHARE") for share in shares.values())
 
 
-def _lexemes(cursor, asked: set[str], config: str) -> dict[str, list[list[tuple[str, int]]]]:
-    """Each name's forms — as written, and without its stress marks when it has some — as lexemes with
-    their positions."""
-    forms = {name: list(dict.fromkeys([name, _STRESS.sub("", unicodedata.normalize("NFC", name))]))
-             for name in asked}
-    cursor.execute(_LEXEMES, {"forms": sorted({form for each in forms.values() for form in each}), "config": config})
+def _lexemes(cursor, asked: set[str], config: str) -> dict[str, list[tuple[list, bool]]]:
+    """Each name's forms as lexemes with their positions, each with whether it is the name in the other
+    alphabet: as written, without its stress marks when it has some, and spelt in Latin letters when it
+    is in Cyrillic ones or the other way round (a customer writes "Озон", the FAQ "OZON")."""
+    forms = {}
+    for name in asked:
+        plain = _STRESS.sub("", unicodedata.normalize("NFC", name))
+        spelt = [(form, False) for form in dict.fromkeys([name, plain])]
+        forms[name] = spelt + [(other, True) for other in [_other_alphabet(plain)] if other]
+    cursor.execute(_LEXEMES, {"forms": sorted({form for each in forms.values() for form, _ in each}),
+                              "config": config})
     read: dict[str, list] = {}
     for form, lexeme, position in cursor.fetchall():
         read.setdefault(form, []).append((lexeme, position))
-    return {name: [read[form] for form in each if form in read] for name, each in forms.items()}
+    # A name that is a stop word as written ("MORE", "На") has nothing to tell it by, in any alphabet.
+    return {name: [(read[form], other) for form, other in each if form in read]
+            if any(form in read for form, other in each if not other) else [] for name, each in forms.items()}
 
 
-def _query(forms: list[list[tuple[str, int]]]) -> str:
-    """A text-search query matching any of the forms as a phrase, a long Russian stem as a prefix; "" for none."""
+def _query(forms: list[tuple[list, bool]]) -> str:
+    """A text-search query matching any of the forms as a phrase; "" for none. A long Russian stem, and a
+    name spelt in the other alphabet, match as prefixes."""
     phrases = []
-    for lexemes in forms:
+    for lexemes, other_alphabet in forms:
         parts, last = [], None
         for lexeme, position in lexemes:
-            prefix = bool(_CYRILLIC.search(lexeme)) and len(lexeme) >= INFLECTED_STEM
-            stem = lexeme[:max(3, len(lexeme) - 2)] if prefix else lexeme
+            prefix = (other_alphabet or bool(_CYRILLIC.search(lexeme))) and len(lexeme) >= INFLECTED_STEM
+            stem = lexeme[:max(4 if other_alphabet else 3, len(lexeme) - 2)] if prefix else lexeme
             literal = "'{}'{}".format(stem.replace("\\", "\\\\").replace("'", "''"), ":*" if prefix else "")
             parts.append(literal if last is None else f"<{position - last}> {literal}")
             last = position
@@ -157,16 +173,31 @@ def _query(forms: list[list[tuple[str, int]]]) -> str:
     return " | ".join(phrases)
 
 
-def _first_lexeme(forms: list[list[tuple[str, int]]]) -> str:
-    """A name's first lexeme, of its form without stress marks (the last)."""
-    return forms[-1][0][0]
+def _other_alphabet(name: str) -> str:
+    """The name in Latin letters when it is written in Cyrillic ones, or the other way round, letter by
+    letter ("Телеграм": "telegram", "Samsung": "самсунг"); "" when it mixes them or has other letters."""
+    lower = name.lower()
+    letters = {char for char in lower if char.isalpha()}
+    if letters and letters <= set(_TO_LATIN):
+        return "".join(_TO_LATIN.get(char, char) for char in lower)
+    if letters and letters <= set("abcdefghijklmnopqrstuvwxyz"):
+        for pair, cyrillic in _PAIRS_TO_CYRILLIC:
+            lower = lower.replace(pair, cyrillic)
+        return "".join(_TO_CYRILLIC.get(char, char) for char in lower)
+    return ""
+
+
+def _first_lexeme(forms: list[tuple[list, bool]]) -> str:
+    """A name's first lexeme, of its form in its own alphabet without stress marks."""
+    return [lexemes for lexemes, other_alphabet in forms if not other_alphabet][-1][0][0]
 
 
 def _misspelt(candidates: set[str], lexemes: dict, kbs) -> set[str]:
     """The candidates whose first lexeme (without stress marks) is a slip from a word common in the bases
     (their term statistics)."""
     common = [base.shares for base in term_shares.base_shares(kbs) or []]
-    firsts = {name: _first_lexeme(lexemes[name]) for name in candidates if lexemes[name]}
+    firsts = {name: _first_lexeme(lexemes[name]) for name in candidates
+              if any(not other_alphabet for _, other_alphabet in lexemes[name])}
     return {name for name, first in firsts.items()
             if any(_one_slip(first, word) for shares in common for word in shares)}
 

@@ -93,6 +93,17 @@ class UnmentionedAnswersTests(TestCase):
         self.assertEqual(unmentioned_names("Does the application run on Nomad", [self.kb]), ["Nomad"])
         self.assertEqual(unmentioned_names("Как запустить приложение в Nomad", [self.kb]), ["Nomad"])
 
+    def test_a_name_in_the_other_alphabet_is_the_same_name(self):
+        faq = make_kb(text_search_config="russian")
+        make_document(faq, "# Карточки\n\nКарточкой «Мир» можно платить на OZON и Wildberries. Уведомления "
+                           "приходят в Telegram. Оплата телефоном Самсунг тоже работает.", title="Карточки")
+        self.assertEqual(unmentioned_names("Можно ли платить картой на Озоне?", [faq]), [])
+        self.assertEqual(unmentioned_names("Есть ли уведомления в Телеграме?", [faq]), [])
+        self.assertEqual(unmentioned_names("Can I pay with a Samsung phone?", [faq]), [])
+        self.assertEqual(unmentioned_names("Можно ли платить на Lamoda?", [faq]), ["Lamoda"])
+        # A card called MORE (an English stop word, indexed nowhere) is not the Russian "море".
+        self.assertEqual(unmentioned_names("Как оформить карту MORE?", [faq]), [])
+
     def test_each_base_is_searched_with_its_own_text_search_configuration(self):
         other = make_kb(text_search_config="english")
         make_document(other, "# Orchestration\n\nThe service runs on Kubernetes clusters.", title="Orchestration")
