@@ -32,7 +32,7 @@ TOP_K = 6
 QUESTION_SHOWN = 300  # characters of the question the trace shows
 # The reasons that make an answer a refusal (knowledge/search/answers.py), said in the trace.
 REFUSING_REASONS = ("no_hits", "below_threshold", "no_shared_words", "unmentioned_name", "nothing_to_quote",
-                    "no_close_sentence")
+                    "no_close_sentence", "common_words_only")
 
 
 @transaction.atomic

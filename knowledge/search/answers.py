@@ -22,6 +22,9 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
 - `no_close_sentence` (no chat model): the extract's closest sentence is far in meaning from the
   question (its embedder's `close_sentence_needed`) and the sources are not close either
   (`CLOSE_SENTENCE_NEEDED_BELOW`): refused, an off-topic question sharing a word with some passage;
+- `common_words_only` (no chat model): the words the extract shares with the question are all in most
+  of the bases' chunks ("Flask" in Flask's documentation), none of what it asks about
+  (`common_words`): refused;
 - `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
   credential requests (`knowledge/outgoing.py`); `Answer.flags` says which. Such an answer must
   not be sent without a person reading it.
@@ -49,6 +52,7 @@ from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
 from knowledge.search import (
     answer_kinds,
+    common_words,
     composer,
     entries,
     generation,
@@ -57,7 +61,6 @@ from knowledge.search import (
     project_sites,
     retrieval,
     rows,
-    unmentioned,
     words,
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
@@ -66,6 +69,7 @@ from knowledge.search.intent_words import RELEASE
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.salutations import strip_salutations
+from knowledge.search.unmentioned import unmentioned_names
 from portal.languages import detect_language, translate
 
 DEFAULT_REFUSAL = gettext_noop(
@@ -90,6 +94,9 @@ REASON_SENTENCES = {
     "no_citations": gettext_noop("The draft cites no source."),
     "no_close_sentence": gettext_noop(
         "No sentence of the sources comes close in meaning to the question: an extract of them would not answer it."),
+    "common_words_only": gettext_noop(
+        "The extract shares only words most of the knowledge base uses with the question, none of what it asks "
+        "about: it would answer another question."),
     "nothing_to_quote": gettext_noop(
         "No sentence of the sources answers the question (only headings, lists of topics or fragments matched)."),
     "outgoing_flagged": gettext_noop(
@@ -267,7 +274,9 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
                   and not _quotable(question, sources))
     if unquotable:
         reasons.append("no_shared_words")
-    unmentioned = bool(sources) and _names_unmentioned(question, kbs)
+    # Without a chat model, a question naming what the sources' bases never mention (`unmentioned`).
+    unmentioned = (bool(sources) and isinstance(get_generator(), generation.ExtractiveGenerator)
+                   and bool(unmentioned_names(question, kbs.values())))
     if unmentioned:
         reasons.append("unmentioned_name")
     if not sources or confidence < threshold or unquotable or unmentioned:
@@ -302,14 +311,6 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
     return words.shares_words(question, quoted) or answer_kinds.holds_release(question, quoted)
 
 
-def _names_unmentioned(question: str, kbs: dict) -> bool:
-    """Whether, without a chat model, the question names something the sources' bases never mention
-    (`unmentioned`): an extract of them would answer another question."""
-    if not isinstance(get_generator(), generation.ExtractiveGenerator):
-        return False
-    return bool(unmentioned.unmentioned_names(question, kbs.values()))
-
-
 # An extract whose closest sentence is further in meaning from the question than its embedder's
 # `close_sentence_needed` (0..1, calibrated; measured per embedder, see knowledge/indexing/embedding.py)
 # quotes no answer, unless the sources themselves are this close (confidence).
@@ -318,13 +319,18 @@ CLOSE_SENTENCE_NEEDED_BELOW = 0.8
 
 def compose_extractive(grounding: Grounding) -> composer.Composition:
     """The answer without a model: the matching entry's answer verbatim, else a short cited extract —
-    none when its closest sentence is far from the question in meaning (`no_close_sentence`)."""
+    none when its closest sentence is far from the question in meaning (`no_close_sentence`), or when
+    it shares only the bases' common words with the question (`common_words_only`)."""
     composition = composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match,
                                    kbs=grounding.kbs, query_embeddings=grounding.query_embeddings)
     needed = close_sentence_needed(grounding)
     if (composition.closeness is not None and needed is not None and composition.closeness < needed
             and grounding.confidence < CLOSE_SENTENCE_NEEDED_BELOW):
         grounding.reasons.append("no_close_sentence")
+        return composer.Composition("", [], False, composition.closeness)
+    if not composition.entry_match and common_words.only_common_shared(grounding.question, composition.text,
+                                                                       grounding.sources, grounding.kbs):
+        grounding.reasons.append("common_words_only")
         return composer.Composition("", [], False, composition.closeness)
     return composition
 
@@ -342,7 +348,7 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
     sources, reasons = grounding.sources, list(grounding.reasons)
     if not text.strip():
         # The extract found no sentence worth quoting (or a model wrote nothing): no answer, a refusal.
-        why = [] if "no_close_sentence" in reasons else ["nothing_to_quote"]
+        why = [] if {"no_close_sentence", "common_words_only"} & set(reasons) else ["nothing_to_quote"]
         return Answer(grounding.refusal_text, [], sources, grounding.confidence, [*reasons, *why],
                       refused=True, generator=generator, error=error, timings=grounding.timings)
     used, dropped = parse_citations(text, len(sources))

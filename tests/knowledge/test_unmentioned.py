@@ -4,7 +4,7 @@ import pytest
 from django.test import SimpleTestCase, TestCase
 
 from knowledge.indexing import term_statistics
-from knowledge.search import answers, term_shares
+from knowledge.search import answers
 from knowledge.search.unmentioned import names, unmentioned_names
 from tests.factories import make_document, make_kb
 
@@ -53,9 +53,6 @@ class UnmentionedAnswersTests(TestCase):
                           title=f"Region {n}")
         term_statistics.take(cls.kb.pk)
         cls.kb.refresh_from_db()
-
-    def setUp(self):
-        term_shares.forget()  # each test's base is read anew (its statistics' time is the same in every test)
 
     def test_a_question_naming_what_the_base_never_mentions_is_refused(self):
         result = answers.answer("How do I deploy the application on Kubernetes?", [self.kb.pk], threshold=0.0)

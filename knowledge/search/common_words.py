@@ -1,0 +1,52 @@
+"""An extract that shares only a base's common words with the question: about something else.
+
+Every page of Flask's documentation says "Flask", so "How do I use websockets with Flask?" found
+pages close enough in meaning, and the extract quoted "Welcome to Flask's documentation. Flask
+depends on the Jinja template engine …" at confidence 0.82: the one word it shared with the question
+was the product's name. When the words an extract shares with the question are all common in the
+bases it quotes — in at least `COMMON_WORD_SHARE` of their chunks, by their term statistics
+(`term_shares`) — while the question has words that are not (what it asks about: "websockets",
+"admin panel", "price"), the extract answers another question (`answers.compose_extractive`:
+`common_words_only`).
+
+An extract that shares no word at all was chosen for its meaning (a reworded question: "get my money
+back" for a refund page) and is left to the rules on meaning; a question whose words are all common
+("What is Flask?") asks about what the base is about, and is answered.
+"""
+
+import re
+
+from django.db import connection
+
+from knowledge.search import term_shares
+
+# A word in this share of the chunks or more is what the bases are about (the product's name), not what
+# a question asks. Measured on crawled documentation sites: "Flask" and "Python-Markdown" are in every
+# chunk, "Debian" in 99 %; what their questions ask about ("install", "release", "debug") in 1–29 %.
+COMMON_WORD_SHARE = 0.3
+
+_MARKERS = re.compile(r"\[\d+(?:,\s*\d+)*\]")
+# The question's lexemes, each with whether the extract holds it.
+_SHARED = """
+    SELECT lexeme, to_tsvector(%(config)s::regconfig, %(extract)s) @@ quote_literal(lexeme)::tsquery
+    FROM unnest(to_tsvector(%(config)s::regconfig, %(question)s))
+"""
+
+
+def only_common_shared(question: str, extract: str, sources: list, kbs: dict) -> bool:
+    """Whether the words `extract` shares with `question` are all common in the bases of `sources` (`kbs`:
+    the bases by id) while the question has words that are not; False when the extract shares none, or
+    without term statistics. The first source's base stems the words."""
+    kbs = [kbs[kb_id] for kb_id in dict.fromkeys(hit.knowledge_base_id for hit in sources) if kb_id in kbs]
+    if not kbs or not extract.strip():
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(_SHARED, {"config": kbs[0].text_search_config, "question": question,
+                                 "extract": _MARKERS.sub(" ", extract)})
+        held = dict(cursor.fetchall())
+        shares = term_shares.shares(cursor, kbs, list(held)) if held else None
+    if not shares:
+        return False
+    shared = [lexeme for lexeme, in_extract in held.items() if in_extract]
+    asked = [lexeme for lexeme in held if shares[lexeme] < COMMON_WORD_SHARE]
+    return bool(shared) and bool(asked) and all(shares[lexeme] >= COMMON_WORD_SHARE for lexeme in shared)

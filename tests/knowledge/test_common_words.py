@@ -1,0 +1,45 @@
+"""An extract sharing only the base's common words with the question answers another question."""
+
+from django.test import TestCase
+
+from knowledge.indexing import term_statistics
+from knowledge.search import answers
+from tests.factories import make_document, make_kb
+
+PAGES = {
+    "Installing": "To install Acme, run pip install acme in a virtual environment. Acme runs on Python 3.9.",
+    "Welcome": "Acme is a small web framework. Acme depends on a template engine and a routing toolkit.",
+    "Templates": "Acme renders templates from the templates folder. Call render_template with the file name.",
+    "Sessions": "Acme keeps sessions in signed cookies. Set a secret key before you use sessions in Acme.",
+    "Logging": "Acme logs through the standard logging module. Configure handlers before you create the Acme app.",
+    "Testing": "Acme gives every app a test client. Send requests to the test client and read the Acme response.",
+}
+
+
+class CommonWordsTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb(name="Docs")
+        for title, text in PAGES.items():
+            make_document(cls.kb, f"# {title}\n\n{text}", title=title)
+        term_statistics.take(cls.kb.pk)
+        cls.kb.refresh_from_db()
+
+    def test_an_extract_sharing_only_the_products_name_is_refused(self):
+        result = answers.answer("Does Acme support websockets?", [self.kb.pk], threshold=0.0)
+        self.assertTrue(result.refused, result.text)
+        self.assertIn("common_words_only", result.reasons)
+        self.assertNotIn("nothing_to_quote", result.reasons)
+        self.assertEqual(answers.reason_sentences(["common_words_only"], "ru"), [
+            "Выдержка делит с вопросом лишь слова, которые есть почти везде в базе знаний, и ни одного из того, "
+            "о чём он спрашивает: она ответила бы на другой вопрос."])
+
+    def test_an_extract_sharing_what_is_asked_is_answered(self):
+        result = answers.answer("How do I install Acme?", [self.kb.pk], threshold=0.0)
+        self.assertFalse(result.refused, result.reasons)
+        self.assertIn("pip install acme", result.text)
+
+    def test_a_question_about_the_product_itself_is_answered(self):
+        result = answers.answer("What is Acme?", [self.kb.pk], threshold=0.0)
+        self.assertFalse(result.refused, result.reasons)
+        self.assertIn("web framework", result.text)
