@@ -8,8 +8,9 @@ question that names a thing — a product, a format, a standard, written as name
 inside the sentence ("Kubernetes", "Mermaid"), in capitals ("PDF", "ORM", "СБП") or in mixed case
 ("GraphQL", "iPhone", "LaTeX") — that no chunk of the sources' bases holds, nor the bases' names
 and descriptions, is not answered (`answers.judge`: `unmentioned_name`), unless it also names
-something they do hold that is not in most of their chunks (most hold the product's own name,
-"Flask"): "HOXB4 facilitates HSC expansion" is about HSC too.
+something they do hold that is not in many of their chunks (`COMMON_TERM_SHARE`, 10 %, as keyword
+search counts them; the product's own name is in all: "Flask"): "HOXB4 facilitates HSC expansion" is
+about HSC too.
 
 Not names: the first word of a sentence, the words of a question written in capitals or with every
 word capitalised, single letters, and words joined to code or addresses by `.`, `_`, `/`, `@` or a
@@ -100,8 +101,8 @@ def names(text: str) -> list[str]:
 def unmentioned_names(text: str, kbs) -> list[str]:
     """The names of `text` that the bases `kbs` never mention — no chunk holds them (a phrase search of
     their full-text vectors), nor the bases' names and descriptions, nor, misspelt, their common words —
-    when it is a question (`ASKS`) and names nothing else they hold but what most of their chunks hold
-    (the product's own name).
+    when it is a question (`ASKS`) and names nothing else they hold but what many of their chunks hold
+    (`COMMON_TERM_SHARE`: the product's own name).
     A question that also names something the bases know ("HOXB4 facilitates HSC expansion": HSC) is
     about that: [] then."""
     asked = names(text) if ASKS.search(text) else []
