@@ -22,8 +22,8 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
 - `no_close_sentence` (no chat model): the extract's closest sentence is far in meaning from the
   question (its embedder's `close_sentence_needed`) and the sources are not close either
   (`CLOSE_SENTENCE_NEEDED_BELOW`): refused, an off-topic question sharing a word with some passage;
-- `common_words_only` (no chat model): the words the extract shares with the question are all in most
-  of the bases' chunks ("Flask" in Flask's documentation), none of what it asks about
+- `common_words_only` (no chat model): the words the extract shares with the question are all in 30 %
+  of the bases' chunks or more ("Flask" in Flask's documentation), none of what it asks about
   (`common_words`): refused;
 - `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
   credential requests (`knowledge/outgoing.py`); `Answer.flags` says which. Such an answer must
