@@ -15,11 +15,11 @@ about HSC too.
 Not names: the first word of a sentence, the words of a question written in capitals or with every
 word capitalised, single letters, and words joined to code or addresses by `.`, `_`, `/`, `@` or a
 backquote (`Flask.config`, `user@example.com`): those ask about code, which the layered index and the
-extract's own rules handle. Statements are not asked about (`ASKS`). A Russian name is found in any
-of its cases, a name with stress marks ("Агне́шка", as Wikipedia writes names) with or without them,
-and a name of six letters or more one letter away from a word the bases use often (their term
-statistics), or with two letters swapped, is taken for a misspelling of it ("Pyton-Markdown",
-"Gunicron").
+extract's own rules handle — but capitals joined by a slash are one name ("HTTP/3", "TCP/IP").
+Statements are not asked about (`ASKS`). A Russian name is found in any of its cases, a name with
+stress marks ("Агне́шка", as Wikipedia writes names) with or without them, and a name of six letters
+or more one letter away from a word the bases use often (their term statistics), or with two letters
+swapped, is taken for a misspelling of it ("Pyton-Markdown", "Gunicron").
 """
 
 import re
@@ -38,6 +38,8 @@ _WORD = re.compile(rf"{_PART}(?:-{_PART})*")
 # source gives in its own words ("Aspirin inhibits the production of PGE2.": "prostaglandin E2").
 ASKS = re.compile(r"\?|^\W*(?:how|what|which|who|whose|where|when|why|is|are|does|do|did|can|could|should|would|"
                   r"will|may|как\w*|что|где|когда|почему|зачем|кто|сколько|можно|нужно|чем|есть)\b", re.IGNORECASE)
+# Capitals joined by a slash name one thing, as full-text search reads them ("HTTP/3", "TCP/IP", "CI/CD").
+_SLASHED = re.compile(r"(?<![\w/.])[A-Z0-9]*[A-Z][A-Z0-9]*(?:/[A-Z0-9]+)+(?![\w/])")
 # What joins a word to code, a path or an address when it touches the word.
 _CODE_JOINERS = frozenset("._/@`\\:=#$%&*+<>|~^")
 # What may stand between a sentence's end and its first word: spaces, quotes, brackets, dashes, bullets.
@@ -77,15 +79,16 @@ _TO_CYRILLIC = dict(zip("abcdefghijklmnopqrstuvwxyz", [
 def names(text: str) -> list[str]:
     """The words of `text` written as names are, in order, each once (stress marks left in: "Агне́шка")."""
     found, words = [], []
-    for match in _WORD.finditer(text):
+    for match in sorted([*_WORD.finditer(text), *_SLASHED.finditer(text)], key=lambda match: match.start()):
         word, start, end = match.group(), match.start(), match.end()
-        if _touches_code(text, start, end) or sum(char.isalpha() for char in word) < 2:
+        if (_touches_code(text, start, end) and "/" not in word) or sum(char.isalpha() for char in word) < 2:
             continue
         words.append((word, _opens_sentence(text, start)))
     letters = [word for word, _ in words if any(char.isalpha() for char in word)]
     shouting = _share(letters, _in_capitals) > _MOSTLY
-    inner = [word for word, opening in words if not opening]
-    title_case = _share(inner, lambda word: word[0].isupper()) > _MOSTLY
+    # Every word capitalised ("How Do I Reset My Password?"): acronyms aside, and of three words or more.
+    inner = [word for word, opening in words if not opening and not _in_capitals(word)]
+    title_case = len(inner) >= 3 and _share(inner, lambda word: word[0].isupper()) > _MOSTLY
     for word, opening in words:
         if _in_capitals(word):
             named = not shouting

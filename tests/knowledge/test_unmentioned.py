@@ -37,6 +37,10 @@ class NamesTests(SimpleTestCase):
         self.assertEqual(names("What does Flask.config hold, and who is admin@Example.com? I ask, A or B."), [])
         self.assertEqual(names("Is `Retrying` or retry_If used in src/Retry.py?"), [])
 
+    def test_capitals_joined_by_a_slash_are_one_name(self):
+        self.assertEqual(names("Does it support HTTP/3 over TCP/IP, or CI/CD in src/App?"),
+                         ["HTTP/3", "TCP/IP", "CI/CD"])
+
     def test_a_full_stop_or_a_colon_after_a_name_ends_the_sentence(self):
         self.assertEqual(names("It runs on Kubernetes. It runs on Nomad: fine"), ["Kubernetes", "Nomad"])
 
@@ -107,6 +111,10 @@ class UnmentionedAnswersTests(TestCase):
         self.assertEqual(unmentioned_names("Does it run on Kubernetes?", [self.kb]), ["Kubernetes"])
         self.assertEqual(unmentioned_names("Does it run on Kubernetes?", [self.kb, other]), [])
         self.assertEqual(unmentioned_names("Does it run on Nomad?", [self.kb, other]), ["Nomad"])
+
+    def test_a_slashed_name_is_looked_up_whole(self):
+        self.assertEqual(unmentioned_names("Does Gunicorn speak HTTP/3?", [self.kb]), [])  # Gunicorn is known
+        self.assertEqual(unmentioned_names("Does the application speak HTTP/3?", [self.kb]), ["HTTP/3"])
 
 
 @pytest.fixture
