@@ -27,7 +27,7 @@ import unicodedata
 
 from django.db import connection
 
-from knowledge.search import retrieval, term_shares
+from knowledge.search import retrieval, sql, term_shares
 
 # A word with its inner hyphens ("Python-Markdown", "e-mail") and stress marks ("Агне́шка"); digits may be
 # part of it ("S3", "2FA").
@@ -170,7 +170,7 @@ def _query(forms: list[tuple[list, bool]]) -> str:
         for lexeme, position in lexemes:
             prefix = (other_alphabet or bool(_CYRILLIC.search(lexeme))) and len(lexeme) >= INFLECTED_STEM
             stem = lexeme[:max(4 if other_alphabet else 3, len(lexeme) - 2)] if prefix else lexeme
-            literal = "'{}'{}".format(stem.replace("\\", "\\\\").replace("'", "''"), ":*" if prefix else "")
+            literal = sql.tsquery_lexeme(stem) + (":*" if prefix else "")
             parts.append(literal if last is None else f"<{position - last}> {literal}")
             last = position
         phrases.append(f"({' '.join(parts)})")
