@@ -9,17 +9,18 @@ inside the sentence ("Kubernetes", "Mermaid"), in capitals ("PDF", "ORM", "СБ�
 ("GraphQL", "iPhone", "LaTeX") — that no chunk of the sources' bases holds, nor the bases' names
 and descriptions, is not answered (`answers.judge`: `unmentioned_name`), unless it also names
 something they do hold that is not in many of their chunks (`COMMON_TERM_SHARE`, 10 %, as keyword
-search counts them; the product's own name is in all: "Flask"): "HOXB4 facilitates HSC expansion" is
+search counts them; the product's own name is in all: "Flask"): "Does HOXB4 help HSC expansion?" is
 about HSC too.
 
 Not names: the first word of a sentence, the words of a question written in capitals or with every
 word capitalised, single letters, and words joined to code or addresses by `.`, `_`, `/`, `@` or a
 backquote (`Flask.config`, `user@example.com`): those ask about code, which the layered index and the
 extract's own rules handle — but capitals joined by a slash are one name ("HTTP/3", "TCP/IP").
-Statements are not asked about (`ASKS`). A Russian name is found in any of its cases, a name with
-stress marks ("Агне́шка", as Wikipedia writes names) with or without them, and a name of six letters
-or more one letter away from a word the bases use often (their term statistics), or with two letters
-swapped, is taken for a misspelling of it ("Pyton-Markdown", "Gunicron").
+Only the sentences that ask are read: a statement asks about nothing. A Russian name is found in any
+of its cases, a name with stress marks ("Агне́шка", as Wikipedia writes names) with or without them,
+and a name of six letters or more one letter away from a word the bases use often (their term
+statistics), or with two letters swapped, is taken for a misspelling of it ("Pyton-Markdown",
+"Gunicron").
 """
 
 import re
@@ -33,11 +34,14 @@ from knowledge.search import retrieval, sql, term_shares
 # part of it ("S3", "2FA").
 _PART = r"[^\W_](?:[^\W_]|[\u0300-\u036f])*"
 _WORD = re.compile(rf"{_PART}(?:-{_PART})*")
-# A question: a question mark, or a question word first. A statement — a claim to check against the
-# sources, a customer telling what happened — is searched for evidence about what it names, which a
-# source gives in its own words ("Aspirin inhibits the production of PGE2.": "prostaglandin E2").
-ASKS = re.compile(r"\?|^\W*(?:how|what|which|who|whose|where|when|why|is|are|does|do|did|can|could|should|would|"
-                  r"will|may|как\w*|что|где|когда|почему|зачем|кто|сколько|можно|нужно|чем|есть)\b", re.IGNORECASE)
+# The sentences that ask: those ending with a question mark, or opening with a question word. A
+# statement — a claim to check against the sources, a customer telling who they are or what happened
+# ("Hi, this is Anna from Acme Corp.") — is searched for evidence about what it names, which a source
+# gives in its own words ("Aspirin inhibits the production of PGE2.": "prostaglandin E2").
+_SENTENCES = re.compile(r"(?<=[.!?…])\s+|\n+")
+_QUESTION_FIRST = re.compile(r"^\W*(?:how|what|which|who|whose|where|when|why|is|are|does|do|did|can|could|should|"
+                             r"would|will|may|как\w*|что|где|когда|почему|зачем|кто|сколько|можно|нужно|чем|есть)\b",
+                             re.IGNORECASE)
 # Capitals joined by a slash name one thing, as full-text search reads them ("HTTP/3", "TCP/IP", "CI/CD").
 _SLASHED = re.compile(r"(?<![\w/.])[A-Z0-9]*[A-Z][A-Z0-9]*(?:/[A-Z0-9]+)+(?![\w/])")
 # What joins a word to code, a path or an address when it touches the word.
@@ -101,14 +105,20 @@ def names(text: str) -> list[str]:
     return found
 
 
+def asking_sentences(text: str) -> list[str]:
+    """The sentences of `text` that ask: ending with a question mark, or opening with a question word."""
+    return [sentence for sentence in _SENTENCES.split(text.strip())
+            if sentence.rstrip(" \t\"'»”)").endswith("?") or _QUESTION_FIRST.match(sentence)]
+
+
 def unmentioned_names(text: str, kbs) -> list[str]:
-    """The names of `text` that the bases `kbs` never mention — no chunk holds them (a phrase search of
-    their full-text vectors), nor the bases' names and descriptions, nor, misspelt, their common words —
-    when it is a question (`ASKS`) and names nothing else they hold but what many of their chunks hold
-    (`COMMON_TERM_SHARE`: the product's own name).
-    A question that also names something the bases know ("HOXB4 facilitates HSC expansion": HSC) is
+    """The names in the sentences of `text` that ask (`asking_sentences`) that the bases `kbs` never
+    mention — no chunk holds them (a phrase search of their full-text vectors), nor the bases' names and
+    descriptions, nor, misspelt, their common words — when those sentences name nothing else the bases
+    hold but what many of their chunks hold (`COMMON_TERM_SHARE`: the product's own name).
+    A question that also names something the bases know ("Does HOXB4 help HSC expansion?": HSC) is
     about that: [] then."""
-    asked = names(text) if ASKS.search(text) else []
+    asked = list(dict.fromkeys(name for sentence in asking_sentences(text) for name in names(sentence)))
     if not asked or not kbs:
         return []
     by_config: dict[str, list] = {}

@@ -93,6 +93,9 @@ class UnmentionedAnswersTests(TestCase):
         self.assertEqual(unmentioned_names("The application runs on Nomad.", [self.kb]), [])
         self.assertEqual(unmentioned_names("Does the application run on Nomad", [self.kb]), ["Nomad"])
         self.assertEqual(unmentioned_names("Как запустить приложение в Nomad", [self.kb]), ["Nomad"])
+        # Only the sentences that ask: who writes, from where, is no part of the question.
+        self.assertEqual(unmentioned_names("Hi, this is Anna from Nomad Corp. How do I upload files?", [self.kb]), [])
+        self.assertEqual(unmentioned_names("Uploads work. Deploys too.\nDoes it run on Nomad?", [self.kb]), ["Nomad"])
 
     def test_a_name_in_the_other_alphabet_is_the_same_name(self):
         faq = make_kb(text_search_config="russian")
