@@ -130,13 +130,21 @@ class TakingTests(TestCase):
         schedule = Schedule.objects.get(name="take-term-statistics")
         self.assertEqual((schedule.schedule_type, schedule.minutes, schedule.repeats), (Schedule.MINUTES, 1, -1))
         empty = make_kb()
-        with mock.patch.object(term_statistics, "take", wraps=term_statistics.take) as take:
-            import_string(schedule.func)()
-        self.assertEqual({call.args[0] for call in take.call_args_list}, {self.kb.pk, empty.pk})
+        ours = {self.kb.pk, empty.pk}
+        # Only this test's bases are counted: a worker process another test started may still be making a
+        # base of its own (a shadow base of a re-embedding) in this database while this test runs.
+        self.assertEqual(self.bases_taken(import_string(schedule.func)) & ours, ours)
         self.assertEqual(TermStatistics.objects.get(knowledge_base=empty).lexemes, {})
-        self.assertEqual(term_statistics.take_due(), 0)
+        self.assertEqual(self.bases_taken(term_statistics.take_due) & ours, set())
         TermStatistics.objects.filter(knowledge_base=self.kb).update(changed=21)
-        self.assertEqual(term_statistics.take_due(), 1, "a count lost to a crash is made up for")
+        self.assertEqual(self.bases_taken(term_statistics.take_due) & ours, {self.kb.pk},
+                         "a count lost to a crash is made up for")
+
+    @staticmethod
+    def bases_taken(sweep) -> set[int]:
+        with mock.patch.object(term_statistics, "take", wraps=term_statistics.take) as take:
+            sweep()
+        return {call.args[0] for call in take.call_args_list}
 
     def test_a_failure_to_take_them_leaves_the_document_ready(self):
         kb = make_kb()
