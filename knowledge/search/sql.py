@@ -96,23 +96,27 @@ def vector_literal(values) -> str:
 
 
 def search_settings(*, ef_search: int, iterative_scan: bool = True, generic_plan: bool = False,
-                    statement_timeout_ms: int | None = None) -> tuple[str, dict]:
-    """`SET LOCAL`-equivalents for a search statement; run inside the query's transaction."""
+                    statement_timeout_ms: int | None = None, seqscan: bool = True) -> tuple[str, dict]:
+    """`SET LOCAL`-equivalents for a search statement; run inside the query's transaction. Without
+    `seqscan`, the planner reads tables through their indexes (an EXISTS over the full-text index, which
+    it would otherwise scan a table for, expecting an early match that an absent word never gives)."""
     timeout = ", set_config('statement_timeout', %(statement_timeout)s, true)" if statement_timeout_ms else ""
     generic = ", set_config('plan_cache_mode', 'force_generic_plan', true)" if generic_plan else ""
+    no_seqscan = ", set_config('enable_seqscan', 'off', true)" if not seqscan else ""
     return (
         "SELECT set_config('hnsw.ef_search', %(hnsw_ef_search)s, true), "
-        f"set_config('hnsw.iterative_scan', %(hnsw_iterative_scan)s, true){generic}{timeout}",
+        f"set_config('hnsw.iterative_scan', %(hnsw_iterative_scan)s, true){generic}{timeout}{no_seqscan}",
         {"hnsw_ef_search": str(int(ef_search)), "hnsw_iterative_scan": "relaxed_order" if iterative_scan else "off",
          "statement_timeout": str(int(statement_timeout_ms or 0))},
     )
 
 
 def with_search_settings(statement: tuple[str, dict], *, ef_search: int, in_transaction: bool,
-                         generic_plan: bool = False, statement_timeout_ms: int | None = None) -> tuple[str, dict, int]:
+                         generic_plan: bool = False, statement_timeout_ms: int | None = None,
+                         seqscan: bool = True) -> tuple[str, dict, int]:
     """`statement` under `search_settings`, as one batch: (SQL, params, index of its result in the batch)."""
     settings_sql, settings_params = search_settings(ef_search=ef_search, generic_plan=generic_plan,
-                                                    statement_timeout_ms=statement_timeout_ms)
+                                                    statement_timeout_ms=statement_timeout_ms, seqscan=seqscan)
     sql, params = statement
     params = {**params, **settings_params}
     if not in_transaction:

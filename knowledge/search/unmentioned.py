@@ -28,7 +28,7 @@ import unicodedata
 
 from django.db import connection
 
-from knowledge.search import retrieval, sql, term_shares
+from knowledge.search import query_limits, retrieval, sql, term_shares
 
 # A word with its inner hyphens ("Python-Markdown", "e-mail") and stress marks ("Агне́шка"); digits may be
 # part of it ("S3", "2FA").
@@ -58,11 +58,14 @@ _LEXEMES = """
     SELECT form, lexeme, positions[1] FROM unnest(%(forms)s::text[]) AS form,
         unnest(to_tsvector(%(config)s::regconfig, form)) ORDER BY form, positions[1]
 """
+# One branch per name, its query a constant of the statement, read through the chunks' full-text index
+# (`_present`; "+ 0" keeps the planner off the bases' index): as a column of the names, or expecting an
+# early match, it walked every chunk of the bases — 0.07–0.2 s a question at 100k chunks for a name no
+# chunk holds, against a few milliseconds through the full-text index.
 _PRESENT = """
-    SELECT name FROM unnest(%(names)s::text[], %(queries)s::text[]) AS asked(name, query)
-    WHERE to_tsvector(%(config)s::regconfig, %(about)s) @@ query::tsquery
+    SELECT %(name{n})s WHERE to_tsvector(%(config)s::regconfig, %(about)s) @@ %(query{n})s::tsquery
        OR EXISTS (SELECT 1 FROM knowledge_chunk
-                  WHERE knowledge_base_id = ANY(%(kb_ids)s) AND search_vector @@ query::tsquery)
+                  WHERE search_vector @@ %(query{n})s::tsquery AND knowledge_base_id + 0 = ANY(%(kb_ids)s))
 """
 _STRESS = re.compile("[\u0300\u0301]")
 _CYRILLIC = re.compile("[а-яё]")
@@ -130,10 +133,7 @@ def unmentioned_names(text: str, kbs) -> list[str]:
             lexemes = _lexemes(cursor, set(asked), config)
             queries = {name: _query(forms) for name, forms in lexemes.items()}
             told = sorted(name for name in asked if queries[name])  # no lexeme at all: nothing to tell by
-            about = " ".join(f"{kb.name} {kb.description}" for kb in group)
-            cursor.execute(_PRESENT, {"names": told, "queries": [queries[name] for name in told], "config": config,
-                                      "about": about, "kb_ids": [kb.pk for kb in group]})
-            present = {name for name, in cursor.fetchall()}
+            present = _present(cursor, told, queries, config, group) if told else set()
             if _names_specific(cursor, group, [_first_lexeme(lexemes[name]) for name in present]):
                 return []
             missing = (missing & set(told)) - present
@@ -141,6 +141,22 @@ def unmentioned_names(text: str, kbs) -> list[str]:
             if not missing:
                 return []
     return [name for name in asked if name in missing]
+
+
+def _present(cursor, told: list[str], queries: dict, config: str, kbs: list) -> set[str]:
+    """The names the bases' chunks hold, or their names and descriptions name: one statement, read
+    through the full-text index, under the search's time limit."""
+    statement = " UNION ALL ".join(_PRESENT.replace("{n}", str(n)) for n in range(len(told)))
+    params = {"config": config, "about": " ".join(f"{kb.name} {kb.description}" for kb in kbs),
+              "kb_ids": [kb.pk for kb in kbs], **{f"name{n}": name for n, name in enumerate(told)},
+              **{f"query{n}": queries[name] for n, name in enumerate(told)}}
+    batch, params, position = sql.with_search_settings(
+        (statement, params), ef_search=retrieval.setting("HNSW_EF_SEARCH"), seqscan=False,
+        in_transaction=connection.in_atomic_block, statement_timeout_ms=query_limits.timeout_ms())
+    cursor.execute(batch, params)
+    for _ in range(position):
+        cursor.nextset()
+    return {name for name, in cursor.fetchall()}
 
 
 def _names_specific(cursor, kbs, lexemes: list[str]) -> bool:
