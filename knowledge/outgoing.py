@@ -20,7 +20,7 @@ text holds instruction-like passages are marked at ingestion (`injection_flags`)
 import ipaddress
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from django.conf import settings
 
@@ -121,13 +121,19 @@ def _allowed(value: str, sources: list) -> bool:
     return any(host == domain or host.endswith(f".{domain}") for domain in domains)
 
 
-def _host(link: str) -> str:
-    """The host of a link, lower-cased; "" when it has none or no parser reads it (`http://[::1` cut at its
-    bracket)."""
+def _split(link: str) -> SplitResult | None:
+    """A link's parts (one without a scheme read as a host and path); None when no parser reads it
+    (`http://[::1` cut at its bracket)."""
     try:
-        return urlsplit(link if "://" in link else f"//{link}").hostname or ""
+        return urlsplit(link if "://" in link else f"//{link}")
     except ValueError:
-        return ""
+        return None
+
+
+def _host(link: str) -> str:
+    """The host of a link, lower-cased; "" when it has none or no parser reads it."""
+    address = _split(link)
+    return (address.hostname or "") if address else ""
 
 
 def _is_loopback(host: str) -> bool:
@@ -158,10 +164,8 @@ def under_sites(link: str, known: list[tuple[str, tuple[str, ...]]]) -> bool:
 
 
 def _parts(link: str) -> tuple[str, tuple[str, ...]]:
-    link = link.removeprefix("git+")
-    try:
-        address = urlsplit(link if "://" in link else f"//{link}")
-    except ValueError:  # no parser reads it: no site's
+    address = _split(link.removeprefix("git+"))
+    if address is None:  # no parser reads it: no site's
         return "", ()
     # A segment as pip and git write it: `widget.git@dev` is the repository `widget`.
     parts = tuple(part.split("@", 1)[0].removesuffix(".git").lower() for part in address.path.split("/") if part)

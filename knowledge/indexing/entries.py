@@ -34,7 +34,7 @@ _FAQ_TITLE = re.compile(
     r"|frequently asked questions|questions (?:and|&) answers|(?:часто )?задаваемые вопросы|частые вопросы"
     r"|вопросы и ответы|вопрос-ответ|чаво)(?![\w-])", re.I)
 # A heading worded as a question without its mark: "How to reset…", "Как сменить…", "Что делать, если…".
-_ASKS_UNMARKED = re.compile(
+ASKS_UNMARKED = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:how|what|why|where|when|which|who|can|should|is|are|do|does|"
     r"как|какой|какая|какое|какие|каким|что|чем|почему|зачем|где|куда|откуда|когда|кто|сколько|можно|нужно)\b",
     re.I)
@@ -167,7 +167,7 @@ def _entry_headings(headings: list, faq_title: bool) -> set[int]:
     for group in siblings.values():
         asking = [i for i in group if _ASKS.search(headings[i][2])]
         if len(asking) >= 2 and 2 * len(asking) >= len(group):
-            chosen.update(i for i in group if _ASKS_UNMARKED.match(headings[i][2]))
+            chosen.update(i for i in group if ASKS_UNMARKED.match(headings[i][2]))
     return chosen
 
 

@@ -14,18 +14,16 @@ back" for a refund page) and is left to the rules on meaning; a question whose w
 ("What is Flask?") asks about what the base is about, and is answered.
 """
 
-import re
-
 from django.db import connection
 
 from knowledge.search import term_shares
+from knowledge.search.citations import MARKER
 
 # A word in this share of the chunks or more is what the bases are about (the product's name), not what
 # a question asks. Measured on crawled documentation sites: "Flask" and "Python-Markdown" are in every
 # chunk, "Debian" in 99 %; what their questions ask about ("install", "release", "debug") in 1–29 %.
 COMMON_WORD_SHARE = 0.3
 
-_MARKERS = re.compile(r"\[\d+(?:,\s*\d+)*\]")
 # The question's lexemes, each with whether the extract holds it.
 _SHARED = """
     SELECT lexeme, to_tsvector(%(config)s::regconfig, %(extract)s) @@ quote_literal(lexeme)::tsquery
@@ -42,7 +40,7 @@ def only_common_shared(question: str, extract: str, sources: list, kbs: dict) ->
         return False
     with connection.cursor() as cursor:
         cursor.execute(_SHARED, {"config": kbs[0].text_search_config, "question": question,
-                                 "extract": _MARKERS.sub(" ", extract)})
+                                 "extract": MARKER.sub(" ", extract)})
         held = dict(cursor.fetchall())
         shares = term_shares.shares(cursor, kbs, list(held)) if held else None
     if not shares:

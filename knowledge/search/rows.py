@@ -20,7 +20,7 @@ coarse for names, which often share them.
 
 import re
 
-from knowledge.search.words import STOP_WORDS, word_stems
+from knowledge.search.words import STOP_WORDS, TO_LATIN, word_stems
 
 _FIELD = re.compile(r"^([^:\n]{1,80}?):[ \t]+(\S.*)$")
 # Column names and the words a question uses for them, in English and Russian, by stem (words.word_stems).
@@ -48,11 +48,7 @@ _SAME_THING = [
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Cyrillic letters in Latin, and Latin spellings made alike, so that a loanword meets its source:
 # "регион" and "region", "адрес" and "address", "категория" and "category", "индекс" and "index".
-_LATIN = str.maketrans({"а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z",
-                        "и": "i", "й": "i", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r",
-                        "с": "s", "т": "t", "у": "u", "ф": "f", "х": "h", "ц": "c", "ч": "ch", "ш": "sh",
-                        "щ": "sch", "ъ": "", "ы": "i", "ь": "", "э": "e", "ю": "iu", "я": "ia", "c": "k", "q": "k",
-                        "w": "v", "y": "i", "x": "ks"})
+_LATIN = {**TO_LATIN, **str.maketrans({"c": "k", "q": "k", "w": "v", "y": "i", "x": "ks"})}
 _ENDING = 3  # letters an inflected ending may differ by ("Москва", "Москве"; "Нижний", "Нижнего")
 
 

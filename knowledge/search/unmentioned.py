@@ -28,20 +28,19 @@ import unicodedata
 
 from django.db import connection
 
-from knowledge.search import query_limits, retrieval, sql, term_shares
+from knowledge.indexing.entries import ASKS_UNMARKED
+from knowledge.search import query_limits, retrieval, source_text, sql, term_shares
+from knowledge.search.words import TO_LATIN, is_russian
 
 # A word with its inner hyphens ("Python-Markdown", "e-mail") and stress marks ("Агне́шка"); digits may be
 # part of it ("S3", "2FA").
 _PART = r"[^\W_](?:[^\W_]|[\u0300-\u036f])*"
 _WORD = re.compile(rf"{_PART}(?:-{_PART})*")
-# The sentences that ask: those ending with a question mark, or opening with a question word. A
-# statement — a claim to check against the sources, a customer telling who they are or what happened
-# ("Hi, this is Anna from Acme Corp.") — is searched for evidence about what it names, which a source
-# gives in its own words ("Aspirin inhibits the production of PGE2.": "prostaglandin E2").
-_SENTENCES = re.compile(r"(?<=[.!?…])\s+|\n+")
-_QUESTION_FIRST = re.compile(r"^\W*(?:how|what|which|who|whose|where|when|why|is|are|does|do|did|can|could|should|"
-                             r"would|will|may|как\w*|что|где|когда|почему|зачем|кто|сколько|можно|нужно|чем|есть)\b",
-                             re.IGNORECASE)
+# The sentences that ask (`asking_sentences`): those ending with a question mark, or opening with a
+# question word as an FAQ's unmarked headings do (`entries.ASKS_UNMARKED`). A statement — a claim to check
+# against the sources, a customer telling who they are or what happened ("Hi, this is Anna from Acme
+# Corp.") — is searched for evidence about what it names, which a source gives in its own words
+# ("Aspirin inhibits the production of PGE2.": "prostaglandin E2").
 # Capitals joined by a slash name one thing, as full-text search reads them ("HTTP/3", "TCP/IP", "CI/CD").
 _SLASHED = re.compile(r"(?<![\w/.])[A-Z0-9]*[A-Z][A-Z0-9]*(?:/[A-Z0-9]+)+(?![\w/])")
 # What joins a word to code, a path or an address when it touches the word.
@@ -49,6 +48,7 @@ _CODE_JOINERS = frozenset("._/@`\\:=#$%&*+<>|~^")
 # What may stand between a sentence's end and its first word: spaces, quotes, brackets, dashes, bullets.
 _OPENING = " \t\"'«»“”„‘’()[]{}-–—•*"
 _SENTENCE_END = frozenset(".!?…:;\n")
+_INITIAL = re.compile(r"(?:^|\s)[A-ZА-ЯЁ]\.$")
 MISSPELT_LENGTH = 6
 _MOSTLY = 0.6  # more than this share of the words in capitals (or capitalised): the style, not names
 
@@ -68,14 +68,10 @@ _PRESENT = """
                   WHERE search_vector @@ %(query{n})s::tsquery AND knowledge_base_id + 0 = ANY(%(kb_ids)s))
 """
 _STRESS = re.compile("[\u0300\u0301]")
-_CYRILLIC = re.compile("[а-яё]")
 # A Russian name's stem stands for its every case by its letters but the last two (three at least): the
 # stemmer stems foreign names unevenly ("Рианны" to "риан", "Рианной" to "риа"; "Беларуси" to "беларус",
 # "Беларусь" to "белар"). Matching more words than the name, this errs towards answering.
 INFLECTED_STEM = 4
-_TO_LATIN = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя", [
-    "a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "y", "k", "l", "m", "n", "o", "p", "r", "s", "t", "u", "f",
-    "kh", "ts", "ch", "sh", "sch", "", "y", "", "e", "yu", "ya"], strict=True))
 _PAIRS_TO_CYRILLIC = (("sch", "щ"), ("sh", "ш"), ("ch", "ч"), ("zh", "ж"), ("kh", "х"), ("ts", "ц"), ("yu", "ю"),
                       ("ya", "я"))
 _TO_CYRILLIC = dict(zip("abcdefghijklmnopqrstuvwxyz", [
@@ -91,8 +87,7 @@ def names(text: str) -> list[str]:
         if (_touches_code(text, start, end) and "/" not in word) or sum(char.isalpha() for char in word) < 2:
             continue
         words.append((word, _opens_sentence(text, start)))
-    letters = [word for word, _ in words if any(char.isalpha() for char in word)]
-    shouting = _share(letters, _in_capitals) > _MOSTLY
+    shouting = _share([word for word, _ in words], _in_capitals) > _MOSTLY
     # Every word capitalised ("How Do I Reset My Password?"): acronyms aside, and of three words or more.
     inner = [word for word, opening in words if not opening and not _in_capitals(word)]
     title_case = len(inner) >= 3 and _share(inner, lambda word: word[0].isupper()) > _MOSTLY
@@ -110,8 +105,8 @@ def names(text: str) -> list[str]:
 
 def asking_sentences(text: str) -> list[str]:
     """The sentences of `text` that ask: ending with a question mark, or opening with a question word."""
-    return [sentence for sentence in _SENTENCES.split(text.strip())
-            if sentence.rstrip(" \t\"'»”)").endswith("?") or _QUESTION_FIRST.match(sentence)]
+    return [sentence for sentence in source_text.sentences(text)
+            if sentence.rstrip(" \t\"'»”)").endswith("?") or ASKS_UNMARKED.match(sentence)]
 
 
 def unmentioned_names(text: str, kbs) -> list[str]:
@@ -194,7 +189,7 @@ def _query(forms: list[tuple[list, bool]]) -> str:
     for lexemes, other_alphabet in forms:
         parts, last = [], None
         for lexeme, position in lexemes:
-            prefix = (other_alphabet or bool(_CYRILLIC.search(lexeme))) and len(lexeme) >= INFLECTED_STEM
+            prefix = (other_alphabet or is_russian(lexeme)) and len(lexeme) >= INFLECTED_STEM
             stem = lexeme[:max(4 if other_alphabet else 3, len(lexeme) - 2)] if prefix else lexeme
             literal = sql.tsquery_lexeme(stem) + (":*" if prefix else "")
             parts.append(literal if last is None else f"<{position - last}> {literal}")
@@ -208,8 +203,8 @@ def _other_alphabet(name: str) -> str:
     letter ("Телеграм": "telegram", "Samsung": "самсунг"); "" when it mixes them or has other letters."""
     lower = name.lower()
     letters = {char for char in lower if char.isalpha()}
-    if letters and letters <= set(_TO_LATIN):
-        return "".join(_TO_LATIN.get(char, char) for char in lower)
+    if letters and all(ord(char) in TO_LATIN for char in letters):
+        return lower.translate(TO_LATIN)
     if letters and letters <= set("abcdefghijklmnopqrstuvwxyz"):
         for pair, cyrillic in _PAIRS_TO_CYRILLIC:
             lower = lower.replace(pair, cyrillic)
@@ -256,7 +251,8 @@ def _touches_code(text: str, start: int, end: int) -> bool:
 
 def _opens_sentence(text: str, start: int) -> bool:
     before = text[:start].rstrip(_OPENING)
-    return not before or before[-1] in _SENTENCE_END
+    # An initial's full stop ends no sentence ("А. С. Пушкин"), as `source_text.sentences` reads them.
+    return not before or (before[-1] in _SENTENCE_END and not _INITIAL.search(before))
 
 
 def _in_capitals(word: str) -> bool:

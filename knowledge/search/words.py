@@ -6,6 +6,12 @@ import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
+# Russian letters in Latin ones, as loanwords and names are spelt in English ("регион": region, "Телеграм":
+# telegram); `str.translate` table, lower case.
+TO_LATIN = str.maketrans({"а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z",
+                          "и": "i", "й": "i", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r",
+                          "с": "s", "т": "t", "у": "u", "ф": "f", "х": "h", "ц": "c", "ч": "ch", "ш": "sh",
+                          "щ": "sch", "ъ": "", "ы": "i", "ь": "", "э": "e", "ю": "iu", "я": "ia"})
 
 STOP_WORDS = frozenset("""the and for are but not you your can how what which who why when where does did was were has
 have had this that these those with from into about there their them then than should would could will shall may

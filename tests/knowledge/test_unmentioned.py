@@ -99,6 +99,8 @@ class UnmentionedAnswersTests(TestCase):
         # Only the sentences that ask: who writes, from where, is no part of the question.
         self.assertEqual(unmentioned_names("Hi, this is Anna from Nomad Corp. How do I upload files?", [self.kb]), [])
         self.assertEqual(unmentioned_names("Uploads work. Deploys too.\nDoes it run on Nomad?", [self.kb]), ["Nomad"])
+        # Initials end no sentence, so the name after them is inside the one that asks.
+        self.assertEqual(unmentioned_names("Кто такой А. С. Пушкин?", [self.kb]), ["Пушкин"])
 
     def test_a_name_in_the_other_alphabet_is_the_same_name(self):
         faq = make_kb(text_search_config="russian")
