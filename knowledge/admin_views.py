@@ -32,7 +32,7 @@ from knowledge.exceptions import KnowledgeError
 from knowledge.forms import ColumnMappingForm, PlaygroundForm, ReindexForm, UploadForm
 from knowledge.indexing import entries, parsing
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
-from knowledge.search import answers, retrieval
+from knowledge.search import answers, reasons, retrieval
 from knowledge.search.citations import MARKER, marker_numbers
 
 TEXT_PREVIEW_CHARS = 5000
@@ -329,7 +329,8 @@ def _run_search(data: dict) -> dict:
     shaped_answer = None
     if answer is not None:
         shaped_answer = {"answer": answer, "text": cited_text(answer.text), "question": data["query"],
-                         "reasons": answers.reason_sentences(answer.reasons), **_rating(answer, kb_ids),
+                         "reasons": reasons.reason_sentences(answer.reasons, unmentioned=answer.unmentioned),
+                         **_rating(answer, kb_ids),
                          "sources": [{"number": c.number, "hit": c.hit,
                                       "snippet": safe_snippet(c.hit.snippet or escape(c.hit.content[:400]))}
                                      for c in answer.citations]}

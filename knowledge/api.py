@@ -366,7 +366,8 @@ def answer_dict(result: answers.Answer) -> dict:
         result.text, result.refused, result.citations = settings.PORTAL.get("REFUSAL_TEXT", ""), True, []
     return {
         "answer": result.text, "refused": result.refused, "flags": result.flags, "confidence": result.confidence,
-        "reasons": result.reasons, "dropped_markers": result.dropped_markers, "generator": result.generator,
+        "reasons": result.reasons, "unmentioned": result.unmentioned, "dropped_markers": result.dropped_markers,
+        "generator": result.generator,
         "citations": [{"number": c.number, "source": hit_dict(c.hit)} for c in result.citations],
         "sources": [hit_dict(hit, number=number) for number, hit in enumerate(result.sources, start=1)],
     }

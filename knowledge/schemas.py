@@ -340,6 +340,8 @@ class AnswerResponse(PlainSchema):
     refused: bool
     confidence: float
     reasons: list[str] = Field(description="Codes that lowered the confidence or explain a refusal.")
+    unmentioned: list[str] = Field(default_factory=list, description=(
+        "The names in the question that no source of the knowledge bases mentions (reason unmentioned_name)."))
     flags: list[str] = Field(description="Why the answer was withheld by the outgoing-text check "
                                          "(injected instructions, foreign contacts, credential requests).")
     citations: list[CitationOut]

@@ -20,16 +20,16 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext_noop
 
 from knowledge import quality
-from knowledge.search import answers, source_text, words
+from knowledge.search import answers, reasons, source_text, words
 from knowledge.search.citations import MARKER
 from portal.languages import translate
 from tickets import outgoing
 from tickets.models import Agent, RiskLevel
 
-# Per reason code of `knowledge.search.answers` (its sentences) and of this module: English msgids of the translation
+# Per reason code of `knowledge.search.reasons` (its sentences) and of this module: English msgids of the translation
 # catalogue (locale/ru has them in Russian); `sentence` gives them in the ticket's language.
 SENTENCES = {
-    **answers.REASON_SENTENCES,
+    **reasons.REASON_SENTENCES,
     "risk": gettext_noop("The ticket's risk is %(level)s: a person should answer it."),
     "no_agent": gettext_noop("No agent handles this ticket."),
     "not_allowed": gettext_noop("%(agent)s does not send replies automatically."),

@@ -16,7 +16,7 @@ from django.utils import timezone, translation
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
-from knowledge.search import answers
+from knowledge.search import answers, reasons
 from knowledge.search.salutations import REPLY_PREFIX, is_salutation, strip_salutations
 from portal.jobs import enqueue_task
 from portal.languages import detect_language
@@ -236,7 +236,8 @@ class TriageOrchestrator:
         outcome = "refused" if result.refused else "drafted"
         cited = ", ".join(f"[{c.number}]" for c in result.citations) or _("no source")
         if result.refused:  # why, in words: under the threshold, no shared word, nothing worth quoting…
-            why = answers.reason_sentences([reason for reason in result.reasons if reason in REFUSING_REASONS])
+            why = reasons.reason_sentences([reason for reason in result.reasons if reason in REFUSING_REASONS],
+                                           unmentioned=result.unmentioned)
             detail = _("Refused: %(why)s") % {"why": " ".join(why) or _("the sources do not support an answer.")}
         else:
             detail = _("Drafted by %(generator)s citing %(cited)s.") % {"generator": result.generator, "cited": cited}

@@ -45,7 +45,6 @@ import logging
 from dataclasses import dataclass, field, replace
 
 from django.conf import settings
-from django.utils.translation import gettext, gettext_noop
 
 from knowledge import outgoing
 from knowledge.indexing.embedding import get_embedder
@@ -67,60 +66,13 @@ from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
 from knowledge.search.intent_words import RELEASE
 from knowledge.search.quoted_pages import with_quoted_pages
+from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.salutations import strip_salutations
 from knowledge.search.unmentioned import unmentioned_names
-from portal.languages import detect_language, translate
 
-DEFAULT_REFUSAL = gettext_noop(
-    "I could not find this in the knowledge base, so I would rather not guess. A colleague will follow up.")
-
-
-# Each reason code as a sentence people read (msgids of the catalogue; locale/ru has them in Russian).
-REASON_SENTENCES = {
-    "no_hits": gettext_noop("Nothing in the knowledge bases matches the question."),
-    "low_top_score": gettext_noop("The closest source is only loosely related to the question."),
-    "single_source": gettext_noop("Only one source supports the answer."),
-    "keyword_fallback_used": gettext_noop("The sources were found by matching words, not by meaning."),
-    "no_vector_scores": gettext_noop("The sources were found by keywords alone, so how close they are is unknown."),
-    "below_threshold": gettext_noop("The sources do not support an answer well enough, so none was written."),
-    "no_shared_words": gettext_noop(
-        "No word of the question occurs in the sources: an extract of them would be a guess."),
-    "unmentioned_name": gettext_noop(
-        "The question names something the knowledge base never mentions: an extract of other sources would not "
-        "answer it."),
-    "generator_failed": gettext_noop("The language model failed; the draft is an extract of the sources."),
-    "dropped_markers": gettext_noop("The draft cited sources that do not exist; those citations were removed."),
-    "no_citations": gettext_noop("The draft cites no source."),
-    "no_close_sentence": gettext_noop(
-        "No sentence of the sources comes close in meaning to the question: an extract of them would not answer it."),
-    "common_words_only": gettext_noop(
-        "The extract shares only words most of the knowledge base uses with the question, none of what it asks "
-        "about: it would answer another question."),
-    "nothing_to_quote": gettext_noop(
-        "No sentence of the sources answers the question (only headings, lists of topics or fragments matched)."),
-    "outgoing_flagged": gettext_noop(
-        "The answer or its sources hold text that must be read before it goes out (instructions, contacts or "
-        "requests for credentials)."),
-}
-
-
-def reason_sentences(reasons: list[str], language: str | None = None) -> list[str]:
-    """The reason codes as sentences in `language` (default: the active one); unknown codes as they are."""
-    def sentence(code: str) -> str:
-        if code not in REASON_SENTENCES:
-            return code
-        return translate(REASON_SENTENCES[code], language) if language else gettext(REASON_SENTENCES[code])
-
-    return [sentence(code) for code in reasons]
-
-
-def default_refusal(question: str) -> str:
-    """The built-in refusal, in the language the question was asked in."""
-    return translate(DEFAULT_REFUSAL, detect_language(question))
-
-__all__ = ["REASON_SENTENCES", "Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence",
-           "build_prompt", "complete", "ground", "judge", "parse_citations", "reason_sentences"]
+__all__ = ["Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence",
+           "build_prompt", "complete", "ground", "judge", "parse_citations"]
 
 logger = logging.getLogger(__name__)
 
@@ -146,6 +98,7 @@ class Answer:
     entry_match: bool = False
     timings: dict[str, float] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
+    unmentioned: list[str] = field(default_factory=list)  # the names of `unmentioned_name`
 
 
 def assess_confidence(result: retrieval.Retrieval) -> tuple[float, list[str]]:
@@ -183,6 +136,7 @@ class Grounding:
     refusal_text: str = ""  # what a refusal says: the agent's text, the portal's or the built-in one
     kbs: dict = field(default_factory=dict)  # the sources' bases by id
     query_embeddings: dict = field(default_factory=dict)  # the question's vectors by embedder name
+    unmentioned: list[str] = field(default_factory=list)  # the names of `unmentioned_name`
 
 
 def _entry_first(question: str, hits: list[SearchHit], kbs: dict,
@@ -275,15 +229,15 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
     if unquotable:
         reasons.append("no_shared_words")
     # Without a chat model, a question naming what the sources' bases never mention (`unmentioned`).
-    unmentioned = (bool(sources) and isinstance(get_generator(), generation.ExtractiveGenerator)
-                   and bool(unmentioned_names(question, kbs.values())))
-    if unmentioned:
+    if sources and isinstance(get_generator(), generation.ExtractiveGenerator):
+        grounding.unmentioned = unmentioned_names(question, kbs.values())
+    if grounding.unmentioned:
         reasons.append("unmentioned_name")
-    if not sources or confidence < threshold or unquotable or unmentioned:
+    if not sources or confidence < threshold or unquotable or grounding.unmentioned:
         if sources and confidence < threshold:
             reasons.append("below_threshold")
         grounding.refusal = Answer(grounding.refusal_text, [], sources, confidence, reasons, refused=True,
-                                   timings=result.timings)
+                                   timings=result.timings, unmentioned=grounding.unmentioned)
     return grounding
 
 

@@ -67,12 +67,20 @@ class SearchApiTests(ApiTestCase):
         self.assertEqual(response.status_code, 200, response.content)
         body = response.json()
         self.assertEqual(set(body), {"answer", "refused", "confidence", "reasons", "flags", "citations", "sources",
-                                     "dropped_markers", "generator"})
+                                     "dropped_markers", "generator", "unmentioned"})
+        self.assertEqual(body["unmentioned"], [])
         self.assertTrue(body["answer"])
         self.assertEqual([source["number"] for source in body["sources"]], list(range(1, len(body["sources"]) + 1)))
         if not body["refused"]:
             self.assertTrue(body["citations"])
             self.assertIn(f"[{body['citations'][0]['number']}]", body["answer"])
+
+    def test_a_refusal_names_what_the_bases_never_mention(self):
+        body = self.api("post", "/answer", token=self.token,
+                        data={"question": "How long does a refund to the card take with PayPal?",
+                              "knowledge_bases": [self.kb.pk]}).json()
+        self.assertEqual((body["refused"], body["unmentioned"]), (True, ["PayPal"]), body)
+        self.assertIn("unmentioned_name", body["reasons"])
 
     def test_scope_and_key_are_required(self):
         for path, data in [("/search", {"query": "refund"}), ("/answer", {"question": "refund?"})]:

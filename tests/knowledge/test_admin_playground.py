@@ -52,6 +52,14 @@ class PlaygroundTests(AdminTestCase):
         self.assertIn("<li>", reasons.group(1))
         self.assertNotRegex(reasons.group(1), r"\b[a-z]+_[a-z_]+\b")  # no reason code left as it is
 
+    def test_a_refusal_names_what_the_base_never_mentions(self):
+        self.login(self.viewer)
+        response = self.client.post(reverse(self.url), {
+            "query": "Are refunds paid within 14 days through Klarna?", "knowledge_bases": [self.kb.pk],
+            "mode": "hybrid", "top_k": 5, "with_answer": "on"})
+        reasons = re.search(r'<ul class="kp-muted kp-reasons">(.*?)</ul>', response.content.decode(), re.S)
+        self.assertIn("The question names “Klarna”, which the knowledge base never mentions", reasons.group(1))
+
     def test_invalid_filters_are_reported(self):
         self.login(self.viewer)
         response = self.client.post(reverse(self.url), {

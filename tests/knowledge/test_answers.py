@@ -1,7 +1,7 @@
 import pytest
 from django.test import SimpleTestCase, TestCase
 
-from knowledge.search import answers
+from knowledge.search import answers, reasons
 from knowledge.search.answers import GenerationError, build_prompt, parse_citations
 from knowledge.search.citations import rewrite_markers
 from knowledge.search.retrieval import SearchHit
@@ -124,7 +124,7 @@ class AnswerTests(TestCase):
             self.assertIn("no_shared_words", result.reasons)
             self.assertTrue(result.sources)
         self.assertFalse(answers.answer("weather of the password reset", [self.kb.pk], threshold=0.0).refused)
-        self.assertEqual(answers.reason_sentences(["no_shared_words"], "ru"),
+        self.assertEqual(reasons.reason_sentences(["no_shared_words"], "ru"),
                          ["Ни одно слово вопроса не встречается в источниках: выдержка из них была бы догадкой."])
 
     def test_a_close_match_in_meaning_is_answered_though_it_shares_no_word(self):

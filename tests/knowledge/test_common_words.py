@@ -3,7 +3,7 @@
 from django.test import TestCase
 
 from knowledge.indexing import term_statistics
-from knowledge.search import answers
+from knowledge.search import answers, reasons
 from tests.factories import make_document, make_kb
 
 PAGES = {
@@ -30,7 +30,7 @@ class CommonWordsTests(TestCase):
         self.assertTrue(result.refused, result.text)
         self.assertIn("common_words_only", result.reasons)
         self.assertNotIn("nothing_to_quote", result.reasons)
-        self.assertEqual(answers.reason_sentences(["common_words_only"], "ru"), [
+        self.assertEqual(reasons.reason_sentences(["common_words_only"], "ru"), [
             "Выдержка делит с вопросом лишь слова, которые есть почти везде в базе знаний, и ни одного из того, "
             "о чём он спрашивает: она ответила бы на другой вопрос."])
 

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.test import TestCase
 
 from knowledge.indexing import ingestion
-from knowledge.search import answers, composer, source_text
+from knowledge.search import answers, composer, reasons, source_text
 from knowledge.search.retrieval import SearchHit
 from tests.factories import make_kb
 
@@ -374,7 +374,7 @@ class AnswerTests(TestCase):
         result = answers.answer("What does the outline document describe?", [kb.pk], threshold=0.0)
         self.assertTrue(result.refused)
         self.assertIn("nothing_to_quote", result.reasons)
-        self.assertEqual((result.citations, result.text), ([], answers.default_refusal("outline")))
+        self.assertEqual((result.citations, result.text), ([], reasons.default_refusal("outline")))
 
 
 class ChatPromptTests(TestCase):

@@ -6,7 +6,7 @@ from django.test import SimpleTestCase, TestCase
 from django.test.utils import CaptureQueriesContext
 
 from knowledge.indexing import term_statistics
-from knowledge.search import answers, unmentioned
+from knowledge.search import answers, reasons, unmentioned
 from knowledge.search.unmentioned import names, unmentioned_names
 from tests.base import explain
 from tests.factories import make_document, make_kb
@@ -67,7 +67,15 @@ class UnmentionedAnswersTests(TestCase):
         self.assertIn("unmentioned_name", result.reasons)
         self.assertEqual(result.citations, [])
         self.assertTrue(result.sources)  # what was found is still shown to staff
-        self.assertEqual(answers.reason_sentences(["unmentioned_name"], "ru"),
+        self.assertEqual(result.unmentioned, ["Kubernetes"])
+        self.assertEqual(reasons.reason_sentences(["unmentioned_name"], "en", unmentioned=result.unmentioned),
+                         ["The question names “Kubernetes”, which the knowledge base never mentions: an extract of "
+                          "other sources would not answer it."])
+        self.assertEqual(reasons.reason_sentences(["unmentioned_name"], "ru", unmentioned=["Kubernetes", "Nomad"]),
+                         ["В вопросе названо «Kubernetes», «Nomad», о чём база знаний нигде не говорит: выдержка из "
+                          "других источников не ответила бы на него."])
+        # Without the names (a caller that has only the codes), the sentence says "something".
+        self.assertEqual(reasons.reason_sentences(["unmentioned_name"], "ru"),
                          ["В вопросе названо то, о чём база знаний нигде не говорит: выдержка из других источников "
                           "не ответила бы на него."])
 

@@ -262,8 +262,9 @@ class RefusalTests(TestCase):
         self.assertTrue(ticket.refused)
         self.assertIn("unmentioned_name", ticket.confidence_reasons)
         self.assertEqual(draft_of(ticket).body, "We will get back to you personally.")
+        # The trace says which name, so staff see at once what the base lacks.
         self.assertTrue(ticket.trace[4]["detail"].startswith(
-            "Refused: The question names something the knowledge base never mentions"))
+            "Refused: The question names “FedEx”, which the knowledge base never mentions"), ticket.trace[4])
 
     def test_an_answerable_question_is_not_refused(self):
         ticket = submit(self, "How many days does standard delivery take?")

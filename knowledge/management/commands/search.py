@@ -71,6 +71,8 @@ class Command(BaseCommand):
             self.stdout.write(self.style.ERROR(f"generator error: {result.error}"))
         if result.dropped_markers:
             self.stdout.write(f"dropped markers: {result.dropped_markers}")
+        if result.unmentioned:
+            self.stdout.write(f"never mentioned in the bases: {', '.join(result.unmentioned)}")
         cited = {citation.number for citation in result.citations}
         if result.sources:
             self.stdout.write("\nSources:")
