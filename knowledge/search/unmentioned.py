@@ -15,7 +15,8 @@ about HSC too.
 Not names: the first word of a sentence, the words of a question written in capitals or with every
 word capitalised, single letters, and words joined to code or addresses by `.`, `_`, `/`, `@` or a
 backquote (`Flask.config`, `user@example.com`): those ask about code, which the layered index and the
-extract's own rules handle — but capitals joined by a slash are one name ("HTTP/3", "TCP/IP").
+extract's own rules handle — but capitals joined by a slash are one name ("HTTP/3", "TCP/IP"). Nor a
+person's, who is not what is asked about ("my colleague John", "Mr. Smith").
 Only the sentences that ask are read: a statement asks about nothing. A Russian name is found in any
 of its cases, a name with stress marks ("Агне́шка", as Wikipedia writes names) with or without them,
 and a name of six letters or more one letter away from a word the bases use often (their term
@@ -49,6 +50,21 @@ _CODE_JOINERS = frozenset("._/@`\\:=#$%&*+<>|~^")
 _OPENING = " \t\"'«»“”„‘’()[]{}-–—•*"
 _SENTENCE_END = frozenset(".!?…:;\n")
 _INITIAL = re.compile(r"(?:^|\s)[A-ZА-ЯЁ]\.$")
+# A person, not a thing the question is about: a name after a title ("Mr. Smith", "г-жа Иванова") or after
+# a possessive and who they are ("my colleague John", "моей жене Марии"), with the surname that follows it
+# ("John Smith"). Who they are is said with a word of this list: "my browser Firefox" names a thing.
+_TITLE = r"(?i:mrs?|ms|miss|dr|sir|madam|prof|господин\w*|госпож\w*|г-н|г-жа)"
+_PERSON_BEFORE = re.compile(
+    rf"(?:\b{_TITLE}\.?"
+    r"|\b(?i:my|our|your|his|her|their|мо(?:й|я|ё|е|и|его|ей|ему|им|их|ём|ю)|тво(?:й|я|ё|е|и|его|ей|ему|им|их|ю)"
+    r"|наш(?:|а|е|и|его|ей|ему|им|их|ем|у)|ваш(?:|а|е|и|его|ей|ему|им|их|ем|у))\s+"
+    r"(?:colleagues?|co-?workers?|coworkers?|boss|manager|wife|husband|son|daughter|mother|father|mom|mum|dad"
+    r"|friend|partner|assistant|accountant|employee|client|customer|brother|sister|grandmother|grandfather"
+    r"|коллег\w*|жен(?:а|ы|е|у|ой)|муж(?:|а|у|ем|е)|сын(?:|а|у|ом|е)|доч(?:ь|ери|ерью|ка|ки|ке|ку|кой)"
+    r"|мам(?:а|ы|е|у|ой)|пап(?:а|ы|е|у|ой)|мат(?:ь|ери)\w*|от(?:ец|ц)\w*|друг(?:|а|у|ом|е)|подруг\w*"
+    r"|сотрудни\w*|начальни\w*|руководител\w*|бухгалтер\w*|менеджер\w*|клиент\w*|партн[её]р\w*|брат\w*"
+    r"|сестр\w*|бабушк\w*|дедушк\w*|помощни\w*))"
+    r"(?:\s+[A-ZА-ЯЁ][a-zа-яё]+)?\s+$")
 MISSPELT_LENGTH = 6
 _MOSTLY = 0.6  # more than this share of the words in capitals (or capitalised): the style, not names
 
@@ -85,6 +101,8 @@ def names(text: str) -> list[str]:
     for match in sorted([*_WORD.finditer(text), *_SLASHED.finditer(text)], key=lambda match: match.start()):
         word, start, end = match.group(), match.start(), match.end()
         if (_touches_code(text, start, end) and "/" not in word) or sum(char.isalpha() for char in word) < 2:
+            continue
+        if re.fullmatch(_TITLE, word) or _PERSON_BEFORE.search(text[max(0, start - 60):start]):
             continue
         words.append((word, _opens_sentence(text, start)))
     shouting = _share([word for word, _ in words], _in_capitals) > _MOSTLY

@@ -44,6 +44,15 @@ class NamesTests(SimpleTestCase):
         self.assertEqual(names("Does it support HTTP/3 over TCP/IP, or CI/CD in src/App?"),
                          ["HTTP/3", "TCP/IP", "CI/CD"])
 
+    def test_a_persons_name_is_no_name_of_what_is_asked(self):
+        self.assertEqual(names("My colleague John can't log in, how do I reset his password?"), [])
+        self.assertEqual(names("How do I add my wife Maria Petrova as a second cardholder?"), [])
+        self.assertEqual(names("Can Dr. Smith or Mrs Jones see my results?"), [])
+        self.assertEqual(names("Можно ли моему мужу Ивану Петрову получить карту?"), [])
+        self.assertEqual(names("Может ли г-н Иванов получить карту для нашего бухгалтера Анны?"), [])
+        # Who they are is said with a word for a person: a browser, a tool or a product stays a name.
+        self.assertEqual(names("Does it work in my browser Firefox, with our tool Jira?"), ["Firefox", "Jira"])
+
     def test_a_full_stop_or_a_colon_after_a_name_ends_the_sentence(self):
         self.assertEqual(names("It runs on Kubernetes. It runs on Nomad: fine"), ["Kubernetes", "Nomad"])
 
