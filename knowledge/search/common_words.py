@@ -18,6 +18,7 @@ from django.db import connection
 
 from knowledge.search import term_shares
 from knowledge.search.citations import MARKER
+from knowledge.search.code_names import DOTTED
 
 # A word in this share of the chunks or more is what the bases are about (the product's name), not what
 # a question asks. Measured on crawled documentation sites: "Flask" and "Python-Markdown" are in every
@@ -39,8 +40,8 @@ def only_common_shared(question: str, extract: str, sources: list, kbs: dict) ->
     if not kbs or not extract.strip():
         return False
     with connection.cursor() as cursor:
-        cursor.execute(_SHARED, {"config": kbs[0].text_search_config, "question": question,
-                                 "extract": MARKER.sub(" ", extract)})
+        cursor.execute(_SHARED, {"config": kbs[0].text_search_config, "question": _code_words(question),
+                                 "extract": _code_words(MARKER.sub(" ", extract))})
         held = dict(cursor.fetchall())
         shares = term_shares.shares(cursor, kbs, list(held)) if held else None
     if not shares:
@@ -48,3 +49,9 @@ def only_common_shared(question: str, extract: str, sources: list, kbs: dict) ->
     shared = [lexeme for lexeme, in_extract in held.items() if in_extract]
     asked = [lexeme for lexeme in held if shares[lexeme] < COMMON_WORD_SHARE]
     return bool(shared) and bool(asked) and all(shares[lexeme] >= COMMON_WORD_SHARE for lexeme in shared)
+
+
+def _code_words(text: str) -> str:
+    """`text` with a dotted code name's parts as words: full-text search reads `pkg.keys.hashkey` as one token,
+    which shares nothing with "hashkey"."""
+    return DOTTED.sub(lambda match: match.group().removesuffix("()").replace(".", " "), text)

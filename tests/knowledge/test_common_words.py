@@ -4,6 +4,7 @@ from django.test import TestCase
 
 from knowledge.indexing import term_statistics
 from knowledge.search import answers, reasons
+from knowledge.search.common_words import only_common_shared
 from tests.factories import make_document, make_kb
 
 PAGES = {
@@ -43,3 +44,18 @@ class CommonWordsTests(TestCase):
         result = answers.answer("What is Acme?", [self.kb.pk], threshold=0.0)
         self.assertFalse(result.refused, result.reasons)
         self.assertIn("web framework", result.text)
+
+    def test_a_code_names_parts_are_its_words(self):
+        # "calls" is in every row of a call graph; the function asked about is the last part of a dotted name,
+        # which full-text search reads as one token ("pkg.keys.hashkey").
+        kb = make_kb(name="Code")
+        for n in range(4):
+            make_document(kb, f"pkg.module{n}.run calls pkg.module{n}.step", title=f"module{n}")
+        make_document(kb, "tests.test_keys.test_one calls pkg.keys.hashkey", title="test_keys")
+        term_statistics.take(kb.pk)
+        kb.refresh_from_db()
+        sources = answers.ground("What calls the hashkey function?", [kb.pk], threshold=0.0).sources
+        extract = "`tests.test_keys.test_one` calls pkg.keys.hashkey. [1]"
+        self.assertFalse(only_common_shared("What calls the hashkey function?", extract, sources, {kb.pk: kb}))
+        self.assertTrue(only_common_shared("What calls the hashkey function?", "`pkg.module1.run` calls step. [1]",
+                                           sources, {kb.pk: kb}))
