@@ -68,6 +68,11 @@ _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 # module", an included file ("{!./src/example.py!}", '--8<-- "example.py"').
 _ADMONITION = re.compile(r'^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w-]*(?:[ \t]+"([^"\n]*)")?[ \t]*$', re.M)
 _GENERATOR_LINE = re.compile(r"^[ \t]*(?::::.*|\{!.*!\}|-{2}8<-{2}.*)$", re.M)
+# A line of images alone, linked or not, inline or by reference: a README's badges, whose alt texts would run
+# together into a sentence ("PyPI version Tests MIT License").
+_IMAGE_ITEM = r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])"
+_IMAGES_LINE = re.compile(rf"^[ \t]*(?:(?:{_IMAGE_ITEM}|\[{_IMAGE_ITEM}\](?:\([^)\n]*\)|\[[^\]\n]*\]))[ \t]*)+$\n?",
+                          re.M)
 # A table's delimiter row (its rows read as their cells), or a thematic break of three hyphens or more.
 _TABLE_SEPARATOR = re.compile(rf"{DELIMITER_ROW}|^[ \t]*\|?[ \t:|-]*-{{3,}}[ \t:|-]*$", re.M)
 # A sentence starts with a capital, a digit or a bullet, or with a name of code in lower case that reads as
@@ -97,6 +102,7 @@ def clean_text(text: str) -> str:
     text = _FENCE.sub("", text)
     text = _ADMONITION.sub(lambda match: f"{match.group(1)}\n" if match.group(1) else "", text)
     text = _GENERATOR_LINE.sub("", text)
+    text = _IMAGES_LINE.sub("", text)
     text = _tables_as_items(text) if "|" in text else text
     text = _TABLE_SEPARATOR.sub("", text)
     text = HEADING.sub(r"\1", text)

@@ -125,3 +125,15 @@ def test_a_tables_delimiter_row_may_have_one_hyphen_a_column():
     # A list item of a dash, or a line of two, is no delimiter row.
     assert tables.read_tables("| a | b |\n- item\n") == []
     assert clean_text("Before\n--\nafter - and so") == "Before\n--\nafter - and so"
+
+
+def test_a_line_of_images_reads_as_nothing():
+    # A README's badges: their alt texts ran together into "Supported Python versions Documentation Status PyPI
+    # downloads", which an extract quoted as a sentence.
+    badges = ("[![PyPI version](https://img.shields.io/pypi/v/x.svg?logo=pypi)](https://pypi.org/project/x/)\n"
+              "[![Tests](https://github.com/o/x/workflows/Test/badge.svg)](https://github.com/o/x/actions) "
+              "![MIT License][licence-badge]\n\nThis package turns numbers into words.")
+    assert clean_text(badges) == "This package turns numbers into words."
+    # An image inside a sentence still reads as its text.
+    assert clean_text("Press the ![gear](gear.png) icon to open the settings.") == (
+        "Press the gear icon to open the settings.")
