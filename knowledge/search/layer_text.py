@@ -21,7 +21,8 @@ entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
   says it does ("Command `qcluster` is handled by …: Starts a Django Q Cluster."), a role with what its
   symbol's docstring says ("… is an exception (class): Timed out while connecting to the host."); an
   integration is no answer to a how-to ("How do I define a class with attrs?" ended on "… mentions
-  stackoverflow.com (url).");
+  stackoverflow.com (url).") nor to what changed in a release (a link in its notes: "CHANGELOG mentions
+  en.wikipedia.org (url).");
 - entities (D3) and relations (D5) — a document's title, a link between two files — say nothing a
   reader asked, and facts (D2) and workflows (D4) restate the documentation's own sentences and steps
   (D0; "Workflow: Configuration Best Practices Main flow:" opened an answer): not quoted, and an answer
@@ -38,7 +39,7 @@ import textwrap
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.code import doc_summary, jsdoc_description
 from knowledge.search.code_names import CODE_TOKEN
-from knowledge.search.intent_words import CALLEES, CALLERS, HOW_TO, IMPORTS, INHERITS, LOCATION, USAGES
+from knowledge.search.intent_words import CALLEES, CALLERS, HOW_TO, IMPORTS, INHERITS, LOCATION, RELEASE, USAGES
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.source_text import quotable_text
 
@@ -70,7 +71,7 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
         return _said(qname, meta.get("source_path", ""), summary, question, meta.get("chunk_type", "")) \
             if summary and qname else ""
-    if (layer == "D6" and HOW_TO(question)) or (layer == "C2" and not _asks_links(question)):
+    if (layer == "D6" and (HOW_TO(question) or RELEASE(question))) or (layer == "C2" and not _asks_links(question)):
         return ""
     first = (hit.content or "").strip().split("\n", 1)[0]
     summary = first_sentence(meta.get("summary_text") or "") if layer in ("C3", "C4") else ""

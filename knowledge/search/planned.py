@@ -167,7 +167,8 @@ def release_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: in
     asked = answer_kinds.versions(query)
     if not asked:
         return hits
-    named = next((hit for hit in hits if answer_kinds.release_section(hit, asked)), None)
+    # Its notes are documentation: the index's row for a link they hold (D6) sits in the section too.
+    named = next((hit for hit in hits if hit.layer == "D0" and answer_kinds.release_section(hit, asked)), None)
     if named is None and not (named := _release_heading(kb_ids, asked)):
         return hits
     chunks = Chunk.objects.filter(document_id=named.document_id, layer=named.layer, enabled=True)
@@ -189,8 +190,8 @@ def _release_heading(kb_ids, asked: set[str]) -> retrieval.SearchHit | None:
     titled = Q()
     for version in asked:
         titled |= Q(section_path__icontains=version.removesuffix(".0"))  # "2.2" also finds "Version 2.2"
-    rows = (Chunk.objects.filter(titled, knowledge_base_id__in=kb_ids, enabled=True, document__enabled=True,
-                                 document__status=Document.Status.READY)
+    rows = (Chunk.objects.filter(titled, layer="D0", knowledge_base_id__in=kb_ids, enabled=True,
+                                 document__enabled=True, document__status=Document.Status.READY)
             .order_by("document_id", "position").values_list("id", "document_id", "section_path"))
     checked: dict[int, bool] = {}  # document id → whether it is a changelog, asked once per document
     for chunk_id, document_id, path in rows.iterator():

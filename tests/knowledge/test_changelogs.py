@@ -19,7 +19,7 @@ from tests.factories import make_indexed_repo, make_kb
 
 def hit(n: int, content: str, *, score: float, source_uri: str, **metadata) -> SearchHit:
     return SearchHit(chunk_id=n, document_id=n, knowledge_base_id=1, document_title="", source_uri=source_uri,
-                     section_path="", page=None, layer="", content=content, snippet="", distance=0.1, score=score,
+                     section_path="", page=None, layer="D0", content=content, snippet="", distance=0.1, score=score,
                      rank=n, metadata=metadata)
 
 # Written as Pallets' projects write theirs: a release per section, its date, then its notes.
@@ -210,3 +210,20 @@ def test_a_guides_section_titled_with_a_version_is_no_release(tmp_path):
     assert ingestion.ingest_file(kb, tmp_path / "CHANGES.md").outcome == "created"
     opening = release_first("What is new in 3.8?", [], [kb.pk], 6)
     assert opening and opening[0].section_path.endswith("Version 3.8.0") and "Change 8.0:" in opening[0].content
+
+
+@pytest.mark.django_db
+def test_a_release_is_answered_by_its_notes_not_by_the_links_they_mention(tmp_path):
+    # cachetools' "What changed in version 6.0?" was answered "CHANGELOG mentions en.wikipedia.org (url).": the
+    # index's row for a link in 6.0.0's notes sits in the section too, and was taken for the release's section.
+    changes = ("v6.1.0 (2025-06-16)\n===================\n\n- Add an optional ``info`` parameter.\n\n"
+               "v6.0.0 (2025-05-23)\n===================\n\n- Require Python 3.9 or later (breaking change).\n\n"
+               "- Add an optional ``condition`` parameter, which should improve `cache stampede\n"
+               "  <https://en.wikipedia.org/wiki/Cache_stampede>`_ issues.\n\n"
+               "v5.5.2 (2025-02-20)\n===================\n\n- Reduce number of ``@cached`` lock/unlock operations.\n")
+    kb = make_indexed_repo(tmp_path / "caches", {"CHANGELOG.rst": changes, "caches/__init__.py": '"""Caches."""\n'})
+    assert Chunk.objects.filter(knowledge_base=kb, layer="D6", section_path__contains="v6.0.0").exists()
+    for question in ("What changed in version 6.0?", "What changed in version 6.0.0?"):
+        answer = answers.answer(question, [kb.pk])
+        assert answer.text.startswith("• Require Python 3.9 or later (breaking change). [1]"), answer.text
+        assert "mentions" not in answer.text
