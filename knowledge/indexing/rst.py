@@ -58,6 +58,8 @@ _LITERAL = re.compile(r"``(.+?)``")
 # (double backticks), a reference ("`text`_") nor a role's text.
 _INTERPRETED = re.compile(r"(?<![`:\w])`(?!`)(?:([^`<\n]+?)\s*<[^`>\n]+>|([^`\n]+))`(?![`_\w])")
 _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
+# A named reference without backquotes ("from PyPI_", "see Read-the-Docs__"): its name; a code span as it is.
+_NAMED_REFERENCE = re.compile(r"(`[^`]*`)|(?<![\w`/.:-])([A-Za-z][\w.+-]*?[A-Za-z0-9])__?(?![\w`])")
 # A label standing over a section (`.. _upgrading:`), not a link's target (`.. _Flask: https://…`).
 _LABEL = re.compile(r"^\.\.[ \t]+_([^:`\n]+|`[^`\n]+`):[ \t]*$")
 _BARE_REF = re.compile(r":(ref|doc):`([^`<\n]+)`")
@@ -316,4 +318,5 @@ def _inline(line: str) -> str:
     line = _LITERAL.sub(r"`\1`", line)
     line = _LINK.sub(r"[\1](\2)", line)
     line = _ROLE.sub(role_as_code, line)
-    return _REFERENCE.sub(r"\1", line)
+    line = _REFERENCE.sub(r"\1", line)
+    return _NAMED_REFERENCE.sub(lambda match: match.group(1) or match.group(2), line)

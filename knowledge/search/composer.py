@@ -38,7 +38,16 @@ from knowledge.search import answer_kinds, closeness, layer_text, project_sites,
 from knowledge.search.intent_words import HOW_TO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
-from knowledge.search.source_text import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, HEADING_INTRO, ITEM, code_lines, sentences
+from knowledge.search.source_text import (
+    CODE_BLOCK,
+    CODE_LEFT_OUT,
+    COMMAND,
+    HEADING,
+    HEADING_INTRO,
+    ITEM,
+    code_lines,
+    sentences,
+)
 from knowledge.search.words import same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
@@ -99,7 +108,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     asked, how_to = word_stems(question), HOW_TO(question)
     quoted, said = _quoted_sources(question, sources)
     rows = quoted_rows(question, quoted)
-    lines = {number: sentences(said.get(number) or layer_text.quotable(hit, rows.get(number), question))
+    lines = {number: _sentences(hit, said.get(number) or layer_text.quotable(hit, rows.get(number), question))
              for number, hit in quoted.items()}
     # A release asked about by its number ("What changed in 2.0.0?"): its section's notes are the answer,
     # in order, as many as EXTRACT_MAX_CHARS holds, though they share no word with the question.
@@ -222,6 +231,22 @@ def _sends_away(question: str, new: dict, sources: list, own: dict) -> bool:
     if "urls" not in own:
         own["urls"] = project_sites.project_urls(sources)
     return bool(outgoing.foreign_contacts(question, text, sources, own["urls"]))
+
+
+def _sentences(hit, text: str) -> list[str]:
+    """The sentences an extract may quote of `hit`, read from `text`; of a chunk opening with its section, as
+    sentences whose first is whole (`readable.OpensWhole`)."""
+    found = sentences(text)
+    return readable.OpensWhole(found) if _opens_section(hit) else found
+
+
+def _opens_section(hit) -> bool:
+    """Whether a chunk opens with its section's heading and text: a document's chunk starts at a heading only
+    where its section does (`chunking`); a repository's section row carries its heading over every piece of a
+    long section, and says which piece is the first (`section_start`; rows indexed before it said so: none)."""
+    if not HEADING.match(hit.content.lstrip("\n")):
+        return False
+    return hit.metadata.get("section_start", "artifact_type" not in hit.metadata)
 
 
 def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:

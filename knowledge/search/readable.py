@@ -71,10 +71,16 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
     return needed
 
 
+class OpensWhole(list):
+    """The sentences of a chunk that opens with a heading: the first is whole whatever its case ("cachetools is
+    available from PyPI and can be installed by running:"), not the tail of one the chunk's start cut."""
+
+
 def cut(source: list[str], position: int) -> bool:
     """Whether the sentence at `position` is the tail of one the chunk's start cut (chunks overlap
-    mid-sentence): the first, opening in lower case. Neither quoted nor what introduces a list."""
-    return position == 0 and source[0][:1].islower()
+    mid-sentence): the first, opening in lower case, of a chunk not opening with a heading (`OpensWhole`).
+    Neither quoted nor what introduces a list."""
+    return position == 0 and source[0][:1].islower() and not isinstance(source, OpensWhole)
 
 
 def lead_in(source: list[str], position: int) -> list[int]:

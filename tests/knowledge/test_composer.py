@@ -274,6 +274,15 @@ class ExtractTests(TestCase):
         self.assertIn("npm install react", self.extract("How do I install react?", "• npm install react and "
                                                         "react-dom first.").text)
 
+    def test_a_sentence_under_a_heading_is_whole_whatever_its_case(self):
+        # cachetools' README: "## Installation" over "cachetools is available from PyPI and can be installed by
+        # running:" was refused as nothing to quote — its first sentence read as the tail of a cut one.
+        section = ("## Installation\n\ncachetools is available from PyPI and can be installed by running:\n\n"
+                   "```\npip install cachetools\n```\n")
+        self.assertEqual(self.extract("How do I install cachetools?", section).text,
+                         "cachetools is available from PyPI and can be installed by running: [1]\n"
+                         "    pip install cachetools")
+
     def test_a_sentence_whose_this_points_further_back_is_no_lead_in(self):
         # Seen on react.dev's useState page: "This is expected …", whose "this" is the code block the
         # extract leaves out, was brought along as the lead-in of the next "this" sentence.

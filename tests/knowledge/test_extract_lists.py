@@ -5,8 +5,9 @@ from django.test import TestCase
 
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
-from knowledge.search import readable, source_text
+from knowledge.search import composer, readable, source_text
 from tests.factories import make_kb
+from tests.knowledge.test_composer import hit
 from tests.knowledge.test_extract_code import DATA, compose
 
 
@@ -70,12 +71,16 @@ class CutIntroductionTests(TestCase):
 
     def test_a_chunk_opening_inside_a_link_quotes_neither_the_link_nor_the_sentence_it_ends(self):
         # structlog's "Context Variables": a chunk's overlap opened on "FastAPI](https://github.com/…)) where
-        # context variables …", quoted as it stood.
+        # context variables …", quoted as it stood. A repository's section row carries its heading over each
+        # piece of the section; this is not the first.
         source = ("# Context Variables\n\nFastAPI](https://github.com/tiangolo/fastapi/discussions/5999)) where "
                   "context variables set in a synchronous context don't appear in logs from an async context.\n\n"
                   "Bind context variables in a middleware so that every log entry of a request carries them.\n")
-        self.assertEqual(compose("How do I use context variables in an async context?", source), "Bind context "
-                         "variables in a middleware so that every log entry of a request carries them. [1]")
+        question = "How do I use context variables in an async context?"
+        for metadata in ({"artifact_type": "DOCS", "section_start": False}, {"artifact_type": "DOCS"}):
+            text = composer.compose(question, [hit(1, source, **metadata)], entry_match=False).text
+            self.assertEqual(text, "Bind context variables in a middleware so that every log entry of a request "
+                                   "carries them. [1]")
 
 
 class ListCutShortTests(TestCase):

@@ -235,3 +235,10 @@ def test_a_repositorys_references_read_as_the_titles_in_its_other_files(tmp_path
     assert "Read `Upgrading`, `Upgrading` or `nowhere`." in chunk.content  # relative, from the root, unknown
     index = Chunk.objects.get(knowledge_base=kb, layer="D0", metadata__source_path="docs/index.rst")
     assert "Start with `Upgrading`." in index.content
+
+
+def test_a_named_reference_reads_as_its_name():
+    # cachetools' README: "available from PyPI_" was quoted with its underscore.
+    text = rst_as_markdown("Install it from PyPI_ or see `the docs`_ and Read-the-Docs__, not ``keep_``.\n\n"
+                           ".. _PyPI: https://pypi.org/project/cachetools/\n")
+    assert text.splitlines()[0] == "Install it from PyPI or see the docs and Read-the-Docs, not `keep_`."

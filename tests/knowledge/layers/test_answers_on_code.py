@@ -199,3 +199,22 @@ def test_an_extract_passes_over_rows_with_nothing_to_say_but_not_to_rows_nobody_
     # Among the first three it is read as before: retrieval ranked it there.
     composition = composer.compose(question, [code, test, docs], entry_match=False)
     assert "A frozen record cannot be changed. [2]" in composition.text, composition.text
+
+
+@pytest.mark.django_db
+def test_a_readmes_section_opening_with_the_projects_name_in_lower_case_is_quoted(tmp_path):
+    # cachetools' README: "## Installation" over "cachetools is available from PyPI_ and can be installed by
+    # running::" was refused as nothing to quote — its sentence read as the tail of one a chunk's start cut.
+    long_section = "## Usage\n\n" + "".join(f"cachetools keeps item {n} of the cache in memory until it is evicted. "
+                                             for n in range(60))
+    readme = ("cachetools\n==========\n\nExtensible memoizing collections.\n\nInstallation\n------------\n\n"
+              "cachetools is available from PyPI_ and can be installed by running::\n\n  pip install cachetools\n\n"
+              ".. _PyPI: https://pypi.org/project/cachetools/\n")
+    kb = make_indexed_repo(tmp_path / "caches", {"README.rst": readme, "docs/usage.md": long_section,
+                                                 "caches/__init__.py": '"""Caches."""\n'})
+    answer = answers.answer("How do I install cachetools?", [kb.pk])
+    assert answer.text == ("cachetools is available from PyPI and can be installed by running: [1]\n"
+                           "    pip install cachetools"), answer.text
+    # Each piece of a long section carries its heading; only the first opens with the section's text.
+    pieces = Chunk.objects.filter(knowledge_base=kb, layer="D0", section_path="Usage").order_by("span_start")
+    assert [piece.metadata["section_start"] for piece in pieces][:2] == [True, False]

@@ -24,16 +24,18 @@ def section_rows(doc: ParsedDoc, *, chunk_size: int, chunk_overlap: int,
     settings = {"chunk_size": chunk_size, "overlap": chunk_overlap, "min_size": chunk_min_size}
     rows: list[LayerRow] = []
 
-    def add(section: Section | None, content: str, start: int, end: int) -> None:
+    def add(section: Section | None, content: str, start: int, end: int, *, opening: bool = True) -> None:
         path, title = (section.section_path, section.title) if section else ("", "")
-        meta = {**doc.meta(), "section_path": path, "section_title": title, "order": len(rows)}
+        # Every piece of a long section carries its heading; only the first opens with the section's text.
+        meta = {**doc.meta(), "section_path": path, "section_title": title, "order": len(rows),
+                "section_start": opening}
         rows.append(LayerRow("D0", doc.title, content, meta, section_path=path, span_start=start,
                              span_end=end))
 
     if not any(s.level for s in doc.sections):
-        for piece in chunking.split_text(doc.body, **settings):
+        for index, piece in enumerate(chunking.split_text(doc.body, **settings)):
             add(None, piece.content, line_of(doc.body, piece.start, doc.body_line),
-                line_of(doc.body, piece.end - 1, doc.body_line))
+                line_of(doc.body, piece.end - 1, doc.body_line), opening=index == 0)
         return rows
     for section in doc.sections:
         text = section.text
@@ -45,9 +47,9 @@ def section_rows(doc: ParsedDoc, *, chunk_size: int, chunk_overlap: int,
             continue
         # Offsets in `text` map to file lines once the leading blank lines of the body are counted.
         first = section.line + 1 + leading_blank_lines(section.body)
-        for piece in chunking.split_text(text, **settings):
+        for index, piece in enumerate(chunking.split_text(text, **settings)):
             add(section, heading + piece.content, line_of(text, piece.start, first),
-                line_of(text, piece.end - 1, first))
+                line_of(text, piece.end - 1, first), opening=index == 0)
     return rows
 
 
