@@ -27,6 +27,8 @@ _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
 _CODE_SPAN = re.compile(r"`([^`]+)`")
+# An image in a heading — a README title's badges, an icon — and the link around it, if any: decoration.
+_HEADING_IMAGE = re.compile(r"\[!\[[^\]\n]*\]\([^)\n]*\)\]\([^)\n]*\)|!\[[^\]\n]*\]\([^)\n]*\)")
 # Emphasis and strikethrough; underscores only at word edges (CommonMark): snake_case and ENV_VARS are words.
 # An escaped mark ("\\*") is a character, not a mark.
 _EMPHASIS = re.compile(r"(?<!\\)(\*\*|\*|~~)(?=\S)(.+?)(?<=[^\s\\])\1"
@@ -123,9 +125,10 @@ def heading_title(raw: str) -> str:
 def inline_text(text: str) -> str:
     """A line of Markdown as it reads: a link as its text (a changelog's "## [v1.11.1](https://…/tree/v1.11.1)
     (2026-08-26)"), emphasis, code spans' backticks and backslash escapes as what they mark ("6.3. Команда
-    **debuild**", "2.7. Настройка **dh\\_make**", "Файл `rules`", as an HTML page's headings become)."""
+    **debuild**", "2.7. Настройка **dh\\_make**", "Файл `rules`", as an HTML page's headings become); its images
+    gone ("# dotenv [![NPM version](…)](…)" is "dotenv")."""
     if "](" in text or "][" in text:
-        text = _LINK.sub(r"\1", text)
+        text = _LINK.sub(r"\1", _HEADING_IMAGE.sub("", text))
     if any(mark in text for mark in "*_~`\\"):
         text = outside_code_spans(text, lambda plain: unescaped(without_emphasis(plain)), span=lambda code: code)
     return text.strip()

@@ -137,3 +137,12 @@ def test_a_line_of_images_reads_as_nothing():
     # An image inside a sentence still reads as its text.
     assert clean_text("Press the ![gear](gear.png) icon to open the settings.") == (
         "Press the gear icon to open the settings.")
+
+
+def test_a_headings_badges_are_no_part_of_its_title():
+    # dotenv's README opens "# dotenv [![NPM version](…)](…) [![downloads](…)](…)": every source was titled with them.
+    text = ("# dotenv [![NPM version](https://img.shields.io/npm/v/dotenv.svg)](https://www.npmjs.com/package/dotenv) "
+            "[![downloads](https://img.shields.io/npm/dw/dotenv)](https://www.npmjs.com/package/dotenv)\n\n"
+            "Loads .env.\n\n## ![icon](icon.png) Usage\n\nCall config().\n")
+    assert first_heading(text) == "dotenv"
+    assert [heading.title for heading in scan(text)[0]] == ["dotenv", "Usage"]
