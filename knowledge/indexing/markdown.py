@@ -14,7 +14,8 @@ Inline markup is read one way too: `without_emphasis` and `unescaped`, for a hea
 The chunker cuts sections with `scan`, the parsers take titles with `first_heading`, and the
 layered index reads heading sections with `read_sections`. A Markdown file's setext headings (a
 title underlined with `===` or `---`, as older READMEs and changelogs write them) are made ATX
-headings first, by `setext_headings`.
+headings first, by `setext_headings`, and so are its collapsible sections' summaries (`<details><summary>`,
+a README's FAQ), by `summary_headings`.
 """
 
 import re
@@ -27,6 +28,11 @@ _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
 _CODE_SPAN = re.compile(r"`([^`]+)`")
+_ATX_LEVEL = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)")
+# A collapsible section's summary alone on its line (`summary_headings`), its `<details>` and a `<br>` around it.
+_SUMMARY = re.compile(r"^[ \t]*(?:<details[^<>]*>[ \t]*)?<summary[^<>]*>(.+?)</summary>[ \t]*(?:<br\s*/?>[ \t]*)*$",
+                      re.I)
+_HTML_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
 # An image in a heading — a README title's badges, an icon — and the link around it, if any: decoration.
 _HEADING_IMAGE = re.compile(r"\[!\[[^\]\n]*\]\([^)\n]*\)\]\([^)\n]*\)|!\[[^\]\n]*\]\([^)\n]*\)")
 # Emphasis and strikethrough; underscores only at word edges (CommonMark): snake_case and ENV_VARS are words.
@@ -181,6 +187,26 @@ def setext_headings(text: str) -> str:
             continue
         lines[number - 1] = ("# " if match.group(1)[0] == "=" else "## ") + title.strip()
         lines[number] = ""
+    return "\n".join(lines)
+
+
+def summary_headings(text: str) -> str:
+    """`text` with each collapsible section's summary on a line of its own as a heading one level under the
+    heading above it: `<details><summary>Should I commit my .env file?</summary><br/>` under "## FAQ" is
+    "### Should I commit my .env file?" — how READMEs write their FAQs and optional sections, whose
+    questions would otherwise be nobody's heading (and their answers part of one long section). Line for
+    line; nothing inside a fence; a summary with text after it on its line stays as it is."""
+    if "<summary" not in text.lower():
+        return text
+    lines, level = text.split("\n"), 1
+    fenced = fenced_lines(text)
+    for number, line in enumerate(lines):
+        if number in fenced:
+            continue
+        if heading := _ATX_LEVEL.match(line):
+            level = len(heading.group(1))
+        elif (summary := _SUMMARY.match(line)) and (title := inline_text(_HTML_TAG.sub("", summary.group(1)))):
+            lines[number] = f"{'#' * min(level + 1, 6)} {title}"
     return "\n".join(lines)
 
 

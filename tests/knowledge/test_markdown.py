@@ -4,7 +4,7 @@ from knowledge.indexing import parsing, tables
 from knowledge.indexing.chunking import split_text
 from knowledge.indexing.layers.docs import read_sections
 from knowledge.indexing.layers.markdown import parse_doc
-from knowledge.indexing.markdown import fenced_lines, first_heading, scan, setext_headings
+from knowledge.indexing.markdown import fenced_lines, first_heading, scan, setext_headings, summary_headings
 from knowledge.search.source_text import clean_text
 
 TEXT = """# C#
@@ -146,3 +146,17 @@ def test_a_headings_badges_are_no_part_of_its_title():
             "Loads .env.\n\n## ![icon](icon.png) Usage\n\nCall config().\n")
     assert first_heading(text) == "dotenv"
     assert [heading.title for heading in scan(text)[0]] == ["dotenv", "Usage"]
+
+
+def test_a_collapsible_sections_summary_is_a_heading_under_the_one_above():
+    # dotenv's README writes its FAQ as <details><summary>question</summary>: no question was any section's heading,
+    # and "Should I commit my .env file?" was answered with sentences of other questions' answers.
+    text = ("## FAQ\n\n<details><summary>Should I commit my `.env` file?</summary><br/>\n\nNo.\n\n</details>\n"
+            "<details><summary><b>What about variable expansion?</b></summary>\n\nUse dotenv-expand.\n\n</details>\n"
+            "```html\n<details><summary>Inside a fence</summary>\n```\n"
+            "<summary>A summary</summary> with text after it\n")
+    read = summary_headings(text)
+    assert read.count("\n") == text.count("\n")  # line for line
+    assert [(heading.level, heading.title) for heading in scan(read)[0]] == [
+        (2, "FAQ"), (3, "Should I commit my .env file?"), (3, "What about variable expansion?")]
+    assert "<details><summary>Inside a fence</summary>" in read

@@ -9,7 +9,7 @@ numbers in the original file, so every layer row can cite its lines.
 import re
 from dataclasses import dataclass
 
-from knowledge.indexing.markdown import Section, read_sections, setext_headings
+from knowledge.indexing.markdown import Section, read_sections, setext_headings, summary_headings
 from knowledge.indexing.parsing.text import split_frontmatter
 
 __all__ = ["ParsedDoc", "Section", "classify_doc", "parse_doc", "read_sections"]
@@ -86,7 +86,7 @@ def parse_doc(path: str, text: str) -> ParsedDoc:
     """Split frontmatter off and read the body into heading sections."""
     body, frontmatter = split_frontmatter(text)
     body_line = text[:len(text) - len(body)].count("\n") + 1
-    body = setext_headings(body)  # line for line, so the sections' line numbers stay the file's
+    body = summary_headings(setext_headings(body))  # line for line, so the sections' line numbers stay the file's
     sections = read_sections(body, body_line)
     doc_kind = classify_doc(path, frontmatter, sections)
     title = as_text(frontmatter.get("title")) or next(

@@ -15,7 +15,14 @@ from django.utils.translation import gettext
 
 from knowledge.documents import ParsedDocument
 from knowledge.exceptions import FileTooLargeError, ParseError
-from knowledge.indexing.markdown import fenced_lines, first_heading, outside_code_spans, scan, setext_headings
+from knowledge.indexing.markdown import (
+    fenced_lines,
+    first_heading,
+    outside_code_spans,
+    scan,
+    setext_headings,
+    summary_headings,
+)
 from knowledge.indexing.myst import markdown_as_read
 from knowledge.indexing.rst import rst_as_markdown
 
@@ -104,7 +111,7 @@ def parse_markdown(path: Path) -> ParsedDocument:
     CommonMark (`knowledge.indexing.myst`), MDX noise dropped, title found."""
     raw = decode_text(path.read_bytes())
     body, frontmatter = split_frontmatter(raw)
-    body = clean_markdown(markdown_as_read(setext_headings(body)))
+    body = clean_markdown(markdown_as_read(summary_headings(setext_headings(body))))
     title = frontmatter.get("title") if frontmatter else None
     if not isinstance(title, str) or not title.strip():
         title = first_heading(body) or path.stem
