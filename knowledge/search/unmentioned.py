@@ -13,7 +13,8 @@ search counts them; the product's own name is in all: "Flask"): "Does HOXB4 help
 about HSC too.
 
 Not names: the first word of a sentence, the words of a question written in capitals or with every
-word capitalised, single letters, and words joined to code or addresses by `.`, `_`, `/`, `@` or a
+word capitalised, words of one or two letters (a two-letter acronym, "ES modules", "UI", "DB", is as
+often a word of the trade as a name), and words joined to code or addresses by `.`, `_`, `/`, `@` or a
 backquote (`Flask.config`, `user@example.com`): those ask about code, which the layered index and the
 extract's own rules handle — but capitals joined by a slash are one name ("HTTP/3", "TCP/IP"). Nor a
 person's, who is not what is asked about ("my colleague John", "Mr. Smith").
@@ -116,7 +117,7 @@ def names(text: str) -> list[str]:
             named = True
         else:
             named = word[0].isupper() and not opening and not title_case
-        if named and word not in found:
+        if named and len(word) > 2 and word not in found:
             found.append(word)
     return found
 

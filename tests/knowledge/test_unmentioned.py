@@ -38,6 +38,8 @@ class NamesTests(SimpleTestCase):
 
     def test_code_addresses_and_single_letters_are_no_names(self):
         self.assertEqual(names("What does Flask.config hold, and who is admin@Example.com? I ask, A or B."), [])
+        # Nor two letters: "ES modules" (dotenv's README says "ES6" and "ESM"), "UI", "DB".
+        self.assertEqual(names("How do I use it with ES modules, in the UI or the DB?"), [])
         self.assertEqual(names("Is `Retrying` or retry_If used in src/Retry.py?"), [])
 
     def test_capitals_joined_by_a_slash_are_one_name(self):
