@@ -136,7 +136,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
-                    _answers(stems, asked, sentence, alone=len(source) == 1)
+                    (_answers(stems, asked, sentence, alone=len(source) == 1) or _leads_into_asked(source, position,
+                                                                                                   asked))
                     and not readable.in_topic_list(source, position)):
                 items.append((number, position, sentence, stems))
     if not items:
@@ -174,7 +175,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         blocks = not any(sentence.startswith(CODE_BLOCK) for sentence in chosen.values())
         unit = readable.unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked, how_to,
                              blocks)
-        new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen}
+        new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen
+               and not (key[0] > 1 and readable.BARE_REPLY.match(sentence) and sources[key[0] - 1].entry_question)}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (_repeats_its_code(new, chosen)
                                  or chosen and _sends_away(question, new, sources, own)):
@@ -293,6 +295,16 @@ def _as_read(source: list[str], position: int) -> str:
     # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
     # says what the sentence is about, the package's path only dilutes it.
     return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)
+
+
+def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool:
+    """Whether a sentence too short to answer alone leads into a command that, with it, names two words asked:
+    "Install it." over `npm install dotenv --save` for "How do I install dotenv?"."""
+    following = source[position + 1] if position + 1 < len(source) else ""
+    if not following.startswith(COMMAND) or following.startswith(CODE_BLOCK) or not readable.ENDS.search(
+            source[position]):
+        return False
+    return len(word_stems(f"{source[position]} {code_lines(following)[0]}") & asked) > 1
 
 
 def _clip(sentence: str, limit: int = 400) -> str:

@@ -19,6 +19,9 @@ from knowledge.search.words import word_stems
 _WORD = re.compile(r"\w+", re.UNICODE)
 ENDS = re.compile(r"[.!?…:;][\"'»”)]*$")  # a sentence ends so; a heading does not
 _STEP = re.compile(r"\d{1,3}[.)] ")
+# A reply of one word ("No.", "Yes!", "Нет."): too short to quote alone, the answer to what the sentence after it
+# qualifies.
+BARE_REPLY = re.compile(r"^(?:yes|no|nope|да|нет)[.!]$", re.I)
 # A sentence that names its subject only by a word pointing back at the sentence before it.
 _REFERS_BACK = re.compile(r"(?:this|these|it|its|they|such|это|эти|этот|эта|этим|он|она|оно|они)\b", re.I)
 # A list item or heading that opens with a question word names a topic ("• What a component is",
@@ -88,9 +91,12 @@ def lead_in(source: list[str], position: int) -> list[int]:
     bullet is a sub-point of, or the sentence introducing the list ("If the LED stays off:"); for a
     sentence that names its subject only as "this" or "it", the sentence before it, which names it
     ("ItsDangerous signs data. This is used to protect the session cookie."), unless that one names
-    its subject the same way."""
+    its subject the same way; for a sentence after a reply of one word, the reply ("No. Unless you encrypt
+    it.")."""
     if not ITEM.match(source[position]):
         before = source[position - 1] if position else ""
+        if BARE_REPLY.match(before):
+            return [position - 1]  # "No." and what it goes on with: "Unless you encrypt it with dotenvx."
         # Not a sentence that names nothing itself ("This is expected." after the code it means).
         refers_back = (_REFERS_BACK.match(source[position]) and ENDS.search(before) and not before.endswith(":")
                        and not _REFERS_BACK.match(before) and not cut(source, position - 1))

@@ -22,6 +22,15 @@ def compose(question: str, *contents: str) -> str:
 
 
 class CommandWithoutColonTests(TestCase):
+    def test_a_sentence_too_short_to_answer_alone_leads_into_the_command_asked_for(self):
+        # dotenv's README: "## Usage", "Install it." over `npm install dotenv --save` — a sentence of two words was no
+        # candidate, and "How do I install dotenv?" was refused.
+        usage = ("## Usage\n\nInstall it.\n\n```sh\nnpm install dotenv --save\n```\n\nCreate a `.env` file in the "
+                 "root of your project.\n")
+        self.assertEqual(compose("How do I install dotenv?", usage), "Install it. [1]\n    npm install dotenv --save")
+        # Not when the command names nothing asked with it.
+        self.assertNotIn("Install it.", compose("How do I create the file?", usage))
+
     def test_python_markdowns_command_line_page_quotes_the_command_its_sentence_runs_on_into(self):
         # Its "Usage" section writes "…run it as" and the command, no colon; the extract quoted the sentence
         # alone, ending on "run it as".

@@ -29,6 +29,20 @@ class YesNoTests(TestCase):
         self.assertIn("Yes, you can pay your bill online in the customer portal. [1]", text)
         self.assertIn("No, a bill paid online is never charged a fee by the portal. [2]", text)
 
+    def test_a_one_word_reply_comes_with_what_it_goes_on_with(self):
+        # dotenv's FAQ: "Should I commit my .env file?" — "No." then "Unless you encrypt it with dotenvx." The
+        # reply was too short to quote, and the answer said "Unless you encrypt it with dotenvx." alone.
+        section = hit(1, "### Should I commit my .env file?\n\nNo.\n\nUnless you encrypt it with dotenvx. Then we "
+                         "recommend you do.")
+        text = composer.compose("Should I commit my .env file?", [section], entry_match=False).text
+        self.assertTrue(text.startswith("No. [1] Unless you encrypt it with dotenvx. [1]"), text)
+        # Another entry's one-word reply answers its own question: not brought along.
+        sources = [entry(1, "How do I open an account?", "Open an account in the mobile application in minutes."),
+                   entry(2, "Can a minor open an account online?", "No.\n\nA minor opens an account in a branch "
+                                                                     "with a parent.")]
+        text = composer.compose("How do I open an account for a minor?", sources, entry_match=False).text
+        self.assertNotIn("No.", text)
+
 
 class LongEntryTests(TestCase):
     def test_a_section_longer_than_an_faqs_answer_is_quoted_whole_but_not_as_an_entrys_answer(self):
