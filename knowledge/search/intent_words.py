@@ -10,7 +10,14 @@ def _has(*patterns: str) -> Callable[[str], bool]:
 
 
 INTEGRATIONS = _has(r"\bintegrat", r"интеграц", r"интегрир", r"с чем (связан|работает)")
-ENV_VARS = _has(r"\benvironment variables?\b", r"\benv(ironment)?[ _-]?var", r"переменн\w* (окружения|среды)")
+# A question asking for environment variables themselves: which, a list, whether any are read — not one asking
+# what happens to them ("What happens to environment variables that were already set?", dotenv's FAQ).
+_ENV = r"(environment variables?|env(ironment)?[ _-]?vars?)\b"
+ENV_VARS = _has(rf"\b(which|what)\s+(\w+\s+)?{_ENV}", rf"\b(list|all|any)\s+(of\s+)?(the\s+)?{_ENV}",
+                rf"\b(reads?|uses?|supports?|needs?|requires?)\s+(any\s+|the\s+)?{_ENV}",
+                r"\bкак(ие|ая|ой|ую|их)\s+(\w+\s+)?переменн\w* (окружения|среды)",
+                r"\b(список|все)\s+переменн\w* (окружения|среды)",
+                r"(чита\w*|использу\w*|нужн\w*)\s+(\w+\s+)?переменн\w* (окружения|среды)")
 CALLERS = _has(r"\bwho calls\b", r"\bcallers? of\b", r"\bwhere is .* (called|invoked)\b", r"\bwhat calls\b",
                r"\b(which|what) (\w+ )?(functions?|methods?|code|classes|modules|places|tests?)\b.*\b(call|invoke)",
                r"кто вызывает", r"где вызывает", r"откуда вызывает", r"какие (функции|методы|тесты) (его )?вызывают")

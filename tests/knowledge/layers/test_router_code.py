@@ -292,6 +292,19 @@ class CommandAndVariableNameTests(SimpleTestCase):
             assert (plan.intent, plan.steps[0].filters) == (
                 "env_vars", {"target_type": "env_var", "target": "WEB_CONCURRENCY"}), question
 
+    def test_a_question_asking_for_environment_variables_lists_them_and_one_about_them_does_not(self):
+        for question in ["Which environment variables does the server read?",
+                         "Does it read any environment variables?", "What env vars are supported?",
+                         "Какие переменные окружения читает сервер?",
+                         "Какие ещё переменные окружения есть?"]:
+            assert plan_question(question, self.VOCABULARY).intent == "env_vars", question
+        # dotenv's FAQ: "What happens to environment variables that were already set?" was answered with the index's
+        # rows of the variables its README names ("`dotenv` mentions DOTENV_OVERRIDE (env var).").
+        for question in ["What happens to environment variables that were already set?",
+                         "Does it override environment variables set by the shell?",
+                         "Что происходит с уже заданными переменными окружения?"]:
+            assert plan_question(question, self.VOCABULARY).intent != "env_vars", question
+
     def test_the_project_named_by_its_readme_asks_about_the_whole_repository(self):
         # "read" is no "README": English words match by their endings only.
         plan = plan_question("Which environment variables does the server read?", self.VOCABULARY)
