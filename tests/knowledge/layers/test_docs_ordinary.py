@@ -93,3 +93,11 @@ def test_a_name_written_without_context_is_a_constant_unless_its_section_configu
         "SSL_CERT_FILE": "env_var", "SSL_CERT_DIR": "env_var", "USE_CLIENT_DEFAULT": "constant",
         "USER_AGENT": "constant", "HTTPX_DEBUG": "env_var", "DATABASE_URL": "env_var", "REDIS_URL": "env_var",
         "SECRET_KEY": "env_var", "LOG_LEVEL": "env_var", "MAX_WORKERS": "env_var", "TUNNEL_ONLY": "constant"}
+
+
+def test_a_mentions_kind_is_said_in_words():
+    # dotenv's rows said "(env var)": quoted, and searched by "Which environment variables does dotenv read?", they
+    # shared only "dotenv" with it, and the answer was refused.
+    page = "# Service\n\nThe service reads these environment variables:\n\n- `DATABASE_URL`: where the data is\n"
+    [row] = [row for row in build_doc_rows("README.md", page) if row.layer == "D6"]
+    assert row.content.startswith("Service mentions DATABASE_URL (environment variable), in: Service"), row.content

@@ -47,6 +47,10 @@ URL = re.compile(r"\bhttps?://([\w.-]+(?::\d+)?)[^\s)>\]`'\"]*")
 PORT = re.compile(r"\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0):(\d{2,5})\b|\bport (\d{2,5})\b", re.IGNORECASE)
 
 
+# A mention's kind as its row says it in words (the row is quoted, and searched: "environment variables" asks
+# for "environment variable", not "env var").
+TARGET_WORDS = {"env_var": "environment variable", "external_system": "service", "url": "URL"}
+
 def workflow_rows(doc: ParsedDoc) -> list[LayerRow]:
     """D4 from "How to …" sections and numbered step lists."""
     rows = []
@@ -134,7 +138,8 @@ def integration_rows(doc: ParsedDoc) -> list[LayerRow]:
             "details": {"mentions": item["mentions"], "sections": item["sections"], "example": item["example"]},
             "domain": "", "subdomain": "", "source_path": doc.path, "anchor": item["sections"][0],
         }
-        content = (f"{doc.title} mentions {item['target']} ({item['target_type'].replace('_', ' ')}), "
+        kind = TARGET_WORDS.get(item["target_type"], item["target_type"].replace("_", " "))
+        content = (f"{doc.title} mentions {item['target']} ({kind}), "
                    f"in: {'; '.join(item['sections'][:5])}\n{item['example']}")
         rows.append(LayerRow("D6", f"{doc.title} → {item['target']}", content, meta,
                              section_path=item["sections"][0], span_start=item["line"], span_end=item["line"]))
