@@ -282,8 +282,11 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
             and grounding.confidence < CLOSE_SENTENCE_NEEDED_BELOW):
         grounding.reasons.append("no_close_sentence")
         return composer.Composition("", [], False, composition.closeness)
-    if not composition.entry_match and common_words.only_common_shared(grounding.question, composition.text,
-                                                                       grounding.sources, grounding.kbs):
+    # A repository's rows were found for what the question asks (a caller, a variable, a symbol) by the router;
+    # quoting only them, the extract answers that whatever words it shares.
+    prose = any(layer_text.is_prose(grounding.sources[number - 1]) for number in composition.cited)
+    if not composition.entry_match and prose and common_words.only_common_shared(
+            grounding.question, composition.text, grounding.sources, grounding.kbs):
         grounding.reasons.append("common_words_only")
         return composer.Composition("", [], False, composition.closeness)
     return composition

@@ -175,8 +175,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         blocks = not any(sentence.startswith(CODE_BLOCK) for sentence in chosen.values())
         unit = readable.unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked, how_to,
                              blocks)
+        # Another source's one-word reply answers its own question (an FAQ entry's, a section's), not this one.
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen
-               and not (key[0] > 1 and readable.BARE_REPLY.match(sentence) and sources[key[0] - 1].entry_question)}
+               and not (key[0] > 1 and readable.BARE_REPLY.match(sentence))}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (_repeats_its_code(new, chosen)
                                  or chosen and _sends_away(question, new, sources, own)):

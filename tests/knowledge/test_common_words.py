@@ -6,6 +6,7 @@ from knowledge.indexing import term_statistics
 from knowledge.search import answers, reasons
 from knowledge.search.common_words import only_common_shared
 from tests.factories import make_document, make_kb
+from tests.knowledge.test_composer import hit
 
 PAGES = {
     "Installing": "To install Acme, run pip install acme in a virtual environment. Acme runs on Python 3.9.",
@@ -59,3 +60,15 @@ class CommonWordsTests(TestCase):
         self.assertFalse(only_common_shared("What calls the hashkey function?", extract, sources, {kb.pk: kb}))
         self.assertTrue(only_common_shared("What calls the hashkey function?", "`pkg.module1.run` calls step. [1]",
                                            sources, {kb.pk: kb}))
+
+    def test_a_repositorys_rows_answer_what_they_were_found_for(self):
+        # dotenv's "Which environment variables does dotenv read?": its rows ("`dotenv` mentions DOTENV_PATH
+        # (environment variable).") share only words every chunk of its README holds, and were refused.
+        question = "What does Acme read at start?"
+        for layer, refused in (("D6", False), ("D0", True)):
+            source = hit(1, "Acme mentions ACME_HOME (environment variable), in: Installing", layer=layer)
+            source.layer, source.knowledge_base_id = layer, self.kb.pk
+            grounding = answers.Grounding([source], 0.9, [], {}, question=question, kbs={self.kb.pk: self.kb})
+            composition = answers.compose_extractive(grounding)
+            self.assertEqual(("common_words_only" in grounding.reasons, not composition.text), (refused, refused),
+                             (layer, composition.text))

@@ -42,6 +42,11 @@ class YesNoTests(TestCase):
                                                                      "with a parent.")]
         text = composer.compose("How do I open an account for a minor?", sources, entry_match=False).text
         self.assertNotIn("No.", text)
+        # Nor another section's, under its own question.
+        sources = [hit(1, "### What if I committed my .env file?\n\nRemove it and rotate every secret it held."),
+                   hit(2, "### Should I commit my .env file?\n\nNo.\n\nUnless you encrypt it with dotenvx.")]
+        text = composer.compose("What if I committed my .env file by mistake?", sources, entry_match=False).text
+        self.assertNotIn("No.", text)
 
 
 class LongEntryTests(TestCase):
