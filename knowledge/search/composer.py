@@ -35,7 +35,7 @@ from django.conf import settings
 
 from knowledge import outgoing
 from knowledge.search import answer_kinds, closeness, layer_text, project_sites, readable, source_text
-from knowledge.search.intent_words import HOW_TO
+from knowledge.search.intent_words import HOW_TO, YES_NO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
 from knowledge.search.source_text import (
@@ -175,9 +175,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         blocks = not any(sentence.startswith(CODE_BLOCK) for sentence in chosen.values())
         unit = readable.unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked, how_to,
                              blocks)
-        # Another source's one-word reply answers its own question (an FAQ entry's, a section's), not this one.
+        # A one-word reply answers a yes-or-no question, and another source's its own (an FAQ entry's, a section's).
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen
-               and not (key[0] > 1 and readable.BARE_REPLY.match(sentence))}
+               and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not YES_NO(question)))}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (_repeats_its_code(new, chosen)
                                  or chosen and _sends_away(question, new, sources, own)):

@@ -43,6 +43,9 @@ CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
 # variables, routes or models — unless it names one of them.
 HOW_TO = _has(r"\bhow (do|can|should|would|could) (i|we|you|one)\b", r"\bhow to\b",
               r"\bкак (мне |можно |нужно |же )?\w+(ть|ться|чь)\b")
+# A question a yes or a no answers: opening with an auxiliary verb, or asking with "ли" ("Можно ли …?").
+YES_NO = _has(r"^\W*(do|does|did|is|are|was|were|can|could|should|would|will|shall|may|might|must|has|have|had)\b",
+              r"\bли\b")
 # Where something is: its file, its module ("Where is Config defined?", "В каком файле next_run?").
 LOCATION = _has(r"\bwhere\b", r"\b(which|what) (file|module|package)\b", r"\bdefined\b", r"\blocat",
                 r"\bгде\b", r"\bв как\w+ (файле|модуле|пакете)\b", r"определ[её]н|объявлен")

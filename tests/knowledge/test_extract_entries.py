@@ -36,6 +36,9 @@ class YesNoTests(TestCase):
                          "recommend you do.")
         text = composer.compose("Should I commit my .env file?", [section], entry_match=False).text
         self.assertTrue(text.startswith("No. [1] Unless you encrypt it with dotenvx. [1]"), text)
+        # Debian's FAQ: "Как обновить систему до следующего выпуска?" opened "Да." — no yes-or-no question.
+        text = composer.compose("How do I commit my .env file safely?", [section], entry_match=False).text
+        self.assertNotIn("No.", text)
         # Another entry's one-word reply answers its own question: not brought along.
         sources = [entry(1, "How do I open an account?", "Open an account in the mobile application in minutes."),
                    entry(2, "Can a minor open an account online?", "No.\n\nA minor opens an account in a branch "
