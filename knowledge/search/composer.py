@@ -273,9 +273,6 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
     return quoted, said
 
 
-LIST_ITEMS_READ = 5  # of a list, the items compared in meaning with its introduction
-
-
 def _as_read(source: list[str], position: int) -> str:
     """The sentence at `position` as its meaning is compared: a heading over its command with the command
     ("Installation: pip install django-ninja"; the heading alone says little), and so a sentence introducing
@@ -289,10 +286,6 @@ def _as_read(source: list[str], position: int) -> str:
     introduces = sentence.endswith(":") or not readable.ENDS.search(sentence)
     if introduces and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
         sentence = f"{sentence} {code_lines(following)[0]}"
-    elif sentence.endswith(":") and ITEM.match(following):
-        # A list's introduction says what its items are by them ("It is localized to: Arabic, Basque, …").
-        items = [line for line in source[position + 1:position + 1 + LIST_ITEMS_READ] if ITEM.match(line)]
-        sentence = f"{sentence} {', '.join(ITEM.sub('', item, count=1) for item in items)}"
     # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
     # says what the sentence is about, the package's path only dilutes it.
     return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)

@@ -147,14 +147,3 @@ class TableAsListTests(TestCase):
         # A chunk cut between the header and the rows: what is left are lines of cells, as before.
         self.assertEqual(source_text.clean_text("| `preSubcommand` | before parsing |\n| `postAction` | after |"),
                          "preSubcommand before parsing\npostAction after")
-
-
-class ListMeaningTests(TestCase):
-    def test_a_lists_introduction_is_compared_in_meaning_with_its_first_items(self):
-        # humanize's README: "It is localized to:" and its 34 languages; compared alone, the introduction was far
-        # from "Which languages does humanize support?", and the answer quoted the sentence before it.
-        lines = source_text.sentences(source_text.quotable_text(
-            "It turns numbers into words. It is localized to:\n\n- Arabic\n- Basque\n- Bengali\n- Catalan\n"
-            "- Danish\n- Dutch\n- Esperanto\n"))
-        self.assertEqual(composer._as_read(lines, 1), "It is localized to: Arabic, Basque, Bengali, Catalan, Danish")
-        self.assertEqual(composer._as_read(lines, 0), "It turns numbers into words.")
