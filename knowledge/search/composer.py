@@ -73,6 +73,8 @@ _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
 # front matter, whose verb is in capitals ("1 РАЗРАБОТАН Федеральным … учреждением …").
 _NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+(?![A-ZА-ЯЁ]{2,}\b)\S")
 # A yes or a no opening an answer: it answers the question it was written for.
+# A list item defining a term: "• bold - Make the text bold." (chalk's modifiers) is no line of a table of contents.
+_DEFINES = re.compile(r"(?:• |\d{1,3}[.)] )[^\s:—–-]+(?: [^\s:—–-]+)?\s*[:—–-]\s*\S+\s+\S+")
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 
 
@@ -318,8 +320,8 @@ def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool) ->
     words = len(_WORD.findall(sentence))
     if words < 3 or len(sentence) < 10:
         return False
-    if ITEM.match(sentence) and not stems - asked:
-        return False  # a list item of nothing but the question's words
+    if ITEM.match(sentence) and not stems - asked and not _DEFINES.match(sentence):
+        return False  # a list item of nothing but the question's words, unless it defines a term in them
     if _LEADERS.search(sentence):
         return False
     if readable.ENDS.search(sentence):
@@ -337,5 +339,6 @@ def _echoes(stems: set[str], asked: set[str], sentence: str) -> bool:
     """A sentence that is the question again (a heading, a restated query) answers nothing."""
     if sentence.rstrip().endswith("?"):
         return True
-    # Nothing but the question's own words, and most of them: a heading or the question restated.
-    return bool(asked) and not stems - asked and len(stems) >= 0.8 * len(asked)
+    # Nothing but the question's own words, and most of them: a heading or the question restated — not a term
+    # defined in them ("• bold - Make the text bold." for "How do I make text bold?").
+    return bool(asked) and not stems - asked and len(stems) >= 0.8 * len(asked) and not _DEFINES.match(sentence)

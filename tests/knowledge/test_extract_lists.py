@@ -147,3 +147,16 @@ class TableAsListTests(TestCase):
         # A chunk cut between the header and the rows: what is left are lines of cells, as before.
         self.assertEqual(source_text.clean_text("| `preSubcommand` | before parsing |\n| `postAction` | after |"),
                          "preSubcommand before parsing\npostAction after")
+
+
+class DefinedTermTests(TestCase):
+    def test_a_list_item_defining_a_term_in_the_questions_words_is_quoted(self):
+        # chalk's readme: "- `bold` - Make the text bold." read as the question restated (a table of contents' line),
+        # and "How do I make text bold?" was answered with the items on dim and italic.
+        modifiers = ("### Modifiers\n\n- `reset` - Reset the current style.\n- `bold` - Make the text bold.\n"
+                     "- `dim` - Make the text have lower opacity.\n")
+        self.assertIn("• bold - Make the text bold. [1]", compose("How do I make text bold?", modifiers))
+        # A line of a table of contents restating the question still is not.
+        self.assertNotIn("• Make the text bold", compose("How do I make text bold?", "Contents:\n\n- Make the text "
+                                                       "bold\n- Make the text dim\n\nMake the text bold with the "
+                                                       "bold style of the theme."))
