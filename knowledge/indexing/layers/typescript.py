@@ -48,8 +48,12 @@ JS_TEST = re.compile(r"\.(test|spec)\.[jt]sx?$|(^|/)(__tests__|tests?|e2e)/")
 
 
 def module_name(path: str) -> str:
-    """`web/src/auth.ts` → `web.src.auth`; `web/src/index.tsx` → `web.src.index`."""
-    return ".".join(PurePosixPath(path).with_suffix("").parts)
+    """`web/src/auth.ts` → `web.src.auth`; `web/src/index.tsx` → `web.src.index`; a declaration file is the
+    module it declares: `source/index.d.ts` → `source.index`, as `import … from "./index"` reads it."""
+    stem = PurePosixPath(path).with_suffix("")
+    if stem.suffix == ".d" and PurePosixPath(path).suffix in (".ts", ".mts", ".cts"):
+        stem = stem.with_suffix("")
+    return ".".join(stem.parts)
 
 
 class ScriptExtractor(CodeExtractor):

@@ -56,6 +56,18 @@ class ScriptTests(SimpleTestCase):
         self.assertIn(("web.src.App.Store.load", "method"), meta(self.rows["web/src/App.tsx"], "C1", "qname", "kind"))
         self.assertEqual(self.files["server/index.js"].language, "javascript")
 
+    def test_a_declaration_file_is_the_module_it_declares(self):
+        # chalk's `source/index.d.ts` was the module `source.index.d`: its symbols `source.index.d.ChalkInstance`.
+        declaration = "/** Main object. */\nexport interface ChalkInstance {\n  level: number;\n}\n"
+        rows, _ = rows_of({"source/index.d.ts": declaration,
+                           "types/util.d.mts": "export type Level = 0 | 1;\n",
+                           "web/src/index.ts": 'import { ChalkInstance } from "../../source/index";\n'})
+        self.assertEqual([qname for qname, in meta(rows["source/index.d.ts"], "C1", "qname")],
+                         ["source.index", "source.index.ChalkInstance"])
+        self.assertEqual(meta(rows["types/util.d.mts"], "C1", "qname")[0], ("types.util",))
+        self.assertIn(("imports", "source.index", "resolved"),
+                      meta(rows["web/src/index.ts"], "C2", "edge_type", "dst_ref", "resolution"))
+
     def test_imports_and_calls_resolve_across_files(self):
         edges = meta(self.rows["web/src/components/LoginForm.tsx"], "C2", "edge_type", "src_qname", "dst_ref",
                      "resolution")
