@@ -20,9 +20,10 @@ entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
   environment variable …"), a qualified name as code, an entrypoint with what its handler or command
   says it does ("Command `qcluster` is handled by …: Starts a Django Q Cluster."), a role with what its
   symbol's docstring says ("… is an exception (class): Timed out while connecting to the host."); an
-  integration is no answer to a how-to ("How do I define a class with attrs?" ended on "… mentions
-  stackoverflow.com (url).") nor to what changed in a release (a link in its notes: "CHANGELOG mentions
-  en.wikipedia.org (url).");
+  integration answers only a question asking for the services, environment variables or settings a
+  repository names, or naming the one it names — never a how-to ("How do I define a class with attrs?" ended
+  on "… mentions stackoverflow.com (url).") nor what changed in a release ("CHANGELOG mentions
+  en.wikipedia.org (url).") nor where something is registered ("API Docs mentions github.com (URL).");
 - entities (D3) and relations (D5) — a document's title, a link between two files — say nothing a
   reader asked, and facts (D2) and workflows (D4) restate the documentation's own sentences and steps
   (D0; "Workflow: Configuration Best Practices Main flow:" opened an answer): not quoted, and an answer
@@ -39,7 +40,18 @@ import textwrap
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.code import doc_summary, jsdoc_description
 from knowledge.search.code_names import CODE_TOKEN
-from knowledge.search.intent_words import CALLEES, CALLERS, HOW_TO, IMPORTS, INHERITS, LOCATION, RELEASE, USAGES
+from knowledge.search.intent_words import (
+    CALLEES,
+    CALLERS,
+    ENV_VARS,
+    HOW_TO,
+    IMPORTS,
+    INHERITS,
+    INTEGRATIONS,
+    LOCATION,
+    SETTINGS,
+    USAGES,
+)
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.source_text import quotable_text
 
@@ -71,7 +83,7 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
         return _said(qname, meta.get("source_path", ""), summary, question, meta.get("chunk_type", "")) \
             if summary and qname else ""
-    if (layer == "D6" and (HOW_TO(question) or RELEASE(question))) or (layer == "C2" and not _asks_links(question)):
+    if (layer == "D6" and not _asks_integration(question, meta)) or (layer == "C2" and not _asks_links(question)):
         return ""
     first = (hit.content or "").strip().split("\n", 1)[0]
     summary = first_sentence(meta.get("summary_text") or "") if layer in ("C3", "C4") else ""
@@ -115,6 +127,16 @@ def _symbol(meta: dict, question: str) -> str:
     if not path or not (LOCATION(question) or (not HOW_TO(question) and _names(question, qname))):
         return ""
     return f"{kind.capitalize()} `{qname}` is defined in {path}."
+
+
+def _asks_integration(question: str, meta: dict) -> bool:
+    """Whether the question asks what an integration (D6) says: the services, environment variables or settings
+    a repository names, or the one this row names ("What is DOTENV_PATH?"), and is no how-to."""
+    if HOW_TO(question):
+        return False
+    target = str(meta.get("target") or "")
+    return (INTEGRATIONS(question) or ENV_VARS(question) or SETTINGS(question)
+            or bool(target) and target.lower() in question.lower())
 
 
 def _asks_links(question: str) -> bool:

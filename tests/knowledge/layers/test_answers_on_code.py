@@ -141,9 +141,14 @@ def test_each_layer_reads_as_a_sentence():
         assert quotable(edge, question=question) == "`jobs.cli.main` calls jobs.schedules.add_schedule.", question
     # attrs' "What is the difference between attr.s and attrs.define?" was answered "`attrs` imports attr.".
     assert quotable(edge, question="How do I add a schedule?") == ""
-    integration = hit("D6", "Routers mentions Swagger UI (external system), in: Routers; Routers > Nested")
-    assert quotable(integration) == "Routers mentions Swagger UI (external system)."
+    integration = hit("D6", "Routers mentions Swagger UI (external system), in: Routers; Routers > Nested",
+                      target="Swagger UI")
+    for question in ("Which services do the routers integrate with?", "What is Swagger UI?"):
+        assert quotable(integration, question=question) == "Routers mentions Swagger UI (external system).", question
     assert quotable(integration, question="How do I add Swagger UI to the routers?") == ""
+    # django-ninja's "Where are the URLs of the OpenAPI JSON and the docs page registered?" was answered "API Docs
+    # mentions github.com (URL).": a mention answers only a question about what the repository integrates.
+    assert quotable(integration, question="Where are the routers registered?") == ""
     assert quotable(hit("D3", "docs/a.md (document) — A")) == ""
     assert quotable(hit("D4", "Workflow: Best practices\nMain flow:\n- Create the app in a function.")) == ""
     assert quotable(hit("D0", "# Title\n\nSome **prose**.")) == "Some prose."
