@@ -64,7 +64,7 @@ class CommonWordsTests(TestCase):
     def test_a_repositorys_rows_answer_what_they_were_found_for(self):
         # dotenv's "Which environment variables does dotenv read?": its rows ("`dotenv` mentions DOTENV_PATH
         # (environment variable).") share only words every chunk of its README holds, and were refused.
-        question = "What does Acme read at start?"
+        question = "Which settings does Acme read at start?"
         for layer, refused in (("D6", False), ("D0", True)):
             source = hit(1, "Acme mentions ACME_HOME (environment variable), in: Installing", layer=layer)
             source.layer, source.knowledge_base_id = layer, self.kb.pk
