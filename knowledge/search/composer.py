@@ -72,9 +72,9 @@ _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
 # рукописи", "4.2 Tables of the report"), when it ends without a full stop; not a clause of a standard's
 # front matter, whose verb is in capitals ("1 РАЗРАБОТАН Федеральным … учреждением …").
 _NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+(?![A-ZА-ЯЁ]{2,}\b)\S")
-# A yes or a no opening an answer: it answers the question it was written for.
 # A list item defining a term: "• bold - Make the text bold." (chalk's modifiers) is no line of a table of contents.
 _DEFINES = re.compile(r"(?:• |\d{1,3}[.)] )[^\s:—–-]+(?: [^\s:—–-]+)?\s*[:—–-]\s*\S+\s+\S+")
+# A yes or a no opening an answer: it answers the question it was written for (one alone: `readable.BARE_REPLY`).
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 
 
