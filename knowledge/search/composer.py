@@ -107,7 +107,7 @@ def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None
 
 
 def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | None) -> Composition:
-    asked, how_to = word_stems(question), HOW_TO(question)
+    asked, how_to, yes_no = word_stems(question), HOW_TO(question), YES_NO(question)
     quoted, said = _quoted_sources(question, sources)
     rows = quoted_rows(question, quoted)
     lines = {number: _sentences(hit, said.get(number) or layer_text.quotable(hit, rows.get(number), question))
@@ -138,8 +138,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
-                    (_answers(stems, asked, sentence, alone=len(source) == 1) or _leads_into_asked(source, position,
-                                                                                                   asked))
+                    (_answers(stems, asked, sentence, alone=len(source) == 1)
+                     or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
                     and not readable.in_topic_list(source, position)):
                 items.append((number, position, sentence, stems))
     if not items:
@@ -179,7 +179,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                              blocks)
         # A one-word reply answers a yes-or-no question, and another source's its own (an FAQ entry's, a section's).
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen
-               and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not YES_NO(question)))}
+               and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not yes_no))}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (_repeats_its_code(new, chosen)
                                  or chosen and _sends_away(question, new, sources, own)):
@@ -301,6 +301,16 @@ def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool
             source[position]):
         return False
     return len(word_stems(f"{source[position]} {code_lines(following)[0]}") & asked) > 1
+
+
+def _named_item(source: list[str], position: int, asked: set[str]) -> bool:
+    """Whether a list item too short to answer alone is what the question names, in a list a sentence introduces:
+    "• Russian" under "It is localized to:" for "Does humanize support Russian?" (a yes-or-no question)."""
+    item = source[position]
+    if not ITEM.match(item) or len(_WORD.findall(item)) > 3:
+        return False
+    stems = word_stems(item)
+    return bool(stems) and stems <= asked and bool(readable.lead_in(source, position))
 
 
 def _clip(sentence: str, limit: int = 400) -> str:

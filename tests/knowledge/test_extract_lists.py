@@ -160,3 +160,18 @@ class DefinedTermTests(TestCase):
         self.assertNotIn("• Make the text bold", compose("How do I make text bold?", "Contents:\n\n- Make the text "
                                                        "bold\n- Make the text dim\n\nMake the text bold with the "
                                                        "bold style of the theme."))
+
+
+class NamedItemTests(TestCase):
+    def test_a_yes_or_no_question_naming_a_list_item_is_answered_by_it_and_its_introduction(self):
+        # humanize's README: "Does humanize support Russian?" was refused — "- Russian", under "It is localized to:",
+        # was too short to quote.
+        languages = ["Arabic", "Basque", "Bengali", "Catalan", "Danish", "Dutch", "Esperanto", "Finnish", "French",
+                     "German", "Greek", "Hebrew", "Italian", "Japanese", "Korean", "Latvian", "Polish", "Russian",
+                     "Slovak", "Spanish", "Swedish", "Turkish"]  # too many to quote whole
+        readme = "## Languages\n\nThe package is localized to:\n\n" + "".join(f"- {name}\n" for name in languages)
+        self.assertEqual(compose("Does it support Russian?", readme),
+                         "The package is localized to: [1]\n• Russian [1]")
+        # Not for a question that is no yes or no, nor for an item the question does not name.
+        self.assertNotIn("• Russian", compose("Which languages is the package localized to?", readme))
+        self.assertNotIn("• Russian", compose("Does the package support Klingon?", readme))
