@@ -28,13 +28,16 @@ _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
 _LINK = re.compile(r"(?<!!)\[([^\]]+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
 _CODE_SPAN = re.compile(r"`([^`]+)`")
-_ATX_LEVEL = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)")
 # A collapsible section's summary alone on its line (`summary_headings`), its `<details>` and a `<br>` around it.
 _SUMMARY = re.compile(r"^[ \t]*(?:<details[^<>]*>[ \t]*)?<summary[^<>]*>(.+?)</summary>[ \t]*(?:<br\s*/?>[ \t]*)*$",
                       re.I)
 _HTML_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
-# An image in a heading — a README title's badges, an icon — and the link around it, if any: decoration.
-_HEADING_IMAGE = re.compile(r"\[!\[[^\]\n]*\]\([^)\n]*\)\]\([^)\n]*\)|!\[[^\]\n]*\]\([^)\n]*\)")
+# An image, inline or by reference, and the link around it if any (a README's badge): a pattern, also of
+# `source_text`'s line of images alone.
+_TARGET = r"(?:\([^)\n]*\)|\[[^\]\n]*\])"
+IMAGE = rf"\[!\[[^\]\n]*\]{_TARGET}\]{_TARGET}|!\[[^\]\n]*\]{_TARGET}"
+# An image in a heading — a README title's badges, an icon — is decoration.
+_HEADING_IMAGE = re.compile(IMAGE)
 # Emphasis and strikethrough; underscores only at word edges (CommonMark): snake_case and ENV_VARS are words.
 # An escaped mark ("\\*") is a character, not a mark.
 _EMPHASIS = re.compile(r"(?<!\\)(\*\*|\*|~~)(?=\S)(.+?)(?<=[^\s\\])\1"
@@ -198,14 +201,15 @@ def summary_headings(text: str) -> str:
     line; nothing inside a fence; a summary with text after it on its line stays as it is."""
     if "<summary" not in text.lower():
         return text
+    headings, _ = scan(text)
+    levels = {text.count("\n", 0, heading.start): heading.level for heading in headings}  # by line
     lines, level = text.split("\n"), 1
     fenced = fenced_lines(text)
     for number, line in enumerate(lines):
-        if number in fenced:
+        level = levels.get(number, level)
+        if number in fenced or number in levels:
             continue
-        if heading := _ATX_LEVEL.match(line):
-            level = len(heading.group(1))
-        elif (summary := _SUMMARY.match(line)) and (title := inline_text(_HTML_TAG.sub("", summary.group(1)))):
+        if (summary := _SUMMARY.match(line)) and (title := inline_text(_HTML_TAG.sub("", summary.group(1)))):
             lines[number] = f"{'#' * min(level + 1, 6)} {title}"
     return "\n".join(lines)
 

@@ -2,6 +2,8 @@
 sentences people read (the playground, the ticket trace, the auto-reply decision), and the built-in
 refusal. The English strings are the catalogue's msgids; `locale/ru` has them in Russian."""
 
+from collections.abc import Sequence
+
 from django.utils.translation import gettext, gettext_noop
 
 from portal.languages import detect_language, translate
@@ -45,7 +47,8 @@ UNMENTIONED_NAMED = gettext_noop(
 QUOTED = gettext_noop("“%(name)s”")
 
 
-def reason_sentences(reasons: list[str], language: str | None = None, *, unmentioned: list[str] = ()) -> list[str]:
+def reason_sentences(reasons: list[str], language: str | None = None, *,
+                     unmentioned: Sequence[str] = ()) -> list[str]:
     """The reason codes as sentences in `language` (default: the active one); unknown codes as they are.
     `unmentioned`: the names of `unmentioned_name` (`Answer.unmentioned`), said in its sentence."""
     def said(message: str) -> str:

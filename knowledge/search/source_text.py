@@ -19,7 +19,7 @@ import html
 import re
 import textwrap
 
-from knowledge.indexing.markdown import outside_code_spans, unescaped, without_emphasis
+from knowledge.indexing.markdown import IMAGE, outside_code_spans, unescaped, without_emphasis
 from knowledge.indexing.tables import DELIMITER_ROW, read_tables
 from knowledge.search.citations import MARKER
 
@@ -70,9 +70,7 @@ _ADMONITION = re.compile(r'^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w-]*(?:[ \t]+"([^"\n]
 _GENERATOR_LINE = re.compile(r"^[ \t]*(?::::.*|\{!.*!\}|-{2}8<-{2}.*)$", re.M)
 # A line of images alone, linked or not, inline or by reference: a README's badges, whose alt texts would run
 # together into a sentence ("PyPI version Tests MIT License").
-_IMAGE_ITEM = r"!\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])"
-_IMAGES_LINE = re.compile(rf"^[ \t]*(?:(?:{_IMAGE_ITEM}|\[{_IMAGE_ITEM}\](?:\([^)\n]*\)|\[[^\]\n]*\]))[ \t]*)+$\n?",
-                          re.M)
+_IMAGES_LINE = re.compile(rf"^[ \t]*(?:(?:{IMAGE})[ \t]*)+$\n?", re.M)
 # A table's delimiter row (its rows read as their cells), or a thematic break of three hyphens or more.
 _TABLE_SEPARATOR = re.compile(rf"{DELIMITER_ROW}|^[ \t]*\|?[ \t:|-]*-{{3,}}[ \t:|-]*$", re.M)
 # A sentence starts with a capital, a digit or a bullet, or with a name of code in lower case that reads as

@@ -55,6 +55,7 @@ _INITIAL = re.compile(r"(?:^|\s)[A-ZА-ЯЁ]\.$")
 # a possessive and who they are ("my colleague John", "моей жене Марии"), with the surname that follows it
 # ("John Smith"). Who they are is said with a word of this list: "my browser Firefox" names a thing.
 _TITLE = r"(?i:mrs?|ms|miss|dr|sir|madam|prof|господин\w*|госпож\w*|г-н|г-жа)"
+_TITLE_WORD = re.compile(_TITLE)
 _PERSON_BEFORE = re.compile(
     rf"(?:\b{_TITLE}\.?"
     r"|\b(?i:my|our|your|his|her|their|мо(?:й|я|ё|е|и|его|ей|ему|им|их|ём|ю)|тво(?:й|я|ё|е|и|его|ей|ему|им|их|ю)"
@@ -103,7 +104,7 @@ def names(text: str) -> list[str]:
         word, start, end = match.group(), match.start(), match.end()
         if (_touches_code(text, start, end) and "/" not in word) or sum(char.isalpha() for char in word) < 2:
             continue
-        if re.fullmatch(_TITLE, word) or _PERSON_BEFORE.search(text[max(0, start - 60):start]):
+        if _TITLE_WORD.fullmatch(word) or _PERSON_BEFORE.search(text[max(0, start - 60):start]):
             continue
         words.append((word, _opens_sentence(text, start)))
     shouting = _share([word for word, _ in words], _in_capitals) > _MOSTLY

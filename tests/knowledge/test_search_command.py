@@ -47,6 +47,10 @@ class SearchCommandTests(TestCase):
         output = self.run_command("help", "reset password", "--answer", "--threshold", "0.99")
         self.assertIn("below_threshold", output)
         self.assertIn("none (refused)", output)
+        output = self.run_command("help", "How do I reset a forgotten password with Okta?", "--answer", "--threshold",
+                                  "0.2")
+        self.assertIn("unmentioned_name", output)
+        self.assertIn("never mentioned in the bases: Okta", output)
 
     def test_an_unknown_slug_is_an_error(self):
         with self.assertRaisesMessage(CommandError, "'nope'"):
