@@ -14,6 +14,8 @@ back" for a refund page) and is left to the rules on meaning; a question whose w
 ("What is Flask?") asks about what the base is about, and is answered.
 """
 
+import re
+
 from django.db import connection
 
 from knowledge.search import term_shares
@@ -24,6 +26,8 @@ from knowledge.search.code_names import DOTTED
 # a question asks. Measured on crawled documentation sites: "Flask" and "Python-Markdown" are in every
 # chunk, "Debian" in 99 %; what their questions ask about ("install", "release", "debug") in 1–29 %.
 COMMON_WORD_SHARE = 0.3
+_QUOTED_CODE = re.compile(r"^    .*$", re.M)
+_PUNCTUATION = re.compile(r"[^\w\s]+")
 
 # The question's lexemes, each with whether the extract holds it.
 _SHARED = """
@@ -53,5 +57,7 @@ def only_common_shared(question: str, extract: str, sources: list, kbs: dict) ->
 
 def _code_words(text: str) -> str:
     """`text` with a dotted code name's parts as words: full-text search reads `pkg.keys.hashkey` as one token,
-    which shares nothing with "hashkey"."""
+    which shares nothing with "hashkey"; so the words of the code an extract quotes (its lines indented by
+    four spaces: `schedule.every().monday.do(job)`, whose "monday.do" would read as a host name)."""
+    text = _QUOTED_CODE.sub(lambda match: _PUNCTUATION.sub(" ", match.group()), text)
     return DOTTED.sub(lambda match: match.group().removesuffix("()").replace(".", " "), text)

@@ -34,7 +34,15 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from knowledge import outgoing
-from knowledge.search import answer_kinds, closeness, layer_text, project_sites, readable, source_text
+from knowledge.search import (
+    answer_kinds,
+    closeness,
+    example_lines,
+    layer_text,
+    project_sites,
+    readable,
+    source_text,
+)
 from knowledge.search.intent_words import HOW_TO, YES_NO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
@@ -112,6 +120,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     rows = quoted_rows(question, quoted)
     lines = {number: _sentences(hit, said.get(number) or layer_text.quotable(hit, rows.get(number), question))
              for number, hit in quoted.items()}
+    if how_to:  # an example too long to quote: its lines that do what is asked, under their heading
+        lines = {number: example_lines.with_asked_lines(quoted[number], source, question)
+                 for number, source in lines.items()}
     # A release asked about by its number ("What changed in 2.0.0?"): its section's notes are the answer,
     # in order, as many as EXTRACT_MAX_CHARS holds, though they share no word with the question.
     release = answer_kinds.release_notes(question, quoted, lines)
@@ -123,9 +134,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
             if sentence.startswith(HEADING_INTRO):
                 # A heading over its command: a candidate when it names what is asked, or both name two words.
-                stems = word_stems(_as_read(source, position))
-                if (word_stems(sentence) & asked or len(stems & asked) > 1) and same_words(sentence) not in seen:
-                    seen.add(same_words(sentence))
+                read = _as_read(source, position)  # one heading may be over two commands
+                stems = word_stems(read)
+                if (word_stems(sentence) & asked or len(stems & asked) > 1) and same_words(read) not in seen:
+                    seen.add(same_words(read))
                     items.append((number, position, sentence, stems))
                 continue
             if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or readable.names_alternative(source, position)

@@ -51,7 +51,7 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
     of code is as one too long to quote."""
     number, position, sentence, _ = item
     following = source[position + 1] if position + 1 < len(source) else ""
-    if following == CODE_LEFT_OUT and (not ENDS.search(sentence) or _EXAMPLE.search(sentence)):
+    if following.startswith(CODE_LEFT_OUT) and (not ENDS.search(sentence) or _EXAMPLE.search(sentence)):
         return None  # "Thus, the following text" and a block too long to quote; an example without it
     lead = lead_in(source, position)
     if ITEM.match(sentence) and lead and _COUNTS.search(source[lead[-1]]) and source[lead[-1]].endswith(":"):
@@ -120,14 +120,14 @@ def introduced(source: list[str], position: int, budget: int, asked: set[str], b
     block of code (the lines right after it; of alternatives, the ones the question names), else the next
     sentence, which goes on from it (the code it introduced is too long to quote, or for what is left of
     `budget`); [] when neither fits in `budget`, when a step of the list leads into code too long to quote
-    ("1. Move the data into an array:" and its block): the list would read as steps without what they do,
-    when the list is one of topics (`_in_topic_list`), when less than half of its items fit, or when an
-    example announced does not fit ("Here's an example:")."""
+    ("1. Move the data into an array:" and its block; not a command another block follows): the list would
+    read as steps without what they do, when the list is one of topics (`_in_topic_list`), when less than
+    half of its items fit, or when an example announced does not fit ("Here's an example:")."""
     run, at = [], position + 1
     while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
                                                   or names_alternative(source, at)):
-        if at + 1 < len(source) and source[at + 1] == CODE_LEFT_OUT:
-            return []
+        if at + 1 < len(source) and source[at + 1].startswith(CODE_LEFT_OUT) and not source[at].startswith(COMMAND):
+            return []  # a step leading into its code left out; a command before another block is whole
         run.append(at)
         at += 1
     if run and in_topic_list(source, run[0]):
@@ -147,7 +147,7 @@ def introduced(source: list[str], position: int, budget: int, asked: set[str], b
             return taken
         if _EXAMPLE.search(source[position]):
             return []
-    while at < len(source) and source[at] == CODE_LEFT_OUT:
+    while at < len(source) and source[at].startswith(CODE_LEFT_OUT):
         at += 1  # the sentence after the code, which goes on from the introduction
     following = source[at] if at < len(source) else ""
     if following and len(following) <= budget and ENDS.search(following) and not following.endswith((":", "?")):

@@ -187,7 +187,8 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
         if not inside:
             kept.append(text[start:fence.start()])
         elif commands and start > 0:  # a block opened and closed by fences in this text
-            kept.append(_command_lines(text[start:fence.start()]) or f"\n\n{CODE_LEFT_OUT}\n\n")
+            code = text[start:fence.start()]
+            kept.append(_command_lines(code) or f"\n\n{CODE_LEFT_OUT}{_encoded(_left_out_lines(code))}\n\n")
         inside, start = not inside, fence.end()
     if not inside:
         kept.append(text[start:])
@@ -215,14 +216,29 @@ def _command_lines(code: str, *, blocks: bool = True) -> str:
     block = re.sub(r"\n{2,}", "\n\n", "\n".join(lines).strip("\n"))  # a blank line inside it kept, one
     if not blocks or len(block) > CODE_MAX_CHARS:
         return ""
-    encoded = _CODE_LINE.join(f"`{line.replace(' ', _CODE_SPACE)}`" if line else "" for line in block.split("\n"))
-    return f"\n\n{CODE_BLOCK}{encoded}\n\n"
+    return f"\n\n{CODE_BLOCK}{_encoded(block.split(chr(10)))}\n\n"
+
+
+def _left_out_lines(code: str) -> list[str]:
+    """The lines a CODE_LEFT_OUT paragraph carries, as written but for those never quoted ("" in their place),
+    at most CODE_MAX_LINES × 5: one of them may still be what a how-to question asks (`example_lines`)."""
+    code = textwrap.dedent(code.expandtabs(4)).strip("\n")
+    lines = [line.rstrip() for line in code.split("\n")][:CODE_MAX_LINES * 5]
+    return ["" if len(line) > _LINE_MAX_CHARS or "`" in line or MARKER.search(line) else line for line in lines]
+
+
+def _encoded(lines: list[str]) -> str:
+    """Lines of code as one candidate no reading of text changes (see CODE_BLOCK)."""
+    return _CODE_LINE.join(f"`{line.replace(' ', _CODE_SPACE)}`" if line else "" for line in lines)
 
 
 def code_lines(sentence: str) -> list[str]:
-    """The lines of a COMMAND or CODE_BLOCK candidate as written ("" for a blank line inside a block)."""
-    if sentence.startswith(CODE_BLOCK):
-        return sentence[len(CODE_BLOCK):].replace(_CODE_SPACE, " ").split(_CODE_LINE)
+    """The lines of a COMMAND, CODE_BLOCK or CODE_LEFT_OUT candidate as written ("" for a blank line inside a
+    block; none of a CODE_LEFT_OUT standing for a block no line of which could be kept)."""
+    for mark in (CODE_BLOCK, CODE_LEFT_OUT):
+        if sentence.startswith(mark):
+            encoded = sentence[len(mark):]
+            return encoded.replace(_CODE_SPACE, " ").split(_CODE_LINE) if encoded else []
     return [sentence.removeprefix(COMMAND)]
 
 

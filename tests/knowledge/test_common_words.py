@@ -61,6 +61,22 @@ class CommonWordsTests(TestCase):
         self.assertTrue(only_common_shared("What calls the hashkey function?", "`pkg.module1.run` calls step. [1]",
                                            sources, {kb.pk: kb}))
 
+    def test_the_words_of_quoted_code_are_its_names_parts(self):
+        # "How do I run a job every Monday?" answered "Usage:" and `schedule.every().monday.do(job)`, and was refused:
+        # full-text search read "monday.do" as a host name, so the extract shared only "job", in every chunk.
+        kb = make_kb(name="Jobs")
+        for n in range(4):
+            make_document(kb, f"# Jobs {n}\n\nA job runs in the worker {n}.", title=f"jobs{n}")
+        make_document(kb, "# Days\n\nThe scheduler knows the days of the week.", title="days")
+        term_statistics.take(kb.pk)
+        kb.refresh_from_db()
+        question = "How do I run a job every Monday?"
+        sources = answers.ground(question, [kb.pk], threshold=0.0).sources
+        extract = "Usage: [1]\n    scheduler.every().monday.do(job)"
+        self.assertFalse(only_common_shared(question, extract, sources, {kb.pk: kb}))
+        self.assertTrue(only_common_shared(question, "Usage: [1]\n    scheduler.hourly().do(job)", sources,
+                                           {kb.pk: kb}))
+
     def test_a_repositorys_rows_answer_what_they_were_found_for(self):
         # dotenv's "Which environment variables does dotenv read?": its rows ("`dotenv` mentions DOTENV_PATH
         # (environment variable).") share only words every chunk of its README holds, and were refused.

@@ -79,6 +79,13 @@ class HeadingOverCommandTests(TestCase):
                          "Get it now: [1]\n    $ pip install -U marshmallow")
         self.assertEqual(compose("What is marshmallow for?", readme), "")  # a command alone answers no other question
 
+    def test_a_command_before_a_block_too_long_to_quote_is_quoted_all_the_same(self):
+        # schedule's README (reStructuredText): "Usage", `$ pip install schedule`, then a 30-line example; the
+        # example left out took the command with it, and "How do I install schedule?" quoted another source.
+        readme = f"## Usage\n\n```bash\n    $ pip install schedule\n```\n\n```python\n{LONG_CONFIG}```\n"
+        self.assertEqual(compose("How do I install schedule?", readme), "Usage: [1]\n    $ pip install schedule")
+        # A step of a list leading into a block too long to quote is still no step to quote (below).
+
     def test_a_sentence_introducing_a_command_already_quoted_is_not_quoted_on_its_own(self):
         # marshmallow's README and its install page give one command: the page's "To install the latest stable
         # version from the PyPI:" was quoted after the README's, ending on its colon, the command said once.
@@ -108,8 +115,9 @@ class CodeLeftOutTests(TestCase):
                          "Set the cache timeout in the configuration file: [1] The timeout is in seconds. [1]")
         # The block is marked where it was among the candidates, and nowhere in what a reader sees.
         quotable = source_text.sentences(source_text.quotable_text(source))
-        self.assertEqual(quotable, ["Set the cache timeout in the configuration file:", source_text.CODE_LEFT_OUT,
-                                    "The timeout is in seconds."])
+        self.assertEqual([line[:2] if line.startswith(source_text.CODE_LEFT_OUT) else line for line in quotable],
+                         ["Set the cache timeout in the configuration file:", source_text.CODE_LEFT_OUT,
+                          "The timeout is in seconds."])
         self.assertNotIn(source_text.CODE_LEFT_OUT, source_text.clean_text(source))
 
     def test_an_example_announced_and_left_out_is_not_quoted(self):
@@ -132,6 +140,37 @@ class CodeLeftOutTests(TestCase):
         self.assertNotIn("Step 1", text)
         self.assertNotIn("short example", text)
         self.assertFalse(text.removesuffix(" [1]").endswith(":"), text)
+
+
+class LongExampleTests(TestCase):
+    """A block of code too long to quote, under a heading: for a how-to question, its lines doing what is asked."""
+
+    USAGE = ("## Usage\n\n```python\nimport clockwork\n\n\ndef backup():\n    print('Backing up...')\n\n\n"
+             "clockwork.every(10).seconds.run(backup)\nclockwork.every(10).minutes.run(backup)\n"
+             "clockwork.every().hour.run(backup)\nclockwork.every().day.at('10:30').run(backup)\n"
+             "clockwork.every().monday.run(backup)\nclockwork.every().friday.at('13:15').run(backup)\n"
+             "clockwork.every(3).to(5).hours.run(backup)\n\n\ndef backup_to(folder):\n"
+             "    print(f'Backing up to {folder}')\n\n\nclockwork.every().day.run(backup_to, folder='/srv')\n\n"
+             "while True:\n    clockwork.run_pending()\n    time.sleep(1)\n```\n")
+
+    def test_a_how_to_is_answered_by_the_lines_of_the_example_it_asks_about(self):
+        self.assertEqual(compose("How do I run a backup every Monday?", self.USAGE),
+                         "Usage: [1]\n    clockwork.every().monday.run(backup)")
+        # Numbers count as words; names are read by their parts (backup_to), camelCase too.
+        self.assertEqual(compose("How do I run a backup every 10 minutes?", self.USAGE),
+                         "Usage: [1]\n    clockwork.every(10).minutes.run(backup)")
+        self.assertIn("    clockwork.every().day.run(backup_to, folder='/srv')",
+                      compose("How do I back up to a folder every day?", self.USAGE))
+
+    def test_no_lines_when_many_share_the_words_asked_or_the_question_is_no_how_to(self):
+        self.assertEqual(compose("How do I run a backup every week?", self.USAGE), "")  # every line: run, backup
+        self.assertEqual(compose("Does clockwork run a backup every Monday?", self.USAGE), "")
+        # Nor an import, which names what the example uses.
+        self.assertEqual(compose("How do I import clockwork?", self.USAGE), "")
+
+    def test_no_lines_without_a_heading_to_introduce_them(self):
+        self.assertEqual(compose("How do I run a backup every Monday?", self.USAGE.removeprefix("## Usage\n\n")),
+                         "")
 
 
 class CodeQuotedTests(TestCase):
@@ -205,10 +244,12 @@ class CodeQuotedTests(TestCase):
             return source_text.sentences(source_text.quotable_text(f"Run this:\n\n```\n{code}\n```\n"))[1:]
 
         # What would read as a citation ("[1]") would be taken out of the code, or be taken for one.
-        self.assertEqual(block_of("import sys\n\nif len(sys.argv) > 1:\n    print(sys.argv[1])"),
-                         [source_text.CODE_LEFT_OUT])
-        self.assertEqual(block_of("x = 1\n" * (source_text.CODE_MAX_LINES + 1)), [source_text.CODE_LEFT_OUT])
-        self.assertEqual(block_of("value = 'x'\n" * 10 + "y = '" + "x" * 380 + "'"), [source_text.CODE_LEFT_OUT])
+        # A block left out carries its lines (`example_lines` may quote one), but never such a line.
+        [left_out] = block_of("import sys\n\nif len(sys.argv) > 1:\n    print(sys.argv[1])")
+        self.assertTrue(left_out.startswith(source_text.CODE_LEFT_OUT))
+        self.assertEqual(source_text.code_lines(left_out), ["import sys", "", "if len(sys.argv) > 1:", ""])
+        for code in ("x = 1\n" * (source_text.CODE_MAX_LINES + 1), "value = 'x'\n" * 10 + "y = '" + "x" * 380 + "'"):
+            self.assertEqual([line[:2] for line in block_of(code)], [source_text.CODE_LEFT_OUT])
         # A shell session of four commands: the commands, without their output, as one block.
         session = "$ git clone repo\nCloning...\n$ cd repo\n$ make\nbuilt\n$ make install"
         self.assertEqual([source_text.code_lines(line) for line in block_of(session)],
