@@ -1,6 +1,7 @@
 """What kind of answer a question expects beside the sentences sharing its words: a date ("When was …
-founded?"), a number ("How many …?"), or a release's notes ("What changed in 2.0.0?"), which the
-extract (`composer`) then quotes though they share no word with the question.
+founded?"), a number ("How many …?"), a version's number ("Which Python versions are supported?"), or a
+release's notes ("What changed in 2.0.0?"), which the extract (`composer`) then quotes though they share
+no word with the question.
 """
 
 import re
@@ -25,19 +26,30 @@ ANSWER_KINDS = {
                           r"|население|масса|вес|ширина|скорость|стоимость|цена|length|height|depth|area|population"
                           r"|weight|width|speed|size|price|cost)\b", re.I),
                re.compile(r"\d")),
+    # "What Python versions does schedule support?", "Which Node.js version is required?", "Какие версии Python
+    # поддерживаются?": a sentence naming a version by its number ("Tested on Python 3.7, 3.8, …", "requires v18").
+    "version": (re.compile(r"\b(which|what)\s+(?:[\w.+-]+\s+){0,3}versions?\b|\bкак(ие|ая|ой|ую|их)\s+"
+                           r"(?:[\w.+-]+\s+){0,2}верси", re.I),
+                re.compile(r"\b[vV]?\d+\.\d+\b|\b[vV]\d+\b")),
 }
 
 
 def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
-    """For a "when" or "how many" question whose extract holds no date or number: the sentence of the
-    best sentence's source that does, nearest to it (the answer is often the next sentence, which
-    names the subject as "it" and shares no word with the question)."""
+    """For a "when", "how many" or "which versions" question whose extract holds no date, number or version: the
+    sentence of the best sentence's source that does, nearest to it (the answer is often the next sentence,
+    which names the subject as "it" and shares no word with the question); for a version, else another
+    source's."""
     kind = next((kind for kind, (asks, _) in ANSWER_KINDS.items() if asks.search(question)), None)
     if kind is None or any(ANSWER_KINDS[kind][1].search(sentence) for sentence in chosen.values()):
         return []
-    holding = [item for item in items if item[0] == best[0] and ANSWER_KINDS[kind][1].search(item[2])
+    holding = [item for item in items if ANSWER_KINDS[kind][1].search(item[2])
                and (item[0], item[1]) not in chosen and len(item[2]) <= budget]
-    return sorted(holding, key=lambda item: abs(item[1] - best[1]))[:1]
+    own = [item for item in holding if item[0] == best[0]]
+    if own:
+        return sorted(own, key=lambda item: abs(item[1] - best[1]))[:1]
+    # Another source's date or number is seldom about the same thing; a version's number, asked for, is (the
+    # first such sentence, in the sources' order).
+    return holding[:1] if kind == "version" else []
 
 
 def release_notes(question: str, sources: dict, lines: dict[int, list[str]]) -> dict[int, list[str]]:

@@ -103,6 +103,21 @@ class CleanTextTests(TestCase):
         self.assertIn("Её высота — 330 метров. [1]", answer)
         answer = composer.compose("Who was the Eiffel Tower named after?", [hit(1, source)], entry_match=False).text
         self.assertNotIn("1889", answer)
+        # schedule's README: "Python job scheduling for humans." and its features, one of them the versions tested.
+        readme = ("Python job scheduling for humans. Run Python functions periodically using a friendly syntax.\n\n"
+                  "- In-process scheduler for periodic jobs.\n- Very lightweight and no external dependencies.\n"
+                  "- Tested on Python 3.7, 3.8, 3.9, 3.10, 3.11, 3.12\n")
+        for question in ("What Python versions does schedule support?", "Which version of Python do I need?",
+                         "Какие версии Python поддерживаются?"):
+            answer = composer.compose(question, [hit(1, readme)], entry_match=False).text
+            self.assertIn("• Tested on Python 3.7, 3.8, 3.9, 3.10, 3.11, 3.12 [1]", answer)
+        answer = composer.compose("Does schedule run Python functions?", [hit(1, readme)], entry_match=False).text
+        self.assertNotIn("3.12", answer)
+        # From another source when the best sentence's holds none (a date or a number would not be).
+        about = "Python job scheduling for humans. Run Python functions periodically using a friendly syntax."
+        answer = composer.compose("What Python versions does schedule support?",
+                                  [hit(1, about), hit(2, readme.split("\n\n")[1])], entry_match=False).text
+        self.assertIn("• Tested on Python 3.7, 3.8, 3.9, 3.10, 3.11, 3.12 [2]", answer)
         standard = ("Настоящий стандарт устанавливает общие требования к текстовым документам. Стандарт "
                     "разработан техническим комитетом по стандартизации. Он введён в действие с 1 июля 1996 г. "
                     "Ссылки на него обязательны.")
