@@ -43,7 +43,7 @@ from knowledge.search import (
     readable,
     source_text,
 )
-from knowledge.search.intent_words import HOW_TO, YES_NO
+from knowledge.search.intent_words import HOW_TO, WHAT_IS, YES_NO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
 from knowledge.search.source_text import (
@@ -172,12 +172,17 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                                              for item in compared], kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
+    # "What is schedule?" finds its README's card first (`intent._project`): what the project says it is, before
+    # sentences closer in words ("Helpers to use cachetools with asyncio." of its related projects).
+    card = 1 if WHAT_IS.match(question) and 1 in quoted and quoted[1].layer == "D1" else None
+
     def score(item) -> float:
         if release:  # in the order they are written
             return 1.0 - 0.001 * item[1]
+        said_first = 1.0 if item[0] == card else 0.0
         if not meaning:
-            return shared(item)
-        return meaning.get((item[0], item[1]), 0.0) + SHARED_WORDS_WEIGHT * shared(item)
+            return said_first + shared(item)
+        return said_first + meaning.get((item[0], item[1]), 0.0) + SHARED_WORDS_WEIGHT * shared(item)
 
     ranked = sorted(items, key=score, reverse=True)
     best, budget = score(ranked[0]), setting("EXTRACT_MAX_CHARS")

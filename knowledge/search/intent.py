@@ -53,6 +53,7 @@ from knowledge.search.intent_words import (
     SETTINGS,
     USAGES,
     VERSION,
+    WHAT_IS,
     WORKFLOW,
 )
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
@@ -337,6 +338,26 @@ def _release(q: Asked):
     return None
 
 
+def _project(q: Asked):
+    """"What is schedule?" naming a project by its README's title, or part of it ("commander" for "Commander.js"):
+    what its README says it is first (its card: the title and first paragraph), then as usual. The README whose
+    title is closest, whichever document the question's words named first (a documentation index titled
+    "Tenacity" too)."""
+    match = WHAT_IS.match(q.text)
+    readmes = getattr(q.vocabulary, "readmes", ())
+    if not match or not readmes:
+        return None
+    named = set(re.findall(r"\w+", next(group for group in match.groups() if group).lower()))
+    titles = [(len(words - named), identifier) for alias, identifier in q.vocabulary.items()
+              if identifier in readmes and named <= (words := set(re.findall(r"\w+", alias.lower())))]
+    if not named or not titles:
+        return None
+    readme = min(titles)[1]
+    return [Step(["D1"], q.text, {"document_id": readme}, top_k=1, precise=["document_id"],
+                 why="what the project says it is: its README's card"),
+            Step(["D0", "C0"], q.text, top_k=6, why="then the sections and source chunks, hybrid")]
+
+
 def _fallback(q: Asked):
     return [Step(["D0", "C0"], q.text, top_k=6, why="no specific intent: sections and source chunks, hybrid")]
 
@@ -354,6 +375,7 @@ RULES = (
     ("imports", _imports),
     ("cli", _cli),
     ("roles", _roles),
+    ("project", _project),
     ("symbol", _symbol),
     ("release", _release),
     ("facts", _facts),

@@ -92,3 +92,9 @@ FACT_PREDICATES = {
 VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:rc|a|b|alpha|beta|dev)\d*)?(?![\w.])", re.IGNORECASE)
 RELEASE = _has(r"\bchange", r"\bnew\b", r"\brelease", r"\bfix", r"\badded\b", r"\bremoved\b", r"\bbreaking\b",
                r"изменил", r"нового", r"исправлен", r"релиз", r"выпуск", r"в верси")
+
+# A question asking what a thing is or does, and nothing else: "What is schedule?", "What is X used for?", "What does
+# X do?", "Что такое X?", "Для чего нужен X?" (the thing named is the group that matched).
+WHAT_IS = re.compile(r"^\W*(?:what\s+(?:is|are)|what's|tell\s+me\s+about|что\s+такое|что\s+это\s+за)\s+(?:the\s+)?"
+                     r"(.+?)(?:\s+(?:used\s+for|for|about))?\W*$"
+                     r"|^\W*what\s+does\s+(.+?)\s+do\W*$|^\W*для\s+чего\s+нуж(?:ен|на|но|ны)\s+(.+?)\W*$", re.I)

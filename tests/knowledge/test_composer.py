@@ -91,6 +91,19 @@ class CleanTextTests(TestCase):
         result = composer.compose("Как настроить почту?", [hit(1, source)], entry_match=False)
         self.assertEqual(result.text, f'{sentence}\n    $ curl -s "$API/jobs/7" -H "Authorization: Bearer $KEY"')
 
+    def test_what_a_project_is_comes_from_its_readmes_card_first(self):
+        # "What is cachetools?" planned to the README's card first (`intent._project`): the related projects' lines,
+        # sharing the name, were quoted instead of "This module provides …".
+        card = hit(1, "cachetools\n\nThis module provides memoizing collections and decorators.")
+        card.layer = "D1"
+        related = hit(2, "## Related Projects\n\n- asyncache: Helpers to use cachetools with asyncio.\n"
+                         "- shelved: Persistent cache for cachetools objects.\n")
+        text = composer.compose("What is cachetools?", [card, related], entry_match=False).text
+        self.assertTrue(text.startswith("This module provides memoizing collections and decorators. [1]"), text)
+        card.layer = "D0"  # a section ranked first is one source among others
+        text = composer.compose("What is cachetools?", [card, related], entry_match=False).text
+        self.assertFalse(text.startswith("This module"), text)
+
     def test_a_when_or_how_many_question_gets_the_sentence_with_the_date_or_number(self):
         source = ("The Eiffel Tower is a wrought-iron lattice tower in Paris, built as the entrance arch of a "
                   "world's fair. Construction finished on 31 March 1889. The tower was named after the engineer "

@@ -81,6 +81,20 @@ class CatalogLayerTests(SimpleTestCase):
                          ("notes.md", "notes", "doc"))
         self.assertTrue(row.metadata["summary_text"].startswith("Plain notes without any heading."))
 
+    def test_a_readmes_card_says_what_the_project_is_not_its_badges_logo_or_tagline(self):
+        # "What is commander?" plans the README's card first; its summary was a line of badges (humanize, commander),
+        # an HTML logo (dotenv) or a tagline ("... so better sign this", itsdangerous).
+        for opening in ("[![Build Status](https://ci.example/badge.svg)](https://ci.example) "
+                        "[![NPM Version](https://img.example/v.svg)](https://npm.example)",
+                        '<p align="center"><img src="logo.svg" alt="Acme"><br></p>', "... so better sign this"):
+            card = next(row for row in build_doc_rows("README.md", f"# Acme\n\n{opening}\n\nAcme signs data for "
+                                                                   "untrusted places.\n") if row.layer == "D1")
+            self.assertEqual(card.content, "Acme\n\nAcme signs data for untrusted places.", opening)
+        # A README with no sentence at all still has a summary: its first words.
+        card = next(row for row in build_doc_rows("README.md", "# Acme\n\nA tagline\n\n- one item\n")
+                    if row.layer == "D1")
+        self.assertEqual(card.metadata["summary_text"], "A tagline")
+
     def test_doc_kind_comes_from_path_then_frontmatter_then_content(self):
         self.assertEqual(classify_doc("README.md", {}, []), "readme")
         self.assertEqual(classify_doc("docs/adr/0001-use-postgres.md", {}, []), "adr")

@@ -404,3 +404,25 @@ def test_the_code_callers_come_before_the_tests_unless_tests_are_asked_for(tmp_p
     assert [hit.metadata["src_qname"] for hit in edges(hits)][:1] == ["pay.api.checkout"]
     plan, hits = plan_and_search("Which tests call charge?", [kb.pk])
     assert edges(hits)[0].metadata["is_test"]
+
+
+class ProjectQuestionTests(SimpleTestCase):
+    """"What is schedule?" naming the project: its README's card first (what the project says it is). The
+    Documentation section ("Schedule's documentation lives at …") and related projects were quoted before."""
+
+    VOCABULARY = Vocabulary({"Commander.js": "Readme.md", "Tenacity": "docs/index.rst", "tenacity": "README.rst",
+                             "Guide": "docs/guide.md"}, readmes={"Readme.md", "README.rst"})
+
+    def test_a_question_asking_what_the_project_is_plans_its_readmes_card_first(self):
+        for question, readme in [("What is commander?", "Readme.md"), ("What is Commander.js used for?", "Readme.md"),
+                                 ("What does Commander do?", "Readme.md"), ("Что такое commander?", "Readme.md"),
+                                 # The README, though the question's words name the documentation's index first.
+                                 ("What is tenacity?", "README.rst")]:
+            plan = plan_question(question, self.VOCABULARY)
+            assert (plan.intent, plan.steps[0].layers, plan.steps[0].filters) == (
+                "project", ["D1"], {"document_id": readme}), question
+
+    def test_other_questions_are_not_about_the_project(self):
+        for question in ["What is the guide?", "How do I install commander?", "What is the default timeout?",
+                         "What does commander do with unknown options?"]:
+            assert plan_question(question, self.VOCABULARY).intent != "project", question
