@@ -354,8 +354,10 @@ def doc_summary(docstring: str) -> str:
     ("The flask object implements a WSGI application and acts as the central object."; its first line
     alone stops at "…acts as the central"), reST roles and literals as their text, at most 300
     characters. The paragraph ends before a line introducing an example ("for example:") or indented
-    deeper than its first (the example itself)."""
+    deeper than its first (the example itself). A docstring opening with its fields says what it returns."""
     lines = (docstring or "").strip().split("\n")
+    if _FIELD.match(lines[0]):
+        return _returned(lines)
     kept = []
     for line in lines:
         if not line.strip() or line.rstrip().endswith(":") or (kept and len(line) - len(line.lstrip()) > 0
@@ -366,6 +368,31 @@ def doc_summary(docstring: str) -> str:
     paragraph = _ROLE.sub(lambda match: role_text(match.group(1)), paragraph)
     end = _SENTENCE_END.search(paragraph)
     return paragraph[: end.end()] if end else paragraph[:300]
+
+
+_FIELD = re.compile(r"^\s*(?::[\w ]+:(?!`)|(?:Args|Arguments|Parameters|Returns?|Yields?|Raises)\s*:\s*$)")
+_RETURNS = re.compile(r"^\s*(?::returns?:|Returns?\s*:)\s*(.*)$")
+
+
+def _returned(lines: list[str]) -> str:
+    """The summary of a docstring that opens with its fields (":return: Number of seconds until …", ":param x:"
+    then ":returns:", Google's "Returns:" and its indented lines): what it returns, as a sentence ("Returns
+    number of seconds until next_run or None if no jobs are scheduled."); "" without a returns field."""
+    at = next((at for at, line in enumerate(lines) if _RETURNS.match(line)), None)
+    if at is None:
+        return ""
+    said = [_RETURNS.match(lines[at]).group(1)]
+    for line in lines[at + 1:]:
+        if not line.strip() or _FIELD.match(line):
+            break
+        said.append(line)
+    text = _ROLE.sub(lambda match: role_text(match.group(1)), _LITERAL.sub(r"\1", " ".join(" ".join(said).split())))
+    if not text:
+        return ""
+    if text[1:2].islower() and not said[0].lstrip().startswith(("``", ":")):  # a literal, a role: as written
+        text = text[0].lower() + text[1:]
+    end = _SENTENCE_END.search(text)
+    return f"Returns {text[: end.end()] if end else text.rstrip('.') + '.'}"[:300]
 
 
 MAX_CHUNK_CHARS = 2000

@@ -108,6 +108,15 @@ def test_each_layer_reads_as_a_sentence():
         == "Uses SecureCookieSessionInterface by default"
     assert doc_summary("Returns a date, or ``None`` for a browser session.") \
         == "Returns a date, or None for a browser session."
+    # schedule's Scheduler.idle_seconds opens with its field: "What does idle_seconds return?" found no summary.
+    assert doc_summary(":return: Number of seconds until\n         :meth:`next_run <Scheduler.next_run>`\n"
+                       "         or None if no jobs are scheduled") \
+        == "Returns number of seconds until next_run or None if no jobs are scheduled."
+    assert doc_summary(":param name: The name.\n:type name: str\n:returns: ``True`` when saved.\n:raises X: never") \
+        == "Returns True when saved."
+    assert doc_summary("Returns:\n    The JSON text of the response.\n\nRaises:\n    ValueError: never.") \
+        == "Returns the JSON text of the response."
+    assert doc_summary(":param name: The name.") == ""
     method = '    @property\n    def size(self):\n        """The number of items held."""\n        return 1\n'
     assert quotable(hit("C0", method, qname="m.Box.size")) == "`m.Box.size`: The number of items held."
     assert quotable(hit("C0", "/** Sends the order to the warehouse. */\nexport function ship(order) {}\n",
