@@ -127,6 +127,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # in order, as many as EXTRACT_MAX_CHARS holds, though they share no word with the question.
     release = answer_kinds.release_notes(question, quoted, lines)
     lines = release or lines
+    # "What is schedule?" finds its README's card first (`intent._project`): what the project says it is, before
+    # sentences closer in words ("Helpers to use cachetools with asyncio." of its related projects), a tagline
+    # without a full stop too ("Terminal string styling done right").
+    card = 1 if WHAT_IS.match(question) and 1 in quoted and quoted[1].layer == "D1" else None
     items, seen = [], set()  # (source number, position, sentence, stems)
     for number, source in lines.items():
         for position, sentence in enumerate(source):
@@ -150,7 +154,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
-                    (_answers(stems, asked, sentence, alone=len(source) == 1)
+                    (_answers(stems, asked, sentence, alone=len(source) == 1 or number == card)
                      or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
                     and not readable.in_topic_list(source, position)):
                 items.append((number, position, sentence, stems))
@@ -172,9 +176,6 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                                              for item in compared], kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
-    # "What is schedule?" finds its README's card first (`intent._project`): what the project says it is, before
-    # sentences closer in words ("Helpers to use cachetools with asyncio." of its related projects).
-    card = 1 if WHAT_IS.match(question) and 1 in quoted and quoted[1].layer == "D1" else None
 
     def score(item) -> float:
         if release:  # in the order they are written

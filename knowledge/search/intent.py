@@ -339,7 +339,8 @@ def _release(q: Asked):
 
 
 def _project(q: Asked):
-    """"What is schedule?" naming a project by its README's title, or part of it ("commander" for "Commander.js"):
+    """"What is schedule?" naming a project by its README's title, or part of it ("commander" for "Commander.js"),
+    or by the package name the manifest beside it gives ("attrs" for a README titled "README"):
     what its README says it is first (its card: the title and first paragraph), then as usual. The README whose
     title is closest, whichever document the question's words named first (a documentation index titled
     "Tenacity" too)."""
@@ -348,7 +349,8 @@ def _project(q: Asked):
     if not match or not readmes:
         return None
     named = set(re.findall(r"\w+", next(group for group in match.groups() if group).lower()))
-    titles = [(len(words - named), identifier) for alias, identifier in q.vocabulary.items()
+    names = [*q.vocabulary.items(), *getattr(q.vocabulary, "projects", {}).items()]
+    titles = [(len(words - named), identifier) for alias, identifier in names
               if identifier in readmes and named <= (words := set(re.findall(r"\w+", alias.lower())))]
     if not named or not titles:
         return None

@@ -28,11 +28,12 @@ class Vocabulary(dict):
     command lines (lower-cased: "qcluster" names a command only as a command, never as a symbol),
     `env_vars` the environment variables the D6 rows name, `settings` the settings they name, and
     `readmes` the ids of the repositories' README documents (a question naming the project names the
-    whole repository), and `modules` each source file's path → its module's qualified name
+    whole repository), `projects` the package names the manifests beside them give → those READMEs ("What is
+    attrs?" of a README titled "README"), and `modules` each source file's path → its module's qualified name
     (`lib/option.js` → `lib.option`: a question may name a module by its file)."""
 
     def __init__(self, *args, code=(), symbols=(), commands=(), env_vars=(), settings=(), readmes=(), modules=None,
-                 **kwargs):
+                 projects=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.code: set[str] = set(code)
         self.symbols: set[str] = set(symbols)
@@ -41,6 +42,7 @@ class Vocabulary(dict):
         self.settings: set[str] = set(settings)
         self.readmes: set[str] = set(readmes)
         self.modules: dict[str, str] = dict(modules or {})
+        self.projects: dict[str, str] = dict(projects or {})
         self._by_suffix: dict[str, list[str]] | None = None
 
     def qualified(self, name: str) -> list[str]:
@@ -77,6 +79,8 @@ def load_vocabulary(kb_ids) -> Vocabulary:
             getattr(merged, name).update(getattr(_cache[kb_id][1], name))
         for path, qname in _cache[kb_id][1].modules.items():
             merged.modules.setdefault(path, qname)
+        for project, readme in _cache[kb_id][1].projects.items():
+            merged.projects.setdefault(project, readme)
     return merged
 
 
@@ -109,6 +113,8 @@ def _read(kb_ids: list[int]) -> dict[int, Vocabulary]:
             identifier = meta.get("document_id", "")
             if meta.get("doc_kind") == "readme" and meta.get("repo_id"):
                 vocabulary.readmes.add(identifier)
+                for project in meta.get("project_names", []):
+                    vocabulary.projects.setdefault(project, identifier)
             for alias in (identifier, meta.get("name"), meta.get("title"), *meta.get("aliases", [])):
                 if alias and not alias.endswith(DOC_EXTENSIONS):
                     vocabulary.setdefault(alias.replace("-", " ").replace("_", " "), identifier)

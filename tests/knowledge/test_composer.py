@@ -100,6 +100,12 @@ class CleanTextTests(TestCase):
                          "- shelved: Persistent cache for cachetools objects.\n")
         text = composer.compose("What is cachetools?", [card, related], entry_match=False).text
         self.assertTrue(text.startswith("This module provides memoizing collections and decorators. [1]"), text)
+        # A tagline without a full stop is what the card says all the same ("Terminal string styling done right").
+        tagline = hit(1, "chalk\n\nTerminal string styling done right")
+        tagline.layer = "D1"
+        text = composer.compose("What is chalk?", [tagline, hit(2, "Chalk has 16 colors. Use chalk.red for red.")],
+                                entry_match=False).text
+        self.assertTrue(text.startswith("Terminal string styling done right [1]"), text)
         card.layer = "D0"  # a section ranked first is one source among others
         text = composer.compose("What is cachetools?", [card, related], entry_match=False).text
         self.assertFalse(text.startswith("This module"), text)

@@ -117,6 +117,7 @@ class ProjectIndex:
         self.queued: list[dict] = []  # functions handed to a task queue: target, via, path, line
         self._tasks: dict[str, str] | None = None
         self.console_scripts: dict[str, list[str]] = {}  # a console script's target → the commands running it
+        self.package_names: dict[str, list[str]] = {}  # a folder ("" the root) → its manifests' package names
         for file in files:
             self.add(file)
 
@@ -135,6 +136,9 @@ class ProjectIndex:
         if "all" in file.extra:
             self.exported[file.module] = file.extra["all"]
         self.queued.extend(file.extra.get("queued", []))
+        if file.extra.get("package_name"):
+            folder = file.path.rpartition("/")[0]
+            self.package_names.setdefault(folder, []).append(file.extra["package_name"])
         self._tasks = None
         for entry in [*file.extra.get("entrypoints", []), *file.extra.get("scripts", [])]:
             if entry.entrypoint_kind == "console_script":

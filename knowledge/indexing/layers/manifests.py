@@ -5,7 +5,8 @@
 A console script `uvicorn = "uvicorn.main:main"` is a `cli` entrypoint named `uvicorn` whose handler
 is the function `uvicorn.main.main`; `setup(entry_points={"console_scripts": [...]})` in `setup.py`
 goes through `script_entrypoints` too (read by `python_facts`). A manifest has no symbols: its rows
-are its source as C0 text chunks and its entrypoints.
+are its source as C0 text chunks and its entrypoints. The package's name it gives is the project's name for the
+README beside it (`ProjectIndex.package_names`): "What is attrs?" names a README titled only "README".
 """
 
 import configparser
@@ -47,10 +48,30 @@ class ManifestExtractor(CodeExtractor):
             file.warnings.append(f"{name} could not be read ({exc}); its scripts are not entrypoints")
             found = []
         file.extra["entrypoints"] = found
+        try:
+            file.extra["package_name"] = package_name(name, text)
+        except (ValueError, configparser.Error):
+            pass  # said above, or a manifest that declares scripts only
         return file
 
     def entrypoints(self, file: CodeFile, index: ProjectIndex) -> list[Entrypoint]:
         return list(file.extra.get("entrypoints", []))
+
+
+def package_name(name: str, text: str) -> str:
+    """The name a manifest gives its package ("" when it gives none): `[project] name` (or poetry's), setup.cfg's
+    `[metadata] name`, package.json's `name` without its scope (`@acme/widget` is `widget`)."""
+    if name == "pyproject.toml":
+        data = tomllib.loads(text)
+        found = data.get("project", {}).get("name") or data.get("tool", {}).get("poetry", {}).get("name")
+    elif name == "setup.cfg":
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(text)
+        found = parser.get("metadata", "name", fallback="")
+    else:
+        data = json.loads(text)
+        found = data.get("name") if isinstance(data, dict) else ""
+    return found.rsplit("/", 1)[-1].strip() if isinstance(found, str) else ""
 
 
 def script_entrypoint(name: str, target: str, kind: str, framework: str, declaring: str, line: int,

@@ -206,8 +206,13 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
     if suffix in DOC_EXTENSIONS:
         # reStructuredText (Sphinx docs, README.rst) is read as Markdown, MyST's markup as CommonMark, line for line.
         text = (rst_as_markdown if suffix == ".rst" else markdown_as_read)(text, index.labels, rel)
-        return build_doc_rows(rel, text, chunk_size=kb.chunk_size,
+        rows = build_doc_rows(rel, text, chunk_size=kb.chunk_size,
                               chunk_overlap=kb.chunk_overlap, chunk_min_size=kb.chunk_min_size)
+        names = index.package_names.get(rel.rpartition("/")[0])
+        for row in rows:  # a README's card knows the package the manifest beside it names
+            if names and row.layer == "D1" and row.metadata.get("doc_kind") == "readme":
+                row.metadata["project_names"] = sorted(set(names))
+        return rows
     extractor = extractor_for(rel)
     return build_code_rows(code_file or extractor.parse(rel, text), index, extractor)
 

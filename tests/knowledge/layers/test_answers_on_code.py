@@ -5,8 +5,10 @@ links and facts is not what an answer is grounded on."""
 import pytest
 
 from knowledge.indexing.layers.code import doc_summary
+from knowledge.indexing.layers.manifests import package_name
 from knowledge.models import Chunk
 from knowledge.search import answers, layer_text
+from knowledge.search.planned import plan_and_search
 from knowledge.search.retrieval import SearchHit
 from tests.factories import make_indexed_repo
 
@@ -232,3 +234,30 @@ def test_a_readmes_section_opening_with_the_projects_name_in_lower_case_is_quote
     # Each piece of a long section carries its heading; only the first opens with the section's text.
     pieces = Chunk.objects.filter(knowledge_base=kb, layer="D0", section_path="Usage").order_by("span_start")
     assert [piece.metadata["section_start"] for piece in pieces][:2] == [True, False]
+
+
+def test_a_manifest_names_its_package():
+    assert package_name("pyproject.toml", '[project]\nname = "attrs"\nversion = "1"\n') == "attrs"
+    assert package_name("pyproject.toml", '[tool.poetry]\nname = "acme-tool"\n') == "acme-tool"
+    assert package_name("setup.cfg", "[metadata]\nname = schedule\n") == "schedule"
+    assert package_name("package.json", '{"name": "@acme/chalk", "version": "5.0.0"}') == "chalk"
+    assert package_name("package.json", '["not", "a", "manifest"]') == ""
+    assert package_name("pyproject.toml", "[tool.ruff]\nline-length = 100\n") == ""
+
+
+@pytest.mark.django_db
+def test_what_a_project_is_is_its_readmes_summary_named_by_title_or_by_package(tmp_path):
+    # "What is schedule?" quoted its README's Documentation section; attrs' README is titled by an HTML logo, so
+    # only the manifest beside it says its name.
+    readme = ("<p align=\"center\"><img src=\"logo.svg\" alt=\"acmetool\"></p>\n\n"
+              "[![PyPI](https://img.shields.io/pypi/v/acmetool.svg)](https://pypi.org/project/acmetool/)\n\n"
+              "Acmetool keeps scheduled jobs running on time for humans.\n\n"
+              "## Documentation\n\nThe acmetool documentation lives at acmetool.example.org.\n\n"
+              "## Related projects\n\n- acmetool-async: Helpers to use acmetool with asyncio.\n")
+    kb = make_indexed_repo(tmp_path / "acmetool", {
+        "README.md": readme, "pyproject.toml": '[project]\nname = "acmetool"\nversion = "1.0"\n',
+        "acmetool/__init__.py": '"""Helpers for acmetool jobs."""\n\n\ndef run():\n    """Run the jobs."""\n'})
+    plan, _ = plan_and_search("What is acmetool?", [kb.pk])
+    assert (plan.intent, plan.steps[0].filters) == ("project", {"document_id": "README.md"})
+    result = answers.answer("What is acmetool?", [kb.pk], threshold=0.0)
+    assert result.text.startswith("Acmetool keeps scheduled jobs running on time for humans. [1]"), result.text

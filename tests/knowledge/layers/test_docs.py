@@ -90,8 +90,8 @@ class CatalogLayerTests(SimpleTestCase):
             card = next(row for row in build_doc_rows("README.md", f"# Acme\n\n{opening}\n\nAcme signs data for "
                                                                    "untrusted places.\n") if row.layer == "D1")
             self.assertEqual(card.content, "Acme\n\nAcme signs data for untrusted places.", opening)
-        # A README with no sentence at all still has a summary: its first words.
-        card = next(row for row in build_doc_rows("README.md", "# Acme\n\nA tagline\n\n- one item\n")
+        # A README with no sentence at all still has a summary: its first words (a blockquote's, without its mark).
+        card = next(row for row in build_doc_rows("README.md", "# Acme\n\n> A tagline\n\n- one item\n")
                     if row.layer == "D1")
         self.assertEqual(card.metadata["summary_text"], "A tagline")
 
