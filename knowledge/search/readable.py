@@ -30,8 +30,10 @@ TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|where
                    r"|какую|каким|почему|зачем|когда|где|кто|чем)\b", re.I)
 _OUTLINE = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,3}\.?$")  # a plain-text table of contents' number alone: "12.2.3."
 # A sentence introducing a list that counts its items ("There are three ways to…:", "Есть несколько способов…:").
+# An introduction that counts its list's items, or offers them as alternatives ("accepts one of the following:").
 _COUNTS = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|both|several|multiple|a few|a number of"
-                     r"|два|две|три|четыре|пять|шесть|оба|обе|нескольк\w*)\b", re.I)
+                     r"|one of|any of|either|два|две|три|четыре|пять|шесть|оба|обе|нескольк\w*"
+                     r"|одн(?:о|а|у|им)? из|люб(?:ой|ое|ая|ую) из)\b", re.I)
 # A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
 # так:"): with its code left out it promises what the extract does not give.
 _EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"

@@ -110,6 +110,16 @@ class CountedListTests(TestCase):
                    "* Банковским переводом по счёту.\n* Наличными в любом отделении.\n")
         self.assertIn("• Наличными в любом отделении.", compose("Можно ли оплатить переводом по счёту?", russian))
 
+    def test_an_item_of_alternatives_comes_with_the_others(self):
+        # marshmallow's "…the unknown option, which accepts one of the following:" quoted two of its three values,
+        # the third too short to be chosen for its words: the list read as complete.
+        source = ("This behavior can be modified with the unknown option, which accepts one of the following:\n\n"
+                  "- RAISE (default): raise a ValidationError if there are any unknown fields\n"
+                  "- EXCLUDE: exclude unknown fields\n- INCLUDE: accept and include the unknown fields\n")
+        text = compose("How do I handle unknown fields?", source)
+        self.assertIn("• EXCLUDE: exclude unknown fields [1]", text)
+        self.assertIn("• INCLUDE: accept and include the unknown fields [1]", text)
+
     def test_an_item_of_a_list_not_counted_comes_with_its_introduction_alone(self):
         source = ("If the LED stays off:\n\n* Check that the cable is plugged in firmly at both ends.\n"
                   "* Press the reset button for ten seconds.\n* Call the support line.\n")
