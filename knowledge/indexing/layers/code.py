@@ -358,14 +358,17 @@ def doc_summary(docstring: str) -> str:
     ("The flask object implements a WSGI application and acts as the central object."; its first line
     alone stops at "…acts as the central"), reST roles and literals as their text, at most 300
     characters. The paragraph ends before a line introducing an example ("for example:") or indented
-    deeper than its first (the example itself). A docstring opening with its fields says what it returns."""
+    deeper than its first (the example itself), or at a NumPy-style section's title (a line over dashes: a
+    docstring opening with "Parameters" has no summary). A docstring opening with its fields says what it
+    returns."""
     lines = (docstring or "").strip().split("\n")
     if _FIELD.match(lines[0]):
         return _returned(lines)
     kept = []
-    for line in lines:
-        if not line.strip() or line.rstrip().endswith(":") or (kept and len(line) - len(line.lstrip()) > 0
-                                                               and not lines[0][:1].isspace()):
+    for at, line in enumerate(lines):
+        if (not line.strip() or line.rstrip().endswith(":") or (kept and len(line) - len(line.lstrip()) > 0
+                                                                and not lines[0][:1].isspace())
+                or at + 1 < len(lines) and _UNDERLINE.match(lines[at + 1])):  # NumPy's "Parameters" over "------"
             break
         kept.append(line)
     paragraph = _LITERAL.sub(r"\1", " ".join(" ".join(kept).split()))
@@ -376,6 +379,7 @@ def doc_summary(docstring: str) -> str:
 
 _FIELD = re.compile(r"^\s*(?::[\w ]+:(?!`)|(?:Args|Arguments|Parameters|Returns?|Yields?|Raises)\s*:\s*$)")
 _RETURNS = re.compile(r"^\s*(?::returns?:|Returns?\s*:)\s*(.*)$")
+_UNDERLINE = re.compile(r"^\s*(?:-{3,}|={3,}|~{3,})\s*$")
 
 
 def _returned(lines: list[str]) -> str:

@@ -119,6 +119,9 @@ def test_each_layer_reads_as_a_sentence():
     assert doc_summary("Returns:\n    The JSON text of the response.\n\nRaises:\n    ValueError: never.") \
         == "Returns the JSON text of the response."
     assert doc_summary(":param name: The name.") == ""
+    # NumPy's sections: tqdm's cli.main read "Parameters (internal use only) --------- fp : file-like object …".
+    assert doc_summary("Parameters (internal use only)\n---------\nfp  : file-like object for tqdm") == ""
+    assert doc_summary("Compute the mean.\nParameters\n----------\nx : array") == "Compute the mean."
     method = '    @property\n    def size(self):\n        """The number of items held."""\n        return 1\n'
     assert quotable(hit("C0", method, qname="m.Box.size")) == "`m.Box.size`: The number of items held."
     assert quotable(hit("C0", "/** Sends the order to the warehouse. */\nexport function ship(order) {}\n",
