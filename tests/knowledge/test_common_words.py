@@ -18,14 +18,20 @@ PAGES = {
 }
 
 
+def base_with_statistics(name: str, documents: dict[str, str]):
+    """A base of `documents` (title → text) with its term statistics taken, as the worker's sweep does."""
+    kb = make_kb(name=name)
+    for title, text in documents.items():
+        make_document(kb, text, title=title)
+    term_statistics.take(kb.pk)
+    kb.refresh_from_db()
+    return kb
+
+
 class CommonWordsTests(TestCase):
     @classmethod
     def setUpTestData(cls):
-        cls.kb = make_kb(name="Docs")
-        for title, text in PAGES.items():
-            make_document(cls.kb, f"# {title}\n\n{text}", title=title)
-        term_statistics.take(cls.kb.pk)
-        cls.kb.refresh_from_db()
+        cls.kb = base_with_statistics("Docs", {title: f"# {title}\n\n{text}" for title, text in PAGES.items()})
 
     def test_an_extract_sharing_only_the_products_name_is_refused(self):
         result = answers.answer("Does Acme support websockets?", [self.kb.pk], threshold=0.0)
@@ -49,12 +55,8 @@ class CommonWordsTests(TestCase):
     def test_a_code_names_parts_are_its_words(self):
         # "calls" is in every row of a call graph; the function asked about is the last part of a dotted name,
         # which full-text search reads as one token ("pkg.keys.hashkey").
-        kb = make_kb(name="Code")
-        for n in range(4):
-            make_document(kb, f"pkg.module{n}.run calls pkg.module{n}.step", title=f"module{n}")
-        make_document(kb, "tests.test_keys.test_one calls pkg.keys.hashkey", title="test_keys")
-        term_statistics.take(kb.pk)
-        kb.refresh_from_db()
+        calls = {f"module{n}": f"pkg.module{n}.run calls pkg.module{n}.step" for n in range(4)}
+        kb = base_with_statistics("Code", {**calls, "test_keys": "tests.test_keys.test_one calls pkg.keys.hashkey"})
         sources = answers.ground("What calls the hashkey function?", [kb.pk], threshold=0.0).sources
         extract = "`tests.test_keys.test_one` calls pkg.keys.hashkey. [1]"
         self.assertFalse(only_common_shared("What calls the hashkey function?", extract, sources, {kb.pk: kb}))
@@ -64,12 +66,8 @@ class CommonWordsTests(TestCase):
     def test_the_words_of_quoted_code_are_its_names_parts(self):
         # "How do I run a job every Monday?" answered "Usage:" and `schedule.every().monday.do(job)`, and was refused:
         # full-text search read "monday.do" as a host name, so the extract shared only "job", in every chunk.
-        kb = make_kb(name="Jobs")
-        for n in range(4):
-            make_document(kb, f"# Jobs {n}\n\nA job runs in the worker {n}.", title=f"jobs{n}")
-        make_document(kb, "# Days\n\nThe scheduler knows the days of the week.", title="days")
-        term_statistics.take(kb.pk)
-        kb.refresh_from_db()
+        jobs = {f"jobs{n}": f"# Jobs {n}\n\nA job runs in the worker {n}." for n in range(4)}
+        kb = base_with_statistics("Jobs", {**jobs, "days": "# Days\n\nThe scheduler knows the days of the week."})
         question = "How do I run a job every Monday?"
         sources = answers.ground(question, [kb.pk], threshold=0.0).sources
         extract = "Usage: [1]\n    scheduler.every().monday.do(job)"
