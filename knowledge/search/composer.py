@@ -19,8 +19,11 @@
   ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
   start cut, even as what introduces a list, nor — after the first — a unit sending the customer to a link or
   an address the outgoing check would hold the answer for (`_sends_away`). A release asked about by its number
-  is answered by its section's notes in order (`answer_kinds.release_notes`), a "when" or "how many" question
-  whose extract holds no date or number gets the nearest sentence that does (`answer_kinds.expected_kind`).
+  is answered by its section's notes in order (`answer_kinds.release_notes`), a "when", "how many" or "which
+  versions" question whose extract holds no date, number or version gets the nearest sentence that does
+  (`answer_kinds.expected_kind`). For a how-to, an example too long to quote stands as its line or two doing what
+  is asked, under their heading (`example_lines`); "What is schedule?" quotes the README's card first when the
+  router found it (`intent._project`).
 
 Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code left out but for
 a short command or block after the sentence that introduces it, sentences); a repository's rows through
@@ -175,7 +178,6 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     meaning = closeness.sentences(question, [(sources[item[0] - 1], _as_read(lines[item[0]], item[1]))
                                              for item in compared], kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
-
 
     def score(item) -> float:
         if release:  # in the order they are written
