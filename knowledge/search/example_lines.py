@@ -13,14 +13,13 @@ a heading to introduce them: code alone reads as no answer. Comments and imports
 import re
 
 from knowledge.search.source_text import CODE_LEFT_OUT, COMMAND, HEADING, HEADING_INTRO, clean_text, code_lines
-from knowledge.search.words import word_stems
+from knowledge.search.words import code_words, word_stems
 
 MOST_LINES = 2
 # Comments, and imports: they name what the example uses, not what it does ("from pkg.url_safe import …" for
 # "How do I sign a URL-safe string?").
 _SKIPPED = re.compile(r"^\s*(?:#|//|/\*|\*|--|;|import\b|from\s+\S+\s+import\b|(?:const|let|var)\s.*=\s*require\()")
 _NUMBER = re.compile(r"\d+")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def with_asked_lines(hit, source: list[str], question: str) -> list[str]:
@@ -41,18 +40,19 @@ def with_asked_lines(hit, source: list[str], question: str) -> list[str]:
 
 def asked_lines(block: str, question: str) -> list[str]:
     """The lines of a block left out that share the most of `question`'s words and numbers ("every 10
-    minutes"), two at least, stripped; [] when more than MOST_LINES share as many."""
+    minutes"), two at least, stripped, each once; of those, the ones saying least else (`max_length=9` before
+    `max_length=15, word_boundary=True` for "How do I set the maximum length?"); [] when more than MOST_LINES
+    are left."""
     asked, numbers = word_stems(question), set(_NUMBER.findall(question))
-    lines = [line.strip() for line in code_lines(block) if line.strip() and not _SKIPPED.match(line)]
-    shared = [len(word_stems(_as_words(line)) & asked) + len(set(_NUMBER.findall(line)) & numbers) for line in lines]
+    lines = list(dict.fromkeys(line.strip() for line in code_lines(block)
+                               if line.strip() and not _SKIPPED.match(line)))
+    words = [word_stems(code_words(line)) for line in lines]
+    shared = [len(words[at] & asked) + len(set(_NUMBER.findall(line)) & numbers) for at, line in enumerate(lines)]
     best = max(shared, default=0)
-    top = [line for line, count in zip(lines, shared, strict=True) if count == best]
+    top = [at for at, count in enumerate(shared) if count == best]
+    least = min((len(words[at] - asked) for at in top), default=0)
+    top = [lines[at] for at in top if len(words[at] - asked) == least]
     return top if best >= 2 and len(top) <= MOST_LINES else []
-
-
-def _as_words(line: str) -> str:
-    """A line of code with its names' words apart: `job_with_argument`, `requiredOption`."""
-    return _CAMEL.sub(" ", line.replace("_", " "))
 
 
 def _heading_over(content: str, line: str) -> str | None:

@@ -221,9 +221,9 @@ def _command_lines(code: str, *, blocks: bool = True) -> str:
 
 def _left_out_lines(code: str) -> list[str]:
     """The lines a CODE_LEFT_OUT paragraph carries, as written but for those never quoted ("" in their place),
-    at most CODE_MAX_LINES × 5: one of them may still be what a how-to question asks (`example_lines`)."""
+    at most CODE_MAX_LINES × 10: one of them may still be what a how-to question asks (`example_lines`)."""
     code = textwrap.dedent(code.expandtabs(4)).strip("\n")
-    lines = [line.rstrip() for line in code.split("\n")][:CODE_MAX_LINES * 5]
+    lines = [line.rstrip() for line in code.split("\n")][:CODE_MAX_LINES * 10]
     return ["" if len(line) > _LINE_MAX_CHARS or "`" in line or MARKER.search(line) else line for line in lines]
 
 

@@ -6,6 +6,7 @@ import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # Russian letters in Latin ones, as loanwords and names are spelt in English ("регион": region, "Телеграм":
 # telegram); `str.translate` table, lower case.
 TO_LATIN = str.maketrans({"а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z",
@@ -23,6 +24,11 @@ might must also just only any all some its our out use using get один как
 def same_words(text: str) -> str:
     """A text as compared with another: its words, in lower case (no punctuation, markup or spacing)."""
     return " ".join(_WORD.findall(text.lower()))
+
+
+def code_words(text: str) -> str:
+    """Code with its names' words apart (`job_with_argument`, `requiredOption`), for the stems of a line of it."""
+    return _CAMEL.sub(" ", text.replace("_", " "))
 
 
 def word_stems(text: str) -> set[str]:

@@ -162,6 +162,19 @@ class LongExampleTests(TestCase):
         self.assertIn("    clockwork.every().day.run(backup_to, folder='/srv')",
                       compose("How do I back up to a folder every day?", self.USAGE))
 
+    def test_of_lines_sharing_as_much_the_one_saying_least_else_once(self):
+        # python-slugify's "How to use": one block of eighty lines, `max_length` in four of them, `allow_unicode` in
+        # three (two the same).
+        usage = "## How to use\n\n```python\nfrom slugify import slugify\n\n" + "".join(
+            f"txt = 'text {n}'\nr = slugify(txt{options})\nassert r\n\n" for n, options in enumerate([
+                ", max_length=9", ", max_length=15, word_boundary=True", ", allow_unicode=True",
+                ", max_length=20, word_boundary=True, separator='.'", ", allow_unicode=True",
+                ", allow_unicode=True, regex_pattern='[^x]+'", ", stopwords=['the']"])) + "```\n"
+        self.assertEqual(compose("How do I set a max length?", usage),
+                         "How to use: [1]\n    r = slugify(txt, max_length=9)")
+        self.assertEqual(compose("How do I allow unicode?", usage),
+                         "How to use: [1]\n    r = slugify(txt, allow_unicode=True)")
+
     def test_no_lines_when_many_share_the_words_asked_or_the_question_is_no_how_to(self):
         self.assertEqual(compose("How do I run a backup every week?", self.USAGE), "")  # every line: run, backup
         self.assertEqual(compose("Does clockwork run a backup every Monday?", self.USAGE), "")
