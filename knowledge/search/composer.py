@@ -314,11 +314,12 @@ def _as_read(source: list[str], position: int) -> str:
 
 
 def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool:
-    """Whether a sentence too short to answer alone leads into a command that, with it, names two words asked:
-    "Install it." over `npm install dotenv --save` for "How do I install dotenv?"."""
+    """Whether a sentence or a step too short to answer alone leads into a command that, with it, names two words
+    asked: "Install it." over `npm install dotenv --save` for "How do I install dotenv?", uuid's "1. Install" over
+    `npm install uuid`."""
     following = source[position + 1] if position + 1 < len(source) else ""
-    if not following.startswith(COMMAND) or following.startswith(CODE_BLOCK) or not readable.ENDS.search(
-            source[position]):
+    if not following.startswith(COMMAND) or following.startswith(CODE_BLOCK) or not (
+            readable.ENDS.search(source[position]) or ITEM.match(source[position])):
         return False
     return len(word_stems(f"{source[position]} {code_lines(following)[0]}") & asked) > 1
 

@@ -126,8 +126,10 @@ def introduced(source: list[str], position: int, budget: int, asked: set[str], b
     read as steps without what they do, when the list is one of topics (`_in_topic_list`), when less than
     half of its items fit, or when an example announced does not fit ("Here's an example:")."""
     run, at = [], position + 1
+    step = bool(_STEP.match(source[position]))  # a numbered step's run ends at the next step, its sibling
     while at < len(source) and len(run) < 12 and (ITEM.match(source[at]) or source[at].startswith(COMMAND)
-                                                  or names_alternative(source, at)):
+                                                  or names_alternative(source, at)) and not (
+            step and _STEP.match(source[at])):
         if at + 1 < len(source) and source[at + 1].startswith(CODE_LEFT_OUT) and not source[at].startswith(COMMAND):
             return []  # a step leading into its code left out; a command before another block is whole
         run.append(at)

@@ -62,6 +62,8 @@ ITEM = re.compile(r"(?:• |\d{1,3}[.)] )")
 _NUMBER = re.compile(r"\d{1,3}[.)]")
 # With the space before it, and the line break: a page converted from HTML may wrap right before it.
 _SOURCE_MARKER = re.compile(rf"[ \t]*(?:(?<!\n)\n[ \t]*)?(?:{MARKER.pattern})", MARKER.flags)
+# GitHub's alert, a blockquote opening with "[!NOTE]" on a line of its own: "Note: " and its text.
+_ALERT = re.compile(r"\[!(note|tip|important|warning|caution)\][ \t]*(?:\n[ \t]*>?[ \t]*)?", re.I)
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 # Documentation generators' own lines, which a reader of the page never sees as written: an admonition's
 # marker ("!!! note", '??? tip "Title"': its title stays), Docusaurus' ":::note" and mkdocstrings' ":::
@@ -131,7 +133,7 @@ def _tables_as_items(text: str) -> str:
 
 def _markup_as_text(text: str) -> str:
     """Images and links as their text, HTML tags and comments, emphasis, quote marks and escapes gone,
-    bullets as "• " (code spans are set aside)."""
+    bullets as "• ", GitHub's alerts as "Note: …" (code spans are set aside)."""
     text = _IMAGE.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
     text = _REF_LINK.sub(r"\1", text)
@@ -142,6 +144,7 @@ def _markup_as_text(text: str) -> str:
     text = html.unescape(text)
     text = _COMMENT.sub("", text)
     text = without_emphasis(text)
+    text = _ALERT.sub(lambda match: f"{match.group(1).capitalize()}: ", text)
     text = _QUOTE.sub("", text)
     text = _BULLET.sub("• ", text)
     return unescaped(text)

@@ -36,6 +36,13 @@ def hit(n: int, content: str, **metadata) -> SearchHit:
 
 
 class CleanTextTests(TestCase):
+    def test_a_github_alert_reads_as_what_it_is(self):
+        # uuid's README: "[!NOTE] The default node id …" was quoted with GitHub's marker.
+        self.assertEqual(source_text.clean_text("> [!NOTE]\n> The default node id is random.\n\nNext."),
+                         "Note: The default node id is random.\n\nNext.")
+        self.assertEqual(source_text.clean_text("> [!WARNING]\n> Keep the key secret."),
+                         "Warning: Keep the key secret.")
+
     def test_markdown_becomes_readable_text(self):
         text = source_text.clean_text(REACT)
         self.assertTrue(text.startswith("Should I use Create React App? No."))

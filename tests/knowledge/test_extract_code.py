@@ -30,6 +30,10 @@ class CommandWithoutColonTests(TestCase):
         self.assertEqual(compose("How do I install dotenv?", usage), "Install it. [1]\n    npm install dotenv --save")
         # Not when the command names nothing asked with it.
         self.assertNotIn("Install it.", compose("How do I create the file?", usage))
+        # A step of a quick start too (uuid's "**1. Install**", refused: nothing else said to install it).
+        quickstart = ("## Quickstart\n\n**1. Install**\n\n```shell\nnpm install uuid\n```\n\n**2. Create a UUID**\n\n"
+                      "```javascript\nimport { v4 as uuidv4 } from 'uuid';\nuuidv4();\n```\n")
+        self.assertEqual(compose("How do I install uuid?", quickstart), "1. Install [1]\n    npm install uuid")
 
     def test_python_markdowns_command_line_page_quotes_the_command_its_sentence_runs_on_into(self):
         # Its "Usage" section writes "…run it as" and the command, no colon; the extract quoted the sentence

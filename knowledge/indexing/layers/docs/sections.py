@@ -20,6 +20,7 @@ from knowledge.indexing.markdown import IMAGE
 # A README's decoration: badges (images, linked or not) and HTML elements (a centred logo, <br>).
 _DECORATION = re.compile(rf"{IMAGE}|<[^>\n]*>")
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_ALERT = re.compile(r"\[!(?:note|tip|important|warning|caution)\]", re.I)  # GitHub's "> [!NOTE]": an aside
 _QUOTE_MARK = re.compile(r"^ {0,3}> ?", re.M)  # a blockquote's mark (chalk's "> Terminal string styling done right")
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”»)\]]*)$")
 
@@ -97,10 +98,11 @@ def catalog_row(doc: ParsedDoc) -> LayerRow:
 def _first_paragraph(doc: ParsedDoc) -> str:
     """The document's first paragraph that says something (a blockquote's text): not a line of badges or an HTML
     logo (a README's "[![PyPI version](…)](…)", `<p align="center"><img …></p>`), nor a tagline without a full
-    stop before the paragraph that is the summary (itsdangerous' "... so better sign this"; of the first three);
-    the first with words otherwise."""
+    stop before the paragraph that is the summary (itsdangerous' "... so better sign this"; of the first three),
+    nor a GitHub alert ("> [!NOTE] uuid@11 is now available"); the first with words otherwise."""
     paragraphs = [" ".join(_QUOTE_MARK.sub("", paragraph).split()) for section in doc.sections
                   for paragraph in re.split(r"\n\s*\n", section.text)]
-    worded = [paragraph for paragraph in paragraphs if _WORD.search(_DECORATION.sub(" ", paragraph))]
+    worded = [paragraph for paragraph in paragraphs
+              if _WORD.search(_DECORATION.sub(" ", paragraph)) and not _ALERT.match(paragraph)]
     said = next((paragraph for paragraph in worded[:3] if _SENTENCE_END.search(paragraph)), None)
     return (said or next(iter(worded), ""))[:500]
