@@ -84,9 +84,11 @@ def release_text(content: str, asked: set[str]) -> str | None:
 
 
 def release_section(hit, asked: set[str]) -> bool:
-    """Whether the hit is a section of one of the `asked` releases (its own heading names it: "v2.0.0",
-    "Version 2.0.0", "4.0.0 (2025-04-16)")."""
-    return bool(asked & versions(hit.section_path.rsplit(">", 1)[-1]))
+    """Whether the hit is a section of one of the `asked` releases: the nearest heading of its path naming a
+    release names it — its own ("v2.0.0", "Version 2.0.0", "4.0.0 (2025-04-16)") or, for the parts a
+    conventional changelog gives each release, the one above ("11.0.0 (2024-10-26) > Features")."""
+    named = next((found for heading in reversed(hit.section_path.split(">")) if (found := versions(heading))), set())
+    return bool(asked & named)
 
 
 def versions(text: str) -> set[str]:

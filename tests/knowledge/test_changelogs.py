@@ -227,3 +227,22 @@ def test_a_release_is_answered_by_its_notes_not_by_the_links_they_mention(tmp_pa
         answer = answers.answer(question, [kb.pk])
         assert answer.text.startswith("• Require Python 3.9 or later (breaking change). [1]"), answer.text
         assert "mentions" not in answer.text
+
+
+@pytest.mark.django_db
+def test_a_conventional_changelogs_release_is_answered_by_the_parts_under_its_heading(tmp_path):
+    # uuid's CHANGELOG.md (release-please): "## [11.0.0](…compare…) (2024-10-26)" over "### ⚠ BREAKING CHANGES",
+    # "### Features", "### Bug Fixes"; "What changed in version 11.0.0?" found those parts and was refused.
+    changes = ("# Change Log\n\n## [11.0.1](https://example.org/compare/v11.0.0...v11.0.1) (2024-10-27)\n\n"
+               "### Bug Fixes\n\n- Restore the browser build of the bundle.\n\n"
+               "## [11.0.0](https://example.org/compare/v10.0.0...v11.0.0) (2024-10-26)\n\n"
+               "### ⚠ BREAKING CHANGES\n\n- The options of v1 are read in a new order.\n\n"
+               "### Features\n\n- Port the library to TypeScript.\n\n"
+               "## [10.0.0](https://example.org/compare/v9.0.1...v10.0.0) (2024-06-07)\n\n"
+               "### Features\n\n- Support the version 7 identifiers.\n")
+    kb = make_indexed_repo(tmp_path / "ids", {"CHANGELOG.md": changes, "ids/__init__.py": '"""Identifiers."""\n'})
+    answer = answers.answer("What changed in version 11.0.0?", [kb.pk])
+    assert not answer.refused, answer.reasons
+    assert "• The options of v1 are read in a new order." in answer.text
+    assert "• Port the library to TypeScript." in answer.text
+    assert "browser build" not in answer.text and "version 7" not in answer.text
