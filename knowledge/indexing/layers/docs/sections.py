@@ -102,7 +102,8 @@ def _first_paragraph(doc: ParsedDoc) -> str:
     nor a GitHub alert ("> [!NOTE] uuid@11 is now available"); the first with words otherwise."""
     paragraphs = [" ".join(_QUOTE_MARK.sub("", paragraph).split()) for section in doc.sections
                   for paragraph in re.split(r"\n\s*\n", section.text)]
+    said_words = {paragraph: _DECORATION.sub(" ", paragraph).strip() for paragraph in paragraphs}
     worded = [paragraph for paragraph in paragraphs
-              if _WORD.search(_DECORATION.sub(" ", paragraph)) and not _ALERT.match(paragraph)]
+              if _WORD.search(said_words[paragraph]) and not _ALERT.match(said_words[paragraph])]
     said = next((paragraph for paragraph in worded[:3] if _SENTENCE_END.search(paragraph)), None)
     return (said or next(iter(worded), ""))[:500]
