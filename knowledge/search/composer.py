@@ -59,7 +59,7 @@ from knowledge.search.source_text import (
     code_lines,
     sentences,
 )
-from knowledge.search.words import code_words, same_words, word_stems
+from knowledge.search.words import same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
 # relevance, 0..1, see retrieval.relevance) and no other entry comes as close; an answer over ENTRY_MAX_CHARS
@@ -142,7 +142,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             if sentence.startswith(HEADING_INTRO):
                 # A heading over its command: a candidate when it names what is asked, or both name two words.
                 read = _as_read(source, position)  # one heading may be over two commands
-                stems = word_stems(code_words(read))  # `max_length=9` names "max" and "length"
+                # `max_length=9` names "max" and "length" (not camelCase: "PageNumberPagination" over its import is
+                # no answer to "the number of items per page")
+                stems = word_stems(read.replace("_", " "))
                 if (word_stems(sentence) & asked or len(stems & asked) > 1) and same_words(read) not in seen:
                     seen.add(same_words(read))
                     items.append((number, position, sentence, stems))

@@ -7,7 +7,8 @@ lines). The block is too long to quote (`source_text.CODE_MAX_LINES`), and with 
 block's lines sharing the most of the question's words, two at least, stand in for it, under the heading
 of their section as a heading over its command does: "Usage: `schedule.every().monday.do(job)`". Not when
 more than `MOST_LINES` lines share as many (the words are the example's, not the question's), nor without
-a heading to introduce them: code alone reads as no answer. Comments and imports are never the lines.
+a heading to introduce them: code alone reads as no answer. Comments, imports and the lines opening a block (a
+definition, `if …:`) are never the lines.
 """
 
 import re
@@ -16,9 +17,12 @@ from knowledge.search.source_text import CODE_LEFT_OUT, COMMAND, HEADING, HEADIN
 from knowledge.search.words import code_words, word_stems
 
 MOST_LINES = 2
-# Comments, and imports: they name what the example uses, not what it does ("from pkg.url_safe import …" for
-# "How do I sign a URL-safe string?").
-_SKIPPED = re.compile(r"^\s*(?:#|//|/\*|\*|--|;|import\b|from\s+\S+\s+import\b|(?:const|let|var)\s.*=\s*require\()")
+# Comments and imports: they name what the example uses, not what it does ("from pkg.url_safe import …" for
+# "How do I sign a URL-safe string?"),
+_SKIPPED = re.compile(r"^\s*(?:#|//|/\*|\*|--|;|import\b|from\s+\S+\s+import\b|(?:const|let|var)\s.*=\s*require\()"
+                      # and what opens a block: a definition says what the example is made of, not what it does
+                      # (`def job_with_argument(name):` for "How do I pass arguments to a job?", not its call)
+                      r"|^\s*(?:async\s+)?(?:def|class|function|interface|struct|fn)\b|[:{(\[]\s*$")
 _NUMBER = re.compile(r"\d+")
 
 

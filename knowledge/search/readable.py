@@ -182,7 +182,7 @@ def names_alternative(source: list[str], position: int) -> bool:
     """Whether the line at `position` names the alternative whose command follows it: a tab's name over
     its panel ("Windows:", `knowledge.indexing.parsing.html.label_tab_panels`)."""
     line = source[position]
-    return (line.endswith(":") and not line.startswith(HEADING_INTRO) and len(_WORD.findall(line)) <= 3
+    return (line.endswith(":") and not line.startswith((HEADING_INTRO, COMMAND)) and len(_WORD.findall(line)) <= 3
             and position + 1 < len(source) and source[position + 1].startswith(COMMAND))
 
 

@@ -163,8 +163,9 @@ class LongExampleTests(TestCase):
         # Numbers count as words; names are read by their parts (backup_to), camelCase too.
         self.assertEqual(compose("How do I run a backup every 10 minutes?", self.USAGE),
                          "Usage: [1]\n    clockwork.every(10).minutes.run(backup)")
-        self.assertIn("    clockwork.every().day.run(backup_to, folder='/srv')",
-                      compose("How do I back up to a folder every day?", self.USAGE))
+        # The call, not the definition it calls (`def backup_to(folder):` says as much, and less else).
+        self.assertEqual(compose("How do I pass a folder to backup_to?", self.USAGE),
+                         "Usage: [1]\n    clockwork.every().day.run(backup_to, folder='/srv')")
 
     def test_of_lines_sharing_as_much_the_one_saying_least_else_once(self):
         # python-slugify's "How to use": one block of eighty lines, `max_length` in four of them, `allow_unicode` in
@@ -184,6 +185,14 @@ class LongExampleTests(TestCase):
         self.assertEqual(compose("Does clockwork run a backup every Monday?", self.USAGE), "")
         # Nor an import, which names what the example uses.
         self.assertEqual(compose("How do I import clockwork?", self.USAGE), "")
+
+    def test_a_line_of_code_ending_with_a_colon_is_no_tabs_name(self):
+        # cachetools: "Memoizing decorators:", `class CachedReferences:` and the short output block after it; the
+        # class's line was printed as a tab's name ("macOS/Linux:"), its command mark showing.
+        source = ["\x03Memoizing decorators:", f"{source_text.COMMAND}class CachedReferences:",
+                  f"{source_text.COMMAND}PEP #20: ..."]
+        self.assertFalse(readable.names_alternative(source, 1))
+        self.assertTrue(readable.names_alternative(["Windows:", f"{source_text.COMMAND}setup.exe"], 0))
 
     def test_no_lines_without_a_heading_to_introduce_them(self):
         self.assertEqual(compose("How do I run a backup every Monday?", self.USAGE.removeprefix("## Usage\n\n")),
