@@ -93,4 +93,5 @@ def release_section(hit, asked: set[str]) -> bool:
 
 def versions(text: str) -> set[str]:
     """The release numbers `text` names, a series by its first release ("v2.2" is 2.2.0, as "Version 2.2.0" is)."""
-    return {_SERIES.sub(r"\1.0", version.lower().removeprefix("v")) for version in VERSION.findall(text)}
+    return {_SERIES.sub(r"\1.0", version.lower().removeprefix("v").removeprefix("."))
+            for version in VERSION.findall(text)}

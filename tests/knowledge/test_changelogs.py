@@ -12,7 +12,7 @@ from knowledge.indexing.layers.markdown import parse_doc
 from knowledge.models import Chunk
 from knowledge.search import answer_kinds, answers, retrieval
 from knowledge.search.hits import SearchHit
-from knowledge.search.planned import _run_step, plan_and_search, release_first
+from knowledge.search.planned import _release_path, _run_step, plan_and_search, release_first
 from tests.conftest import DATA
 from tests.factories import make_indexed_repo, make_kb
 
@@ -246,3 +246,22 @@ def test_a_conventional_changelogs_release_is_answered_by_the_parts_under_its_he
     assert "• The options of v1 are read in a new order." in answer.text
     assert "• Port the library to TypeScript." in answer.text
     assert "browser build" not in answer.text and "version 7" not in answer.text
+
+
+@pytest.mark.django_db
+def test_a_release_notes_page_is_quoted_from_its_opening_though_a_part_of_it_ranks_first(tmp_path):
+    # Python-Markdown's "Release Notes for v.3.0": its part on version attributes ("Historically, version numbers
+    # were acquired via …") ranked first for "What changed in version 3.0?", and was quoted before the opening.
+    notes = ("# Release Notes for v.3.0\n\nWe are pleased to release Acme 3.0 which adds a few new features.\n\n"
+             "## Backwards-incompatible changes\n\n### The version attributes are deprecated\n\n"
+             "Historically, version numbers of version 3.0 were read from the version attributes of the version.\n")
+    kb = make_indexed_repo(tmp_path / "acme", {"docs/change_log/release-3.0.md": notes,
+                                               "acme/__init__.py": '"""A."""\n'})
+    answer = answers.answer("What changed in version 3.0?", [kb.pk])
+    assert answer.text.startswith("We are pleased to release Acme 3.0 which adds a few new features. [1]"), answer.text
+
+    # Its part ranked first brings the release's opening before it: the path of the heading naming the release.
+    assert _release_path("Release Notes for v.3.0 > Backwards-incompatible changes > Version attributes",
+                         {"3.0.0"}) == "Release Notes for v.3.0"
+    assert _release_path("Change Log > 11.0.0 (2024-10-26) > Features", {"11.0.0"}) \
+        == "Change Log > 11.0.0 (2024-10-26)"
