@@ -38,7 +38,7 @@ import re
 import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
-from knowledge.indexing.layers.code import doc_summary, jsdoc_description
+from knowledge.indexing.layers.docstrings import doc_summary, jsdoc_description
 from knowledge.search.code_names import CODE_TOKEN
 from knowledge.search.intent_words import (
     CALLEES,

@@ -12,9 +12,9 @@ from knowledge.indexing.layers.code import (
     Entrypoint,
     ProjectIndex,
     Symbol,
-    doc_summary,
     route_key,
 )
+from knowledge.indexing.layers.docstrings import doc_summary
 from knowledge.indexing.layers.rows import LayerRow, stable_id
 
 # --- C0–C3 -------------------------------------------------------------------------------------------

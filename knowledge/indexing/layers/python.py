@@ -18,11 +18,11 @@ from knowledge.indexing.layers.code import (
     ProjectIndex,
     Reference,
     Symbol,
-    doc_summary,
     is_test_path,
     line_chunks,
     module_name,
 )
+from knowledge.indexing.layers.docstrings import doc_summary
 from knowledge.indexing.layers.python_chunks import start_line
 from knowledge.indexing.layers.python_entrypoints import call_args
 

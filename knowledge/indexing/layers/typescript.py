@@ -25,11 +25,10 @@ from knowledge.indexing.layers.code import (
     Reference,
     SourceChunk,
     Symbol,
-    doc_summary,
     is_test_path,
-    jsdoc_description,
     line_chunks,
 )
+from knowledge.indexing.layers.docstrings import doc_summary, jsdoc_description
 from knowledge.indexing.layers.nextjs import next_routes
 from knowledge.indexing.layers.script_routes import RouteReader
 

@@ -4,7 +4,7 @@ links and facts is not what an answer is grounded on."""
 
 import pytest
 
-from knowledge.indexing.layers.code import doc_summary
+from knowledge.indexing.layers.docstrings import doc_summary
 from knowledge.indexing.layers.manifests import package_name
 from knowledge.models import Chunk
 from knowledge.search import answers, layer_text
