@@ -87,8 +87,15 @@ def release_section(hit, asked: set[str]) -> bool:
     """Whether the hit is a section of one of the `asked` releases: the nearest heading of its path naming a
     release names it — its own ("v2.0.0", "Version 2.0.0", "4.0.0 (2025-04-16)") or, for the parts a
     conventional changelog gives each release, the one above ("11.0.0 (2024-10-26) > Features")."""
-    named = next((found for heading in reversed(hit.section_path.split(">")) if (found := versions(heading))), set())
-    return bool(asked & named)
+    return bool(asked & versions(release_path(hit.section_path).rpartition(" > ")[2]))
+
+
+def release_path(section_path: str) -> str:
+    """The path of the nearest section of `section_path` whose heading names a release ("Change Log > 11.0.0
+    (2024-10-26)" of "… > Features"), "" when none does."""
+    parts = section_path.split(" > ")
+    named = next((at for at in range(len(parts) - 1, -1, -1) if versions(parts[at])), None)
+    return " > ".join(parts[:named + 1]) if named is not None else ""
 
 
 def versions(text: str) -> set[str]:

@@ -22,7 +22,7 @@ MOST_LINES = 2
 _SKIPPED = re.compile(r"^\s*(?:#|//|/\*|\*|--|;|import\b|from\s+\S+\s+import\b|(?:const|let|var)\s.*=\s*require\()"
                       # and what opens a block: a definition says what the example is made of, not what it does
                       # (`def job_with_argument(name):` for "How do I pass arguments to a job?", not its call)
-                      r"|^\s*(?:async\s+)?(?:def|class|function|interface|struct|fn)\b|[:{(\[]\s*$")
+                      r"|^\s*(?:async\s+)?(?:def|class|function|interface|struct|fn)\b|.*[:{(\[]\s*$")
 _NUMBER = re.compile(r"\d+")
 
 

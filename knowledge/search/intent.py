@@ -350,9 +350,9 @@ def _project(q: Asked):
         return None
     named = set(re.findall(r"\w+", next(group for group in match.groups() if group).lower()))
     names = [*q.vocabulary.items(), *getattr(q.vocabulary, "projects", {}).items()]
-    titles = [(len(words - named), identifier) for alias, identifier in names
-              if identifier in readmes and named <= (words := set(re.findall(r"\w+", alias.lower())))]
-    if not named or not titles:
+    titles = [(len(words - named), identifier) for alias, identifier in names if named and identifier in readmes
+              and named <= (words := set(re.findall(r"\w+", alias.lower())))]
+    if not titles:
         return None
     readme = min(titles)[1]
     return [Step(["D1"], q.text, {"document_id": readme}, top_k=1, precise=["document_id"],

@@ -170,7 +170,7 @@ def release_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: in
     # Its notes are documentation: the index's row for a link they hold (D6) sits in the section too. The section
     # its heading names first (a release notes page's opening, "Release Notes for v.3.0"), else one of its parts.
     sections = [hit for hit in hits if hit.layer == "D0" and answer_kinds.release_section(hit, asked)]
-    named = next((hit for hit in sections if asked & answer_kinds.versions(hit.section_path.rsplit(">", 1)[-1])),
+    named = next((hit for hit in sections if answer_kinds.release_path(hit.section_path) == hit.section_path),
                  next(iter(sections), None))
     if named is None and not (named := _release_heading(kb_ids, asked)):
         return hits
@@ -181,7 +181,7 @@ def release_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: in
     def section(path: str) -> list[tuple]:
         return list(chunks.filter(section_path=path).order_by("position").values_list(*fields)[:top_k])
 
-    rows = section(_release_path(named.section_path, asked)) or section(named.section_path)
+    rows = section(answer_kinds.release_path(named.section_path) or named.section_path) or section(named.section_path)
     # The chunker joins short sections: the release's heading and first notes may end the chunk before.
     before = list(chunks.filter(position=rows[0][-1] - 1).values_list(*fields)) if rows else []
     if before and answer_kinds.release_text(before[0][1], asked) is not None:
@@ -189,13 +189,6 @@ def release_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: in
     opening = [replace(named, chunk_id=chunk_id, content=content, snippet=retrieval.excerpt(content), page=page,
                        metadata=metadata, section_path=path) for chunk_id, content, page, metadata, path, _ in rows]
     return opening + [hit for hit in hits if hit.chunk_id not in {chunk.chunk_id for chunk in opening}]
-
-
-def _release_path(section_path: str, asked: set[str]) -> str:
-    """The path of the section whose heading names an asked release, of a section that is one of its parts."""
-    parts = section_path.split(" > ")
-    named = next((at for at in range(len(parts) - 1, -1, -1) if answer_kinds.versions(parts[at]) & asked), None)
-    return " > ".join(parts[:named + 1]) if named is not None else section_path
 
 
 def _release_heading(kb_ids, asked: set[str]) -> retrieval.SearchHit | None:

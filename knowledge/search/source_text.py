@@ -211,8 +211,7 @@ def _command_lines(code: str, *, blocks: bool = True) -> str:
     if next((line for line in lines if line.strip()), "").lstrip().startswith("$ "):
         lines = [line.strip() for line in lines if line.lstrip().startswith("$ ")]
     written = [line for line in lines if line.strip()]
-    if (not written or any(len(line) > _LINE_MAX_CHARS or "`" in line or MARKER.search(line) for line in written)
-            or len(written) > CODE_MAX_LINES):
+    if not written or any(map(_unquotable, written)) or len(written) > CODE_MAX_LINES:
         return ""
     if len(written) <= 3 and not any(line[:1].isspace() for line in written):
         return "\n\n" + "\n\n".join(f"{COMMAND}`{line}`" for line in written) + "\n\n"
@@ -227,7 +226,13 @@ def _left_out_lines(code: str) -> list[str]:
     at most CODE_MAX_LINES × 10: one of them may still be what a how-to question asks (`example_lines`)."""
     code = textwrap.dedent(code.expandtabs(4)).strip("\n")
     lines = [line.rstrip() for line in code.split("\n")][:CODE_MAX_LINES * 10]
-    return ["" if len(line) > _LINE_MAX_CHARS or "`" in line or MARKER.search(line) else line for line in lines]
+    return ["" if _unquotable(line) else line for line in lines]
+
+
+def _unquotable(line: str) -> bool:
+    """A line of code never quoted: longer than a command's, or holding a code span's backtick or what would read
+    as a citation ("argv[1]")."""
+    return len(line) > _LINE_MAX_CHARS or "`" in line or bool(MARKER.search(line))
 
 
 def _encoded(lines: list[str]) -> str:

@@ -12,7 +12,7 @@ from knowledge.indexing.layers.markdown import parse_doc
 from knowledge.models import Chunk
 from knowledge.search import answer_kinds, answers, retrieval
 from knowledge.search.hits import SearchHit
-from knowledge.search.planned import _release_path, _run_step, plan_and_search, release_first
+from knowledge.search.planned import _run_step, plan_and_search, release_first
 from tests.conftest import DATA
 from tests.factories import make_indexed_repo, make_kb
 
@@ -261,7 +261,7 @@ def test_a_release_notes_page_is_quoted_from_its_opening_though_a_part_of_it_ran
     assert answer.text.startswith("We are pleased to release Acme 3.0 which adds a few new features. [1]"), answer.text
 
     # Its part ranked first brings the release's opening before it: the path of the heading naming the release.
-    assert _release_path("Release Notes for v.3.0 > Backwards-incompatible changes > Version attributes",
-                         {"3.0.0"}) == "Release Notes for v.3.0"
-    assert _release_path("Change Log > 11.0.0 (2024-10-26) > Features", {"11.0.0"}) \
+    assert answer_kinds.release_path("Release Notes for v.3.0 > Backwards-incompatible changes > Version attributes") \
+        == "Release Notes for v.3.0"
+    assert answer_kinds.release_path("Change Log > 11.0.0 (2024-10-26) > Features") \
         == "Change Log > 11.0.0 (2024-10-26)"

@@ -186,6 +186,13 @@ class LongExampleTests(TestCase):
         # Nor an import, which names what the example uses.
         self.assertEqual(compose("How do I import clockwork?", self.USAGE), "")
 
+    def test_a_line_opening_a_block_is_never_the_line(self):
+        # `if …:` says less else than the call it guards, and does nothing itself.
+        usage = ("## Usage\n\n```python\n" + "".join(f"clockwork.tick({n})\n" for n in range(12))
+                 + "if clockwork.weekly(backup):\n    notify()\nclockwork.every().week.do(backup, weekly=True)\n```\n")
+        self.assertEqual(compose("How do I make a weekly backup?", usage),
+                         "Usage: [1]\n    clockwork.every().week.do(backup, weekly=True)")
+
     def test_a_line_of_code_ending_with_a_colon_is_no_tabs_name(self):
         # cachetools: "Memoizing decorators:", `class CachedReferences:` and the short output block after it; the
         # class's line was printed as a tab's name ("macOS/Linux:"), its command mark showing.
