@@ -116,6 +116,7 @@ class ProjectIndex:
         self._tasks: dict[str, str] | None = None
         self.console_scripts: dict[str, list[str]] = {}  # a console script's target → the commands running it
         self.package_names: dict[str, list[str]] = {}  # a folder ("" the root) → its manifests' package names
+        self.package_descriptions: dict[str, str] = {}  # a folder → what its first manifest describing it says
         for file in files:
             self.add(file)
 
@@ -137,6 +138,8 @@ class ProjectIndex:
         if file.extra.get("package_name"):
             folder = file.path.rpartition("/")[0]
             self.package_names.setdefault(folder, []).append(file.extra["package_name"])
+        if file.extra.get("package_description"):
+            self.package_descriptions.setdefault(file.path.rpartition("/")[0], file.extra["package_description"])
         self._tasks = None
         for entry in [*file.extra.get("entrypoints", []), *file.extra.get("scripts", [])]:
             if entry.entrypoint_kind == "console_script":

@@ -6,7 +6,9 @@ A console script `uvicorn = "uvicorn.main:main"` is a `cli` entrypoint named `uv
 is the function `uvicorn.main.main`; `setup(entry_points={"console_scripts": [...]})` in `setup.py`
 goes through `script_entrypoints` too (read by `python_facts`). A manifest has no symbols: its rows
 are its source as C0 text chunks and its entrypoints. The package's name it gives is the project's name for the
-README beside it (`ProjectIndex.package_names`): "What is attrs?" names a README titled only "README".
+README beside it (`ProjectIndex.package_names`): "What is attrs?" names a README titled only "README"; what it says
+the package is stands for the README's summary when the README says nothing of it (`ProjectIndex.package_descriptions`:
+filelock's README is badges and a link to the documentation).
 """
 
 import configparser
@@ -50,6 +52,7 @@ class ManifestExtractor(CodeExtractor):
         file.extra["entrypoints"] = found
         try:
             file.extra["package_name"] = package_name(name, text)
+            file.extra["package_description"] = package_description(name, text)
         except (ValueError, configparser.Error):
             pass  # said above, or a manifest that declares scripts only
         return file
@@ -72,6 +75,22 @@ def package_name(name: str, text: str) -> str:
         data = json.loads(text)
         found = data.get("name") if isinstance(data, dict) else ""
     return found.rsplit("/", 1)[-1].strip() if isinstance(found, str) else ""
+
+
+def package_description(name: str, text: str) -> str:
+    """What a manifest says its package is, in one line ("" when it says nothing): `[project] description` (or
+    poetry's), setup.cfg's `[metadata] description`, package.json's `description`."""
+    if name == "pyproject.toml":
+        data = tomllib.loads(text)
+        found = data.get("project", {}).get("description") or data.get("tool", {}).get("poetry", {}).get("description")
+    elif name == "setup.cfg":
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(text)
+        found = parser.get("metadata", "description", fallback="")
+    else:
+        data = json.loads(text)
+        found = data.get("description") if isinstance(data, dict) else ""
+    return " ".join(found.split())[:500] if isinstance(found, str) else ""
 
 
 def script_entrypoint(name: str, target: str, kind: str, framework: str, declaring: str, line: int,

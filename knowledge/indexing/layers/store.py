@@ -208,10 +208,16 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
         text = (rst_as_markdown if suffix == ".rst" else markdown_as_read)(text, index.labels, rel)
         rows = build_doc_rows(rel, text, chunk_size=kb.chunk_size,
                               chunk_overlap=kb.chunk_overlap, chunk_min_size=kb.chunk_min_size)
-        names = index.package_names.get(rel.rpartition("/")[0])
-        for row in rows:  # a README's card knows the package the manifest beside it names
-            if names and row.layer == "D1" and row.metadata.get("doc_kind") == "readme":
+        folder = rel.rpartition("/")[0]
+        names, description = index.package_names.get(folder), index.package_descriptions.get(folder, "")
+        for row in rows:  # a README's card knows the package the manifest beside it names, and what it says it is
+            if row.layer != "D1" or row.metadata.get("doc_kind") != "readme":
+                continue
+            if names:
                 row.metadata["project_names"] = sorted(set(names))
+            if description and not row.metadata.get("summary_text"):
+                row.metadata["summary_text"] = description
+                row.content = f"{row.content}\n\n{description}"
         return rows
     extractor = extractor_for(rel)
     return build_code_rows(code_file or extractor.parse(rel, text), index, extractor)

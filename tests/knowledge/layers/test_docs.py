@@ -87,7 +87,10 @@ class CatalogLayerTests(SimpleTestCase):
         for opening in ("[![Build Status](https://ci.example/badge.svg)](https://ci.example) "
                         "[![NPM Version](https://img.example/v.svg)](https://npm.example)",
                         '<p align="center"><img src="logo.svg" alt="Acme"><br></p>', "... so better sign this",
-                        "<!-- prettier-ignore -->\n> [!NOTE]\n> Acme 2 is out. See the changelog."):
+                        "<!-- prettier-ignore -->\n> [!NOTE]\n> Acme 2 is out. See the changelog.",
+                        # filelock's and nanoid's: a paragraph sending the reader to the documentation
+                        "For more information checkout the [official documentation](https://acme.example/docs).",
+                        "Read full docs **[here](https://acme.example/docs)**."):
             card = next(row for row in build_doc_rows("README.md", f"# Acme\n\n{opening}\n\nAcme signs data for "
                                                                    "untrusted places.\n") if row.layer == "D1")
             self.assertEqual(card.content, "Acme\n\nAcme signs data for untrusted places.", opening)

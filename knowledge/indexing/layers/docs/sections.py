@@ -23,6 +23,11 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _ALERT = re.compile(r"\[!(?:note|tip|important|warning|caution)\]", re.I)  # GitHub's "> [!NOTE]": an aside
 _QUOTE_MARK = re.compile(r"^ {0,3}> ?", re.M)  # a blockquote's mark (chalk's "> Terminal string styling done right")
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”»)\]]*)$")
+# A paragraph that only sends the reader to the documentation ("For more information checkout the [official
+# documentation](…).", "Read full docs **[here](…)**."): no summary of what the project is.
+_POINTER = re.compile(r"(?:for (?:more|further|full|additional|detailed) (?:information|info|details|docs"
+                      r"|documentation)|(?:please )?(?:see|read|check(?: out)?|visit|refer to) (?:the |our )?"
+                      r"(?:full |official |online )?(?:docs|documentation)\b)", re.I)
 
 # --- D0 ---------------------------------------------------------------------------------------------
 
@@ -99,11 +104,17 @@ def _first_paragraph(doc: ParsedDoc) -> str:
     """The document's first paragraph that says something (a blockquote's text): not a line of badges or an HTML
     logo (a README's "[![PyPI version](…)](…)", `<p align="center"><img …></p>`), nor a tagline without a full
     stop before the paragraph that is the summary (itsdangerous' "... so better sign this"; of the first three),
-    nor a GitHub alert ("> [!NOTE] uuid@11 is now available"); the first with words otherwise."""
+    nor a GitHub alert ("> [!NOTE] uuid@11 is now available"), nor a short one sending the reader to the documentation
+    ("For more information checkout the official documentation."); the first with words otherwise."""
     paragraphs = [" ".join(_QUOTE_MARK.sub("", paragraph).split()) for section in doc.sections
                   for paragraph in re.split(r"\n\s*\n", section.text)]
     said_words = {paragraph: _DECORATION.sub(" ", paragraph).strip() for paragraph in paragraphs}
-    worded = [paragraph for paragraph in paragraphs
-              if _WORD.search(said_words[paragraph]) and not _ALERT.match(said_words[paragraph])]
+    worded = [paragraph for paragraph in paragraphs if _WORD.search(said_words[paragraph])
+              and not _ALERT.match(said_words[paragraph]) and not _sends_to_docs(said_words[paragraph])]
     said = next((paragraph for paragraph in worded[:3] if _SENTENCE_END.search(paragraph)), None)
     return (said or next(iter(worded), ""))[:500]
+
+
+def _sends_to_docs(paragraph: str) -> bool:
+    """Whether a paragraph only sends the reader to the documentation: short, and saying so from its start."""
+    return len(paragraph.split()) <= 20 and bool(_POINTER.match(paragraph.lstrip("*_ ")))
