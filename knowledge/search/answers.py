@@ -285,8 +285,12 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     # A repository's rows were found for what the question asks (a caller, a variable, a symbol) by the router;
     # quoting only them, the extract answers that whatever words it shares.
     prose = any(layer_text.is_prose(grounding.sources[number - 1]) for number in composition.cited)
+    # A README's card says what the project is under its name: "A tiny, secure, URL-friendly, unique string ID
+    # generator for JavaScript." answers "What is Nano ID?" without saying "Nano".
+    named = "".join(f"\n{grounding.sources[number - 1].document_title}" for number in composition.cited
+                    if grounding.sources[number - 1].layer == "D1")
     if not composition.entry_match and prose and common_words.only_common_shared(
-            grounding.question, composition.text, grounding.sources, grounding.kbs):
+            grounding.question, composition.text + named, grounding.sources, grounding.kbs):
         grounding.reasons.append("common_words_only")
         return composer.Composition("", [], False, composition.closeness)
     return composition

@@ -40,25 +40,18 @@ from knowledge import outgoing
 from knowledge.search import (
     answer_kinds,
     closeness,
+    code_blocks,
     example_lines,
     layer_text,
     project_sites,
     readable,
     source_text,
 )
+from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines
 from knowledge.search.intent_words import HOW_TO, WHAT_IS, YES_NO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
-from knowledge.search.source_text import (
-    CODE_BLOCK,
-    CODE_LEFT_OUT,
-    COMMAND,
-    HEADING,
-    HEADING_INTRO,
-    ITEM,
-    code_lines,
-    sentences,
-)
+from knowledge.search.source_text import HEADING, HEADING_INTRO, ITEM, sentences
 from knowledge.search.words import same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
@@ -162,7 +155,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     (_answers(stems, asked, sentence, alone=len(source) == 1 or number == card)
                      or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
                     and not readable.in_topic_list(source, position)):
-                items.append((number, position, sentence, stems))
+                # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
+                # names no "tabulate" but `pip install tabulate`), under its section's heading.
+                read = word_stems(_as_read(source, position)) if source[position + 1:position + 2] else stems
+                items.append((number, position, sentence, read | _heading_words(quoted[number], position)))
     if not items:
         return Composition("", [], False)
     # Words every candidate shares ("React" in React docs) say little: weigh them by rarity.
@@ -203,7 +199,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen
                and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not yes_no))}
         cost = sum(len(sentence) for sentence in new.values())
-        if unit is not None and (_repeats_its_code(new, chosen)
+        if unit is not None and (code_blocks.repeats_its_code(new, chosen)
                                  or chosen and _sends_away(question, new, sources, own)):
             continue
         if unit is not None and (cost <= budget or not chosen):
@@ -221,8 +217,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         if readable.names_alternative(lines[number], position):  # on a line of its own above its command, as a tab is
             text += ("" if text.endswith("\n") else "\n") + f"{sentence}\n"
             continue
-        if same_words(sentence) in said:
-            continue  # the same sentence from another copy of the text
+        if same_words(sentence) in said and not sentence.startswith(COMMAND):
+            continue  # the same sentence from another copy of the text (a block of code is said whole)
         said.add(same_words(sentence))
         cited.add(number)
         # List items keep their lines, commands and code too (as written, indented, a blank line of a block
@@ -238,14 +234,6 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # A release's notes are its section by its number, however far in meaning from "What changed?".
     closest = max(meaning.values()) if meaning and not release else None
     return Composition(text.strip(" \n"), sorted(cited), False, closest)
-
-
-def _repeats_its_code(new: dict, chosen: dict) -> bool:
-    """Whether what `new` introduces with a colon is code already chosen (one command in a README and on its
-    install page): the text says a command once, and an introduction without it would end on its colon."""
-    said = {same_words(sentence) for sentence in chosen.values()}
-    code = [sentence for sentence in new.values() if sentence.startswith(COMMAND)]
-    return bool(code) and all(same_words(sentence) in said for sentence in code)
 
 
 def _sends_away(question: str, new: dict, sources: list, own: dict) -> bool:
@@ -297,6 +285,15 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
     return quoted, said
 
 
+def _heading_words(hit, position: int) -> set[str]:
+    """The words of the heading a section's first sentence is under, as words it says: the heading names what the
+    section is about, and its text goes on from there without saying it again ("Lazy evaluation of expensive
+    functions" over "… you can use the opt() method to achieve this.")."""
+    if position or not hit.section_path or not _opens_section(hit):
+        return set()
+    return word_stems(hit.section_path.rpartition(" > ")[2])
+
+
 def _as_read(source: list[str], position: int) -> str:
     """The sentence at `position` as its meaning is compared: a heading over its command with the command
     ("Installation: pip install django-ninja"; the heading alone says little), and so a sentence introducing
@@ -305,11 +302,11 @@ def _as_read(source: list[str], position: int) -> str:
     run it as markdown_py input_file.txt")."""
     sentence = source[position]
     if sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
-        return f"{sentence[len(HEADING_INTRO):]} {code_lines(source[position + 1])[0]}"
+        return f"{sentence[len(HEADING_INTRO):]} {code_blocks.command_read(source[position + 1])}"
     following = source[position + 1] if position + 1 < len(source) else ""
     introduces = sentence.endswith(":") or not readable.ENDS.search(sentence)
     if introduces and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
-        sentence = f"{sentence} {code_lines(following)[0]}"
+        sentence = f"{sentence} {code_blocks.command_read(following)}"
     # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
     # says what the sentence is about, the package's path only dilutes it.
     return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)
@@ -323,7 +320,8 @@ def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool
     if not following.startswith(COMMAND) or following.startswith(CODE_BLOCK) or not (
             readable.ENDS.search(source[position]) or ITEM.match(source[position])):
         return False
-    return len(word_stems(f"{source[position]} {code_lines(following)[0]}") & asked) > 1
+    return len(word_stems(f"{source[position]} {code_blocks.command_read(following)}") & asked) > 1
+
 
 
 def _named_item(source: list[str], position: int, asked: set[str]) -> bool:

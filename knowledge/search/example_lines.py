@@ -2,7 +2,7 @@
 
 A README often shows its usage as one long block of code under a heading, a line per thing it can do
 (schedule's "Usage": `schedule.every(10).minutes.do(job)`, `schedule.every().monday.do(job)`, … thirty
-lines). The block is too long to quote (`source_text.CODE_MAX_LINES`), and with no sentence around it
+lines). The block is too long to quote (`code_blocks.CODE_MAX_LINES`), and with no sentence around it
 "How do I run a job every Monday?" was answered by the package's description. For a how-to question the
 block's lines sharing the most of the question's words, two at least, stand in for it, under the heading
 of their section as a heading over its command does: "Usage: `schedule.every().monday.do(job)`". Not when
@@ -13,7 +13,8 @@ definition, `if …:`) are never the lines.
 
 import re
 
-from knowledge.search.source_text import CODE_LEFT_OUT, COMMAND, HEADING, HEADING_INTRO, clean_text, code_lines
+from knowledge.search.code_blocks import CODE_LEFT_OUT, COMMAND, code_lines
+from knowledge.search.source_text import HEADING, HEADING_INTRO, clean_text
 from knowledge.search.words import code_words, word_stems
 
 MOST_LINES = 2

@@ -13,7 +13,8 @@ of a sentence the chunk's start cut (`cut`), a list of topics (`in_topic_list`).
 
 import re
 
-from knowledge.search.source_text import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, HEADING_INTRO, ITEM
+from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND
+from knowledge.search.source_text import HEADING_INTRO, ITEM
 from knowledge.search.words import word_stems
 
 _WORD = re.compile(r"\w+", re.UNICODE)

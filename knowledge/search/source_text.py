@@ -17,25 +17,14 @@ clean text cut into sentences and list items, not after initials or abbreviation
 
 import html
 import re
-import textwrap
 
 from knowledge.indexing.markdown import IMAGE, outside_code_spans, unescaped, without_emphasis
 from knowledge.indexing.tables import DELIMITER_ROW, read_tables
 from knowledge.search.citations import MARKER
+from knowledge.search.code_blocks import COMMAND, GENERATOR_LINE, code_likeness, introduced_commands, quoted_block
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
 _COMMENT = re.compile(r"[ \t]*<!--.*?-->|^ {0,3}<!--.*\Z", re.S | re.M)
-COMMAND = "\x01"  # marks a line of a short code block in the extract's candidates (never in stored text)
-# Marks a block of code quoted whole (`code_lines`): a command's mark and one of its own, so what holds for a
-# command (never chosen for its words, shown after its introduction) holds for it. Its lines are joined by
-# _CODE_LINE and its spaces are _CODE_SPACE, so that neither the reading of clean text (runs of spaces
-# collapse) nor the cutting into sentences changes it.
-CODE_BLOCK = "\x01\x06"
-_CODE_LINE, _CODE_SPACE = "\x04", "\x05"
-# A block of code is quoted whole up to these sizes (its lines, blank lines inside it not counted, and its
-# characters); a longer one is left out (CODE_LEFT_OUT). A line longer than a command's is never quoted.
-CODE_MAX_LINES, CODE_MAX_CHARS, _LINE_MAX_CHARS = 12, 500, 160
-CODE_LEFT_OUT = "\x02\x02"  # stands, among the extract's candidates, for a code block too long to quote
 # Marks a heading kept over the short command it introduces ("Installation:"), as a sentence ending with ":"
 # would: a README's "## Installation" and its `pip install …` hold no sentence at all.
 HEADING_INTRO = "\x03"
@@ -55,7 +44,6 @@ _BR = re.compile(r"<br\s*/?>", re.I)
 _TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
                   r"|s|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^<>]*>", re.I)
 _BULLET = re.compile(r"^[ \t]*(?:[-*+•]|#\.)[ \t]+", re.M)  # "#." is reStructuredText's numbered item
-_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
 # A list item of clean text, as `sentences` gives it: a bullet, or a numbered step ("1." or "2)").
 # (Three digits at most: a line of a PDF may start with a year, "2010. The next release…".)
 ITEM = re.compile(r"(?:• |\d{1,3}[.)] )")
@@ -66,10 +54,8 @@ _SOURCE_MARKER = re.compile(rf"[ \t]*(?:(?<!\n)\n[ \t]*)?(?:{MARKER.pattern})", 
 _ALERT = re.compile(r"\[!(note|tip|important|warning|caution)\][ \t]*(?:\n[ \t]*>?[ \t]*)?", re.I)
 _QUOTE = re.compile(r"^[ \t]*>[ \t]?", re.M)
 # Documentation generators' own lines, which a reader of the page never sees as written: an admonition's
-# marker ("!!! note", '??? tip "Title"': its title stays), Docusaurus' ":::note" and mkdocstrings' ":::
-# module", an included file ("{!./src/example.py!}", '--8<-- "example.py"').
+# marker ("!!! note", '??? tip "Title"': its title stays), and those of GENERATOR_LINE.
 _ADMONITION = re.compile(r'^[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w-]*(?:[ \t]+"([^"\n]*)")?[ \t]*$', re.M)
-_GENERATOR_LINE = re.compile(r"^[ \t]*(?::::.*|\{!.*!\}|-{2}8<-{2}.*)$", re.M)
 # A line of images alone, linked or not, inline or by reference: a README's badges, whose alt texts would run
 # together into a sentence ("PyPI version Tests MIT License").
 _IMAGES_LINE = re.compile(rf"^[ \t]*(?:(?:{IMAGE})[ \t]*)+$\n?", re.M)
@@ -94,14 +80,13 @@ _STARTS = re.compile(r"[\"«“(]?[A-ZА-ЯЁ0-9]")
 # A line opening with a clause's number, as a standard's or a contract's do: "2 ВНЕСЕН …", "3.1 Текст …", "б) …".
 _CLAUSE = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?[ \t]+[\"«“(]?[A-ZА-ЯЁ]|([а-яa-z])\)[ \t]")
 _SENTENCE_END = re.compile(r"[.!?…:;][\"'»”)]*$")
-_CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 
 
 def clean_text(text: str) -> str:
     """Markdown/HTML as plain text a customer can read (see the module docstring)."""
     text = _FENCE.sub("", text)
     text = _ADMONITION.sub(lambda match: f"{match.group(1)}\n" if match.group(1) else "", text)
-    text = _GENERATOR_LINE.sub("", text)
+    text = GENERATOR_LINE.sub("", text)
     text = _IMAGES_LINE.sub("", text)
     text = _tables_as_items(text) if "|" in text else text
     text = _TABLE_SEPARATOR.sub("", text)
@@ -163,7 +148,7 @@ def unwrapped(text: str) -> str:
 def prose_without_code(text: str, *, commands: bool = False) -> str:
     """`text` without its fenced code blocks, which read as nothing a customer should be sent (JSON, shell).
 
-    With `commands`, a block whole in `text` stays when it is short (`_command_lines`): the extract may
+    With `commands`, a block whole in `text` stays when it is short (`code_blocks.quoted_block`): the extract may
     show it after the sentence that introduces it ("…on the command line:"); a longer one is a
     CODE_LEFT_OUT paragraph, so the sentence leading into it ("Thus, the following text") is known to be
     cut short.
@@ -174,7 +159,7 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
     more like code.
     """
     if commands:
-        text = _introduced_commands(text)
+        text = introduced_commands(text)
     fences = list(_FENCE.finditer(text))
     if not fences:
         return text
@@ -184,98 +169,18 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
     elif opens[0] or opens[-1]:
         inside = False
     else:
-        inside = _code_likeness(text[:fences[0].start()]) > _code_likeness(text[fences[-1].end():])
+        inside = code_likeness(text[:fences[0].start()]) > code_likeness(text[fences[-1].end():])
     kept, start = [], 0
     for fence in fences:
         if not inside:
             kept.append(text[start:fence.start()])
         elif commands and start > 0:  # a block opened and closed by fences in this text
             code = text[start:fence.start()]
-            kept.append(_command_lines(code) or f"\n\n{CODE_LEFT_OUT}{_encoded(_left_out_lines(code))}\n\n")
+            kept.append(quoted_block(code))
         inside, start = not inside, fence.end()
     if not inside:
         kept.append(text[start:])
     return "\n".join(kept)
-
-
-def _command_lines(code: str, *, blocks: bool = True) -> str:
-    """A short block of code as the paragraphs an extract may quote, "" when it is too long to quote: a
-    command or up to three, each line flush left, as COMMAND paragraphs; a block of code with indentation
-    or of more lines, up to CODE_MAX_LINES and CODE_MAX_CHARS, as one CODE_BLOCK paragraph (`code_lines`
-    reads it back as written), unless not `blocks`. Of a shell session ("$ cmd" and its output, a command
-    first), only the commands. Never a block holding what would read as a citation ("argv[1]") or a code
-    span's backtick."""
-    lines = [line.rstrip() for line in textwrap.dedent(code.expandtabs(4)).split("\n")]
-    if any(_GENERATOR_LINE.match(line) for line in lines):
-        return ""  # a file the page includes there: code too long to quote
-    if next((line for line in lines if line.strip()), "").lstrip().startswith("$ "):
-        lines = [line.strip() for line in lines if line.lstrip().startswith("$ ")]
-    written = [line for line in lines if line.strip()]
-    if not written or any(map(_unquotable, written)) or len(written) > CODE_MAX_LINES:
-        return ""
-    if len(written) <= 3 and not any(line[:1].isspace() for line in written):
-        return "\n\n" + "\n\n".join(f"{COMMAND}`{line}`" for line in written) + "\n\n"
-    block = re.sub(r"\n{2,}", "\n\n", "\n".join(lines).strip("\n"))  # a blank line inside it kept, one
-    if not blocks or len(block) > CODE_MAX_CHARS:
-        return ""
-    return f"\n\n{CODE_BLOCK}{_encoded(block.split(chr(10)))}\n\n"
-
-
-def _left_out_lines(code: str) -> list[str]:
-    """The lines a CODE_LEFT_OUT paragraph carries, as written but for those never quoted ("" in their place),
-    at most CODE_MAX_LINES × 10: one of them may still be what a how-to question asks (`example_lines`)."""
-    code = textwrap.dedent(code.expandtabs(4)).strip("\n")
-    lines = [line.rstrip() for line in code.split("\n")][:CODE_MAX_LINES * 10]
-    return ["" if _unquotable(line) else line for line in lines]
-
-
-def _unquotable(line: str) -> bool:
-    """A line of code never quoted: longer than a command's, or holding a code span's backtick or what would read
-    as a citation ("argv[1]")."""
-    return len(line) > _LINE_MAX_CHARS or "`" in line or bool(MARKER.search(line))
-
-
-def _encoded(lines: list[str]) -> str:
-    """Lines of code as one candidate no reading of text changes (see CODE_BLOCK)."""
-    return _CODE_LINE.join(f"`{line.replace(' ', _CODE_SPACE)}`" if line else "" for line in lines)
-
-
-def code_lines(sentence: str) -> list[str]:
-    """The lines of a COMMAND, CODE_BLOCK or CODE_LEFT_OUT candidate as written ("" for a blank line inside a
-    block; none of a CODE_LEFT_OUT standing for a block no line of which could be kept)."""
-    for mark in (CODE_BLOCK, CODE_LEFT_OUT):
-        if sentence.startswith(mark):
-            encoded = sentence[len(mark):]
-            return encoded.replace(_CODE_SPACE, " ").split(_CODE_LINE) if encoded else []
-    return [sentence.removeprefix(COMMAND)]
-
-
-def _introduced_commands(text: str) -> str:
-    """An indented code block of Markdown (four spaces) right after a line ending with ":" and a
-    blank line, as COMMAND paragraphs when it is short; other indented text is left as it is (after
-    a list item it is the item's continuation; elsewhere it may be a PDF's indentation)."""
-    lines, out, index = text.split("\n"), [], 0
-    while index < len(lines):
-        out.append(lines[index])
-        introduces = lines[index].rstrip().endswith(":") and not _LIST_ITEM.match(lines[index])
-        if introduces and index + 2 < len(lines) and not lines[index + 1].strip():
-            end = index + 2
-            while end < len(lines) and lines[end].startswith(("    ", "\t")) and lines[end].strip():
-                end += 1
-            # Commands only: indented text of more lines may be a PDF's paragraph, not code.
-            block = _command_lines("\n".join(lines[index + 2:end]), blocks=False) if end > index + 2 else ""
-            if block and (end == len(lines) or not lines[end].strip()):
-                out.append(block)
-                index = end
-                continue
-        index += 1
-    return "\n".join(out)
-
-
-def _code_likeness(text: str) -> float:
-    """The share of characters that are code punctuation (quotes, brackets, operators): prose has few."""
-    text = "".join(text.split())
-    return sum(char in _CODE_CHARACTERS for char in text) / len(text) if text else 0.0
 
 
 def sentences(text: str) -> list[str]:

@@ -9,7 +9,7 @@ from django.test import TestCase
 from knowledge import outgoing
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
-from knowledge.search import composer, readable, source_text
+from knowledge.search import code_blocks, composer, readable, source_text
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 
@@ -71,7 +71,7 @@ class CodeNameOpeningTests(TestCase):
 
 
 # A configuration file too long to quote (CODE_MAX_LINES).
-LONG_CONFIG = "[cache]\ntimeout = 300\n" + "".join(f"option_{n} = {n}\n" for n in range(source_text.CODE_MAX_LINES))
+LONG_CONFIG = "[cache]\ntimeout = 300\n" + "".join(f"option_{n} = {n}\n" for n in range(code_blocks.CODE_MAX_LINES))
 
 
 class HeadingOverCommandTests(TestCase):
@@ -104,6 +104,32 @@ class HeadingOverCommandTests(TestCase):
                 self.assertIsNone(re.search(r": \[\d\](?!\n    \$)", text), text)  # a colon, then its command
 
 
+    def test_a_sentence_is_ranked_with_the_command_it_introduces_and_a_block_is_said_whole(self):
+        # tabulate's README: "To install the Python library and the command line utility, run:" names no "tabulate"
+        # but its `pip install tabulate` does; the sentence after it ("… will be installed as `tabulate` …")
+        # was quoted instead. Nor does a block setting a variable before `pip install tabulate` say that command.
+        readme = ("## Installation\n\nTo install the Python library and the command line utility, run:\n\n```shell\n"
+                  "pip install tabulate\n```\n\nThe command line utility will be installed as `tabulate` to `bin` on "
+                  "Linux.\n\nTo install it on Windows:\n\n```shell\nset TABULATE_INSTALL=lib-only\npip install "
+                  "tabulate\n```\n")
+        text = compose("How do I install tabulate?", readme)
+        self.assertTrue(text.startswith("To install the Python library and the command line utility, run: [1]\n"
+                                        "    pip install tabulate\n"), text)
+        text = compose("How do I install tabulate on Windows?", readme)
+        self.assertIn("run: [1]\n    pip install tabulate\n", text)
+        self.assertIn("on Windows: [1]\n    set TABULATE_INSTALL=lib-only\n    pip install tabulate", text)
+
+
+    def test_a_package_managers_short_verb_installs(self):
+        # yargs' README installs with `npm i yargs`: "i" (or yarn's "add") is no word "install" shares, and a sentence
+        # saying "installed" was quoted over the command.
+        for command in ("npm i acmejs", "yarn add acmejs", "$ pnpm add acmejs"):
+            readme = (f"## Installation\n\nGet it from the registry:\n\n```bash\n{command}\n```\n\nOnce acmejs is "
+                      "installed, its files are in node_modules.\n")
+            self.assertEqual(compose("How do I install acmejs?", readme).split("\n")[:2],
+                             ["Get it from the registry: [1]", f"    {command}"], command)
+
+
 class CodeLeftOutTests(TestCase):
     def test_a_sentence_cut_short_by_a_long_block_is_never_quoted(self):
         # Python-Markdown's "Thus, the following text (taken from …)" and its example, which is not shown.
@@ -119,10 +145,10 @@ class CodeLeftOutTests(TestCase):
                          "Set the cache timeout in the configuration file: [1] The timeout is in seconds. [1]")
         # The block is marked where it was among the candidates, and nowhere in what a reader sees.
         quotable = source_text.sentences(source_text.quotable_text(source))
-        self.assertEqual([line[:2] if line.startswith(source_text.CODE_LEFT_OUT) else line for line in quotable],
-                         ["Set the cache timeout in the configuration file:", source_text.CODE_LEFT_OUT,
+        self.assertEqual([line[:2] if line.startswith(code_blocks.CODE_LEFT_OUT) else line for line in quotable],
+                         ["Set the cache timeout in the configuration file:", code_blocks.CODE_LEFT_OUT,
                           "The timeout is in seconds."])
-        self.assertNotIn(source_text.CODE_LEFT_OUT, source_text.clean_text(source))
+        self.assertNotIn(code_blocks.CODE_LEFT_OUT, source_text.clean_text(source))
 
     def test_an_example_announced_and_left_out_is_not_quoted(self):
         # Flask's quickstart: "Here's a simple example of how to render a template:" and no example.
@@ -196,10 +222,10 @@ class LongExampleTests(TestCase):
     def test_a_line_of_code_ending_with_a_colon_is_no_tabs_name(self):
         # cachetools: "Memoizing decorators:", `class CachedReferences:` and the short output block after it; the
         # class's line was printed as a tab's name ("macOS/Linux:"), its command mark showing.
-        source = ["\x03Memoizing decorators:", f"{source_text.COMMAND}class CachedReferences:",
-                  f"{source_text.COMMAND}PEP #20: ..."]
+        source = ["\x03Memoizing decorators:", f"{code_blocks.COMMAND}class CachedReferences:",
+                  f"{code_blocks.COMMAND}PEP #20: ..."]
         self.assertFalse(readable.names_alternative(source, 1))
-        self.assertTrue(readable.names_alternative(["Windows:", f"{source_text.COMMAND}setup.exe"], 0))
+        self.assertTrue(readable.names_alternative(["Windows:", f"{code_blocks.COMMAND}setup.exe"], 0))
 
     def test_no_lines_without_a_heading_to_introduce_them(self):
         self.assertEqual(compose("How do I run a backup every Monday?", self.USAGE.removeprefix("## Usage\n\n")),
@@ -268,8 +294,8 @@ class CodeQuotedTests(TestCase):
         source = "Configure it:\n\n```\nif ready:  # see below. Then go\n    run(*args, **kwargs)\n```\n"
         quotable = source_text.sentences(source_text.quotable_text(source))
         self.assertEqual(len(quotable), 2)
-        self.assertTrue(quotable[1].startswith(source_text.CODE_BLOCK))
-        self.assertEqual(source_text.code_lines(quotable[1]),
+        self.assertTrue(quotable[1].startswith(code_blocks.CODE_BLOCK))
+        self.assertEqual(code_blocks.code_lines(quotable[1]),
                          ["if ready:  # see below. Then go", "    run(*args, **kwargs)"])
 
     def test_what_is_not_quoted(self):
@@ -279,24 +305,24 @@ class CodeQuotedTests(TestCase):
         # What would read as a citation ("[1]") would be taken out of the code, or be taken for one.
         # A block left out carries its lines (`example_lines` may quote one), but never such a line.
         [left_out] = block_of("import sys\n\nif len(sys.argv) > 1:\n    print(sys.argv[1])")
-        self.assertTrue(left_out.startswith(source_text.CODE_LEFT_OUT))
-        self.assertEqual(source_text.code_lines(left_out), ["import sys", "", "if len(sys.argv) > 1:", ""])
-        for code in ("x = 1\n" * (source_text.CODE_MAX_LINES + 1), "value = 'x'\n" * 10 + "y = '" + "x" * 380 + "'"):
-            self.assertEqual([line[:2] for line in block_of(code)], [source_text.CODE_LEFT_OUT])
+        self.assertTrue(left_out.startswith(code_blocks.CODE_LEFT_OUT))
+        self.assertEqual(code_blocks.code_lines(left_out), ["import sys", "", "if len(sys.argv) > 1:", ""])
+        for code in ("x = 1\n" * (code_blocks.CODE_MAX_LINES + 1), "value = 'x'\n" * 10 + "y = '" + "x" * 380 + "'"):
+            self.assertEqual([line[:2] for line in block_of(code)], [code_blocks.CODE_LEFT_OUT])
         # A shell session of four commands: the commands, without their output, as one block.
         session = "$ git clone repo\nCloning...\n$ cd repo\n$ make\nbuilt\n$ make install"
-        self.assertEqual([source_text.code_lines(line) for line in block_of(session)],
+        self.assertEqual([code_blocks.code_lines(line) for line in block_of(session)],
                          [["$ git clone repo", "$ cd repo", "$ make", "$ make install"]])
         # A program's output quoting a command inside it (commander.js' help text: "Example call:\n  $ custom-help
         # --help") is no shell session: it was quoted as that one command, after "Yields the following help output:".
         output = ("Usage: custom-help [options]\n\nOptions:\n  -f, --foo   enable some foo\n\n"
                   "Example call:\n  $ custom-help --help")
         [block] = block_of(output)
-        self.assertEqual(source_text.code_lines(block)[0], "Usage: custom-help [options]")
-        self.assertIn("  $ custom-help --help", source_text.code_lines(block))
+        self.assertEqual(code_blocks.code_lines(block)[0], "Usage: custom-help [options]")
+        self.assertIn("  $ custom-help --help", code_blocks.code_lines(block))
         # Up to three commands flush left stay commands of their own.
         self.assertEqual(block_of("pip install portal\nportal init"),
-                         [f"{source_text.COMMAND}pip install portal", f"{source_text.COMMAND}portal init"])
+                         [f"{code_blocks.COMMAND}pip install portal", f"{code_blocks.COMMAND}portal init"])
 
     def test_indented_text_of_more_lines_than_a_command_stays_text(self):
         # Markdown's indented code block, or a PDF's indented paragraph: only a command or two is read as code.
@@ -305,6 +331,29 @@ class CodeQuotedTests(TestCase):
         self.assertIn("The customer may return the goods within fourteen days of delivery and get the money back "
                       "in full within ten days of the return.",
                       source_text.sentences(source_text.quotable_text(source)))
+
+    def test_an_indented_block_that_is_plainly_code_is_code(self):
+        # tabulate's README: each format is a paragraph over an indented doctest and its output; they were read as
+        # sentences (">> print(tabulate(table, headers, tablefmt=…)) ┏━━━━┳━━━┓ …" answered "How do I print a table
+        # with headers?").
+        session = ('    >>> print(tabulate(table, headers, tablefmt="rst"))\n'
+                   '    ====  ===\n    item  qty\n    ====  ===\n')
+        source = f"`rst` follows reStructuredText's simple tables\n\n{session}\nThe next format.\n"
+        lines = source_text.sentences(source_text.quotable_text(source))
+        self.assertTrue(lines[1].startswith(code_blocks.CODE_BLOCK), lines)
+        self.assertEqual(code_blocks.code_lines(lines[1])[0], '>>> print(tabulate(table, headers, tablefmt="rst"))')
+        self.assertEqual(lines[2], "The next format.")
+        # Too long to quote, it is left out as a fenced block is; blank lines inside it are its own.
+        long_session = session + "\n" + "".join(f"    >>> row_{n} = table[{n}:]\n" for n in range(12))
+        lines = source_text.sentences(source_text.quotable_text(f"Slicing works too\n\n{long_session}\nNext.\n"))
+        self.assertTrue(lines[1].startswith(code_blocks.CODE_LEFT_OUT), lines)
+        self.assertEqual(lines[2:], ["Next."])
+        # Code's punctuation makes it code after any paragraph; indented under a list item it goes on with the item.
+        code = '    logger.add(sys.stderr, format="{time} {message}", level="INFO")\n'
+        self.assertTrue(source_text.sentences(source_text.quotable_text(f"It is one call\n\n{code}"))[1].startswith(
+            code_blocks.COMMAND))
+        item = source_text.sentences(source_text.quotable_text(f"- Read [the API](https://x.test/api)\n\n{code}"))
+        self.assertFalse(any(line.startswith(code_blocks.COMMAND) for line in item), item)
 
     def test_a_block_longer_than_what_is_left_goes_on_with_the_sentence_after_it(self):
         code = "\n".join(f"setting_{n} = '{'v' * 24}'" for n in range(10))  # 390 characters

@@ -40,6 +40,22 @@ class SharedWordsTests(TestCase):
         self.assertEqual(composer.compose("How are entries deleted?", [hit(1, source)], entry_match=False).text,
                          "An entry is deleted from its admin page. [1]")
 
+    def test_a_section_s_first_sentence_says_what_its_heading_says(self):
+        # loguru's README: "Lazy evaluation of expensive functions" goes on "… you can use the opt() method to achieve
+        # this." without the heading's words; "How do I use lazy evaluation in loguru?" quoted the card's "Did you ever
+        # feel lazy about configuring a logger …" for sharing "lazy".
+        section = replace(hit(1, "### Lazy evaluation of expensive functions\n\nSometimes you would like to log "
+                                 "verbose information without a performance penalty: you can use the opt() method "
+                                 "to achieve this. It takes options."),
+                          section_path="Take the tour > Lazy evaluation of expensive functions")
+        card = hit(2, "You may feel lazy about configuring a logger and use print() instead. I did.")
+        text = composer.compose("How do I use lazy evaluation in loguru?", [section, card], entry_match=False).text
+        self.assertTrue(text.startswith("Sometimes you would like to log verbose information"), text)
+        # Only the first sentence is under the heading's words; nor do they reach a chunk not opening its section.
+        later = replace(section, content=section.content.split("\n\n", 1)[1])
+        text = composer.compose("How do I use lazy evaluation in loguru?", [later, card], entry_match=False).text
+        self.assertTrue(text.startswith("You may feel lazy"), text)
+
 
 class MeaningTests(TestCase):
     """The default embedder, on a real page of React's documentation."""

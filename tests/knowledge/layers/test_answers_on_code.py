@@ -5,7 +5,7 @@ links and facts is not what an answer is grounded on."""
 import pytest
 
 from knowledge.indexing.layers.docstrings import doc_summary
-from knowledge.indexing.layers.manifests import package_name
+from knowledge.indexing.layers.manifests import package_description, package_name
 from knowledge.models import Chunk
 from knowledge.search import answers, layer_text
 from knowledge.search.planned import plan_and_search
@@ -264,3 +264,42 @@ def test_what_a_project_is_is_its_readmes_summary_named_by_title_or_by_package(t
     assert (plan.intent, plan.steps[0].filters) == ("project", {"document_id": "README.md"})
     result = answers.answer("What is acmetool?", [kb.pk], threshold=0.0)
     assert result.text.startswith("Acmetool keeps scheduled jobs running on time for humans. [1]"), result.text
+
+
+@pytest.mark.django_db
+def test_a_readmes_card_answers_what_the_project_is_without_saying_its_name(tmp_path):
+    # nanoid's README: "# Nano ID" over "A tiny, secure, URL-friendly, unique string ID generator for JavaScript."
+    # "What is Nano ID?" was refused: the card shares only "ID" with it, a word of most of the base, and "Nano" is
+    # said by the card's title alone.
+    from knowledge.indexing import term_statistics
+
+    modules = {f"src/ids{n}.js": f"/** Generate an ID of {n} symbols. */\nexport function id{n}() {{ return {n} }}\n"
+               for n in range(6)}
+    kb = make_indexed_repo(tmp_path / "nanoid", {
+        "README.md": "# Nano ID\n\nA tiny, secure, URL-friendly, unique string ID generator for JavaScript.\n",
+        "package.json": '{"name": "nanoid", "version": "5.0.9"}', **modules})
+    term_statistics.take(kb.pk)
+    result = answers.answer("What is Nano ID?", [kb.pk], threshold=0.0)
+    assert result.text == "A tiny, secure, URL-friendly, unique string ID generator for JavaScript. [1]", (
+        result.text, result.reasons)
+
+
+@pytest.mark.django_db
+def test_a_readme_saying_nothing_of_the_project_is_summarised_by_its_manifest(tmp_path):
+    # filelock's README is badges and "For more information checkout the official documentation.": that was what
+    # "What is filelock?" got; its pyproject.toml says what the package is.
+    readme = ("# acmelock\n\n[![PyPI](https://img.shields.io/pypi/v/acmelock)](https://pypi.org/project/acmelock/)\n\n"
+              "For more information checkout the [official documentation](https://acmelock.example/).\n")
+    kb = make_indexed_repo(tmp_path / "acmelock", {
+        "README.md": readme,
+        "pyproject.toml": '[project]\nname = "acmelock"\ndescription = "A platform independent file lock."\n',
+        "src/acmelock/__init__.py": '"""Locks."""\n'})
+    card = Chunk.objects.get(knowledge_base=kb, layer="D1", document__source_uri__endswith="README.md")
+    assert card.content == "acmelock\n\nA platform independent file lock.", card.content
+    result = answers.answer("What is acmelock?", [kb.pk], threshold=0.0)
+    assert result.text.startswith("A platform independent file lock. [1]"), result.text
+    # What a manifest says its package is, wherever it says it.
+    assert package_description("setup.cfg", "[metadata]\nname = a\ndescription = Job scheduling\n") == "Job scheduling"
+    assert package_description("package.json", '{"name": "nanoid", "description": "A tiny ID\\n generator"}') == (
+        "A tiny ID generator")
+    assert package_description("pyproject.toml", '[tool.poetry]\nname = "a"\n') == ""
