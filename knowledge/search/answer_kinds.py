@@ -10,6 +10,9 @@ from knowledge.search.intent_words import VERSION
 from knowledge.search.source_text import HEADING, quotable_text, sentences
 
 _SERIES = re.compile(r"^(\d+\.\d+)$")
+# A line of a changelog without headings opening with a release's number, as a list item or not ("- 0.9.0: …",
+# "v2.1.0 (2023-01-05)", "1.4 - Fixes").
+_RELEASE_LINE = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?(?P<release>v?\d+(?:\.\d+)+)(?=[ \t]*(?:[:(\-–—]|$))", re.M)
 
 # Questions that ask for a date or a number, and sentences that hold one (Russian and English).
 MONTHS = (r"январ|феврал|март|апрел|ма[йя]|июн|июл|август|сентябр|октябр|ноябр|декабр|january|february|march"
@@ -75,11 +78,19 @@ def holds_release(question: str, sources: list) -> bool:
 
 
 def release_text(content: str, asked: set[str]) -> str | None:
-    """The text under the heading naming an asked release, up to the heading of the next release."""
+    """The text under the heading naming an asked release, up to the heading of the next release; in a changelog
+    without headings, a line (a list item) opening with its number up to the next such line ("- 0.9.0: Drop support
+    for Python 2.7 …" and the lines under it, of tabulate's CHANGELOG)."""
     headings = [match for match in HEADING.finditer(content) if VERSION.search(match.group(1))]
     for at, heading in enumerate(headings):
         if asked & versions(heading.group(1)):
             return content[heading.end():headings[at + 1].start() if at + 1 < len(headings) else len(content)]
+    if headings:
+        return None
+    openings = list(_RELEASE_LINE.finditer(content))
+    for at, line in enumerate(openings):
+        if asked & versions(line.group("release")):
+            return content[line.start():openings[at + 1].start() if at + 1 < len(openings) else len(content)]
     return None
 
 

@@ -265,3 +265,18 @@ def test_a_release_notes_page_is_quoted_from_its_opening_though_a_part_of_it_ran
         == "Release Notes for v.3.0"
     assert answer_kinds.release_path("Change Log > 11.0.0 (2024-10-26) > Features") \
         == "Change Log > 11.0.0 (2024-10-26)"
+
+
+@pytest.mark.django_db
+def test_a_changelog_without_an_extension_is_documentation_and_a_plain_readme_beside_its_markdown_is_not(tmp_path):
+    # tabulate's sdist: CHANGELOG (plain text, "- 0.9.0: Drop support for Python 2.7, 3.5, 3.6.") was not indexed, and
+    # "What changed in version 0.9.0?" was refused; its README is a copy of README.md's name and must not be a card.
+    changelog = ("- 0.9.1: Future version.\n- 0.9.0: Drop support for Python 2.7, 3.5, 3.6.\n  New output formats: "
+                 "asciidoc and outline formats.\n- 0.8.10: Python 3.10 support. Bug fixes.\n")
+    kb = make_indexed_repo(tmp_path / "tables", {
+        "CHANGELOG": changelog, "README": "README.md", "README.md": "# tables\n\nPretty-print tabular data.\n",
+        "docs/NEWS.txt": "Version 2\n=========\n\nTables print faster.\n", "tables/__init__.py": '"""Tables."""\n'})
+    paths = set(Chunk.objects.filter(knowledge_base=kb).values_list("document__path", flat=True))
+    assert {"CHANGELOG", "README.md", "docs/NEWS.txt"} <= paths and "README" not in paths, paths
+    answer = answers.answer("What changed in version 0.9.0?", [kb.pk])
+    assert not answer.refused and "Drop support for Python 2.7, 3.5, 3.6." in answer.text, answer.text

@@ -8,6 +8,7 @@ numbers in the original file, so every layer row can cite its lines.
 
 import re
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from knowledge.indexing.markdown import Section, read_sections, setext_headings, summary_headings
 from knowledge.indexing.parsing.text import split_frontmatter
@@ -42,6 +43,28 @@ DOC_KIND_BY_PATH = (
 RELEASE_TITLE = re.compile(r"^\[?(?:v|version |release |версия |релиз )?\d", re.IGNORECASE)
 # The files read as documentation (reStructuredText as Markdown, knowledge/indexing/rst.py).
 DOC_EXTENSIONS = (".md", ".markdown", ".rst")
+# Documentation named as plain text, read as Markdown: a project's CHANGELOG, NEWS or AUTHORS without an extension
+# (or ".txt"), unless a file of that name with one of DOC_EXTENSIONS lies beside it (tabulate's README beside its
+# README.md: `shadowed_doc`).
+PLAIN_DOC_NAME = re.compile(r"(?:readme|change-?log|changes|history|news|release[-_]?notes|authors|contributors"
+                            r"|maintainers)(?:\.txt)?", re.IGNORECASE)
+
+
+def is_doc_path(rel: str) -> bool:
+    """Whether a repository's file is read as documentation (see DOC_EXTENSIONS and PLAIN_DOC_NAME)."""
+    path = PurePosixPath(rel)
+    return path.suffix.lower() in DOC_EXTENSIONS or bool(PLAIN_DOC_NAME.fullmatch(path.name))
+
+
+def shadowed_doc(rel: str, paths) -> bool:
+    """Whether a plain-text documentation file has a namesake in Markdown or reStructuredText beside it (`paths`:
+    the repository's files), which says the same."""
+    path = PurePosixPath(rel)
+    if path.suffix.lower() in DOC_EXTENSIONS or not PLAIN_DOC_NAME.fullmatch(path.name):
+        return False
+    stem = path.name.lower().removesuffix(".txt")
+    return any(str(path.parent / f"{name}{suffix}") in paths for name in {stem, stem.upper(), path.stem}
+               for suffix in DOC_EXTENSIONS)
 DOC_KINDS = {"readme", "changelog", "license", "adr", "runbook", "spec", "guide", "reference", "api"}
 
 

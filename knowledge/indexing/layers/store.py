@@ -34,7 +34,7 @@ from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExt
 from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.manifests import MANIFEST_NAMES, ManifestExtractor
-from knowledge.indexing.layers.markdown import DOC_EXTENSIONS
+from knowledge.indexing.layers.markdown import is_doc_path, shadowed_doc
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
@@ -76,7 +76,7 @@ def extractor_for(rel: str) -> CodeExtractor | None:
 
 
 def is_indexable(rel: str) -> bool:
-    return PurePosixPath(rel).suffix.lower() in DOC_EXTENSIONS or extractor_for(rel) is not None
+    return is_doc_path(rel) or extractor_for(rel) is not None
 
 
 def source_uri(repo_id: str, rel: str) -> str:
@@ -114,6 +114,7 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
     # Stored paths are project paths (`knowledge/api.py` when the root is the `knowledge` folder).
     result.warnings.extend((snapshot.prefix + rel, reason) for rel, reason in snapshot.skipped)
     texts = read_texts(snapshot, result.warnings)
+    texts = {path: text for path, text in texts.items() if not shadowed_doc(path, texts)}
     targets = [snapshot.prefix + rel for rel in snapshot.targets if snapshot.prefix + rel in texts]
     result.files = len(targets)
     code_files, index = parse_project(texts, packaging_files(snapshot))
@@ -203,7 +204,7 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
                kb: KnowledgeBase) -> list[LayerRow]:
     """The rows of every layer for one file (documentation or code)."""
     suffix = PurePosixPath(rel).suffix.lower()
-    if suffix in DOC_EXTENSIONS:
+    if is_doc_path(rel):
         # reStructuredText (Sphinx docs, README.rst) is read as Markdown, MyST's markup as CommonMark, line for line.
         text = (rst_as_markdown if suffix == ".rst" else markdown_as_read)(text, index.labels, rel)
         rows = build_doc_rows(rel, text, chunk_size=kb.chunk_size,
