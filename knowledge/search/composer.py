@@ -142,8 +142,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     seen.add(same_words(read))
                     items.append((number, position, sentence, stems))
                 continue
-            if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or readable.names_alternative(source, position)
-                    or same_words(sentence) in seen):
+            if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or same_words(sentence) in seen
+                    or readable.names_alternative(source, position) and not _labels_asked(source, position, asked)):
                 continue
             if readable.cut(source, position) and sentence.endswith((".", "!", "…", ":")):
                 continue
@@ -188,6 +188,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     ranked = sorted(items, key=score, reverse=True)
     best, budget = score(ranked[0]), setting("EXTRACT_MAX_CHARS")
     chosen, picked, own = {}, 0, {}  # {(source number, position): sentence}; the quoted projects' addresses
+    heads = set()  # the chosen sentences that brought the rest of their units
     for item in ranked:
         if (picked >= setting("EXTRACT_SENTENCES") and not release) or (chosen and score(item) < max(0.1, best / 2)):
             break  # a release's notes: as many as the budget holds, in order
@@ -204,6 +205,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             continue
         if unit is not None and (cost <= budget or not chosen):
             chosen.update(new)
+            heads.add(item[:2])
             budget -= cost
             picked += 1
         elif release:
@@ -215,7 +217,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     text, said, cited, after_item = "", set(), set(), False
     for (number, position), sentence in sorted(chosen.items()):
         if readable.names_alternative(lines[number], position):  # on a line of its own above its command, as a tab is
-            text += ("" if text.endswith("\n") else "\n") + f"{sentence}\n"
+            led = (number, position) in heads  # chosen itself ("Stable version:"), not brought by an introduction
+            text += ("" if text.endswith("\n") else "\n") + f"{sentence}{f' [{number}]' if led else ''}\n"
+            cited.update([number] if led else [])
             continue
         if same_words(sentence) in said and not sentence.startswith(COMMAND):
             continue  # the same sentence from another copy of the text (a block of code is said whole)
@@ -322,6 +326,20 @@ def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool
         return False
     return len(word_stems(f"{source[position]} {code_blocks.command_read(following)}") & asked) > 1
 
+
+
+def _labels_asked(source: list[str], position: int, asked: set[str]) -> bool:
+    """Whether a label over its command ("Stable version:" over `npm i yargs`) names, with it, what is asked, and is
+    no tab among others ("macOS/Linux:", "Windows:"): those come with the sentence introducing them all."""
+    after, before = position + 2, position - 1
+    while after < len(source) and source[after].startswith(COMMAND):
+        after += 1
+    while before >= 0 and source[before].startswith(COMMAND):
+        before -= 1
+    # Another label right after its commands, or right before them, over commands of its own.
+    tab = (after < len(source) and readable.names_alternative(source, after)
+           or 0 <= before < position - 1 and readable.names_alternative(source, before))
+    return not tab and _leads_into_asked(source, position, asked)
 
 
 def _named_item(source: list[str], position: int, asked: set[str]) -> bool:

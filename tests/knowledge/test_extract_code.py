@@ -130,6 +130,20 @@ class HeadingOverCommandTests(TestCase):
                              ["Get it from the registry: [1]", f"    {command}"], command)
 
 
+    def test_a_label_over_its_command_answers_when_it_is_no_tab_among_others(self):
+        # yargs' README: "Stable version:" over `npm i yargs`, then "Bleeding edge version with the most recent
+        # features:" over `npm i yargs@next`; the label of two words was a tab's name, never a candidate, and "How do
+        # I install yargs?" quoted the bleeding edge alone.
+        readme = ("## Installation\n\nStable version:\n```bash\nnpm i acmejs\n```\n\nBleeding edge version with the "
+                  "most recent features:\n```bash\nnpm i acmejs@next\n```\n")
+        self.assertTrue(compose("How do I install acmejs?", readme).startswith(
+            "Stable version: [1]\n    npm i acmejs\n"), compose("How do I install acmejs?", readme))
+        # Tabs side by side come with what introduces them, or not at all.
+        tabs = ("## Installation\n\nmacOS:\n```bash\nbrew install acmejs\n```\n\nWindows:\n```bash\n"
+                "winget install acmejs\n```\n")
+        self.assertEqual(compose("How do I install acmejs?", tabs), "")
+
+
 class CodeLeftOutTests(TestCase):
     def test_a_sentence_cut_short_by_a_long_block_is_never_quoted(self):
         # Python-Markdown's "Thus, the following text (taken from …)" and its example, which is not shown.
