@@ -64,33 +64,28 @@ class ManifestExtractor(CodeExtractor):
 def package_name(name: str, text: str) -> str:
     """The name a manifest gives its package ("" when it gives none): `[project] name` (or poetry's), setup.cfg's
     `[metadata] name`, package.json's `name` without its scope (`@acme/widget` is `widget`)."""
-    if name == "pyproject.toml":
-        data = tomllib.loads(text)
-        found = data.get("project", {}).get("name") or data.get("tool", {}).get("poetry", {}).get("name")
-    elif name == "setup.cfg":
-        parser = configparser.ConfigParser(interpolation=None)
-        parser.read_string(text)
-        found = parser.get("metadata", "name", fallback="")
-    else:
-        data = json.loads(text)
-        found = data.get("name") if isinstance(data, dict) else ""
+    found = _package_field(name, text, "name")
     return found.rsplit("/", 1)[-1].strip() if isinstance(found, str) else ""
 
 
 def package_description(name: str, text: str) -> str:
-    """What a manifest says its package is, in one line ("" when it says nothing): `[project] description` (or
-    poetry's), setup.cfg's `[metadata] description`, package.json's `description`."""
+    """What a manifest says its package is, in one line ("" when it says nothing): the `description` of the same
+    places as `package_name`."""
+    found = _package_field(name, text, "description")
+    return " ".join(found.split())[:500] if isinstance(found, str) else ""
+
+
+def _package_field(name: str, text: str, key: str):
+    """A field of the package a manifest declares (any type, as written; None or "" when absent)."""
     if name == "pyproject.toml":
         data = tomllib.loads(text)
-        found = data.get("project", {}).get("description") or data.get("tool", {}).get("poetry", {}).get("description")
-    elif name == "setup.cfg":
+        return data.get("project", {}).get(key) or data.get("tool", {}).get("poetry", {}).get(key)
+    if name == "setup.cfg":
         parser = configparser.ConfigParser(interpolation=None)
         parser.read_string(text)
-        found = parser.get("metadata", "description", fallback="")
-    else:
-        data = json.loads(text)
-        found = data.get("description") if isinstance(data, dict) else ""
-    return " ".join(found.split())[:500] if isinstance(found, str) else ""
+        return parser.get("metadata", key, fallback="")
+    data = json.loads(text)
+    return data.get(key) if isinstance(data, dict) else ""
 
 
 def script_entrypoint(name: str, target: str, kind: str, framework: str, declaring: str, line: int,
