@@ -69,7 +69,6 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
 SHARED_WORDS_WEIGHT = 0.25
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_QUALIFIED = re.compile(r"`([\w.]+)`(?: \([^()\s]+\))?")  # "`jobs.schedules.add` (jobs/schedules.py)"
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
 # A heading opening with its section's number ("5 Оформление структурных элементов диссертации в виде
@@ -134,7 +133,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
             if sentence.startswith(HEADING_INTRO):
                 # A heading over its command: a candidate when it names what is asked, or both name two words.
-                read = _as_read(source, position)  # one heading may be over two commands
+                read = readable.as_read(source, position)  # one heading may be over two commands
                 # `max_length=9` names "max" and "length" (not camelCase: "PageNumberPagination" over its import is
                 # no answer to "the number of items per page")
                 stems = word_stems(read.replace("_", " "))
@@ -157,7 +156,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     and not readable.in_topic_list(source, position)):
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
                 # names no "tabulate" but `pip install tabulate`), under its section's heading.
-                read = word_stems(_as_read(source, position)) if source[position + 1:position + 2] else stems
+                read = stems | word_stems(readable.as_read(source, position, asked))
                 items.append((number, position, sentence, read | _heading_words(quoted[number], position)))
     if not items:
         return Composition("", [], False)
@@ -173,7 +172,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # Of the sentences sharing the most words, the closest in meaning answer; rare shared words still count
     # (SHARED_WORDS_WEIGHT), and the sentences not compared come after.
     compared = sorted(items, key=shared, reverse=True)[: setting("EXTRACT_BY_MEANING")]
-    meaning = closeness.sentences(question, [(sources[item[0] - 1], _as_read(lines[item[0]], item[1]))
+    meaning = closeness.sentences(question, [(sources[item[0] - 1], readable.as_read(lines[item[0]], item[1], asked))
                                              for item in compared], kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
@@ -296,24 +295,6 @@ def _heading_words(hit, position: int) -> set[str]:
     if position or not hit.section_path or not _opens_section(hit):
         return set()
     return word_stems(hit.section_path.rpartition(" > ")[2])
-
-
-def _as_read(source: list[str], position: int) -> str:
-    """The sentence at `position` as its meaning is compared: a heading over its command with the command
-    ("Installation: pip install django-ninja"; the heading alone says little), and so a sentence introducing
-    a command with a colon ("Installation is done using the npm install command: npm install express": the
-    command names what is installed) or running on into it without one ("To use markdown_py from the command line,
-    run it as markdown_py input_file.txt")."""
-    sentence = source[position]
-    if sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
-        return f"{sentence[len(HEADING_INTRO):]} {code_blocks.command_read(source[position + 1])}"
-    following = source[position + 1] if position + 1 < len(source) else ""
-    introduces = sentence.endswith(":") or not readable.ENDS.search(sentence)
-    if introduces and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
-        sentence = f"{sentence} {code_blocks.command_read(following)}"
-    # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
-    # says what the sentence is about, the package's path only dilutes it.
-    return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)
 
 
 def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool:

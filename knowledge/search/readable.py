@@ -8,16 +8,18 @@ alternatives, those the question names), its command or block of code, else the 
 a how-to question, a sentence ending with a full stop with the code right after it. `unit` says None when
 that cannot be had: an extract never ends on a colon, nor quotes a sentence the code it leads into cut
 short. What is never quoted as an answer lives here too, since a lead-in may not be one either: the tail
-of a sentence the chunk's start cut (`cut`), a list of topics (`in_topic_list`).
+of a sentence the chunk's start cut (`cut`), a list of topics (`in_topic_list`). And what a sentence says as read
+in its place (`as_read`): with the command it runs on into, after the questions it answers.
 """
 
 import re
 
-from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND
+from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, command_read
 from knowledge.search.source_text import HEADING_INTRO, ITEM
 from knowledge.search.words import word_stems
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_QUALIFIED = re.compile(r"`([\w.]+)`(?: \([^()\s]+\))?")  # "`jobs.schedules.add` (jobs/schedules.py)"
 ENDS = re.compile(r"[.!?…:;][\"'»”)]*$")  # a sentence ends so; a heading does not
 _STEP = re.compile(r"\d{1,3}[.)] ")
 # A reply of one word ("No.", "Yes!", "Нет."): too short to quote alone, the answer to what the sentence after it
@@ -196,3 +198,36 @@ def alternatives_asked(source: list[str], run: list[int], asked: set[str]) -> li
         return run
     owner = {at: max((name for name in names if name <= at), default=None) for at in run}
     return [at for at in run if owner[at] is None or owner[at] in named]
+
+
+def asked_before(source: list[str], position: int, asked: set[str]) -> str:
+    """The questions right before a sentence, which it answers: loguru's "How to set up logs formatting? How to filter
+    messages? … One answer: the add() function." (a question itself is never quoted). Not when one of them is the
+    question `asked` again: a page restating it (a title, a forum's question) says nothing of what follows."""
+    at = position - 1
+    while at >= 0 and source[at].endswith("?") and not source[at].startswith(COMMAND):
+        at -= 1
+    questions = source[at + 1:position]
+    if not asked or any(len(word_stems(question) & asked) >= 0.8 * len(asked) for question in questions):
+        return ""
+    return " ".join(questions)
+
+
+def as_read(source: list[str], position: int, asked: set[str] = frozenset()) -> str:
+    """The sentence at `position` as its meaning is compared: a heading over its command with the command
+    ("Installation: pip install django-ninja"; the heading alone says little), and so a sentence introducing
+    a command with a colon ("Installation is done using the npm install command: npm install express": the
+    command names what is installed) or running on into it without one ("To use markdown_py from the command line,
+    run it as markdown_py input_file.txt"); a sentence after questions, with them (`asked_before`)."""
+    sentence = source[position]
+    if questions := asked_before(source, position, asked):
+        sentence = f"{questions} {sentence}"
+    elif sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
+        return f"{sentence[len(HEADING_INTRO):]} {command_read(source[position + 1])}"
+    following = source[position + 1] if position + 1 < len(source) else ""
+    introduces = sentence.endswith(":") or not ENDS.search(sentence)
+    if introduces and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
+        sentence = f"{sentence} {command_read(following)}"
+    # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
+    # says what the sentence is about, the package's path only dilutes it.
+    return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)

@@ -57,6 +57,18 @@ class SharedWordsTests(TestCase):
         self.assertTrue(text.startswith("You may feel lazy"), text)
 
 
+    def test_a_sentence_after_questions_answers_them(self):
+        # loguru's README: "How to add a handler? How to set up logs formatting? … One answer: the add() function."
+        # shares no word with "How do I change the log format?", and was not quoted (a question never is).
+        handlers = ("## One function\n\nHow to add a handler? How to set up logs formatting? How to filter messages? "
+                    "One answer: the add() function.\n\n```python\nlogger.add(sys.stderr, format=\"{time} {message}\")"
+                    "\n```\n")
+        structured = hit(2, "Each log message is converted to a JSON string when serialize is set.")
+        text = composer.compose("How do I change the log format?", [hit(1, handlers), structured],
+                                entry_match=False).text
+        self.assertTrue(text.startswith("One answer: the add() function. [1]\n    logger.add(sys.stderr, "), text)
+
+
 class MeaningTests(TestCase):
     """The default embedder, on a real page of React's documentation."""
 

@@ -171,13 +171,13 @@ def test_each_layer_reads_as_a_sentence():
 def test_a_rows_meaning_is_compared_without_its_package_and_file():
     # With them, "How are task results saved?" and django-q's "…monitor (…/monitor.py): Gets finished tasks
     # from the result queue and saves them to Django." were 0.10 apart on the calibrated scale; without, 0.30.
-    from knowledge.search.composer import _as_read
+    from knowledge.search.readable import as_read
 
-    assert _as_read(["`jobs.schedules.add_schedule` (jobs/schedules.py): Create a schedule."], 0) \
+    assert as_read(["`jobs.schedules.add_schedule` (jobs/schedules.py): Create a schedule."], 0) \
         == "add_schedule: Create a schedule."
-    assert _as_read(["Function `jobs.cli.main` is defined in jobs/cli.py."], 0) \
+    assert as_read(["Function `jobs.cli.main` is defined in jobs/cli.py."], 0) \
         == "Function main is defined in jobs/cli.py."
-    assert _as_read(["Use `flask run` to start it."], 0) == "Use `flask run` to start it."  # code, not a name
+    assert as_read(["Use `flask run` to start it."], 0) == "Use `flask run` to start it."  # code, not a name
 
 
 @pytest.mark.django_db
