@@ -19,7 +19,8 @@ entries as facts ("docs/guides/auth.md (document) — Authentication"). So:
   calls ninja.utils.check_csrf.", "GET /items is handled by …", "… is a schema (class)", "… reads the
   environment variable …"), a qualified name as code, an entrypoint with what its handler or command
   says it does ("Command `qcluster` is handled by …: Starts a Django Q Cluster."), a role with what its
-  symbol's docstring says ("… is an exception (class): Timed out while connecting to the host."); an
+  symbol's docstring says ("… is an exception (class): Timed out while connecting to the host."; without it, nothing
+  to a how-to: "`bin.nanoid` is a cli command (module)." answered "How do I install nanoid?"); an
   integration answers only a question asking for the services, environment variables or settings a
   repository names, or naming the one it names — never a how-to ("How do I define a class with attrs?" ended
   on "… mentions stackoverflow.com (url).") nor what changed in a release ("CHANGELOG mentions
@@ -87,6 +88,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
         return ""
     first = (hit.content or "").strip().split("\n", 1)[0]
     summary = first_sentence(meta.get("summary_text") or "") if layer in ("C3", "C4") else ""
+    if layer == "C4" and not summary and HOW_TO(question):
+        return ""  # "`bin.nanoid` is a cli command (module)." tells nobody how to install nanoid
     first = first.split(", in: ", 1)[0]  # an integration's list of the sections that mention it
     first = _RESOLUTION.sub("", first).replace(" → ", " is handled by ")
     if first.startswith("cli "):  # an entrypoint's command: "cli qcluster is handled by …"

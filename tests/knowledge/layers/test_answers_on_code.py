@@ -136,6 +136,8 @@ def test_each_layer_reads_as_a_sentence():
         == "GET /items is handled by shop.api.list_items."
     assert quotable(hit("C4", "shop.models.Order is a model (class)\nmodel: inherits django.db.models.Model")) \
         == "`shop.models.Order` is a model (class)."
+    # Nothing to a how-to: "`bin.nanoid` is a cli command (module)." answered "How do I install nanoid?".
+    assert quotable(hit("C4", "bin.nanoid is a cli command (module)"), question="How do I install nanoid?") == ""
     # "What exceptions can httpx raise?" was answered "`httpx._exceptions.WriteError` is an exception (class)." and two
     # more alike: what each is for is its docstring's first sentence.
     assert quotable(hit("C4", "web._exceptions.ConnectTimeout is an exception (class)\nexception: inherits Timeout",
