@@ -23,7 +23,10 @@
   versions" question whose extract holds no date, number or version gets the nearest sentence that does
   (`answer_kinds.expected_kind`). For a how-to, an example too long to quote stands as its line or two doing what
   is asked, under their heading (`example_lines`); "What is schedule?" quotes the README's card first when the
-  router found it (`intent._project`).
+  router found it (`intent._project`). A sentence is ranked by what it says as read in its place
+  (`readable.as_read`): with the command it introduces, after the questions the text asks itself right before it,
+  and a section's first one under its heading's words; a label over its command ("Stable version:") is a candidate
+  when it is no tab among others (`_labels_asked`).
 
 Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code left out but for
 a short command or block after the sentence that introduces it, sentences); a repository's rows through
