@@ -14,6 +14,7 @@
   a container (tabs, a topic) as its title and its text; directives that hold no prose (`toctree`,
   `image`, `include`, autodoc's), comments and link targets are left out;
 * a substitution (`|version|`, `|badge|`) is what it stands for, a picture's left out;
+* a grid table (`+----+----+` borders) is a Markdown table, its header's border the delimiter row;
 * inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link (its text
   on one line when it wraps before the address), a role's `` :func:`name` `` as `name`,
   `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it), and so interpreted text of the default role
@@ -31,6 +32,8 @@ _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:-]+)::[ \t]*
 _COMMENT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
 _SUBSTITUTION = re.compile(r"^[ \t]*\.\.[ \t]+\|([^|\n]+)\|[ \t]+([\w-]+)::(.*)$", re.MULTILINE)
 _CODE_DIRECTIVES = {"code-block", "code", "sourcecode"}
+# A grid table's border ("+------+-----+"), or the one under its header ("+======+=====+").
+_GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=]+\+)+[ \t]*$")
 # Directives whose body is code too: Sphinx's doctest and notebook extensions, and a project's own examples
 # and runs (Pallets' `.. click:example::`, `.. click:run::`).
 _CODE_LIKE = re.compile(r"(?:^|:)(?:doctest|testcode|testoutput|testsetup|testcleanup|ipython|jupyter-execute"
@@ -91,6 +94,8 @@ def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str 
             number = last + 1
         elif directive is not None:
             number = _directive(lines, out, number, directive)
+        elif _GRID_BORDER.match(line):
+            number = _grid_table(lines, out, number)
         elif _COMMENT.match(line):
             number = _skip_block(lines, out, number)
         elif line.rstrip().endswith("::") and not line.lstrip().startswith(".."):
@@ -225,6 +230,25 @@ def directive_label(name: str, argument: str) -> str:
     if ":" in name or name in DESCRIPTIONS:
         return f"`{argument}`" if argument else ""
     return argument
+
+
+def _grid_table(lines: list[str], out: list[str], number: int) -> int:
+    """A grid table from its first border at `number` as a Markdown table, line for line: its rows as they are
+    ("|cell|cell|"), the border under its header as the delimiter row and the others as empty rows (which read as
+    nothing); without a header, borders are blank lines and each row reads as its cells. Returns the line after it."""
+    end = number
+    while end < len(lines) and lines[end].lstrip().startswith(("+", "|")):
+        end += 1
+    headed = any("=" in lines[at] and _GRID_BORDER.match(lines[at]) for at in range(number, end))
+    for at in range(number, end):
+        if not _GRID_BORDER.match(lines[at]):
+            out[at] = _inline(lines[at])
+        elif at == number or not headed:
+            out[at] = ""
+        else:
+            cells = lines[at].strip().count("+") - 1
+            out[at] = "|" + "|".join(["---" if "=" in lines[at] else "   "] * cells) + "|"
+    return end
 
 
 def _directive(lines: list[str], out: list[str], number: int, directive: re.Match) -> int:

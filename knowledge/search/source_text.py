@@ -272,6 +272,8 @@ def _ends_sentence(before: str, after: str) -> bool:
         return False
     if before.count("«") > before.count("»") and "»" in after[:_QUOTED]:
         return False  # a title quoted: «Стандартизация в Российской Федерации. Основные положения»
+    if before.rstrip().endswith(("...", "…")) and after.lstrip()[:1].isdigit():
+        return False  # a sequence elided: "00, 01, 02 ... 23, 24"
     last = before.split()[-1] if before.split() else ""
     if not last.rstrip("\"'»”)").endswith("."):
         return True

@@ -242,3 +242,22 @@ def test_a_named_reference_reads_as_its_name():
     text = rst_as_markdown("Install it from PyPI_ or see `the docs`_ and Read-the-Docs__, not ``keep_``.\n\n"
                            ".. _PyPI: https://pypi.org/project/cachetools/\n")
     assert text.splitlines()[0] == "Install it from PyPI or see the docs and Read-the-Docs, not `keep_`."
+
+
+def test_a_grid_table_reads_as_its_rows():
+    # arrow's guide: the tokens of its format strings are a grid table; its borders ran into the cells as text
+    # ("6, 7 +------+------+ ISO week date W 2011-W05-4 …" answered "How do I shift a date by one week?").
+    from knowledge.search.source_text import quotable_text, sentences
+
+    border = "+--------------+-------+--------------------------+\n"
+    table = (f"Tokens:\n\n{border}|              |Token  |Output                    |\n"
+             "+==============+=======+==========================+\n"
+             f"|**Year**      |YYYY   |2000, 2001 ... 2012, 2013 |\n{border}"
+             f"|**Hour**      |HH     |00, 01, 02 ... 23, 24     |\n{border}\nAfter the table.\n")
+    read = rst_as_markdown(table)
+    assert read.count("\n") == table.count("\n")  # line for line
+    assert sentences(quotable_text(read)) == ["Tokens:", "• Year — YYYY — 2000, 2001 ... 2012, 2013",
+                                              "• Hour — HH — 00, 01, 02 ... 23, 24", "After the table."]
+    # Without a header, its rows read as their cells, the borders as nothing.
+    plain = "+-----+-----+\n|Year |YYYY |\n+-----+-----+\n"
+    assert sentences(quotable_text(rst_as_markdown(plain))) == ["Year YYYY"]
