@@ -69,11 +69,12 @@ def embed_corpus(cache, chunks_per_doc):
 
 def load_into_database(kb, documents, chunks_per_doc):
     """Bulk-store the corpus and build the base's HNSW index once, after the load."""
-    from django.contrib.postgres.search import SearchVector
     from django.db import transaction
+    from django.db.models import F
     from django.utils import timezone
 
     from knowledge.indexing import term_statistics, vector_index
+    from knowledge.indexing.search_text import chunk_search_vector
     from knowledge.models import Chunk, Document
 
     config = kb.text_search_config
@@ -89,12 +90,8 @@ def load_into_database(kb, documents, chunks_per_doc):
                 chunk.document = document
                 flat.append(chunk)
         Chunk.objects.bulk_create(flat, batch_size=1000)
-        # Same weights as chunks.replace_chunks: a chunk's title is its document's title.
-        Chunk.objects.filter(knowledge_base=kb).update(
-            search_vector=SearchVector("title", weight="A", config=config)
-            + SearchVector("section_path", weight="A", config=config)
-            + SearchVector("content", weight="B", config=config)
-        )
+        # As chunks.replace_chunks does: a chunk's title is its document's title.
+        Chunk.objects.filter(knowledge_base=kb).update(search_vector=chunk_search_vector(F("title"), config))
     vector_index.create_kb_index(kb.pk, kb.embedding_dim)
     with transaction.atomic():
         from django.db import connection

