@@ -11,8 +11,9 @@ from django.contrib.postgres.search import SearchVector
 from django.db.models import Func, TextField, Value
 
 # A name of code: words joined by dots or slashes, each part after one opening with a letter ("logger.add",
-# "dayjs/locale/es"; not "3.5", nor "2.0.1").
-CODE_NAME = r"[[:alnum:]_]+(?:[./][[:alpha:]_][[:alnum:]_]*)+"
+# "dayjs/locale/es"; not "3.5", nor "2.0.1"), not a web address's ("https://www.vtb.by/sites/default/files/…": its
+# path's words are no words of the page's).
+CODE_NAME = r"(?<![[:alnum:]_/:.@-])(?!www\.)[[:alnum:]_]+(?:[./][[:alpha:]_][[:alnum:]_]*)+"
 
 
 class CodeNameWords(Func):

@@ -372,9 +372,11 @@ def test_keyword_search_finds_a_code_names_parts():
     kb = make_kb()
     i18n = make_document(kb, "# I18n\n\nDay.js has great support for internationalization.\n\n```js\n"
                              "import 'dayjs/locale/es'\ndayjs.locale('es')\n```\n", title="README")
-    make_document(kb, "# Install\n\nRun npm install dayjs to get it.", title="Install")
+    make_document(kb, "# Install\n\nRun npm install dayjs to get it, or see https://www.example.org/docs/locale/.",
+                  title="Install")
     hits = retrieval.search("How do I change the locale?", [kb.pk], mode="keyword")
     assert [hit.document_id for hit in hits] == [i18n.pk]
+    # (A web address's path says nothing of its page: "locale" above is no word of the Install page.)
     # A name quoted whole still matches as written, and a chunk edited by hand is indexed the same way.
     assert [hit.document_id for hit in retrieval.search("dayjs.locale", [kb.pk], mode="keyword")] == [i18n.pk]
     edit_chunk(Chunk.objects.get(document=i18n), "Switch languages with `dayjs.updateLocale('fr')`.")
