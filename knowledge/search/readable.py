@@ -200,7 +200,7 @@ def alternatives_asked(source: list[str], run: list[int], asked: set[str]) -> li
     return [at for at in run if owner[at] is None or owner[at] in named]
 
 
-def asked_before(source: list[str], position: int, asked: set[str]) -> str:
+def _asked_before(source: list[str], position: int, asked: set[str]) -> str:
     """The questions right before a sentence, which it answers: loguru's "How to set up logs formatting? How to filter
     messages? … One answer: the add() function." (a question itself is never quoted). Not when one of them is the
     question `asked` again: a page restating it (a title, a forum's question) says nothing of what follows."""
@@ -218,9 +218,9 @@ def as_read(source: list[str], position: int, asked: set[str] = frozenset()) -> 
     ("Installation: pip install django-ninja"; the heading alone says little), and so a sentence introducing
     a command with a colon ("Installation is done using the npm install command: npm install express": the
     command names what is installed) or running on into it without one ("To use markdown_py from the command line,
-    run it as markdown_py input_file.txt"); a sentence after questions, with them (`asked_before`)."""
+    run it as markdown_py input_file.txt"); a sentence after questions, with them (`_asked_before`)."""
     sentence = source[position]
-    if questions := asked_before(source, position, asked):
+    if questions := _asked_before(source, position, asked):
         sentence = f"{questions} {sentence}"
     elif sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
         return f"{sentence[len(HEADING_INTRO):]} {command_read(source[position + 1])}"
