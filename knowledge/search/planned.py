@@ -119,6 +119,8 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
     while True:
         hits = retrieval.search(step.query, kb_ids, top_k=deeper, mode=step.mode, layers=step.layers,
                                 filters=filters or None, query_embeddings=vectors)
+        if not filters:
+            hits = _past_secondary_documents(step, kb_ids, vectors, hits)
         if order:
             hits.sort(key=lambda hit: order.index(hit.metadata.get("qname")) if hit.metadata.get("qname") in order
                       else len(order))
@@ -139,6 +141,20 @@ def _run_step(step: Step, kb_ids: list[int], vectors: dict) -> tuple[list[retrie
         value = filters.pop(old, None)
         if new and value is not None:
             filters[new] = value
+
+
+def _past_secondary_documents(step: Step, kb_ids: list[int], vectors: dict,
+                              hits: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:
+    """`hits` and, when documents the question does not ask about (a changelog, tests: `secondary`) left
+    fewer than the step's others, the step searched again without those documents, after them: a long
+    changelog can fill a search three times as deep ("How do I change the locale?" found forty release
+    notes on locales before the README's "I18n")."""
+    crowding = {hit.document_id for hit in hits if secondary.secondary_document(hit, step.query)}
+    if not crowding or len(hits) - sum(hit.document_id in crowding for hit in hits) >= step.top_k:
+        return hits
+    more = retrieval.search(step.query, kb_ids, top_k=step.top_k, mode=step.mode, layers=step.layers,
+                            without_documents=sorted(crowding), query_embeddings=vectors)
+    return _unique(hits + more)
 
 
 def _most_imported(kb_ids: list[int], limit: int) -> list[str]:

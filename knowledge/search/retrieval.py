@@ -77,18 +77,20 @@ def relevance(similarity: float | None, kb: KnowledgeBase) -> float | None:
 
 
 def search(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
-           layers=None, filters: dict | None = None, document_ids=None,
+           layers=None, filters: dict | None = None, document_ids=None, without_documents=None,
            ef_search: int | None = None, query_embeddings: dict | None = None) -> list[SearchHit]:
     """The best `top_k` chunks for `query` in the given knowledge bases."""
     return retrieve(query, kb_ids, top_k=top_k, max_distance=max_distance, mode=mode, layers=layers,
-                    query_embeddings=query_embeddings,
-                    filters=filters, document_ids=document_ids, ef_search=ef_search).hits
+                    query_embeddings=query_embeddings, filters=filters, document_ids=document_ids,
+                    without_documents=without_documents, ef_search=ef_search).hits
 
 
 def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
-             layers=None, filters: dict | None = None, document_ids=None, ef_search: int | None = None,
-             query_embeddings: dict | None = None) -> Retrieval:
+             layers=None, filters: dict | None = None, document_ids=None, without_documents=None,
+             ef_search: int | None = None, query_embeddings: dict | None = None) -> Retrieval:
     """Search with the details: hits, best vector similarity, whether the keyword fallback acted, timings.
+
+    `without_documents`: ids of documents left out (a caller searching again past what crowded it).
 
     `query_embeddings` ({embedder name: vector} for this query) skips embedding the query for
     those embedders; the vectors embedded here are added to it, so a caller that searches the same
@@ -104,7 +106,8 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
     timings: dict[str, float] = {}
     if not query or not kbs or top_k < 1:
         return Retrieval([], None, False, {"total": 0.0}, mode=mode)
-    scope = {"layers": list(layers or []), "document_ids": list(document_ids or []), "filters": filters or {}}
+    scope = {"layers": list(layers or []), "document_ids": list(document_ids or []), "filters": filters or {},
+             "without_documents": list(without_documents or [])}
     reranker = reranking.get_reranker()
     depth = top_k if mode == "vector" and reranker is None else max(top_k, setting("SEARCH_CANDIDATES"))
 

@@ -43,10 +43,15 @@ def secondary_row(hit: SearchHit, query: str) -> bool:
     private code, that the question does not ask about: they name the code they use (a changelog what it
     fixed, a private helper what its public function does) as often as its own file or section does, and
     seldom are what was asked for."""
+    return secondary_document(hit, query) or unasked_private(hit, query)
+
+
+def secondary_document(hit: SearchHit, query: str) -> bool:
+    """A row whose whole document the question does not ask about: a repository's test or example app, a
+    changelog, a licence (`secondary_row` but private code, which shares its module with public code)."""
     if hit.metadata.get("is_test"):
         return not TESTS_ASKED.search(query)
-    return (unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_license(hit, query)
-            or unasked_private(hit, query))
+    return unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_license(hit, query)
 
 
 def unasked_license(hit: SearchHit, query: str) -> bool:

@@ -125,9 +125,11 @@ def with_search_settings(statement: tuple[str, dict], *, ef_search: int, in_tran
             f"ROLLBACK TO SAVEPOINT portal_search; RELEASE SAVEPOINT portal_search", params, 2)
 
 
-def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str], list[str], dict]:
+def _filters(*, layers=None, document_ids=None, filters=None,
+             without_documents=None) -> tuple[list[str], list[str], dict]:
     """WHERE clauses shared by both retrievers (chunk alias `c`, document alias `d`): those on the
-    chunk alone, those that read its document, and their parameters."""
+    chunk alone, those that read its document, and their parameters. `without_documents`: ids of
+    documents whose chunks are left out."""
     # Disabled documents and chunks are kept but never served.
     on_chunk, on_document = ["c.enabled"], ["d.status = ANY(%(statuses)s)", "d.enabled"]
     params: dict = {"statuses": list(SEARCHABLE_STATUSES)}
@@ -137,6 +139,9 @@ def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str]
     if document_ids:
         on_chunk.append("c.document_id = ANY(%(document_ids)s)")
         params["document_ids"] = [int(i) for i in document_ids]
+    if without_documents:
+        on_chunk.append("c.document_id <> ALL(%(without_documents)s)")
+        params["without_documents"] = sorted(int(i) for i in without_documents)
     for n, (key, value) in enumerate(sorted((filters or {}).items())):
         # A key matches when the chunk's metadata (layer-specific), its document's metadata (source
         # facts) or the document's frontmatter has that value, or holds it in a list (`tags`,
@@ -155,14 +160,16 @@ def _filters(*, layers=None, document_ids=None, filters=None) -> tuple[list[str]
 
 def ann_search(*, dim: int, kb_id: int | None = None, kb_ids: list[int] | None = None, query, limit: int,
                layers: list[str] | None = None, document_ids: list[int] | None = None, filters: dict | None = None,
-               query_name: str = "query", ids_name: str = "kb_ids") -> tuple[str, dict]:
+               without_documents: list[int] | None = None, query_name: str = "query",
+               ids_name: str = "kb_ids") -> tuple[str, dict]:
     """Nearest chunks by cosine distance through an HNSW index: (id, kb id, distance).
 
     With `kb_id`, one base through its own index; with `kb_ids`, those bases (of dimension `dim`)
     through the dimension's shared index, their ids a parameter named `ids_name`.
     """
     cast = vector_type(dim)
-    on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
+    on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters,
+                                             without_documents=without_documents)
     params.update({query_name: vector_literal(query), "limit": int(limit)})
     if kb_ids is None:
         scope = [index_predicate(int(kb_id), dim, "c")]
@@ -249,7 +256,7 @@ LEXEME_FREQUENCIES = (
 def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: int, candidates: int,
                    candidate_terms: str | None = None, term_weights: list[tuple[str, float]] | None = None,
                    rerank: int = 0, layers: list[str] | None = None, document_ids: list[int] | None = None,
-                   filters: dict | None = None) -> tuple[str, dict]:
+                   filters: dict | None = None, without_documents: list[int] | None = None) -> tuple[str, dict]:
     """Full-text matches in the given bases (tsqueries from `tsqueries`), ranked: (id, kb id, rank).
 
     Candidates: rows matching every term, then rows matching any of `candidate_terms` (by default
@@ -258,7 +265,8 @@ def keyword_search(*, kb_ids: list[int], all_terms: str, any_term: str, limit: i
     ((lexeme, weight) for each term of the query), the best `rerank` of them are ranked again by each
     term's own `ts_rank` times its weight (its rarity: an IDF), summed.
     """
-    on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters)
+    on_chunk, on_document, params = _filters(layers=layers, document_ids=document_ids, filters=filters,
+                                             without_documents=without_documents)
     where = [*on_chunk, _document_test(on_document)]
     params.update(kb_ids=[int(i) for i in kb_ids], all_terms=all_terms, any_term=any_term, limit=int(limit),
                   candidate_terms=candidate_terms or any_term, candidates=int(candidates),

@@ -151,3 +151,27 @@ def test_the_public_api_a_package_keeps_in_its_private_modules_is_public(tmp_pat
     timeout = names.index("fetch._config.Timeout")
     assert timeout < names.index("fetch._config.Timeout._seconds"), rows  # a private method stays private
     assert timeout < names.index("repo:fetch-repo:docs/index.md"), rows  # not after a page that says nothing
+
+
+@pytest.mark.django_db
+def test_a_changelog_filling_a_search_three_times_as_deep_leaves_the_step_to_the_documentation(tmp_path):
+    # dayjs' "How do I change the locale?": forty release notes on locales filled the documentation step searched
+    # three times as deep, and its README's "I18n" section was never found.
+    releases = "".join(f"## 1.{n}.0\n\n### Bug Fixes\n\n* Change the {language} locale's week start\n"
+                       f"* Update the {language} locale\n\n"
+                       for n, language in enumerate(["Finnish", "German", "Spanish", "Korean", "Greek", "Czech",
+                                                     "Hindi", "Welsh", "Polish", "Khmer", "Irish", "Tamil"] * 2))
+    kb = make_indexed_repo(tmp_path / "dates", {
+        "dates/__init__.py": '"""Dates."""\n',
+        "CHANGELOG.md": f"# Changelog\n\n{releases}",
+        "README.md": "# dates\n\nA small date library.\n\n## I18n\n\nThe library supports internationalization.\n\n"
+                     "```js\ndates.locale('es') // use the Spanish locale globally\n```\n",
+    })
+    plan, _ = plan_and_search("How do I change the locale?", [kb.pk])
+    step = next(step for step in plan.steps if "D0" in step.layers)
+    found, _ = _run_step(step, [kb.pk], {})
+    sections = [(hit.source_uri.rsplit(":", 1)[-1], hit.section_path) for hit in found]
+    assert ("README.md", "dates > I18n") in sections[:step.top_k], sections
+    # The changelog's notes come after, as they did.
+    assert sections.index(("README.md", "dates > I18n")) < min(
+        at for at, (name, _) in enumerate(sections) if name == "CHANGELOG.md"), sections
