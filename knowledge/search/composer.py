@@ -159,7 +159,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     and not readable.in_topic_list(source, position)):
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
                 # names no "tabulate" but `pip install tabulate`), under its section's heading.
-                read = stems | word_stems(readable.as_read(source, position, asked))
+                read = stems | word_stems(readable.as_read(source, position, asked, how_to))
                 items.append((number, position, sentence, read | _heading_words(quoted[number], position)))
     if not items:
         return Composition("", [], False)
@@ -175,8 +175,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # Of the sentences sharing the most words, the closest in meaning answer; rare shared words still count
     # (SHARED_WORDS_WEIGHT), and the sentences not compared come after.
     compared = sorted(items, key=shared, reverse=True)[: setting("EXTRACT_BY_MEANING")]
-    meaning = closeness.sentences(question, [(sources[item[0] - 1], readable.as_read(lines[item[0]], item[1], asked))
-                                             for item in compared], kbs, query_embeddings) if compared else {}
+    as_read = [(sources[item[0] - 1], readable.as_read(lines[item[0]], item[1], asked, how_to)) for item in compared]
+    meaning = closeness.sentences(question, as_read, kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
     def score(item) -> float:

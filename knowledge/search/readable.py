@@ -14,7 +14,7 @@ in its place (`as_read`): with the command it runs on into, after the questions 
 
 import re
 
-from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, command_read
+from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines, command_read
 from knowledge.search.source_text import HEADING_INTRO, ITEM
 from knowledge.search.words import word_stems
 
@@ -26,7 +26,10 @@ _STEP = re.compile(r"\d{1,3}[.)] ")
 # qualifies.
 BARE_REPLY = re.compile(r"^(?:yes|no|nope|да|нет)[.!]$", re.I)
 # A sentence that names its subject only by a word pointing back at the sentence before it.
-_REFERS_BACK = re.compile(r"(?:this|these|it|its|they|such|это|эти|этот|эта|этим|он|она|оно|они)\b", re.I)
+# A conjunction may open it, and a share of what it points at ("But none of them will be included…").
+_REFERS_BACK = re.compile(r"(?:(?:but|and|yet|so|also|however|но|а|и|однако),?\s+)?"
+                          r"(?:(?:none|all|some|each|both|most|any|one) of\s+)?"
+                          r"(?:this|these|those|it|its|they|them|such|это|эти|этот|эта|этим|он|она|оно|они)\b", re.I)
 # A list item or heading that opens with a question word names a topic ("• What a component is",
 # "• Как написать компонент"): a table of contents, not an answer.
 TOPIC = re.compile(r"^(?:• |\d{1,3}[.)] )?(?:what|how|why|when|which|who|where|что|как|какой|какая|какое|какие"
@@ -213,12 +216,15 @@ def _asked_before(source: list[str], position: int, asked: set[str]) -> str:
     return " ".join(questions)
 
 
-def as_read(source: list[str], position: int, asked: set[str] = frozenset()) -> str:
+def as_read(source: list[str], position: int, asked: set[str] = frozenset(), how_to: bool = False) -> str:
     """The sentence at `position` as its meaning is compared: a heading over its command with the command
     ("Installation: pip install django-ninja"; the heading alone says little), and so a sentence introducing
     a command with a colon ("Installation is done using the npm install command: npm install express": the
     command names what is installed) or running on into it without one ("To use markdown_py from the command line,
-    run it as markdown_py input_file.txt"); a sentence after questions, with them (`_asked_before`)."""
+    run it as markdown_py input_file.txt"); for a how-to (`how_to`), a sentence ending with a full stop with the
+    code right after it, which comes along when it is quoted (`unit`): "Day.js has great support for
+    internationalization." says "locale" only in its example's `dayjs.locale('es') // use Spanish locale globally`;
+    a sentence after questions, with them (`_asked_before`)."""
     sentence = source[position]
     if questions := _asked_before(source, position, asked):
         sentence = f"{questions} {sentence}"
@@ -228,6 +234,19 @@ def as_read(source: list[str], position: int, asked: set[str] = frozenset()) -> 
     introduces = sentence.endswith(":") or not ENDS.search(sentence)
     if introduces and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
         sentence = f"{sentence} {command_read(following)}"
+    elif how_to and not introduces and following.startswith(COMMAND) and not names_alternative(source, position):
+        sentence = f"{sentence} {_code_after(source, position)}"
     # A repository's row names its code by qualified name and file (`layer_text`): the name's last part
     # says what the sentence is about, the package's path only dilutes it.
     return _QUALIFIED.sub(lambda match: match.group(1).rsplit(".", 1)[-1], sentence)
+
+
+def _code_after(source: list[str], position: int) -> str:
+    """The code right after the sentence at `position`, its lines as written: commands up to the next sentence,
+    or a block."""
+    lines = []
+    for following in source[position + 1:]:
+        if not following.startswith(COMMAND):
+            break
+        lines.extend(code_lines(following))
+    return " ".join(line.strip() for line in lines if line.strip())

@@ -279,6 +279,22 @@ class CodeQuotedTests(TestCase):
         # Not asked how: the sentence says what is asked, the code is an example beside it.
         self.assertNotIn("UserSchema", compose("What does the dump method of a schema return?", source))
 
+    def test_a_how_tos_sentence_ending_with_a_full_stop_is_ranked_with_the_code_after_it(self):
+        # dayjs' README: "### I18n", two sentences naming no locale, then `dayjs.locale('es') // use Spanish locale
+        # globally`; "How do I change the locale?" quoted "You can find more details, API, and other docs on day.js.org
+        # website." The second sentence ("But none of them…") comes with the first, which says what "them" are.
+        i18n = ("## I18n\n\nThe library has great support for internationalization. But none of them will be included "
+                "in your build unless you use it.\n\n```js\nimport 'dates/locale/es' // load on demand\n"
+                "dates.locale('es') // use the Spanish locale globally\n```\n")
+        other = "## Contributing\n\nSet up the project with the make command before you send a change.\n"
+        self.assertIn("The library has great support for internationalization. [2] But none of them will be "
+                      "included in your build unless you use it. [2]\n"
+                      "    import 'dates/locale/es' // load on demand\n"
+                      "    dates.locale('es') // use the Spanish locale globally",
+                      compose("How do I set the locale globally?", other, i18n))
+        # Not asked how: the code is an example beside what the sentence says.
+        self.assertFalse(compose("Which locale is used globally?", other, i18n).startswith("The library"))
+
     def test_an_extract_quotes_one_block_of_code(self):
         # marshmallow: "How do I define a schema?" quoted the quickstart's schema and then the upgrading guide's
         # two versions of a custom field, an example of something else.
