@@ -10,7 +10,8 @@ import re
 from knowledge.indexing.rst import role_text
 
 _ROLE = re.compile(r":[\w:.-]+:`(~?[^`<]+?)(?:\s*<[^`]*>)?`")  # reST's :attr:`response_class`, :class:`~a.B`
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+# Not the stop of "e.g." or "i.e." ("Returns data directory tied to the user, e.g. ``~/.local/share/…``").
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)[.!?](?=\s|$)", re.I)
 _LITERAL = re.compile(r"``([^`]+)``")  # reST's inline literal, ``None``
 
 

@@ -119,6 +119,11 @@ def test_each_layer_reads_as_a_sentence():
     assert doc_summary("Returns:\n    The JSON text of the response.\n\nRaises:\n    ValueError: never.") \
         == "Returns the JSON text of the response."
     assert doc_summary(":param name: The name.") == ""
+    # platformdirs' ":return: data directory tied to the user, e.g. ``~/.local/share/$appname``" ended at "e.g.".
+    assert doc_summary(":return: data directory tied to the user, e.g. ``~/.local/share/$appname`` or\n"
+                       " ``$XDG_DATA_HOME/$appname``") \
+        == "Returns data directory tied to the user, e.g. ~/.local/share/$appname or $XDG_DATA_HOME/$appname."
+    assert doc_summary("Open the file, i.e. read its header. Then stop.") == "Open the file, i.e. read its header."
     # NumPy's sections: tqdm's cli.main read "Parameters (internal use only) --------- fp : file-like object …".
     assert doc_summary("Parameters (internal use only)\n---------\nfp  : file-like object for tqdm") == ""
     assert doc_summary("Compute the mean.\nParameters\n----------\nx : array") == "Compute the mean."
