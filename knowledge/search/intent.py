@@ -46,6 +46,7 @@ from knowledge.search.intent_words import (
     IMPORTS_OUT,
     INHERITS,
     INTEGRATIONS,
+    LOCATION,
     OVERVIEW,
     RELATIONS,
     RELEASE,
@@ -272,10 +273,16 @@ def _symbol(q: Asked):
         name = code.rsplit(".", 1)[-1]
         why = f"the symbol {code} in the catalog, then its source"
         if "." not in code:
-            return [Step(["C1"], q.text, {"name": name}, top_k=5, relax=["name"], expand="source", why=why)]
-        # A partly qualified name matches as a suffix at a dot: `Config.load` is `uvicorn.config.Config.load`.
-        return [Step(["C1"], q.text, {"qname": qualified_forms(code, q.vocabulary)}, top_k=5,
-                     relax=[{"qname": None, "name": name}, "name"], precise=["qname"], expand="source", why=why)]
+            symbol = Step(["C1"], q.text, {"name": name}, top_k=5, relax=["name"], expand="source", why=why)
+        else:
+            # A partly qualified name matches as a suffix at a dot: `Config.load` is `uvicorn.config.Config.load`.
+            symbol = Step(["C1"], q.text, {"qname": qualified_forms(code, q.vocabulary)}, top_k=5,
+                          relax=[{"qname": None, "name": name}, "name"], precise=["qname"], expand="source", why=why)
+        if LOCATION(q.words):
+            return [symbol]
+        # What it does or how it is used: the documentation may say so where its code does not (colorama's
+        # `just_fix_windows_console` has no docstring; its README's "Initialisation" says what it does).
+        return [symbol, Step(["D0"], q.text, top_k=3, why="then the documentation's sections naming it")]
     return None
 
 

@@ -312,3 +312,31 @@ def test_a_readme_saying_nothing_of_the_project_is_summarised_by_its_manifest(tm
     assert package_description("package.json", '{"name": "nanoid", "description": "A tiny ID\\n generator"}') == (
         "A tiny ID generator")
     assert package_description("pyproject.toml", '[tool.poetry]\nname = "a"\n') == ""
+
+
+@pytest.mark.django_db
+def test_what_a_function_without_a_docstring_does_is_answered_by_the_documentation_naming_it(tmp_path):
+    # colorama's "What does just_fix_windows_console do?": the function has no docstring, and the answer was
+    # "Function `colorama.initialise.just_fix_windows_console` is defined in colorama/initialise.py." alone; its
+    # README's "Initialisation" says what it does.
+    readme = ("# paints\n\nColoured terminal text.\n\n## Usage\n\n### Windows terminals\n\nCall "
+              "`paints.repair_windows_console()` once at start-up: it makes the Windows console understand "
+              "ANSI colour codes, and does nothing on other systems.\n\n" + "".join(
+                  f"Colour {n} is printed with its own escape sequence and reset at the end of the line. "
+                  for n in range(30)) + "\n\n## Licence\n\nMIT.\n")
+    kb = make_indexed_repo(tmp_path / "paints", {
+        "README.md": readme,
+        "paints/__init__.py": "from paints.console import repair_windows_console\n",
+        "paints/console.py": "import sys\n\n\ndef repair_windows_console():\n    if sys.platform != 'win32':\n"
+                             "        return\n    sys.stdout.write('')\n",
+        # Its tests name it in every line: plain search's places go to them.
+        "tests/test_console.py": "from paints.console import repair_windows_console\n" + "".join(
+            f"\n\ndef test_repair_windows_console_{n}():\n    assert repair_windows_console() is None  "
+            f"# repair_windows_console on console {n}\n" for n in range(8)),
+    })
+    answer = answers.answer("What does repair_windows_console do?", [kb.pk])
+    assert "it makes the Windows console understand ANSI colour codes" in answer.text, answer.text
+    assert any(hit.source_uri.endswith("README.md") for hit in answer.sources)
+    # Asked where it is, its code answers.
+    plan, _ = plan_and_search("Where is repair_windows_console defined?", [kb.pk])
+    assert [step.layers for step in plan.steps] == [["C1"]], plan.steps

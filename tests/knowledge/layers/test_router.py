@@ -60,7 +60,7 @@ PLANS = {
     "Where is the class StripeGateway defined?": (
         "symbol", "en", "StripeGateway", [(["C1"], {"name": "StripeGateway"}, "source")]),
     "Что делает функция log_payment?": (
-        "symbol", "ru", "log_payment", [(["C1"], {"name": "log_payment"}, "source")]),
+        "symbol", "ru", "log_payment", [(["C1"], {"name": "log_payment"}, "source"), (["D0"], {}, "")]),
     # "How does …" is asked of code as much as of documents.
     "How does refund work?": ("workflow", "en", "", [(["D4"], {}, ""), (["D0", "C0"], {}, "")]),
     "Как происходит оплата заказа?": ("workflow", "ru", "", [(["D4"], {}, ""), (["D0", "C0"], {}, "")]),
