@@ -117,6 +117,7 @@ class ProjectIndex:
         self.console_scripts: dict[str, list[str]] = {}  # a console script's target → the commands running it
         self.package_names: dict[str, list[str]] = {}  # a folder ("" the root) → its manifests' package names
         self.package_descriptions: dict[str, str] = {}  # a folder → what its first manifest describing it says
+        self.unparsed: dict[str, str] = {}  # a code file its extractor failed on → why (`store.parse_project`)
         for file in files:
             self.add(file)
 

@@ -121,6 +121,8 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
     result.module_roots = sorted(set(index.file_roots.values()))
     for done, path in enumerate(targets, start=1):
         try:
+            if path in index.unparsed:
+                raise KnowledgeError(index.unparsed[path])
             outcome, rows = index_file(kb, snapshot.repo_id, path, texts[path], code_files.get(path), index,
                                        commit_sha=snapshot.commit_sha, batch_size=batch_size)
             result.outcomes[outcome] += 1
@@ -186,13 +188,18 @@ def parse_project(texts: dict[str, str], configs: dict[str, str] | None = None,
     `file_roots` when they are known already (a re-index from stored documents).
     """
     file_roots = roots.find_roots(texts, configs) if file_roots is None else file_roots
-    code_files = {}
+    code_files, unparsed = {}, {}
     for rel, text in texts.items():
         extractor = extractor_for(rel)
         if extractor is not None:
             module = roots.module_name(rel, file_roots[rel]) if rel in file_roots else None
-            code_files[rel] = extractor.parse(rel, text, module=module)
+            try:
+                code_files[rel] = extractor.parse(rel, text, module=module)
+            except Exception as exc:  # one file the extractor cannot read fails alone, never the repository
+                logger.exception("Parsing %s failed", rel)
+                unparsed[rel] = _("Its code could not be read: %(error)s") % {"error": f"{type(exc).__name__}: {exc}"}
     index = ProjectIndex(list(code_files.values()))
+    index.unparsed = unparsed
     index.file_roots = {rel: root for rel, root in file_roots.items() if rel in code_files}
     index.labels = {**sphinx_targets(texts), **myst_targets(texts)}
     languages = {**{e.language: e for e in EXTRACTORS.values()}, "javascript": SCRIPTS}
@@ -331,6 +338,8 @@ def reindex_document(document: Document, *, force: bool = True) -> IngestResult:
     try:
         code_files, index = parse_project({path: text for path, text in texts.items() if is_indexable(path)},
                                           file_roots=file_roots or None)
+        if document.path in index.unparsed:
+            return IngestResult(document, "failed", index.unparsed[document.path])
         outcome, _ = index_file(kb, repo_id, document.path, document.text, code_files.get(document.path),
                                 index, commit_sha=document.commit_sha, force=force)
     except Exception as exc:

@@ -166,7 +166,10 @@ class _Reader(RouteReader):
                 parts = parts[:-1]
             elif part not in (".", ""):
                 parts.append(part)
-        path = PurePosixPath(*parts) if parts else PurePosixPath(".")
+        # A folder (`require('../')`, `import x from '.'`) is its index module, as Node resolves it.
+        if not parts or spec.endswith("/") or spec.rpartition("/")[2] in (".", ".."):
+            parts.append("index")
+        path = PurePosixPath(*parts)
         return module_name(str(path.with_suffix("")) if path.suffix in GRAMMARS else str(path))
 
     def expand(self, name: str, typed: bool = False, within: Symbol | None = None) -> str:

@@ -104,3 +104,32 @@ def test_a_generated_module_of_many_assignments_is_capped_with_a_warning():
     assert len(file.symbols) == MAX_SYMBOLS
     assert "15,001 symbols and references beyond the first 5,000" in file.warnings[0]
     assert time.monotonic() - started < 60  # linear: reading the source of a node does not re-split the file
+
+
+@pytest.mark.django_db
+def test_a_file_its_extractor_fails_on_fails_alone(tmp_path, monkeypatch):
+    # semver's `require('../')` raised inside the JavaScript extractor, and the whole repository's job failed with
+    # "PurePosixPath('.') has an empty name". An extractor's fault, whatever it is, fails its file alone.
+    from knowledge.indexing.layers.typescript import ScriptExtractor
+
+    parse = ScriptExtractor.parse
+
+    def fault(self, path, text, module=None):
+        if path == "lib/odd.js":
+            raise ValueError("an extractor's fault")
+        return parse(self, path, text, module=module)
+
+    monkeypatch.setattr(ScriptExtractor, "parse", fault)
+    repo = tmp_path / "repo"
+    (repo / "lib").mkdir(parents=True)
+    (repo / "lib" / "odd.js").write_text("module.exports = function odd () { return 1 }\n")
+    (repo / "lib" / "fine.js").write_text("/** Add one. */\nfunction addOne (n) { return n + 1 }\n")
+    (repo / "README.md").write_text("# repo\n\nA repository with one odd file.\n")
+    kb = make_kb()
+    call_command("index_repo", kb.slug, str(repo), stdout=StringIO())
+    job = kb.jobs.get()
+    assert job.status == "partial" and job.counters["failed"] == 1, (job.status, job.counters, job.failures)
+    assert Document.objects.filter(knowledge_base=kb, path__in=["lib/fine.js", "README.md"]).count() == 2
+    assert not Document.objects.filter(knowledge_base=kb, path="lib/odd.js").exists()
+    failure = next(item for item in job.failures if item["item"] == "lib/odd.js")
+    assert "an extractor's fault" in failure["reason"], failure

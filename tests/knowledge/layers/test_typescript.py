@@ -68,6 +68,18 @@ class ScriptTests(SimpleTestCase):
         self.assertIn(("imports", "source.index", "resolved"),
                       meta(rows["web/src/index.ts"], "C2", "edge_type", "dst_ref", "resolution"))
 
+    def test_a_folder_required_is_its_index_module(self):
+        # semver's `bin/semver.js` does `const semver = require('../')`: the repository's root, which no module name
+        # could be made of, and the whole repository failed to index.
+        rows, _ = rows_of({"index.js": "module.exports = { parse: (v) => v }\n",
+                           "bin/semver.js": "const semver = require('../')\nsemver.parse('1.0.0')\n",
+                           "lib/a.js": "const here = require('.')\nconst up = require('../lib/')\n",
+                           "lib/index.js": "module.exports = {}\n"})
+        self.assertIn(("imports", "index", "resolved"), meta(rows["bin/semver.js"], "C2", "edge_type", "dst_ref",
+                                                             "resolution"))
+        self.assertEqual({ref for kind, ref in meta(rows["lib/a.js"], "C2", "edge_type", "dst_ref")
+                          if kind == "imports"}, {"lib.index"})
+
     def test_imports_and_calls_resolve_across_files(self):
         edges = meta(self.rows["web/src/components/LoginForm.tsx"], "C2", "edge_type", "src_qname", "dst_ref",
                      "resolution")
