@@ -25,8 +25,23 @@ from knowledge.exceptions import KnowledgeError
 SKIP_DIRS = {"node_modules", "__pycache__", ".venv", "venv", "env", "build", "dist", "site-packages",
              ".git", ".hg", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "htmlcov"}
 MAX_FILE_BYTES = 1_000_000
+# Minified JavaScript or CSS: a build's output, not the project's own source (an npm package's `dayjs.min.js` and
+# `plugin/*.js`). Hand-written code keeps its lines short; a minifier runs them into a few very long ones
+# (`minified`: GitHub's linguist reads an average line over 110 characters so).
+MINIFIABLE = (".js", ".mjs", ".cjs", ".css")
+MINIFIED_LINE_CHARS = 110
 MAX_ZIP_BYTES = 500_000_000
 GIT_TIMEOUT = 60
+
+
+def minified(rel: str, text: str) -> bool:
+    """Whether the file is minified JavaScript or CSS: named so (`*.min.js`), or its lines over
+    MINIFIED_LINE_CHARS on average."""
+    name = PurePosixPath(rel).name.lower()
+    if not name.endswith(MINIFIABLE):
+        return False
+    lines = text.strip().count("\n") + 1
+    return ".min." in name or len(text.strip()) / lines > MINIFIED_LINE_CHARS
 
 
 class RepositoryError(KnowledgeError):

@@ -163,6 +163,9 @@ def read_texts(snapshot: repository.Snapshot, warnings: list) -> dict[str, str]:
         if "\0" in text:
             warnings.append((snapshot.prefix + rel, "binary content (NUL bytes): not indexed"))
             continue
+        if repository.minified(rel, text):
+            warnings.append((snapshot.prefix + rel, "minified code (a build's output): not indexed"))
+            continue
         texts[snapshot.prefix + rel] = text
     return texts
 

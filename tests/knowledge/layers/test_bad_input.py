@@ -133,3 +133,27 @@ def test_a_file_its_extractor_fails_on_fails_alone(tmp_path, monkeypatch):
     assert not Document.objects.filter(knowledge_base=kb, path="lib/odd.js").exists()
     failure = next(item for item in job.failures if item["item"] == "lib/odd.js")
     assert "an extractor's fault" in failure["reason"], failure
+
+
+@pytest.mark.django_db
+def test_minified_code_is_left_out_with_a_warning(tmp_path):
+    # dayjs' npm package ships its plugins minified (`plugin/updateLocale.js` is one line of
+    # `!function(e,n){"object"==typeof exports…`): their rows answered "How do I change the locale?".
+    repo = tmp_path / "dates"
+    (repo / "plugin").mkdir(parents=True)
+    minified = ('!function(e,n){"object"==typeof exports&&"undefined"!=typeof module?module.exports=n():'
+                '"function"==typeof define&&define.amd?define(n):(e="undefined"!=typeof globalThis?globalThis:e||self)'
+                '.dates_plugin_utc=n()}(this,(function(){"use strict";return function(e,n,t){n.prototype.utc=1}}));')
+    (repo / "plugin" / "utc.js").write_text(minified)
+    (repo / "dates.min.js").write_text("var a=1;\nvar b=2;\n")
+    (repo / "plugin" / "utc.d.ts").write_text("declare const plugin: (option: unknown) => void\nexport = plugin\n")
+    (repo / "index.js").write_text("/** Today's date. */\nfunction today () {\n  return new Date()\n}\n"
+                                   "module.exports = { today }\n")
+    kb = make_kb()
+    call_command("index_repo", kb.slug, str(repo), stdout=StringIO())
+    job = kb.jobs.get()
+    warnings = {item["item"]: item["reason"] for item in job.options["warnings"]}
+    assert warnings == {"plugin/utc.js": "minified code (a build's output): not indexed",
+                        "dates.min.js": "minified code (a build's output): not indexed"}, warnings
+    paths = set(Document.objects.filter(knowledge_base=kb).values_list("path", flat=True))
+    assert paths == {"index.js", "plugin/utc.d.ts"}, paths
