@@ -81,6 +81,10 @@ _NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+(?![A-ZА-ЯЁ]{2,}\b)\S
 # A list item defining a term: "• bold - Make the text bold." (chalk's modifiers) is no line of a table of contents.
 _DEFINES = re.compile(r"(?:• |\d{1,3}[.)] )[^\s:—–-]+(?: [^\s:—–-]+)?\s*[:—–-]\s*\S+\s+\S+")
 # A yes or a no opening an answer: it answers the question it was written for (one alone: `readable.BARE_REPLY`).
+# A heading that is the name of code: dotted, called, snake_case or camelCase ("limit.activeCount", "`init()`",
+# "pLimit(concurrency)", "max_tries").
+_CODE_HEADING = re.compile(r"`?(?=[\w$.#]*(?:[.#_(]|[a-z][A-Z]))[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)*"
+                           r"(?:\([^()]*\))?`?")
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 
 
@@ -175,7 +179,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # Of the sentences sharing the most words, the closest in meaning answer; rare shared words still count
     # (SHARED_WORDS_WEIGHT), and the sentences not compared come after.
     compared = sorted(items, key=shared, reverse=True)[: setting("EXTRACT_BY_MEANING")]
-    as_read = [(sources[item[0] - 1], readable.as_read(lines[item[0]], item[1], asked, how_to)) for item in compared]
+    as_read = [(sources[item[0] - 1], _under_heading(sources[item[0] - 1], item[1],
+                                                     readable.as_read(lines[item[0]], item[1], asked, how_to)))
+               for item in compared]
     meaning = closeness.sentences(question, as_read, kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
@@ -295,9 +301,23 @@ def _heading_words(hit, position: int) -> set[str]:
     """The words of the heading a section's first sentence is under, as words it says: the heading names what the
     section is about, and its text goes on from there without saying it again ("Lazy evaluation of expensive
     functions" over "… you can use the opt() method to achieve this.")."""
+    return word_stems(_heading(hit, position))
+
+
+def _under_heading(hit, position: int, read: str) -> str:
+    """A section's first sentence as its meaning is compared: under its heading when that is the name of code the
+    section is the reference of ("limit.activeCount: The number of promises that are currently running." — the
+    sentence alone is far from "What does activeCount return?"). A heading in words is said again by its text as
+    often as not, and is compared no closer with it ("Using Python-Markdown on the Command Line")."""
+    heading = _heading(hit, position)
+    return f"{heading}: {read}" if _CODE_HEADING.fullmatch(heading) else read
+
+
+def _heading(hit, position: int) -> str:
+    """The heading over a section's first sentence ("" for any other sentence)."""
     if position or not hit.section_path or not _opens_section(hit):
-        return set()
-    return word_stems(hit.section_path.rpartition(" > ")[2])
+        return ""
+    return hit.section_path.rpartition(" > ")[2]
 
 
 def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool:

