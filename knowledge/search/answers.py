@@ -42,6 +42,7 @@ Generator errors fall back to the extractive answer with `generator_failed` and 
 """
 
 import logging
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from django.conf import settings
@@ -191,12 +192,23 @@ def _routed(question: str, kb_ids, result: retrieval.Retrieval, top_k: int) -> r
     first (it merges plain search, so it finds no less: bench/code_index.py), without the index rows an
     answer is not grounded on. The confidence stays plain search's."""
     _, hits = planned.plan_and_search(question, kb_ids)
-    hits = [hit for hit in hits if hit.layer not in layer_text.UNQUOTED_LAYERS][:top_k]
+    hits = _spread([hit for hit in hits if hit.layer not in layer_text.UNQUOTED_LAYERS], top_k)
     if not hits:
         return result
     for rank, hit in enumerate(hits, start=1):
         hit.rank = rank
     return replace(result, hits=hits)
+
+
+def _spread(hits: list[SearchHit], top_k: int) -> list[SearchHit]:
+    """The first `top_k` hits, at most ROUTED_PER_DOCUMENT of one document while others are left: a symbol's
+    catalog row and its source's pieces took all six places ("What does coerce do?" cited three rows of
+    `functions/coerce.js` and none of the README saying what it does)."""
+    first, later, per_document = [], [], Counter()
+    for hit in hits:
+        per_document[hit.document_id] += 1
+        (first if per_document[hit.document_id] <= ROUTED_PER_DOCUMENT else later).append(hit)
+    return (first + later)[:top_k]
 
 
 def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None = None,
@@ -269,6 +281,7 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
 # `close_sentence_needed` (0..1, calibrated; measured per embedder, see knowledge/indexing/embedding.py)
 # quotes no answer, unless the sources themselves are this close (confidence).
 CLOSE_SENTENCE_NEEDED_BELOW = 0.8
+ROUTED_PER_DOCUMENT = 2  # a document's hits among a routed answer's sources while other documents' are left
 
 
 def compose_extractive(grounding: Grounding) -> composer.Composition:

@@ -278,12 +278,13 @@ def _opens_section(hit) -> bool:
 
 def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
     """The sources an extract reads, by number: the first `EXTRACT_SOURCES`, passing over a repository's
-    rows with nothing to say to this question (code without a docstring, a symbol's file to a how-to) —
+    rows with nothing to say to this question (code without a docstring, a symbol's file to a how-to, where
+    another symbol is defined when one such row is read already) —
     they took the places of the documentation after them, and the answer was a refusal — but not to
     rows ranked last for not being asked about (`secondary`: tests, example apps, changelogs). With
     them, what the repository's rows read say (`layer_text.quotable`), by number: prose is read later,
     with the table rows the question asks about."""
-    quoted, said, limit = {}, {}, setting("EXTRACT_SOURCES")
+    quoted, said, limit, where = {}, {}, setting("EXTRACT_SOURCES"), 0
     for number, hit in enumerate(sources, start=1):
         if len(quoted) == limit:
             break
@@ -291,8 +292,11 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
             continue
         if not layer_text.is_prose(hit):
             said[number] = layer_text.quotable(hit, question=question)
-            if not said[number]:
+            # Where a symbol is defined, once: a second such row would take the place of the documentation.
+            only_where = layer_text.says_only_where(said[number], question)
+            if not said[number] or only_where and where:
                 continue
+            where += only_where
         quoted[number] = hit
     return quoted, said
 

@@ -62,9 +62,8 @@ OVERVIEW = _has(r"\bmain (modules|packages|components|parts)\b",
 SETTINGS = _has(r"\bsettings?\b", r"настройк")
 # A question about one environment variable by its name: who reads it, where it is used.
 ENV_VAR_READ = _has(r"\bread", r"\bused\b", r"\buses?\b", r"\bset\b", r"чита", r"использ", r"задаёт|задает")
-# Where a symbol is, or what its signature is: its code answers, its documentation's prose does not.
-LOCATION = _has(r"\bwhere is .* defined\b", r"\bdefinition of\b", r"\bsignature\b", r"\bwhich (file|module)\b",
-                r"где (определ|объявлен)", r"сигнатур", r"в как(ом|ой) (файле|модуле)")
+# A symbol's signature: its code answers (as where it is, LOCATION), its documentation's prose does not.
+SIGNATURE = _has(r"\bsignature\b", r"сигнатур")
 DEFINITION = _has(r"\bwhere is .* defined\b", r"\bdefinition of\b", r"\bsignature\b",
                   r"\b(function|method|class)\b", r"где (определ|объявлен)", r"сигнатур",
                   r"(функци|метод|класс)")

@@ -65,6 +65,7 @@ ANSWER_LAYERS = [layer for layer in (*DOC_LAYERS, *CODE_LAYERS) if layer not in 
 _JS_DOC = re.compile(r"/\*\*.*?\*/", re.S)
 _RESOLUTION = re.compile(r"\s*\((?:resolved|unresolved|external|unknown route|[^()]*\broute|[^()]*command)\)\s*$")
 _ENDS = re.compile(r"[.!?…]$")
+_ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
 
 def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
@@ -130,6 +131,13 @@ def _symbol(meta: dict, question: str) -> str:
     if not path or not (LOCATION(question) or (not HOW_TO(question) and _names(question, qname))):
         return ""
     return f"{kind.capitalize()} `{qname}` is defined in {path}."
+
+
+def says_only_where(text: str, question: str) -> bool:
+    """Whether a row's quoted text only says where a symbol is defined (it has no docstring), to a question that
+    does not ask where: one such sentence points to the code, more say nothing new (a module, its function of the
+    same name, a variable of another file named so)."""
+    return bool(_ONLY_WHERE.fullmatch(text)) and not LOCATION(question)
 
 
 def _asks_integration(question: str, meta: dict) -> bool:

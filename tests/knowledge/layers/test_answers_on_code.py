@@ -340,3 +340,47 @@ def test_what_a_function_without_a_docstring_does_is_answered_by_the_documentati
     # Asked where it is, its code answers.
     plan, _ = plan_and_search("Where is repair_windows_console defined?", [kb.pk])
     assert [step.layers for step in plan.steps] == [["C1"]], plan.steps
+
+
+@pytest.mark.django_db
+def test_where_symbols_are_defined_is_said_once_and_the_documentation_says_what_they_do(tmp_path):
+    # semver's "What does coerce do?": its module, the function of the same name and a variable of `bin/semver.js`
+    # have no docstrings; the answer was three "… is defined in …" sentences, the README's "Coercion" unread.
+    readme = ("# versions\n\nThe semantic versioner.\n\n## Functions\n\n" + "".join(
+        f"* `check_{n}(version)`: Check rule {n} of a version\n" for n in range(12))
+        + "\n### Coercion\n\n* `coerce(version, options)`: Coerces a string to a version if possible\n\n"
+          "If the `options.rtl` flag is set, then `coerce` returns the right-most tuple.\n")
+    kb = make_indexed_repo(tmp_path / "versions", {
+        "README.md": readme,
+        "functions/parse.js": "module.exports = (v) => v\n",
+        # Long enough for its source to be several pieces, each a place among the sources.
+        "functions/coerce.js": "const parse = require('./parse')\n" + "".join(
+            f"const coerceRule{n} = (version, options) => {{\n  const parts = String(version).split('.')\n"
+            f"  return options && options.rtl ? parts.slice(-{n + 1}) : parts.slice(0, {n + 1})\n}}\n\n"
+            for n in range(12)) + "const coerce = (version, options) => {\n  return parse(coerceRule0(version, "
+            "options))\n}\nmodule.exports = coerce\n",
+        "bin/versions.js": "const coerce = require('../functions/coerce')\nconst parse = require('../functions/parse')"
+                           "\nconsole.log(coerce(parse(process.argv[2])))\n",
+    })
+    answer = answers.answer("What does coerce do?", [kb.pk])
+    assert answer.text.count(" is defined in ") == 1, answer.text
+    assert "Coerces a string to a version if possible" in answer.text, answer.text
+    # Asked where, each place is an answer.
+    where = "Function `functions.coerce.coerce` is defined in functions/coerce.js."
+    assert layer_text.says_only_where(where, "What does coerce do?")
+    assert not layer_text.says_only_where(where, "Where is coerce defined?")
+    assert not layer_text.says_only_where("`functions.coerce.coerce` (functions/coerce.js): Coerce it.", "Why?")
+
+
+def test_a_routed_answers_sources_leave_places_to_other_documents():
+    # semver's "What does coerce do?": the symbol's catalog rows and its file's pieces took all six places, and the
+    # README's "Coercion" (seventh) was never read.
+    def source(n: int, document: int) -> SearchHit:
+        return SearchHit(chunk_id=n, document_id=document, knowledge_base_id=1, document_title=f"Doc {document}",
+                         source_uri="", section_path="", page=None, layer="C1", content="", snippet="",
+                         distance=0.1, score=1.0, rank=n)
+
+    routed = [source(n, document) for n, document in enumerate([1, 1, 2, 1, 1, 1, 3, 4])]
+    assert [hit.chunk_id for hit in answers._spread(routed, 6)] == [0, 1, 2, 6, 7, 3]
+    # With no other document left, one document's hits fill the places in their order.
+    assert [hit.chunk_id for hit in answers._spread(routed[:6], 6)] == [0, 1, 2, 3, 4, 5]
