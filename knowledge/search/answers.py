@@ -201,13 +201,15 @@ def _routed(question: str, kb_ids, result: retrieval.Retrieval, top_k: int) -> r
 
 
 def _spread(hits: list[SearchHit], top_k: int) -> list[SearchHit]:
-    """The first `top_k` hits, at most ROUTED_PER_DOCUMENT of one document while others are left: a symbol's
+    """The first `top_k` hits, at most ROUTED_PER_FILE rows of one code file while others are left: a symbol's
     catalog row and its source's pieces took all six places ("What does coerce do?" cited three rows of
-    `functions/coerce.js` and none of the README saying what it does)."""
-    first, later, per_document = [], [], Counter()
+    `functions/coerce.js` and none of the README saying what it does). A document's sections are each their own
+    (a README answers most questions of its project)."""
+    first, later, per_file = [], [], Counter()
     for hit in hits:
-        per_document[hit.document_id] += 1
-        (first if per_document[hit.document_id] <= ROUTED_PER_DOCUMENT else later).append(hit)
+        code = (hit.layer or "").startswith("C")
+        per_file[hit.document_id] += code
+        (first if not code or per_file[hit.document_id] <= ROUTED_PER_FILE else later).append(hit)
     return (first + later)[:top_k]
 
 
@@ -281,7 +283,7 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
 # `close_sentence_needed` (0..1, calibrated; measured per embedder, see knowledge/indexing/embedding.py)
 # quotes no answer, unless the sources themselves are this close (confidence).
 CLOSE_SENTENCE_NEEDED_BELOW = 0.8
-ROUTED_PER_DOCUMENT = 2  # a document's hits among a routed answer's sources while other documents' are left
+ROUTED_PER_FILE = 2  # a code file's rows among a routed answer's sources while other documents' are left
 
 
 def compose_extractive(grounding: Grounding) -> composer.Composition:

@@ -375,12 +375,15 @@ def test_where_symbols_are_defined_is_said_once_and_the_documentation_says_what_
 def test_a_routed_answers_sources_leave_places_to_other_documents():
     # semver's "What does coerce do?": the symbol's catalog rows and its file's pieces took all six places, and the
     # README's "Coercion" (seventh) was never read.
-    def source(n: int, document: int) -> SearchHit:
+    def source(n: int, document: int, layer: str = "C1") -> SearchHit:
         return SearchHit(chunk_id=n, document_id=document, knowledge_base_id=1, document_title=f"Doc {document}",
-                         source_uri="", section_path="", page=None, layer="C1", content="", snippet="",
+                         source_uri="", section_path="", page=None, layer=layer, content="", snippet="",
                          distance=0.1, score=1.0, rank=n)
 
     routed = [source(n, document) for n, document in enumerate([1, 1, 2, 1, 1, 1, 3, 4])]
     assert [hit.chunk_id for hit in answers._spread(routed, 6)] == [0, 1, 2, 6, 7, 3]
     # With no other document left, one document's hits fill the places in their order.
     assert [hit.chunk_id for hit in answers._spread(routed[:6], 6)] == [0, 1, 2, 3, 4, 5]
+    # A README's sections are each their own: cors' README answers "… for all routes?" from its third section.
+    readme = [source(n, 5, "D0") for n in range(4)] + [source(4, 6)]
+    assert [hit.chunk_id for hit in answers._spread(readme, 4)] == [0, 1, 2, 3]
