@@ -46,6 +46,7 @@ from knowledge.search import (
     code_blocks,
     example_lines,
     layer_text,
+    opposites,
     project_sites,
     readable,
     source_text,
@@ -70,6 +71,7 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
 # words alone), where a question's words are its passage's; documentation needs its rare words more
 # ("cache" of "How do I cache views in Flask?" against every sentence naming Flask).
 SHARED_WORDS_WEIGHT = 0.25
+OPPOSITE_WEIGHT = 0.5  # what the score of a how-to's candidate saying the opposite of what is asked is worth
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
@@ -185,13 +187,18 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     meaning = closeness.sentences(question, as_read, kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
+    # A how-to's candidate saying the opposite of what is asked ("… for a Single Route" to "… for all routes?").
+    opposed = {item[:2] for item in items if how_to and opposites.contradicts(
+        question, readable.as_read(lines[item[0]], item[1], asked, how_to))}
+
     def score(item) -> float:
         if release:  # in the order they are written
             return 1.0 - 0.001 * item[1]
         said_first = 1.0 if item[0] == card else 0.0
+        weight = OPPOSITE_WEIGHT if item[:2] in opposed else 1.0
         if not meaning:
-            return said_first + shared(item)
-        return said_first + meaning.get((item[0], item[1]), 0.0) + SHARED_WORDS_WEIGHT * shared(item)
+            return weight * (said_first + shared(item))
+        return weight * (said_first + meaning.get((item[0], item[1]), 0.0) + SHARED_WORDS_WEIGHT * shared(item))
 
     ranked = sorted(items, key=score, reverse=True)
     best, budget = score(ranked[0]), setting("EXTRACT_MAX_CHARS")

@@ -417,3 +417,36 @@ class ForeignLinkTests(TestCase):
             source.source_uri = "https://github.com/Python-Markdown/markdown/docs/install.md"
         text = composer.compose(question, sources, entry_match=False).text
         self.assertIn("pip install git+https://github.com/Python-Markdown/markdown.git", text)
+
+
+class OppositeTests(TestCase):
+    def test_a_how_to_is_not_answered_by_the_opposite_of_what_it_asks(self):
+        # cors' README: "How do I enable CORS for all routes?" quoted "Enable CORS for a Single Route:" and its
+        # example, the section before "Simple Usage (Enable *All* CORS Requests)".
+        # Examples as long as cors' own: one fits in an extract.
+        server = "".join(f"app.get('/products/{n}', (req, res) => res.json({{product: {n}}}))\n" for n in range(6))
+        single = (f"### Enable CORS for a Single Route\n\n```javascript\nvar app = express()\n"
+                  f"app.get('/products/:id', cors(), handler)\n{server}```\n")
+        every = (f"### Simple Usage (Enable *All* CORS Requests)\n\n```javascript\nvar app = express()\n"
+                 f"app.use(cors())\n{server}```\n")
+        text = compose("How do I enable CORS for all routes?", single, every)
+        self.assertTrue(text.startswith("Simple Usage (Enable All CORS Requests): [2]\n"), text)
+        self.assertNotIn("Single Route", text)
+        # Asked for one route, the single route's section answers.
+        text = compose("How do I enable CORS for a single route?", single, every)
+        self.assertTrue(text.startswith("Enable CORS for a Single Route: [1]"), text)
+        self.assertNotIn("Simple Usage", text)
+
+    def test_what_says_the_opposite(self):
+        from knowledge.search.opposites import contradicts
+
+        self.assertTrue(contradicts("How do I disable the cache?", "Enable the cache with CACHE=1."))
+        self.assertTrue(contradicts("How do I add a user?", "Remove a user from the admin page."))
+        self.assertTrue(contradicts("Как включить кэш?", "Чтобы отключить кэш, задайте CACHE=0."))
+        self.assertTrue(contradicts("How do I read the file asynchronously?", "Read it synchronously with read()."))
+        # Saying both, or neither, is no contradiction; nor are words that only begin alike.
+        self.assertFalse(contradicts("How do I disable the cache?", "Set true to enable it, false to disable it."))
+        self.assertFalse(contradicts("How do I disable the cache?", "The cache keeps a page for an hour."))
+        self.assertFalse(contradicts("How do I add an address?", "Each address is checked."))
+        self.assertFalse(contradicts("How do I open a file?", "OpenAPI documents are opened as files."))
+        self.assertTrue(contradicts("How do I open a file?", "OpenAPI documents close their files."))
