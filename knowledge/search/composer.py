@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from knowledge import outgoing
+from knowledge.indexing.layers.docs.sections import sends_to_docs
 from knowledge.search import (
     answer_kinds,
     closeness,
@@ -71,6 +72,7 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
 # words alone), where a question's words are its passage's; documentation needs its rare words more
 # ("cache" of "How do I cache views in Flask?" against every sentence naming Flask).
 SHARED_WORDS_WEIGHT = 0.25
+LISTED_ITEMS = 3  # a list this long says what its items are without a sentence introducing it (`_named_item`)
 OPPOSITE_WEIGHT = 0.5  # what the score of a how-to's candidate saying the opposite of what is asked is worth
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -87,6 +89,8 @@ _DEFINES = re.compile(r"(?:• |\d{1,3}[.)] )[^\s:—–-]+(?: [^\s:—–-]+)?\
 # "pLimit(concurrency)", "max_tries").
 _CODE_HEADING = re.compile(r"`?(?=[\w$.#]*(?:[.#_(]|[a-z][A-Z]))[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)*"
                            r"(?:\([^()]*\))?`?")
+# A question asking where the documentation is: a sentence sending the reader there answers it.
+_DOCS_ASKED = re.compile(r"\bdocs?\b|\bdocumentation|\bwebsite|\bmanual|\bguide|документац|\bсайт|руководств", re.I)
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 
 
@@ -157,6 +161,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
+            if sends_to_docs(sentence) and not _DOCS_ASKED.search(question):
+                continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
@@ -358,13 +364,15 @@ def _labels_asked(source: list[str], position: int, asked: set[str]) -> bool:
 
 
 def _named_item(source: list[str], position: int, asked: set[str]) -> bool:
-    """Whether a list item too short to answer alone is what the question names, in a list a sentence introduces:
-    "• Russian" under "It is localized to:" for "Does humanize support Russian?" (a yes-or-no question)."""
+    """Whether a list item too short to answer alone is what the question names, in a list a sentence introduces
+    ("• Russian" under "It is localized to:" for "Does humanize support Russian?", a yes-or-no question) or among
+    LISTED_ITEMS at least (a README's features: "• 💪 Immutable" for "Is dayjs immutable?")."""
     item = source[position]
     if not ITEM.match(item) or len(_WORD.findall(item)) > 3:
         return False
     stems = word_stems(item)
-    return bool(stems) and stems <= asked and bool(readable.lead_in(source, position))
+    return bool(stems) and stems <= asked and bool(readable.lead_in(source, position)
+                                                   or readable.list_length(source, position) >= LISTED_ITEMS)
 
 
 def _clip(sentence: str, limit: int = 400) -> str:

@@ -175,13 +175,27 @@ def in_topic_list(source: list[str], position: int) -> bool:
     near = source[max(0, position - 2):position + 3]
     if not ENDS.search(source[position]) and any(_OUTLINE.match(line) for line in near):
         return True
+    start, end = _list_span(source, position)
+    topics = sum(bool(TOPIC.match(line)) for line in source[start:end + 1])
+    return topics >= 2 and topics * 2 > end + 1 - start
+
+
+def list_length(source: list[str], position: int) -> int:
+    """How many items the list of the item at `position` has (0 for a line that is no item)."""
+    if not ITEM.match(source[position]):
+        return 0
+    start, end = _list_span(source, position)
+    return end + 1 - start
+
+
+def _list_span(source: list[str], position: int) -> tuple[int, int]:
+    """The positions of the first and last items of the list the item at `position` is in."""
     start = end = position
     while start > 0 and ITEM.match(source[start - 1]):
         start -= 1
     while end + 1 < len(source) and ITEM.match(source[end + 1]):
         end += 1
-    topics = sum(bool(TOPIC.match(line)) for line in source[start:end + 1])
-    return topics >= 2 and topics * 2 > end + 1 - start
+    return start, end
 
 
 def names_alternative(source: list[str], position: int) -> bool:

@@ -185,3 +185,25 @@ class NamedItemTests(TestCase):
         # Not for a question that is no yes or no, nor for an item the question does not name.
         self.assertNotIn("• Russian", compose("Which languages is the package localized to?", readme))
         self.assertNotIn("• Russian", compose("Does the package support Klingon?", readme))
+
+    def test_a_yes_or_no_question_naming_an_item_of_a_list_without_an_introduction_is_answered_by_it(self):
+        # dayjs' README lists its features under its example, no sentence introducing them: "Is dayjs immutable?" was
+        # answered with "• 🕒 Familiar Moment.js API & patterns", not "• 💪 Immutable".
+        readme = ("Dates is a minimalist library that parses, validates and displays dates for modern browsers.\n\n"
+                  "```js\ndates().add(1, 'day')\n```\n\n* 🕒 Familiar Moment.js API & patterns\n* 💪 Immutable\n"
+                  "* 🔥 Chainable\n* 📦 2kb mini library\n")
+        self.assertIn("• 💪 Immutable [1]", compose("Is dates immutable?", readme))
+        # Not an item of two: a pair of lines says less of what its items are.
+        pair = readme.replace("* 🔥 Chainable\n* 📦 2kb mini library\n", "")
+        self.assertNotIn("Immutable", compose("Is dates immutable?", pair))
+
+    def test_a_sentence_sending_the_reader_to_the_documentation_answers_only_where_it_is(self):
+        # dayjs' README: "How do I change the locale?" was answered "You can find more details, API, and other docs
+        # on day.js.org website."
+        readme = ("## Documentation\n\nYou can find more details, API, and other docs on dates.org website.\n\n"
+                  "## Locales\n\nA locale is loaded on demand before it is used.\n")
+        self.assertEqual(compose("How do I change the locale?", readme), "A locale is loaded on demand before it is "
+                                                                        "used. [1]")
+        pointer = readme.split("## Locales")[0]
+        self.assertEqual(compose("How do I change the locale?", pointer), "")
+        self.assertTrue(compose("Where is the documentation?", readme).startswith("You can find more details"))

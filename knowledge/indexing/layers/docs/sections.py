@@ -24,10 +24,12 @@ _ALERT = re.compile(r"\[!(?:note|tip|important|warning|caution)\]", re.I)  # Git
 _QUOTE_MARK = re.compile(r"^ {0,3}> ?", re.M)  # a blockquote's mark (chalk's "> Terminal string styling done right")
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”»)\]]*)$")
 # A paragraph that only sends the reader to the documentation ("For more information checkout the [official
-# documentation](…).", "Read full docs **[here](…)**."): no summary of what the project is.
-_POINTER = re.compile(r"(?:for (?:more|further|full|additional|detailed) (?:information|info|details|docs"
-                      r"|documentation)|(?:please )?(?:see|read|check(?: out)?|visit|refer to) (?:the |our )?"
-                      r"(?:full |official |online )?(?:docs|documentation)\b)", re.I)
+# documentation](…).", "Read full docs **[here](…)**.", "You can find more details, API, and other docs on day.js.org
+# website."): no summary of what the project is, nor an answer.
+_POINTER = re.compile(r"(?:you can (?:also )?)?(?:for (?:more|further|full|additional|detailed) (?:information|info"
+                      r"|details|docs|documentation)|(?:please )?(?:see|read|check(?: out)?|visit|refer to) "
+                      r"(?:the |our )?(?:full |official |online )?(?:docs|documentation)\b|find (?:more|further|full"
+                      r"|additional|detailed) (?:information|info|details|docs|documentation)\b)", re.I)
 
 # --- D0 ---------------------------------------------------------------------------------------------
 
@@ -110,11 +112,12 @@ def _first_paragraph(doc: ParsedDoc) -> str:
                   for paragraph in re.split(r"\n\s*\n", section.text)]
     said_words = {paragraph: _DECORATION.sub(" ", paragraph).strip() for paragraph in paragraphs}
     worded = [paragraph for paragraph in paragraphs if _WORD.search(said_words[paragraph])
-              and not _ALERT.match(said_words[paragraph]) and not _sends_to_docs(said_words[paragraph])]
+              and not _ALERT.match(said_words[paragraph]) and not sends_to_docs(said_words[paragraph])]
     said = next((paragraph for paragraph in worded[:3] if _SENTENCE_END.search(paragraph)), None)
     return (said or next(iter(worded), ""))[:500]
 
 
-def _sends_to_docs(paragraph: str) -> bool:
-    """Whether a paragraph only sends the reader to the documentation: short, and saying so from its start."""
+def sends_to_docs(paragraph: str) -> bool:
+    """Whether a paragraph (or a sentence) only sends the reader to the documentation: short, and saying so from
+    its start."""
     return len(paragraph.split()) <= 20 and bool(_POINTER.match(paragraph.lstrip("*_ ")))
