@@ -42,6 +42,10 @@ _COUNTS = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|both|se
                      r"|одн(?:о|а|у|им)? из|люб(?:ой|ое|ая|ую) из)\b", re.I)
 # A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
 # так:"): with its code left out it promises what the extract does not give.
+# A sentence ending on a word that points to what follows it ("… the following:", "… as below:").
+_POINTS_ON = re.compile(r"\b(?:following|follows|below|these|this|here|thus|so|like|e\.g|i\.e|ниже|следующ\w*|так)"
+                        r"\W*:$", re.I)
+_STATEMENT_WORDS = 6  # a sentence ending with ":" that says something without what it introduces has as many
 _EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"
                       r"|\b(?:like this|as follows|следующим образом|так))\W*:$", re.I)
 
@@ -70,6 +74,9 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
     needed[(number, position)] = sentence
     if sentence.endswith(":") or (following.startswith(COMMAND) and not ENDS.search(sentence)):
         what = introduced(source, position, budget - sum(len(line) for line in needed.values()), asked, blocks)
+        if not what and _says_without_example(source, position):
+            needed[(number, position)] = f"{sentence[:-1].rstrip()}."
+            return needed
         if not what:
             return None
         needed.update({(number, at): source[at] for at in what})
@@ -80,6 +87,22 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
             needed[(number, at)] = source[at]
             left, at = left - len(source[at]), at + 1
     return needed
+
+
+def _says_without_example(source: list[str], position: int) -> bool:
+    """Whether a sentence ending with ":" says what it says without the example it introduces, too long to quote
+    (right after it, or after a line announcing it: "Example stdout.js:"), and so is quoted with a full stop:
+    debug's "By default debug will log to stderr, however this can be configured per-namespace by overriding the
+    log method:". Not a sentence announcing an example itself, nor one ending on what it points to ("… as
+    follows:", "… the following:", "… like this:"), nor a list's item."""
+    sentence = source[position]
+    if not sentence.endswith(":") or _EXAMPLE.search(sentence) or _POINTS_ON.search(sentence) or ITEM.match(sentence):
+        return False  # a step without what it does is no step (react.dev's "1. Move the data into an array:")
+    if len(_WORD.findall(sentence)) < _STATEMENT_WORDS:
+        return False
+    after = source[position + 1:position + 3]
+    return bool(after) and (after[0].startswith(CODE_LEFT_OUT) or len(after) == 2 and bool(
+        _EXAMPLE.search(after[0])) and after[1].startswith(CODE_LEFT_OUT))
 
 
 class OpensWhole(list):

@@ -164,6 +164,21 @@ class CodeLeftOutTests(TestCase):
                           "The timeout is in seconds."])
         self.assertNotIn(code_blocks.CODE_LEFT_OUT, source_text.clean_text(source))
 
+    def test_a_statement_introducing_an_example_too_long_to_quote_ends_with_a_full_stop(self):
+        # debug's README: "## Output streams", "By default `debug` will log to stderr, however this can be configured
+        # per-namespace by overriding the `log` method:", "Example stdout.js:" and 17 lines of code; "How do I change
+        # the output stream?" quoted the environment variables instead.
+        statement = "By default the logger writes to stderr, however this can be changed by overriding its log method:"
+        for announced in ("", "Example [stdout.js](./examples/stdout.js):\n\n"):
+            source = f"## Output streams\n\n{statement}\n\n{announced}```\n{LONG_CONFIG}```\n"
+            self.assertEqual(compose("How do I change the output stream of the logger?", source),
+                             f"{statement[:-1]}. [1]", announced)
+        # Not a sentence ending on what it points to, nor one announcing the example itself.
+        for pointing in ("The logger's output is configured in the settings as follows:",
+                         "Here is an example of a logger writing to stdout:"):
+            self.assertEqual(compose("How do I configure the logger's output?", f"{pointing}\n\n```\n"
+                                                                              f"{LONG_CONFIG}```\n"), "", pointing)
+
     def test_an_example_announced_and_left_out_is_not_quoted(self):
         # Flask's quickstart: "Here's a simple example of how to render a template:" and no example.
         source = ("To render a template you can use the render_template method. Here's a simple example of how to "
