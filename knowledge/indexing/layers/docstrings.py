@@ -13,6 +13,7 @@ _ROLE = re.compile(r":[\w:.-]+:`(~?[^`<]+?)(?:\s*<[^`]*>)?`")  # reST's :attr:`r
 # Not the stop of "e.g." or "i.e." ("Returns data directory tied to the user, e.g. ``~/.local/share/…``").
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)[.!?](?=\s|$)", re.I)
 _LITERAL = re.compile(r"``([^`]+)``")  # reST's inline literal, ``None``
+_LINK = re.compile(r"`([^`<]+?)\s*<[^`<>]+>`__?")  # reST's hyperlink, `the guidance <https://…>`_: its text
 
 
 def jsdoc_description(comment: str) -> str:
@@ -40,7 +41,7 @@ def doc_summary(docstring: str) -> str:
                 or at + 1 < len(lines) and _UNDERLINE.match(lines[at + 1])):  # NumPy's "Parameters" over "------"
             break
         kept.append(line)
-    paragraph = _LITERAL.sub(r"\1", " ".join(" ".join(kept).split()))
+    paragraph = _LINK.sub(r"\1", _LITERAL.sub(r"\1", " ".join(" ".join(kept).split())))
     paragraph = _ROLE.sub(lambda match: role_text(match.group(1)), paragraph)
     end = _SENTENCE_END.search(paragraph)
     return paragraph[: end.end()] if end else paragraph[:300]

@@ -124,6 +124,9 @@ def test_each_layer_reads_as_a_sentence():
                        " ``$XDG_DATA_HOME/$appname``") \
         == "Returns data directory tied to the user, e.g. ~/.local/share/$appname or $XDG_DATA_HOME/$appname."
     assert doc_summary("Open the file, i.e. read its header. Then stop.") == "Open the file, i.e. read its header."
+    # platformdirs' Android: "Follows the guidance `from here <https://android.stackexchange.com/a/216132>`_."
+    assert doc_summary("Follows the guidance `from here <https://example.org/a/1>`_. More.") \
+        == "Follows the guidance from here."
     # NumPy's sections: tqdm's cli.main read "Parameters (internal use only) --------- fp : file-like object …".
     assert doc_summary("Parameters (internal use only)\n---------\nfp  : file-like object for tqdm") == ""
     assert doc_summary("Compute the mean.\nParameters\n----------\nx : array") == "Compute the mean."
