@@ -91,6 +91,12 @@ _CODE_HEADING = re.compile(r"`?(?=[\w$.#]*(?:[.#_(]|[a-z][A-Z]))[A-Za-z_$][\w$]*
                            r"(?:\([^()]*\))?`?")
 # A question asking where the documentation is: a sentence sending the reader there answers it.
 _DOCS_ASKED = re.compile(r"\bdocs?\b|\bdocumentation|\bwebsite|\bmanual|\bguide|документац|\bсайт|руководств", re.I)
+# A call to join the project's community or to fund it ("Having problems? want to contribute? join our community
+# slack.", "Become a sponsor and get your logo on our README …"): an answer only to a question about those.
+_CALL = re.compile(r"\bjoin (?:us|our)\b.{0,40}\b(?:slack|discord|gitter|chat|forum|community|mailing list)\b"
+                   r"|\bbecome an? (?:sponsor|backer|patron)\b|\bsupport us with\b|\bmonthly donation", re.I)
+_CALL_ASKED = re.compile(r"slack|discord|gitter|\bchat\b|forum|communit|sponsor|backer|donat|\bfund|patreon|"
+                         r"сообществ|спонсор|пожертв", re.I)
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 
 
@@ -161,7 +167,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
-            if sends_to_docs(sentence) and not _DOCS_ASKED.search(question):
+            if (sends_to_docs(sentence) and not _DOCS_ASKED.search(question)
+                    or _CALL.search(sentence) and not _CALL_ASKED.search(question)):
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
             seen.add(same_words(sentence))
             stems = word_stems(sentence)

@@ -207,3 +207,13 @@ class NamedItemTests(TestCase):
         pointer = readme.split("## Locales")[0]
         self.assertEqual(compose("How do I change the locale?", pointer), "")
         self.assertTrue(compose("Where is the documentation?", readme).startswith("You can find more details"))
+
+    def test_a_call_to_join_or_fund_the_project_answers_only_a_question_about_it(self):
+        # yargs' "Having problems? want to contribute? join our community slack." answered "How do I add a required
+        # option?"; debug's "Become a sponsor and get your logo on our README …" ended "How do I exclude a namespace?".
+        for call in ("Having problems? want to contribute? join our community slack.",
+                     "Become a sponsor and get your logo on our README on GitHub with a link to your site."):
+            self.assertEqual(compose("How do I add a required option?", f"## Community\n\n{call}\n"), "", call)
+        self.assertIn("join our community slack", compose(
+            "Is there a community chat?", "## Community\n\nHaving problems? want to contribute? join our community "
+                                          "slack.\n"))
