@@ -39,6 +39,10 @@ _LINK_TAIL = re.compile(r"^[^\[\]\n]*\]\([^()\s]*(?:\([^()\s]*\))?[^()\s]*\)[)\]
 _FOOTNOTE_REF = re.compile(r"(?<=\S)\[\^[^\]\s]+\](?!:)")
 _REF_LINK = re.compile(r"\[(?!\s*\d{1,6}\s*\])([^\]]+)\]\[[^\]]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+# A list item that is only a link to a section of the same page: a table of contents' line ("- [Parse a TOML
+# string](#parse-a-toml-string)"), navigation, never an answer (tomli's "• Construct decimal.Decimals from TOML
+# floats").
+_CONTENTS_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\]\n]+\]\(#[^)\s]*\)[ \t]*(?:\n|$)", re.M)
 _BR = re.compile(r"<br\s*/?>", re.I)
 # HTML elements left in Markdown (inline formatting, layout); other tags are text, not markup.
 _TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
@@ -91,6 +95,7 @@ def clean_text(text: str) -> str:
     text = _tables_as_items(text) if "|" in text else text
     text = _TABLE_SEPARATOR.sub("", text)
     text = HEADING.sub(r"\1", text)
+    text = _CONTENTS_ITEM.sub("", text)
     # Code spans are literal: no tags, emphasis or escapes inside (`<h1>`, `*args`, `a_b_c`). (A tag dropped
     # from "`<h1>` и `<li>`" unpaired the backticks that came after it.)
     text = outside_code_spans(text, _markup_as_text, span=html.unescape)

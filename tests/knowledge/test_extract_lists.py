@@ -46,6 +46,19 @@ class TopicListTests(TestCase):
                       compose("What do I install on the build machine?", "Steps:\n\n1. Install Node.js and npm on "
                               "the build machine\n2. Run the build script from the project folder\n"))
 
+    def test_a_markdown_table_of_contents_is_never_quoted(self):
+        # tomli's README opens with its contents, each line a link to a section of the page: "How do I parse a TOML
+        # string?" quoted "• Construct decimal.Decimals from TOML floats".
+        readme = ("# tomli\n\n- [Usage](#usage)\n  - [Parse a TOML string](#parse-a-toml-string)\n"
+                  "  - [Construct `decimal.Decimal`s from TOML floats](#construct-decimaldecimals-from-toml-floats)\n"
+                  "- [Performance](#performance)\n\nTomli is a Python library for parsing TOML.\n")
+        text = compose("How do I parse TOML floats?", readme)
+        self.assertEqual(text, "Tomli is a Python library for parsing TOML. [1]")
+        # A list of links elsewhere is content.
+        guides = ("## Guides\n\n- [Parse TOML floats with the decimal module](guides/floats.md)\n"
+                  "- [Write TOML](guides/write.md)\n- [Read TOML](guides/read.md)\n")
+        self.assertIn("• Parse TOML floats with the decimal module", compose("How do I parse TOML floats?", guides))
+
     def test_a_list_with_one_item_opening_with_a_question_word_is_content(self):
         source = ("The cache of the portal is cleared:\n\n* When you deploy a new version of the portal.\n"
                   "* After an hour without requests.\n* On a restart of the worker.\n")
