@@ -21,6 +21,13 @@ def add_schedule(task, every):
 }
 
 
+def documentation_step(plan, kb) -> tuple:
+    """The plan's step searching the documentation (D0), and what it finds run alone."""
+    step = next(step for step in plan.steps if "D0" in step.layers)
+    found, _ = _run_step(step, [kb.pk], {})
+    return step, found
+
+
 @pytest.fixture
 def kb(tmp_path):
     return make_indexed_repo(tmp_path / "jobs-repo", REPO)
@@ -113,8 +120,7 @@ def test_tests_filling_a_steps_places_leave_them_to_the_documentation(tmp_path):
     assert any(hit.source_uri.endswith("docs/immutability.md") for hit in hits[:3]), \
         [(hit.layer, hit.source_uri) for hit in hits[:6]]
     # The step itself, not only the plain search merged after it.
-    step = next(step for step in plan.steps if "D0" in step.layers)
-    found, _ = _run_step(step, [kb.pk], {})
+    step, found = documentation_step(plan, kb)
     assert found[0].source_uri.endswith("docs/immutability.md"), [(hit.layer, hit.source_uri) for hit in found]
     assert len(found) == step.top_k
 
@@ -168,8 +174,7 @@ def test_a_changelog_filling_a_search_three_times_as_deep_leaves_the_step_to_the
                      "```js\ndates.locale('es') // use the Spanish locale globally\n```\n",
     })
     plan, _ = plan_and_search("How do I change the locale?", [kb.pk])
-    step = next(step for step in plan.steps if "D0" in step.layers)
-    found, _ = _run_step(step, [kb.pk], {})
+    step, found = documentation_step(plan, kb)
     sections = [(hit.source_uri.rsplit(":", 1)[-1], hit.section_path) for hit in found]
     assert ("README.md", "dates > I18n") in sections[:step.top_k], sections
     # The changelog's notes come after, as they did.
