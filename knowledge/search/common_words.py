@@ -40,19 +40,32 @@ def only_common_shared(question: str, extract: str, sources: list, kbs: dict) ->
     """Whether the words `extract` shares with `question` are all common in the bases of `sources` (`kbs`:
     the bases by id) while the question has words that are not; False when the extract shares none, or
     without term statistics. The first source's base stems the words."""
+    shared, asked = _compared(question, extract, sources, kbs)
+    return bool(shared) and bool(asked) and not shared & asked
+
+
+def shares_nothing_asked(question: str, extract: str, sources: list, kbs: dict) -> bool:
+    """Whether `extract` holds none of the words the question asks about (its words that are not common in the
+    bases of `sources`) while the question has some; False without term statistics."""
+    shared, asked = _compared(question, extract, sources, kbs)
+    return bool(asked) and not shared & asked
+
+
+def _compared(question: str, extract: str, sources: list, kbs: dict) -> tuple[set, set]:
+    """The question's lexemes `extract` holds, and those of the question not common in the bases of `sources`
+    (empty sets without term statistics)."""
     kbs = [kbs[kb_id] for kb_id in dict.fromkeys(hit.knowledge_base_id for hit in sources) if kb_id in kbs]
     if not kbs or not extract.strip():
-        return False
+        return set(), set()
     with connection.cursor() as cursor:
         cursor.execute(_SHARED, {"config": kbs[0].text_search_config, "question": _code_words(question),
                                  "extract": _code_words(MARKER.sub(" ", extract))})
         held = dict(cursor.fetchall())
         shares = term_shares.shares(cursor, kbs, list(held)) if held else None
     if not shares:
-        return False
-    shared = [lexeme for lexeme, in_extract in held.items() if in_extract]
-    asked = [lexeme for lexeme in held if shares[lexeme] < COMMON_WORD_SHARE]
-    return bool(shared) and bool(asked) and all(shares[lexeme] >= COMMON_WORD_SHARE for lexeme in shared)
+        return set(), set()
+    return ({lexeme for lexeme, in_extract in held.items() if in_extract},
+            {lexeme for lexeme in held if shares[lexeme] < COMMON_WORD_SHARE})
 
 
 def _code_words(text: str) -> str:

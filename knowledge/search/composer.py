@@ -45,6 +45,7 @@ from knowledge.search import (
     answer_kinds,
     closeness,
     code_blocks,
+    common_words,
     example_lines,
     layer_text,
     opposites,
@@ -229,7 +230,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not yes_no))}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (code_blocks.repeats_its_code(new, chosen)
-                                 or chosen and _sends_away(question, new, sources, own)):
+                                 or chosen and _sends_away(question, new, sources, own)
+                                 or chosen and how_to and _says_nothing_asked(question, new, sources, kbs)):
             continue
         if unit is not None and (cost <= budget or not chosen):
             chosen.update(new)
@@ -278,6 +280,17 @@ def _sends_away(question: str, new: dict, sources: list, own: dict) -> bool:
     if "urls" not in own:
         own["urls"] = project_sites.project_urls(sources)
     return bool(outgoing.foreign_contacts(question, text, sources, own["urls"]))
+
+
+def _says_nothing_asked(question: str, new: dict, sources: list, kbs: dict) -> bool:
+    """Whether a further unit of prose holds none of the words a how-to asks about, the bases' common words aside
+    (`common_words`): "Yargs helps you build interactive command line tools …" after `npm i yargs` says nothing of
+    installing; what the first unit says is answer enough."""
+    if not kbs or not all(layer_text.is_prose(sources[number - 1]) for number, _ in new):
+        return False
+    text = "\n".join("\n".join(f"    {line}" for line in code_lines(sentence)) if sentence.startswith(COMMAND)
+                     else sentence for sentence in new.values())
+    return common_words.shares_nothing_asked(question, text, sources, kbs)
 
 
 def _sentences(hit, text: str) -> list[str]:
