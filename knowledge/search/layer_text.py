@@ -40,6 +40,7 @@ import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.docstrings import doc_summary, jsdoc_description
+from knowledge.search.code_blocks import code_likeness
 from knowledge.search.code_names import CODE_TOKEN
 from knowledge.search.intent_words import (
     CALLEES,
@@ -55,6 +56,7 @@ from knowledge.search.intent_words import (
 )
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.source_text import quotable_text
+from knowledge.search.words import STOP_WORDS
 
 PROSE_LAYERS = frozenset({"D0", "D1"})
 UNQUOTED_LAYERS = frozenset({"D2", "D3", "D4", "D5"})
@@ -65,6 +67,9 @@ ANSWER_LAYERS = [layer for layer in (*DOC_LAYERS, *CODE_LAYERS) if layer not in 
 _JS_DOC = re.compile(r"/\*\*.*?\*/", re.S)
 _RESOLUTION = re.compile(r"\s*\((?:resolved|unresolved|external|unknown route|[^()]*\broute|[^()]*command)\)\s*$")
 _ENDS = re.compile(r"[.!?…]$")
+_ASKED_NAME = re.compile(r"\b[A-Za-z_][\w$]{3,}\b")  # a word of a question that may name a parameter or attribute
+_PROSE_LIKENESS = 0.12  # a paragraph of a source chunk with more code punctuation than this is code, not prose
+_PARAM_FIELD = re.compile(r":param (?:\w+ )?(\w+):\s*|@param\s+(?:\{[^}]*\}\s+)?\[?(\w+)\]?\s*-?\s*")
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
 
@@ -81,7 +86,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     if layer == "C1":
         return _symbol(meta, question)
     if layer == "C0":
-        summary = first_sentence(_docstring(hit.content))
+        # What its documentation says of a name the question asks about, else what the code is for.
+        summary = naming_paragraph(hit.content, question) or first_sentence(_docstring(hit.content))
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
         return _said(qname, meta.get("source_path", ""), summary, question, meta.get("chunk_type", "")) \
             if summary and qname else ""
@@ -173,6 +179,27 @@ def _said(qname: str, path: str, summary: str, question: str, kind: str) -> str:
 def _sentence(text: str) -> str:
     text = " ".join(text.split())
     return text if _ENDS.search(text) else f"{text}."
+
+
+def naming_paragraph(code: str, question: str) -> str:
+    """The paragraph of prose in a source chunk (a docstring's, a comment's) that writes as code a name the
+    question asks about — "`None` values are replaced with a `missingval` string …" in `tabulate()`'s docstring for
+    "What does the missingval argument do?", a `:param missingval:` or JSDoc `@param missingval` line — as a
+    sentence; "" when there is none. A docstring says what a parameter does below its first sentence, which is all
+    the row says otherwise."""
+    names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS}
+    if not names:
+        return ""
+    for paragraph in re.split(r"\n[ \t]*\n", code or ""):
+        lines = [line.strip().lstrip("*#/ ").strip() for line in paragraph.split("\n")]
+        text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''")))
+        if len(text.split()) < 5 or code_likeness(text.replace("`", "")) > _PROSE_LIKENESS:
+            continue
+        if any(re.search(rf"`{re.escape(name)}`|:param (?:\w+ )?{re.escape(name)}:|@param\s+(?:\{{[^}}]*\}}\s+)?"
+                         rf"\[?{re.escape(name)}\b", text) for name in names):
+            return _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
+                                                     text.replace("`", "")).rstrip(":"))
+    return ""
 
 
 def _docstring(code: str) -> str:

@@ -390,3 +390,23 @@ def test_a_routed_answers_sources_leave_places_to_other_documents():
     # A README's sections are each their own: cors' README answers "… for all routes?" from its third section.
     readme = [source(n, 5, "D0") for n in range(4)] + [source(4, 6)]
     assert [hit.chunk_id for hit in answers._spread(readme, 4)] == [0, 1, 2, 3]
+
+
+@pytest.mark.django_db
+def test_what_a_parameter_does_is_the_docstrings_paragraph_naming_it(tmp_path):
+    # tabulate's "What does the missingval argument do?": its docstring says so below its first sentence
+    # ("`None` values are replaced with a `missingval` string …"), and a row quoted only that first sentence.
+    source = ('def render(rows, headers=(), missingval=""):\n    """Render rows as a plain-text table.\n\n'
+              '    The first row is taken as the header when `headers` is empty.\n\n'
+              '    `None` values are replaced with a `missingval` string (like `headers`, this can also be a list\n'
+              '    of values, one a column):\n\n    >>> print(render([["spam", None]], missingval="?"))\n    spam  ?\n'
+              '    """\n    return "\\n".join(" ".join(str(cell) for cell in row) for row in rows)\n')
+    kb = make_indexed_repo(tmp_path / "tables", {"tables/__init__.py": source})
+    answer = answers.answer("What does the missingval argument do?", [kb.pk], threshold=0.0)
+    assert "None values are replaced with a missingval string" in answer.text, (answer.text, answer.reasons)
+    # A reST field and a JSDoc tag name their parameter too; a question naming none gets the first sentence.
+    assert layer_text.naming_paragraph(":param timeout: how long to wait, in seconds.", "What is the timeout for?") \
+        == "timeout: how long to wait, in seconds."
+    assert layer_text.naming_paragraph("/**\n * @param {string} value - the text to parse into a number\n */",
+                                       "What does the value param hold?") == "value: the text to parse into a number."
+    assert layer_text.naming_paragraph(source, "What does render do?") == ""
