@@ -29,9 +29,10 @@ COMMON_WORD_SHARE = 0.3
 _QUOTED_CODE = re.compile(r"^    .*$", re.M)
 _PUNCTUATION = re.compile(r"[^\w\s]+")
 
-# The question's lexemes, each with whether the extract holds it.
+# The question's lexemes, each with whether the extract holds it and whether `named` (the project's names) does.
 _SHARED = """
-    SELECT lexeme, to_tsvector(%(config)s::regconfig, %(extract)s) @@ quote_literal(lexeme)::tsquery
+    SELECT lexeme, to_tsvector(%(config)s::regconfig, %(extract)s) @@ quote_literal(lexeme)::tsquery,
+           to_tsvector(%(config)s::regconfig, %(named)s) @@ quote_literal(lexeme)::tsquery
     FROM unnest(to_tsvector(%(config)s::regconfig, %(question)s))
 """
 
@@ -44,28 +45,29 @@ def only_common_shared(question: str, extract: str, sources: list, kbs: dict) ->
     return bool(shared) and bool(asked) and not shared & asked
 
 
-def shares_nothing_asked(question: str, extract: str, sources: list, kbs: dict) -> bool:
+def shares_nothing_asked(question: str, extract: str, sources: list, kbs: dict, named: str = "") -> bool:
     """Whether `extract` holds none of the words the question asks about (its words that are not common in the
-    bases of `sources`) while the question has some; False without term statistics."""
-    shared, asked = _compared(question, extract, sources, kbs)
+    bases of `sources`, nor in `named`: the project's name, what its README is titled) while the question has
+    some; False without term statistics."""
+    shared, asked = _compared(question, extract, sources, kbs, named)
     return bool(asked) and not shared & asked
 
 
-def _compared(question: str, extract: str, sources: list, kbs: dict) -> tuple[set, set]:
-    """The question's lexemes `extract` holds, and those of the question not common in the bases of `sources`
-    (empty sets without term statistics)."""
+def _compared(question: str, extract: str, sources: list, kbs: dict, named: str = "") -> tuple[set, set]:
+    """The question's lexemes `extract` holds, and those of the question not common in the bases of `sources` nor
+    in `named` (empty sets without term statistics)."""
     kbs = [kbs[kb_id] for kb_id in dict.fromkeys(hit.knowledge_base_id for hit in sources) if kb_id in kbs]
     if not kbs or not extract.strip():
         return set(), set()
     with connection.cursor() as cursor:
         cursor.execute(_SHARED, {"config": kbs[0].text_search_config, "question": _code_words(question),
-                                 "extract": _code_words(MARKER.sub(" ", extract))})
-        held = dict(cursor.fetchall())
+                                 "extract": _code_words(MARKER.sub(" ", extract)), "named": named})
+        held = {lexeme: (in_extract, in_named) for lexeme, in_extract, in_named in cursor.fetchall()}
         shares = term_shares.shares(cursor, kbs, list(held)) if held else None
     if not shares:
         return set(), set()
-    return ({lexeme for lexeme, in_extract in held.items() if in_extract},
-            {lexeme for lexeme in held if shares[lexeme] < COMMON_WORD_SHARE})
+    return ({lexeme for lexeme, (in_extract, _) in held.items() if in_extract},
+            {lexeme for lexeme, (_, in_named) in held.items() if shares[lexeme] < COMMON_WORD_SHARE and not in_named})
 
 
 def _code_words(text: str) -> str:

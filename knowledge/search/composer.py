@@ -288,9 +288,15 @@ def _says_nothing_asked(question: str, new: dict, sources: list, kbs: dict) -> b
     installing; what the first unit says is answer enough."""
     if not kbs or not all(layer_text.is_prose(sources[number - 1]) for number, _ in new):
         return False
-    text = "\n".join("\n".join(f"    {line}" for line in code_lines(sentence)) if sentence.startswith(COMMAND)
-                     else sentence for sentence in new.values())
-    return common_words.shares_nothing_asked(question, text, sources, kbs)
+    # Code as its words are read: a package manager's short verb installs ("npm i yargs@next").
+    text = "\n".join("\n".join(f"    {line}" for line in [*code_lines(sentence), code_blocks.command_read(sentence)])
+                     if sentence.startswith(COMMAND) else sentence for sentence in new.values())
+    # A repository's name ("yargs-17.7.2") and its documents' titles: what every answer of it is about, however few
+    # of its chunks (its code outnumbering its prose) say it.
+    repositories = [hit for hit in sources if (hit.metadata or {}).get("repo_id")]
+    named = " ".join(dict.fromkeys([*(re.sub(r"[-_.]", " ", hit.metadata["repo_id"]) for hit in repositories),
+                                    *(hit.document_title for hit in repositories)]))
+    return common_words.shares_nothing_asked(question, text, sources, kbs, named)
 
 
 def _sentences(hit, text: str) -> list[str]:

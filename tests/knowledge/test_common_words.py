@@ -104,3 +104,21 @@ class CommonWordsTests(TestCase):
         self.assertFalse(composer._says_nothing_asked(question, command, sources, kbs))
         sources[1].layer = "C1"
         self.assertFalse(composer._says_nothing_asked(question, {(2, 0): PAGES["Welcome"]}, sources, kbs))
+        # A repository's name is not what is asked: "cookies-1.0" names "cookies".
+        for repo_id, nothing in (("cookies-1.0", True), ("", False)):
+            cookies = hit(4, PAGES["Sessions"], repo_id=repo_id)
+            cookies.knowledge_base_id = self.kb.pk
+            self.assertEqual(composer._says_nothing_asked("How do I install Cookies?", {(1, 0): PAGES["Sessions"]},
+                                                          [cookies], kbs), nothing, repo_id)
+
+    def test_a_projects_name_is_not_what_a_question_asks_about(self):
+        # yargs' README says "yargs" in fewer than 30 % of its base's chunks (its code outnumbers its prose): "Yargs
+        # helps you build interactive command line tools …" held "yargs" of "How do I install yargs?", and stayed.
+        from knowledge.search.common_words import shares_nothing_asked
+
+        question, extract = "How do I install Cookies?", PAGES["Sessions"]
+        sources = [hit(1, PAGES["Sessions"])]
+        sources[0].knowledge_base_id = self.kb.pk
+        kbs = {self.kb.pk: self.kb}
+        self.assertFalse(shares_nothing_asked(question, extract, sources, kbs))
+        self.assertTrue(shares_nothing_asked(question, extract, sources, kbs, named="cookies 1 0"))
