@@ -11,7 +11,7 @@ import re
 
 _PAIRS = [
     (r"\ball\b|\bevery\b|\bglobal(?:ly)?\b|\bentire\b|\bwhole\b|\bвсе[хм]?\b|\bглобальн",
-     r"\bsingle\b|\bspecific\b|\bparticular\b|\bindividual\b|\bотдельн|\bконкретн"),
+     r"\bsingle\b|\bindividual\b|\bотдельн"),
     (r"\benabl|\bturn on\b|\bвключ", r"\bdisabl|\bturn off\b|\bвыключ|\bотключ"),
     (r"\badd(?:s|ed|ing)?\b|\bдобав", r"\bremov|\bdelet|\bудал"),
     (r"(?<!a)\bsync(?:hronous(?:ly)?)?\b|\bсинхрон", r"\basync(?:hronous(?:ly)?)?\b|\bасинхрон"),

@@ -462,6 +462,9 @@ class OppositeTests(TestCase):
         # Saying both, or neither, is no contradiction; nor are words that only begin alike.
         self.assertFalse(contradicts("How do I disable the cache?", "Set true to enable it, false to disable it."))
         self.assertFalse(contradicts("How do I disable the cache?", "The cache keeps a page for an hour."))
+        # "A specific one" beside "all" is often how all of them are had, one at a time.
+        self.assertFalse(contradicts("How do I list all users?", "GET /users lists users, GET /users/{id} a "
+                                                                 "specific one."))
         self.assertFalse(contradicts("How do I add an address?", "Each address is checked."))
         self.assertFalse(contradicts("How do I open a file?", "OpenAPI documents are opened as files."))
         self.assertTrue(contradicts("How do I open a file?", "OpenAPI documents close their files."))
