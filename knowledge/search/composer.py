@@ -40,13 +40,13 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from knowledge import outgoing
-from knowledge.indexing.layers.docs.sections import sends_to_docs
 from knowledge.search import (
     answer_kinds,
+    asides,
     closeness,
     code_blocks,
-    common_words,
     example_lines,
+    headings,
     layer_text,
     opposites,
     project_sites,
@@ -57,7 +57,7 @@ from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, cod
 from knowledge.search.intent_words import HOW_TO, WHAT_IS, YES_NO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
-from knowledge.search.source_text import HEADING, HEADING_INTRO, ITEM, sentences
+from knowledge.search.source_text import HEADING_INTRO, ITEM, sentences
 from knowledge.search.words import same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
@@ -86,18 +86,6 @@ _NUMBERED = re.compile(r"\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+(?![A-ZА-ЯЁ]{2,}\b)\S
 # A list item defining a term: "• bold - Make the text bold." (chalk's modifiers) is no line of a table of contents.
 _DEFINES = re.compile(r"(?:• |\d{1,3}[.)] )[^\s:—–-]+(?: [^\s:—–-]+)?\s*[:—–-]\s*\S+\s+\S+")
 # A yes or a no opening an answer: it answers the question it was written for (one alone: `readable.BARE_REPLY`).
-# A heading that is the name of code: dotted, called, snake_case or camelCase ("limit.activeCount", "`init()`",
-# "pLimit(concurrency)", "max_tries").
-_CODE_HEADING = re.compile(r"`?(?=[\w$.#]*(?:[.#_(]|[a-z][A-Z]))[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)*"
-                           r"(?:\([^()]*\))?`?")
-# A question asking where the documentation is: a sentence sending the reader there answers it.
-_DOCS_ASKED = re.compile(r"\bdocs?\b|\bdocumentation|\bwebsite|\bmanual|\bguide|документац|\bсайт|руководств", re.I)
-# A call to join the project's community or to fund it ("Having problems? want to contribute? join our community
-# slack.", "Become a sponsor and get your logo on our README …"): an answer only to a question about those.
-_CALL = re.compile(r"\bjoin (?:us|our)\b.{0,40}\b(?:slack|discord|gitter|chat|forum|community|mailing list)\b"
-                   r"|\bbecome an? (?:sponsor|backer|patron)\b|\bsupport us with\b|\bmonthly donation", re.I)
-_CALL_ASKED = re.compile(r"slack|discord|gitter|\bchat\b|forum|communit|sponsor|backer|donat|\bfund|patreon|"
-                         r"сообществ|спонсор|пожертв", re.I)
 _REPLY = re.compile(r"(?:да|нет|yes|no)\b(?:\s*[,.!:;]|\s+[—–-]\s)", re.I)
 
 
@@ -168,8 +156,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
-            if (sends_to_docs(sentence) and not _DOCS_ASKED.search(question)
-                    or _CALL.search(sentence) and not _CALL_ASKED.search(question)):
+            if asides.aside(sentence, question):
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
@@ -180,7 +167,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
                 # names no "tabulate" but `pip install tabulate`), under its section's heading.
                 read = stems | word_stems(readable.as_read(source, position, asked, how_to))
-                items.append((number, position, sentence, read | _heading_words(quoted[number], position)))
+                items.append((number, position, sentence, read | headings.heading_words(quoted[number], position)))
     if not items:
         return Composition("", [], False)
     # Words every candidate shares ("React" in React docs) say little: weigh them by rarity.
@@ -195,7 +182,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # Of the sentences sharing the most words, the closest in meaning answer; rare shared words still count
     # (SHARED_WORDS_WEIGHT), and the sentences not compared come after.
     compared = sorted(items, key=shared, reverse=True)[: setting("EXTRACT_BY_MEANING")]
-    as_read = [(sources[item[0] - 1], _under_heading(sources[item[0] - 1], item[1],
+    as_read = [(sources[item[0] - 1], headings.under_heading(sources[item[0] - 1], item[1],
                                                      readable.as_read(lines[item[0]], item[1], asked, how_to)))
                for item in compared]
     meaning = closeness.sentences(question, as_read, kbs, query_embeddings) if compared else {}
@@ -231,7 +218,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (code_blocks.repeats_its_code(new, chosen)
                                  or chosen and _sends_away(question, new, sources, own)
-                                 or chosen and how_to and _says_nothing_asked(question, new, sources, kbs)):
+                                 or chosen and how_to and asides.says_nothing_asked(question, new, sources, kbs)):
             continue
         if unit is not None and (cost <= budget or not chosen):
             chosen.update(new)
@@ -282,37 +269,11 @@ def _sends_away(question: str, new: dict, sources: list, own: dict) -> bool:
     return bool(outgoing.foreign_contacts(question, text, sources, own["urls"]))
 
 
-def _says_nothing_asked(question: str, new: dict, sources: list, kbs: dict) -> bool:
-    """Whether a further unit of prose holds none of the words a how-to asks about, the bases' common words aside
-    (`common_words`): "Yargs helps you build interactive command line tools …" after `npm i yargs` says nothing of
-    installing; what the first unit says is answer enough."""
-    if not kbs or not all(layer_text.is_prose(sources[number - 1]) for number, _ in new):
-        return False
-    # Code as its words are read: a package manager's short verb installs ("npm i yargs@next").
-    text = "\n".join("\n".join(f"    {line}" for line in [*code_lines(sentence), code_blocks.command_read(sentence)])
-                     if sentence.startswith(COMMAND) else sentence for sentence in new.values())
-    # A repository's name ("yargs-17.7.2") and its documents' titles: what every answer of it is about, however few
-    # of its chunks (its code outnumbering its prose) say it.
-    repositories = [hit for hit in sources if (hit.metadata or {}).get("repo_id")]
-    named = " ".join(dict.fromkeys([*(re.sub(r"[-_.]", " ", hit.metadata["repo_id"]) for hit in repositories),
-                                    *(hit.document_title for hit in repositories)]))
-    return common_words.shares_nothing_asked(question, text, sources, kbs, named)
-
-
 def _sentences(hit, text: str) -> list[str]:
     """The sentences an extract may quote of `hit`, read from `text`; of a chunk opening with its section, as
     sentences whose first is whole (`readable.OpensWhole`)."""
     found = sentences(text)
-    return readable.OpensWhole(found) if _opens_section(hit) else found
-
-
-def _opens_section(hit) -> bool:
-    """Whether a chunk opens with its section's heading and text: a document's chunk starts at a heading only
-    where its section does (`chunking`); a repository's section row carries its heading over every piece of a
-    long section, and says which piece is the first (`section_start`; rows indexed before it said so: none)."""
-    if not HEADING.match(hit.content.lstrip("\n")):
-        return False
-    return hit.metadata.get("section_start", "artifact_type" not in hit.metadata)
+    return readable.OpensWhole(found) if headings.opens_section(hit) else found
 
 
 def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
@@ -338,29 +299,6 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
             where += only_where
         quoted[number] = hit
     return quoted, said
-
-
-def _heading_words(hit, position: int) -> set[str]:
-    """The words of the heading a section's first sentence is under, as words it says: the heading names what the
-    section is about, and its text goes on from there without saying it again ("Lazy evaluation of expensive
-    functions" over "… you can use the opt() method to achieve this.")."""
-    return word_stems(_heading(hit, position))
-
-
-def _under_heading(hit, position: int, read: str) -> str:
-    """A section's first sentence as its meaning is compared: under its heading when that is the name of code the
-    section is the reference of ("limit.activeCount: The number of promises that are currently running." — the
-    sentence alone is far from "What does activeCount return?"). A heading in words is said again by its text as
-    often as not, and is compared no closer with it ("Using Python-Markdown on the Command Line")."""
-    heading = _heading(hit, position)
-    return f"{heading}: {read}" if _CODE_HEADING.fullmatch(heading) else read
-
-
-def _heading(hit, position: int) -> str:
-    """The heading over a section's first sentence ("" for any other sentence)."""
-    if position or not hit.section_path or not _opens_section(hit):
-        return ""
-    return hit.section_path.rpartition(" > ")[2]
 
 
 def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool:

@@ -279,11 +279,10 @@ def _symbol(q: Asked):
             # A partly qualified name matches as a suffix at a dot: `Config.load` is `uvicorn.config.Config.load`.
             symbol = Step(["C1"], q.text, {"qname": qualified_forms(code, q.vocabulary)}, top_k=5,
                           relax=[{"qname": None, "name": name}, "name"], precise=["qname"], expand="source", why=why)
-        if LOCATION(q.words) or SIGNATURE(q.words):
-            return [symbol]
-        # What it does or how it is used: the documentation may say so where its code does not (colorama's
+        # Asked what it does or how it is used, the documentation may say so where its code does not (colorama's
         # `just_fix_windows_console` has no docstring; its README's "Initialisation" says what it does).
-        return [symbol, Step(["D0"], q.text, top_k=3, why="then the documentation's sections naming it")]
+        return [symbol] + ([] if LOCATION(q.words) or SIGNATURE(q.words) else [
+            Step(["D0"], q.text, top_k=3, why="then the documentation's sections naming it")])
     return None
 
 

@@ -90,25 +90,25 @@ class CommonWordsTests(TestCase):
     def test_a_how_tos_further_unit_holding_nothing_asked_is_left_out(self):
         # yargs' "How do I install yargs?": after `npm i yargs`, "Yargs helps you build interactive command line tools
         # …"; dayjs' after `npm install dayjs --save`, "Day.js is a minimalist JavaScript library …".
-        from knowledge.search import composer
+        from knowledge.search import asides, composer
 
         question = "How do I install Acme?"
         sources = [hit(1, PAGES["Installing"]), hit(2, PAGES["Welcome"]), hit(3, "Acme logs an installer's steps.")]
         for source in sources:
             source.knowledge_base_id = self.kb.pk
         kbs = {self.kb.pk: self.kb}
-        self.assertTrue(composer._says_nothing_asked(question, {(2, 0): PAGES["Welcome"]}, sources, kbs))
-        self.assertFalse(composer._says_nothing_asked(question, {(3, 0): sources[2].content}, sources, kbs))
+        self.assertTrue(asides.says_nothing_asked(question, {(2, 0): PAGES["Welcome"]}, sources, kbs))
+        self.assertFalse(asides.says_nothing_asked(question, {(3, 0): sources[2].content}, sources, kbs))
         # A command's words count ("pip install acme" installs), and a repository's rows are not prose to weigh.
         command = {(2, 1): f"{composer.COMMAND}`pip install acme`"}
-        self.assertFalse(composer._says_nothing_asked(question, command, sources, kbs))
+        self.assertFalse(asides.says_nothing_asked(question, command, sources, kbs))
         sources[1].layer = "C1"
-        self.assertFalse(composer._says_nothing_asked(question, {(2, 0): PAGES["Welcome"]}, sources, kbs))
+        self.assertFalse(asides.says_nothing_asked(question, {(2, 0): PAGES["Welcome"]}, sources, kbs))
         # A repository's name is not what is asked: "cookies-1.0" names "cookies".
         for repo_id, nothing in (("cookies-1.0", True), ("", False)):
             cookies = hit(4, PAGES["Sessions"], repo_id=repo_id)
             cookies.knowledge_base_id = self.kb.pk
-            self.assertEqual(composer._says_nothing_asked("How do I install Cookies?", {(1, 0): PAGES["Sessions"]},
+            self.assertEqual(asides.says_nothing_asked("How do I install Cookies?", {(1, 0): PAGES["Sessions"]},
                                                           [cookies], kbs), nothing, repo_id)
 
     def test_a_projects_name_is_not_what_a_question_asks_about(self):

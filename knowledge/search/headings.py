@@ -1,0 +1,45 @@
+"""A section's heading as what its first sentence says (`composer`): the heading names what the section is about,
+and its text goes on from there without saying it again.
+"""
+
+import re
+
+from knowledge.search.source_text import HEADING
+from knowledge.search.words import word_stems
+
+# A heading that is the name of code: dotted, called, snake_case or camelCase ("limit.activeCount", "`init()`",
+# "pLimit(concurrency)", "max_tries").
+_CODE_HEADING = re.compile(r"`?(?=[\w$.#]*(?:[.#_(]|[a-z][A-Z]))[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)*"
+                           r"(?:\([^()]*\))?`?")
+
+
+def opens_section(hit) -> bool:
+    """Whether a chunk opens with its section's heading and text: a document's chunk starts at a heading only
+    where its section does (`chunking`); a repository's section row carries its heading over every piece of a
+    long section, and says which piece is the first (`section_start`; rows indexed before it said so: none)."""
+    if not HEADING.match(hit.content.lstrip("\n")):
+        return False
+    return hit.metadata.get("section_start", "artifact_type" not in hit.metadata)
+
+
+def heading_words(hit, position: int) -> set[str]:
+    """The words of the heading a section's first sentence is under, as words it says: the heading names what the
+    section is about, and its text goes on from there without saying it again ("Lazy evaluation of expensive
+    functions" over "… you can use the opt() method to achieve this.")."""
+    return word_stems(_heading(hit, position))
+
+
+def under_heading(hit, position: int, read: str) -> str:
+    """A section's first sentence as its meaning is compared: under its heading when that is the name of code the
+    section is the reference of ("limit.activeCount: The number of promises that are currently running." — the
+    sentence alone is far from "What does activeCount return?"). A heading in words is said again by its text as
+    often as not, and is compared no closer with it ("Using Python-Markdown on the Command Line")."""
+    heading = _heading(hit, position)
+    return f"{heading}: {read}" if _CODE_HEADING.fullmatch(heading) else read
+
+
+def _heading(hit, position: int) -> str:
+    """The heading over a section's first sentence ("" for any other sentence)."""
+    if position or not hit.section_path or not opens_section(hit):
+        return ""
+    return hit.section_path.rpartition(" > ")[2]
