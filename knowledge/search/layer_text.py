@@ -68,7 +68,8 @@ _JS_DOC = re.compile(r"/\*\*.*?\*/", re.S)
 _RESOLUTION = re.compile(r"\s*\((?:resolved|unresolved|external|unknown route|[^()]*\broute|[^()]*command)\)\s*$")
 _ENDS = re.compile(r"[.!?…]$")
 _ASKED_NAME = re.compile(r"\b[A-Za-z_][\w$]{3,}\b")  # a word of a question that may name a parameter or attribute
-_PROSE_LIKENESS = 0.12  # a paragraph of a source chunk with more code punctuation than this is code, not prose
+_PROSE_LIKENESS = 0.12  # a line of a source chunk with more code punctuation than this is code, not prose
+_CODE_LINE_ENDS = ("{", "}", ";", "(", "[", "=>")  # a line of code ends so; a sentence does not
 _PARAM_FIELD = re.compile(r":param (?:\w+ )?(\w+):\s*|@param\s+(?:\{[^}]*\}\s+)?\[?(\w+)\]?\s*-?\s*")
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
@@ -182,7 +183,7 @@ def _sentence(text: str) -> str:
 
 
 def naming_paragraph(code: str, question: str) -> str:
-    """The paragraph of prose in a source chunk (a docstring's, a comment's) that writes as code a name the
+    """The paragraph of prose in a source chunk (a docstring's, a JSDoc comment's) that writes as code a name the
     question asks about — "`None` values are replaced with a `missingval` string …" in `tabulate()`'s docstring for
     "What does the missingval argument do?", a `:param missingval:` or JSDoc `@param missingval` line — as a
     sentence; "" when there is none. A docstring says what a parameter does below its first sentence, which is all
@@ -191,9 +192,14 @@ def naming_paragraph(code: str, question: str) -> str:
     if not names:
         return ""
     for paragraph in re.split(r"\n[ \t]*\n", code or ""):
-        lines = [line.strip().lstrip("*#/ ").strip() for line in paragraph.split("\n")]
-        text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''")))
-        if len(text.split()) < 5 or code_likeness(text.replace("`", "")) > _PROSE_LIKENESS:
+        # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)
+        # nor a line comment, which is a note on the code's workings ("Since pendingCount has been decreased …").
+        lines = [line.strip().lstrip("*/ ").removesuffix("*/").strip() for line in paragraph.split("\n")
+                 if not line.lstrip().startswith(("//", "#"))]
+        text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''"))
+                        and not line.endswith(_CODE_LINE_ENDS)
+                        and code_likeness(line.replace("`", "")) <= _PROSE_LIKENESS)
+        if len(text.split()) < 5:
             continue
         if any(re.search(rf"`{re.escape(name)}`|:param (?:\w+ )?{re.escape(name)}:|@param\s+(?:\{{[^}}]*\}}\s+)?"
                          rf"\[?{re.escape(name)}\b", text) for name in names):

@@ -410,3 +410,12 @@ def test_what_a_parameter_does_is_the_docstrings_paragraph_naming_it(tmp_path):
     assert layer_text.naming_paragraph("/**\n * @param {string} value - the text to parse into a number\n */",
                                        "What does the value param hold?") == "value: the text to parse into a number."
     assert layer_text.naming_paragraph(source, "What does render do?") == ""
+    # p-limit's code: a line comment is a note on the code's workings, and the code beside a JSDoc is no prose.
+    code = ("const next = () => {\n"
+            "  // Since `pendingCount` has been decreased by one, increase `activeCount` by one.\n"
+            "  activeCount++;\n};\n")
+    assert layer_text.naming_paragraph(code, "What does activeCount return?") == ""
+    jsdoc = ("(async () => {\n  /** The `activeCount` of promises that are running now. */\n"
+             "  await Promise.resolve();\n")
+    assert layer_text.naming_paragraph(jsdoc, "What does activeCount return?") \
+        == "The activeCount of promises that are running now."
