@@ -69,6 +69,8 @@ _RESOLUTION = re.compile(r"\s*\((?:resolved|unresolved|external|unknown route|[^
 _ENDS = re.compile(r"[.!?…]$")
 _ASKED_NAME = re.compile(r"\b[A-Za-z_][\w$]{3,}\b")  # a word of a question that may name a parameter or attribute
 _PROSE_LIKENESS = 0.12  # a line of a source chunk with more code punctuation than this is code, not prose
+_PARAMETER_ASKED = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|options?|attributes?|fields?|flags?"
+                              r"|propert(?:y|ies))\b|параметр|аргумент|опци|атрибут", re.I)
 _CODE_LINE_ENDS = ("{", "}", ";", "(", "[", "=>")  # a line of code ends so; a sentence does not
 _PARAM_FIELD = re.compile(r":param (?:\w+ )?(\w+):\s*|@param\s+(?:\{[^}]*\}\s+)?\[?(\w+)\]?\s*-?\s*")
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
@@ -189,7 +191,9 @@ def naming_paragraph(code: str, question: str) -> str:
     sentence; "" when there is none. A docstring says what a parameter does below its first sentence, which is all
     the row says otherwise."""
     names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS}
-    if not names:
+    # A how-to asks what the code is for, unless it asks about a parameter by name ("How do I add a schedule for a
+    # task?" is no question about `:param task:`).
+    if not names or HOW_TO(question) and not _PARAMETER_ASKED.search(question):
         return ""
     for paragraph in re.split(r"\n[ \t]*\n", code or ""):
         # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)

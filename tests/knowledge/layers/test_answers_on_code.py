@@ -410,6 +410,11 @@ def test_what_a_parameter_does_is_the_docstrings_paragraph_naming_it(tmp_path):
     assert layer_text.naming_paragraph("/**\n * @param {string} value - the text to parse into a number\n */",
                                        "What does the value param hold?") == "value: the text to parse into a number."
     assert layer_text.naming_paragraph(source, "What does render do?") == ""
+    # A how-to asks what the code is for, unless it names a parameter as one.
+    field = ":param timeout: how long to wait, in seconds."
+    assert layer_text.naming_paragraph(field, "How do I wait for a timeout?") == ""
+    assert layer_text.naming_paragraph(field, "How do I set the timeout parameter?") \
+        == "timeout: how long to wait, in seconds."
     # p-limit's code: a line comment is a note on the code's workings, and the code beside a JSDoc is no prose.
     code = ("const next = () => {\n"
             "  // Since `pendingCount` has been decreased by one, increase `activeCount` by one.\n"
