@@ -134,6 +134,13 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # sentences closer in words ("Helpers to use cachetools with asyncio." of its related projects), a tagline
     # without a full stop too ("Terminal string styling done right").
     card = 1 if WHAT_IS.match(question) and 1 in quoted and quoted[1].layer == "D1" else None
+    reading = {}  # (source number, position) → the sentence as read (`readable.as_read`), read once
+
+    def read_as(number: int, position: int) -> str:
+        if (number, position) not in reading:
+            reading[number, position] = readable.as_read(lines[number], position, asked, how_to)
+        return reading[number, position]
+
     items, seen = [], set()  # (source number, position, sentence, stems)
     for number, source in lines.items():
         for position, sentence in enumerate(source):
@@ -166,7 +173,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     and not readable.in_topic_list(source, position)):
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
                 # names no "tabulate" but `pip install tabulate`), under its section's heading.
-                read = stems | word_stems(readable.as_read(source, position, asked, how_to))
+                read = stems | word_stems(read_as(number, position))
                 items.append((number, position, sentence, read | headings.heading_words(quoted[number], position)))
     if not items:
         return Composition("", [], False)
@@ -182,15 +189,13 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # Of the sentences sharing the most words, the closest in meaning answer; rare shared words still count
     # (SHARED_WORDS_WEIGHT), and the sentences not compared come after.
     compared = sorted(items, key=shared, reverse=True)[: setting("EXTRACT_BY_MEANING")]
-    as_read = [(sources[item[0] - 1], headings.under_heading(sources[item[0] - 1], item[1],
-                                                     readable.as_read(lines[item[0]], item[1], asked, how_to)))
+    as_read = [(sources[item[0] - 1], headings.under_heading(sources[item[0] - 1], item[1], read_as(*item[:2])))
                for item in compared]
     meaning = closeness.sentences(question, as_read, kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
     # A how-to's candidate saying the opposite of what is asked ("… for a Single Route" to "… for all routes?").
-    opposed = {item[:2] for item in items if how_to and opposites.contradicts(
-        question, readable.as_read(lines[item[0]], item[1], asked, how_to))}
+    opposed = {item[:2] for item in items if how_to and opposites.contradicts(question, read_as(*item[:2]))}
 
     def score(item) -> float:
         if release:  # in the order they are written
