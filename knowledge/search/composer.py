@@ -254,7 +254,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 f"    {line}\n" if line else "\n" for line in code_lines(sentence))
             continue
         item = bool(ITEM.match(sentence))
-        text += "\n" if item or after_item else "" if text.endswith("\n") else " "
+        text += "" if text.endswith("\n") else "\n" if item or after_item else " "
         text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
         after_item = item
     # A release's notes are its section by its number, however far in meaning from "What changed?".

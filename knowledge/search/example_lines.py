@@ -7,15 +7,17 @@ lines). The block is too long to quote (`code_blocks.CODE_MAX_LINES`), and with 
 block's lines sharing the most of the question's words, two at least, stand in for it, under the heading
 of their section as a heading over its command does: "Usage: `schedule.every().monday.do(job)`". Not when
 more than `MOST_LINES` lines share as many (the words are the example's, not the question's), nor without
-a heading to introduce them: code alone reads as no answer. Comments, imports and the lines opening a block (a
-definition, `if …:`) are never the lines.
+a heading to introduce them: code alone reads as no answer. Imports and the lines opening a block (a definition,
+`if …:`) are never the lines; a comment is never a line alone, but one on a line of its own says what the line
+after it does (mitt's "Usage": `// listen to all events` over `emitter.on('*', …)`): its words count for that
+line, and the two are quoted together.
 """
 
 import re
 
 from knowledge.search.code_blocks import CODE_LEFT_OUT, COMMAND, code_lines
 from knowledge.search.source_text import HEADING, HEADING_INTRO, clean_text
-from knowledge.search.words import code_words, word_stems
+from knowledge.search.words import code_words, singular, word_stems
 
 MOST_LINES = 2
 # Comments and imports: they name what the example uses, not what it does ("from pkg.url_safe import …" for
@@ -25,6 +27,10 @@ _SKIPPED = re.compile(r"^\s*(?:#|//|/\*|\*|--|;|import\b|from\s+\S+\s+import\b|(
                       # (`def job_with_argument(name):` for "How do I pass arguments to a job?", not its call)
                       r"|^\s*(?:async\s+)?(?:def|class|function|interface|struct|fn)\b|.*[:{(\[]\s*$")
 _NUMBER = re.compile(r"\d+")
+_WORD = re.compile(r"[^\W_]+")
+# A comment on a line of its own saying what the line after it does: words, not code commented out (`# x = 1`)
+# nor a lead-in to several lines ("// working with handler references:").
+_SAYING_COMMENT = re.compile(r"^\s*(?:#|//)\s*([^\W\d_][^=(){};:]*[^\W_])\s*$")
 
 
 def with_asked_lines(hit, source: list[str], question: str) -> list[str]:
@@ -47,17 +53,38 @@ def asked_lines(block: str, question: str) -> list[str]:
     """The lines of a block left out that share the most of `question`'s words and numbers ("every 10
     minutes"), two at least, stripped, each once; of those, the ones saying least else (`max_length=9` before
     `max_length=15, word_boundary=True` for "How do I set the maximum length?"); [] when more than MOST_LINES
-    are left."""
+    are left. A line under a comment saying what it does is read with the comment and comes with it."""
     asked, numbers = word_stems(question), set(_NUMBER.findall(question))
-    lines = list(dict.fromkeys(line.strip() for line in code_lines(block)
-                               if line.strip() and not _SKIPPED.match(line)))
-    words = [word_stems(code_words(line)) for line in lines]
-    shared = [len(words[at] & asked) + len(set(_NUMBER.findall(line)) & numbers) for at, line in enumerate(lines)]
+    units = _units([line.strip() for line in code_lines(block) if line.strip()])
+    words = [word_stems(code_words(" ".join(unit))) for unit in units]
+    shared = [len(words[at] & asked) + len(set(_NUMBER.findall(" ".join(unit))) & numbers)
+              for at, unit in enumerate(units)]
     best = max(shared, default=0)
     top = [at for at, count in enumerate(shared) if count == best]
+    # Short words count between them: "listen to all events" over "listen to an event" for "… to all events?"
+    said = {at: len(_words(" ".join(units[at])) & _words(question)) for at in top}
+    top = [at for at in top if said[at] == max(said.values())]
     least = min((len(words[at] - asked) for at in top), default=0)
-    top = [lines[at] for at in top if len(words[at] - asked) == least]
-    return top if best >= 2 and len(top) <= MOST_LINES else []
+    top = [units[at] for at in top if len(words[at] - asked) == least]
+    return list(dict.fromkeys(line for unit in top for line in unit)) if best >= 2 and len(top) <= MOST_LINES else []
+
+
+def _words(text: str) -> set[str]:
+    """All of `text`'s words, short and stop words too, in the singular."""
+    return {singular(word) for word in _WORD.findall(code_words(text).lower())}
+
+
+def _units(lines: list[str]) -> list[tuple[str, ...]]:
+    """The lines that may be quoted, each once, a line right under a comment saying what it does with it."""
+    units = []
+    for at, line in enumerate(lines):
+        if _SKIPPED.match(line):
+            continue
+        comment = lines[at - 1] if at else ""
+        unit = (comment, line) if _SAYING_COMMENT.match(comment) else (line,)
+        if unit not in units:
+            units.append(unit)
+    return units
 
 
 def _heading_over(content: str, line: str) -> str | None:

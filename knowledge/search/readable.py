@@ -254,7 +254,7 @@ def _asked_before(source: list[str], position: int, asked: set[str]) -> str:
 
 
 def as_read(source: list[str], position: int, asked: set[str] = frozenset(), how_to: bool = False) -> str:
-    """The sentence at `position` as its meaning is compared: a heading over its command with the command
+    """The sentence at `position` as its meaning is compared: a heading over its commands with them
     ("Installation: pip install django-ninja"; the heading alone says little), and so a sentence introducing
     a command with a colon ("Installation is done using the npm install command: npm install express": the
     command names what is installed) or running on into it without one ("To use markdown_py from the command line,
@@ -266,7 +266,7 @@ def as_read(source: list[str], position: int, asked: set[str] = frozenset(), how
     if questions := _asked_before(source, position, asked):
         sentence = f"{questions} {sentence}"
     elif sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
-        return f"{sentence[len(HEADING_INTRO):]} {command_read(source[position + 1])}"
+        return f"{sentence[len(HEADING_INTRO):]} {_code_after(source, position)}"
     following = source[position + 1] if position + 1 < len(source) else ""
     introduces = sentence.endswith(":") or not ENDS.search(sentence)
     if introduces and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
@@ -279,11 +279,11 @@ def as_read(source: list[str], position: int, asked: set[str] = frozenset(), how
 
 
 def _code_after(source: list[str], position: int) -> str:
-    """The code right after the sentence at `position`, its lines as written: commands up to the next sentence,
-    or a block."""
+    """The code right after the sentence at `position`, its lines as written: commands up to the next sentence
+    (`command_read`), or a block."""
     lines = []
     for following in source[position + 1:]:
         if not following.startswith(COMMAND):
             break
-        lines.extend(code_lines(following))
+        lines.extend(code_lines(following) if following.startswith(CODE_BLOCK) else [command_read(following)])
     return " ".join(line.strip() for line in lines if line.strip())

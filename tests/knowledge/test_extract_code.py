@@ -256,6 +256,34 @@ class LongExampleTests(TestCase):
         self.assertFalse(readable.names_alternative(source, 1))
         self.assertTrue(readable.names_alternative(["Windows:", f"{code_blocks.COMMAND}setup.exe"], 0))
 
+    def test_a_comment_saying_what_the_line_under_it_does_brings_it(self):
+        # mitt's "Usage": one block, a comment over each call; the calls' own words ("emitter.on") are not the
+        # question's.
+        usage = ("## Usage\n\n```js\nimport hub from 'hub'\n\nconst bus = hub()\n\n// listen to an event\n"
+                 "bus.on('foo', e => console.log('foo', e) )\n\n// listen to all events\n"
+                 "bus.on('*', (type, e) => console.log(type, e) )\n\n// fire an event\nbus.emit('foo', { a: 'b' })\n\n"
+                 "// clearing all events\nbus.all.clear()\n\n// working with handler references:\n"
+                 "function onFoo() {}\n"
+                 "bus.on('foo', onFoo)   // listen\nbus.off('foo', onFoo)  // unlisten\n"
+                 "// bus.debug(true)\nbus.flush()\n```\n")
+        self.assertEqual(compose("How do I emit an event?", usage),
+                         "Usage: [1]\n    // fire an event\n    bus.emit('foo', { a: 'b' })")
+        # Short words tell two comments sharing the same long ones apart.
+        self.assertEqual(compose("How do I listen to all events?", usage), "Usage: [1]\n    // listen to all events\n"
+                         "    bus.on('*', (type, e) => console.log(type, e) )")
+        self.assertEqual(compose("How do I listen to an event?", usage), "Usage: [1]\n    // listen to an event\n"
+                         "    bus.on('foo', e => console.log('foo', e) )")
+        # Code commented out says nothing of the line after it, and comes with none.
+        self.assertEqual(compose("How do I flush the debug bus?", usage), "Usage: [1]\n    bus.flush()")
+
+    def test_a_list_item_after_code_follows_it_without_a_blank_line(self):
+        # mitt's "How do I listen to an event?": its usage lines, then a feature's item a line further down.
+        listening = "## Listening\n\nTo listen to an event, call on:\n\n```js\nbus.on('foo', handler)\n```\n"
+        features = "## Features\n\n* Wildcards: a `*` event type listens to all events\n* Tiny: under a kilobyte\n"
+        self.assertEqual(compose("How do I listen to an event?", listening, features),
+                         "To listen to an event, call on: [1]\n    bus.on('foo', handler)\n"
+                         "• Wildcards: a * event type listens to all events [2]")
+
     def test_no_lines_without_a_heading_to_introduce_them(self):
         self.assertEqual(compose("How do I run a backup every Monday?", self.USAGE.removeprefix("## Usage\n\n")),
                          "")
