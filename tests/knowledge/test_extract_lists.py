@@ -220,6 +220,13 @@ class NamedItemTests(TestCase):
         pointer = readme.split("## Locales")[0]
         self.assertEqual(compose("How do I change the locale?", pointer), "")
         self.assertTrue(compose("Where is the documentation?", readme).startswith("You can find more details"))
+        # pluggy's "What does tryfirst do?": "Also see the pytest:firstresult section in the pytest docs."
+        for pointer in ("Also see the tool:firstresult section in the tool docs.",
+                        "For another example see the tool:plugin-hookorder section of the tool docs."):
+            self.assertEqual(compose("What does firstresult do?", f"## First result\n\n{pointer}\n"), "", pointer)
+        # A sentence leading into what follows is no pointer.
+        self.assertIn("See the section below", compose("How do I set the order?", "## Order\n\nSee the section "
+                                                                                 "below on order:\n\n    order=1\n"))
 
     def test_a_call_to_join_or_fund_the_project_answers_only_a_question_about_it(self):
         # yargs' "Having problems? want to contribute? join our community slack." answered "How do I add a required

@@ -29,7 +29,10 @@ _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”»)\]]*)$")
 _POINTER = re.compile(r"(?:you can (?:also )?)?(?:for (?:more|further|full|additional|detailed) (?:information|info"
                       r"|details|docs|documentation)|(?:please )?(?:see|read|check(?: out)?|visit|refer to) "
                       r"(?:the |our )?(?:full |official |online )?(?:docs|documentation)\b|find (?:more|further|full"
-                      r"|additional|detailed) (?:information|info|details|docs|documentation)\b)", re.I)
+                      r"|additional|detailed) (?:information|info|details|docs|documentation)\b"
+                      # "Also see the firstresult section in the pytest docs.", not "See the section below:"
+                      r"|(?:also |for (?:an|another) example,? )?see (?:also )?the\b(?!.*:\s*$).{0,60}?"
+                      r"\b(?:section|chapter)\b)", re.I)
 
 # --- D0 ---------------------------------------------------------------------------------------------
 
