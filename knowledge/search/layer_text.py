@@ -39,7 +39,7 @@ import re
 import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
-from knowledge.indexing.layers.docstrings import doc_summary, jsdoc_description
+from knowledge.indexing.layers.docstrings import as_text, doc_summary, jsdoc_description
 from knowledge.search.code_blocks import code_likeness
 from knowledge.search.code_names import CODE_TOKEN
 from knowledge.search.intent_words import (
@@ -202,13 +202,13 @@ def naming_paragraph(code: str, question: str) -> str:
                  if not line.lstrip().startswith(("//", "#"))]
         text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''"))
                         and not line.endswith(_CODE_LINE_ENDS)
-                        and code_likeness(line.replace("`", "")) <= _PROSE_LIKENESS)
+                        and code_likeness(as_text(line).replace("`", "")) <= _PROSE_LIKENESS)
         if len(text.split()) < 5:
             continue
         if any(re.search(rf"`{re.escape(name)}`|:param (?:\w+ )?{re.escape(name)}:|@param\s+(?:\{{[^}}]*\}}\s+)?"
                          rf"\[?{re.escape(name)}\b", text) for name in names):
             return _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
-                                                     text.replace("`", "")).rstrip(":"))
+                                                     as_text(text).replace("`", "")).rstrip(":"))
     return ""
 
 

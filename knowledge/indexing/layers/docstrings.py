@@ -41,10 +41,16 @@ def doc_summary(docstring: str) -> str:
                 or at + 1 < len(lines) and _UNDERLINE.match(lines[at + 1])):  # NumPy's "Parameters" over "------"
             break
         kept.append(line)
-    paragraph = _LINK.sub(r"\1", _LITERAL.sub(r"\1", " ".join(" ".join(kept).split())))
-    paragraph = _ROLE.sub(lambda match: role_text(match.group(1)), paragraph)
+    paragraph = as_text(" ".join(" ".join(kept).split()))
     end = _SENTENCE_END.search(paragraph)
     return paragraph[: end.end()] if end else paragraph[:300]
+
+
+def as_text(text: str) -> str:
+    """A docstring's reST as its reader sees it: literals, hyperlinks' and roles' text (``None``, `the guidance
+    <https://…>`_, :attr:`default_key_derivation`, :class:`~a.B` as `None`, `the guidance`,
+    `default_key_derivation`, `B`)."""
+    return _ROLE.sub(lambda match: role_text(match.group(1)), _LINK.sub(r"\1", _LITERAL.sub(r"\1", text)))
 
 
 _FIELD = re.compile(r"^\s*(?::[\w ]+:(?!`)|(?:Args|Arguments|Parameters|Returns?|Yields?|Raises)\s*:\s*$)")
@@ -64,7 +70,7 @@ def _returned(lines: list[str]) -> str:
         if not line.strip() or _FIELD.match(line):
             break
         said.append(line)
-    text = _ROLE.sub(lambda match: role_text(match.group(1)), _LITERAL.sub(r"\1", " ".join(" ".join(said).split())))
+    text = as_text(" ".join(" ".join(said).split()))
     if not text:
         return ""
     if text[1:2].islower() and not said[0].lstrip().startswith(("``", ":")):  # a literal, a role: as written

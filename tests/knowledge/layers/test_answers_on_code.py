@@ -410,6 +410,12 @@ def test_what_a_parameter_does_is_the_docstrings_paragraph_naming_it(tmp_path):
     assert layer_text.naming_paragraph("/**\n * @param {string} value - the text to parse into a number\n */",
                                        "What does the value param hold?") == "value: the text to parse into a number."
     assert layer_text.naming_paragraph(source, "What does render do?") == ""
+    # Its reST as it reads (itsdangerous' "Defaults to :attr:`default_key_derivation`" kept the role's name).
+    assert layer_text.naming_paragraph(
+        ":param digest: Hash function to use. Defaults to :attr:`default_digest`, which defaults to\n"
+        "    :func:`hashlib.sha1`; see ``digest`` and `the guide <https://example.com>`_.",
+        "Which digest is used?") == ("digest: Hash function to use. Defaults to default_digest, which defaults to "
+                                     "hashlib.sha1; see digest and the guide.")
     # A how-to asks what the code is for, unless it names a parameter as one.
     field = ":param timeout: how long to wait, in seconds."
     assert layer_text.naming_paragraph(field, "How do I wait for a timeout?") == ""
