@@ -38,8 +38,11 @@ def under_heading(hit, position: int, read: str) -> str:
     return f"{heading}: {read}" if _CODE_HEADING.fullmatch(heading) else read
 
 
+def section_heading(hit) -> str:
+    """The heading of the section a chunk opens ("" when it opens none)."""
+    return hit.section_path.rpartition(" > ")[2] if hit.section_path and opens_section(hit) else ""
+
+
 def _heading(hit, position: int) -> str:
     """The heading over a section's first sentence ("" for any other sentence)."""
-    if position or not hit.section_path or not opens_section(hit):
-        return ""
-    return hit.section_path.rpartition(" > ")[2]
+    return "" if position else section_heading(hit)

@@ -87,6 +87,18 @@ class CommonWordsTests(TestCase):
             self.assertEqual(("common_words_only" in grounding.reasons, not composition.text), (refused, refused),
                              (layer, composition.text))
 
+    def test_a_sections_heading_is_what_its_text_is_about(self):
+        # mitt's "Does mitt work with TypeScript?": the answer is its "Usage > Typescript" section, whose text says
+        # "tsconfig.json" and never "TypeScript"; it shared only "mitt" with the question, and was refused.
+        question = "Does Acme work with websockets?"
+        for heading, refused in (("Websockets", False), ("Sessions", True)):
+            source = hit(1, f"### {heading}\n\nAcme keeps one connection per client open in the worker.")
+            source.section_path, source.knowledge_base_id = f"Acme > Usage > {heading}", self.kb.pk
+            grounding = answers.Grounding([source], 0.9, [], {}, question=question, kbs={self.kb.pk: self.kb})
+            composition = answers.compose_extractive(grounding)
+            self.assertEqual(("common_words_only" in grounding.reasons, not composition.text), (refused, refused),
+                             (heading, composition.text))
+
     def test_a_how_tos_further_unit_holding_nothing_asked_is_left_out(self):
         # yargs' "How do I install yargs?": after `npm i yargs`, "Yargs helps you build interactive command line tools
         # …"; dayjs' after `npm install dayjs --save`, "Day.js is a minimalist JavaScript library …".
