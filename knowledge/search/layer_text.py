@@ -72,6 +72,7 @@ _PROSE_LIKENESS = 0.12  # a line of a source chunk with more code punctuation th
 _PARAMETER_ASKED = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|options?|attributes?|fields?|flags?"
                               r"|propert(?:y|ies))\b|параметр|аргумент|опци|атрибут", re.I)
 _CODE_LINE_ENDS = ("{", "}", ";", "(", "[", "=>")  # a line of code ends so; a sentence does not
+_CLOSING = ('"""', "'''", "*/")  # a docstring's or a JSDoc comment's last line ends so
 _PARAM_FIELD = re.compile(r":param (?:\w+ )?(\w+):\s*|@param\s+(?:\{[^}]*\}\s+)?\[?(\w+)\]?\s*-?\s*")
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
@@ -198,7 +199,7 @@ def naming_paragraph(code: str, question: str) -> str:
     for paragraph in re.split(r"\n[ \t]*\n", code or ""):
         # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)
         # nor a line comment, which is a note on the code's workings ("Since pendingCount has been decreased …").
-        lines = [line.strip().lstrip("*/ ").removesuffix("*/").strip() for line in paragraph.split("\n")
+        lines = [line.strip().lstrip("*/ ").removesuffix("*/").strip() for line in _comment_lines(paragraph)
                  if not line.lstrip().startswith(("//", "#"))]
         text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''"))
                         and not line.endswith(_CODE_LINE_ENDS)
@@ -210,6 +211,19 @@ def naming_paragraph(code: str, question: str) -> str:
             return _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
                                                      as_text(text).replace("`", "")).rstrip(":"))
     return ""
+
+
+def _comment_lines(paragraph: str) -> list[str]:
+    """A paragraph's lines up to the one closing its docstring or JSDoc comment: the code after it is no prose
+    (pluggy's `get_result`: "… otherwise a list of results. \"\"\"" then `exc = self._exception`). A line holding
+    only the marks opens one when no text came before it but a line opening a block (`def render(rows):`)."""
+    lines = paragraph.split("\n")
+    said = False  # text before the line, other than a line opening a block
+    for at, line in enumerate(lines):
+        if line.rstrip().endswith(_CLOSING) and (line.strip() not in _CLOSING or said):
+            return lines[:at + 1]
+        said = said or bool(line.strip()) and not line.rstrip().endswith((":", *_CODE_LINE_ENDS))
+    return lines
 
 
 def _docstring(code: str) -> str:

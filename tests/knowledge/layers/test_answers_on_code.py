@@ -416,6 +416,14 @@ def test_what_a_parameter_does_is_the_docstrings_paragraph_naming_it(tmp_path):
         "    :func:`hashlib.sha1`; see ``digest`` and `the guide <https://example.com>`_.",
         "Which digest is used?") == ("digest: Hash function to use. Defaults to default_digest, which defaults to "
                                      "hashlib.sha1; see digest and the guide.")
+    # The code after a docstring closes is no part of its paragraph (pluggy's `get_result`), nor the line opening it.
+    code = ('    def get_result(self):\n        """Get the result(s) for this hook call.\n\n'
+            '        If the hook was marked as a ``firstresult`` only a single value\n        will be returned.\n'
+            '        """\n        exc = self._exception\n        return cast(ResultType, self._result)\n')
+    assert layer_text.naming_paragraph(code, "What does firstresult do?") \
+        == "If the hook was marked as a firstresult only a single value will be returned."
+    opened = 'def get_result(self):\n    """\n    The result when ``firstresult`` is set.\n    """\n    exc = None\n'
+    assert layer_text.naming_paragraph(opened, "What does firstresult do?") == "The result when firstresult is set."
     # A how-to asks what the code is for, unless it names a parameter as one.
     field = ":param timeout: how long to wait, in seconds."
     assert layer_text.naming_paragraph(field, "How do I wait for a timeout?") == ""
