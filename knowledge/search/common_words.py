@@ -26,6 +26,9 @@ from knowledge.search.code_names import DOTTED
 # a question asks. Measured on crawled documentation sites: "Flask" and "Python-Markdown" are in every
 # chunk, "Debian" in 99 %; what their questions ask about ("install", "release", "debug") in 1–29 %.
 COMMON_WORD_SHARE = 0.3
+# What a comparison asks for is its kind, not its subject: "What is the difference between Signer and Serializer?"
+# asks about the two, and an extract saying how they differ need not say "difference".
+_COMPARISON = re.compile(r"^(?:differ|compar|versus$|vs$|разниц|различ|отлич|сравн)")
 _QUOTED_CODE = re.compile(r"^    .*$", re.M)
 _PUNCTUATION = re.compile(r"[^\w\s]+")
 
@@ -55,7 +58,7 @@ def shares_nothing_asked(question: str, extract: str, sources: list, kbs: dict, 
 
 def _compared(question: str, extract: str, sources: list, kbs: dict, named: str = "") -> tuple[set, set]:
     """The question's lexemes `extract` holds, and those of the question not common in the bases of `sources` nor
-    in `named` (empty sets without term statistics)."""
+    in `named`, nor asking for a comparison (empty sets without term statistics)."""
     kbs = [kbs[kb_id] for kb_id in dict.fromkeys(hit.knowledge_base_id for hit in sources) if kb_id in kbs]
     if not kbs or not extract.strip():
         return set(), set()
@@ -67,7 +70,8 @@ def _compared(question: str, extract: str, sources: list, kbs: dict, named: str 
     if not shares:
         return set(), set()
     return ({lexeme for lexeme, (in_extract, _) in held.items() if in_extract},
-            {lexeme for lexeme, (_, in_named) in held.items() if shares[lexeme] < COMMON_WORD_SHARE and not in_named})
+            {lexeme for lexeme, (_, in_named) in held.items()
+             if shares[lexeme] < COMMON_WORD_SHARE and not in_named and not _COMPARISON.match(lexeme)})
 
 
 def _code_words(text: str) -> str:

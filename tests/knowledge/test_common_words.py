@@ -87,6 +87,22 @@ class CommonWordsTests(TestCase):
             self.assertEqual(("common_words_only" in grounding.reasons, not composition.text), (refused, refused),
                              (layer, composition.text))
 
+    def test_a_comparison_asks_about_what_it_compares(self):
+        # itsdangerous' "What is the difference between Signer and Serializer?": both are in most of its chunks, and
+        # "A serializer wraps a signer …" was refused for not saying "difference".
+        pages = {f"page{n}": f"# Page {n}\n\nThe signer and the serializer of part {n}." for n in range(4)}
+        kb = base_with_statistics("Signing", {**pages, "other": "# Other\n\nKeys rotate every month."})
+        sources = answers.ground("What is the difference between a signer and a serializer?", [kb.pk],
+                                 threshold=0.0).sources
+        extract = "A serializer wraps a signer to sign other data besides bytes. [1]"
+        for question in ("What is the difference between a signer and a serializer?",
+                         "How does a signer differ from a serializer?",
+                         "Signer versus serializer: how do they compare?"):
+            self.assertFalse(only_common_shared(question, extract, sources, {kb.pk: kb}), question)
+        # What else it asks still counts.
+        self.assertTrue(only_common_shared("What is the difference between a signer and a key?", extract, sources,
+                                           {kb.pk: kb}))
+
     def test_a_sections_heading_is_what_its_text_is_about(self):
         # mitt's "Does mitt work with TypeScript?": the answer is its "Usage > Typescript" section, whose text says
         # "tsconfig.json" and never "TypeScript"; it shared only "mitt" with the question, and was refused.
