@@ -306,8 +306,10 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     named = "".join(f"\n{grounding.sources[number - 1].document_title}" for number in composition.cited
                     if grounding.sources[number - 1].layer == "D1")
     # A section's text says what its heading names without saying it again: mitt's "Set "strict": true in your
-    # tsconfig.json …" under "Typescript" answers "Does mitt work with TypeScript?".
-    named += "".join(f"\n{headings.section_heading(grounding.sources[number - 1])}" for number in composition.cited)
+    # tsconfig.json …" under "Usage > Typescript" answers "Does mitt work with TypeScript?". (Not a document's own
+    # heading, its title: a whole article's subject is no section's.)
+    named += "".join(f"\n{headings.section_heading(grounding.sources[number - 1])}" for number in composition.cited
+                     if " > " in grounding.sources[number - 1].section_path)
     if not composition.entry_match and prose and common_words.only_common_shared(
             grounding.question, composition.text + named, grounding.sources, grounding.kbs):
         grounding.reasons.append("common_words_only")
