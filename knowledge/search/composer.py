@@ -217,9 +217,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         blocks = not any(sentence.startswith(CODE_BLOCK) for sentence in chosen.values())
         unit = readable.unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked, how_to,
                              blocks)
-        # A one-word reply answers a yes-or-no question, and another source's its own (an FAQ entry's, a section's).
+        # A one-word reply answers a yes-or-no question, and another source's its own (an FAQ entry's, a section's);
+        # a pointer going on from the sentence chosen answers nothing ("For another example see the … section").
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen
-               and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not yes_no))}
+               and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not yes_no))
+               and (key == item[:2] or not asides.aside(sentence, question))}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (code_blocks.repeats_its_code(new, chosen)
                                  or chosen and _sends_away(question, new, sources, own)

@@ -224,6 +224,12 @@ class NamedItemTests(TestCase):
         for pointer in ("Also see the tool:firstresult section in the tool docs.",
                         "For another example see the tool:plugin-hookorder section of the tool docs."):
             self.assertEqual(compose("What does firstresult do?", f"## First result\n\n{pointer}\n"), "", pointer)
+        # Nor is one quoted for going on from the sentence chosen (pluggy's, after an example too long to quote).
+        order = ("## Call order\n\nIf marked with a tryfirst option it will be executed first in the call loop:\n\n"
+                 "```python\n" + "".join(f"hook_{n}(tryfirst=True)\n" for n in range(14)) + "```\n\n"
+                 "For another example see the tool:hookorder section of the tool docs.\n")
+        self.assertEqual(compose("What does the tryfirst option do?", order),
+                         "If marked with a tryfirst option it will be executed first in the call loop: [1]")
         # A sentence leading into what follows is no pointer.
         self.assertIn("See the section below", compose("How do I set the order?", "## Order\n\nSee the section "
                                                                                  "below on order:\n\n    order=1\n"))
