@@ -42,6 +42,7 @@ Generator errors fall back to the extractive answer with `generator_failed` and 
 """
 
 import logging
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -52,6 +53,7 @@ from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
 from knowledge.search import (
     answer_kinds,
+    code_names,
     common_words,
     composer,
     entries,
@@ -72,6 +74,7 @@ from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.salutations import strip_salutations
 from knowledge.search.unmentioned import unmentioned_names
+from knowledge.search.vocabulary import load_vocabulary
 
 __all__ = ["Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence",
            "build_prompt", "complete", "ground", "judge", "parse_citations"]
@@ -295,7 +298,7 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
                                    kbs=grounding.kbs, query_embeddings=grounding.query_embeddings)
     needed = close_sentence_needed(grounding)
     if (composition.closeness is not None and needed is not None and composition.closeness < needed
-            and grounding.confidence < CLOSE_SENTENCE_NEEDED_BELOW):
+            and grounding.confidence < CLOSE_SENTENCE_NEEDED_BELOW and not _says_code_asked(grounding, composition)):
         grounding.reasons.append("no_close_sentence")
         return composer.Composition("", [], False, composition.closeness)
     # A repository's rows were found for what the question asks (a caller, a variable, a symbol) by the router;
@@ -315,6 +318,14 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
         grounding.reasons.append("common_words_only")
         return composer.Composition("", [], False, composition.closeness)
     return composition
+
+
+def _says_code_asked(grounding: Grounding, composition: composer.Composition) -> bool:
+    """Whether the extract writes the code name the question asks about (`code_names.code_name`): an embedder
+    knows no meaning of a name it never saw ("What does tryfirst do?" is far from "If marked with a "tryfirst" or
+    "trylast" option it will be executed first …"), and a sentence saying it is on what is asked."""
+    name = code_names.code_name(grounding.question, load_vocabulary(list(grounding.kbs))).rsplit(".", 1)[-1]
+    return bool(name) and bool(re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", composition.text))
 
 
 def close_sentence_needed(grounding: Grounding) -> float | None:

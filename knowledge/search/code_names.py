@@ -60,10 +60,12 @@ def code_name(text: str, vocabulary=None) -> str:
                 return name
         elif _counts(name, bool(call), vocabulary):
             return name
-    # "What does hydrate do?": a plain word the question asks the doing of is code when the bases define it.
+    # "What does hydrate do?": a plain word the question asks the doing of is code when the bases define it, or
+    # write it in their code names ("What does tryfirst do?": pluggy's `tryfirst=True` option, which no symbol is,
+    # is in the names of the tests of it).
     asked = ASKS_WHAT_IT_DOES.search(text)
     name = (asked.group(1) or asked.group(2)) if asked else ""
-    if name and name.lower() not in NOT_NAMES and is_known(name, vocabulary):
+    if name and name.lower() not in NOT_NAMES and (is_known(name, vocabulary) or _names_part(name, vocabulary)):
         return name
     # "What does the route decorator do?": the word before its kind, when the bases define it.
     for match in NAMED_BY_KIND.finditer(text):
@@ -113,6 +115,10 @@ def _counts(name: str, call: bool, vocabulary) -> bool:
     if call or CODE_SHAPE.fullmatch(name):
         return is_code_name(name, vocabulary)
     return bool(CODE_LIKE.fullmatch(name)) and is_known(name, vocabulary)  # spelled as the bases spell it
+
+
+def _names_part(word: str, vocabulary) -> bool:
+    return bool(getattr(vocabulary, "symbols", None)) and vocabulary.names_part(word)
 
 
 def is_known(name: str, vocabulary) -> bool:

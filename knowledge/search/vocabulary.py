@@ -44,6 +44,7 @@ class Vocabulary(dict):
         self.modules: dict[str, str] = dict(modules or {})
         self.projects: dict[str, str] = dict(projects or {})
         self._by_suffix: dict[str, list[str]] | None = None
+        self._parts: set[str] | None = None
 
     def qualified(self, name: str) -> list[str]:
         """The qualified names of the bases that are `name` or end with it at a dot (`Config.load`
@@ -56,6 +57,18 @@ class Vocabulary(dict):
                     self._by_suffix.setdefault(".".join(parts[start:]), []).append(qname)
         return list(self._by_suffix.get(name, []))
 
+
+    def names_part(self, word: str) -> bool:
+        """Whether `word` is a whole part of one of the bases' code names, between underscores or at a camelCase
+        hump ("tryfirst" of `test_adding_nonwrappers_tryfirst`, "extra" of `HookCaller.callExtra`), in any case; not
+        a package's or module's name it is qualified by (the module `src.hydration` is no name of `hydrate`)."""
+        if self._parts is None:
+            self._parts = {part.lower() for name in self.symbols
+                           for part in _NAME_PARTS.findall(name.rpartition(".")[2])}
+        return word.lower() in self._parts
+
+
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 # kb id → (version, its vocabulary). One entry per base: a new version replaces the old one.
 _cache: dict[int, tuple[tuple, Vocabulary]] = {}

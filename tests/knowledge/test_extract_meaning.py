@@ -15,7 +15,7 @@ from knowledge.models import Chunk
 from knowledge.search import answers, closeness, composer
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.words import word_stems
-from tests.factories import make_kb
+from tests.factories import make_document, make_kb
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -117,6 +117,20 @@ class MeaningTests(TestCase):
         near = grounding(0.7)
         near.question = "How do I render a list of items?"
         self.assertIn("map()", answers.compose_extractive(near).text)
+
+    def test_an_extract_writing_the_code_name_asked_about_is_no_refusal_for_its_meaning(self):
+        # pluggy's "What does tryfirst do?": the embedder knows no meaning of "tryfirst", and the section saying what
+        # it does was refused (`no_close_sentence`).
+        document = make_document(self.kb, "Tests of the call order.", title="tests.py")
+        Chunk.objects.create(document=document, knowledge_base=self.kb, position=1, layer="C1",
+                             content="function tests.test_ordering_tryfirst",
+                             metadata={"name": "test_ordering_tryfirst", "qname": "tests.test_ordering_tryfirst"})
+        sources = [hit(1, "A hook marked tryfirst runs before the others in the call loop.", self.kb.pk)]
+        for question, refused in (("What does tryfirst do?", False), ("What does trylast do?", True)):
+            grounding = answers.Grounding(sources, 0.6, [], {}, question=question, refusal_text="No.",
+                                          kbs={self.kb.pk: self.kb})
+            composition = answers.compose_extractive(grounding)
+            self.assertEqual("no_close_sentence" in grounding.reasons, refused, (question, composition.closeness))
 
     def test_a_reference_sections_first_sentence_is_compared_under_the_name_it_documents(self):
         # p-limit's README: "### limit.activeCount" over "The number of promises that are currently running."; "What

@@ -19,6 +19,17 @@ class NamedByKindTests(SimpleTestCase):
         self.assertEqual(plan_question("What does the route decorator do?", VOCABULARY).intent, "symbol")
         self.assertEqual(code_name("Where is the route method defined?", VOCABULARY), "route")
 
+    def test_a_word_the_code_names_are_made_of_is_one_asked_the_doing_of(self):
+        # pluggy's "What does tryfirst do?": `tryfirst=True` is an option no symbol is, but its tests' names say it.
+        names = {"testing.test_hookcaller.test_adding_nonwrappers_tryfirst", "pluggy.HookCaller.callExtra"}
+        vocabulary = Vocabulary(code={name.lower() for name in names}, symbols=names)
+        self.assertEqual(code_name("What does tryfirst do?", vocabulary), "tryfirst")
+        self.assertEqual(code_name("What does extra do?", vocabulary), "extra")  # a camelCase hump is a part
+        self.assertEqual(plan_question("What does tryfirst do?", vocabulary).intent, "symbol")
+        # Not a part of a name, nor a word the question does not ask the doing of.
+        self.assertEqual(code_name("What does trylast do?", vocabulary), "")
+        self.assertEqual(code_name("How do I add a test?", vocabulary), "")
+
     def test_a_word_describing_the_kind_is_no_name(self):
         self.assertEqual(code_name("How do I write a test function?", VOCABULARY), "")
         self.assertEqual(code_name("Which class handles the routes?", VOCABULARY), "")
