@@ -1,6 +1,9 @@
 """What an extract leaves out unless it is asked for: sentences that only send the reader elsewhere, and a how-to's
 further units that hold nothing asked (`composer`).
 
+A README's tagline says what the project is ("The tiniest and the fastest library for terminal output formatting with
+ANSI colors."): an answer to what it is, never to how to do a thing with it (picocolors' README leaves its usage to a
+website, and the tagline answered "How do I install picocolors?", "How do I disable colors?" …).
 A README says where its documentation is ("You can find more details, API, and other docs on day.js.org
 website."), asks its readers to join its chat or fund it ("Having problems? want to contribute? join our community
 slack.", "Become a sponsor …"): close in meaning to many questions, an answer to none but those about them.
@@ -12,7 +15,7 @@ repository's name aside — only dilutes it ("Yargs helps you build interactive 
 import re
 
 from knowledge.indexing.layers.docs.sections import sends_to_docs
-from knowledge.search import common_words, layer_text
+from knowledge.search import common_words, headings, layer_text
 from knowledge.search.code_blocks import COMMAND, code_lines, command_read
 
 # A question asking where the documentation is: a sentence sending the reader there answers it.
@@ -29,6 +32,18 @@ def aside(sentence: str, question: str) -> bool:
     and the question asks about neither."""
     return (sends_to_docs(sentence) and not _DOCS_ASKED.search(question)
             or bool(_CALL.search(sentence)) and not _CALL_ASKED.search(question))
+
+
+def tagline(hit, position: int) -> bool:
+    """Whether the sentence at `position` of `hit` is its README's tagline: the card's summary (D1), or the first
+    sentence of the README's opening section (D0, under its title)."""
+    if (hit.metadata or {}).get("doc_kind") != "readme":
+        return False
+    if hit.layer == "D1":
+        return True
+    # The section under the README's title: not one of its other top-level sections (minimist's "# install").
+    top = bool(hit.section_path) and hit.section_path == hit.document_title
+    return hit.layer == "D0" and position == 0 and top and headings.opens_section(hit)
 
 
 def says_nothing_asked(question: str, new: dict, sources: list, kbs: dict) -> bool:

@@ -163,7 +163,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
-            if asides.aside(sentence, question):
+            if asides.aside(sentence, question) or how_to and asides.tagline(quoted[number], position):
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
             seen.add(same_words(sentence))
             stems = word_stems(sentence)

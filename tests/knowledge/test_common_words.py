@@ -139,6 +139,24 @@ class CommonWordsTests(TestCase):
             self.assertEqual(asides.says_nothing_asked("How do I install Cookies?", {(1, 0): PAGES["Sessions"]},
                                                           [cookies], kbs), nothing, repo_id)
 
+    def test_a_readmes_tagline_answers_what_the_project_is_never_a_how_to(self):
+        from dataclasses import replace
+
+        from knowledge.search import composer
+
+        readme = replace(hit(1, "# tinycolors\n\nThe tiniest library for terminal output formatting with colors.\n\n"
+                                "Colors are turned off when the output is no terminal.", doc_kind="readme",
+                             repo_id="tinycolors-1.0", section_start=True), section_path="tinycolors",
+                         document_title="tinycolors")
+        how_to = composer.compose("How do I format terminal output?", [readme], entry_match=False).text
+        self.assertNotIn("The tiniest library", how_to)
+        self.assertIn("The tiniest library", composer.compose("What is tinycolors?", [readme], entry_match=False).text)
+        # Another section's first sentence is no tagline, a top-level one's neither (minimist's "# install").
+        for heading, path in (("## Formatting", "tinycolors > Formatting"), ("# Formatting", "Formatting")):
+            section = replace(readme, content=readme.content.replace("# tinycolors", heading), section_path=path)
+            self.assertIn("The tiniest library",
+                          composer.compose("How do I format terminal output?", [section], entry_match=False).text)
+
     def test_a_projects_name_is_not_what_a_question_asks_about(self):
         # yargs' README says "yargs" in fewer than 30 % of its base's chunks (its code outnumbers its prose): "Yargs
         # helps you build interactive command line tools …" held "yargs" of "How do I install yargs?", and stayed.
