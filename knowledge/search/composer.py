@@ -76,6 +76,8 @@ SHARED_WORDS_WEIGHT = 0.25
 LISTED_ITEMS = 3  # a list this long says what its items are without a sentence introducing it (`_named_item`)
 OPPOSITE_WEIGHT = 0.5  # what the score of a how-to's candidate saying the opposite of what is asked is worth
 
+# A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
+_SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
@@ -278,8 +280,13 @@ def _sends_away(question: str, new: dict, sources: list, own: dict) -> bool:
 
 def _sentences(hit, text: str) -> list[str]:
     """The sentences an extract may quote of `hit`, read from `text`; of a chunk opening with its section, as
-    sentences whose first is whole (`readable.OpensWhole`)."""
+    sentences whose first is whole (`readable.OpensWhole`). A signature on a line of its own is what the sentence
+    after it describes, and leads it: reST's `.. function:: iteritems(dictionary, **kwargs)` over "Returns an
+    iterator over dictionary's items." (six's reference; the sentence alone named no function)."""
     found = sentences(text)
+    for at in range(len(found) - 2, -1, -1):
+        if _SIGNATURE.fullmatch(found[at]) and found[at + 1][:1].isupper():
+            found[at:at + 2] = [f"{found[at]}: {found[at + 1]}"]
     return readable.OpensWhole(found) if headings.opens_section(hit) else found
 
 

@@ -496,3 +496,24 @@ class OppositeTests(TestCase):
         self.assertFalse(contradicts("How do I add an address?", "Each address is checked."))
         self.assertFalse(contradicts("How do I open a file?", "OpenAPI documents are opened as files."))
         self.assertTrue(contradicts("How do I open a file?", "OpenAPI documents close their files."))
+
+
+class SignatureTests(TestCase):
+    """A signature on a line of its own leads the sentence after it, which describes it."""
+
+    REFERENCE = ("### Dictionaries\n\n`iterkeys(dictionary, **kwargs)`\n\n"
+                 "Returns an iterator over *dictionary*'s keys.\n\n"
+                 "`iteritems(dictionary, **kwargs)`\n\nReturns an iterator over *dictionary*'s items. This replaces\n"
+                 "`dictionary.iteritems()` on Python 2.\n")
+
+    def test_a_reference_entrys_description_is_quoted_under_its_signature(self):
+        # six's reference (reST `.. function::` directives): "Returns an iterator over dictionary's items." named
+        # no function.
+        self.assertTrue(compose("What does iteritems do?", self.REFERENCE).startswith(
+            "iteritems(dictionary, **kwargs): Returns an iterator over dictionary's items. [1]"))
+        # Not a call in a sentence, nor one a sentence in lower case goes on from.
+        self.assertEqual(source_text.sentences("Call iteritems(d). Returns an iterator."),
+                         ["Call iteritems(d).", "Returns an iterator."])
+        lower = "`iteritems(d)`\n\nreturns an iterator over the items.\n"
+        self.assertEqual(composer._sentences(hit(1, lower), source_text.clean_text(lower)),
+                         ["iteritems(d)", "returns an iterator over the items."])
