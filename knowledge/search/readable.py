@@ -40,12 +40,12 @@ _OUTLINE = re.compile(r"\d{1,2}(?:\.\d{1,2}){1,3}\.?$")  # a plain-text table of
 _COUNTS = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|both|several|multiple|a few|a number of"
                      r"|one of|any of|either|два|две|три|четыре|пять|шесть|оба|обе|нескольк\w*"
                      r"|одн(?:о|а|у|им)? из|люб(?:ой|ое|ая|ую) из)\b", re.I)
-# A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
-# так:"): with its code left out it promises what the extract does not give.
 # A sentence ending on a word that points to what follows it ("… the following:", "… as below:").
 _POINTS_ON = re.compile(r"\b(?:following|follows|below|these|this|here|thus|so|like|e\.g|i\.e|ниже|следующ\w*|так)"
                         r"\W*:$", re.I)
 _STATEMENT_WORDS = 6  # a sentence ending with ":" that says something without what it introduces has as many
+# A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
+# так:"): with its code left out it promises what the extract does not give.
 _EXAMPLE = re.compile(r"(?:\b(?:examples?|for instance|пример\w*)\b.*"
                       r"|\b(?:like this|as follows|следующим образом|так))\W*:$", re.I)
 

@@ -16,6 +16,7 @@ from django.db.models import Count, Max, Q
 
 from knowledge.indexing.layers.markdown import DOC_EXTENSIONS
 from knowledge.models import Chunk, Document
+from knowledge.search.words import code_words
 
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 ENGLISH_ENDINGS = ("ations", "ation", "ions", "ion", "ings", "ing", "es", "ed", "e", "s")
@@ -57,18 +58,15 @@ class Vocabulary(dict):
                     self._by_suffix.setdefault(".".join(parts[start:]), []).append(qname)
         return list(self._by_suffix.get(name, []))
 
-
     def names_part(self, word: str) -> bool:
         """Whether `word` is a whole part of one of the bases' code names, between underscores or at a camelCase
         hump ("tryfirst" of `test_adding_nonwrappers_tryfirst`, "extra" of `HookCaller.callExtra`), in any case; not
         a package's or module's name it is qualified by (the module `src.hydration` is no name of `hydrate`)."""
         if self._parts is None:
-            self._parts = {part.lower() for name in self.symbols
-                           for part in _NAME_PARTS.findall(name.rpartition(".")[2])}
+            self._parts = {part for name in self.symbols
+                           for part in code_words(name.rpartition(".")[2]).lower().split()}
         return word.lower() in self._parts
 
-
-_NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 # kb id → (version, its vocabulary). One entry per base: a new version replaces the old one.
 _cache: dict[int, tuple[tuple, Vocabulary]] = {}

@@ -128,6 +128,10 @@ class HeadingOverCommandTests(TestCase):
                       "installed, its files are in node_modules.\n")
             self.assertEqual(compose("How do I install acmejs?", readme).split("\n")[:2],
                              ["Get it from the registry: [1]", f"    {command}"], command)
+        # So under a heading naming no install, over the command alone (and another after it).
+        readme = "## Getting started\n\n```bash\nnpm i acmejs\nnpx acmejs init\n```\n"
+        self.assertEqual(compose("How do I install acmejs?", readme),
+                         "Getting started: [1]\n    npm i acmejs\n    npx acmejs init")
 
 
     def test_a_label_over_its_command_answers_when_it_is_no_tab_among_others(self):
