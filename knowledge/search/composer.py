@@ -175,8 +175,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     and not readable.in_topic_list(source, position)):
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
                 # names no "tabulate" but `pip install tabulate`), under its section's heading.
-                read = stems | word_stems(read_as(number, position))
-                items.append((number, position, sentence, read | headings.heading_words(quoted[number], position)))
+                read = stems | word_stems(read_as(number, position)) | headings.heading_words(quoted[number], source,
+                                                                                             position)
+                items.append((number, position, sentence, read))
     if not items:
         return Composition("", [], False)
     # Words every candidate shares ("React" in React docs) say little: weigh them by rarity.
@@ -191,8 +192,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # Of the sentences sharing the most words, the closest in meaning answer; rare shared words still count
     # (SHARED_WORDS_WEIGHT), and the sentences not compared come after.
     compared = sorted(items, key=shared, reverse=True)[: setting("EXTRACT_BY_MEANING")]
-    as_read = [(sources[item[0] - 1], headings.under_heading(sources[item[0] - 1], item[1], read_as(*item[:2])))
-               for item in compared]
+    as_read = [(sources[number - 1], headings.under_heading(sources[number - 1], lines[number], position,
+                                                             read_as(number, position)))
+               for number, position, *_ in compared]
     meaning = closeness.sentences(question, as_read, kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 

@@ -11,6 +11,10 @@ from knowledge.search.words import word_stems
 # "pLimit(concurrency)", "max_tries").
 _CODE_HEADING = re.compile(r"`?(?=[\w$.#]*(?:[.#_(]|[a-z][A-Z]))[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)*"
                            r"(?:\([^()]*\))?`?")
+# The field lines an API reference writes between a name's heading and what it says of it ("Type: `Function`",
+# "Default: `10`"): the first sentence after them is the section's first that says anything.
+_FIELDS = re.compile(r"(?:(?:Type|Default|Default value|Required|Optional|Since|Values?|Тип|По умолчанию)"
+                     r":\s*[^\s.:]+(?:\s[^\s.:]+){0,3}\s*)+\.?", re.IGNORECASE)
 
 
 def opens_section(hit) -> bool:
@@ -22,19 +26,19 @@ def opens_section(hit) -> bool:
     return hit.metadata.get("section_start", "artifact_type" not in hit.metadata)
 
 
-def heading_words(hit, position: int) -> set[str]:
+def heading_words(hit, source: list[str], position: int) -> set[str]:
     """The words of the heading a section's first sentence is under, as words it says: the heading names what the
     section is about, and its text goes on from there without saying it again ("Lazy evaluation of expensive
     functions" over "… you can use the opt() method to achieve this.")."""
-    return word_stems(_heading(hit, position))
+    return word_stems(_heading(hit, source, position))
 
 
-def under_heading(hit, position: int, read: str) -> str:
+def under_heading(hit, source: list[str], position: int, read: str) -> str:
     """A section's first sentence as its meaning is compared: under its heading when that is the name of code the
     section is the reference of ("limit.activeCount: The number of promises that are currently running." — the
     sentence alone is far from "What does activeCount return?"). A heading in words is said again by its text as
     often as not, and is compared no closer with it ("Using Python-Markdown on the Command Line")."""
-    heading = _heading(hit, position)
+    heading = _heading(hit, source, position)
     return f"{heading}: {read}" if _CODE_HEADING.fullmatch(heading) else read
 
 
@@ -43,6 +47,7 @@ def section_heading(hit) -> str:
     return hit.section_path.rpartition(" > ")[2] if hit.section_path and opens_section(hit) else ""
 
 
-def _heading(hit, position: int) -> str:
-    """The heading over a section's first sentence ("" for any other sentence)."""
-    return "" if position else section_heading(hit)
+def _heading(hit, source: list[str], position: int) -> str:
+    """The heading over a section's first sentence, the field lines before it left aside ("onFailedAttempt(error)" over
+    "Type: `Function`" over "Callback invoked on each retry."); "" for any other sentence."""
+    return "" if any(not _FIELDS.fullmatch(said) for said in source[:position]) else section_heading(hit)

