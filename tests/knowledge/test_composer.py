@@ -336,6 +336,16 @@ class ExtractTests(TestCase):
         self.assertNotIn("This is expected", text)
         self.assertIn("This development-only behavior helps you keep components pure. [1]", text)
 
+    def test_a_block_of_code_too_long_to_quote_is_no_lead_in(self):
+        # qs' README: "This depth can be overridden by passing a depth option …" after a block of 14 lines, which was
+        # quoted as its lead-in, its spaces and lines lost ("varexpected={a:{b:{c:…").
+        block = "\n".join(["var expected = {"] + [f"{'    ' * n}k{n}: {{" for n in range(1, 13)] + ["};"])
+        source = (f"By default, qs will only parse up to 5 children deep. Your resulting object will be:\n\n"
+                  f"```javascript\n{block}\n```\n\n"
+                  "This depth can be overridden by passing a depth option to qs.parse.")
+        text = self.extract("How do I override the depth?", source).text
+        self.assertEqual(text, "This depth can be overridden by passing a depth option to qs.parse. [1]")
+
     def test_a_sentence_naming_its_subject_as_this_comes_with_the_sentence_naming_it(self):
         # Seen in Flask's installation page: "This is used to protect Flask's session cookie." alone says
         # nothing of what "this" is.
