@@ -38,6 +38,10 @@ _TARGET = r"(?:\([^)\n]*\)|\[[^\]\n]*\])"
 IMAGE = rf"\[!\[[^\]\n]*\]{_TARGET}\]{_TARGET}|!\[[^\]\n]*\]{_TARGET}"
 # An image in a heading — a README title's badges, an icon — is decoration.
 _HEADING_IMAGE = re.compile(IMAGE)
+# The inline HTML a heading is written with reads as its text: qs' "# qs <sup>[![Version Badge][…]][…]</sup>" was
+# titled "qs <sup></sup>" (not a tag in a code span, nor one no heading is formatted with: "The <head> element").
+_HEADING_HTML = re.compile(r"</?(?:a|abbr|b|big|code|del|em|i|img|ins|kbd|mark|picture|s|small|source|span|strong|sub"
+                           r"|sup|u)(?:\s[^<>]*)?/?>", re.I)
 # Emphasis and strikethrough; underscores only at word edges (CommonMark): snake_case and ENV_VARS are words.
 # An escaped mark ("\\*") is a character, not a mark.
 _EMPHASIS = re.compile(r"(?<!\\)(\*\*|\*|~~)(?=\S)(.+?)(?<=[^\s\\])\1"
@@ -121,13 +125,15 @@ def fence_end(lines: list[str], start: int, marker: str) -> int:
 
 
 def heading_title(raw: str) -> str:
-    """Heading text without the optional closing `#`s and a trailing `{#id}` or `{/*id*/}` anchor, read
-    as it reads (`inline_text`)."""
+    """Heading text without the optional closing `#`s and a trailing `{#id}` or `{/*id*/}` anchor, nor the inline
+    HTML it is formatted with, read as it reads (`inline_text`)."""
     title = raw.strip()
     if title.endswith("#"):
         title = _CLOSING_HASHES.sub("", title).strip()
     if title.endswith("}"):
         title = _ANCHOR.sub("", title).strip()
+    if "<" in title:
+        title = outside_code_spans(title, lambda plain: _HEADING_HTML.sub("", plain))
     return inline_text(title)
 
 

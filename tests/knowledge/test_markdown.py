@@ -148,6 +148,14 @@ def test_a_headings_badges_are_no_part_of_its_title():
     assert [heading.title for heading in scan(text)[0]] == ["dotenv", "Usage"]
 
 
+def test_a_headings_inline_html_reads_as_its_text():
+    # qs' README opens "# qs <sup>[![Version Badge][…]][…]</sup>": every source was titled "qs <sup></sup>".
+    text = ("# qs <sup>[![Version Badge][npm-version-svg]][package-url]</sup>\n\n## Press <kbd>Ctrl</kbd>+<kbd>C</kbd>"
+            "\n\n## The `<sup>` tag\n\n## The <head> element\n")
+    titles = ["qs", "Press Ctrl+C", "The <sup> tag", "The <head> element"]
+    assert [heading.title for heading in scan(text)[0]] == titles
+
+
 def test_a_collapsible_sections_summary_is_a_heading_under_the_one_above():
     # dotenv's README writes its FAQ as <details><summary>question</summary>: no question was any section's heading,
     # and "Should I commit my .env file?" was answered with sentences of other questions' answers.
