@@ -53,6 +53,7 @@ from knowledge.indexing.embedding import get_embedder
 from knowledge.models import KnowledgeBase
 from knowledge.search import (
     answer_kinds,
+    asides,
     code_names,
     common_words,
     composer,
@@ -313,8 +314,11 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     # heading, its title: a whole article's subject is no section's.)
     named += "".join(f"\n{headings.section_heading(grounding.sources[number - 1])}" for number in composition.cited
                      if " > " in grounding.sources[number - 1].section_path)
+    # A repository's name is what all of it is about, however few of its chunks say it: qs' "The maintainers of qs …
+    # are working with Tidelift …" shares only "qs" with "How do I install qs?".
     if not composition.entry_match and prose and common_words.only_common_shared(
-            grounding.question, composition.text + named, grounding.sources, grounding.kbs):
+            grounding.question, composition.text + named, grounding.sources, grounding.kbs,
+            asides.repository_names(grounding.sources)):
         grounding.reasons.append("common_words_only")
         return composer.Composition("", [], False, composition.closeness)
     return composition

@@ -54,9 +54,14 @@ def says_nothing_asked(question: str, new: dict, sources: list, kbs: dict) -> bo
     # Code as its words are read: a package manager's short verb installs ("npm i yargs@next").
     text = "\n".join("\n".join(f"    {line}" for line in [*code_lines(sentence), command_read(sentence)])
                      if sentence.startswith(COMMAND) else sentence for sentence in new.values())
-    # A repository's name ("yargs-17.7.2") and its documents' titles: what every answer of it is about, however few
-    # of its chunks (its code outnumbering its prose) say it.
-    repositories = [hit for hit in sources if (hit.metadata or {}).get("repo_id")]
-    named = " ".join(dict.fromkeys([*(re.sub(r"[-_.]", " ", hit.metadata["repo_id"]) for hit in repositories),
-                                    *(hit.document_title for hit in repositories)]))
-    return common_words.shares_nothing_asked(question, text, sources, kbs, named)
+    # The documents' titles too: what the answer's own documents are about (a further unit need say it no more).
+    titles = dict.fromkeys(hit.document_title for hit in sources if (hit.metadata or {}).get("repo_id"))
+    return common_words.shares_nothing_asked(question, text, sources, kbs, " ".join([repository_names(sources),
+                                                                                      *titles]))
+
+
+def repository_names(sources: list) -> str:
+    """The names of the repositories `sources` quote ("yargs-17.7.2" as "yargs 17 7 2"): what every answer of them is
+    about, however few of their chunks (their code outnumbering their prose) say it."""
+    return " ".join(dict.fromkeys(re.sub(r"[-_.]", " ", hit.metadata["repo_id"]) for hit in sources
+                                  if (hit.metadata or {}).get("repo_id")))

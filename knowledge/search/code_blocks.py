@@ -170,7 +170,11 @@ def _code_blocks(units: dict) -> set[tuple[str, ...]]:
 
 
 def command_read(command: str) -> str:
-    """A command's first line as its words are read: a package manager's short verb for installing is the word
-    ("npm i yargs", "yarn add chalk" install)."""
-    line = code_lines(command)[0]
+    """A command's first line as its words are read (`line_read`)."""
+    return line_read(code_lines(command)[0])
+
+
+def line_read(line: str) -> str:
+    """A line of code as its words are read: a package manager's short verb for installing is the word ("npm i
+    yargs", "yarn add chalk" install)."""
     return f"{line} install" if _INSTALLS.match(line) else line

@@ -20,6 +20,7 @@ from django.db import connection
 
 from knowledge.search import term_shares
 from knowledge.search.citations import MARKER
+from knowledge.search.code_blocks import line_read
 from knowledge.search.code_names import DOTTED
 
 # A word in this share of the chunks or more is what the bases are about (the product's name), not what
@@ -40,11 +41,11 @@ _SHARED = """
 """
 
 
-def only_common_shared(question: str, extract: str, sources: list, kbs: dict) -> bool:
+def only_common_shared(question: str, extract: str, sources: list, kbs: dict, named: str = "") -> bool:
     """Whether the words `extract` shares with `question` are all common in the bases of `sources` (`kbs`:
-    the bases by id) while the question has words that are not; False when the extract shares none, or
-    without term statistics. The first source's base stems the words."""
-    shared, asked = _compared(question, extract, sources, kbs)
+    the bases by id) or in `named` (what a repository is named) while the question has words that are not;
+    False when the extract shares none, or without term statistics. The first source's base stems the words."""
+    shared, asked = _compared(question, extract, sources, kbs, named)
     return bool(shared) and bool(asked) and not shared & asked
 
 
@@ -77,6 +78,7 @@ def _compared(question: str, extract: str, sources: list, kbs: dict, named: str 
 def _code_words(text: str) -> str:
     """`text` with a dotted code name's parts as words: full-text search reads `pkg.keys.hashkey` as one token,
     which shares nothing with "hashkey"; so the words of the code an extract quotes (its lines indented by
-    four spaces: `schedule.every().monday.do(job)`, whose "monday.do" would read as a host name)."""
-    text = _QUOTED_CODE.sub(lambda match: _PUNCTUATION.sub(" ", match.group()), text)
+    four spaces: `schedule.every().monday.do(job)`, whose "monday.do" would read as a host name; `npm i yargs`
+    installs)."""
+    text = _QUOTED_CODE.sub(lambda match: _PUNCTUATION.sub(" ", line_read(match.group().strip())), text)
     return DOTTED.sub(lambda match: match.group().removesuffix("()").replace(".", " "), text)

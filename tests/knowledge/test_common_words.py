@@ -168,3 +168,23 @@ class CommonWordsTests(TestCase):
         kbs = {self.kb.pk: self.kb}
         self.assertFalse(shares_nothing_asked(question, extract, sources, kbs))
         self.assertTrue(shares_nothing_asked(question, extract, sources, kbs, named="cookies 1 0"))
+
+    def test_an_extract_sharing_only_its_repositorys_name_is_refused(self):
+        # qs' README says "qs" in fewer than 30 % of its base's chunks: "The maintainers of qs and thousands of other
+        # packages are working with Tidelift …" shared only "qs" with "How do I install qs?", and was quoted.
+        question = "How do I install Cookies?"
+        for content, refused in ((PAGES["Sessions"], True), ("Run `pip install cookies` to get it.", False),
+                                 ("Stable version:\n\n```\nnpm i cookies\n```", False)):
+            source = hit(1, content, repo_id="cookies-1.0")
+            source.knowledge_base_id = self.kb.pk
+            grounding = answers.Grounding([source], 0.9, [], {}, question=question, kbs={self.kb.pk: self.kb})
+            composition = answers.compose_extractive(grounding)
+            self.assertEqual(("common_words_only" in grounding.reasons, not composition.text), (refused, refused),
+                             (content, composition.text))
+        # Not a document's title, in a repository or not: what that document is about, not what all of them are
+        # (django-ninja's "How does throttling work?" was refused, its guide being titled "Throttling").
+        for metadata in ({}, {"repo_id": "acme-1.0"}):
+            source = hit(1, PAGES["Sessions"], **metadata)
+            source.knowledge_base_id, source.document_title = self.kb.pk, "Cookies"
+            grounding = answers.Grounding([source], 0.9, [], {}, question=question, kbs={self.kb.pk: self.kb})
+            self.assertTrue(answers.compose_extractive(grounding).text, metadata)
