@@ -31,6 +31,11 @@ RELEASE_ASKED = re.compile(r"\bchangelog\b|\breleas|\bversion|\d\.\d|deprecat|\b
 CHANGE_WORDS = re.compile(r"\bchang(ed|es)\b|\bnew\b|\bremoved\b|\badded\b|\bsince\b|\bmigrat|\bhistory\b|"
                           r"\bfix(ed|es)?\b|\bbug|измен|нов(ое|ого|ые|ых)\b|удал[её]н|добавлен|обновл|истори|"
                           r"исправ|ошибк", re.IGNORECASE)
+# The heading of a document's section holding its release history, over a section for each release ("Change History >
+# 0.5.0 (2016-08-22)"): "How do I parse a .gitignore file?" was answered by "Renamed gitignore.GitIgnorePattern to …".
+_CHANGELOG_HEADING = re.compile(r"(?:change[- ]?log|change history|changes|history|news|release notes|releases|"
+                                r"version history|what's new|история изменений|список изменений|изменения)",
+                                re.IGNORECASE)
 # A question about the licence: its name, copyright, or what the licence lets one do with the software.
 LICENSE_ASKED = re.compile(r"licen[cs]|copyright|\bcommercial|\bproprietary|\bopen[- ]source|\bgpl\b|\bmit\b|"
                            r"\bbsd\b|\bapache\b|лиценз|авторск|коммерческ", re.IGNORECASE)
@@ -92,9 +97,12 @@ def _local_names(meta: dict) -> list[str]:
 
 
 def unasked_changelog(hit: SearchHit, query: str) -> bool:
-    """A row of a changelog (a repository's, or an uploaded CHANGES.md) when the question asks about no
+    """A row of a changelog (a repository's, or an uploaded CHANGES.md, or a section of a document under a
+    changelog's heading: pathspec's README ends with its "Change History") when the question asks about no
     release, version or change."""
-    return _of_kind(hit, "changelog", markdown.CHANGELOG_PATH) and not changes_asked(query)
+    changelog = _of_kind(hit, "changelog", markdown.CHANGELOG_PATH) or any(
+        _CHANGELOG_HEADING.fullmatch(heading.strip()) for heading in (hit.section_path or "").split(" > "))
+    return changelog and not changes_asked(query)
 
 
 def changes_asked(query: str) -> bool:

@@ -94,6 +94,21 @@ def test_a_changelog_is_known_by_its_kind_in_a_repository_and_a_web_page_by_no_n
     assert ranked(HOW_TO, news, guide) == ["https://example.com/news", "file:signing.md"]
 
 
+def test_a_section_under_a_changelogs_heading_is_the_changelog():
+    # pathspec's README ends with its "Change History": "How do I parse a .gitignore file?" was answered by three of
+    # its notes ("Renamed gitignore.GitIgnorePattern to …").
+    guide = hit(2, "", score=0.6, source_uri="repo:lib:README.rst", doc_kind="readme")
+    for path, demoted in [("PathSpec > Change History > 0.5.0 (2016-08-22)", True), ("Lib > Changelog > 1.0", True),
+                          ("Lib > История изменений > 1.0", True), ("Lib > Usage > History of a value", False),
+                          ("Lib > Change History", True)]:
+        notes = hit(1, "", score=1.0, source_uri="repo:lib:README.rst", doc_kind="readme")
+        notes.section_path = path
+        order = [1, 2] if not demoted else [2, 1]
+        assert [hit.chunk_id for hit in retrieval._demote_secondary([notes, guide], HOW_TO)] == order, path
+        assert [hit.chunk_id for hit in retrieval._demote_secondary([notes, guide], "What changed in 0.5.0?")] == [
+            1, 2]
+
+
 @pytest.mark.django_db
 def test_a_release_asked_about_by_its_number_is_answered_by_its_notes_in_order(uploaded):
     answer = answers.answer("What changed in version 1.2.0?", [uploaded.pk])
