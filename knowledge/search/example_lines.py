@@ -31,6 +31,8 @@ _WORD = re.compile(r"[^\W_]+")
 # A comment on a line of its own saying what the line after it does: words, not code commented out (`# x = 1`)
 # nor a lead-in to several lines ("// working with handler references:").
 _SAYING_COMMENT = re.compile(r"^\s*(?:#|//)\s*([^\W\d_][^=(){};:]*[^\W_])\s*$")
+# A Python session's prompt: `>>> # a comment` is a comment, `... )` closes a block.
+_PROMPT = re.compile(r"^(?:>>>|\.\.\.)(?: |$)")
 
 
 def with_asked_lines(hit, source: list[str], question: str) -> list[str]:
@@ -75,13 +77,13 @@ def _words(text: str) -> set[str]:
 
 
 def _units(lines: list[str]) -> list[tuple[str, ...]]:
-    """The lines that may be quoted, each once, a line right under a comment saying what it does with it."""
-    units = []
+    """The lines that may be quoted, each once, a line right under a comment saying what it does with it (a Python
+    session's lines read without their prompts)."""
+    units, bare = [], [_PROMPT.sub("", line) for line in lines]
     for at, line in enumerate(lines):
-        if _SKIPPED.match(line):
+        if _SKIPPED.match(bare[at]):
             continue
-        comment = lines[at - 1] if at else ""
-        unit = (comment, line) if _SAYING_COMMENT.match(comment) else (line,)
+        unit = (lines[at - 1], line) if at and _SAYING_COMMENT.match(bare[at - 1]) else (line,)
         if unit not in units:
             units.append(unit)
     return units

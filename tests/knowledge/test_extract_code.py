@@ -280,6 +280,17 @@ class LongExampleTests(TestCase):
         # Code commented out says nothing of the line after it, and comes with none.
         self.assertEqual(compose("How do I flush the debug bus?", usage), "Usage: [1]\n    bus.flush()")
 
+    def test_a_python_sessions_lines_are_read_without_their_prompts(self):
+        # pathspec's "Tutorial": ">>> # The gitignore-style patterns for files to select, …" was quoted alone for "How
+        # do I parse a .gitignore file?", its prompt hiding that it is a comment.
+        session = ("## Tutorial\n\n```\n>>> import hub\n>>> # the patterns of all events of the bus, but we're\n"
+                   ">>> # reading them in reverse.\n>>> spec = hub.Spec()\n"
+                   + "".join(f">>> bus.tick({n})\n" for n in range(12))
+                   + ">>> # fire an event\n>>> bus.emit('foo')\n```\n")
+        self.assertEqual(compose("How do I read the patterns of all events?", session), "")
+        self.assertEqual(compose("How do I fire an event?", session),
+                         "Tutorial: [1]\n    >>> # fire an event\n    >>> bus.emit('foo')")
+
     def test_a_list_item_after_code_follows_it_without_a_blank_line(self):
         # mitt's "How do I listen to an event?": its usage lines, then a feature's item a line further down.
         listening = "## Listening\n\nTo listen to an event, call on:\n\n```js\nbus.on('foo', handler)\n```\n"
