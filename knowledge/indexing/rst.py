@@ -14,7 +14,8 @@
   a container (tabs, a topic) as its title and its text; directives that hold no prose (`toctree`,
   `image`, `include`, autodoc's), comments and link targets are left out;
 * a substitution (`|version|`, `|badge|`) is what it stands for, a picture's left out;
-* a grid table (`+----+----+` borders) is a Markdown table, its header's border the delimiter row;
+* a grid table (`+----+----+` borders) is a Markdown table, its header's border the delimiter row; so is a
+  `.. csv-table::` written in the file, its `:header:` (or first record) the header, a record of several lines one row;
 * inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link (its text
   on one line when it wraps before the address), a role's `` :func:`name` `` as `name`,
   `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it), and so interpreted text of the default role
@@ -24,6 +25,7 @@
   from `sphinx_targets`).
 """
 
+import csv
 import posixpath
 import re
 
@@ -47,6 +49,8 @@ DESCRIPTIONS = {"function", "class", "method", "attribute", "data", "exception",
 _LEFT_OUT = {"toctree", "image", "figure", "include", "literalinclude", "raw", "index", "currentmodule",
              "module", "highlight", "meta", "contents", "sectnum", "target-notes", "default-role", "role",
              "mermaid", "graphviz", "digraph", "plantuml", "uml"}
+# A directive's option under it (`:header: Option, Description`).
+_OPTION = re.compile(r"^[ \t]*:([\w-]+):[ \t]*(.*)$")
 _LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")
 _ROLE = re.compile(r":[\w:+-]+:`(?:([^`<]+?)\s*<[^`>]+>|([^`]+))`")
 # A role whose text runs onto the next line (":gh:`The tutorial project is … in the Flask" / "repository
@@ -251,9 +255,39 @@ def _grid_table(lines: list[str], out: list[str], number: int) -> int:
     return end
 
 
+def _csv_table(lines: list[str], out: list[str], number: int, title: str) -> int | None:
+    """A `.. csv-table::` directive at `number` as a Markdown table under its title: its `:header:` option (else its
+    first record) the header, each record a row however many lines it takes, the rows on the lines after the
+    directive's and the lines left blank. The line after it; None when its records are not in the file (`:file:`,
+    `:url:`) or its lines cannot hold the table."""
+    end = _block_end(lines, number)
+    at, options = number + 1, {}
+    while at < end and (option := _OPTION.match(lines[at])):
+        options[option.group(1).lower()] = option.group(2).strip()
+        at += 1
+    if "file" in options or "url" in options:
+        return None
+    delim = options.get("delim", ",")
+    written = csv.reader((f"{line.strip()}\n" for line in lines[at:end]), skipinitialspace=True,
+                         delimiter={"tab": "\t", "space": " "}.get(delim, delim[:1] or ","))
+    records = [[_inline(" ".join(cell.split())).replace("|", "\\|") for cell in record] for record in written
+               if "".join(record).strip()]
+    header = next(csv.reader([options["header"]], skipinitialspace=True)) if "header" in options else (
+        records.pop(0) if records else [])
+    table = [f"| {' | '.join(cells)} |" for cells in ([_inline(cell.strip()) for cell in header],
+                                                       ["---"] * len(header), *records)]
+    if not header or len(table) >= end - number - 1:  # a blank line is left after it
+        return None
+    out[number] = _inline(title)
+    out[number + 1:end] = table + [""] * (end - number - 1 - len(table))
+    return end
+
+
 def _directive(lines: list[str], out: list[str], number: int, directive: re.Match) -> int:
     name = directive.group("name").lower()
     argument = directive.group("argument").strip()
+    if name == "csv-table" and (after := _csv_table(lines, out, number, argument)) is not None:
+        return after
     kind = directive_kind(name)
     if kind == "code":
         out[number] = ""

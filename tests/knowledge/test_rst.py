@@ -261,3 +261,22 @@ def test_a_grid_table_reads_as_its_rows():
     # Without a header, its rows read as their cells, the borders as nothing.
     plain = "+-----+-----+\n|Year |YYYY |\n+-----+-----+\n"
     assert sentences(quotable_text(rst_as_markdown(plain))) == ["Year YYYY"]
+
+
+def test_a_csv_table_reads_as_its_rows():
+    # humanfriendly's README lists its command's options as a `.. csv-table::`; its records were quoted raw
+    # ('"-t, --format-timespan=SECONDS","Convert a number of seconds …').
+    from knowledge.search.source_text import quotable_text, sentences
+
+    table = (".. csv-table:: Options\n   :header: Option, Description\n   :widths: 30, 70\n\n\n"
+             '   "``-c``, ``--run``","Run a command and show a spinner while it\n   runs."\n'
+             "   ``--demo``,Show the colors | styles.\n\nAfter the table.\n")
+    read = rst_as_markdown(table)
+    assert read.count("\n") == table.count("\n")  # line for line
+    assert sentences(quotable_text(read)) == [
+        "Options", "• -c, --run — Run a command and show a spinner while it runs.",
+        "• --demo — Show the colors | styles.", "After the table."]
+    # Without a header its first record is; records in another file are not read.
+    assert sentences(quotable_text(rst_as_markdown(".. csv-table::\n\n   Year,Token\n   2000,YYYY\n"))) == [
+        "• 2000 — YYYY"]
+    assert rst_as_markdown(".. csv-table::\n   :file: options.csv\n\nAfter.\n").split("\n")[-2] == "After."
