@@ -18,7 +18,8 @@
   sentence that a code block too long to quote cut short, nor one announcing an example left out
   ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
   start cut, even as what introduces a list, nor — after the first — a unit sending the customer to a link or
-  an address the outgoing check would hold the answer for (`_sends_away`). A release asked about by its number
+  an address the outgoing check would hold the answer for (`_sends_away`), nor a unit installing only packages other
+  than the project a question asks to install (`installs`). A release asked about by its number
   is answered by its section's notes in order (`answer_kinds.release_notes`), a "when", "how many" or "which
   versions" question whose extract holds no date, number or version gets the nearest sentence that does
   (`answer_kinds.expected_kind`). For a how-to, an example too long to quote stands as its line or two doing what
@@ -47,6 +48,7 @@ from knowledge.search import (
     code_blocks,
     example_lines,
     headings,
+    installs,
     layer_text,
     opposites,
     project_sites,
@@ -228,6 +230,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                and (key == item[:2] or not asides.aside(sentence, question))}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (code_blocks.repeats_its_code(new, chosen)
+                                 or how_to and installs.installs_another(question, new, sources)
                                  or chosen and _sends_away(question, new, sources, own)
                                  or chosen and how_to and asides.says_nothing_asked(question, new, sources, kbs)):
             continue

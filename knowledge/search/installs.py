@@ -1,0 +1,80 @@
+"""What a sentence or a command installs, against the project a question asks to install (`composer`).
+
+"How do I install humanfriendly?" was answered by "If this doesn't work then you can install the colorama package …"
+(its README's note on Windows), toolz's by versioneer's own set-up after `pip install toolz`: each installs something,
+neither the project asked about. A question asking to install a repository's project by its name is answered by what
+installs that project (from its registry, its folder, its wheel or its repository's address), or by nothing; a unit
+that installs only other packages, by a package manager's command or by a sentence naming "the … package", is left
+out. Units installing nothing named ("npm install" in a project's folder, "Install it with:") are left to the other
+rules.
+"""
+
+import re
+
+from knowledge.search.code_blocks import COMMAND, code_lines
+
+# The name a question asks to install: "How do I install humanfriendly?", "… install the p-retry package?".
+_ASKED = re.compile(r"\binstall(?:ing)?\s+(?:the\s+)?([\w@][\w.@/-]*)", re.IGNORECASE)
+# A package manager's command installing packages, and its arguments.
+_COMMAND = re.compile(r"(?:^|[\s$;&|(])(?:pip3?|pipx|uv(?:\s+pip)?|conda|mamba|poetry|pdm|npm|pnpm|yarn|bun|deno|gem"
+                      r"|cargo|composer)\s+(?:install|i|add|require)\b([^\n;&|#]*)")
+# A sentence naming the package it installs: "… you can install the colorama package" (not "the latest package").
+_PROSE = re.compile(r"\binstall(?:ed|ing)?\s+(?:the\s+|an?\s+)?(?!(?:an?|the|latest|stable|required|necessary|same"
+                    r"|following|optional|new|this|that|your|our|its)\b)[`'\"]?([\w.-]+)[`'\"]?\s+(?:package|module|library"
+                    r"|extension|plugin)\b", re.IGNORECASE)
+# What a folder or a file a command installs from stands for: the project in it, whatever it is named.
+_FOLDER = "."
+# A version at the end of a repository's name ("humanfriendly-10.0", "p-retry-6.2.0", "lib-v2").
+_VERSION = re.compile(r"[-_.]?v?\d+(?:\.\d+)*(?:[-.]?\w+)?$")
+# An argument standing for a version, an extra or a registry's tag ("toolz==1.0", "yargs@next", "pkg[dev]").
+_ASIDE = re.compile(r"\[.*$|[=<>!~;].*$|(?<=.)@.*$")
+
+
+def installs_another(question: str, unit: dict, sources: list) -> bool:
+    """Whether `unit` ({key: sentence or command}) installs packages, none of them the repository's project `question`
+    asks to install by its name (a name of the quoted repositories, `sources`)."""
+    asked = _asked_project(question, sources)
+    if not asked:
+        return False
+    installed = set()
+    for sentence in unit.values():
+        if sentence.startswith(COMMAND):
+            installed |= {name for line in code_lines(sentence) for match in _COMMAND.finditer(line)
+                          for name in _arguments(match.group(1))}
+        else:
+            installed |= {_canonical(match.group(1)) for match in _PROSE.finditer(sentence)}
+    return bool(installed) and not any(name == _FOLDER or asked in name for name in installed)
+
+
+def _asked_project(question: str, sources: list) -> str:
+    """The repository's project the question asks to install, as `_canonical` writes it; "" when it asks for none."""
+    match = _ASKED.search(question)
+    if not match:
+        return ""
+    projects = {_canonical(_VERSION.sub("", hit.metadata["repo_id"])) for hit in sources
+                if (hit.metadata or {}).get("repo_id")}
+    asked = _canonical(match.group(1).rstrip(".?!"))
+    return asked if asked and asked in projects else ""
+
+
+def _arguments(arguments: str) -> set[str]:
+    """The packages a command's arguments name, options and versions left out; a folder or a file installs the
+    project in it (`pip install -e .`, `pip install dist/pathspec-0.12.1-py3-none-any.whl`), a requirements file
+    what it lists (`pip install -r docs/requirements.txt`: read as its name)."""
+    names, words = set(), arguments.split()
+    for at, word in enumerate(words):
+        word = word.strip("'\"`")
+        if not word or word.startswith("-"):
+            continue
+        if at and words[at - 1] in ("-r", "-c", "--requirement", "--constraint"):
+            names.add(_canonical(word))
+        elif word.startswith((".", "/", "~")) or "/" in word and not word.startswith("@") and ":" not in word:
+            names.add(_FOLDER)
+        elif name := _canonical(_ASIDE.sub("", word)):
+            names.add(name)
+    return names
+
+
+def _canonical(name: str) -> str:
+    """A package's name as registries compare them: lower case, without "-", "_" or "."."""
+    return re.sub(r"[-_.]+", "", name.lower())

@@ -1,0 +1,52 @@
+"""A question asking to install a repository's project is answered by what installs that project, not another."""
+
+from knowledge.search import composer
+from knowledge.search.code_blocks import COMMAND
+from knowledge.search.installs import installs_another
+from tests.knowledge.test_composer import hit
+
+
+def repository(n: int, content: str):
+    return hit(n, content, repo_id="humanfriendly-10.0")
+
+
+def test_a_unit_installing_only_another_package_is_no_answer():
+    # humanfriendly's README says nothing of installing it; "How do I install humanfriendly?" was answered by its
+    # note on Windows: "If this doesn't work then you can install the colorama package …".
+    sources = [repository(1, "")]
+    question = "How do I install humanfriendly?"
+    for unit, another in [
+        ("If this doesn't work then you can install the colorama package, it is used once installed.", True),
+        (f"{COMMAND}pip install colorama", True),
+        (f"{COMMAND}pip install -r docs/requirements.txt", True),  # what the file lists
+        (f"{COMMAND}npm i -D typescript", True),
+        (f"{COMMAND}pip install humanfriendly", False),
+        (f"{COMMAND}pip install 'Human_Friendly[cli]>=10'", False),  # as registries compare names
+        (f"{COMMAND}pip install -e .", False),  # the project in this folder
+        (f"{COMMAND}pip install dist/humanfriendly-10.0-py3-none-any.whl", False),
+        (f"{COMMAND}pip install git+https://github.com/xolox/python-humanfriendly", False),
+        (f"{COMMAND}npm install", False),  # installs nothing named
+        ("You can install the latest package from PyPI.", False),
+        ("It extends a program by installing a plugin for it.", False),
+    ]:
+        assert installs_another(question, {(1, 0): unit}, sources) is another, unit
+    # A command installing the project beside another is an answer.
+    both = {(1, 0): "Install it with its extras:", (1, 1): f"{COMMAND}pip install colorama humanfriendly"}
+    assert not installs_another(question, both, sources)
+
+
+def test_only_a_question_asking_to_install_the_repositorys_project_by_its_name():
+    unit = {(1, 0): f"{COMMAND}pip install colorama"}
+    assert not installs_another("How do I install dependencies?", unit, [repository(1, "")])
+    assert not installs_another("How do I install it?", unit, [repository(1, "")])
+    assert not installs_another("How do I install humanfriendly?", unit, [hit(1, "")])  # no repository quoted
+    assert installs_another("How do I install the humanfriendly package?", unit, [repository(1, "")])
+
+
+def test_the_extract_quotes_what_installs_the_project():
+    windows = repository(1, "## Windows support\n\nIf this doesn't work then you can install the colorama package, it "
+                            "will be used automatically once installed.")
+    install = repository(2, "## Installation\n\nThe package is on PyPI:\n\n```\n$ pip install humanfriendly\n```\n")
+    text = composer.compose("How do I install humanfriendly?", [windows, install], entry_match=False).text
+    assert text == "The package is on PyPI: [2]\n    $ pip install humanfriendly"
+    assert composer.compose("How do I install humanfriendly?", [windows], entry_match=False).text == ""
