@@ -57,6 +57,7 @@ from knowledge.search.intent_words import (
     VERSION,
     WHAT_IS,
     WORKFLOW,
+    YES_NO,
 )
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import find_subject
@@ -368,6 +369,11 @@ def _project(q: Asked):
 
 
 def _fallback(q: Asked):
+    if YES_NO(q.words):
+        # "Does tenacity support asyncio?": its documentation says so ("retry works also on asyncio …"); its source
+        # chunks, named by the word ("tenacity/asyncio/__init__.py"), say what it is made of.
+        return [Step(["D0"], q.text, top_k=6, why="a yes-or-no question: the documentation's sections first"),
+                Step(["C0"], q.text, top_k=3, why="then the source they name")]
     return [Step(["D0", "C0"], q.text, top_k=6, why="no specific intent: sections and source chunks, hybrid")]
 
 

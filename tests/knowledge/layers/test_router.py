@@ -89,6 +89,10 @@ PLANS = {
     "Which Python 3.12 features are used?": ("general", "en", "", [(["D0", "C0"], {}, "")]),
     "What is the retry timeout?": ("general", "en", "", [(["D0", "C0"], {}, "")]),
     "Почему не приходит письмо с подтверждением?": ("general", "ru", "", [(["D0", "C0"], {}, "")]),
+    # A yes-or-no question is answered by what the documentation says (tenacity's "Does tenacity support asyncio?" by
+    # its source chunks, named by the word), then the source.
+    "Does the gateway support refunds?": ("general", "en", "", [(["D0"], {}, ""), (["C0"], {}, "")]),
+    "Можно ли вернуть оплату?": ("general", "ru", "", [(["D0"], {}, ""), (["C0"], {}, "")]),
 }
 
 
