@@ -77,6 +77,10 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
 SHARED_WORDS_WEIGHT = 0.25
 LISTED_ITEMS = 3  # a list this long says what its items are without a sentence introducing it (`_named_item`)
 OPPOSITE_WEIGHT = 0.5  # what the score of a how-to's candidate saying the opposite of what is asked is worth
+# What the score of a row saying only where a symbol is defined is worth, to a question not asking where: "Function
+# `colorama.initialise.init` is defined in colorama/initialise.py." led "What does init() do?", the sentences saying
+# what it does after it (`layer_text.says_only_where`). Never after another unit; alone, it still points to the code.
+WHERE_ONLY_WEIGHT = 0.5
 
 # A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
 _SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
@@ -202,12 +206,14 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
 
     # A how-to's candidate saying the opposite of what is asked ("… for a Single Route" to "… for all routes?").
     opposed = {item[:2] for item in items if how_to and opposites.contradicts(question, read_as(*item[:2]))}
+    where_only = {number for number, text in said.items() if layer_text.says_only_where(text, question)}
 
     def score(item) -> float:
         if release:  # in the order they are written
             return 1.0 - 0.001 * item[1]
         said_first = 1.0 if item[0] == card else 0.0
-        weight = OPPOSITE_WEIGHT if item[:2] in opposed else 1.0
+        weight = (OPPOSITE_WEIGHT if item[:2] in opposed else 1.0) * (WHERE_ONLY_WEIGHT if item[0] in where_only
+                                                                       else 1.0)
         if not meaning:
             return weight * (said_first + shared(item))
         return weight * (said_first + meaning.get((item[0], item[1]), 0.0) + SHARED_WORDS_WEIGHT * shared(item))
@@ -229,7 +235,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not yes_no))
                and (key == item[:2] or not asides.aside(sentence, question))}
         cost = sum(len(sentence) for sentence in new.values())
-        if unit is not None and (code_blocks.repeats_its_code(new, chosen)
+        if unit is not None and (code_blocks.repeats_its_code(new, chosen) or chosen and item[0] in where_only
                                  or how_to and installs.installs_another(question, new, sources)
                                  or chosen and _sends_away(question, new, sources, own)
                                  or chosen and how_to and asides.says_nothing_asked(question, new, sources, kbs)):

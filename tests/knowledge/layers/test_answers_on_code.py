@@ -178,6 +178,26 @@ def test_each_layer_reads_as_a_sentence():
     assert quotable(hit("D0", "# Title\n\nSome **prose**.")) == "Some prose."
 
 
+def test_where_a_symbol_is_defined_comes_after_what_the_documentation_says_of_it():
+    # colorama's "What does init() do?" opened with "Function `colorama.initialise.init` is defined in
+    # colorama/initialise.py.", semver's "What does coerce do?" said only that, its README's entry ranked below it.
+    from dataclasses import replace
+
+    from knowledge.search import composer
+
+    where = hit("C1", "", qname="funcs.coerce", kind="function", docstring="", source_path="funcs/coerce.js")
+    readme = replace(hit("D0", "## Functions\n\n* `coerce(version)`: Coerces a string to semver if possible"),
+                     chunk_id=2, document_id=2, rank=2)
+    for question in ("What does coerce do?", "What does coerce() do?"):
+        assert composer.compose(question, [where, readme], entry_match=False).text == (
+            "• coerce(version): Coerces a string to semver if possible [2]"), question
+    # Alone, it points to the code; asked where, it is the answer.
+    assert composer.compose("What does coerce do?", [where], entry_match=False).text == (
+        "Function `funcs.coerce` is defined in funcs/coerce.js. [1]")
+    assert composer.compose("Where is coerce defined?", [where, readme], entry_match=False).text.startswith(
+        "Function `funcs.coerce` is defined in funcs/coerce.js. [1]")
+
+
 def test_a_rows_meaning_is_compared_without_its_package_and_file():
     # With them, "How are task results saved?" and django-q's "…monitor (…/monitor.py): Gets finished tasks
     # from the result queue and saves them to Django." were 0.10 apart on the calibrated scale; without, 0.30.
