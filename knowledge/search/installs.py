@@ -5,8 +5,8 @@
 neither the project asked about. A question asking to install a repository's project by its name is answered by what
 installs that project (from its registry, its folder, its wheel or its repository's address), or by nothing; a unit
 that installs only other packages, by a package manager's command or by a sentence naming "the … package", is left
-out. Units installing nothing named ("npm install" in a project's folder, "Install it with:") are left to the other
-rules.
+out, and so is a row of its code (`layer_text.quotable`: a docstring tells nobody how to install its package). Units
+installing nothing named ("npm install" in a project's folder, "Install it with:") are left to the other rules.
 """
 
 import re
@@ -44,6 +44,11 @@ def installs_another(question: str, unit: dict, sources: list) -> bool:
         else:
             installed |= {_canonical(match.group(1)) for match in _PROSE.finditer(sentence)}
     return bool(installed) and not any(name == _FOLDER or asked in name for name in installed)
+
+
+def asks_to_install(question: str, sources: list) -> bool:
+    """Whether `question` asks to install the project of a repository `sources` quote, by its name."""
+    return bool(_asked_project(question, sources))
 
 
 def _asked_project(question: str, sources: list) -> str:

@@ -40,6 +40,7 @@ import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.docstrings import as_text, doc_summary, jsdoc_description
+from knowledge.search import installs
 from knowledge.search.code_blocks import code_likeness
 from knowledge.search.code_names import CODE_TOKEN
 from knowledge.search.intent_words import (
@@ -84,8 +85,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     if is_prose(hit):
         return quotable_text(row if row is not None else hit.content)
     layer = hit.layer
-    if layer in UNQUOTED_LAYERS:
-        return ""
+    if layer in UNQUOTED_LAYERS or installs.asks_to_install(question, [hit]):
+        return ""  # "`setup` (setup.py): Setup script for the humanfriendly package." installs nothing
     meta = hit.metadata or {}
     if layer == "C1":
         return _symbol(meta, question)

@@ -50,3 +50,17 @@ def test_the_extract_quotes_what_installs_the_project():
     text = composer.compose("How do I install humanfriendly?", [windows, install], entry_match=False).text
     assert text == "The package is on PyPI: [2]\n    $ pip install humanfriendly"
     assert composer.compose("How do I install humanfriendly?", [windows], entry_match=False).text == ""
+
+
+def test_a_row_of_the_repositorys_code_tells_nobody_how_to_install_it():
+    # humanfriendly's "How do I install humanfriendly?" quoted "`setup` (setup.py): Setup script for the
+    # humanfriendly package.", toolz's added versioneer's "Git-specific installation logic for Versioneer." after
+    # `pip install toolz`.
+    from knowledge.search.layer_text import quotable
+
+    row = hit(1, "", qname="setup", kind="module", docstring="Setup script for the humanfriendly package.",
+              source_path="setup.py", repo_id="humanfriendly-10.0")
+    row.layer = "C1"
+    assert quotable(row, question="How do I install humanfriendly?") == ""
+    assert quotable(row, question="What does setup.py do?") == (
+        "`setup` (setup.py): Setup script for the humanfriendly package.")
