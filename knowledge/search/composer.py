@@ -36,6 +36,7 @@ a short command or block after the sentence that introduces it, sentences); a re
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -77,10 +78,12 @@ DEFAULTS = {"ENTRY_MATCH_RELEVANCE": 0.6, "ENTRY_MATCH_MARGIN": 0.05, "EXTRACT_S
 SHARED_WORDS_WEIGHT = 0.25
 LISTED_ITEMS = 3  # a list this long says what its items are without a sentence introducing it (`_named_item`)
 OPPOSITE_WEIGHT = 0.5  # what the score of a how-to's candidate saying the opposite of what is asked is worth
-# What the score of a row saying only where a symbol is defined is worth, to a question not asking where: "Function
-# `colorama.initialise.init` is defined in colorama/initialise.py." led "What does init() do?", the sentences saying
-# what it does after it (`layer_text.says_only_where`). Never after another unit; alone, it still points to the code.
+# What the score of a row saying only where a symbol is defined is worth, to a question not asking where, when another
+# candidate names the symbol: "Function `colorama.initialise.init` is defined in colorama/initialise.py." led "What
+# does init() do?", the sentences saying what it does after it (`_where_named_elsewhere`).
 WHERE_ONLY_WEIGHT = 0.5
+# The symbol a row saying only where it is defined names.
+_WHERE_NAME = re.compile(r"`(?:[^`]*\.)?([^`.]+)` is defined in ")
 
 # A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
 _SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
@@ -206,7 +209,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
 
     # A how-to's candidate saying the opposite of what is asked ("… for a Single Route" to "… for all routes?").
     opposed = {item[:2] for item in items if how_to and opposites.contradicts(question, read_as(*item[:2]))}
-    where_only = {number for number, text in said.items() if layer_text.says_only_where(text, question)}
+    where_only = _where_named_elsewhere(question, said, items, lambda number, position: headings.under_heading(
+        quoted[number], lines[number], position, read_as(number, position)))
 
     def score(item) -> float:
         if release:  # in the order they are written
@@ -275,6 +279,19 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # A release's notes are its section by its number, however far in meaning from "What changed?".
     closest = max(meaning.values()) if meaning and not release else None
     return Composition(text.strip(" \n"), sorted(cited), False, closest)
+
+
+def _where_named_elsewhere(question: str, said: dict, items: list, read: Callable[[int, int], str]) -> set[int]:
+    """The sources (by number) of rows saying only where a symbol is defined (`layer_text.says_only_where`) whose
+    symbol another candidate names as `read` (under its section's heading when that is the symbol's name): what it
+    says of the symbol answers, and the row is ranked after it and never quoted after another unit. A row whose
+    symbol nothing else names still points to its code (django-ninja's "What does get_schema do?": the
+    documentation names only create_schema)."""
+    where = {number: re.compile(rf"(?<![\w$]){re.escape(name.group(1))}(?![\w$])")
+             for number, text in said.items()
+             if layer_text.says_only_where(text, question) and (name := _WHERE_NAME.search(text))}
+    return {number for number, name in where.items()
+            if any(item[0] not in where and name.search(read(*item[:2])) for item in items)}
 
 
 def _sends_away(question: str, new: dict, sources: list, own: dict) -> bool:
