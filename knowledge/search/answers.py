@@ -69,7 +69,7 @@ from knowledge.search import (
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
-from knowledge.search.intent_words import RELEASE
+from knowledge.search.intent_words import COMPARISON, RELEASE
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
@@ -197,7 +197,7 @@ def _routed(question: str, kb_ids, result: retrieval.Retrieval, top_k: int) -> r
     first (it merges plain search, so it finds no less: bench/code_index.py), without the index rows an
     answer is not grounded on. The confidence stays plain search's."""
     _, hits = planned.plan_and_search(question, kb_ids)
-    hits = _spread([hit for hit in hits if hit.layer not in layer_text.UNQUOTED_LAYERS], top_k)
+    hits = _spread([hit for hit in hits if hit.layer not in layer_text.UNQUOTED_LAYERS], top_k, question)
     if not hits:
         return result
     for rank, hit in enumerate(hits, start=1):
@@ -205,16 +205,20 @@ def _routed(question: str, kb_ids, result: retrieval.Retrieval, top_k: int) -> r
     return replace(result, hits=hits)
 
 
-def _spread(hits: list[SearchHit], top_k: int) -> list[SearchHit]:
+def _spread(hits: list[SearchHit], top_k: int, question: str) -> list[SearchHit]:
     """The first `top_k` hits, at most ROUTED_PER_FILE rows of one code file while others are left: a symbol's
     catalog row and its source's pieces took all six places ("What does coerce do?" cited three rows of
     `functions/coerce.js` and none of the README saying what it does). A document's sections are each their own
-    (a README answers most questions of its project)."""
-    first, later, per_file = [], [], Counter()
+    (a README answers most questions of its project), and so are the symbols of one file a comparison names each
+    ("What is the difference between wait_fixed and wait_random?": both are in `tenacity/wait.py`)."""
+    first, later, per_file, compared = [], [], Counter(), COMPARISON(question)
     for hit in hits:
         code = (hit.layer or "").startswith("C")
-        per_file[hit.document_id] += code
-        (first if not code or per_file[hit.document_id] <= ROUTED_PER_FILE else later).append(hit)
+        name = str((hit.metadata or {}).get("qname") or "").rsplit(".", 1)[-1] if compared else ""
+        key = (hit.document_id, name if name and re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", question)
+               else "")
+        per_file[key] += code
+        (first if not code or per_file[key] <= ROUTED_PER_FILE else later).append(hit)
     return (first + later)[:top_k]
 
 

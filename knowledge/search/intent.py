@@ -35,6 +35,7 @@ from knowledge.search.intent_words import (
     CATALOG,
     CLI,
     COMMANDS,
+    COMPARISON,
     DEFINITION,
     ENTITY_MENTIONS,
     ENTRYPOINT_WORDS,
@@ -272,19 +273,27 @@ def _symbol(q: Asked):
     # a how-to ("How do I make a class frozen?": attrs' documentation says how, not `attr._next_gen.frozen`).
     code = loose_name(q.text, q.code, q.vocabulary) if DEFINITION(q.words) and not HOW_TO(q.words) else q.code
     if code and DEFINITION(q.words) or code and not q.subject:
-        name = code.rsplit(".", 1)[-1]
-        why = f"the symbol {code} in the catalog, then its source"
-        if "." not in code:
-            symbol = Step(["C1"], q.text, {"name": name}, top_k=5, relax=["name"], expand="source", why=why)
-        else:
-            # A partly qualified name matches as a suffix at a dot: `Config.load` is `uvicorn.config.Config.load`.
-            symbol = Step(["C1"], q.text, {"qname": qualified_forms(code, q.vocabulary)}, top_k=5,
-                          relax=[{"qname": None, "name": name}, "name"], precise=["qname"], expand="source", why=why)
+        symbols = [_symbol_step(q, code, f"the symbol {code} in the catalog, then its source")]
+        # "What is the difference between wait_fixed and wait_random?" asks about both.
+        other = code_name(re.sub(rf"(?<![\w.]){re.escape(code)}(?!\w)", " ", q.text), q.vocabulary) \
+            if COMPARISON(q.words) else ""
+        if other and other != code:
+            symbols.append(_symbol_step(q, other, f"and the symbol {other} it is compared with"))
         # Asked what it does or how it is used, the documentation may say so where its code does not (colorama's
         # `just_fix_windows_console` has no docstring; its README's "Initialisation" says what it does).
-        return [symbol] + ([] if LOCATION(q.words) or SIGNATURE(q.words) else [
+        return symbols + ([] if LOCATION(q.words) or SIGNATURE(q.words) else [
             Step(["D0"], q.text, top_k=3, why="then the documentation's sections naming it")])
     return None
+
+
+def _symbol_step(q: Asked, code: str, why: str) -> Step:
+    """The catalog's rows of the symbol `code` names, then its source."""
+    name = code.rsplit(".", 1)[-1]
+    if "." not in code:
+        return Step(["C1"], q.text, {"name": name}, top_k=5, relax=["name"], expand="source", why=why)
+    # A partly qualified name matches as a suffix at a dot: `Config.load` is `uvicorn.config.Config.load`.
+    return Step(["C1"], q.text, {"qname": qualified_forms(code, q.vocabulary)}, top_k=5,
+                relax=[{"qname": None, "name": name}, "name"], precise=["qname"], expand="source", why=why)
 
 
 def _facts(q: Asked):

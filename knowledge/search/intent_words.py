@@ -46,6 +46,8 @@ HOW_TO = _has(r"\bhow (do|can|should|would|could) (i|we|you|one)\b", r"\bhow to\
 # A question a yes or a no answers: opening with an auxiliary verb, or asking with "ли" ("Можно ли …?").
 YES_NO = _has(r"^\W*(do|does|did|is|are|was|were|can|could|should|would|will|shall|may|might|must|has|have|had)\b",
               r"\bли\b")
+# A comparison of two things: "What is the difference between A and B?", "A vs B", "Чем A отличается от B?".
+COMPARISON = _has(r"\bdiffer", r"\bcompar", r"\bversus\b", r"\bvs\b", r"разниц", r"различ", r"отлича", r"сравн")
 # Where something is: its file, its module ("Where is Config defined?", "В каком файле next_run?").
 LOCATION = _has(r"\bwhere\b", r"\b(which|what) (file|module|package)\b", r"\bdefined\b", r"\blocat",
                 r"\bгде\b", r"\bв как\w+ (файле|модуле|пакете)\b", r"определ[её]н|объявлен")

@@ -2,6 +2,8 @@
 where it is defined, an edge as a sentence, never code quoted as prose; a repository's index of entities,
 links and facts is not what an answer is grounded on."""
 
+from dataclasses import replace
+
 import pytest
 
 from knowledge.indexing.layers.docstrings import doc_summary
@@ -181,8 +183,6 @@ def test_each_layer_reads_as_a_sentence():
 def test_where_a_symbol_is_defined_comes_after_what_the_documentation_says_of_it():
     # colorama's "What does init() do?" opened with "Function `colorama.initialise.init` is defined in
     # colorama/initialise.py.", semver's "What does coerce do?" said only that, its README's entry ranked below it.
-    from dataclasses import replace
-
     from knowledge.search import composer
 
     where = hit("C1", "", qname="funcs.coerce", kind="function", docstring="", source_path="funcs/coerce.js")
@@ -409,12 +409,22 @@ def test_a_routed_answers_sources_leave_places_to_other_documents():
                          distance=0.1, score=1.0, rank=n)
 
     routed = [source(n, document) for n, document in enumerate([1, 1, 2, 1, 1, 1, 3, 4])]
-    assert [hit.chunk_id for hit in answers._spread(routed, 6)] == [0, 1, 2, 6, 7, 3]
+    coerce = "What does coerce do?"
+    assert [hit.chunk_id for hit in answers._spread(routed, 6, coerce)] == [0, 1, 2, 6, 7, 3]
     # With no other document left, one document's hits fill the places in their order.
-    assert [hit.chunk_id for hit in answers._spread(routed[:6], 6)] == [0, 1, 2, 3, 4, 5]
+    assert [hit.chunk_id for hit in answers._spread(routed[:6], 6, coerce)] == [0, 1, 2, 3, 4, 5]
     # A README's sections are each their own: cors' README answers "… for all routes?" from its third section.
     readme = [source(n, 5, "D0") for n in range(4)] + [source(4, 6)]
-    assert [hit.chunk_id for hit in answers._spread(readme, 4)] == [0, 1, 2, 3]
+    assert [hit.chunk_id for hit in answers._spread(readme, 4, coerce)] == [0, 1, 2, 3]
+    # So are the symbols of one file a comparison names: tenacity's "What is the difference between wait_fixed and
+    # wait_random?" (both in `tenacity/wait.py`, whose two places went to wait_fixed's rows).
+    rows = [replace(source(n, 1), metadata={"qname": f"tenacity.wait.{name}"})
+            for n, name in enumerate(["wait_fixed", "wait_fixed", "wait_fixed", "wait_random", "wait_random"])]
+    rows.append(source(9, 2, "D0"))
+    compared = "What is the difference between wait_fixed and wait_random?"
+    assert [hit.chunk_id for hit in answers._spread(rows, 6, compared)] == [0, 1, 3, 4, 9, 2]
+    assert [hit.chunk_id for hit in answers._spread(rows, 6, "Does wait_fixed wait longer than wait_random?")] == [
+        0, 1, 9, 2, 3, 4]
 
 
 @pytest.mark.django_db
@@ -463,3 +473,4 @@ def test_what_a_parameter_does_is_the_docstrings_paragraph_naming_it(tmp_path):
              "  await Promise.resolve();\n")
     assert layer_text.naming_paragraph(jsdoc, "What does activeCount return?") \
         == "The activeCount of promises that are running now."
+

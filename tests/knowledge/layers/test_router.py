@@ -135,6 +135,20 @@ class PlanTests(SimpleTestCase):
         plan = plan_question("Who calls `charge()`?", vocabulary)
         self.assertEqual(plan.steps[0].filters, {"edge_type": "calls", "dst_name": "charge"})
 
+    def test_a_comparison_of_two_symbols_finds_both(self):
+        # tenacity's "What is the difference between wait_fixed and wait_random?" was answered by wait_fixed alone.
+        vocabulary = Vocabulary(VOCABULARY, code={"charge_card", "refund_card", "stripegateway"})
+        for question in ("What is the difference between charge_card and refund_card?",
+                         "charge_card vs refund_card: which one?", "How does charge_card compare to `refund_card`?"):
+            plan = plan_question(question, vocabulary)
+            self.assertEqual([step.filters for step in plan.steps if step.layers == ["C1"]],
+                             [{"name": "charge_card"}, {"name": "refund_card"}], question)
+        # Not without a comparison, nor with one name.
+        for question in ("What does charge_card do after refund_card?",
+                         "What is the difference between charge_card and a payment?"):
+            self.assertEqual([step.layers for step in plan_question(question, vocabulary).steps], [["C1"], ["D0"]],
+                             question)
+
     def test_another_planner_can_take_the_rules_place(self):
         class FixedPlanner:
             def plan(self, question, vocabulary=None):
