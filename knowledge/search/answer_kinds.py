@@ -1,7 +1,7 @@
 """What kind of answer a question expects beside the sentences sharing its words: a date ("When was …
-founded?"), a number ("How many …?"), a version's number ("Which Python versions are supported?"), or a
-release's notes ("What changed in 2.0.0?"), which the extract (`composer`) then quotes though they share
-no word with the question.
+founded?"), a number ("How many …?"), a version's number ("Which Python versions are supported?"), what a function
+returns ("What does bytes.parse return?"), or a release's notes ("What changed in 2.0.0?"), which the extract
+(`composer`) then quotes though they share no word with the question.
 """
 
 import re
@@ -34,11 +34,17 @@ ANSWER_KINDS = {
     "version": (re.compile(r"\b(which|what)\s+(?:[\w.+-]+\s+){0,3}versions?\b|\bкак(ие|ая|ой|ую|их)\s+"
                            r"(?:[\w.+-]+\s+){0,2}верси", re.I),
                 re.compile(r"\b[vV]?\d+\.\d+\b|\b[vV]\d+\b")),
+    # "What does bytes.parse return for invalid input?": its reference's "Returns" row ("• results — number｜null —
+    # Return null upon error.") beside "Parse the string value into an integer in bytes.".
+    "return": (re.compile(r"\bwhat (?:does|do|did|will|would|should)\b.{1,80}?\breturn\b|\bwhat is returned\b"
+                          r"|\breturn (?:value|type)\b|\bчто\s+(?:\S+\s+){0,3}?(?:возвращает|вернёт|вернет)\b", re.I),
+               re.compile(r"\breturn(?:s|ed|ing)?\b|\bвозвраща|\bверн[её]т\b", re.I)),
 }
 
 
 def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
-    """For a "when", "how many" or "which versions" question whose extract holds no date, number or version: the
+    """For a "when", "how many", "which versions" or "what does … return" question whose extract holds no date,
+    number, version or return value: the
     sentence of the best sentence's source that does, nearest to it (the answer is often the next sentence,
     which names the subject as "it" and shares no word with the question); for a version, else another
     source's."""
@@ -51,7 +57,10 @@ def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget:
     if own:
         return sorted(own, key=lambda item: abs(item[1] - best[1]))[:1]
     # Another source's date or number is seldom about the same thing; a version's number, asked for, is (the
-    # first such sentence, in the sources' order).
+    # first such sentence, in the sources' order), and so is what a function returns, said in a source the extract
+    # quotes already (its reference's "Returns" row, the best sentence being its code's docstring).
+    if kind == "return":
+        return [item for item in holding if any(number == item[0] for number, _ in chosen)][:1]
     return holding[:1] if kind == "version" else []
 
 

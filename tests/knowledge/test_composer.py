@@ -153,6 +153,19 @@ class CleanTextTests(TestCase):
             answer = composer.compose(question, [hit(1, standard)], entry_match=False).text
             self.assertIn("с 1 июля 1996 г. [1]", answer, question)
 
+    def test_a_question_asking_what_a_function_returns_gets_the_sentence_saying_it(self):
+        # bytes' README: "What does bytes.parse return for invalid input?" quoted its reference's first sentence and
+        # the code's docstring, not its "Returns" row ("Return null upon error."), which shares no word but "return".
+        reference = ("#### bytes.parse(value)\n\nParse the string value into an integer of bytes units.\n\n"
+                     "| Name | Type | Description |\n|---|---|---|\n| results | number | Return null upon error. |\n")
+        docstring = hit(2, "Parse the given string into an integer count of bytes units.")
+        for question in ("What does bytes.parse return for invalid input?", "Что вернёт bytes.parse для строки?"):
+            text = composer.compose(question, [docstring, hit(1, reference)], entry_match=False).text
+            self.assertIn("Return null upon error", text, question)
+        # Not asked what it returns, nor from a source the extract does not quote.
+        text = composer.compose("What does bytes.parse do?", [docstring, hit(1, reference)], entry_match=False).text
+        self.assertNotIn("Return null upon error", text)
+
     def test_sentences_do_not_end_inside_brackets_after_abbreviations_or_initials(self):
         # Seen on TyDi-ru: "Татья́на Алексе́евна Го́ликова (род. [1]" was a whole answer.
         self.assertEqual(source_text.sentences("Татьяна Голикова (род. 9 февраля 1966, Москва) — министр. "
