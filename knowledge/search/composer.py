@@ -19,15 +19,16 @@
   ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
   start cut, even as what introduces a list, nor — after the first — a unit sending the customer to a link or
   an address the outgoing check would hold the answer for (`_sends_away`), nor a unit installing only packages other
-  than the project a question asks to install (`installs`). A release asked about by its number
-  is answered by its section's notes in order (`answer_kinds.release_notes`), a "when", "how many" or "which
-  versions" question whose extract holds no date, number or version gets the nearest sentence that does
-  (`answer_kinds.expected_kind`). For a how-to, an example too long to quote stands as its line or two doing what
-  is asked, under their heading (`example_lines`); "What is schedule?" quotes the README's card first when the
-  router found it (`intent._project`). A sentence is ranked by what it says as read in its place
-  (`readable.as_read`): with the command it introduces, after the questions the text asks itself right before it,
-  and a section's first one under its heading's words; a label over its command ("Stable version:") is a candidate
-  when it is no tab among others (`_labels_asked`).
+  than the project a question asks to install (`installs`). A release asked about by its number is answered by its
+  section's notes in order (`answer_kinds.release_notes`), a "when", "how many", "which versions" or "what does …
+  return" question whose extract holds no date, number, version or return value gets the nearest sentence that does
+  (`answer_kinds.expected_kind`); a row saying only where a symbol is defined steps back for a candidate naming the
+  symbol (`_where_named_elsewhere`). For a how-to, an example too long to quote stands as its line or two doing what
+  is asked, under their heading (`example_lines`); "What is schedule?" quotes the README's card first when the router
+  found it (`intent._project`). A sentence is ranked by what it says as read in its place (`readable.as_read`): with
+  the command it introduces, after the questions the text asks itself right before it, and a section's first one under
+  its heading's words; a label over its command ("Stable version:") is a candidate when it is no tab among others
+  (`_labels_asked`).
 
 Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code left out but for
 a short command or block after the sentence that introduces it, sentences); a repository's rows through
