@@ -86,6 +86,8 @@ WHERE_ONLY_WEIGHT = 0.5
 # The symbol a row saying only where it is defined names.
 _WHERE_NAME = re.compile(r"`(?:[^`]*\.)?([^`.]+)` is defined in ")
 
+# A statement: a sentence of five words or more ending with a full stop.
+_STATEMENT = re.compile(r"^(?:\W*\w+\b){5,}.*[.!]$")
 # A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
 _SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -180,7 +182,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
-                    (_answers(stems, asked, sentence, alone=len(source) == 1 or number == card)
+                    (_answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no)
                      or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
                     and not readable.in_topic_list(source, position)):
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
@@ -389,12 +391,14 @@ def _clip(sentence: str, limit: int = 400) -> str:
     return sentence[: cut if cut > limit // 2 else limit] + " …"
 
 
-def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool) -> bool:
+def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool, yes_no: bool = False) -> bool:
     """Whether a sentence is content that may be quoted as an answer: not the question again, not a
     fragment of a few characters (a caption, an OCR misreading), not a heading, not a list item that
     only restates words of the question (a table of contents). `alone`: the only sentence of its
-    source (a table row has no full stop and is no heading)."""
-    if not stems or _echoes(stems, asked, sentence):
+    source (a table row has no full stop and is no heading). A statement in the words of a yes-or-no question is its
+    answer, not the question again (bytes' "The units are in powers of two, not ten." to "Are units powers of two or
+    ten?")."""
+    if not stems or _echoes(stems, asked, sentence) and not (yes_no and _STATEMENT.search(sentence)):
         return False
     words = len(_WORD.findall(sentence))
     if words < 3 or len(sentence) < 10:

@@ -153,6 +153,21 @@ class CleanTextTests(TestCase):
             answer = composer.compose(question, [hit(1, standard)], entry_match=False).text
             self.assertIn("с 1 июля 1996 г. [1]", answer, question)
 
+    def test_a_statement_in_the_words_of_a_yes_or_no_question_answers_it(self):
+        # bytes' README: "Are units powers of two or ten?" was answered by the sentences around "The units are in
+        # powers of two, not ten.", which read as the question again (it says nothing but the question's words).
+        source = ("Supported units are case-insensitive. The units are in powers of two, not ten. This means 1kb = "
+                  "1024b according to this parser.")
+        text = composer.compose("Are units powers of two or ten?", [hit(1, source)], entry_match=False).text
+        self.assertTrue(text.startswith("The units are in powers of two, not ten. [1]"), text)
+        # Not a heading or a question restated, nor to a question of another kind.
+        for echo in ("Units in powers of two or ten", "Are the units powers of two or ten?"):
+            self.assertEqual(composer.compose("Are units powers of two or ten?", [hit(1, echo)],
+                                              entry_match=False).text, "", echo)
+        self.assertEqual(composer.compose("What are the units, powers of two or ten?",
+                                          [hit(1, "The units are in powers of two or ten.")], entry_match=False).text,
+                         "")
+
     def test_a_question_asking_what_a_function_returns_gets_the_sentence_saying_it(self):
         # bytes' README: "What does bytes.parse return for invalid input?" quoted its reference's first sentence and
         # the code's docstring, not its "Returns" row ("Return null upon error."), which shares no word but "return".
