@@ -268,14 +268,14 @@ def _csv_table(lines: list[str], out: list[str], number: int, title: str) -> int
     if "file" in options or "url" in options:
         return None
     delim = options.get("delim", ",")
-    written = csv.reader((f"{line.strip()}\n" for line in lines[at:end]), skipinitialspace=True,
-                         delimiter={"tab": "\t", "space": " "}.get(delim, delim[:1] or ","))
-    records = [[_inline(" ".join(cell.split())).replace("|", "\\|") for cell in record] for record in written
+    delimiter = {"tab": "\t", "space": " "}.get(delim, delim[:1] or ",")
+    # The header option is written as the records are.
+    written = (f"{line.strip()}\n" for line in ([options["header"]] if "header" in options else []) + lines[at:end])
+    read = csv.reader(written, delimiter=delimiter, skipinitialspace=True)
+    records = [[_inline(" ".join(cell.split())).replace("|", "\\|") for cell in record] for record in read
                if "".join(record).strip()]
-    header = next(csv.reader([options["header"]], skipinitialspace=True)) if "header" in options else (
-        records.pop(0) if records else [])
-    table = [f"| {' | '.join(cells)} |" for cells in ([_inline(cell.strip()) for cell in header],
-                                                       ["---"] * len(header), *records)]
+    header = records.pop(0) if records else []
+    table = [f"| {' | '.join(cells)} |" for cells in (header, ["---"] * len(header), *records)]
     if not header or len(table) >= end - number - 1:  # a blank line is left after it
         return None
     out[number] = _inline(title)

@@ -44,10 +44,9 @@ ANSWER_KINDS = {
 
 def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
     """For a "when", "how many", "which versions" or "what does … return" question whose extract holds no date,
-    number, version or return value: the
-    sentence of the best sentence's source that does, nearest to it (the answer is often the next sentence,
-    which names the subject as "it" and shares no word with the question); for a version, else another
-    source's."""
+    number, version or return value: the sentence of the best sentence's source that does, nearest to it (the
+    answer is often the next sentence, which names the subject as "it" and shares no word with the question); for
+    a version, else another source's; for a return value, another quoted source's."""
     kind = next((kind for kind, (asks, _) in ANSWER_KINDS.items() if asks.search(question)), None)
     if kind is None or any(ANSWER_KINDS[kind][1].search(sentence) for sentence in chosen.values()):
         return []

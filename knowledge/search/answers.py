@@ -42,7 +42,6 @@ Generator errors fall back to the extractive answer with `generator_failed` and 
 """
 
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -215,8 +214,7 @@ def _spread(hits: list[SearchHit], top_k: int, question: str) -> list[SearchHit]
     for hit in hits:
         code = (hit.layer or "").startswith("C")
         name = str((hit.metadata or {}).get("qname") or "").rsplit(".", 1)[-1] if compared else ""
-        key = (hit.document_id, name if name and re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", question)
-               else "")
+        key = (hit.document_id, name if code_names.writes_name(question, name) else "")
         per_file[key] += code
         (first if not code or per_file[key] <= ROUTED_PER_FILE else later).append(hit)
     return (first + later)[:top_k]
@@ -333,7 +331,7 @@ def _says_code_asked(grounding: Grounding, composition: composer.Composition) ->
     knows no meaning of a name it never saw ("What does tryfirst do?" is far from "If marked with a "tryfirst" or
     "trylast" option it will be executed first …"), and a sentence saying it is on what is asked."""
     name = code_names.code_name(grounding.question, load_vocabulary(list(grounding.kbs))).rsplit(".", 1)[-1]
-    return bool(name) and bool(re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", composition.text))
+    return code_names.writes_name(composition.text, name)
 
 
 def close_sentence_needed(grounding: Grounding) -> float | None:

@@ -25,9 +25,11 @@ CODE_LEFT_OUT = "\x02\x02"  # stands, among the extract's candidates, for a code
 # A documentation generator's line standing for what it includes: Docusaurus' ":::note" and mkdocstrings' "::: module",
 # an included file ("{!./src/example.py!}", '--8<-- "example.py"').
 GENERATOR_LINE = re.compile(r"^[ \t]*(?::::.*|\{!.*!\}|-{2}8<-{2}.*)$", re.M)
+# The package managers whose commands install packages (`installs` reads what they install).
+PACKAGE_MANAGERS = (r"(?:pip3?|pipx|uv(?:\s+pip)?|conda|mamba|npm|pnpm|yarn|bun|deno|poetry|pdm|cargo|composer|gem|go"
+                    r"|dotnet)")
 # A package manager's command installing a package by a verb other than "install" (`command_read`).
-_INSTALLS = re.compile(r"\s*(?:\$\s+)?(?:npm|pnpm|yarn|bun|deno|poetry|uv|pdm|cargo|composer|gem|go|dotnet)\s+"
-                       r"(?:i|add|get|require)\b")
+_INSTALLS = re.compile(rf"\s*(?:\$\s+)?{PACKAGE_MANAGERS}\s+(?:i|add|get|require)\b")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]")
 _CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 # Code's punctuation in text that is plainly code (`_plainly_code`): prose has a few in a hundred characters, a line

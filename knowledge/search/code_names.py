@@ -184,9 +184,18 @@ def mask_code(text: str, code: str = "") -> str:
     text = re.sub(r"`[^`]*`", MASK, text)
     text = DOTTED.sub(MASK, text)
     text = re.sub(r"\b[A-Za-z_]\w*\(\)", MASK, text)
-    if code:
-        text = re.sub(rf"(?<![\w.]){re.escape(code)}(?![\w])", MASK, text)
-    return text
+    return without_name(text, code) if code else text
+
+
+def without_name(text: str, code: str, mask: str = MASK) -> str:
+    """`text` with the code name `code` (not a longer name's part after a dot) replaced by `mask`."""
+    return re.sub(rf"(?<![\w.]){re.escape(code)}(?![\w])", mask, text)
+
+
+def writes_name(text: str, name: str) -> bool:
+    """Whether `text` writes the code name `name` as a whole name, not part of a longer one (`wait_fixed` is not in
+    `wait_fixed_jitter`; `$` is a JavaScript name's character)."""
+    return bool(name) and bool(re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text))
 
 
 def document_subject(text: str, vocabulary: dict[str, str]) -> str:

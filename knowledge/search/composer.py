@@ -58,6 +58,7 @@ from knowledge.search import (
     source_text,
 )
 from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines
+from knowledge.search.code_names import writes_name
 from knowledge.search.intent_words import HOW_TO, WHAT_IS, YES_NO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
@@ -86,8 +87,7 @@ WHERE_ONLY_WEIGHT = 0.5
 # The symbol a row saying only where it is defined names.
 _WHERE_NAME = re.compile(r"`(?:[^`]*\.)?([^`.]+)` is defined in ")
 
-# A statement: a sentence of five words or more ending with a full stop.
-_STATEMENT = re.compile(r"^(?:\W*\w+\b){5,}.*[.!]$")
+_STATEMENT_WORDS = 5  # a sentence this long ending with a full stop states something
 # A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
 _SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -290,11 +290,10 @@ def _where_named_elsewhere(question: str, said: dict, items: list, read: Callabl
     says of the symbol answers, and the row is ranked after it and never quoted after another unit. A row whose
     symbol nothing else names still points to its code (django-ninja's "What does get_schema do?": the
     documentation names only create_schema)."""
-    where = {number: re.compile(rf"(?<![\w$]){re.escape(name.group(1))}(?![\w$])")
-             for number, text in said.items()
+    where = {number: name.group(1) for number, text in said.items()
              if layer_text.says_only_where(text, question) and (name := _WHERE_NAME.search(text))}
     return {number for number, name in where.items()
-            if any(item[0] not in where and name.search(read(*item[:2])) for item in items)}
+            if any(item[0] not in where and writes_name(read(*item[:2]), name) for item in items)}
 
 
 def _sends_away(question: str, new: dict, sources: list, own: dict) -> bool:
@@ -398,9 +397,10 @@ def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool, ye
     source (a table row has no full stop and is no heading). A statement in the words of a yes-or-no question is its
     answer, not the question again (bytes' "The units are in powers of two, not ten." to "Are units powers of two or
     ten?")."""
-    if not stems or _echoes(stems, asked, sentence) and not (yes_no and _STATEMENT.search(sentence)):
-        return False
     words = len(_WORD.findall(sentence))
+    statement = words >= _STATEMENT_WORDS and sentence.endswith((".", "!"))
+    if not stems or _echoes(stems, asked, sentence) and not (yes_no and statement):
+        return False
     if words < 3 or len(sentence) < 10:
         return False
     if ITEM.match(sentence) and not stems - asked and not _DEFINES.match(sentence):

@@ -11,13 +11,12 @@ installing nothing named ("npm install" in a project's folder, "Install it with:
 
 import re
 
-from knowledge.search.code_blocks import COMMAND, code_lines
+from knowledge.search.code_blocks import COMMAND, PACKAGE_MANAGERS, code_lines
 
 # The name a question asks to install: "How do I install humanfriendly?", "… install the p-retry package?".
 _ASKED = re.compile(r"\binstall(?:ing)?\s+(?:the\s+)?([\w@][\w.@/-]*)", re.IGNORECASE)
 # A package manager's command installing packages, and its arguments.
-_COMMAND = re.compile(r"(?:^|[\s$;&|(])(?:pip3?|pipx|uv(?:\s+pip)?|conda|mamba|poetry|pdm|npm|pnpm|yarn|bun|deno|gem"
-                      r"|cargo|composer)\s+(?:install|i|add|require)\b([^\n;&|#]*)")
+_COMMAND = re.compile(rf"(?:^|[\s$;&|(]){PACKAGE_MANAGERS}\s+(?:install|i|add|get|require)\b([^\n;&|#]*)")
 # A sentence naming the package it installs: "… you can install the colorama package" (not "the latest package").
 _PROSE = re.compile(r"\binstall(?:ed|ing)?\s+(?:the\s+|an?\s+)?(?!(?:an?|the|latest|stable|required|necessary|same"
                     r"|following|optional|new|this|that|your|our|its)\b)[`'\"]?([\w.-]+)[`'\"]?\s+(?:package|module|library"

@@ -28,6 +28,7 @@ from knowledge.search.code_names import (
     loose_name,
     mask_code,
     qualified_forms,
+    without_name,
 )
 from knowledge.search.intent_words import (
     CALLEES,
@@ -275,8 +276,7 @@ def _symbol(q: Asked):
     if code and DEFINITION(q.words) or code and not q.subject:
         symbols = [_symbol_step(q, code, f"the symbol {code} in the catalog, then its source")]
         # "What is the difference between wait_fixed and wait_random?" asks about both.
-        other = code_name(re.sub(rf"(?<![\w.]){re.escape(code)}(?!\w)", " ", q.text), q.vocabulary) \
-            if COMPARISON(q.words) else ""
+        other = code_name(without_name(q.text, code, " "), q.vocabulary) if COMPARISON(q.words) else ""
         if other and other != code:
             symbols.append(_symbol_step(q, other, f"and the symbol {other} it is compared with"))
         # Asked what it does or how it is used, the documentation may say so where its code does not (colorama's

@@ -33,9 +33,8 @@ CHANGE_WORDS = re.compile(r"\bchang(ed|es)\b|\bnew\b|\bremoved\b|\badded\b|\bsin
                           r"исправ|ошибк", re.IGNORECASE)
 # The heading of a document's section holding its release history, over a section for each release ("Change History >
 # 0.5.0 (2016-08-22)"): "How do I parse a .gitignore file?" was answered by "Renamed gitignore.GitIgnorePattern to …".
-_CHANGELOG_HEADING = re.compile(r"(?:change[- ]?log|change history|changes|history|news|release notes|releases|"
-                                r"version history|what's new|история изменений|список изменений|изменения)",
-                                re.IGNORECASE)
+_CHANGELOG_HEADING = re.compile(rf"(?:{markdown.CHANGELOG_NAMES}|change[- ]log|change history|version history"
+                                r"|what's new|история изменений|список изменений|изменения)", re.IGNORECASE)
 # A question about the licence: its name, copyright, or what the licence lets one do with the software.
 LICENSE_ASKED = re.compile(r"licen[cs]|copyright|\bcommercial|\bproprietary|\bopen[- ]source|\bgpl\b|\bmit\b|"
                            r"\bbsd\b|\bapache\b|лиценз|авторск|коммерческ", re.IGNORECASE)

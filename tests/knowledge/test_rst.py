@@ -280,3 +280,6 @@ def test_a_csv_table_reads_as_its_rows():
     assert sentences(quotable_text(rst_as_markdown(".. csv-table::\n\n   Year,Token\n   2000,YYYY\n"))) == [
         "• 2000 — YYYY"]
     assert rst_as_markdown(".. csv-table::\n   :file: options.csv\n\nAfter.\n").split("\n")[-2] == "After."
+    # Its header is written as its records are, with their delimiter.
+    tabbed = ".. csv-table::\n   :header: Year; Token\n   :delim: ;\n\n   2000; YYYY\n"
+    assert rst_as_markdown(tabbed).split("\n")[1:3] == ["| Year | Token |", "| --- | --- |"]

@@ -27,8 +27,8 @@ SCENARIO_TITLE = re.compile(r"^(сценари[йи]|scenario|workflow|use case)
 INTEGRATIONS_TITLE = re.compile(r"^(integrations?|интеграци[яи])$", re.IGNORECASE)
 
 # A release history: CHANGES.rst, CHANGELOG.md, HISTORY.md, NEWS, RELEASE_NOTES.md, docs/releases.md.
-CHANGELOG_PATH = re.compile(r"(^|[:/])(change-?log|changes|history|news|releases|release[-_ ]?notes)([-_.][^/]*)?$",
-                            re.IGNORECASE)
+CHANGELOG_NAMES = r"change-?log|changes|history|news|releases|release[-_ ]?notes"
+CHANGELOG_PATH = re.compile(rf"(^|[:/])({CHANGELOG_NAMES})([-_.][^/]*)?$", re.IGNORECASE)
 # A licence: LICENSE, LICENCE.md, COPYING, NOTICE, docs/license.rst.
 LICENSE_PATH = re.compile(r"(^|[:/])(licen[cs]e|copying|notice)([-_.][^/]*)?$", re.IGNORECASE)
 DOC_KIND_BY_PATH = (
