@@ -1,5 +1,5 @@
-"""Rows a question seldom asks for: a repository's tests and example apps, changelogs, licences, and for a
-how-to its private code.
+"""Rows a question seldom asks for: a repository's tests and example apps, changelogs, licences, lists of its
+authors, translations into another language than the question's, and for a how-to its private code.
 
 A test names the function it tests as often as the function's own file does, an example app the API it
 uses, a changelog what each release fixed ("Fixed a name error when overriding the digest method"), a
@@ -15,6 +15,7 @@ import re
 from knowledge.indexing.layers import markdown
 from knowledge.search.hits import SearchHit
 from knowledge.search.intent_words import HOW_TO
+from portal.languages import detect_language
 
 # A question about tests keeps the rows of test files where they rank (`_demote_secondary`); one about
 # examples those of a repository's example apps (`examples/complex/commands/cmd_init.py`).
@@ -38,6 +39,17 @@ _CHANGELOG_HEADING = re.compile(rf"(?:{markdown.CHANGELOG_NAMES}|change[- ]log|c
 # A question about the licence: its name, copyright, or what the licence lets one do with the software.
 LICENSE_ASKED = re.compile(r"licen[cs]|copyright|\bcommercial|\bproprietary|\bopen[- ]source|\bgpl\b|\bmit\b|"
                            r"\bbsd\b|\bapache\b|лиценз|авторск|коммерческ", re.IGNORECASE)
+# A question about a project's people: who wrote, made or maintains it, its authors, contributors or credits.
+PEOPLE_ASKED = re.compile(r"\bauthor|\bcontribut|\bmaintain|\bcredit|\bthank|\bwho\b|\bкто\b|\bавтор|\bразработчик"
+                          r"|\bсопровожда|\bблагодар", re.IGNORECASE)
+# A document translated into a language its path names (ISO 639-1, a region after it): README-es.md, README.zh-CN.md,
+# docs/guide.ja.md, docs/ru/usage.md, i18n/de/index.md. Not "how-to-use-it.md", nor a package's folder "src/id/".
+_LANGUAGES = ("ar|bg|bn|ca|cs|da|de|el|en|es|et|fa|fi|fr|he|hi|hr|hu|id|it|ja|ko|lt|lv|ms|nl|no|pl|pt|ro|ru|sk|sl|sr"
+              "|sv|th|tr|uk|ur|vi|zh")
+_TRANSLATION_PATH = re.compile(
+    rf"(?:(?:^|[:/])(?:readme|contributing|index)[-_.]|[^/:]\.)(?P<file>{_LANGUAGES})(?:[-_][a-z]{{2,4}})?"
+    rf"\.(?:md|mdx|markdown|rst|txt)$|(?:^|[:/])(?:docs?|i18n|locales?|translations?)/(?P<folder>{_LANGUAGES})"
+    rf"(?:[-_][a-z]{{2,4}})?/", re.IGNORECASE)
 # A part of a qualified name that is private by Python's convention: one leading underscore, not a dunder.
 _PRIVATE = re.compile(r"(?:^|\.)(_(?!_)\w*)")
 
@@ -55,7 +67,29 @@ def secondary_document(hit: SearchHit, query: str) -> bool:
     changelog, a licence (`secondary_row` but private code, which shares its module with public code)."""
     if hit.metadata.get("is_test"):
         return not TESTS_ASKED.search(query)
-    return unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_license(hit, query)
+    return (unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_license(hit, query)
+            or unasked_translation(hit, query) or unasked_authors(hit, query))
+
+
+def unasked_authors(hit: SearchHit, query: str) -> bool:
+    """A row of a list of a project's people (AUTHORS, CONTRIBUTORS, MAINTAINERS, CREDITS, THANKS) when the question
+    asks nothing about them: schedule's "- mattss <https://github.com/mattss>" ranked among a how-to's sources."""
+    return _of_kind(hit, "authors", markdown.AUTHORS_PATH) and not PEOPLE_ASKED.search(query)
+
+
+def unasked_translation(hit: SearchHit, query: str) -> bool:
+    """A row of a repository's or an uploaded document translated into a language other than the question's: dotenv's
+    README-es.md said again what its README.md does, in Spanish, after it ("# instalación local (recomendado)")."""
+    language = translation_language(hit)
+    return bool(language) and language != detect_language(query)
+
+
+def translation_language(hit: SearchHit) -> str:
+    """The language (its ISO 639-1 code) a document's path says it is translated into, "" when it says none (a web
+    page's address says less: a site's "/ru/" may be its only language)."""
+    uri = hit.source_uri or ""
+    match = None if uri.lower().startswith(("http://", "https://")) else _TRANSLATION_PATH.search(uri)
+    return (match["file"] or match["folder"]).lower() if match else ""
 
 
 def unasked_license(hit: SearchHit, query: str) -> bool:

@@ -1,4 +1,5 @@
-"""A licence answers questions about the licence, and gives way to everything else.
+"""A licence answers questions about the licence, and gives way to everything else; so does a list of a project's
+authors.
 
 httpx's source distribution holds no documentation but its README, changelog and LICENSE.md, whose BSD
 text was the first source of most how-tos: "How do I set a timeout?" was answered "Copyright © 2019, Encode
@@ -62,6 +63,18 @@ def test_a_licence_is_a_row_asked_about_only_by_its_own_questions():
             assert not secondary_row(licence, question), (licence.source_uri, question)
     assert not secondary_row(hit("repo:x:docs/licensing-your-plugin.md"), "How do I set a timeout?")
     assert parse_doc("LICENSE.md", LICENSE).doc_kind == "license"
+
+
+def test_a_list_of_authors_is_a_row_asked_about_only_by_questions_about_its_people():
+    # schedule's AUTHORS.rst (" - mattss <https://github.com/mattss>" …) ranked among the first sources of most of its
+    # how-tos.
+    for authors in [hit("repo:schedule:AUTHORS.rst"), hit("repo:x:CONTRIBUTORS.md"), hit("file:MAINTAINERS"),
+                    hit("repo:x:docs/credits.rst"), hit("repo:x:THANKS.txt")]:
+        assert secondary_row(authors, "How do I cancel a job?"), authors.source_uri
+        for question in ["Who are the authors?", "Who maintains schedule?", "Who contributed to it?",
+                         "Кто автор библиотеки?", "Who wrote schedule?"]:
+            assert not secondary_row(authors, question), (authors.source_uri, question)
+    assert not secondary_row(hit("repo:x:docs/authoring-plugins.md"), "How do I cancel a job?")
 
 
 @pytest.mark.django_db

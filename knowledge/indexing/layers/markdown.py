@@ -31,6 +31,8 @@ CHANGELOG_NAMES = r"change-?log|changes|history|news|releases|release[-_ ]?notes
 CHANGELOG_PATH = re.compile(rf"(^|[:/])({CHANGELOG_NAMES})([-_.][^/]*)?$", re.IGNORECASE)
 # A licence: LICENSE, LICENCE.md, COPYING, NOTICE, docs/license.rst.
 LICENSE_PATH = re.compile(r"(^|[:/])(licen[cs]e|copying|notice)([-_.][^/]*)?$", re.IGNORECASE)
+# The people of a project: AUTHORS.rst, CONTRIBUTORS.md, MAINTAINERS, CREDITS, THANKS.
+AUTHORS_PATH = re.compile(r"(^|[:/])(authors|contributors|maintainers|credits|thanks)([-_.][^/]*)?$", re.IGNORECASE)
 DOC_KIND_BY_PATH = (
     ("readme", re.compile(r"(^|/)readme[^/]*$", re.IGNORECASE)),
     ("changelog", CHANGELOG_PATH),
