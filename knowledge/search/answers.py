@@ -209,15 +209,23 @@ def _spread(hits: list[SearchHit], top_k: int, question: str) -> list[SearchHit]
     catalog row and its source's pieces took all six places ("What does coerce do?" cited three rows of
     `functions/coerce.js` and none of the README saying what it does). A document's sections are each their own
     (a README answers most questions of its project), and so are the symbols of one file a comparison names each
-    ("What is the difference between wait_fixed and wait_random?": both are in `tenacity/wait.py`)."""
-    first, later, per_file, compared = [], [], Counter(), COMPARISON(question)
+    ("What is the difference between wait_fixed and wait_random?": both are in `tenacity/wait.py`). A copy of a
+    section another document holds word for word comes after all (python-dotenv's sdist holds its README as README.md
+    and docs/index.md: each section took two places)."""
+    first, later, copies, per_file, compared = [], [], [], Counter(), COMPARISON(question)
+    said = set()
     for hit in hits:
+        text = " ".join((hit.content or "").split())
+        if text and text in said:
+            copies.append(hit)
+            continue
+        said.add(text)
         code = (hit.layer or "").startswith("C")
         name = str((hit.metadata or {}).get("qname") or "").rsplit(".", 1)[-1] if compared else ""
         key = (hit.document_id, name if code_names.writes_name(question, name) else "")
         per_file[key] += code
         (first if not code or per_file[key] <= ROUTED_PER_FILE else later).append(hit)
-    return (first + later)[:top_k]
+    return (first + later + copies)[:top_k]
 
 
 def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None = None,

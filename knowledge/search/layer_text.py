@@ -42,7 +42,7 @@ from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.docstrings import as_text, doc_summary, jsdoc_description
 from knowledge.search import installs
 from knowledge.search.code_blocks import code_likeness
-from knowledge.search.code_names import CODE_TOKEN
+from knowledge.search.code_names import CODE_TOKEN, writes_name
 from knowledge.search.intent_words import (
     CALLEES,
     CALLERS,
@@ -69,6 +69,11 @@ _JS_DOC = re.compile(r"/\*\*.*?\*/", re.S)
 _RESOLUTION = re.compile(r"\s*\((?:resolved|unresolved|external|unknown route|[^()]*\broute|[^()]*command)\)\s*$")
 _ENDS = re.compile(r"[.!?…]$")
 _ASKED_NAME = re.compile(r"\b[A-Za-z_][\w$]{3,}\b")  # a word of a question that may name a parameter or attribute
+# A name that is code however it is written: snake_case ("the force_list argument"; not camelCase: "the macOS
+# operating system").
+_CODE_NAME = re.compile(r"\w*[a-z0-9]_\w*[a-z0-9]\w*")
+# A line opening a Python block, in a paragraph with its docstring: "class MacOS(PlatformDirsABC):".
+_BLOCK_OPENER = re.compile(r"(?:async\s+)?(?:def|class)\s+\w+")
 _PROSE_LIKENESS = 0.12  # a line of a source chunk with more code punctuation than this is code, not prose
 _PARAMETER_ASKED = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|options?|attributes?|fields?|flags?"
                               r"|propert(?:y|ies))\b|параметр|аргумент|опци|атрибут", re.I)
@@ -197,18 +202,23 @@ def naming_paragraph(code: str, question: str) -> str:
     # task?" is no question about `:param task:`).
     if not names or HOW_TO(question) and not _PARAMETER_ASKED.search(question):
         return ""
-    for paragraph in re.split(r"\n[ \t]*\n", code or ""):
+    paragraphs = re.split(r"\n[ \t]*\n", code or "")
+    for at, paragraph in enumerate(paragraphs):
         # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)
         # nor a line comment, which is a note on the code's workings ("Since pendingCount has been decreased …").
         lines = [line.strip().lstrip("*/ ").removesuffix("*/").strip() for line in _comment_lines(paragraph)
                  if not line.lstrip().startswith(("//", "#"))]
         text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''"))
-                        and not line.endswith(_CODE_LINE_ENDS)
+                        and not line.endswith(_CODE_LINE_ENDS) and not _BLOCK_OPENER.match(line)
                         and code_likeness(as_text(line).replace("`", "")) <= _PROSE_LIKENESS)
-        if len(text.split()) < 5:
+        # The last paragraph, unclosed, may be cut short by the chunk's end ("… receives `path`, `key` and").
+        cut = at == len(paragraphs) - 1 and not _ENDS.search(text) and not any(
+            line.rstrip().endswith(_CLOSING) for line in paragraph.split("\n"))
+        if len(text.split()) < 5 or cut:
             continue
         if any(re.search(rf"`{re.escape(name)}`|:param (?:\w+ )?{re.escape(name)}:|@param\s+(?:\{{[^}}]*\}}\s+)?"
-                         rf"\[?{re.escape(name)}\b", text) for name in names):
+                         rf"\[?{re.escape(name)}\b", text) or _CODE_NAME.fullmatch(name) and writes_name(text, name)
+               for name in names):
             return _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
                                                      as_text(text).replace("`", "")).rstrip(":"))
     return ""

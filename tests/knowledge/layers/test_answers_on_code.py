@@ -425,6 +425,12 @@ def test_a_routed_answers_sources_leave_places_to_other_documents():
     assert [hit.chunk_id for hit in answers._spread(rows, 6, compared)] == [0, 1, 3, 4, 9, 2]
     assert [hit.chunk_id for hit in answers._spread(rows, 6, "Does wait_fixed wait longer than wait_random?")] == [
         0, 1, 9, 2, 3, 4]
+    # A copy of a document says nothing its first copy has not: python-dotenv's sdist holds its README twice (README.md
+    # and docs/index.md), each section took two places, and "How do I install python-dotenv?" never read "Getting
+    # Started". A copy's sections come after every other source.
+    said = ["## Getting Started\n\npip install python-dotenv", "## Contributing\n\nmkdocs serve", "## CLI\n\ndotenv"]
+    copies = [replace(source(n, 7 + n % 2, "D0"), content=said[n // 2]) for n in range(6)]
+    assert [hit.chunk_id for hit in answers._spread(copies, 4, coerce)] == [0, 2, 4, 1]
 
 
 @pytest.mark.django_db
@@ -459,6 +465,19 @@ def test_what_a_parameter_does_is_the_docstrings_paragraph_naming_it(tmp_path):
         == "If the hook was marked as a firstresult only a single value will be returned."
     opened = 'def get_result(self):\n    """\n    The result when ``firstresult`` is set.\n    """\n    exc = None\n'
     assert layer_text.naming_paragraph(opened, "What does firstresult do?") == "The result when firstresult is set."
+    # xmltodict's `parse`: a name of code is written plainly as often as in backticks ("You can use the force_list
+    # argument …"), and a paragraph the chunk's end cuts short is no sentence ("`force_list` can also be a callable
+    # that receives `path`, `key` and" was quoted, closed by a full stop).
+    cut = ('    You can use the force_list argument to force lists to be created even\n    when there is only a '
+           'single child.\n\n        `force_list` can also be a callable that receives `path`, `key` and')
+    assert layer_text.naming_paragraph(cut, "What does force_list do?") \
+        == "You can use the force_list argument to force lists to be created even when there is only a single child."
+    assert layer_text.naming_paragraph("A forced list of keys.", "What does forced do?") == ""
+    # Not a word of prose in camelCase, nor the line a class opens with (platformdirs' "Where is the cache on macOS?").
+    macos = 'class MacOS(PlatformDirsABC):\n    """\n    Platform directories for the macOS operating system.\n'
+    assert layer_text.naming_paragraph(macos, "Where is the cache directory on macOS?") == ""
+    assert layer_text.naming_paragraph(macos.replace("macOS", "`macOS`"), "Where is the cache on macOS?") \
+        == "Platform directories for the macOS operating system."
     # A how-to asks what the code is for, unless it names a parameter as one.
     field = ":param timeout: how long to wait, in seconds."
     assert layer_text.naming_paragraph(field, "How do I wait for a timeout?") == ""
