@@ -29,12 +29,21 @@ _VERSION = re.compile(r"[-_.]?v?\d+(?:\.\d+)*(?:[-.]?\w+)?$")
 _ASIDE = re.compile(r"\[.*$|[=<>!~;].*$|(?<=.)@.*$")
 
 
-def installs_another(question: str, unit: dict, sources: list) -> bool:
+def installs_another(question: str, unit: dict, sources: list, chosen: dict | None = None) -> bool:
     """Whether `unit` ({key: sentence or command}) installs packages, none of them the repository's project `question`
-    asks to install by its name (a name of the quoted repositories, `sources`)."""
+    asks to install by its name (a name of the quoted repositories, `sources`). A folder installs the project too
+    (`pip install -e .`), unless what the extract quotes already (`chosen`) installs it by its name: then it is how
+    its developers install it (python-dotenv's CONTRIBUTING after its README's `pip install python-dotenv`)."""
     asked = _asked_project(question, sources)
     if not asked:
         return False
+    installed = _installed(unit)
+    by_name = any(asked in name for name in _installed(chosen or {}))
+    return bool(installed) and not any(name == _FOLDER and not by_name or asked in name for name in installed)
+
+
+def _installed(unit: dict) -> set[str]:
+    """The packages `unit`'s commands and sentences install, as `_canonical` writes their names."""
     installed = set()
     for sentence in unit.values():
         if sentence.startswith(COMMAND):
@@ -42,7 +51,7 @@ def installs_another(question: str, unit: dict, sources: list) -> bool:
                           for name in _arguments(match.group(1))}
         else:
             installed |= {_canonical(match.group(1)) for match in _PROSE.finditer(sentence)}
-    return bool(installed) and not any(name == _FOLDER or asked in name for name in installed)
+    return installed
 
 
 def asks_to_install(question: str, sources: list) -> bool:

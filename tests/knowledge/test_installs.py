@@ -35,6 +35,19 @@ def test_a_unit_installing_only_another_package_is_no_answer():
     assert not installs_another(question, both, sources)
 
 
+def test_once_the_project_is_installed_by_its_name_a_folder_installs_it_for_its_developers():
+    # python-dotenv's "How do I install python-dotenv?": "pip install python-dotenv", then its CONTRIBUTING's
+    # "Documentation is published with mkdocs:" over `pip install -r requirements-docs.txt`, `pip install -e .`.
+    sources = [hit(1, "", repo_id="python-dotenv-1.0.1")]
+    question = "How do I install python-dotenv?"
+    by_name = {(1, 0): "\x03Getting Started:", (1, 1): f"{COMMAND}pip install python-dotenv"}
+    developers = {(2, 0): "Documentation is published with mkdocs:",
+                  (2, 1): f"{COMMAND}$ pip install -r requirements-docs.txt\n$ pip install -e .\n$ mkdocs serve"}
+    assert not installs_another(question, developers, sources)
+    assert installs_another(question, developers, sources, by_name)
+    assert not installs_another(question, {(2, 0): f"{COMMAND}pipx install python-dotenv"}, sources, by_name)
+
+
 def test_only_a_question_asking_to_install_the_repositorys_project_by_its_name():
     unit = {(1, 0): f"{COMMAND}pip install colorama"}
     assert not installs_another("How do I install dependencies?", unit, [repository(1, "")])
