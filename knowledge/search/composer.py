@@ -348,10 +348,11 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
 def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool:
     """Whether a sentence or a step too short to answer alone leads into a command that, with it, names two words
     asked: "Install it." over `npm install dotenv --save` for "How do I install dotenv?", uuid's "1. Install" over
-    `npm install uuid`."""
+    `npm install uuid`, xmltodict's "You just need to" running on into `$ pip install xmltodict`."""
     following = source[position + 1] if position + 1 < len(source) else ""
     if not following.startswith(COMMAND) or following.startswith(CODE_BLOCK) or not (
-            readable.ENDS.search(source[position]) or ITEM.match(source[position])):
+            readable.ENDS.search(source[position]) or ITEM.match(source[position])
+            or len(_WORD.findall(source[position])) >= 3):
         return False
     return len(word_stems(f"{source[position]} {code_blocks.command_read(following)}") & asked) > 1
 

@@ -34,6 +34,13 @@ class CommandWithoutColonTests(TestCase):
         quickstart = ("## Quickstart\n\n**1. Install**\n\n```shell\nnpm install uuid\n```\n\n**2. Create a UUID**\n\n"
                       "```javascript\nimport { v4 as uuidv4 } from 'uuid';\nuuidv4();\n```\n")
         self.assertEqual(compose("How do I install uuid?", quickstart), "1. Install [1]\n    npm install uuid")
+        # And a sentence running on into its command without a colon (xmltodict's "### Using pypi", "You just need to"
+        # over `$ pip install xmltodict`: its conda and FreeBSD sections were quoted instead).
+        pypi = "### Using pypi\n\nYou just need to\n\n```sh\n$ pip install xmltodict\n```\n"
+        conda = ("### Using conda\n\nFor installing `xmltodict` using conda from the conda-forge channel all you "
+                 "need to do is:\n\n```sh\n$ conda install -c conda-forge xmltodict\n```\n")
+        self.assertTrue(compose("How do I install xmltodict?", pypi, conda).startswith(
+            "You just need to [1]\n    $ pip install xmltodict"))
 
     def test_python_markdowns_command_line_page_quotes_the_command_its_sentence_runs_on_into(self):
         # Its "Usage" section writes "…run it as" and the command, no colon; the extract quoted the sentence
