@@ -68,13 +68,14 @@ from knowledge.search import (
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
-from knowledge.search.intent_words import COMPARISON, RELEASE
+from knowledge.search.intent_words import COMPARISON, HOW_TO, RELEASE
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.salutations import strip_salutations
 from knowledge.search.unmentioned import unmentioned_names
 from knowledge.search.vocabulary import load_vocabulary
+from knowledge.search.words import word_stems
 
 __all__ = ["Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence",
            "build_prompt", "complete", "ground", "judge", "parse_citations"]
@@ -308,8 +309,19 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     composition = composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match,
                                    kbs=grounding.kbs, query_embeddings=grounding.query_embeddings)
     needed = close_sentence_needed(grounding)
+    # Sources close to the question are trusted whatever their sentences' wording, but for an extract sharing no word
+    # with it, nor with the titles and sections it quotes ("What is minimist?" and its README's "This module is the
+    # guts of optimist's argument parser …"): humanize's "How do I format large numbers as words like "1.2 million"?"
+    # found `intword`'s code first (nothing to quote) and was answered by "It is localized to: • Arabic • Basque …".
+    # (Not to a how-to: the project's name in its README's title says nothing of how; picocolors' "How do I install
+    # picocolors?" and its feature "• Used by popular tools like PostCSS, SVGO, Stylelint, and Browserslist.")
+    quoted = "" if HOW_TO(grounding.question) else " ".join(
+        f"{grounding.sources[number - 1].document_title} {grounding.sources[number - 1].section_path}"
+        for number in composition.cited)
+    trusted = grounding.confidence >= CLOSE_SENTENCE_NEEDED_BELOW and bool(
+        word_stems(grounding.question) & word_stems(f"{composition.text} {quoted}"))
     if (composition.closeness is not None and needed is not None and composition.closeness < needed
-            and grounding.confidence < CLOSE_SENTENCE_NEEDED_BELOW and not _says_code_asked(grounding, composition)):
+            and not trusted and not _says_code_asked(grounding, composition)):
         grounding.reasons.append("no_close_sentence")
         return composer.Composition("", [], False, composition.closeness)
     # A repository's rows were found for what the question asks (a caller, a variable, a symbol) by the router;

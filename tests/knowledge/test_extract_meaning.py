@@ -111,8 +111,20 @@ class MeaningTests(TestCase):
         result = answers.complete(far, composition.text, generator="extractive")
         self.assertTrue(result.refused)
         self.assertEqual(result.reasons, ["no_close_sentence"])
-        # Sources this close to the question are trusted whatever their sentences' wording.
-        self.assertTrue(answers.compose_extractive(grounding(0.85)).text)
+        # Sources this close to the question are trusted whatever their sentences' wording, when they share a word.
+        self.assertFalse(answers.compose_extractive(grounding(0.85)).text)
+        trusted = grounding(0.85)
+        trusted.question = "Which array do the keys of Australia's capital tell?"
+        self.assertTrue(answers.compose_extractive(trusted).text)
+        # Or with the title of what it quotes: "What is minimist?" and its README's "This module is the guts of
+        # optimist's argument parser …".
+        titled = grounding(0.85)
+        titled.sources = [replace(sources[0], document_title="Australia")]
+        self.assertTrue(answers.compose_extractive(titled).text)
+        # Not a how-to's: a project's name says nothing of how (picocolors' "How do I install picocolors?" was
+        # answered "• Used by popular tools like PostCSS, SVGO, Stylelint, and Browserslist.").
+        titled.question = "How do I move to the capital of Australia?"
+        self.assertFalse(answers.compose_extractive(titled).text)
         # A question the sentences answer is answered.
         near = grounding(0.7)
         near.question = "How do I render a list of items?"
