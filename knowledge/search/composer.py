@@ -87,6 +87,8 @@ WHERE_ONLY_WEIGHT = 0.5
 # The symbol a row saying only where it is defined names.
 _WHERE_NAME = re.compile(r"`(?:[^`]*\.)?([^`.]+)` is defined in ")
 
+_CODE_NAME = re.compile(r"[\w$]*(?:_|[a-z0-9][A-Z])[\w$]*")  # snake_case or camelCase: no word of prose
+_CAPITALISED = re.compile(r"[A-Z][A-Za-z]*")  # "PathSpec", "CyToolz": a name of a product as much as of code
 _STATEMENT_WORDS = 5  # a sentence this long ending with a full stop states something
 # A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
 _SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
@@ -181,10 +183,12 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
+            answering = (_answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no)
+                         or _leads_into_asked(source, position, asked)
+                         or yes_no and _named_item(source, position, asked))
+            answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
-                    (_answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no)
-                     or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
-                    and not readable.in_topic_list(source, position)):
+                    answering and not readable.in_topic_list(source, position)):
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
                 # names no "tabulate" but `pip install tabulate`), under its section's heading.
                 read = stems | word_stems(read_as(number, position)) | headings.heading_words(quoted[number], source,
@@ -258,7 +262,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         return Composition("", [], False)
     for number, position, sentence, _ in answer_kinds.expected_kind(question, ranked[0], chosen, items, budget):
         chosen[(number, position)] = sentence
-    text, said, cited, after_item = "", set(), set(), False
+    text, said, cited, after_item, last_entry = "", set(), set(), False, ""
     for (number, position), sentence in sorted(chosen.items()):
         if readable.names_alternative(lines[number], position):  # on a line of its own above its command, as a tab is
             led = (number, position) in heads  # chosen itself ("Stable version:"), not brought by an introduction
@@ -277,7 +281,13 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             continue
         item = bool(ITEM.match(sentence))
         text += "" if text.endswith("\n") else "\n" if item or after_item else " "
+        # A reference entry's sentences under the name they document, once: "Put queue execution on hold." says
+        # nothing of ".pause()", the answer to "How do I pause the queue?", and cookie's "The default function is the
+        # global encodeURIComponent." after its decode option's sentences is of its encode option.
+        entry = _reference_entry(quoted[number], lines[number])
+        text += f"{entry} — " if entry and entry != last_entry and not _writes_entry(sentence, _name(entry)) else ""
         text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
+        last_entry = entry
         after_item = item
     # A release's notes are its section by its number, however far in meaning from "What changed?".
     closest = max(meaning.values()) if meaning and not release else None
@@ -382,6 +392,39 @@ def _named_item(source: list[str], position: int, asked: set[str]) -> bool:
     stems = word_stems(item)
     return bool(stems) and stems <= asked and bool(readable.lead_in(source, position)
                                                    or readable.list_length(source, position) >= LISTED_ITEMS)
+
+
+def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: set[str]) -> bool:
+    """Whether a reference entry's field line or first sentence, too short to answer alone or in the question's words,
+    answers under its heading: both name what is asked ("Default: `Infinity`" under p-queue's option "concurrency"
+    for "What is the default concurrency?", "Clear the queue." under ".clear()" for "How do I clear the queue?": the
+    name is the answer); a field line when its label is asked ("Default: `path.resolve(…)`" answers no "How do I use
+    a custom path?"). It is quoted under it (`_reference_entry`)."""
+    heading, label = headings.reference_heading(hit, source, position), headings.field_label(source[position])
+    said = word_stems(label) if label else stems
+    return bool(heading and said & asked and word_stems(heading) & asked) and not source[position].endswith("?")
+
+
+def _reference_entry(hit, source: list[str]) -> str:
+    """The name a reference entry's sentences document, as its heading writes it (`headings.entry_heading`); "" for
+    another section, and for a word in capitals, as a product's name is written too ("PathSpec", "TypeScript")."""
+    heading = headings.entry_heading(hit, source).strip("`")
+    return "" if _CAPITALISED.fullmatch(heading) else heading
+
+
+def _writes_entry(sentence: str, name: str) -> bool:
+    """Whether a sentence names what its reference entry documents as code: called or an attribute ("version(",
+    ".version"), or a name no prose writes (`force_list`, `onFailedAttempt`) — uuid's "Detect RFC version of a UUID"
+    under "uuid.version(str)" says "version" as a word."""
+    if re.search(rf"(?<![\w$]){re.escape(name)}\(|\.{re.escape(name)}(?![\w$])", sentence):
+        return True
+    return bool(_CODE_NAME.fullmatch(name)) and writes_name(sentence, name)
+
+
+def _name(heading: str) -> str:
+    """The name a reference's heading documents, without its object, call or anchor ("activeCount" of
+    "limit.activeCount", "clear" of ".clear()", "onFailedAttempt" of "onFailedAttempt(error)")."""
+    return heading.partition("(")[0].rpartition(".")[2].lstrip("#")
 
 
 def _clip(sentence: str, limit: int = 400) -> str:

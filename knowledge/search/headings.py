@@ -8,13 +8,19 @@ from knowledge.search.source_text import HEADING
 from knowledge.search.words import word_stems
 
 # A heading that is the name of code: dotted, called, snake_case or camelCase ("limit.activeCount", "`init()`",
-# "pLimit(concurrency)", "max_tries").
-_CODE_HEADING = re.compile(r"`?(?=[\w$.#]*(?:[.#_(]|[a-z][A-Z]))[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)*"
+# "pLimit(concurrency)", "max_tries"), a method of an instance the reference leaves unnamed too (".clear()").
+_CODE_HEADING = re.compile(r"`?(?=[\w$.#]*(?:[.#_(]|[a-z][A-Z]))[.#]?[A-Za-z_$][\w$]*(?:[.#][A-Za-z_$][\w$]*)*"
                            r"(?:\([^()]*\))?`?")
 # The field lines an API reference writes between a name's heading and what it says of it ("Type: `Function`",
 # "Default: `10`"): the first sentence after them is the section's first that says anything.
-_FIELDS = re.compile(r"(?:(?:Type|Default|Default value|Required|Optional|Since|Values?|Тип|По умолчанию)"
-                     r":\s*[^\s.:]+(?:\s[^\s.:]+){0,3}\s*)+\.?", re.IGNORECASE)
+_LABELS = r"Type|Default|Default value|Required|Optional|Since|Values?|Minimum|Maximum|Тип|По умолчанию"
+_FIELDS = re.compile(rf"(?:(?:{_LABELS}):\s*[^\s.:]+(?:\s[^\s.:]+){{0,3}}\s*)+\.?", re.IGNORECASE)
+_FIELD_LABEL = re.compile(rf"({_LABELS}):\s", re.IGNORECASE)  # a line opening as a field line does
+# A heading of one word: an option's or a parameter's name when field lines open its section ("concurrency"), or in
+# lower case under a heading listing such names (cookie's "Options > decode").
+_NAME = re.compile(r"`?[A-Za-z_$][\w$-]*`?")
+_LISTING = re.compile(r"\b(?:options?|param(?:eter)?s|arguments|args|props|propert(?:y|ies)|attributes|fields|settings"
+                      r"|methods|events|hooks|параметры|опции|аргументы|свойства|методы|события)\b", re.IGNORECASE)
 
 
 def opens_section(hit) -> bool:
@@ -38,8 +44,34 @@ def under_heading(hit, source: list[str], position: int, read: str) -> str:
     section is the reference of ("limit.activeCount: The number of promises that are currently running." — the
     sentence alone is far from "What does activeCount return?"). A heading in words is said again by its text as
     often as not, and is compared no closer with it ("Using Python-Markdown on the Command Line")."""
-    heading = _heading(hit, source, position)
-    return f"{heading}: {read}" if _CODE_HEADING.fullmatch(heading) else read
+    heading = reference_heading(hit, source, position)
+    return f"{heading}: {read}" if heading else read
+
+
+def reference_heading(hit, source: list[str], position: int) -> str:
+    """The heading over a field line or the first sentence of a reference entry (`entry_heading`); "" for any other
+    sentence or section."""
+    return entry_heading(hit, source) if _heading(hit, source, position) else ""
+
+
+def field_label(sentence: str) -> str:
+    """The label a field line opens with ("Default" of "Default: `path.resolve(process.cwd(), '.env')`"), "" for
+    another sentence."""
+    match = _FIELD_LABEL.match(sentence)
+    return match.group(1) if match else ""
+
+
+def entry_heading(hit, source: list[str]) -> str:
+    """The heading of a section that is the reference of a name of code (its sentences `source`): a heading that is
+    one ("limit.activeCount", ".clear()"), or a word whose section opens with field lines (p-queue's option
+    "concurrency" over "Type: `number`") or, in lower case, is under a heading listing names (cookie's "Options >
+    decode"); "" for any other section, or a chunk opening none."""
+    heading, parent = section_heading(hit), (hit.section_path or "").split(" > ")[-2:-1]
+    if _CODE_HEADING.fullmatch(heading) or _NAME.fullmatch(heading) and (
+            source and _FIELDS.fullmatch(source[0])
+            or heading.strip("`")[:1].islower() and parent and _LISTING.search(parent[0])):
+        return heading
+    return ""
 
 
 def section_heading(hit) -> str:

@@ -44,6 +44,9 @@ _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 # floats").
 _CONTENTS_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\]\n]+\]\(#[^)\s]*\)[ \t]*(?:\n|$)", re.M)
 _BR = re.compile(r"<br\s*/?>", re.I)
+# Markdown's hard line break, a backslash ending a line (not an escaped one): a line a reader sees end, as the field
+# lines of a reference do ("Type: `number`\" over "Default: `Infinity`\" over "Minimum: `1`"), each its own paragraph.
+_HARD_BREAK = re.compile(r"(?<!\\)\\\n")
 # HTML elements left in Markdown (inline formatting, layout); other tags are text, not markup.
 _TAG = re.compile(r"</?(?:a|abbr|b|blockquote|code|del|details|div|em|font|h[1-6]|hr|i|img|ins|kbd|li|mark|ol|p|pre"
                   r"|s|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul)\b[^<>]*>", re.I)
@@ -130,6 +133,7 @@ def _markup_as_text(text: str) -> str:
     text = _FOOTNOTE_REF.sub("", text)  # "very easily[^stdlib], however": the note is elsewhere
     text = _AUTOLINK.sub(r"\1", text)
     text = _BR.sub("\n", text)
+    text = _HARD_BREAK.sub("\n\n", text)
     text = _TAG.sub("", text)
     text = html.unescape(text)
     text = _COMMENT.sub("", text)

@@ -56,6 +56,18 @@ class CleanTextTests(TestCase):
     def test_html_left_in_markdown_is_dropped_but_other_angle_brackets_stay(self):
         self.assertEqual(source_text.clean_text("Line<br>next <b>bold</b> &amp; a < b"), "Line\nnext bold & a < b")
 
+    def test_a_hard_line_break_ends_its_line_as_a_reader_sees_it(self):
+        # p-queue's README: "Type: `number`\" over "Default: `Infinity`\" over "Minimum: `1`" read as one sentence
+        # with its backslashes ("Type: number\ Default: Infinity\ Minimum: 1"), no field line of its own.
+        text = source_text.clean_text("Type: `number`\\\nDefault: `Infinity`\\\nMinimum: `1`\n\nConcurrency limit.")
+        self.assertEqual(source_text.sentences(text), ["Type: number", "Default: Infinity", "Minimum: 1",
+                                                       "Concurrency limit."])
+        # An escaped backslash ending a line is a backslash, and a backslash in a code span is code.
+        self.assertEqual(source_text.sentences(source_text.clean_text("A path like C:\\\\\nends here.")),
+                         ["A path like C:\\ ends here."])
+        self.assertEqual(source_text.sentences(source_text.clean_text("Write `a \\`\nto continue.")),
+                         ["Write a \\ to continue."])
+
     def test_html_comments_are_left_out_as_a_reader_of_the_page_never_sees_them(self):
         # Docs carry "<!-- TODO -->" notes and linter switches; one cut off by the chunk's end runs to it.
         text = source_text.clean_text("Reset your password in Settings.\n\n<!-- TODO: legal to confirm the\n"
