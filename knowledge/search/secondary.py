@@ -1,5 +1,6 @@
 """Rows a question seldom asks for: a repository's tests and example apps, changelogs, licences, lists of its
-authors, translations into another language than the question's, and for a how-to its private code.
+authors and of related projects, translations into another language than the question's, and for a how-to its private
+code.
 
 A test names the function it tests as often as the function's own file does, an example app the API it
 uses, a changelog what each release fixed ("Fixed a name error when overriding the digest method"), a
@@ -39,6 +40,13 @@ _CHANGELOG_HEADING = re.compile(rf"(?:{markdown.CHANGELOG_NAMES}|change[- ]log|c
 # A question about the licence: its name, copyright, or what the licence lets one do with the software.
 LICENSE_ASKED = re.compile(r"licen[cs]|copyright|\bcommercial|\bproprietary|\bopen[- ]source|\bgpl\b|\bmit\b|"
                            r"\bbsd\b|\bapache\b|лиценз|авторск|коммерческ", re.IGNORECASE)
+# A section listing other projects (p-queue's "Related": "• p-limit - Run multiple promise-returning & async functions
+# with limited concurrency" answered "How do I limit concurrency?"), and a question asking for them.
+_OTHERS = r"(?:projects|packages|libraries|modules|tools)"
+_RELATED_HEADING = re.compile(rf"(?:related(?: {_OTHERS}| work)?|see also|alternatives?|similar {_OTHERS}"
+                              rf"|other {_OTHERS}|похожие проекты|см\. также|альтернативы)", re.IGNORECASE)
+OTHERS_ASKED = re.compile(r"\brelated\b|\balternative|\bsimilar\b|\binstead\b|\bother (?:librar|package|project|tool)"
+                          r"|\bcompar|\bvs\.?\b|\bversus\b|похож|альтернатив|аналог|вместо", re.IGNORECASE)
 # A question about a project's people: who wrote, made or maintains it, its authors, contributors or credits.
 PEOPLE_ASKED = re.compile(r"\bauthor|\bcontribut|\bmaintain|\bcredit|\bthank|\bwho\b|\bкто\b|\bавтор|\bразработчик"
                           r"|\bсопровожда|\bблагодар", re.IGNORECASE)
@@ -55,11 +63,11 @@ _PRIVATE = re.compile(r"(?:^|\.)(_(?!_)\w*)")
 
 
 def secondary_row(hit: SearchHit, query: str) -> bool:
-    """A row of a repository's tests or example apps, of a changelog or a licence, or for a how-to of its
-    private code, that the question does not ask about: they name the code they use (a changelog what it
-    fixed, a private helper what its public function does) as often as its own file or section does, and
-    seldom are what was asked for."""
-    return secondary_document(hit, query) or unasked_private(hit, query)
+    """A row of a repository's tests or example apps, of a changelog, a licence or a section listing related projects,
+    or for a how-to of its private code, that the question does not ask about: they name the code they use (a
+    changelog what it fixed, a private helper what its public function does, a related project what it does too) as
+    often as its own file or section does, and seldom are what was asked for."""
+    return secondary_document(hit, query) or unasked_related(hit, query) or unasked_private(hit, query)
 
 
 def secondary_document(hit: SearchHit, query: str) -> bool:
@@ -69,6 +77,13 @@ def secondary_document(hit: SearchHit, query: str) -> bool:
         return not TESTS_ASKED.search(query)
     return (unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_license(hit, query)
             or unasked_translation(hit, query) or unasked_authors(hit, query))
+
+
+def unasked_related(hit: SearchHit, query: str) -> bool:
+    """A row of a section listing other projects ("Related", "See also", "Alternatives") when the question asks for
+    none: their one-line descriptions share the words of what this project does."""
+    return any(_RELATED_HEADING.fullmatch(heading.strip(" :")) for heading in (hit.section_path or "").split(" > ")
+               ) and not OTHERS_ASKED.search(query)
 
 
 def unasked_authors(hit: SearchHit, query: str) -> bool:

@@ -1,5 +1,5 @@
-"""A licence answers questions about the licence, and gives way to everything else; so does a list of a project's
-authors.
+"""A licence answers questions about the licence, and gives way to everything else; so do a list of a project's
+authors and a section listing related projects.
 
 httpx's source distribution holds no documentation but its README, changelog and LICENSE.md, whose BSD
 text was the first source of most how-tos: "How do I set a timeout?" was answered "Copyright © 2019, Encode
@@ -75,6 +75,21 @@ def test_a_list_of_authors_is_a_row_asked_about_only_by_questions_about_its_peop
                          "Кто автор библиотеки?", "Who wrote schedule?"]:
             assert not secondary_row(authors, question), (authors.source_uri, question)
     assert not secondary_row(hit("repo:x:docs/authoring-plugins.md"), "How do I cancel a job?")
+
+
+def test_a_section_listing_related_projects_is_asked_about_only_by_questions_about_others():
+    # p-queue's "How do I limit concurrency?" quoted its "Related" list: "• p-limit - Run multiple promise-returning &
+    # async functions with limited concurrency".
+    for path in ["p-queue > Related", "Lib > See also", "Lib > Docs > Alternatives", "Lib > Related projects"]:
+        related = hit("repo:p-queue:readme.md")
+        related.section_path = path
+        assert secondary_row(related, "How do I limit concurrency?"), path
+        for question in ["What are the alternatives to p-queue?", "Is there a similar library for streams?",
+                         "How does it compare to p-limit?", "Какие есть аналоги?"]:
+            assert not secondary_row(related, question), (path, question)
+    usage = hit("repo:p-queue:readme.md")
+    usage.section_path = "p-queue > Usage > Related tasks"
+    assert not secondary_row(usage, "How do I limit concurrency?")
 
 
 @pytest.mark.django_db
