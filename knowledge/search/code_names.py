@@ -19,8 +19,9 @@ HTTP_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[\w\-./
 CODE_TOKEN = re.compile(r"`([^`]+)`|(?<![\w./$-])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\(\))?(?![\w-])")
 # Code by its look alone: snake_case, CamelCase of two words or more.
 CODE_SHAPE = re.compile(r"[a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
-# Code only when the bases spell it so: dotted, _private, UPPER_CASE, lowerCamel, Capitalised.
-CODE_LIKE = re.compile(r".*\..*|_\w+|[A-Z][A-Z0-9_]+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+")
+# Code only when the bases spell it so: dotted, _private, UPPER_CASE, lowerCamel, Capitalised, an acronym opening
+# CamelCase ("LRUCache", "HTTPServer").
+CODE_LIKE = re.compile(r".*\..*|_\w+|[A-Z][A-Z0-9_]+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+|[A-Z]{2,}[a-z]\w*")
 # A file's path as a question writes it, with a folder ("lib/option.js", "./lib/option"); not part of a URL
 # or of a route. A file's name alone is not: "my project's urls.py" is the asker's file.
 FILE_PATH = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)+[\w.-]*\w)(?![\w/])")

@@ -30,6 +30,19 @@ class NamedByKindTests(SimpleTestCase):
         self.assertEqual(code_name("What does trylast do?", vocabulary), "")
         self.assertEqual(code_name("How do I add a test?", vocabulary), "")
 
+    def test_a_name_opening_with_an_acronym_is_code_when_the_bases_spell_it_so(self):
+        # cachetools' "What is the difference between LRUCache and LFUCache?" planned no symbol step: "LRUCache" has
+        # no shape of code ("LruCache" has), and LRUCache's docstring was never quoted.
+        names = {"cachetools.LRUCache", "cachetools.LFUCache", "cachetools.TTLCache"}
+        vocabulary = Vocabulary(code={name.lower() for name in names}, symbols=names)
+        question = "What is the difference between LRUCache and LFUCache?"
+        self.assertEqual(code_name(question, vocabulary), "LRUCache")
+        plan = plan_question(question, vocabulary)
+        self.assertEqual(plan.intent, "symbol")
+        self.assertEqual([step.filters.get("name") for step in plan.steps[:2]], ["LRUCache", "LFUCache"])
+        # Not when the bases spell no such name: an acronym in a plural is a word.
+        self.assertEqual(code_name("How do I upload PDFs?", vocabulary), "")
+
     def test_a_word_describing_the_kind_is_no_name(self):
         self.assertEqual(code_name("How do I write a test function?", VOCABULARY), "")
         self.assertEqual(code_name("Which class handles the routes?", VOCABULARY), "")
