@@ -35,6 +35,7 @@ _CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 # Code's punctuation in text that is plainly code (`_plainly_code`): prose has a few in a hundred characters, a line
 # of Python or JavaScript a dozen or more.
 _CODE_LIKENESS = 0.12
+_MARKDOWN_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+\S")
 _INDENTED = re.compile(r"(?: {4}|\t)[ \t]*\S")
 
 
@@ -98,14 +99,17 @@ def code_lines(sentence: str) -> list[str]:
 
 def introduced_commands(text: str) -> str:
     """An indented code block of Markdown (four spaces, after a blank line) as code: right after a line ending with
-    ":", as COMMAND paragraphs when it is short; after a paragraph, when it is plainly code (`_plainly_code`: a
-    doctest's or a shell's prompt, code's punctuation), quoted whole when short and else left out, as a fenced block
-    is. Other indented text is left as it is (after a list item it is the item's continuation; elsewhere it may be a
-    PDF's indentation)."""
+    ":" or a heading, as COMMAND paragraphs when it is short; after a paragraph, when it is plainly code
+    (`_plainly_code`: a doctest's or a shell's prompt, code's punctuation), quoted whole when short and else left out,
+    as a fenced block is. Other indented text is left as it is (after a list item it is the item's continuation;
+    elsewhere it may be a PDF's indentation)."""
     lines, out, index = text.split("\n"), [], 0
     while index < len(lines):
         out.append(lines[index])
-        introduces = lines[index].rstrip().endswith(":") and not _LIST_ITEM.match(lines[index])
+        # A line ending with ":" introduces it, and so does a heading over it (python-slugify's "# How to install"
+        # over `pip install python-slugify`, which read as a sentence of prose).
+        introduces = (lines[index].rstrip().endswith(":") or _MARKDOWN_HEADING.match(lines[index])) and not (
+            _LIST_ITEM.match(lines[index]))
         if index + 2 < len(lines) and not lines[index + 1].strip() and _INDENTED.match(lines[index + 2]):
             end = _indented_end(lines, index + 2)
             code = "\n".join(lines[index + 2:end])

@@ -41,6 +41,15 @@ class CommandWithoutColonTests(TestCase):
                  "need to do is:\n\n```sh\n$ conda install -c conda-forge xmltodict\n```\n")
         self.assertTrue(compose("How do I install xmltodict?", pypi, conda).startswith(
             "You just need to [1]\n    $ pip install xmltodict"))
+        # A heading over an indented block introduces it as a colon does: python-slugify's "# How to install" over
+        # `pip install python-slugify |OR| …` read as a sentence of prose.
+        install = ("# How to install\n\n    easy_install python-slugify |OR| easy_install python-slugify[unidecode]\n"
+                   "    -- OR --\n    pip install python-slugify |OR| pip install python-slugify[unidecode]\n\n"
+                   "# Options\n")
+        self.assertEqual(compose("How do I install python-slugify?", install),
+                         "How to install: [1]\n    easy_install python-slugify |OR| easy_install "
+                         "python-slugify[unidecode]\n    -- OR --\n    pip install python-slugify |OR| pip install "
+                         "python-slugify[unidecode]")
 
     def test_python_markdowns_command_line_page_quotes_the_command_its_sentence_runs_on_into(self):
         # Its "Usage" section writes "…run it as" and the command, no colon; the extract quoted the sentence
