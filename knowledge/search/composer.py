@@ -88,6 +88,7 @@ WHERE_ONLY_WEIGHT = 0.5
 _WHERE_NAME = re.compile(r"`(?:[^`]*\.)?([^`.]+)` is defined in ")
 
 _CODE_NAME = re.compile(r"[\w$]*(?:_|[a-z0-9][A-Z])[\w$]*")  # snake_case or camelCase: no word of prose
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[._#$]")  # where a code name's words meet: "border|Color"
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z]*")  # "PathSpec", "CyToolz": a name of a product as much as of code
 _STATEMENT_WORDS = 5  # a sentence this long ending with a full stop states something
 # A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
@@ -183,9 +184,12 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
-            answering = (_answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no)
-                         or _leads_into_asked(source, position, asked)
-                         or yes_no and _named_item(source, position, asked))
+            # A reference entry's field line answers only what its label says (`_entry_asked`): ora's "action" over
+            # "Type: `Promise | ((spinner: ora.Ora) => Promise)`" alone answers no "How do I use ora with a promise?".
+            field = headings.field_label(sentence) and headings.reference_heading(quoted[number], source, position)
+            answering = not field and (
+                _answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no)
+                or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
             answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
                     answering and not readable.in_topic_list(source, position)):
@@ -399,10 +403,14 @@ def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: 
     answers under its heading: both name what is asked ("Default: `Infinity`" under p-queue's option "concurrency"
     for "What is the default concurrency?", "Clear the queue." under ".clear()" for "How do I clear the queue?": the
     name is the answer); a field line when its label is asked ("Default: `path.resolve(…)`" answers no "How do I use
-    a custom path?"). It is quoted under it (`_reference_entry`)."""
+    a custom path?") and every word of the name is. It is quoted under it (`_reference_entry`)."""
     heading, label = headings.reference_heading(hit, source, position), headings.field_label(source[position])
-    said = word_stems(label) if label else stems
-    return bool(heading and said & asked and word_stems(heading) & asked) and not source[position].endswith("?")
+    if not heading or source[position].endswith("?"):
+        return False
+    if label:  # of the entry named whole: borderStyle's "Default: 'single'" is no default of a border's colour
+        named = word_stems(_CAMEL_HUMP.sub(" ", heading.strip("`").partition("(")[0]))
+        return bool(word_stems(label) & asked) and bool(named) and named <= asked
+    return bool(stems & asked and word_stems(heading) & asked)
 
 
 def _reference_entry(hit, source: list[str]) -> str:

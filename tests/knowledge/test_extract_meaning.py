@@ -202,6 +202,18 @@ class MeaningTests(TestCase):
         self.assertEqual(self.compose_sections("How do I use a custom path for the .env file?", path),
                          "path — Specify a custom path if your file containing environment variables is located "
                          "elsewhere. [1]")
+        # Of the entry named whole: boxen's borderStyle "Default: 'single'" is no default of "border color".
+        color = ("##### borderColor\n\nType: `string`\n\nColor of the box border.",
+                 "boxen > API > options > borderColor")
+        style = ("##### borderStyle\n\nType: `string`\\\nDefault: `'single'`\n\nStyle of the box border.",
+                 "boxen > API > options > borderStyle")
+        self.assertNotIn("single", self.compose_sections("What is the default border color?", color, style))
+        self.assertIn("borderStyle — Default: 'single'",
+                      self.compose_sections("What is the default border style?", color, style))
+        # Nor is it an answer as the only line of its section: ora's "action" over its type, for a promise.
+        action = ("#### action\n\nType: `Promise | ((spinner: ora.Ora) => Promise)`",
+                  "ora > API > oraPromise(action, options) > action")
+        self.assertEqual(self.compose_sections("How do I use ora with a promise?", action), "")
         clear = ("#### .clear()\n\nClear the queue.", "p-queue > API > queue > .clear()")
         size = ("#### .size\n\nSize of the queue, the number of queued items waiting to run.",
                 "p-queue > API > queue > .size")
