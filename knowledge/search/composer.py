@@ -262,7 +262,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             picked += 1
         elif release:
             break
-    if not chosen:
+    # Asked how to install the project, an extract saying nothing of installing answers something else.
+    if not chosen or how_to and not installs.says_how_to_install(chosen) and installs.asks_to_install(question,
+                                                                                                       sources):
         return Composition("", [], False)
     for number, position, sentence, _ in answer_kinds.expected_kind(question, ranked[0], chosen, items, budget):
         chosen[(number, position)] = sentence

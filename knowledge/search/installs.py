@@ -21,6 +21,9 @@ _COMMAND = re.compile(rf"(?:^|[\s$;&|(]){PACKAGE_MANAGERS}\s+(?:install|i|add|ge
 _PROSE = re.compile(r"\binstall(?:ed|ing)?\s+(?:the\s+|an?\s+)?(?!(?:an?|the|latest|stable|required|necessary|same"
                     r"|following|optional|new|this|that|your|our|its)\b)[`'\"]?([\w.-]+)[`'\"]?\s+(?:package|module|library"
                     r"|extension|plugin)\b", re.IGNORECASE)
+# A sentence saying something of installing: the word, a package manager, a registry.
+_INSTALLING = re.compile(r"\binstall|\b(?:pip3?|pipx|conda|npm|pnpm|yarn|poetry|cargo|brew|nuget|apt(?:-get)?)\b"
+                         r"|\bpypi\b|\bустанов", re.IGNORECASE)
 # What a folder or a file a command installs from stands for: the project in it, whatever it is named.
 _FOLDER = "."
 # A version at the end of a repository's name ("humanfriendly-10.0", "p-retry-6.2.0", "lib-v2").
@@ -52,6 +55,13 @@ def _installed(unit: dict) -> set[str]:
         else:
             installed |= {_canonical(match.group(1)) for match in _PROSE.finditer(sentence)}
     return installed
+
+
+def says_how_to_install(chosen: dict) -> bool:
+    """Whether an extract (`chosen`: {key: sentence or command}) says anything of installing: a command, or a sentence
+    naming installation, a package manager or a registry. filesize's README never says how to install it, and "How do
+    I install filesize?" was answered by its option "bits — (boolean) Enables bit sizes, default is false"."""
+    return any(sentence.startswith(COMMAND) or _INSTALLING.search(sentence) for sentence in chosen.values())
 
 
 def asks_to_install(question: str, sources: list) -> bool:

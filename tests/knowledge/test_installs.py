@@ -48,6 +48,19 @@ def test_once_the_project_is_installed_by_its_name_a_folder_installs_it_for_its_
     assert not installs_another(question, {(2, 0): f"{COMMAND}pipx install python-dotenv"}, sources, by_name)
 
 
+def test_an_extract_saying_nothing_of_installing_answers_no_install_question():
+    # filesize's README never says how to install it: "How do I install filesize?" was answered by its option "bits —
+    # (boolean) Enables bit sizes, default is false".
+    bits = hit(1, "### bits\n_*(boolean)*_ Enables `bit` sizes of the file size, default is `false`",
+               repo_id="filesize-10.1.6")
+    assert composer.compose("How do I install filesize?", [bits], entry_match=False).text == ""
+    assert composer.compose("How do I get the file size in bits?", [bits], entry_match=False).text
+    # A sentence naming a registry says how.
+    npm = hit(1, "## Getting it\n\nThe filesize package is published on npm for every release.",
+              repo_id="filesize-10.1.6")
+    assert composer.compose("How do I install filesize?", [npm], entry_match=False).text
+
+
 def test_only_a_question_asking_to_install_the_repositorys_project_by_its_name():
     unit = {(1, 0): f"{COMMAND}pip install colorama"}
     assert not installs_another("How do I install dependencies?", unit, [repository(1, "")])
