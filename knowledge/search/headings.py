@@ -43,8 +43,13 @@ def under_heading(hit, source: list[str], position: int, read: str) -> str:
     """A section's first sentence as its meaning is compared: under its heading when that is the name of code the
     section is the reference of ("limit.activeCount: The number of promises that are currently running." — the
     sentence alone is far from "What does activeCount return?"). A heading in words is said again by its text as
-    often as not, and is compared no closer with it ("Using Python-Markdown on the Command Line")."""
+    often as not, and is compared no closer with it ("Using Python-Markdown on the Command Line"), but over a first
+    sentence introducing what follows (ending with ":")."""
     heading = reference_heading(hit, source, position)
+    if not heading and read.endswith(":") and not read.endswith("::"):
+        # A first sentence introducing what follows says nothing of its own: environs' "Supported types" over "The
+        # following are all type-casting methods of `Env`:" and its list, far from "What types are supported?" alone.
+        heading = _heading(hit, source, position)
     return f"{heading}: {read}" if heading else read
 
 

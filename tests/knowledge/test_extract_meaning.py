@@ -162,6 +162,15 @@ class MeaningTests(TestCase):
                                  entry_match=False, kbs={self.kb.pk: self.kb})
         self.assertEqual(composer.compose(question, [worded], entry_match=False, kbs={self.kb.pk: self.kb}).closeness,
                          alone.closeness)
+        # But over a first sentence introducing what follows, which says nothing of its own: environs' "What types are
+        # supported?" was refused, "The following are all type-casting methods of `Env`:" alone being far from it.
+        types = replace(hit(2, "## Supported types\n\nThe following are all type-casting methods of `Env`:\n\n"
+                               "- `env.str`\n- `env.bool`\n- `env.int`\n- `env.float`\n", self.kb.pk),
+                        section_path="environs > Supported types")
+        grounding = answers.Grounding([types], 0.7, [], {}, question="What types are supported?", refusal_text="No.",
+                                      kbs={self.kb.pk: self.kb})
+        self.assertTrue(answers.compose_extractive(grounding).text.startswith(
+            "The following are all type-casting methods of Env: [1]\n• env.str [1]"), grounding.reasons)
 
     def test_the_field_lines_under_a_reference_heading_leave_the_first_sentence_under_it(self):
         # p-retry's README: "##### onFailedAttempt(error)" over "Type: `Function`" over "Callback invoked on each
