@@ -172,15 +172,21 @@ class CommonWordsTests(TestCase):
     def test_an_extract_sharing_only_its_repositorys_name_is_refused(self):
         # qs' README says "qs" in fewer than 30 % of its base's chunks: "The maintainers of qs and thousands of other
         # packages are working with Tidelift …" shared only "qs" with "How do I install qs?", and was quoted.
+        # (An install question saying nothing of installing is refused before it now: `installs.says_how_to_install`.)
         question = "How do I install Cookies?"
-        for content, refused in ((PAGES["Sessions"], True), ("Run `pip install cookies` to get it.", False),
-                                 ("Stable version:\n\n```\nnpm i cookies\n```", False)):
+        for asked, content, refused in (("How do I configure Cookies?", PAGES["Sessions"], True),
+                                        (question, "Run `pip install cookies` to get it.", False),
+                                        (question, "Stable version:\n\n```\nnpm i cookies\n```", False)):
             source = hit(1, content, repo_id="cookies-1.0")
             source.knowledge_base_id = self.kb.pk
-            grounding = answers.Grounding([source], 0.9, [], {}, question=question, kbs={self.kb.pk: self.kb})
+            grounding = answers.Grounding([source], 0.9, [], {}, question=asked, kbs={self.kb.pk: self.kb})
             composition = answers.compose_extractive(grounding)
             self.assertEqual(("common_words_only" in grounding.reasons, not composition.text), (refused, refused),
                              (content, composition.text))
+        source = hit(1, PAGES["Sessions"], repo_id="cookies-1.0")
+        source.knowledge_base_id = self.kb.pk
+        grounding = answers.Grounding([source], 0.9, [], {}, question=question, kbs={self.kb.pk: self.kb})
+        self.assertFalse(answers.compose_extractive(grounding).text)
         # Not a document's title, in a repository or not: what that document is about, not what all of them are
         # (django-ninja's "How does throttling work?" was refused, its guide being titled "Throttling").
         for metadata in ({}, {"repo_id": "acme-1.0"}):
