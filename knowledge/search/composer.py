@@ -63,7 +63,7 @@ from knowledge.search.intent_words import HOW_TO, WHAT_IS, YES_NO
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
 from knowledge.search.source_text import HEADING_INTRO, ITEM, sentences
-from knowledge.search.words import same_words, word_stems
+from knowledge.search.words import code_words, same_words, word_stems
 
 # An entry matches clearly when the question resembles the entry's question this much (calibrated
 # relevance, 0..1, see retrieval.relevance) and no other entry comes as close; an answer over ENTRY_MAX_CHARS
@@ -88,7 +88,6 @@ WHERE_ONLY_WEIGHT = 0.5
 _WHERE_NAME = re.compile(r"`(?:[^`]*\.)?([^`.]+)` is defined in ")
 
 _CODE_NAME = re.compile(r"[\w$]*(?:_|[a-z0-9][A-Z])[\w$]*")  # snake_case or camelCase: no word of prose
-_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[._#$]")  # where a code name's words meet: "border|Color"
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z]*")  # "PathSpec", "CyToolz": a name of a product as much as of code
 _STATEMENT_WORDS = 5  # a sentence this long ending with a full stop states something
 # A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
@@ -410,7 +409,7 @@ def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: 
     if not heading or source[position].endswith("?"):
         return False
     if label:  # of the entry named whole: borderStyle's "Default: 'single'" is no default of a border's colour
-        named = word_stems(_CAMEL_HUMP.sub(" ", heading.strip("`").partition("(")[0]))
+        named = word_stems(code_words(heading.strip("`").partition("(")[0]))
         return bool(word_stems(label) & asked) and bool(named) and named <= asked
     return bool(stems & asked and word_stems(heading) & asked)
 

@@ -82,8 +82,7 @@ def secondary_document(hit: SearchHit, query: str) -> bool:
 def unasked_related(hit: SearchHit, query: str) -> bool:
     """A row of a section listing other projects ("Related", "See also", "Alternatives") when the question asks for
     none: their one-line descriptions share the words of what this project does."""
-    return any(_RELATED_HEADING.fullmatch(heading.strip(" :")) for heading in (hit.section_path or "").split(" > ")
-               ) and not OTHERS_ASKED.search(query)
+    return _under_heading(hit, _RELATED_HEADING) and not OTHERS_ASKED.search(query)
 
 
 def unasked_authors(hit: SearchHit, query: str) -> bool:
@@ -102,8 +101,7 @@ def unasked_translation(hit: SearchHit, query: str) -> bool:
 def translation_language(hit: SearchHit) -> str:
     """The language (its ISO 639-1 code) a document's path says it is translated into, "" when it says none (a web
     page's address says less: a site's "/ru/" may be its only language)."""
-    uri = hit.source_uri or ""
-    match = None if uri.lower().startswith(("http://", "https://")) else _TRANSLATION_PATH.search(uri)
+    match = _TRANSLATION_PATH.search(_file_path(hit))
     return (match["file"] or match["folder"]).lower() if match else ""
 
 
@@ -116,9 +114,19 @@ def unasked_license(hit: SearchHit, query: str) -> bool:
 def _of_kind(hit: SearchHit, doc_kind: str, path: re.Pattern) -> bool:
     """Whether the hit is of a document of that kind: a repository's (`doc_kind`), or a file named so
     ("file:CHANGES.md"; a web page's name says less: "/news")."""
+    return hit.metadata.get("doc_kind") == doc_kind or bool(path.search(_file_path(hit)))
+
+
+def _file_path(hit: SearchHit) -> str:
+    """The hit's document's address when it names a file (a repository's, an upload's); "" for a web page, whose
+    address says less of what the page is ("/news", a site's only language under "/ru/")."""
     uri = hit.source_uri or ""
-    return hit.metadata.get("doc_kind") == doc_kind or (
-        not uri.lower().startswith(("http://", "https://")) and bool(path.search(uri)))
+    return "" if uri.lower().startswith(("http://", "https://")) else uri
+
+
+def _under_heading(hit: SearchHit, heading: re.Pattern) -> bool:
+    """Whether a heading of the hit's section path, its own or one above it, is one `heading` matches whole."""
+    return any(heading.fullmatch(part.strip(" :")) for part in (hit.section_path or "").split(" > "))
 
 
 def unasked_private(hit: SearchHit, query: str) -> bool:
@@ -148,8 +156,7 @@ def unasked_changelog(hit: SearchHit, query: str) -> bool:
     """A row of a changelog (a repository's, or an uploaded CHANGES.md, or a section of a document under a
     changelog's heading: pathspec's README ends with its "Change History") when the question asks about no
     release, version or change."""
-    changelog = _of_kind(hit, "changelog", markdown.CHANGELOG_PATH) or any(
-        _CHANGELOG_HEADING.fullmatch(heading.strip()) for heading in (hit.section_path or "").split(" > "))
+    changelog = _of_kind(hit, "changelog", markdown.CHANGELOG_PATH) or _under_heading(hit, _CHANGELOG_HEADING)
     return changelog and not changes_asked(query)
 
 
