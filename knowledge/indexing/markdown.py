@@ -52,6 +52,16 @@ _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 # Lines that are no paragraph, so no setext title: indented code, a list item, a quote, a table row,
 # HTML, an ATX heading, a fence.
 _NOT_A_PARAGRAPH = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|[>|<]|#{1,6}(?:[ \t]|$)|`{3}|~{3}))")
+# What a document's sections are called, not a document: parse's README.rst opens with "Installation" and "Usage"
+# at its top level, and every source of it was titled "Installation" (`document_title`).
+SECTION_NAME = re.compile(
+    r"(?:\d+[.)]?\s*)?(?:installation|installing|install|setup|set-?up|usage|how to use|introduction|intro|overview"
+    r"|getting started|get started|quick ?start|examples?|features|requirements|prerequisites|dependencies"
+    r"|description|about|contents|table of contents|background|motivation|documentation|docs|licen[cs]e|contributing"
+    r"|changelog|changes|api|api reference|reference|faq|synopsis|status|configuration|testing|tests|development"
+    r"|developers|credits|authors|установка|использование|введение|обзор|описание|начало работы|быстрый старт"
+    r"|примеры|пример|возможности|требования|зависимости|содержание|оглавление|лицензия|документация|настройка"
+    r"|разработка)\s*:?", re.IGNORECASE)
 
 
 class Heading(NamedTuple):
@@ -177,8 +187,17 @@ def outside_code_spans(text: str, change: Callable[[str], str], *,
 
 
 def first_heading(text: str) -> str:
-    """The title of the first level-1 heading outside code fences, or ''."""
-    return next((heading.title for heading in scan(text)[0] if heading.level == 1), "")
+    """The document's title from its level-1 headings outside code fences (`document_title`), or ''."""
+    return document_title([heading.title for heading in scan(text)[0] if heading.level == 1])
+
+
+def document_title(titles: list[str]) -> str:
+    """The first of a document's level-1 heading titles — unless it names a section (SECTION_NAME: "Installation",
+    "Usage") and another level-1 heading follows it: the top-level headings are then the document's sections,
+    and none of them its title (''). "# Installation" over "## pip" and "## conda" titles an installation guide."""
+    if not titles or (len(titles) > 1 and SECTION_NAME.fullmatch(titles[0].strip())):
+        return ""
+    return titles[0]
 
 
 def setext_headings(text: str) -> str:

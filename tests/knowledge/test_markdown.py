@@ -5,6 +5,7 @@ from knowledge.indexing.chunking import split_text
 from knowledge.indexing.layers.docs import read_sections
 from knowledge.indexing.layers.markdown import parse_doc
 from knowledge.indexing.markdown import fenced_lines, first_heading, scan, setext_headings, summary_headings
+from knowledge.indexing.rst import rst_as_markdown
 from knowledge.search.source_text import clean_text
 
 TEXT = """# C#
@@ -90,6 +91,39 @@ def test_a_markdown_changelog_with_setext_headings_has_sections_in_the_parser_an
     assert sections == {"4.21.2 / 2024-11-06": 1, "4.21.2 / 2024-11-06 > 4.21.1 / 2024-10-08": 6}
     assert layers.title == "History", "a changelog's latest release is not its title"
     assert parse_doc("CHANGELOG.md", "Changelog\n=========\n\n1.0\n---\n\nFirst.\n").title == "Changelog"
+
+
+PARSE_README = """Installation
+------------
+
+    pip install parse
+
+Usage
+-----
+
+Parse strings using a specification based on the Python format() syntax.
+
+Potential Gotchas
+-----------------
+
+parse() will always match the shortest text necessary.
+"""
+
+
+def test_a_top_level_heading_naming_a_section_titles_no_document(tmp_path):
+    # parse's README.rst opens with "Installation" and "Usage" at its top level: every source of it was titled
+    # "Installation" ("Installation > Potential Gotchas"), each read as the answer to "How do I install parse?".
+    path = tmp_path / "README.rst"
+    path.write_text(PARSE_README)
+    assert parsing.parse_file(path).title == "README"
+    assert parse_doc("README.rst", rst_as_markdown(PARSE_README)).title == "README"
+    assert first_heading("# Usage\n\nCall it.\n\n# API\n\nparse()\n") == ""
+    # A document's name heading its first section stays its title, with the sections beside it or under it;
+    # so does a section's name alone at the top (an installation guide).
+    assert first_heading("# backoff\n\nRetries.\n\n# Examples\n\nSee below.\n") == "backoff"
+    assert first_heading("# Installation\n\n## pip\n\npip install x\n\n## conda\n\nconda install x\n") == (
+        "Installation")
+    assert parse_doc("docs/install.md", "Installation:\n=============\n\nRun pip.\n").title == "Installation:"
 
 
 def test_a_link_in_a_heading_reads_as_its_text():

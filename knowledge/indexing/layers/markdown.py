@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from knowledge.indexing.markdown import Section, read_sections, setext_headings, summary_headings
+from knowledge.indexing.markdown import Section, document_title, read_sections, setext_headings, summary_headings
 from knowledge.indexing.parsing.text import split_frontmatter
 
 __all__ = ["ParsedDoc", "Section", "classify_doc", "parse_doc", "read_sections"]
@@ -33,8 +33,9 @@ CHANGELOG_PATH = re.compile(rf"(^|[:/])({CHANGELOG_NAMES})([-_.][^/]*)?$", re.IG
 LICENSE_PATH = re.compile(r"(^|[:/])(licen[cs]e|copying|notice)([-_.][^/]*)?$", re.IGNORECASE)
 # The people of a project: AUTHORS.rst, CONTRIBUTORS.md, MAINTAINERS, CREDITS, THANKS.
 AUTHORS_PATH = re.compile(r"(^|[:/])(authors|contributors|maintainers|credits|thanks)([-_.][^/]*)?$", re.IGNORECASE)
+README_PATH = re.compile(r"(^|/)readme[^/]*$", re.IGNORECASE)
 DOC_KIND_BY_PATH = (
-    ("readme", re.compile(r"(^|/)readme[^/]*$", re.IGNORECASE)),
+    ("readme", README_PATH),
     ("changelog", CHANGELOG_PATH),
     ("license", LICENSE_PATH),
     ("adr", re.compile(r"(^|/)(adrs?|decisions)/", re.IGNORECASE)),
@@ -107,21 +108,22 @@ class ParsedDoc:
         return nested
 
 
-def parse_doc(path: str, text: str) -> ParsedDoc:
-    """Split frontmatter off and read the body into heading sections."""
+def parse_doc(path: str, text: str, *, untitled: str = "") -> ParsedDoc:
+    """Split frontmatter off and read the body into heading sections. `untitled`: the title of a document that has
+    none of its own (a README's, the package its manifest names), else its file's name."""
     body, frontmatter = split_frontmatter(text)
     body_line = text[:len(text) - len(body)].count("\n") + 1
     body = summary_headings(setext_headings(body))  # line for line, so the sections' line numbers stay the file's
     sections = read_sections(body, body_line)
     doc_kind = classify_doc(path, frontmatter, sections)
-    title = as_text(frontmatter.get("title")) or next(
-        (s.title for s in sections if s.level == 1 and not SUMMARY_TITLE.match(s.title)), "")
+    title = as_text(frontmatter.get("title")) or document_title(
+        [s.title for s in sections if s.level == 1 and not SUMMARY_TITLE.match(s.title)])
     if doc_kind == "changelog" and RELEASE_TITLE.match(title):
         title = ""  # its latest release ("4.21.2 / 2024-11-06", "v2.0.0", "Version 2.2.0"), not the changelog's title
     return ParsedDoc(
         path=path, frontmatter=frontmatter, body=body, body_line=body_line, sections=sections,
         doc_id=as_text(frontmatter.get("id")) or path,
-        title=title or path.rsplit("/", 1)[-1].rsplit(".", 1)[0],
+        title=title or untitled or path.rsplit("/", 1)[-1].rsplit(".", 1)[0],
         doc_kind=doc_kind,
     )
 

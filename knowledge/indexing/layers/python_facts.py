@@ -1,5 +1,7 @@
 """What a Python module declares besides its symbols, read off its `ast` tree after `python._Reader`.
 
+* The package `setup.py` declares: its `setup(name=…, description=…)` strings (`file.extra["package_name"]`
+  and `["package_description"]`, as a manifest gives them: the project's name for the README beside it).
 * Command lines: `setup(entry_points={"console_scripts": [...]})` in `setup.py` (`file.extra["scripts"]`),
   and argparse parsers (`ArgumentParser(prog=…)`, `add_subparsers().add_parser("serve")`, `add_argument`,
   `set_defaults(func=serve)`; `file.extra["parsers"]`, named once the project is known by
@@ -45,6 +47,8 @@ def scan(file: CodeFile, tree: ast.Module, expand: Callable[[ast.AST], str], ali
     """Fill `file.extra` with the module's scripts, environment variables and re-exports."""
     nodes = list(ast.walk(tree))  # once: walking a large module is most of the cost
     file.extra["scripts"] = _setup_scripts(file, nodes, expand)
+    if file.path.rpartition("/")[2] == "setup.py":
+        file.extra.update(_setup_metadata(nodes, expand))
     file.extra["parsers"] = _Parsers(file, expand, source).read(nodes)
     file.extra["env"] = sorted(env_reads(file, nodes, expand) + settings_fields(file, tree, expand),
                                key=lambda item: item["line"])
@@ -83,6 +87,20 @@ def _setup_scripts(file: CodeFile, nodes: list[ast.AST], expand) -> list[Entrypo
                     continue
                 if isinstance(groups, dict):
                     found.extend(script_entrypoints(groups, "setuptools", file.path, file.text, value.lineno))
+    return found
+
+
+def _setup_metadata(nodes: list[ast.AST], expand) -> dict[str, str]:
+    """The package's name and description a `setup()` call gives as strings, as a manifest's
+    (`package_name`, `package_description`): colorlog declares `setup(name="colorlog", description="Add colours
+    to the output of Python's logging module.")` and nothing else does."""
+    found = {}
+    for node in nodes:
+        if isinstance(node, ast.Call) and expand(node.func) in SETUP_FUNCTIONS:
+            for keyword in node.keywords:
+                if keyword.arg in ("name", "description") and isinstance(keyword.value, ast.Constant) and isinstance(
+                        keyword.value.value, str) and keyword.value.value.strip():
+                    found[f"package_{keyword.arg}"] = " ".join(keyword.value.value.split())[:500]
     return found
 
 

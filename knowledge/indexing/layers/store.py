@@ -34,7 +34,7 @@ from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExt
 from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.manifests import MANIFEST_NAMES, ManifestExtractor
-from knowledge.indexing.layers.markdown import is_doc_path, shadowed_doc
+from knowledge.indexing.layers.markdown import README_PATH, is_doc_path, shadowed_doc
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
@@ -217,10 +217,12 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
     if is_doc_path(rel):
         # reStructuredText (Sphinx docs, README.rst) is read as Markdown, MyST's markup as CommonMark, line for line.
         text = (rst_as_markdown if suffix == ".rst" else markdown_as_read)(text, index.labels, rel)
-        rows = build_doc_rows(rel, text, chunk_size=kb.chunk_size,
-                              chunk_overlap=kb.chunk_overlap, chunk_min_size=kb.chunk_min_size)
         folder = rel.rpartition("/")[0]
         names, description = index.package_names.get(folder), index.package_descriptions.get(folder, "")
+        # A README without a title of its own (parse's opens with "Installation" and "Usage") is the package's.
+        untitled = min(names) if names and README_PATH.search(rel) else ""
+        rows = build_doc_rows(rel, text, chunk_size=kb.chunk_size, chunk_overlap=kb.chunk_overlap,
+                              chunk_min_size=kb.chunk_min_size, untitled=untitled)
         for row in rows:  # a README's card knows the package the manifest beside it names, and what it says it is
             if row.layer != "D1" or row.metadata.get("doc_kind") != "readme":
                 continue

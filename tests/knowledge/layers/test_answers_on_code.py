@@ -303,6 +303,43 @@ def test_what_a_project_is_is_its_readmes_summary_named_by_title_or_by_package(t
 
 
 @pytest.mark.django_db
+def test_a_project_named_only_by_its_setup_py_is_what_its_readme_says(tmp_path):
+    # colorlog's README is titled "Log formatting with colors!" and only `setup(name="colorlog", …)` names it: "What is
+    # colorlog?" was planned as any question and quoted its Status section ("• colorlog 5.x is an interim version …").
+    readme = ("# Log formatting with colors!\n\nAdd colours to the output of Python's `logging` module.\n\n"
+              "## Status\n\nacmelog currently requires Python 3.6 or higher.\n\n"
+              "* acmelog 5.x is an interim version that will warn Python 2 users to downgrade.\n")
+    setup = ('from setuptools import setup\n\nsetup(\n    name="acmelog",\n    version="6.9.0",\n'
+             '    description="Add colours to the output of Python\'s logging module.",\n'
+             '    packages=["acmelog"],\n)\n')
+    kb = make_indexed_repo(tmp_path / "acmelog", {"README.md": readme, "setup.py": setup,
+                                                  "acmelog/__init__.py": '"""A logging formatter."""\n'})
+    plan, _ = plan_and_search("What is acmelog?", [kb.pk])
+    assert (plan.intent, plan.steps[0].filters) == ("project", {"document_id": "README.md"})
+    result = answers.answer("What is acmelog?", [kb.pk], threshold=0.0)
+    assert result.text.startswith("Log formatting with colors! [1] Add colours to the output of Python's logging "
+                                  "module. [1]"), result.text
+
+
+@pytest.mark.django_db
+def test_a_readme_opening_with_its_sections_is_titled_by_its_package(tmp_path):
+    # parse's README.rst opens with "Installation" and "Usage" at its top level: every source of it was titled
+    # "Installation", and "How do I install parse?" quoted its "Potential Gotchas" after `pip install parse`.
+    readme = ("Installation\n------------\n\n.. code-block:: pycon\n\n    pip install acmeparse\n\n"
+              "Usage\n-----\n\nParse strings using a specification based on the Python format() syntax.\n\n"
+              "Potential Gotchas\n-----------------\n\nparse() will always match the shortest text necessary (from "
+              "left to right) to fulfil the parse pattern.\n")
+    kb = make_indexed_repo(tmp_path / "acmeparse", {
+        "README.rst": readme, "pyproject.toml": '[project]\nname = "acmeparse"\nversion = "1.20.2"\n',
+        "acmeparse.py": '"""Parse strings using a specification based on the Python format() syntax."""\n'})
+    titles = set(Chunk.objects.filter(knowledge_base=kb, document__source_uri__endswith="README.rst")
+                 .values_list("document__title", flat=True))
+    assert titles == {"acmeparse"}
+    result = answers.answer("How do I install acmeparse?", [kb.pk], threshold=0.0)
+    assert result.text == "Installation: [1]\n    pip install acmeparse", result.text
+
+
+@pytest.mark.django_db
 def test_a_readmes_card_answers_what_the_project_is_without_saying_its_name(tmp_path):
     # nanoid's README: "# Nano ID" over "A tiny, secure, URL-friendly, unique string ID generator for JavaScript."
     # "What is Nano ID?" was refused: the card shares only "ID" with it, a word of most of the base, and "Nano" is

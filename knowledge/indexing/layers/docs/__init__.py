@@ -31,9 +31,9 @@ __all__ = ["build_doc_rows", "classify_doc", "parse_doc", "read_sections"]
 
 
 def build_doc_rows(path: str, text: str, *, chunk_size: int = 2000, chunk_overlap: int = 200,
-                   chunk_min_size: int = 200) -> list[LayerRow]:
-    """All documentation layer rows (D0–D6) of one Markdown file."""
-    doc = parse_doc(path, text)
+                   chunk_min_size: int = 200, untitled: str = "") -> list[LayerRow]:
+    """All documentation layer rows (D0–D6) of one Markdown file; `untitled`: its title if it has none."""
+    doc = parse_doc(path, text, untitled=untitled)
     integrations = integration_rows(doc)
     declared = {row.metadata["target"].lower() for row in integrations}
     return [
