@@ -68,7 +68,7 @@ from knowledge.search import (
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
-from knowledge.search.intent_words import COMPARISON, HOW_TO, RELEASE
+from knowledge.search.intent_words import COMPARISON, HOW_TO, RELEASE, names_whole, what_is_named
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
@@ -321,7 +321,8 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     trusted = grounding.confidence >= CLOSE_SENTENCE_NEEDED_BELOW and bool(
         word_stems(grounding.question) & word_stems(f"{composition.text} {quoted}"))
     if (composition.closeness is not None and needed is not None and composition.closeness < needed
-            and not trusted and not _says_code_asked(grounding, composition)):
+            and not trusted and not _says_code_asked(grounding, composition)
+            and not _card_of_project_asked(grounding, composition)):
         grounding.reasons.append("no_close_sentence")
         return composer.Composition("", [], False, composition.closeness)
     # A repository's rows were found for what the question asks (a caller, a variable, a symbol) by the router;
@@ -352,6 +353,17 @@ def _says_code_asked(grounding: Grounding, composition: composer.Composition) ->
     "trylast" option it will be executed first …"), and a sentence saying it is on what is asked."""
     name = code_names.code_name(grounding.question, load_vocabulary(list(grounding.kbs))).rsplit(".", 1)[-1]
     return code_names.writes_name(composition.text, name)
+
+
+def _card_of_project_asked(grounding: Grounding, composition: composer.Composition) -> bool:
+    """Whether a "What is X?" extract quotes, first, the card of the README X names: its title or the package name of
+    the manifest beside it (`intent._project`). An embedder knows no meaning of a short name it never saw: "What is
+    qs?" is far from "A querystring parsing and stringifying library with some added security.", what qs says it is."""
+    named, card = what_is_named(grounding.question), grounding.sources[0] if grounding.sources else None
+    if not named or card is None or card.layer != "D1" or 1 not in composition.cited:
+        return False
+    return any(names_whole(named, name) for name in [card.document_title,
+                                                      *(card.metadata or {}).get("project_names", [])])
 
 
 def close_sentence_needed(grounding: Grounding) -> float | None:

@@ -57,9 +57,10 @@ from knowledge.search.intent_words import (
     SIGNATURE,
     USAGES,
     VERSION,
-    WHAT_IS,
     WORKFLOW,
     YES_NO,
+    names_whole,
+    what_is_named,
 )
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import find_subject
@@ -361,14 +362,12 @@ def _project(q: Asked):
     what its README says it is first (its card: the title and first paragraph), then as usual. The README whose
     title is closest, whichever document the question's words named first (a documentation index titled
     "Tenacity" too)."""
-    match = WHAT_IS.match(q.text)
-    readmes = getattr(q.vocabulary, "readmes", ())
-    if not match or not readmes:
+    named, readmes = what_is_named(q.text), getattr(q.vocabulary, "readmes", ())
+    if not named or not readmes:
         return None
-    named = set(re.findall(r"\w+", next(group for group in match.groups() if group).lower()))
     names = [*q.vocabulary.items(), *getattr(q.vocabulary, "projects", {}).items()]
-    titles = [(len(words - named), identifier) for alias, identifier in names if named and identifier in readmes
-              and named <= (words := set(re.findall(r"\w+", alias.lower())))]
+    titles = [(len(set(re.findall(r"\w+", alias.lower())) - named), identifier) for alias, identifier in names
+              if identifier in readmes and names_whole(named, alias)]
     if not titles:
         return None
     readme = min(titles)[1]

@@ -104,3 +104,14 @@ RELEASE = _has(r"\bchange", r"\bnew\b", r"\brelease", r"\bfix", r"\badded\b", r"
 WHAT_IS = re.compile(r"^\W*(?:what\s+(?:is|are)|what's|tell\s+me\s+about|что\s+такое|что\s+это\s+за)\s+(?:the\s+)?"
                      r"(.+?)(?:\s+(?:used\s+for|for|about))?\W*$"
                      r"|^\W*what\s+does\s+(.+?)\s+do\W*$|^\W*для\s+чего\s+нуж(?:ен|на|но|ны)\s+(.+?)\W*$", re.I)
+
+
+def what_is_named(question: str) -> set[str]:
+    """The words of the thing a WHAT_IS question names, in lower case (empty for another question)."""
+    match = WHAT_IS.match(question)
+    return set(re.findall(r"\w+", next(group for group in match.groups() if group).lower())) if match else set()
+
+
+def names_whole(named: set[str], name: str) -> bool:
+    """Whether `name` ("Commander.js", a README's title; a package's name) has every word `named` asked for."""
+    return bool(named) and named <= set(re.findall(r"\w+", name.lower()))

@@ -130,6 +130,24 @@ class MeaningTests(TestCase):
         near.question = "How do I render a list of items?"
         self.assertIn("map()", answers.compose_extractive(near).text)
 
+    def test_the_card_of_the_project_asked_about_is_no_refusal_for_its_meaning(self):
+        # "What is qs?" was refused: the embedder knows no meaning of "qs", and its README's card "A querystring
+        # parsing and stringifying library with some added security." was far from the question.
+        card = replace(hit(1, "qs\n\nA querystring parsing and stringifying library with some added security.",
+                           self.kb.pk), layer="D1", document_title="qs")
+        for question, refused in (("What is qs?", False), ("What is the capital of Australia?", True)):
+            grounding = answers.Grounding([card], 0.6, [], {}, question=question, refusal_text="No.",
+                                          kbs={self.kb.pk: self.kb})
+            composition = answers.compose_extractive(grounding)
+            self.assertEqual("no_close_sentence" in grounding.reasons, refused, (question, composition.closeness))
+        # Named by the package the manifest beside it gives (a README titled otherwise), or not the card at all.
+        named = replace(card, document_title="Query strings", metadata={"project_names": ["qs"]})
+        for sources, refused in (([named], False), ([replace(named, layer="D0", metadata={})], True)):
+            grounding = answers.Grounding(sources, 0.6, [], {}, question="What is qs?", refusal_text="No.",
+                                          kbs={self.kb.pk: self.kb})
+            answers.compose_extractive(grounding)
+            self.assertEqual("no_close_sentence" in grounding.reasons, refused, sources[0].layer)
+
     def test_an_extract_writing_the_code_name_asked_about_is_no_refusal_for_its_meaning(self):
         # pluggy's "What does tryfirst do?": the embedder knows no meaning of "tryfirst", and the section saying what
         # it does was refused (`no_close_sentence`).
