@@ -1,5 +1,7 @@
 """Answers without a language model: clean text, FAQ entries verbatim, short cited extracts."""
 
+from dataclasses import replace
+
 from django.conf import settings
 from django.test import TestCase
 
@@ -337,6 +339,26 @@ class ComposeTests(TestCase):
                       " ".join(result.text.split()))
         self.assertNotIn("](", result.text)
         self.assertEqual(result.cited, [2])
+
+
+    def test_two_pieces_of_one_section_are_quoted_in_the_sections_order(self):
+        # backoff's "@backoff.on_exception" in two pieces, its second ranked first: "How do I retry a function when an
+        # exception is raised?" read "By default, when a give up event occurs, the exception … is reraised …" first.
+        def piece(n: int, content: str, order: int) -> SearchHit:
+            return SearchHit(chunk_id=n, document_id=7, knowledge_base_id=1, document_title="backoff", source_uri="",
+                             section_path="Examples > on_exception", page=None, layer="D0", content=content,
+                             snippet="", distance=0.1, score=1.0, rank=n, metadata={"order": order})
+
+        later = piece(1, "By default, when a function retried gives up, the exception raised is raised again.", 3)
+        first = piece(2, "## on_exception\n\nThe on_exception decorator is used to retry when an exception is "
+                         "raised.", 2)
+        other = replace(hit(3, "Retry a function whenever an exception is raised by passing it to the retry helper."),
+                        document_id=8)
+        text = composer.compose("How do I retry a function when an exception is raised?", [later, first, other],
+                                entry_match=False).text
+        self.assertLess(text.index("The on_exception decorator"), text.index("By default"), text)
+        # Pieces of other sections, and other documents, keep the order retrieval ranked them in.
+        self.assertLess(text.index("By default"), text.index("Retry a function"), text)
 
 
 class ExtractTests(TestCase):
