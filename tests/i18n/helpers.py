@@ -18,7 +18,7 @@ ENGLISH_UI_WORDS = [
     "Threshold", "Ticket", "Tickets", "Tokens", "Trace", "Triage", "Untitled", "Upload", "Why", "Write", "Yes",
     "ago", "by", "chunks", "documents", "from", "never", "refused", "the", "via", "with",
 ]
-WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z'-]*(?![A-Za-z0-9])")  # a word, not letters inside an id
 
 
 class VisibleText(HTMLParser):

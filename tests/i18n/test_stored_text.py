@@ -16,6 +16,11 @@ from tests.i18n.helpers import english_words, visible_text
 
 
 class TranslatedTests(SimpleTestCase):
+    def test_an_id_is_no_english_word(self):
+        # A job's task id, "71489b3181dd4ca7add165e151898f75", once held "add" and failed the Russian pages' check.
+        self.assertEqual(english_words("Id задачи: 71489b3181dd4ca7add165e151898f75"), [])
+        self.assertEqual(english_words("Нажмите Add, чтобы добавить"), ["Add"])
+
     def test_an_english_message_with_placeholders_reads_in_russian_with_its_values(self):
         self.assertEqual(translated("Support has no knowledge bases: no draft is written.", "ru"),
                          "У агента Support нет баз знаний: черновик не составляется.")
