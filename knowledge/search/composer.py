@@ -269,7 +269,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     for number, position, sentence, _ in answer_kinds.expected_kind(question, ranked[0], chosen, items, budget):
         chosen[(number, position)] = sentence
     text, said, cited, after_item, last_entry = "", set(), set(), False, ""
-    for (number, position), sentence in sorted(chosen.items(), key=_reading_order(sources)):
+    for (number, position), sentence in sorted(chosen.items(), key=_reading_order(sources, ranked, heads)):
         if readable.names_alternative(lines[number], position):  # on a line of its own above its command, as a tab is
             led = (number, position) in heads  # chosen itself ("Stable version:"), not brought by an introduction
             text += ("" if text.endswith("\n") else "\n") + f"{sentence}{f' [{number}]' if led else ''}\n"
@@ -300,18 +300,23 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     return Composition(text.strip(" \n"), sorted(cited), False, closest)
 
 
-def _reading_order(sources: list) -> Callable[[tuple], tuple]:
-    """The order an extract's sentences are written in: by source, but two pieces of one section in the order the
-    section has them, where the first of them ranked (backoff's "@backoff.on_exception": its second piece, "By
-    default, when a give up event occurs, the exception in question is reraised …", read before the first's "The
-    on_exception decorator is used to retry when a specified exception is raised.")."""
+def _reading_order(sources: list, ranked: list, heads: set) -> Callable[[tuple], tuple]:
+    """The order an extract's sentences are written in: by source, each source's in its order — but of two pieces of
+    one section, the one whose sentence answers best first, where the first of them ranked (backoff's
+    "@backoff.on_exception": its second piece, "By default, when a give up event occurs, the exception in question is
+    reraised …", read before the first's "The on_exception decorator is used to retry when a specified exception is
+    raised.", the answer)."""
     first: dict[tuple, int] = {}
     for number, hit in enumerate(sources, start=1):
         first.setdefault((hit.document_id, hit.section_path), number)
+    best = {}  # a source number → the rank of its best sentence chosen for itself
+    for at, item in enumerate(ranked):
+        if item[:2] in heads:
+            best.setdefault(item[0], at)
 
     def order(item: tuple) -> tuple:
         (number, position), hit = item[0], sources[item[0][0] - 1]
-        return first[hit.document_id, hit.section_path], (hit.metadata or {}).get("order", 0), number, position
+        return first[hit.document_id, hit.section_path], best.get(number, len(ranked)), number, position
     return order
 
 

@@ -343,15 +343,16 @@ class ComposeTests(TestCase):
 
     def test_two_pieces_of_one_section_are_quoted_in_the_sections_order(self):
         # backoff's "@backoff.on_exception" in two pieces, its second ranked first: "How do I retry a function when an
-        # exception is raised?" read "By default, when a give up event occurs, the exception … is reraised …" first.
+        # exception is raised?" read "By default, when a give up event occurs, the exception … is reraised …" before
+        # the first piece's sentence saying what the decorator does, the answer.
         def piece(n: int, content: str, order: int) -> SearchHit:
             return SearchHit(chunk_id=n, document_id=7, knowledge_base_id=1, document_title="backoff", source_uri="",
                              section_path="Examples > on_exception", page=None, layer="D0", content=content,
                              snippet="", distance=0.1, score=1.0, rank=n, metadata={"order": order})
 
-        later = piece(1, "By default, when a function retried gives up, the exception raised is raised again.", 3)
-        first = piece(2, "## on_exception\n\nThe on_exception decorator is used to retry when an exception is "
-                         "raised.", 2)
+        later = piece(1, "By default, when the decorated function gives up, the last exception is raised again.", 3)
+        first = piece(2, "## on_exception\n\nThe on_exception decorator is used to retry a function when an "
+                         "exception is raised.", 2)
         other = replace(hit(3, "Retry a function whenever an exception is raised by passing it to the retry helper."),
                         document_id=8)
         text = composer.compose("How do I retry a function when an exception is raised?", [later, first, other],
@@ -359,6 +360,14 @@ class ComposeTests(TestCase):
         self.assertLess(text.index("The on_exception decorator"), text.index("By default"), text)
         # Pieces of other sections, and other documents, keep the order retrieval ranked them in.
         self.assertLess(text.index("By default"), text.index("Retry a function"), text)
+        # The section's later piece first when it holds the answer (semver's "If you want to know if a version
+        # satisfies … a range, use the satisfies(version, range) function." over its list of functions).
+        answer = piece(1, "To retry a function when an exception is raised, decorate it with on_exception.", 3)
+        before = piece(2, "## on_exception\n\nBy default, the decorated function gives up after the last exception is "
+                          "raised.", 2)
+        text = composer.compose("How do I retry a function when an exception is raised?", [answer, before],
+                                entry_match=False).text
+        self.assertLess(text.index("To retry"), text.index("By default"), text)
 
 
 class ExtractTests(TestCase):
