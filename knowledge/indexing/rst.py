@@ -13,6 +13,8 @@
   description (`.. py:function:: send(data)`, `.. envvar:: FLASK_APP`) as its signature and its text;
   a container (tabs, a topic) as its title and its text; directives that hold no prose (`toctree`,
   `image`, `include`, autodoc's), comments and link targets are left out;
+* a definition list's term (a short line over its indented definition) is a list item, "- term:", its
+  definition the item's text;
 * a substitution (`|version|`, `|badge|`) is what it stands for, a picture's left out;
 * a grid table (`+----+----+` borders) is a Markdown table, its header's border the delimiter row; so is a
   `.. csv-table::` written in the file, its `:header:` (or first record) the header, a record of several lines one row;
@@ -72,6 +74,10 @@ _LABEL = re.compile(r"^\.\.[ \t]+_([^:`\n]+|`[^`\n]+`):[ \t]*$")
 _BARE_REF = re.compile(r":(ref|doc):`([^`<\n]+)`")
 _NOT_IN_A_TITLE = re.compile(r"[`<>]")
 _DOCUMENT = "doc:"
+# What opens a line that is no definition list's term: a list's bullet or number, a field (":param x:"), an option
+# ("-v, --verbose"), a directive or comment, a doctest's prompt, a quote, a table's border or row.
+_NOT_A_TERM = re.compile(r"(?:[-*+•]\s|\d+[.)]\s|#\.\s|[a-zA-Z][.)]\s|:|--?\w|\.\.|>>>|\.\.\.|\||\+[-=])")
+_TERM_MAX_CHARS = 80
 
 
 def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str = "") -> str:
@@ -102,6 +108,10 @@ def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str 
             number = _grid_table(lines, out, number)
         elif _COMMENT.match(line):
             number = _skip_block(lines, out, number)
+        elif _definition_term(lines, number):
+            indent = line[:len(line) - len(line.lstrip())]
+            out[number] = f"{indent}- {_inline(line.strip()).rstrip(':')}:"
+            number += 1
         elif line.rstrip().endswith("::") and not line.lstrip().startswith(".."):
             stripped = line.rstrip()[:-2].rstrip()
             # "Example::" reads "Example:"; a lone "::" or "text ::" introduces the block silently.
@@ -308,6 +318,25 @@ def _dedent(lines: list[str], start: int, end: int) -> None:
     cut = min(indents, default=0)
     for inner in range(start, end):
         lines[inner] = lines[inner][cut:] if lines[inner].strip() else ""
+
+
+def _definition_term(lines: list[str], number: int) -> bool:
+    """Whether line `number` is a definition list's term: a short line right over its more indented definition, after
+    a blank line or the definition before it — parse's "``fixed``" over "A tuple of the fixed-position, anonymous
+    fields …", which ran on as "… extracted from the input. named". Not a list's item, a field, an option, a
+    directive, a prompt, a line introducing a literal block, a simple table's row (its columns apart by runs of
+    spaces), a link wrapped onto the next line, nor a line over a list (a changelog's "0.4.6 Current release" over its
+    changes, read as they were)."""
+    line, following = lines[number], lines[number + 1] if number + 1 < len(lines) else ""
+    before = lines[number - 1] if number else ""
+    indent = len(line) - len(line.lstrip())
+    if (not line.strip() or len(line.strip()) > _TERM_MAX_CHARS or line.rstrip().endswith("::")
+            or _NOT_A_TERM.match(line.lstrip()) or "   " in line.strip() or "](" in line or not following.strip()
+            or _NOT_A_TERM.match(following.lstrip())):
+        return False
+    deeper = len(following) - len(following.lstrip()) > indent
+    after_blank_or_definition = not before.strip() or len(before) - len(before.lstrip()) > indent
+    return deeper and after_blank_or_definition
 
 
 def _skip_block(lines: list[str], out: list[str], number: int) -> int:

@@ -283,3 +283,19 @@ def test_a_csv_table_reads_as_its_rows():
     # Its header is written as its records are, with their delimiter.
     tabbed = ".. csv-table::\n   :header: Year; Token\n   :delim: ;\n\n   2000; YYYY\n"
     assert rst_as_markdown(tabbed).split("\n")[1:3] == ["| Year | Token |", "| --- | --- |"]
+
+
+def test_a_definition_lists_terms_are_items_of_a_list():
+    # parse's README: "The ``Result`` instance has three attributes:" over "``fixed``" and its indented definition;
+    # each definition ran on into the next term ("… extracted from the input. named"), and "What attributes does the
+    # Result have?" quoted none of them.
+    text = ("The ``Result`` instance has three attributes:\n\n``fixed``\n   A tuple of the fixed-position fields.\n"
+            "``named``\n   A dictionary of the named fields\n   extracted from the input.\n\nThe end.\n")
+    markdown = rst_as_markdown(text)
+    assert markdown.split("\n") == [
+        "The `Result` instance has three attributes:", "", "- `fixed`:", "   A tuple of the fixed-position fields.",
+        "- `named`:", "   A dictionary of the named fields", "   extracted from the input.", "", "The end.", ""]
+    # Not a list's item, a field, a simple table's row, nor a release over its list of changes (a changelog).
+    for kept in ("* item\n  continued\n", ":param x:\n   The x.\n", "te    RFC2822 date    datetime\n      e.g. Mon\n",
+                 "0.4.6 Current release\n  * Fixed a crash.\n", "Example::\n\n   code\n"):
+        assert "- " not in rst_as_markdown(kept).split("\n")[0], kept
