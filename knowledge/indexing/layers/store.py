@@ -33,6 +33,7 @@ from knowledge.indexing.layers import repository, roots
 from knowledge.indexing.layers.code import CodeExtractor, CodeFile, PlainTextExtractor, ProjectIndex
 from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
+from knowledge.indexing.layers.docs.sections import says_something
 from knowledge.indexing.layers.manifests import MANIFEST_NAMES, ManifestExtractor
 from knowledge.indexing.layers.markdown import README_PATH, is_doc_path, shadowed_doc
 from knowledge.indexing.layers.python import PythonExtractor
@@ -228,9 +229,11 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
                 continue
             if names:
                 row.metadata["project_names"] = sorted(set(names))
-            if description and not row.metadata.get("summary_text"):
+            # What the manifest says the package is, unless the README says it in a sentence: filelock's README is
+            # badges and a link, termcolor's opens with its install command.
+            if description and not says_something(row.metadata.get("summary_text", "")):
                 row.metadata["summary_text"] = description
-                row.content = f"{row.content}\n\n{description}"
+                row.content = f"{row.title}\n\n{description}"
         return rows
     extractor = extractor_for(rel)
     return build_code_rows(code_file or extractor.parse(rel, text), index, extractor)

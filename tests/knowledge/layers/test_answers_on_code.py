@@ -376,6 +376,19 @@ def test_a_readme_saying_nothing_of_the_project_is_summarised_by_its_manifest(tm
     assert package_description("package.json", '{"name": "nanoid", "description": "A tiny ID\\n generator"}') == (
         "A tiny ID generator")
     assert package_description("pyproject.toml", '[tool.poetry]\nname = "a"\n') == ""
+    # Nor does a README whose first words are its install command and a demo's lead-in (termcolor's): "What is
+    # termcolor?" was answered "To see demo output, run: python3 -m termcolor".
+    readme = ("# acmecolor\n\n## Installation\n\n```bash\npython3 -m pip install acmecolor\n```\n\n### Demo\n\n"
+              "To see demo output, run:\n\n```bash\npython3 -m acmecolor\n```\n")
+    kb = make_indexed_repo(tmp_path / "acmecolor", {
+        "README.md": readme,
+        "pyproject.toml": ('[project]\nname = "acmecolor"\n'
+                           'description = "ANSI color formatting for output in terminal"\n'),
+        "src/acmecolor/__init__.py": '"""Colours."""\n'})
+    card = Chunk.objects.get(knowledge_base=kb, layer="D1", document__source_uri__endswith="README.md")
+    assert card.content == "acmecolor\n\nANSI color formatting for output in terminal", card.content
+    result = answers.answer("What is acmecolor?", [kb.pk], threshold=0.0)
+    assert result.text.startswith("ANSI color formatting for output in terminal [1]"), result.text
 
 
 @pytest.mark.django_db

@@ -105,17 +105,24 @@ def catalog_row(doc: ParsedDoc) -> LayerRow:
     return LayerRow("D1", doc.title, content, meta, span_start=1, span_end=last_line)
 
 
+def says_something(summary: str) -> bool:
+    """Whether a card's summary is a statement (ends as a sentence does), not the first words a README had."""
+    return bool(_SENTENCE_END.search(summary))
+
+
 def _first_paragraph(doc: ParsedDoc) -> str:
     """The document's first paragraph that says something (a blockquote's text): not a line of badges or an HTML
     logo (a README's "[![PyPI version](…)](…)", `<p align="center"><img …></p>`), nor a tagline without a full
     stop before the paragraph that is the summary (itsdangerous' "... so better sign this"; of the first three),
     nor a GitHub alert ("> [!NOTE] uuid@11 is now available"), nor a short one sending the reader to the documentation
-    ("For more information checkout the official documentation."); the first with words otherwise."""
+    ("For more information checkout the official documentation."), nor code (termcolor's README opens with its
+    install command); the first with words otherwise."""
     paragraphs = [" ".join(_QUOTE_MARK.sub("", paragraph).split()) for section in doc.sections
                   for paragraph in re.split(r"\n\s*\n", section.text)]
     said_words = {paragraph: _DECORATION.sub(" ", paragraph).strip() for paragraph in paragraphs}
     worded = [paragraph for paragraph in paragraphs if _WORD.search(said_words[paragraph])
-              and not _ALERT.match(said_words[paragraph]) and not sends_to_docs(said_words[paragraph])]
+              and not _ALERT.match(said_words[paragraph]) and not sends_to_docs(said_words[paragraph])
+              and not paragraph.startswith(("```", "~~~"))]
     said = next((paragraph for paragraph in worded[:3] if _SENTENCE_END.search(paragraph)), None)
     return (said or next(iter(worded), ""))[:500]
 
