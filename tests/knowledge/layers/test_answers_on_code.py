@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from knowledge.indexing.layers.docs.sections import says_something
 from knowledge.indexing.layers.docstrings import doc_summary
 from knowledge.indexing.layers.manifests import package_description, package_name
 from knowledge.models import Chunk
@@ -389,6 +390,9 @@ def test_a_readme_saying_nothing_of_the_project_is_summarised_by_its_manifest(tm
     assert card.content == "acmecolor\n\nANSI color formatting for output in terminal", card.content
     result = answers.answer("What is acmecolor?", [kb.pk], threshold=0.0)
     assert result.text.startswith("ANSI color formatting for output in terminal [1]"), result.text
+    # A paragraph of sentences is what the README says, though it ends introducing a list (humanize's).
+    assert says_something("This package turns numbers into words (\"3 minutes ago\"). It is localized to:")
+    assert not says_something("To see demo output, run:")
 
 
 @pytest.mark.django_db

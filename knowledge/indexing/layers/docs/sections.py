@@ -23,6 +23,7 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _ALERT = re.compile(r"\[!(?:note|tip|important|warning|caution)\]", re.I)  # GitHub's "> [!NOTE]": an aside
 _QUOTE_MARK = re.compile(r"^ {0,3}> ?", re.M)  # a blockquote's mark (chalk's "> Terminal string styling done right")
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”»)\]]*)$")
+_SENTENCE_INSIDE = re.compile(r"[.!?…][\"'”»)\]]*\s+[A-ZА-ЯЁ]")  # one sentence ended, the next begun
 # A paragraph that only sends the reader to the documentation ("For more information checkout the [official
 # documentation](…).", "Read full docs **[here](…)**.", "You can find more details, API, and other docs on day.js.org
 # website."): no summary of what the project is, nor an answer.
@@ -106,8 +107,9 @@ def catalog_row(doc: ParsedDoc) -> LayerRow:
 
 
 def says_something(summary: str) -> bool:
-    """Whether a card's summary is a statement (ends as a sentence does), not the first words a README had."""
-    return bool(_SENTENCE_END.search(summary))
+    """Whether a card's summary holds a statement (a sentence ended), not only the first words a README had (a
+    tagline, a lead-in to an example)."""
+    return bool(_SENTENCE_END.search(summary) or _SENTENCE_INSIDE.search(summary))
 
 
 def _first_paragraph(doc: ParsedDoc) -> str:
