@@ -190,7 +190,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 _answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no,
                          lists=_introduces_list(source, position))
                 or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
-            answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked)
+            answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked,
+                                                                  question)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
                     answering and not readable.in_topic_list(source, position)):
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
@@ -420,7 +421,7 @@ def _named_item(source: list[str], position: int, asked: set[str]) -> bool:
                                                    or readable.list_length(source, position) >= LISTED_ITEMS)
 
 
-def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: set[str]) -> bool:
+def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: set[str], question: str) -> bool:
     """Whether a reference entry's field line or first sentence, too short to answer alone or in the question's words,
     answers under its heading: both name what is asked ("Default: `Infinity`" under p-queue's option "concurrency"
     for "What is the default concurrency?", "Clear the queue." under ".clear()" for "How do I clear the queue?": the
@@ -430,8 +431,10 @@ def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: 
     if not heading or source[position].endswith("?"):
         return False
     if label:  # of the entry named whole: borderStyle's "Default: 'single'" is no default of a border's colour
-        named = word_stems(code_words(heading.strip("`").partition("(")[0]))
-        return bool(word_stems(label) & asked) and bool(named) and named <= asked
+        name = heading.strip("`").partition("(")[0]
+        named = word_stems(code_words(name))  # its words, or the name as written ("the default of pascalCase")
+        return bool(word_stems(label) & asked) and bool(named) and (
+            named <= asked or bool(re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", question)))
     return bool(stems & asked and word_stems(heading) & asked)
 
 

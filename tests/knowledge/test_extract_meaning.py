@@ -237,6 +237,9 @@ class MeaningTests(TestCase):
         self.assertNotIn("single", self.compose_sections("What is the default border color?", color, style))
         self.assertIn("borderStyle — Default: 'single'",
                       self.compose_sections("What is the default border style?", color, style))
+        # Or named as it is written: camelcase's "What is the default of pascalCase?".
+        self.assertIn("borderStyle — Default: 'single'",
+                      self.compose_sections("What is the default of borderStyle?", color, style))
         # Nor is it an answer as the only line of its section: ora's "action" over its type, for a promise.
         action = ("#### action\n\nType: `Promise | ((spinner: ora.Ora) => Promise)`",
                   "ora > API > oraPromise(action, options) > action")
