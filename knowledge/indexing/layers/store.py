@@ -10,6 +10,7 @@ because a changed file's calls are resolved against the symbols of the unchanged
 import hashlib
 import json
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ EXTRACTORS: dict[str, CodeExtractor] = {
 }
 Progress = Callable[[int, int, str], None]
 MAX_JOB_WARNINGS = 500  # listed on the job; the counter has them all
+_OPENING_CHARS = 2000  # how much of a README is its opening, where a tagline stands
 
 
 @dataclass
@@ -231,12 +233,24 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
                 row.metadata["project_names"] = sorted(set(names))
             # What the manifest says the package is, unless the README says it in a sentence: filelock's README is
             # badges and a link, termcolor's opens with its install command.
-            if description and not says_something(row.metadata.get("summary_text", "")):
+            summary = row.metadata.get("summary_text", "")
+            if description and not says_something(summary):
                 row.metadata["summary_text"] = description
                 row.content = f"{row.title}\n\n{description}"
+            # Said first when the README's opening says it word for word, a tagline passed over for having no full
+            # stop: camelcase's "> Convert a dash/dot/underscore/space separated string to camelCase …" before its
+            # summary "Correctly handles Unicode strings.".
+            elif description and _words(description) in _words(text[:_OPENING_CHARS]) and (
+                    _words(description) not in _words(summary)):
+                row.content = f"{row.title}\n\n{description}\n\n{summary}"
         return rows
     extractor = extractor_for(rel)
     return build_code_rows(code_file or extractor.parse(rel, text), index, extractor)
+
+
+def _words(text: str) -> str:
+    """`text`'s words in lower case, one space apart: what it says whatever its markup."""
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def index_file(kb: KnowledgeBase, repo_id: str, rel: str, text: str, code_file: CodeFile | None,

@@ -390,6 +390,21 @@ def test_a_readme_saying_nothing_of_the_project_is_summarised_by_its_manifest(tm
     assert card.content == "acmecolor\n\nANSI color formatting for output in terminal", card.content
     result = answers.answer("What is acmecolor?", [kb.pk], threshold=0.0)
     assert result.text.startswith("ANSI color formatting for output in terminal [1]"), result.text
+    # A tagline saying word for word what the manifest says comes first, though it has no full stop (camelcase's
+    # "> Convert a dash/dot/underscore/space separated string to camelCase …" was passed over for "Correctly handles
+    # Unicode strings.", "What is camelcase?" answered by it alone).
+    readme = ("# acmecase\n\n> Convert a dash/dot separated string to camelCase: `foo-bar` → `fooBar`\n\n"
+              "Correctly handles Unicode strings.\n\n## Install\n\n```sh\nnpm install acmecase\n```\n")
+    kb = make_indexed_repo(tmp_path / "acmecase", {
+        "README.md": readme, "index.js": "export default function camelCase(input) { return input }\n",
+        "package.json": ('{"name": "acmecase", "description": "Convert a dash/dot separated string to camelCase: '
+                         '`foo-bar` → `fooBar`"}')})
+    card = Chunk.objects.get(knowledge_base=kb, layer="D1", document__source_uri__endswith="README.md")
+    assert card.content == ("acmecase\n\nConvert a dash/dot separated string to camelCase: `foo-bar` → `fooBar`\n\n"
+                            "Correctly handles Unicode strings."), card.content
+    result = answers.answer("What is acmecase?", [kb.pk], threshold=0.0)
+    assert result.text.startswith("Convert a dash/dot separated string to camelCase: foo-bar → fooBar [1] Correctly "
+                                  "handles Unicode strings. [1]"), result.text
     # A paragraph of sentences is what the README says, though it ends introducing a list (humanize's).
     assert says_something("This package turns numbers into words (\"3 minutes ago\"). It is localized to:")
     assert not says_something("To see demo output, run:")
