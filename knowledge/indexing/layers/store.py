@@ -239,9 +239,10 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
                 row.content = f"{row.title}\n\n{description}"
             # Said first when the README's opening says it word for word, a tagline passed over for having no full
             # stop: camelcase's "> Convert a dash/dot/underscore/space separated string to camelCase …" before its
-            # summary "Correctly handles Unicode strings.".
+            # summary "Correctly handles Unicode strings." (not when its title or summary says it: validators' title
+            # "validators - Python Data Validation for Humans™").
             elif description and _words(description) in _words(text[:_OPENING_CHARS]) and (
-                    _words(description) not in _words(summary)):
+                    _words(description) not in _words(f"{row.title} {summary}")):
                 row.content = f"{row.title}\n\n{description}\n\n{summary}"
         return rows
     extractor = extractor_for(rel)

@@ -402,6 +402,15 @@ def test_a_readme_saying_nothing_of_the_project_is_summarised_by_its_manifest(tm
     card = Chunk.objects.get(knowledge_base=kb, layer="D1", document__source_uri__endswith="README.md")
     assert card.content == ("acmecase\n\nConvert a dash/dot separated string to camelCase: `foo-bar` → `fooBar`\n\n"
                             "Correctly handles Unicode strings."), card.content
+    # Said once: not again when the title says it.
+    titled = make_indexed_repo(tmp_path / "acmevalid", {
+        "README.md": "# acmevalid - Data Validation for Humans\n\nPython has validation tools. This one needs no "
+                     "schema.\n", "pyproject.toml": '[project]\nname = "acmevalid"\n'
+                                                    'description = "Data Validation for Humans"\n',
+        "acmevalid/__init__.py": '"""Validators."""\n'})
+    card = Chunk.objects.get(knowledge_base=titled, layer="D1", document__source_uri__endswith="README.md")
+    assert card.content == ("acmevalid - Data Validation for Humans\n\nPython has validation tools. This one needs no "
+                            "schema."), card.content
     result = answers.answer("What is acmecase?", [kb.pk], threshold=0.0)
     assert result.text.startswith("Convert a dash/dot separated string to camelCase: foo-bar → fooBar [1] Correctly "
                                   "handles Unicode strings. [1]"), result.text
