@@ -434,7 +434,7 @@ def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: 
         name = heading.strip("`").partition("(")[0]
         named = word_stems(code_words(name))  # its words, or the name as written ("the default of pascalCase")
         return bool(word_stems(label) & asked) and bool(named) and (
-            named <= asked or bool(re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", question)))
+            named <= asked or writes_name(question, name))
     return bool(stems & asked and word_stems(heading) & asked)
 
 

@@ -59,6 +59,7 @@ from knowledge.search.intent_words import (
     VERSION,
     WORKFLOW,
     YES_NO,
+    name_words,
     names_whole,
     what_is_named,
 )
@@ -366,7 +367,7 @@ def _project(q: Asked):
     if not named or not readmes:
         return None
     names = [*q.vocabulary.items(), *getattr(q.vocabulary, "projects", {}).items()]
-    titles = [(len(set(re.findall(r"\w+", alias.lower())) - named), identifier) for alias, identifier in names
+    titles = [(len(name_words(alias) - named), identifier) for alias, identifier in names
               if identifier in readmes and names_whole(named, alias)]
     if not titles:
         return None

@@ -109,9 +109,14 @@ WHAT_IS = re.compile(r"^\W*(?:what\s+(?:is|are)|what's|tell\s+me\s+about|что\
 def what_is_named(question: str) -> set[str]:
     """The words of the thing a WHAT_IS question names, in lower case (empty for another question)."""
     match = WHAT_IS.match(question)
-    return set(re.findall(r"\w+", next(group for group in match.groups() if group).lower())) if match else set()
+    return name_words(next(group for group in match.groups() if group)) if match else set()
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a name ("Commander.js": commander, js), in lower case."""
+    return set(re.findall(r"\w+", name.lower()))
 
 
 def names_whole(named: set[str], name: str) -> bool:
     """Whether `name` ("Commander.js", a README's title; a package's name) has every word `named` asked for."""
-    return bool(named) and named <= set(re.findall(r"\w+", name.lower()))
+    return bool(named) and named <= name_words(name)
