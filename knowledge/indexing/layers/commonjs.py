@@ -36,9 +36,9 @@ def is_require(declarator: Node) -> bool:
     return bool(required(declarator.child_by_field_name("value"))[0])
 
 
-def read_module(reader, root: Node) -> None:
+def read_module(reader, statements: list[Node]) -> None:
     """Requires become aliases and import edges; calls made on instances of imported classes are typed."""
-    for node in root.named_children:
+    for node in statements:
         node = reader.unexport(node)
         for declarator in node.named_children if node.type in ("lexical_declaration", "variable_declaration") else []:
             if declarator.type == "variable_declarator":
@@ -81,10 +81,10 @@ def _pattern(reader, pattern: Node) -> list[tuple[str, str]]:
     return found
 
 
-def exports(reader, root: Node) -> None:
+def exports(reader, statements: list[Node]) -> None:
     """`module.exports = router` / `export default router`: the module stands for its router when mounted."""
     module = reader.file.module
-    for node in root.named_children:
+    for node in statements:
         value = None
         if node.type == "export_statement" and node.child_by_field_name("value") is not None:
             value = node.child_by_field_name("value")
@@ -99,11 +99,11 @@ def exports(reader, root: Node) -> None:
                 reader.file.mounts[module] = (module.removesuffix(".index"), "")
 
 
-def reexports(reader, root: Node) -> None:
+def reexports(reader, statements: list[Node]) -> None:
     """`export { a, b as c } from "./m"`, `export * from "./m"`, `export * as ns from "./m"`."""
     module = reader.file.module
     names = (module, module.removesuffix(".index")) if module.endswith(".index") else (module,)
-    for node in root.named_children:
+    for node in statements:
         source = node.child_by_field_name("source") if node.type == "export_statement" else None
         if source is None:
             continue

@@ -2,9 +2,13 @@
 
 Symbols: functions (declarations and `const f = () => …`), classes and their methods, interfaces,
 type aliases, enums and other top-level constants; a capitalised function that returns JSX is a
-React component. Imports are resolved against the repository's files (`./x`, `../y`, `@/` for the
-nearest `src/`), so `import { login } from "./auth"` is an edge to the module `web.src.auth` with
-the name `login`, and calls through imported names resolve like Python's. Entrypoints: Express
+React component. A file that is one wrapped function — `(function () {…})()`, or a UMD wrapper
+`(function (root, factory) {…})(this, function () {…})` — has the wrapped function's (the factory's)
+statements for its top level, as its module's code is written there; a documented value given to a
+member of the module's function or object (`pluralize.plural = replaceWord(…)`) is a symbol as a
+function given to one is. Imports are resolved against the repository's files (`./x`, `../y`, `@/`
+for the nearest `src/`), so `import { login } from "./auth"` is an edge to the module `web.src.auth`
+with the name `login`, and calls through imported names resolve like Python's. Entrypoints: Express
 (`app.get("/x", handler)`, `app.use("/api", router)` mounts), Next.js files (`pages/…`,
 `pages/api/…`, `app/…/page.tsx`, `app/…/route.ts` with exported `GET`/`POST`…), React Router
 (`<Route path element>`, `{path, element}` objects) and TanStack `createFileRoute("/x")`.
@@ -109,6 +113,7 @@ class _Reader(RouteReader):
         self.by_qname: dict[str, Symbol] = {}  # the file's symbols so far
         self.assigned: dict[int, str] = {}  # start byte of `res.send = function …` → the function's qname
         self.file.extra = {"routes": [], "roles": {}, "reexports": {}}
+        self.statements = module_body(root)  # the module's top level
 
     def text(self, node: Node | None) -> str:
         return node.text.decode("utf-8", "replace") if node is not None else ""
@@ -119,16 +124,16 @@ class _Reader(RouteReader):
         self.module = self.symbol(module.rsplit(".", 1)[-1], module, "module", f"module {module}", None,
                                   self.root)
         self.module.line_start, self.module.line_end = 1, last
-        for node in self.root.named_children:
+        for node in self.statements:
             if node.type == "import_statement":
                 self.import_statement(node)
-        commonjs.read_module(self, self.root)
-        self.top = {name for node in self.root.named_children for name in self.declared_names(node)}
-        for node in self.root.named_children:
+        commonjs.read_module(self, self.statements)
+        self.top = {name for node in self.statements for name in self.declared_names(node)}
+        for node in self.statements:
             self.declaration(node, self.module)
         self.routes(self.root)
-        commonjs.exports(self, self.root)
-        commonjs.reexports(self, self.root)
+        commonjs.exports(self, self.statements)
+        commonjs.reexports(self, self.statements)
         self.file.extra["env"] = commonjs.env_reads(self, self.root)
         self.file.chunks = self.chunks(last)
 
@@ -250,30 +255,34 @@ class _Reader(RouteReader):
                     if value is not None:
                         self.calls(value, symbol)
         elif node.type == "expression_statement":
-            assigned = self.assigned_function(node)
-            if assigned is None:
-                self.calls(node, parent)
-                return
-            name, owner, value = assigned
+            assigned = self.assigned_member(node)
+            name, owner, value = assigned or ("", "", None)
             prototype = owner.endswith(".prototype")
             owner = owner.removesuffix(".prototype")
             # A member of the module's own object, function or class; `exports.x` is the module's.
             holder = self.by_qname.get(f"{parent.qname}.{owner}")
-            self.function(name, value, node, holder or parent, "method" if holder and prototype else "function",
-                          outer)
+            if value is not None and value.type in FUNCTIONS:
+                self.function(name, value, node, holder or parent,
+                              "method" if holder and prototype else "function", outer)
+            elif value is not None and holder is not None and self.doc(outer):
+                # A documented value given to the module's own function or object: `pluralize.plural =
+                # replaceWord(…)` under "/** Pluralize a word. */" is as much its API as a function.
+                self.calls(value, self.symbol(name, f"{holder.qname}.{name}", "variable", header, holder, outer))
+            else:
+                self.calls(node, parent)
+                return
             self.assigned[node.start_byte] = f"{(holder or parent).qname}.{name}"
 
-    def assigned_function(self, node: Node) -> tuple[str, str, Node] | None:
-        """(name, object, function) of a function defined by assignment, as CommonJS modules do:
+    def assigned_member(self, node: Node) -> tuple[str, str, Node] | None:
+        """(name, object, value) of a member given a value, as CommonJS modules define functions:
         `res.send = function send(…) {…}` (object "res"), `exports.helper = (x) => …`,
         `Router.prototype.handle = …` (object "Router.prototype"). None for any other statement, and
-        for `module.exports = function …` (the module itself)."""
+        for `module.exports = …` (the module itself)."""
         expression = node.named_children[0] if node.named_children else None
         if expression is None or expression.type != "assignment_expression":
             return None
         left, value = expression.child_by_field_name("left"), expression.child_by_field_name("right")
-        if (left is None or left.type != "member_expression" or value is None or value.type not in FUNCTIONS
-                or self.text(left) == "module.exports"):
+        if left is None or left.type != "member_expression" or value is None or self.text(left) == "module.exports":
             return None
         owner = self.text(left.child_by_field_name("object"))
         return self.text(left.child_by_field_name("property")), owner, value
@@ -343,7 +352,7 @@ class _Reader(RouteReader):
         """Each top-level declaration alone, with the comment right above it (its JSDoc), other
         statements grouped; the chunks cover the file."""
         segments: list[list] = []
-        nodes = self.root.named_children
+        nodes = self.statements
         for index, node in enumerate(nodes):
             start, end = node.start_point.row + 1, node.end_point.row + 1
             qname = self.declared_qname(node)
@@ -374,6 +383,33 @@ class _Reader(RouteReader):
             return ""
         names = self.declared_names(node)
         return f"{self.file.module}.{names[0]}" if names else ""
+
+
+def module_body(root: Node) -> list[Node]:
+    """The statements of a module's top level: the program's, or those of the function a program of one
+    wrapped function runs — `(function () {…})()`, `!function () {…}()`, and the factory of a UMD wrapper,
+    `(function (root, factory) {…})(this, function () {…})` (pluralize's: its wrapper only exports what
+    the factory returns)."""
+    statements = [node for node in root.named_children if node.type not in ("comment", "empty_statement")]
+    if len(statements) != 1 or statements[0].type != "expression_statement" or not statements[0].named_children:
+        return root.named_children
+    call = _unwrapped(statements[0].named_children[0])
+    callee = _unwrapped(call.child_by_field_name("function")) if call.type == "call_expression" else None
+    if callee is None or callee.type not in FUNCTIONS:  # `describe("x", function () {…})` is no wrapper
+        return root.named_children
+    arguments = call.child_by_field_name("arguments")
+    factories = [node for node in map(_unwrapped, arguments.named_children if arguments else [])
+                 if node.type in FUNCTIONS]
+    body = (factories[-1] if factories else callee).child_by_field_name("body")
+    return body.named_children if body is not None and body.type == "statement_block" else root.named_children
+
+
+def _unwrapped(node: Node | None) -> Node | None:
+    """The expression inside parentheses and a unary operator: `(function () {…})`, `!function () {…}()`."""
+    while node is not None and node.type in ("parenthesized_expression", "unary_expression") and node.named_children:
+        node = node.named_children[-1] if node.type == "parenthesized_expression" else \
+            node.child_by_field_name("argument")
+    return node
 
 
 def _has_jsx(node: Node) -> bool:

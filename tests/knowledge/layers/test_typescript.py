@@ -248,6 +248,50 @@ class MemberFunctionTests(SimpleTestCase):
         self.assertIn(chunks.get("lib.response.Router.handle"), [("function", 20), ("function", 21)])
 
 
+UMD = (
+    "/* global define */\n\n(function (root, pluralize) {\n  if (typeof module === 'object') {\n"
+    "    module.exports = pluralize();\n  } else {\n    root.pluralize = pluralize();\n  }\n"
+    "})(this, function () {\n  var rules = [];\n\n  /**\n   * Replace a word with the updated word.\n   */\n"
+    "  function replaceWord (rules) {\n    return function (word) { return word; };\n  }\n\n"
+    "  /**\n   * Pluralize or singularize a word.\n   */\n  function pluralize (word, count) {\n"
+    "    return pluralize.plural(word);\n  }\n\n  /**\n   * Pluralize a word.\n   */\n"
+    "  pluralize.plural = replaceWord(rules);\n\n  pluralize.cache = {};\n\n"
+    "  /**\n   * Add a pluralization rule to the collection.\n   */\n"
+    "  pluralize.addPluralRule = function (rule, replacement) {\n    rules.push([rule, replacement]);\n  };\n\n"
+    "  return pluralize;\n});\n")
+
+
+class WrappedModuleTests(SimpleTestCase):
+    """A file that is one wrapped function: its function's statements are the module's top level."""
+
+    def test_a_umd_factory_s_functions_and_documented_members_are_the_module_s(self):
+        # pluralize.js is a UMD wrapper around a factory: the module had no symbol but itself, and "How do I add a
+        # plural rule?" found no `addPluralRule`.
+        rows = rows_of({"pluralize.js": UMD})[0]["pluralize.js"]
+        symbols = meta(rows, "C1", "qname", "kind", "docstring")
+        for symbol in [("pluralize.replaceWord", "function", "Replace a word with the updated word."),
+                       ("pluralize.pluralize", "function", "Pluralize or singularize a word."),
+                       ("pluralize.pluralize.plural", "variable", "Pluralize a word."),
+                       ("pluralize.pluralize.addPluralRule", "function",
+                        "Add a pluralization rule to the collection.")]:
+            self.assertIn(symbol, symbols)
+        self.assertNotIn("pluralize.pluralize.cache", [qname for qname, *_ in symbols])  # undocumented: no API
+        self.assertIn(("calls", "pluralize.pluralize.plural", "pluralize.replaceWord"),
+                      meta(rows, "C2", "edge_type", "src_qname", "dst_ref"))
+        chunks = {row.metadata["qname"]: row.span_start for row in rows if row.layer == "C0"}
+        self.assertEqual(chunks.get("pluralize.pluralize.addPluralRule"), 32)  # with its JSDoc
+        self.assertEqual(min(row.span_start for row in rows if row.layer == "C0"), 1)  # the chunks cover the file
+
+    def test_an_iife_s_statements_are_the_module_s_and_a_test_s_callback_is_not(self):
+        rows, _ = rows_of({"lib/once.js": ";(function () {\n  'use strict';\n  function once(fn) {\n    return fn;\n"
+                                          "  }\n  window.once = once;\n})();\n",
+                           "lib/bang.js": "!function () {\n  function twice(fn) {\n    return fn;\n  }\n}();\n",
+                           "test/once.js": "describe('once', function () {\n  function helper() {}\n});\n"})
+        self.assertIn(("lib.once.once", "function"), meta(rows["lib/once.js"], "C1", "qname", "kind"))
+        self.assertIn(("lib.bang.twice", "function"), meta(rows["lib/bang.js"], "C1", "qname", "kind"))
+        self.assertNotIn(("test.once.helper", "function"), meta(rows["test/once.js"], "C1", "qname", "kind"))
+
+
 def test_a_method_s_call_on_this_is_a_call_of_its_class_s_method():
     rows = rows_of({"src/client.ts": (
         "export class Client {\n  fetch() {\n    return this.build();\n  }\n  build() {\n    return 1;\n  }\n}\n"
