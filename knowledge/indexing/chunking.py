@@ -13,10 +13,16 @@ The rules (DESIGN.md, "Ingestion"), with `overlap` clipped to `chunk_size // 2` 
   window opens `max(min_size, overlap + 1)` characters after the chunk start and closes so that the
   section's last chunk keeps at least `min_size` characters: no chunk is shorter than `min_size`
   unless the whole text is (or, in degenerate texts, next to a whitespace run of `chunk_size // 4`).
+* Tables. A run of two or more pipe table rows (lines opening and closing with `|`, outside fences) is
+  cut only at its rows' ends: a sentence end inside a row is no boundary (express-rate-limit's options
+  table was cut after "unavailable." with the row's closing pipe in the next chunk), and its edges
+  count as paragraph ends, as a fence's do, so that a table that fits is kept whole.
 * Overlap. Within a section the next chunk starts `overlap` characters before the previous chunk's
   end, moved forward to the first word start within `min(24, overlap // 4)` characters, or else to
-  the first non-blank character. There is no overlap when the next chunk starts at a heading or after
-  a whitespace run of at least `chunk_size // 4` characters.
+  the first non-blank character; a start inside a table's row moves forward to the next row's start
+  (or the first non-blank after the table), and when that is not before the previous chunk's end there
+  is no overlap. There is no overlap either when the next chunk starts at a heading or after a
+  whitespace run of at least `chunk_size // 4` characters.
 * Chunks never begin or end with whitespace, `content == text[start:end]`, and starts and ends
   strictly increase. `heading_path` lists the heading titles in effect at the chunk's start, or after
   the headings that open it with nothing between them (closing `#`s and `{#id}` / `{/*id*/}` anchors
@@ -32,15 +38,16 @@ from knowledge.documents import TextChunk
 from knowledge.indexing import markdown
 
 # Part of each document's configuration signature: bump whenever the same input can chunk differently.
-# 6: headings read without their inline markup; 5: a chunk opened by headings over headings takes the last
-# one's path; 4: questions set in bold are FAQ entries (entries.faq_sections)
-CHUNKER_VERSION = "6"
+# 7: tables cut at their rows' ends only; 6: headings read without their inline markup; 5: a chunk opened by
+# headings over headings takes the last one's path; 4: questions set in bold are FAQ entries (entries.faq_sections)
+CHUNKER_VERSION = "7"
 
 _NON_BLANK = re.compile(r"\S")
 _PARAGRAPH_END = re.compile(r"\S(?:[^\S\n]*\n){2,}")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)")
 _LINE_END = re.compile(r"\S[^\S\n]*\n")
 _LAST_WORD_END = re.compile(r"[\s\S]*\S(?=\s)")
+_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t\r]*$", re.M)
 # A chunk that starts mid-word reads badly in citations; a few characters of overlap buy a clean start.
 _SNAP_LIMIT = 24
 
@@ -61,6 +68,7 @@ def split_text(
     min_size = min(min_size, chunk_size // 4)
     headings, fences = markdown.scan(text)
     starts = [h.start for h in headings]
+    tables = _tables(text, fences)
     cutter = _Cutter(
         text=text,
         size=chunk_size,
@@ -68,7 +76,8 @@ def split_text(
         min_size=min_size,
         heading_starts=starts,
         heading_ends=[_rstrip(text, start) for start in starts],
-        levels=_boundaries(text, fences),
+        levels=_boundaries(text, fences, [span for span, _ in tables]),
+        tables=tables,
     )
     paths = _heading_paths(headings)
     chunks = []
@@ -129,14 +138,31 @@ def _merge_small(sections: list[tuple[int, int]], min_size: int) -> list[tuple[i
     return groups
 
 
-def _boundaries(text: str, fences: list[tuple[int, int]]) -> tuple[list[int], list[int], list[int]]:
+def _boundaries(text: str, fences: list[tuple[int, int]],
+                tables: list[tuple[int, int]]) -> tuple[list[int], list[int], list[int]]:
     """Sorted chunk-end candidates: paragraph ends, sentence ends and line ends."""
     paragraphs = _outside([m.start() + 1 for m in _PARAGRAPH_END.finditer(text)], fences)
-    # Cutting just before or after a code block keeps it whole, so fence edges count as paragraph ends.
-    edges = [_rstrip(text, start) for start, _ in fences] + [end for _, end in fences]
-    sentences = _outside([m.end() for m in _SENTENCE_END.finditer(text)], fences)
+    # Cutting just before or after a code block or a table keeps it whole, so their edges count as paragraph ends.
+    blocks = sorted(fences + tables)
+    edges = [_rstrip(text, start) for start, _ in blocks] + [end for _, end in blocks]
+    sentences = _outside([m.end() for m in _SENTENCE_END.finditer(text)], blocks)
     lines = [m.start() + 1 for m in _LINE_END.finditer(text)]
     return sorted(paragraphs + edges), sentences, lines
+
+
+def _tables(text: str, fences: list[tuple[int, int]]) -> list[tuple[tuple[int, int], list[int]]]:
+    """Each run of two or more pipe table rows outside fences: ((its start, its last row's end), its rows' starts)."""
+    runs: list[tuple[tuple[int, int], list[int]]] = []
+    rows = [(m.start(), _rstrip(text, m.end())) for m in _TABLE_ROW.finditer(text)]
+    kept = set(_outside([start for start, _ in rows], fences))
+    for start, end in rows:
+        if start not in kept:
+            continue
+        if runs and text.count("\n", runs[-1][0][1], start) == 1 and not text[runs[-1][0][1]:start].strip():
+            runs[-1] = ((runs[-1][0][0], end), runs[-1][1] + [start])
+        else:
+            runs.append(((start, end), [start]))
+    return [run for run in runs if len(run[1]) > 1]
 
 
 def _outside(positions: list[int], spans: list[tuple[int, int]]) -> list[int]:
@@ -163,6 +189,7 @@ class _Cutter:
     heading_starts: list[int]
     heading_ends: list[int]
     levels: tuple[list[int], list[int], list[int]]
+    tables: list[tuple[tuple[int, int], list[int]]]
 
     def cut(self, start: int, end: int) -> list[tuple[int, int]]:
         """Chunk spans covering the non-blank text `text[start:end]`."""
@@ -205,8 +232,14 @@ class _Cutter:
         # a chunk cut short by whitespace (`chunk_end < lowest`) is too short to overlap at all.
         if kind == _HEADING or chunk_end < lowest or following - chunk_end >= self.size // 4:
             return following
+        position = chunk_end - self.overlap
+        for (table_start, table_end), rows in self.tables:
+            if table_start < position < table_end:  # a row's start, or the text after the table
+                later = [row for row in rows if row >= position]
+                start = later[0] if later else _NON_BLANK.search(self.text, table_end).start()
+                return start if start < chunk_end else following
         snap = min(_SNAP_LIMIT, self.overlap // 4)
-        return _snap(self.text, chunk_end - self.overlap, chunk_end, snap)
+        return _snap(self.text, position, chunk_end, snap)
 
 
 def _snap(text: str, position: int, limit: int, window: int) -> int:

@@ -69,6 +69,32 @@ def reference_headings(text: str) -> list[tuple[int, list[str]]]:
     return result
 
 
+def reference_tables(text: str) -> list[tuple[int, int, list[int]]]:
+    """(start, end of the last row's text, row starts) of each run of two or more lines opening and closing with
+    "|" outside fences, by a plain line walk."""
+    tables, fence, offset, run = [], "", 0, []
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        marker = fence_run(stripped) if len(line) - len(stripped) <= 3 else ""
+        row = not fence and line.strip(" \t").startswith("|") and line.rstrip(" \t\r").endswith("|") and (
+            len(line.strip(" \t\r")) > 1)
+        if row:
+            run.append((offset, offset + len(line.rstrip())))
+        else:
+            if len(run) > 1:
+                tables.append((run[0][0], run[-1][1], [start for start, _ in run]))
+            run = []
+        if fence:
+            if marker and marker[0] == fence[0] and len(marker) >= len(fence) and not stripped[len(marker):].strip():
+                fence = ""
+        elif marker and (marker[0] == "~" or "`" not in stripped[len(marker):]):
+            fence = marker
+        offset += len(line) + 1
+    if len(run) > 1:
+        tables.append((run[0][0], run[-1][1], [start for start, _ in run]))
+    return tables
+
+
 def path_at(headings: list[tuple[int, list[str]]], position: int) -> list[str]:
     path: list[str] = []
     for start, after in headings:
@@ -98,8 +124,14 @@ def extent(text: str) -> int:
 
 
 def next_start(text: str, end: int, overlap: int) -> int:
-    """Documented overlap: `overlap` back, then to a word start within min(24, overlap // 4)."""
+    """Documented overlap: `overlap` back, then to a word start within min(24, overlap // 4); inside a table's
+    row, to the next row's start or the text after the table (-1: then no overlap)."""
     position = end - overlap
+    for start, table_end, rows in reference_tables(text):
+        if start < position < table_end:
+            later = [row for row in rows if row >= position]
+            moved = later[0] if later else table_end + len(text[table_end:]) - len(text[table_end:].lstrip())
+            return moved if moved < end else -1
     for i in range(position, min(position + min(24, overlap // 4), end)):
         if not text[i].isspace() and (i == 0 or text[i - 1].isspace()):
             return i
@@ -152,11 +184,13 @@ def check_overlap(text: str, chunks: list[TextChunk], chunk_size: int, overlap: 
     """Overlap as documented; without it the next chunk starts at the first character after the gap."""
     for previous, chunk in zip(chunks, chunks[1:]):
         overlapped = previous.end - overlap > previous.start
-        if overlapped and chunk.start == next_start(text, previous.end, overlap):
+        expected = next_start(text, previous.end, overlap) if overlapped else None
+        if overlapped and chunk.start == expected:
             continue
         gap = text[previous.end : chunk.start]
         assert chunk.start > previous.end and not gap.strip(), (previous, chunk)
-        assert chunk.start in headings or len(gap) >= chunk_size // 4, (previous, chunk)
+        # (No overlap after a table's row when no row of it fits in the overlap.)
+        assert chunk.start in headings or len(gap) >= chunk_size // 4 or expected == -1, (previous, chunk)
 
 
 def check_sections(text: str, chunks: list[TextChunk], headings: list[int], min_size: int) -> None:
@@ -198,7 +232,10 @@ fence = st.builds(
     st.sampled_from([True, True, True, False]),
 )
 blank = st.builds(str.__mul__, st.sampled_from([" ", "\t", " \n"]), st.integers(1, 400))
-block = st.one_of(heading, heading, prose, prose, prose, unpunctuated, long_word, not_heading, fence, blank)
+table_row = st.builds(lambda cells, pad: "|" + "|".join(f" {cell}{pad} " for cell in cells) + "|",
+                      st.lists(prose, min_size=1, max_size=3), st.sampled_from(["", " " * 30]))
+table = st.lists(table_row, min_size=1, max_size=40).map("\n".join)
+block = st.one_of(heading, heading, prose, prose, prose, unpunctuated, long_word, not_heading, fence, blank, table)
 text_start = st.sampled_from(["", "\n", "  \n\n"])
 gap = st.sampled_from(["\n", "\n\n", "\n\n", "\n\n\n", "\n \n", "\r\n\r\n", "\n\t\n", " "])
 document = st.lists(st.tuples(block, gap), max_size=30).map(lambda pairs: "".join(b + g for b, g in pairs))
@@ -310,6 +347,23 @@ def test_code_fence_longer_than_the_limit_splits_at_line_ends():
     chunks = split_text(code, chunk_size=500, overlap=0, min_size=0)
     assert len(chunks) > 5
     assert all(code[chunk.end] == "\n" for chunk in chunks[:-1])
+
+
+def test_a_table_is_cut_at_its_rows_ends_and_overlaps_by_whole_rows():
+    # express-rate-limit's options table was cut after "unavailable." inside a row; the next chunk began "nodes. |",
+    # and the answers read two options as one.
+    rows = [f"| [`option{i}`]{' ' * 10} | `boolean`{' ' * 20} | Allow it (`true`) or not. Then more words. |"
+            for i in range(40)]
+    text = "Options may be async.\n\n| Option | Type | Remarks |\n| --- | --- | --- |\n" + "\n".join(rows)
+    chunks = split_text(text, chunk_size=1000, overlap=200, min_size=100)
+    assert len(chunks) > 3
+    for chunk in chunks:
+        assert chunk.content.endswith("|") and chunk.content.split("\n")[-1].startswith("|")
+    for chunk in chunks[1:]:
+        assert chunk.content.startswith("| [`option")  # a whole row, said again
+    check_chunks(text, chunks, 1000, 200, 100)
+    small = "Intro line.\n\n| a | b |\n| --- | --- |\n| 1 | 2. |\n\nAfter it. " + "Words here. " * 60
+    assert "| a | b |\n| --- | --- |\n| 1 | 2. |" in split_text(small, chunk_size=400, overlap=50)[0].content
 
 
 def test_bad_settings_are_refused():
