@@ -35,6 +35,8 @@ _CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 # Code's punctuation in text that is plainly code (`_plainly_code`): prose has a few in a hundred characters, a line
 # of Python or JavaScript a dozen or more.
 _CODE_LIKENESS = 0.12
+# A comment on a line of its own, in words (not `#!/usr/bin/env`, not a rule of dashes).
+_OWN_LINE_COMMENT = re.compile(r"^\s*(?://+|#+(?!!)|/\*+|\*+(?!/))\s*([^\W\d_].*?)\s*(?:\*/)?$")
 _MARKDOWN_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+\S")
 _INDENTED = re.compile(r"(?: {4}|\t)[ \t]*\S")
 
@@ -178,6 +180,12 @@ def _code_blocks(units: dict) -> set[tuple[str, ...]]:
 def command_read(command: str) -> str:
     """A command's first line as its words are read (`line_read`)."""
     return line_read(code_lines(command)[0])
+
+
+def comments_read(block: str) -> str:
+    """The comments of a CODE_BLOCK on lines of their own, as the words they say ("Sets "X-Frame-Options: DENY""):
+    what each piece of an example does, "" for a block without any."""
+    return " ".join(match.group(1) for line in code_lines(block) if (match := _OWN_LINE_COMMENT.match(line)))
 
 
 def line_read(line: str) -> str:

@@ -22,6 +22,7 @@ from knowledge.search import term_shares
 from knowledge.search.citations import MARKER
 from knowledge.search.code_blocks import line_read
 from knowledge.search.code_names import DOTTED
+from knowledge.search.words import code_words
 
 # A word in this share of the chunks or more is what the bases are about (the product's name), not what
 # a question asks. Measured on crawled documentation sites: "Flask" and "Python-Markdown" are in every
@@ -79,6 +80,10 @@ def _code_words(text: str) -> str:
     """`text` with a dotted code name's parts as words: full-text search reads `pkg.keys.hashkey` as one token,
     which shares nothing with "hashkey"; so the words of the code an extract quotes (its lines indented by
     four spaces: `schedule.every().monday.do(job)`, whose "monday.do" would read as a host name; `npm i yargs`
-    installs)."""
-    text = _QUOTED_CODE.sub(lambda match: _PUNCTUATION.sub(" ", line_read(match.group().strip())), text)
+    installs), its names' words too (`pluralize.addPluralRule(…)` adds "add", "plural", "rule")."""
+    def read(match: re.Match) -> str:
+        line = line_read(match.group().strip())
+        return _PUNCTUATION.sub(" ", f"{line} {code_words(line)}")
+
+    text = _QUOTED_CODE.sub(read, text)
     return DOTTED.sub(lambda match: match.group().removesuffix("()").replace(".", " "), text)

@@ -35,6 +35,7 @@ a short command or block after the sentence that introduces it, sentences); a re
 `layer_text` (a symbol's docstring and where it is defined, never its code); metadata never reaches the text.
 """
 
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -168,7 +169,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 # `max_length=9` names "max" and "length" (not camelCase: "PageNumberPagination" over its import is
                 # no answer to "the number of items per page")
                 stems = word_stems(read.replace("_", " "))
-                if (word_stems(sentence) & asked or len(stems & asked) > 1) and same_words(read) not in seen:
+                # (And a line of an example's that does what is asked: `example_lines`' own, by its split names.)
+                if (word_stems(sentence) & asked or len(stems & asked) > 1 or example_lines.does_asked(
+                        _commands_after(source, position), question)) and same_words(read) not in seen:
                     seen.add(same_words(read))
                     items.append((number, position, sentence, stems))
                 continue
@@ -385,14 +388,17 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
 def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool:
     """Whether a sentence or a step too short to answer alone leads into a command that, with it, names two words
     asked: "Install it." over `npm install dotenv --save` for "How do I install dotenv?", uuid's "1. Install" over
-    `npm install uuid`, xmltodict's "You just need to" running on into `$ pip install xmltodict`."""
+    `npm install uuid`, xmltodict's "You just need to" running on into `$ pip install xmltodict`; or introduces a
+    block of code whose comments, with it, name two (`code_blocks.comments_read`)."""
     following = source[position + 1] if position + 1 < len(source) else ""
-    if not following.startswith(COMMAND) or following.startswith(CODE_BLOCK) or not (
+    if following.startswith(CODE_BLOCK):  # helmet's "Examples:" over `// Sets "X-Frame-Options: DENY"` and its code
+        return source[position].endswith(":") and len(word_stems(
+            f"{source[position]} {code_blocks.comments_read(following)}") & asked) > 1
+    if not following.startswith(COMMAND) or not (
             readable.ENDS.search(source[position]) or ITEM.match(source[position])
             or len(_WORD.findall(source[position])) >= 3):
         return False
     return len(word_stems(f"{source[position]} {code_blocks.command_read(following)}") & asked) > 1
-
 
 
 def _labels_asked(source: list[str], position: int, asked: set[str]) -> bool:
@@ -465,6 +471,12 @@ def _clip(sentence: str, limit: int = 400) -> str:
         return sentence
     cut = sentence.rfind(" ", 0, limit)
     return sentence[: cut if cut > limit // 2 else limit] + " …"
+
+
+def _commands_after(source: list[str], position: int) -> list[str]:
+    """The lines of the commands right after the sentence at `position`, as written."""
+    commands = itertools.takewhile(lambda sentence: sentence.startswith(COMMAND), source[position + 1:])
+    return [line for command in commands for line in code_lines(command)]
 
 
 def _introduces_list(source: list[str], position: int) -> bool:

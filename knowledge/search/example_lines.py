@@ -71,6 +71,14 @@ def asked_lines(block: str, question: str) -> list[str]:
     return list(dict.fromkeys(line for unit in top for line in unit)) if best >= 2 and len(top) <= MOST_LINES else []
 
 
+def does_asked(lines: list[str], question: str) -> bool:
+    """Whether a line of code of `lines` that may be quoted shares two of `question`'s words as `asked_lines` counts
+    them, its names split into words (`pluralize.addPluralRule(…)` says "add", "plural", "rule")."""
+    asked = word_stems(question)
+    return any(len(word_stems(code_words(" ".join(unit))) & asked) >= 2
+               for unit in _units([line.strip() for line in lines if line.strip()]))
+
+
 def _words(text: str) -> set[str]:
     """All of `text`'s words, short and stop words too, in the singular."""
     return {singular(word) for word in _WORD.findall(code_words(text).lower())}

