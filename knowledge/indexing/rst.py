@@ -18,10 +18,10 @@
 * a substitution (`|version|`, `|badge|`) is what it stands for, a picture's left out;
 * a grid table (`+----+----+` borders) is a Markdown table, its header's border the delimiter row; so is a
   `.. csv-table::` written in the file, its `:header:` (or first record) the header, a record of several lines one row;
-* inline markup reads as Markdown: ``` ``code`` ``` as `code`, `` `text <url>`_ `` as a link (its text
-  on one line when it wraps before the address), a role's `` :func:`name` `` as `name`,
-  `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it), and so interpreted text of the default role
-  (`` `from_dict <pkg.Schema.from_dict>` `` as `from_dict`); a `` :ref:`label` `` without a title as the
+* inline markup reads as Markdown: ``` ``code`` ``` as `code` (each line's part of one that wraps),
+  `` `text <url>`_ `` as a link (its text on one line when it wraps before the address), a role's
+  `` :func:`name` `` as `name`, `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it), and so
+  interpreted text of the default role (`` `from_dict <pkg.Schema.from_dict>` `` as `from_dict`); a `` :ref:`label` `` without a title as the
   title of the section its label stands over, as Sphinx shows it — the file's own labels, and those of
   the other files of its repository — and a `` :doc:`path` `` without one as that file's title (`targets`,
   from `sphinx_targets`).
@@ -87,7 +87,7 @@ def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str 
     text = titled_references(_substituted(text), {**(targets or {}), **section_labels(text)}, path)
     text = _WRAPPED_ROLE.sub(lambda match: role_text(match.group(1)), text)
     text = _WRAPPED_LINK.sub(_wrapped_link, text)
-    lines = text.split("\n")
+    lines = _wrapped_literals(text.split("\n"))
     out = list(lines)
     styles: list[str] = []
     number = 0
@@ -187,6 +187,20 @@ def _reference_title(role: str, target: str, targets: dict[str, str], path: str)
 def title_free(text: str) -> str:
     """A title as a reference's title may hold it: no backticks or angle brackets."""
     return _NOT_IN_A_TITLE.sub("", text).strip()
+
+
+def _wrapped_literals(lines: list[str]) -> list[str]:
+    """`lines` with each literal whose text runs onto the next line (docopt's "e.g.: ``my_program.py" /
+    "[-hvqo FILE]``") closed at the line's end and opened again on the next: each line's part a code span of
+    its own, so each line stays where it was and no backticks are left unpaired."""
+    lines, opened = list(lines), False
+    for number, line in enumerate(lines):
+        if opened:
+            line = f"{line[:len(line) - len(line.lstrip())]}``{line.lstrip()}"
+        following = lines[number + 1] if number + 1 < len(lines) else ""
+        opened = line.count("``") % 2 == 1 and "``" in following
+        lines[number] = f"{line.rstrip()}``" if opened else line
+    return lines
 
 
 def _wrapped_link(match: re.Match) -> str:

@@ -171,6 +171,21 @@ def test_a_link_wrapped_before_its_address_reads_as_its_text():
     assert rst_as_markdown(text) == "See the [full guide](https://example.com/guide)\n   first.\nNext line.\n"
 
 
+def test_a_literal_wrapped_onto_the_next_line_is_a_code_span_on_each():
+    # docopt's README: "e.g.: ``my_program.py" / "[-hvqo FILE]``" left a pair of backticks open, and the list
+    # items after it read as one code span: "• [ ] (brackets) optional elements. e.g.: `my_program.py [-hvqo FILE]
+    # - **( )**".
+    text = ("- **[ ]** optional elements, e.g.: ``my_program.py\n  [-hvqo FILE]``\n- **( )** required, e.g.: "
+            "``my_program.py\n  --path=<path>`` is the same as ``my_program.py\n  (--path=<path>)``.\n"
+            "- **|** exclusive.\n")
+    assert rst_as_markdown(text) == (
+        "- **[ ]** optional elements, e.g.: `my_program.py`\n  `[-hvqo FILE]`\n- **( )** required, e.g.: "
+        "`my_program.py`\n  `--path=<path>` is the same as `my_program.py`\n  `(--path=<path>)`.\n"
+        "- **|** exclusive.\n")
+    # A literal closed on its own line is left as it is, and so are backticks a blank line parts.
+    assert rst_as_markdown("``a`` and ``b``\nnext ``c``\n") == "`a` and `b`\nnext `c`\n"
+
+
 def test_a_directive_whose_body_is_code_is_fenced():
     # click's docs show their examples in `.. click:example::`: its code was read as a sentence of prose
     # ("@click.command() def hello(): click.echo('Hello World!')").
