@@ -35,8 +35,9 @@ _CODE_CHARACTERS = set("{}[]()<>=;:\"'$/\\|&*#@`_")
 # Code's punctuation in text that is plainly code (`_plainly_code`): prose has a few in a hundred characters, a line
 # of Python or JavaScript a dozen or more.
 _CODE_LIKENESS = 0.12
-# A comment on a line of its own, in words (not `#!/usr/bin/env`, not a rule of dashes).
-_OWN_LINE_COMMENT = re.compile(r"^\s*(?://+|#+(?!!)|/\*+|\*+(?!/))\s*([^\W\d_].*?)\s*(?:\*/)?$")
+# A comment on a line of its own, in words: not `#!/usr/bin/env`, `#include`, a rule of dashes, nor code after
+# `/* stdin: */` or an unpacking's stars (`**dotenv_values(…),  # load …`).
+_OWN_LINE_COMMENT = re.compile(r"^\s*(?://+\s*|#+\s+|/\*+\s*|\*+\s+)([^\W\d_](?:(?!\*/).)*?)\s*(?:\*/)?\s*$")
 _MARKDOWN_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+\S")
 _INDENTED = re.compile(r"(?: {4}|\t)[ \t]*\S")
 

@@ -43,6 +43,8 @@ _COUNTS = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|both|se
 # A sentence ending on a word that points to what follows it ("… the following:", "… as below:").
 _POINTS_ON = re.compile(r"\b(?:following|follows|below|these|this|here|thus|so|like|e\.g|i\.e|ниже|следующ\w*|так)"
                         r"\W*:$", re.I)
+# A sentence announcing the list under it with a full stop ("The following parsing methods are available.").
+_ANNOUNCES = re.compile(r"\b(?:the following|as follows|следующ\w*)\b", re.I)
 _NAME_WORDS = 3  # a list item of as many words at most names something ("• black", "• light_red")
 _STATEMENT_WORDS = 6  # a sentence ending with ":" that says something without what it introduces has as many
 # A sentence announcing an example ("Here's a simple example of how to render a template:", "выглядит
@@ -73,13 +75,13 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
         lead += whole if position in whole else []
     needed = {(number, at): source[at] for at in lead}
     needed[(number, position)] = sentence
-    if sentence.endswith(":") or (following.startswith(COMMAND) and not ENDS.search(sentence)):
+    if introduces_list(source, position) or (following.startswith(COMMAND) and not ENDS.search(sentence)):
         what = introduced(source, position, budget - sum(len(line) for line in needed.values()), asked, blocks)
         if not what and _says_without_example(source, position):
             needed[(number, position)] = f"{sentence[:-1].rstrip()}."
             return needed
-        if not what:
-            return None
+        if not what:  # (a sentence announcing its list with a full stop says something without it)
+            return needed if not sentence.endswith(":") and ENDS.search(sentence) else None
         needed.update({(number, at): source[at] for at in what})
     elif how_to and following.startswith(COMMAND) and not names_alternative(source, position):
         left, at = budget - sum(len(line) for line in needed.values()), position + 1
@@ -88,6 +90,14 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
             needed[(number, at)] = source[at]
             left, at = left - len(source[at]), at + 1
     return needed
+
+
+def introduces_list(source: list[str], position: int) -> bool:
+    """Whether the sentence at `position` introduces what follows it: it ends with ":", or announces the list
+    under it with a full stop (isodate's "The following parsing methods are available." over its methods)."""
+    sentence = source[position]
+    return sentence.endswith(":") or bool(_ANNOUNCES.search(sentence)) and ENDS.search(sentence) is not None and (
+        position + 1 < len(source) and ITEM.match(source[position + 1]) is not None)
 
 
 def _says_without_example(source: list[str], position: int) -> bool:
@@ -142,7 +152,7 @@ def lead_in(source: list[str], position: int) -> list[int]:
         return []
     if bullet and ITEM.match(source[at]):
         return [at]  # the step of a numbered list this bullet belongs to
-    if source[at].endswith(":"):
+    if introduces_list(source, at):
         # "2. Check the LED. If it is off:" introduces its bullets with the step's second sentence.
         return [at - 1, at] if at > 0 and bullet and _STEP.match(source[at - 1]) else [at]
     return []

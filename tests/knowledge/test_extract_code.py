@@ -403,7 +403,8 @@ class CodeQuotedTests(TestCase):
         self.assertTrue(text.startswith(
             'Examples: [1]\n    // Sets "X-Frame-Options: DENY"\n    app.use(\n'), text)
         block = code_blocks.CODE_BLOCK + "\x04".join(["// Sets it", "x = 1  # not alone", "#!/bin/sh", "# Install it",
-                                                      "/* A block */", " * more words", "// ---"])
+                                                      "/* A block */", " * more words", "// ---", "/* stdin: */ 0,",
+                                                      "**os.environ,  # override loaded values", "#include <x>"])
         self.assertEqual(code_blocks.comments_read(block), "Sets it Install it A block more words")
 
     def test_an_extract_quotes_one_block_of_code(self):

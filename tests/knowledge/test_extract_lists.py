@@ -140,6 +140,22 @@ class CountedListTests(TestCase):
                          "If the LED stays off: [1]\n• Check that the cable is plugged in firmly at both ends. [1]")
 
 
+    def test_a_sentence_announcing_its_list_with_a_full_stop_introduces_it(self):
+        # isodate's README: "Which parsing methods are available?" quoted "The following parsing methods are
+        # available." alone, the list under it left out for a sentence not ending with ":".
+        source = ("This module implements ISO 8601 date, time and duration parsing.\n\n"
+                  "The following parsing methods are available.\n\n- parse_time: parses an ISO 8601 time string\n"
+                  "- parse_date: parses an ISO 8601 date string\n- parse_duration: parses an ISO 8601 duration\n")
+        self.assertEqual(compose("Which parsing methods are available?", source),
+                         "The following parsing methods are available. [1]\n• parse_time: parses an ISO 8601 time "
+                         "string [1]\n• parse_date: parses an ISO 8601 date string [1]\n• parse_duration: parses an "
+                         "ISO 8601 duration [1]")
+        # Over no list, it is a sentence as any other.
+        alone = "The following parsing methods are available. They parse what ISO 8601 defines.\n"
+        self.assertTrue(compose("Which parsing methods are available?", alone).startswith(
+            "The following parsing methods are available. [1]"))
+
+
 class TableAsListTests(TestCase):
     SOURCE = ("You can add callback hooks to a command for life cycle events.\n\n"
               "The callback hook can be async, in which case you call `.parseAsync` rather than `.parse`.\n\n"
