@@ -322,7 +322,8 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
         word_stems(grounding.question) & word_stems(f"{composition.text} {quoted}"))
     if (composition.closeness is not None and needed is not None and composition.closeness < needed
             and not trusted and not _says_code_asked(grounding, composition)
-            and not _card_of_project_asked(grounding, composition)):
+            and not _card_of_project_asked(grounding, composition)
+            and not _heading_asked_says_it(grounding, composition)):
         grounding.reasons.append("no_close_sentence")
         return composer.Composition("", [], False, composition.closeness)
     # A repository's rows were found for what the question asks (a caller, a variable, a symbol) by the router;
@@ -339,7 +340,8 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
                      if " > " in grounding.sources[number - 1].section_path)
     # A repository's name is what all of it is about, however few of its chunks say it: qs' "The maintainers of qs …
     # are working with Tidelift …" shares only "qs" with "How do I install qs?".
-    if not composition.entry_match and prose and common_words.only_common_shared(
+    if not composition.entry_match and prose and not _heading_asked_says_it(grounding, composition) and \
+            common_words.only_common_shared(
             grounding.question, composition.text + named, grounding.sources, grounding.kbs,
             asides.repository_names(grounding.sources)):
         grounding.reasons.append("common_words_only")
@@ -364,6 +366,16 @@ def _card_of_project_asked(grounding: Grounding, composition: composer.Compositi
         return False
     return any(names_whole(named, name) for name in [card.document_title,
                                                       *(card.metadata or {}).get("project_names", [])])
+
+
+def _heading_asked_says_it(grounding: Grounding, composition: composer.Composition) -> bool:
+    """Whether the extract opens with a section's phrase under its heading, which the question names
+    (`composer._under_its_heading`): pluralize's "License: MIT" for "What license is pluralize under?" is far from it
+    in meaning, as any two words are, and shares with it a word every README has."""
+    first = grounding.sources[composition.cited[0] - 1] if composition.cited else None
+    heading = headings.section_heading(first) if first is not None else ""
+    return bool(heading) and composition.text.startswith(f"{heading}: ") and bool(
+        word_stems(heading) & word_stems(grounding.question))
 
 
 def close_sentence_needed(grounding: Grounding) -> float | None:

@@ -94,6 +94,7 @@ _STATEMENT_WORDS = 5  # a sentence this long ending with a full stop states some
 # A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
 _SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
 # A heading opening with its section's number ("5 Оформление структурных элементов диссертации в виде
@@ -140,6 +141,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     rows = quoted_rows(question, quoted)
     lines = {number: _sentences(hit, said.get(number) or layer_text.quotable(hit, rows.get(number), question))
              for number, hit in quoted.items()}
+    lines = {number: _under_its_heading(quoted[number], source, asked) for number, source in lines.items()}
     if how_to:  # an example too long to quote: its lines that do what is asked, under their heading
         lines = {number: example_lines.with_asked_lines(quoted[number], source, question)
                  for number, source in lines.items()}
@@ -194,7 +196,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                          lists=_introduces_list(source, position))
                 or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
             answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked,
-                                                                  question)
+                                                                  question) or isinstance(source, _UnderHeading)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
                     answering and not readable.in_topic_list(source, position)):
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
@@ -230,7 +232,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     def score(item) -> float:
         if release:  # in the order they are written
             return 1.0 - 0.001 * item[1]
-        said_first = 1.0 if item[0] == card else 0.0
+        # (So is a phrase under the heading the question names: "License: MIT".)
+        said_first = 1.0 if item[0] == card or isinstance(lines[item[0]], _UnderHeading) else 0.0
         weight = (OPPOSITE_WEIGHT if item[:2] in opposed else 1.0) * (WHERE_ONLY_WEIGHT if item[0] in where_only
                                                                        else 1.0)
         if not meaning:
@@ -471,6 +474,24 @@ def _clip(sentence: str, limit: int = 400) -> str:
         return sentence
     cut = sentence.rfind(" ", 0, limit)
     return sentence[: cut if cut > limit // 2 else limit] + " …"
+
+
+def _under_its_heading(hit, source: list[str], asked: set[str]) -> list[str]:
+    """A section saying only a name or a phrase under a heading the question names, read under it: pluralize's
+    "## License" over "MIT" answers "What license is pluralize under?" as "License: MIT" (alone, "MIT" is no
+    sentence and shares no word with the question)."""
+    heading = headings.section_heading(hit)
+    if (len(source) != 1 or not heading or readable.ENDS.search(source[0]) or ITEM.match(source[0])
+            or source[0].startswith((COMMAND, CODE_LEFT_OUT, HEADING_INTRO))
+            or len(_WORD.findall(source[0])) > _PHRASE_WORDS or not word_stems(heading) & asked
+            or headings.reference_heading(hit, source, 0)):  # a name of code's entry is read under it as such
+        return source
+    return _UnderHeading([f"{heading}: {source[0]}"])
+
+
+class _UnderHeading(list):
+    """A section's phrase read under its heading (`_under_its_heading`): the answer to what the heading names, for
+    all its few words."""
 
 
 def _commands_after(source: list[str], position: int) -> list[str]:

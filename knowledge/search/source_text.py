@@ -43,6 +43,10 @@ _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 # string](#parse-a-toml-string)"), navigation, never an answer (tomli's "• Construct decimal.Decimals from TOML
 # floats").
 _CONTENTS_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\]\n]+\]\(#[^)\s]*\)[ \t]*(?:\n|$)", re.M)
+# A link reference definition ("[npm-url]: https://npmjs.org/package/x", its address on the next line too): where a
+# link goes, no text of the page (express-rate-limit's "[`windowMs`]:" and its address read as a sentence).
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]\n]+\]:[ \t]*(?:\n[ \t]*)?<?[^\s>]+>?"
+                              r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$\n?", re.M)
 _BR = re.compile(r"<br\s*/?>", re.I)
 # Markdown's hard line break, a backslash ending a line (not an escaped one): a line a reader sees end, as the field
 # lines of a reference do ("Type: `number`\" over "Default: `Infinity`\" over "Minimum: `1`"), each its own paragraph.
@@ -99,6 +103,7 @@ def clean_text(text: str) -> str:
     text = _TABLE_SEPARATOR.sub("", text)
     text = HEADING.sub(r"\1", text)
     text = _CONTENTS_ITEM.sub("", text)
+    text = _LINK_DEFINITION.sub("", text)
     # Code spans are literal: no tags, emphasis or escapes inside (`<h1>`, `*args`, `a_b_c`). (A tag dropped
     # from "`<h1>` и `<li>`" unpaired the backticks that came after it.)
     text = outside_code_spans(text, _markup_as_text, span=html.unescape)

@@ -45,6 +45,15 @@ class CleanTextTests(TestCase):
         self.assertEqual(source_text.clean_text("> [!WARNING]\n> Keep the key secret."),
                          "Warning: Keep the key secret.")
 
+    def test_a_link_reference_definition_is_no_text(self):
+        # express-rate-limit's README ends with "[`windowMs`]:" and its address on the next line, one per option:
+        # each read as a sentence, and "What license is express-rate-limit under?" quoted the first.
+        text = ("MIT © N. F.\n\n[`windowMs`]:\n\thttps://x.app/configuration#windowms\n[`limit`]: https://x.app/c#limit\n"
+                "[npm-url]: <https://npmjs.org/package/x> \"npm\"\n[^1]: A footnote says something.\n"
+                "A sentence [with]: a colon stays.")
+        self.assertEqual(source_text.clean_text(text),
+                         "MIT © N. F.\n\n[^1]: A footnote says something.\nA sentence [with]: a colon stays.")
+
     def test_markdown_becomes_readable_text(self):
         text = source_text.clean_text(REACT)
         self.assertTrue(text.startswith("Should I use Create React App? No."))

