@@ -19,10 +19,13 @@ The rules (DESIGN.md, "Ingestion"), with `overlap` clipped to `chunk_size // 2` 
   count as paragraph ends, as a fence's do, so that a table that fits is kept whole.
 * Overlap. Within a section the next chunk starts `overlap` characters before the previous chunk's
   end, moved forward to the first word start within `min(24, overlap // 4)` characters, or else to
-  the first non-blank character; a start inside a table's row moves forward to the next row's start
-  (or the first non-blank after the table), and when that is not before the previous chunk's end there
-  is no overlap. There is no overlap either when the next chunk starts at a heading or after a
-  whitespace run of at least `chunk_size // 4` characters.
+  the first non-blank character — unless that is inside a word and the previous chunk was not cut
+  hard: then to the next word start before the previous chunk's end, or no overlap (helmet's README
+  had a chunk open with "org/en-US/docs/Glossary/Cross-site_scripting), but makes things worse"). A
+  start inside a table's row moves forward to the next row's start (or the first non-blank after the
+  table), and when that is not before the previous chunk's end there is no overlap. There is no
+  overlap either when the next chunk starts at a heading or after a whitespace run of at least
+  `chunk_size // 4` characters.
 * Chunks never begin or end with whitespace, `content == text[start:end]`, and starts and ends
   strictly increase. `heading_path` lists the heading titles in effect at the chunk's start, or after
   the headings that open it with nothing between them (closing `#`s and `{#id}` / `{/*id*/}` anchors
@@ -38,15 +41,17 @@ from knowledge.documents import TextChunk
 from knowledge.indexing import markdown
 
 # Part of each document's configuration signature: bump whenever the same input can chunk differently.
-# 7: tables cut at their rows' ends only; 6: headings read without their inline markup; 5: a chunk opened by
-# headings over headings takes the last one's path; 4: questions set in bold are FAQ entries (entries.faq_sections)
-CHUNKER_VERSION = "7"
+# 8: no overlap starts inside a word; 7: tables cut at their rows' ends only; 6: headings read without their
+# inline markup; 5: a chunk opened by headings over headings takes the last one's path; 4: questions set in bold
+# are FAQ entries (entries.faq_sections)
+CHUNKER_VERSION = "8"
 
 _NON_BLANK = re.compile(r"\S")
 _PARAGRAPH_END = re.compile(r"\S(?:[^\S\n]*\n){2,}")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s)")
 _LINE_END = re.compile(r"\S[^\S\n]*\n")
 _LAST_WORD_END = re.compile(r"[\s\S]*\S(?=\s)")
+_WORD_START = re.compile(r"(?<=\s)\S")
 _TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t\r]*$", re.M)
 # A chunk that starts mid-word reads badly in citations; a few characters of overlap buy a clean start.
 _SNAP_LIMIT = 24
@@ -238,8 +243,12 @@ class _Cutter:
                 later = [row for row in rows if row >= position]
                 start = later[0] if later else _NON_BLANK.search(self.text, table_end).start()
                 return start if start < chunk_end else following
-        snap = min(_SNAP_LIMIT, self.overlap // 4)
-        return _snap(self.text, position, chunk_end, snap)
+        start = _snap(self.text, position, chunk_end, min(_SNAP_LIMIT, self.overlap // 4))
+        if kind != _HARD and start > 0 and not self.text[start - 1].isspace():
+            # Inside a word longer than the snap (a link's address): the next word's start, else no overlap.
+            word = _WORD_START.search(self.text, start, chunk_end)
+            return word.start() if word else following
+        return start
 
 
 def _snap(text: str, position: int, limit: int, window: int) -> int:

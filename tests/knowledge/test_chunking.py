@@ -124,8 +124,9 @@ def extent(text: str) -> int:
 
 
 def next_start(text: str, end: int, overlap: int) -> int:
-    """Documented overlap: `overlap` back, then to a word start within min(24, overlap // 4); inside a table's
-    row, to the next row's start or the text after the table (-1: then no overlap)."""
+    """Documented overlap: `overlap` back, then to a word start within min(24, overlap // 4), or the next one when
+    that is inside a word after a chunk not cut hard; inside a table's row, to the next row's start or the text
+    after the table (-1: then no overlap)."""
     position = end - overlap
     for start, table_end, rows in reference_tables(text):
         if start < position < table_end:
@@ -137,6 +138,10 @@ def next_start(text: str, end: int, overlap: int) -> int:
             return i
     while text[position].isspace():
         position += 1
+    if position > 0 and not text[position - 1].isspace() and end < len(text) and text[end].isspace():
+        # inside a word, after a chunk not cut hard (its end is followed by a space): the next word, or none
+        later = re.search(r"(?<=\s)\S", text[position:end])
+        return position + later.start() if later else -1
     return position
 
 
@@ -364,6 +369,17 @@ def test_a_table_is_cut_at_its_rows_ends_and_overlaps_by_whole_rows():
     check_chunks(text, chunks, 1000, 200, 100)
     small = "Intro line.\n\n| a | b |\n| --- | --- |\n| 1 | 2. |\n\nAfter it. " + "Words here. " * 60
     assert "| a | b |\n| --- | --- |\n| 1 | 2. |" in split_text(small, chunk_size=400, overlap=50)[0].content
+
+
+def test_an_overlap_never_starts_inside_a_word_after_a_clean_cut():
+    # helmet's README: a chunk opened with "org/en-US/docs/Glossary/Cross-site_scripting), but makes things worse".
+    link = "[XSS attacks](https://developer.mozilla.org/en-US/docs/Glossary/Cross-site_scripting_and_more_of_it)"
+    text = ("Intro words here. " * 20 + f"Legacy header that tries to mitigate {link}, but makes things worse.\n\n"
+            + "Each header can be configured. " * 20)
+    chunks = split_text(text, chunk_size=500, overlap=60, min_size=50)
+    for chunk in chunks[1:]:
+        assert chunk.start == 0 or text[chunk.start - 1].isspace(), chunk.content[:40]
+    check_chunks(text, chunks, 500, 60, 50)
 
 
 def test_bad_settings_are_refused():
