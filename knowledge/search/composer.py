@@ -184,7 +184,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
-            if asides.aside(sentence, question) or how_to and asides.tagline(quoted[number], position):
+            # (A tagline leading into its example is a how-to's answer: helmet's "Help secure Express apps by setting
+            # HTTP response headers." over `app.use(helmet())` for "How do I use helmet?".)
+            if asides.aside(sentence, question) or how_to and asides.tagline(quoted[number], position) and not (
+                    position + 1 < len(source) and source[position + 1].startswith(COMMAND)):
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
             seen.add(same_words(sentence))
             stems = word_stems(sentence)

@@ -157,6 +157,21 @@ class CommonWordsTests(TestCase):
             self.assertIn("The tiniest library",
                           composer.compose("How do I format terminal output?", [section], entry_match=False).text)
 
+    def test_a_readmes_tagline_leading_into_its_example_answers_how_to_use_it(self):
+        # helmet's README: "Help secure Express apps by setting HTTP response headers." over `app.use(helmet())`;
+        # "How do I use helmet?" was refused, the tagline left out of every how-to and its example with it.
+        from dataclasses import replace
+
+        from knowledge.search import composer
+
+        readme = replace(hit(1, "# Helmet\n\nHelp secure Express apps by setting HTTP response headers.\n\n```js\n"
+                                "import helmet from \"helmet\";\n\napp.use(helmet());\n```\n\nEach header can be "
+                                "configured.", doc_kind="readme", repo_id="helmet-8.0.0", section_start=True),
+                         section_path="Helmet", document_title="Helmet")
+        self.assertEqual(composer.compose("How do I use helmet?", [readme], entry_match=False).text,
+                         "Help secure Express apps by setting HTTP response headers. [1]\n"
+                         "    import helmet from \"helmet\";\n    app.use(helmet());")
+
     def test_a_projects_name_is_not_what_a_question_asks_about(self):
         # yargs' README says "yargs" in fewer than 30 % of its base's chunks (its code outnumbers its prose): "Yargs
         # helps you build interactive command line tools …" held "yargs" of "How do I install yargs?", and stayed.
