@@ -4,6 +4,7 @@ and its text goes on from there without saying it again.
 
 import re
 
+from knowledge.search.readable import points_back
 from knowledge.search.source_text import HEADING
 from knowledge.search.words import word_stems
 
@@ -44,11 +45,13 @@ def under_heading(hit, source: list[str], position: int, read: str) -> str:
     section is the reference of ("limit.activeCount: The number of promises that are currently running." — the
     sentence alone is far from "What does activeCount return?"). A heading in words is said again by its text as
     often as not, and is compared no closer with it ("Using Python-Markdown on the Command Line"), but over a first
-    sentence introducing what follows (ending with ":")."""
+    sentence introducing what follows (ending with ":") or naming its subject only as "this" or "it"."""
     heading = reference_heading(hit, source, position)
-    if not heading and read.endswith(":") and not read.endswith("::"):
+    if not heading and (read.endswith(":") and not read.endswith("::") or points_back(read)):
         # A first sentence introducing what follows says nothing of its own: environs' "Supported types" over "The
-        # following are all type-casting methods of `Env`:" and its list, far from "What types are supported?" alone.
+        # following are all type-casting methods of `Env`:" and its list, far from "What types are supported?" alone;
+        # nor does one naming its subject as "this": helmet's "Cross-Origin-Embedder-Policy" over "This header is
+        # not set by default.", far from "Is Cross-Origin-Embedder-Policy set by default?" alone.
         heading = _heading(hit, source, position)
     return f"{heading}: {read}" if heading else read
 

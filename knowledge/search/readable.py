@@ -92,6 +92,11 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
     return needed
 
 
+def points_back(sentence: str) -> bool:
+    """Whether a sentence names its subject only by a word pointing back ("This header is not set by default.")."""
+    return bool(_REFERS_BACK.match(sentence))
+
+
 def introduces_list(source: list[str], position: int) -> bool:
     """Whether the sentence at `position` introduces what follows it: it ends with ":", or announces the list
     under it with a full stop (isodate's "The following parsing methods are available." over its methods)."""

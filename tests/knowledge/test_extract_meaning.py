@@ -310,6 +310,18 @@ class MeaningTests(TestCase):
         # come after it as its elaboration every time.
         self.assertEqual(readable.as_read(it, 1, word_stems("Is it intended for ordered data?")), it[1])
 
+    def test_a_first_sentence_naming_its_subject_as_this_is_compared_under_its_heading(self):
+        # helmet's README: "Is Cross-Origin-Embedder-Policy set by default?" quoted the section's second sentence and
+        # the sibling section's "Default:", "This header is not set by default." alone being far from it.
+        embedder = ("### Cross-Origin-Embedder-Policy\n\nThis header is not set by default.\n\nThe "
+                    "`Cross-Origin-Embedder-Policy` header helps control what resources can be loaded cross-origin.",
+                    "Helmet > Reference > Cross-Origin-Embedder-Policy")
+        opener = ("### Cross-Origin-Opener-Policy\n\nDefault:\n\n```http\nCross-Origin-Opener-Policy: same-origin\n"
+                  "```\n\nThe `Cross-Origin-Opener-Policy` header helps process-isolate your page.",
+                  "Helmet > Reference > Cross-Origin-Opener-Policy")
+        text = self.compose_sections("Is Cross-Origin-Embedder-Policy set by default?", embedder, opener)
+        self.assertTrue(text.startswith("This header is not set by default. [1]"), text)
+
     def test_a_phrase_under_the_heading_the_question_names_answers_it(self):
         # pluralize's README: "## License" over "MIT"; "What license is pluralize under?" was refused, "MIT" being no
         # sentence, sharing no word with the question, and far from it in meaning.
