@@ -483,7 +483,8 @@ def _under_its_heading(hit, source: list[str], asked: set[str]) -> list[str]:
     """A section saying only a name or a phrase under a heading the question names, read under it: pluralize's
     "## License" over "MIT" answers "What license is pluralize under?" as "License: MIT" (alone, "MIT" is no
     sentence and shares no word with the question)."""
-    heading = headings.section_heading(hit)
+    # (A section of its document, not the document under its title: "# Outline" over a scan's "Маше 3".)
+    heading = headings.section_heading(hit) if " > " in (hit.section_path or "") else ""
     if (len(source) != 1 or not heading or readable.ENDS.search(source[0]) or ITEM.match(source[0])
             or source[0].startswith((COMMAND, CODE_LEFT_OUT, HEADING_INTRO))
             or len(_WORD.findall(source[0])) > _PHRASE_WORDS or not word_stems(heading) & asked

@@ -19,7 +19,7 @@ import html
 import re
 
 from knowledge.indexing.markdown import IMAGE, outside_code_spans, unescaped, without_emphasis
-from knowledge.indexing.tables import DELIMITER_ROW, read_tables
+from knowledge.indexing.tables import DELIMITER_ROW, read_tables, split_cells
 from knowledge.search.citations import MARKER
 from knowledge.search.code_blocks import COMMAND, GENERATOR_LINE, code_likeness, introduced_commands, quoted_block
 
@@ -47,6 +47,7 @@ _CONTENTS_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\]\n]+\]\(#[
 # link goes, no text of the page (express-rate-limit's "[`windowMs`]:" and its address read as a sentence).
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]\n]+\]:[ \t]*(?:\n[ \t]*)?<?[^\s>]+>?"
                               r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$\n?", re.M)
+_HEADERLESS_ROWS = re.compile(r"^(?:[ \t]*\|.*\|[ \t]*(?:\n|$)){2,}", re.M)
 _BR = re.compile(r"<br\s*/?>", re.I)
 # Markdown's hard line break, a backslash ending a line (not an escaped one): a line a reader sees end, as the field
 # lines of a reference do ("Type: `number`\" over "Default: `Infinity`\" over "Minimum: `1`"), each its own paragraph.
@@ -123,10 +124,16 @@ def _tables_as_items(text: str) -> str:
     header's names go: a row reads without them ("• preSubcommand — before parsing direct subcommand —
     (thisCommand, subcommand)")."""
     for table in reversed(read_tables(text)):
-        cells = [[" ".join(cell.split()) for cell in row] for row in table.rows]
-        items = ["• " + " — ".join(cell for cell in row if cell) for row in cells if any(row)]
-        text = text[:table.start] + "\n".join(items) + text[table.end:]
-    return text
+        text = text[:table.start] + "\n".join(_items(table.rows)) + text[table.end:]
+    # The rows of a table a chunk holds without its header (the chunker cut the table at a row's end): as its items
+    # too, not one "sentence" of every row's cells (express-rate-limit's options after the first chunk's).
+    return _HEADERLESS_ROWS.sub(lambda match: "\n".join(_items(
+        [split_cells(line) for line in match.group().strip("\n").split("\n")])) + "\n", text)
+
+
+def _items(rows: list[list[str]]) -> list[str]:
+    cells = [[" ".join(cell.split()) for cell in row] for row in rows]
+    return ["• " + " — ".join(cell for cell in row if cell) for row in cells if any(row)]
 
 
 def _markup_as_text(text: str) -> str:

@@ -182,10 +182,14 @@ class TableAsListTests(TestCase):
         self.assertEqual(source_text.clean_text("Plans:\n\n| Plan | Price |\n|---|---|\n| Basic | $5 |\n|  |  |\n"),
                          "Plans:\n\n• Basic — $5")
 
-    def test_a_row_without_its_table_reads_as_its_cells(self):
-        # A chunk cut between the header and the rows: what is left are lines of cells, as before.
-        self.assertEqual(source_text.clean_text("| `preSubcommand` | before parsing |\n| `postAction` | after |"),
-                         "preSubcommand before parsing\npostAction after")
+    def test_rows_without_their_header_read_as_items_and_a_lone_row_as_its_cells(self):
+        # A chunk holding a table's rows after its first chunk's (the chunker cuts a table at its rows' ends): the rows
+        # ran together into one "sentence" of every option (express-rate-limit's "[passOnStoreError] boolean Allow …
+        # [keyGenerator] function Identify users …").
+        rows = "| `preSubcommand` | before parsing. |\n| `postAction` | after. |"
+        self.assertEqual(source_text.clean_text(rows), "• preSubcommand — before parsing.\n• postAction — after.")
+        self.assertEqual(source_text.clean_text("| `preSubcommand` | before parsing |"),
+                         "preSubcommand before parsing")
 
 
 class DefinedTermTests(TestCase):
