@@ -180,7 +180,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or same_words(sentence) in seen
                     or readable.names_alternative(source, position) and not _labels_asked(source, position, asked)):
                 continue
-            if readable.cut(source, position) and sentence.endswith((".", "!", "…", ":")):
+            if readable.cut(source, position):  # a list item's tail too ("but makes things worse, so …")
                 continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one

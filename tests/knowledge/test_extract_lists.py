@@ -81,6 +81,11 @@ class CutIntroductionTests(TestCase):
         source = "so each key stays the same across renders.\n\nThis lets React match each item between renders."
         self.assertEqual(compose("How does React match each item between renders?", source),
                          "This lets React match each item between renders. [1]")
+        # Nor is the tail of a list's item, without a full stop: helmet's "but makes things worse, so Helmet disables
+        # it" opened the answer to "Which headers does helmet set by default?".
+        source = "but makes things worse, so Helmet disables it\n\nEach header can be configured for Helmet."
+        self.assertEqual(compose("Which headers does Helmet disable?", source),
+                         "Each header can be configured for Helmet. [1]")
 
     def test_a_chunk_opening_inside_a_link_quotes_neither_the_link_nor_the_sentence_it_ends(self):
         # structlog's "Context Variables": a chunk's overlap opened on "FastAPI](https://github.com/…)) where
