@@ -17,7 +17,7 @@ COMMAND = "\x01"  # marks a line of a short code block in the extract's candidat
 # _CODE_LINE and its spaces are _CODE_SPACE, so that neither the reading of clean text (runs of spaces
 # collapse) nor the cutting into sentences changes it.
 CODE_BLOCK = "\x01\x06"
-_CODE_LINE, _CODE_SPACE = "\x04", "\x05"
+_CODE_LINE, _CODE_SPACE, _BACKTICK = "\x04", "\x05", "\x07"
 # A block of code is quoted whole up to these sizes (its lines, blank lines inside it not counted, and its
 # characters); a longer one is left out (CODE_LEFT_OUT). A line longer than a command's is never quoted.
 CODE_MAX_LINES, CODE_MAX_CHARS, _LINE_MAX_CHARS = 12, 500, 160
@@ -47,8 +47,7 @@ def command_lines(code: str, *, blocks: bool = True) -> str:
     command or up to three, each line flush left, as COMMAND paragraphs; a block of code with indentation
     or of more lines, up to CODE_MAX_LINES and CODE_MAX_CHARS, as one CODE_BLOCK paragraph (`code_lines`
     reads it back as written), unless not `blocks`. Of a shell session ("$ cmd" and its output, a command
-    first), only the commands. Never a block holding what would read as a citation ("argv[1]") or a code
-    span's backtick."""
+    first), only the commands. Never a block holding what would read as a citation ("argv[1]")."""
     lines = [line.rstrip() for line in textwrap.dedent(code.expandtabs(4)).split("\n")]
     if any(GENERATOR_LINE.match(line) for line in lines):
         return ""  # a file the page includes there: code too long to quote
@@ -58,7 +57,7 @@ def command_lines(code: str, *, blocks: bool = True) -> str:
     if not written or any(map(unquotable, written)) or len(written) > CODE_MAX_LINES:
         return ""
     if len(written) <= 3 and not any(line[:1].isspace() for line in written):
-        return "\n\n" + "\n\n".join(f"{COMMAND}`{line}`" for line in written) + "\n\n"
+        return "\n\n" + "\n\n".join(f"{COMMAND}`{_guarded(line)}`" for line in written) + "\n\n"
     block = re.sub(r"\n{2,}", "\n\n", "\n".join(lines).strip("\n"))  # a blank line inside it kept, one
     if not blocks or len(block) > CODE_MAX_CHARS:
         return ""
@@ -80,14 +79,20 @@ def _left_out_lines(code: str) -> list[str]:
 
 
 def unquotable(line: str) -> bool:
-    """A line of code never quoted: longer than a command's, or holding a code span's backtick or what would read
-    as a citation ("argv[1]")."""
-    return len(line) > _LINE_MAX_CHARS or "`" in line or bool(MARKER.search(line))
+    """A line of code never quoted: longer than a command's, or holding what would read as a citation
+    ("argv[1]")."""
+    return len(line) > _LINE_MAX_CHARS or bool(MARKER.search(line))
 
 
 def _encoded(lines: list[str]) -> str:
     """Lines of code as one candidate no reading of text changes (see CODE_BLOCK)."""
-    return _CODE_LINE.join(f"`{line.replace(' ', _CODE_SPACE)}`" if line else "" for line in lines)
+    return _CODE_LINE.join(f"`{_guarded(line).replace(' ', _CODE_SPACE)}`" if line else "" for line in lines)
+
+
+def _guarded(line: str) -> str:
+    """A line of code with its backticks as _BACKTICK: each line is read as a code span, which one of its own would
+    close (express-rate-limit's `// Limit each IP to 100 requests per `window``)."""
+    return line.replace("`", _BACKTICK)
 
 
 def code_lines(sentence: str) -> list[str]:
@@ -96,8 +101,8 @@ def code_lines(sentence: str) -> list[str]:
     for mark in (CODE_BLOCK, CODE_LEFT_OUT):
         if sentence.startswith(mark):
             encoded = sentence[len(mark):]
-            return encoded.replace(_CODE_SPACE, " ").split(_CODE_LINE) if encoded else []
-    return [sentence.removeprefix(COMMAND)]
+            return encoded.replace(_CODE_SPACE, " ").replace(_BACKTICK, "`").split(_CODE_LINE) if encoded else []
+    return [sentence.removeprefix(COMMAND).replace(_BACKTICK, "`")]
 
 
 def introduced_commands(text: str) -> str:

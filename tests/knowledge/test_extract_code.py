@@ -466,6 +466,18 @@ class CodeQuotedTests(TestCase):
         self.assertEqual(block_of("pip install portal\nportal init"),
                          [f"{code_blocks.COMMAND}pip install portal", f"{code_blocks.COMMAND}portal init"])
 
+    def test_code_holding_backticks_is_quoted_as_written(self):
+        # express-rate-limit's usage example comments its options with code spans ("per `window`"): a backtick
+        # closed the code span each line is read as, so no line holding one was ever quoted, nor its block.
+        lines = ["const limiter = rateLimit({", "  windowMs: 15 * 60 * 1000,",
+                 "  limit: 100, // Limit each IP to 100 requests per `window`.", "})", "",
+                 "// Apply the rate limiting middleware to all requests.", "app.use(limiter)"]
+        usage = "The rate limiter is set up once:\n\n```ts\n" + "\n".join(lines) + "\n```\n"
+        self.assertEqual(compose("How is the rate limiter set up?", usage), "The rate limiter is set up once: [1]\n"
+                         + "\n".join(f"    {line}" if line else "" for line in lines))
+        self.assertEqual(compose("How do I print the date in a shell?", "The shell prints the date so:\n\n```sh\n"
+                                 "echo `date`\n```\n"), "The shell prints the date so: [1]\n    echo `date`")
+
     def test_indented_text_of_more_lines_than_a_command_stays_text(self):
         # Markdown's indented code block, or a PDF's indented paragraph: only a command or two is read as code.
         source = ("The following applies:\n\n    The customer may return the goods within\n    fourteen days of "
