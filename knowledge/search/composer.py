@@ -94,6 +94,7 @@ _STATEMENT_WORDS = 5  # a sentence this long ending with a full stop states some
 # A function's or method's signature as a line of its own: "iteritems(dictionary, **kwargs)", "Emitter.on(event, cb)".
 _SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_USING = word_stems("use using usage start started begin")  # what a question asking how to use a project says
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
@@ -187,10 +188,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one
-            # (A tagline leading into its example is a how-to's answer: helmet's "Help secure Express apps by setting
-            # HTTP response headers." over `app.use(helmet())` for "How do I use helmet?".)
+            # (A tagline leading into its example answers how to use the project: helmet's "Help secure Express apps
+            # by setting HTTP response headers." over `app.use(helmet())` for "How do I use helmet?".)
             if asides.aside(sentence, question) or how_to and asides.tagline(quoted[number], position) and not (
-                    position + 1 < len(source) and source[position + 1].startswith(COMMAND)):
+                    position + 1 < len(source) and source[position + 1].startswith(COMMAND)
+                    and _asks_to_use(asked, quoted[number])):
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
@@ -480,6 +482,12 @@ def _clip(sentence: str, limit: int = 400) -> str:
         return sentence
     cut = sentence.rfind(" ", 0, limit)
     return sentence[: cut if cut > limit // 2 else limit] + " …"
+
+
+def _asks_to_use(asked: set[str], hit) -> bool:
+    """Whether a how-to asks only how to use the project `hit` is of ("How do I use helmet?", "How do I get started
+    with helmet?"): its words, but the project's names, are those of using ("use" is a stop word)."""
+    return asked - word_stems(f"{hit.document_title} {asides.repository_names([hit])}") <= _USING
 
 
 def _under_its_heading(hit, source: list[str], asked: set[str]) -> list[str]:

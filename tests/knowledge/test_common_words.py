@@ -171,6 +171,9 @@ class CommonWordsTests(TestCase):
         self.assertEqual(composer.compose("How do I use helmet?", [readme], entry_match=False).text,
                          "Help secure Express apps by setting HTTP response headers. [1]\n"
                          "    import helmet from \"helmet\";\n    app.use(helmet());")
+        # Only how to use the project: picocolors' tagline and example answered "How do I disable colors?".
+        self.assertNotIn("Help secure", composer.compose("How do I set response headers?", [readme],
+                                                         entry_match=False).text)
 
     def test_a_projects_name_is_not_what_a_question_asks_about(self):
         # yargs' README says "yargs" in fewer than 30 % of its base's chunks (its code outnumbers its prose): "Yargs
