@@ -181,10 +181,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or same_words(sentence) in seen
                     or readable.names_alternative(source, position) and not _labels_asked(source, position, asked)):
                 continue
-            # A list item's tail too ("but makes things worse, so …"); not an entry's line, which no chunk cut
-            # ("address: г Майкоп" of a table's row).
-            if readable.cut(source, position) and (sentence.endswith((".", "!", "…", ":")) or not (
-                    quoted[number].metadata or {}).get("entry")):
+            # A list item's tail too ("but makes things worse, so …") of a chunk of text; not an entry's line, which no
+            # chunk cut ("address: г Майкоп" of a table's row), nor a README card's title ("docopt creates …").
+            if readable.cut(source, position) and (sentence.endswith((".", "!", "…", ":")) or (
+                    quoted[number].layer == "D0" and not (quoted[number].metadata or {}).get("entry"))):
                 continue
             if number > 1 and _REPLY.match(sentence) and sources[number - 1].entry_question:
                 continue  # "Да, такая возможность предусмотрена…" answers its own entry's question, not this one

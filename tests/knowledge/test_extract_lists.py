@@ -86,6 +86,12 @@ class CutIntroductionTests(TestCase):
         source = "but makes things worse, so Helmet disables it\n\nEach header can be configured for Helmet."
         self.assertEqual(compose("Which headers does Helmet disable?", source),
                          "Each header can be configured for Helmet. [1]")
+        # A README's card is no chunk the chunker cut: docopt's title "docopt creates beautiful command-line
+        # interfaces" opens it in lower case.
+        card = hit(1, "docopt creates beautiful command-line interfaces")
+        card.layer = "D1"
+        self.assertEqual(composer.compose("What is docopt?", [card], entry_match=False).text,
+                         "docopt creates beautiful command-line interfaces [1]")
 
     def test_a_chunk_opening_inside_a_link_quotes_neither_the_link_nor_the_sentence_it_ends(self):
         # structlog's "Context Variables": a chunk's overlap opened on "FastAPI](https://github.com/…)) where
