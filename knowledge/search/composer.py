@@ -516,9 +516,11 @@ def _commands_after(source: list[str], position: int) -> list[str]:
 
 
 def _introduces_list(source: list[str], position: int) -> bool:
-    """Whether the sentence at `position` ends with ":" over a list: what it introduces is what it says."""
+    """Whether the sentence at `position` introduces a list (`readable.introduces_what_follows`): what it introduces
+    is what it says."""
     following = source[position + 1] if position + 1 < len(source) else ""
-    return source[position].endswith(":") and not ITEM.match(source[position]) and bool(ITEM.match(following))
+    return readable.introduces_what_follows(source, position) and not ITEM.match(source[position]) and bool(
+        ITEM.match(following))
 
 
 def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool, yes_no: bool = False,

@@ -75,7 +75,7 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
         lead += whole if position in whole else []
     needed = {(number, at): source[at] for at in lead}
     needed[(number, position)] = sentence
-    if introduces_list(source, position) or (following.startswith(COMMAND) and not ENDS.search(sentence)):
+    if introduces_what_follows(source, position) or (following.startswith(COMMAND) and not ENDS.search(sentence)):
         what = introduced(source, position, budget - sum(len(line) for line in needed.values()), asked, blocks)
         if not what and _says_without_example(source, position):
             needed[(number, position)] = f"{sentence[:-1].rstrip()}."
@@ -97,7 +97,7 @@ def points_back(sentence: str) -> bool:
     return bool(_REFERS_BACK.match(sentence))
 
 
-def introduces_list(source: list[str], position: int) -> bool:
+def introduces_what_follows(source: list[str], position: int) -> bool:
     """Whether the sentence at `position` introduces what follows it: it ends with ":", or announces the list
     under it with a full stop (isodate's "The following parsing methods are available." over its methods)."""
     sentence = source[position]
@@ -157,7 +157,7 @@ def lead_in(source: list[str], position: int) -> list[int]:
         return []
     if bullet and ITEM.match(source[at]):
         return [at]  # the step of a numbered list this bullet belongs to
-    if introduces_list(source, at):
+    if introduces_what_follows(source, at):
         # "2. Check the LED. If it is off:" introduces its bullets with the step's second sentence.
         return [at - 1, at] if at > 0 and bullet and _STEP.match(source[at - 1]) else [at]
     return []
