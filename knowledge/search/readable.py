@@ -80,8 +80,11 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
         if not what and _says_without_example(source, position):
             needed[(number, position)] = f"{sentence[:-1].rstrip()}."
             return needed
-        if not what:  # (a sentence announcing its list with a full stop says something without it)
-            return needed if not sentence.endswith(":") and ENDS.search(sentence) else None
+        if not what:  # (a sentence announcing its list with a full stop says something without it, and so does an
+            # item of a statement's length over a block too long for what is left: path-to-regexp's "• encode Function
+            # for encoding … or false to disable entirely. (default: encodeURIComponent)")
+            return needed if not sentence.endswith(":") and (ENDS.search(sentence) or ITEM.match(sentence) and len(
+                _WORD.findall(sentence)) >= _STATEMENT_WORDS) else None
         needed.update({(number, at): source[at] for at in what})
     elif how_to and following.startswith(COMMAND) and not names_alternative(source, position):
         left, at = budget - sum(len(line) for line in needed.values()), position + 1

@@ -5,7 +5,8 @@ from django.test import TestCase
 
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
-from knowledge.search import composer, readable, source_text
+from knowledge.search import code_blocks, composer, readable, source_text
+from knowledge.search.words import word_stems
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 from tests.knowledge.test_extract_code import DATA, compose
@@ -150,6 +151,21 @@ class CountedListTests(TestCase):
         self.assertEqual(compose("What if the cable is not plugged in?", source),
                          "If the LED stays off: [1]\n• Check that the cable is plugged in firmly at both ends. [1]")
 
+
+    def test_an_item_over_a_block_too_long_for_what_is_left_is_quoted_without_it(self):
+        # path-to-regexp's compile options: the last item, "• encode Function for encoding … or `false` to disable
+        # entirely. (default: `encodeURIComponent`)", ends without a full stop over a block of eleven lines; read as a
+        # sentence running on into its code, it was dropped when the block did not fit, and "How do I disable encoding
+        # in compile?" quoted other sources.
+        block = code_blocks.CODE_BLOCK + "\x04".join(f"`toPath{n}({{\x05id:\x05{n}\x05}});`" for n in range(9))
+        source = ["The compile function will return a function for transforming parameters into a valid path:",
+                  "• path A string.", "• encode Function for encoding input strings for output into the path, or "
+                  "false to disable entirely. (default: encodeURIComponent)", block]
+        unit = readable.unit((1, 2, source[2], set()), source, 260, word_stems("How do I disable encoding?"), True)
+        self.assertEqual(unit, {(1, 0): source[0], (1, 2): source[2]})
+        # A short step without its command is still nothing to quote ("1. Install" over `npm install uuid`).
+        step = ["1. Install", code_blocks.CODE_BLOCK + "`npm\x05install\x05uuid`\x04`npm\x05test`" + "\x04`x`" * 90]
+        self.assertIsNone(readable.unit((1, 0, step[0], set()), step, 100, word_stems("How do I install uuid?"), True))
 
     def test_a_sentence_announcing_its_list_with_a_full_stop_introduces_it(self):
         # isodate's README: "Which parsing methods are available?" quoted "The following parsing methods are
