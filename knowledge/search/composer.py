@@ -95,6 +95,7 @@ _STATEMENT_WORDS = 5  # a sentence this long ending with a full stop states some
 _SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _USING = word_stems("use using usage start started begin")  # what a question asking how to use a project says
+_WRITTEN_AS_NAME = re.compile(r"\w[-_./]\w|[a-z][A-Z]")  # "Cross-Origin-Embedder-Policy", "maxAge", "os.path"
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
@@ -305,7 +306,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         # A reference entry's sentences under the name they document, once: "Put queue execution on hold." says
         # nothing of ".pause()", the answer to "How do I pause the queue?", and cookie's "The default function is the
         # global encodeURIComponent." after its decode option's sentences is of its encode option.
-        entry = _reference_entry(quoted[number], lines[number])
+        entry = _reference_entry(quoted[number], lines[number]) or _subject_heading(quoted[number], lines[number],
+                                                                                    position)
         text += f"{entry} — " if entry and entry != last_entry and not _writes_entry(sentence, _name(entry)) else ""
         text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
         last_entry = entry
@@ -460,6 +462,17 @@ def _reference_entry(hit, source: list[str]) -> str:
     another section, and for a word in capitals, as a product's name is written too ("PathSpec", "TypeScript")."""
     heading = headings.entry_heading(hit, source).strip("`")
     return "" if _CAPITALISED.fullmatch(heading) else heading
+
+
+def _subject_heading(hit, source: list[str], position: int) -> str:
+    """The name a section's first sentence names its subject by pointing at ("This header is not set by default."
+    under helmet's "Cross-Origin-Embedder-Policy"), written before it as a reference entry's name is: a heading
+    written as a name is (with a hyphen, a dot or an inner capital), not one in words ("Overview"); "" for any other
+    sentence."""
+    if position or not readable.points_back(source[0]) or " > " not in (hit.section_path or ""):
+        return ""
+    heading = headings.section_heading(hit)
+    return heading if _WRITTEN_AS_NAME.search(heading) and " " not in heading.strip() else ""
 
 
 def _writes_entry(sentence: str, name: str) -> bool:

@@ -320,7 +320,11 @@ class MeaningTests(TestCase):
                   "```\n\nThe `Cross-Origin-Opener-Policy` header helps process-isolate your page.",
                   "Helmet > Reference > Cross-Origin-Opener-Policy")
         text = self.compose_sections("Is Cross-Origin-Embedder-Policy set by default?", embedder, opener)
-        self.assertTrue(text.startswith("This header is not set by default. [1]"), text)
+        # Written under the heading it points at, as a reference entry's sentence is; not under a heading in words.
+        self.assertTrue(text.startswith("Cross-Origin-Embedder-Policy — This header is not set by default. [1]"), text)
+        worded = replace(hit(1, embedder[0].replace("### Cross-Origin-Embedder-Policy", "### Embedder policy")),
+                         section_path="Helmet > Embedder policy")
+        self.assertEqual(composer._subject_heading(worded, ["This header is not set by default."], 0), "")
 
     def test_a_phrase_under_the_heading_the_question_names_answers_it(self):
         # pluralize's README: "## License" over "MIT"; "What license is pluralize under?" was refused, "MIT" being no
