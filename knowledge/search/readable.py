@@ -148,8 +148,8 @@ def lead_in(source: list[str], position: int) -> list[int]:
         if BARE_REPLY.match(before):
             return [position - 1]  # "No." and what it goes on with: "Unless you encrypt it with dotenvx."
         # Not a sentence that names nothing itself ("This is expected." after the code it means).
-        refers_back = (_REFERS_BACK.match(source[position]) and ENDS.search(before) and not before.endswith(":")
-                       and not _REFERS_BACK.match(before) and not cut(source, position - 1))
+        refers_back = (points_back(source[position]) and ENDS.search(before) and not before.endswith(":")
+                       and not points_back(before) and not cut(source, position - 1))
         # Nor code: a command is quoted after its introduction, a block too long to quote not at all.
         return [position - 1] if refers_back and not before.startswith((COMMAND, CODE_LEFT_OUT)) else []
     bullet, at = source[position].startswith("• "), position - 1
