@@ -12,10 +12,11 @@ too). The questions are the sets' real English and Russian queries, interleaved.
 In the same run, with the same concurrency (`--workers` processes × `--threads` threads) and the
 same questions, it measures:
 
-- **API**: `bin/serve` (gunicorn, `--workers` processes of `--threads` threads) on 127.0.0.1, driven
-  by a bounded in-Python load generator (bench/http_load.py: `--workers × --threads` keep-alive
-  connections driven by one thread, kept for the whole run, each sending its next request when
-  the last one is answered, at a small cost in CPU that the table states), for vector, hybrid and keyword search;
+- **API**: `bin/serve` (gunicorn, `--workers` processes of `--threads` threads, or of
+  `--server-threads` serving the same connections) on 127.0.0.1, driven by a bounded in-Python
+  load generator (bench/http_load.py: `--workers × --threads` keep-alive connections driven by one
+  thread, kept for the whole run, each sending its next request when the last one is answered, at
+  a small cost in CPU that the table states), for vector, hybrid and keyword search;
   every request is a new question and both levels of the query-vector cache are off, so this
   is the honest rate;
 - **in-process ceiling**: `retrieval.retrieve` called directly in `--workers` processes of
@@ -63,6 +64,9 @@ def parse_args(argv=None):
     parser.add_argument("--embedder", default="use-multilingual")
     parser.add_argument("--workers", type=int, default=2, help="server processes (and in-process ceiling processes)")
     parser.add_argument("--threads", type=int, default=4, help="threads per process; concurrency = workers × threads")
+    parser.add_argument("--server-threads", type=int,
+                        help="threads per server process (default --threads); the load generator keeps "
+                             "workers × threads connections, the ceiling workers × threads threads")
     parser.add_argument("--requests", type=int, default=300, help="requests per measured mode")
     parser.add_argument("--top-k", type=int, default=6)
     parser.add_argument("--docs", type=int, default=1500, help="documents: every TyDi-ru passage, then SciFact")
@@ -254,7 +258,8 @@ def main(argv=None) -> None:
     QueryVector.objects.all().delete()  # no question of an earlier run is a hit in this one
     token = api_token()
     env = {"DATABASE_URL": database_url(), "PORTAL_WEB_WORKERS": str(args.workers),
-           "PORTAL_WEB_THREADS": str(args.threads), "PORTAL_API_RATE_LIMIT_PER_MINUTE": "1000000000"}
+           "PORTAL_WEB_THREADS": str(args.server_threads or args.threads),
+           "PORTAL_API_RATE_LIMIT_PER_MINUTE": "1000000000"}
     pool = questions()
     random.Random(5).shuffle(pool)
     n, rounds, modes = args.requests, args.rounds, args.modes.split(",")
@@ -319,7 +324,8 @@ def main(argv=None) -> None:
                                              for off, on in zip(runs["cache off"], runs["cache on"])]},
                "client_cpu_ms_per_request": round(1000 * client_cpu / (len(modes) * n * rounds), 3),
                "setup": {"embedder": args.embedder, "chunks": chunks, "documents": kb.documents.count(),
-                         "workers": args.workers, "threads": args.threads, "requests_per_mode": n * rounds,
+                         "workers": args.workers, "threads": args.threads,
+                         "server_threads": args.server_threads or args.threads, "requests_per_mode": n * rounds,
                          "rounds": rounds, "load_average": [round(x, 1) for x in (*load_before, *os.getloadavg())]}}
     print_tables(results)
     if args.json:
@@ -329,7 +335,8 @@ def main(argv=None) -> None:
 def print_tables(results: dict) -> None:
     setup = results["setup"]
     print(f"\n{setup['documents']:,} documents ({setup['chunks']:,} chunks), embedder {setup['embedder']}, "
-          f"concurrency {setup['workers']} processes × {setup['threads']} threads, "
+          f"concurrency {setup['workers']} processes × {setup['threads']} threads "
+          f"(the server's processes: {setup.get('server_threads', setup['threads'])} threads each), "
           f"{setup['requests_per_mode']} requests per mode over {setup['rounds']} interleaved rounds\n")
     print("| mode | API req/s | p50 ms | p99 ms | in-process req/s | p50 ms | p99 ms | API / in-process |")
     print("|---|---|---|---|---|---|---|---|")
