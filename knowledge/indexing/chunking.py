@@ -41,10 +41,11 @@ from knowledge.documents import TextChunk
 from knowledge.indexing import markdown
 
 # Part of each document's configuration signature: bump whenever the same input can chunk differently.
-# 8: no overlap starts inside a word; 7: tables cut at their rows' ends only; 6: headings read without their
-# inline markup; 5: a chunk opened by headings over headings takes the last one's path; 4: questions set in bold
-# are FAQ entries (entries.faq_sections)
-CHUNKER_VERSION = "8"
+# 9: headings read double-backtick code spans and escaped brackets as written; 8: no overlap starts inside a
+# word; 7: tables cut at their rows' ends only; 6: headings read without their inline markup; 5: a chunk opened
+# by headings over headings takes the last one's path; 4: questions set in bold are FAQ entries
+# (entries.faq_sections)
+CHUNKER_VERSION = "9"
 
 _NON_BLANK = re.compile(r"\S")
 _PARAGRAPH_END = re.compile(r"\S(?:[^\S\n]*\n){2,}")

@@ -26,8 +26,11 @@ from typing import NamedTuple
 _MARKDOWN_LINE = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})|(#{1,6})(?=[^\S\n]|$))([^\n]*)", re.M)
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
-_LINK = re.compile(r"(?<!!)\[([^\]]+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
-_CODE_SPAN = re.compile(r"`([^`]+)`")
+# A link, not at an escaped bracket ("createError\[code\](\[msg]\)" is text), its text running over escaped ones.
+_LINK = re.compile(r"(?<![!\\])\[((?:[^\]\\]|\\.)+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
+# A code span (CommonMark): a run of backticks closed by a run of as many, neither next to another backtick —
+# "``import *``" and "`` `x` ``" as much as "`dict`".
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 # A collapsible section's summary alone on its line (`summary_headings`), its `<details>` and a `<br>` around it.
 _SUMMARY = re.compile(r"^[ \t]*(?:<details[^<>]*>[ \t]*)?<summary[^<>]*>(.+?)</summary>[ \t]*(?:<br\s*/?>[ \t]*)*$",
                       re.I)
@@ -179,7 +182,10 @@ def outside_code_spans(text: str, change: Callable[[str], str], *,
     spans: list[str] = []
 
     def set_aside(match: re.Match) -> str:
-        spans.append(span(match.group(1)))
+        code = match.group(2)
+        if code.startswith(" ") and code.endswith(" ") and code.strip(" "):
+            code = code[1:-1]  # "`` `x` ``": the spaces that keep its backticks apart from the span's
+        spans.append(span(code))
         return f"\x00{len(spans) - 1}\x00"
 
     changed = change(_CODE_SPAN.sub(set_aside, text))

@@ -33,11 +33,12 @@ _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
 HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
 _HEADING_OVER_COMMAND = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(.*?)[ \t#:]*\n(?=(?:[ \t]*\n)*{COMMAND})", re.M)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
+# A link (not at an escaped bracket, its text running over escaped ones: `markdown._LINK`).
+_LINK = re.compile(r"(?<!\\)\[((?:[^\]\\]|\\.)+)\]\((?:[^()]|\([^)]*\))*\)")
 # (Not "[3][4]": two reference markers in a row, see MARKER below.)
 _LINK_TAIL = re.compile(r"^[^\[\]\n]*\]\([^()\s]*(?:\([^()\s]*\))?[^()\s]*\)[)\]\"'»”’]*[ \t]*")
 _FOOTNOTE_REF = re.compile(r"(?<=\S)\[\^[^\]\s]+\](?!:)")
-_REF_LINK = re.compile(r"\[(?!\s*\d{1,6}\s*\])([^\]]+)\]\[[^\]]*\]")
+_REF_LINK = re.compile(r"(?<!\\)\[(?!\s*\d{1,6}\s*\])((?:[^\]\\]|\\.)+)\]\[[^\]]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 # A list item that is only a link to a section of the same page: a table of contents' line ("- [Parse a TOML
 # string](#parse-a-toml-string)"), navigation, never an answer (tomli's "• Construct decimal.Decimals from TOML

@@ -202,3 +202,22 @@ def test_a_collapsible_sections_summary_is_a_heading_under_the_one_above():
     assert [(heading.level, heading.title) for heading in scan(read)[0]] == [
         (2, "FAQ"), (3, "Should I commit my .env file?"), (3, "What about variable expansion?")]
     assert "<details><summary>Inside a fence</summary>" in read
+
+
+def test_a_code_span_of_double_backticks_reads_as_its_code():
+    # munch's README (Markdown written with reST's habit): "It is safe to ``import *`` from this module." read
+    # "It is safe to `import * from this module." — a single backtick paired inside the double ones.
+    text = ("* It is safe to ``import *`` from this module.\n* Just run ``pip install tox && tox`` from the root.\n"
+            "A Munch is a subclass of ``dict``; the span `` `x` `` holds a backtick, `one` stays one.")
+    assert clean_text(text) == ("• It is safe to import * from this module.\n• Just run pip install tox && tox from "
+                                "the root.\nA Munch is a subclass of dict; the span `x` holds a backtick, one stays "
+                                "one.")
+    assert headings("## The ``dict`` methods\n\nText.\n") == [(2, "The dict methods")]
+
+
+def test_escaped_brackets_in_a_heading_are_no_link():
+    # http-errors' "### new createError\[code || name\](\[msg]\))" was titled "new createError\code || name)".
+    text = "### new createError\\[code || name\\](\\[msg]\\))\n\nText.\n\n### See [the guide](guide.md)\n"
+    assert headings(text) == [(3, "new createError[code || name]([msg]))"), (3, "See the guide")]
+    assert clean_text("Call createError\\[code\\](\\[msg]\\) or see [the guide](guide.md).") == (
+        "Call createError[code]([msg]) or see the guide.")
