@@ -198,3 +198,51 @@ def line_read(line: str) -> str:
     """A line of code as its words are read: a package manager's short verb for installing is the word ("npm i
     yargs", "yarn add chalk" install)."""
     return f"{line} install" if _INSTALLS.match(line) else line
+
+
+# A member of an object, a call's arguments or a settings file, as a line of its own: a property or key with its
+# value ("whitespace : false ,", "retries: 3"), a keyword argument going on ("timeout=30,"), a shorthand property
+# ("section ,").
+_MEMBER = re.compile(r"""^\s*["']?([A-Za-z_$][\w$-]*)["']?\s*(?::\s*\S.*|=\s*[^=\s].*,|,)\s*$""")
+_COMMENT_OPENS, _COMMENT_CLOSES = re.compile(r"^\s*/\*+"), re.compile(r"\*+/\s*$")
+_LINE_COMMENT = re.compile(r"^\s*(?://+|#+(?=\s|$))\s?(.*)$")
+# The members a block documents are read when it documents this many (an options object written as code, each
+# option under its comment); an example's one commented line is what the example shows.
+DOCUMENTED_MEMBERS = 2
+
+
+def documented_members(code: str) -> list[tuple[str, str]]:
+    """The members of a block of code documented by a comment right above them, as (name, what the comment says),
+    in order: ini's stringify options, each under its `/** … */` ("whitespace", "Whether to insert spaces before &
+    after `=`. Disabled by default to have better compatibility with old picky parsers."). A comment's paragraphs
+    are its sentences, its JSDoc tags (`@param`) left out. None when fewer than DOCUMENTED_MEMBERS are."""
+    members, comment, open_block, doc_comment = [], None, False, False
+    for line in code.expandtabs(4).split("\n"):
+        if open_block or _COMMENT_OPENS.match(line):
+            closes = bool(_COMMENT_CLOSES.search(line))
+            text = _COMMENT_CLOSES.sub("", _COMMENT_OPENS.sub("", line)) if not open_block or closes else line
+            comment = ([] if not open_block else comment) + [text.strip().lstrip("*").strip()]
+            open_block, doc_comment = not closes, True
+            continue
+        if match := _LINE_COMMENT.match(line):
+            comment, doc_comment = (comment or []) + [match.group(1).strip()], False
+            continue
+        if not line.strip() and doc_comment:
+            continue  # a block comment documents the member after it across a blank line (ini's options)
+        if comment and (member := _MEMBER.match(line)) and (said := _comment_said(comment)):
+            members.append((member.group(1), said))
+        comment = None
+    return members if len(members) >= DOCUMENTED_MEMBERS else []
+
+
+def _comment_said(lines: list[str]) -> str:
+    """A comment's lines as sentences: each paragraph one, ending with a full stop unless it ends otherwise."""
+    paragraphs, current = [], []
+    for line in [*lines, ""]:
+        if line and not line.startswith("@"):
+            current.append(line)
+        elif current:
+            paragraph = " ".join(current)
+            paragraphs.append(paragraph if paragraph[-1] in ".!?:;" else f"{paragraph}.")
+            current = []
+    return " ".join(paragraphs)

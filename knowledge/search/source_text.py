@@ -21,7 +21,14 @@ import re
 from knowledge.indexing.markdown import IMAGE, outside_code_spans, unescaped, without_emphasis
 from knowledge.indexing.tables import DELIMITER_ROW, read_tables, split_cells
 from knowledge.search.citations import MARKER
-from knowledge.search.code_blocks import COMMAND, GENERATOR_LINE, code_likeness, introduced_commands, quoted_block
+from knowledge.search.code_blocks import (
+    COMMAND,
+    GENERATOR_LINE,
+    code_likeness,
+    documented_members,
+    introduced_commands,
+    quoted_block,
+)
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~).*$", re.M)
 _COMMENT = re.compile(r"[ \t]*<!--.*?-->|^ {0,3}<!--.*\Z", re.S | re.M)
@@ -196,13 +203,21 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
     for fence in fences:
         if not inside:
             kept.append(text[start:fence.start()])
-        elif commands and start > 0:  # a block opened and closed by fences in this text
+        elif start > 0:  # a block opened and closed by fences in this text
             code = text[start:fence.start()]
-            kept.append(quoted_block(code))
+            kept.extend(block for block in (quoted_block(code) if commands else "", _members_as_items(code)) if block)
         inside, start = not inside, fence.end()
     if not inside:
         kept.append(text[start:])
     return "\n".join(kept)
+
+
+def _members_as_items(code: str) -> str:
+    """The members a block of code documents (`documented_members`: an options object written as code, each option
+    under its comment) as a Markdown list read after it, "" when it documents none: what ini's `stringify` options
+    do is said only in their comments, and a question asking what one does was refused."""
+    members = documented_members(code)
+    return "\n\n" + "\n".join(f"- `{name}`: {said}" for name, said in members) + "\n\n" if members else ""
 
 
 def sentences(text: str) -> list[str]:

@@ -9,7 +9,7 @@ from django.test import TestCase
 from knowledge import outgoing
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
-from knowledge.search import code_blocks, common_words, composer, readable, source_text
+from knowledge.search import answers, code_blocks, common_words, composer, readable, source_text
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 
@@ -598,3 +598,70 @@ class SignatureTests(TestCase):
         lower = "`iteritems(d)`\n\nreturns an iterator over the items.\n"
         self.assertEqual(composer._sentences(hit(1, lower), source_text.clean_text(lower)),
                          ["iteritems(d)", "returns an iterator over the items."])
+
+
+SERIALIZE_README = """# confwrite
+
+Reads and writes settings files.
+
+## API
+
+### Serialize
+
+Turns a settings object into text.
+
+```js
+// `dump` is the same function
+serialize(settings, {
+
+    /**
+     *  Whether to put spaces around `=`
+     *
+     *  Off by default: some old readers refuse them.
+     */
+
+    spacing : false ,
+
+    /**
+     *  Whether to line up the `=` of each group.
+     */
+
+    lineUp : false ,
+
+    // Which line ending to write; the platform's own by default.
+    eol ,
+
+    banner : 'generated'
+})
+```
+"""
+
+
+class DocumentedMembersTests(TestCase):
+    def test_the_members_a_block_documents_are_read_as_its_list(self):
+        # ini's stringify options are documented only by their comments in a block of code: "What does the align
+        # option do?" and "How do I sort sections alphabetically?" were refused or answered with another sentence.
+        code = SERIALIZE_README.split("```js\n")[1].split("```")[0]
+        self.assertEqual(code_blocks.documented_members(code), [
+            ("spacing", "Whether to put spaces around `=`. Off by default: some old readers refuse them."),
+            ("lineUp", "Whether to line up the `=` of each group."),
+            ("eol", "Which line ending to write; the platform's own by default.")])
+        text = source_text.quotable_text(SERIALIZE_README)
+        self.assertIn("• spacing: Whether to put spaces around =. Off by default: some old readers refuse them.\n"
+                      "• lineUp: Whether to line up the = of each group.\n"
+                      "• eol: Which line ending to write; the platform's own by default.", text)
+        # An example's one commented line is what the example shows, not a list; code that is no member neither.
+        self.assertEqual(code_blocks.documented_members("// Parse the text\nconst config = parse(text)\n"
+                                                        "// Write it back\nawait writeFile(path, text)\n"), [])
+        self.assertEqual(code_blocks.documented_members("app.use(limit({\n  // Per minute\n  window: 60,\n"
+                                                        "  max: 100,\n}))\n"), [])
+
+    def test_a_question_naming_a_documented_member_is_answered_by_its_comment(self):
+        kb = make_kb()
+        ingestion.ingest_text(kb, title="confwrite", text=SERIALIZE_README, source_uri="README.md")
+        result = answers.answer("What does the lineUp option do?", [kb.pk])
+        self.assertFalse(result.refused, result.reasons)
+        self.assertTrue(result.text.startswith("• lineUp: Whether to line up the = of each group. [1]"), result.text)
+        result = answers.answer("What does the spacing option do?", [kb.pk])
+        self.assertFalse(result.refused, result.reasons)
+        self.assertTrue(result.text.startswith("• spacing: Whether to put spaces around =. [1]"), result.text)
