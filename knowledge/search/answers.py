@@ -68,7 +68,7 @@ from knowledge.search import (
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
-from knowledge.search.intent_words import COMPARISON, HOW_TO, RELEASE, names_whole, what_is_named
+from knowledge.search.intent_words import COMPARISON, HOW_TO, RELEASE
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
@@ -370,11 +370,8 @@ def _card_of_project_asked(grounding: Grounding, composition: composer.Compositi
     """Whether a "What is X?" extract quotes, first, the card of the README X names: its title or the package name of
     the manifest beside it (`intent._project`). An embedder knows no meaning of a short name it never saw: "What is
     qs?" is far from "A querystring parsing and stringifying library with some added security.", what qs says it is."""
-    named, card = what_is_named(grounding.question), grounding.sources[0] if grounding.sources else None
-    if not named or card is None or card.layer != "D1" or 1 not in composition.cited:
-        return False
-    return any(names_whole(named, name) for name in [card.document_title,
-                                                      *(card.metadata or {}).get("project_names", [])])
+    return bool(grounding.sources) and 1 in composition.cited and composer.card_asked(grounding.question,
+                                                                                      grounding.sources[0])
 
 
 def _heading_asked_says_it(grounding: Grounding, composition: composer.Composition) -> bool:

@@ -60,7 +60,7 @@ from knowledge.search import (
 )
 from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines
 from knowledge.search.code_names import writes_name
-from knowledge.search.intent_words import HOW_TO, WHAT_IS, YES_NO
+from knowledge.search.intent_words import HOW_TO, YES_NO, names_whole, what_is_named
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
 from knowledge.search.source_text import HEADING_INTRO, ITEM, sentences
@@ -96,6 +96,8 @@ _SIGNATURE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\([^()]*\)")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _USING = word_stems("use using usage start started begin")  # what a question asking how to use a project says
 _WRITTEN_AS_NAME = re.compile(r"\w[-_./]\w|[a-z][A-Z]")  # "Cross-Origin-Embedder-Policy", "maxAge", "os.path"
+# A word a question may look a table's row up by: a number, a name (not a word of one or two letters).
+_ROW_KEY = re.compile(r"(?<![\w.-])(?:\d+(?:\.\d+)*|[^\W\d_][\w.-]*\w)(?![\w-])")
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
@@ -154,7 +156,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # "What is schedule?" finds its README's card first (`intent._project`): what the project says it is, before
     # sentences closer in words ("Helpers to use cachetools with asyncio." of its related projects), a tagline
     # without a full stop too ("Terminal string styling done right").
-    card = 1 if WHAT_IS.match(question) and 1 in quoted and quoted[1].layer == "D1" else None
+    card = 1 if 1 in quoted and card_asked(question, quoted[1]) else None
     reading = {}  # (source number, position) → the sentence as read (`readable.as_read`), read once
 
     def read_as(number: int, position: int) -> str:
@@ -163,6 +165,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         return reading[number, position]
 
     items, seen = [], set()  # (source number, position, sentence, stems)
+    looked_up = set()  # the (source number, position) of the table rows the question looks up (`_looks_up_row`)
     for number, source in lines.items():
         for position, sentence in enumerate(source):
             # Commands are never chosen for their words (they come after their introduction), and a
@@ -204,6 +207,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 _answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no,
                          lists=_introduces_list(source, position))
                 or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
+            if not answering and _looks_up_row(sentence, question):
+                answering = True
+                looked_up.add((number, position))
             answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked,
                                                                   question) or isinstance(source, _UnderHeading)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
@@ -241,8 +247,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     def score(item) -> float:
         if release:  # in the order they are written
             return 1.0 - 0.001 * item[1]
-        # (So is a phrase under the heading the question names: "License: MIT".)
-        said_first = 1.0 if item[0] == card or isinstance(lines[item[0]], _UnderHeading) else 0.0
+        # (So is a phrase under the heading the question names: "License: MIT"; and a table's row the question looks
+        # up by a cell it writes, which may be a number no word counts.)
+        said_first = 1.0 if item[0] == card or isinstance(lines[item[0]], _UnderHeading) or (
+            item[:2] in looked_up) else 0.0
         weight = (OPPOSITE_WEIGHT if item[:2] in opposed else 1.0) * (WHERE_ONLY_WEIGHT if item[0] in where_only
                                                                        else 1.0)
         if not meaning:
@@ -438,6 +446,27 @@ def _named_item(source: list[str], position: int, asked: set[str]) -> bool:
     stems = word_stems(item)
     return bool(stems) and stems <= asked and bool(readable.lead_in(source, position)
                                                    or readable.list_length(source, position) >= LISTED_ITEMS)
+
+
+def card_asked(question: str, hit) -> bool:
+    """Whether `hit` is the card of a README (D1) whose project a "What is X?" question names: its document's or its
+    own title (its first line) or a package name of the manifest beside it (`intent._project`) — not "What is the
+    constructor name for status 418?", which http-errors' card "Create HTTP errors for Express, Koa, Connect, etc.
+    with ease." answered."""
+    named = what_is_named(question)
+    return bool(named) and hit.layer == "D1" and any(names_whole(named, name) for name in [
+        hit.document_title, (hit.content or "").split("\n", 1)[0], *(hit.metadata or {}).get("project_names", [])])
+
+
+def _looks_up_row(sentence: str, question: str) -> bool:
+    """Whether a table's row, as an item of its cells (`source_text._tables_as_items`), is what the question looks up:
+    it writes one of its cells whole (a status code, a name) and not all of them — "• 418 — ImATeapot" for "What is
+    the constructor name for status 418?", too short to answer any other question."""
+    if not sentence.startswith("• ") or " — " not in sentence:
+        return False
+    written = {word.lower() for word in _ROW_KEY.findall(question)}
+    cells = [cell.strip().strip("`").lower() for cell in sentence[2:].split(" — ")]
+    return any(cell in written for cell in cells) and not all(cell in written for cell in cells)
 
 
 def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: set[str], question: str) -> bool:

@@ -6,6 +6,7 @@ from django.test import TestCase
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
 from knowledge.search import code_blocks, composer, readable, source_text
+from knowledge.search.retrieval import SearchHit
 from knowledge.search.words import word_stems
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
@@ -217,6 +218,34 @@ class TableAsListTests(TestCase):
         self.assertEqual(source_text.clean_text(rows), "• preSubcommand — before parsing.\n• postAction — after.")
         self.assertEqual(source_text.clean_text("| `preSubcommand` | before parsing |"),
                          "preSubcommand before parsing")
+
+
+class RowLookedUpTests(TestCase):
+    SIGNALS = ("A short tool that stops what you started.\n\n#### Signals it sends\n\n"
+               "|Number|Signal name|\n|------|-----------|\n|1|Hangup|\n|2|Interrupt|\n|9|Kill|\n|15|Terminate|\n"
+               "|19|Stop|\n")
+
+    def test_a_row_one_of_whose_cells_the_question_writes_is_its_answer(self):
+        # http-errors' "List of all constructors": "Which constructor is used for 429 errors?" quoted its code's
+        # docstrings — "• 429 — TooManyRequests" is of two words, too short to answer.
+        for question, row in [("Which signal name is number 15?", "• 15 — Terminate [1]"),
+                              ("What number is the Kill signal?", "• 9 — Kill [1]")]:
+            self.assertTrue(compose(question, self.SIGNALS).startswith(row), question)
+        # A row the question writes every cell of, or none, is no lookup.
+        self.assertFalse(composer._looks_up_row("• 9 — Kill", "Is 9 Kill?"))
+        self.assertFalse(composer._looks_up_row("• 9 — Kill", "Which signals are there?"))
+
+    def test_a_what_is_question_naming_no_project_is_not_answered_by_its_card(self):
+        # "What is the constructor name for status 418?" was answered by http-errors' card, "Create HTTP errors for
+        # Express, Koa, Connect, etc. with ease." — every "What is …?" put the card first.
+        card = SearchHit(chunk_id=1, document_id=1, knowledge_base_id=1, document_title="stopper", source_uri="",
+                         section_path="", page=None, layer="D1", content="stopper\n\nStops what you started.",
+                         snippet="", distance=0.1, score=1.0, rank=1, metadata={})
+        answer = composer.compose("What is the signal name for number 15?", [card, hit(2, self.SIGNALS)],
+                                  entry_match=False).text
+        self.assertTrue(answer.startswith("• 15 — Terminate [2]"), answer)
+        self.assertTrue(composer.compose("What is stopper?", [card, hit(2, self.SIGNALS)], entry_match=False)
+                        .text.startswith("Stops what you started. [1]"))
 
 
 class DefinedTermTests(TestCase):
