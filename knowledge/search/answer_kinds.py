@@ -10,6 +10,7 @@ from knowledge.search.intent_words import VERSION
 from knowledge.search.source_text import HEADING, quotable_text, sentences
 
 _SERIES = re.compile(r"^(\d+\.\d+)$")
+_MAJOR = re.compile(r"^(\d+)$")  # "v5" is release 5.0.0, as "v2.2" is 2.2.0
 # A line of a changelog without headings opening with a release's number, as a list item or not ("- 0.9.0: …",
 # "v2.1.0 (2023-01-05)", "1.4 - Fixes").
 _RELEASE_LINE = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?(?P<release>v?\d+(?:\.\d+)+)(?=[ \t]*(?:[:(\-–—]|$))", re.M)
@@ -69,13 +70,18 @@ def release_notes(question: str, sources: dict, lines: dict[int, list[str]]) -> 
     changelog's "Version 2.0.0", "Changelog > v2.0.0"), or of the text under its heading in one holding
     several releases (a short changelog is one chunk)."""
     asked = versions(question)
-    notes = {}
+    notes, named = {}, {}
     for number, hit in (sources.items() if asked else ()):
         if release_section(hit, asked):
             notes[number] = lines[number]
+            named[number] = len(asked & versions(release_path(hit.section_path).rpartition(" > ")[2]))
         elif (section := release_text(hit.content or "", asked)) is not None:
             notes[number] = sentences(quotable_text(section))
-    return notes
+            named[number] = 1
+    # Of sections naming two releases asked ("What changed from v4 to v5?"), the one naming both: rimraf's "v4 to v5",
+    # not "v3 to v4" and "v5 to v6".
+    most = max(named.values(), default=0)
+    return {number: text for number, text in notes.items() if named[number] == most}
 
 
 def holds_release(question: str, sources: list) -> bool:
@@ -90,9 +96,11 @@ def release_text(content: str, asked: set[str]) -> str | None:
     without headings, a line (a list item) opening with its number up to the next such line ("- 0.9.0: Drop support
     for Python 2.7 …" and the lines under it, of tabulate's CHANGELOG)."""
     headings = [match for match in HEADING.finditer(content) if VERSION.search(match.group(1))]
-    for at, heading in enumerate(headings):
-        if asked & versions(heading.group(1)):
-            return content[heading.end():headings[at + 1].start() if at + 1 < len(headings) else len(content)]
+    # (The heading naming the most releases asked: "v4 to v5" for "What changed from v4 to v5?", not "v5 to v6".)
+    named = [len(asked & versions(heading.group(1))) for heading in headings]
+    if any(named):
+        at = named.index(max(named))
+        return content[headings[at].end():headings[at + 1].start() if at + 1 < len(headings) else len(content)]
     if headings:
         return None
     openings = list(_RELEASE_LINE.finditer(content))
@@ -119,5 +127,5 @@ def release_path(section_path: str) -> str:
 
 def versions(text: str) -> set[str]:
     """The release numbers `text` names, a series by its first release ("v2.2" is 2.2.0, as "Version 2.2.0" is)."""
-    return {_SERIES.sub(r"\1.0", version.lower().removeprefix("v").removeprefix("."))
+    return {_MAJOR.sub(r"\1.0.0", _SERIES.sub(r"\1.0", version.lower().removeprefix("v").removeprefix(".")))
             for version in VERSION.findall(text)}

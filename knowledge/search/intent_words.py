@@ -93,8 +93,9 @@ FACT_PREDICATES = {
     "sla": _has(r"\bsla\b"),
 }
 # A release asked about: its number ("4.21.0", "v1.11.0", "2.0rc1") and a word of change.
-# A release's number: "2.0.0", "v2.2", "v.3.0" (Python-Markdown's "Release Notes for v.3.0"), "1.0rc1".
-VERSION = re.compile(r"(?<![\w.])(?:v\.?)?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:rc|a|b|alpha|beta|dev)\d*)?(?![\w.])",
+# A release's number: "2.0.0", "v2.2", "v.3.0" (Python-Markdown's "Release Notes for v.3.0"), "1.0rc1", a major
+# release by its "v" ("v5": rimraf's "Major Changes > v4 to v5").
+VERSION = re.compile(r"(?<![\w.])(?:(?:v\.?)?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:rc|a|b|alpha|beta|dev)\d*)?|v\d+)(?![\w.])",
                      re.IGNORECASE)
 RELEASE = _has(r"\bchange", r"\bnew\b", r"\brelease", r"\bfix", r"\badded\b", r"\bremoved\b", r"\bbreaking\b",
                r"изменил", r"нового", r"исправлен", r"релиз", r"выпуск", r"в верси")

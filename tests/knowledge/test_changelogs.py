@@ -295,3 +295,40 @@ def test_a_changelog_without_an_extension_is_documentation_and_a_plain_readme_be
     assert {"CHANGELOG", "README.md", "docs/NEWS.txt"} <= paths and "README" not in paths, paths
     answer = answers.answer("What changed in version 0.9.0?", [kb.pk])
     assert not answer.refused and "Drop support for Python 2.7, 3.5, 3.6." in answer.text, answer.text
+
+
+MIGRATION = """# shears
+
+Cuts files.
+
+## Major Changes
+
+### v5 to v6
+
+- Require node `20` or `>=22`
+- Add `--version` to the command line
+
+### v4 to v5
+
+- There is no default export anymore. Import the functions by name.
+
+### v3 to v4
+
+- The function returns a `Promise` instead of taking a callback.
+- Globbing needs the `--glob` option (removed in 4.0 and 4.1, back in 4.2).
+"""
+
+
+@pytest.mark.django_db
+def test_a_major_release_named_by_its_v_is_answered_by_the_section_naming_the_releases_asked():
+    # rimraf's README: "What changed from v4 to v5?" quoted "(Removed in 4.0 and 4.1, opt-in support added in 4.2.)"
+    # of "v3 to v4" — "v4" named no release.
+    assert answer_kinds.versions("What changed from v4 to v5?") == {"4.0.0", "5.0.0"}
+    assert answer_kinds.versions("Does it run on V8 or on node 20?") == {"8.0.0"}
+    kb = make_kb()
+    ingestion.ingest_text(kb, title="shears", text=MIGRATION, source_uri="README.md")
+    answer = answers.answer("What changed from v4 to v5?", [kb.pk])
+    assert answer.text == "• There is no default export anymore. [1]\nImport the functions by name. [1]", answer.text
+    answer = answers.answer("What changed in v6?", [kb.pk])
+    assert answer.text.startswith("• Require node 20 or >=22 [1]\n• Add --version to the command line [1]"), (
+        answer.text)
