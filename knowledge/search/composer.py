@@ -98,6 +98,9 @@ _USING = word_stems("use using usage start started begin")  # what a question as
 _WRITTEN_AS_NAME = re.compile(r"\w[-_./]\w|[a-z][A-Z]")  # "Cross-Origin-Embedder-Policy", "maxAge", "os.path"
 # A word a question may look a table's row up by: a number, a name (not a word of one or two letters).
 _ROW_KEY = re.compile(r"(?<![\w.-])(?:\d+(?:\.\d+)*|[^\W\d_][\w.-]*\w)(?![\w-])")
+# A cell a row is looked up by: a number, a name in camel or snake case, a word in capitals ("418", "NotFound",
+# "EBUSY").
+_KEY_CELL = re.compile(r"\d|[a-z][A-Z]|\w_\w|^[A-Z]{2,}$")
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
@@ -460,13 +463,16 @@ def card_asked(question: str, hit) -> bool:
 
 def _looks_up_row(sentence: str, question: str) -> bool:
     """Whether a table's row, as an item of its cells (`source_text._tables_as_items`), is what the question looks up:
-    it writes one of its cells whole (a status code, a name) and not all of them — "• 418 — ImATeapot" for "What is
-    the constructor name for status 418?", too short to answer any other question."""
+    it writes one of its cells whole, a key no prose word is (a number, a name written as code or in capitals), and
+    not all of them — "• 418 — ImATeapot" for "What is the constructor name for status 418?", too short to answer any
+    other question. (A word is no key: "How do I convert a UUID string to bytes?" is not after "• returns —
+    String".)"""
     if not sentence.startswith("• ") or " — " not in sentence:
         return False
     written = {word.lower() for word in _ROW_KEY.findall(question)}
-    cells = [cell.strip().strip("`").lower() for cell in sentence[2:].split(" — ")]
-    return any(cell in written for cell in cells) and not all(cell in written for cell in cells)
+    cells = [cell.strip().strip("`") for cell in sentence[2:].split(" — ")]
+    return any(cell.lower() in written and _KEY_CELL.search(cell) for cell in cells) and not all(
+        cell.lower() in written for cell in cells)
 
 
 def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: set[str], question: str) -> bool:

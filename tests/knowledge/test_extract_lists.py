@@ -222,18 +222,20 @@ class TableAsListTests(TestCase):
 
 class RowLookedUpTests(TestCase):
     SIGNALS = ("A short tool that stops what you started.\n\n#### Signals it sends\n\n"
-               "|Number|Signal name|\n|------|-----------|\n|1|Hangup|\n|2|Interrupt|\n|9|Kill|\n|15|Terminate|\n"
-               "|19|Stop|\n")
+               "|Number|Signal name|\n|------|-----------|\n|1|SIGHUP|\n|2|SIGINT|\n|9|SIGKILL|\n|15|SIGTERM|\n"
+               "|19|SIGSTOP|\n\n#### Fields\n\n|Field|Type|\n|---|---|\n|returns|String|\n")
 
     def test_a_row_one_of_whose_cells_the_question_writes_is_its_answer(self):
         # http-errors' "List of all constructors": "Which constructor is used for 429 errors?" quoted its code's
         # docstrings — "• 429 — TooManyRequests" is of two words, too short to answer.
-        for question, row in [("Which signal name is number 15?", "• 15 — Terminate [1]"),
-                              ("What number is the Kill signal?", "• 9 — Kill [1]")]:
+        for question, row in [("Which signal name is number 15?", "• 15 — SIGTERM [1]"),
+                              ("What number is SIGKILL?", "• 9 — SIGKILL [1]")]:
             self.assertTrue(compose(question, self.SIGNALS).startswith(row), question)
-        # A row the question writes every cell of, or none, is no lookup.
-        self.assertFalse(composer._looks_up_row("• 9 — Kill", "Is 9 Kill?"))
-        self.assertFalse(composer._looks_up_row("• 9 — Kill", "Which signals are there?"))
+        # A row the question writes every cell of, or none, is no lookup; nor is one by a word (uuid's "• returns —
+        # String" came first for "How do I convert a UUID string to bytes?").
+        self.assertFalse(composer._looks_up_row("• 9 — SIGKILL", "Is 9 SIGKILL?"))
+        self.assertFalse(composer._looks_up_row("• 9 — SIGKILL", "Which signals are there?"))
+        self.assertFalse(composer._looks_up_row("• returns — String", "How do I convert a string to bytes?"))
 
     def test_a_what_is_question_naming_no_project_is_not_answered_by_its_card(self):
         # "What is the constructor name for status 418?" was answered by http-errors' card, "Create HTTP errors for
@@ -243,7 +245,7 @@ class RowLookedUpTests(TestCase):
                          snippet="", distance=0.1, score=1.0, rank=1, metadata={})
         answer = composer.compose("What is the signal name for number 15?", [card, hit(2, self.SIGNALS)],
                                   entry_match=False).text
-        self.assertTrue(answer.startswith("• 15 — Terminate [2]"), answer)
+        self.assertTrue(answer.startswith("• 15 — SIGTERM [2]"), answer)
         self.assertTrue(composer.compose("What is stopper?", [card, hit(2, self.SIGNALS)], entry_match=False)
                         .text.startswith("Stops what you started. [1]"))
 
