@@ -364,11 +364,16 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
 
 
 def _says_code_asked(grounding: Grounding, composition: composer.Composition) -> bool:
-    """Whether the extract writes the code name the question asks about (`code_names.code_name`): an embedder
-    knows no meaning of a name it never saw ("What does tryfirst do?" is far from "If marked with a "tryfirst" or
-    "trylast" option it will be executed first …"), and a sentence saying it is on what is asked."""
+    """Whether the extract writes the code name the question asks about (`code_names.code_name`), or the name its first
+    source has an entry of (`code_names.documented_name`): an embedder knows no meaning of a name it never saw ("What
+    does tryfirst do?" is far from "If marked with a "tryfirst" or "trylast" option it will be executed first …"; "Why
+    does define throw an error?" from mime's "mime.define(…) — Attempting to map a type to an already-defined
+    extension will throw …"), and a sentence saying it is on what is asked."""
     name = code_names.code_name(grounding.question, load_vocabulary(list(grounding.kbs))).rsplit(".", 1)[-1]
-    return code_names.writes_name(composition.text, name)
+    first = grounding.sources[0] if grounding.sources else None
+    documented = code_names.documented_name(grounding.question, first.content or "") if first and not (
+        first.layer or "").startswith("C") else ""
+    return any(code_names.writes_name(composition.text, each) for each in (name, documented))
 
 
 def _card_of_project_asked(grounding: Grounding, composition: composer.Composition) -> bool:

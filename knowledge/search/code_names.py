@@ -229,6 +229,7 @@ _WRITTEN_AS_CODE = re.compile(r"(?<![\w$.-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a
 _ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?(?=[ \t:|(—–,-])" \
               r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t]))"
 _ENTRY_HEADING = r"^ {{0,3}}#{{1,6}}[ \t][^\n]*(?<![\w$]){name}(?![\w$])"
+_CALLED_HEADING = r"^ {{0,3}}#{{1,6}}[ \t]+(?:[^\n]*[.`])?{name}\("
 # A name in words a question says is one, of an option or the like: "the align option", "the `sort` flag".
 _NAMED_OPTION = re.compile(r"\bthe\s+[`'\"]?(-{0,2}[A-Za-z_$][\w$-]*)[`'\"]?\s+(?:option|argument|parameter|param"
                            r"|setting|flag|property|prop|field|key|attribute)s?\b", re.IGNORECASE)
@@ -246,4 +247,9 @@ def documented_name(question: str, text: str) -> str:
         if re.search(_ENTRY_LINE.format(name=escaped), text, re.M) or re.search(
                 _ENTRY_HEADING.format(name=escaped), text, re.M):
             return name
+    # A word of the question a heading of the text documents as a function or method ("### `mime.define(type map)`"
+    # for "Why does define throw an error?").
+    for word in dict.fromkeys(re.findall(r"[A-Za-z_$][\w$]{2,}", question)):
+        if re.search(_CALLED_HEADING.format(name=re.escape(word)), text, re.M):
+            return word
     return ""

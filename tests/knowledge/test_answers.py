@@ -290,11 +290,12 @@ class NamedEntryTests(TestCase):
 def test_the_names_a_document_has_entries_of():
     text = ("## API\n\n### mime.getType(pathOrExtension)\n\nGet a type.\n\n- `preserveRoot`: If set …\n"
             "* **max_tries** - how many\n| `retryDelay` | 100 |\nbackoffRate: 1.2\n"
-            "The keepLinks option is described elsewhere.\n")
+            "The keepLinks option is described elsewhere.\n\n### `store.define(map [, force])`\n\nDefines names.\n")
     for question, name in [("What does the preserveRoot option do?", "preserveRoot"),
                            ("What is the default of max_tries?", "max_tries"), ("What is retryDelay?", "retryDelay"),
                            ("What is the default backoffRate?", "backoffRate"),
                            ("What does getType return?", "getType"),
                            ("What does keepLinks do?", ""), ("What does the filter option do?", ""),
-                           ("What is pathOrExtension?", "pathOrExtension")]:
+                           ("What is pathOrExtension?", "pathOrExtension"),
+                           ("Why does define throw an error?", "define"), ("Why does store throw?", "")]:
         assert code_names.documented_name(question, text) == name, question

@@ -162,6 +162,19 @@ class MeaningTests(TestCase):
             composition = answers.compose_extractive(grounding)
             self.assertEqual("no_close_sentence" in grounding.reasons, refused, (question, composition.closeness))
 
+    def test_an_extract_writing_the_name_its_first_source_has_an_entry_of_is_no_refusal_for_its_meaning(self):
+        # mime's "Why does define throw an error?": "mime.define(type map [, force = false]) — Attempting to map a type
+        # to an already-defined extension will throw unless the force argument is set to true." was far from it.
+        section = replace(hit(1, "### `store.define(map [, force = false])`\n\nAttempting to map a key to an "
+                                 "already-defined name will `throw` unless the `force` argument is set to `true`.",
+                              self.kb.pk), section_path="store > API > store.define(map [, force = false])")
+        for question, refused in (("Why does define throw an error?", False),
+                                  ("Why does the capital of Australia throw an error?", True)):
+            grounding = answers.Grounding([section], 0.7, [], {}, question=question, refusal_text="No.",
+                                          kbs={self.kb.pk: self.kb})
+            composition = answers.compose_extractive(grounding)
+            self.assertEqual("no_close_sentence" in grounding.reasons, refused, (question, composition.closeness))
+
     def test_a_reference_sections_first_sentence_is_compared_under_the_name_it_documents(self):
         # p-limit's README: "### limit.activeCount" over "The number of promises that are currently running."; "What
         # does activeCount return?" was refused, the sentence alone being far from it in meaning.
