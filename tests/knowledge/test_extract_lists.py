@@ -184,6 +184,20 @@ class CountedListTests(TestCase):
             "The following parsing methods are available. [1]"))
 
 
+class CountedListSendingAwayTests(TestCase):
+    def test_an_item_sending_away_is_left_out_of_a_counted_list_brought_along(self):
+        # shortuuid's README: "you have multiple options of installation:" brings all three along, and the last one's
+        # "download it from https://github.com/…" kept every one out: "How do I install shortuuid?" said only
+        # "To install shortuuid you need: • Python 3.6+".
+        text = ("To install `shorty` you need:\n\n- Python 3.8+\n\nYou have several options of installation:\n\n"
+                "- With pip (preferred), do `pip install shorty`.\n- With conda, do `conda install shorty`.\n"
+                "- From source, download it from https://example.org/shorty and run `python setup.py install`.\n")
+        self.assertEqual(compose("How do I install shorty?", text),
+                         "To install shorty you need: [1]\n• Python 3.8+ [1]\nYou have several options of "
+                         "installation: [1]\n• With pip (preferred), do pip install shorty. [1]\n• With conda, do "
+                         "conda install shorty. [1]")
+
+
 class TableAsListTests(TestCase):
     SOURCE = ("You can add callback hooks to a command for life cycle events.\n\n"
               "The callback hook can be async, in which case you call `.parseAsync` rather than `.parse`.\n\n"
