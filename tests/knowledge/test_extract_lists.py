@@ -183,8 +183,6 @@ class CountedListTests(TestCase):
         self.assertTrue(compose("Which parsing methods are available?", alone).startswith(
             "The following parsing methods are available. [1]"))
 
-
-class CountedListSendingAwayTests(TestCase):
     def test_an_item_sending_away_is_left_out_of_a_counted_list_brought_along(self):
         # shortuuid's README: "you have multiple options of installation:" brings all three along, and the last one's
         # "download it from https://github.com/…" kept every one out: "How do I install shortuuid?" said only
