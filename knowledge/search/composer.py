@@ -276,11 +276,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen
                and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not yes_no))
                and (key == item[:2] or not asides.aside(sentence, question))}
-        if chosen:  # (the other items of its list that send away are left out, not the item chosen and its list:
-            # shortuuid's "• With pip (preferred), do `pip install shortuuid`." came with "• To install the source,
-            # download it from https://github.com/…")
-            new = {key: sentence for key, sentence in new.items()
-                   if key == item[:2] or not _sends_away(question, {key: sentence}, sources, own)}
+        if chosen and ITEM.match(item[2]):  # (the other items of its list that send away are left out, not the item
+            # chosen and its list: shortuuid's "• With pip (preferred), do `pip install shortuuid`." came with "• To
+            # install the source, download it from https://github.com/…")
+            new = {key: sentence for key, sentence in new.items() if key == item[:2] or not ITEM.match(sentence)
+                   or not _sends_away(question, {key: sentence}, sources, own)}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (code_blocks.repeats_its_code(new, chosen) or chosen and item[0] in where_only
                                  or how_to and installs.installs_another(question, new, sources, chosen)
