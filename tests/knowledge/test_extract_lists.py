@@ -194,6 +194,13 @@ class CountedListTests(TestCase):
                          "To install shorty you need: [1]\n• Python 3.8+ [1]\nYou have several options of "
                          "installation: [1]\n• With pip (preferred), do pip install shorty. [1]\n• With conda, do "
                          "conda install shorty. [1]")
+        # A block of commands is quoted whole or not at all: ratelimit's "Installing the latest version from Github:"
+        # came without its `git clone https://github.com/…` line.
+        text = ("To install shorty, simply:\n\n```\n$ pip install shorty\n```\n\nInstalling the latest version "
+                "from GitHub:\n\n```\n$ git clone https://github.com/someone/shorty\n$ cd shorty\n"
+                "$ python setup.py install\n```\n")
+        self.assertEqual(compose("How do I install shorty?", text), "To install shorty, simply: [1]\n"
+                                                                    "    $ pip install shorty")
 
 
 class TableAsListTests(TestCase):
