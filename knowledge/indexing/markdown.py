@@ -192,6 +192,9 @@ def outside_code_spans(text: str, change: Callable[[str], str], *,
     return _SET_ASIDE.sub(lambda match: spans[int(match.group(1))], changed)
 
 
+_BANNER = re.compile(r"[^a-zа-яё]*[A-ZА-ЯЁ]{2,}[^a-zа-яё]*\s[^a-zа-яё]*[A-ZА-ЯЁ]{2,}[^a-zа-яё]*")  # two words or more
+
+
 def first_heading(text: str) -> str:
     """The document's title from its level-1 headings outside code fences (`document_title`), or ''."""
     return document_title([heading.title for heading in scan(text)[0] if heading.level == 1])
@@ -201,6 +204,10 @@ def document_title(titles: list[str]) -> str:
     """The first of a document's level-1 heading titles — unless it names a section (SECTION_NAME: "Installation",
     "Usage") and another level-1 heading follows it: the top-level headings are then the document's sections,
     and none of them its title (''). "# Installation" over "## pip" and "## conda" titles an installation guide."""
+    # A banner in capitals over the title ("# CONTRIBUTIONS ONLY" over voluptuous' "# Voluptuous is a Python data
+    # validation library") is a notice, not what the document is.
+    while len(titles) > 1 and _BANNER.fullmatch(titles[0].strip()):
+        titles = titles[1:]
     if not titles or (len(titles) > 1 and SECTION_NAME.fullmatch(titles[0].strip())):
         return ""
     return titles[0]

@@ -221,3 +221,14 @@ def test_escaped_brackets_in_a_heading_are_no_link():
     assert headings(text) == [(3, "new createError[code || name]([msg]))"), (3, "See the guide")]
     assert clean_text("Call createError\\[code\\](\\[msg]\\) or see [the guide](guide.md).") == (
         "Call createError[code]([msg]) or see the guide.")
+
+
+def test_a_banner_in_capitals_over_the_title_is_no_title():
+    # voluptuous' README opens "# CONTRIBUTIONS ONLY" over a notice, then "# Voluptuous is a Python data validation
+    # library": every source of it was titled "CONTRIBUTIONS ONLY".
+    text = ("# CONTRIBUTIONS ONLY\n\nI do not have time to fix issues myself.\n\n# Voluptuous is a data validation "
+            "library\n\nIt validates data.\n")
+    assert first_heading(text) == "Voluptuous is a data validation library"
+    # Alone, it is the title; and a name in capitals is a name.
+    assert first_heading("# DEPRECATED PACKAGE\n\nUse another.\n") == "DEPRECATED PACKAGE"
+    assert first_heading("# XML\n\nText.\n\n# Usage\n\nMore.\n") == "XML"
