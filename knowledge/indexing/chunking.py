@@ -242,7 +242,8 @@ class _Cutter:
         for (table_start, table_end), rows in self.tables:
             if table_start < position < table_end:  # a row's start, or the text after the table
                 later = [row for row in rows if row >= position]
-                start = later[0] if later else _NON_BLANK.search(self.text, table_end).start()
+                after = _NON_BLANK.search(self.text, table_end)  # none when the table ends the text
+                start = later[0] if later else after.start() if after else following
                 return start if start < chunk_end else following
         start = _snap(self.text, position, chunk_end, min(_SNAP_LIMIT, self.overlap // 4))
         if kind != _HARD and start > 0 and not self.text[start - 1].isspace():
