@@ -254,7 +254,8 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
             question, sources[0].content or ""):
         # An entry of a long list is one line of its chunk, and the chunk's vector is far from a short question
         # naming it: rimraf's options list found first for "What does the preserveRoot option do?" (confidence
-        # 0.52, refused). A question naming, as code writes it, what the first source has an entry of is about it.
+        # 0.52, refused). A question naming what the first source has an entry of (`code_names.documented_name`) is
+        # about it.
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and RELEASE(question) and answer_kinds.holds_release(question, sources[:1]):
         # So is a question asking what changed in a release its first source has the notes of, whose vector is

@@ -215,7 +215,7 @@ def documented_members(code: str) -> list[tuple[str, str]]:
     """The members of a block of code documented by a comment right above them, as (name, what the comment says),
     in order: ini's stringify options, each under its `/** … */` ("whitespace", "Whether to insert spaces before &
     after `=`. Disabled by default to have better compatibility with old picky parsers."). A comment's paragraphs
-    are its sentences, its JSDoc tags (`@param`) left out. None when fewer than DOCUMENTED_MEMBERS are."""
+    are its sentences, its JSDoc tags (`@param`) left out. None at all when fewer than DOCUMENTED_MEMBERS are."""
     members, comment, open_block, doc_comment = [], None, False, False
     for line in code.expandtabs(4).split("\n"):
         if open_block or _COMMENT_OPENS.match(line):

@@ -239,8 +239,9 @@ def documented_name(question: str, text: str) -> str:
     """The name written as code (`_WRITTEN_AS_CODE`), or said to be an option's (`_NAMED_OPTION`), that `question`
     asks about and the document text `text` has an entry of — a list item or a table row opening with it, a line
     giving it a value, or a heading naming it ("- `preserveRoot`: If set to boolean `false`, …" for "What does the
-    preserveRoot option do?", "align : false ," in ini's options object for "What does the align option do?"); ""
-    when there is none."""
+    preserveRoot option do?", "align : false ," in ini's options object for "What does the align option do?") — or
+    else a word of the question a heading documents as a function or method (`_CALLED_HEADING`); "" when there is
+    none."""
     named = [*_WRITTEN_AS_CODE.findall(question), *(name.lstrip("-") for name in _NAMED_OPTION.findall(question))]
     for name in dict.fromkeys(named):
         escaped = re.escape(name)
