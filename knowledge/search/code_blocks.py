@@ -209,6 +209,7 @@ _LINE_COMMENT = re.compile(r"^\s*(?://+|#+(?=\s|$))\s?(.*)$")
 # The members a block documents are read when it documents this many (an options object written as code, each
 # option under its comment); an example's one commented line is what the example shows.
 DOCUMENTED_MEMBERS = 2
+_ARROW = re.compile(r"^(?:->|=>|→)\s*")
 
 
 def documented_members(code: str) -> list[tuple[str, str]]:
@@ -239,6 +240,7 @@ def _comment_said(lines: list[str]) -> str:
     """A comment's lines as sentences: each paragraph one, ending with a full stop unless it ends otherwise."""
     paragraphs, current = [], []
     for line in [*lines, ""]:
+        line = _ARROW.sub("", line)  # "-> Also enables the `whitespace` option": a note going on, no mark to quote
         if line and not line.startswith("@"):
             current.append(line)
         elif current:

@@ -624,6 +624,7 @@ serialize(settings, {
 
     /**
      *  Whether to line up the `=` of each group.
+     *  -> Also turns spacing on
      */
 
     lineUp : false ,
@@ -644,11 +645,11 @@ class DocumentedMembersTests(TestCase):
         code = SERIALIZE_README.split("```js\n")[1].split("```")[0]
         self.assertEqual(code_blocks.documented_members(code), [
             ("spacing", "Whether to put spaces around `=`. Off by default: some old readers refuse them."),
-            ("lineUp", "Whether to line up the `=` of each group."),
+            ("lineUp", "Whether to line up the `=` of each group. Also turns spacing on."),
             ("eol", "Which line ending to write; the platform's own by default.")])
         text = source_text.quotable_text(SERIALIZE_README)
         self.assertIn("• spacing: Whether to put spaces around =. Off by default: some old readers refuse them.\n"
-                      "• lineUp: Whether to line up the = of each group.\n"
+                      "• lineUp: Whether to line up the = of each group. Also turns spacing on.\n"
                       "• eol: Which line ending to write; the platform's own by default.", text)
         # An example's one commented line is what the example shows, not a list; code that is no member neither.
         self.assertEqual(code_blocks.documented_members("// Parse the text\nconst config = parse(text)\n"
