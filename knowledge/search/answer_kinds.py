@@ -72,12 +72,10 @@ def release_notes(question: str, sources: dict, lines: dict[int, list[str]]) -> 
     asked = versions(question)
     notes, named = {}, {}
     for number, hit in (sources.items() if asked else ()):
-        if release_section(hit, asked):
-            notes[number] = lines[number]
-            named[number] = len(asked & versions(release_path(hit.section_path).rpartition(" > ")[2]))
-        elif (section := release_text(hit.content or "", asked)) is not None:
-            notes[number] = sentences(quotable_text(section))
-            named[number] = 1
+        if named_in_section := _releases_named(hit, asked):
+            notes[number], named[number] = lines[number], named_in_section
+        elif (part := _release_part(hit.content or "", asked)) is not None:
+            notes[number], named[number] = sentences(quotable_text(part[0])), part[1]
     # Of sections naming two releases asked ("What changed from v4 to v5?"), the one naming both: rimraf's "v4 to v5",
     # not "v3 to v4" and "v5 to v6".
     most = max(named.values(), default=0)
@@ -95,18 +93,25 @@ def release_text(content: str, asked: set[str]) -> str | None:
     """The text under the heading naming an asked release, up to the heading of the next release; in a changelog
     without headings, a line (a list item) opening with its number up to the next such line ("- 0.9.0: Drop support
     for Python 2.7 …" and the lines under it, of tabulate's CHANGELOG)."""
+    part = _release_part(content, asked)
+    return part[0] if part is not None else None
+
+
+def _release_part(content: str, asked: set[str]) -> tuple[str, int] | None:
+    """`release_text` and how many of the `asked` releases its heading names (the heading naming the most: "v4 to
+    v5" for "What changed from v4 to v5?", not "v5 to v6"; a line opening with a release names one)."""
     headings = [match for match in HEADING.finditer(content) if VERSION.search(match.group(1))]
-    # (The heading naming the most releases asked: "v4 to v5" for "What changed from v4 to v5?", not "v5 to v6".)
     named = [len(asked & versions(heading.group(1))) for heading in headings]
     if any(named):
         at = named.index(max(named))
-        return content[headings[at].end():headings[at + 1].start() if at + 1 < len(headings) else len(content)]
+        end = headings[at + 1].start() if at + 1 < len(headings) else len(content)
+        return content[headings[at].end():end], named[at]
     if headings:
         return None
     openings = list(_RELEASE_LINE.finditer(content))
     for at, line in enumerate(openings):
         if asked & versions(line.group("release")):
-            return content[line.start():openings[at + 1].start() if at + 1 < len(openings) else len(content)]
+            return content[line.start():openings[at + 1].start() if at + 1 < len(openings) else len(content)], 1
     return None
 
 
@@ -114,7 +119,12 @@ def release_section(hit, asked: set[str]) -> bool:
     """Whether the hit is a section of one of the `asked` releases: the nearest heading of its path naming a
     release names it — its own ("v2.0.0", "Version 2.0.0", "4.0.0 (2025-04-16)") or, for the parts a
     conventional changelog gives each release, the one above ("11.0.0 (2024-10-26) > Features")."""
-    return bool(asked & versions(release_path(hit.section_path).rpartition(" > ")[2]))
+    return bool(_releases_named(hit, asked))
+
+
+def _releases_named(hit, asked: set[str]) -> int:
+    """How many of the `asked` releases the nearest heading of the hit's path naming a release names."""
+    return len(asked & versions(release_path(hit.section_path).rpartition(" > ")[2]))
 
 
 def release_path(section_path: str) -> str:

@@ -329,6 +329,13 @@ def test_a_major_release_named_by_its_v_is_answered_by_the_section_naming_the_re
     ingestion.ingest_text(kb, title="shears", text=MIGRATION, source_uri="README.md")
     answer = answers.answer("What changed from v4 to v5?", [kb.pk])
     assert answer.text == "• There is no default export anymore. [1]\nImport the functions by name. [1]", answer.text
+    # A section naming one of the releases asked gives way to a chunk holding the heading naming both.
+    one = hit(1, "- Require node `20`.", score=1.0, source_uri="README.md")
+    one.section_path = "shears > Major Changes > v5 to v6"
+    both = hit(2, MIGRATION, score=1.0, source_uri="README.md")
+    notes = answer_kinds.release_notes("What changed from v4 to v5?", {1: one, 2: both}, {1: ["• Require node 20."],
+                                                                                          2: []})
+    assert list(notes) == [2] and notes[2][0] == "• There is no default export anymore.", notes
     answer = answers.answer("What changed in v6?", [kb.pk])
     assert answer.text.startswith("• Require node 20 or >=22 [1]\n• Add --version to the command line [1]"), (
         answer.text)
