@@ -26,8 +26,10 @@ from typing import NamedTuple
 _MARKDOWN_LINE = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})|(#{1,6})(?=[^\S\n]|$))([^\n]*)", re.M)
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _ANCHOR = re.compile(r"\s*\{(?:#[^{}]*|/\*[^{}]*\*/)\}$")
-# A link, not at an escaped bracket ("createError\[code\](\[msg]\)" is text), its text running over escaped ones.
-_LINK = re.compile(r"(?<![!\\])\[((?:[^\]\\]|\\.)+)\](?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
+# A link's text in its brackets, not at an escaped bracket ("createError\[code\](\[msg]\)" is text), running over
+# escaped ones: a pattern, also of `source_text`'s links.
+LINK_TEXT = r"(?<!\\)\[((?:[^\]\\]|\\.)+)\]"
+_LINK = re.compile(r"(?<!!)" + LINK_TEXT + r"(?:\([^)\s]*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
 # A code span (CommonMark): a run of backticks closed by a run of as many, neither next to another backtick —
 # "``import *``" and "`` `x` ``" as much as "`dict`".
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
@@ -55,6 +57,8 @@ _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 # Lines that are no paragraph, so no setext title: indented code, a list item, a quote, a table row,
 # HTML, an ATX heading, a fence.
 _NOT_A_PARAGRAPH = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|[>|<]|#{1,6}(?:[ \t]|$)|`{3}|~{3}))")
+# A level-1 heading of two words or more in capitals: a banner over the title ("# CONTRIBUTIONS ONLY"), not one.
+_BANNER = re.compile(r"[^a-zа-яё]*[A-ZА-ЯЁ]{2,}[^a-zа-яё]*\s[^a-zа-яё]*[A-ZА-ЯЁ]{2,}[^a-zа-яё]*")
 # What a document's sections are called, not a document: parse's README.rst opens with "Installation" and "Usage"
 # at its top level, and every source of it was titled "Installation" (`document_title`).
 SECTION_NAME = re.compile(
@@ -190,9 +194,6 @@ def outside_code_spans(text: str, change: Callable[[str], str], *,
 
     changed = change(_CODE_SPAN.sub(set_aside, text))
     return _SET_ASIDE.sub(lambda match: spans[int(match.group(1))], changed)
-
-
-_BANNER = re.compile(r"[^a-zа-яё]*[A-ZА-ЯЁ]{2,}[^a-zа-яё]*\s[^a-zа-яё]*[A-ZА-ЯЁ]{2,}[^a-zа-яё]*")  # two words or more
 
 
 def first_heading(text: str) -> str:

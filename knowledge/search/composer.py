@@ -169,6 +169,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
 
     items, seen = [], set()  # (source number, position, sentence, stems)
     looked_up = set()  # the (source number, position) of the table rows the question looks up (`_looks_up_row`)
+    keys = row_keys(question)
     for number, source in lines.items():
         for position, sentence in enumerate(source):
             # Commands are never chosen for their words (they come after their introduction), and a
@@ -210,7 +211,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 _answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no,
                          lists=_introduces_list(source, position))
                 or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
-            if not answering and _looks_up_row(sentence, question):
+            if not answering and _looks_up_row(sentence, keys):
                 answering = True
                 looked_up.add((number, position))
             answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked,
@@ -466,18 +467,22 @@ def card_asked(question: str, hit) -> bool:
         hit.document_title, (hit.content or "").split("\n", 1)[0], *(hit.metadata or {}).get("project_names", [])])
 
 
-def _looks_up_row(sentence: str, question: str) -> bool:
-    """Whether a table's row, as an item of its cells (`source_text._tables_as_items`), is what the question looks up:
-    it writes one of its cells whole, a key no prose word is (a number, a name written as code or in capitals), and
-    not all of them — "• 418 — ImATeapot" for "What is the constructor name for status 418?", too short to answer any
-    other question. (A word is no key: "How do I convert a UUID string to bytes?" is not after "• returns —
-    String".)"""
+def row_keys(question: str) -> set[str]:
+    """The words a question may look a table's row up by, in lower case (`_looks_up_row`)."""
+    return {word.lower() for word in _ROW_KEY.findall(question)}
+
+
+def _looks_up_row(sentence: str, keys: set[str]) -> bool:
+    """Whether a table's row, as an item of its cells (`source_text._tables_as_items`), is what the question whose
+    `row_keys` are `keys` looks up: it writes one of its cells whole, a key no prose word is (a number, a name written
+    as code or in capitals), and not all of them — "• 418 — ImATeapot" for "What is the constructor name for status
+    418?", too short to answer any other question. (A word is no key: "How do I convert a UUID string to bytes?" is
+    not after "• returns — String".)"""
     if not sentence.startswith("• ") or " — " not in sentence:
         return False
-    written = {word.lower() for word in _ROW_KEY.findall(question)}
     cells = [cell.strip().strip("`") for cell in sentence[2:].split(" — ")]
-    return any(cell.lower() in written and _KEY_CELL.search(cell) for cell in cells) and not all(
-        cell.lower() in written for cell in cells)
+    return any(cell.lower() in keys and _KEY_CELL.search(cell) for cell in cells) and not all(
+        cell.lower() in keys for cell in cells)
 
 
 def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: set[str], question: str) -> bool:

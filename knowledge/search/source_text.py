@@ -18,7 +18,7 @@ clean text cut into sentences and list items, not after initials or abbreviation
 import html
 import re
 
-from knowledge.indexing.markdown import IMAGE, outside_code_spans, unescaped, without_emphasis
+from knowledge.indexing.markdown import IMAGE, LINK_TEXT, outside_code_spans, unescaped, without_emphasis
 from knowledge.indexing.tables import DELIMITER_ROW, read_tables, split_cells
 from knowledge.search.citations import MARKER
 from knowledge.search.code_blocks import (
@@ -40,12 +40,11 @@ _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.M)
 HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$", re.M)
 _HEADING_OVER_COMMAND = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(.*?)[ \t#:]*\n(?=(?:[ \t]*\n)*{COMMAND})", re.M)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-# A link (not at an escaped bracket, its text running over escaped ones: `markdown._LINK`).
-_LINK = re.compile(r"(?<!\\)\[((?:[^\]\\]|\\.)+)\]\((?:[^()]|\([^)]*\))*\)")
+_LINK = re.compile(LINK_TEXT + r"\((?:[^()]|\([^)]*\))*\)")
 # (Not "[3][4]": two reference markers in a row, see MARKER below.)
 _LINK_TAIL = re.compile(r"^[^\[\]\n]*\]\([^()\s]*(?:\([^()\s]*\))?[^()\s]*\)[)\]\"'»”’]*[ \t]*")
 _FOOTNOTE_REF = re.compile(r"(?<=\S)\[\^[^\]\s]+\](?!:)")
-_REF_LINK = re.compile(r"(?<!\\)\[(?!\s*\d{1,6}\s*\])((?:[^\]\\]|\\.)+)\]\[[^\]]*\]")
+_REF_LINK = re.compile(r"(?!\[\s*\d{1,6}\s*\])" + LINK_TEXT + r"\[[^\]]*\]")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 # A list item that is only a link to a section of the same page: a table of contents' line ("- [Parse a TOML
 # string](#parse-a-toml-string)"), navigation, never an answer (tomli's "• Construct decimal.Decimals from TOML
@@ -205,7 +204,10 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
             kept.append(text[start:fence.start()])
         elif start > 0:  # a block opened and closed by fences in this text
             code = text[start:fence.start()]
-            kept.extend(block for block in (quoted_block(code) if commands else "", _members_as_items(code)) if block)
+            if commands:
+                kept.append(quoted_block(code))
+            if members := _members_as_items(code):
+                kept.append(members)
         inside, start = not inside, fence.end()
     if not inside:
         kept.append(text[start:])

@@ -252,9 +252,10 @@ class RowLookedUpTests(TestCase):
             self.assertTrue(compose(question, self.SIGNALS).startswith(row), question)
         # A row the question writes every cell of, or none, is no lookup; nor is one by a word (uuid's "• returns —
         # String" came first for "How do I convert a UUID string to bytes?").
-        self.assertFalse(composer._looks_up_row("• 9 — SIGKILL", "Is 9 SIGKILL?"))
-        self.assertFalse(composer._looks_up_row("• 9 — SIGKILL", "Which signals are there?"))
-        self.assertFalse(composer._looks_up_row("• returns — String", "How do I convert a string to bytes?"))
+        self.assertFalse(composer._looks_up_row("• 9 — SIGKILL", composer.row_keys("Is 9 SIGKILL?")))
+        self.assertFalse(composer._looks_up_row("• 9 — SIGKILL", composer.row_keys("Which signals are there?")))
+        self.assertFalse(composer._looks_up_row("• returns — String",
+                                                composer.row_keys("How do I convert a string to bytes?")))
 
     def test_a_what_is_question_naming_no_project_is_not_answered_by_its_card(self):
         # "What is the constructor name for status 418?" was answered by http-errors' card, "Create HTTP errors for
