@@ -38,13 +38,13 @@ class HeldAppServer(SimpleTestCase):
             cwd=ROOT, env={**os.environ, **self.env}, start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
         self.addCleanup(self.stop)
         deadline = time.monotonic() + 60
-        while self.workers() < self.workers_count or not self.answers():
+        while self.workers() < self.workers_count or not self.every_worker_answers():
             if self.server.poll() is not None:
                 log.seek(0)
                 self.fail(f"gunicorn exited: {log.read()[-2000:]}")
             self.assertLess(time.monotonic(), deadline, "gunicorn did not start its workers")
             time.sleep(0.2)
-        time.sleep(0.5)  # every worker in its loop, waiting for connections
+        time.sleep(0.3)  # the burst's requests finished, every worker back in its loop
 
     def stop(self):
         if self.server.poll() is None:
@@ -55,11 +55,11 @@ class HeldAppServer(SimpleTestCase):
         found = subprocess.run(["pgrep", "-P", str(self.server.pid)], capture_output=True, text=True)
         return len(found.stdout.split())
 
-    def answers(self) -> bool:
-        try:
-            return self.get(http.client.HTTPConnection("127.0.0.1", self.port, timeout=5), 0)[0] == 200
-        except OSError:
-            return False
+    def every_worker_answers(self) -> bool:
+        """Whether each worker answered one of a burst of requests. A started worker may still be
+        importing the app (seconds on a loaded machine), and its siblings then take every connection."""
+        answers = self.at_once(self.workers_count * self.threads, 0.05, timeout=5)
+        return len({pid for status, pid in answers if status == 200}) == self.workers_count
 
     def get(self, connection: http.client.HTTPConnection, seconds: float) -> tuple[int, str]:
         """(status, body) of a request held `seconds`; the body of a 200 is the serving process's id."""
@@ -75,10 +75,10 @@ class HeldAppServer(SimpleTestCase):
         self.assertEqual(response.status, 200)
         return response.getheader("X-Thread")
 
-    def at_once(self, clients: int, seconds: float) -> list[tuple[int, str]]:
+    def at_once(self, clients: int, seconds: float, timeout: float = 30) -> list[tuple[int, str]]:
         """`clients` connections opened together, each sending one request held `seconds`."""
         def client():
-            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
             try:
                 return self.get(connection, seconds)
             finally:
