@@ -40,14 +40,24 @@ ANSWER_KINDS = {
     "return": (re.compile(r"\bwhat (?:does|do|did|will|would|should)\b.{1,80}?\breturn\b|\bwhat is returned\b"
                           r"|\breturn (?:value|type)\b|\bчто\s+(?:\S+\s+){0,3}?(?:возвращает|вернёт|вернет)\b", re.I),
                re.compile(r"\breturn(?:s|ed|ing)?\b|\bвозвраща|\bверн[её]т\b", re.I)),
+    # "What is the default value of clone?": deepmerge's "Defaults to `true`." under its heading, three words far in
+    # meaning from the question, beside "This was the default behavior before version 2.x." (no value; nor is what
+    # happens "by default").
+    "default": (re.compile(r"\bdefault\s+(?:value|setting)s?\b|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?"
+                           r"default\b|\bdefaults?\s+to\b|\b(?:what|which)\s+\w+(?:\s+\w+)?\s+(?:is|are)\s+used\s+by\s+"
+                           r"default\b|\bзначени[еяю]\s+по\s+умолчанию\b|\bчему\s+ра(?:вен|вн\w*)\b.*\bпо\s+умолчанию\b"
+                           r"|\bпо\s+умолчанию\s+(?:равн|равен|стоит|установлен)", re.I),
+                re.compile(r"\bdefaults?\s+(?:to|is|are|was|value\s+is)\b|\bdefault(?:\s+value)?\s*[:=]|\(default\b"
+                           r"|\bпо\s+умолчанию\s*(?:[:=—–]|-\s)|\bпо\s+умолчанию\b[^.]{0,40}?\b(?:равн|равен|стоит|установлен)",
+                           re.I)),
 }
 
 
 def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
-    """For a "when", "how many", "which versions" or "what does … return" question whose extract holds no date,
-    number, version or return value: the sentence of the best sentence's source that does, nearest to it (the
-    answer is often the next sentence, which names the subject as "it" and shares no word with the question); for
-    a version, else another source's; for a return value, another quoted source's."""
+    """For a "when", "how many", "which versions", "what does … return" or "what is the default …" question whose
+    extract holds no date, number, version, return value or default: the sentence of the best sentence's source that
+    does, nearest to it (the answer is often the next sentence, which names the subject as "it" and shares no word
+    with the question); for a version, else another source's; for a return value, another quoted source's."""
     kind = next((kind for kind, (asks, _) in ANSWER_KINDS.items() if asks.search(question)), None)
     if kind is None or any(ANSWER_KINDS[kind][1].search(sentence) for sentence in chosen.values()):
         return []

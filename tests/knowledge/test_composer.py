@@ -6,7 +6,7 @@ from django.conf import settings
 from django.test import TestCase
 
 from knowledge.indexing import ingestion
-from knowledge.search import answers, composer, reasons, source_text
+from knowledge.search import answer_kinds, answers, composer, reasons, source_text
 from knowledge.search.retrieval import SearchHit
 from tests.factories import make_kb
 
@@ -175,6 +175,25 @@ class CleanTextTests(TestCase):
                          "Since what date do the requirements for text documents apply?"):
             answer = composer.compose(question, [hit(1, standard)], entry_match=False).text
             self.assertIn("с 1 июля 1996 г. [1]", answer, question)
+
+    def test_a_question_asking_a_default_gets_the_sentence_stating_it(self):
+        # deepmerge's README: "What is the default value of clone?" quoted its section's other sentences and
+        # isMergeableObject's "By default, deepmerge clones …" — "Defaults to `true`." was too far in meaning to be
+        # chosen. The sentence of the best one's source stating a default is added, nearest to it.
+        items = [(1, 1, "Defaults to true.", set()),
+                 (1, 2, "If clone is false then child objects will be copied directly, not cloned.", set()),
+                 (1, 3, "This was the default behavior before version 2.x.", set()),
+                 (3, 0, "By default, deepmerge clones every property from almost every kind of object.", set())]
+        chosen = {item[:2]: item[2] for item in items[1:]}
+        for question in ("What is the default value of clone?", "What does clone default to?",
+                         "Чему равен clone по умолчанию?", "Какое значение по умолчанию у clone?"):
+            self.assertEqual(answer_kinds.expected_kind(question, items[2], chosen, items, 700), items[:1], question)
+        # Not when the extract states one already, nor to a question not asking for a default.
+        for sentence in ("The default is true.", "Default: `true`", "clone (default true)", "По умолчанию — true."):
+            self.assertEqual(answer_kinds.expected_kind("What is the default value of clone?", items[2],
+                                                        {**chosen, (2, 0): sentence}, items, 700), [], sentence)
+        for question in ("How are arrays merged by default?", "What does clone do?"):
+            self.assertEqual(answer_kinds.expected_kind(question, items[2], chosen, items, 700), [], question)
 
     def test_a_statement_in_the_words_of_a_yes_or_no_question_answers_it(self):
         # bytes' README: "Are units powers of two or ten?" was answered by the sentences around "The units are in
