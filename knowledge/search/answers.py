@@ -189,6 +189,9 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         # A release asked about by its number: its section's opening chunks first, found by its title if search
         # did not find them. The confidence stays the search's.
         result = replace(result, hits=planned.release_first(question, result.hits, kb_ids, top_k)[:top_k])
+    if layers is None and filters is None:
+        # An option asked about by name: the section of documentation with its entry first (found if search did not).
+        result = replace(result, hits=planned.option_entry_first(question, result.hits, kb_ids, top_k))
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 
 

@@ -226,13 +226,27 @@ _WRITTEN_AS_CODE = re.compile(r"(?<![\w$.-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a
                               r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w$])")
 # How a document's entry opens with its name: a list item or a table row, the name (in backticks, in bold or not)
 # first, then its text; or a line opening with the name and a colon or a dash ("maxRetries: …", "timeout — …").
+# Or a table's row as the index writes an uploaded table's ("Option: nocase" over its other columns' lines).
 _ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?(?=[ \t:|(—–,-])" \
-              r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t]))"
+              r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t])|[^:\n]{{1,80}}:[ \t]+`?{name}`?[ \t]*$)"
 _ENTRY_HEADING = r"^ {{0,3}}#{{1,6}}[ \t][^\n]*(?<![\w$]){name}(?![\w$])"
 _CALLED_HEADING = r"^ {{0,3}}#{{1,6}}[ \t]+(?:[^\n]*[.`])?{name}\("
 # A name in words a question says is one, of an option or the like: "the align option", "the `sort` flag".
 _NAMED_OPTION = re.compile(r"\bthe\s+[`'\"]?(-{0,2}[A-Za-z_$][\w$-]*)[`'\"]?\s+(?:option|argument|parameter|param"
                            r"|setting|flag|property|prop|field|key|attribute)s?\b", re.IGNORECASE)
+
+
+def named_options(question: str) -> list[str]:
+    """The names `question` says in words are an option's, an argument's or the like (`_NAMED_OPTION`): "align" of
+    "What does the align option do?", "dot" of "What is the default value of the dot option?"."""
+    return [name.lstrip("-") for name in _NAMED_OPTION.findall(question)]
+
+
+def has_entry(text: str, name: str) -> bool:
+    """Whether the document text `text` has an entry of `name` (`_ENTRY_LINE`, `_ENTRY_HEADING`)."""
+    escaped = re.escape(name)
+    return bool(re.search(_ENTRY_LINE.format(name=escaped), text, re.M)
+                or re.search(_ENTRY_HEADING.format(name=escaped), text, re.M))
 
 
 def documented_name(question: str, text: str) -> str:
@@ -242,11 +256,8 @@ def documented_name(question: str, text: str) -> str:
     preserveRoot option do?", "align : false ," in ini's options object for "What does the align option do?") — or
     else a word of the question a heading documents as a function or method (`_CALLED_HEADING`); "" when there is
     none."""
-    named = [*_WRITTEN_AS_CODE.findall(question), *(name.lstrip("-") for name in _NAMED_OPTION.findall(question))]
-    for name in dict.fromkeys(named):
-        escaped = re.escape(name)
-        if re.search(_ENTRY_LINE.format(name=escaped), text, re.M) or re.search(
-                _ENTRY_HEADING.format(name=escaped), text, re.M):
+    for name in dict.fromkeys([*_WRITTEN_AS_CODE.findall(question), *named_options(question)]):
+        if has_entry(text, name):
             return name
     # A word of the question a heading of the text documents as a function or method ("### `mime.define(type map)`"
     # for "Why does define throw an error?").

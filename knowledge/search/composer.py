@@ -59,7 +59,7 @@ from knowledge.search import (
     source_text,
 )
 from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines
-from knowledge.search.code_names import writes_name
+from knowledge.search.code_names import named_options, writes_name
 from knowledge.search.intent_words import HOW_TO, YES_NO, names_whole, what_is_named
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
@@ -211,7 +211,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 _answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no,
                          lists=_introduces_list(source, position))
                 or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
-            if not answering and _looks_up_row(sentence, keys):
+            if _looks_up_row(sentence, keys):  # said first, whatever else it shares with the question
                 answering = True
                 looked_up.add((number, position))
             answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked,
@@ -467,22 +467,26 @@ def card_asked(question: str, hit) -> bool:
         hit.document_title, (hit.content or "").split("\n", 1)[0], *(hit.metadata or {}).get("project_names", [])])
 
 
-def row_keys(question: str) -> set[str]:
-    """The words a question may look a table's row up by, in lower case (`_looks_up_row`)."""
-    return {word.lower() for word in _ROW_KEY.findall(question)}
+def row_keys(question: str) -> tuple[set[str], set[str]]:
+    """The words a question may look a table's row up by, in lower case (`_looks_up_row`): those it writes, and those
+    it says are an option's or the like (`code_names.named_options`: "the nocase option")."""
+    return {word.lower() for word in _ROW_KEY.findall(question)}, {name.lower() for name in named_options(question)}
 
 
-def _looks_up_row(sentence: str, keys: set[str]) -> bool:
+def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
     """Whether a table's row, as an item of its cells (`source_text._tables_as_items`), is what the question whose
     `row_keys` are `keys` looks up: it writes one of its cells whole, a key no prose word is (a number, a name written
-    as code or in capitals), and not all of them — "• 418 — ImATeapot" for "What is the constructor name for status
-    418?", too short to answer any other question. (A word is no key: "How do I convert a UUID string to bytes?" is
-    not after "• returns — String".)"""
+    as code or in capitals) or a name the question says is an option's ("• nocase — boolean — false — Make matching
+    case-insensitive." for "What does the nocase option do?"), and not all of them — "• 418 — ImATeapot" for "What
+    is the constructor name for status 418?", too short to answer any other question. (A word is no key: "How do I
+    convert a UUID string to bytes?" is not after "• returns — String".)"""
     if not sentence.startswith("• ") or " — " not in sentence:
         return False
-    cells = [cell.strip().strip("`") for cell in sentence[2:].split(" — ")]
-    return any(cell.lower() in keys and _KEY_CELL.search(cell) for cell in cells) and not all(
-        cell.lower() in keys for cell in cells)
+    written, options = keys
+    cells = [cell.strip().strip("`").lower() for cell in sentence[2:].split(" — ")]
+    return any(cell in options or cell in written and _KEY_CELL.search(raw) for cell, raw in zip(
+        cells, (cell.strip().strip("`") for cell in sentence[2:].split(" — ")), strict=True)) and not all(
+        cell in written for cell in cells)
 
 
 def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: set[str], question: str) -> bool:

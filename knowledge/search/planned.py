@@ -31,7 +31,7 @@ from dataclasses import replace
 from django.db.models import Count, Q
 
 from knowledge.models import Chunk, Document
-from knowledge.search import answer_kinds, retrieval, secondary
+from knowledge.search import answer_kinds, code_names, retrieval, secondary
 from knowledge.search.intent import plan_question
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import load_vocabulary
@@ -205,6 +205,38 @@ def release_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: in
     opening = [replace(named, chunk_id=chunk_id, content=content, snippet=retrieval.excerpt(content), page=page,
                        metadata=metadata, section_path=path) for chunk_id, content, page, metadata, path, _ in rows]
     return opening + [hit for hit in hits if hit.chunk_id not in {chunk.chunk_id for chunk in opening}]
+
+
+# Sections of documentation searched by the name of an option a question asks about, when no hit documents it.
+OPTION_SEARCH_SECTIONS = 10
+
+
+def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: int) -> list[retrieval.SearchHit]:
+    """The hits with the first section of documentation that has an entry of the option `query` names
+    (`code_names.named_options`, `code_names.has_entry`: a list item, a table's row or a heading) first — of the
+    hits, else found by the option's name among the bases' documentation (keyword search). The code says the name
+    more often than the one line documenting it: picomatch's source came before its README's options table for
+    "What does the nocase option do?", and "What is the default value of the dot option?" found no part of it."""
+    options = code_names.named_options(query)
+    if not options:
+        return hits
+
+    def documents(hit: retrieval.SearchHit) -> bool:
+        return not (hit.layer or "").startswith("C") and any(code_names.has_entry(hit.content or "", name)
+                                                             for name in options)
+
+    at = next((index for index, hit in enumerate(hits) if documents(hit)), None)
+    if at is None:
+        found = retrieval.retrieve(" ".join(options), kb_ids, top_k=OPTION_SEARCH_SECTIONS, mode="keyword",
+                                   layers=["D0"]).hits
+        entry = next((hit for hit in found if documents(hit)), None)
+        if entry is None:
+            return hits
+        hits, at = [entry, *hits][:top_k], 0
+    hits = [hits[at], *hits[:at], *hits[at + 1:]]
+    for rank, hit in enumerate(hits, start=1):
+        hit.rank = rank
+    return hits
 
 
 def _release_heading(kb_ids, asked: set[str]) -> retrieval.SearchHit | None:

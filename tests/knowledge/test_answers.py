@@ -1,11 +1,16 @@
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 from django.test import SimpleTestCase, TestCase
 
-from knowledge.search import answers, code_names, reasons
+from knowledge.models import Chunk
+from knowledge.search import answers, code_names, planned, reasons
 from knowledge.search.answers import GenerationError, build_prompt, parse_citations
 from knowledge.search.citations import rewrite_markers
 from knowledge.search.retrieval import SearchHit
-from tests.factories import make_document, make_kb
+from tests.factories import make_document, make_indexed_repo, make_kb
 
 PASSWORD = "# Accounts\n\nTo reset a forgotten password, open the profile settings and press Reset password."
 PASSWORD_EMAIL = "# Email\n\nThe reset password link arrives by email within five minutes; check the spam folder."
@@ -285,6 +290,62 @@ class NamedEntryTests(TestCase):
         # A name the source has no entry of is judged as any other question.
         self.assertLess(answers.answer("What does the keepParents option do?", [kb.pk]).confidence,
                         answers.NAMED_ENTRY_CONFIDENCE)
+
+
+OPTIONS_README = """# globber
+
+Match paths with glob patterns.
+
+## Options
+
+| Option | Type | Default | Description |
+|---|---|---|---|
+| `dot` | `boolean` | `false` | Enable dotfile matching. |
+| `nocase` | `boolean` | `false` | Make matching case-insensitive. |
+"""
+OPTIONS_CODE = "".join(f"""
+function step{n}(input, opts) {{
+  // nocase: fold the case of the input once, whatever the nocase option says
+  const nocase = opts.nocase === true;
+  return nocase ? input.toLowerCase() : input;
+}}
+""" for n in range(6))
+
+
+class OptionEntryFirstTests(TestCase):
+    def setUp(self):
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        self.kb = make_indexed_repo(folder / "globber", {"README.md": OPTIONS_README, "lib/parse.js": OPTIONS_CODE})
+        self.code = Chunk.objects.filter(knowledge_base=self.kb, layer="C0").first()
+        self.code_hit = SearchHit(chunk_id=self.code.pk, document_id=self.code.document_id,
+                                  knowledge_base_id=self.kb.pk, document_title="parse", source_uri="lib/parse.js",
+                                  section_path="", page=None, layer="C0", content=self.code.content, snippet="",
+                                  distance=0.1, score=1.0, rank=1, metadata={})
+
+    def test_the_documentation_of_an_option_asked_about_comes_first(self):
+        # picomatch: its code came before its README's options table for "What does the nocase option do?" (refused),
+        # and for "What is the default value of the dot option?" search found no part of the table.
+        for question in ("What does the nocase option do?", "What is the default value of the dot option?"):
+            hits = planned.option_entry_first(question, [self.code_hit], [self.kb.pk], 6)
+            self.assertEqual(len(hits), 2)
+            self.assertIn("| `nocase` |", hits[0].content, question)
+            self.assertEqual((hits[1].chunk_id, [hit.rank for hit in hits]), (self.code.pk, [1, 2]))
+        # Of the hits when one documents it; not for an option nothing documents, nor a question naming none.
+        table = replace(self.code_hit, chunk_id=1, layer="D0", content=OPTIONS_README)
+        hits = planned.option_entry_first("What does the dot option do?", [self.code_hit, table], [self.kb.pk], 6)
+        self.assertEqual([hit.chunk_id for hit in hits], [1, self.code.pk])
+        for question in ("What does the mark option do?", "How do I match dotfiles?"):
+            self.assertEqual(planned.option_entry_first(question, [self.code_hit], [self.kb.pk], 6), [self.code_hit])
+
+    def test_an_option_asked_about_is_answered_by_its_row(self):
+        result = answers.answer("What does the nocase option do?", [self.kb.pk])
+        self.assertFalse(result.refused, result.reasons)
+        self.assertEqual(result.sources[0].source_uri.rsplit(":", 1)[-1], "README.md")
+        self.assertIn("• nocase — boolean — false — Make matching case-insensitive. [1]", result.text)
+
+    def test_an_uploaded_tables_row_is_an_entry_of_its_key(self):
+        self.assertTrue(code_names.has_entry("Option: nocase\nType: boolean\nDefault: false", "nocase"))
+        self.assertFalse(code_names.has_entry("Description: fold the nocase input", "nocase"))
 
 
 def test_the_names_a_document_has_entries_of():

@@ -270,6 +270,16 @@ class RowLookedUpTests(TestCase):
                         .text.startswith("Stops what you started. [1]"))
 
 
+    def test_a_row_of_the_option_a_question_names_is_looked_up(self):
+        # picomatch's options table: "What does the nocase option do?" opened with the flags row's "If defined, the
+        # nocase option will be overridden." — the row of nocase, a word in lower case, was no key to look it up by.
+        row = "• nocase — boolean — false — Make matching case-insensitive."
+        for question in ("What does the nocase option do?", "What is the default of the `nocase` setting?"):
+            self.assertTrue(composer._looks_up_row(row, composer.row_keys(question)), question)
+        # A word the question does not say is an option's is no key.
+        self.assertFalse(composer._looks_up_row(row, composer.row_keys("How does nocase work?")))
+
+
 class DefinedTermTests(TestCase):
     def test_a_list_item_defining_a_term_in_the_questions_words_is_quoted(self):
         # chalk's readme: "- `bold` - Make the text bold." read as the question restated (a table of contents' line),
