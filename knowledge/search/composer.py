@@ -299,6 +299,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     if not chosen or how_to and not installs.says_how_to_install(chosen) and installs.asks_to_install(question,
                                                                                                        sources):
         return Composition("", [], False)
+    # Asked how to do something else, an extract that only installs the project answers another question.
+    if how_to and installs.installs_only(question, chosen):
+        return Composition("", [], False)
     for number, position, sentence, _ in answer_kinds.expected_kind(question, ranked[0], chosen, items, budget):
         chosen[(number, position)] = sentence
     text, said, cited, after_item, last_entry = "", set(), set(), False, ""

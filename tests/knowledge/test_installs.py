@@ -90,3 +90,24 @@ def test_a_row_of_the_repositorys_code_tells_nobody_how_to_install_it():
     assert quotable(row, question="How do I install humanfriendly?") == ""
     assert quotable(row, question="What does setup.py do?") == (
         "`setup` (setup.py): Setup script for the humanfriendly package.")
+
+
+def test_an_extract_that_only_installs_answers_no_other_how_to():
+    # "How do I use xmltodict from the command line?" found only its README's ways to install it, and was answered by
+    # "For installing xmltodict using Anaconda/Miniconda … all you need to do is:" and `conda install -c conda-forge
+    # xmltodict` (confidence 0.98).
+    conda = hit(1, "### Using conda\n\nFor installing xmltodict using Anaconda/Miniconda from the conda-forge channel "
+                   "all you need to do is:\n\n```sh\n$ conda install -c conda-forge xmltodict\n```\n",
+                repo_id="xmltodict-0.14.2")
+    for question in ("How do I use xmltodict from the command line?", "How do I use xmltodict with pipes?"):
+        assert composer.compose(question, [conda], entry_match=False).text == "", question
+    # It answers installing, setting up or getting it.
+    for question in ("How do I install xmltodict with conda?", "How do I set up xmltodict with conda?",
+                     "How do I get xmltodict from conda-forge?", "Как установить xmltodict через conda?"):
+        assert "conda install -c conda-forge xmltodict" in composer.compose(question, [conda], entry_match=False).text
+    # An extract saying more than how to install answers as before.
+    cli = hit(1, "## Command line\n\nInstall it with conda, then use it from the command line to pipe objects to a "
+                 "script:\n\n```sh\n$ conda install -c conda-forge xmltodict\n$ bunzip2 dump.xml.bz2 | xmltodict.py 2 "
+                 "| script.py\n```\n", repo_id="xmltodict-0.14.2")
+    assert "xmltodict.py 2" in composer.compose("How do I use xmltodict from the command line?", [cli],
+                                                entry_match=False).text
