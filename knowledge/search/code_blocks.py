@@ -210,13 +210,17 @@ _LINE_COMMENT = re.compile(r"^\s*(?://+|#+(?=\s|$))\s?(.*)$")
 # option under its comment); an example's one commented line is what the example shows.
 DOCUMENTED_MEMBERS = 2
 _ARROW = re.compile(r"^(?:->|=>|→)\s*")
+# A comment ending a member's line: "  strict: false,     // strip special characters except replacement".
+_TRAILING_COMMENT = re.compile(r"\s(?://+|#)\s+(\S.*?)\s*$")
 
 
 def documented_members(code: str) -> list[tuple[str, str]]:
-    """The members of a block of code documented by a comment right above them, as (name, what the comment says),
-    in order: ini's stringify options, each under its `/** … */` ("whitespace", "Whether to insert spaces before &
-    after `=`. Disabled by default to have better compatibility with old picky parsers."). A comment's paragraphs
-    are its sentences, its JSDoc tags (`@param`) left out. None at all when fewer than DOCUMENTED_MEMBERS are."""
+    """The members of a block of code documented by a comment right above them, or ending their line, as (name, what
+    the comment says), in order: ini's stringify options, each under its `/** … */` ("whitespace", "Whether to insert
+    spaces before & after `=`. Disabled by default to have better compatibility with old picky parsers."), slugify's
+    each followed by its `// …` ("strict", "strip special characters except replacement, defaults to `false`."). A
+    comment's paragraphs are its sentences, its JSDoc tags (`@param`) left out. None at all when fewer than
+    DOCUMENTED_MEMBERS are."""
     members, comment, open_block, doc_comment = [], None, False, False
     for line in code.expandtabs(4).split("\n"):
         if open_block or _COMMENT_OPENS.match(line):
@@ -230,7 +234,10 @@ def documented_members(code: str) -> list[tuple[str, str]]:
             continue
         if not line.strip() and doc_comment:
             continue  # a block comment documents the member after it across a blank line (ini's options)
-        if comment and (member := _MEMBER.match(line)) and (said := _comment_said(comment)):
+        trailing = _TRAILING_COMMENT.search(line)
+        code_line = line[:trailing.start()] if trailing else line
+        comment = comment or ([trailing.group(1)] if trailing else None)
+        if comment and (member := _MEMBER.match(code_line)) and (said := _comment_said(comment)):
             members.append((member.group(1), said))
         comment = None
     return members if len(members) >= DOCUMENTED_MEMBERS else []

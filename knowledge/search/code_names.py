@@ -232,8 +232,10 @@ _ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?
 _ENTRY_HEADING = r"^ {{0,3}}#{{1,6}}[ \t][^\n]*(?<![\w$]){name}(?![\w$])"
 _CALLED_HEADING = r"^ {{0,3}}#{{1,6}}[ \t]+(?:[^\n]*[.`])?{name}\("
 # A name in words a question says is one, of an option or the like: "the align option", "the `sort` flag".
-_NAMED_OPTION = re.compile(r"\bthe\s+[`'\"]?(-{0,2}[A-Za-z_$][\w$-]*)[`'\"]?\s+(?:option|argument|parameter|param"
-                           r"|setting|flag|property|prop|field|key|attribute)s?\b", re.IGNORECASE)
+OPTION_KINDS = ("option", "argument", "parameter", "param", "setting", "flag", "property", "prop", "field", "key",
+                "attribute")
+_NAMED_OPTION = re.compile(rf"\bthe\s+[`'\"]?(-{{0,2}}[A-Za-z_$][\w$-]*)[`'\"]?\s+(?:{'|'.join(OPTION_KINDS)})s?\b",
+                           re.IGNORECASE)
 
 
 def named_options(question: str) -> list[str]:

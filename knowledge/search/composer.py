@@ -59,7 +59,7 @@ from knowledge.search import (
     source_text,
 )
 from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines
-from knowledge.search.code_names import named_options, writes_name
+from knowledge.search.code_names import OPTION_KINDS, named_options, writes_name
 from knowledge.search.intent_words import HOW_TO, YES_NO, names_whole, what_is_named
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
@@ -101,6 +101,12 @@ _ROW_KEY = re.compile(r"(?<![\w.-])(?:\d+(?:\.\d+)*|[^\W\d_][\w.-]*\w)(?![\w-])"
 # A cell a row is looked up by: a number, a name in camel or snake case, a word in capitals ("418", "NotFound",
 # "EBUSY").
 _KEY_CELL = re.compile(r"\d|[a-z][A-Z]|\w_\w|^[A-Z]{2,}$")
+# What a question may ask of an option besides its name that its entry says: what it is, does or means, its kind,
+# type, default or purpose (the stems of `word_stems`).
+_KIND_WORDS = word_stems(" ".join(OPTION_KINDS))
+_ENTRY_WORDS = _KIND_WORDS | word_stems("do mean meaning type default value purpose work")
+# A list item opening with the name it documents: "• locale: language code …", "• `maxAge` - how long …".
+_NAMED_ENTRY = re.compile(r"• `?([A-Za-z_$][\w$.-]*)`?\s*(?::|—|–|-)\s+\S")
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
@@ -144,6 +150,8 @@ def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None
 
 def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | None) -> Composition:
     asked, how_to, yes_no = word_stems(question), HOW_TO(question), YES_NO(question)
+    if named_options(question):  # "the remove option": that word names what is asked, a sentence saying it no answer
+        asked -= _KIND_WORDS
     quoted, said = _quoted_sources(question, sources)
     rows = quoted_rows(question, quoted)
     lines = {number: _sentences(hit, said.get(number) or layer_text.quotable(hit, rows.get(number), question))
@@ -472,8 +480,12 @@ def card_asked(question: str, hit) -> bool:
 
 def row_keys(question: str) -> tuple[set[str], set[str]]:
     """The words a question may look a table's row up by, in lower case (`_looks_up_row`): those it writes, and those
-    it says are an option's or the like (`code_names.named_options`: "the nocase option")."""
-    return {word.lower() for word in _ROW_KEY.findall(question)}, {name.lower() for name in named_options(question)}
+    it says are an option's or the like (`code_names.named_options`: "the nocase option") when it asks nothing of it
+    but what its entry says (`_ENTRY_WORDS`): "What should the remove option be if it is a string?" is no lookup of
+    "• remove: remove characters that match regex, defaults to `undefined`."."""
+    options = {name.lower() for name in named_options(question)}
+    asked = word_stems(question) - word_stems(" ".join(options)) - _ENTRY_WORDS
+    return {word.lower() for word in _ROW_KEY.findall(question)}, set() if asked else options
 
 
 def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
@@ -482,14 +494,17 @@ def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
     as code or in capitals) or a name the question says is an option's ("• nocase — boolean — false — Make matching
     case-insensitive." for "What does the nocase option do?"), and not all of them — "• 418 — ImATeapot" for "What
     is the constructor name for status 418?", too short to answer any other question. (A word is no key: "How do I
-    convert a UUID string to bytes?" is not after "• returns — String".)"""
-    if not sentence.startswith("• ") or " — " not in sentence:
+    convert a UUID string to bytes?" is not after "• returns — String".) So is a list's item opening with the name of
+    the option asked (slugify's "• locale: language code of the locale to use.", read from its options' comments)."""
+    if not sentence.startswith("• "):
         return False
     written, options = keys
-    cells = [cell.strip().strip("`").lower() for cell in sentence[2:].split(" — ")]
-    return any(cell in options or cell in written and _KEY_CELL.search(raw) for cell, raw in zip(
-        cells, (cell.strip().strip("`") for cell in sentence[2:].split(" — ")), strict=True)) and not all(
-        cell in written for cell in cells)
+    if " — " not in sentence:  # a list's entry of the option asked: "• locale: language code of the locale to use."
+        entry = _NAMED_ENTRY.match(sentence)
+        return bool(entry) and entry[1].lower() in options
+    cells = [cell.strip().strip("`") for cell in sentence[2:].split(" — ")]
+    return any(cell.lower() in options or cell.lower() in written and _KEY_CELL.search(cell) for cell in cells) and (
+        not all(cell.lower() in written for cell in cells))
 
 
 def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: set[str], question: str) -> bool:

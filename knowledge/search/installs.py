@@ -24,6 +24,8 @@ _PROSE = re.compile(r"\binstall(?:ed|ing)?\s+(?:the\s+|an?\s+)?(?!(?:an?|the|lat
 # A sentence saying something of installing: the word, a package manager, a registry.
 _INSTALLING = re.compile(r"\binstall|\b(?:pip3?|pipx|conda|npm|pnpm|yarn|poetry|cargo|brew|nuget|apt(?:-get)?)\b"
                          r"|\bpypi\b|\bустанов", re.IGNORECASE)
+# A sentence saying it installs something (a package manager's name alone says no such thing: "npm run test").
+_SAYS_INSTALL = re.compile(r"\binstall|\bустанов", re.IGNORECASE)
 # What a question asks when installing the project answers it: to install, set up, get, add or start with it, or
 # what it needs ("How do I get it?", "What does it depend on?").
 _GETTING = re.compile(r"\binstall|\bset(?:ting)?[ -]?up\b|\bget(?:ting)?\b|\bstart|\badd(?:ing)?\b|\bdownload"
@@ -108,12 +110,12 @@ def _canonical(name: str) -> str:
 
 
 def installs_only(question: str, chosen: dict) -> bool:
-    """Whether an extract (`chosen`: {key: sentence or command}) only installs — every sentence says something of
-    installing (`_INSTALLING`), every command installs packages — while `question` asks for something else than
-    installing, setting up or getting the project (`_GETTING`): "How do I use xmltodict from the command line?" was
-    answered by its README's "For installing xmltodict using Anaconda/Miniconda … all you need to do is: `conda
-    install -c conda-forge xmltodict`"."""
+    """Whether an extract (`chosen`: {key: sentence or command}) only installs — every sentence says it installs (not
+    only a package manager's name: "npm run test is handled by …"), every command installs packages — while
+    `question` asks for something else than installing, setting up or getting the project (`_GETTING`): "How do I use
+    xmltodict from the command line?" was answered by its README's "For installing xmltodict using Anaconda/Miniconda
+    … all you need to do is: `conda install -c conda-forge xmltodict`"."""
     return bool(chosen) and not _GETTING.search(question) and all(
         any(_COMMAND.search(line) for line in code_lines(sentence)) if sentence.startswith(COMMAND)
-        else _INSTALLING.search(sentence) for sentence in chosen.values())
+        else _SAYS_INSTALL.search(sentence) for sentence in chosen.values())
 

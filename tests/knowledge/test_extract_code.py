@@ -666,3 +666,29 @@ class DocumentedMembersTests(TestCase):
         result = answers.answer("What does the spacing option do?", [kb.pk])
         self.assertFalse(result.refused, result.reasons)
         self.assertTrue(result.text.startswith("• spacing: Whether to put spaces around =. [1]"), result.text)
+
+    def test_the_members_a_block_documents_by_the_comments_ending_their_lines(self):
+        # slugify's options are an object whose members end with `// …`: "What does the strict option do?" quoted the
+        # whole block and "Otherwise, the remove option might not work as expected." of another section.
+        readme = ("# slugger\n\n## Options\n\n```js\nslugger('some string', {\n"
+                  "  replacement: '-',  // replace spaces with replacement character, defaults to `-`\n"
+                  "  lower: false,      // convert to lower case, defaults to `false`\n"
+                  "  strict: false,     // strip special characters except replacement, defaults to `false`\n"
+                  "  locale: 'vi',      // language code of the locale to use\n})\n```\n\n"
+                  "## Remove\n\n* If the value of `remove` is a string, it should be a single character.\n"
+                  "  Otherwise, the `remove` option might not work as expected.\n")
+        self.assertEqual(code_blocks.documented_members(readme.split("```js\n")[1].split("```")[0])[2:], [
+            ("strict", "strip special characters except replacement, defaults to `false`."),
+            ("locale", "language code of the locale to use.")])
+        # Not an address's slashes, a colour's hash, nor an example's call with its result.
+        self.assertEqual(code_blocks.documented_members("url: 'http://x.org',\ncolor: '#fff',\n"
+                                                        "slugger('a b')  // a-b\nslugger('a b', '_')  // a_b\n"), [])
+        kb = make_kb()
+        ingestion.ingest_text(kb, title="slugger", text=readme, source_uri="README.md")
+        for question, entry in [("What does the strict option do?", "• strict: strip special characters except "
+                                                                     "replacement, defaults to false. [1]"),
+                                ("What does the locale option do?", "• locale: language code of the locale to use.")]:
+            result = answers.answer(question, [kb.pk])
+            self.assertFalse(result.refused, result.reasons)
+            self.assertIn(entry, result.text)
+            self.assertNotIn("Otherwise", result.text)

@@ -278,6 +278,24 @@ class RowLookedUpTests(TestCase):
             self.assertTrue(composer._looks_up_row(row, composer.row_keys(question)), question)
         # A word the question does not say is an option's is no key.
         self.assertFalse(composer._looks_up_row(row, composer.row_keys("How does nocase work?")))
+        # A list's entry of the option is looked up too (slugify's options read from their comments), unless the
+        # question asks more of it than its entry says ("… if it is a string?").
+        entry = "• remove: remove characters that match regex, defaults to undefined."
+        self.assertTrue(composer._looks_up_row(entry, composer.row_keys("What is the remove option's default?")))
+        self.assertTrue(composer._looks_up_row(entry, composer.row_keys("What does the remove option do?")))
+        self.assertFalse(composer._looks_up_row(entry, composer.row_keys(
+            "What should the remove option be if it is a string?")))
+        self.assertFalse(composer._looks_up_row("• If the value of remove is a string, it should be one character.",
+                                                composer.row_keys("What does the remove option do?")))
+
+    def test_the_word_naming_an_option_asked_about_answers_nothing(self):
+        # "What should the remove option be if it is a string?" was answered by slugify's "Options:" over its options'
+        # block and their list, sharing "option" with it, before "If the value of remove is a string, it should be a
+        # single character.".
+        readme = ("## Options\n\nThe options of the call are all optional, and options unknown are ignored.\n\n"
+                  "## Remove\n\n* If the value of `remove` is a string, it should be a single character.\n")
+        self.assertEqual(compose("What should the remove option be if it is a string?", readme),
+                         "• If the value of remove is a string, it should be a single character. [1]")
 
 
 class DefinedTermTests(TestCase):

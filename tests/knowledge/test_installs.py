@@ -2,7 +2,7 @@
 
 from knowledge.search import composer
 from knowledge.search.code_blocks import COMMAND
-from knowledge.search.installs import installs_another
+from knowledge.search.installs import installs_another, installs_only
 from tests.knowledge.test_composer import hit
 
 
@@ -111,3 +111,7 @@ def test_an_extract_that_only_installs_answers_no_other_how_to():
                  "| script.py\n```\n", repo_id="xmltodict-0.14.2")
     assert "xmltodict.py 2" in composer.compose("How do I use xmltodict from the command line?", [cli],
                                                 entry_match=False).text
+    # Nor does a package manager's name make a sentence one that installs (deepmerge's test script).
+    script = {(1, 0): '`script` npm run test is handled by "test": "tape test/*.js" (npm npm_script).'}
+    assert not installs_only("How do I run the tests?", script)
+    assert installs_only("How do I run the tests?", {(1, 0): f"{COMMAND}npm install deepmerge"})
