@@ -616,7 +616,10 @@ def _answers(stems: set[str], asked: set[str], sentence: str, *, alone: bool, ye
     statement = words >= _STATEMENT_WORDS and sentence.endswith((".", "!"))
     if not stems or _echoes(stems, asked, sentence) and not (yes_no and statement) and not lists:
         return False
-    if words < 3 or len(sentence) < 10:
+    # Two words ending with a full stop, one of the question's and one more, state something ("MIT licensed." for
+    # "What license is environs under?"); fewer words or letters are a fragment.
+    if (words < 3 or len(sentence) < 10) and not (words == 2 and len(sentence) >= 10 and sentence.endswith(".")
+                                                  and stems & asked and stems - asked):
         return False
     if ITEM.match(sentence) and not stems - asked and not _DEFINES.match(sentence):
         return False  # a list item of nothing but the question's words, unless it defines a term in them

@@ -195,6 +195,17 @@ class CleanTextTests(TestCase):
         for question in ("How are arrays merged by default?", "What does clone do?"):
             self.assertEqual(answer_kinds.expected_kind(question, items[2], chosen, items, 700), [], question)
 
+    def test_two_words_stating_something_in_the_questions_words_are_a_sentence(self):
+        # environs' README: "## License\n\nMIT licensed. See the LICENSE file …" — "What license is environs under?"
+        # was answered "See the LICENSE file for more details.": two words were a fragment.
+        license = hit(1, "## License\n\nMIT licensed. See the [LICENSE](LICENSE) file for more details.\n")
+        text = composer.compose("What license is environs under?", [license], entry_match=False).text
+        self.assertTrue(text.startswith("MIT licensed. [1]"), text)
+        # Not two words of the question alone, nor two sharing none of its words.
+        for fragment in ("License terms.", "Figure three."):
+            source = hit(1, f"{fragment} The terms of use are on the website of the project.")
+            self.assertNotIn(fragment, composer.compose("What license terms apply?", [source], entry_match=False).text)
+
     def test_a_statement_in_the_words_of_a_yes_or_no_question_answers_it(self):
         # bytes' README: "Are units powers of two or ten?" was answered by the sentences around "The units are in
         # powers of two, not ten.", which read as the question again (it says nothing but the question's words).
