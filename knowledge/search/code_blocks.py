@@ -210,6 +210,8 @@ _LINE_COMMENT = re.compile(r"^\s*(?://+|#+(?=\s|$))\s?(.*)$")
 # option under its comment); an example's one commented line is what the example shows.
 DOCUMENTED_MEMBERS = 2
 _ARROW = re.compile(r"^(?:->|=>|→)\s*")
+# A docstring's line documenting a parameter: ":param max_length (int): output string length", ":param str sep: …".
+_PARAM_LINE = re.compile(r"^\s*:param\s+(?:[\w.\[\], |]+\s+)?([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*:\s*(\S.*?)\s*$")
 # A comment ending a member's line: "  strict: false,     // strip special characters except replacement".
 _TRAILING_COMMENT = re.compile(r"\s(?://+|#)\s+(\S.*?)\s*$")
 
@@ -218,7 +220,8 @@ def documented_members(code: str) -> list[tuple[str, str]]:
     """The members of a block of code documented by a comment right above them, or ending their line, as (name, what
     the comment says), in order: ini's stringify options, each under its `/** … */` ("whitespace", "Whether to insert
     spaces before & after `=`. Disabled by default to have better compatibility with old picky parsers."), slugify's
-    each followed by its `// …` ("strict", "strip special characters except replacement, defaults to `false`."). A
+    each followed by its `// …` ("strict", "strip special characters except replacement, defaults to `false`."), and
+    the parameters a docstring's `:param` lines document (python-slugify's "max_length", "output string length."). A
     comment's paragraphs are its sentences, its JSDoc tags (`@param`) left out. None at all when fewer than
     DOCUMENTED_MEMBERS are."""
     members, comment, open_block, doc_comment = [], None, False, False
@@ -234,6 +237,10 @@ def documented_members(code: str) -> list[tuple[str, str]]:
             continue
         if not line.strip() and doc_comment:
             continue  # a block comment documents the member after it across a blank line (ini's options)
+        if param := _PARAM_LINE.match(line):
+            members.append((param.group(1), _comment_said([param.group(2)])))
+            comment = None
+            continue
         trailing = _TRAILING_COMMENT.search(line)
         code_line = line[:trailing.start()] if trailing else line
         comment = comment or ([trailing.group(1)] if trailing else None)

@@ -226,9 +226,11 @@ _WRITTEN_AS_CODE = re.compile(r"(?<![\w$.-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a
                               r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w$])")
 # How a document's entry opens with its name: a list item or a table row, the name (in backticks, in bold or not)
 # first, then its text; or a line opening with the name and a colon or a dash ("maxRetries: …", "timeout — …").
-# Or a table's row as the index writes an uploaded table's ("Option: nocase" over its other columns' lines).
+# Or a table's row as the index writes an uploaded table's ("Option: nocase" over its other columns' lines), or a
+# docstring's parameter (":param max_length (int): output string length").
 _ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?(?=[ \t:|(—–,-])" \
-              r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t])|[^:\n]{{1,80}}:[ \t]+`?{name}`?[ \t]*$)"
+              r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t])|[^:\n]{{1,80}}:[ \t]+`?{name}`?[ \t]*$" \
+              r"|:param[ \t]+(?:[^:\n]*[ \t])?{name}[ \t]*[(:])"
 _ENTRY_HEADING = r"^ {{0,3}}#{{1,6}}[ \t][^\n]*(?<![\w$]){name}(?![\w$])"
 _CALLED_HEADING = r"^ {{0,3}}#{{1,6}}[ \t]+(?:[^\n]*[.`])?{name}\("
 # A name in words a question says is one, of an option or the like: "the align option", "the `sort` flag".

@@ -219,7 +219,9 @@ def _members_as_items(code: str) -> str:
     under its comment) as a Markdown list read after it, "" when it documents none: what ini's `stringify` options
     do is said only in their comments, and a question asking what one does was refused."""
     members = documented_members(code)
-    return "\n\n" + "\n".join(f"- `{name}`: {said}" for name, said in members) + "\n\n" if members else ""
+    # Written as the code has it: "converts html entities to unicode (foo &amp; bar -> foo-bar)" is no entity to read.
+    return "\n\n" + "\n".join(f"- `{name}`: {said.replace('&', '&amp;')}" for name, said in members) + "\n\n" \
+        if members else ""
 
 
 def sentences(text: str) -> list[str]:

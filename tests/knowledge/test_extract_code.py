@@ -9,7 +9,7 @@ from django.test import TestCase
 from knowledge import outgoing
 from knowledge.indexing import ingestion
 from knowledge.models import Chunk
-from knowledge.search import answers, code_blocks, common_words, composer, readable, source_text
+from knowledge.search import answers, code_blocks, code_names, common_words, composer, readable, source_text
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 
@@ -692,3 +692,25 @@ class DocumentedMembersTests(TestCase):
             self.assertFalse(result.refused, result.reasons)
             self.assertIn(entry, result.text)
             self.assertNotIn("Otherwise", result.text)
+
+    def test_the_parameters_a_docstring_documents_are_read_as_its_list(self):
+        # python-slugify documents its options as the `:param` lines of a signature's docstring in its README: "What
+        # does the entities parameter do?" was refused, "What does the max_length parameter do?" answered by a line of
+        # its code ("text = smart_truncate(text, max_length, …)").
+        readme = ('# Slugger\n\n## Options\n\n```python\ndef slugger(\n    text: str,\n    entities: bool = True,\n'
+                  '    max_length: int = 0,\n) -> str:\n  """\n  Make a slug from the given text.\n'
+                  '  :param text (str): initial text\n'
+                  '  :param entities (bool): converts html entities to unicode (foo &amp; bar -> foo-bar)\n'
+                  '  :param max_length (int): output string length\n  :return (str): slugger text\n  """\n```\n')
+        self.assertEqual(code_blocks.documented_members(readme.split("```python\n")[1].split("```")[0]), [
+            ("text", "initial text."), ("entities", "converts html entities to unicode (foo &amp; bar -> foo-bar)."),
+            ("max_length", "output string length.")])
+        self.assertTrue(code_names.has_entry(readme, "max_length"))
+        kb = make_kb()
+        ingestion.ingest_text(kb, title="Slugger", text=readme, source_uri="README.md")
+        for question, entry in [("What does the max_length parameter do?", "• max_length: output string length. [1]"),
+                                ("What does the entities parameter do?", "• entities: converts html entities to "
+                                                                         "unicode (foo &amp; bar -> foo-bar). [1]")]:
+            result = answers.answer(question, [kb.pk])
+            self.assertFalse(result.refused, result.reasons)
+            self.assertIn(entry, result.text)
