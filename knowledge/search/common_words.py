@@ -71,9 +71,11 @@ def _compared(question: str, extract: str, sources: list, kbs: dict, named: str 
         shares = term_shares.shares(cursor, kbs, list(held)) if held else None
     if not shares:
         return set(), set()
+    # A hyphenated word is a lexeme and so is each of its parts ("python-slugify", "python", "slugifi"): its parts are
+    # what an extract says ("A Python slugify application …").
     return ({lexeme for lexeme, (in_extract, _) in held.items() if in_extract},
-            {lexeme for lexeme, (_, in_named) in held.items()
-             if shares[lexeme] < COMMON_WORD_SHARE and not in_named and not _COMPARISON.match(lexeme)})
+            {lexeme for lexeme, (_, in_named) in held.items() if shares[lexeme] < COMMON_WORD_SHARE and not in_named
+             and not _COMPARISON.match(lexeme) and "-" not in lexeme})
 
 
 def _code_words(text: str) -> str:

@@ -63,6 +63,17 @@ class CommonWordsTests(TestCase):
         self.assertTrue(only_common_shared("What calls the hashkey function?", "`pkg.module1.run` calls step. [1]",
                                            sources, {kb.pk: kb}))
 
+    def test_a_hyphenated_names_parts_are_its_words(self):
+        # "What is python-slugify?" was refused: full-text search reads "python-slugify" as a word of its own besides
+        # "python" and "slugify", which no extract saying "A Python slugify application …" holds.
+        pages = {f"page{n}": f"# Page {n}\n\nThe Python slugify function of part {n}." for n in range(4)}
+        kb = base_with_statistics("Slugs", {**pages, "other": "# Other\n\nKeys rotate every month."})
+        sources = answers.ground("What is python-slugify?", [kb.pk], threshold=0.0).sources
+        self.assertFalse(only_common_shared("What is python-slugify?", "A Python slugify application. [1]", sources,
+                                            {kb.pk: kb}))
+        self.assertTrue(only_common_shared("What is python-slugify for keys?", "A Python slugify application. [1]",
+                                           sources, {kb.pk: kb}))
+
     def test_the_words_of_quoted_code_are_its_names_parts(self):
         # "How do I run a job every Monday?" answered "Usage:" and `schedule.every().monday.do(job)`, and was refused:
         # full-text search read "monday.do" as a host name, so the extract shared only "job", in every chunk.
