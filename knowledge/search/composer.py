@@ -100,7 +100,10 @@ _WRITTEN_AS_NAME = re.compile(r"\w[-_./]\w|[a-z][A-Z]")  # "Cross-Origin-Embedde
 _ROW_KEY = re.compile(r"(?<![\w.-])(?:\d+(?:\.\d+)*|[^\W\d_][\w.-]*\w)(?![\w-])")
 # A cell a row is looked up by: a number, a name in camel or snake case, a word in capitals ("418", "NotFound",
 # "EBUSY").
-_KEY_CELL = re.compile(r"\d|[a-z][A-Z]|\w_\w|^[A-Z]{2,}$")
+_KEY_CELL = re.compile(r"\d|[a-z][A-Z]|\w_\w|^[A-Z]{2,}$|^[^\w\s]")
+# A symbol a question writes as a word of its own ("What does ** match?", "… the !(pattern) extglob …"): a table of
+# syntax is looked up by it.
+_SYMBOL_KEY = re.compile(r"(?<![^\s`'\"])[`'\"]?([^\w\s`'\"][^\s`'\"]*?)[`'\"]?(?=\s|[?.!]?$)")
 # What a question may ask of an option besides its name that its entry says: what it is, does or means, its kind,
 # type, default or purpose (the stems of `word_stems`).
 _KIND_WORDS = word_stems(" ".join(OPTION_KINDS))
@@ -485,7 +488,10 @@ def row_keys(question: str) -> tuple[set[str], set[str]]:
     "• remove: remove characters that match regex, defaults to `undefined`."."""
     options = {name.lower() for name in named_options(question)}
     asked = word_stems(question) - word_stems(" ".join(options)) - _ENTRY_WORDS
-    return {word.lower() for word in _ROW_KEY.findall(question)}, set() if asked else options
+    written = {word.lower() for word in _ROW_KEY.findall(question)} | {
+        symbol.lower() for symbol in _SYMBOL_KEY.findall(question.rstrip()) if symbol != "?" or not question.rstrip()
+        .endswith(f" {symbol}")}
+    return written, set() if asked else options
 
 
 def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:

@@ -288,6 +288,19 @@ class RowLookedUpTests(TestCase):
         self.assertFalse(composer._looks_up_row("• If the value of remove is a string, it should be one character.",
                                                 composer.row_keys("What does the remove option do?")))
 
+    def test_a_row_of_a_symbol_the_question_writes_is_looked_up(self):
+        # picomatch's tables of glob syntax: "What does the !(pattern) extglob match?" is after the row of
+        # "!(pattern)", which no word of the question named.
+        row = "• !(pattern) — Match anything but pattern"
+        self.assertTrue(composer._looks_up_row(row, composer.row_keys("What does the !(pattern) extglob match?")))
+        for question, symbol in [("What does ** match?", "**"), ("What does `[abc]` match?", "[abc]"),
+                                 ("What does the ? wildcard match?", "?")]:
+            self.assertTrue(composer._looks_up_row(f"• {symbol} — Matches something.", composer.row_keys(question)),
+                            question)
+        # The question's own mark is no symbol it asks about.
+        self.assertFalse(composer._looks_up_row("• ? — Matches one character.",
+                                                composer.row_keys("What does a wildcard match ?")))
+
     def test_the_word_naming_an_option_asked_about_answers_nothing(self):
         # "What should the remove option be if it is a string?" was answered by slugify's "Options:" over its options'
         # block and their list, sharing "option" with it, before "If the value of remove is a string, it should be a
