@@ -8,6 +8,7 @@ import re
 
 from knowledge.search.intent_words import VERSION
 from knowledge.search.source_text import HEADING, quotable_text, sentences
+from knowledge.search.words import word_stems
 
 _SERIES = re.compile(r"^(\d+\.\d+)$")
 _MAJOR = re.compile(r"^(\d+)$")  # "v5" is release 5.0.0, as "v2.2" is 2.2.0
@@ -48,12 +49,19 @@ ANSWER_KINDS = {
                            r"default\b|\bзначени[еяю]\s+по\s+умолчанию\b|\bчему\s+ра(?:вен|вн\w*)\b.*\bпо\s+умолчанию\b"
                            r"|\bпо\s+умолчанию\s+(?:равн|равен|стоит|установлен)", re.I),
                 re.compile(r"\bdefaults?\s+(?:to|is|are|was|value\s+is)\b|\bdefault(?:\s+value)?\s*[:=]|\(default\b"
+                           r"|\bdefault\s+(?:configuration|settings?|options?|values?)\s+(?:is|are)\b"
                            r"|\bпо\s+умолчанию\s*(?:[:=—–]|-\s)|\bпо\s+умолчанию\b[^.]{0,40}?\b(?:равн|равен|стоит|установлен)",
                            re.I)),
 }
 
 
-def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int) -> list:
+# The words of a question asking a default that do not say of what: "What is the default value of the X option?".
+_DEFAULT_WORDS = word_stems("default defaults value values setting settings option options argument parameter flag "
+                            "property key attribute field")
+
+
+def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int,
+                  sections: dict[int, set[str]] | None = None) -> list:
     """For a "when", "how many", "which versions", "what does … return" or "what is the default …" question whose
     extract holds no date, number, version, return value or default: the sentence of the best sentence's source that
     does, nearest to it (the answer is often the next sentence, which names the subject as "it" and shares no word
@@ -63,6 +71,11 @@ def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget:
         return []
     holding = [item for item in items if ANSWER_KINDS[kind][1].search(item[2])
                and (item[0], item[1]) not in chosen and len(item[2]) <= budget]
+    if kind == "default":  # of what is asked, in its words or its section's (`sections`: the words of each source's
+        # heading): clone's "Defaults to `true`." — not the next entry's "If not specified, defaults to reflecting the
+        # headers …" for "What is the default value of the methods option?"
+        asked = word_stems(question) - _DEFAULT_WORDS
+        holding = [item for item in holding if (item[3] | (sections or {}).get(item[0], set())) & asked]
     own = [item for item in holding if item[0] == best[0]]
     if own:
         return sorted(own, key=lambda item: abs(item[1] - best[1]))[:1]

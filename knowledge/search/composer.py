@@ -313,7 +313,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # Asked how to do something else, an extract that only installs the project answers another question.
     if how_to and installs.installs_only(question, chosen):
         return Composition("", [], False)
-    for number, position, sentence, _ in answer_kinds.expected_kind(question, ranked[0], chosen, items, budget):
+    sections = {number: word_stems(headings.section_heading(hit)) for number, hit in quoted.items()}
+    for number, position, sentence, _ in answer_kinds.expected_kind(question, ranked[0], chosen, items, budget,
+                                                                    sections):
         chosen[(number, position)] = sentence
     text, said, cited, after_item, last_entry = "", set(), set(), False, ""
     for (number, position), sentence in sorted(chosen.items(), key=_reading_order(sources, ranked, heads)):

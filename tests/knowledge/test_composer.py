@@ -184,16 +184,27 @@ class CleanTextTests(TestCase):
                  (1, 2, "If clone is false then child objects will be copied directly, not cloned.", set()),
                  (1, 3, "This was the default behavior before version 2.x.", set()),
                  (3, 0, "By default, deepmerge clones every property from almost every kind of object.", set())]
-        chosen = {item[:2]: item[2] for item in items[1:]}
+        chosen, sections = {item[:2]: item[2] for item in items[1:]}, {1: {"clone"}}  # its section's heading
         for question in ("What is the default value of clone?", "What does clone default to?",
                          "Чему равен clone по умолчанию?", "Какое значение по умолчанию у clone?"):
-            self.assertEqual(answer_kinds.expected_kind(question, items[2], chosen, items, 700), items[:1], question)
+            self.assertEqual(answer_kinds.expected_kind(question, items[2], chosen, items, 700, sections), items[:1],
+                             question)
         # Not when the extract states one already, nor to a question not asking for a default.
         for sentence in ("The default is true.", "Default: `true`", "clone (default true)", "По умолчанию — true."):
             self.assertEqual(answer_kinds.expected_kind("What is the default value of clone?", items[2],
-                                                        {**chosen, (2, 0): sentence}, items, 700), [], sentence)
+                                                        {**chosen, (2, 0): sentence}, items, 700, sections), [],
+                             sentence)
         for question in ("How are arrays merged by default?", "What does clone do?"):
-            self.assertEqual(answer_kinds.expected_kind(question, items[2], chosen, items, 700), [], question)
+            self.assertEqual(answer_kinds.expected_kind(question, items[2], chosen, items, 700, sections), [],
+                             question)
+        # Nor another entry's default: cors' "If not specified, defaults to reflecting the headers …" (allowedHeaders')
+        # came after "• methods: …" for "What is the default value of the methods option?".
+        methods = [(1, 0, "• methods: Configures the Access-Control-Allow-Methods CORS header.", {"metho", "confi"}),
+                   (1, 2, "If not specified, defaults to reflecting the headers specified in the request.",
+                    {"speci", "defau", "refle", "heade"})]
+        self.assertEqual(answer_kinds.expected_kind("What is the default value of the methods option?", methods[0],
+                                                    {(1, 0): methods[0][2]}, methods, 700, {1: {"confi", "optio"}}),
+                         [])
 
     def test_two_words_stating_something_in_the_questions_words_are_a_sentence(self):
         # environs' README: "## License\n\nMIT licensed. See the LICENSE file …" — "What license is environs under?"
