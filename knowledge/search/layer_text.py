@@ -78,6 +78,8 @@ _PROSE_LIKENESS = 0.12  # a line of a source chunk with more code punctuation th
 _PARAMETER_ASKED = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|options?|attributes?|fields?|flags?"
                               r"|propert(?:y|ies))\b|параметр|аргумент|опци|атрибут", re.I)
 _CODE_LINE_ENDS = ("{", "}", ";", "(", "[", "=>")  # a line of code ends so; a sentence does not
+# A line of a signature declaring a parameter: "self,", "poll_interval: float = 0.05,", "*,", "**kwargs".
+_SIGNATURE_LINE = re.compile(r"^(?:\*{1,2}|\*{0,2}[A-Za-z_]\w*\s*(?::[^=,]+)?(?:=[^,]+)?)\s*,?\s*$")
 _CLOSING = ('"""', "'''", "*/")  # a docstring's or a JSDoc comment's last line ends so
 _PARAM_FIELD = re.compile(r":param (?:\w+ )?(\w+):\s*|@param\s+(?:\{[^}]*\}\s+)?\[?(\w+)\]?\s*-?\s*")
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
@@ -210,12 +212,20 @@ def naming_paragraph(code: str, question: str) -> str:
                  if not line.lstrip().startswith(("//", "#"))]
         text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''"))
                         and not line.endswith(_CODE_LINE_ENDS) and not _BLOCK_OPENER.match(line)
+                        and not (line.endswith(",") and _SIGNATURE_LINE.match(line))
                         and code_likeness(as_text(line).replace("`", "")) <= _PROSE_LIKENESS)
         # The last paragraph, unclosed, may be cut short by the chunk's end ("… receives `path`, `key` and").
         cut = at == len(paragraphs) - 1 and not _ENDS.search(text) and not any(
             line.rstrip().endswith(_CLOSING) for line in paragraph.split("\n"))
         if len(text.split()) < 5 or cut:
             continue
+        # A `:param` field of the name asked, alone: a docstring's fields run on as one paragraph (filelock's
+        # `acquire`: timeout, poll_interval, poll_intervall, blocking …).
+        field = next((match for name in names if (match := re.search(
+            rf":param (?:\w+ )?({re.escape(name)}):\s*(.+?)(?=\s*:(?:param|raises?|returns?|rtype|type)\b|$)", text))),
+            None)
+        if field:
+            return _sentence(f"{field.group(1)}: {as_text(field.group(2)).replace('`', '')}")
         if any(re.search(rf"`{re.escape(name)}`|:param (?:\w+ )?{re.escape(name)}:|@param\s+(?:\{{[^}}]*\}}\s+)?"
                          rf"\[?{re.escape(name)}\b", text) or _CODE_NAME.fullmatch(name) and writes_name(text, name)
                for name in names):

@@ -571,3 +571,21 @@ def test_what_a_parameter_does_is_the_docstrings_paragraph_naming_it(tmp_path):
     assert layer_text.naming_paragraph(jsdoc, "What does activeCount return?") \
         == "The activeCount of promises that are running now."
 
+
+
+def test_a_docstring_field_of_the_parameter_asked_is_quoted_alone():
+    # filelock's `acquire`: "What does the poll_interval argument do?" quoted its signature's lines ("self,
+    # poll_interval: float = 0.05, ,."), and its docstring's fields ran on as one paragraph.
+    code = ('    def acquire(\n        self,\n        timeout: float | None = None,\n'
+            '        poll_interval: float = 0.05,\n        *,\n        blocking: bool | None = None,\n'
+            '    ) -> AcquireReturnProxy:\n        """\n        Try to acquire the file lock.\n\n'
+            '        :param timeout: maximum wait time for acquiring the lock, ``None`` means use the default\n'
+            '        :param poll_interval: interval of trying to acquire the lock file\n'
+            '        :param blocking: defaults to True. If False, return at once when the lock is held.\n'
+            '        :raises Timeout: if fails to acquire lock within the timeout period\n        """\n')
+    assert layer_text.naming_paragraph(code, "What does the poll_interval argument do?") \
+        == "poll_interval: interval of trying to acquire the lock file."
+    assert layer_text.naming_paragraph(code, "What does the blocking parameter do?") \
+        == "blocking: defaults to True. If False, return at once when the lock is held."
+    assert layer_text.naming_paragraph(code, "What does the timeout argument do?") \
+        == "timeout: maximum wait time for acquiring the lock, None means use the default."
