@@ -246,6 +246,12 @@ def named_options(question: str) -> list[str]:
     return [name.lstrip("-") for name in _NAMED_OPTION.findall(question)]
 
 
+def asked_entry_names(question: str) -> set[str]:
+    """The names `question` asks about as an entry of a reference, in lower case: those it says are an option's or
+    the like (`named_options`), and those written as code (`_WRITTEN_AS_CODE`: "maxAge", "max_length")."""
+    return {name.lower() for name in [*named_options(question), *_WRITTEN_AS_CODE.findall(question)]}
+
+
 def has_entry(text: str, name: str) -> bool:
     """Whether the document text `text` has an entry of `name` (`_ENTRY_LINE`, `_ENTRY_HEADING`)."""
     escaped = re.escape(name)

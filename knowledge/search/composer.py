@@ -59,7 +59,7 @@ from knowledge.search import (
     source_text,
 )
 from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines
-from knowledge.search.code_names import OPTION_KINDS, named_options, writes_name
+from knowledge.search.code_names import OPTION_KINDS, asked_entry_names, named_options, writes_name
 from knowledge.search.intent_words import HOW_TO, YES_NO, names_whole, what_is_named
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
@@ -181,6 +181,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     items, seen = [], set()  # (source number, position, sentence, stems)
     looked_up = set()  # the (source number, position) of the table rows the question looks up (`_looks_up_row`)
     keys = row_keys(question)
+    entries_asked = asked_entry_names(question)
     for number, source in lines.items():
         for position, sentence in enumerate(source):
             # Commands are never chosen for their words (they come after their introduction), and a
@@ -213,6 +214,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     position + 1 < len(source) and source[position + 1].startswith(COMMAND)
                     and _asks_to_use(asked, quoted[number])):
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
+            if _of_another_entry(quoted[number], source, sentence, entries_asked):
+                continue
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
             # A reference entry's field line answers only what its label says (`_entry_asked`): ora's "action" over
@@ -537,6 +540,15 @@ def _reference_entry(hit, source: list[str]) -> str:
     another section, and for a word in capitals, as a product's name is written too ("PathSpec", "TypeScript")."""
     heading = headings.entry_heading(hit, source).strip("`")
     return "" if _CAPITALISED.fullmatch(heading) else heading
+
+
+def _of_another_entry(hit, source: list[str], sentence: str, names: set[str]) -> bool:
+    """Whether a sentence of a reference entry documents another name than the ones the question asks about by name
+    (`names`, lower case: `code_names.asked_entry_names`) and does not write them: serve-static's "The default value
+    is `false`." under "extensions" for "What is the default value of the fallthrough option?"."""
+    entry = _reference_entry(hit, source) if names else ""
+    return bool(entry) and _name(entry).lower() not in names and not any(
+        writes_name(sentence, name) or name in sentence.lower() for name in names)
 
 
 def _subject_heading(hit, source: list[str], position: int) -> str:

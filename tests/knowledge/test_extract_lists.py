@@ -1,6 +1,8 @@
 """An extract and a page's lists of topics ("You will learn", "Recap"): items opening with a question word
 name what a page covers, they answer nothing, with or without full stops."""
 
+from dataclasses import replace
+
 from django.test import TestCase
 
 from knowledge.indexing import ingestion
@@ -300,6 +302,25 @@ class RowLookedUpTests(TestCase):
         # The question's own mark is no symbol it asks about.
         self.assertFalse(composer._looks_up_row("• ? — Matches one character.",
                                                 composer.row_keys("What does a wildcard match ?")))
+
+    def test_another_entrys_sentences_answer_nothing_of_the_entry_asked(self):
+        # serve-static: "What is the default value of the fallthrough option?" ended with "extensions — The default
+        # value is false.", another option's default.
+        def entry(n: int, name: str, text: str):
+            return replace(hit(n, f"##### {name}\n\n{text}\n"), section_path=f"API > Options > {name}")
+
+        fallthrough = entry(1, "fallthrough", "Set the middleware to have client errors fall-through as unhandled "
+                                              "requests.\n\nThe default value is `true`.")
+        extensions = entry(2, "extensions", "Set file extension fallbacks.\n\nThe default value is `false`.")
+        caching = entry(3, "cacheControl", "Disabling this will ignore the `fallthrough` option's caching too.")
+        text = composer.compose("What is the default value of the fallthrough option?",
+                                [fallthrough, extensions, caching], entry_match=False).text
+        self.assertIn("The default value is true. [1]", text)
+        self.assertNotIn("false", text)
+        # One writing the name asked stays a candidate.
+        text = composer.compose("What does cacheControl do to the fallthrough option?", [extensions, caching],
+                                entry_match=False).text
+        self.assertIn("Disabling this will ignore the fallthrough option's caching too. [2]", text)
 
     def test_the_word_naming_an_option_asked_about_answers_nothing(self):
         # "What should the remove option be if it is a string?" was answered by slugify's "Options:" over its options'
