@@ -181,7 +181,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     items, seen = [], set()  # (source number, position, sentence, stems)
     looked_up = set()  # the (source number, position) of the table rows the question looks up (`_looks_up_row`)
     keys = row_keys(question)
-    entries_asked = asked_entry_names(question)
+    # The entries asked about by name: as code or an option's, or a quoted reference entry's name the question writes
+    # as a word of its own ("What is the default store?" and express-session's "store").
+    entries_asked = asked_entry_names(question) | {
+        name.lower() for number, source in lines.items() if (name := _name(_reference_entry(quoted[number], source)))
+        and re.search(rf"(?<![\w$.-]){re.escape(name)}(?![\w$-])", question, re.IGNORECASE)}
     for number, source in lines.items():
         for position, sentence in enumerate(source):
             # Commands are never chosen for their words (they come after their introduction), and a

@@ -317,6 +317,11 @@ class RowLookedUpTests(TestCase):
                                 [fallthrough, extensions, caching], entry_match=False).text
         self.assertIn("The default value is true. [1]", text)
         self.assertNotIn("false", text)
+        # So does a quoted entry's name the question writes as a word ("What is the default store?").
+        text = composer.compose("What is the default value of fallthrough?", [fallthrough, extensions],
+                                entry_match=False).text
+        self.assertIn("The default value is true. [1]", text)
+        self.assertNotIn("false", text)
         # One writing the name asked stays a candidate.
         text = composer.compose("What does cacheControl do to the fallthrough option?", [extensions, caching],
                                 entry_match=False).text
