@@ -153,7 +153,7 @@ def compose(question: str, sources: list, *, entry_match: bool, kbs: dict | None
 
 def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | None) -> Composition:
     asked, how_to, yes_no = word_stems(question), HOW_TO(question), YES_NO(question)
-    if named_options(question):  # "the remove option": that word names what is asked, a sentence saying it no answer
+    if named_options(question):  # "the remove option": "option" says what kind of name is asked, not what about
         asked -= _KIND_WORDS
     quoted, said = _quoted_sources(question, sources)
     rows = quoted_rows(question, quoted)
@@ -497,9 +497,10 @@ def row_keys(question: str) -> tuple[set[str], set[str]]:
     "• remove: remove characters that match regex, defaults to `undefined`."."""
     options = {name.lower() for name in named_options(question)}
     asked = word_stems(question) - word_stems(" ".join(options)) - _ENTRY_WORDS
-    written = {word.lower() for word in _ROW_KEY.findall(question)} | {
-        symbol.lower() for symbol in _SYMBOL_KEY.findall(question.rstrip()) if symbol != "?" or not question.rstrip()
-        .endswith(f" {symbol}")}
+    # (A question mark standing alone at its end is the question's own: "What does a wildcard match ?".)
+    symbols = {symbol for symbol in _SYMBOL_KEY.findall(question.rstrip()) if symbol != "?"}
+    symbols |= {"?"} if re.search(r"\s\?\s", question) else set()
+    written = {word.lower() for word in _ROW_KEY.findall(question)} | {symbol.lower() for symbol in symbols}
     return written, set() if asked else options
 
 

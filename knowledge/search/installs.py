@@ -118,4 +118,3 @@ def installs_only(question: str, chosen: dict) -> bool:
     return bool(chosen) and not _GETTING.search(question) and all(
         any(_COMMAND.search(line) for line in code_lines(sentence)) if sentence.startswith(COMMAND)
         else _SAYS_INSTALL.search(sentence) for sentence in chosen.values())
-
