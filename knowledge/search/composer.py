@@ -157,8 +157,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         asked -= _KIND_WORDS
     quoted, said = _quoted_sources(question, sources)
     rows = quoted_rows(question, quoted)
-    lines = {number: _sentences(hit, said.get(number) or layer_text.quotable(hit, rows.get(number), question))
+    texts = {number: said.get(number) or layer_text.quotable(hit, rows.get(number), question)
              for number, hit in quoted.items()}
+    lines = {number: _sentences(hit, texts[number]) for number, hit in quoted.items()}
     lines = {number: _under_its_heading(quoted[number], source, asked) for number, source in lines.items()}
     if how_to:  # an example too long to quote: its lines that do what is asked, under their heading
         lines = {number: example_lines.with_asked_lines(quoted[number], source, question)
@@ -313,6 +314,17 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             picked += 1
         elif release:
             break
+    # A row or an entry looked up goes on with what it says after its first sentence ("By default, dotfiles are
+    # ignored …" of picomatch's dot), as far as the budget holds.
+    tails = set()
+    for number, position in sorted(looked_up & set(chosen)):
+        for offset, tail in enumerate(_item_tail(texts[number], chosen[number, position]), start=1):
+            at = (number, position + offset)
+            if lines[number][at[1]:at[1] + 1] != [tail] or len(tail) > budget or tail.endswith(":"):
+                break  # (not "Possible values:" without the values, items of their own)
+            chosen.setdefault(at, tail)
+            tails.add(at)
+            budget -= len(tail)
     # Asked how to install the project, an extract saying nothing of installing answers something else.
     if not chosen or how_to and not installs.says_how_to_install(chosen) and installs.asks_to_install(question,
                                                                                                        sources):
@@ -341,8 +353,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             text += ("" if text.endswith("\n") else "\n") + "".join(
                 f"    {line}\n" if line else "\n" for line in code_lines(sentence))
             continue
-        item = bool(ITEM.match(sentence))
-        text += "" if text.endswith("\n") else "\n" if item or after_item else " "
+        item, tail = bool(ITEM.match(sentence)), (number, position) in tails  # a tail goes on on its item's line
+        text += "" if text.endswith("\n") else " " if tail else "\n" if item or after_item else " "
         # A reference entry's sentences under the name they document, once: "Put queue execution on hold." says
         # nothing of ".pause()", the answer to "How do I pause the queue?", and cookie's "The default function is the
         # global encodeURIComponent." after its decode option's sentences is of its encode option.
@@ -351,7 +363,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         text += f"{entry} — " if entry and entry != last_entry and not _writes_entry(sentence, _name(entry)) else ""
         text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
         last_entry = entry
-        after_item = item
+        after_item = item or tail and after_item
     # A release's notes are its section by its number, however far in meaning from "What changed?".
     closest = max(meaning.values()) if meaning and not release else None
     return Composition(text.strip(" \n"), sorted(cited), False, closest)
@@ -411,6 +423,17 @@ def _sentences(hit, text: str) -> list[str]:
         if _SIGNATURE.fullmatch(found[at]) and found[at + 1][:1].isupper():
             found[at:at + 2] = [f"{found[at]}: {found[at + 1]}"]
     return readable.OpensWhole(found) if headings.opens_section(hit) else found
+
+
+def _item_tail(text: str, item: str) -> list[str]:
+    """The sentences after `item` (a list's item, or a table's row as one) on its own line of the clean text `text`:
+    what the entry goes on to say ("By default, dotfiles are ignored …" after "• dot — boolean — false — Enable
+    dotfile matching.")."""
+    for line in text.split("\n"):
+        said = sentences(line)
+        if said and said[0] == item:
+            return said[1:]
+    return []
 
 
 def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:

@@ -327,6 +327,20 @@ class RowLookedUpTests(TestCase):
                                 entry_match=False).text
         self.assertIn("Disabling this will ignore the fallthrough option's caching too. [2]", text)
 
+    def test_a_row_looked_up_goes_on_with_the_rest_of_its_text(self):
+        # picomatch's dot row: "By default, dotfiles are ignored unless …", its second sentence, was left out once the
+        # row was said first; not the next row's, nor a sentence introducing what is not quoted.
+        options = ("### Options\n\n| Option | Type | Default | Description |\n|---|---|---|---|\n"
+                   "| `dot` | `boolean` | `false` | Enable dotfile matching. By default, dotfiles are ignored unless "
+                   "a `.` is explicitly defined. |\n| `nocase` | `boolean` | `false` | Make matching "
+                   "case-insensitive. Equivalent to the regex `i` flag. |\n")
+        self.assertEqual(compose("What does the dot option do?", options),
+                         "• dot — boolean — false — Enable dotfile matching. [1] By default, dotfiles are ignored "
+                         "unless a . is explicitly defined. [1]")
+        origin = ("## Options\n\n* `origin`: Configures the origin header. Possible values:\n"
+                  "  - `Boolean` - reflect it.\n  - `String` - set one origin.\n* `methods`: Sets the methods.\n")
+        self.assertNotIn("header. [1] Possible values:", compose("What does the origin option do?", origin))
+
     def test_the_word_naming_an_option_asked_about_answers_nothing(self):
         # "What should the remove option be if it is a string?" was answered by slugify's "Options:" over its options'
         # block and their list, sharing "option" with it, before "If the value of remove is a string, it should be a
