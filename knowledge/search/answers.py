@@ -158,9 +158,7 @@ def _entry_first(question: str, hits: list[SearchHit], kbs: dict,
     if found is None:
         return hits, None
     index, closeness, clear = found
-    hits = [hits[index]] + hits[:index] + hits[index + 1:]
-    for rank, hit in enumerate(hits, start=1):
-        hit.rank = rank
+    hits = retrieval.renumbered([hits[index]] + hits[:index] + hits[index + 1:])
     return hits, closeness if clear else None
 
 
@@ -201,11 +199,7 @@ def _routed(question: str, kb_ids, result: retrieval.Retrieval, top_k: int) -> r
     answer is not grounded on. The confidence stays plain search's."""
     _, hits = planned.plan_and_search(question, kb_ids)
     hits = _spread([hit for hit in hits if hit.layer not in layer_text.UNQUOTED_LAYERS], top_k, question)
-    if not hits:
-        return result
-    for rank, hit in enumerate(hits, start=1):
-        hit.rank = rank
-    return replace(result, hits=hits)
+    return replace(result, hits=retrieval.renumbered(hits)) if hits else result
 
 
 def _spread(hits: list[SearchHit], top_k: int, question: str) -> list[SearchHit]:

@@ -182,10 +182,12 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     items, seen = [], set()  # (source number, position, sentence, stems)
     looked_up = set()  # the (source number, position) of the table rows the question looks up (`_looks_up_row`)
     keys = row_keys(question)
-    # The entries asked about by name: as code or an option's, or a quoted reference entry's name the question writes
-    # as a word of its own ("What is the default store?" and express-session's "store").
+    # The name each source's sentences document as a reference entry, read once; the entries asked about by name: as
+    # code or an option's, or a quoted entry's name the question writes as a word ("What is the default store?" and
+    # express-session's "store").
+    entries = {number: _reference_entry(quoted[number], source) for number, source in lines.items()}
     entries_asked = asked_entry_names(question) | {
-        name.lower() for number, source in lines.items() if (name := _name(_reference_entry(quoted[number], source)))
+        name.lower() for entry in entries.values() if (name := _name(entry))
         and re.search(rf"(?<![\w$.-]){re.escape(name)}(?![\w$-])", question, re.IGNORECASE)}
     for number, source in lines.items():
         for position, sentence in enumerate(source):
@@ -219,7 +221,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     position + 1 < len(source) and source[position + 1].startswith(COMMAND)
                     and _asks_to_use(asked, quoted[number])):
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
-            if _of_another_entry(quoted[number], source, sentence, entries_asked):
+            if _of_another_entry(entries[number], sentence, entries_asked):
                 continue
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
@@ -358,8 +360,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         # A reference entry's sentences under the name they document, once: "Put queue execution on hold." says
         # nothing of ".pause()", the answer to "How do I pause the queue?", and cookie's "The default function is the
         # global encodeURIComponent." after its decode option's sentences is of its encode option.
-        entry = _reference_entry(quoted[number], lines[number]) or _subject_heading(quoted[number], lines[number],
-                                                                                    position)
+        entry = entries[number] or _subject_heading(quoted[number], lines[number], position)
         text += f"{entry} — " if entry and entry != last_entry and not _writes_entry(sentence, _name(entry)) else ""
         text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
         last_entry = entry
@@ -570,13 +571,13 @@ def _reference_entry(hit, source: list[str]) -> str:
     return "" if _CAPITALISED.fullmatch(heading) else heading
 
 
-def _of_another_entry(hit, source: list[str], sentence: str, names: set[str]) -> bool:
-    """Whether a sentence of a reference entry documents another name than the ones the question asks about by name
-    (`names`, lower case: `code_names.asked_entry_names`) and does not write them: serve-static's "The default value
-    is `false`." under "extensions" for "What is the default value of the fallthrough option?"."""
-    entry = _reference_entry(hit, source) if names else ""
-    return bool(entry) and _name(entry).lower() not in names and not any(
-        writes_name(sentence, name) or name in sentence.lower() for name in names)
+def _of_another_entry(entry: str, sentence: str, names: set[str]) -> bool:
+    """Whether a sentence of the reference entry `entry` (`_reference_entry`) documents another name than the ones the
+    question asks about by name (`names`, lower case) and writes none of them, in any case and inflection ("clones"
+    says "clone"): serve-static's "The default value is `false`." under "extensions" for "What is the default value of
+    the fallthrough option?"."""
+    return bool(names) and bool(entry) and _name(entry).lower() not in names and not any(
+        name in sentence.lower() for name in names)
 
 
 def _subject_heading(hit, source: list[str], position: int) -> str:

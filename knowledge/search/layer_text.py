@@ -226,8 +226,8 @@ def naming_paragraph(code: str, question: str) -> str:
             None)
         if field:
             return _sentence(f"{field.group(1)}: {as_text(field.group(2)).replace('`', '')}")
-        if any(re.search(rf"`{re.escape(name)}`|:param (?:\w+ )?{re.escape(name)}:|@param\s+(?:\{{[^}}]*\}}\s+)?"
-                         rf"\[?{re.escape(name)}\b", text) or _CODE_NAME.fullmatch(name) and writes_name(text, name)
+        if any(re.search(rf"`{re.escape(name)}`|@param\s+(?:\{{[^}}]*\}}\s+)?\[?{re.escape(name)}\b", text)
+               or _CODE_NAME.fullmatch(name) and writes_name(text, name)
                for name in names):
             return _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
                                                      as_text(text).replace("`", "")).rstrip(":"))

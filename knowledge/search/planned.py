@@ -226,17 +226,12 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
                                                              for name in options)
 
     at = next((index for index, hit in enumerate(hits) if documents(hit)), None)
-    if at is None:
-        found = retrieval.retrieve(" ".join(options), kb_ids, top_k=OPTION_SEARCH_SECTIONS, mode="keyword",
-                                   layers=["D0"]).hits
-        entry = next((hit for hit in found if documents(hit)), None)
-        if entry is None:
-            return hits
-        hits, at = [entry, *hits][:top_k], 0
-    hits = [hits[at], *hits[:at], *hits[at + 1:]]
-    for rank, hit in enumerate(hits, start=1):
-        hit.rank = rank
-    return hits
+    if at is not None:
+        return retrieval.renumbered([hits[at], *hits[:at], *hits[at + 1:]])
+    found = retrieval.retrieve(" ".join(options), kb_ids, top_k=OPTION_SEARCH_SECTIONS, mode="keyword",
+                               layers=["D0"]).hits
+    entry = next((hit for hit in found if documents(hit)), None)
+    return retrieval.renumbered([entry, *hits][:top_k]) if entry is not None else hits
 
 
 def _release_heading(kb_ids, asked: set[str]) -> retrieval.SearchHit | None:

@@ -85,6 +85,13 @@ def search(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = N
                     without_documents=without_documents, ef_search=ef_search).hits
 
 
+def renumbered(hits: list[SearchHit]) -> list[SearchHit]:
+    """`hits` with their `rank` set to their place in the list, from 1 (after a caller reordered them)."""
+    for rank, hit in enumerate(hits, start=1):
+        hit.rank = rank
+    return hits
+
+
 def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None = None, mode: str = "hybrid",
              layers=None, filters: dict | None = None, document_ids=None, without_documents=None,
              ef_search: int | None = None, query_embeddings: dict | None = None) -> Retrieval:
@@ -142,9 +149,7 @@ def retrieve(query: str, kb_ids, *, top_k: int = 6, max_distance: float | None =
         hits = _demote_secondary(hits, query)
     if reranker is not None and hits:
         hits = _timed(timings, "rerank", reranker.rerank, query, hits)
-    hits = hits[:top_k]
-    for rank, hit in enumerate(hits, start=1):
-        hit.rank = rank
+    hits = renumbered(hits[:top_k])
     if mode != "vector":
         _timed(timings, "snippets", _highlight, hits, by_id, query)
     relevant = sum(1 for hit in hits if (relevance(hit.similarity, by_id[hit.knowledge_base_id]) or 0.0)
