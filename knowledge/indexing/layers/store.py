@@ -44,6 +44,7 @@ from knowledge.indexing.myst import markdown_as_read, myst_targets
 from knowledge.indexing.parsing.text import WIDE_BOMS, decode_text
 from knowledge.indexing.rst import rst_as_markdown, sphinx_targets
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
+from portal.db_locks import held, lock_key
 from portal.jobs import enqueue, run
 
 logger = logging.getLogger(__name__)
@@ -92,7 +93,10 @@ def index_repository(kb: KnowledgeBase, path: str | Path, *, since: str = "", na
     with repository.open_repository(path, since=since, name=name, indexable=is_indexable) as snapshot:
         if not name and Path(path).is_dir():
             refuse_another_folder(kb, snapshot.repo_id, Path(path).expanduser().resolve())
-        return index_snapshot(kb, snapshot, batch_size=batch_size, progress=progress)
+        # Two runs of one repository at once (a script and a queued job) would store the same files together.
+        with held(lock_key("index_repo", kb.pk, snapshot.repo_id), waiting=lambda: logger.warning(
+                "Another run is indexing %s into %s; this one waits for it to finish.", snapshot.repo_id, kb)):
+            return index_snapshot(kb, snapshot, batch_size=batch_size, progress=progress)
 
 
 def refuse_another_folder(kb: KnowledgeBase, repo_id: str, folder: Path) -> None:

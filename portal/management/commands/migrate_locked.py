@@ -7,7 +7,8 @@ run makes them take turns: the first applies the migrations, the next ones find 
 """
 
 from django.core.management.commands.migrate import Command as MigrateCommand
-from django.db import connections
+
+from portal.db_locks import held
 
 # Any fixed 64-bit number, the same in every process of the portal.
 MIGRATE_LOCK = 0x706F7274616C6D69  # "portalmi"
@@ -17,14 +18,8 @@ class Command(MigrateCommand):
     help = "Apply migrations while holding a PostgreSQL advisory lock, so servers starting together migrate once."
 
     def handle(self, *args, **options):
-        connection = connections[options["database"]]
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_lock(%s)", [MIGRATE_LOCK])
-            if not cursor.fetchone()[0]:
-                self.stdout.write("Another process is migrating this database; waiting for it to finish.")
-                cursor.execute("SELECT pg_advisory_lock(%s)", [MIGRATE_LOCK])
-        try:
+        def waiting():
+            self.stdout.write("Another process is migrating this database; waiting for it to finish.")
+
+        with held(MIGRATE_LOCK, waiting=waiting, using=options["database"]):
             super().handle(*args, **options)
-        finally:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [MIGRATE_LOCK])

@@ -3,6 +3,7 @@
 import os
 import shutil
 import subprocess
+import threading
 import zipfile
 from io import StringIO
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
+from django.db import connection
 from django.test import TestCase, override_settings
 
 from knowledge.indexing.layers import store
@@ -378,3 +380,31 @@ def test_hidden_folders_and_files_are_skipped_in_every_source_kind(tmp_path):
     assert ".claude/agent.md" in git(repo, "ls-files")
     with open_repository(repo, indexable=store.is_indexable) as snapshot:  # a git checkout lists them
         assert not hidden & set(snapshot.files) and "shop/billing.py" in snapshot.files
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_runs_of_one_repository_at_once_take_turns(repo):
+    """Two runs started together (two workers given one job, a script and the admin) stored the same files
+    at once: the second's new documents broke the base's one-document-per-file rule (duplicate keys)."""
+    kb = make_kb()
+    start, results, errors = threading.Barrier(2), [], []
+
+    def index():
+        start.wait(10)
+        try:
+            results.append(store.index_repository(kb, repo))
+        except Exception as exc:  # pragma: no cover - the failure this test is about
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=index) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    assert sorted(sorted(result.outcomes.items()) for result in results) == [[("created", 13)], [("unchanged", 13)]]
+    assert [result.failures for result in results] == [[], []]
+    assert Document.objects.filter(knowledge_base=kb).count() == 13
+    assert store.layer_counts(kb) == dict(sorted(FIXTURE_COUNTS.items()))
