@@ -363,11 +363,26 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         entry = entries[number] or _subject_heading(quoted[number], lines[number], position)
         text += f"{entry} — " if entry and entry != last_entry and not _writes_entry(sentence, _name(entry)) else ""
         text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
+        if item and (number, position) not in heads and _list_goes_on(lines[number], position, chosen, number):
+            text += "\n…"  # a list quoted in part (six items of nine, twelve names of fourteen) says it goes on
         last_entry = entry
         after_item = item or tail and after_item
     # A release's notes are its section by its number, however far in meaning from "What changed?".
     closest = max(meaning.values()) if meaning and not release else None
     return Composition(text.strip(" \n"), sorted(cited), False, closest)
+
+
+def _list_goes_on(source: list[str], position: int, chosen: dict, number: int) -> bool:
+    """Whether the list item at `position`, quoted after the sentence introducing its list, is the last quoted of a
+    list going on with items of the same kind (bullets or numbered steps)."""
+    following = source[position + 1] if position + 1 < len(source) else ""
+    if (number, position + 1) in chosen or not ITEM.match(following) or (
+            following.startswith("• ") != source[position].startswith("• ")):
+        return False
+    at = position - 1
+    while (number, at) in chosen and ITEM.match(source[at]):
+        at -= 1
+    return (number, at) in chosen  # the sentence introducing the items quoted (not a row looked up, a date found)
 
 
 def _reading_order(sources: list, ranked: list, heads: set) -> Callable[[tuple], tuple]:

@@ -422,3 +422,21 @@ class NamedItemTests(TestCase):
         self.assertIn("join our community slack", compose(
             "Is there a community chat?", "## Community\n\nHaving problems? want to contribute? join our community "
                                           "slack.\n"))
+
+
+class ListQuotedInPartTests(TestCase):
+    def test_a_list_cut_short_says_it_goes_on(self):
+        # Six items of nine (twelve of a list of names) were quoted as if they were the whole list.
+        formats = ("## Features\n\nThe library supports the following formats:\n\n"
+                   + "".join(f"- Format {n} files with their own reader and writer\n" for n in "ABCDEFGHI"))
+        text = compose("Which formats does the library support?", formats)
+        self.assertEqual(text.splitlines()[-2:], ["• Format F files with their own reader and writer [1]", "…"])
+        colours = "black red green yellow blue purple cyan white grey pink orange brown teal".split()
+        names = "## Colours\n\nThe available colour names are:\n\n" + "".join(f"- {name}\n" for name in colours)
+        self.assertEqual(compose("What colour names are available?", names).splitlines()[-2:], ["• brown [1]", "…"])
+        # A list quoted whole ends with its last item, and a row looked up is no list cut short.
+        whole = names.split("- grey")[0]
+        self.assertEqual(compose("What colour names are available?", whole).splitlines()[-1], "• white [1]")
+        options = ("## Options\n\n- `dot` — Match dotfiles. Defaults to false.\n- `nocase` — Match without case.\n"
+                   "- `noext` — Disable extglob support.\n")
+        self.assertNotIn("…", compose("What does the dot option do?", options))
