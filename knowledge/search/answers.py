@@ -303,8 +303,15 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
     if not isinstance(get_generator(), generation.ExtractiveGenerator):
         return True
     quoted = sources[:composer.setting("EXTRACT_SOURCES")]
-    # A release asked about by its number is answered by its notes, which need not share a word with the question.
-    return words.shares_words(question, quoted) or answer_kinds.holds_release(question, quoted)
+    # A release asked about by its number is answered by its notes, which need not share a word with the question;
+    # a symbol asked about by a source writing it ("What does */2 mean?" and "… just use */2.").
+    return (words.shares_words(question, quoted) or answer_kinds.holds_release(question, quoted)
+            or _writes_symbol_asked(question, " ".join(hit.content or "" for hit in quoted)))
+
+
+def _writes_symbol_asked(question: str, text: str) -> bool:
+    """Whether `text` writes a symbol the question writes as a word of its own (`code_names.written_symbols`)."""
+    return any(code_names.writes_symbol(text, symbol) for symbol in code_names.written_symbols(question))
 
 
 # An extract whose closest sentence is further in meaning from the question than its embedder's
@@ -352,8 +359,9 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
                      if " > " in grounding.sources[number - 1].section_path)
     # A repository's name is what all of it is about, however few of its chunks say it: qs' "The maintainers of qs …
     # are working with Tidelift …" shares only "qs" with "How do I install qs?".
+    # (A symbol asked about is no common word: "What does * mean in a path?" and "suffixed with an asterisk (*)".)
     if not composition.entry_match and prose and not _heading_asked_says_it(grounding, composition) and \
-            common_words.only_common_shared(
+            not _writes_symbol_asked(grounding.question, composition.text) and common_words.only_common_shared(
             grounding.question, composition.text + named, grounding.sources, grounding.kbs,
             asides.repository_names(grounding.sources)):
         grounding.reasons.append("common_words_only")

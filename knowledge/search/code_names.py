@@ -231,6 +231,10 @@ _WRITTEN_AS_CODE = re.compile(r"(?<![\w$.-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a
 _ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?(?=[ \t:|(—–,-])" \
               r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t])|[^:\n]{{1,80}}:[ \t]+`?{name}`?[ \t]*$" \
               r"|:param[ \t]+(?:[^:\n]*[ \t])?{name}[ \t]*[(:])"
+# A symbol written as a word of its own: after a space or a quote, before a space or the question's end.
+_SYMBOL = re.compile(r"(?<![^\s`'\"])[`'\"]?([^\w\s`'\"][^\s`'\"]*?)[`'\"]?(?=\s|[?.!]?$)")
+# Marks of prose, not symbols asked about: a dash between words, an ellipsis, an ampersand, a question mark ending it.
+_PROSE_MARKS = {"?", "-", "--", "–", "—", "…", "&"}
 _ENTRY_HEADING = r"^ {{0,3}}#{{1,6}}[ \t][^\n]*(?<![\w$]){name}(?![\w$])"
 _CALLED_HEADING = r"^ {{0,3}}#{{1,6}}[ \t]+(?:[^\n]*[.`])?{name}\("
 # A name in words a question says is one, of an option or the like: "the align option", "the `sort` flag".
@@ -259,16 +263,55 @@ def has_entry(text: str, name: str) -> bool:
                 or re.search(_ENTRY_HEADING.format(name=escaped), text, re.M))
 
 
+def written_symbols(question: str) -> set[str]:
+    """The symbols `question` writes as words of their own ("What does ** match?", "… the !(pattern) extglob …",
+    "What does ? match?"): a table of syntax is looked up by them. A question mark ending the question is its own."""
+    symbols = {symbol for symbol in _SYMBOL.findall(question.rstrip()) if symbol not in _PROSE_MARKS}
+    return symbols | ({"?"} if re.search(r"\s\?\s", question) else set())
+
+
+def opens_with_symbol(text: str, symbol: str) -> bool:
+    """Whether the section `text` opens, under its headings, with a sentence writing `symbol` as code: what the section
+    is about ("##### Optional" and "Parameters can be suffixed with a question mark (`?`) to make the parameter
+    optional.")."""
+    opening = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    return f"`{symbol}`" in re.split(r"(?<=[.!?])\s", opening, maxsplit=1)[0]
+
+
+def writes_symbol(text: str, symbol: str) -> bool:
+    """Whether `text` writes `symbol` as a word of its own, or in brackets, quotes or code: "suffixed with a question
+    mark (?)", "just use */2." — not inside another ("/:foo?" writes no "?")."""
+    return bool(re.search(rf"(?<![^\s(\[{{\"'`“‘«]){re.escape(symbol)}(?![^\s)\]}}\"'`”’».,;:!?])", text))
+
+
+def has_symbol_entry(text: str, symbol: str) -> bool:
+    """Whether the document text `text` has a table row opening with `symbol` ("| `**` | Matches any character …")
+    or a list item opening with it as code, or its name with it in brackets, and what it is ("- `[abc]` — …",
+    "- `**`: …", "* A double star or globstar (`**`) — matches zero or more directories.", not "- No wildcard asterisk
+    (`*`) - use parameters instead", a hyphen after a name in words): not a changelog's item
+    saying what changed of it ("* `:response-time` token is now empty when immediate used"), nor a heading, whose bold
+    markup would be one."""
+    escaped = re.escape(symbol)
+    return bool(re.search(rf"^[ \t]*(?:\|[ \t]*`?{escaped}`?[ \t]*\||(?:[-*+•]|\d{{1,3}}[.)])[ \t]+"
+                          rf"(?:`{escaped}`[ \t]*(?:[:—–]|-[ \t])|[^`\n:—–|]{{1,40}}\(`{escaped}`\)[ \t]*[:—–]))",
+                          text, re.M))
+
+
 def documented_name(question: str, text: str) -> str:
     """The name written as code (`_WRITTEN_AS_CODE`), or said to be an option's (`_NAMED_OPTION`), that `question`
     asks about and the document text `text` has an entry of — a list item or a table row opening with it, a line
     giving it a value, or a heading naming it ("- `preserveRoot`: If set to boolean `false`, …" for "What does the
-    preserveRoot option do?", "align : false ," in ini's options object for "What does the align option do?") — or
+    preserveRoot option do?", "align : false ," in ini's options object for "What does the align option do?"), a
+    symbol it writes as a word of its own that a syntax table's row opens with ("What does ** match?") — or
     else a word of the question a heading documents as a function or method (`_CALLED_HEADING`); "" when there is
     none."""
     for name in dict.fromkeys([*_WRITTEN_AS_CODE.findall(question), *named_options(question)]):
         if has_entry(text, name):
             return name
+    # A symbol a syntax table's row opens with ("| `**` | Matches any character …" for "What does ** match?").
+    for symbol in sorted(written_symbols(question)):
+        if has_symbol_entry(text, symbol):
+            return symbol
     # A word of the question a heading of the text documents as a function or method ("### `mime.define(type map)`"
     # for "Why does define throw an error?").
     for word in dict.fromkeys(re.findall(r"[A-Za-z_$][\w$]{2,}", question)):

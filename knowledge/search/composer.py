@@ -59,7 +59,15 @@ from knowledge.search import (
     source_text,
 )
 from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines
-from knowledge.search.code_names import OPTION_KINDS, asked_entry_names, named_options, writes_name
+from knowledge.search.code_names import (
+    OPTION_KINDS,
+    asked_entry_names,
+    named_options,
+    opens_with_symbol,
+    writes_name,
+    writes_symbol,
+    written_symbols,
+)
 from knowledge.search.intent_words import HOW_TO, YES_NO, names_whole, what_is_named
 from knowledge.search.rows import quoted_rows
 from knowledge.search.secondary import secondary_row
@@ -101,14 +109,13 @@ _ROW_KEY = re.compile(r"(?<![\w.-])(?:\d+(?:\.\d+)*|[^\W\d_][\w.-]*\w)(?![\w-])"
 # A cell a row is looked up by: a number, a name in camel or snake case, a word in capitals ("418", "NotFound",
 # "EBUSY").
 _KEY_CELL = re.compile(r"\d|[a-z][A-Z]|\w_\w|^[A-Z]{2,}$|^[^\w\s]")
-# A symbol a question writes as a word of its own ("What does ** match?", "… the !(pattern) extglob …"): a table of
-# syntax is looked up by it.
-_SYMBOL_KEY = re.compile(r"(?<![^\s`'\"])[`'\"]?([^\w\s`'\"][^\s`'\"]*?)[`'\"]?(?=\s|[?.!]?$)")
 # What a question may ask of an option besides its name that its entry says: what it is, does or means, its kind,
 # type, default or purpose (the stems of `word_stems`).
 _KIND_WORDS = word_stems(" ".join(OPTION_KINDS))
 _ENTRY_WORDS = _KIND_WORDS | word_stems("do mean meaning type default value purpose work")
 # A list item opening with the name it documents: "• locale: language code …", "• `maxAge` - how long …".
+# A table's row as an item of its cells (`source_text._tables_as_items`): "• dot — boolean — false — Enable …".
+_TABLE_ROW = re.compile(r"• .*? — ")
 _NAMED_ENTRY = re.compile(r"• `?([A-Za-z_$][\w$.-]*)`?\s*(?::|—|–|-)\s+\S")
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
@@ -180,8 +187,20 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         return reading[number, position]
 
     items, seen = [], set()  # (source number, position, sentence, stems)
-    looked_up = set()  # the (source number, position) of the table rows the question looks up (`_looks_up_row`)
-    keys = row_keys(question)
+    keys, symbols = row_keys(question), written_symbols(question)
+    marks = {symbol for symbol in symbols if not _WORD.search(symbol)}  # "*", "?", "*/2": no word says them
+    # The (source number, position) of the table rows the question looks up (`_looks_up_row`): a table's other rows
+    # are other entries ("• * — Matches any character …" is no answer to "What does ** match?").
+    looked_up = {(number, position) for number, source in lines.items() for position, sentence in enumerate(source)
+                 if _looks_up_row(sentence, keys)}
+    tables_looked_up = {number for number, _ in looked_up}
+    # The sentence opening a section about a symbol asked about (`code_names.opens_with_symbol`): "Parameters can be
+    # suffixed with an asterisk (`*`) to denote …" under "Zero or more" for "What does * mean in a path?".
+    defines = set()
+    for number, symbol in itertools.product(lines, marks):
+        if opens_with_symbol(quoted[number].content or "", symbol):
+            first = next((at for at, sentence in enumerate(lines[number]) if writes_symbol(sentence, symbol)), None)
+            defines.update([(number, first)] if first is not None else [])
     # The name each source's sentences document as a reference entry, read once; the entries asked about by name: as
     # code or an option's, or a quoted entry's name the question writes as a word ("What is the default store?" and
     # express-session's "store").
@@ -232,9 +251,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 _answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no,
                          lists=_introduces_list(source, position))
                 or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
-            if _looks_up_row(sentence, keys):  # said first, whatever else it shares with the question
+            if (number, position) in looked_up:  # said first, whatever else it shares with the question
                 answering = True
-                looked_up.add((number, position))
+            elif number in tables_looked_up and _TABLE_ROW.match(sentence):
+                continue
             answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked,
                                                                   question) or isinstance(source, _UnderHeading)
             if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
@@ -243,17 +263,23 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 # names no "tabulate" but `pip install tabulate`), under its section's heading.
                 read = stems | word_stems(read_as(number, position)) | headings.heading_words(quoted[number], source,
                                                                                              position)
+                # (And the symbols of marks asked about it writes: "suffixed with a question mark (?)" for "What does
+                # the ? modifier do?" — words of their own, which no stem is.)
+                read |= {symbol for symbol in marks if writes_symbol(sentence, symbol)}
                 items.append((number, position, sentence, read))
     if not items:
         return Composition("", [], False)
     # Words every candidate shares ("React" in React docs) say little: weigh them by rarity.
     weight = {stem: math.log(1 + len(items) / sum(stem in item[3] for item in items) if any(
         stem in item[3] for item in items) else 1.0) for stem in asked}
+    # A symbol of marks alone is what the question is about, and no word says it: it weighs twice the question's words
+    # together ("What does * mean in a path?"; one with letters, ".env" or ":foo", is read as its words).
+    weight |= dict.fromkeys(marks, max(1.0, 2 * sum(weight.values())))
     total = sum(weight.values()) or 1.0
 
     def shared(item) -> float:
         # Earlier sources and sentences win ties: retrieval ranked them.
-        return sum(weight[stem] for stem in item[3] & asked) / total + 0.05 / item[0] - 0.001 * item[1]
+        return sum(weight[stem] for stem in item[3] & weight.keys()) / total + 0.05 / item[0] - 0.001 * item[1]
 
     # Of the sentences sharing the most words, the closest in meaning answer; rare shared words still count
     # (SHARED_WORDS_WEIGHT), and the sentences not compared come after.
@@ -275,7 +301,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         # (So is a phrase under the heading the question names: "License: MIT"; and a table's row the question looks
         # up by a cell it writes, which may be a number no word counts.)
         said_first = 1.0 if item[0] == card or isinstance(lines[item[0]], _UnderHeading) or (
-            item[:2] in looked_up) else 0.0
+            item[:2] in looked_up or item[:2] in defines) else 0.0
         weight = (OPPOSITE_WEIGHT if item[:2] in opposed else 1.0) * (WHERE_ONLY_WEIGHT if item[0] in where_only
                                                                        else 1.0)
         if not meaning:
@@ -536,10 +562,8 @@ def row_keys(question: str) -> tuple[set[str], set[str]]:
     "• remove: remove characters that match regex, defaults to `undefined`."."""
     options = {name.lower() for name in named_options(question)}
     asked = word_stems(question) - word_stems(" ".join(options)) - _ENTRY_WORDS
-    # (A question mark standing alone at its end is the question's own: "What does a wildcard match ?".)
-    symbols = {symbol for symbol in _SYMBOL_KEY.findall(question.rstrip()) if symbol != "?"}
-    symbols |= {"?"} if re.search(r"\s\?\s", question) else set()
-    written = {word.lower() for word in _ROW_KEY.findall(question)} | {symbol.lower() for symbol in symbols}
+    written = {word.lower() for word in _ROW_KEY.findall(question)} | {
+        symbol.lower() for symbol in written_symbols(question)}  # (a syntax table's row: "What does ** match?")
     return written, set() if asked else options
 
 
@@ -554,12 +578,21 @@ def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
     if not sentence.startswith("• "):
         return False
     written, options = keys
+    if _names_symbol_asked(sentence, written):
+        return True
     if " — " not in sentence:  # a list's entry of the option asked: "• locale: language code of the locale to use."
         entry = _NAMED_ENTRY.match(sentence)
         return bool(entry) and entry[1].lower() in options
     cells = [cell.strip().strip("`") for cell in sentence[2:].split(" — ")]
     return any(cell.lower() in options or cell.lower() in written and _KEY_CELL.search(cell) for cell in cells) and (
         not all(cell.lower() in written for cell in cells))
+
+
+def _names_symbol_asked(sentence: str, written: set[str]) -> bool:
+    """Whether a list item names a symbol the question writes in brackets before what it is: fast-glob's "• A double
+    star or globstar (**) — matches zero or more directories." for "What does ** match?"."""
+    term = re.split(r" [—–] ", sentence[2:], maxsplit=1)
+    return len(term) == 2 and any(f"({key})" in term[0] for key in written if not _WORD.match(key))
 
 
 def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: set[str], question: str) -> bool:

@@ -213,25 +213,53 @@ OPTION_SEARCH_SECTIONS = 10
 
 def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: int) -> list[retrieval.SearchHit]:
     """The hits with the first section of documentation that has an entry of the option `query` names
-    (`code_names.named_options`, `code_names.has_entry`: a list item, a table's row or a heading) first — of the
-    hits, else found by the option's name among the bases' documentation (keyword search). The code says the name
-    more often than the one line documenting it: picomatch's source came before its README's options table for
-    "What does the nocase option do?", and "What is the default value of the dot option?" found no part of it."""
-    options = code_names.named_options(query)
-    if not options:
+    (`code_names.named_options`, `code_names.has_entry`: a list item, a table's row or a heading), or of a symbol it
+    writes as a word of its own (`code_names.written_symbols`: a syntax table's row, `code_names.has_symbol_entry`),
+    first — of the hits, else found by the option's name among the bases' documentation (keyword search) or among
+    the sections of the documents found writing the symbol as code (full-text search reads no symbol); else a section
+    opening with a sentence writing the symbol as code (`code_names.opens_with_symbol`). The code says the name more
+    often than the one line documenting it: picomatch's source came before its README's options table for "What does
+    the nocase option do?", and "What is the default value of the dot option?" found no part of it; "What does **
+    match?" found its globbing table fourth, past what an extract reads, and path-to-regexp's "What does * mean in a
+    path?" its section "Zero or more" not at all."""
+    options, symbols = code_names.named_options(query), code_names.written_symbols(query)
+    if not options and not symbols:
         return hits
 
     def documents(hit: retrieval.SearchHit) -> bool:
-        return not (hit.layer or "").startswith("C") and any(code_names.has_entry(hit.content or "", name)
-                                                             for name in options)
+        text = hit.content or ""
+        return not (hit.layer or "").startswith("C") and (
+            any(code_names.has_entry(text, name) for name in options)
+            or any(code_names.has_symbol_entry(text, symbol) for symbol in symbols))
+
+    def opens(hit: retrieval.SearchHit) -> bool:
+        return not (hit.layer or "").startswith("C") and any(
+            code_names.opens_with_symbol(hit.content or "", symbol) for symbol in symbols)
 
     at = next((index for index, hit in enumerate(hits) if documents(hit)), None)
     if at is not None:
         return retrieval.renumbered([hits[at], *hits[:at], *hits[at + 1:]])
-    found = retrieval.retrieve(" ".join(options), kb_ids, top_k=OPTION_SEARCH_SECTIONS, mode="keyword",
-                               layers=["D0"]).hits
-    entry = next((hit for hit in found if documents(hit)), None)
-    return retrieval.renumbered([entry, *hits][:top_k]) if entry is not None else hits
+    if options:
+        found = retrieval.retrieve(" ".join(options), kb_ids, top_k=OPTION_SEARCH_SECTIONS, mode="keyword",
+                                   layers=["D0"]).hits
+    else:  # a symbol's row in another section of the documents found ("*" and "?" rows of the table "**" is in)
+        found = _sections_writing(symbols, {hit.document_id for hit in hits if not (hit.layer or "").startswith("C")})
+    # (An entry before a section opening with the symbol: a table's row says what it is, a section may only use it.)
+    entry = next((hit for hit in found if documents(hit)), None) or next(
+        (hit for hit in [*hits, *found] if opens(hit)), None)
+    if entry is None:
+        return hits
+    return retrieval.renumbered([entry, *[hit for hit in hits if hit.chunk_id != entry.chunk_id]][:top_k])
+
+
+def _sections_writing(symbols: set[str], document_ids: set[int]) -> list[retrieval.SearchHit]:
+    """The first OPTION_SEARCH_SECTIONS documentation chunks of the documents that write one of `symbols` as code."""
+    written = Q()
+    for symbol in symbols:
+        written |= Q(content__contains=f"`{symbol}`")
+    chunks = (Chunk.objects.filter(written, document_id__in=document_ids, layer="D0", enabled=True)
+              .order_by("document_id", "position").values_list("id", flat=True)[:OPTION_SEARCH_SECTIONS])
+    return retrieval.hits_of(list(chunks)) if document_ids else []
 
 
 def _release_heading(kb_ids, asked: set[str]) -> retrieval.SearchHit | None:

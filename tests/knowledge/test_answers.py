@@ -6,7 +6,7 @@ import pytest
 from django.test import SimpleTestCase, TestCase
 
 from knowledge.models import Chunk
-from knowledge.search import answers, code_names, planned, reasons
+from knowledge.search import answers, code_names, composer, planned, reasons, retrieval
 from knowledge.search.answers import GenerationError, build_prompt, parse_citations
 from knowledge.search.citations import rewrite_markers
 from knowledge.search.retrieval import SearchHit
@@ -360,3 +360,150 @@ def test_the_names_a_document_has_entries_of():
                            ("What is pathOrExtension?", "pathOrExtension"),
                            ("Why does define throw an error?", "define"), ("Why does store throw?", "")]:
         assert code_names.documented_name(question, text) == name, question
+
+
+GLOB_README = """# globber
+
+Match paths with glob patterns.
+
+## Usage
+
+Pass a glob pattern and a path; the function returns whether the path matches the pattern.
+
+## Matching behaviour
+
+Bash will match `foo/bar/baz` with `*`; globber matches nested folders with `**` only.
+
+## Basic globbing
+
+| **Character** | **Description** |
+| --- | --- |
+| `*` | Matches any character zero or more times, excluding path separators. |
+| `**` | Matches any character zero or more times, including path separators. |
+| `?` | Matches any character excluding path separators one time. |
+"""
+
+
+class SymbolEntryFirstTests(TestCase):
+    """picomatch's "What does ** match?" found its syntax table fourth, past what an extract reads, and "What does
+    * match?" and "What does ? match?" not at all (full-text search reads no symbol): their answers were Bash's
+    differences."""
+
+    def setUp(self):
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        self.kb = make_indexed_repo(folder / "globber", {"README.md": GLOB_README})
+        chunks = Chunk.objects.filter(knowledge_base=self.kb, layer="D0")
+        self.table = chunks.get(section_path__endswith="Basic globbing")
+        self.bash = retrieval.hits_of([chunks.get(section_path__endswith="Matching behaviour").pk])[0]
+
+    def test_the_row_of_a_symbol_asked_about_comes_first(self):
+        for question in ("What does ** match?", "What does * match?", "What does ? match?"):
+            hits = planned.option_entry_first(question, [self.bash], [self.kb.pk], 6)
+            self.assertEqual([hit.chunk_id for hit in hits], [self.table.pk, self.bash.chunk_id], question)
+            self.assertEqual([hit.rank for hit in hits], [1, 2])
+        # A symbol no row opens with, a question writing none, bold markup in a heading: the hits as they were.
+        for question in ("What does [abc] match?", "What does a star match?"):
+            self.assertEqual(planned.option_entry_first(question, [self.bash], [self.kb.pk], 6), [self.bash])
+        self.assertFalse(code_names.has_symbol_entry("## **Important** notes\n\n- **bold** text", "**"))
+        # A list's entry says what it is; a changelog's item what changed of it (morgan's HISTORY.md for "How many
+        # digits does :response-time use by default?").
+        self.assertTrue(code_names.has_symbol_entry("- `[abc]` — Matches any characters in brackets.", "[abc]"))
+        self.assertFalse(code_names.has_symbol_entry("* `:response-time` token is now monotonic", ":response-time"))
+
+    def test_a_symbol_is_answered_by_its_row(self):
+        result = answers.answer("What does ** match?", [self.kb.pk])
+        self.assertFalse(result.refused, result.reasons)
+        self.assertTrue(result.text.startswith(
+            "• ** — Matches any character zero or more times, including path separators. [1]"), result.text)
+        self.assertNotIn("• * —", result.text)  # the table's other rows are other symbols'
+        self.assertNotIn("• ? —", result.text)
+
+
+ROUTES_README = """# router
+
+Match request paths with patterns.
+
+## Compatibility
+
+Router breaks compatibility with older releases:
+
+- Parameters have suffixes that augment meaning - `*`, `+` and `?`. E.g. `/:user*`
+- No wildcard asterisk (`*`) - use parameters instead (`(.*)` or `:splat*`)
+
+## Paths
+
+A path is matched against the pattern segment by segment, from its first segment to its last.
+
+## Modifiers
+
+Modifiers must be placed after the parameter (e.g. `/:foo?`, `/(test)?` or `{-:foo(test)}?`).
+
+### Zero or more
+
+Parameters can be suffixed with an asterisk (`*`) to denote a zero or more parameter matches.
+
+### Steps
+
+Steps are also permitted after an asterisk, so if you want to say "every two minutes", just use */2.
+"""
+
+
+class SymbolInProseTests(TestCase):
+    """path-to-regexp's "What does * mean in a path?" was refused (`common_words_only`) and "What does the ? modifier
+    do?" answered with "Modifiers must be placed after the parameter …": the sections saying what each suffix does
+    open with it in code ("suffixed with an asterisk (`*`)"), which full-text search and word stems never read;
+    node-cron's "What does */2 mean?" was refused (`no_shared_words`) beside "… just use */2."."""
+
+    def setUp(self):
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        self.kb = make_indexed_repo(folder / "router", {"README.md": ROUTES_README})
+        chunks = Chunk.objects.filter(knowledge_base=self.kb, layer="D0")
+        self.compat, self.zero, self.steps = (retrieval.hits_of([chunks.get(section_path__endswith=name).pk])[0]
+                                              for name in ("Compatibility", "Zero or more", "Steps"))
+
+    def test_a_section_opening_with_the_symbol_asked_comes_first_and_says_it(self):
+        hits = planned.option_entry_first("What does * mean in a path?", [self.compat], [self.kb.pk], 6)
+        self.assertEqual([hit.chunk_id for hit in hits], [self.zero.chunk_id, self.compat.chunk_id])
+        composition = composer.compose("What does * mean in a path?", hits, entry_match=False)
+        self.assertEqual(composition.text, "Parameters can be suffixed with an asterisk (*) to denote a zero or more "
+                                           "parameter matches. [1]")
+        # Read in retrieval's order, the section about the symbol answers, not a sentence sharing the question's words.
+        paths = retrieval.hits_of([Chunk.objects.get(knowledge_base=self.kb, section_path__endswith="Paths").pk])
+        composition = composer.compose("What does * mean in a path?", [*paths, self.zero], entry_match=False)
+        self.assertEqual(composition.text, "Parameters can be suffixed with an asterisk (*) to denote a zero or more "
+                                           "parameter matches. [2]")
+        # A question writing no symbol: the hits as they were.
+        self.assertEqual(planned.option_entry_first("What does a star mean?", [self.compat], [self.kb.pk], 6),
+                         [self.compat])
+
+    def test_a_source_writing_the_symbol_asked_shares_it(self):
+        self.assertTrue(answers._quotable("What does */2 mean?", [self.steps]))
+        self.assertFalse(answers._quotable("What does */3 mean?", [self.steps]))
+        extract = composer.compose("What does */2 mean?", [self.steps], entry_match=False).text
+        self.assertIn("just use */2. [1]", extract)
+
+    def test_marks_of_prose_are_no_symbols(self):
+        self.assertEqual(code_names.written_symbols("What is the difference between A - B and C & D … ?"), set())
+        self.assertEqual(code_names.written_symbols("What do */2 and ** mean?"), {"*/2", "**"})
+        self.assertEqual(code_names.written_symbols("What does ? match?"), {"?"})
+        self.assertTrue(code_names.writes_symbol("suffixed with a question mark (?) to make", "?"))
+        self.assertFalse(code_names.writes_symbol("after the parameter (e.g. /:foo?, /(test)?)", "?"))
+
+
+class SymbolNamedInBracketsTests(TestCase):
+    def test_a_list_item_naming_the_symbol_in_brackets_answers_it_alone(self):
+        # fast-glob's "Basic syntax": "What does ** match?" quoted its FAQ on parentheses and "braceExpansion — …".
+        syntax = ("## Basic syntax\n\n* An asterisk (`*`) — matches everything except slashes.\n"
+                  "* A double star or globstar (`**`) — matches zero or more directories.\n"
+                  "* Question mark (`?`) – matches any single character except slashes (path separators).\n"
+                  "* Sequence (`[seq]`) — matches any character in sequence.\n")
+        self.assertTrue(code_names.has_symbol_entry(syntax, "**"))
+        self.assertTrue(code_names.has_symbol_entry(syntax, "?"))
+        self.assertFalse(code_names.has_symbol_entry("* Use a star (`*`) in every pattern you write.", "*"))
+        hit = retrieval.SearchHit(chunk_id=1, document_id=1, knowledge_base_id=1, document_title="README",
+                                  source_uri="README.md", section_path="Basic syntax", page=None, layer="D0",
+                                  content=syntax, snippet="", distance=0.1, score=1.0, rank=1, metadata={})
+        self.assertEqual(composer.compose("What does ** match?", [hit], entry_match=False).text,
+                         "• A double star or globstar (**) — matches zero or more directories. [1]")
+        self.assertEqual(composer.compose("What does ? match?", [hit], entry_match=False).text,
+                         "• Question mark (?) – matches any single character except slashes (path separators). [1]")
