@@ -187,12 +187,13 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         return reading[number, position]
 
     items, seen = [], set()  # (source number, position, sentence, stems)
-    keys, symbols = row_keys(question), written_symbols(question)
+    symbols = written_symbols(question)
     marks = {symbol for symbol in symbols if not _WORD.search(symbol)}  # "*", "?", "*/2": no word says them
     # The (source number, position) of the table rows the question looks up (`_looks_up_row`): a table's other rows
     # are other entries ("• * — Matches any character …" is no answer to "What does ** match?").
+    keys = {number: row_keys(question, headings.section_heading(quoted[number])) for number in lines}
     looked_up = {(number, position) for number, source in lines.items() for position, sentence in enumerate(source)
-                 if _looks_up_row(sentence, keys)}
+                 if _looks_up_row(sentence, keys[number])}
     tables_looked_up = {number for number, _ in looked_up}
     # The sentence opening a section about a symbol asked about (`code_names.opens_with_symbol`): "Parameters can be
     # suffixed with an asterisk (`*`) to denote …" under "Zero or more" for "What does * mean in a path?".
@@ -555,13 +556,15 @@ def card_asked(question: str, hit) -> bool:
         hit.document_title, (hit.content or "").split("\n", 1)[0], *(hit.metadata or {}).get("project_names", [])])
 
 
-def row_keys(question: str) -> tuple[set[str], set[str]]:
+def row_keys(question: str, heading: str = "") -> tuple[set[str], set[str]]:
     """The words a question may look a table's row up by, in lower case (`_looks_up_row`): those it writes, and those
     it says are an option's or the like (`code_names.named_options`: "the nocase option") when it asks nothing of it
-    but what its entry says (`_ENTRY_WORDS`): "What should the remove option be if it is a string?" is no lookup of
-    "• remove: remove characters that match regex, defaults to `undefined`."."""
+    but what its entry says (`_ENTRY_WORDS`) or the `heading` of the table's section says (node-cron's "Allowed
+    values" over "• hour — 0-23" for "What are the allowed values for the hour field?"): "What should the remove
+    option be if it is a string?" is no lookup of "• remove: remove characters that match regex, defaults to
+    `undefined`."."""
     options = {name.lower() for name in named_options(question)}
-    asked = word_stems(question) - word_stems(" ".join(options)) - _ENTRY_WORDS
+    asked = word_stems(question) - word_stems(" ".join(options)) - _ENTRY_WORDS - word_stems(heading)
     written = {word.lower() for word in _ROW_KEY.findall(question)} | {
         symbol.lower() for symbol in written_symbols(question)}  # (a syntax table's row: "What does ** match?")
     return written, set() if asked else options

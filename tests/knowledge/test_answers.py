@@ -507,3 +507,21 @@ class SymbolNamedInBracketsTests(TestCase):
                          "• A double star or globstar (**) — matches zero or more directories. [1]")
         self.assertEqual(composer.compose("What does ? match?", [hit], entry_match=False).text,
                          "• Question mark (?) – matches any single character except slashes (path separators). [1]")
+
+
+class RowUnderItsHeadingTests(TestCase):
+    def test_a_row_is_looked_up_by_a_name_whose_other_words_its_heading_says(self):
+        # node-cron's "What are the allowed values for the hour field?" quoted its diagram of fields: "allowed" is no
+        # word of an entry, but its table's heading says it.
+        table = ("### Allowed values\n\n| field | value |\n|---|---|\n| second | 0-59 |\n| minute | 0-59 |\n"
+                 "| hour | 0-23 |\n| day of month | 1-31 |\n")
+        fields = ("### Allowed fields\n\nThe fields of an expression, the second being optional, allowed in this "
+                  "order: second, minute, hour, day of month, month and day of week.\n")
+        hits = [retrieval.SearchHit(chunk_id=n, document_id=1, knowledge_base_id=1, document_title="README",
+                                    source_uri="README.md", section_path=f"Cron > {heading}", page=None, layer="D0",
+                                    content=content, snippet="", distance=0.1, score=1.0, rank=n, metadata={})
+                for n, (heading, content) in enumerate([("Allowed fields", fields), ("Allowed values", table)], 1)]
+        text = composer.compose("What are the allowed values for the hour field?", hits, entry_match=False).text
+        self.assertIn("• hour — 0-23 [2]", text)
+        # A question asking more than the heading says is no lookup.
+        self.assertEqual(composer.row_keys("Why is the hour field limited to 23?", "Allowed values")[1], set())
