@@ -227,10 +227,12 @@ _WRITTEN_AS_CODE = re.compile(r"(?<![\w$.-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a
 # How a document's entry opens with its name: a list item or a table row, the name (in backticks, in bold or not)
 # first, then its text; or a line opening with the name and a colon or a dash ("maxRetries: …", "timeout — …").
 # Or a table's row as the index writes an uploaded table's ("Option: nocase" over its other columns' lines), or a
-# docstring's parameter (":param max_length (int): output string length").
+# docstring's parameter (":param max_length (int): output string length"), or a table's row with a later cell the name
+# alone (arrow's tokens: "|   |Do   |1st, 2nd, 3rd ... 30th, 31st   |", under a group's cell left empty).
 _ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?(?=[ \t:|(—–,-])" \
               r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t])|[^:\n]{{1,80}}:[ \t]+`?{name}`?[ \t]*$" \
-              r"|:param[ \t]+(?:[^:\n]*[ \t])?{name}[ \t]*[(:])"
+              r"|:param[ \t]+(?:[^:\n]*[ \t])?{name}[ \t]*[(:]" \
+              r"|\|(?:[^|\n]*\|)+?[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*\|)"
 # A symbol written as a word of its own: after a space or a quote, before a space or the question's end.
 _SYMBOL = re.compile(r"(?<![^\s`'\"])[`'\"]?([^\w\s`'\"][^\s`'\"]*?)[`'\"]?(?=\s|[?.!]?$)")
 # Marks of prose, not symbols asked about: a dash between words, an ellipsis, an ampersand, a question mark ending it.
@@ -239,7 +241,7 @@ _ENTRY_HEADING = r"^ {{0,3}}#{{1,6}}[ \t][^\n]*(?<![\w$]){name}(?![\w$])"
 _CALLED_HEADING = r"^ {{0,3}}#{{1,6}}[ \t]+(?:[^\n]*[.`])?{name}\("
 # A name in words a question says is one, of an option or the like: "the align option", "the `sort` flag".
 OPTION_KINDS = ("option", "argument", "parameter", "param", "setting", "flag", "property", "prop", "field", "key",
-                "attribute")
+                "attribute", "token")
 _NAMED_OPTION = re.compile(rf"\bthe\s+[`'\"]?(-{{0,2}}[A-Za-z_$][\w$-]*)[`'\"]?\s+(?:{'|'.join(OPTION_KINDS)})s?\b",
                            re.IGNORECASE)
 

@@ -110,9 +110,10 @@ _ROW_KEY = re.compile(r"(?<![\w.-])(?:\d+(?:\.\d+)*|[^\W\d_][\w.-]*\w)(?![\w-])"
 # "EBUSY").
 _KEY_CELL = re.compile(r"\d|[a-z][A-Z]|\w_\w|^[A-Z]{2,}$|^[^\w\s]")
 # What a question may ask of an option besides its name that its entry says: what it is, does or means, its kind,
-# type, default or purpose (the stems of `word_stems`).
+# type, default, purpose or output (the stems of `word_stems`).
 _KIND_WORDS = word_stems(" ".join(OPTION_KINDS))
-_ENTRY_WORDS = _KIND_WORDS | word_stems("do mean meaning type default value purpose work")
+_ENTRY_WORDS = _KIND_WORDS | word_stems("do mean meaning type default value purpose work output return represent "
+                                        "stand")
 # A list item opening with the name it documents: "• locale: language code …", "• `maxAge` - how long …".
 # A table's row as an item of its cells (`source_text._tables_as_items`): "• dot — boolean — false — Enable …".
 _TABLE_ROW = re.compile(r"• .*? — ")

@@ -525,3 +525,37 @@ class RowUnderItsHeadingTests(TestCase):
         self.assertIn("• hour — 0-23 [2]", text)
         # A question asking more than the heading says is no lookup.
         self.assertEqual(composer.row_keys("Why is the hour field limited to 23?", "Allowed values")[1], set())
+
+
+TOKENS_TABLE = """## Supported Tokens
+
+Use the following tokens for parsing and formatting.
+
+|                   |Token   |Output                          |
+|---|---|---|
+|**Year**           |YYYY    |2000, 2001, 2002 ... 2012, 2013 |
+|                   |YY      |00, 01, 02 ... 12, 13           |
+|**Day of Month**   |DD      |01, 02, 03 ... 30, 31           |
+|                   |Do      |1st, 2nd, 3rd ... 30th, 31st    |
+|**ISO week date**  |W       |2011-W05-4, 2019-W17            |
+"""
+
+
+class TokenTableTests(TestCase):
+    """arrow's "Supported Tokens" (a reST grid table, its group's cell left empty on most rows): "What does the Do
+    token mean?" and "What does the W token output?" were refused."""
+
+    def test_a_token_is_looked_up_by_its_cell_whatever_its_column(self):
+        self.assertTrue(code_names.has_entry(TOKENS_TABLE, "Do"))
+        self.assertTrue(code_names.has_entry(TOKENS_TABLE, "W"))
+        self.assertFalse(code_names.has_entry(TOKENS_TABLE, "2011"))
+        self.assertEqual(code_names.named_options("What does the Do token mean?"), ["Do"])
+        # What a token outputs is what its entry says, as what an option does.
+        self.assertEqual(composer.row_keys("What does the W token output?")[1], {"w"})
+        hit = retrieval.SearchHit(chunk_id=1, document_id=1, knowledge_base_id=1, document_title="Guide",
+                                  source_uri="guide.rst", section_path="Supported Tokens", page=None, layer="D0",
+                                  content=TOKENS_TABLE, snippet="", distance=0.1, score=1.0, rank=1, metadata={})
+        self.assertIn("• ISO week date — W — 2011-W05-4, 2019-W17 [1]",
+                      composer.compose("What does the W token output?", [hit], entry_match=False).text)
+        self.assertIn("• Do — 1st, 2nd, 3rd ... 30th, 31st [1]",
+                      composer.compose("What does the Do token mean?", [hit], entry_match=False).text)
