@@ -25,6 +25,7 @@ environment variable before the documentation's mentions of it).
 The trace ends with the plain search and how it was merged.
 """
 
+import re
 from collections import Counter
 from dataclasses import replace
 
@@ -225,11 +226,14 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     options, symbols = code_names.named_options(query), code_names.written_symbols(query)
     if not options and not symbols:
         return hits
+    # A symbol with letters is a name its entry may be titled with (morgan's "##### :status" for "What does :status
+    # show?"); a heading's bold markup is no entry of "**".
+    named = [symbol for symbol in symbols if re.search(r"\w", symbol)]
 
     def documents(hit: retrieval.SearchHit) -> bool:
         text = hit.content or ""
         return not (hit.layer or "").startswith("C") and (
-            any(code_names.has_entry(text, name) for name in options)
+            any(code_names.has_entry(text, name) for name in [*options, *named])
             or any(code_names.has_symbol_entry(text, symbol) for symbol in symbols))
 
     def opens(hit: retrieval.SearchHit) -> bool:
@@ -253,10 +257,10 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
 
 
 def _sections_writing(symbols: set[str], document_ids: set[int]) -> list[retrieval.SearchHit]:
-    """The first OPTION_SEARCH_SECTIONS documentation chunks of the documents that write one of `symbols` as code."""
+    """The first OPTION_SEARCH_SECTIONS documentation chunks of the documents that write one of `symbols`."""
     written = Q()
-    for symbol in symbols:
-        written |= Q(content__contains=f"`{symbol}`")
+    for symbol in symbols:  # (marks alone as code: "*" is in every other section; a name as it is, ":status")
+        written |= Q(content__contains=symbol if re.search(r"\w", symbol) else f"`{symbol}`")
     chunks = (Chunk.objects.filter(written, document_id__in=document_ids, layer="D0", enabled=True)
               .order_by("document_id", "position").values_list("id", flat=True)[:OPTION_SEARCH_SECTIONS])
     return retrieval.hits_of(list(chunks)) if document_ids else []

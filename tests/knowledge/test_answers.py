@@ -559,3 +559,19 @@ class TokenTableTests(TestCase):
                       composer.compose("What does the W token output?", [hit], entry_match=False).text)
         self.assertIn("• Do — 1st, 2nd, 3rd ... 30th, 31st [1]",
                       composer.compose("What does the Do token mean?", [hit], entry_match=False).text)
+
+
+class SymbolTitledEntryTests(TestCase):
+    def test_a_symbol_with_letters_finds_the_section_it_titles(self):
+        # morgan's tokens are sections titled with them: "What does :status show?" quoted its card first ("Named after
+        # Dexter, a show you should not watch until completion.").
+        readme = ("# logger\n\nNamed after a show you should not watch until completion.\n\n## Tokens\n\n"
+                  "### :method\n\nThe HTTP method of the request.\n\n### :status\n\nThe status code of the "
+                  "response.\n")
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        kb = make_indexed_repo(folder / "logger", {"README.md": readme})
+        chunks = Chunk.objects.filter(knowledge_base=kb, layer="D0")
+        opening = retrieval.hits_of([chunks.get(section_path="logger").pk])
+        status = chunks.get(section_path__endswith=":status")
+        hits = planned.option_entry_first("What does :status show?", opening, [kb.pk], 6)
+        self.assertEqual([hit.chunk_id for hit in hits], [status.pk, opening[0].chunk_id])
