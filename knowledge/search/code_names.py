@@ -287,16 +287,17 @@ def writes_symbol(text: str, symbol: str) -> bool:
 
 
 def has_symbol_entry(text: str, symbol: str) -> bool:
-    """Whether the document text `text` has a table row opening with `symbol` ("| `**` | Matches any character …")
-    or a list item opening with it as code, or its name with it in brackets, and what it is ("- `[abc]` — …",
-    "- `**`: …", "* A double star or globstar (`**`) — matches zero or more directories.", not "- No wildcard asterisk
-    (`*`) - use parameters instead", a hyphen after a name in words): not a changelog's item
-    saying what changed of it ("* `:response-time` token is now empty when immediate used"), nor a heading, whose bold
-    markup would be one."""
+    """Whether the document text `text` has a table row opening with `symbol` ("| `**` | Matches any character …"),
+    a list item opening with it as code, or its name with it in brackets, and what it is ("- `[abc]` — …", "- `**`:
+    …", "* A double star or globstar (`**`) — matches zero or more directories.", not "- No wildcard asterisk (`*`) -
+    use parameters instead", a hyphen after a name in words), or a section's heading of it alone (morgan's "#####
+    :status", "##### :date[format]"; not a shell comment "# .env" in a block of code): not a changelog's item saying
+    what changed of it ("* `:response-time` token is now empty when immediate used"), nor a heading writing it among
+    other words ("## Reading .env files"; bold markup would be "**" in "## **Important**")."""
     escaped = re.escape(symbol)
     return bool(re.search(rf"^[ \t]*(?:\|[ \t]*`?{escaped}`?[ \t]*\||(?:[-*+•]|\d{{1,3}}[.)])[ \t]+"
-                          rf"(?:`{escaped}`[ \t]*(?:[:—–]|-[ \t])|[^`\n:—–|]{{1,40}}\(`{escaped}`\)[ \t]*[:—–]))",
-                          text, re.M))
+                          rf"(?:`{escaped}`[ \t]*(?:[:—–]|-[ \t])|[^`\n:—–|]{{1,40}}\(`{escaped}`\)[ \t]*[:—–])"
+                          rf"| {{0,3}}#{{2,6}}[ \t]+`?{escaped}`?(?:[\[(][^\n]*)?[ \t]*$)", text, re.M))
 
 
 def documented_name(question: str, text: str) -> str:

@@ -77,6 +77,10 @@ _BLOCK_OPENER = re.compile(r"(?:async\s+)?(?:def|class)\s+\w+")
 _PROSE_LIKENESS = 0.12  # a line of a source chunk with more code punctuation than this is code, not prose
 _PARAMETER_ASKED = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|options?|attributes?|fields?|flags?"
                               r"|propert(?:y|ies))\b|параметр|аргумент|опци|атрибут", re.I)
+# A command-line option declared with its help text, in one call: its flags as strings ("--override/--no-override",
+# "-v", "--verbose"), then, without another call's parenthesis between, `help="…"`.
+_CLI_OPTION = re.compile(r"""(?P<flags>["']-{1,2}[\w-]+(?:/-{1,2}[\w-]+)?["'](?:\s*,\s*["']-{1,2}[\w-]+["'])*)"""
+                         r"""[^()]{0,300}?\bhelp\s*=\s*(?P<q>["'])(?P<help>[^"'\n]{3,300})(?P=q)""")
 _CODE_LINE_ENDS = ("{", "}", ";", "(", "[", "=>")  # a line of code ends so; a sentence does not
 # A line of a signature declaring a parameter: "self,", "poll_interval: float = 0.05,", "*,", "**kwargs".
 _SIGNATURE_LINE = re.compile(r"^(?:\*{1,2}|\*{0,2}[A-Za-z_]\w*\s*(?::[^=,]+)?(?:=[^,]+)?)\s*,?\s*$")
@@ -193,6 +197,18 @@ def _sentence(text: str) -> str:
     return text if _ENDS.search(text) else f"{text}."
 
 
+def _cli_option_help(code: str, names: set[str]) -> str:
+    """The help text a command-line option named in `names` is declared with in `code` (click's `@click.option(
+    "--override/--no-override", …, help="Override variables …")`, argparse's `add_argument("-v", "--verbose", …,
+    help=…)`) as a sentence: "--override/--no-override: Override variables …"; "" when there is none."""
+    asked = {name.lower() for name in names}
+    for declared in _CLI_OPTION.finditer(code):
+        written = re.findall(r"[\"'](-[^\"']+)[\"']", declared.group("flags"))  # "-o", "--override/--no-override"
+        if any(flag.lstrip("-").lower() in asked for flag in re.findall(r"-{1,2}[\w-]+", declared.group("flags"))):
+            return _sentence(f"{', '.join(written)}: {declared.group('help')}")
+    return ""
+
+
 def naming_paragraph(code: str, question: str) -> str:
     """The paragraph of prose in a source chunk (a docstring's, a JSDoc comment's) that writes as code a name the
     question asks about — "`None` values are replaced with a `missingval` string …" in `tabulate()`'s docstring for
@@ -204,6 +220,9 @@ def naming_paragraph(code: str, question: str) -> str:
     # task?" is no question about `:param task:`).
     if not names or HOW_TO(question) and not _PARAMETER_ASKED.search(question):
         return ""
+    option = _cli_option_help(code or "", names)
+    if option:
+        return option
     paragraphs = re.split(r"\n[ \t]*\n", code or "")
     for at, paragraph in enumerate(paragraphs):
         # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)

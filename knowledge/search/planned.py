@@ -226,19 +226,18 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     options, symbols = code_names.named_options(query), code_names.written_symbols(query)
     if not options and not symbols:
         return hits
-    # A symbol with letters is a name its entry may be titled with (morgan's "##### :status" for "What does :status
-    # show?"); a heading's bold markup is no entry of "**".
-    named = [symbol for symbol in symbols if re.search(r"\w", symbol)]
 
     def documents(hit: retrieval.SearchHit) -> bool:
         text = hit.content or ""
         return not (hit.layer or "").startswith("C") and (
-            any(code_names.has_entry(text, name) for name in [*options, *named])
+            any(code_names.has_entry(text, name) for name in options)
             or any(code_names.has_symbol_entry(text, symbol) for symbol in symbols))
+
+    marks = [symbol for symbol in symbols if not re.search(r"\w", symbol)]  # (a section may open with a file's name)
 
     def opens(hit: retrieval.SearchHit) -> bool:
         return not (hit.layer or "").startswith("C") and any(
-            code_names.opens_with_symbol(hit.content or "", symbol) for symbol in symbols)
+            code_names.opens_with_symbol(hit.content or "", symbol) for symbol in marks)
 
     at = next((index for index, hit in enumerate(hits) if documents(hit)), None)
     if at is not None:

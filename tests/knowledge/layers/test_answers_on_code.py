@@ -589,3 +589,18 @@ def test_a_docstring_field_of_the_parameter_asked_is_quoted_alone():
         == "blocking: defaults to True. If False, return at once when the lock is held."
     assert layer_text.naming_paragraph(code, "What does the timeout argument do?") \
         == "timeout: maximum wait time for acquiring the lock, None means use the default."
+
+
+def test_a_command_line_option_asked_about_is_quoted_with_its_help_text():
+    # python-dotenv's "What does the --override flag do?" was refused: its code declares the option with click and says
+    # what it does in its help text, which no docstring repeats.
+    clicked = ('@cli.command()\n@click.option(\n    "--override/--no-override",\n    default=True,\n'
+               '    help="Override variables from the environment file with those from the .env file.",\n)\n'
+               'def run(ctx, override):\n    """Run command with environment variables present."""\n')
+    assert layer_text.naming_paragraph(clicked, "What does the --override flag do?") == (
+        "--override/--no-override: Override variables from the environment file with those from the .env file.")
+    parsed = ("parser.add_argument('-o', '--override', action='store_true',\n"
+              "                    help='Indicate to override existing variables')\n"
+              "parser.add_argument('-v', '--verbose', help='Say what is done')\n")
+    assert layer_text.naming_paragraph(parsed, "What is the verbose option for?") == "-v, --verbose: Say what is done."
+    assert layer_text.naming_paragraph(parsed, "What does the quiet option do?") == ""
