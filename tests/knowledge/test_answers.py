@@ -575,3 +575,7 @@ class SymbolTitledEntryTests(TestCase):
         status = chunks.get(section_path__endswith=":status")
         hits = planned.option_entry_first("What does :status show?", opening, [kb.pk], 6)
         self.assertEqual([hit.chunk_id for hit in hits], [status.pk, opening[0].chunk_id])
+        self.assertTrue(code_names.has_symbol_entry("##### :date[format]\n\nThe current date.", ":date"))
+        # Not a heading writing it among other words, nor a shell comment in a block of code (environs' "# .env").
+        for text in ("## Reading `.env` files\n\nCall read_env first.", "```bash\n# .env\nDEBUG=true\n```"):
+            self.assertFalse(code_names.has_symbol_entry(text, ".env"), text)
