@@ -25,6 +25,8 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
 - `common_words_only` (no chat model): the words the extract shares with the question are all in 30 %
   of the bases' chunks or more ("Flask" in Flask's documentation), none of what it asks about
   (`common_words`): refused;
+- `symbol_unsaid` (no chat model): the question asks about a symbol of marks alone ("What does * mean in a cron
+  expression?") that the extract never writes: it would answer another question about the same words: refused;
 - `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
   credential requests (`knowledge/outgoing.py`); `Answer.flags` says which. Such an answer must
   not be sent without a person reading it.
@@ -366,6 +368,12 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
             asides.repository_names(grounding.sources)):
         grounding.reasons.append("common_words_only")
         return composer.Composition("", [], False, composition.closeness)
+    # A symbol of marks alone is what the question asks about: node-cron's README never says what "*" means, and "What
+    # does * mean in a cron expression?" quoted "Schedules given task to be executed whenever the cron expression …".
+    marks = [symbol for symbol in code_names.written_symbols(grounding.question) if code_names.is_marks(symbol)]
+    if marks and not composition.entry_match and not _writes_symbol_asked(grounding.question, composition.text):
+        grounding.reasons.append("symbol_unsaid")
+        return composer.Composition("", [], False, composition.closeness)
     return composition
 
 
@@ -413,7 +421,8 @@ def complete(grounding: Grounding, text: str, *, generator: str, error: str = ""
     sources, reasons = grounding.sources, list(grounding.reasons)
     if not text.strip():
         # The extract found no sentence worth quoting (or a model wrote nothing): no answer, a refusal.
-        why = [] if {"no_close_sentence", "common_words_only"} & set(reasons) else ["nothing_to_quote"]
+        refused = {"no_close_sentence", "common_words_only", "symbol_unsaid"}
+        why = [] if refused & set(reasons) else ["nothing_to_quote"]
         return Answer(grounding.refusal_text, [], sources, grounding.confidence, [*reasons, *why],
                       refused=True, generator=generator, error=error, timings=grounding.timings)
     used, dropped = parse_citations(text, len(sources))

@@ -272,6 +272,12 @@ def written_symbols(question: str) -> set[str]:
     return symbols | ({"?"} if re.search(r"\s\?\s", question) else set())
 
 
+def is_marks(symbol: str) -> bool:
+    """Whether a symbol is marks (and digits) alone ("*", "?", "*/2"), which no word says, not a name with letters
+    (".env", "[abc]")."""
+    return not re.search(r"[^\W\d_]", symbol)
+
+
 def opens_with_symbol(text: str, symbol: str) -> bool:
     """Whether the section `text` opens, under its headings, with a sentence writing `symbol` as code: what the section
     is about ("##### Optional" and "Parameters can be suffixed with a question mark (`?`) to make the parameter

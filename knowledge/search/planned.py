@@ -25,7 +25,6 @@ environment variable before the documentation's mentions of it).
 The trace ends with the plain search and how it was merged.
 """
 
-import re
 from collections import Counter
 from dataclasses import replace
 
@@ -233,7 +232,7 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
             any(code_names.has_entry(text, name) for name in options)
             or any(code_names.has_symbol_entry(text, symbol) for symbol in symbols))
 
-    marks = [symbol for symbol in symbols if not re.search(r"\w", symbol)]  # (a section may open with a file's name)
+    marks = [symbol for symbol in symbols if code_names.is_marks(symbol)]  # (a section may open with a file's name)
 
     def opens(hit: retrieval.SearchHit) -> bool:
         return not (hit.layer or "").startswith("C") and any(
@@ -259,7 +258,7 @@ def _sections_writing(symbols: set[str], document_ids: set[int]) -> list[retriev
     """The first OPTION_SEARCH_SECTIONS documentation chunks of the documents that write one of `symbols`."""
     written = Q()
     for symbol in symbols:  # (marks alone as code: "*" is in every other section; a name as it is, ":status")
-        written |= Q(content__contains=symbol if re.search(r"\w", symbol) else f"`{symbol}`")
+        written |= Q(content__contains=f"`{symbol}`" if code_names.is_marks(symbol) else symbol)
     chunks = (Chunk.objects.filter(written, document_id__in=document_ids, layer="D0", enabled=True)
               .order_by("document_id", "position").values_list("id", flat=True)[:OPTION_SEARCH_SECTIONS])
     return retrieval.hits_of(list(chunks)) if document_ids else []

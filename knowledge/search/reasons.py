@@ -33,6 +33,8 @@ REASON_SENTENCES = {
     "common_words_only": gettext_noop(
         "The extract shares only words most of the knowledge base uses with the question, none of what it asks "
         "about: it would answer another question."),
+    "symbol_unsaid": gettext_noop(
+        "The question asks about a symbol that no sentence of the extract writes: it would answer another question."),
     "nothing_to_quote": gettext_noop(
         "No sentence of the sources answers the question (only headings, lists of topics or fragments matched)."),
     "outgoing_flagged": gettext_noop(

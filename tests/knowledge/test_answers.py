@@ -579,3 +579,21 @@ class SymbolTitledEntryTests(TestCase):
         # Not a heading writing it among other words, nor a shell comment in a block of code (environs' "# .env").
         for text in ("## Reading `.env` files\n\nCall read_env first.", "```bash\n# .env\nDEBUG=true\n```"):
             self.assertFalse(code_names.has_symbol_entry(text, ".env"), text)
+
+
+class SymbolUnsaidTests(TestCase):
+    def test_an_extract_never_writing_the_symbol_asked_is_refused(self):
+        # node-cron's README never says what "*" means: "What does * mean in a cron expression?" quoted "Schedules
+        # given task to be executed whenever the cron expression ticks.".
+        kb = make_kb()
+        make_document(kb, "# Cron\n\nSchedules given task to be executed whenever the cron expression ticks.\n\n"
+                          "Step values follow a range with a slash: just use */2 for every two minutes.\n")
+        result = answers.answer("What does * mean in a cron expression?", [kb.pk], threshold=0)
+        self.assertTrue(result.refused)
+        self.assertIn("symbol_unsaid", result.reasons)
+        self.assertNotIn("nothing_to_quote", result.reasons)
+        self.assertTrue(reasons.reason_sentences(["symbol_unsaid"])[0].startswith("The question asks about a symbol"))
+        # One writing it answers.
+        result = answers.answer("What does */2 mean in a cron expression?", [kb.pk], threshold=0)
+        self.assertFalse(result.refused, result.reasons)
+        self.assertIn("just use */2", result.text)
