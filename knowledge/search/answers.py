@@ -370,8 +370,9 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
         return composer.Composition("", [], False, composition.closeness)
     # A symbol of marks alone is what the question asks about: node-cron's README never says what "*" means, and "What
     # does * mean in a cron expression?" quoted "Schedules given task to be executed whenever the cron expression …".
-    marks = [symbol for symbol in code_names.written_symbols(grounding.question) if code_names.is_marks(symbol)]
-    if marks and not composition.entry_match and not _writes_symbol_asked(grounding.question, composition.text):
+    marks = code_names.asked_marks(grounding.question)
+    if marks and not composition.entry_match and not any(code_names.writes_symbol(composition.text, symbol)
+                                                         for symbol in marks):
         grounding.reasons.append("symbol_unsaid")
         return composer.Composition("", [], False, composition.closeness)
     return composition

@@ -272,6 +272,15 @@ def written_symbols(question: str) -> set[str]:
     return symbols | ({"?"} if re.search(r"\s\?\s", question) else set())
 
 
+def asked_marks(question: str) -> set[str]:
+    """The symbols of marks (`is_marks`) `question` asks about, written as its subject — after "does", "is", "the" or
+    "about" ("What does * mean in a path?", "What does the ? modifier do?", "Что означает */5?") — not a price or a
+    number a customer writes ("Can I pay $50 by card?", "договор № 5")."""
+    return {symbol for symbol in written_symbols(question) if is_marks(symbol) and re.search(
+        rf"(?:^|\s)(?:does|do|is|are|means?|about|the|означает|значит|делает|такое)\s+[`'\"]?{re.escape(symbol)}"
+        rf"[`'\"]?(?=\s|[?.!]?$)", question, re.IGNORECASE)}
+
+
 def is_marks(symbol: str) -> bool:
     """Whether a symbol is marks (and digits) alone ("*", "?", "*/2"), which no word says, not a name with letters
     (".env", "[abc]")."""

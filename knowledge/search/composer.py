@@ -62,7 +62,7 @@ from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, cod
 from knowledge.search.code_names import (
     OPTION_KINDS,
     asked_entry_names,
-    is_marks,
+    asked_marks,
     named_options,
     opens_with_symbol,
     writes_name,
@@ -189,8 +189,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         return reading[number, position]
 
     items, seen = [], set()  # (source number, position, sentence, stems)
-    symbols = written_symbols(question)
-    marks = {symbol for symbol in symbols if is_marks(symbol)}  # "*", "?", "*/2": no word says them
+    marks = asked_marks(question)  # "*", "?", "*/2": no word says them
     # The (source number, position) of the table rows the question looks up (`_looks_up_row`): a table's other rows
     # are other entries ("• * — Matches any character …" is no answer to "What does ** match?").
     keys = {number: row_keys(question, headings.section_heading(quoted[number])) for number in lines}

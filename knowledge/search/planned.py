@@ -232,7 +232,7 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
             any(code_names.has_entry(text, name) for name in options)
             or any(code_names.has_symbol_entry(text, symbol) for symbol in symbols))
 
-    marks = [symbol for symbol in symbols if code_names.is_marks(symbol)]  # (a section may open with a file's name)
+    marks = code_names.asked_marks(query)  # (a section may open with a file's name, a price "$50" is no subject)
 
     def opens(hit: retrieval.SearchHit) -> bool:
         return not (hit.layer or "").startswith("C") and any(

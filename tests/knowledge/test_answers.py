@@ -486,6 +486,11 @@ class SymbolInProseTests(TestCase):
         self.assertEqual(code_names.written_symbols("What is the difference between A - B and C & D … ?"), set())
         self.assertEqual(code_names.written_symbols("What do */2 and ** mean?"), {"*/2", "**"})
         self.assertEqual(code_names.written_symbols("What does ? match?"), {"?"})
+        # The symbols a question asks about are its subject, not a price or a number a customer writes.
+        for question, marks in (("What does * mean in a path?", {"*"}), ("What does the ? modifier do?", {"?"}),
+                                ("Что означает */5 в расписании?", {"*/5"}), ("Can I pay $50 by card?", set()),
+                                ("Где указан № договора?", set()), ("What does .env hold?", set())):
+            self.assertEqual(code_names.asked_marks(question), marks, question)
         self.assertTrue(code_names.writes_symbol("suffixed with a question mark (?) to make", "?"))
         self.assertFalse(code_names.writes_symbol("after the parameter (e.g. /:foo?, /(test)?)", "?"))
 
