@@ -325,8 +325,9 @@ ROUTED_PER_FILE = 2  # a code file's rows among a routed answer's sources while 
 
 def compose_extractive(grounding: Grounding) -> composer.Composition:
     """The answer without a model: the matching entry's answer verbatim, else a short cited extract —
-    none when its closest sentence is far from the question in meaning (`no_close_sentence`), or when
-    it shares only the bases' common words with the question (`common_words_only`)."""
+    none when its closest sentence is far from the question in meaning (`no_close_sentence`), when it
+    shares only the bases' common words with the question (`common_words_only`), or when it never writes
+    the symbol the question asks about (`symbol_unsaid`)."""
     composition = composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match,
                                    kbs=grounding.kbs, query_embeddings=grounding.query_embeddings)
     needed = close_sentence_needed(grounding)

@@ -115,9 +115,9 @@ _KEY_CELL = re.compile(r"\d|[a-z][A-Z]|\w_\w|^[A-Z]{2,}$|^[^\w\s]")
 _KIND_WORDS = word_stems(" ".join(OPTION_KINDS))
 _ENTRY_WORDS = _KIND_WORDS | word_stems("do mean meaning type default value purpose work output return represent "
                                         "stand")
-# A list item opening with the name it documents: "• locale: language code …", "• `maxAge` - how long …".
 # A table's row as an item of its cells (`source_text._tables_as_items`): "• dot — boolean — false — Enable …".
 _TABLE_ROW = re.compile(r"• .*? — ")
+# A list item opening with the name it documents: "• locale: language code …", "• `maxAge` - how long …".
 _NAMED_ENTRY = re.compile(r"• `?([A-Za-z_$][\w$.-]*)`?\s*(?::|—|–|-)\s+\S")
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
