@@ -11,6 +11,7 @@ from knowledge.search.answers import GenerationError, build_prompt, parse_citati
 from knowledge.search.citations import rewrite_markers
 from knowledge.search.retrieval import SearchHit
 from tests.factories import make_document, make_indexed_repo, make_kb
+from tests.knowledge.test_composer import hit as composed_hit
 
 PASSWORD = "# Accounts\n\nTo reset a forgotten password, open the profile settings and press Reset password."
 PASSWORD_EMAIL = "# Email\n\nThe reset password link arrives by email within five minutes; check the spam folder."
@@ -505,9 +506,7 @@ class SymbolNamedInBracketsTests(TestCase):
         self.assertTrue(code_names.has_symbol_entry(syntax, "**"))
         self.assertTrue(code_names.has_symbol_entry(syntax, "?"))
         self.assertFalse(code_names.has_symbol_entry("* Use a star (`*`) in every pattern you write.", "*"))
-        hit = retrieval.SearchHit(chunk_id=1, document_id=1, knowledge_base_id=1, document_title="README",
-                                  source_uri="README.md", section_path="Basic syntax", page=None, layer="D0",
-                                  content=syntax, snippet="", distance=0.1, score=1.0, rank=1, metadata={})
+        hit = replace(composed_hit(1, syntax), section_path="Basic syntax")
         self.assertEqual(composer.compose("What does ** match?", [hit], entry_match=False).text,
                          "• A double star or globstar (**) — matches zero or more directories. [1]")
         self.assertEqual(composer.compose("What does ? match?", [hit], entry_match=False).text,
@@ -522,9 +521,7 @@ class RowUnderItsHeadingTests(TestCase):
                  "| hour | 0-23 |\n| day of month | 1-31 |\n")
         fields = ("### Allowed fields\n\nThe fields of an expression, the second being optional, allowed in this "
                   "order: second, minute, hour, day of month, month and day of week.\n")
-        hits = [retrieval.SearchHit(chunk_id=n, document_id=1, knowledge_base_id=1, document_title="README",
-                                    source_uri="README.md", section_path=f"Cron > {heading}", page=None, layer="D0",
-                                    content=content, snippet="", distance=0.1, score=1.0, rank=n, metadata={})
+        hits = [replace(composed_hit(n, content), document_id=1, section_path=f"Cron > {heading}")
                 for n, (heading, content) in enumerate([("Allowed fields", fields), ("Allowed values", table)], 1)]
         text = composer.compose("What are the allowed values for the hour field?", hits, entry_match=False).text
         self.assertIn("• hour — 0-23 [2]", text)
@@ -557,9 +554,7 @@ class TokenTableTests(TestCase):
         self.assertEqual(code_names.named_options("What does the Do token mean?"), ["Do"])
         # What a token outputs is what its entry says, as what an option does.
         self.assertEqual(composer.row_keys("What does the W token output?")[1], {"w"})
-        hit = retrieval.SearchHit(chunk_id=1, document_id=1, knowledge_base_id=1, document_title="Guide",
-                                  source_uri="guide.rst", section_path="Supported Tokens", page=None, layer="D0",
-                                  content=TOKENS_TABLE, snippet="", distance=0.1, score=1.0, rank=1, metadata={})
+        hit = replace(composed_hit(1, TOKENS_TABLE), section_path="Supported Tokens")
         self.assertIn("• ISO week date — W — 2011-W05-4, 2019-W17 [1]",
                       composer.compose("What does the W token output?", [hit], entry_match=False).text)
         self.assertIn("• Do — 1st, 2nd, 3rd ... 30th, 31st [1]",
