@@ -81,6 +81,8 @@ _PARAMETER_ASKED = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|op
 # "-v", "--verbose"), then, without another call's parenthesis between, `help="…"`.
 _CLI_OPTION = re.compile(r"""(?P<flags>["']-{1,2}[\w-]+(?:/-{1,2}[\w-]+)?["'](?:\s*,\s*["']-{1,2}[\w-]+["'])*)"""
                          r"""[^()]{0,300}?\bhelp\s*=\s*(?P<q>["'])(?P<help>[^"'\n]{3,300})(?P=q)""")
+# A default written as a value (not a constant's name: `default=DEFAULT_SEPARATOR` says nothing of it).
+_CLI_DEFAULT = re.compile(r"""\bdefault\s*=\s*(True|False|None|-?\d+(?:\.\d+)?|"[^"\n]{0,40}"|'[^'\n]{0,40}')""")
 _CODE_LINE_ENDS = ("{", "}", ";", "(", "[", "=>")  # a line of code ends so; a sentence does not
 # A line of a signature declaring a parameter: "self,", "poll_interval: float = 0.05,", "*,", "**kwargs".
 _SIGNATURE_LINE = re.compile(r"^(?:\*{1,2}|\*{0,2}[A-Za-z_]\w*\s*(?::[^=,]+)?(?:=[^,]+)?)\s*,?\s*$")
@@ -200,12 +202,17 @@ def _sentence(text: str) -> str:
 def _cli_option_help(code: str, names: set[str]) -> str:
     """The help text a command-line option named in `names` is declared with in `code` (click's `@click.option(
     "--override/--no-override", …, help="Override variables …")`, argparse's `add_argument("-v", "--verbose", …,
-    help=…)`) as a sentence: "--override/--no-override: Override variables …"; "" when there is none."""
+    help=…)`) as a sentence, with the default it declares when that is written as a value: "--override/--no-override:
+    Override variables … (default: True)."; "" when there is none."""
     asked = {name.lower() for name in names}
     for declared in _CLI_OPTION.finditer(code):
         written = re.findall(r"[\"'](-[^\"']+)[\"']", declared.group("flags"))  # "-o", "--override/--no-override"
         if any(flag.lstrip("-").lower() in asked for flag in re.findall(r"-{1,2}[\w-]+", declared.group("flags"))):
-            return _sentence(f"{', '.join(written)}: {declared.group('help')}")
+            # The call's arguments: those before the help text and after it, to the call's end.
+            call = declared.group(0) + code[declared.end():].split(")", 1)[0]
+            default = _CLI_DEFAULT.search(call)
+            said = declared.group("help").rstrip(". ") + (f" (default: {default.group(1)})" if default else "")
+            return _sentence(f"{', '.join(written)}: {said}")
     return ""
 
 

@@ -598,9 +598,15 @@ def test_a_command_line_option_asked_about_is_quoted_with_its_help_text():
                '    help="Override variables from the environment file with those from the .env file.",\n)\n'
                'def run(ctx, override):\n    """Run command with environment variables present."""\n')
     assert layer_text.naming_paragraph(clicked, "What does the --override flag do?") == (
-        "--override/--no-override: Override variables from the environment file with those from the .env file.")
+        "--override/--no-override: Override variables from the environment file with those from the .env file "
+        "(default: True).")
     parsed = ("parser.add_argument('-o', '--override', action='store_true',\n"
               "                    help='Indicate to override existing variables')\n"
-              "parser.add_argument('-v', '--verbose', help='Say what is done')\n")
-    assert layer_text.naming_paragraph(parsed, "What is the verbose option for?") == "-v, --verbose: Say what is done."
+              "parser.add_argument('-v', '--verbose', help='Say what is done', default=0)\n"
+              "parser.add_argument('--separator', default=DEFAULT_SEPARATOR, help='Separator between words')\n")
+    assert layer_text.naming_paragraph(parsed, "What is the verbose option for?") == (
+        "-v, --verbose: Say what is done (default: 0).")
+    # A default named by a constant says nothing of its value.
+    assert layer_text.naming_paragraph(parsed, "What does the --separator option do?") == (
+        "--separator: Separator between words.")
     assert layer_text.naming_paragraph(parsed, "What does the quiet option do?") == ""
