@@ -308,12 +308,12 @@ def _quotable(question: str, sources: list[SearchHit]) -> bool:
     # A release asked about by its number is answered by its notes, which need not share a word with the question;
     # a symbol asked about by a source writing it ("What does */2 mean?" and "… just use */2.").
     return (words.shares_words(question, quoted) or answer_kinds.holds_release(question, quoted)
-            or _writes_symbol_asked(question, " ".join(hit.content or "" for hit in quoted)))
+            or _writes_any(" ".join(hit.content or "" for hit in quoted), code_names.written_symbols(question)))
 
 
-def _writes_symbol_asked(question: str, text: str) -> bool:
-    """Whether `text` writes a symbol the question writes as a word of its own (`code_names.written_symbols`)."""
-    return any(code_names.writes_symbol(text, symbol) for symbol in code_names.written_symbols(question))
+def _writes_any(text: str, symbols: set[str]) -> bool:
+    """Whether `text` writes one of `symbols` as a word of its own (`code_names.writes_symbol`)."""
+    return any(code_names.writes_symbol(text, symbol) for symbol in symbols)
 
 
 # An extract whose closest sentence is further in meaning from the question than its embedder's
@@ -364,7 +364,8 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     # are working with Tidelift …" shares only "qs" with "How do I install qs?".
     # (A symbol asked about is no common word: "What does * mean in a path?" and "suffixed with an asterisk (*)".)
     if not composition.entry_match and prose and not _heading_asked_says_it(grounding, composition) and \
-            not _writes_symbol_asked(grounding.question, composition.text) and common_words.only_common_shared(
+            not _writes_any(composition.text, code_names.written_symbols(grounding.question)) and \
+            common_words.only_common_shared(
             grounding.question, composition.text + named, grounding.sources, grounding.kbs,
             asides.repository_names(grounding.sources)):
         grounding.reasons.append("common_words_only")
@@ -372,8 +373,7 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     # A symbol of marks alone is what the question asks about: node-cron's README never says what "*" means, and "What
     # does * mean in a cron expression?" quoted "Schedules given task to be executed whenever the cron expression …".
     marks = code_names.asked_marks(grounding.question)
-    if marks and not composition.entry_match and not any(code_names.writes_symbol(composition.text, symbol)
-                                                         for symbol in marks):
+    if marks and not composition.entry_match and not _writes_any(composition.text, marks):
         grounding.reasons.append("symbol_unsaid")
         return composer.Composition("", [], False, composition.closeness)
     return composition

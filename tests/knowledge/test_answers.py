@@ -506,6 +506,11 @@ class SymbolNamedInBracketsTests(TestCase):
         self.assertTrue(code_names.has_symbol_entry(syntax, "**"))
         self.assertTrue(code_names.has_symbol_entry(syntax, "?"))
         self.assertFalse(code_names.has_symbol_entry("* Use a star (`*`) in every pattern you write.", "*"))
+        # The item is looked up by the symbol in its name's brackets: said first, the list's other items left out.
+        keys = composer.row_keys("What does ** match?")
+        self.assertTrue(composer._looks_up_row("• A double star or globstar (**) — matches zero or more directories.",
+                                               keys))
+        self.assertFalse(composer._looks_up_row("• Sequence ([seq]) — matches any character in sequence.", keys))
         hit = replace(composed_hit(1, syntax), section_path="Basic syntax")
         self.assertEqual(composer.compose("What does ** match?", [hit], entry_match=False).text,
                          "• A double star or globstar (**) — matches zero or more directories. [1]")
