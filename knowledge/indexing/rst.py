@@ -40,7 +40,7 @@ _CODE_DIRECTIVES = {"code-block", "code", "sourcecode"}
 _GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=]+\+)+[ \t]*$")
 # Directives whose body is code too: Sphinx's doctest and notebook extensions, and a project's own examples
 # and runs (Pallets' `.. click:example::`, `.. click:run::`).
-_CODE_LIKE = re.compile(r"(?:^|:)(?:doctest|testcode|testoutput|testsetup|testcleanup|ipython|jupyter-execute"
+_CODE_LIKE = re.compile(r"(?:^|:)(?:doctest|testcode|testoutput|ipython|jupyter-execute"
                         r"|code-cell|program-output|command-output|example|run|console)$")
 ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
                 "seealso", "admonition", "deprecated", "versionadded", "versionchanged"}
@@ -50,7 +50,9 @@ DESCRIPTIONS = {"function", "class", "method", "attribute", "data", "exception",
 # Directives whose text is no prose: tables of contents, pictures, includes, autodoc, markup, diagrams.
 _LEFT_OUT = {"toctree", "image", "figure", "include", "literalinclude", "raw", "index", "currentmodule",
              "module", "highlight", "meta", "contents", "sectnum", "target-notes", "default-role", "role",
-             "mermaid", "graphviz", "digraph", "plantuml", "uml"}
+             "mermaid", "graphviz", "digraph", "plantuml", "uml",
+             # Sphinx's doctest runs these around the examples; its pages never show them.
+             "testsetup", "testcleanup"}
 # A directive's option under it (`:header: Option, Description`).
 _OPTION = re.compile(r"^[ \t]*:([\w-]+):[ \t]*(.*)$")
 _LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")

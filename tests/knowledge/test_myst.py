@@ -108,6 +108,15 @@ class MystTests(SimpleTestCase):
         self.assertNotIn("getting-started\n", self.read)
         self.assertNotIn("A --> B", self.read)
 
+    def test_doctests_hidden_set_up_and_clean_up_are_left_out(self):
+        # structlog's "How do I capture logs in my tests?" quoted its page's `{testcleanup}` block
+        # ("import structlog / structlog.reset_defaults()") after the example, which its pages never show.
+        read = markdown_as_read("Capture them:\n\n```{testsetup}\nimport structlog\n```\n\n```{doctest}\n"
+                                ">>> structlog.get_logger()\n```\n\n:::{testcleanup}\nstructlog.reset_defaults()\n"
+                                ":::\nDone.\n")
+        self.assertEqual(read.split("\n"), ["Capture them:", "", "", "", "", "", "```doctest",
+                                            ">>> structlog.get_logger()", "```", "", "", "", "", "Done.", ""])
+
     def test_eval_rst_is_read_as_restructured_text(self):
         self.assertIn("Warning: Do not call it from a thread, see `structlog.reset_defaults`.", self.read)
 

@@ -199,6 +199,16 @@ def test_a_directive_whose_body_is_code_is_fenced():
     assert "Then run it." in markdown.split("\n")[-2]
 
 
+def test_doctests_hidden_set_up_and_clean_up_are_left_out():
+    # Sphinx's doctest runs `.. testsetup::` and `.. testcleanup::` around the examples; its pages never show them.
+    text = (".. testsetup::\n\n    import marshmallow\n\n.. testcode::\n\n    print(marshmallow.__name__)\n\n"
+            ".. testcleanup:: *\n\n    del marshmallow\n\nThat is all.\n")
+    markdown = rst_as_markdown(text)
+    assert len(markdown.split("\n")) == len(text.split("\n"))
+    assert "import marshmallow" not in markdown and "del marshmallow" not in markdown
+    assert "print(marshmallow.__name__)" in markdown and "That is all." in markdown
+
+
 def test_interpreted_text_of_the_default_role_reads_as_sphinx_shows_it():
     # marshmallow's docs (default_role "py:obj"): "using the `from_dict <marshmallow.Schema.from_dict>`
     # method" was quoted with its target, "from_dict <marshmallow.Schema.from_dict>".
