@@ -252,10 +252,15 @@ def named_options(question: str) -> list[str]:
     return [name.lstrip("-") for name in _NAMED_OPTION.findall(question)]
 
 
+def names_written_as_code(question: str) -> list[str]:
+    """The names `question` writes as code would (`_WRITTEN_AS_CODE`): "cache_logger_on_first_use", "maxAge"."""
+    return _WRITTEN_AS_CODE.findall(question)
+
+
 def asked_entry_names(question: str) -> set[str]:
     """The names `question` asks about as an entry of a reference, in lower case: those it says are an option's or
     the like (`named_options`), and those written as code (`_WRITTEN_AS_CODE`: "maxAge", "max_length")."""
-    return {name.lower() for name in [*named_options(question), *_WRITTEN_AS_CODE.findall(question)]}
+    return {name.lower() for name in [*named_options(question), *names_written_as_code(question)]}
 
 
 def has_entry(text: str, name: str) -> bool:
@@ -323,7 +328,7 @@ def documented_name(question: str, text: str) -> str:
     symbol it writes as a word of its own that a syntax table's row opens with ("What does ** match?") — or
     else a word of the question a heading documents as a function or method (`_CALLED_HEADING`); "" when there is
     none."""
-    for name in dict.fromkeys([*_WRITTEN_AS_CODE.findall(question), *named_options(question)]):
+    for name in dict.fromkeys([*names_written_as_code(question), *named_options(question)]):
         if has_entry(text, name):
             return name
     # A symbol a syntax table's row opens with ("| `**` | Matches any character …" for "What does ** match?").

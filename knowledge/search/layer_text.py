@@ -40,7 +40,7 @@ import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.docstrings import as_text, doc_summary, jsdoc_description
-from knowledge.search import installs
+from knowledge.search import docstring_fields, installs
 from knowledge.search.code_blocks import code_likeness
 from knowledge.search.code_names import CODE_TOKEN, writes_name
 from knowledge.search.intent_words import (
@@ -230,6 +230,9 @@ def naming_paragraph(code: str, question: str) -> str:
     option = _cli_option_help(code or "", names)
     if option:
         return option
+    field = docstring_fields.described(code or "", sorted(names))  # an "Args:" or "Parameters" section's entry
+    if field:
+        return _sentence(f"{field[0]}: {as_text(field[1]).replace('`', '')}")
     paragraphs = re.split(r"\n[ \t]*\n", code or "")
     for at, paragraph in enumerate(paragraphs):
         # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)

@@ -31,7 +31,7 @@ from dataclasses import replace
 from django.db.models import Count, Q
 
 from knowledge.models import Chunk, Document
-from knowledge.search import answer_kinds, code_names, retrieval, secondary
+from knowledge.search import answer_kinds, code_names, docstring_fields, retrieval, secondary
 from knowledge.search.intent import plan_question
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import load_vocabulary
@@ -213,24 +213,30 @@ OPTION_SEARCH_SECTIONS = 10
 
 def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: int) -> list[retrieval.SearchHit]:
     """The hits with the first section of documentation that has an entry of the option `query` names
-    (`code_names.named_options`, `code_names.has_entry`: a list item, a table's row or a heading), or of a symbol it
-    writes as a word of its own (`code_names.written_symbols`: a syntax table's row, `code_names.has_symbol_entry`),
-    first — of the hits, else found by the option's name among the bases' documentation (keyword search) or among
-    the sections of the documents found writing the symbol as code (full-text search reads no symbol); else a section
-    opening with a sentence writing the symbol as code (`code_names.opens_with_symbol`). The code says the name more
-    often than the one line documenting it: picomatch's source came before its README's options table for "What does
-    the nocase option do?", and "What is the default value of the dot option?" found no part of it; "What does **
-    match?" found its globbing table fourth, past what an extract reads, and path-to-regexp's "What does * mean in a
-    path?" its section "Zero or more" not at all."""
+    (`code_names.named_options`, `code_names.has_entry`: a list item, a table's row or a heading) or of a name it
+    writes as code that no hit is the symbol of — or the code whose docstring documents it as a parameter
+    (`docstring_fields`) — or of a symbol it writes as a word of its own (`code_names.written_symbols`: a syntax
+    table's row, `code_names.has_symbol_entry`), first — of the hits, else found by the name among the bases'
+    documentation, then their code (keyword search), or among the sections of the documents found writing the
+    symbol as code (full-text search reads no symbol); else a section opening with a sentence writing the symbol as
+    code (`code_names.opens_with_symbol`). The code says the name more often than the one line documenting it:
+    picomatch's source came before its README's options table for "What does the nocase option do?", "What is the
+    default value of the dot option?" found no part of it, and structlog's "What does cache_logger_on_first_use do?"
+    the end of `configure()`, "if cache_logger_on_first_use is not None:", not its docstring's "Args:" entry;
+    "What does ** match?" found its globbing table fourth, past what an extract reads, and path-to-regexp's "What
+    does * mean in a path?" its section "Zero or more" not at all."""
     options, symbols = code_names.named_options(query), code_names.written_symbols(query)
+    options += [name for name in code_names.names_written_as_code(query)
+                if name not in options and not any(_is_symbol(hit, name) for hit in hits)]
     if not options and not symbols:
         return hits
 
     def documents(hit: retrieval.SearchHit) -> bool:
         text = hit.content or ""
-        return not (hit.layer or "").startswith("C") and (
-            any(code_names.has_entry(text, name) for name in options)
-            or any(code_names.has_symbol_entry(text, symbol) for symbol in symbols))
+        if (hit.layer or "").startswith("C"):
+            return hit.layer == "C0" and docstring_fields.described(text, options) is not None
+        return (any(code_names.has_entry(text, name) for name in options)
+                or any(code_names.has_symbol_entry(text, symbol) for symbol in symbols))
 
     marks = code_names.asked_marks(query)  # (a section may open with a file's name, a price "$50" is no subject)
 
@@ -241,9 +247,10 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     at = next((index for index, hit in enumerate(hits) if documents(hit)), None)
     if at is not None:
         return retrieval.renumbered([hits[at], *hits[:at], *hits[at + 1:]])
-    if options:
-        found = retrieval.retrieve(" ".join(options), kb_ids, top_k=OPTION_SEARCH_SECTIONS, mode="keyword",
-                                   layers=["D0"]).hits
+    if options:  # the documentation's entries before a docstring's
+        found = _named_sections(options, kb_ids, "D0")
+        if not any(documents(hit) for hit in found):
+            found += _named_sections(options, kb_ids, "C0")
     else:  # a symbol's row in another section of the documents found ("*" and "?" rows of the table "**" is in)
         found = _sections_writing(symbols, {hit.document_id for hit in hits if not (hit.layer or "").startswith("C")})
     # (An entry before a section opening with the symbol: a table's row says what it is, a section may only use it.)
@@ -252,6 +259,17 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     if entry is None:
         return hits
     return retrieval.renumbered([entry, *[hit for hit in hits if hit.chunk_id != entry.chunk_id]][:top_k])
+
+
+def _named_sections(names: list[str], kb_ids, layer: str) -> list[retrieval.SearchHit]:
+    """The first OPTION_SEARCH_SECTIONS chunks of `layer` keyword search finds by `names`."""
+    return retrieval.retrieve(" ".join(names), kb_ids, top_k=OPTION_SEARCH_SECTIONS, mode="keyword",
+                              layers=[layer]).hits
+
+
+def _is_symbol(hit: retrieval.SearchHit, name: str) -> bool:
+    """Whether `hit` is the code or the row of a symbol called `name` (a function, a class, a module)."""
+    return (hit.metadata or {}).get("qname", "").rsplit(".", 1)[-1] == name
 
 
 def _sections_writing(symbols: set[str], document_ids: set[int]) -> list[retrieval.SearchHit]:

@@ -363,6 +363,60 @@ def test_the_names_a_document_has_entries_of():
         assert code_names.documented_name(question, text) == name, question
 
 
+CONFIG_CODE = '''"""Settings."""
+
+
+def configure(processors=None, cache_on_first_use=None):
+    """
+    Configure the defaults.
+
+    Args:
+        processors: The processor chain.
+
+        cache_on_first_use:
+            The logger assembled on its first use is kept and reused.
+    """
+    _SETTINGS["processors"] = processors
+    _SETTINGS["cache"] = cache_on_first_use
+
+
+def apply_cache(logger, cache_on_first_use):
+    if cache_on_first_use is not None and cache_on_first_use:
+        logger.cached = cache_on_first_use
+    return logger
+'''
+
+
+class DocumentedParameterFirstTests(TestCase):
+    """structlog's "What does cache_logger_on_first_use do?" found the code using the parameter ("if
+    cache_logger_on_first_use is not None:") and quoted a note of its guide beside a code block writing it, not
+    `configure()`'s docstring entry of it."""
+
+    def setUp(self):
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        self.kb = make_indexed_repo(folder / "settings", {"settings.py": CONFIG_CODE})
+        chunks = Chunk.objects.filter(knowledge_base=self.kb, layer="C0")
+        self.documented = next(chunk for chunk in chunks if "Args:" in chunk.content)
+        self.using = next(chunk for chunk in chunks if "def apply_cache" in chunk.content)
+        self.using_hit = SearchHit(chunk_id=self.using.pk, document_id=self.using.document_id,
+                                   knowledge_base_id=self.kb.pk, document_title="settings",
+                                   source_uri="settings.py", section_path="settings.apply_cache", page=None,
+                                   layer="C0", content=self.using.content, snippet="", distance=0.1, score=1.0,
+                                   rank=1, metadata={"qname": "settings.apply_cache"})
+
+    def test_the_docstring_documenting_a_parameter_asked_about_comes_first(self):
+        hits = planned.option_entry_first("What does cache_on_first_use do?", [self.using_hit], [self.kb.pk], 6)
+        self.assertEqual([hit.chunk_id for hit in hits], [self.documented.pk, self.using.pk])
+        # A name a hit is the symbol of is asked about as that symbol.
+        self.assertEqual(planned.option_entry_first("What does apply_cache do?", [self.using_hit], [self.kb.pk], 6),
+                         [self.using_hit])
+
+    def test_a_parameter_is_answered_by_its_docstring_entry(self):
+        result = answers.answer("What does cache_on_first_use do?", [self.kb.pk])
+        self.assertFalse(result.refused, result.reasons)
+        self.assertIn("cache_on_first_use: The logger assembled on its first use is kept and reused. [1]", result.text)
+
+
 GLOB_README = """# globber
 
 Match paths with glob patterns.
