@@ -1,6 +1,6 @@
-"""Rows a question seldom asks for: a repository's tests and example apps, changelogs, licences, lists of its
-authors and of related projects, translations into another language than the question's, and for a how-to its private
-code.
+"""Rows a question seldom asks for: a repository's tests and example apps, changelogs and upgrade guides, licences,
+its guide for contributors, lists of its authors and of related projects, translations into another language than
+the question's, and for a how-to its private code.
 
 A test names the function it tests as often as the function's own file does, an example app the API it
 uses, a changelog what each release fixed ("Fixed a name error when overriding the digest method"), a
@@ -37,6 +37,18 @@ CHANGE_WORDS = re.compile(r"\bchang(ed|es)\b|\bnew\b|\bremoved\b|\badded\b|\bsin
 # 0.5.0 (2016-08-22)"): "How do I parse a .gitignore file?" was answered by "Renamed gitignore.GitIgnorePattern to …".
 _CHANGELOG_HEADING = re.compile(rf"(?:{markdown.CHANGELOG_NAMES}|change[- ]log|change history|version history"
                                 r"|what's new|история изменений|список изменений|изменения)", re.IGNORECASE)
+# An upgrade or migration guide (docs/upgrading.rst, UPGRADING.md, MIGRATION.md, docs/migration-guide.md): what the
+# releases changed and how to follow them, a release history in other words. marshmallow's "What happens by default
+# when the input has an unknown field?" opened with its upgrading guide's "Before version 2.0, certain fields …".
+_UPGRADE_GUIDE_PATH = re.compile(r"(?:^|[:/])(?:upgrad(?:e|es|ing)|migrat(?:e|es|ing|ions?))(?:[-_.][^/]*)?$",
+                                 re.IGNORECASE)
+UPGRADE_ASKED = re.compile(r"\bupgrad|\bmigrat|\bport(?:ing)? (?:from|to)\b|обнов|мигр|перейт|переход", re.IGNORECASE)
+# A guide for the project's own developers (CONTRIBUTING.md, docs/contributing.rst, HACKING), and a question asking
+# how to work on the project: marshmallow's "How do I run code after loading?" was answered "To run all tests: pytest".
+_CONTRIBUTING_PATH = re.compile(r"(?:^|[:/])(?:contributing|hacking)(?:[-_.][^/]*)?$", re.IGNORECASE)
+CONTRIBUTING_ASKED = re.compile(r"contribut|\bdevelop|\btest|\bpull request|\bfork|\bpatch|\bfrom (?:the )?source"
+                                r"|\blint|\bbuild|\bdocs?\b|\bdocumentation|\bhack|вклад|разработ|тест|сборк|"
+                                r"документац", re.IGNORECASE)
 # A question about the licence: its name, copyright, or what the licence lets one do with the software.
 LICENSE_ASKED = re.compile(r"licen[cs]|copyright|\bcommercial|\bproprietary|\bopen[- ]source|\bgpl\b|\bmit\b|"
                            r"\bbsd\b|\bapache\b|лиценз|авторск|коммерческ", re.IGNORECASE)
@@ -76,7 +88,13 @@ def secondary_document(hit: SearchHit, query: str) -> bool:
     if hit.metadata.get("is_test"):
         return not TESTS_ASKED.search(query)
     return (unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_license(hit, query)
-            or unasked_translation(hit, query) or unasked_authors(hit, query))
+            or unasked_translation(hit, query) or unasked_authors(hit, query) or unasked_contributing(hit, query))
+
+
+def unasked_contributing(hit: SearchHit, query: str) -> bool:
+    """A row of the guide for a project's own developers (CONTRIBUTING) when the question asks nothing of working on
+    the project: its commands run the project's tests and build its docs ("To run all tests: pytest")."""
+    return bool(_CONTRIBUTING_PATH.search(_file_path(hit))) and not CONTRIBUTING_ASKED.search(query)
 
 
 def unasked_related(hit: SearchHit, query: str) -> bool:
@@ -154,8 +172,10 @@ def _local_names(meta: dict) -> list[str]:
 
 def unasked_changelog(hit: SearchHit, query: str) -> bool:
     """A row of a changelog (a repository's, or an uploaded CHANGES.md, or a section of a document under a
-    changelog's heading: pathspec's README ends with its "Change History") when the question asks about no
-    release, version or change."""
+    changelog's heading: pathspec's README ends with its "Change History") or of an upgrade guide when the question
+    asks about no release, version or change."""
+    if _UPGRADE_GUIDE_PATH.search(_file_path(hit)):
+        return not (changes_asked(query) or UPGRADE_ASKED.search(query))
     changelog = _of_kind(hit, "changelog", markdown.CHANGELOG_PATH) or _under_heading(hit, _CHANGELOG_HEADING)
     return changelog and not changes_asked(query)
 

@@ -1,5 +1,5 @@
 """A licence answers questions about the licence, and gives way to everything else; so do a list of a project's
-authors and a section listing related projects.
+authors, a section listing related projects, an upgrade guide and a guide for contributors.
 
 httpx's source distribution holds no documentation but its README, changelog and LICENSE.md, whose BSD
 text was the first source of most how-tos: "How do I set a timeout?" was answered "Copyright © 2019, Encode
@@ -75,6 +75,28 @@ def test_a_list_of_authors_is_a_row_asked_about_only_by_questions_about_its_peop
                          "Кто автор библиотеки?", "Who wrote schedule?"]:
             assert not secondary_row(authors, question), (authors.source_uri, question)
     assert not secondary_row(hit("repo:x:docs/authoring-plugins.md"), "How do I cancel a job?")
+
+
+def test_an_upgrade_guide_is_a_row_asked_about_only_by_questions_about_releases():
+    # marshmallow's "What happens by default when the input has an unknown field?" opened with its upgrading guide's
+    # "Before version 2.0, certain fields … had implicit default values …".
+    for guide in [hit("repo:marshmallow:docs/upgrading.rst"), hit("repo:x:UPGRADING.md"), hit("file:MIGRATION.md"),
+                  hit("repo:x:docs/migration-guide.md"), hit("repo:x:docs/migrating.rst")]:
+        assert secondary_row(guide, "What happens by default with an unknown field?"), guide.source_uri
+        for question in ["How do I upgrade to 3.0?", "What changed in version 3?", "How do I migrate from 2.x?",
+                         "What are the breaking changes?"]:
+            assert not secondary_row(guide, question), (guide.source_uri, question)
+    assert not secondary_row(hit("repo:x:docs/database-migrations.md"), "How do I add a column?")
+
+
+def test_a_guide_for_contributors_is_a_row_asked_about_only_by_questions_about_working_on_the_project():
+    # marshmallow's "How do I run code after loading?" was answered by its CONTRIBUTING's "To run all tests: pytest".
+    for guide in [hit("repo:marshmallow:CONTRIBUTING.rst"), hit("repo:x:docs/contributing.md"), hit("repo:x:HACKING")]:
+        assert secondary_row(guide, "How do I run code after loading?"), guide.source_uri
+        for question in ["How do I run the tests?", "How can I contribute?", "How do I build the documentation?",
+                         "How do I set up a development environment?", "Как собрать документацию?"]:
+            assert not secondary_row(guide, question), (guide.source_uri, question)
+    assert not secondary_row(hit("repo:x:README.md"), "How do I run code after loading?")
 
 
 def test_a_section_listing_related_projects_is_asked_about_only_by_questions_about_others():
