@@ -88,6 +88,10 @@ _CODE_LINE_ENDS = ("{", "}", ";", "(", "[", "=>")  # a line of code ends so; a s
 _SIGNATURE_LINE = re.compile(r"^(?:\*{1,2}|\*{0,2}[A-Za-z_]\w*\s*(?::[^=,]+)?(?:=[^,]+)?)\s*,?\s*$")
 _CLOSING = ('"""', "'''", "*/")  # a docstring's or a JSDoc comment's last line ends so
 _PARAM_FIELD = re.compile(r":param (?:\w+ )?(\w+):\s*|@param\s+(?:\{[^}]*\}\s+)?\[?(\w+)\]?\s*-?\s*")
+# A comment's margin opening a line: "/**", "*/", a JSDoc line's "* " — not bold markup ("**not** use …").
+_COMMENT_MARGIN = re.compile(r"^(?:/\*+|\*+/|\*(?!\*))[ \t]?")
+# reST's strong emphasis and emphasis: "**not**", "*min_level*" (not "*args", "**kwargs", a glob's "*").
+_EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*\n]*?[^\s*])\*{1,2}(?![\w*])")
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
 
@@ -105,8 +109,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
         return _symbol(meta, question)
     if layer == "C0":
         # What its documentation says of a name the question asks about, else what the code is for.
-        summary = naming_paragraph(hit.content, question) or first_sentence(_docstring(hit.content))
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
+        summary = naming_paragraph(hit.content, question, qname) or first_sentence(_docstring(hit.content))
         return _said(qname, meta.get("source_path", ""), summary, question, meta.get("chunk_type", "")) \
             if summary and qname else ""
     if (layer == "D6" and not _asks_integration(question, meta)) or (layer == "C2" and not _asks_links(question)):
@@ -216,13 +220,16 @@ def _cli_option_help(code: str, names: set[str]) -> str:
     return ""
 
 
-def naming_paragraph(code: str, question: str) -> str:
+def naming_paragraph(code: str, question: str, symbol: str = "") -> str:
     """The paragraph of prose in a source chunk (a docstring's, a JSDoc comment's) that writes as code a name the
     question asks about — "`None` values are replaced with a `missingval` string …" in `tabulate()`'s docstring for
     "What does the missingval argument do?", a `:param missingval:` or JSDoc `@param missingval` line — as a
     sentence; "" when there is none. A docstring says what a parameter does below its first sentence, which is all
-    the row says otherwise."""
-    names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS}
+    the row says otherwise. The names of the chunk's own `symbol` (its qualified name's parts) are not asked this
+    way: its docstring's first sentence says what it is, not a later note writing its name (structlog's "Where is
+    the class ConsoleRenderer defined?" quoted "`ConsoleRenderer` now handles the ``exc_info`` event dict key …")."""
+    names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS} - set(
+        symbol.split(".")[1:])
     # A how-to asks what the code is for, unless it asks about a parameter by name ("How do I add a schedule for a
     # task?" is no question about `:param task:`).
     if not names or HOW_TO(question) and not _PARAMETER_ASKED.search(question):
@@ -232,14 +239,15 @@ def naming_paragraph(code: str, question: str) -> str:
         return option
     field = docstring_fields.described(code or "", sorted(names))  # an "Args:" or "Parameters" section's entry
     if field:
-        return _sentence(f"{field[0]}: {as_text(field[1]).replace('`', '')}")
+        return _sentence(f"{field[0]}: {_plain(field[1])}")
     paragraphs = re.split(r"\n[ \t]*\n", code or "")
     for at, paragraph in enumerate(paragraphs):
         # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)
         # nor a line comment, which is a note on the code's workings ("Since pendingCount has been decreased …").
-        lines = [line.strip().lstrip("*/ ").removesuffix("*/").strip() for line in _comment_lines(paragraph)
-                 if not line.lstrip().startswith(("//", "#"))]
-        text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''"))
+        lines = [_COMMENT_MARGIN.sub("", line.strip(), count=1).removesuffix("*/").strip()
+                 for line in _comment_lines(paragraph) if not line.lstrip().startswith(("//", "#"))]
+        # (Not a doctest's lines, nor a reST directive's: ".. versionchanged:: 21.2.0".)
+        text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''", ".. "))
                         and not line.endswith(_CODE_LINE_ENDS) and not _BLOCK_OPENER.match(line)
                         and not (line.endswith(",") and _SIGNATURE_LINE.match(line))
                         and code_likeness(as_text(line).replace("`", "")) <= _PROSE_LIKENESS)
@@ -254,13 +262,19 @@ def naming_paragraph(code: str, question: str) -> str:
             rf":param (?:\w+ )?({re.escape(name)}):\s*(.+?)(?=\s*:(?:param|raises?|returns?|rtype|type)\b|$)", text))),
             None)
         if field:
-            return _sentence(f"{field.group(1)}: {as_text(field.group(2)).replace('`', '')}")
+            return _sentence(f"{field.group(1)}: {_plain(field.group(2))}")
         if any(re.search(rf"`{re.escape(name)}`|@param\s+(?:\{{[^}}]*\}}\s+)?\[?{re.escape(name)}\b", text)
                or _CODE_NAME.fullmatch(name) and writes_name(text, name)
                for name in names):
             return _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
-                                                     as_text(text).replace("`", "")).rstrip(":"))
+                                                     _plain(text)).rstrip(":"))
     return ""
+
+
+def _plain(text: str) -> str:
+    """A docstring's reST as plain text: `as_text`, without the backquotes of code and the stars of emphasis ("Do
+    **not** use …", "*min_level*")."""
+    return _EMPHASIS.sub(r"\1", as_text(text)).replace("`", "")
 
 
 def _comment_lines(paragraph: str) -> list[str]:

@@ -573,6 +573,18 @@ def test_what_a_parameter_does_is_the_docstrings_paragraph_naming_it(tmp_path):
 
 
 
+def test_a_later_note_naming_the_symbol_itself_is_no_paragraph_about_a_name_asked():
+    # structlog's "Where is the class ConsoleRenderer defined?": the class's docstring chunk past its first sentence
+    # was quoted "… is defined in src/structlog/dev.py: ConsoleRenderer now handles the exc_info event dict key
+    # itself." and then "Do not** use …", the bold word's stars taken for a JSDoc comment's margin.
+    code = ('    .. versionchanged:: 21.2.0\n       `Renderer` now handles the ``exc_info`` key itself. Do\n'
+            '       **not** use the `format_exc_info` processor together with `Renderer` anymore!\n    """\n')
+    assert layer_text.naming_paragraph(code, "Where is the class Renderer defined?", "pkg.dev.Renderer") == ""
+    assert layer_text.naming_paragraph(code, "What does format_exc_info do?", "pkg.dev.Renderer") == (
+        "Renderer now handles the exc_info key itself. Do not use the format_exc_info processor together with "
+        "Renderer anymore!")
+
+
 def test_a_docstring_field_of_the_parameter_asked_is_quoted_alone():
     # filelock's `acquire`: "What does the poll_interval argument do?" quoted its signature's lines ("self,
     # poll_interval: float = 0.05, ,."), and its docstring's fields ran on as one paragraph.
