@@ -233,6 +233,8 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
 
     def documents(hit: retrieval.SearchHit) -> bool:
         text = hit.content or ""
+        if secondary.secondary_row(hit, query):  # a changelog's "- `Nested` field no longer …" is no entry of it
+            return False
         if (hit.layer or "").startswith("C"):
             return hit.layer == "C0" and docstring_fields.described(text, options) is not None
         return (any(code_names.has_entry(text, name) for name in options)

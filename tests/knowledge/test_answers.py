@@ -338,6 +338,15 @@ class OptionEntryFirstTests(TestCase):
         for question in ("What does the mark option do?", "How do I match dotfiles?"):
             self.assertEqual(planned.option_entry_first(question, [self.code_hit], [self.kb.pk], 6), [self.code_hit])
 
+    def test_a_changelogs_line_is_no_entry_of_the_option(self):
+        # marshmallow's "What does the Nested field do?" put its upgrading guide's "- `Nested` field no longer supports
+        # plucking" first, a line of release notes opening with the name.
+        notes = replace(self.code_hit, chunk_id=1, layer="D0", source_uri="CHANGELOG.md",
+                        content="## 2.0.0\n\n- `dot` — no longer matches `..`.\n")
+        hits = planned.option_entry_first("What does the dot option do?", [self.code_hit, notes], [self.kb.pk], 6)
+        self.assertIn("| `dot` |", hits[0].content)
+        self.assertEqual([hit.chunk_id for hit in hits[1:]], [self.code.pk, 1])
+
     def test_an_option_asked_about_is_answered_by_its_row(self):
         result = answers.answer("What does the nocase option do?", [self.kb.pk])
         self.assertFalse(result.refused, result.reasons)
