@@ -275,7 +275,7 @@ def _symbol(q: Asked):
     # A plain word that names a symbol too is that symbol when the question asks for a definition, not in
     # a how-to ("How do I make a class frozen?": attrs' documentation says how, not `attr._next_gen.frozen`).
     code = loose_name(q.text, q.code, q.vocabulary) if DEFINITION(q.words) and not HOW_TO(q.words) else q.code
-    if code and DEFINITION(q.words) or code and not q.subject:
+    if code and (DEFINITION(q.words) or not q.subject or _proper_name(q.text, code, q.subject)):
         symbols = [_symbol_step(q, code, f"the symbol {code} in the catalog, then its source")]
         # "What is the difference between wait_fixed and wait_random?" asks about both.
         other = code_name(without_name(q.text, code, " "), q.vocabulary) if COMPARISON(q.words) else ""
@@ -286,6 +286,15 @@ def _symbol(q: Asked):
         return symbols + ([] if LOCATION(q.words) or SIGNATURE(q.words) else [
             Step(["D0"], q.text, top_k=3, why="then the documentation's sections naming it")])
     return None
+
+
+def _proper_name(text: str, code: str, subject: str) -> bool:
+    """Whether the question writes the symbol's name capitalised inside a sentence, as a class is named ("What does
+    the Nested field do?"), and its subject is not that name (an entity "Invoice" a document mentions): that is the
+    symbol, not a document titled with another word of the question (marshmallow's API page "fields" for "field")."""
+    name = code.rsplit(".", 1)[-1]
+    return (name[:1].isupper() and subject.lower() != name.lower()
+            and bool(re.search(rf"(?<=[\w,;:] ){re.escape(name)}(?![\w.])", text)))
 
 
 def _symbol_step(q: Asked, code: str, why: str) -> Step:

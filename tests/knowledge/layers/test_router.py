@@ -114,6 +114,18 @@ class PlanTests(SimpleTestCase):
         plan = plan_question("What integrations does the warehouse have?", VOCABULARY)
         self.assertEqual(summary(plan), ("integrations", "en", "", [(["D6"], {}, ""), (["D0"], {}, "")]))
 
+    def test_a_class_named_inside_the_question_is_the_symbol_not_a_page_titled_with_a_word_of_it(self):
+        # marshmallow's "What does the Nested field do?" was planned over its API page "fields" (the word "field"),
+        # and answered with its upgrading guide; "What does Nested do?" found the class.
+        vocabulary = Vocabulary({**VOCABULARY, "fields": "docs/fields.rst"}, code={"nested", "fields"},
+                                symbols={"Nested", "shop.fields.Nested", "shop.fields"})
+        for question in ("What does the Nested field do?", "What does Nested do?"):
+            plan = plan_question(question, vocabulary)
+            self.assertEqual((plan.intent, plan.steps[0].layers, plan.steps[0].filters),
+                             ("symbol", ["C1"], {"name": "Nested"}), question)
+        # A name opening the question or in lower case is no class's: the page stays the subject.
+        self.assertEqual(plan_question("What does the nested field do?", vocabulary).subject, "docs/fields.rst")
+
     def test_subject_matching_allows_russian_endings(self):
         self.assertEqual(find_subject("интеграции сервиса биллинга", VOCABULARY), "billing-service")
         self.assertEqual(find_subject("the refund runbook", VOCABULARY), "refund-runbook")
