@@ -104,7 +104,8 @@ def _directive(lines: list[str], out: list[str], number: int, directive: re.Matc
         if closed:
             out[end] = "```"
         return end + 1
-    out[number] = directive.group("indent") + rst.directive_label(name, _roles(argument))
+    out[number] = directive.group("indent") + rst.described(name, rst.directive_label(name, _roles(argument)), out,
+                                                            number, directive.group("indent"))
     if closed:
         out[end] = lines[end] = ""  # the fence is no code's: read on inside it (its own directives and code)
     if name == "eval-rst":

@@ -31,6 +31,8 @@ import csv
 import posixpath
 import re
 
+_ATX_HEADING = re.compile(r"^(#{1,6})[ \t]")  # a heading as read, in the lines written so far
+_DESCRIPTION_HEADING = re.compile(r"^#{1,6}[ \t]+`[^`\n]+`[ \t]*$")  # one an object's description made (`described`)
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}[ \t]*$")  # three or more of one punctuation character
 _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:-]+)::[ \t]*(?P<argument>.*)$")
 _COMMENT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
@@ -324,8 +326,21 @@ def _directive(lines: list[str], out: list[str], number: int, directive: re.Matc
     end = _block_end(lines, number)
     _dedent(lines, number + 1, end)
     out[number + 1:end] = lines[number + 1:end]
-    out[number] = directive.group("indent") + _inline(directive_label(name, argument))
+    out[number] = directive.group("indent") + described(name, _inline(directive_label(name, argument)), out, number,
+                                                         directive.group("indent"))
     return number + 1
+
+
+def described(name: str, label: str, out: list[str], number: int, indent: str) -> str:
+    """A directive's label, as a heading one level under the section it is in when it describes an object at the
+    margin (`.. py:data:: TESTING`, `.. function:: iteritems(dictionary)`, `.. option:: --verbose`): each entry of a
+    reference is a section of its own, "Builtin Configuration Values > TESTING", as Sphinx's index of it reads. One
+    indented in another's text stays a line."""
+    if indent or not label or name.rsplit(":", 1)[-1] not in DESCRIPTIONS:
+        return label
+    above = next((len(heading.group(1)) for line in reversed(out[:number])
+                  if (heading := _ATX_HEADING.match(line)) and not _DESCRIPTION_HEADING.match(line)), 1)
+    return f"{'#' * min(above + 1, 6)} {label}"
 
 
 def _dedent(lines: list[str], start: int, end: int) -> None:

@@ -228,11 +228,13 @@ _WRITTEN_AS_CODE = re.compile(r"(?<![\w$.-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a
 # first, then its text; or a line opening with the name and a colon or a dash ("maxRetries: …", "timeout — …").
 # Or a table's row as the index writes an uploaded table's ("Option: nocase" over its other columns' lines), or a
 # docstring's parameter (":param max_length (int): output string length"), or a table's row with a later cell the name
-# alone (arrow's tokens: "|   |Do   |1st, 2nd, 3rd ... 30th, 31st   |", under a group's cell left empty).
+# alone (arrow's tokens: "|   |Do   |1st, 2nd, 3rd ... 30th, 31st   |", under a group's cell left empty), or a line of
+# the name alone as code over its description (Sphinx's `.. py:data:: TESTING` as read, Flask's configuration values).
 _ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?(?=[ \t:|(—–,-])" \
               r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t])|[^:\n]{{1,80}}:[ \t]+`?{name}`?[ \t]*$" \
               r"|:param[ \t]+(?:[^:\n]*[ \t])?{name}[ \t]*[(:]" \
-              r"|\|(?:[^|\n]*\|)+?[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*\|)"
+              r"|\|(?:[^|\n]*\|)+?[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*\|" \
+              r"|`{name}(?:\([^`\n]*\))?`[ \t]*$)"
 # A symbol written as a word of its own: after a space or a quote, before a space or the question's end.
 _SYMBOL = re.compile(r"(?<![^\s`'\"])[`'\"]?([^\w\s`'\"][^\s`'\"]*?)[`'\"]?(?=\s|[?.!]?$)")
 # Marks of prose, not symbols asked about: a dash between words, an ellipsis, an ampersand, a question mark ending it.

@@ -57,9 +57,11 @@ def under_heading(hit, source: list[str], position: int, read: str) -> str:
 
 
 def reference_heading(hit, source: list[str], position: int) -> str:
-    """The heading over a field line or the first sentence of a reference entry (`entry_heading`); "" for any other
-    sentence or section."""
-    return entry_heading(hit, source) if _heading(hit, source, position) else ""
+    """The heading over a field line or the first sentence of a reference entry (`entry_heading`) — a field line
+    after its description too, as Sphinx's entries end ("Default: `timedelta(days=31)`" under Flask's
+    PERMANENT_SESSION_LIFETIME); "" for any other sentence or section."""
+    over = _heading(hit, source, position) or _FIELD_LABEL.match(source[position]) and section_heading(hit)
+    return entry_heading(hit, source) if over else ""
 
 
 def field_label(sentence: str) -> str:

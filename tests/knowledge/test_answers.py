@@ -353,6 +353,12 @@ class OptionEntryFirstTests(TestCase):
         self.assertEqual(result.sources[0].source_uri.rsplit(":", 1)[-1], "README.md")
         self.assertIn("• nocase — boolean — false — Make matching case-insensitive. [1]", result.text)
 
+    def test_a_name_alone_as_code_over_its_description_is_an_entry_of_it(self):
+        # Sphinx's `.. py:data:: TESTING` read inside another's text (a class's attribute) is the name alone as code.
+        self.assertTrue(code_names.has_entry("`TESTING`\n\nEnable testing mode.", "TESTING"))
+        self.assertTrue(code_names.has_entry("  `send(data)`\n  Send it.", "send"))
+        self.assertFalse(code_names.has_entry("Set `TESTING` to enable testing mode.", "TESTING"))
+
     def test_an_uploaded_tables_row_is_an_entry_of_its_key(self):
         self.assertTrue(code_names.has_entry("Option: nocase\nType: boolean\nDefault: false", "nocase"))
         self.assertFalse(code_names.has_entry("Description: fold the nocase input", "nocase"))

@@ -223,6 +223,19 @@ class MeaningTests(TestCase):
                    for n, (content, path) in enumerate(sections, start=1)]
         return composer.compose(question, sources, entry_match=False, kbs={self.kb.pk: self.kb}).text
 
+    def test_a_field_line_after_its_entrys_description_answers_under_its_heading(self):
+        # Flask's configuration values (Sphinx's `.. py:data::`, each a section of its own): "What is the default value
+        # of PERMANENT_SESSION_LIFETIME?" quoted what it does, its closing "Default: `timedelta(days=31)`" left out.
+        lifetime = ("### PERMANENT_SESSION_LIFETIME\n\nIf `session.permanent` is true, the cookie's expiration will "
+                    "be set this number of seconds in the future.\n\nDefault: `timedelta(days=31)`",
+                    "Configuration > Builtin Configuration Values > PERMANENT_SESSION_LIFETIME")
+        httponly = ("### SESSION_COOKIE_HTTPONLY\n\nBrowsers will not allow JavaScript access to cookies marked as "
+                    "\"HTTP only\" for security.\n\nDefault: `True`",
+                    "Configuration > Builtin Configuration Values > SESSION_COOKIE_HTTPONLY")
+        text = self.compose_sections("What is the default value of PERMANENT_SESSION_LIFETIME?", lifetime, httponly)
+        self.assertIn("Default: timedelta(days=31) [1]", text)
+        self.assertNotIn("True", text)
+
     def test_a_reference_entry_too_short_to_answer_alone_answers_under_its_heading(self):
         # p-queue's README: "What is the default concurrency?" was refused, its option's "Default: `Infinity`" line
         # and "Concurrency limit." being too short to quote; "How do I clear the queue?" too, "Clear the queue." under

@@ -117,6 +117,14 @@ class MystTests(SimpleTestCase):
         self.assertEqual(read.split("\n"), ["Capture them:", "", "", "", "", "", "```doctest",
                                             ">>> structlog.get_logger()", "```", "", "", "", "", "Done.", ""])
 
+    def test_an_objects_description_at_the_margin_is_a_section_of_its_own(self):
+        read = markdown_as_read("# API\n\n## Settings\n\n```{py:data} TIMEOUT\nSeconds to wait.\n```\n\n"
+                                "```{py:class} Client\n  ```{py:method} send(data)\n  Send it.\n  ```\n```\n")
+        lines = read.split("\n")
+        self.assertIn("### `TIMEOUT`", lines)
+        self.assertIn("### `Client`", lines)  # a second one: under the section, not under the first
+        self.assertIn("  `send(data)`", lines)  # one inside another's text stays a line
+
     def test_eval_rst_is_read_as_restructured_text(self):
         self.assertIn("Warning: Do not call it from a thread, see `structlog.reset_defaults`.", self.read)
 

@@ -86,7 +86,8 @@ def test_a_readme_reads_as_markdown_line_for_line():
     markdown = rst_as_markdown(README)
     lines = markdown.split("\n")
     assert len(lines) == len(README.split("\n"))
-    assert headings(markdown) == [(1, "django-kit"), (2, "Installation"), (2, "Configuration"), (2, "Usage")]
+    assert headings(markdown) == [(1, "django-kit"), (2, "Installation"), (2, "Configuration"), (2, "Usage"),
+                                  (3, "run(fast=False)")]
     assert lines[1] == "# django-kit" and lines[9] == "## Installation"
     # "~": Sphinx shows the last part of the name, as the page reads.
     assert lines[4] == "A toolkit. See [the docs](https://example.com/docs) and `run`."
@@ -97,9 +98,10 @@ def test_a_readme_reads_as_markdown_line_for_line():
     assert "Note:" in lines and "Set `KIT_TIMEOUT` in the environment." in lines
     for left_out in ("image::", "badge", "_usage", "toctree", "maxdepth", "intro"):
         assert left_out not in markdown
-    # An object's description keeps its text (dedented, so it is no indented code) under its signature.
+    # An object's description keeps its text (dedented, so it is no indented code) under its signature, a heading
+    # one level under its section's.
     assert "Environment variable `KIT_HOME`:" in lines and "Where the kit keeps its files." in lines
-    assert "`run(fast=False)`" in lines and "Run the kit. For example:" in lines
+    assert "### `run(fast=False)`" in lines and "Run the kit. For example:" in lines
     assert next(index for index, line in enumerate(lines) if "kit.run(fast=True)" in line) in fenced
     assert "Linux" in [line.strip() for line in lines]
     # A substitution is what it stands for; a badge's picture is left out, an undefined one stays.
@@ -123,8 +125,14 @@ def test_flask_s_sphinx_sources_keep_their_lines_sections_and_code():
     assert ("The tutorial project is available as an example in the Flask\nrepository, if you want to compare"
             in tutorial)
     assert ":gh:" not in tutorial and "<examples/tutorial>" not in tutorial
+    # Each configuration value (`.. py:data:: SECRET_KEY`) is a section of its own under "Builtin Configuration
+    # Values": "What does the TESTING setting do?" found the section of thirty values and quoted another's sentence.
     config = rst_as_markdown((FLASK_SOURCES / "config.rst.txt").read_text())
-    assert "`SECRET_KEY`" in config and "A secret key that will be used for securely signing" in config
+    assert "A secret key that will be used for securely signing" in config
+    titles = headings(config)
+    builtin = titles.index((2, "Builtin Configuration Values"))
+    assert titles[titles.index((3, "DEBUG")):][:3] == [(3, "DEBUG"), (3, "TESTING"), (3, "PROPAGATE_EXCEPTIONS")]
+    assert builtin < titles.index((3, "DEBUG")) and (3, "PERMANENT_SESSION_LIFETIME") in titles
 
 
 def test_an_uploaded_rst_file_has_its_title_and_sections(tmp_path):
