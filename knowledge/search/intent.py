@@ -163,6 +163,11 @@ def _integrations(q: Asked):
     return None
 
 
+# A URL path written in a question ("/<int:id>/update", "/users/{id}"): a slash opening a word, then more than it.
+_ROUTE_PATH = re.compile(r"(?<![\w./:])(/[\w\-.{}<>:]+(?:/[\w\-.{}<>:]*)*)")
+_SERVES = re.compile(r"\b(?:handl|serv|map)(?:e|es|ed|ing|s)?\b|обрабатыва|обслужива", re.IGNORECASE).search
+
+
 def _http_route(q: Asked):
     match = HTTP_ROUTE.search(q.text)
     if match:
@@ -172,6 +177,12 @@ def _http_route(q: Asked):
                      relax=["route_key->declared_route_key", "http_method", "declared_route_key"],
                      expand="source",
                      why=f"the entrypoint that serves {method} {path}, then the handler's source (C0)")]
+    # A path without a method, asked who handles or serves it ("Which function handles /<int:id>/update?"): any method.
+    path = _ROUTE_PATH.search(q.text)
+    if path and (ENTRYPOINT_WORDS(q.words) or _SERVES(q.text)) and not HOW_TO(q.words):
+        return [Step(["C3"], q.text, {"entry_type": "http", "route_key": route_key(path.group(1))}, top_k=5,
+                     relax=["route_key->declared_route_key", "declared_route_key"], expand="source",
+                     why=f"the entrypoint that serves {path.group(1)}, then the handler's source (C0)")]
     # "What does the routes command show?" asks about a command that the word names.
     if (ENTRYPOINT_WORDS(q.words) and not q.code and not HOW_TO(q.words)
             and not (CLI(q.words) and command_name(q.words, q.vocabulary))):

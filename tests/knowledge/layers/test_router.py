@@ -126,6 +126,18 @@ class PlanTests(SimpleTestCase):
         # A name opening the question or in lower case is no class's: the page stays the subject.
         self.assertEqual(plan_question("What does the nested field do?", vocabulary).subject, "docs/fields.rst")
 
+    def test_a_path_asked_without_a_method_is_the_route_of_any_method(self):
+        # Flask's tutorial: "Which function handles /<int:id>/update?" searched the documentation, not its routes.
+        for question, key in [("Which function handles /<int:id>/update?", "/{id}/update"),
+                              ("Where is /auth/login handled?", "/auth/login"),
+                              ("What serves /users/{id}?", "/users/{id}")]:
+            plan = plan_question(question, VOCABULARY)
+            self.assertEqual((plan.intent, plan.steps[0].layers, plan.steps[0].filters),
+                             ("entrypoint", ["C3"], {"entry_type": "http", "route_key": key}), question)
+        # Not a how-to, nor a path no word asks the handler of.
+        self.assertNotEqual(plan_question("How do I handle /static files?", VOCABULARY).intent, "entrypoint")
+        self.assertNotEqual(plan_question("What is in /etc/app.conf?", VOCABULARY).intent, "entrypoint")
+
     def test_subject_matching_allows_russian_endings(self):
         self.assertEqual(find_subject("интеграции сервиса биллинга", VOCABULARY), "billing-service")
         self.assertEqual(find_subject("the refund runbook", VOCABULARY), "refund-runbook")
