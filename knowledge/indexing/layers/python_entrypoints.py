@@ -70,7 +70,8 @@ def _decorator_entrypoints(handler: Symbol, decorator: ast.expr, expanded: str, 
         return []
     if not isinstance(path, str):
         return []
-    methods = [str(method).upper() for method in (methods if isinstance(methods, list) else [methods])]
+    # (`methods=("GET", "POST")`, Flask's tutorial, is two methods, not the route of "('GET', 'POST')".)
+    methods = [str(method).upper() for method in (methods if isinstance(methods, list | tuple | set) else [methods])]
     return [Entrypoint("http", framework, "route", f"{method} {path}", handler.qname, owner, text,
                        handler.line_start, http_method=method, route_path=path)
             for method in methods]

@@ -198,6 +198,7 @@ class CodeLayerTests(SimpleTestCase):
             "app/web.py": "from flask import Blueprint, Flask\n\napp = Flask(__name__)\n"
                           "bp = Blueprint('bp', __name__)\n\n"
                           "@bp.route('/hello')\ndef hello():\n    pass\n\n"
+                          "@bp.route('/register', methods=('GET', 'POST'))\ndef register():\n    pass\n\n"
                           "app.register_blueprint(bp, url_prefix='/web')\n",
             "site/urls.py": "from django.urls import include, path\n\n"
                             "urlpatterns = [path('shop/', include('shop.urls'))]\n",
@@ -211,6 +212,9 @@ class CodeLayerTests(SimpleTestCase):
         self.assertEqual(pick(rows, "route_or_command", "route_key", "declared_route_key"), [
             ("GET /v2/items/{item_id}", "/v2/items/{item_id}", "/{item_id}"),
             ("GET /web/hello", "/web/hello", "/hello"),
+            # A tuple of methods (Flask's tutorial: `methods=("GET", "POST")`) is a route of each.
+            ("GET /web/register", "/web/register", "/register"),
+            ("POST /web/register", "/web/register", "/register"),
             ("ANY /shop/cart/<int:pk>/", "/shop/cart/{pk}", "/cart/{pk}"),
         ])
 
