@@ -221,9 +221,9 @@ def _is_code_reference(alias: str, code: set[str]) -> bool:
 
 
 # A name as code writes it and prose does not: in lower camel case ("preserveRoot"), in camel case with an inner
-# capital ("DefaultMunch"), in snake case ("max_tries").
+# capital ("DefaultMunch"), in snake case ("max_tries"), a constant's or a setting's ("CORS_ALLOWED_ORIGINS").
 _WRITTEN_AS_CODE = re.compile(r"(?<![\w$.-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
-                              r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w$])")
+                              r"|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![\w$])")
 # How a document's entry opens with its name: a list item or a table row, the name (in backticks, in bold or not)
 # first, then its text; or a line opening with the name and a colon or a dash ("maxRetries: …", "timeout — …").
 # Or a table's row as the index writes an uploaded table's ("Option: nocase" over its other columns' lines), or a

@@ -19,6 +19,7 @@ _FIELDS = re.compile(rf"(?:(?:{_LABELS}):\s*[^\s.:]+(?:\s[^\s.:]+){{0,3}}\s*)+\.
 _FIELD_LABEL = re.compile(rf"({_LABELS}):\s", re.IGNORECASE)  # a line opening as a field line does
 # A heading of one word: an option's or a parameter's name when field lines open its section ("concurrency"), or in
 # lower case under a heading listing such names (cookie's "Options > decode").
+_TYPED_NAME = re.compile(r"`?([\w$.]+)(?::[ \t]+[^:`\n]+|[ \t]+\([^()\n]+\))`?")  # "name: type", "name (type)"
 _NAME = re.compile(r"`?[A-Za-z_$][\w$-]*`?")
 _LISTING = re.compile(r"\b(?:options?|param(?:eter)?s|arguments|args|props|propert(?:y|ies)|attributes|fields|settings"
                       r"|methods|events|hooks|параметры|опции|аргументы|свойства|методы|события)\b", re.IGNORECASE)
@@ -77,6 +78,10 @@ def entry_heading(hit, source: list[str]) -> str:
     "concurrency" over "Type: `number`") or, in lower case, is under a heading listing names (cookie's "Options >
     decode"); "" for any other section, or a chunk opening none."""
     heading, parent = section_heading(hit), (hit.section_path or "").split(" > ")[-2:-1]
+    # A name with its type after it ("CORS_ALLOWED_ORIGINS: Sequence[str]", django-cors-headers' settings) is the name.
+    typed = _TYPED_NAME.fullmatch(heading)
+    if typed and _CODE_HEADING.fullmatch(typed.group(1)):
+        return typed.group(1)
     if _CODE_HEADING.fullmatch(heading) or _NAME.fullmatch(heading) and (
             source and _FIELDS.fullmatch(source[0])
             or heading.strip("`")[:1].islower() and parent and _LISTING.search(parent[0])):

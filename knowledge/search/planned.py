@@ -270,8 +270,11 @@ def _named_sections(names: list[str], kb_ids, layer: str) -> list[retrieval.Sear
 
 
 def _is_symbol(hit: retrieval.SearchHit, name: str) -> bool:
-    """Whether `hit` is the code or the row of a symbol called `name` (a function, a class, a module)."""
-    return (hit.metadata or {}).get("qname", "").rsplit(".", 1)[-1] == name
+    """Whether `hit` is the code or the row of a symbol called `name` (a function, a class, a module) that says what
+    it is: a row without a docstring (django-cors-headers' `Settings.CORS_ALLOWED_ORIGINS`, a property reading the
+    setting) leaves it to the documentation's entry."""
+    meta = hit.metadata or {}
+    return meta.get("qname", "").rsplit(".", 1)[-1] == name and (hit.layer != "C1" or bool(meta.get("docstring")))
 
 
 def _sections_writing(symbols: set[str], document_ids: set[int]) -> list[retrieval.SearchHit]:

@@ -353,6 +353,11 @@ class OptionEntryFirstTests(TestCase):
         self.assertEqual(result.sources[0].source_uri.rsplit(":", 1)[-1], "README.md")
         self.assertIn("• nocase — boolean — false — Make matching case-insensitive. [1]", result.text)
 
+    def test_a_settings_name_is_written_as_code(self):
+        self.assertEqual(code_names.names_written_as_code("What is the default of CORS_ALLOW_CREDENTIALS?"),
+                         ["CORS_ALLOW_CREDENTIALS"])
+        self.assertEqual(code_names.names_written_as_code("Is the API on HTTPS or HTTP?"), [])
+
     def test_a_name_alone_as_code_over_its_description_is_an_entry_of_it(self):
         # Sphinx's `.. py:data:: TESTING` read inside another's text (a class's attribute) is the name alone as code.
         self.assertTrue(code_names.has_entry("`TESTING`\n\nEnable testing mode.", "TESTING"))
@@ -422,9 +427,15 @@ class DocumentedParameterFirstTests(TestCase):
     def test_the_docstring_documenting_a_parameter_asked_about_comes_first(self):
         hits = planned.option_entry_first("What does cache_on_first_use do?", [self.using_hit], [self.kb.pk], 6)
         self.assertEqual([hit.chunk_id for hit in hits], [self.documented.pk, self.using.pk])
-        # A name a hit is the symbol of is asked about as that symbol.
+        # A name a hit is the symbol of is asked about as that symbol — unless its row says nothing of it (a property
+        # reading a setting, django-cors-headers' `Settings.CORS_ALLOWED_ORIGINS`, has no docstring).
         self.assertEqual(planned.option_entry_first("What does apply_cache do?", [self.using_hit], [self.kb.pk], 6),
                          [self.using_hit])
+        for docstring, first in (("", self.documented.pk), ("Cache it.", 1)):
+            row = replace(self.using_hit, chunk_id=1, layer="C1", section_path="settings.Config.cache_on_first_use",
+                          metadata={"qname": "settings.Config.cache_on_first_use", "docstring": docstring})
+            hits = planned.option_entry_first("What does cache_on_first_use do?", [row], [self.kb.pk], 6)
+            self.assertEqual(hits[0].chunk_id, first, docstring)
 
     def test_a_parameter_is_answered_by_its_docstring_entry(self):
         result = answers.answer("What does cache_on_first_use do?", [self.kb.pk])

@@ -236,6 +236,21 @@ class MeaningTests(TestCase):
         self.assertIn("Default: timedelta(days=31) [1]", text)
         self.assertNotIn("True", text)
 
+    def test_a_setting_titled_with_its_type_is_an_entry_of_its_name(self):
+        # django-cors-headers' README titles each setting with its type ("CORS_ALLOWED_ORIGINS: Sequence[str]"):
+        # "What does CORS_ALLOWED_ORIGINS do?" quoted the other settings' sentences naming it, not its own.
+        origins = ("### CORS_ALLOWED_ORIGINS: Sequence[str]\n\nA list of origins that are authorized to make "
+                   "cross-site HTTP requests.\nDefaults to `[]`.",
+                   "django-cors-headers > Configuration > CORS_ALLOWED_ORIGINS: Sequence[str]")
+        everyone = ("### CORS_ALLOW_ALL_ORIGINS: bool\n\nIf `True`, all origins will be allowed.\nGenerally you'll "
+                    "want to restrict the list of allowed origins with `CORS_ALLOWED_ORIGINS`.\nDefaults to `False`.",
+                    "django-cors-headers > Configuration > CORS_ALLOW_ALL_ORIGINS: bool")
+        text = self.compose_sections("What does CORS_ALLOWED_ORIGINS do?", origins, everyone)
+        self.assertTrue(text.startswith("CORS_ALLOWED_ORIGINS — A list of origins that are authorized to make "
+                                        "cross-site HTTP requests. [1]"), text)
+        self.assertIn("Defaults to False. [1]", self.compose_sections(
+            "What is the default value of CORS_ALLOW_ALL_ORIGINS?", everyone, origins))
+
     def test_a_reference_entry_too_short_to_answer_alone_answers_under_its_heading(self):
         # p-queue's README: "What is the default concurrency?" was refused, its option's "Default: `Infinity`" line
         # and "Concurrency limit." being too short to quote; "How do I clear the queue?" too, "Clear the queue." under
