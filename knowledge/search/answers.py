@@ -26,7 +26,8 @@ best vector similarity calibrated per embedder (`retrieval.relevance`). The reas
   of the bases' chunks or more ("Flask" in Flask's documentation), none of what it asks about
   (`common_words`): refused;
 - `symbol_unsaid` (no chat model): the question asks about a symbol of marks alone ("What does * mean in a cron
-  expression?") that the extract never writes: it would answer another question about the same words: refused;
+  expression?"), or what a name written as code is or does ("What does FLASK_APP do?"), that the extract never
+  writes: it would answer another question about the same words: refused;
 - `outgoing_flagged`: the draft or its sources hold injected instructions, foreign contacts or
   credential requests (`knowledge/outgoing.py`); `Answer.flags` says which. Such an answer must
   not be sent without a person reading it.
@@ -44,6 +45,7 @@ Generator errors fall back to the extractive answer with `generator_failed` and 
 """
 
 import logging
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -327,7 +329,7 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     """The answer without a model: the matching entry's answer verbatim, else a short cited extract —
     none when its closest sentence is far from the question in meaning (`no_close_sentence`), when it
     shares only the bases' common words with the question (`common_words_only`), or when it never writes
-    the symbol the question asks about (`symbol_unsaid`)."""
+    the symbol or the code name the question asks about (`symbol_unsaid`)."""
     composition = composer.compose(grounding.question, grounding.sources, entry_match=grounding.entry_match,
                                    kbs=grounding.kbs, query_embeddings=grounding.query_embeddings)
     needed = close_sentence_needed(grounding)
@@ -372,8 +374,12 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
         return composer.Composition("", [], False, composition.closeness)
     # A symbol of marks alone is what the question asks about: node-cron's README never says what "*" means, and "What
     # does * mean in a cron expression?" quoted "Schedules given task to be executed whenever the cron expression …".
+    # So is a name written as code, asked what it is or does (not how to use it): Flask documents no entry of
+    # FLASK_APP, and "What does FLASK_APP do?" quoted "Flask is a lightweight WSGI web application framework.".
     marks = code_names.asked_marks(grounding.question)
-    if marks and not composition.entry_match and not _writes_any(composition.text, marks):
+    names = [] if HOW_TO(grounding.question) else code_names.asked_names(grounding.question)
+    if not composition.entry_match and (marks and not _writes_any(composition.text, marks) or names and not any(
+            re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", composition.text, re.IGNORECASE) for name in names)):
         grounding.reasons.append("symbol_unsaid")
         return composer.Composition("", [], False, composition.closeness)
     return composition

@@ -288,6 +288,18 @@ def asked_marks(question: str) -> set[str]:
         rf"[`'\"]?(?=\s|[?.!]?$)", question, re.IGNORECASE)}
 
 
+def asked_names(question: str) -> list[str]:
+    """The names written as code (`names_written_as_code`) a question asks what they are or do, written as its subject
+    after "does", "is", "are" or "the" ("What does FLASK_APP do?", "What is the max_tries option for?", "Что делает
+    max_tries?") — not a statement naming them ("mTOR regulates autophagy."), nor a question about something else
+    they are named in ("What is the default value of CORS_ALLOW_CREDENTIALS?")."""
+    if not question.rstrip().endswith("?"):
+        return []
+    return [name for name in names_written_as_code(question) if re.search(
+        rf"(?:^|\s)(?:does|do|is|are|the|означает|делает|такое)\s+[`'\"]?{re.escape(name)}(?![\w$])", question,
+        re.IGNORECASE)]
+
+
 def is_marks(symbol: str) -> bool:
     """Whether a symbol is marks (and digits) alone ("*", "?", "*/2"), which no word says, not a name with letters
     (".env", "[abc]")."""

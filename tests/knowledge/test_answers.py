@@ -682,3 +682,22 @@ class SymbolUnsaidTests(TestCase):
         result = answers.answer("What does */2 mean in a cron expression?", [kb.pk], threshold=0)
         self.assertFalse(result.refused, result.reasons)
         self.assertIn("just use */2", result.text)
+
+    def test_an_extract_never_writing_the_code_name_asked_is_refused(self):
+        # Flask documents no entry of FLASK_APP: "What does FLASK_APP do?" quoted its README's "Flask is a lightweight
+        # WSGI web application framework.".
+        kb = make_kb()
+        make_document(kb, "# Flask\n\nFlask is a lightweight WSGI web application framework.\n\n## Run\n\n"
+                          "Run the application with the flask command, whose FLASK_RUN_PORT variable sets the port.\n")
+        result = answers.answer("What does FLASK_APP do in Flask?", [kb.pk], threshold=0)
+        self.assertTrue(result.refused)
+        self.assertIn("symbol_unsaid", result.reasons)
+        result = answers.answer("What does FLASK_RUN_PORT do?", [kb.pk], threshold=0)
+        self.assertFalse(result.refused, result.reasons)
+        self.assertIn("FLASK_RUN_PORT variable sets the port", result.text)
+        # Only a name asked as the question's subject: SciFact's claims name genes ("mTOR regulates autophagy.") and
+        # "What is the default value of X?" asks about its default, which a sentence may state without naming it.
+        self.assertEqual(code_names.asked_names("What does FLASK_APP do?"), ["FLASK_APP"])
+        self.assertEqual(code_names.asked_names("Что делает max_tries?"), ["max_tries"])
+        for text in ("mTOR regulates autophagy.", "What is the default value of CORS_ALLOW_CREDENTIALS?"):
+            self.assertEqual(code_names.asked_names(text), [], text)
