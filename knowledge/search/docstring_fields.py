@@ -16,6 +16,7 @@ sections are read as far as the chunk goes.
 """
 
 import re
+from collections.abc import Callable, Iterator
 
 _GOOGLE_SECTION = re.compile(r"^(?P<indent>[ \t]*)(?:Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments"
                              r"|Kwargs|Other Parameters|Attributes):[ \t]*$")
@@ -51,16 +52,8 @@ def described(code: str, names) -> tuple[str, str] | None:
 def _google_entries(lines: list[str], start: int, section_indent: int) -> dict[str, str]:
     entries: dict[str, list[str]] = {}
     entry_indent, name = None, None
-    for line in lines[start:]:
-        if not line.strip():
-            continue
-        indent, text = _indent(line), line.strip()
-        if indent <= section_indent or text.startswith(_CLOSING):
-            break
-        closes = text.endswith(_CLOSING)
-        text = text.removesuffix('"""').removesuffix("'''").strip()
-        if entry_indent is None:
-            entry_indent = indent
+    for indent, text in _section_lines(lines, start, lambda at, indent: indent <= section_indent):
+        entry_indent = indent if entry_indent is None else entry_indent
         if indent == entry_indent and (match := _GOOGLE_ENTRY.match(text)):
             name = match.group("name")
             entries[name] = [match.group("text") or ""]
@@ -68,36 +61,45 @@ def _google_entries(lines: list[str], start: int, section_indent: int) -> dict[s
             entries[name].append(text)
         else:
             break
-        if closes:
-            break
-    return {key: " ".join(" ".join(parts).split()) for key, parts in entries.items()}
+    return _joined(entries)
 
 
 def _numpy_entries(lines: list[str], start: int, title_indent: int) -> dict[str, str]:
     entries: dict[str, list[str]] = {}
     names: list[str] = []
-    for at in range(start, len(lines)):
-        line = lines[at]
-        if not line.strip():
-            continue
-        indent, text = _indent(line), line.strip()
-        if indent < title_indent or text.startswith(_CLOSING) or (
-                at + 1 < len(lines) and _UNDERLINE.match(lines[at + 1])):  # the next section's title
-            break
-        closes = text.endswith(_CLOSING)
-        text = text.removesuffix('"""').removesuffix("'''").strip()
+
+    def ends(at: int, indent: int) -> bool:  # a line less indented, or the next section's title over its dashes
+        return indent < title_indent or at + 1 < len(lines) and bool(_UNDERLINE.match(lines[at + 1]))
+
+    for indent, text in _section_lines(lines, start, ends):
         if indent == title_indent and (match := _NUMPY_ENTRY.match(text)):
             names = [part.strip().lstrip("*") for part in match.group("names").split(",")]
-            for name in names:
-                entries[name] = []
+            entries.update({name: [] for name in names})
         elif indent > title_indent and names:
             for name in names:
                 entries[name].append(text)
         else:
             break
-        if closes:
-            break
-    return {key: " ".join(" ".join(parts).split()) for key, parts in entries.items()}
+    return _joined(entries)
+
+
+def _section_lines(lines: list[str], start: int, ends: Callable[[int, int], bool]) -> Iterator[tuple[int, str]]:
+    """A docstring section's lines from `start` that are not blank, as (indentation, text without closing quotes), up
+    to the one `ends(at, indentation)` says ends it or the one closing the docstring (which is its last when it holds
+    text)."""
+    for at in range(start, len(lines)):
+        if not lines[at].strip():
+            continue
+        indent, text = _indent(lines[at]), lines[at].strip()
+        if text.startswith(_CLOSING) or ends(at, indent):
+            return
+        yield indent, text.removesuffix('"""').removesuffix("'''").strip()
+        if text.endswith(_CLOSING):
+            return
+
+
+def _joined(entries: dict[str, list[str]]) -> dict[str, str]:
+    return {name: " ".join(" ".join(parts).split()) for name, parts in entries.items()}
 
 
 def _indent(line: str) -> int:
