@@ -53,6 +53,7 @@ from knowledge.search.intent_words import (
     RELATIONS,
     RELEASE,
     ROLES,
+    SERVES,
     SETTINGS,
     SIGNATURE,
     USAGES,
@@ -165,7 +166,6 @@ def _integrations(q: Asked):
 
 # A URL path written in a question ("/<int:id>/update", "/users/{id}"): a slash opening a word, then more than it.
 _ROUTE_PATH = re.compile(r"(?<![\w./:])(/[\w\-.{}<>:]+(?:/[\w\-.{}<>:]*)*)")
-_SERVES = re.compile(r"\b(?:handl|serv|map)(?:e|es|ed|ing|s)?\b|обрабатыва|обслужива", re.IGNORECASE).search
 
 
 def _http_route(q: Asked):
@@ -179,7 +179,7 @@ def _http_route(q: Asked):
                      why=f"the entrypoint that serves {method} {path}, then the handler's source (C0)")]
     # A path without a method, asked who handles or serves it ("Which function handles /<int:id>/update?"): any method.
     path = _ROUTE_PATH.search(q.text)
-    if path and (ENTRYPOINT_WORDS(q.words) or _SERVES(q.text)) and not HOW_TO(q.words):
+    if path and (ENTRYPOINT_WORDS(q.words) or SERVES(q.text)) and not HOW_TO(q.words):
         return [Step(["C3"], q.text, {"entry_type": "http", "route_key": route_key(path.group(1))}, top_k=5,
                      relax=["route_key->declared_route_key", "declared_route_key"], expand="source",
                      why=f"the entrypoint that serves {path.group(1)}, then the handler's source (C0)")]

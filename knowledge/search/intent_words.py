@@ -37,6 +37,8 @@ USAGES = _has(r"\bwhere is .* used\b", r"\bwhere .* (is|are) used\b", r"\busages
 INHERITS = _has(r"\bsubclass", r"\binherit", r"\bextend(s|ing)?\b", r"наслед", r"подкласс")
 ENTRYPOINT_WORDS = _has(r"\bendpoint", r"\broute", r"\bhandler", r"эндпоинт", r"маршрут", r"ручк",
                         r"обработчик")
+# Asked who handles, serves or maps a path written without a method ("Which function handles /<int:id>/update?").
+SERVES = _has(r"\b(?:handl|serv|map)(?:e|es|ed|ing|s)?\b", r"обрабатыва", r"обслужива")
 CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
 # A how-to ("How do I test a click command?", "How do I read an environment variable into an option?",
 # "Как добавить свою команду?"): the documentation answers it, not a list of the repository's commands,
