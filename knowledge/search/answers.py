@@ -45,7 +45,6 @@ Generator errors fall back to the extractive answer with `generator_failed` and 
 """
 
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -379,7 +378,7 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     marks = code_names.asked_marks(grounding.question)
     names = [] if HOW_TO(grounding.question) else code_names.asked_names(grounding.question)
     if not composition.entry_match and (marks and not _writes_any(composition.text, marks) or names and not any(
-            re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", composition.text, re.IGNORECASE) for name in names)):
+            code_names.writes_name(composition.text.lower(), name.lower()) for name in names)):
         grounding.reasons.append("symbol_unsaid")
         return composer.Composition("", [], False, composition.closeness)
     return composition
