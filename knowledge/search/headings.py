@@ -22,6 +22,7 @@ _FIELD_LABEL = re.compile(rf"({_LABELS}):\s", re.IGNORECASE)  # a line opening a
 _TYPED_NAME = re.compile(r"`?([\w$.]+)(?::[ \t]+[^:`\n]+|[ \t]+\([^()\n]+\))`?")  # "name: type", "name (type)"
 _NAME = re.compile(r"`?[A-Za-z_$][\w$-]*`?")
 _LISTING = re.compile(r"\b(?:options?|param(?:eter)?s|arguments|args|props|propert(?:y|ies)|attributes|fields|settings"
+                      r"|configuration values|config values"
                       r"|methods|events|hooks|параметры|опции|аргументы|свойства|методы|события)\b", re.IGNORECASE)
 
 
@@ -82,9 +83,11 @@ def entry_heading(hit, source: list[str]) -> str:
     typed = _TYPED_NAME.fullmatch(heading)
     if typed and _CODE_HEADING.fullmatch(typed.group(1)):
         return typed.group(1)
+    # (A name in capitals too, under a heading listing settings: Flask's "Builtin Configuration Values > TESTING".)
+    bare = heading.strip("`")
     if _CODE_HEADING.fullmatch(heading) or _NAME.fullmatch(heading) and (
             source and _FIELDS.fullmatch(source[0])
-            or heading.strip("`")[:1].islower() and parent and _LISTING.search(parent[0])):
+            or (bare[:1].islower() or bare.isupper()) and parent and _LISTING.search(parent[0])):
         return heading
     return ""
 

@@ -235,6 +235,11 @@ class MeaningTests(TestCase):
         text = self.compose_sections("What is the default value of PERMANENT_SESSION_LIFETIME?", lifetime, httponly)
         self.assertIn("Default: timedelta(days=31) [1]", text)
         self.assertNotIn("True", text)
+        # A name in capitals alone, under the heading listing the configuration values: "What is the default value of
+        # TESTING?" quoted "Enable testing mode." without its default.
+        testing = ("### TESTING\n\nEnable testing mode. Exceptions are propagated rather than handled by the app's "
+                   "error handlers.\n\nDefault: `False`", "Configuration > Builtin Configuration Values > TESTING")
+        self.assertIn("Default: False [1]", self.compose_sections("What is the default value of TESTING?", testing))
 
     def test_a_setting_titled_with_its_type_is_an_entry_of_its_name(self):
         # django-cors-headers' README titles each setting with its type ("CORS_ALLOWED_ORIGINS: Sequence[str]"):
