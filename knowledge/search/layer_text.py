@@ -39,8 +39,8 @@ import re
 import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
-from knowledge.indexing.layers.docstrings import as_text, doc_summary, jsdoc_description
-from knowledge.search import docstring_fields, installs
+from knowledge.indexing.layers.docstrings import as_text, described_parameter, doc_summary, jsdoc_description
+from knowledge.search import installs
 from knowledge.search.code_blocks import code_likeness
 from knowledge.search.code_names import CODE_TOKEN, writes_name
 from knowledge.search.intent_words import (
@@ -237,7 +237,7 @@ def naming_paragraph(code: str, question: str, symbol: str = "") -> str:
     option = _cli_option_help(code or "", names)
     if option:
         return option
-    field = docstring_fields.described(code or "", sorted(names))  # an "Args:" or "Parameters" section's entry
+    field = described_parameter(code or "", sorted(names))  # an "Args:" or "Parameters" section's entry
     if field:
         return _sentence(f"{field[0]}: {_plain(field[1])}")
     paragraphs = re.split(r"\n[ \t]*\n", code or "")

@@ -30,8 +30,9 @@ from dataclasses import replace
 
 from django.db.models import Count, Q
 
+from knowledge.indexing.layers.docstrings import described_parameter
 from knowledge.models import Chunk, Document
-from knowledge.search import answer_kinds, code_names, docstring_fields, retrieval, secondary
+from knowledge.search import answer_kinds, code_names, retrieval, secondary
 from knowledge.search.intent import plan_question
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import load_vocabulary
@@ -215,8 +216,8 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     """The hits with the first section of documentation that has an entry of the option `query` names
     (`code_names.named_options`, `code_names.has_entry`: a list item, a table's row or a heading) or of a name it
     writes as code that no hit is the symbol of — or the code whose docstring documents it as a parameter
-    (`docstring_fields`) — or of a symbol it writes as a word of its own (`code_names.written_symbols`: a syntax
-    table's row, `code_names.has_symbol_entry`), first — of the hits, else found by the name among the bases'
+    (`docstrings.described_parameter`) — or of a symbol it writes as a word of its own (`code_names.written_symbols`:
+    a syntax table's row, `code_names.has_symbol_entry`), first — of the hits, else found by the name among the bases'
     documentation, then their code (keyword search), or among the sections of the documents found writing the
     symbol as code (full-text search reads no symbol); else a section opening with a sentence writing the symbol as
     code (`code_names.opens_with_symbol`). The code says the name more often than the one line documenting it:
@@ -236,7 +237,7 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
         if secondary.secondary_row(hit, query):  # a changelog's "- `Nested` field no longer …" is no entry of it
             return False
         if (hit.layer or "").startswith("C"):
-            return hit.layer == "C0" and docstring_fields.described(text, options) is not None
+            return hit.layer == "C0" and described_parameter(text, options) is not None
         return (any(code_names.has_entry(text, name) for name in options)
                 or any(code_names.has_symbol_entry(text, symbol) for symbol in symbols))
 

@@ -1,7 +1,7 @@
 """The parameters a docstring documents in a section of its own (Google's "Args:", NumPy's "Parameters")."""
 
+from knowledge.indexing.layers.docstrings import described_parameter, documented_parameters
 from knowledge.search import layer_text
-from knowledge.search.docstring_fields import described, documented
 
 # structlog's `configure()`: Google's style, its entries parted by blank lines, a description under its name.
 GOOGLE = '''def configure(processors=None, cache_logger_on_first_use=None):
@@ -54,18 +54,18 @@ NUMPY = '''def read_csv(path, sep=",", header="infer"):
 
 
 def test_google_style_entries_with_their_descriptions():
-    assert documented(GOOGLE) == {
+    assert documented_parameters(GOOGLE) == {
         "processors": "The processor chain. See :doc:`processors` for details.",
         "cache_logger_on_first_use": "`wrap_logger` doesn't return an actual wrapped logger but a proxy that "
                                      "assembles one when it's first used. If this option is set to `True`, this "
                                      "assembled logger is cached. See `performance`."}
-    assert documented(TYPED) == {"request": "The request to send.",
+    assert documented_parameters(TYPED) == {"request": "The request to send.",
                                  "stream": "Whether to stream the response body rather than read it at once.",
                                  "kwargs": "Passed on to the transport."}
 
 
 def test_numpy_style_entries_with_their_descriptions():
-    assert documented(NUMPY) == {"path": "Any valid string path.",
+    assert documented_parameters(NUMPY) == {"path": "Any valid string path.",
                                  "sep": "Character or regex pattern to treat as the delimiter.",
                                  "delimiter": "Character or regex pattern to treat as the delimiter."}
 
@@ -73,10 +73,10 @@ def test_numpy_style_entries_with_their_descriptions():
 def test_a_signature_a_call_or_prose_documents_nothing():
     # The signature's "name: type = default," lines and a chunk cut before any section are no entries.
     code = 'def configure(\n    processors: list | None = None,\n    cache: bool = False,\n) -> None:\n    """Hi.\n'
-    assert documented(code) == {}
-    assert described(GOOGLE.split("Args:")[0], ["cache_logger_on_first_use"]) is None
+    assert documented_parameters(code) == {}
+    assert described_parameter(GOOGLE.split("Args:")[0], ["cache_logger_on_first_use"]) is None
     # A chunk ending inside a section reads it as far as it goes.
-    assert described(GOOGLE[:GOOGLE.index("that assembles")], ["cache_logger_on_first_use"]) == (
+    assert described_parameter(GOOGLE[:GOOGLE.index("that assembles")], ["cache_logger_on_first_use"]) == (
         "cache_logger_on_first_use", "`wrap_logger` doesn't return an actual wrapped logger but a proxy")
 
 
