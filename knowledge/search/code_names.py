@@ -279,25 +279,27 @@ def written_symbols(question: str) -> set[str]:
     return symbols | ({"?"} if re.search(r"\s\?\s", question) else set())
 
 
+# Where a question writes what it asks about as its subject: after "does", "is", "the", "about" (or its quote).
+_AS_SUBJECT = r"(?:^|\s)(?:does|do|is|are|means?|about|the|означает|значит|делает|такое)\s+[`'\"]?"
+
+
 def asked_marks(question: str) -> set[str]:
     """The symbols of marks (`is_marks`) `question` asks about, written as its subject — after "does", "is", "the" or
     "about" ("What does * mean in a path?", "What does the ? modifier do?", "Что означает */5?") — not a price or a
     number a customer writes ("Can I pay $50 by card?", "договор № 5")."""
     return {symbol for symbol in written_symbols(question) if is_marks(symbol) and re.search(
-        rf"(?:^|\s)(?:does|do|is|are|means?|about|the|означает|значит|делает|такое)\s+[`'\"]?{re.escape(symbol)}"
-        rf"[`'\"]?(?=\s|[?.!]?$)", question, re.IGNORECASE)}
+        rf"{_AS_SUBJECT}{re.escape(symbol)}[`'\"]?(?=\s|[?.!]?$)", question, re.IGNORECASE)}
 
 
 def asked_names(question: str) -> list[str]:
     """The names written as code (`names_written_as_code`) a question asks what they are or do, written as its subject
-    after "does", "is", "are" or "the" ("What does FLASK_APP do?", "What is the max_tries option for?", "Что делает
+    as `asked_marks` reads it ("What does FLASK_APP do?", "What is the max_tries option for?", "Что делает
     max_tries?") — not a statement naming them ("mTOR regulates autophagy."), nor a question about something else
     they are named in ("What is the default value of CORS_ALLOW_CREDENTIALS?")."""
     if not question.rstrip().endswith("?"):
         return []
-    return [name for name in names_written_as_code(question) if re.search(
-        rf"(?:^|\s)(?:does|do|is|are|the|означает|делает|такое)\s+[`'\"]?{re.escape(name)}(?![\w$])", question,
-        re.IGNORECASE)]
+    return [name for name in names_written_as_code(question)
+            if re.search(rf"{_AS_SUBJECT}{re.escape(name)}(?![\w$])", question, re.IGNORECASE)]
 
 
 def is_marks(symbol: str) -> bool:

@@ -17,9 +17,10 @@ _CODE_HEADING = re.compile(r"`?(?=[\w$.#]*(?:[.#_(]|[a-z][A-Z]))[.#]?[A-Za-z_$][
 _LABELS = r"Type|Default|Default value|Required|Optional|Since|Values?|Minimum|Maximum|Тип|По умолчанию"
 _FIELDS = re.compile(rf"(?:(?:{_LABELS}):\s*[^\s.:]+(?:\s[^\s.:]+){{0,3}}\s*)+\.?", re.IGNORECASE)
 _FIELD_LABEL = re.compile(rf"({_LABELS}):\s", re.IGNORECASE)  # a line opening as a field line does
-# A heading of one word: an option's or a parameter's name when field lines open its section ("concurrency"), or in
-# lower case under a heading listing such names (cookie's "Options > decode").
 _TYPED_NAME = re.compile(r"`?([\w$.]+)(?::[ \t]+[^:`\n]+|[ \t]+\([^()\n]+\))`?")  # "name: type", "name (type)"
+# A heading of one word: an option's or a parameter's name when field lines open its section ("concurrency"), or in
+# lower case or capitals under a heading listing such names (cookie's "Options > decode", Flask's "Builtin
+# Configuration Values > TESTING").
 _NAME = re.compile(r"`?[A-Za-z_$][\w$-]*`?")
 _LISTING = re.compile(r"\b(?:options?|param(?:eter)?s|arguments|args|props|propert(?:y|ies)|attributes|fields|settings"
                       r"|configuration values|config values"
