@@ -10,9 +10,10 @@
   fenced: the blank line opening it becomes the fence, so does the blank line closing it (or the fence
   closes the block's last line);
 * an admonition (`.. note::`, `.. warning::`, …) reads as its name, "Note:", and its text; an object's
-  description (`.. py:function:: send(data)`, `.. envvar:: FLASK_APP`) as its signature and its text;
-  a container (tabs, a topic) as its title and its text; directives that hold no prose (`toctree`,
-  `image`, `include`, autodoc's), comments and link targets are left out;
+  description (`.. py:function:: send(data)`, `.. envvar:: FLASK_APP`, autodoc's `.. autoclass:: Cache`) as its
+  signature and its text (a heading at the margin, `described`); a container (tabs, a topic) as its title and its
+  text; directives that hold no prose (`toctree`, `image`, `include`, autodoc's `automodule`), comments and link
+  targets are left out;
 * a definition list's term (a short line over its indented definition) is a list item, "- term:", its
   definition the item's text;
 * a substitution (`|version|`, `|badge|`) is what it stands for, a picture's left out;
@@ -47,9 +48,15 @@ _CODE_LIKE = re.compile(r"(?:^|:)(?:doctest|testcode|testoutput|ipython|jupyter-
 ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
                 "seealso", "admonition", "deprecated", "versionadded", "versionchanged"}
 # Object descriptions (Sphinx's domains: `.. py:function::`, `.. function::`, …): the object's signature.
+# Autodoc's (`.. autoclass:: TTLCache(maxsize, ttl, timer=time.monotonic)`) too: the docstring it pulls in is read
+# with the code, the text written under it is the page's own ("By default, the time-to-live is specified in
+# seconds …"), its options (`:members:`) are not.
+AUTODOC = {"autoclass", "autofunction", "automethod", "autoattribute", "autodata", "autoexception", "autodecorator",
+           "autoproperty"}
 DESCRIPTIONS = {"function", "class", "method", "attribute", "data", "exception", "decorator", "describe",
-                 "object", "option", "confval", "program"}
-# Directives whose text is no prose: tables of contents, pictures, includes, autodoc, markup, diagrams.
+                 "object", "option", "confval", "program"} | AUTODOC
+# Directives whose text is no prose: tables of contents, pictures, includes, autodoc's modules and summaries, markup,
+# diagrams.
 _LEFT_OUT = {"toctree", "image", "figure", "include", "literalinclude", "raw", "index", "currentmodule",
              "module", "highlight", "meta", "contents", "sectnum", "target-notes", "default-role", "role",
              "mermaid", "graphviz", "digraph", "plantuml", "uml",
@@ -241,7 +248,7 @@ def directive_kind(name: str) -> str:
     MyST's are Sphinx's too (`knowledge.indexing.myst`)."""
     if name in _CODE_DIRECTIVES or _CODE_LIKE.search(name):
         return "code"
-    if name in _LEFT_OUT or name.startswith("auto"):
+    if name in _LEFT_OUT or name.startswith("auto") and name not in AUTODOC:
         return "left out"
     return "prose"
 
@@ -326,6 +333,10 @@ def _directive(lines: list[str], out: list[str], number: int, directive: re.Matc
     end = _block_end(lines, number)
     _dedent(lines, number + 1, end)
     out[number + 1:end] = lines[number + 1:end]
+    at = number + 1
+    while name in AUTODOC and at < end and _OPTION.match(lines[at]):  # autodoc's options: what it pulls in
+        out[at] = lines[at] = ""
+        at += 1
     out[number] = directive.group("indent") + described(name, _inline(directive_label(name, argument)), out, number,
                                                          directive.group("indent"))
     return number + 1

@@ -217,6 +217,22 @@ def test_doctests_hidden_set_up_and_clean_up_are_left_out():
     assert "print(marshmallow.__name__)" in markdown and "That is all." in markdown
 
 
+def test_text_written_under_autodoc_is_an_entry_of_its_own_without_its_options():
+    # cachetools documents each cache as `.. autoclass::` with text of its own under it: it was left out with the
+    # directive, and "What is the default timer of TTLCache?" found no "By default, … time.monotonic is used …".
+    text = ("Caches\n======\n\n.. automodule:: cachetools\n   :members:\n\n"
+            ".. autoclass:: TTLCache(maxsize, ttl, timer=time.monotonic)\n   :members: popitem, timer, ttl\n\n"
+            "   By default, the time-to-live is specified in seconds and\n   :func:`time.monotonic` is used.\n\n"
+            "   .. method:: expire(self, time=None)\n\n      Expired items are removed.\n")
+    markdown = rst_as_markdown(text)
+    assert len(markdown.split("\n")) == len(text.split("\n"))
+    assert [title for _, title in headings(markdown)] == [
+        "Caches", "TTLCache(maxsize, ttl, timer=time.monotonic)", "expire(self, time=None)"]
+    assert "By default, the time-to-live is specified in seconds and\n`time.monotonic` is used." in markdown
+    assert "Expired items are removed." in markdown
+    assert ":members:" not in markdown and "automodule" not in markdown
+
+
 def test_interpreted_text_of_the_default_role_reads_as_sphinx_shows_it():
     # marshmallow's docs (default_role "py:obj"): "using the `from_dict <marshmallow.Schema.from_dict>`
     # method" was quoted with its target, "from_dict <marshmallow.Schema.from_dict>".
