@@ -115,6 +115,8 @@ _KEY_CELL = re.compile(r"\d|[a-z][A-Z]|\w_\w|^[A-Z]{2,}$|^[^\w\s]")
 _KIND_WORDS = word_stems(" ".join(OPTION_KINDS))
 _ENTRY_WORDS = _KIND_WORDS | word_stems("do mean meaning type default value purpose work output return represent "
                                         "stand")
+# A sentence sending the reader to another page by its title alone: "See performance.", "See also Logging."
+_SEE_PAGE = re.compile(r"(?:see|see also)\s+\S+(?:\s+\S+)?\.$", re.I)
 # A table's row as an item of its cells (`source_text._tables_as_items`): "• dot — boolean — false — Enable …".
 _TABLE_ROW = re.compile(r"• .*? — ")
 # A list item opening with the name it documents: "• locale: language code …", "• `maxAge` - how long …".
@@ -196,6 +198,12 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     looked_up = {(number, position) for number, source in lines.items() for position, sentence in enumerate(source)
                  if _looks_up_row(sentence, keys[number])}
     tables_looked_up = {number for number, _ in looked_up}
+    # So is the entry of a parameter in code's documentation (`layer_text.parameter_named`) when the question asks
+    # nothing else of it, its sentences together: "Defaults to default_digest_method, which defaults to hashlib.sha1."
+    # after "digest_method: Hash function to use when generating the HMAC signature." shares one word with "What is
+    # the default digest method of Signer?"; "What are the drawbacks of cache_logger_on_first_use?" is no lookup.
+    looked_up |= {(number, 0) for number, hit in quoted.items() if hit.layer == "C0" and lines[number]
+                  and _looks_up_parameter(question, hit)}
     # The sentence opening a section about a symbol asked about (`code_names.opens_with_symbol`): "Parameters can be
     # suffixed with an asterisk (`*`) to denote …" under "Zero or more" for "What does * mean in a path?".
     defines = set()
@@ -352,6 +360,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             at = (number, position + offset)
             if lines[number][at[1]:at[1] + 1] != [tail] or len(tail) > budget or tail.endswith(":"):
                 break  # (not "Possible values:" without the values, items of their own)
+            if _SEE_PAGE.match(tail) or asides.aside(tail, question):
+                continue  # "See performance." ends structlog's entry of `cache_logger_on_first_use`: another page
             chosen.setdefault(at, tail)
             tails.add(at)
             budget -= len(tail)
@@ -590,6 +600,15 @@ def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
     cells = [cell.strip().strip("`") for cell in sentence[2:].split(" — ")]
     return any(cell.lower() in options or cell.lower() in written and _KEY_CELL.search(cell) for cell in cells) and (
         not all(cell.lower() in written for cell in cells))
+
+
+def _looks_up_parameter(question: str, hit) -> bool:
+    """Whether the question asks only what the entry of a parameter in `hit`'s docstring says: its words are the
+    parameter's, the symbol's it is of and what an entry says (`_ENTRY_WORDS`: its default, what it does)."""
+    symbol = (hit.metadata or {}).get("qname", "")
+    name = layer_text.parameter_named(hit.content, question, symbol)
+    return bool(name) and not word_stems(question) - word_stems(code_words(f"{name} {symbol.replace('.', ' ')}")) - (
+        _ENTRY_WORDS)
 
 
 def _names_symbol_asked(sentence: str, written: set[str]) -> bool:

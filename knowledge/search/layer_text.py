@@ -35,6 +35,7 @@ Uploaded documents are D0: none of this applies to them.
 """
 
 import ast
+import itertools
 import re
 import textwrap
 
@@ -203,21 +204,28 @@ def _sentence(text: str) -> str:
     return text if _ENDS.search(text) else f"{text}."
 
 
-def _cli_option_help(code: str, names: set[str]) -> str:
+def _cli_option_help(code: str, names) -> tuple[str, str]:
     """The help text a command-line option named in `names` is declared with in `code` (click's `@click.option(
     "--override/--no-override", …, help="Override variables …")`, argparse's `add_argument("-v", "--verbose", …,
     help=…)`) as a sentence, with the default it declares when that is written as a value: "--override/--no-override:
-    Override variables … (default: True)."; "" when there is none."""
+    Override variables … (default: True)."; and the name asked ("override"); "", "" when there is none. Help text run
+    on by a constant says its whole sentences ("Separator between words." of "Separator between words. By default " +
+    DEFAULT_SEPARATOR)."""
     asked = {name.lower() for name in names}
     for declared in _CLI_OPTION.finditer(code):
         written = re.findall(r"[\"'](-[^\"']+)[\"']", declared.group("flags"))  # "-o", "--override/--no-override"
-        if any(flag.lstrip("-").lower() in asked for flag in re.findall(r"-{1,2}[\w-]+", declared.group("flags"))):
+        flags = [flag.lstrip("-").lower() for flag in re.findall(r"-{1,2}[\w-]+", declared.group("flags"))]
+        if name := next((flag for flag in flags if flag in asked), ""):
             # The call's arguments: those before the help text and after it, to the call's end.
             call = declared.group(0) + code[declared.end():].split(")", 1)[0]
             default = _CLI_DEFAULT.search(call)
-            said = declared.group("help").rstrip(". ") + (f" (default: {default.group(1)})" if default else "")
-            return _sentence(f"{', '.join(written)}: {said}")
-    return ""
+            said = declared.group("help")
+            if re.match(r"\s*\+", code[declared.end():]):  # run on by a name: "… By default " + DEFAULT_SEPARATOR:
+                ends = [end.end() for end in re.finditer(r"[.!?](?=\s|$)", said)]  # its whole sentences
+                said = said[:ends[-1]] if ends else said
+            said = said.rstrip(". ") + (f" (default: {default.group(1)})" if default else "")
+            return _sentence(f"{', '.join(written)}: {said}"), name
+    return "", ""
 
 
 def naming_paragraph(code: str, question: str, symbol: str = "") -> str:
@@ -228,24 +236,40 @@ def naming_paragraph(code: str, question: str, symbol: str = "") -> str:
     the row says otherwise. The names of the chunk's own `symbol` (its qualified name's parts) are not asked this
     way: its docstring's first sentence says what it is, not a later note writing its name (structlog's "Where is
     the class ConsoleRenderer defined?" quoted "`ConsoleRenderer` now handles the ``exc_info`` event dict key …")."""
-    names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS} - set(
-        symbol.split(".")[1:])
+    return _naming(code, question, symbol)[0]
+
+
+def parameter_named(code: str, question: str, symbol: str = "") -> str:
+    """The name of the parameter or option whose entry `naming_paragraph` is — its help text, its docstring's "Args:"
+    entry or `:param` field, whose sentences answer together ("digest_method: Hash function to use … Defaults to
+    default_digest_method, which defaults to hashlib.sha1.") —; "" for any other paragraph."""
+    return _naming(code, question, symbol)[1]
+
+
+def _naming(code: str, question: str, symbol: str) -> tuple[str, str]:
+    """`naming_paragraph`, and the parameter whose entry it is (`parameter_named`). A name the question spells in
+    words (`spelled_names`) is a parameter's only: "the lock counter" is no `self._context.lock_counter -= 1`."""
+    own = set(symbol.split(".")[1:])
+    names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS} - own
+    entries = sorted(names | spelled_names(question) - own)
     # A how-to asks what the code is for, unless it asks about a parameter by name ("How do I add a schedule for a
     # task?" is no question about `:param task:`).
-    if not names or HOW_TO(question) and not _PARAMETER_ASKED.search(question):
-        return ""
-    option = _cli_option_help(code or "", names)
-    if option:
+    if not entries or HOW_TO(question) and not _PARAMETER_ASKED.search(question):
+        return "", ""
+    option = _cli_option_help(code or "", entries)
+    if option[0]:
         return option
-    field = described_parameter(code or "", sorted(names))  # an "Args:" or "Parameters" section's entry
+    field = described_parameter(code or "", entries)  # an "Args:" or "Parameters" section's entry
     if field:
-        return _sentence(f"{field[0]}: {_plain(field[1])}")
+        return _sentence(f"{field[0]}: {_plain(field[1])}"), field[0]
     paragraphs = re.split(r"\n[ \t]*\n", code or "")
     for at, paragraph in enumerate(paragraphs):
+        # (Inside a docstring opened in a paragraph before, a line of the marks alone closes it.)
+        inside = sum(text.count('"""') + text.count("'''") for text in paragraphs[:at]) % 2 == 1
         # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)
         # nor a line comment, which is a note on the code's workings ("Since pendingCount has been decreased …").
         lines = [_COMMENT_MARGIN.sub("", line.strip(), count=1).removesuffix("*/").strip()
-                 for line in _comment_lines(paragraph) if not line.lstrip().startswith(("//", "#"))]
+                 for line in _comment_lines(paragraph, inside) if not line.lstrip().startswith(("//", "#"))]
         # (Not a doctest's lines, nor a reST directive's: ".. versionchanged:: 21.2.0".)
         text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''", ".. "))
                         and not line.endswith(_CODE_LINE_ENDS) and not _BLOCK_OPENER.match(line)
@@ -258,17 +282,32 @@ def naming_paragraph(code: str, question: str, symbol: str = "") -> str:
             continue
         # A `:param` field of the name asked, alone: a docstring's fields run on as one paragraph (filelock's
         # `acquire`: timeout, poll_interval, poll_intervall, blocking …).
-        field = next((match for name in names if (match := re.search(
+        field = next((match for name in entries if (match := re.search(
             rf":param (?:\w+ )?({re.escape(name)}):\s*(.+?)(?=\s*:(?:param|raises?|returns?|rtype|type)\b|$)", text))),
             None)
         if field:
-            return _sentence(f"{field.group(1)}: {_plain(field.group(2))}")
+            return _sentence(f"{field.group(1)}: {_plain(field.group(2))}"), field.group(1)
         if any(re.search(rf"`{re.escape(name)}`|@param\s+(?:\{{[^}}]*\}}\s+)?\[?{re.escape(name)}\b", text)
                or _CODE_NAME.fullmatch(name) and writes_name(text, name)
                for name in names):
             return _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
-                                                     _plain(text)).rstrip(":"))
-    return ""
+                                                     _plain(text)).rstrip(":")), ""
+    return "", ""
+
+
+def spelled_names(question: str) -> set[str]:
+    """The names of code a question may spell as words ("What is the default digest method of Signer?" asks about
+    `digest_method`): two or three words in a row of a phrase, in lower case, none a stop word or shorter than three
+    letters, joined in snake case, in kebab case (a command-line option's "max-length") and in camel case
+    ("digestMethod")."""
+    names = set()
+    for phrase in re.split(r"[^A-Za-z\s]", question):  # (a comma or a full stop ends a phrase)
+        words = phrase.split()
+        for at, size in itertools.product(range(len(words)), (2, 3)):
+            run = words[at:at + size]
+            if len(run) == size and all(len(word) > 2 and word.islower() and word not in STOP_WORDS for word in run):
+                names |= {"_".join(run), "-".join(run), run[0] + "".join(word.title() for word in run[1:])}
+    return names
 
 
 def _plain(text: str) -> str:
@@ -277,12 +316,14 @@ def _plain(text: str) -> str:
     return _EMPHASIS.sub(r"\1", as_text(text)).replace("`", "")
 
 
-def _comment_lines(paragraph: str) -> list[str]:
+def _comment_lines(paragraph: str, inside: bool = False) -> list[str]:
     """A paragraph's lines up to the one closing its docstring or JSDoc comment: the code after it is no prose
     (pluggy's `get_result`: "… otherwise a list of results. \"\"\"" then `exc = self._exception`). A line holding
-    only the marks opens one when no text came before it but a line opening a block (`def render(rows):`)."""
+    only the marks opens one when no text came before it but a line opening a block (`def render(rows):`) — unless
+    the paragraph is `inside` a docstring opened before it: then it closes it (filelock's `release`, its docstring's
+    closing marks alone over `self._context.lock_counter -= 1`)."""
     lines = paragraph.split("\n")
-    said = False  # text before the line, other than a line opening a block
+    said = inside  # text before the line, other than a line opening a block; or the docstring's, before it
     for at, line in enumerate(lines):
         if line.rstrip().endswith(_CLOSING) and (line.strip() not in _CLOSING or said):
             return lines[:at + 1]

@@ -1,7 +1,10 @@
 """The parameters a docstring documents in a section of its own (Google's "Args:", NumPy's "Parameters")."""
 
+from dataclasses import replace
+
 from knowledge.indexing.layers.docstrings import described_parameter, documented_parameters
-from knowledge.search import layer_text
+from knowledge.search import composer, layer_text
+from tests.knowledge.test_composer import hit
 
 # structlog's `configure()`: Google's style, its entries parted by blank lines, a description under its name.
 GOOGLE = '''def configure(processors=None, cache_logger_on_first_use=None):
@@ -87,3 +90,64 @@ def test_the_entry_of_the_parameter_asked_is_quoted_alone():
         "one when it's first used. If this option is set to True, this assembled logger is cached. See performance.")
     assert layer_text.naming_paragraph(NUMPY, "What does the delimiter parameter mean?") == (
         "delimiter: Character or regex pattern to treat as the delimiter.")
+
+
+# itsdangerous' `Signer`: Sphinx's `:param name:` fields, each with its default after what it is.
+SIGNER = '''class Signer:
+    """A signer securely signs bytes, then unsigns them to verify that
+    the value hasn't been changed.
+
+    :param secret_key: The secret key to sign and verify with.
+    :param digest_method: Hash function to use when generating the HMAC
+        signature. Defaults to :attr:`default_digest_method`, which
+        defaults to :func:`hashlib.sha1`.
+    """
+'''
+# filelock's `release`: code writing the name "the lock counter" spells, after its docstring's closing marks alone.
+RELEASE = '''    def release(self, force: bool = False) -> None:
+        """
+        Releases the file lock. Please note, that the lock is only completely released, if the lock counter is 0.
+
+        :param force: If true, the lock counter is ignored and the lock is released in every case/
+
+        """
+        if self.is_locked:
+            self._context.lock_counter -= 1
+
+            if self._context.lock_counter == 0 or force:
+                self._release()
+'''
+
+
+def code_hit(number: int, content: str, qname: str, layer: str = "C0"):
+    return replace(hit(number, content, qname=qname, source_path="src/pkg.py", chunk_type="class"), layer=layer)
+
+
+def test_a_parameter_spelled_in_words_is_its_entry():
+    # "What is the default digest method of Signer?" quoted the class's first sentence, and documentation's sentences
+    # sharing more words, not `:param digest_method:`.
+    question = "What is the default digest method of Signer?"
+    assert layer_text.parameter_named(SIGNER, question, "itsdangerous.signer.Signer") == "digest_method"
+    assert layer_text.naming_paragraph(SIGNER, question, "itsdangerous.signer.Signer") == (
+        "digest_method: Hash function to use when generating the HMAC signature. Defaults to default_digest_method, "
+        "which defaults to hashlib.sha1.")
+    # Spelled in words, a name is a parameter's only; and code after a docstring is no paragraph of it ("if
+    # self.is_locked: self._context.lock_counter -= 1." was quoted for "What is the lock counter?").
+    assert layer_text.naming_paragraph(RELEASE, "What is the lock counter?", "filelock.BaseFileLock.release") == ""
+    assert layer_text.naming_paragraph(RELEASE, "What is lock_counter?", "filelock.BaseFileLock.release") == ""
+
+
+def test_the_entry_of_a_parameter_looked_up_is_quoted_with_its_default():
+    guide = hit(2, "A signer is configured with a digest method, a hash function used when generating the HMAC "
+                   "signature. A project may configure the signer with a different digest method such as sha512.")
+    signer = code_hit(1, SIGNER, "itsdangerous.signer.Signer")
+    text = composer.compose("What is the default digest method of Signer?", [signer, guide], entry_match=False).text
+    assert text.startswith("`itsdangerous.signer.Signer` (src/pkg.py): digest_method: Hash function to use")
+    assert "Defaults to default_digest_method, which defaults to hashlib.sha1. [1]" in text
+    # Asked something else of it, the entry is one source among the others; a fragment ending it ("See
+    # performance.") is never its tail.
+    configure = code_hit(1, GOOGLE, "structlog.configure")
+    text = composer.compose("What does cache_logger_on_first_use do?", [configure], entry_match=False).text
+    assert "this assembled logger is cached. [1]" in text and "See performance" not in text
+    assert not composer._looks_up_parameter("What are the drawbacks of cache_logger_on_first_use?", configure)
+    assert composer._looks_up_parameter("What is the default value of cache_logger_on_first_use?", configure)

@@ -615,10 +615,18 @@ def test_a_command_line_option_asked_about_is_quoted_with_its_help_text():
     parsed = ("parser.add_argument('-o', '--override', action='store_true',\n"
               "                    help='Indicate to override existing variables')\n"
               "parser.add_argument('-v', '--verbose', help='Say what is done', default=0)\n"
-              "parser.add_argument('--separator', default=DEFAULT_SEPARATOR, help='Separator between words')\n")
+              "parser.add_argument('--separator', default=DEFAULT_SEPARATOR,\n"
+              "                    help='Separator between words. By default ' + DEFAULT_SEPARATOR)\n"
+              "parser.add_argument('--max-length', type=int, help='Output string length')\n")
     assert layer_text.naming_paragraph(parsed, "What is the verbose option for?") == (
         "-v, --verbose: Say what is done (default: 0).")
     # A default named by a constant says nothing of its value.
     assert layer_text.naming_paragraph(parsed, "What does the --separator option do?") == (
         "--separator: Separator between words.")
     assert layer_text.naming_paragraph(parsed, "What does the quiet option do?") == ""
+    # Help text run on by a constant is its whole sentences: "By default." said nothing.
+    assert layer_text.naming_paragraph(parsed, "What is the default separator?") == (
+        "--separator: Separator between words.")
+    # An option spelled in words.
+    assert layer_text.naming_paragraph(parsed, "What is the max length option?") == (
+        "--max-length: Output string length.")
