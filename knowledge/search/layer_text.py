@@ -333,16 +333,32 @@ def _comment_lines(paragraph: str, inside: bool = False) -> list[str]:
 
 def _docstring(code: str) -> str:
     """The docstring of the module, or of the function or class, a source chunk opens with; a JSDoc
-    comment opening it; "" when it has none (or is not whole Python: a chunk of grouped statements)."""
+    comment opening it; "" when it has none (or is not whole Python: a chunk of grouped statements). A long
+    function's first chunk, cut short after its docstring, opens with it all the same: the code up to the docstring's
+    closing marks is read alone (humanize's `ordinal`, its examples and translations in two chunks, said nothing to
+    "How do I show a number as an ordinal?")."""
     code = code or ""
     match = _JS_DOC.match(code.lstrip())
     if match:
         return jsdoc_description(match.group(0))
-    try:
-        tree = ast.parse(textwrap.dedent(code))
-    except (SyntaxError, ValueError):
-        return ""
-    first = tree.body[0] if tree.body else None
-    if isinstance(first, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return ast.get_docstring(first) or ""
-    return ast.get_docstring(tree) or ""
+    for whole in (code, *(code[:closing + 3] for closing in _docstring_ends(code))):
+        try:
+            tree = ast.parse(textwrap.dedent(whole))
+        except (SyntaxError, ValueError):
+            continue
+        first = tree.body[0] if tree.body else None
+        if isinstance(first, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return ast.get_docstring(first) or ""
+        # (A module's docstring is the whole chunk's: one cut short is of grouped statements.)
+        return (ast.get_docstring(tree) or "") if whole is code else ""
+    return ""
+
+
+def _docstring_ends(code: str) -> list[int]:
+    """Where the first string in triple quotes of `code` may close: the next such marks after it opens."""
+    ends = []
+    for quotes in ('"""', "'''"):
+        opening = code.find(quotes)
+        closing = code.find(quotes, opening + 3) if opening >= 0 else -1
+        ends += [closing] if closing > 0 else []
+    return sorted(ends)

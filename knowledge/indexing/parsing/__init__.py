@@ -28,7 +28,7 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 
 # Bump when the text produced for the same file changes: it is part of each document's
 # configuration signature, so a bump marks documents for re-indexing.
-# 32: text written under autodoc's object directives (`.. autoclass::`) kept, an entry of its own, its options left out;
+# 32: text written under autodoc's object directives (`.. autoclass::`) kept, an entry of its own, options left out;
 # 31: an object's description at the margin (RST `.. py:data:: TESTING`, MyST `{py:data}`) a heading of its own;
 # 30: Sphinx doctest's hidden `testsetup` and `testcleanup` blocks left out (RST and MyST);
 # 29: an RST grid table as a Markdown table, and the parts of code names in the full-text vector (search_text.py);

@@ -630,3 +630,22 @@ def test_a_command_line_option_asked_about_is_quoted_with_its_help_text():
     # An option spelled in words.
     assert layer_text.naming_paragraph(parsed, "What is the max length option?") == (
         "--max-length: Output string length.")
+
+
+def test_a_long_functions_first_chunk_says_its_docstring():
+    # humanize's `ordinal`: its docstring, examples and translations in two chunks; the first, cut inside the code,
+    # was read as no whole Python and said nothing to "How do I show a number as an ordinal?".
+    first = ('def ordinal(value: NumberOrString, gender: str = "male") -> str:\n'
+             '    """Converts an integer to its ordinal as a string.\n\n    For example, 1 is "1st".\n    """\n'
+             '    try:\n        value = int(value)\n    except (TypeError, ValueError):\n        return str(value)\n'
+             '    if gender == "male":\n        t = (\n            P_("0 (male)", "th"),\n')
+    chunk = SearchHit(chunk_id=1, document_id=1, knowledge_base_id=1, document_title="number.py", source_uri="",
+                      section_path="", page=None, layer="C0", content=first, snippet="", distance=0.1, score=1.0,
+                      rank=1, metadata={"qname": "humanize.number.ordinal", "source_path": "src/humanize/number.py",
+                                        "chunk_type": "function"})
+    assert layer_text.quotable(chunk, question="How do I show a number as an ordinal?") == (
+        "`humanize.number.ordinal` (src/humanize/number.py): Converts an integer to its ordinal as a string.")
+    # A chunk of grouped statements cut short says no module's docstring.
+    grouped = replace(chunk, content='"""Numbers."""\nimport math\nt = (\n    1,\n',
+                      metadata={"qname": "humanize.number"})
+    assert layer_text.quotable(grouped, question="What are numbers?") == ""
