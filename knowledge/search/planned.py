@@ -34,6 +34,7 @@ from knowledge.indexing.layers.docstrings import described_parameter
 from knowledge.models import Chunk, Document
 from knowledge.search import answer_kinds, code_names, retrieval, secondary
 from knowledge.search.intent import plan_question
+from knowledge.search.intent_words import LOCATION
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
 from knowledge.search.vocabulary import load_vocabulary
 
@@ -227,8 +228,10 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     "What does ** match?" found its globbing table fourth, past what an extract reads, and path-to-regexp's "What
     does * mean in a path?" its section "Zero or more" not at all."""
     options, symbols = code_names.named_options(query), code_names.written_symbols(query)
+    # (Asked where a name is defined, the code's the answer, not its documentation's entry: django-ninja's "Where is
+    # the class PatchDict defined?", a class declared under `if TYPE_CHECKING:` that no symbol's row is of.)
     options += [name for name in code_names.names_written_as_code(query)
-                if name not in options and not any(_is_symbol(hit, name) for hit in hits)]
+                if name not in options and not LOCATION(query) and not any(_is_symbol(hit, name) for hit in hits)]
     if not options and not symbols:
         return hits
 

@@ -93,7 +93,7 @@ class _Reader:
                                          ast.get_docstring(self.tree))
         self.collect_imports()
         definitions = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-        self.top_level = {node.name for node in self.tree.body if isinstance(node, definitions)}
+        self.top_level = {node.name for node in _module_level(self.tree.body) if isinstance(node, definitions)}
         # Module-level instances (`api = NinjaAPI()`) type the calls made on them; decorators keep
         # the variable's own name, which is how C3 finds the app object.
         for node in self.tree.body:
@@ -191,22 +191,32 @@ class _Reader:
             self.file.symbols.append(symbol)
         return symbol
 
-    def statement(self, node: ast.stmt, parent: Symbol, cls: Symbol | None) -> None:
+    def statement(self, node: ast.stmt, parent: Symbol, cls: Symbol | None, in_block: bool = False) -> None:
         if isinstance(node, ast.ClassDef):
             self.class_def(node, parent)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function_def(node, parent, cls)
+        elif cls is None and parent is self.module_symbol and _block_at_module_level(node):
+            # What a module defines in a block (`if TYPE_CHECKING:` … `else:`, `try:` … `except ImportError:`) is
+            # the module's as much as what it defines at the margin: django-ninja's `class PatchDict` had no row.
+            if isinstance(node, ast.If):
+                self.calls(node.test, parent, {})
+            for child in _block_statements(node):
+                self.statement(child, parent, None, in_block=True)
         else:
             if cls is None:
                 self.module_statement(node)
-                self.variables(node, parent)
+                self.variables(node, parent, in_block)
             self.calls(node, parent, {})
 
-    def variables(self, node: ast.stmt, module: Symbol) -> None:
-        """Module-level names (`engine = create_engine(…)`, `API_V1_STR = "/api/v1"`) are symbols too."""
+    def variables(self, node: ast.stmt, module: Symbol, in_block: bool = False) -> None:
+        """Module-level names (`engine = create_engine(…)`, `API_V1_STR = "/api/v1"`) are symbols too; in a block, not
+        a fallback for a name imported or defined in another branch (`except ImportError: main = None`)."""
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
             node, ast.AnnAssign) else []
         for target in targets:
+            if in_block and isinstance(target, ast.Name) and target.id in {*self.aliases, *self.top_level}:
+                continue
             if isinstance(target, ast.Name) and f"{module.qname}.{target.id}" not in self.defined:
                 self.defined.add(f"{module.qname}.{target.id}")
                 kind = "constant" if target.id.isupper() else "variable"
@@ -394,6 +404,24 @@ class _Reader:
             return
         if child and parent and isinstance(prefix, str):
             self.file.mounts[child] = (parent, prefix)
+
+
+def _block_at_module_level(node: ast.stmt) -> bool:
+    """Whether a module-level statement is a block of module-level statements: an `if` (not the main guard, an
+    entrypoint of its own) or a `try`."""
+    return isinstance(node, ast.Try | ast.TryStar) or isinstance(node, ast.If) and not _is_main_guard(node.test)
+
+
+def _block_statements(node: ast.stmt) -> list[ast.stmt]:
+    """The statements of a block's branches (`_block_at_module_level`), in order."""
+    handlers = [statement for handler in getattr(node, "handlers", []) for statement in handler.body]
+    return [*node.body, *handlers, *node.orelse, *getattr(node, "finalbody", [])]
+
+
+def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements with those of its blocks (`_block_at_module_level`)."""
+    return [statement for node in body for statement in (
+        _module_level(_block_statements(node)) if _block_at_module_level(node) else [node])]
 
 
 def _is_main_guard(test: ast.expr) -> bool:

@@ -281,6 +281,27 @@ class CodeLayerTests(SimpleTestCase):
         self.assertEqual([r.layer for r in build_code_rows(file, ProjectIndex([file]), PythonExtractor())],
                          ["C0", "C1"])
 
+    def test_what_a_module_defines_in_a_block_is_its_own(self):
+        # django-ninja's patch_dict.py declares `class PatchDict` under `if TYPE_CHECKING:` and assigns it in `else:`;
+        # "Where is the class PatchDict defined?" found no row of it. A compatibility shim in `try:` … `except
+        # ImportError:` is the module's too; calls in its functions are theirs, not the module's.
+        source = ("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    class PatchDict(dict):\n"
+                  "        \"\"\"A dict of the fields sent.\"\"\"\nelse:\n    PatchDict = make()\n\ntry:\n"
+                  "    from json import dumps\nexcept ImportError:\n    def dumps(value):\n"
+                  "        return encode(value)\n\n"
+                  "if __name__ == '__main__':\n    def main():\n        pass\n")
+        file = PythonExtractor().parse("pkg/patch.py", source)
+        rows = build_code_rows(file, ProjectIndex([file]), PythonExtractor())
+        symbols = pick([r for r in rows if r.layer == "C1"], "qname", "kind")
+        self.assertIn(("pkg.patch.PatchDict", "class"), symbols)
+        self.assertNotIn(("pkg.patch.PatchDict", "variable"), symbols)  # (the other branch's fallback)
+        self.assertIn(("pkg.patch.dumps", "function"), symbols)
+        self.assertNotIn(("pkg.patch.main", "function"), symbols)  # the main guard's block is an entrypoint's
+        calls = pick([r for r in rows if r.layer == "C2" and r.metadata.get("edge_type") == "calls"],
+                     "src_qname", "dst_ref")
+        self.assertIn(("pkg.patch.dumps", "encode"), calls)
+        self.assertNotIn(("pkg.patch", "encode"), calls)
+
     def test_paths_become_module_names_and_test_flags(self):
         self.assertEqual(module_name("src/shop/billing.py"), "shop.billing")
         self.assertEqual(module_name("shop/__init__.py"), "shop")
