@@ -76,6 +76,7 @@ _CODE_NAME = re.compile(r"\w*[a-z0-9]_\w*[a-z0-9]\w*")
 # A line opening a Python block, in a paragraph with its docstring: "class MacOS(PlatformDirsABC):".
 _BLOCK_OPENER = re.compile(r"(?:async\s+)?(?:def|class)\s+\w+")
 _PROSE_LIKENESS = 0.12  # a line of a source chunk with more code punctuation than this is code, not prose
+_DEFAULT_ASKED = re.compile(r"\bdefaults?\b|по умолчанию", re.I)
 _PARAMETER_ASKED = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|options?|attributes?|fields?|flags?"
                               r"|propert(?:y|ies))\b|параметр|аргумент|опци|атрибут", re.I)
 # A command-line option declared with its help text, in one call: its flags as strings ("--override/--no-override",
@@ -262,6 +263,9 @@ def _naming(code: str, question: str, symbol: str) -> tuple[str, str]:
     field = described_parameter(code or "", entries)  # an "Args:" or "Parameters" section's entry
     if field:
         return _sentence(f"{field[0]}: {_plain(field[1])}"), field[0]
+    declared = _DEFAULT_ASKED.search(question) and _declared_default(code or "", entries)
+    if declared:  # "What is the default format of naturalday?": `format: str = '%b %d'`, as its signature says
+        return _sentence(declared[1]), declared[0]
     paragraphs = re.split(r"\n[ \t]*\n", code or "")
     for at, paragraph in enumerate(paragraphs):
         # (Inside a docstring opened in a paragraph before, a line of the marks alone closes it.)
@@ -293,6 +297,24 @@ def _naming(code: str, question: str, symbol: str) -> tuple[str, str]:
             return _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
                                                      _plain(text)).rstrip(":")), ""
     return "", ""
+
+
+def _declared_default(code: str, names) -> tuple[str, str] | None:
+    """The parameter of `names` that the signature of the function `code` opens with gives a default, and its
+    declaration as the signature writes it ("format: str = '%b %d'"); None when there is none."""
+    function = _opening_definition(code)
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults, strict=True),
+                *((argument, default) for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults,
+                                                                   strict=True) if default is not None)]
+    for argument, default in defaults:
+        if argument.arg in names:
+            annotation = f": {ast.unparse(argument.annotation)}" if argument.annotation else ""
+            return argument.arg, f"{argument.arg}{annotation} = {ast.unparse(default)}"
+    return None
 
 
 def spelled_names(question: str) -> set[str]:
@@ -333,14 +355,20 @@ def _comment_lines(paragraph: str, inside: bool = False) -> list[str]:
 
 def _docstring(code: str) -> str:
     """The docstring of the module, or of the function or class, a source chunk opens with; a JSDoc
-    comment opening it; "" when it has none (or is not whole Python: a chunk of grouped statements). A long
-    function's first chunk, cut short after its docstring, opens with it all the same: the code up to the docstring's
-    closing marks is read alone (humanize's `ordinal`, its examples and translations in two chunks, said nothing to
-    "How do I show a number as an ordinal?")."""
+    comment opening it; "" when it has none (`_opening_definition`: humanize's `ordinal`, its examples and
+    translations in two chunks, said nothing to "How do I show a number as an ordinal?")."""
     code = code or ""
     match = _JS_DOC.match(code.lstrip())
     if match:
         return jsdoc_description(match.group(0))
+    first = _opening_definition(code)
+    return (ast.get_docstring(first) or "") if first is not None else ""
+
+
+def _opening_definition(code: str) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module | None:
+    """The function or class a source chunk of Python opens with, else the module when the chunk is whole; None when
+    it is not whole Python (a chunk of grouped statements). A long function's first chunk, cut short after its
+    docstring, opens with it all the same: the code up to the docstring's closing marks is read alone."""
     for whole in (code, *(code[:closing + 3] for closing in _docstring_ends(code))):
         try:
             tree = ast.parse(textwrap.dedent(whole))
@@ -348,10 +376,10 @@ def _docstring(code: str) -> str:
             continue
         first = tree.body[0] if tree.body else None
         if isinstance(first, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            return ast.get_docstring(first) or ""
+            return first
         # (A module's docstring is the whole chunk's: one cut short is of grouped statements.)
-        return (ast.get_docstring(tree) or "") if whole is code else ""
-    return ""
+        return tree if whole is code else None
+    return None
 
 
 def _docstring_ends(code: str) -> list[int]:

@@ -649,3 +649,18 @@ def test_a_long_functions_first_chunk_says_its_docstring():
     grouped = replace(chunk, content='"""Numbers."""\nimport math\nt = (\n    1,\n',
                       metadata={"qname": "humanize.number"})
     assert layer_text.quotable(grouped, question="What are numbers?") == ""
+
+
+def test_a_parameters_default_asked_is_read_from_the_signature():
+    # humanize's `naturalday`: its docstring says "formatted according to `format`", its signature what `format` is
+    # by default; "What is the default format of naturalday?" quoted the docstring.
+    code = ('def naturalday(value: dt.date, format: str = "%b %d", *, utc_offset=0) -> str:\n'
+            '    """Return a natural day.\n\n    Otherwise, return a string formatted according to `format`.\n'
+            '    """\n')
+    assert layer_text.naming_paragraph(code, "What is the default format of naturalday?", "humanize.naturalday") == (
+        "format: str = '%b %d'.")
+    assert layer_text.parameter_named(code, "What is utc_offset by default?", "humanize.naturalday") == "utc_offset"
+    # Not asked its default, the docstring says what it is for; a parameter without one has none.
+    assert layer_text.naming_paragraph(code, "What does the format argument do?", "humanize.naturalday") == (
+        "Otherwise, return a string formatted according to format.")
+    assert layer_text.naming_paragraph(code, "What is the default value?", "humanize.naturalday") == ""
