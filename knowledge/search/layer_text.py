@@ -263,9 +263,7 @@ def _naming(code: str, question: str, symbol: str) -> tuple[str, str]:
     field = described_parameter(code or "", entries)  # an "Args:" or "Parameters" section's entry
     if field:
         return _sentence(f"{field[0]}: {_plain(field[1])}"), field[0]
-    declared = _DEFAULT_ASKED.search(question) and _declared_default(code or "", entries)
-    if declared:  # "What is the default format of naturalday?": `format: str = '%b %d'`, as its signature says
-        return _sentence(declared[1]), declared[0]
+    writing = ""  # the first paragraph writing a name asked; a `:param` field of it in a later one comes first
     paragraphs = re.split(r"\n[ \t]*\n", code or "")
     for at, paragraph in enumerate(paragraphs):
         # (Inside a docstring opened in a paragraph before, a line of the marks alone closes it.)
@@ -291,12 +289,15 @@ def _naming(code: str, question: str, symbol: str) -> tuple[str, str]:
             None)
         if field:
             return _sentence(f"{field.group(1)}: {_plain(field.group(2))}"), field.group(1)
-        if any(re.search(rf"`{re.escape(name)}`|@param\s+(?:\{{[^}}]*\}}\s+)?\[?{re.escape(name)}\b", text)
-               or _CODE_NAME.fullmatch(name) and writes_name(text, name)
-               for name in names):
-            return _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
-                                                     _plain(text)).rstrip(":")), ""
-    return "", ""
+        if not writing and any(
+                re.search(rf"`{re.escape(name)}`|@param\s+(?:\{{[^}}]*\}}\s+)?\[?{re.escape(name)}\b", text)
+                or _CODE_NAME.fullmatch(name) and writes_name(text, name) for name in names):
+            writing = _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
+                                                 _plain(text)).rstrip(":"))
+    # Asked its default, a parameter no docstring documents is read from the signature: "What is the default format
+    # of naturalday?", `format: str = '%b %d'` — a sentence among the others, not the entry a docstring's would be.
+    declared = _DEFAULT_ASKED.search(question) and _declared_default(code or "", entries)
+    return (_sentence(declared[1]) if declared else writing), ""
 
 
 def _declared_default(code: str, names) -> tuple[str, str] | None:

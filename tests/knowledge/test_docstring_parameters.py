@@ -151,3 +151,15 @@ def test_the_entry_of_a_parameter_looked_up_is_quoted_with_its_default():
     assert "this assembled logger is cached. [1]" in text and "See performance" not in text
     assert not composer._looks_up_parameter("What are the drawbacks of cache_logger_on_first_use?", configure)
     assert composer._looks_up_parameter("What is the default value of cache_logger_on_first_use?", configure)
+
+
+def test_a_param_field_comes_before_a_paragraph_writing_its_name():
+    # filelock's `BaseAsyncFileLock.__init__`: a `:param timeout:` field under a paragraph about the lock that writes
+    # `timeout` too; the field is its entry.
+    code = ('    def __init__(self, lock_file, timeout: float = -1):\n        """\n'
+            '        Create a new lock object; `timeout` and the rest are the lock\'s.\n\n'
+            '        :param lock_file: path to the file\n'
+            '        :param timeout: default timeout when acquiring the lock, in seconds.\n        """\n')
+    assert layer_text.naming_paragraph(code, "What does the timeout argument do?", "filelock.Lock.__init__") == (
+        "timeout: default timeout when acquiring the lock, in seconds.")
+    assert layer_text.parameter_named(code, "What is the default timeout?", "filelock.Lock.__init__") == "timeout"
