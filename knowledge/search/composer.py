@@ -606,7 +606,7 @@ def _looks_up_parameter(question: str, hit) -> bool:
     """Whether the question asks only what the entry of a parameter in `hit`'s docstring says: its words are the
     parameter's, the symbol's it is of and what an entry says (`_ENTRY_WORDS`: its default, what it does)."""
     symbol = (hit.metadata or {}).get("qname", "")
-    name = layer_text.parameter_named(hit.content, question, symbol)
+    name = layer_text.parameter_named(hit.content, question, symbol, (hit.metadata or {}).get("source_path", ""))
     return bool(name) and not word_stems(question) - word_stems(code_words(f"{name} {symbol.replace('.', ' ')}")) - (
         _ENTRY_WORDS)
 

@@ -43,7 +43,7 @@ from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.docstrings import as_text, described_parameter, doc_summary, jsdoc_description
 from knowledge.search import installs
 from knowledge.search.code_blocks import code_likeness
-from knowledge.search.code_names import CODE_TOKEN, writes_name
+from knowledge.search.code_names import CODE_TOKEN, named_options, writes_name
 from knowledge.search.intent_words import (
     CALLEES,
     CALLERS,
@@ -76,6 +76,8 @@ _CODE_NAME = re.compile(r"\w*[a-z0-9]_\w*[a-z0-9]\w*")
 # A line opening a Python block, in a paragraph with its docstring: "class MacOS(PlatformDirsABC):".
 _BLOCK_OPENER = re.compile(r"(?:async\s+)?(?:def|class)\s+\w+")
 _PROSE_LIKENESS = 0.12  # a line of a source chunk with more code punctuation than this is code, not prose
+# A chunk of Python opening with a function or a class (its decorators first): its prose is its docstrings'.
+_PYTHON_DEFINITION = re.compile(r"\s*(?:@|(?:async\s+)?def\s|class\s)")
 _DEFAULT_ASKED = re.compile(r"\bdefaults?\b|по умолчанию", re.I)
 _PARAMETER_ASKED = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|options?|attributes?|fields?|flags?"
                               r"|propert(?:y|ies))\b|параметр|аргумент|опци|атрибут", re.I)
@@ -112,7 +114,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     if layer == "C0":
         # What its documentation says of a name the question asks about, else what the code is for.
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
-        summary = naming_paragraph(hit.content, question, qname) or first_sentence(_docstring(hit.content))
+        summary = naming_paragraph(hit.content, question, qname, meta.get("source_path", "")) or first_sentence(
+            _docstring(hit.content))
         return _said(qname, meta.get("source_path", ""), summary, question, meta.get("chunk_type", "")) \
             if summary and qname else ""
     if (layer == "D6" and not _asks_integration(question, meta)) or (layer == "C2" and not _asks_links(question)):
@@ -229,7 +232,7 @@ def _cli_option_help(code: str, names) -> tuple[str, str]:
     return "", ""
 
 
-def naming_paragraph(code: str, question: str, symbol: str = "") -> str:
+def naming_paragraph(code: str, question: str, symbol: str = "", path: str = "") -> str:
     """The paragraph of prose in a source chunk (a docstring's, a JSDoc comment's) that writes as code a name the
     question asks about — "`None` values are replaced with a `missingval` string …" in `tabulate()`'s docstring for
     "What does the missingval argument do?", a `:param missingval:` or JSDoc `@param missingval` line — as a
@@ -237,21 +240,25 @@ def naming_paragraph(code: str, question: str, symbol: str = "") -> str:
     the row says otherwise. The names of the chunk's own `symbol` (its qualified name's parts) are not asked this
     way: its docstring's first sentence says what it is, not a later note writing its name (structlog's "Where is
     the class ConsoleRenderer defined?" quoted "`ConsoleRenderer` now handles the ``exc_info`` event dict key …")."""
-    return _naming(code, question, symbol)[0]
+    return _naming(code, question, symbol, path)[0]
 
 
-def parameter_named(code: str, question: str, symbol: str = "") -> str:
+def parameter_named(code: str, question: str, symbol: str = "", path: str = "") -> str:
     """The name of the parameter or option whose entry `naming_paragraph` is — its help text, its docstring's "Args:"
     entry or `:param` field, whose sentences answer together ("digest_method: Hash function to use … Defaults to
     default_digest_method, which defaults to hashlib.sha1.") —; "" for any other paragraph."""
-    return _naming(code, question, symbol)[1]
+    return _naming(code, question, symbol, path)[1]
 
 
-def _naming(code: str, question: str, symbol: str) -> tuple[str, str]:
+def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]:
     """`naming_paragraph`, and the parameter whose entry it is (`parameter_named`). A name the question spells in
-    words (`spelled_names`) is a parameter's only: "the lock counter" is no `self._context.lock_counter -= 1`."""
+    words (`spelled_names`) is a parameter's only: "the lock counter" is no `self._context.lock_counter -= 1`. Of
+    Python (the file at `path`, a chunk opening with a definition), only docstrings are prose: the rest of a function
+    cut into chunks is its code ("if max_age is not None:" reads as words)."""
     own = set(symbol.split(".")[1:])
-    names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS} - own
+    # (A name of three letters too when the question says it is an option's or a parameter's: "the gnu parameter".)
+    names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS} - own | set(
+        named_options(question))
     entries = sorted(names | spelled_names(question) - own)
     # A how-to asks what the code is for, unless it asks about a parameter by name ("How do I add a schedule for a
     # task?" is no question about `:param task:`).
@@ -262,12 +269,15 @@ def _naming(code: str, question: str, symbol: str) -> tuple[str, str]:
         return option
     field = described_parameter(code or "", entries)  # an "Args:" or "Parameters" section's entry
     if field:
-        return _sentence(f"{field[0]}: {_plain(field[1])}"), field[0]
+        return _with_default(f"{field[0]}: {_plain(field[1])}", code, question, symbol, [field[0]]), field[0]
     writing = ""  # the first paragraph writing a name asked; a `:param` field of it in a later one comes first
     paragraphs = re.split(r"\n[ \t]*\n", code or "")
+    python = path.endswith((".py", ".pyi")) or bool(_PYTHON_DEFINITION.match(code or ""))
     for at, paragraph in enumerate(paragraphs):
         # (Inside a docstring opened in a paragraph before, a line of the marks alone closes it.)
         inside = sum(text.count('"""') + text.count("'''") for text in paragraphs[:at]) % 2 == 1
+        if python and not inside and not any(quotes in paragraph for quotes in ('"""', "'''")):
+            continue  # code outside the docstrings
         # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)
         # nor a line comment, which is a note on the code's workings ("Since pendingCount has been decreased …").
         lines = [_COMMENT_MARGIN.sub("", line.strip(), count=1).removesuffix("*/").strip()
@@ -288,7 +298,8 @@ def _naming(code: str, question: str, symbol: str) -> tuple[str, str]:
             rf":param (?:\w+ )?({re.escape(name)}):\s*(.+?)(?=\s*:(?:param|raises?|returns?|rtype|type)\b|$)", text))),
             None)
         if field:
-            return _sentence(f"{field.group(1)}: {_plain(field.group(2))}"), field.group(1)
+            return _with_default(f"{field.group(1)}: {_plain(field.group(2))}", code, question, symbol,
+                                 [field.group(1)]), field.group(1)
         if not writing and any(
                 re.search(rf"`{re.escape(name)}`|@param\s+(?:\{{[^}}]*\}}\s+)?\[?{re.escape(name)}\b", text)
                 or _CODE_NAME.fullmatch(name) and writes_name(text, name) for name in names):
@@ -296,8 +307,27 @@ def _naming(code: str, question: str, symbol: str) -> tuple[str, str]:
                                                  _plain(text)).rstrip(":"))
     # Asked its default, a parameter no docstring documents is read from the signature: "What is the default format
     # of naturalday?", `format: str = '%b %d'` — a sentence among the others, not the entry a docstring's would be.
-    declared = _DEFAULT_ASKED.search(question) and _declared_default(code or "", entries)
-    return (_sentence(declared[1]) if declared else writing), ""
+    declared = _default_asked(code, question, symbol, entries)
+    return (_sentence(declared) if declared else writing), ""
+
+
+def _with_default(entry: str, code: str, question: str, symbol: str, names: list[str]) -> str:
+    """A parameter's docstring entry as a sentence, and its default as the signature declares it when the question
+    asks for it and the entry says none: "precision: Number of decimal for first part of the number. precision: int
+    = 2." for "What is the default precision of scientific?"."""
+    declared = "" if _DEFAULT_ASKED.search(entry) else _default_asked(code, question, symbol, names)
+    return f"{_sentence(entry)} {_sentence(declared)}" if declared else _sentence(entry)
+
+
+def _default_asked(code: str, question: str, symbol: str, names) -> str:
+    """The declaration of a parameter of `names` with its default (`_declared_default`) when the question asks its
+    default of the function or class it names, `symbol` ("What is the default format of naturalday?"); "" otherwise
+    ("What is the default salt?" is no question about `make_signer`'s `salt=None`)."""
+    named = {part.lower() for part in symbol.split(".")[1:] if not part.startswith("__")}
+    if not _DEFAULT_ASKED.search(question) or not named & {word.lower() for word in re.findall(r"\w+", question)}:
+        return ""
+    declared = _declared_default(code or "", names)
+    return declared[1] if declared else ""
 
 
 def _declared_default(code: str, names) -> tuple[str, str] | None:

@@ -163,3 +163,23 @@ def test_a_param_field_comes_before_a_paragraph_writing_its_name():
     assert layer_text.naming_paragraph(code, "What does the timeout argument do?", "filelock.Lock.__init__") == (
         "timeout: default timeout when acquiring the lock, in seconds.")
     assert layer_text.parameter_named(code, "What is the default timeout?", "filelock.Lock.__init__") == "timeout"
+
+
+def test_an_entry_asked_its_default_says_the_signatures_and_code_is_no_paragraph():
+    # humanize's `scientific`: "precision: Number of decimal for first part of the number." says no default, its
+    # signature does; the gnu parameter, three letters, is named as a parameter.
+    code = ('def scientific(value, precision: int = 2, gnu=False) -> str:\n    """Return number in string scientific '
+            'notation z.wq x 10ⁿ.\n\n    Args:\n        value: Input number.\n        precision (int): Number of '
+            'decimal for first part of the number.\n        gnu (bool): If True, GNU-style prefixes are used.\n'
+            '    """\n    if max_age is not None:\n        return precision\n')
+    assert layer_text.naming_paragraph(code, "What is the default precision of scientific?", "humanize.scientific") \
+        == "precision: Number of decimal for first part of the number. precision: int = 2."
+    assert layer_text.naming_paragraph(code, "What does the gnu parameter do?", "humanize.scientific") == (
+        "gnu: If True, GNU-style prefixes are used.")
+    # itsdangerous' `unsign`: the code after its docstring is no paragraph writing max_age; nor is a chunk of a
+    # Python file's code cut from the function it goes on.
+    assert layer_text.naming_paragraph(code, "What does max_age do?", "humanize.scientific") == ""
+    rest = ("        ts_int = bytes_to_int(ts)\n\n        if max_age is not None:\n            age = now - ts_int\n\n"
+            "        return value\n")
+    assert layer_text.naming_paragraph(rest, "What does max_age do?", "itsdangerous.timed.TimestampSigner.unsign",
+                                       "src/itsdangerous/timed.py") == ""

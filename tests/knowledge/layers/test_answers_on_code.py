@@ -659,8 +659,12 @@ def test_a_parameters_default_asked_is_read_from_the_signature():
             '    """\n')
     assert layer_text.naming_paragraph(code, "What is the default format of naturalday?", "humanize.naturalday") == (
         "format: str = '%b %d'.")
-    assert layer_text.naming_paragraph(code, "What is utc_offset by default?", "humanize.naturalday") == (
-        "utc_offset = 0.")
+    assert layer_text.naming_paragraph(code, "What is the default utc_offset of naturalday?",
+                                       "humanize.naturalday") == "utc_offset = 0."
+    # Of a function the question does not name, a signature's default says nothing ("What is the default salt?" and
+    # `make_signer(salt=None)`): the docstring's paragraph writing the name does.
+    assert layer_text.naming_paragraph(code, "What is the default format?", "humanize.naturalday") == (
+        "Otherwise, return a string formatted according to format.")
     # Not asked its default, the docstring says what it is for; a parameter without one has none.
     assert layer_text.naming_paragraph(code, "What does the format argument do?", "humanize.naturalday") == (
         "Otherwise, return a string formatted according to format.")
