@@ -62,6 +62,16 @@ _LEFT_OUT = {"toctree", "image", "figure", "include", "literalinclude", "raw", "
              "mermaid", "graphviz", "digraph", "plantuml", "uml",
              # Sphinx's doctest runs these around the examples; its pages never show them.
              "testsetup", "testcleanup"}
+# A Sphinx info field of a hand-written description (`.. function:: my_wait(retry_state)` over ":param RetryCallState
+# retry_state: info about current retry invocation", ":rtype: float"): read as the item of a list (`_field_item`).
+_PARAMETER_FIELDS = {"param", "parameter", "arg", "argument", "key", "keyword", "kwarg", "kwparam", "var", "ivar",
+                     "cvar"}
+_RAISES_FIELDS = {"raises", "raise", "except", "exception"}
+_FIELD_LABELS = {"returns": "Returns", "return": "Returns", "rtype": "Return type", "yields": "Yields",
+                 "yield": "Yields", "ytype": "Yield type"}
+_INFO_FIELD = re.compile(r"^(?P<indent>[ \t]*):(?P<kind>" + "|".join(
+    sorted({*_PARAMETER_FIELDS, *_RAISES_FIELDS, *_FIELD_LABELS, "type"}, key=len, reverse=True))
+    + r")(?:[ \t]+(?P<what>[^:\n]+?))?[ \t]*:(?:[ \t]+(?P<text>.*))?$")
 # A directive's option under it (`:header: Option, Description`).
 _OPTION = re.compile(r"^[ \t]*:([\w-]+):[ \t]*(.*)$")
 _LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")
@@ -119,6 +129,9 @@ def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str 
             number = _grid_table(lines, out, number)
         elif _COMMENT.match(line):
             number = _skip_block(lines, out, number)
+        elif field := _INFO_FIELD.match(line):
+            out[number] = field.group("indent") + _field_item(field)
+            number += 1
         elif _definition_term(lines, number):
             indent = line[:len(line) - len(line.lstrip())]
             out[number] = f"{indent}- {_inline(line.strip()).rstrip(':')}:"
@@ -132,6 +145,21 @@ def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str 
             out[number] = _inline(line)
             number += 1
     return "\n".join(out)
+
+
+def _field_item(field: re.Match) -> str:
+    """A Sphinx info field as the item of a list, as Sphinx shows it: ":param RetryCallState retry_state: info about
+    …" as "- retry_state (RetryCallState): info about …", ":rtype: float" as "- Return type: float"."""
+    kind, what, text = field.group("kind"), (field.group("what") or "").split(), _inline(field.group("text") or "")
+    if kind in _PARAMETER_FIELDS and what:
+        label = f"{what[-1]} ({' '.join(what[:-1])})" if len(what) > 1 else what[0]
+    elif kind in _RAISES_FIELDS:
+        label = f"Raises {' '.join(what)}".strip()
+    elif kind == "type" and what:
+        label = f"Type of {what[-1]}"
+    else:
+        label = _FIELD_LABELS.get(kind, kind.capitalize())
+    return f"- {label}: {text}".rstrip()
 
 
 def section_labels(text: str) -> dict[str, str]:

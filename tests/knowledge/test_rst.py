@@ -233,6 +233,19 @@ def test_text_written_under_autodoc_is_an_entry_of_its_own_without_its_options()
     assert ":members:" not in markdown and "automodule" not in markdown
 
 
+def test_info_fields_read_as_sphinx_shows_them():
+    # tenacity's docs describe the callbacks a user writes with `.. function::` and info fields: quoted raw, ":param
+    # RetryCallState retry_state: info about current retry invocation :return: number of seconds …".
+    text = (".. function:: my_wait(retry_state)\n\n   :param RetryCallState retry_state: info about the call\n"
+            "   :param delay: how long\n   :return: number of seconds to wait\n   :rtype: float\n"
+            "   :raises ValueError: when it is wrong\n")
+    markdown = rst_as_markdown(text)
+    assert len(markdown.split("\n")) == len(text.split("\n"))
+    assert markdown.split("\n")[2:7] == [
+        "- retry_state (RetryCallState): info about the call", "- delay: how long",
+        "- Returns: number of seconds to wait", "- Return type: float", "- Raises ValueError: when it is wrong"]
+
+
 def test_interpreted_text_of_the_default_role_reads_as_sphinx_shows_it():
     # marshmallow's docs (default_role "py:obj"): "using the `from_dict <marshmallow.Schema.from_dict>`
     # method" was quoted with its target, "from_dict <marshmallow.Schema.from_dict>".
@@ -345,6 +358,8 @@ def test_a_definition_lists_terms_are_items_of_a_list():
         "The `Result` instance has three attributes:", "", "- `fixed`:", "   A tuple of the fixed-position fields.",
         "- `named`:", "   A dictionary of the named fields", "   extracted from the input.", "", "The end.", ""]
     # Not a list's item, a field, a simple table's row, nor a release over its list of changes (a changelog).
-    for kept in ("* item\n  continued\n", ":param x:\n   The x.\n", "te    RFC2822 date    datetime\n      e.g. Mon\n",
+    for kept in ("* item\n  continued\n", ":Author:\n   Jo.\n", "te    RFC2822 date    datetime\n      e.g. Mon\n",
                  "0.4.6 Current release\n  * Fixed a crash.\n", "Example::\n\n   code\n"):
         assert "- " not in rst_as_markdown(kept).split("\n")[0], kept
+    # (A Sphinx info field is an item of its own, `test_info_fields_read_as_sphinx_shows_them`.)
+    assert rst_as_markdown(":param x:\n   The x.\n").split("\n")[:2] == ["- x:", "   The x."]
