@@ -44,6 +44,10 @@ _COUNTS = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|both|se
 _POINTS_ON = re.compile(r"\b(?:following|follows|below|these|this|here|thus|so|like|e\.g|i\.e|ниже|следующ\w*|так)"
                         r"\W*:$", re.I)
 # A sentence announcing the list under it with a full stop ("The following parsing methods are available.").
+# The words of a question asking for the values a name takes, which a list under its entry's sentence gives (cookie's
+# "What values can sameSite take?": "• true will set …", "• false …", "• 'lax' …"): "value", "possible", "allowed",
+# "accepted", "supported", "choices".
+_VALUES_ASKED = word_stems("value possible allowed accepted supported choices")
 _ANNOUNCES = re.compile(r"\b(?:the following|as follows|следующ\w*)\b", re.I)
 _NAME_WORDS = 3  # a list item of as many words at most names something ("• black", "• light_red")
 _STATEMENT_WORDS = 6  # a sentence ending with ":" that says something without what it introduces has as many
@@ -57,7 +61,8 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
          blocks: bool = True) -> dict | None:
     """A chosen sentence with what it needs to be read: the lead-in of a list item (and the list's other
     items, when the lead-in counts them and they fit), what a sentence ending with ":" introduces (of
-    alternatives, those `asked` names), the command a sentence runs on into without a colon ("To use
+    alternatives, those `asked` names) — so is the list right under a sentence when the question asks for values
+    (`_VALUES_ASKED`) —, the command a sentence runs on into without a colon ("To use
     markdown_py from the command line, run it as"). None when that
     cannot be had: an extract never ends on a colon, nor on a sentence the code it leads into cut short.
     For a how-to question (`how_to`), the code right after a sentence ending with a full stop comes
@@ -75,7 +80,9 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
         lead += whole if position in whole else []
     needed = {(number, at): source[at] for at in lead}
     needed[(number, position)] = sentence
-    if introduces_what_follows(source, position) or (following.startswith(COMMAND) and not ENDS.search(sentence)):
+    values = bool(asked & _VALUES_ASKED) and ITEM.match(following) is not None and not ITEM.match(sentence)
+    if introduces_what_follows(source, position) or values or (following.startswith(COMMAND)
+                                                              and not ENDS.search(sentence)):
         what = introduced(source, position, budget - sum(len(line) for line in needed.values()), asked, blocks)
         if not what and _says_without_example(source, position):
             needed[(number, position)] = f"{sentence[:-1].rstrip()}."

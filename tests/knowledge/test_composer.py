@@ -436,6 +436,20 @@ class ExtractTests(TestCase):
         self.assertIn("npm install react", self.extract("How do I install react?", "• npm install react and "
                                                         "react-dom first.").text)
 
+    def test_asked_for_values_the_list_under_the_sentence_is_quoted_whole(self):
+        # cookie's README: "What values can sameSite take?" quoted two of its five values, those sharing its words.
+        section = ("Specifies the `boolean` or `string` to be the value for the `SameSite` attribute.\n\n"
+                   "  - `true` will set the `SameSite` attribute to `Strict` for strict same site enforcement.\n"
+                   "  - `false` will not set the `SameSite` attribute.\n"
+                   "  - `'lax'` will set the `SameSite` attribute to `Lax` for lax same site enforcement.\n"
+                   "  - `'none'` will set the `SameSite` attribute to `None` for an explicit cross-site cookie.\n"
+                   "  - `'strict'` will set the `SameSite` attribute to `Strict` for strict same site enforcement.\n")
+        text = self.extract("What values can sameSite take?", section).text
+        for value in ("• true ", "• false ", "• 'lax' ", "• 'none' ", "• 'strict' "):
+            self.assertIn(value, text)
+        # Asked something else of it, the sentences that answer it.
+        self.assertNotIn("• 'none'", self.extract("Does sameSite set strict enforcement?", section).text)
+
     def test_a_sentence_under_a_heading_is_whole_whatever_its_case(self):
         # cachetools' README: "## Installation" over "cachetools is available from PyPI and can be installed by
         # running:" was refused as nothing to quote — its first sentence read as the tail of a cut one.
