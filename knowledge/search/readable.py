@@ -45,9 +45,9 @@ _POINTS_ON = re.compile(r"\b(?:following|follows|below|these|this|here|thus|so|l
                         r"\W*:$", re.I)
 # A sentence announcing the list under it with a full stop ("The following parsing methods are available.").
 # The words of a question asking for the values a name takes, which a list under its entry's sentence gives (cookie's
-# "What values can sameSite take?": "• true will set …", "• false …", "• 'lax' …"): "value", "possible", "allowed",
-# "accepted", "supported", "choices".
-_VALUES_ASKED = word_stems("value possible allowed accepted supported choices")
+# "What values can sameSite take?": "• true will set …", "• false …", "• 'lax' …"): "value", "possible", "choices"
+# (not "allowed", "supported": a how-to's verbs as often, "How do I allow only one origin?").
+_VALUES_ASKED = word_stems("value possible choices")
 _ANNOUNCES = re.compile(r"\b(?:the following|as follows|следующ\w*)\b", re.I)
 _NAME_WORDS = 3  # a list item of as many words at most names something ("• black", "• light_red")
 _STATEMENT_WORDS = 6  # a sentence ending with ":" that says something without what it introduces has as many

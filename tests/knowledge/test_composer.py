@@ -447,8 +447,9 @@ class ExtractTests(TestCase):
         text = self.extract("What values can sameSite take?", section).text
         for value in ("• true ", "• false ", "• 'lax' ", "• 'none' ", "• 'strict' "):
             self.assertIn(value, text)
-        # Asked something else of it, the sentences that answer it.
+        # Asked something else of it, the sentences that answer it ("allow" is a how-to's verb as often).
         self.assertNotIn("• 'none'", self.extract("Does sameSite set strict enforcement?", section).text)
+        self.assertNotIn("• 'none'", self.extract("How do I allow a strict SameSite attribute?", section).text)
 
     def test_a_sentence_under_a_heading_is_whole_whatever_its_case(self):
         # cachetools' README: "## Installation" over "cachetools is available from PyPI and can be installed by
