@@ -48,6 +48,7 @@ _POINTS_ON = re.compile(r"\b(?:following|follows|below|these|this|here|thus|so|l
 # "What values can sameSite take?": "• true will set …", "• false …", "• 'lax' …"): "value", "possible", "choices"
 # (not "allowed", "supported": a how-to's verbs as often, "How do I allow only one origin?").
 _VALUES_ASKED = word_stems("value possible choices")
+_DEFAULT = word_stems("default")  # "What is the default value of …?" asks one
 _ANNOUNCES = re.compile(r"\b(?:the following|as follows|следующ\w*)\b", re.I)
 _NAME_WORDS = 3  # a list item of as many words at most names something ("• black", "• light_red")
 _STATEMENT_WORDS = 6  # a sentence ending with ":" that says something without what it introduces has as many
@@ -80,7 +81,8 @@ def unit(item: tuple, source: list[str], budget: int, asked: set[str], how_to: b
         lead += whole if position in whole else []
     needed = {(number, at): source[at] for at in lead}
     needed[(number, position)] = sentence
-    values = bool(asked & _VALUES_ASKED) and ITEM.match(following) is not None and not ITEM.match(sentence)
+    values = bool(asked & _VALUES_ASKED) and not asked & _DEFAULT and ITEM.match(following) is not None and not (
+        ITEM.match(sentence))
     if introduces_what_follows(source, position) or values or (following.startswith(COMMAND)
                                                               and not ENDS.search(sentence)):
         what = introduced(source, position, budget - sum(len(line) for line in needed.values()), asked, blocks)

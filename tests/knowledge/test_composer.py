@@ -450,6 +450,7 @@ class ExtractTests(TestCase):
         # Asked something else of it, the sentences that answer it ("allow" is a how-to's verb as often).
         self.assertNotIn("• 'none'", self.extract("Does sameSite set strict enforcement?", section).text)
         self.assertNotIn("• 'none'", self.extract("How do I allow a strict SameSite attribute?", section).text)
+        self.assertNotIn("• 'none'", self.extract("What is the default value of sameSite?", section).text)
 
     def test_a_sentence_under_a_heading_is_whole_whatever_its_case(self):
         # cachetools' README: "## Installation" over "cachetools is available from PyPI and can be installed by
