@@ -436,6 +436,10 @@ class DocumentedParameterFirstTests(TestCase):
                           metadata={"qname": "settings.Config.cache_on_first_use", "docstring": docstring})
             hits = planned.option_entry_first("What does cache_on_first_use do?", [row], [self.kb.pk], 6)
             self.assertEqual(hits[0].chunk_id, first, docstring)
+        # Asked where a name is defined, the code is the answer, not an entry documenting it (django-ninja's "Where
+        # is the class PatchDict defined?" led with its guide's section titled "PatchDict").
+        self.assertEqual(planned.option_entry_first("Where is cache_on_first_use defined?", [self.using_hit],
+                                                    [self.kb.pk], 6), [self.using_hit])
 
     def test_a_parameter_is_answered_by_its_docstring_entry(self):
         result = answers.answer("What does cache_on_first_use do?", [self.kb.pk])
