@@ -35,6 +35,7 @@ Uploaded documents are D0: none of this applies to them.
 """
 
 import ast
+import functools
 import itertools
 import re
 import textwrap
@@ -250,8 +251,10 @@ def parameter_named(code: str, question: str, symbol: str = "", path: str = "") 
     return _naming(code, question, symbol, path)[1]
 
 
+@functools.lru_cache(maxsize=256)
 def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]:
-    """`naming_paragraph`, and the parameter whose entry it is (`parameter_named`). A name the question spells in
+    """`naming_paragraph`, and the parameter whose entry it is (`parameter_named`), read once per source and question
+    (an extract asks both of each source of code it quotes). A name the question spells in
     words (`spelled_names`) is a parameter's only: "the lock counter" is no `self._context.lock_counter -= 1`. Of
     Python (the file at `path`, a chunk opening with a definition), only docstrings are prose: the rest of a function
     cut into chunks is its code ("if max_age is not None:" reads as words)."""
@@ -273,9 +276,9 @@ def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]
     writing = ""  # the first paragraph writing a name asked; a `:param` field of it in a later one comes first
     paragraphs = re.split(r"\n[ \t]*\n", code or "")
     python = path.endswith((".py", ".pyi")) or bool(_PYTHON_DEFINITION.match(code or ""))
+    marks = 0  # the docstring marks of the paragraphs before: inside one opened there, a line of them alone closes it
     for at, paragraph in enumerate(paragraphs):
-        # (Inside a docstring opened in a paragraph before, a line of the marks alone closes it.)
-        inside = sum(text.count('"""') + text.count("'''") for text in paragraphs[:at]) % 2 == 1
+        inside, marks = marks % 2 == 1, marks + paragraph.count('"""') + paragraph.count("'''")
         if python and not inside and not any(quotes in paragraph for quotes in ('"""', "'''")):
             continue  # code outside the docstrings
         # Its lines of prose: a docstring's or a JSDoc comment's, not the code beside them (`await Promise.resolve();`)
