@@ -1,4 +1,3 @@
-import time
 from unittest import skipUnless
 
 from django.conf import settings
@@ -8,7 +7,7 @@ from django.test import Client, TransactionTestCase, override_settings
 
 from portal import rate_limit
 from tests import redis_server
-from tests.api.base import ApiTestCase, make_key
+from tests.api.base import ApiTestCase, make_key, start_early_in_a_clock_minute
 from tests.concurrency import at_once
 
 # Counters in a Redis that is down (nothing listens on port 1).
@@ -22,9 +21,7 @@ class RateLimitTests(ApiTestCase):
         rate_limit._failures.update(logged_at=None, since=0)
 
     def test_a_key_over_its_limit_gets_429_with_retry_after(self):
-        # Counters are per clock minute; start early in one, so the four requests share it.
-        if time.time() % 60 > 55:
-            time.sleep(60 - time.time() % 60)
+        start_early_in_a_clock_minute(5)
         _, token = make_key()
         _, other = make_key()
         with override_settings(API={**self.settings_api(), "RATE_LIMIT_PER_MINUTE": 3}):
@@ -68,8 +65,7 @@ class RateLimitTests(ApiTestCase):
 
         _, token = make_key()
         with redis_server.running_redis() as url:
-            if time.time() % 60 > 55:  # the three requests must share one clock minute
-                time.sleep(60 - time.time() % 60)
+            start_early_in_a_clock_minute(5)
             in_redis = {**settings.CACHES, "api": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                                    "LOCATION": url}}
             with override_settings(CACHES=in_redis, API={**self.settings_api(), "RATE_LIMIT_PER_MINUTE": 2}):
@@ -100,8 +96,7 @@ class ConcurrentRateLimitTests(TransactionTestCase):
     LIMIT = 30
 
     def hammer(self, token: str, threads: int = 12, each: int = 8) -> list[int]:
-        if time.time() % 60 > 40:  # all requests must share one clock minute
-            time.sleep(60 - time.time() % 60)
+        start_early_in_a_clock_minute(20)
 
         def client():
             statuses = []
