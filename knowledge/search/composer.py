@@ -331,9 +331,12 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                              blocks)
         # A one-word reply answers a yes-or-no question, and another source's its own (an FAQ entry's, a section's);
         # a pointer going on from the sentence chosen answers nothing ("For another example see the … section").
+        # Nor do a table's other rows, the question looking one up: debug's "… you can set a few environment
+        # variables …:" came with all five for "What does DEBUG_HIDE_DATE do?".
         new = {key: sentence for key, sentence in (unit or {}).items() if key not in chosen
                and not (readable.BARE_REPLY.match(sentence) and (key[0] > 1 or not yes_no))
-               and (key == item[:2] or not asides.aside(sentence, question))}
+               and (key == item[:2] or not asides.aside(sentence, question))
+               and (key[0] not in tables_looked_up or key in looked_up or not _TABLE_ROW.match(sentence))}
         if chosen and ITEM.match(item[2]):  # (the other items of its list that send away are left out, not the item
             # chosen and its list: shortuuid's "• With pip (preferred), do `pip install shortuuid`." came with "• To
             # install the source, download it from https://github.com/…")

@@ -259,6 +259,19 @@ class RowLookedUpTests(TestCase):
         self.assertFalse(composer._looks_up_row("• returns — String",
                                                 composer.row_keys("How do I convert a string to bytes?")))
 
+    def test_the_sentence_introducing_a_table_brings_only_the_row_looked_up(self):
+        # debug's environment variables: "What does DEBUG_HIDE_DATE do?" quoted the sentence introducing the table and
+        # with it all five rows.
+        table = ("## Environment Variables\n\nWhen running through Node.js, you can set a few environment variables "
+                 "that will change the behavior of the debug logging:\n\n| Name | Purpose |\n|---|---|\n"
+                 "| `DEBUG` | Enables/disables specific debugging namespaces. |\n"
+                 "| `DEBUG_HIDE_DATE` | Hide date from debug output (non-TTY). |\n"
+                 "| `DEBUG_COLORS` | Whether or not to use colors in the debug output. |\n")
+        answer = compose("What does DEBUG_HIDE_DATE do?", table)
+        self.assertIn("• DEBUG_HIDE_DATE — Hide date from debug output (non-TTY). [1]", answer)
+        self.assertNotIn("DEBUG_COLORS", answer)
+        self.assertNotIn("namespaces", answer)
+
     def test_a_what_is_question_naming_no_project_is_not_answered_by_its_card(self):
         # "What is the constructor name for status 418?" was answered by http-errors' card, "Create HTTP errors for
         # Express, Koa, Connect, etc. with ease." — every "What is …?" put the card first.
