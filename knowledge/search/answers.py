@@ -201,7 +201,8 @@ def _routed(question: str, kb_ids, result: retrieval.Retrieval, top_k: int) -> r
     first (it merges plain search, so it finds no less: bench/code_index.py), without the index rows an
     answer is not grounded on. The confidence stays plain search's."""
     _, hits = planned.plan_and_search(question, kb_ids)
-    hits = _spread([hit for hit in hits if hit.layer not in layer_text.UNQUOTED_LAYERS], top_k, question)
+    hits = _spread(layer_text.chunks_saying_more([hit for hit in hits if hit.layer not in layer_text.UNQUOTED_LAYERS],
+                                                 question), top_k, question)
     return replace(result, hits=retrieval.renumbered(hits)) if hits else result
 
 
@@ -250,12 +251,12 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # a question that names the row by a value and the column it asks, and nothing else, is answered
         # by that cell.
         confidence = max(confidence, ROW_LOOKUP_CONFIDENCE)
-    elif sources and not (sources[0].layer or "").startswith("C") and code_names.documented_name(
-            question, sources[0].content or ""):
+    elif sources and (not (sources[0].layer or "").startswith("C") and code_names.documented_name(
+            question, sources[0].content or "") or _documents_parameter(question, sources)):
         # An entry of a long list is one line of its chunk, and the chunk's vector is far from a short question
         # naming it: rimraf's options list found first for "What does the preserveRoot option do?" (confidence
         # 0.52, refused). A question naming what the first source has an entry of (`code_names.documented_name`) is
-        # about it.
+        # about it; so is one naming a parameter a docstring quoted documents (`_documents_parameter`).
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and RELEASE(question) and answer_kinds.holds_release(question, sources[:1]):
         # So is a question asking what changed in a release its first source has the notes of, whose vector is
@@ -280,6 +281,15 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         grounding.refusal = Answer(grounding.refusal_text, [], sources, confidence, reasons, refused=True,
                                    timings=result.timings, unmentioned=grounding.unmentioned)
     return grounding
+
+
+def _documents_parameter(question: str, sources: list[SearchHit]) -> bool:
+    """Whether a source of code an extract quotes has an entry of the parameter or option the question names in its
+    docstring (`layer_text.parameter_named`): pluggy's "What does the tryfirst option do?" found
+    `HookimplMarker.__call__`, its `:param tryfirst:` field the answer, second (confidence 0.59, refused)."""
+    return any((hit.layer or "").startswith("C") and layer_text.parameter_named(
+        hit.content or "", question, hit.metadata.get("qname", ""), hit.metadata.get("source_path", ""))
+        for hit in sources[:composer.setting("EXTRACT_SOURCES")])
 
 
 # The confidence of a row the question looks a cell of up (`rows.looks_up`): that of a close match.

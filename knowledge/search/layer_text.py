@@ -42,7 +42,7 @@ import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.docstrings import as_text, described_parameter, doc_summary, jsdoc_description
-from knowledge.search import installs
+from knowledge.search import installs, option_tables
 from knowledge.search.code_blocks import code_likeness
 from knowledge.search.code_names import CODE_TOKEN, named_options, writes_name
 from knowledge.search.intent_words import (
@@ -58,8 +58,8 @@ from knowledge.search.intent_words import (
     USAGES,
 )
 from knowledge.search.retrieval import SearchHit
-from knowledge.search.source_text import quotable_text
-from knowledge.search.words import STOP_WORDS
+from knowledge.search.source_text import quotable_text, sentences
+from knowledge.search.words import STOP_WORDS, code_words, word_stems
 
 PROSE_LAYERS = frozenset({"D0", "D1"})
 UNQUOTED_LAYERS = frozenset({"D2", "D3", "D4", "D5"})
@@ -97,6 +97,15 @@ _PARAM_FIELD = re.compile(r":param (?:\w+ )?(\w+):\s*|@param\s+(?:\{[^}]*\}\s+)?
 _COMMENT_MARGIN = re.compile(r"^(?:/\*+|\*+/|\*(?!\*))[ \t]?")
 # reST's strong emphasis and emphasis: "**not**", "*min_level*" (not "*args", "**kwargs", a glob's "*").
 _EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*\n]*?[^\s*])\*{1,2}(?![\w*])")
+# A docstring's section title (Google's "Args:", NumPy's "Parameters" and the dashes under it) and list bullets.
+_SECTION_TITLE = re.compile(r"(?:Args|Arguments|Parameters|Returns|Raises|Yields|Attributes|Examples?|Notes?|See Also)"
+                            r"\s*:?|[-=~^]{3,}")
+_FENCED = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.S | re.M)  # a Markdown code block, in a docstring
+_EXAMPLE_TITLE = re.compile(r"(?:For )?Examples?(?: usage)?:?", re.I)
+_BULLET = re.compile(r"(?:[-*•]|\d{1,2}[.)])\s+")
+# A reST field opening a paragraph: ":param time_str:", ":param str time_str:", ":returns:", ":raises ValueError:".
+_FIELD_NAME = re.compile(r"^:(?P<kind>param|parameter|arg|argument|key|keyword|returns?|raises?|type|rtype|vartype)"
+                         r"(?:\s+(?:[^:]*\s)?(?P<name>[\w.]+))?:\s*")
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
 
@@ -115,8 +124,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     if layer == "C0":
         # What its documentation says of a name the question asks about, else what the code is for.
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
-        summary = naming_paragraph(hit.content, question, qname, meta.get("source_path", "")) or first_sentence(
-            _docstring(hit.content))
+        summary = naming_paragraph(hit.content, question, qname, meta.get("source_path", "")) or _opening_and(
+            answering_paragraph(hit.content, question, qname), first_sentence(_docstring(hit.content)))
         return _said(qname, meta.get("source_path", ""), summary, question, meta.get("chunk_type", "")) \
             if summary and qname else ""
     if (layer == "D6" and not _asks_integration(question, meta)) or (layer == "C2" and not _asks_links(question)):
@@ -137,6 +146,113 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     if summary:
         first = f"{first}: {summary}"  # what the handler or command says it does
     return _sentence(first) if first.strip() else ""
+
+
+def chunks_saying_more(hits: list[SearchHit], question: str) -> list[SearchHit]:
+    """`hits` with a symbol's source chunk in the place of its catalog row when the chunk's docstring says more to the
+    question than the row's first sentence (`naming_paragraph`, `answering_paragraph`), the row last: "Does
+    run_pending run jobs that were missed?" found run_pending's row first and its chunk sixth, and quoted "Run all
+    jobs that are scheduled to run." without the note below it that answers."""
+    chunks = {}  # qualified name → its source chunks, in order
+    for hit in hits:
+        if hit.layer == "C0" and (hit.metadata or {}).get("qname"):
+            chunks.setdefault(hit.metadata["qname"], []).append(hit)
+    placed, moved = list(hits), []
+    for at, hit in enumerate(hits):
+        qname = (hit.metadata or {}).get("qname")
+        if hit.layer != "C1" or qname not in chunks:
+            continue
+        saying = next((chunk for chunk in chunks[qname] if hits.index(chunk) > at and _says_more(chunk, question)),
+                      None)
+        if saying is not None:
+            placed[at], placed[hits.index(saying)] = saying, None
+            moved.append(hit)
+    return [hit for hit in placed if hit is not None] + moved
+
+
+def _says_more(chunk: SearchHit, question: str) -> bool:
+    qname, path = chunk.metadata.get("qname", ""), chunk.metadata.get("source_path", "")
+    return bool(naming_paragraph(chunk.content, question, qname, path)
+                or answering_paragraph(chunk.content, question, qname))
+
+
+def answering_paragraph(code: str, question: str, symbol: str = "") -> str:
+    """The paragraph of a source chunk's docstring below its first that answers what the question asks beyond the
+    names of `symbol` — sharing two of its words at least, and more than the first paragraph does — as at most
+    three sentences, those sharing a word; "" when there is none. "Does run_pending run jobs that were missed?"
+    is answered by run_pending's note "… it is intended behavior that run_pending() does not run missed jobs", not
+    by its first sentence, and "What formats does at() accept for daily jobs?" by its `:param time_str:` field
+    with the formats listed."""
+    if HOW_TO(question):
+        return ""  # how to do it is the symbol's first sentence and its examples
+    paragraphs = _docstring_paragraphs(_docstring(code))
+    asked = word_stems(question) - word_stems(code_words(" ".join(symbol.split(".")[1:])))
+    if len(paragraphs) < 2 or len(asked) < 2:
+        return ""
+    shared = [len(asked & word_stems(code_words(paragraph))) for paragraph in paragraphs]
+    best = max(range(1, len(paragraphs)), key=shared.__getitem__)
+    # Of a symbol the question does not name, the paragraph says all it asks: tenacity's `sleep`, "This is the
+    # default strategy", is no answer to "What is the default stop strategy?".
+    named = writes_name(question, symbol.rsplit(".", 1)[-1])
+    if shared[best] < 2 or shared[best] <= shared[0] or not named and shared[best] < len(asked):
+        return ""
+    said = [sentence for sentence in sentences(paragraphs[best]) if asked & word_stems(code_words(sentence))]
+    field = re.match(r"(?:Returns|Raises \S+|[\w.]+): ", paragraphs[best])  # a field's name, said with its text
+    named = field.group(0) if field and not said[0].startswith(field.group(0)) else ""
+    return named + " ".join(_sentence(sentence) for sentence in said[:3])
+
+
+def _docstring_paragraphs(docstring: str) -> list[str]:
+    """A docstring's paragraphs as plain text, each field of a field list one of its own (":param time_str: A string
+    in one of …" as "time_str: A string in one of …"), a list's items run on after the sentence introducing them
+    ("… the following formats: For daily jobs -> HH:MM:SS or HH:MM; For hourly jobs -> MM:SS or :MM"); without
+    examples (doctests, the block after "::"), directives, types' fields and Google's or NumPy's section titles."""
+    paragraphs, example = [], False
+    for block in re.split(r"\n[ \t]*\n", _FENCED.sub("", docstring or "")):
+        indented, lines = block[:1].isspace(), [line.strip() for line in block.strip().split("\n")]
+        if example and indented or lines[0].startswith((">>>", ".. ")):
+            continue  # an example's or a directive's lines
+        example = example and indented or lines[-1].endswith("::") or bool(_EXAMPLE_TITLE.fullmatch(lines[-1]))
+        fields = [[]]
+        for line in lines:
+            if _SECTION_TITLE.fullmatch(line):
+                continue
+            if line.startswith(":") and fields[-1]:
+                fields.append([])
+            fields[-1].append(line)
+        for field in filter(None, fields):
+            text = _plain(_FIELD_NAME.sub(_field_name, _run_on(field), count=1))
+            if _BULLET.match(field[0]) and paragraphs and paragraphs[-1].endswith(":"):
+                paragraphs[-1] += f" {text}"  # the list a paragraph introduces, a blank line between
+            elif len(text.split()) >= 3 and not text.startswith(":"):
+                paragraphs.append(text)
+    return paragraphs
+
+
+def _run_on(lines: list[str]) -> str:
+    """A paragraph's lines on one line, a list's items parted by "; "."""
+    text, item = "", False
+    for line in lines:
+        bullet = _BULLET.match(line)
+        text += ("; " if item and bullet else " ") + (line[bullet.end():] if bullet else line)
+        item = item or bool(bullet)
+    return text.strip()
+
+
+def _field_name(match: re.Match) -> str:
+    """A reST field's name as its reader says it: ":param time_str:" as "time_str:", ":returns:" as "Returns:",
+    ":raises ValueError:" as "Raises ValueError:"; a type's field (":type x:", ":rtype:") as itself, left out."""
+    kind, name = match.group("kind"), match.group("name") or ""
+    if kind in ("type", "rtype", "vartype"):
+        return match.group(0)
+    if kind.startswith("return"):
+        return "Returns: "
+    return f"Raises {name}: " if kind.startswith("raise") else f"{name}: "
+
+
+def _opening_and(passage: str, opening: str) -> str:
+    """A docstring's first sentence and the passage of it answering the question, when there is one."""
+    return f"{opening} {passage}" if passage and opening else passage or opening
 
 
 def is_prose(hit: SearchHit) -> bool:
@@ -161,7 +277,14 @@ def _symbol(meta: dict, question: str) -> str:
     summary = first_sentence(meta.get("docstring") or "")
     kind = meta.get("kind") or "symbol"
     if summary:
-        return _said(qname, path, summary, question, kind)
+        # Asked a parameter's default, the signature's declaration of it follows ("What is the default
+        # delay_seconds of run_all?": "… Run all jobs regardless if they are scheduled to run or not.
+        # delay_seconds: int = 0.").
+        said, signature = _said(qname, path, summary, question, kind), meta.get("signature") or ""
+        if not signature.startswith(("def ", "async def ")):
+            return said
+        declared = _default_asked(f"{signature}:\n    pass", question, qname, _asked_names(question, qname)[1])
+        return f"{said} {_sentence(declared)}" if declared else said
     if not path or not (LOCATION(question) or (not HOW_TO(question) and _names(question, qname))):
         return ""
     return f"{kind.capitalize()} `{qname}` is defined in {path}."
@@ -258,16 +381,13 @@ def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]
     words (`spelled_names`) is a parameter's only: "the lock counter" is no `self._context.lock_counter -= 1`. Of
     Python (the file at `path`, a chunk opening with a definition), only docstrings are prose: the rest of a function
     cut into chunks is its code ("if max_age is not None:" reads as words)."""
-    own = set(symbol.split(".")[1:])
-    # (A name of three letters too when the question says it is an option's or a parameter's: "the gnu parameter".)
-    names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS} - own | set(
-        named_options(question))
-    entries = sorted(names | spelled_names(question) - own)
+    names, entries = _asked_names(question, symbol)
     # A how-to asks what the code is for, unless it asks about a parameter by name ("How do I add a schedule for a
     # task?" is no question about `:param task:`).
     if not entries or HOW_TO(question) and not _PARAMETER_ASKED.search(question):
         return "", ""
     option = _cli_option_help(code or "", entries)
+    option = option if option[0] else option_tables.option_help(code or "", entries)  # a usage docstring's table
     if option[0]:
         return option
     field = described_parameter(code or "", entries)  # an "Args:" or "Parameters" section's entry
@@ -289,7 +409,8 @@ def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]
         text = " ".join(line for line in lines if line and not line.startswith((">>>", "...", '"""', "'''", ".. "))
                         and not line.endswith(_CODE_LINE_ENDS) and not _BLOCK_OPENER.match(line)
                         and not (line.endswith(",") and _SIGNATURE_LINE.match(line))
-                        and code_likeness(as_text(line).replace("`", "")) <= _PROSE_LIKENESS)
+                        and (code_likeness(as_text(line).replace("`", "")) <= _PROSE_LIKENESS
+                             or _FIELD_NAME.match(line)))  # (":param tryfirst:" alone, its text below it)
         # The last paragraph, unclosed, may be cut short by the chunk's end ("… receives `path`, `key` and").
         cut = at == len(paragraphs) - 1 and not _ENDS.search(text) and not any(
             line.rstrip().endswith(_CLOSING) for line in paragraph.split("\n"))
@@ -312,6 +433,17 @@ def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]
     # of naturalday?", `format: str = '%b %d'` — a sentence among the others, not the entry a docstring's would be.
     declared = _default_asked(code, question, symbol, entries)
     return (_sentence(declared) if declared else writing), ""
+
+
+def _asked_names(question: str, symbol: str) -> tuple[set[str], list[str]]:
+    """The names of code a question may ask about, but those of `symbol` (its qualified name's parts): its words
+    that may be names — of three letters too when the question says it is an option's or a parameter's ("the gnu
+    parameter") —, and with them the names it spells in words (`spelled_names`), which only a parameter's entry
+    answers."""
+    own = set(symbol.split(".")[1:])
+    names = {word for word in _ASKED_NAME.findall(question) if word.lower() not in STOP_WORDS} - own | set(
+        named_options(question))
+    return names, sorted(names | spelled_names(question) - own)
 
 
 def _with_default(entry: str, code: str, question: str, symbol: str, names: list[str]) -> str:

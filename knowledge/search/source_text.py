@@ -20,6 +20,7 @@ import re
 
 from knowledge.indexing.markdown import IMAGE, LINK_TEXT, outside_code_spans, unescaped, without_emphasis
 from knowledge.indexing.tables import DELIMITER_ROW, read_tables, split_cells
+from knowledge.search import option_tables
 from knowledge.search.citations import MARKER
 from knowledge.search.code_blocks import (
     COMMAND,
@@ -108,6 +109,7 @@ def clean_text(text: str) -> str:
     text = GENERATOR_LINE.sub("", text)
     text = _IMAGES_LINE.sub("", text)
     text = _tables_as_items(text) if "|" in text else text
+    text = option_tables.as_items(text)
     text = _TABLE_SEPARATOR.sub("", text)
     text = HEADING.sub(r"\1", text)
     text = _CONTENTS_ITEM.sub("", text)

@@ -183,3 +183,18 @@ def test_an_entry_asked_its_default_says_the_signatures_and_code_is_no_paragraph
             "        return value\n")
     assert layer_text.naming_paragraph(rest, "What does max_age do?", "itsdangerous.timed.TimestampSigner.unsign",
                                        "src/itsdangerous/timed.py") == ""
+
+
+def test_a_symbols_row_asked_a_parameters_default_says_its_signatures():
+    # schedule's `run_all`: its row holds the docstring's first sentence and the signature; "What is the default
+    # delay_seconds of run_all?" quoted the sentence alone.
+    row = replace(hit(1, "function schedule.run_all\ndef run_all(delay_seconds: int=0) -> None\nCalls run_all.",
+                      kind="function", qname="schedule.run_all", source_path="schedule/__init__.py",
+                      docstring="Calls run_all on the default scheduler instance.",
+                      signature="def run_all(delay_seconds: int=0) -> None"), layer="C1")
+    said = "`schedule.run_all` (schedule/__init__.py): Calls run_all on the default scheduler instance."
+    assert layer_text.quotable(row, question="What is the default delay_seconds of run_all?") == (
+        f"{said} delay_seconds: int = 0.")
+    # Not asked its default, or asked another function's, the row says what it is for.
+    assert layer_text.quotable(row, question="What does delay_seconds of run_all do?") == said
+    assert layer_text.quotable(row, question="What is the default delay_seconds of run_pending?") == said

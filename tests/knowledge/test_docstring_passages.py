@@ -1,0 +1,133 @@
+"""A paragraph of a docstring below its first sentence, when that is what a question asks (`layer_text.
+answering_paragraph`), and a symbol's source chunk taking its catalog row's place for it."""
+
+from dataclasses import replace
+
+import pytest
+
+from knowledge.search import answers, layer_text, retrieval
+from tests.factories import make_kb
+from tests.knowledge.test_composer import hit
+
+# schedule's `Scheduler.run_pending` and `Job.at` (a field whose list a blank line parts from it).
+RUN_PENDING = '''    def run_pending(self) -> None:
+        """
+        Run all jobs that are scheduled to run.
+
+        Please note that it is *intended behavior that run_pending()
+        does not run missed jobs*. For example, if you've registered a job
+        that should run every minute and you only call run_pending()
+        in one hour increments then your job won't be run 60 times in
+        between but only once.
+        """
+        runnable_jobs = (job for job in self.jobs if job.should_run)
+'''
+AT = '''    def at(self, time_str: str, tz: Optional[str] = None):
+        """
+        Specify a particular time that the job should be run at.
+
+        :param time_str: A string in one of the following formats:
+
+            - For daily jobs -> `HH:MM:SS` or `HH:MM`
+            - For hourly jobs -> `MM:SS` or `:MM`
+
+            The format must make sense given how often the job is
+            repeating.
+
+        :param tz: The timezone that this timestamp refers to.
+
+        :return: The invoked job instance
+        """
+        if self.unit not in ("days", "hours", "minutes"):
+'''
+
+
+def test_the_paragraph_sharing_the_questions_words_answers():
+    assert layer_text.answering_paragraph(RUN_PENDING, "Does run_pending run jobs that were missed?",
+                                          "schedule.Scheduler.run_pending") == (
+        "Please note that it is intended behavior that run_pending() does not run missed jobs. For example, if you've "
+        "registered a job that should run every minute and you only call run_pending() in one hour increments then "
+        "your job won't be run 60 times in between but only once.")
+    assert layer_text.answering_paragraph(AT, "What formats does at() accept for daily jobs?", "schedule.Job.at") == (
+        "time_str: A string in one of the following formats: For daily jobs -> HH:MM:SS or HH:MM; For hourly jobs "
+        "-> MM:SS or :MM.")
+    # What the symbol is for is its first sentence: a question of its own names and one word finds no paragraph.
+    assert layer_text.answering_paragraph(RUN_PENDING, "What does run_pending do?", "schedule.Scheduler.run_pending") \
+        == ""
+    assert layer_text.answering_paragraph(AT, "How do I run a job at a time?", "schedule.Job.at") == ""
+
+
+def test_the_chunk_answering_takes_its_rows_place():
+    row = replace(hit(1, "method schedule.Scheduler.run_pending\ndef run_pending(self) -> None\nRun all jobs.",
+                      qname="schedule.Scheduler.run_pending", kind="method", source_path="schedule/__init__.py",
+                      docstring="Run all jobs that are scheduled to run."), layer="C1")
+    readme = hit(2, "## Usage\n\nCall run_pending in a loop.")
+    chunk = replace(hit(3, RUN_PENDING, qname="schedule.Scheduler.run_pending", source_path="schedule/__init__.py"),
+                    layer="C0")
+    question = "Does run_pending run jobs that were missed?"
+    assert layer_text.chunks_saying_more([row, readme, chunk], question) == [chunk, readme, row]
+    quoted = layer_text.quotable(chunk, question=question)
+    assert quoted.startswith("`schedule.Scheduler.run_pending` (schedule/__init__.py): Run all jobs that are "
+                             "scheduled to run. Please note that it is intended behavior that run_pending() does not "
+                             "run missed jobs.")
+    # A chunk saying no more than the row leaves it in its place.
+    assert layer_text.chunks_saying_more([row, readme, chunk], "What does run_pending do?") == [row, readme, chunk]
+
+
+def test_of_a_symbol_not_named_the_paragraph_says_all_asked_and_examples_are_no_paragraphs():
+    # tenacity's `sleep`: "the default strategy" is no answer to "What is the default stop strategy?".
+    sleep = ('def sleep(seconds: float) -> None:\n    """\n    Sleep strategy that delays execution for a given '
+             'number of seconds.\n\n    This is the default strategy, and may be mocked out for unit testing.\n'
+             '    """\n')
+    assert layer_text.answering_paragraph(sleep, "What is the default stop strategy?", "tenacity.nap.sleep") == ""
+    assert layer_text.answering_paragraph(sleep, "Is sleep the default strategy?", "tenacity.nap.sleep") == (
+        "This is the default strategy, and may be mocked out for unit testing.")
+    # humanize's `intword`: its examples in a Markdown block are no paragraph answering.
+    intword = ('def intword(value, format="%.1f"):\n    """Converts a large integer to a friendly text representation.'
+               '\n\n    Examples:\n        ```pycon\n        >>> intword("1000000")\n        \'1.0 million\'\n'
+               '        ```\n    """\n')
+    assert layer_text.answering_paragraph(intword, "Which value is 1000000 as a million in intword?",
+                                          "humanize.number.intword") == ""
+
+
+# pluggy's `HookimplMarker.__call__`: each `:param` field's text on the lines below it.
+MARKER_CALL = '''    def __call__(self, function=None, tryfirst: bool = False, trylast: bool = False):
+        """If passed a function, directly sets attributes on the function.
+
+        :param tryfirst:
+            If ``True``, this hook implementation will run as early as possible
+            in the chain of N hook implementations for a specification. See
+            :ref:`callorder`.
+
+        :param trylast:
+            If ``True``, this hook implementation will run as late as possible.
+        """
+'''
+
+
+def test_a_field_whose_text_is_below_its_name_is_the_parameters_entry():
+    assert layer_text.parameter_named(MARKER_CALL, "What does the tryfirst option do?",
+                                      "pluggy._hooks.HookimplMarker.__call__") == "tryfirst"
+    assert layer_text.naming_paragraph(MARKER_CALL, "What does the tryfirst option do?",
+                                       "pluggy._hooks.HookimplMarker.__call__").startswith(
+        "tryfirst: If True, this hook implementation will run as early as possible in the chain of N hook "
+        "implementations for a specification.")
+
+
+@pytest.mark.django_db
+def test_a_question_naming_a_parameter_a_quoted_docstring_documents_is_about_it():
+    # "What does the tryfirst option do?" found the docs' "First result only" first and `__call__` second, at a
+    # confidence of 0.59: refused, though `:param tryfirst:` answers it.
+    kb = make_kb()
+    section = hit(1, "## First result only\n\nA hookspec can be marked such that the call loop stops at the first "
+                     "result.", source_uri="docs/index.rst")
+    call = replace(hit(2, MARKER_CALL, qname="pluggy._hooks.HookimplMarker.__call__",
+                       source_path="src/pluggy/_hooks.py"), layer="C0")
+    for source in (section, call):
+        source.knowledge_base_id = kb.pk
+    result = retrieval.Retrieval(hits=[section, call], best_similarity=0.5, keyword_fallback_used=False, timings={},
+                                 best_relevance=0.3, relevant_count=2)
+    grounding = answers.judge("What does the tryfirst option do?", result)
+    assert grounding.refusal is None and grounding.confidence == answers.NAMED_ENTRY_CONFIDENCE
+    # A parameter it does not document leaves the confidence the search's.
+    assert answers.judge("What does the optionalhook option do?", result).refusal is not None
