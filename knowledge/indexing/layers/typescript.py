@@ -315,6 +315,28 @@ class _Reader(RouteReader):
         body = node.child_by_field_name("body")
         if body is not None:
             self.calls(body, symbol)
+        if body is not None and body.type == "statement_block":
+            self.exposed_functions(body, symbol)
+
+    def exposed_functions(self, body: Node, owner: Symbol) -> None:
+        """The functions a function's body declares and hands out — set as members of what it builds, or returned in
+        an object — as symbols of it: a factory's API. debug's `setup(env)` declares `function enable(namespaces)`
+        and sets `createDebug.enable = enable`; "Where is the enable function defined?" found no symbol of it."""
+        declared = {self.text(name): node for node in body.named_children
+                    if node.type in ("function_declaration", "generator_function_declaration")
+                    and (name := node.child_by_field_name("name")) is not None}
+        exposed = set()
+        for node in body.named_children:
+            assigned = self.assigned_member(node) if node.type == "expression_statement" else None
+            if assigned and assigned[2].type == "identifier":
+                exposed.add(self.text(assigned[2]))
+            returned = node.named_children[0] if node.type == "return_statement" and node.named_children else None
+            for member in returned.named_children if returned is not None and returned.type == "object" else []:
+                value = member.child_by_field_name("value") if member.type == "pair" else member
+                if value is not None and value.type in ("identifier", "shorthand_property_identifier"):
+                    exposed.add(self.text(value))
+        for name in sorted(exposed & declared.keys(), key=lambda name: declared[name].start_byte):
+            self.function(name, declared[name], declared[name], owner, "function", declared[name])
 
     # --- references ---------------------------------------------------------------------------------
 

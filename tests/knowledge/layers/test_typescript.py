@@ -299,3 +299,17 @@ def test_a_method_s_call_on_this_is_a_call_of_its_class_s_method():
     edges = meta(rows, "C2", "edge_type", "src_qname", "dst_ref", "resolution")
     assert ("calls", "src.client.Client.fetch", "src.client.Client.build", "resolved") in edges
     assert [edge for edge in edges if edge[1] == "src.client.Sub.run"][0][3] == "resolved"  # Client's, inherited
+
+
+def test_a_factorys_functions_it_hands_out_are_its_symbols():
+    # debug's `setup(env)` builds `createDebug` and sets `createDebug.enable = enable`: "Where is the enable function
+    # defined?" found no symbol of `enable`. A helper it keeps to itself stays no symbol.
+    rows = rows_of({"src/common.js": (
+        "function setup(env) {\n  createDebug.enable = enable;\n\n  /**\n  * Enables a debug mode by namespaces.\n"
+        "  */\n  function enable(namespaces) {\n    createDebug.save(namespaces);\n  }\n\n"
+        "  function disable() {\n    return helper();\n  }\n\n  function helper() {\n    return '';\n  }\n\n"
+        "  return {enable, off: disable};\n}\n\nmodule.exports = setup;\n")})[0]["src/common.js"]
+    symbols = meta(rows, "C1", "qname", "kind", "docstring")
+    assert ("src.common.setup.enable", "function", "Enables a debug mode by namespaces.") in symbols
+    assert ("src.common.setup.disable", "function", "") in symbols
+    assert "src.common.setup.helper" not in [qname for qname, *_ in symbols]
