@@ -32,7 +32,7 @@ from django.db.models import Count, Q
 
 from knowledge.indexing.layers.docstrings import described_parameter
 from knowledge.models import Chunk, Document
-from knowledge.search import answer_kinds, code_names, retrieval, secondary
+from knowledge.search import answer_kinds, code_names, layer_text, retrieval, secondary
 from knowledge.search.intent import plan_question
 from knowledge.search.intent_words import LOCATION
 from knowledge.search.plans import Plan, Planner, Step, precise_keys
@@ -241,6 +241,8 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
             return False
         if (hit.layer or "").startswith("C"):
             return hit.layer == "C0" and described_parameter(text, options) is not None
+        if not layer_text.is_prose(hit):  # an index's row restating the section ("`debug` mentions DEBUG_DEPTH")
+            return False
         return (any(code_names.has_entry(text, name) for name in options)
                 or any(code_names.has_symbol_entry(text, symbol) for symbol in symbols))
 

@@ -347,6 +347,15 @@ class OptionEntryFirstTests(TestCase):
         self.assertIn("| `dot` |", hits[0].content)
         self.assertEqual([hit.chunk_id for hit in hits[1:]], [self.code.pk, 1])
 
+    def test_an_index_row_restating_the_section_is_no_entry_of_it(self):
+        # debug's "What does DEBUG_DEPTH do?": the environment variables' row of the integrations layer (D6) holds
+        # the section's table too, and came first, so the table itself, sixth, was not read.
+        restated = replace(self.code_hit, chunk_id=1, layer="D6", content=OPTIONS_README)
+        table = replace(self.code_hit, chunk_id=2, layer="D0", content=OPTIONS_README)
+        hits = planned.option_entry_first("What does the dot option do?", [restated, self.code_hit, table],
+                                          [self.kb.pk], 6)
+        self.assertEqual([hit.chunk_id for hit in hits], [2, 1, self.code.pk])
+
     def test_an_option_asked_about_is_answered_by_its_row(self):
         result = answers.answer("What does the nocase option do?", [self.kb.pk])
         self.assertFalse(result.refused, result.reasons)
