@@ -1,9 +1,12 @@
 """A command's options as its usage text lists them — docopt's, getopt's and `--help` output's table, the flags on
-the left, what they do two spaces or more to the right, a long text going on below under itself:
+the left, what they do two spaces or more to the right, a long text going on below under itself — or under the
+flags, indented deeper:
 
     -s REGEXP, --sep REGEXP   use a custom column separator (default: whitespace)
     -f FMT, --format FMT      set output table format; supported formats:
                               plain, simple, grid (default: simple)
+    -r --range <range>
+            Print versions that match the specified range.
 
 A README shows the table as code (tabulate's "Usage of the command line utility") and a `main()`'s docstring
 holds it (docopt's way); either was read as one run-on sentence of every option, and "What does the --sep option
@@ -12,10 +15,11 @@ do?" quoted them all."""
 import re
 from dataclasses import dataclass
 
-# A row: its flags ("-s REGEXP, --sep REGEXP", "-1, --header", "--max-width=N"), then what it does.
-_ROW = re.compile(r"^(?P<margin>[ \t]*)(?P<flags>-{1,2}[\w?][\w-]*(?:[ =](?:[A-Z][A-Z_]*|<[^>\s]+>|\[[^\]\s]+\]))?"
-                  r"(?:,[ \t]*-{1,2}[\w-]+(?:[ =](?:[A-Z][A-Z_]*|<[^>\s]+>|\[[^\]\s]+\]))?)*)"
-                  r"(?P<gap>[ \t]{2,})(?P<said>\S.*?)[ \t]*$")
+# A row: its flags ("-s REGEXP, --sep REGEXP", "-1, --header", "--max-width=N", "-i --increment [<level>]"), then
+# what it does — on its line, or on the lines below it indented deeper (`--help` output's other way: semver's).
+_ARGUMENT = r"(?:[ =](?:[A-Z][A-Z_]*|<[^>\s]+>|\[[^\]\s]+\]))?"
+_ROW = re.compile(rf"^(?P<margin>[ \t]*)(?P<flags>-{{1,2}}[\w?][\w-]*{_ARGUMENT}"
+                  rf"(?:,?[ \t]+-{{1,2}}[\w-]+{_ARGUMENT})*)(?:(?P<gap>[ \t]{{2,}})(?P<said>\S.*?))?[ \t]*$")
 _FLAG = re.compile(r"-{1,2}([\w?][\w-]*)")
 _FLAG_LINE = re.compile(r"^[ \t]*-{1,2}[\w?]", re.M)  # a line a row may be
 
@@ -43,10 +47,11 @@ def option_rows(text: str) -> list[OptionRow]:
     for line in text.split("\n"):
         match = _ROW.match(line)
         if match:
-            rows.append([match.group("flags"), match.group("said"), offset, offset + len(line)])
-            column = match.end("gap")
+            rows.append([match.group("flags"), match.group("said") or "", offset, offset + len(line)])
+            # (Its text below it, flags alone on their line: indented deeper than they are.)
+            column = match.end("gap") if match.group("said") else match.end("margin") + 3
         elif column is not None and line.strip() and len(line) - len(line.lstrip()) >= column - 2:
-            rows[-1][1] += f" {line.strip()}"  # its text going on under it
+            rows[-1][1] = f"{rows[-1][1]} {line.strip()}".strip()  # its text going on under it
             rows[-1][3] = offset + len(line)
         elif line.strip() or not rows:
             tables.append(rows)
@@ -55,6 +60,8 @@ def option_rows(text: str) -> list[OptionRow]:
             column = None  # a blank line: the next row may follow, no more of this one's text
         offset += len(line) + 1
     tables.append(rows)
+    # (Flags with no text on their line nor below it are no row: "-v" alone.)
+    tables = [[row for row in table if row[1]] for table in tables]
     return [OptionRow(*row) for table in tables if len(table) > 1 for row in table]
 
 
@@ -64,6 +71,13 @@ def as_items(text: str) -> str:
     for row in reversed(option_rows(text)):
         text = f"{text[:row.start]}• {row.flags} — {row.said}{text[row.end:]}"
     return text
+
+
+def items(code: str) -> str:
+    """The rows of the option tables in a block of code (a command's `--help` output shown as code) as a list of
+    its own, a paragraph apart, for an extract to quote the row asked; "" when it has none."""
+    rows = option_rows(code)
+    return "\n\n" + "\n".join(f"• {row.flags} — {row.said}" for row in rows) + "\n\n" if rows else ""
 
 
 def option_help(text: str, names) -> tuple[str, str]:

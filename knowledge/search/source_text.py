@@ -208,7 +208,7 @@ def prose_without_code(text: str, *, commands: bool = False) -> str:
             code = text[start:fence.start()]
             if commands:
                 kept.append(quoted_block(code))
-            if members := _members_as_items(code):
+            if members := _members_as_items(code) or option_tables.items(code):
                 kept.append(members)
         inside, start = not inside, fence.end()
     if not inside:

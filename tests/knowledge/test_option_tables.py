@@ -48,3 +48,35 @@ def test_a_usage_docstrings_row_is_the_options_entry():
     assert layer_text.naming_paragraph(code, "What does the --sep option do?", "tabulate._main") == (
         "-s REGEXP, --sep REGEXP: use a custom column separator (default: whitespace).")
     assert layer_text.parameter_named(code, "What is the default of the format option?", "tabulate._main") == "format"
+
+
+# semver's README: its `--help` output in a fenced block, each option's text on the lines below its flags.
+HELP_BELOW = """As a command-line utility:
+
+```
+Usage: semver [options] <version> [<version> [...]]
+
+Options:
+-r --range <range>
+        Print versions that match the specified range.
+
+-i --increment [<level>]
+        Increment a version by the specified level.  Level can
+        be one of: major, minor, patch.  Default level is 'patch'.
+
+-l --loose
+        Interpret versions and ranges loosely
+```
+"""
+
+
+def test_an_options_text_below_its_flags_is_its_row():
+    rows = option_tables.option_rows(HELP_BELOW)
+    assert [(row.flags, row.said) for row in rows] == [
+        ("-r --range <range>", "Print versions that match the specified range."),
+        ("-i --increment [<level>]", "Increment a version by the specified level.  Level can be one of: major, "
+                                     "minor, patch.  Default level is 'patch'."),
+        ("-l --loose", "Interpret versions and ranges loosely")]
+    answer = composer.compose("What does the --increment option do?", [hit(1, HELP_BELOW)], entry_match=False).text
+    assert "-i --increment [<level>] — Increment a version by the specified level." in answer, answer
+    assert "--range" not in answer and "--loose" not in answer
