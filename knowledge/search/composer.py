@@ -54,6 +54,7 @@ from knowledge.search import (
     installs,
     layer_text,
     opposites,
+    option_tables,
     project_sites,
     readable,
     source_text,
@@ -121,6 +122,7 @@ _SEE_PAGE = re.compile(r"(?:see|see also)\s+\S+(?:\s+\S+)?\.$", re.I)
 _TABLE_ROW = re.compile(r"• .*? — ")
 # A list item opening with the name it documents: "• locale: language code …", "• `maxAge` - how long …".
 _NAMED_ENTRY = re.compile(r"• `?([A-Za-z_$][\w$.-]*)`?\s*(?::|—|–|-)\s+\S")
+_SAID_ALREADY_WORDS = 5  # a sentence of as many words at least that another chosen one holds whole is said already
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
@@ -344,6 +346,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                    or not _sends_away(question, {key: sentence}, sources, own)}
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (code_blocks.repeats_its_code(new, chosen) or chosen and item[0] in where_only
+                                 or chosen and _said_already(item[2], chosen)
                                  or how_to and installs.installs_another(question, new, sources, chosen)
                                  or chosen and _sends_away(question, new, sources, own)
                                  or chosen and how_to and asides.says_nothing_asked(question, new, sources, kbs)):
@@ -584,6 +587,16 @@ def row_keys(question: str, heading: str = "") -> tuple[set[str], set[str]]:
     return written, set() if asked else options
 
 
+def _said_already(sentence: str, chosen: dict) -> bool:
+    """Whether a sentence's words are all in a chosen sentence, in its order, or the chosen one's in it: an option's
+    row in a README ("• -s REGEXP, --sep REGEXP — use a custom column separator …") and its entry in the code's usage
+    text ("`_main` (…): -s REGEXP, --sep REGEXP: use a custom column separator …")."""
+    words = same_words(sentence)
+    return any(len(shorter.split()) >= _SAID_ALREADY_WORDS and shorter in longer
+               for other in map(same_words, chosen.values())
+               for shorter, longer in ((words, other), (other, words)))
+
+
 def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
     """Whether a table's row, as an item of its cells (`source_text._tables_as_items`), is what the question whose
     `row_keys` are `keys` looks up: it writes one of its cells whole, a key no prose word is (a number, a name written
@@ -601,6 +614,9 @@ def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
         entry = _NAMED_ENTRY.match(sentence)
         return bool(entry) and entry[1].lower() in options
     cells = [cell.strip().strip("`") for cell in sentence[2:].split(" — ")]
+    flags = option_tables.written_flags(cells[0])  # a command's option: "• -l --loose — Interpret …" for "-l"
+    if flags & written or {flag.lstrip("-") for flag in flags} & options:
+        return True
     return any(cell.lower() in options or cell.lower() in written and _KEY_CELL.search(cell) for cell in cells) and (
         not all(cell.lower() in written for cell in cells))
 

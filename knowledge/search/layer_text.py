@@ -41,7 +41,13 @@ import re
 import textwrap
 
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
-from knowledge.indexing.layers.docstrings import as_text, described_parameter, doc_summary, jsdoc_description
+from knowledge.indexing.layers.docstrings import (
+    EMPHASIS,
+    as_text,
+    described_parameter,
+    doc_summary,
+    jsdoc_description,
+)
 from knowledge.search import installs, option_tables
 from knowledge.search.code_blocks import code_likeness
 from knowledge.search.code_names import CODE_TOKEN, named_options, writes_name
@@ -79,6 +85,8 @@ _BLOCK_OPENER = re.compile(r"(?:async\s+)?(?:def|class)\s+\w+")
 _PROSE_LIKENESS = 0.12  # a line of a source chunk with more code punctuation than this is code, not prose
 # A chunk of Python opening with a function or a class (its decorators first): its prose is its docstrings'.
 _PYTHON_DEFINITION = re.compile(r"\s*(?:@|(?:async\s+)?def\s|class\s)")
+# A command's option asked about: written with its dashes, or called an option, a flag or a switch.
+_COMMAND_OPTION_ASKED = re.compile(r"(?<![\w-])-{1,2}[\w?]|\b(?:options?|flags?|switch(?:es)?)\b", re.I)
 _DEFAULT_ASKED = re.compile(r"\bdefaults?\b|по умолчанию", re.I)
 _PARAMETER_ASKED = re.compile(r"\b(?:param(?:eter)?s?|arg(?:ument)?s?|kwargs?|options?|attributes?|fields?|flags?"
                               r"|propert(?:y|ies))\b|параметр|аргумент|опци|атрибут", re.I)
@@ -95,8 +103,6 @@ _CLOSING = ('"""', "'''", "*/")  # a docstring's or a JSDoc comment's last line 
 _PARAM_FIELD = re.compile(r":param (?:\w+ )?(\w+):\s*|@param\s+(?:\{[^}]*\}\s+)?\[?(\w+)\]?\s*-?\s*")
 # A comment's margin opening a line: "/**", "*/", a JSDoc line's "* " — not bold markup ("**not** use …").
 _COMMENT_MARGIN = re.compile(r"^(?:/\*+|\*+/|\*(?!\*))[ \t]?")
-# reST's strong emphasis and emphasis: "**not**", "*min_level*" (not "*args", "**kwargs", a glob's "*").
-_EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*\n]*?[^\s*])\*{1,2}(?![\w*])")
 # A docstring's section title (Google's "Args:", NumPy's "Parameters" and the dashes under it) and list bullets.
 _SECTION_TITLE = re.compile(r"(?:Args|Arguments|Parameters|Returns|Raises|Yields|Attributes|Examples?|Notes?|See Also)"
                             r"\s*:?|[-=~^]{3,}")
@@ -387,7 +393,8 @@ def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]
     if not entries or HOW_TO(question) and not _PARAMETER_ASKED.search(question):
         return "", ""
     option = _cli_option_help(code or "", entries)
-    option = option if option[0] else option_tables.option_help(code or "", entries)  # a usage docstring's table
+    if not option[0] and _COMMAND_OPTION_ASKED.search(question):  # a usage docstring's table ("the help argument"
+        option = option_tables.option_help(code or "", entries)  # of docopt() is no "-h, --help" of its example)
     if option[0]:
         return option
     field = described_parameter(code or "", entries)  # an "Args:" or "Parameters" section's entry
@@ -425,7 +432,8 @@ def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]
             return _with_default(f"{field.group(1)}: {_plain(field.group(2))}", code, question, symbol,
                                  [field.group(1)]), field.group(1)
         if not writing and any(
-                re.search(rf"`{re.escape(name)}`|@param\s+(?:\{{[^}}]*\}}\s+)?\[?{re.escape(name)}\b", text)
+                re.search(rf"`{re.escape(name)}`|(?<![\w*])\*{re.escape(name)}\*(?![\w*])"  # (reST's *strict* too)
+                          rf"|@param\s+(?:\{{[^}}]*\}}\s+)?\[?{re.escape(name)}\b", text)
                 or _CODE_NAME.fullmatch(name) and writes_name(text, name) for name in names):
             writing = _sentence(_PARAM_FIELD.sub(lambda match: f"{match.group(1) or match.group(2)}: ",
                                                  _plain(text)).rstrip(":"))
@@ -501,7 +509,7 @@ def spelled_names(question: str) -> set[str]:
 def _plain(text: str) -> str:
     """A docstring's reST as plain text: `as_text`, without the backquotes of code and the stars of emphasis ("Do
     **not** use …", "*min_level*")."""
-    return _EMPHASIS.sub(r"\1", as_text(text)).replace("`", "")
+    return EMPHASIS.sub(r"\1", as_text(text)).replace("`", "")
 
 
 def _comment_lines(paragraph: str, inside: bool = False) -> list[str]:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 # A row: its flags ("-s REGEXP, --sep REGEXP", "-1, --header", "--max-width=N", "-i --increment [<level>]"), then
 # what it does — on its line, or on the lines below it indented deeper (`--help` output's other way: semver's).
 _ARGUMENT = r"(?:[ =](?:[A-Z][A-Z_]*|<[^>\s]+>|\[[^\]\s]+\]))?"
-_ROW = re.compile(rf"^(?P<margin>[ \t]*)(?P<flags>-{{1,2}}[\w?][\w-]*{_ARGUMENT}"
-                  rf"(?:,?[ \t]+-{{1,2}}[\w-]+{_ARGUMENT})*)(?:(?P<gap>[ \t]{{2,}})(?P<said>\S.*?))?[ \t]*$")
+_FLAGS = rf"-{{1,2}}[\w?][\w-]*{_ARGUMENT}(?:,?[ \t]+-{{1,2}}[\w-]+{_ARGUMENT})*"
+_ROW = re.compile(rf"^(?P<margin>[ \t]*)(?P<flags>{_FLAGS})(?:(?P<gap>[ \t]{{2,}})(?P<said>\S.*?))?[ \t]*$")
 _FLAG = re.compile(r"-{1,2}([\w?][\w-]*)")
 _FLAG_LINE = re.compile(r"^[ \t]*-{1,2}[\w?]", re.M)  # a line a row may be
 
@@ -35,6 +35,12 @@ class OptionRow:
     def names(self) -> set[str]:
         """Its flags' names in lower case, without their dashes: {"s", "sep"}."""
         return {name.lower() for name in _FLAG.findall(self.flags)}
+
+
+def written_flags(text: str) -> set[str]:
+    """The flags `text` is, as written and in lower case ({"-l", "--loose"} of "-l --loose"); empty when it is
+    anything else."""
+    return {flag.lower() for flag in re.findall(r"-{1,2}[\w?][\w-]*", text)} if re.fullmatch(_FLAGS, text) else set()
 
 
 def option_rows(text: str) -> list[OptionRow]:

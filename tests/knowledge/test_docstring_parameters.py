@@ -198,3 +198,45 @@ def test_a_symbols_row_asked_a_parameters_default_says_its_signatures():
     # Not asked its default, or asked another function's, the row says what it is for.
     assert layer_text.quotable(row, question="What does delay_seconds of run_all do?") == said
     assert layer_text.quotable(row, question="What is the default delay_seconds of run_pending?") == said
+
+
+def test_a_parameter_in_emphasis_is_written_as_its_name():
+    # more-itertools' `chunked`: "If … and *strict* is ``True``, then ``ValueError`` will be raised …" is what
+    # "What does the strict parameter of chunked do?" asks.
+    code = ('def chunked(iterable, n, strict=False):\n    """Break *iterable* into lists of length *n*:\n\n'
+            '        >>> list(chunked([1, 2, 3, 4], 3))\n\n    If the length of *iterable* is not divisible by *n* '
+            'and *strict* is\n    ``True``, then ``ValueError`` will be raised before the last list is yielded.\n\n'
+            '    """\n    return iterable\n')
+    assert layer_text.naming_paragraph(code, "What does the strict parameter of chunked do?",
+                                       "more_itertools.more.chunked") == (
+        "If the length of iterable is not divisible by n and strict is True, then ValueError will be raised before "
+        "the last list is yielded.")
+
+
+def test_a_usage_tables_option_answers_a_question_about_an_option_not_an_argument():
+    # docopt's `docopt()`: its docstring's example usage has "-h, --help  Show this screen and exit."; "What does the
+    # help argument of docopt do?" asks about its `help` parameter.
+    assert layer_text.naming_paragraph(DOCOPT, "What does the help argument of docopt do?", "docopt.docopt") \
+        .startswith("help: Set to False to disable automatic help")
+    assert layer_text.naming_paragraph(DOCOPT, "What does the --speed option do?", "docopt.docopt") == (
+        "--speed=<kn>: Speed [default: 10].")
+
+
+DOCOPT = '''def docopt(doc, argv=None, help=True):
+    """Parse `argv` based on command-line interface described in `doc`.
+
+    Parameters
+    ----------
+    help : bool (default: True)
+        Set to False to disable automatic help on -h or --help
+        options.
+
+    Example
+    -------
+    >>> doc = """
+    Options:
+        -h, --help    Show this screen and exit.
+        --speed=<kn>  Speed [default: 10].
+    """
+    """
+'''

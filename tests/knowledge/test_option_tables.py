@@ -1,5 +1,7 @@
 """A command's options as its usage text lists them (docopt's, getopt's, `--help` output's table)."""
 
+from dataclasses import replace
+
 from knowledge.search import composer, layer_text, option_tables, source_text
 from tests.knowledge.test_composer import hit
 
@@ -80,3 +82,22 @@ def test_an_options_text_below_its_flags_is_its_row():
     answer = composer.compose("What does the --increment option do?", [hit(1, HELP_BELOW)], entry_match=False).text
     assert "-i --increment [<level>] — Increment a version by the specified level." in answer, answer
     assert "--range" not in answer and "--loose" not in answer
+
+
+def test_a_row_is_looked_up_by_a_flag_as_written():
+    # semver's "What does the -l option of the semver command do?" quoted three other rows and not "-l --loose".
+    for question in ("What does the -l option of the semver command do?", "What does the --loose flag do?"):
+        assert composer._looks_up_row("• -l --loose — Interpret versions and ranges loosely",
+                                      composer.row_keys(question)), question
+    assert not composer._looks_up_row("• -r --range <range> — Print versions that match the specified range.",
+                                      composer.row_keys("What does the -l option of the semver command do?"))
+    assert option_tables.written_flags("-i --increment [<level>]") == {"-i", "--increment"}
+    assert option_tables.written_flags("Interpret versions") == set()
+
+
+def test_an_options_row_said_by_the_code_and_the_readme_is_said_once():
+    # tabulate's "--sep" is a row of `_main`'s usage docstring and of its README's copy: the answer said it twice.
+    code = replace(hit(1, f'def _main():\n    """\\\n    {USAGE}    """\n    import getopt\n', qname="tabulate._main",
+                       source_path="tabulate/__init__.py"), layer="C0")
+    answer = composer.compose("What does the --sep option do?", [code, hit(2, USAGE)], entry_match=False).text
+    assert answer.count("use a custom column separator") == 1, answer

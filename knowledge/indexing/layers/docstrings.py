@@ -29,6 +29,11 @@ from knowledge.indexing.rst import role_text
 _ROLE = re.compile(r":[\w:.-]+:`(~?[^`<]+?)(?:\s*<[^`]*>)?`")  # reST's :attr:`response_class`, :class:`~a.B`
 # Not the stop of "e.g." or "i.e." ("Returns data directory tied to the user, e.g. ``~/.local/share/…``").
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)[.!?](?=\s|$)", re.I)
+# A first sentence ending in ":" of as many words at least, not about the example itself, says what the code does.
+_INTRODUCING_WORDS = 5
+_EXAMPLE_INTRO = re.compile(r"\b(?:examples?|usage|follows|following|for instance|like (?:this|so)|e\.g)\b", re.I)
+# reST's strong emphasis and emphasis: "**not**", "*min_level*" (not "*args", "**kwargs", a glob's "*").
+EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*\n]*?[^\s*])\*{1,2}(?![\w*])")
 _LITERAL = re.compile(r"``([^`]+)``")  # reST's inline literal, ``None``
 _LINK = re.compile(r"`([^`<]+?)\s*<[^`<>]+>`__?")  # reST's hyperlink, `the guidance <https://…>`_: its text
 
@@ -56,9 +61,15 @@ def doc_summary(docstring: str) -> str:
         if (not line.strip() or line.rstrip().endswith(":") or (kept and len(line) - len(line.lstrip()) > 0
                                                                 and not lines[0][:1].isspace())
                 or at + 1 < len(lines) and _UNDERLINE.match(lines[at + 1])):  # NumPy's "Parameters" over "------"
+            # A first sentence introducing its example says what the function does all the same: more-itertools'
+            # "Break *iterable* into lists of length *n*:" over its doctest ("Example:" says nothing).
+            opening = " ".join([*kept, line])
+            if line.rstrip().endswith(":") and len(opening.split()) >= _INTRODUCING_WORDS and not (
+                    _SENTENCE_END.search(" ".join(kept)) or _EXAMPLE_INTRO.search(opening)):
+                kept.append(line.rstrip().rstrip(":") + ".")
             break
         kept.append(line)
-    paragraph = as_text(" ".join(" ".join(kept).split()))
+    paragraph = EMPHASIS.sub(r"\1", as_text(" ".join(" ".join(kept).split())))  # "*iterable*" read as "iterable"
     end = _SENTENCE_END.search(paragraph)
     return paragraph[: end.end()] if end else paragraph[:300]
 

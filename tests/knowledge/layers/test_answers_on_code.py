@@ -133,6 +133,15 @@ def test_each_layer_reads_as_a_sentence():
     # NumPy's sections: tqdm's cli.main read "Parameters (internal use only) --------- fp : file-like object …".
     assert doc_summary("Parameters (internal use only)\n---------\nfp  : file-like object for tqdm") == ""
     assert doc_summary("Compute the mean.\nParameters\n----------\nx : array") == "Compute the mean."
+    # more-itertools' `chunked`: a first sentence introducing its example was no summary, and "What does chunked do?"
+    # said where it is defined; its emphasis of a parameter's name read as stars.
+    assert doc_summary("Break *iterable* into lists of length *n*:\n\n    >>> list(chunked([1, 2, 3], 2))") \
+        == "Break iterable into lists of length n."
+    assert doc_summary("If *obj* is iterable, return an iterator over its items::\n\n    >>> obj = (1, 2, 3)") \
+        == "If obj is iterable, return an iterator over its items."
+    assert doc_summary("Here is an example of its use:\n\n    >>> f()") == ""
+    assert doc_summary("Example:\n\n    >>> f()") == ""
+    assert doc_summary("Do **not** pass *args here.") == "Do not pass *args here."
     method = '    @property\n    def size(self):\n        """The number of items held."""\n        return 1\n'
     assert quotable(hit("C0", method, qname="m.Box.size")) == "`m.Box.size`: The number of items held."
     assert quotable(hit("C0", "/** Sends the order to the warehouse. */\nexport function ship(order) {}\n",
