@@ -588,13 +588,18 @@ def row_keys(question: str, heading: str = "") -> tuple[set[str], set[str]]:
 
 
 def _said_already(sentence: str, chosen: dict) -> bool:
-    """Whether a sentence's words are all in a chosen sentence, in its order, or the chosen one's in it: an option's
-    row in a README ("• -s REGEXP, --sep REGEXP — use a custom column separator …") and its entry in the code's usage
-    text ("`_main` (…): -s REGEXP, --sep REGEXP: use a custom column separator …")."""
-    words = same_words(sentence)
+    """Whether a sentence's words are all in a chosen sentence, in its order, or the chosen one's in it, one of them
+    a command's option's row: the row in a README ("• -s REGEXP, --sep REGEXP — use a custom column separator …")
+    and its entry in the code's usage text ("`_main` (…): -s REGEXP, --sep REGEXP: use a custom column …")."""
+    words, row = same_words(sentence), _option_row(sentence)
     return any(len(shorter.split()) >= _SAID_ALREADY_WORDS and shorter in longer
-               for other in map(same_words, chosen.values())
-               for shorter, longer in ((words, other), (other, words)))
+               for other in chosen.values() if row or _option_row(other)
+               for shorter, longer in ((words, same_words(other)), (same_words(other), words)))
+
+
+def _option_row(sentence: str) -> bool:
+    """Whether a sentence is the row of a command's option, as an item: "• -l --loose — Interpret …"."""
+    return sentence.startswith("• ") and bool(option_tables.written_flags(sentence[2:].split(" — ", 1)[0]))
 
 
 def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
