@@ -123,6 +123,9 @@ _TABLE_ROW = re.compile(r"• .*? — ")
 # A list item opening with the name it documents: "• locale: language code …", "• `maxAge` - how long …".
 _NAMED_ENTRY = re.compile(r"• `?([A-Za-z_$][\w$.-]*)`?\s*(?::|—|–|-)\s+\S")
 _SAID_ALREADY_WORDS = 5  # a sentence of as many words at least that another chosen one holds whole is said already
+# A list's entry of a function, its signature first: "• clean(version): Clean a string …", "• `inc(v, release)`: …".
+_CALLED_ENTRY = re.compile(r"• `?([A-Za-z_$][\w$]*)\(\s*[\w$.,\s\[\]=]*\)`?\s*(?::|—|–|-)\s+\S")
+ENTRY_PARAGRAPH_SENTENCES = 3
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
@@ -362,7 +365,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # ignored …" of picomatch's dot), as far as the budget holds.
     tails = set()
     for number, position in sorted(looked_up & set(chosen)):
-        for offset, tail in enumerate(_item_tail(texts[number], chosen[number, position]), start=1):
+        for offset, tail in enumerate(_item_tail(texts[number], chosen[number, position])
+                                      or _entry_paragraph(lines[number], position), start=1):
             at = (number, position + offset)
             if lines[number][at[1]:at[1] + 1] != [tail] or len(tail) > budget or tail.endswith(":"):
                 break  # (not "Possible values:" without the values, items of their own)
@@ -483,6 +487,21 @@ def _sentences(hit, text: str) -> list[str]:
         if _SIGNATURE.fullmatch(found[at]) and found[at + 1][:1].isupper():
             found[at:at + 2] = [f"{found[at]}: {found[at + 1]}"]
     return readable.OpensWhole(found) if headings.opens_section(hit) else found
+
+
+def _entry_paragraph(source: list[str], position: int) -> list[str]:
+    """The sentences a function's entry goes on with below it (`_CALLED_ENTRY`), up to the next item, block of code
+    or example: semver's "• coerce(version, options): Coerces a string to semver if possible" and "This aims to
+    provide a very forgiving translation of a non-semver string to semver. …"; at most ENTRY_PARAGRAPH_SENTENCES."""
+    if not _CALLED_ENTRY.match(source[position]):
+        return []
+    said = []
+    for sentence in source[position + 1:position + 1 + ENTRY_PARAGRAPH_SENTENCES]:
+        if ITEM.match(sentence) or sentence.startswith((COMMAND, CODE_BLOCK, CODE_LEFT_OUT, HEADING_INTRO)) or len(
+                _WORD.findall(sentence)) < 3:
+            break  # (semver's "ex." over its examples)
+        said.append(sentence)
+    return said
 
 
 def _item_tail(text: str, item: str) -> list[str]:
@@ -616,8 +635,10 @@ def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
     if _names_symbol_asked(sentence, written):
         return True
     if " — " not in sentence:  # a list's entry of the option asked: "• locale: language code of the locale to use."
-        entry = _NAMED_ENTRY.match(sentence)
-        return bool(entry) and entry[1].lower() in options
+        entry, called = _NAMED_ENTRY.match(sentence), _CALLED_ENTRY.match(sentence)
+        # (Or of the function the question writes: semver's "• clean(version): Clean a string …" for "What does clean
+        # do?", not its examples "• s.clean(' = v 2.1.5foo'): null".)
+        return bool(entry) and entry[1].lower() in options or bool(called) and called[1].lower() in written
     cells = [cell.strip().strip("`") for cell in sentence[2:].split(" — ")]
     flags = option_tables.written_flags(cells[0])  # a command's option: "• -l --loose — Interpret …" for "-l"
     if flags & written or {flag.lstrip("-") for flag in flags} & options:

@@ -303,6 +303,22 @@ class RowLookedUpTests(TestCase):
         self.assertFalse(composer._looks_up_row("• If the value of remove is a string, it should be one character.",
                                                 composer.row_keys("What does the remove option do?")))
 
+    def test_a_functions_entry_the_question_names_is_looked_up_not_its_examples(self):
+        # semver's "### Clean": "What does clean do?" quoted three of its examples and not its entry.
+        entry = "• clean(version): Clean a string to be a valid semver if possible"
+        self.assertTrue(composer._looks_up_row(entry, composer.row_keys("What does clean do?")))
+        self.assertFalse(composer._looks_up_row("• s.clean(' = v 2.1.5foo'): null",
+                                                composer.row_keys("What does clean do?")))
+        self.assertFalse(composer._looks_up_row(entry, composer.row_keys("What does coerce do?")))
+        text = ("### Clean\n\n* `clean(version)`: Clean a string to be a valid semver if possible\n\n"
+                "This will return a cleaned and trimmed semver version.\n\nex.\n"
+                "* `s.clean(' = v 2.1.5foo')`: `null`\n* `s.clean(' = v 2.1.5foo', { loose: true })`: `'2.1.5-foo'`\n"
+                "* `s.clean('=v2.1.5')`: `'2.1.5'`\n")
+        # It goes on with the paragraph under it, up to its examples.
+        self.assertTrue(compose("What does clean do?", text).startswith(
+            "• clean(version): Clean a string to be a valid semver if possible [1] This will return a cleaned and "
+            "trimmed semver version. [1]"))
+
     def test_a_row_of_a_symbol_the_question_writes_is_looked_up(self):
         # picomatch's tables of glob syntax: "What does the !(pattern) extglob match?" is after the row of
         # "!(pattern)", which no word of the question named.
