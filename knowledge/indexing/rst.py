@@ -69,9 +69,11 @@ _PARAMETER_FIELDS = {"param", "parameter", "arg", "argument", "key", "keyword", 
 _RAISES_FIELDS = {"raises", "raise", "except", "exception"}
 _FIELD_LABELS = {"returns": "Returns", "return": "Returns", "rtype": "Return type", "yields": "Yields",
                  "yield": "Yields", "ytype": "Yield type"}
-_INFO_FIELD = re.compile(r"^(?P<indent>[ \t]*):(?P<kind>" + "|".join(
-    sorted({*_PARAMETER_FIELDS, *_RAISES_FIELDS, *_FIELD_LABELS, "type"}, key=len, reverse=True))
-    + r")(?:[ \t]+(?P<what>[^:\n]+?))?[ \t]*:(?:[ \t]+(?P<text>.*))?$")
+INFO_FIELD_KINDS = "|".join(sorted({*_PARAMETER_FIELDS, *_RAISES_FIELDS, *_FIELD_LABELS, "type"}, key=len,
+                                   reverse=True))
+TYPE_FIELDS = frozenset({"type", "rtype", "ytype", "vartype"})  # a type's field: what Sphinx adds to another's
+_INFO_FIELD = re.compile(rf"^(?P<indent>[ \t]*):(?P<kind>{INFO_FIELD_KINDS})(?:[ \t]+(?P<what>[^:\n]+?))?[ \t]*:"
+                         r"(?:[ \t]+(?P<text>.*))?$")
 # A directive's option under it (`:header: Option, Description`).
 _OPTION = re.compile(r"^[ \t]*:([\w-]+):[ \t]*(.*)$")
 _LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")
@@ -150,16 +152,21 @@ def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str 
 def _field_item(field: re.Match) -> str:
     """A Sphinx info field as the item of a list, as Sphinx shows it: ":param RetryCallState retry_state: info about
     …" as "- retry_state (RetryCallState): info about …", ":rtype: float" as "- Return type: float"."""
-    kind, what, text = field.group("kind"), (field.group("what") or "").split(), _inline(field.group("text") or "")
-    if kind in _PARAMETER_FIELDS and what:
-        label = f"{what[-1]} ({' '.join(what[:-1])})" if len(what) > 1 else what[0]
-    elif kind in _RAISES_FIELDS:
-        label = f"Raises {' '.join(what)}".strip()
-    elif kind == "type" and what:
-        label = f"Type of {what[-1]}"
-    else:
-        label = _FIELD_LABELS.get(kind, kind.capitalize())
-    return f"- {label}: {text}".rstrip()
+    text = _inline(field.group("text") or "")
+    return f"- {field_label(field.group('kind'), field.group('what') or '')}: {text}".rstrip()
+
+
+def field_label(kind: str, what: str) -> str:
+    """What Sphinx shows for an info field of `kind` (":param", ":raises", …) over what the field names ("str
+    time_str", "ValueError"): "time_str (str)", "Raises ValueError", "Returns", "Return type", "Type of x"."""
+    words = what.split()
+    if kind in _PARAMETER_FIELDS and words:
+        return f"{words[-1]} ({' '.join(words[:-1])})" if len(words) > 1 else words[0]
+    if kind in _RAISES_FIELDS:
+        return f"Raises {' '.join(words)}".strip()
+    if kind == "type" and words:
+        return f"Type of {words[-1]}"
+    return _FIELD_LABELS.get(kind, kind.capitalize())
 
 
 def section_labels(text: str) -> dict[str, str]:

@@ -40,6 +40,7 @@ import itertools
 import re
 import textwrap
 
+from knowledge.indexing import rst
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
 from knowledge.indexing.layers.docstrings import (
     EMPHASIS,
@@ -109,9 +110,8 @@ _SECTION_TITLE = re.compile(r"(?:Args|Arguments|Parameters|Returns|Raises|Yields
 _FENCED = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.S | re.M)  # a Markdown code block, in a docstring
 _EXAMPLE_TITLE = re.compile(r"(?:For )?Examples?(?: usage)?:?", re.I)
 _BULLET = re.compile(r"(?:[-*•]|\d{1,2}[.)])\s+")
-# A reST field opening a paragraph: ":param time_str:", ":param str time_str:", ":returns:", ":raises ValueError:".
-_FIELD_NAME = re.compile(r"^:(?P<kind>param|parameter|arg|argument|key|keyword|returns?|raises?|type|rtype|vartype)"
-                         r"(?:\s+(?:[^:]*\s)?(?P<name>[\w.]+))?:\s*")
+# A reST info field opening a paragraph: ":param time_str:", ":param str time_str:", ":returns:", ":raises X:".
+_FIELD_NAME = re.compile(rf"^:(?P<kind>{rst.INFO_FIELD_KINDS}|vartype)(?:\s+(?P<what>[^:\n]+?))?\s*:\s*")
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
 
@@ -203,9 +203,10 @@ def answering_paragraph(code: str, question: str, symbol: str = "") -> str:
     if shared[best] < 2 or shared[best] <= shared[0] or not named and shared[best] < len(asked):
         return ""
     said = [sentence for sentence in sentences(paragraphs[best]) if asked & word_stems(code_words(sentence))]
-    field = re.match(r"(?:Returns|Raises \S+|[\w.]+): ", paragraphs[best])  # a field's name, said with its text
-    named = field.group(0) if field and not said[0].startswith(field.group(0)) else ""
-    return named + " ".join(_sentence(sentence) for sentence in said[:3])
+    # A field's name ("time_str (str): ", "Returns: ") is said with its text.
+    field = re.match(r"(?:Returns|Raises \S+|[\w.]+(?: \([^)]*\))?): ", paragraphs[best])
+    label = field.group(0) if field and not said[0].startswith(field.group(0)) else ""
+    return label + " ".join(_sentence(sentence) for sentence in said[:3])
 
 
 def _docstring_paragraphs(docstring: str) -> list[str]:
@@ -246,14 +247,12 @@ def _run_on(lines: list[str]) -> str:
 
 
 def _field_name(match: re.Match) -> str:
-    """A reST field's name as its reader says it: ":param time_str:" as "time_str:", ":returns:" as "Returns:",
-    ":raises ValueError:" as "Raises ValueError:"; a type's field (":type x:", ":rtype:") as itself, left out."""
-    kind, name = match.group("kind"), match.group("name") or ""
-    if kind in ("type", "rtype", "vartype"):
+    """A reST info field's name as Sphinx shows it (`rst.field_label`): ":param time_str:" as "time_str:", ":returns:"
+    as "Returns:", ":raises ValueError:" as "Raises ValueError:"; a type's field (":type x:", ":rtype:") as itself,
+    left out."""
+    if match.group("kind") in rst.TYPE_FIELDS:
         return match.group(0)
-    if kind.startswith("return"):
-        return "Returns: "
-    return f"Raises {name}: " if kind.startswith("raise") else f"{name}: "
+    return f"{rst.field_label(match.group('kind'), match.group('what') or '')}: "
 
 
 def _opening_and(passage: str, opening: str) -> str:
