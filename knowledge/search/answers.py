@@ -287,9 +287,7 @@ def _documents_parameter(question: str, sources: list[SearchHit]) -> bool:
     """Whether a source of code an extract quotes has an entry of the parameter or option the question names in its
     docstring (`layer_text.parameter_named`): pluggy's "What does the tryfirst option do?" found
     `HookimplMarker.__call__`, its `:param tryfirst:` field the answer, second (confidence 0.59, refused)."""
-    return any((hit.layer or "").startswith("C") and layer_text.parameter_named(
-        hit.content or "", question, hit.metadata.get("qname", ""), hit.metadata.get("source_path", ""))
-        for hit in sources[:composer.setting("EXTRACT_SOURCES")])
+    return any(layer_text.parameter_of(hit, question) for hit in sources[:composer.setting("EXTRACT_SOURCES")])
 
 
 # The confidence of a row the question looks a cell of up (`rows.looks_up`): that of a close match.

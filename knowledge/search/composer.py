@@ -125,7 +125,7 @@ _NAMED_ENTRY = re.compile(r"• `?([A-Za-z_$][\w$.-]*)`?\s*(?::|—|–|-)\s+\S"
 _SAID_ALREADY_WORDS = 5  # a sentence of as many words at least that another chosen one holds whole is said already
 # A list's entry of a function, its signature first: "• clean(version): Clean a string …", "• `inc(v, release)`: …".
 _CALLED_ENTRY = re.compile(r"• `?([A-Za-z_$][\w$]*)\(\s*[\w$.,\s\[\]=]*\)`?\s*(?::|—|–|-)\s+\S")
-ENTRY_PARAGRAPH_SENTENCES = 3
+ENTRY_PARAGRAPH_SENTENCES = 3  # of the paragraph under a function's entry looked up (`_entry_paragraph`)
 _PHRASE_WORDS = 8  # a section's whole text of as many words at most, without a sentence's end, is a name or phrase
 # A table of contents' line: dot leaders to its page number ("5 Оформление структурных элементов........2").
 _LEADERS = re.compile(r"\.{5,}|(?:\. ){5,}|…{2,}")
@@ -611,9 +611,9 @@ def _said_already(sentence: str, chosen: dict) -> bool:
     a command's option's row: the row in a README ("• -s REGEXP, --sep REGEXP — use a custom column separator …")
     and its entry in the code's usage text ("`_main` (…): -s REGEXP, --sep REGEXP: use a custom column …")."""
     words, row = same_words(sentence), _option_row(sentence)
+    others = [same_words(other) for other in chosen.values() if row or _option_row(other)]
     return any(len(shorter.split()) >= _SAID_ALREADY_WORDS and shorter in longer
-               for other in chosen.values() if row or _option_row(other)
-               for shorter, longer in ((words, same_words(other)), (same_words(other), words)))
+               for other in others for shorter, longer in ((words, other), (other, words)))
 
 
 def _option_row(sentence: str) -> bool:
@@ -650,8 +650,7 @@ def _looks_up_row(sentence: str, keys: tuple[set[str], set[str]]) -> bool:
 def _looks_up_parameter(question: str, hit) -> bool:
     """Whether the question asks only what the entry of a parameter in `hit`'s docstring says: its words are the
     parameter's, the symbol's it is of and what an entry says (`_ENTRY_WORDS`: its default, what it does)."""
-    symbol = (hit.metadata or {}).get("qname", "")
-    name = layer_text.parameter_named(hit.content, question, symbol, (hit.metadata or {}).get("source_path", ""))
+    symbol, name = (hit.metadata or {}).get("qname", ""), layer_text.parameter_of(hit, question)
     return bool(name) and not word_stems(question) - word_stems(code_words(f"{name} {symbol.replace('.', ' ')}")) - (
         _ENTRY_WORDS)
 

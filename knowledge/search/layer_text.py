@@ -159,27 +159,39 @@ def chunks_saying_more(hits: list[SearchHit], question: str) -> list[SearchHit]:
     question than the row's first sentence (`naming_paragraph`, `answering_paragraph`), the row last: "Does
     run_pending run jobs that were missed?" found run_pending's row first and its chunk sixth, and quoted "Run all
     jobs that are scheduled to run." without the note below it that answers."""
-    chunks = {}  # qualified name → its source chunks, in order
-    for hit in hits:
+    chunks = {}  # qualified name → the positions of its source chunks, in order
+    for at, hit in enumerate(hits):
         if hit.layer == "C0" and (hit.metadata or {}).get("qname"):
-            chunks.setdefault(hit.metadata["qname"], []).append(hit)
+            chunks.setdefault(hit.metadata["qname"], []).append(at)
     placed, moved = list(hits), []
     for at, hit in enumerate(hits):
-        qname = (hit.metadata or {}).get("qname")
-        if hit.layer != "C1" or qname not in chunks:
+        if hit.layer != "C1":
             continue
-        saying = next((chunk for chunk in chunks[qname] if hits.index(chunk) > at and _says_more(chunk, question)),
-                      None)
+        saying = next((later for later in chunks.get((hit.metadata or {}).get("qname"), [])
+                       if later > at and _says_more(hits[later], question)), None)
         if saying is not None:
-            placed[at], placed[hits.index(saying)] = saying, None
+            placed[at], placed[saying] = hits[saying], None
             moved.append(hit)
     return [hit for hit in placed if hit is not None] + moved
 
 
 def _says_more(chunk: SearchHit, question: str) -> bool:
-    qname, path = chunk.metadata.get("qname", ""), chunk.metadata.get("source_path", "")
-    return bool(naming_paragraph(chunk.content, question, qname, path)
-                or answering_paragraph(chunk.content, question, qname))
+    return bool(naming_paragraph(chunk.content, question, *_named_in(chunk))
+                or answering_paragraph(chunk.content, question, chunk.metadata.get("qname", "")))
+
+
+def parameter_of(hit: SearchHit, question: str) -> str:
+    """`parameter_named` of a row of code: the parameter or option the question names that its docstring has an
+    entry of; "" for prose and for a row documenting none."""
+    if not (hit.layer or "").startswith("C"):
+        return ""
+    return parameter_named(hit.content or "", question, *_named_in(hit))
+
+
+def _named_in(hit: SearchHit) -> tuple[str, str]:
+    """A row's symbol and the path of its file."""
+    meta = hit.metadata or {}
+    return meta.get("qname", ""), meta.get("source_path", "")
 
 
 def answering_paragraph(code: str, question: str, symbol: str = "") -> str:
@@ -538,10 +550,12 @@ def _docstring(code: str) -> str:
     return (ast.get_docstring(first) or "") if first is not None else ""
 
 
+@functools.lru_cache(maxsize=256)
 def _opening_definition(code: str) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module | None:
     """The function or class a source chunk of Python opens with, else the module when the chunk is whole; None when
     it is not whole Python (a chunk of grouped statements). A long function's first chunk, cut short after its
-    docstring, opens with it all the same: the code up to the docstring's closing marks is read alone."""
+    docstring, opens with it all the same: the code up to the docstring's closing marks is read alone. Parsed once
+    per chunk (its summary, the paragraph answering and a declared default all read it; the tree is only read)."""
     for whole in (code, *(code[:closing + 3] for closing in _docstring_ends(code))):
         try:
             tree = ast.parse(textwrap.dedent(whole))

@@ -32,6 +32,11 @@ class OptionRow:
     end: int
 
     @property
+    def item(self) -> str:
+        """The row as a list's item: "• -s REGEXP, --sep REGEXP — use a custom column separator …"."""
+        return f"• {self.flags} — {self.said}"
+
+    @property
     def names(self) -> set[str]:
         """Its flags' names in lower case, without their dashes: {"s", "sep"}."""
         return {name.lower() for name in _FLAG.findall(self.flags)}
@@ -75,7 +80,7 @@ def as_items(text: str) -> str:
     """`text` with each option table's rows as list items, the flags then " — " then what they do: "• -s REGEXP,
     --sep REGEXP — use a custom column separator (default: whitespace)"."""
     for row in reversed(option_rows(text)):
-        text = f"{text[:row.start]}• {row.flags} — {row.said}{text[row.end:]}"
+        text = f"{text[:row.start]}{row.item}{text[row.end:]}"
     return text
 
 
@@ -83,7 +88,7 @@ def items(code: str) -> str:
     """The rows of the option tables in a block of code (a command's `--help` output shown as code) as a list of
     its own, a paragraph apart, for an extract to quote the row asked; "" when it has none."""
     rows = option_rows(code)
-    return "\n\n" + "\n".join(f"• {row.flags} — {row.said}" for row in rows) + "\n\n" if rows else ""
+    return "\n\n" + "\n".join(row.item for row in rows) + "\n\n" if rows else ""
 
 
 def option_help(text: str, names) -> tuple[str, str]:

@@ -55,6 +55,9 @@ def test_the_paragraph_sharing_the_questions_words_answers():
     assert layer_text.answering_paragraph(RUN_PENDING, "What does run_pending do?", "schedule.Scheduler.run_pending") \
         == ""
     assert layer_text.answering_paragraph(AT, "How do I run a job at a time?", "schedule.Job.at") == ""
+    # A how-to is answered by what the symbol is for and its examples, not a note sharing its words.
+    assert layer_text.answering_paragraph(RUN_PENDING, "How do I run missed jobs with run_pending?",
+                                          "schedule.Scheduler.run_pending") == ""
 
 
 def test_the_chunk_answering_takes_its_rows_place():
