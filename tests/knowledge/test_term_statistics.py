@@ -84,6 +84,33 @@ class RareTermsTests(TestCase):
         self.assertEqual(first, {200: self.rare.pk, 0: self.repeats.pk})
 
 
+class HeldShareTests(TestCase):
+    """A row is weighed by the share of the question's weight it holds, not only by how well it matches each term."""
+
+    @classmethod
+    def setUpTestData(cls):
+        cls.kb = make_kb()
+        cls.heading = make_document(cls.kb, "# Using pip\n\nYou just need to run pip install.", title="Install")
+        cls.all_terms = make_document(cls.kb, (
+            "# Streaming\n\nThe module is very fast, based on an event-driven parser, and has a streaming mode with a "
+            "small memory footprint, suitable for big dumps of a wiki or of a music catalogue: each item at a given "
+            "depth is handed to a callback as soon as it is parsed, and the callback returns false to stop reading. "
+            "Items of every kind arrive in the order of the document, with their attributes and their text. It can "
+            "also be used from the command line to pipe objects to a script reading them one after another."),
+            title="Streaming")
+
+    def test_a_row_saying_every_rare_term_beats_one_whose_heading_repeats_a_common_one(self):
+        """xmltodict's "How do I use xmltodict from the command line?" found "### Using pypi" first."""
+        statement, params = sql.keyword_search(
+            kb_ids=[self.kb.pk], all_terms="'use' & 'command' & 'line'", any_term="'use' | 'command' | 'line'",
+            limit=5, candidates=100, term_weights=[("use", 3.2), ("command", 4.2), ("line", 4.8)], rerank=50)
+        with connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            ids = [row[0] for row in cursor.fetchall()]
+        self.assertEqual(len(ids), 2)
+        self.assertEqual(Chunk.objects.get(pk=ids[0]).document_id, self.all_terms.pk)
+
+
 class TakingTests(TestCase):
     @classmethod
     def setUpTestData(cls):
