@@ -20,11 +20,13 @@ _FIELD_LABEL = re.compile(rf"({_LABELS}):\s", re.IGNORECASE)  # a line opening a
 _TYPED_NAME = re.compile(r"`?([\w$.]+)(?::[ \t]+[^:`\n]+|[ \t]+\([^()\n]+\))`?")  # "name: type", "name (type)"
 # A heading of one word: an option's or a parameter's name when field lines open its section ("concurrency"), or in
 # lower case or capitals under a heading listing such names (cookie's "Options > decode", Flask's "Builtin
-# Configuration Values > TESTING").
+# Configuration Values > TESTING", morgan's "Predefined Formats > tiny").
 _NAME = re.compile(r"`?[A-Za-z_$][\w$-]*`?")
 _LISTING = re.compile(r"\b(?:options?|param(?:eter)?s|arguments|args|props|propert(?:y|ies)|attributes|fields|settings"
-                      r"|configuration values|config values"
-                      r"|methods|events|hooks|параметры|опции|аргументы|свойства|методы|события)\b", re.IGNORECASE)
+                      r"|configuration values|config values|methods|events|hooks|functions|commands|subcommands|flags"
+                      r"|variables|formats|tokens|filters|modes|levels|types|presets|plugins"
+                      r"|параметры|опции|аргументы|свойства|методы|события|функции|команды|флаги|переменные|форматы"
+                      r"|фильтры|режимы|уровни|типы)\b", re.IGNORECASE)
 # A signature's parameters, in the heading of its reference entry: "`LFUCache(maxsize, getsizeof=None)`".
 _SIGNATURE_PARAMETERS = re.compile(r"(?<=[\w$])\([^()]+\)(?=`?\s*$)")
 

@@ -327,6 +327,12 @@ class MeaningTests(TestCase):
         text = self.compose_sections("What is the default decode function?", decode, encode)
         self.assertNotIn("encodeURIComponent", text.replace("encode — The default function is the global "
                                                             "encodeURIComponent.", ""))
+        # So is a word under a heading listing them: morgan's "What does the tiny format output?" was refused, "The
+        # minimal output." far in meaning from it without its heading.
+        tiny = ("##### tiny\n\nThe minimal output.\n\n```\n:method :url :status - :response-time ms\n```",
+                "morgan > API > morgan(format, options) > Predefined Formats > tiny")
+        text = self.compose_sections("What does the tiny format output?", tiny)
+        self.assertTrue(text.startswith("tiny — The minimal output. [1]"), text)
         # A word in capitals names a product as often as code: pathspec's README is titled "PathSpec".
         title = ("# PathSpec\n\nA library for pattern matching of file paths, such as gitignore's.", "PathSpec")
         text = self.compose_sections("What is PathSpec?", title)
