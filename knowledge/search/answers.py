@@ -397,12 +397,16 @@ def _says_code_asked(grounding: Grounding, composition: composer.Composition) ->
     source has an entry of (`code_names.documented_name`): an embedder knows no meaning of a name it never saw ("What
     does tryfirst do?" is far from "If marked with a "tryfirst" or "trylast" option it will be executed first …"; "Why
     does define throw an error?" from mime's "mime.define(…) — Attempting to map a type to an already-defined
-    extension will throw …"), and a sentence saying it is on what is asked."""
+    extension will throw …"), and a sentence saying it is on what is asked. So is a parameter the question names in
+    words, which a row of code the extract quotes documents (`layer_text.parameter_of`): filelock's "What does the mode
+    parameter do?" is far from "mode: file permissions for the lockfile"."""
     name = code_names.code_name(grounding.question, load_vocabulary(list(grounding.kbs))).rsplit(".", 1)[-1]
     first = grounding.sources[0] if grounding.sources else None
     documented = code_names.documented_name(grounding.question, first.content or "") if first and not (
         first.layer or "").startswith("C") else ""
-    return any(code_names.writes_name(composition.text, each) for each in (name, documented))
+    parameters = [layer_text.parameter_of(grounding.sources[number - 1], grounding.question)
+                  for number in composition.cited]
+    return any(code_names.writes_name(composition.text, each) for each in (name, documented, *parameters))
 
 
 def _card_of_project_asked(grounding: Grounding, composition: composer.Composition) -> bool:

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from knowledge.search import answers, layer_text, retrieval
+from knowledge.search import answers, composer, layer_text, retrieval
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 
@@ -134,3 +134,22 @@ def test_a_question_naming_a_parameter_a_quoted_docstring_documents_is_about_it(
     assert grounding.refusal is None and grounding.confidence == answers.NAMED_ENTRY_CONFIDENCE
     # A parameter it does not document leaves the confidence the search's.
     assert answers.judge("What does the optionalhook option do?", result).refusal is not None
+
+
+@pytest.mark.django_db
+def test_an_extract_quoting_the_entry_of_a_parameter_named_in_words_says_what_is_asked():
+    # filelock's "What does the mode parameter do?" quoted "mode: file permissions for the lockfile", 0.296 close in
+    # meaning to it where 0.3 is needed: refused.
+    kb = make_kb()
+    code = ('    def __init__(self, lock_file, timeout: float = -1, mode: int = 0o644) -> None:\n        """\n'
+            '        Create a new lock object.\n\n        :param lock_file: path to the file\n'
+            '        :param mode: file permissions for the lockfile\n        """\n')
+    init = replace(hit(1, code, qname="filelock.BaseFileLock.__init__", source_path="src/filelock/_api.py"),
+                   layer="C0", knowledge_base_id=kb.pk)
+    result = retrieval.Retrieval(hits=[init], best_similarity=0.5, keyword_fallback_used=False, timings={},
+                                 best_relevance=0.3, relevant_count=1)
+    quoted = composer.Composition("`filelock.BaseFileLock.__init__` (src/filelock/_api.py): mode: file permissions "
+                                  "for the lockfile. [1]", [1], False, 0.296)
+    assert answers._says_code_asked(answers.judge("What does the mode parameter do?", result), quoted)
+    # Not a parameter it does not document, though the extract writes the word.
+    assert not answers._says_code_asked(answers.judge("What does the blocking parameter do?", result), quoted)
