@@ -64,6 +64,11 @@ def command_lines(code: str, *, blocks: bool = True) -> str:
     return f"\n\n{CODE_BLOCK}{_encoded(block.split(chr(10)))}\n\n"
 
 
+def quoted_whole(left_out: str) -> str:
+    """A CODE_LEFT_OUT candidate as a CODE_BLOCK one: the block quoted whole, however long."""
+    return CODE_BLOCK + left_out.removeprefix(CODE_LEFT_OUT)
+
+
 def quoted_block(code: str) -> str:
     """A block of code as an extract may quote it: whole when short (`command_lines`), else a CODE_LEFT_OUT
     paragraph carrying its lines (`example_lines` may still quote one of them)."""

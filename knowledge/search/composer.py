@@ -332,8 +332,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             break  # a release's notes: as many as the budget holds, in order
         # One block of code an extract at most: a second one is another answer's example.
         blocks = not any(sentence.startswith(CODE_BLOCK) for sentence in chosen.values())
-        unit = readable.unit(item, lines[item[0]], budget if chosen else max(budget, len(item[2])), asked, how_to,
-                             blocks)
+        # (The first is read whole however long: a sentence, or a heading with the example under it, which may be one
+        # longer than the budget quoted as what is asked, `example_lines.with_asked_lines`.)
+        code = itertools.takewhile(lambda sentence: sentence.startswith(COMMAND), lines[item[0]][item[1] + 1:])
+        first = len(item[2]) + (sum(map(len, code)) if item[2].startswith(HEADING_INTRO) else 0)
+        unit = readable.unit(item, lines[item[0]], budget if chosen else max(budget, first), asked, how_to, blocks)
         # A one-word reply answers a yes-or-no question, and another source's its own (an FAQ entry's, a section's);
         # a pointer going on from the sentence chosen answers nothing ("For another example see the … section").
         # Nor do a table's other rows, the question looking one up: debug's "… you can set a few environment

@@ -15,11 +15,15 @@ line, and the two are quoted together.
 
 import re
 
-from knowledge.search.code_blocks import CODE_LEFT_OUT, COMMAND, code_lines
+from knowledge.search import headings
+from knowledge.search.code_blocks import CODE_LEFT_OUT, COMMAND, code_lines, quoted_whole, unquotable
+from knowledge.search.intent_words import HOW_TO
 from knowledge.search.source_text import HEADING, HEADING_INTRO, clean_text
 from knowledge.search.words import code_words, singular, word_stems
 
 MOST_LINES = 2
+# The lines of code of an example quoted whole under a heading saying what is asked (`_example_asked`).
+EXAMPLE_MAX_LINES = 30
 # Comments and imports: they name what the example uses, not what it does ("from pkg.url_safe import …" for
 # "How do I sign a URL-safe string?"),
 _SKIPPED = re.compile(r"^\s*(?:#|//|/\*|\*|--|;|import\b|from\s+\S+\s+import\b|(?:const|let|var)\s.*=\s*require\()"
@@ -46,9 +50,26 @@ def with_asked_lines(hit, source: list[str], question: str) -> list[str]:
         heading = _heading_over(hit.content, lines[0]) if lines else None
         if heading:
             out += [f"{HEADING_INTRO}{heading}:", *(f"{COMMAND}{line}" for line in lines)]
+        elif len(source) == 1 and (example := _example_asked(hit, sentence, question)):
+            out += example
         else:
             out.append(sentence)
     return type(source)(out)  # readable.OpensWhole stays one
+
+
+def _example_asked(hit, block: str, question: str) -> list[str]:
+    """A section that is one example too long to quote, under a heading saying all a how-to asks: its heading and the
+    example whole, up to EXAMPLE_MAX_LINES (cors' "How do I configure CORS asynchronously?" and its "Configuring CORS
+    Asynchronously", 19 lines of code and no sentence: none of them says "asynchronously", and it was refused);
+    [] for any other section."""
+    heading, asked = headings.section_heading(hit), word_stems(question)
+    if not HOW_TO(question) or not heading or not asked or not asked <= word_stems(heading):
+        return []
+    written = [line for line in code_lines(block) if line.strip()]
+    # (Not one with a line never quoted, which its candidate holds as a blank line.)
+    if not written or len(written) > EXAMPLE_MAX_LINES or any(map(unquotable, (hit.content or "").split("\n"))):
+        return []
+    return [f"{HEADING_INTRO}{heading}:", quoted_whole(block)]
 
 
 def asked_lines(block: str, question: str) -> list[str]:

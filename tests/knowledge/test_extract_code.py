@@ -2,6 +2,7 @@
 without a colon, and a sentence cut short by a block too long to quote is never quoted."""
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from django.test import TestCase
@@ -332,6 +333,25 @@ class LongExampleTests(TestCase):
         self.assertEqual(compose("How do I listen to an event?", listening, features),
                          "To listen to an event, call on: [1]\n    bus.on('foo', handler)\n"
                          "• Wildcards: a * event type listens to all events [2]")
+
+    def test_a_section_that_is_one_example_under_a_heading_saying_all_a_how_to_asks_is_quoted_whole(self):
+        # cors' "How do I configure CORS asynchronously?": its section is 19 lines of code, none saying
+        # "asynchronously", under "Configuring CORS Asynchronously" — refused.
+        body = ("var whitelist = ['http://example1.com']\nvar delegate = function (req, callback) {\n"
+                "  var options;\n" + "".join(f"  // step {n} of the check, the origin read from the list\n"
+                                             for n in range(12))
+                + "  callback(null, options)\n}\n\napp.get('/products/:id', cors(delegate), handler)\n")
+        section = replace(hit(1, f"### Configuring CORS Asynchronously\n\n```javascript\n{body}```\n"),
+                          section_path="cors > Usage > Configuring CORS Asynchronously")
+        answer = composer.compose("How do I configure CORS asynchronously?", [section], entry_match=False).text
+        self.assertEqual(answer, "Configuring CORS Asynchronously: [1]\n" + "\n".join(
+            f"    {line}" if line else "" for line in body.rstrip("\n").split("\n")))
+        # Not for a question asking more than the heading says, nor for an example longer than EXAMPLE_MAX_LINES.
+        self.assertEqual(composer.compose("How do I configure CORS asynchronously for one route?", [section],
+                                          entry_match=False).text, "")
+        longer = replace(section, content=section.content.replace("step", "step\n  // one\n  // two"))
+        self.assertEqual(composer.compose("How do I configure CORS asynchronously?", [longer],
+                                          entry_match=False).text, "")
 
     def test_no_lines_without_a_heading_to_introduce_them(self):
         self.assertEqual(compose("How do I run a backup every Monday?", self.USAGE.removeprefix("## Usage\n\n")),
