@@ -97,6 +97,10 @@ _LABEL = re.compile(r"^\.\.[ \t]+_([^:`\n]+|`[^`\n]+`):[ \t]*$")
 _BARE_REF = re.compile(r":(ref|doc):`([^`<\n]+)`")
 _NOT_IN_A_TITLE = re.compile(r"[`<>]")
 _DOCUMENT = "doc:"
+# Sphinx sources named ".txt" (`source_suffix = ".txt"`: Django's documentation, django-filter's): a text file in a
+# documentation folder is reStructuredText when it has a section title (`has_section_title`; docs/requirements.txt
+# has none, and is no documentation).
+_DOCS_FOLDER = re.compile(r"(?:^|/)(?:docs?|documentation)/", re.IGNORECASE)
 # What opens a line that is no definition list's term: a list's bullet or number, a field (":param x:"), an option
 # ("-v, --verbose"), a directive or comment, a doctest's prompt, a quote, a table's border or row.
 _NOT_A_TERM = re.compile(r"(?:[-*+•]\s|\d+[.)]\s|#\.\s|[a-zA-Z][.)]\s|:|--?\w|\.\.|>>>|\.\.\.|\||\+[-=])")
@@ -185,12 +189,25 @@ def section_labels(text: str) -> dict[str, str]:
     return labels
 
 
+def is_source(path: str) -> bool:
+    """Whether a repository's file is reStructuredText by its path: a `.rst` file, or a `.txt` file in a
+    documentation folder (a Sphinx source, when it has a section title)."""
+    lower = path.lower()
+    return lower.endswith(".rst") or lower.endswith(".txt") and bool(_DOCS_FOLDER.search(lower))
+
+
+def has_section_title(text: str) -> bool:
+    """Whether a text has a section title of reStructuredText (a `.txt` file `is_source` names is one indeed)."""
+    lines = text.split("\n")
+    return any(_heading(lines, number) is not None for number in range(len(lines)))
+
+
 def sphinx_targets(texts: dict[str, str]) -> dict[str, str]:
-    """What the `.rst` files of a repository ({path: text}) give references a title by: each label's
+    """What the reStructuredText files of a repository ({path: text}) give references a title by: each label's
     section title, and each file's title under "doc:" and its path without the suffix."""
     targets = {}
     for path, text in texts.items():
-        if path.lower().endswith(".rst"):
+        if is_source(path):
             targets.update(section_labels(text))
             lines = text.split("\n")
             title = next((lines[heading[1]] for number in range(len(lines))

@@ -363,3 +363,27 @@ def test_a_definition_lists_terms_are_items_of_a_list():
         assert "- " not in rst_as_markdown(kept).split("\n")[0], kept
     # (A Sphinx info field is an item of its own, `test_info_fields_read_as_sphinx_shows_them`.)
     assert rst_as_markdown(":param x:\n   The x.\n").split("\n")[:2] == ["- x:", "   The x."]
+
+
+@pytest.mark.django_db
+def test_sphinx_sources_named_txt_in_a_documentation_folder_are_rst_docs(tmp_path):
+    # django-filter's (and Django's) Sphinx sources are `.txt` files (`source_suffix = ".txt"`): none was indexed.
+    repo = tmp_path / "kit"
+    (repo / "docs" / "ref").mkdir(parents=True)
+    (repo / "docs" / "ref" / "filters.txt").write_text(
+        ".. _ref-filters:\n\n=======\nFilters\n=======\n\n``field_name``\n--------------\n\nThe name of the model "
+        "field that is filtered against.\n\n.. code-block:: python\n\n    name = CharFilter(field_name='title')\n")
+    (repo / "docs" / "usage.txt").write_text("Usage\n=====\n\nEach filter is described in :ref:`ref-filters`.\n")
+    (repo / "docs" / "requirements.txt").write_text("Sphinx\nsphinx-rtd-theme\n")
+    (repo / "notes.txt").write_text("Title\n=====\n\nNot in a documentation folder.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    rows = Chunk.objects.filter(knowledge_base=kb, layer="D0")
+    sections = set(rows.values_list("metadata__source_path", "section_path"))
+    assert ("docs/ref/filters.txt", "Filters > field_name") in sections
+    field = rows.get(metadata__source_path="docs/ref/filters.txt", section_path="Filters > field_name")
+    assert "```python\n    name = CharFilter(field_name='title')\n```" in field.content
+    usage = rows.get(metadata__source_path="docs/usage.txt")
+    assert "Each filter is described in `Filters`." in usage.content
+    paths = set(Chunk.objects.filter(knowledge_base=kb).values_list("metadata__source_path", flat=True))
+    assert not paths & {"docs/requirements.txt", "notes.txt"}, "no section title, or no documentation folder"

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from knowledge.indexing import rst
 from knowledge.indexing.markdown import Section, document_title, read_sections, setext_headings, summary_headings
 from knowledge.indexing.parsing.text import split_frontmatter
 
@@ -54,9 +55,17 @@ PLAIN_DOC_NAME = re.compile(r"(?:readme|change-?log|changes|history|news|release
 
 
 def is_doc_path(rel: str) -> bool:
-    """Whether a repository's file is read as documentation (see DOC_EXTENSIONS and PLAIN_DOC_NAME)."""
+    """Whether a repository's file is read as documentation (see DOC_EXTENSIONS and PLAIN_DOC_NAME; and a Sphinx
+    source named ".txt", `rst.is_source`)."""
     path = PurePosixPath(rel)
-    return path.suffix.lower() in DOC_EXTENSIONS or bool(PLAIN_DOC_NAME.fullmatch(path.name))
+    return path.suffix.lower() in DOC_EXTENSIONS or bool(PLAIN_DOC_NAME.fullmatch(path.name)) or rst.is_source(rel)
+
+
+def unread_doc(rel: str, text: str) -> bool:
+    """Whether a file `is_doc_path` names is no documentation after all: a `.txt` file of a documentation folder
+    without a section title (docs/requirements.txt)."""
+    return rst.is_source(rel) and not rel.lower().endswith(".rst") and not PLAIN_DOC_NAME.fullmatch(
+        PurePosixPath(rel).name) and not rst.has_section_title(text)
 
 
 def shadowed_doc(rel: str, paths) -> bool:

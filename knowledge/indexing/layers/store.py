@@ -36,13 +36,13 @@ from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.docs import build_doc_rows
 from knowledge.indexing.layers.docs.sections import says_something
 from knowledge.indexing.layers.manifests import MANIFEST_NAMES, ManifestExtractor
-from knowledge.indexing.layers.markdown import README_PATH, is_doc_path, shadowed_doc
+from knowledge.indexing.layers.markdown import README_PATH, is_doc_path, shadowed_doc, unread_doc
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
 from knowledge.indexing.myst import markdown_as_read, myst_targets
 from knowledge.indexing.parsing.text import WIDE_BOMS, decode_text
-from knowledge.indexing.rst import rst_as_markdown, sphinx_targets
+from knowledge.indexing.rst import is_source, rst_as_markdown, sphinx_targets
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from portal.db_locks import held, lock_key
 from portal.jobs import enqueue, run
@@ -121,7 +121,8 @@ def index_snapshot(kb: KnowledgeBase, snapshot: repository.Snapshot, *, batch_si
     # Stored paths are project paths (`knowledge/api.py` when the root is the `knowledge` folder).
     result.warnings.extend((snapshot.prefix + rel, reason) for rel, reason in snapshot.skipped)
     texts = read_texts(snapshot, result.warnings)
-    texts = {path: text for path, text in texts.items() if not shadowed_doc(path, texts)}
+    texts = {path: text for path, text in texts.items()
+             if not shadowed_doc(path, texts) and not unread_doc(path, text)}
     targets = [snapshot.prefix + rel for rel in snapshot.targets if snapshot.prefix + rel in texts]
     result.files = len(targets)
     code_files, index = parse_project(texts, packaging_files(snapshot))
@@ -220,10 +221,9 @@ def parse_project(texts: dict[str, str], configs: dict[str, str] | None = None,
 def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIndex,
                kb: KnowledgeBase) -> list[LayerRow]:
     """The rows of every layer for one file (documentation or code)."""
-    suffix = PurePosixPath(rel).suffix.lower()
     if is_doc_path(rel):
         # reStructuredText (Sphinx docs, README.rst) is read as Markdown, MyST's markup as CommonMark, line for line.
-        text = (rst_as_markdown if suffix == ".rst" else markdown_as_read)(text, index.labels, rel)
+        text = (rst_as_markdown if is_source(rel) else markdown_as_read)(text, index.labels, rel)
         folder = rel.rpartition("/")[0]
         names, description = index.package_names.get(folder), index.package_descriptions.get(folder, "")
         # A README without a title of its own (parse's opens with "Installation" and "Usage") is the package's.
