@@ -684,9 +684,10 @@ def _entry_asked(hit, source: list[str], position: int, stems: set[str], asked: 
 
 def _reference_entry(hit, source: list[str]) -> str:
     """The name a reference entry's sentences document, as its heading writes it (`headings.entry_heading`); "" for
-    another section, and for a word in capitals, as a product's name is written too ("PathSpec", "TypeScript")."""
+    another section, and for a word in capitals, as a product's name is written too ("PathSpec", "TypeScript"),
+    unless a heading over it lists such names (django-filter's "Filters > RangeFilter")."""
     heading = headings.entry_heading(hit, source).strip("`")
-    return "" if _CAPITALISED.fullmatch(heading) else heading
+    return "" if _CAPITALISED.fullmatch(heading) and not headings.under_listing(hit) else heading
 
 
 def _of_another_entry(entry: str, sentence: str, names: set[str]) -> bool:

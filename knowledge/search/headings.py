@@ -84,7 +84,7 @@ def entry_heading(hit, source: list[str]) -> str:
     one ("limit.activeCount", ".clear()"), or a word whose section opens with field lines (p-queue's option
     "concurrency" over "Type: `number`") or, in lower case, is under a heading listing names (cookie's "Options >
     decode"); "" for any other section, or a chunk opening none."""
-    heading, parent = section_heading(hit), (hit.section_path or "").split(" > ")[-2:-1]
+    heading = section_heading(hit)
     # A name with its type after it ("CORS_ALLOWED_ORIGINS: Sequence[str]", django-cors-headers' settings) is the name.
     typed = _TYPED_NAME.fullmatch(heading)
     if typed and _CODE_HEADING.fullmatch(typed.group(1)):
@@ -93,9 +93,15 @@ def entry_heading(hit, source: list[str]) -> str:
     bare = heading.strip("`")
     if _CODE_HEADING.fullmatch(heading) or _NAME.fullmatch(heading) and (
             source and _FIELDS.fullmatch(source[0])
-            or (bare[:1].islower() or bare.isupper()) and parent and _LISTING.search(parent[0])):
+            or (bare[:1].islower() or bare.isupper()) and under_listing(hit)):
         return heading
     return ""
+
+
+def under_listing(hit) -> bool:
+    """Whether a chunk's section is one of those a heading lists ("Filters > RangeFilter", "Options > decode")."""
+    parent = (hit.section_path or "").split(" > ")[-2:-1]
+    return bool(parent) and bool(_LISTING.search(parent[0]))
 
 
 def section_heading(hit) -> str:

@@ -333,6 +333,13 @@ class MeaningTests(TestCase):
                 "morgan > API > morgan(format, options) > Predefined Formats > tiny")
         text = self.compose_sections("What does the tiny format output?", tiny)
         self.assertTrue(text.startswith("tiny — The minimal output. [1]"), text)
+        # A name in capitals under a heading listing such names is code's: django-filter's "What is RangeFilter?"
+        # quoted "Filters where a value is between two numerical values …" without it, and was refused for not saying
+        # it.
+        range_filter = ("### RangeFilter\n\nFilters where a value is between two numerical values, or greater than a "
+                        "minimum.", "Filter Reference > Filters > RangeFilter")
+        text = self.compose_sections("What is RangeFilter?", range_filter)
+        self.assertTrue(text.startswith("RangeFilter — Filters where a value is between"), text)
         # A word in capitals names a product as often as code: pathspec's README is titled "PathSpec".
         title = ("# PathSpec\n\nA library for pattern matching of file paths, such as gitignore's.", "PathSpec")
         text = self.compose_sections("What is PathSpec?", title)
