@@ -45,8 +45,9 @@ DOC_KIND_BY_PATH = (
     ("guide", re.compile(r"guide|tutorial|how-?to|getting[-_]started", re.IGNORECASE)),
 )
 RELEASE_TITLE = re.compile(r"^\[?(?:v|version |release |версия |релиз )?\d", re.IGNORECASE)
-# The files read as documentation (reStructuredText as Markdown, knowledge/indexing/rst.py).
-DOC_EXTENSIONS = (".md", ".markdown", ".rst")
+# The files read as documentation (reStructuredText as Markdown, knowledge/indexing/rst.py; MDX as the Markdown it is
+# written in, knowledge/indexing/mdx.py).
+DOC_EXTENSIONS = (".md", ".markdown", ".mdx", ".rst")
 # Documentation named as plain text, read as Markdown: a project's CHANGELOG, NEWS or AUTHORS without an extension
 # (or ".txt"), unless a file of that name with one of DOC_EXTENSIONS lies beside it (tabulate's README beside its
 # README.md: `shadowed_doc`).

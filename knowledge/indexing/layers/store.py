@@ -40,6 +40,7 @@ from knowledge.indexing.layers.markdown import README_PATH, is_doc_path, shadowe
 from knowledge.indexing.layers.python import PythonExtractor
 from knowledge.indexing.layers.rows import LayerRow
 from knowledge.indexing.layers.typescript import ScriptExtractor
+from knowledge.indexing.mdx import mdx_as_markdown
 from knowledge.indexing.myst import markdown_as_read, myst_targets
 from knowledge.indexing.parsing.text import WIDE_BOMS, decode_text
 from knowledge.indexing.rst import is_source, rst_as_markdown, sphinx_targets
@@ -222,7 +223,10 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
                kb: KnowledgeBase) -> list[LayerRow]:
     """The rows of every layer for one file (documentation or code)."""
     if is_doc_path(rel):
-        # reStructuredText (Sphinx docs, README.rst) is read as Markdown, MyST's markup as CommonMark, line for line.
+        # reStructuredText (Sphinx docs, README.rst) is read as Markdown, MyST's markup as CommonMark, MDX as the
+        # Markdown between its components' tags, line for line.
+        if rel.lower().endswith(".mdx"):
+            text = mdx_as_markdown(text)
         text = (rst_as_markdown if is_source(rel) else markdown_as_read)(text, index.labels, rel)
         folder = rel.rpartition("/")[0]
         names, description = index.package_names.get(folder), index.package_descriptions.get(folder, "")
