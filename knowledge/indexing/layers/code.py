@@ -316,7 +316,7 @@ class PlainTextExtractor(CodeExtractor):
 
     language = "text"
     extensions = (".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".c", ".h",
-                  ".cpp", ".cs", ".sh", ".sql")
+                  ".cpp", ".cs", ".sh", ".sql", ".vue", ".svelte", ".swift", ".scala", ".lua", ".dart", ".ex", ".exs")
 
     def parse(self, path: str, text: str, module: str | None = None) -> CodeFile:
         language = PurePosixPath(path).suffix.lstrip(".")

@@ -13,7 +13,7 @@ from knowledge.indexing.layers.code import (
 )
 from knowledge.indexing.layers.code_rows import build_code_rows
 from knowledge.indexing.layers.python import PythonExtractor
-from knowledge.indexing.layers.store import parse_project
+from knowledge.indexing.layers.store import is_indexable, parse_project
 
 PACKAGE = Path(__file__).resolve().parents[2] / "fixtures" / "sample_pkg"
 
@@ -323,3 +323,5 @@ class OtherLanguageTests(SimpleTestCase):
         self.assertEqual([(row.span_start, row.span_end) for row in rows], [(1, 17), (18, 34), (35, 40)])
         self.assertEqual({(row.language, row.metadata["chunk_type"], row.metadata["module_or_unit"]) for row in rows},
                          {("go", "text", "web.app")})
+        # A Vue or Svelte component too: a Vue app's code was not indexed at all.
+        self.assertTrue(all(is_indexable(f"web/App.{suffix}") for suffix in ("vue", "svelte", "swift", "dart")))
