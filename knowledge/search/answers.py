@@ -63,6 +63,7 @@ from knowledge.search import (
     generation,
     headings,
     layer_text,
+    licences,
     planned,
     project_sites,
     retrieval,
@@ -193,6 +194,9 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     if layers is None and filters is None:
         # An option asked about by name: the section of documentation with its entry first (found if search did not).
         result = replace(result, hits=planned.option_entry_first(question, result.hits, kb_ids, top_k))
+    if layers is None and filters is None and licences.ASKED.search(question):
+        # The licence asked about: the licence files' and manifests' rows saying it first.
+        result = replace(result, hits=licences.licence_first(question, result.hits, kb_ids)[:top_k])
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 
 
@@ -353,7 +357,7 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
         word_stems(grounding.question) & word_stems(f"{composition.text} {quoted}"))
     if (composition.closeness is not None and needed is not None and composition.closeness < needed
             and not trusted and not _says_code_asked(grounding, composition)
-            and not _card_of_project_asked(grounding, composition)
+            and not _card_of_project_asked(grounding, composition) and not _licence_asked_said(grounding, composition)
             and not _heading_asked_says_it(grounding, composition)):
         grounding.reasons.append("no_close_sentence")
         return composer.Composition("", [], False, composition.closeness)
@@ -407,6 +411,14 @@ def _says_code_asked(grounding: Grounding, composition: composer.Composition) ->
     parameters = [layer_text.parameter_of(grounding.sources[number - 1], grounding.question)
                   for number in composition.cited]
     return any(code_names.writes_name(composition.text, each) for each in (name, documented, *parameters))
+
+
+def _licence_asked_said(grounding: Grounding, composition: composer.Composition) -> bool:
+    """Whether a question about the licence is answered by a licence file or a manifest naming it
+    (`licences.says_licence`): "The project is licensed under the MIT License (LICENSE)." is 0.27 close in meaning to
+    "What license is commander under?", where 0.3 is needed."""
+    return bool(licences.ASKED.search(grounding.question)) and any(
+        licences.says_licence(grounding.sources[number - 1]) for number in composition.cited)
 
 
 def _card_of_project_asked(grounding: Grounding, composition: composer.Composition) -> bool:

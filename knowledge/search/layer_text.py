@@ -39,6 +39,7 @@ import functools
 import itertools
 import re
 import textwrap
+from pathlib import PurePosixPath
 
 from knowledge.indexing import rst
 from knowledge.indexing.layers import CODE_LAYERS, DOC_LAYERS
@@ -49,7 +50,9 @@ from knowledge.indexing.layers.docstrings import (
     doc_summary,
     jsdoc_description,
 )
-from knowledge.search import installs, option_tables
+from knowledge.indexing.layers.manifests import MANIFEST_NAMES
+from knowledge.indexing.layers.markdown import LICENSE_PATH
+from knowledge.search import installs, licences, option_tables
 from knowledge.search.code_blocks import code_likeness
 from knowledge.search.code_names import CODE_TOKEN, named_options, writes_name
 from knowledge.search.intent_words import (
@@ -119,14 +122,23 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     """What an extract may quote of a source ("" for nothing) as an answer to `question`: of prose, its
     text (`row`: the table rows the question asks about, `rows.quoted_rows`) without headings or code; of
     a layer's row, see above."""
+    meta = hit.metadata or {}
+    path = meta.get("source_path", "")
     if is_prose(hit):
+        if LICENSE_PATH.search(path):  # a licence file is quoted as the licence it is, its clauses never
+            return licences.licence_statement(path, hit.content or "", manifest=False) if licences.ASKED.search(
+                question) else ""
         return quotable_text(row if row is not None else hit.content)
     layer = hit.layer
     if layer in UNQUOTED_LAYERS or installs.asks_to_install(question, [hit]):
         return ""  # "`setup` (setup.py): Setup script for the humanfriendly package." installs nothing
-    meta = hit.metadata or {}
     if layer == "C1":
         return _symbol(meta, question)
+    if layer == "C0" and PurePosixPath(path).name in MANIFEST_NAMES:
+        # A manifest says what the package is licensed under: itsdangerous' pyproject.toml's classifier "License ::
+        # OSI Approved :: BSD License" (its LICENSE.txt is a BSD licence without its name).
+        return licences.licence_statement(path, hit.content or "", manifest=True) if licences.ASKED.search(
+            question) else ""
     if layer == "C0":
         # What its documentation says of a name the question asks about, else what the code is for.
         qname = meta.get("qname") or meta.get("module_or_unit") or ""

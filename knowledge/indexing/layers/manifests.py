@@ -88,6 +88,43 @@ def _package_field(name: str, text: str, key: str):
     return data.get(key) if isinstance(data, dict) else ""
 
 
+# The licence a manifest declares, read off its text (a chunk of it, too): pyproject's and setup.cfg's
+# `license = "MIT"` or `license = {text = "MIT"}`, package.json's `"license": "MIT"`, a trove classifier's last part.
+_LICENSE_FIELDS = (
+    re.compile(r"""^\s*license\s*=\s*(?:\{\s*text\s*=\s*)?["']?([^"'{}\n]+?)["']?\s*\}?\s*$""", re.MULTILINE),
+    re.compile(r'"license"\s*:\s*"([^"]+)"'),
+    re.compile(r"License :: (?:OSI Approved :: )?([^\"'\n]+?)\s*[\"',]*\s*$", re.MULTILINE),
+)
+
+
+# A package's name as a manifest writes it, at the margin: `name = "kit"` (TOML, INI), `  "name": "@acme/kit",` (JSON).
+_NAME_FIELD = re.compile(r"""^\s{0,2}["']?name["']?\s*[=:]\s*["']?([@\w./-]+)["']?,?\s*$""", re.MULTILINE)
+
+
+def license_of(path: str, text: str) -> tuple[str, str]:
+    """(the package's name, the licence) a manifest at `path` — or a chunk of it, which may not parse, its name then
+    "" — declares; ("", "") when it declares no licence."""
+    licence = declared_license(text)
+    if not licence:
+        return "", ""
+    try:
+        return package_name(PurePosixPath(path).name, text), licence
+    except (ValueError, configparser.Error):  # a chunk of the file (TOML, JSON and INI errors): its name as written
+        written = _NAME_FIELD.search(text)
+        return (written.group(1).rsplit("/", 1)[-1] if written else ""), licence
+
+
+def declared_license(text: str) -> str:
+    """The licence a manifest (or a chunk of it) declares ("MIT", "BSD License"), "" when it declares none — a
+    `license = {file = "LICENSE.txt"}` names a file, not a licence."""
+    for field in _LICENSE_FIELDS:
+        for match in field.finditer(text):
+            value = match.group(1).strip()
+            if value:
+                return value
+    return ""
+
+
 def script_entrypoint(name: str, target: str, kind: str, framework: str, declaring: str, line: int,
                       text: str) -> Entrypoint:
     """`uvicorn` → `uvicorn.main:main`: a command whose handler is the object the target names."""

@@ -48,11 +48,11 @@ RELEASE_TITLE = re.compile(r"^\[?(?:v|version |release |версия |релиз
 # The files read as documentation (reStructuredText as Markdown, knowledge/indexing/rst.py; MDX as the Markdown it is
 # written in, knowledge/indexing/mdx.py).
 DOC_EXTENSIONS = (".md", ".markdown", ".mdx", ".rst")
-# Documentation named as plain text, read as Markdown: a project's CHANGELOG, NEWS or AUTHORS without an extension
-# (or ".txt"), unless a file of that name with one of DOC_EXTENSIONS lies beside it (tabulate's README beside its
-# README.md: `shadowed_doc`).
+# Documentation named as plain text, read as Markdown: a project's CHANGELOG, NEWS, AUTHORS or LICENSE without an
+# extension (or ".txt"), unless a file of that name with one of DOC_EXTENSIONS lies beside it (tabulate's README
+# beside its README.md: `shadowed_doc`).
 PLAIN_DOC_NAME = re.compile(r"(?:readme|change-?log|changes|history|news|release[-_]?notes|authors|contributors"
-                            r"|maintainers)(?:\.txt)?", re.IGNORECASE)
+                            r"|maintainers|licen[cs]e(?:-[a-z0-9.]+)?|copying|notice)(?:\.txt)?", re.IGNORECASE)
 
 
 def is_doc_path(rel: str) -> bool:

@@ -1,0 +1,95 @@
+"""A repository's licence, asked about: its licence file quoted as the licence it is (never its clauses), its
+manifest as the licence it declares."""
+
+import pytest
+
+from knowledge.indexing.layers import store
+from knowledge.indexing.layers.manifests import declared_license
+from knowledge.search import answers, layer_text, licences
+from knowledge.search.licences import licence_named
+from tests.factories import make_kb
+
+BSD = """Copyright 2011 Pallets
+
+Redistribution and use in source and binary forms, with or without
+modification, are permitted provided that the following conditions are
+met:
+
+1.  Redistributions of source code must retain the above copyright
+    notice, this list of conditions and the following disclaimer.
+
+THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND ANY EXPRESS OR IMPLIED WARRANTIES.
+"""
+
+
+def test_a_licence_file_is_the_licence_its_title_or_its_wording_names():
+    assert licence_named("(The MIT License)\n\nCopyright (c) 2014 TJ\n\nPermission is hereby granted") == "MIT License"
+    assert licence_named("The ISC License\n\nCopyright (c) Isaac Z. Schlueter") == "ISC License"
+    assert licence_named("## BSD 3-Clause License\n\nCopyright (c) 2014") == "BSD 3-Clause License"
+    assert licence_named("                                 Apache License\n   Version 2.0, January 2004") == \
+        "Apache License"
+    assert licence_named(BSD) == "BSD License"
+    mit = "Copyright (c) 2012 Erik Rose\n\nPermission is hereby granted, free of charge, to any person"
+    assert licence_named(mit) == "MIT License"
+    assert licence_named("This is free and unencumbered software released into the public domain.") == "Unlicense"
+    assert licence_named("Copyright (c) 2020 Someone. All rights reserved.") == ""
+
+
+def test_a_manifest_declares_its_licence_by_field_or_classifier():
+    pyproject = ('[project]\nname = "kit"\nlicense = { file = "LICENSE.txt" }\nclassifiers = [\n'
+                 '    "License :: OSI Approved :: BSD License",\n    "Typing :: Typed",\n]\n')
+    assert declared_license(pyproject) == "BSD License", "a file named is no licence; the classifier names it"
+    assert declared_license('[project]\nlicense = "MIT"\n') == "MIT"
+    assert declared_license('[project]\nlicense = {text = "Apache-2.0"}\n') == "Apache-2.0"
+    assert declared_license('{"name": "kit", "license": "ISC"}') == "ISC"
+    assert declared_license("[metadata]\nname = kit\nlicense = MIT\nlicense_files = LICENSE\n") == "MIT"
+    assert declared_license('[project]\nname = "kit"\n') == ""
+
+
+@pytest.mark.django_db
+def test_a_repositorys_licence_is_answered_from_its_files_and_its_clauses_never_quoted(tmp_path):
+    # itsdangerous' LICENSE.txt is a BSD licence without its name, which its pyproject.toml's classifier gives;
+    # semver's LICENSE is titled "The ISC License" and nothing else says it. Neither file was indexed.
+    repo = tmp_path / "kit"
+    repo.mkdir()
+    (repo / "LICENSE.txt").write_text(BSD)
+    (repo / "pyproject.toml").write_text('[project]\nname = "kit"\nclassifiers = [\n'
+                                         '    "License :: OSI Approved :: BSD License",\n]\n')
+    (repo / "README.md").write_text("# kit\n\nKit signs data.\n\n## Usage\n\nCall `kit.sign(data)` to sign data.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    result = answers.answer("What license is kit under?", [kb.pk])
+    assert not result.refused, result.reasons
+    assert "is licensed under the BSD License (" in result.text
+    assert "WARRANTIES" not in result.text and "Redistribution" not in result.text
+    other = answers.answer("How do I sign data with kit?", [kb.pk])
+    assert "licensed" not in other.text and "Redistribution" not in other.text
+
+
+@pytest.mark.django_db
+def test_the_licence_rows_come_first_for_a_question_about_the_licence(tmp_path):
+    # semver's "What license is semver under?": keyword search found its LICENSE ("The ISC License"), hybrid ranking
+    # left it out, the question's vector being far from any licence.
+    repo = tmp_path / "semver"
+    repo.mkdir()
+    (repo / "LICENSE").write_text("The ISC License\n\nCopyright (c) Isaac Z. Schlueter and Contributors\n\n"
+                                  "Permission to use, copy, modify, and/or distribute this software.\n")
+    (repo / "package.json").write_text('{\n  "name": "semver",\n  "version": "7.6.3",\n  "license": "ISC"\n}\n')
+    (repo / "README.md").write_text("# semver\n\nThe semantic versioner for npm.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    first = licences.licence_first("What license is semver under?", [], [kb.pk])
+    assert [hit.metadata["source_path"] for hit in first] == ["LICENSE", "package.json"]
+    assert layer_text.quotable(first[0], question="What license is semver under?") == \
+        "The project is licensed under the ISC License (LICENSE)."
+    assert layer_text.quotable(first[1], question="Which licence does semver use?") == \
+        "`semver` is licensed under the ISC license (package.json)."
+    assert layer_text.quotable(first[0], question="How do I compare versions?") == "", "its clauses never"
+
+
+def test_a_question_about_the_licence_is_told_from_one_naming_a_product_or_an_option():
+    for question in ("What license is kit under?", "Is kit open source?", "Who holds the copyright?",
+                     "Which licence does kit use?", "Под какой лицензией kit?"):
+        assert licences.ASKED.search(question), question
+    for question in ("How do I run kit behind Apache?", "What does the licenseKey option do?", "Is it MIT-based?"):
+        assert not licences.ASKED.search(question), question
