@@ -437,8 +437,8 @@ def _heading_asked_says_it(grounding: Grounding, composition: composer.Compositi
     "What is the default limit?"."""
     first = grounding.sources[composition.cited[0] - 1] if composition.cited else None
     heading = headings.section_heading(first) if first is not None else ""
-    return bool(heading) and composition.text.startswith((f"{heading}: ", f"{heading} — ")) and bool(
-        word_stems(heading) & word_stems(grounding.question))
+    return bool(heading) and composition.text.startswith((f"{heading}: ", f"{heading} — ")) and headings.names_asked(
+        heading, word_stems(grounding.question), grounding.question)
 
 
 def close_sentence_needed(grounding: Grounding) -> float | None:

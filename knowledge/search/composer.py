@@ -176,7 +176,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     texts = {number: said.get(number) or layer_text.quotable(hit, rows.get(number), question)
              for number, hit in quoted.items()}
     lines = {number: _sentences(hit, texts[number]) for number, hit in quoted.items()}
-    lines = {number: _under_its_heading(quoted[number], source, asked) for number, source in lines.items()}
+    lines = {number: _under_its_heading(quoted[number], source, asked, question) for number, source in lines.items()}
     if how_to:  # an example too long to quote: its lines that do what is asked, under their heading
         lines = {number: example_lines.with_asked_lines(quoted[number], source, question)
                  for number, source in lines.items()}
@@ -738,15 +738,15 @@ def _asks_to_use(asked: set[str], hit) -> bool:
     return asked - word_stems(f"{hit.document_title} {asides.repository_names([hit])}") <= _USING
 
 
-def _under_its_heading(hit, source: list[str], asked: set[str]) -> list[str]:
-    """A section saying only a name or a phrase under a heading the question names, read under it: pluralize's
-    "## License" over "MIT" answers "What license is pluralize under?" as "License: MIT" (alone, "MIT" is no
-    sentence and shares no word with the question)."""
+def _under_its_heading(hit, source: list[str], asked: set[str], question: str) -> list[str]:
+    """A section saying only a name or a phrase under a heading the question names (`headings.names_asked`), read
+    under it: pluralize's "## License" over "MIT" answers "What license is pluralize under?" as "License: MIT" (alone,
+    "MIT" is no sentence and shares no word with the question)."""
     # (A section of its document, not the document under its title: "# Outline" over a scan's "Маше 3".)
     heading = headings.section_heading(hit) if " > " in (hit.section_path or "") else ""
     if (len(source) != 1 or not heading or readable.ENDS.search(source[0]) or ITEM.match(source[0])
             or source[0].startswith((COMMAND, CODE_LEFT_OUT, HEADING_INTRO))
-            or len(_WORD.findall(source[0])) > _PHRASE_WORDS or not word_stems(heading) & asked
+            or len(_WORD.findall(source[0])) > _PHRASE_WORDS or not headings.names_asked(heading, asked, question)
             or headings.reference_heading(hit, source, 0)):  # a name of code's entry is read under it as such
         return source
     return _UnderHeading([f"{heading}: {source[0]}"])

@@ -5,6 +5,7 @@ and its text goes on from there without saying it again.
 import re
 
 from knowledge.search.readable import points_back
+from knowledge.search.secondary import PEOPLE_ASKED
 from knowledge.search.source_text import HEADING
 from knowledge.search.words import word_stems
 
@@ -22,6 +23,9 @@ _TYPED_NAME = re.compile(r"`?([\w$.]+)(?::[ \t]+[^:`\n]+|[ \t]+\([^()\n]+\))`?")
 # lower case or capitals under a heading listing such names (cookie's "Options > decode", Flask's "Builtin
 # Configuration Values > TESTING", morgan's "Predefined Formats > tiny").
 _NAME = re.compile(r"`?[A-Za-z_$][\w$-]*`?")
+# The heading of a section naming a project's people.
+_PEOPLE_HEADING = re.compile(r"(?:the\s+)?(?:authors?|maintainers?|creators?|credits|contributors|автор[ыа]?)",
+                             re.IGNORECASE)
 _LISTING = re.compile(r"\b(?:options?|param(?:eter)?s|arguments|args|props|propert(?:y|ies)|attributes|fields|settings"
                       r"|configuration values|config values|methods|events|hooks|functions|commands|subcommands|flags"
                       r"|variables|formats|tokens|filters|modes|levels|types|presets|plugins"
@@ -96,6 +100,14 @@ def entry_heading(hit, source: list[str]) -> str:
             or (bare[:1].islower() or bare.isupper()) and under_listing(hit)):
         return heading
     return ""
+
+
+def names_asked(heading: str, asked: set[str], question: str) -> bool:
+    """Whether a section's heading names what the question asks (`asked`: its stems): it shares a word with it, or it
+    is a project's people's ("Author", "Maintainers", "Credits") and the question asks who (`secondary.PEOPLE_ASKED`:
+    cors' "Who wrote cors?" and its "## Author" over "Troy Goode")."""
+    return bool(word_stems(heading) & asked) or bool(_PEOPLE_HEADING.fullmatch(heading.strip())) and bool(
+        PEOPLE_ASKED.search(question))
 
 
 def under_listing(hit) -> bool:

@@ -413,8 +413,17 @@ class MeaningTests(TestCase):
         # Not under a heading the question does not name, nor a section saying more than a phrase.
         grounding.question = "What is the author of pluralize?"
         self.assertNotIn("MIT", answers.compose_extractive(grounding).text)
-        self.assertEqual(composer._under_its_heading(license_, ["Released under MIT.", "Enjoy."], {"licen"}),
+        self.assertEqual(composer._under_its_heading(license_, ["Released under MIT.", "Enjoy."], {"licen"},
+                                                     "What license is pluralize under?"),
                          ["Released under MIT.", "Enjoy."])
+        # A heading of the project's people names who: cors' "Who wrote cors?", "## Author" over "Troy Goode".
+        author = replace(hit(1, "## Author\n\n[Troy Goode](https://github.com/TroyGoode)", self.kb.pk),
+                         section_path="cors > Author")
+        grounding = answers.Grounding([author, usage], 0.8, [], {}, question="Who wrote cors?", refusal_text="No.",
+                                      kbs={self.kb.pk: self.kb})
+        self.assertEqual(answers.compose_extractive(grounding).text, "Author: Troy Goode [1]")
+        grounding.question = "What does cors do?"
+        self.assertNotIn("Troy Goode", answers.compose_extractive(grounding).text)
 
     def test_the_entry_of_a_name_the_question_writes_answers_it(self):
         # body-parser's README: "##### limit" over "Controls the maximum request body size. … Defaults to `'100kb'`.";
