@@ -415,10 +415,10 @@ def _says_code_asked(grounding: Grounding, composition: composer.Composition) ->
 
 def _licence_asked_said(grounding: Grounding, composition: composer.Composition) -> bool:
     """Whether a question about the licence is answered by a licence file or a manifest naming it
-    (`licences.says_licence`): "The project is licensed under the MIT License (LICENSE)." is 0.27 close in meaning to
+    (`licences.statement_of`): "The project is licensed under the MIT License (LICENSE)." is 0.27 close in meaning to
     "What license is commander under?", where 0.3 is needed."""
     return bool(licences.ASKED.search(grounding.question)) and any(
-        licences.says_licence(grounding.sources[number - 1]) for number in composition.cited)
+        licences.statement_of(grounding.sources[number - 1]) for number in composition.cited)
 
 
 def _card_of_project_asked(grounding: Grounding, composition: composer.Composition) -> bool:

@@ -126,8 +126,7 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     path = meta.get("source_path", "")
     if is_prose(hit):
         if LICENSE_PATH.search(path):  # a licence file is quoted as the licence it is, its clauses never
-            return licences.licence_statement(path, hit.content or "", manifest=False) if licences.ASKED.search(
-                question) else ""
+            return licences.statement_of(hit) if licences.ASKED.search(question) else ""
         return quotable_text(row if row is not None else hit.content)
     layer = hit.layer
     if layer in UNQUOTED_LAYERS or installs.asks_to_install(question, [hit]):
@@ -137,8 +136,7 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     if layer == "C0" and PurePosixPath(path).name in MANIFEST_NAMES:
         # A manifest says what the package is licensed under: itsdangerous' pyproject.toml's classifier "License ::
         # OSI Approved :: BSD License" (its LICENSE.txt is a BSD licence without its name).
-        return licences.licence_statement(path, hit.content or "", manifest=True) if licences.ASKED.search(
-            question) else ""
+        return licences.statement_of(hit) if licences.ASKED.search(question) else ""
     if layer == "C0":
         # What its documentation says of a name the question asks about, else what the code is for.
         qname = meta.get("qname") or meta.get("module_or_unit") or ""

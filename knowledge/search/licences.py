@@ -9,7 +9,6 @@ import re
 from pathlib import PurePosixPath
 
 from knowledge.indexing.layers.manifests import MANIFEST_NAMES, license_of
-from knowledge.indexing.layers.markdown import LICENSE_PATH
 from knowledge.models import Chunk
 from knowledge.search import retrieval
 from knowledge.search.hits import SearchHit
@@ -21,6 +20,8 @@ ASKED = re.compile(r"\blicen[cs](?:e[sd]?|ing)\b|\bcopyright|\bopen[- ]source\b|
 # The licence files' and manifests' rows put first for a question about the licence (`licence_first`), of those read.
 LICENCE_ROWS, MOST_READ = 2, 20
 _MANIFEST_PATH = r"(^|/)(pyproject\.toml|setup\.cfg|package\.json)$"
+# A file of the project's licence: LICENSE, LICENCE, COPYING, any extension (LICENSE-MIT, LICENSE.txt).
+_LICENCE_FILE = re.compile(r"(^|/)(licen[cs]e|copying)([-_.][^/]*)?$", re.IGNORECASE)
 
 # A first line naming its licence: "MIT License", "(The MIT License)", "BSD 3-Clause License", "Apache License".
 _TITLE = re.compile(r"^\W*(?:the\s+)?((?:MIT|ISC|BSD[\w -]*?|Apache|GNU [\w ]+?|Mozilla Public|Eclipse Public"
@@ -59,32 +60,37 @@ def licence_statement(path: str, text: str, *, manifest: bool) -> str:
     return f"{f'`{name}`' if name else 'The project'} is licensed under the {written} ({path})."
 
 
-def says_licence(hit: SearchHit) -> bool:
-    """Whether a source is a licence file or a manifest naming the licence (`licence_statement`)."""
-    path = (hit.metadata or {}).get("source_path", "")
-    manifest = PurePosixPath(path).name in MANIFEST_NAMES
-    return (manifest or bool(LICENSE_PATH.search(path))) and bool(licence_statement(path, hit.content or "",
-                                                                                      manifest=manifest))
+def statement_of(hit: SearchHit) -> str:
+    """What a source says of the licence (`licence_statement`): a manifest's declared licence, a licence file's opening
+    (not a later chunk's clauses, nor a NOTICE, which attributes the code of others: marshmallow's names Django's
+    BSD licence); "" for any other source."""
+    meta = hit.metadata or {}
+    path = meta.get("source_path", "")
+    if PurePosixPath(path).name in MANIFEST_NAMES:
+        return licence_statement(path, hit.content or "", manifest=True)
+    if _LICENCE_FILE.search(path) and not meta.get("position"):
+        return licence_statement(path, hit.content or "", manifest=False)
+    return ""
 
 
 def licence_first(question: str, hits: list[SearchHit], kb_ids) -> list[SearchHit]:
-    """The hits with the rows saying the bases' licence first — a licence file's opening that names one, a manifest
-    declaring one (`licence_statement`), of the repository the question names when the bases hold several — for a
-    question about the licence (`ASKED`): search found semver's LICENSE ("The ISC License") by its
-    words only, and hybrid ranking left it out of the sources, the question's vector being far from any licence."""
-    rows = Chunk.objects.filter(knowledge_base_id__in=list(kb_ids), enabled=True, content__iregex=r"licen[cs]e")
-    files = rows.filter(layer="D0", metadata__doc_kind="license").order_by("document_id", "position")
-    manifests = rows.filter(layer="C0", metadata__source_path__iregex=_MANIFEST_PATH).order_by("document_id",
-                                                                                          "position")
-    fields = ("id", "metadata__source_path", "content", "metadata__repo_id")
+    """The hits with the rows saying the bases' licence first (`statement_of`) — of the repository the question names
+    when the bases hold several, its own before an example app's (flask's examples/tutorial/pyproject.toml) — for a
+    question about the licence (`ASKED`): search found semver's LICENSE ("The ISC License") by its words only, and
+    hybrid ranking left it out of the sources, the question's vector being far from any licence."""
+    rows = Chunk.objects.filter(knowledge_base_id__in=list(kb_ids), enabled=True)
+    # (A BSD licence's text never says "license".)
+    files = rows.filter(layer="D0", metadata__doc_kind="license", position=0).order_by("document_id")
+    manifests = rows.filter(layer="C0", metadata__source_path__iregex=_MANIFEST_PATH,
+                            content__iregex=r"licen[cs]e").order_by("document_id", "position")
+    candidates = retrieval.hits_of([*files.values_list("id", flat=True)[:MOST_READ],
+                                    *manifests.values_list("id", flat=True)[:MOST_READ]])
     asked = word_stems(question)
-    found = []
-    for chunk_id, path, content, repo in [*files.values_list(*fields)[:MOST_READ], *manifests.values_list(*fields)[
-            :MOST_READ]]:
-        manifest = PurePosixPath(path or "").name in MANIFEST_NAMES
-        if (manifest or LICENSE_PATH.search(path or "")) and licence_statement(path or "", content, manifest=manifest):
-            found.append((not word_stems(re.sub(r"[-_.]", " ", repo or "")) & asked, chunk_id))
-    chosen = [chunk_id for _, chunk_id in sorted(found, key=lambda item: item[0])[:LICENCE_ROWS]]
-    if not chosen:
-        return hits
-    return retrieval.hits_of(chosen) + [hit for hit in hits if hit.chunk_id not in set(chosen)]
+
+    def rank(hit: SearchHit) -> tuple[bool, int]:
+        repo = re.sub(r"[-_.]", " ", (hit.metadata or {}).get("repo_id", ""))
+        return not word_stems(repo) & asked, (hit.metadata or {}).get("source_path", "").count("/")
+
+    chosen = sorted((hit for hit in candidates if statement_of(hit)), key=rank)[:LICENCE_ROWS]
+    ids = {hit.chunk_id for hit in chosen}
+    return chosen + [hit for hit in hits if hit.chunk_id not in ids] if chosen else hits

@@ -5,7 +5,8 @@ import pytest
 
 from knowledge.indexing.layers import store
 from knowledge.indexing.layers.manifests import declared_license
-from knowledge.search import answers, layer_text, licences
+from knowledge.models import Chunk
+from knowledge.search import answers, layer_text, licences, retrieval
 from knowledge.search.licences import licence_named
 from tests.factories import make_kb
 
@@ -76,10 +77,18 @@ def test_the_licence_rows_come_first_for_a_question_about_the_licence(tmp_path):
                                   "Permission to use, copy, modify, and/or distribute this software.\n")
     (repo / "package.json").write_text('{\n  "name": "semver",\n  "version": "7.6.3",\n  "license": "ISC"\n}\n')
     (repo / "README.md").write_text("# semver\n\nThe semantic versioner for npm.\n")
+    # Neither a NOTICE (it attributes others' code: marshmallow's names Django's BSD licence) nor an example app's
+    # manifest (flask's examples/tutorial/pyproject.toml) says the project's licence before its own files.
+    (repo / "NOTICE").write_text("semver includes code adapted from Django, under the BSD License.\n")
+    (repo / "examples" / "app").mkdir(parents=True)
+    (repo / "examples" / "app" / "package.json").write_text('{"name": "app", "license": "Apache-2.0"}\n')
     kb = make_kb()
     store.index_repository(kb, repo)
     first = licences.licence_first("What license is semver under?", [], [kb.pk])
     assert [hit.metadata["source_path"] for hit in first] == ["LICENSE", "package.json"]
+    notice = retrieval.hits_of(list(Chunk.objects.filter(knowledge_base=kb, layer="D0", metadata__source_path="NOTICE")
+                                    .values_list("id", flat=True)))
+    assert notice and licences.statement_of(notice[0]) == ""
     assert layer_text.quotable(first[0], question="What license is semver under?") == \
         "The project is licensed under the ISC License (LICENSE)."
     assert layer_text.quotable(first[1], question="Which licence does semver use?") == \
