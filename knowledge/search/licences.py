@@ -19,7 +19,7 @@ from knowledge.search.words import word_stems
 ASKED = re.compile(r"\blicen[cs](?:e[sd]?|ing)\b|\bcopyright|\bopen[- ]source\b|лиценз", re.IGNORECASE)
 # The licence files' and manifests' rows put first for a question about the licence (`licence_first`), of those read.
 LICENCE_ROWS, MOST_READ = 2, 20
-_MANIFEST_PATH = r"(^|/)(pyproject\.toml|setup\.cfg|package\.json)$"
+_MANIFEST_PATH = rf"(^|/)({'|'.join(map(re.escape, MANIFEST_NAMES))})$"
 # A file of the project's licence: LICENSE, LICENCE, COPYING, any extension (LICENSE-MIT, LICENSE.txt).
 _LICENCE_FILE = re.compile(r"(^|/)(licen[cs]e|copying)([-_.][^/]*)?$", re.IGNORECASE)
 
