@@ -2,8 +2,9 @@
 written in, line for line: the ES module lines (`import Tabs from '@theme/Tabs';`, `export const meta = {…}`), the
 lines that are only components' tags (`<Tabs>`, `<TabItem value="npm" label="npm">`, `</TabItem>`, `<Callout />`)
 and JSX comments (`{/* … */}`) are left out, blank, so a citation's line is the file's; the Markdown between the tags
-(a tab's text and its code) stays. Code blocks are as written, and HTML's own tags (lower case: `<details>`) are left
-to the Markdown reader.
+(a tab's text and its code) stays, and so does a component's text inside a sentence (`The <Highlight>kit</Highlight>
+is small.`). Code blocks and spans are as written, and HTML's own tags (lower case: `<details>`) are left to the
+Markdown reader.
 """
 
 import re
@@ -18,6 +19,7 @@ _MODULE_END = re.compile(r"""(?:\bfrom\s*['"][^'"]*['"]|^\s*import\s*['"][^'"]*[
 _TAG = r"""</?[A-Z][\w]*(?:\.[\w]+)*(?:\s+(?:[^<>"'{}]|"[^"]*"|'[^']*'|\{[^{}]*\})*)?/?>"""
 _TAGS_LINE = re.compile(rf"\s*(?:{_TAG}\s*)+")
 _COMMENT = re.compile(r"\s*\{/\*.*?\*/\}\s*")
+_CODE_SPAN = re.compile(r"(`+[^`]*`+)")  # a line's code spans, kept as written
 
 
 def mdx_as_markdown(text: str) -> str:
@@ -39,5 +41,8 @@ def mdx_as_markdown(text: str) -> str:
         else:
             if _TAGS_LINE.fullmatch(line) or _COMMENT.fullmatch(line):
                 out[number] = ""
+            elif "<" in line:  # a component inside a sentence: its text stays ("The <Highlight>kit</Highlight> is")
+                out[number] = "".join(part if part.startswith("`") else re.sub(_TAG, "", part)
+                                      for part in _CODE_SPAN.split(line))
             number += 1
     return "\n".join(out)

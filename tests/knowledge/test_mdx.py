@@ -55,9 +55,11 @@ def test_its_module_lines_tags_and_comments_are_left_out_line_for_line():
     for kept in ("# Installation", "Install it with npm:", "npm install kit", "yarn add kit", "<details>",
                  "<summary>Which Node.js versions?</summary>", "title: Installation"):
         assert kept in read, kept
-    # Code is as written, whatever it holds.
+    # Code is as written, whatever it holds; a component inside a sentence leaves its text.
     code = "```js\nimport kit from 'kit';\n<Tabs />\n```"
     assert mdx_as_markdown(code) == code
+    assert mdx_as_markdown('The <Highlight color="red">kit</Highlight> is small: see `<Tabs>`, and a < b.') == \
+        "The kit is small: see `<Tabs>`, and a < b."
 
 
 @pytest.mark.django_db
