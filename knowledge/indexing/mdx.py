@@ -9,7 +9,7 @@ Markdown reader.
 
 import re
 
-from knowledge.indexing.markdown import fence_end, fence_opener
+from knowledge.indexing.markdown import fence_end, fence_opener, outside_code_spans
 
 # An ES module statement at the margin; a multi-line one goes on to the line ending it (`from '…';`, or a closing `}`).
 _MODULE_LINE = re.compile(r"(?:import|export)\b")
@@ -18,8 +18,8 @@ _MODULE_END = re.compile(r"""(?:\bfrom\s*['"][^'"]*['"]|^\s*import\s*['"][^'"]*[
 # name opens with a capital or holds a dot, `<Tabs.Item>`; an attribute's value may hold `>` inside its quotes).
 _TAG = r"""</?[A-Z][\w]*(?:\.[\w]+)*(?:\s+(?:[^<>"'{}]|"[^"]*"|'[^']*'|\{[^{}]*\})*)?/?>"""
 _TAGS_LINE = re.compile(rf"\s*(?:{_TAG}\s*)+")
+_INLINE_TAG = re.compile(_TAG)
 _COMMENT = re.compile(r"\s*\{/\*.*?\*/\}\s*")
-_CODE_SPAN = re.compile(r"(`+[^`]*`+)")  # a line's code spans, kept as written
 
 
 def mdx_as_markdown(text: str) -> str:
@@ -42,7 +42,6 @@ def mdx_as_markdown(text: str) -> str:
             if _TAGS_LINE.fullmatch(line) or _COMMENT.fullmatch(line):
                 out[number] = ""
             elif "<" in line:  # a component inside a sentence: its text stays ("The <Highlight>kit</Highlight> is")
-                out[number] = "".join(part if part.startswith("`") else re.sub(_TAG, "", part)
-                                      for part in _CODE_SPAN.split(line))
+                out[number] = outside_code_spans(line, lambda text: _INLINE_TAG.sub("", text))
             number += 1
     return "\n".join(out)

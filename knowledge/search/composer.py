@@ -332,11 +332,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             break  # a release's notes: as many as the budget holds, in order
         # One block of code an extract at most: a second one is another answer's example.
         blocks = not any(sentence.startswith(CODE_BLOCK) for sentence in chosen.values())
-        # (The first is read whole however long: a sentence, or a heading with the example under it, which may be one
-        # longer than the budget quoted as what is asked, `example_lines.with_asked_lines`.)
-        code = itertools.takewhile(lambda sentence: sentence.startswith(COMMAND), lines[item[0]][item[1] + 1:])
-        first = len(item[2]) + (sum(map(len, code)) if item[2].startswith(HEADING_INTRO) else 0)
-        unit = readable.unit(item, lines[item[0]], budget if chosen else max(budget, first), asked, how_to, blocks)
+        first = budget if chosen else max(budget, _read_whole(lines[item[0]], item))
+        unit = readable.unit(item, lines[item[0]], first, asked, how_to, blocks)
         # A one-word reply answers a yes-or-no question, and another source's its own (an FAQ entry's, a section's);
         # a pointer going on from the sentence chosen answers nothing ("For another example see the … section").
         # Nor do a table's other rows, the question looking one up: debug's "… you can set a few environment
@@ -490,6 +487,16 @@ def _sentences(hit, text: str) -> list[str]:
         if _SIGNATURE.fullmatch(found[at]) and found[at + 1][:1].isupper():
             found[at:at + 2] = [f"{found[at]}: {found[at + 1]}"]
     return readable.OpensWhole(found) if headings.opens_section(hit) else found
+
+
+def _read_whole(source: list[str], item: tuple) -> int:
+    """The length of what the first sentence chosen brings however long: itself, or a heading and the example under
+    it, which may be one longer than the budget quoted as what is asked (`example_lines.with_asked_lines`)."""
+    _, position, sentence, _ = item
+    if not sentence.startswith(HEADING_INTRO):
+        return len(sentence)
+    code = itertools.takewhile(lambda following: following.startswith(COMMAND), source[position + 1:])
+    return len(sentence) + sum(map(len, code))
 
 
 def _entry_paragraph(source: list[str], position: int) -> list[str]:

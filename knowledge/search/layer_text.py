@@ -140,10 +140,9 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     if layer == "C0":
         # What its documentation says of a name the question asks about, else what the code is for.
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
-        summary = naming_paragraph(hit.content, question, qname, meta.get("source_path", "")) or _opening_and(
+        summary = naming_paragraph(hit.content, question, qname, path) or _opening_and(
             answering_paragraph(hit.content, question, qname), first_sentence(_docstring(hit.content)))
-        return _said(qname, meta.get("source_path", ""), summary, question, meta.get("chunk_type", "")) \
-            if summary and qname else ""
+        return _said(qname, path, summary, question, meta.get("chunk_type", "")) if summary and qname else ""
     if (layer == "D6" and not _asks_integration(question, meta)) or (layer == "C2" and not _asks_links(question)):
         return ""
     first = (hit.content or "").strip().split("\n", 1)[0]
@@ -204,6 +203,7 @@ def _named_in(hit: SearchHit) -> tuple[str, str]:
     return meta.get("qname", ""), meta.get("source_path", "")
 
 
+@functools.lru_cache(maxsize=256)  # read per source chunk twice an answer: whether it says more, what it says
 def answering_paragraph(code: str, question: str, symbol: str = "") -> str:
     """The paragraph of a source chunk's docstring below its first that answers what the question asks beyond the
     names of `symbol` — sharing two of its words at least, and more than the first paragraph does — as at most

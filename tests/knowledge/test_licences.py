@@ -4,7 +4,7 @@ manifest as the licence it declares."""
 import pytest
 
 from knowledge.indexing.layers import store
-from knowledge.indexing.layers.manifests import declared_license
+from knowledge.indexing.layers.manifests import declared_license, license_of
 from knowledge.models import Chunk
 from knowledge.search import answers, layer_text, licences, retrieval
 from knowledge.search.licences import licence_named
@@ -45,6 +45,9 @@ def test_a_manifest_declares_its_licence_by_field_or_classifier():
     assert declared_license('{"name": "kit", "license": "ISC"}') == "ISC"
     assert declared_license("[metadata]\nname = kit\nlicense = MIT\nlicense_files = LICENSE\n") == "MIT"
     assert declared_license('[project]\nname = "kit"\n') == ""
+    # A chunk of a manifest, which does not parse, names its package as written: "`commander` is licensed …".
+    assert license_of("package.json", '{\n  "name": "@acme/kit",\n  "license": "MIT",\n  "scripts": {') == (
+        "kit", "MIT")
 
 
 @pytest.mark.django_db
