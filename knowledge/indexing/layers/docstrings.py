@@ -22,6 +22,7 @@ sections are read as far as the chunk goes.
 """
 
 import re
+import textwrap
 from collections.abc import Callable, Iterator
 
 from knowledge.indexing.rst import role_text
@@ -31,6 +32,8 @@ _ROLE = re.compile(r":[\w:.-]+:`(~?[^`<]+?)(?:\s*<[^`]*>)?`")  # reST's :attr:`r
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)[.!?](?=\s|$)", re.I)
 # A first sentence ending in ":" of as many words at least, not about the example itself, says what the code does.
 _INTRODUCING_WORDS = 5
+# A first paragraph of fewer words is a title ("Natural list."), as `layer_text.first_sentence` reads it.
+_TITLE_WORDS = 3
 _EXAMPLE_INTRO = re.compile(r"\b(?:examples?|usage|follows|following|for instance|like (?:this|so)|e\.g)\b", re.I)
 # reST's strong emphasis and emphasis: "**not**", "*min_level*" (not "*args", "**kwargs", a glob's "*").
 EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*\n]*?[^\s*])\*{1,2}(?![\w*])")
@@ -56,7 +59,7 @@ def doc_summary(docstring: str) -> str:
     lines = (docstring or "").strip().split("\n")
     if _FIELD.match(lines[0]):
         return _returned(lines)
-    kept = []
+    kept, rest = [], ""
     for at, line in enumerate(lines):
         if (not line.strip() or line.rstrip().endswith(":") or (kept and len(line) - len(line.lstrip()) > 0
                                                                 and not lines[0][:1].isspace())
@@ -67,9 +70,14 @@ def doc_summary(docstring: str) -> str:
             if line.rstrip().endswith(":") and len(opening.split()) >= _INTRODUCING_WORDS and not (
                     _SENTENCE_END.search(" ".join(kept)) or _EXAMPLE_INTRO.search(opening)):
                 kept.append(line.rstrip().rstrip(":") + ".")
+            rest = "\n".join(lines[at + 1:]) if not line.strip() else ""
             break
         kept.append(line)
     paragraph = EMPHASIS.sub(r"\1", as_text(" ".join(" ".join(kept).split())))  # "*iterable*" read as "iterable"
+    if len(paragraph.split()) < _TITLE_WORDS and rest.strip() and rest.lstrip()[:1] not in (">", ".", ":"):
+        # A title over the paragraph that says it: humanize's natural_list, "Natural list." over "Convert an iterable
+        # of items into a human-readable string with commas and 'and'."
+        return doc_summary(textwrap.dedent(rest)) or paragraph
     end = _SENTENCE_END.search(paragraph)
     return paragraph[: end.end()] if end else paragraph[:300]
 

@@ -142,6 +142,13 @@ def test_each_layer_reads_as_a_sentence():
     assert doc_summary("Here is an example of its use:\n\n    >>> f()") == ""
     assert doc_summary("Example:\n\n    >>> f()") == ""
     assert doc_summary("Do **not** pass *args here.") == "Do not pass *args here."
+    # humanize's natural_list: a title over the paragraph saying what it does; "How do I join a list with commas and
+    # 'and'?" quoted nothing of it.
+    assert doc_summary("Natural list.\n\n    Convert an iterable into a string with commas and 'and'.\n\n"
+                       "    Examples:\n        >>> natural_list(['one', 'two'])") \
+        == "Convert an iterable into a string with commas and 'and'."
+    assert doc_summary("Natural list.") == "Natural list."
+    assert doc_summary("Natural list.\n\n    >>> natural_list(['one', 'two'])") == "Natural list."
     method = '    @property\n    def size(self):\n        """The number of items held."""\n        return 1\n'
     assert quotable(hit("C0", method, qname="m.Box.size")) == "`m.Box.size`: The number of items held."
     assert quotable(hit("C0", "/** Sends the order to the warehouse. */\nexport function ship(order) {}\n",
