@@ -37,6 +37,8 @@ _DESCRIPTION_HEADING = re.compile(r"^#{1,6}[ \t]+`[^`\n]+`[ \t]*$")  # one an ob
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}[ \t]*$")  # three or more of one punctuation character
 _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:-]+)::[ \t]*(?P<argument>.*)$")
 _COMMENT = re.compile(r"^[ \t]*\.\.(?:[ \t]|$)")
+# An anonymous link's target ("__ https://developer.mozilla.org/…" under the sentence linking "header|__"): no text.
+_ANONYMOUS_TARGET = re.compile(r"^[ \t]*__[ \t]+\S")
 _SUBSTITUTION = re.compile(r"^[ \t]*\.\.[ \t]+\|([^|\n]+)\|[ \t]+([\w-]+)::(.*)$", re.MULTILINE)
 _CODE_DIRECTIVES = {"code-block", "code", "sourcecode"}
 # A grid table's border ("+------+-----+"), or the one under its header ("+======+=====+").
@@ -133,7 +135,7 @@ def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str 
             number = _directive(lines, out, number, directive)
         elif _GRID_BORDER.match(line):
             number = _grid_table(lines, out, number)
-        elif _COMMENT.match(line):
+        elif _COMMENT.match(line) or _ANONYMOUS_TARGET.match(line):
             number = _skip_block(lines, out, number)
         elif field := _INFO_FIELD.match(line):
             out[number] = field.group("indent") + _field_item(field)

@@ -306,6 +306,16 @@ def test_a_named_reference_reads_as_its_name():
     assert text.splitlines()[0] == "Install it from PyPI or see the docs and Read-the-Docs, not `keep_`."
 
 
+def test_an_anonymous_links_target_is_no_text():
+    # django-cors-headers' README: "__ https://developer.mozilla.org/…" under each setting's sentence linking it was
+    # quoted as a sentence, and stood between "Defaults to:" and the block of code it introduces.
+    text = rst_as_markdown("Sets the |Allow header|__ in responses.\nDefaults to:\n\n"
+                           ".. |Allow header| replace:: ``Allow`` header\n__ https://example.org/allow\n\n"
+                           ".. code-block:: python\n\n    ALLOW = ('accept',)\n")
+    assert text.splitlines()[:2] == ["Sets the `Allow` header in responses.", "Defaults to:"]
+    assert "example.org" not in text and "ALLOW = ('accept',)" in text
+
+
 def test_a_grid_table_reads_as_its_rows():
     # arrow's guide: the tokens of its format strings are a grid table; its borders ran into the cells as text
     # ("6, 7 +------+------+ ISO week date W 2011-W05-4 …" answered "How do I shift a date by one week?").
