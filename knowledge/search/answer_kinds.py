@@ -6,9 +6,10 @@ returns ("What does bytes.parse return?"), or a release's notes ("What changed i
 
 import re
 
+from knowledge.search.code_blocks import CODE_BLOCK
 from knowledge.search.intent_words import VERSION
 from knowledge.search.source_text import HEADING, quotable_text, sentences
-from knowledge.search.words import word_stems
+from knowledge.search.words import code_words, word_stems
 
 _SERIES = re.compile(r"^(\d+\.\d+)$")
 _MAJOR = re.compile(r"^(\d+)$")  # "v5" is release 5.0.0, as "v2.2" is 2.2.0
@@ -45,7 +46,7 @@ ANSWER_KINDS = {
     # meaning from the question, beside "This was the default behavior before version 2.x." (no value; nor is what
     # happens "by default").
     "default": (re.compile(r"\bdefault\s+(?:value|setting)s?\b|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?"
-                           r"default\b|\bdefaults?\s+to\b|\b(?:what|which)\s+\w+(?:\s+\w+)?\s+(?:is|are)\s+used\s+by\s+"
+                           r"default\b|\bdefaults?\s+to\b|\b(?:what|which)\s+\w+(?:\s+\w+)?\s+(?:is|are)\s+\w+\s+by\s+"
                            r"default\b|\bзначени[еяю]\s+по\s+умолчанию\b|\bчему\s+ра(?:вен|вн\w*)\b.*\bпо\s+умолчанию\b"
                            r"|\bпо\s+умолчанию\s+(?:равн|равен|стоит|установлен)", re.I),
                 re.compile(r"\bdefaults?\s+(?:to|is|are|was|value\s+is)\b|\bdefault(?:\s+value)?\s*[:=]|\(default\b"
@@ -58,6 +59,24 @@ ANSWER_KINDS = {
 # The words of a question asking a default that do not say of what: "What is the default value of the X option?".
 _DEFAULT_WORDS = word_stems("default defaults value values setting settings option options argument parameter flag "
                             "property key attribute field")
+
+
+def stated_default(question: str, lines: dict[int, list[str]], sections: dict[int, str]) -> set[tuple[int, int]]:
+    """For a question asking a default, the (source number, position) of the sentence introducing it as a block of
+    code ("Defaults to:" over `CORS_ALLOW_METHODS = ("DELETE", "GET", …)`), in the source whose heading (`sections`,
+    its names read as their words) names the most of what is asked, one at least: "Which HTTP methods are allowed by
+    default?" was answered "The default can be imported as corsheaders.defaults.default_methods …", the list left
+    out."""
+    if not ANSWER_KINDS["default"][0].search(question):
+        return set()
+    asked, found = word_stems(question) - _DEFAULT_WORDS, []
+    for number, source in lines.items():
+        for position, sentence in enumerate(source[:-1]):
+            if sentence.endswith(":") and ANSWER_KINDS["default"][1].search(sentence) and \
+                    source[position + 1].startswith(CODE_BLOCK):
+                named = len(asked & word_stems(code_words(f"{sections.get(number, '')} {sentence}")))
+                found.extend([(-named, number, position)] if named else [])
+    return {min(found)[1:]} if found else set()
 
 
 def expected_kind(question: str, best: tuple, chosen: dict, items: list, budget: int,

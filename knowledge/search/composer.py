@@ -216,6 +216,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         if opens_with_symbol(quoted[number].content or "", symbol):
             first = next((at for at, sentence in enumerate(lines[number]) if writes_symbol(sentence, symbol)), None)
             defines.update([(number, first)] if first is not None else [])
+    # A default asked about that its entry gives as a block of code: "Defaults to:" over it (`answer_kinds`).
+    defines |= answer_kinds.stated_default(question, lines, {number: headings.section_heading(hit)
+                                                             for number, hit in quoted.items()})
     # The name each source's sentences document as a reference entry, read once; the entries asked about by name: as
     # code or an option's, or a quoted entry's name the question writes as a word ("What is the default store?" and
     # express-session's "store").
@@ -240,7 +243,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     items.append((number, position, sentence, stems))
                 continue
             if (sentence.startswith((COMMAND, CODE_LEFT_OUT)) or same_words(sentence) in seen
-                    or readable.names_alternative(source, position) and not _labels_asked(source, position, asked)):
+                    or readable.names_alternative(source, position) and not _labels_asked(source, position, asked)
+                    and (number, position) not in defines):
                 continue
             # A list item's tail too ("but makes things worse, so …") of a chunk of text; not an entry's line, which no
             # chunk cut ("address: г Майкоп" of a table's row), nor a README card's title ("docopt creates …").
@@ -266,7 +270,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 _answers(stems, asked, sentence, alone=len(source) == 1 or number == card, yes_no=yes_no,
                          lists=_introduces_list(source, position))
                 or _leads_into_asked(source, position, asked) or yes_no and _named_item(source, position, asked))
-            if (number, position) in looked_up:  # said first, whatever else it shares with the question
+            if (number, position) in looked_up or (number, position) in defines:  # said first, whatever else
                 answering = True
             elif number in tables_looked_up and _TABLE_ROW.match(sentence):
                 continue

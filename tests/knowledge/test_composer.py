@@ -206,6 +206,27 @@ class CleanTextTests(TestCase):
                                                     {(1, 0): methods[0][2]}, methods, 700, {1: {"confi", "optio"}}),
                          [])
 
+    def test_a_default_given_as_a_block_of_code_is_quoted_with_its_code(self):
+        # django-cors-headers' README: "Which HTTP methods are allowed by default?" was answered "The default can be
+        # imported as corsheaders.defaults.default_methods …", the list under "Defaults to:" left out (a line over its
+        # block of code read as a tab's label).
+        methods = replace(hit(1, "### CORS_ALLOW_METHODS: Sequence[str]\n\nA list of HTTP verbs that are allowed "
+                                 "for the actual request.\nDefaults to:\n\n```python\nCORS_ALLOW_METHODS = (\n"
+                                 "    \"DELETE\",\n    \"GET\",\n)\n```\n\nThe default can be imported as "
+                                 "`corsheaders.defaults.default_methods` so you can just extend it with your custom "
+                                 "methods.\n"), section_path="Configuration > CORS_ALLOW_METHODS: Sequence[str]")
+        origins = replace(hit(2, "### CORS_ALLOWED_ORIGINS: Sequence[str]\n\nA list of origins that are authorized "
+                                 "to make cross-site HTTP requests.\nDefaults to:\n\n```python\n"
+                                 "CORS_ALLOWED_ORIGINS = []\n```\n"),
+                          section_path="Configuration > CORS_ALLOWED_ORIGINS: Sequence[str]")
+        for question in ("Which HTTP methods are allowed by default?", "What is the default value of allow methods?"):
+            text = composer.compose(question, [origins, methods], entry_match=False).text
+            self.assertIn('Defaults to: [2]\n    CORS_ALLOW_METHODS = (\n        "DELETE",', text, question)
+            self.assertNotIn("CORS_ALLOWED_ORIGINS", text, question)
+        # Not asked a default, the label stays over its code unless it names what is asked.
+        text = composer.compose("How do I extend the HTTP methods allowed?", [methods], entry_match=False).text
+        self.assertNotIn("Defaults to:", text)
+
     def test_two_words_stating_something_in_the_questions_words_are_a_sentence(self):
         # environs' README: "## License\n\nMIT licensed. See the LICENSE file …" — "What license is environs under?"
         # was answered "See the LICENSE file for more details.": two words were a fragment.
