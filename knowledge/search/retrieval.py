@@ -27,6 +27,7 @@ import functools
 import html
 import json
 import math
+import re
 import time
 
 from django.conf import settings
@@ -58,6 +59,7 @@ EXCERPT_CHARS = 240
 # Questions whose tsquery texts are remembered (least recently asked dropped first): the keyword
 # side and the headlines of one search share them, and a question asked again needs no statement.
 TSQUERY_CACHE_SIZE = 1024
+_QUANTITY = re.compile(r"\d{1,2}")  # a lexeme that is a small number (`term_weights`)
 
 
 class SearchError(KnowledgeError):
@@ -275,7 +277,15 @@ def term_weights(shares: dict[str, float] | None) -> list[tuple[str, float]] | N
     breaks ties). None without statistics: `ts_rank` alone."""
     if not shares:
         return None
-    return [(lexeme, math.log(1 / min(1.0, max(share, 1e-9)))) for lexeme, share in shares.items()]
+    weights = {lexeme: math.log(1 / min(1.0, max(share, 1e-9))) for lexeme, share in shares.items()}
+    # A number of one or two digits is a quantity ("after 3 attempts", "every 10 minutes"): the documentation's
+    # example has its own (`stop_after_attempt(7)`), and a rare "3" put rows about something else first. It weighs no
+    # more than the question's words do on average.
+    words = [weight for lexeme, weight in weights.items() if not _QUANTITY.fullmatch(lexeme)]
+    if words:
+        weights = {lexeme: min(weight, sum(words) / len(words)) if _QUANTITY.fullmatch(lexeme) else weight
+                   for lexeme, weight in weights.items()}
+    return list(weights.items())
 
 
 @functools.lru_cache(maxsize=TSQUERY_CACHE_SIZE)

@@ -63,6 +63,15 @@ class RareTermsTests(TestCase):
         self.assertIsNone(retrieval.term_weights(None), "no statistics: ts_rank alone")
         self.assertEqual(retrieval.informative_terms({"account": 0.5, "invoic": 0.05}), "'invoic'")
 
+    def test_a_small_number_weighs_no_more_than_the_questions_words_on_average(self):
+        # tenacity: "How do I stop retrying after 3 attempts?" — "3", in few chunks, put every section whose example
+        # retries 3 times before "Stopping", whose example is `stop_after_attempt(7)`.
+        weights = dict(retrieval.term_weights({"stop": 0.1, "attempt": 0.05, "3": 0.001}))
+        self.assertAlmostEqual(weights["3"], (math.log(10) + math.log(20)) / 2, msg="the words' mean")
+        weights = dict(retrieval.term_weights({"error": 0.1, "502": 0.001}))
+        self.assertAlmostEqual(weights["502"], math.log(1000), msg="an error's code or a year is no quantity")
+        self.assertAlmostEqual(dict(retrieval.term_weights({"3": 0.001}))["3"], math.log(1000), msg="alone, its own")
+
     def test_before_its_own_statistics_a_base_is_weighed_by_the_whole_tables(self):
         """With the statistics of a real ANALYZE: "account" is in nine chunks of ten, "invoice" in one;
         `ts_rank` alone puts the chunk repeating "account" first."""
