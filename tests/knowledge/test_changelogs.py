@@ -86,6 +86,20 @@ def test_a_how_to_finds_the_documentation_before_the_changelog(uri):
         assert ranked(question, changelog, guide) == ["file:signing.md", uri], question
 
 
+def test_which_versions_are_supported_is_asked_of_the_documentation_not_the_changelog():
+    # django-cors-headers: "What versions of Django are supported?" was answered by its changelog's "Drop Django 1.3-1.7
+    # support" of 2016; its README says "Django 4.2 to 6.0 supported."
+    changelog = hit(1, "", score=1.0, source_uri="repo:lib:CHANGELOG.rst")
+    readme = hit(2, "", score=0.6, source_uri="repo:lib:README.rst")
+    for question in ["What versions of Django are supported?", "Which Python versions does it support?",
+                     "Какие версии Python поддерживаются?", "What version of Node is required?"]:
+        assert ranked(question, changelog, readme) == ["repo:lib:README.rst", "repo:lib:CHANGELOG.rst"], question
+    # A release named, or a change asked, is the changelog's.
+    for question in ["Since which version is Django 5 supported?", "When was Python 3.12 support added?",
+                     "Is version 1.2 still supported?"]:
+        assert ranked(question, changelog, readme) == ["repo:lib:CHANGELOG.rst", "repo:lib:README.rst"], question
+
+
 def test_a_changelog_is_known_by_its_kind_in_a_repository_and_a_web_page_by_no_name():
     changelog = hit(1, "", score=1.0, source_uri="repo:lib:docs/releases/2.0.rst", doc_kind="changelog")
     news = hit(3, "", score=1.0, source_uri="https://example.com/news")
