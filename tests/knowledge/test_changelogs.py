@@ -87,8 +87,8 @@ def test_a_how_to_finds_the_documentation_before_the_changelog(uri):
 
 
 def test_which_versions_are_supported_is_asked_of_the_documentation_not_the_changelog():
-    # django-cors-headers: "What versions of Django are supported?" was answered by its changelog's "Drop Django 1.3-1.7
-    # support" of 2016; its README says "Django 4.2 to 6.0 supported."
+    # django-cors-headers: "What versions of Django are supported?" was answered by its changelog's "Drop Django
+    # 1.3-1.7 support" of 2016; its README says "Django 4.2 to 6.0 supported."
     changelog = hit(1, "", score=1.0, source_uri="repo:lib:CHANGELOG.rst")
     readme = hit(2, "", score=0.6, source_uri="repo:lib:README.rst")
     for question in ["What versions of Django are supported?", "Which Python versions does it support?",
