@@ -45,6 +45,7 @@ Generator errors fall back to the extractive answer with `generator_failed` and 
 """
 
 import logging
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -72,7 +73,7 @@ from knowledge.search import (
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
-from knowledge.search.intent_words import COMPARISON, HOW_TO, RELEASE
+from knowledge.search.intent_words import COMPARISON, HOW_TO, LOCATION, RELEASE
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
@@ -262,6 +263,10 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # 0.52, refused). A question naming what the first source has an entry of (`code_names.documented_name`) is
         # about it; so is one naming a parameter a docstring quoted documents (`_documents_parameter`).
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
+    elif sources and _asks_where_named(question, sources):
+        # So is one asking where a symbol is defined when a source of code the extract quotes is that symbol: "Where
+        # is naturalsize defined?" found `humanize.filesize.naturalsize` second (confidence 0.55, refused).
+        confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and RELEASE(question) and answer_kinds.holds_release(question, sources[:1]):
         # So is a question asking what changed in a release its first source has the notes of, whose vector is
         # far from a list of changes ("What changed from v4 to v5?" and a README's "v4 to v5").
@@ -285,6 +290,21 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         grounding.refusal = Answer(grounding.refusal_text, [], sources, confidence, reasons, refused=True,
                                    timings=result.timings, unmentioned=grounding.unmentioned)
     return grounding
+
+
+def _asks_where_named(question: str, sources: list[SearchHit]) -> bool:
+    """Whether the question asks where something is defined (not where to do something: "Where do I put the
+    settings?") and a source of code an extract quotes is the symbol it names, by its name or its qualified name."""
+    if not LOCATION(question) or _WHERE_TO.search(question):
+        return False
+    return any((hit.layer or "").startswith("C") and (qname := str((hit.metadata or {}).get("qname") or ""))
+               and (code_names.writes_name(question, qname) or code_names.writes_name(question, qname.rsplit(".")[-1]))
+               for hit in sources[:composer.setting("EXTRACT_SOURCES")])
+
+
+# Where to do something, not where something is: "Where do I put …?", "Where should the middleware go?".
+_WHERE_TO = re.compile(r"\bwhere\s+(?:do|does|did|can|could|should|would|to|must|will)\b"
+                       r"|\bгде\s+(?:мне|можно|нужно|надо)\b", re.IGNORECASE)
 
 
 def _documents_parameter(question: str, sources: list[SearchHit]) -> bool:

@@ -153,3 +153,23 @@ def test_an_extract_quoting_the_entry_of_a_parameter_named_in_words_says_what_is
     assert answers._says_code_asked(answers.judge("What does the mode parameter do?", result), quoted)
     # Not a parameter it does not document, though the extract writes the word.
     assert not answers._says_code_asked(answers.judge("What does the blocking parameter do?", result), quoted)
+
+
+@pytest.mark.django_db
+def test_a_question_asking_where_a_quoted_symbol_is_defined_is_about_it():
+    # humanize: "Where is naturalsize defined?" found `humanize.filesize.naturalsize` second at a confidence of 0.55:
+    # refused, though its answer says where it is.
+    kb = make_kb()
+    section = hit(1, "## File size humanization\n\nFormat sizes for people.", source_uri="README.md")
+    code = replace(hit(2, 'def naturalsize(value):\n    """Format a number of bytes for people."""\n',
+                       qname="humanize.filesize.naturalsize", source_path="src/humanize/filesize.py"), layer="C0")
+    for source in (section, code):
+        source.knowledge_base_id = kb.pk
+    result = retrieval.Retrieval(hits=[section, code], best_similarity=0.35, keyword_fallback_used=False, timings={},
+                                 best_relevance=0.2, relevant_count=2)
+    for question in ("Where is naturalsize defined?", "In which module is humanize.filesize.naturalsize?"):
+        grounding = answers.judge(question, result)
+        assert grounding.refusal is None and grounding.confidence == answers.NAMED_ENTRY_CONFIDENCE, question
+    # Where to do something, or another name, leaves the confidence the search's.
+    for question in ("Where do I put naturalsize?", "Where is intword defined?"):
+        assert answers.judge(question, result).refusal is not None, question
