@@ -69,11 +69,12 @@ from knowledge.search import (
     project_sites,
     retrieval,
     rows,
+    runtimes,
     words,
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
-from knowledge.search.intent_words import COMPARISON, HOW_TO, LOCATION, RELEASE
+from knowledge.search.intent_words import COMPARISON, HOW_TO, LOCATION, RELEASE, SUPPORT_ASKED
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
@@ -198,6 +199,9 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     if layers is None and filters is None and licences.ASKED.search(question):
         # The licence asked about: the licence files' and manifests' rows saying it first.
         result = replace(result, hits=licences.licence_first(question, result.hits, kb_ids)[:top_k])
+    if layers is None and filters is None and SUPPORT_ASKED(question):
+        # Which versions are supported: the manifests' rows saying what the package runs on first.
+        result = replace(result, hits=runtimes.requirements_first(question, result.hits, kb_ids)[:top_k])
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 
 
@@ -262,6 +266,10 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # naming it: rimraf's options list found first for "What does the preserveRoot option do?" (confidence
         # 0.52, refused). A question naming what the first source has an entry of (`code_names.documented_name`) is
         # about it; so is one naming a parameter a docstring quoted documents (`_documents_parameter`).
+        confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
+    elif sources and runtimes.statement_of(sources[0], question):
+        # So is one asking which versions are supported when the first source is a manifest saying what the package
+        # runs on (`runtimes.requirements_first`): a TOML file is far in meaning from any question.
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and _asks_where_named(question, sources):
         # So is one asking where a symbol is defined when a source of code the extract quotes is that symbol: "Where
@@ -436,9 +444,11 @@ def _says_code_asked(grounding: Grounding, composition: composer.Composition) ->
 def _licence_asked_said(grounding: Grounding, composition: composer.Composition) -> bool:
     """Whether a question about the licence is answered by a licence file or a manifest naming it
     (`licences.statement_of`): "The project is licensed under the MIT License (LICENSE)." is 0.27 close in meaning to
-    "What license is commander under?", where 0.3 is needed."""
+    "What license is commander under?", where 0.3 is needed; or one asking which versions are supported by a manifest
+    saying what the package runs on (`runtimes.statement_of`)."""
     return bool(licences.ASKED.search(grounding.question)) and any(
-        licences.statement_of(grounding.sources[number - 1]) for number in composition.cited)
+        licences.statement_of(grounding.sources[number - 1]) for number in composition.cited) or any(
+        runtimes.statement_of(grounding.sources[number - 1], grounding.question) for number in composition.cited)
 
 
 def _card_of_project_asked(grounding: Grounding, composition: composer.Composition) -> bool:

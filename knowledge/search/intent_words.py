@@ -55,6 +55,11 @@ LOCATION = _has(r"\bwhere\b", r"\b(which|what) (file|module|package)\b", r"\bdef
                 r"\bгде\b", r"\bв как\w+ (файле|модуле|пакете)\b", r"определ[её]н|объявлен")
 # The commands a package installs or provides, as a list.
 COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
+# Which versions of something the project supports, requires or works with ("What versions of Django are supported?",
+# "Which Python version is required?", "Какие версии Python поддерживаются?"): its requirements now.
+SUPPORT_ASKED = _has(r"\bversions?\b.*\b(?:support|compatib|requir|work)",
+                     r"\b(?:support|compatib|requir)\w*\b.*\bversions?\b",
+                     r"верси\w*.*(?:поддерж|совмест|требу)", r"(?:поддерж|совмест|требу)\w*.*верси")
 # What the repository is made of: its main modules or packages, its structure.
 OVERVIEW = _has(r"\bmain (modules|packages|components|parts)\b",
                 r"\b(what|which) (modules|packages) (are|make|does)\b",

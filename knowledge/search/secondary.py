@@ -15,7 +15,7 @@ import re
 
 from knowledge.indexing.layers import markdown
 from knowledge.search.hits import SearchHit
-from knowledge.search.intent_words import HOW_TO
+from knowledge.search.intent_words import HOW_TO, SUPPORT_ASKED
 from portal.languages import detect_language
 
 # A question about tests keeps the rows of test files where they rank (`_demote_secondary`); one about
@@ -33,11 +33,6 @@ RELEASE_ASKED = re.compile(r"\bchangelog\b|\breleas|\bversion|\d\.\d|deprecat|\b
 CHANGE_WORDS = re.compile(r"\bchang(ed|es)\b|\bnew\b|\bremoved\b|\badded\b|\bsince\b|\bmigrat|\bhistory\b|"
                           r"\bfix(ed|es)?\b|\bbug|измен|нов(ое|ого|ые|ых)\b|удал[её]н|добавлен|обновл|истори|"
                           r"исправ|ошибк", re.IGNORECASE)
-# Which versions of something the project supports, requires or works with: its requirements now, unless a release is
-# named or a change asked ("Since which version is Django 5 supported?").
-_SUPPORT_ASKED = re.compile(r"\bversions?\b.*\b(?:support|compatib|requir|work)|\b(?:support|compatib|requir)\w*\b.*"
-                            r"\bversions?\b|верси\w*.*(?:поддерж|совмест|требу)|(?:поддерж|совмест|требу)\w*.*верси",
-                            re.IGNORECASE)
 _RELEASE_NAMED = re.compile(r"\d\.\d|\breleas|\bchangelog\b|deprecat|\bupgrad|\bbreaking\b|релиз|выпуск|устарел",
                             re.IGNORECASE)
 # The heading of a document's section holding its release history, over a section for each release ("Change History >
@@ -191,7 +186,7 @@ def changes_asked(query: str) -> bool:
     """Whether the question asks about a release, a version or what changed — not which versions are supported, the
     project's requirements now ("What versions of Django are supported?" was answered by the changelog's "Drop
     Django 1.3-1.7 support" of 2016, its README's "Django 4.2 to 6.0 supported." left out)."""
-    if _SUPPORT_ASKED.search(query) and not (_RELEASE_NAMED.search(query) or CHANGE_WORDS.search(query)):
+    if SUPPORT_ASKED(query) and not (_RELEASE_NAMED.search(query) or CHANGE_WORDS.search(query)):
         return False
     return bool(RELEASE_ASKED.search(query) or (CHANGE_WORDS.search(query) and not HOW_TO(query)))
 

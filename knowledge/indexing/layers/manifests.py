@@ -105,13 +105,49 @@ def license_of(path: str, text: str) -> tuple[str, str]:
     """(the package's name, the licence) a manifest at `path` — or a chunk of it, which may not parse, its name then
     "" — declares; ("", "") when it declares no licence."""
     licence = declared_license(text)
-    if not licence:
-        return "", ""
+    return (name_of(path, text), licence) if licence else ("", "")
+
+
+def name_of(path: str, text: str) -> str:
+    """The package's name a manifest at `path` gives, or a chunk of it, which may not parse: its name as written
+    ("" when it writes none)."""
     try:
-        return package_name(PurePosixPath(path).name, text), licence
+        return package_name(PurePosixPath(path).name, text)
     except (ValueError, configparser.Error):  # a chunk of the file (TOML, JSON and INI errors): its name as written
         written = _NAME_FIELD.search(text)
-        return (written.group(1).rsplit("/", 1)[-1] if written else ""), licence
+        return written.group(1).rsplit("/", 1)[-1] if written else ""
+
+
+# What a manifest says its package runs on and works with (`declared_requirements`): pyproject's `requires-python`,
+# setup.cfg's and setup.py's `python_requires`, package.json's `engines`, and the versions its trove classifiers list
+# ("Programming Language :: Python :: 3.12", "Framework :: Django :: 5.2").
+_REQUIRES_PYTHON = re.compile(r"""^\s*(?:requires-python|python_requires)\s*=\s*["']?([^"'\n#]+?)["']?\s*,?\s*$""",
+                              re.MULTILINE)
+_ENGINES = re.compile(r'"engines"\s*:\s*\{([^{}]*)\}')
+_ENGINE = re.compile(r'"([\w.@/-]+)"\s*:\s*"([^"]+)"')
+_ENGINE_NAMES = {"node": "Node.js"}
+_CLASSIFIER = re.compile(r"(Programming Language :: Python|Framework :: [\w.+ -]+?) :: (\d+(?:\.\d+)*)(?=[\"'\s,])")
+
+
+def declared_requirements(text: str) -> list[tuple[str, str]]:
+    """What a manifest (or a chunk of it) says its package runs on, as (what, how) in the order written: ("Python",
+    "requires Python >=3.9"), ("Node.js", "requires Node.js >=18"), ("Django", "is classified for Django 4.2, 5.0 and
+    5.1"); a classifier's major version alone ("Python :: 3") says less than its minor ones, and is left out when they
+    are listed."""
+    said = [("Python", f"requires Python {match.group(1).strip()}") for match in _REQUIRES_PYTHON.finditer(text)]
+    for engines in _ENGINES.finditer(text):
+        said += [(_ENGINE_NAMES.get(name, name), f"requires {_ENGINE_NAMES.get(name, name)} {version.strip()}")
+                 for name, version in _ENGINE.findall(engines.group(1))]
+    listed: dict[str, list[str]] = {}
+    for kind, version in _CLASSIFIER.findall(text):
+        versions = listed.setdefault(kind.rsplit(" :: ", 1)[-1].strip(), [])
+        versions.extend([version] if version not in versions else [])
+    for what, versions in listed.items():
+        minor = [version for version in versions if "." in version]
+        written = minor or versions
+        said.append((what, f"is classified for {what} {', '.join(written[:-1])}{' and ' if len(written) > 1 else ''}"
+                           f"{written[-1]}"))
+    return said
 
 
 def declared_license(text: str) -> str:

@@ -1,0 +1,75 @@
+"""What a repository says it runs on and works with, as an extract quotes it, for a question asking which versions of
+something are supported or required (`intent_words.SUPPORT_ASKED`): a manifest's declared requirement of Python or
+Node.js and the versions its classifiers list (`manifests.declared_requirements`) — "`tenacity` requires Python >=3.10
+(pyproject.toml)." — of what the question names, else of the language it runs on. "Which Python versions are
+supported?" was answered by tenacity's "Tenacity is an Apache 2.0 licensed general-purpose retrying library, written
+in Python …": its documentation says none, its pyproject.toml does.
+"""
+
+import re
+from pathlib import PurePosixPath
+
+from knowledge.indexing.layers.manifests import MANIFEST_NAMES, declared_requirements, name_of
+from knowledge.models import Chunk
+from knowledge.search import retrieval
+from knowledge.search.hits import SearchHit
+from knowledge.search.intent_words import SUPPORT_ASKED
+from knowledge.search.words import word_stems
+
+# The manifests read: the package manifests and setup.py, whose `setup(python_requires=…, classifiers=[…])` says it.
+_MANIFESTS = (*MANIFEST_NAMES, "setup.py")
+_MANIFEST_PATH = rf"(^|/)({'|'.join(map(re.escape, _MANIFESTS))})$"
+# What a manifest says the package runs on when the question names none of the things it lists ("Which versions are
+# supported?"): the language.
+_LANGUAGES = ("Python", "Node.js")
+# The manifests' rows put first (`requirements_first`), of those read.
+REQUIREMENT_ROWS, MOST_READ = 2, 20
+
+
+def statement_of(hit: SearchHit, question: str) -> str:
+    """What a manifest's row says the package runs on, of what the question asks (`asked_of`), as sentences:
+    "`tenacity` requires Python >=3.10 (pyproject.toml). `tenacity` is classified for Python 3.10, 3.11 … (…)."; ""
+    for any other source, or a question asking no versions."""
+    meta = hit.metadata or {}
+    path = meta.get("source_path", "")
+    if not SUPPORT_ASKED(question) or hit.layer != "C0" or PurePosixPath(path).name not in _MANIFESTS:
+        return ""
+    name = name_of(path, hit.content or "") if PurePosixPath(path).name in MANIFEST_NAMES else ""
+    said = asked_of(question, declared_requirements(hit.content or ""), name)
+    if not said:
+        return ""
+    subject = f"`{name}`" if name else "The project"
+    return " ".join(f"{subject} {how} ({path})." for how in said)
+
+
+def asked_of(question: str, requirements: list[tuple[str, str]], name: str = "") -> list[str]:
+    """Of a manifest's requirements, those of what the question names ("Django" in "What versions of Django are
+    supported?", "Node" for Node.js); when it names nothing but versions (and the package `name`), those of the
+    language the package runs on."""
+    asked = word_stems(question.replace(".", " "))
+    named = [how for what, how in requirements if word_stems(what.replace(".", " ")) & asked]
+    if named or asked - _VERSION_WORDS - word_stems(re.sub(r"[-_.]", " ", name)):
+        return named
+    return [how for what, how in requirements if what in _LANGUAGES]
+
+
+# The words of a question asking which versions are supported that name nothing ("Which versions are supported?").
+_VERSION_WORDS = word_stems("which what version versions supported support supports required require requirement "
+                            "requirements compatible compatibility work works run runs with on this library package "
+                            "project какие какая какой версии версия поддерживаются поддерживает поддержка требуется "
+                            "требуются совместим совместима")
+
+
+def requirements_first(question: str, hits: list[SearchHit], kb_ids) -> list[SearchHit]:
+    """The hits with the manifests' rows saying what the question asks of the versions supported first
+    (`statement_of`), the repository's own before an example app's (the shallowest path first), for a question asking
+    which versions are supported or required."""
+    rows = Chunk.objects.filter(knowledge_base_id__in=list(kb_ids), enabled=True, layer="C0",
+                                metadata__source_path__iregex=_MANIFEST_PATH)
+    ids = rows.filter(content__iregex=r"python_requires|requires-python|\"engines\"|classifiers").order_by(
+        "document_id", "position").values_list("id", flat=True)[:MOST_READ]
+    candidates = [hit for hit in retrieval.hits_of(list(ids)) if statement_of(hit, question)]
+    chosen = sorted(candidates, key=lambda hit: (hit.metadata or {}).get("source_path", "").count("/"))
+    chosen = chosen[:REQUIREMENT_ROWS]
+    kept = {hit.chunk_id for hit in chosen}
+    return chosen + [hit for hit in hits if hit.chunk_id not in kept] if chosen else hits

@@ -1,0 +1,73 @@
+"""Which versions a project supports, asked about: what its manifest says it runs on and works with.
+
+tenacity's "Which Python versions are supported?" was answered "Tenacity is an Apache 2.0 licensed general-purpose
+retrying library, written in Python …" and "retry does not support generator or async generator functions.": its
+documentation names no version, its pyproject.toml requires Python >=3.10 and lists 3.10 to 3.14 in its classifiers.
+"""
+
+import pytest
+
+from knowledge.indexing.layers import store
+from knowledge.indexing.layers.manifests import declared_requirements
+from knowledge.search import answers, layer_text, runtimes
+from tests.factories import make_kb
+
+PYPROJECT = '''[project]
+name = "kit"
+requires-python = ">=3.10"
+classifiers = [
+    "Framework :: Django",
+    "Framework :: Django :: 4.2",
+    "Framework :: Django :: 5.2",
+    "Programming Language :: Python :: 3",
+    "Programming Language :: Python :: 3 :: Only",
+    "Programming Language :: Python :: 3.10",
+    "Programming Language :: Python :: 3.11",
+]
+dependencies = ["Django>=4.2"]
+'''
+
+
+def test_a_manifest_declares_what_it_runs_on_by_field_engine_or_classifier():
+    assert declared_requirements(PYPROJECT) == [
+        ("Python", "requires Python >=3.10"), ("Django", "is classified for Django 4.2 and 5.2"),
+        ("Python", "is classified for Python 3.10 and 3.11")]
+    setup_py = 'setup(\n    name="kit",\n    python_requires=">=3.8",\n    classifiers=[\n' \
+               '        "Programming Language :: Python :: 3",\n    ],\n)\n'
+    assert declared_requirements(setup_py) == [("Python", "requires Python >=3.8"),
+                                               ("Python", "is classified for Python 3")]
+    assert declared_requirements('{"name": "kit", "engines": {"node": ">=18", "npm": ">= 8"}}') == [
+        ("Node.js", "requires Node.js >=18"), ("npm", "requires npm >= 8")]
+    assert declared_requirements('[project]\nname = "kit"\n') == []
+
+
+def test_what_the_question_names_else_the_language():
+    said = declared_requirements(PYPROJECT)
+    django = ["is classified for Django 4.2 and 5.2"]
+    assert runtimes.asked_of("What versions of Django are supported?", said) == django
+    python = ["requires Python >=3.10", "is classified for Python 3.10 and 3.11"]
+    for question in ("Which Python versions are supported?", "Which versions are supported?",
+                     "Какие версии Python поддерживаются?", "Which versions of kit are supported?"):
+        assert runtimes.asked_of(question, said, "kit") == python, question
+    assert runtimes.asked_of("What versions of Flask are supported?", said, "kit") == [], "not another's"
+
+
+@pytest.mark.django_db
+def test_which_versions_are_supported_is_answered_from_the_manifest(tmp_path):
+    repo = tmp_path / "kit"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text(PYPROJECT)
+    (repo / "README.md").write_text("# kit\n\nKit signs data, written in Python.\n\n## Usage\n\n"
+                                    "Call `kit.sign(data)` to sign data. It does not support generators.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    result = answers.answer("Which Python versions are supported?", [kb.pk])
+    assert not result.refused, result.reasons
+    assert result.text.startswith("`kit` requires Python >=3.10 (pyproject.toml). `kit` is classified for Python 3.10 "
+                                  "and 3.11 (pyproject.toml). [1]"), result.text
+    result = answers.answer("What versions of Django are supported?", [kb.pk])
+    assert result.text.startswith("`kit` is classified for Django 4.2 and 5.2 (pyproject.toml). [1]"), result.text
+    # Asked anything else, the manifest says no versions.
+    manifest = runtimes.requirements_first("Which Python versions are supported?", [], [kb.pk])[0]
+    assert layer_text.quotable(manifest, question="How do I sign data?") == ""
+    assert runtimes.statement_of(manifest, "How do I sign data?") == ""
