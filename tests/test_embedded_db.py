@@ -79,7 +79,7 @@ def assert_sigterm_stops_it_all(process: subprocess.Popen, pgdata: Path, left_ru
         assert process.wait(timeout=60) == 0
         # The postmaster removes its pid file as it ends, which on a busy machine may come a moment after
         # the process that asked it to stop has exited: a server left running keeps it for good.
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90
         while (pgdata / "postmaster.pid").exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not (pgdata / "postmaster.pid").exists(), left_running
