@@ -22,6 +22,11 @@ from portal.languages import detect_language
 # examples those of a repository's example apps (`examples/complex/commands/cmd_init.py`).
 TESTS_ASKED = re.compile(r"\btest|\bтест|\bspec\b|\bpytest\b|\bunittest", re.IGNORECASE)
 EXAMPLE_PATH = re.compile(r"(?:^|[:/])(?:[\w.]+[-_])?(?:examples?|demos?|samples?)/")  # "typing-examples/"
+# A repository's benchmarks (`benchmarks/`, `bench/`, asv's `asv_bench/`): sqlparse's "How do I reindent SQL?" opened
+# with `benchmarks.bench_reindent_offset`, "Reindentation offset benchmark (GHSA-cfqr-cjx5-5jcm, CWE-1333).".
+BENCHMARK_PATH = re.compile(r"(?:^|[:/])(?:benchmarks?|bench|asv_bench)/")
+BENCHMARKS_ASKED = re.compile(r"\bbench|\bperform|\bfast|\bslow|\bspeed|\bquick|\bhow long\b|производител|быстр|"
+                              r"медлен|скорост", re.IGNORECASE)
 EXAMPLES_ASKED = re.compile(r"\bexample|\bdemo\b|\bsample|пример|демо", re.IGNORECASE)
 # A question about a release, a version or what changed keeps a changelog's rows where they rank; a
 # how-to does not ("How do I change the digest method?": not "Fixed a name error when overriding the
@@ -47,7 +52,11 @@ _UPGRADE_GUIDE_PATH = re.compile(r"(?:^|[:/])(?:upgrad(?:e|es|ing)|migrat(?:e|es
 UPGRADE_ASKED = re.compile(r"\bupgrad|\bmigrat|\bport(?:ing)? (?:from|to)\b|обнов|мигр|перейт|переход", re.IGNORECASE)
 # A guide for the project's own developers (CONTRIBUTING.md, docs/contributing.rst, HACKING), and a question asking
 # how to work on the project: marshmallow's "How do I run code after loading?" was answered "To run all tests: pytest".
-_CONTRIBUTING_PATH = re.compile(r"(?:^|[:/])(?:contributing|hacking)(?:[-_.][^/]*)?$", re.IGNORECASE)
+# So are the instructions to coding assistants at a repository's root (AGENTS.md, CLAUDE.md, GEMINI.md) and GitHub
+# Copilot's: sqlparse's AGENTS.md ("Run all tests across Python versions: `make test`") is for who changes the code.
+_CONTRIBUTING_PATH = re.compile(r"(?:^|[:/])(?:contributing|hacking)(?:[-_.][^/]*)?$"
+                                r"|(?:^|:)(?:AGENTS|CLAUDE|GEMINI)\.md$|(?:^|[:/])\.github/copilot-instructions\.md$",
+                                re.IGNORECASE)
 CONTRIBUTING_ASKED = re.compile(r"contribut|\bdevelop|\btest|\bpull request|\bfork|\bpatch|\bfrom (?:the )?source"
                                 r"|\blint|\bbuild|\bdocs?\b|\bdocumentation|\bhack|вклад|разработ|тест|сборк|"
                                 r"документац", re.IGNORECASE)
@@ -85,11 +94,12 @@ def secondary_row(hit: SearchHit, query: str) -> bool:
 
 
 def secondary_document(hit: SearchHit, query: str) -> bool:
-    """A row whose whole document the question does not ask about: a repository's test or example app, a
+    """A row whose whole document the question does not ask about: a repository's test, example app or benchmark, a
     changelog, a licence (`secondary_row` but private code, which shares its module with public code)."""
     if hit.metadata.get("is_test"):
         return not TESTS_ASKED.search(query)
-    return (unasked_example(hit, query) or unasked_changelog(hit, query) or unasked_license(hit, query)
+    return (unasked_example(hit, query) or unasked_benchmark(hit, query) or unasked_changelog(hit, query)
+            or unasked_license(hit, query)
             or unasked_translation(hit, query) or unasked_authors(hit, query) or unasked_contributing(hit, query))
 
 
@@ -189,6 +199,12 @@ def changes_asked(query: str) -> bool:
     if SUPPORT_ASKED(query) and not (_RELEASE_NAMED.search(query) or CHANGE_WORDS.search(query)):
         return False
     return bool(RELEASE_ASKED.search(query) or (CHANGE_WORDS.search(query) and not HOW_TO(query)))
+
+
+def unasked_benchmark(hit: SearchHit, query: str) -> bool:
+    """A row of a repository's benchmarks' code when the question asks nothing of speed or benchmarks."""
+    return (hit.layer != "D0" and bool(BENCHMARK_PATH.search(hit.source_uri or ""))
+            and not BENCHMARKS_ASKED.search(query))
 
 
 def unasked_example(hit: SearchHit, query: str) -> bool:

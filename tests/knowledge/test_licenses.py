@@ -97,6 +97,25 @@ def test_a_guide_for_contributors_is_a_row_asked_about_only_by_questions_about_w
                          "How do I set up a development environment?", "Как собрать документацию?"]:
             assert not secondary_row(guide, question), (guide.source_uri, question)
     assert not secondary_row(hit("repo:x:README.md"), "How do I run code after loading?")
+    # So are the instructions to coding assistants at the root (sqlparse's AGENTS.md, and CLAUDE.md naming it).
+    for guide in [hit("repo:sqlparse:AGENTS.md"), hit("repo:x:CLAUDE.md"),
+                  hit("repo:x:.github/copilot-instructions.md")]:
+        assert secondary_row(guide, "How do I format a SQL statement?"), guide.source_uri
+        assert not secondary_row(guide, "How do I run the tests?"), guide.source_uri
+    assert not secondary_row(hit("repo:x:docs/agents.md"), "How do I build an agent?"), "a guide to agents"
+
+
+def test_a_benchmarks_code_is_a_row_asked_about_only_by_questions_about_speed():
+    # sqlparse's "How do I reindent SQL?" opened with `benchmarks.bench_reindent_offset`, "Reindentation offset
+    # benchmark (GHSA-cfqr-cjx5-5jcm, CWE-1333).".
+    for uri in ("repo:sqlparse:benchmarks/bench_reindent_offset.py", "repo:x:bench/load.py", "repo:x:asv_bench/a.py"):
+        bench = hit(uri)
+        bench.layer = "C0"
+        assert secondary_row(bench, "How do I reindent SQL?"), uri
+        assert not secondary_row(bench, "How fast is reindenting?"), uri
+    library = hit("repo:x:x/benchmark_tools.py")
+    library.layer = "C0"
+    assert not secondary_row(library, "How do I reindent SQL?"), "not a folder of benchmarks"
 
 
 def test_a_section_listing_related_projects_is_asked_about_only_by_questions_about_others():
