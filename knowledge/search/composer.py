@@ -355,6 +355,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         if unit is not None and (code_blocks.repeats_its_code(new, chosen) or chosen and item[0] in where_only
                                  or chosen and item[:2] not in chosen and _said_already(item[2], chosen)
                                  or how_to and installs.installs_another(question, new, sources, chosen)
+                                 or how_to and installs.installed_already(question, new, sources, chosen)
                                  or chosen and _sends_away(question, new, sources, own)
                                  or chosen and how_to and asides.says_nothing_asked(question, new, sources, kbs)):
             continue

@@ -63,6 +63,15 @@ def _installed(unit: dict) -> set[str]:
     return installed
 
 
+def installed_already(question: str, unit: dict, sources: list, chosen: dict) -> bool:
+    """Whether the extract (`chosen`) answering how to install the project `question` names installs it by its name
+    already, and `unit`, of another source, installs nothing: loguru's "How do I install loguru?" quoted `pip install
+    loguru` and then its notifier's "Loguru can easily be combined with the great apprise library …" and its code."""
+    asked = _asked_project(question, sources)
+    return (bool(asked) and any(asked in name for name in _installed(chosen))
+            and not {number for number, _ in unit} & {number for number, _ in chosen} and not _installed(unit))
+
+
 def says_how_to_install(chosen: dict) -> bool:
     """Whether an extract (`chosen`: {key: sentence or command}) says anything of installing: a command, or a sentence
     naming installation, a package manager or a registry. filesize's README never says how to install it, and "How do

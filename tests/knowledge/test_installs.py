@@ -115,3 +115,18 @@ def test_an_extract_that_only_installs_answers_no_other_how_to():
     script = {(1, 0): '`script` npm run test is handled by "test": "tape test/*.js" (npm npm_script).'}
     assert not installs_only("How do I run the tests?", script)
     assert installs_only("How do I run the tests?", {(1, 0): f"{COMMAND}npm install deepmerge"})
+
+
+def test_once_the_project_is_installed_another_sources_text_installing_nothing_is_left_out():
+    # loguru's "How do I install loguru?" quoted `pip install loguru`, then its notifier's "Loguru can easily be
+    # combined with the great apprise library (must be installed separately) …" and fifteen lines of its code.
+    install = hit(1, "## Installation\n\n```\npip install loguru\n```\n", repo_id="loguru-0.8.0")
+    notifier = hit(2, "### Exhaustive notifier\n\nLoguru can easily be combined with the great apprise library "
+                      "(must be installed separately) to receive an e-mail when your program fail unexpectedly.\n\n"
+                      "```python\nimport apprise\n\nnotifier = apprise.Apprise()\n```\n", repo_id="loguru-0.8.0")
+    text = composer.compose("How do I install loguru?", [install, notifier], entry_match=False).text
+    assert text == "Installation: [1]\n    pip install loguru", text
+    # Before the project is installed by its name, and for any other question, it is quoted as before.
+    assert "apprise" in composer.compose("How do I install loguru?", [notifier], entry_match=False).text
+    assert "apprise" in composer.compose("How do I get an e-mail when my program fails?", [install, notifier],
+                                         entry_match=False).text
