@@ -53,6 +53,8 @@ _EMPHASIS = re.compile(r"(?<!\\)(\*\*|\*|~~)(?=\S)(.+?)(?<=[^\s\\])\1"
                        r"|(?<![\w\\])(__|_)(?=\S)(.+?)(?<=[^\s\\])\3(?!\w)")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark's escapable punctuation
 _SET_ASIDE = re.compile("\x00(\\d+)\x00")  # NUL never occurs in stored text
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S")  # a list item's first line (`list_fences`)
+_DEEP_FENCE = re.compile(r"^( {4,})(`{3,}|~{3,})(.*)$")  # a fence too far in for the margin's (`list_fences`)
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 # Lines that are no paragraph, so no setext title: indented code, a list item, a quote, a table row,
 # HTML, an ATX heading, a fence.
@@ -229,6 +231,34 @@ def setext_headings(text: str) -> str:
             continue
         lines[number - 1] = ("# " if match.group(1)[0] == "=" else "## ") + title.strip()
         lines[number] = ""
+    return "\n".join(lines)
+
+
+def list_fences(text: str) -> str:
+    """`text` with each fenced code block nested in a list item — its fence four spaces in or more, under the item's
+    text, as CommonMark reads an item's code — moved to the margin, line for line: the fence and its lines were read
+    as an indented paragraph ("console $ export RAISE_VALIDATION_ERROR=True $ python -c …" of validators' "1. Either
+    set the environment variable …" over its ```` ```console ```` block). Not a block at the margin's lines, nor an
+    indented block outside a list (code that writes a fence)."""
+    if "```" not in text and "~~~" not in text:
+        return text
+    lines, fenced, in_list, number = text.split("\n"), fenced_lines(text), False, 0
+    while number < len(lines):
+        line = lines[number]
+        if number not in fenced and _LIST_ITEM.match(line):
+            in_list = True
+        elif line.strip() and not line[:1].isspace() or number in fenced:
+            in_list = False  # a paragraph or a block at the margin ends the list
+        deep = _DEEP_FENCE.match(line) if in_list else None
+        if deep and _opens_fence(deep.group(2), deep.group(3)):
+            closing = re.compile(rf"[ \t]*{re.escape(deep.group(2)[0])}{{{len(deep.group(2))},}}[ \t]*")
+            end = next((at for at in range(number + 1, len(lines)) if closing.fullmatch(lines[at])), None)
+            if end is not None:
+                indent = len(deep.group(1))
+                for at in range(number, end + 1):
+                    lines[at] = lines[at][min(indent, len(lines[at]) - len(lines[at].lstrip(" "))):]
+                number = end
+        number += 1
     return "\n".join(lines)
 
 

@@ -4,7 +4,14 @@ from knowledge.indexing import parsing, tables
 from knowledge.indexing.chunking import split_text
 from knowledge.indexing.layers.docs import read_sections
 from knowledge.indexing.layers.markdown import parse_doc
-from knowledge.indexing.markdown import fenced_lines, first_heading, scan, setext_headings, summary_headings
+from knowledge.indexing.markdown import (
+    fenced_lines,
+    first_heading,
+    list_fences,
+    scan,
+    setext_headings,
+    summary_headings,
+)
 from knowledge.indexing.rst import rst_as_markdown
 from knowledge.search.source_text import clean_text
 
@@ -202,6 +209,27 @@ def test_a_collapsible_sections_summary_is_a_heading_under_the_one_above():
     assert [(heading.level, heading.title) for heading in scan(read)[0]] == [
         (2, "FAQ"), (3, "Should I commit my .env file?"), (3, "What about variable expansion?")]
     assert "<details><summary>Inside a fence</summary>" in read
+
+
+def test_a_fenced_block_in_a_list_item_is_code(tmp_path):
+    # validators' docs: "1. Either set the environment variable …" over its item's ```console block, four spaces in:
+    # the fence and its lines were read as a paragraph ("console $ export RAISE_VALIDATION_ERROR=True $ python -c …").
+    text = ("### To raise validation error\n\n1. Either set the environment variable `RAISE_VALIDATION_ERROR`\n\n"
+            "    ```console\n    $ export RAISE_VALIDATION_ERROR=True\n    $ python -c 'print(url(\"bad\"))'\n"
+            "      Traceback (most recent call last):\n    ```\n\n2. Or pass `r_ve=True` to each function.\n\n"
+            "Code that writes a fence:\n\n    ```\n    x\n    ```\n")
+    read = list_fences(text)
+    assert read.count("\n") == text.count("\n")  # line for line
+    assert "```console\n$ export RAISE_VALIDATION_ERROR=True\n$ python -c 'print(url(\"bad\"))'\n  Traceback" in read
+    assert read.endswith("Code that writes a fence:\n\n    ```\n    x\n    ```\n"), "an indented block outside a list"
+    assert len(scan(read)[1]) == 1
+    # The uploaded file and the repository's page read it so.
+    (tmp_path / "use.md").write_text(text)
+    parsed = parsing.parse_file(tmp_path / "use.md")
+    assert "console $ export" not in clean_text(parsed.text)
+    assert "```console\n$ export RAISE_VALIDATION_ERROR=True" in parsed.text
+    section = parse_doc("docs/use.md", text).sections[-1]
+    assert "```console\n$ export RAISE_VALIDATION_ERROR=True" in section.text
 
 
 def test_a_code_span_of_double_backticks_reads_as_its_code():

@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from knowledge.indexing import rst
-from knowledge.indexing.markdown import Section, document_title, read_sections, setext_headings, summary_headings
+from knowledge.indexing.markdown import (
+    Section,
+    document_title,
+    list_fences,
+    read_sections,
+    setext_headings,
+    summary_headings,
+)
 from knowledge.indexing.parsing.text import split_frontmatter
 
 __all__ = ["ParsedDoc", "Section", "classify_doc", "parse_doc", "read_sections"]
@@ -123,7 +130,7 @@ def parse_doc(path: str, text: str, *, untitled: str = "") -> ParsedDoc:
     none of its own (a README's, the package its manifest names), else its file's name."""
     body, frontmatter = split_frontmatter(text)
     body_line = text[:len(text) - len(body)].count("\n") + 1
-    body = summary_headings(setext_headings(body))  # line for line, so the sections' line numbers stay the file's
+    body = summary_headings(setext_headings(list_fences(body)))  # line for line: the sections' lines stay the file's
     sections = read_sections(body, body_line)
     doc_kind = classify_doc(path, frontmatter, sections)
     title = as_text(frontmatter.get("title")) or document_title(

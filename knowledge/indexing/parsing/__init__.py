@@ -28,6 +28,8 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 
 # Bump when the text produced for the same file changes: it is part of each document's
 # configuration signature, so a bump marks documents for re-indexing.
+# 34: a fenced code block nested in a list item moved to the margin (markdown.list_fences), an RST anonymous
+# link's target (`__ https://…`) left out;
 # 33: Sphinx info fields (`:param T name:`, `:rtype:`) as list items, as Sphinx shows them;
 # 32: text written under autodoc's object directives (`.. autoclass::`) kept, an entry of its own, options left out;
 # 31: an object's description at the margin (RST `.. py:data:: TESTING`, MyST `{py:data}`) a heading of its own;
@@ -40,7 +42,7 @@ __all__ = ["PARSER_VERSION", "SUPPORTED_EXTENSIONS", "is_supported", "page_at", 
 # 24: an RST link wrapped before its address, a directive whose body is code fenced; 23: inline MDX
 # components as their words; 22: an RST role wrapped onto the next line, an HTML source's line breaks as
 # spaces; 21: PDF letter-spaced words, setext headings, .rst
-PARSER_VERSION = "33"
+PARSER_VERSION = "34"
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (
     ".md", ".markdown", ".rst", ".txt", ".log", ".csv", ".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".odt", ".ods",

@@ -18,6 +18,7 @@ from knowledge.exceptions import FileTooLargeError, ParseError
 from knowledge.indexing.markdown import (
     fenced_lines,
     first_heading,
+    list_fences,
     outside_code_spans,
     scan,
     setext_headings,
@@ -111,7 +112,7 @@ def parse_markdown(path: Path) -> ParsedDocument:
     CommonMark (`knowledge.indexing.myst`), MDX noise dropped, title found."""
     raw = decode_text(path.read_bytes())
     body, frontmatter = split_frontmatter(raw)
-    body = clean_markdown(markdown_as_read(summary_headings(setext_headings(body))))
+    body = clean_markdown(markdown_as_read(summary_headings(setext_headings(list_fences(body)))))
     title = frontmatter.get("title") if frontmatter else None
     if not isinstance(title, str) or not title.strip():
         title = first_heading(body) or path.stem
