@@ -67,6 +67,7 @@ from knowledge.search import (
     licences,
     planned,
     project_sites,
+    reference_pages,
     retrieval,
     rows,
     runtimes,
@@ -189,6 +190,9 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     repository = any(hit.layer != "D0" or hit.metadata.get("repo_id") for hit in result.hits)
     if layers is None and filters is None and mode == "hybrid" and repository:
         result = _routed(question, kb_ids, result, top_k)
+    if layers is None:
+        # A page of API reference that only names its code (mkdocstrings' `::: name`): the code it names.
+        result = replace(result, hits=reference_pages.with_named_code(result.hits, kb_ids)[:top_k])
     if layers is None and filters is None and RELEASE(question):
         # A release asked about by its number: its section's opening chunks first, found by its title if search
         # did not find them. The confidence stays the search's.

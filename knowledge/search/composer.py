@@ -544,6 +544,8 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
             break
         if number > limit and secondary_row(hit, question):
             continue
+        if layer_text.is_prose(hit) and not _says_anything(hit, question):
+            continue
         if not layer_text.is_prose(hit):
             said[number] = layer_text.quotable(hit, question=question)
             # Where a symbol is defined, once: a second such row would take the place of the documentation.
@@ -553,6 +555,14 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
             where += only_where
         quoted[number] = hit
     return quoted, said
+
+
+def _says_anything(hit, question: str) -> bool:
+    """Whether a source of prose has text to quote beyond its title: a page of MkDocs' API reference is its title over
+    mkdocstrings' `::: validators.url.url` (nothing read), its catalog row the title "url" alone, and both took the
+    places of `validators.url.url`'s code for "How do I check if a URL is valid?"."""
+    text = layer_text.quotable(hit, question=question)
+    return bool(text.strip()) and not (hit.layer == "D1" and same_words(text) == same_words(hit.document_title))
 
 
 def _leads_into_asked(source: list[str], position: int, asked: set[str]) -> bool:

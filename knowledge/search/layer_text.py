@@ -566,9 +566,11 @@ def _docstring(code: str) -> str:
 def _opening_definition(code: str) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module | None:
     """The function or class a source chunk of Python opens with, else the module when the chunk is whole; None when
     it is not whole Python (a chunk of grouped statements). A long function's first chunk, cut short after its
-    docstring, opens with it all the same: the code up to the docstring's closing marks is read alone. Parsed once
-    per chunk (its summary, the paragraph answering and a declared default all read it; the tree is only read)."""
-    for whole in (code, *(code[:closing + 3] for closing in _docstring_ends(code))):
+    docstring, opens with it all the same: the code up to the docstring's closing marks is read alone; and one cut
+    short inside its docstring, the docstring closed where the chunk ends (validators' `url`, its long signature and
+    diagram leaving the docstring's end to the next chunk). Parsed once per chunk (its summary, the paragraph
+    answering and a declared default all read it; the tree is only read)."""
+    for whole in (code, *(code[:closing + 3] for closing in _docstring_ends(code)), *_closed_docstring(code)):
         try:
             tree = ast.parse(textwrap.dedent(whole))
         except (SyntaxError, ValueError):
@@ -579,6 +581,18 @@ def _opening_definition(code: str) -> ast.FunctionDef | ast.AsyncFunctionDef | a
         # (A module's docstring is the whole chunk's: one cut short is of grouped statements.)
         return tree if whole is code else None
     return None
+
+
+def _closed_docstring(code: str) -> list[str]:
+    """`code` with its first triple-quoted string closed at its end, when the chunk ends inside it ([] when it holds
+    none or closes it)."""
+    opening = _TRIPLE_QUOTE.search(code)
+    if opening is None or code.count(opening.group(1), opening.end()):
+        return []
+    return [code.rstrip().rstrip("\\") + opening.group(1)]
+
+
+_TRIPLE_QUOTE = re.compile(r"""[rRuUbB]?("{3}|'{3})""")
 
 
 def _docstring_ends(code: str) -> list[int]:
