@@ -13,6 +13,8 @@ The rules (DESIGN.md, "Ingestion"), with `overlap` clipped to `chunk_size // 2` 
   window opens `max(min_size, overlap + 1)` characters after the chunk start and closes so that the
   section's last chunk keeps at least `min_size` characters: no chunk is shorter than `min_size`
   unless the whole text is (or, in degenerate texts, next to a whitespace run of `chunk_size // 4`).
+  A window blank to its end, where cutting anywhere would end the chunk where the previous one ends,
+  reaches past the blank as after such a run.
 * Tables. A run of two or more pipe table rows (lines opening and closing with `|`, outside fences) is
   cut only at its rows' ends: a sentence end inside a row is no boundary (express-rate-limit's options
   table was cut after "unavailable." with the row's closing pipe in the next chunk), and its edges
@@ -41,11 +43,12 @@ from knowledge.documents import TextChunk
 from knowledge.indexing import markdown
 
 # Part of each document's configuration signature: bump whenever the same input can chunk differently.
-# 9: headings read double-backtick code spans and escaped brackets as written; 8: no overlap starts inside a
-# word; 7: tables cut at their rows' ends only; 6: headings read without their inline markup; 5: a chunk opened
-# by headings over headings takes the last one's path; 4: questions set in bold are FAQ entries
-# (entries.faq_sections)
-CHUNKER_VERSION = "9"
+# 10: an overlapping chunk whose window is blank to its end reaches past the blank, as after a long whitespace run
+# (it ended where the previous one did); 9: headings read double-backtick code spans and escaped brackets as written;
+# 8: no overlap starts inside a word; 7: tables cut at their rows' ends only; 6: headings read without their inline
+# markup; 5: a chunk opened by headings over headings takes the last one's path; 4: questions set in bold are FAQ
+# entries (entries.faq_sections)
+CHUNKER_VERSION = "10"
 
 _NON_BLANK = re.compile(r"\S")
 _PARAGRAPH_END = re.compile(r"\S(?:[^\S\n]*\n){2,}")
@@ -210,6 +213,10 @@ class _Cutter:
             if highest < lowest:  # only after long whitespace runs; then the last chunk may be short
                 highest = min(start + self.size, last_start)
             chunk_end, kind = self._chunk_end(start, lowest, highest, last_start)
+            if spans and chunk_end <= spans[-1][1]:
+                # An overlapping start whose window is blank up to its last character would be cut where the previous
+                # chunk ends: the window reaches as far as after a long whitespace run, the last chunk may be short.
+                chunk_end, kind = self._chunk_end(start, lowest, min(start + self.size, last_start), last_start)
             spans.append((start, chunk_end))
             start = self._next_start(chunk_end, kind, lowest)
         spans.append((start, end))

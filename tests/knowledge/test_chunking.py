@@ -261,6 +261,18 @@ def test_a_table_ending_the_text_with_a_row_longer_than_a_chunk_is_cut():
         check_chunks(text, chunks, chunk_size, overlap, 0)
 
 
+def test_an_overlapping_chunk_blank_to_its_window_end_is_no_copy_of_the_previous_ones_end():
+    # The property test's find: a chunk cut at a word, the next one started in its overlap, its window blank up to a
+    # last word ("|") it could not take without leaving the last chunk too short; cut hard, it ended where the
+    # previous one did, a chunk of words the previous chunk already held.
+    text = ("\n     \n\t\n#tag  ## {#anchor}\n| install install install install" + " " * 31 + "|\n" + " \n" * 56
+            + "\n\n   #####\n\n")
+    chunks = split_text(text, chunk_size=128, overlap=31, min_size=6)
+    check_chunks(text, chunks, 128, 31, 6)
+    assert [chunk.content.split("\n")[0] for chunk in chunks] == [
+        "#tag  ## {#anchor}", "install install install install" + " " * 31 + "|", "#####"]
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.tuples(text_start, document).map("".join), limits=limits)
 def test_generated_texts_chunk_by_the_rules(text, limits):
