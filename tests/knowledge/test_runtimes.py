@@ -7,10 +7,9 @@ documentation names no version, its pyproject.toml requires Python >=3.10 and li
 
 import pytest
 
-from knowledge.indexing.layers import store
 from knowledge.indexing.layers.manifests import declared_requirements
 from knowledge.search import answers, layer_text, runtimes
-from tests.factories import make_kb
+from tests.factories import make_indexed_repo
 
 PYPROJECT = '''[project]
 name = "kit"
@@ -54,13 +53,10 @@ def test_what_the_question_names_else_the_language():
 
 @pytest.mark.django_db
 def test_which_versions_are_supported_is_answered_from_the_manifest(tmp_path):
-    repo = tmp_path / "kit"
-    repo.mkdir()
-    (repo / "pyproject.toml").write_text(PYPROJECT)
-    (repo / "README.md").write_text("# kit\n\nKit signs data, written in Python.\n\n## Usage\n\n"
-                                    "Call `kit.sign(data)` to sign data. It does not support generators.\n")
-    kb = make_kb()
-    store.index_repository(kb, repo)
+    kb = make_indexed_repo(tmp_path / "kit", {
+        "pyproject.toml": PYPROJECT,
+        "README.md": "# kit\n\nKit signs data, written in Python.\n\n## Usage\n\n"
+                     "Call `kit.sign(data)` to sign data. It does not support generators.\n"})
     result = answers.answer("Which Python versions are supported?", [kb.pk])
     assert not result.refused, result.reasons
     assert result.text.startswith("`kit` requires Python >=3.10 (pyproject.toml). `kit` is classified for Python 3.10 "
