@@ -136,10 +136,10 @@ def fence_opener(line: str) -> str | None:
     return marker if marker and _opens_fence(marker, match.group(3)) else None
 
 
-def fence_end(lines: list[str], start: int, marker: str) -> int:
-    """The index of the line closing the fence `marker` opened at line `start` — at most three spaces in, as
+def fence_end(lines: list[str], start: int, marker: str, indent: int = 3) -> int:
+    """The index of the line closing the fence `marker` opened at line `start` — at most `indent` spaces in, as
     many of its character or more and nothing else (MyST's `:::` fences close so too) — or `len(lines)`."""
-    closing = re.compile(rf" {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}[ \t]*")
+    closing = re.compile(rf" {{0,{indent}}}{re.escape(marker[0])}{{{len(marker)},}}[ \t]*")
     return next((at for at in range(start + 1, len(lines)) if closing.fullmatch(lines[at])), len(lines))
 
 
@@ -251,10 +251,9 @@ def list_fences(text: str) -> str:
             in_list = False  # a paragraph or a block at the margin ends the list
         deep = _DEEP_FENCE.match(line) if in_list else None
         if deep and _opens_fence(deep.group(2), deep.group(3)):
-            closing = re.compile(rf"[ \t]*{re.escape(deep.group(2)[0])}{{{len(deep.group(2))},}}[ \t]*")
-            end = next((at for at in range(number + 1, len(lines)) if closing.fullmatch(lines[at])), None)
-            if end is not None:
-                indent = len(deep.group(1))
+            indent = len(deep.group(1))
+            end = fence_end(lines, number, deep.group(2), indent=indent + 3)
+            if end < len(lines):
                 for at in range(number, end + 1):
                     lines[at] = lines[at][min(indent, len(lines[at]) - len(lines[at].lstrip(" "))):]
                 number = end

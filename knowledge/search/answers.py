@@ -309,9 +309,8 @@ def _asks_where_named(question: str, sources: list[SearchHit]) -> bool:
     settings?") and a source of code an extract quotes is the symbol it names, by its name or its qualified name."""
     if not LOCATION(question) or _WHERE_TO.search(question):
         return False
-    return any((hit.layer or "").startswith("C") and (qname := str((hit.metadata or {}).get("qname") or ""))
-               and (code_names.writes_name(question, qname) or code_names.writes_name(question, qname.rsplit(".")[-1]))
-               for hit in sources[:composer.setting("EXTRACT_SOURCES")])
+    return any((hit.layer or "").startswith("C") and layer_text.names_symbol(question, (hit.metadata or {}).get(
+        "qname") or "") for hit in sources[:composer.setting("EXTRACT_SOURCES")])
 
 
 # Where to do something, not where something is: "Where do I put …?", "Where should the middleware go?".
@@ -389,7 +388,7 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
         word_stems(grounding.question) & word_stems(f"{composition.text} {quoted}"))
     if (composition.closeness is not None and needed is not None and composition.closeness < needed
             and not trusted and not _says_code_asked(grounding, composition)
-            and not _card_of_project_asked(grounding, composition) and not _licence_asked_said(grounding, composition)
+            and not _card_of_project_asked(grounding, composition) and not _statement_said(grounding, composition)
             and not _heading_asked_says_it(grounding, composition)):
         grounding.reasons.append("no_close_sentence")
         return composer.Composition("", [], False, composition.closeness)
@@ -445,7 +444,7 @@ def _says_code_asked(grounding: Grounding, composition: composer.Composition) ->
     return any(code_names.writes_name(composition.text, each) for each in (name, documented, *parameters))
 
 
-def _licence_asked_said(grounding: Grounding, composition: composer.Composition) -> bool:
+def _statement_said(grounding: Grounding, composition: composer.Composition) -> bool:
     """Whether a question about the licence is answered by a licence file or a manifest naming it
     (`licences.statement_of`): "The project is licensed under the MIT License (LICENSE)." is 0.27 close in meaning to
     "What license is commander under?", where 0.3 is needed; or one asking which versions are supported by a manifest

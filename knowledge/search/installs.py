@@ -46,8 +46,7 @@ def installs_another(question: str, unit: dict, sources: list, chosen: dict | No
     asked = _asked_project(question, sources)
     if not asked:
         return False
-    installed = _installed(unit)
-    by_name = any(asked in name for name in _installed(chosen or {}))
+    installed, by_name = _installed(unit), _installs_by_name(asked, chosen or {})
     return bool(installed) and not any(name == _FOLDER and not by_name or asked in name for name in installed)
 
 
@@ -68,8 +67,13 @@ def installed_already(question: str, unit: dict, sources: list, chosen: dict) ->
     already, and `unit`, of another source, installs nothing: loguru's "How do I install loguru?" quoted `pip install
     loguru` and then its notifier's "Loguru can easily be combined with the great apprise library …" and its code."""
     asked = _asked_project(question, sources)
-    return (bool(asked) and any(asked in name for name in _installed(chosen))
+    return (bool(asked) and _installs_by_name(asked, chosen)
             and not {number for number, _ in unit} & {number for number, _ in chosen} and not _installed(unit))
+
+
+def _installs_by_name(asked: str, unit: dict) -> bool:
+    """Whether `unit` installs the project `asked` (as `_canonical` writes it) by its name."""
+    return any(asked in name for name in _installed(unit))
 
 
 def says_how_to_install(chosen: dict) -> bool:

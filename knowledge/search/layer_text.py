@@ -314,7 +314,7 @@ def _symbol(meta: dict, question: str) -> str:
             return said
         declared = _default_asked(f"{signature}:\n    pass", question, qname, _asked_names(question, qname)[1])
         return f"{said} {_sentence(declared)}" if declared else said
-    if not path or not (LOCATION(question) or (not HOW_TO(question) and _names(question, qname))):
+    if not path or not (LOCATION(question) or (not HOW_TO(question) and names_symbol(question, qname))):
         return ""
     return f"{kind.capitalize()} `{qname}` is defined in {path}."
 
@@ -341,14 +341,14 @@ def _asks_links(question: str) -> bool:
     return any(asks(question) for asks in (CALLERS, CALLEES, IMPORTS, USAGES, INHERITS))
 
 
-def _names(question: str, qname: str) -> bool:
+def names_symbol(question: str, qname: str) -> bool:
     """Whether the question names the symbol: by its qualified name or its end ("next_run", "attr.s")."""
     tokens = {match.group(1) or match.group(2) for match in CODE_TOKEN.finditer(question)}
     return any(qname == token or qname.endswith(f".{token}") for token in tokens)
 
 
 def _said(qname: str, path: str, summary: str, question: str, kind: str) -> str:
-    if path and kind and LOCATION(question) and _names(question, qname):
+    if path and kind and LOCATION(question) and names_symbol(question, qname):
         # Asked where it is, the sentence says so ("Where is the Environment class defined?" was refused:
         # "`…Environment` (…): The core component of Jinja is the Environment." is far from it in meaning).
         return _sentence(f"{kind.capitalize()} `{qname}` is defined in {path}: {summary}")
@@ -586,13 +586,11 @@ def _opening_definition(code: str) -> ast.FunctionDef | ast.AsyncFunctionDef | a
 def _closed_docstring(code: str) -> list[str]:
     """`code` with its first triple-quoted string closed at its end, when the chunk ends inside it ([] when it holds
     none or closes it)."""
-    opening = _TRIPLE_QUOTE.search(code)
-    if opening is None or code.count(opening.group(1), opening.end()):
+    openings = [(code.find(quotes), quotes) for quotes in ('"""', "'''") if quotes in code]
+    if not openings:
         return []
-    return [code.rstrip().rstrip("\\") + opening.group(1)]
-
-
-_TRIPLE_QUOTE = re.compile(r"""[rRuUbB]?("{3}|'{3})""")
+    at, quotes = min(openings)
+    return [] if code.find(quotes, at + 3) >= 0 else [code.rstrip().rstrip("\\") + quotes]
 
 
 def _docstring_ends(code: str) -> list[int]:

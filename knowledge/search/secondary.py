@@ -33,13 +33,12 @@ EXAMPLES_ASKED = re.compile(r"\bexample|\bdemo\b|\bsample|пример|демо"
 # digest method"). A release, a version, a number, a deprecation ask about releases however the question
 # is put; words of change only outside a how-to, where they say what to do ("How do I add a new field?",
 # "How do I copy an instance with one field changed?" was answered by two release notes).
-RELEASE_ASKED = re.compile(r"\bchangelog\b|\breleas|\bversion|\d\.\d|deprecat|\bupgrad|\bbreaking\b|"
-                           r"верси|релиз|выпуск|устарел", re.IGNORECASE)
+_RELEASE_NAMED = re.compile(r"\bchangelog\b|\breleas|\d\.\d|deprecat|\bupgrad|\bbreaking\b|релиз|выпуск|устарел",
+                            re.IGNORECASE)
+RELEASE_ASKED = re.compile(rf"{_RELEASE_NAMED.pattern}|\bversion|верси", re.IGNORECASE)
 CHANGE_WORDS = re.compile(r"\bchang(ed|es)\b|\bnew\b|\bremoved\b|\badded\b|\bsince\b|\bmigrat|\bhistory\b|"
                           r"\bfix(ed|es)?\b|\bbug|измен|нов(ое|ого|ые|ых)\b|удал[её]н|добавлен|обновл|истори|"
                           r"исправ|ошибк", re.IGNORECASE)
-_RELEASE_NAMED = re.compile(r"\d\.\d|\breleas|\bchangelog\b|deprecat|\bupgrad|\bbreaking\b|релиз|выпуск|устарел",
-                            re.IGNORECASE)
 # The heading of a document's section holding its release history, over a section for each release ("Change History >
 # 0.5.0 (2016-08-22)"): "How do I parse a .gitignore file?" was answered by "Renamed gitignore.GitIgnorePattern to …".
 _CHANGELOG_HEADING = re.compile(rf"(?:{markdown.CHANGELOG_NAMES}|change[- ]log|change history|version history"
