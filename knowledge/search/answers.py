@@ -271,9 +271,12 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # 0.52, refused). A question naming what the first source has an entry of (`code_names.documented_name`) is
         # about it; so is one naming a parameter a docstring quoted documents (`_documents_parameter`).
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
-    elif sources and runtimes.statement_of(sources[0], question):
+    elif sources and (runtimes.statement_of(sources[0], question) or licences.ASKED.search(question)
+                      and licences.statement_of(sources[0])):
         # So is one asking which versions are supported when the first source is a manifest saying what the package
-        # runs on (`runtimes.requirements_first`): a TOML file is far in meaning from any question.
+        # runs on (`runtimes.requirements_first`): a TOML file is far in meaning from any question; and one asking
+        # the licence when the first is a licence file or a manifest naming it (`licences.licence_first`):
+        # itsdangerous' LICENSE.txt, a BSD licence's clauses, left "What license is itsdangerous under?" at 0.58.
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and _asks_where_named(question, sources):
         # So is one asking where a symbol is defined when a source of code the extract quotes is that symbol: "Where

@@ -57,6 +57,7 @@ from knowledge.search import (
     option_tables,
     project_sites,
     readable,
+    runtimes,
     source_text,
 )
 from knowledge.search.code_blocks import CODE_BLOCK, CODE_LEFT_OUT, COMMAND, code_lines
@@ -219,6 +220,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # A default asked about that its entry gives as a block of code: "Defaults to:" over it (`answer_kinds`).
     defines |= answer_kinds.stated_default(question, lines, {number: headings.section_heading(hit)
                                                              for number, hit in quoted.items()})
+    # What a manifest says the package runs on, asked which versions are supported (`runtimes.statement_of`): before
+    # a contributors' guide's "To run tests on all supported Python versions, …", which shares more words.
+    defines |= {(number, position) for number, hit in quoted.items() if runtimes.statement_of(hit, question)
+                for position in range(len(lines[number]))}
     # The name each source's sentences document as a reference entry, read once; the entries asked about by name: as
     # code or an option's, or a quoted entry's name the question writes as a word ("What is the default store?" and
     # express-session's "store").

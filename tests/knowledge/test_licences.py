@@ -105,3 +105,23 @@ def test_a_question_about_the_licence_is_told_from_one_naming_a_product_or_an_op
         assert licences.ASKED.search(question), question
     for question in ("How do I run kit behind Apache?", "What does the licenseKey option do?", "Is it MIT-based?"):
         assert not licences.ASKED.search(question), question
+
+
+@pytest.mark.django_db
+def test_a_licence_file_first_makes_the_licence_question_answerable_however_far_its_clauses(tmp_path):
+    # itsdangerous' "What license is itsdangerous under?" found its LICENSE.txt first (`licence_first`), but a BSD
+    # licence's clauses are far in meaning from any question: confidence 0.58, refused.
+    repo = tmp_path / "kit"
+    repo.mkdir()
+    (repo / "LICENSE.txt").write_text(BSD)
+    (repo / "README.md").write_text("# kit\n\nKit signs data.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    first = licences.licence_first("What license is kit under?", [], [kb.pk])
+    far = retrieval.Retrieval(hits=first, best_similarity=0.3, keyword_fallback_used=False, timings={},
+                              best_relevance=0.35, relevant_count=1)
+    grounding = answers.judge("What license is kit under?", far, threshold=0.6)
+    assert grounding.refusal is None and grounding.confidence == answers.NAMED_ENTRY_CONFIDENCE, grounding.reasons
+    # Asked anything else, the licence file lifts nothing.
+    grounding = answers.judge("How do I sign data?", far, threshold=0.6)
+    assert grounding.refusal is not None and grounding.confidence < 0.6

@@ -67,3 +67,17 @@ def test_which_versions_are_supported_is_answered_from_the_manifest(tmp_path):
     manifest = runtimes.requirements_first("Which Python versions are supported?", [], [kb.pk])[0]
     assert layer_text.quotable(manifest, question="How do I sign data?") == ""
     assert runtimes.statement_of(manifest, "How do I sign data?") == ""
+
+
+@pytest.mark.django_db
+def test_the_manifest_is_said_before_a_contributors_guide_naming_the_versions_tested(tmp_path):
+    # tabulate's README: "To run tests on all supported Python versions, make sure all Python interpreters, pytest and
+    # tox are installed …" shares more of "Which Python versions are supported?" than its pyproject.toml's statement,
+    # found first, and was quoted alone.
+    kb = make_indexed_repo(tmp_path / "kit", {
+        "pyproject.toml": PYPROJECT,
+        "README.md": "# kit\n\nKit signs data.\n\n## How to contribute\n\nTo run tests on all supported Python "
+                     "versions, run tox. For example, to test only against Python 3.11 and Python 3.12, run tox -e "
+                     "py311,py312.\n"})
+    result = answers.answer("Which Python versions are supported?", [kb.pk])
+    assert result.text.startswith("`kit` requires Python >=3.10 (pyproject.toml)."), result.text
