@@ -7,7 +7,7 @@ returns ("What does bytes.parse return?"), or a release's notes ("What changed i
 import re
 
 from knowledge.search.code_blocks import CODE_BLOCK
-from knowledge.search.intent_words import VERSION
+from knowledge.search.intent_words import RELEASE, VERSION
 from knowledge.search.source_text import HEADING, quotable_text, sentences
 from knowledge.search.words import code_words, word_stems
 
@@ -111,7 +111,7 @@ def release_notes(question: str, sources: dict, lines: dict[int, list[str]]) -> 
     `lines` are by number too): of a source that is its section ("What changed in version 2.0.0?" and a
     changelog's "Version 2.0.0", "Changelog > v2.0.0"), or of the text under its heading in one holding
     several releases (a short changelog is one chunk)."""
-    asked = versions(question)
+    asked = asked_versions(question)
     notes, named = {}, {}
     for number, hit in (sources.items() if asked else ()):
         if named_in_section := _releases_named(hit, asked):
@@ -126,7 +126,7 @@ def release_notes(question: str, sources: dict, lines: dict[int, list[str]]) -> 
 
 def holds_release(question: str, sources: list) -> bool:
     """Whether a source is the section of a release the question names by its number, or holds its heading."""
-    asked = versions(question)
+    asked = asked_versions(question)
     return bool(asked) and any(release_section(hit, asked) or release_text(hit.content or "", asked) is not None
                                for hit in sources)
 
@@ -175,6 +175,21 @@ def release_path(section_path: str) -> str:
     parts = section_path.split(" > ")
     named = next((at for at in range(len(parts) - 1, -1, -1) if versions(parts[at])), None)
     return " > ".join(parts[:named + 1]) if named is not None else ""
+
+
+# A release named by its major number alone, ending a question about what changed, after a name or "version":
+# "What changed in marshmallow 4?", "What's new in version 5?" (elsewhere a bare number is a quantity: "How do I stop
+# after 3 attempts?").
+_MAJOR_ASKED = re.compile(r"(?<=[^\W\d]\s)(\d{1,2})\W*$")
+
+
+def asked_versions(question: str) -> set[str]:
+    """The release numbers a question names (`versions`), and a major release asked what changed in by its number
+    alone ("marshmallow 4" is release 4.0.0)."""
+    asked = versions(question)
+    if not asked and RELEASE(question) and (major := _MAJOR_ASKED.search(question.strip())):
+        asked = {f"{major.group(1)}.0.0"}
+    return asked
 
 
 def versions(text: str) -> set[str]:

@@ -409,9 +409,12 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
                      if " > " in grounding.sources[number - 1].section_path)
     # A repository's name is what all of it is about, however few of its chunks say it: qs' "The maintainers of qs …
     # are working with Tidelift …" shares only "qs" with "How do I install qs?".
-    # (A symbol asked about is no common word: "What does * mean in a path?" and "suffixed with an asterisk (*)".)
+    # (A symbol asked about is no common word: "What does * mean in a path?" and "suffixed with an asterisk (*)"; nor
+    # need a release's notes share one: "What changed in marshmallow 4?" and "Upgrading to 4.0"'s sections.)
     if not composition.entry_match and prose and not _heading_asked_says_it(grounding, composition) and \
             not _writes_any(composition.text, code_names.written_symbols(grounding.question)) and \
+            not answer_kinds.holds_release(grounding.question, [grounding.sources[number - 1]
+                                                                for number in composition.cited]) and \
             common_words.only_common_shared(
             grounding.question, composition.text + named, grounding.sources, grounding.kbs,
             asides.repository_names(grounding.sources)):

@@ -320,8 +320,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         quoted[number], lines[number], position, read_as(number, position)))
 
     def score(item) -> float:
-        if release:  # in the order they are written
-            return 1.0 - 0.001 * item[1]
+        if release:  # in the order they are written: a long release's first chunk's notes before its second's
+            return 1.0 - 0.01 * item[0] - 0.00001 * item[1]
         # (So is a phrase under the heading the question names: "License: MIT"; and a table's row the question looks
         # up by a cell it writes, which may be a number no word counts.)
         said_first = 1.0 if item[0] == card or isinstance(lines[item[0]], _UnderHeading) or (
@@ -385,6 +385,14 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
             chosen.setdefault(at, tail)
             tails.add(at)
             budget -= len(tail)
+    # A release's note goes on on its item's line: arrow's "• [ADDED] Added week_start parameter to floor() and ceil()
+    # methods." and its "PR #1222", a sentence of its own.
+    for number, position in sorted(chosen) if release else ():
+        if ITEM.match(chosen[number, position]):
+            for offset, tail in enumerate(_item_tail(texts[number], chosen[number, position]), start=1):
+                if chosen.get((number, position + offset)) != tail:
+                    break
+                tails.add((number, position + offset))
     # Asked how to install the project, an extract saying nothing of installing answers something else.
     if not chosen or how_to and not installs.says_how_to_install(chosen) and installs.asks_to_install(question,
                                                                                                        sources):

@@ -182,7 +182,7 @@ def release_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: in
     search ranked Flask's "Version 2.2.0" under 0.2's and 2.2.2's for "What changed in Flask 2.2?", when it
     found it at all. A long release's notes span chunks, and its number is in every one ("What changed in
     4.0.0?" quoted the notes of the section's second chunk first)."""
-    asked = answer_kinds.versions(query)
+    asked = answer_kinds.asked_versions(query)
     if not asked:
         return hits
     # Its notes are documentation: the index's row for a link they hold (D6) sits in the section too. The section
@@ -194,10 +194,12 @@ def release_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_k: in
         return hits
     chunks = Chunk.objects.filter(document_id=named.document_id, layer=named.layer, enabled=True)
     fields = ("id", "content", "page", "metadata", "section_path", "position")
-    # A part of the release ("Release Notes for v.3.0 > Backwards-incompatible changes"): its opening first, when
-    # the release's own heading has text of its own.
+    # A part of the release ("Release Notes for v.3.0 > Backwards-incompatible changes"): its opening first — its
+    # heading's own text, else its first parts (marshmallow's "Upgrading to 4.0" opens with "Field as a generic
+    # class", not with "TimeDelta changes" found for "What changed in marshmallow 4?").
     def section(path: str) -> list[tuple]:
-        return list(chunks.filter(section_path=path).order_by("position").values_list(*fields)[:top_k])
+        within = chunks.filter(Q(section_path=path) | Q(section_path__startswith=f"{path} > "))
+        return list(within.order_by("position").values_list(*fields)[:top_k])
 
     rows = section(answer_kinds.release_path(named.section_path) or named.section_path) or section(named.section_path)
     # The chunker joins short sections: the release's heading and first notes may end the chunk before.

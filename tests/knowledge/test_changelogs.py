@@ -7,7 +7,7 @@ version 2.0.0?" quoted a line of the catalogue ("Version 2.2.0 mentions GitHub")
 
 import pytest
 
-from knowledge.indexing import ingestion
+from knowledge.indexing import ingestion, term_statistics
 from knowledge.indexing.layers.markdown import parse_doc
 from knowledge.models import Chunk
 from knowledge.search import answer_kinds, answers, retrieval
@@ -342,7 +342,8 @@ def test_a_major_release_named_by_its_v_is_answered_by_the_section_naming_the_re
     kb = make_kb()
     ingestion.ingest_text(kb, title="shears", text=MIGRATION, source_uri="README.md")
     answer = answers.answer("What changed from v4 to v5?", [kb.pk])
-    assert answer.text == "• There is no default export anymore. [1]\nImport the functions by name. [1]", answer.text
+    # (The item's second sentence goes on on its line.)
+    assert answer.text == "• There is no default export anymore. [1] Import the functions by name. [1]", answer.text
     # A section naming one of the releases asked gives way to a chunk holding the heading naming both.
     one = hit(1, "- Require node `20`.", score=1.0, source_uri="README.md")
     one.section_path = "shears > Major Changes > v5 to v6"
@@ -353,3 +354,45 @@ def test_a_major_release_named_by_its_v_is_answered_by_the_section_naming_the_re
     answer = answers.answer("What changed in v6?", [kb.pk])
     assert answer.text.startswith("• Require node 20 or >=22 [1]\n• Add --version to the command line [1]"), (
         answer.text)
+
+
+@pytest.mark.django_db
+def test_a_major_release_named_by_its_number_alone_is_answered_from_its_first_parts(tmp_path):
+    # marshmallow's "What changed in marshmallow 4?": "4" named no release, and its upgrading guide's "Upgrading to
+    # 4.0", whose heading has no text of its own, was found by its "TimeDelta changes" part alone; the extract shared
+    # only the project's name with the question, refused as `common_words_only`.
+    assert answer_kinds.asked_versions("What changed in acme 4?") == {"4.0.0"}
+    assert answer_kinds.asked_versions("What's new in version 5?") == {"5.0.0"}
+    assert answer_kinds.asked_versions("How do I stop after 3 attempts?") == set(), "a quantity"
+    assert answer_kinds.asked_versions("Does acme 4 run on Windows?") == set(), "asks no change"
+    guide = ("# Upgrading to newer releases\n\n"
+             "## Upgrading to 4.0\n\n"
+             "### Field as a generic class\n\nIn acme 4.0, a field is a generic class with a type argument.\n\n"
+             "### Context is removed\n\nPassing context to schemas is removed: use context variables instead.\n\n"
+             "### TimeDelta precision\n\nThe TimeDelta field now keeps microseconds.\n\n"
+             "## Upgrading to 3.0\n\n### Python 2 is dropped\n\nPython 2 is no longer supported.\n\n"
+             "## Upgrading to 2.0\n\n### Strict by default\n\nSchemas raise on invalid data.\n")
+    kb = make_indexed_repo(tmp_path / "acme", {"docs/upgrading.md": guide, "acme/__init__.py": '"""A."""\n'})
+    term_statistics.take(kb.pk)  # what the worker's sweep does: "acme" is in every chunk
+    kb.refresh_from_db()
+    answer = answers.answer("What changed in acme 4?", [kb.pk])
+    assert not answer.refused, answer.reasons
+    assert answer.text.startswith("In acme 4.0, a field is a generic class with a type argument. [1]"), answer.text
+    assert "Python 2" not in answer.text
+
+
+@pytest.mark.django_db
+def test_a_long_releases_notes_are_quoted_in_order_each_with_its_pull_request_on_its_line(tmp_path):
+    # arrow's "What changed in version 1.4.0?": its notes, each "- [ADDED] Added … `PR #1222 <…>`_", span two chunks;
+    # the extract read the first notes of each chunk in turn (so it left out the first chunk's last ones, its
+    # fixes, for the second chunk's internal changes), and put each "PR #…" on a line of its own.
+    notes = "".join(f"- [ADDED] Added the option number {n} of the date class. `PR #{100 + n} "
+                    f"<https://github.com/acme/dates/pull/{100 + n}>`_\n" for n in range(40))
+    changes = f"Changelog\n=========\n\n2.0.0 (2025-10-18)\n------------------\n\n{notes}\n1.0.0 (2024-01-01)\n" \
+              f"------------------\n\n- First.\n"
+    kb = make_indexed_repo(tmp_path / "dates", {"CHANGELOG.rst": changes})
+    assert Chunk.objects.filter(knowledge_base=kb, layer="D0", section_path__endswith="2.0.0 (2025-10-18)").count() > 1
+    answer = answers.answer("What changed in version 2.0.0?", [kb.pk])
+    lines = answer.text.splitlines()
+    expected = [f"• [ADDED] Added the option number {n} of the date class. [1] PR #{100 + n} [1]" for n in range(40)]
+    assert len(lines) > 3 and lines == expected[:len(lines)], answer.text
