@@ -43,12 +43,13 @@ from knowledge.documents import TextChunk
 from knowledge.indexing import markdown
 
 # Part of each document's configuration signature: bump whenever the same input can chunk differently.
-# 10: an overlapping chunk whose window is blank to its end reaches past the blank, as after a long whitespace run
-# (it ended where the previous one did); 9: headings read double-backtick code spans and escaped brackets as written;
-# 8: no overlap starts inside a word; 7: tables cut at their rows' ends only; 6: headings read without their inline
-# markup; 5: a chunk opened by headings over headings takes the last one's path; 4: questions set in bold are FAQ
-# entries (entries.faq_sections)
-CHUNKER_VERSION = "10"
+# 11: a long piece of code is cut at a blank line in its last half (`layers.code.line_chunks`); 10: an overlapping
+# chunk whose window is blank to its end reaches past the blank, as after a long whitespace run (it ended where the
+# previous one did); 9: headings read double-backtick code spans and escaped brackets as written; 8: no overlap starts
+# inside a word; 7: tables cut at their rows' ends only; 6: headings read without their inline markup; 5: a chunk
+# opened by headings over headings takes the last one's path; 4: questions set in bold are FAQ entries
+# (entries.faq_sections)
+CHUNKER_VERSION = "11"
 
 _NON_BLANK = re.compile(r"\S")
 _PARAGRAPH_END = re.compile(r"\S(?:[^\S\n]*\n){2,}")

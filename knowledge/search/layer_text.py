@@ -426,7 +426,9 @@ def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]
     writing = ""  # the first paragraph writing a name asked; a `:param` field of it in a later one comes first
     paragraphs = re.split(r"\n[ \t]*\n", code or "")
     python = path.endswith((".py", ".pyi")) or bool(_PYTHON_DEFINITION.match(code or ""))
-    marks = 0  # the docstring marks of the paragraphs before: inside one opened there, a line of them alone closes it
+    # The docstring marks of the paragraphs before: inside one opened there (or before the chunk: a long function's
+    # second chunk may open inside its docstring), a line of them alone closes it.
+    marks = int(python and opens_inside_docstring(code or ""))
     for at, paragraph in enumerate(paragraphs):
         inside, marks = marks % 2 == 1, marks + paragraph.count('"""') + paragraph.count("'''")
         if python and not inside and not any(quotes in paragraph for quotes in ('"""', "'''")):
@@ -591,6 +593,22 @@ def _closed_docstring(code: str) -> list[str]:
         return []
     at, quotes = min(openings)
     return [] if code.find(quotes, at + 3) >= 0 else [code.rstrip().rstrip("\\") + quotes]
+
+
+def opens_inside_docstring(code: str) -> bool:
+    """Whether a chunk of Python opens inside a docstring the chunk before opened: its first triple quotes close one
+    — alone on their line, or ending a line of prose —, with no definition before them. pluggy's
+    `HookimplMarker.__call__`, cut into two chunks, holds its `:param hookwrapper:` and `:param specname:` fields in
+    the second."""
+    first = min((at for at in (code.find('"""'), code.find("'''")) if at >= 0), default=-1)
+    if first < 0:
+        return False
+    before = code[:first]
+    line = before.rpartition("\n")[2]
+    prose = [text for text in before.split("\n") if text.strip()]
+    return bool(prose) and not any(_BLOCK_OPENER.match(text.strip()) for text in prose) and (
+        not line.strip() or line.rstrip()[-1:] not in "=(,[{:+" and not re.search(r"\b[rRbBuUfF]{1,2}$", line)) and (
+        code_likeness(as_text(" ".join(prose)).replace("`", "")) <= _PROSE_LIKENESS)
 
 
 def _docstring_ends(code: str) -> list[int]:

@@ -173,3 +173,38 @@ def test_a_question_asking_where_a_quoted_symbol_is_defined_is_about_it():
     # Where to do something, or another name, leaves the confidence the search's.
     for question in ("Where do I put naturalsize?", "Where is intword defined?"):
         assert answers.judge(question, result).refusal is not None, question
+
+
+# The second chunk of pluggy's `HookimplMarker.__call__`: it opens inside the docstring the first chunk opened.
+MARKER_CALL_TAIL = '''        :param hookwrapper:
+            If ``True`` ("old-style hook wrapper"), the hook implementation
+            needs to execute exactly one ``yield``. This option is mutually
+            exclusive with ``wrapper``.
+
+        :param specname:
+            If provided, the given name will be used instead of the function
+            name when matching this hook implementation to a hook specification
+            during registration.
+        """
+
+        def setattr_hookimpl_opts(func: _F) -> _F:
+            opts: HookimplOpts = {"wrapper": wrapper, "hookwrapper": hookwrapper}
+            setattr(func, self.project_name + "_impl", opts)
+            return func
+'''
+
+
+def test_a_chunk_opening_inside_a_docstring_documents_its_parameters():
+    # "What is a hookwrapper?" quoted `HookimplOpts`' "Options for a hook implementation.": the chunk holding the
+    # `:param hookwrapper:` field opens inside its function's docstring, so its fields were read as code.
+    symbol = "pluggy._hooks.HookimplMarker.__call__"
+    assert layer_text.opens_inside_docstring(MARKER_CALL_TAIL)
+    assert not layer_text.opens_inside_docstring(MARKER_CALL)
+    assert not layer_text.opens_inside_docstring('    def run(self):\n        query = (\n            """SELECT 1"""\n')
+    assert layer_text.parameter_named(MARKER_CALL_TAIL, "What is a hookwrapper?", symbol, "src/pluggy/_hooks.py") \
+        == "hookwrapper"
+    assert layer_text.naming_paragraph(MARKER_CALL_TAIL, "What is a hookwrapper?", symbol, "src/pluggy/_hooks.py") \
+        .startswith('hookwrapper: If True ("old-style hook wrapper"), the hook implementation needs to execute '
+                    'exactly one yield.')
+    # Its code is still code: "opts" is no name its docstring documents.
+    assert layer_text.parameter_named(MARKER_CALL_TAIL, "What are the opts?", symbol, "src/pluggy/_hooks.py") == ""

@@ -348,18 +348,37 @@ MAX_CHUNK_CHARS = 2000
 
 def line_chunks(text: str, start: int, end: int, chunk_type: str, qname: str = "",
                 max_chars: int = MAX_CHUNK_CHARS) -> list[SourceChunk]:
-    """Lines `start..end` (1-based, inclusive) cut into runs of at most `max_chars` characters."""
+    """Lines `start..end` (1-based, inclusive) cut into runs of at most `max_chars` characters, each ending at a
+    blank line where one is in its last half: a paragraph stays whole — a docstring's `:param hookwrapper:` with the
+    text under it (pluggy's `HookimplMarker.__call__` was cut between them), a block of code with its comment."""
     lines = text.split("\n")
     chunks, first, size = [], start, 0
-    for number in range(start, end + 1):
+    number = start
+    while number <= end:
         length = len(lines[number - 1]) + 1 if number <= len(lines) else 1
         if size and size + length > max_chars:
-            chunks.append(SourceChunk(first, number - 1, chunk_type, qname))
-            first, size = number, 0
+            last = _last_blank(lines, first, number - 1, size // 2)
+            chunks.append(SourceChunk(first, last, chunk_type, qname))
+            first, size, number = last + 1, 0, last + 1
+            continue
         size += length
+        number += 1
     if first <= end:
         chunks.append(SourceChunk(first, end, chunk_type, qname))
     return chunks
+
+
+def _last_blank(lines: list[str], first: int, last: int, within: int) -> int:
+    """The last of lines `first..last` (1-based) to end a run at: the last blank one within the run's last `within`
+    characters, else `last`."""
+    seen = 0
+    for number in range(last, first, -1):
+        if not lines[number - 1].strip():
+            return number
+        seen += len(lines[number - 1]) + 1
+        if seen > within:
+            break
+    return last
 
 
 ROUTE_PARAM = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>|\(\?P<([^>]+)>[^)]*\)|:(\w+)")

@@ -8,6 +8,7 @@ from knowledge.indexing.layers.code import (
     PlainTextExtractor,
     ProjectIndex,
     is_test_path,
+    line_chunks,
     module_name,
     route_key,
 )
@@ -301,6 +302,25 @@ class CodeLayerTests(SimpleTestCase):
                      "src_qname", "dst_ref")
         self.assertIn(("pkg.patch.dumps", "encode"), calls)
         self.assertNotIn(("pkg.patch", "encode"), calls)
+
+    def test_a_long_function_is_cut_at_a_blank_line_so_a_docstring_field_keeps_its_text(self):
+        # pluggy's `HookimplMarker.__call__`: its first chunk ended on ":param hookwrapper:", the text under it began
+        # the second, so neither said what the option does.
+        fields = "".join(f"        :param option{n}:\n" + "".join(
+            f"            If ``True``, option {n} makes the hook run in its own way, line {line}.\n"
+            for line in range(4)) + "\n" for n in range(8))
+        text = f'def hook(**options):\n    """Mark a hook.\n\n{fields}    """\n    return options\n'
+        cuts = line_chunks(text, 1, text.count("\n"), "function", "pkg.hook")
+        lines = text.split("\n")
+        self.assertGreater(len(cuts), 1)
+        for cut in cuts[:-1]:
+            self.assertEqual(lines[cut.end - 1].strip(), "", cut)  # each ends at a paragraph's end
+            self.assertLessEqual(sum(len(line) + 1 for line in lines[cut.start - 1:cut.end]), 2000)
+        self.assertEqual([(a.end + 1) for a in cuts[:-1]], [b.start for b in cuts[1:]], "the lines are all covered")
+        # A run with no blank line in its last half is cut where it fills up, as before.
+        dense = "\n".join(f"x{n} = {n}" + " " * 60 for n in range(60)) + "\n"
+        self.assertEqual([(cut.start, cut.end) for cut in line_chunks(dense, 1, 60, "module")], [(1, 29), (30, 57),
+                                                                                                  (58, 60)])
 
     def test_paths_become_module_names_and_test_flags(self):
         self.assertEqual(module_name("src/shop/billing.py"), "shop.billing")
