@@ -230,7 +230,7 @@ _WRITTEN_AS_CODE = re.compile(r"(?<![\w$.-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a
 # docstring's parameter (":param max_length (int): output string length"), or a table's row with a later cell the name
 # alone (arrow's tokens: "|   |Do   |1st, 2nd, 3rd ... 30th, 31st   |", under a group's cell left empty), or a line of
 # the name alone as code over its description (Sphinx's `.. py:data:: TESTING` as read, Flask's configuration values).
-_ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?(?=[ \t:|(—–,-])" \
+_ENTRY_LINE = r"^[ \t]*(?:(?:[-*+•]|\d{{1,3}}[.)]|\|)[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?(?=[ \t:|(—–,-]|$)" \
               r"|(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*(?:[:—–]|-[ \t])|[^:\n]{{1,80}}:[ \t]+`?{name}`?[ \t]*$" \
               r"|:param[ \t]+(?:[^:\n]*[ \t])?{name}[ \t]*[(:]" \
               r"|\|(?:[^|\n]*\|)+?[ \t]*(?:\*\*)?`?{name}`?(?:\*\*)?[ \t]*\|" \
@@ -266,10 +266,12 @@ def asked_entry_names(question: str) -> set[str]:
 
 
 def has_entry(text: str, name: str) -> bool:
-    """Whether the document text `text` has an entry of `name` (`_ENTRY_LINE`, `_ENTRY_HEADING`)."""
+    """Whether the document text `text` has an entry of `name` (`_ENTRY_LINE`, `_ENTRY_HEADING`) with its text: not
+    one ending the chunk, which the next chunk holds whole ("* `RENDER_PANELS`" last of django-debug-toolbar's
+    options chunk)."""
     escaped = re.escape(name)
-    return bool(re.search(_ENTRY_LINE.format(name=escaped), text, re.M)
-                or re.search(_ENTRY_HEADING.format(name=escaped), text, re.M))
+    return any(text[match.end():].strip() for pattern in (_ENTRY_LINE, _ENTRY_HEADING)
+               for match in re.finditer(pattern.format(name=escaped), text, re.M))
 
 
 def written_symbols(question: str) -> set[str]:

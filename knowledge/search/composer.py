@@ -66,6 +66,7 @@ from knowledge.search.code_names import (
     asked_entry_names,
     asked_marks,
     named_options,
+    names_written_as_code,
     opens_with_symbol,
     writes_name,
     writes_symbol,
@@ -231,6 +232,20 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     entries_asked = asked_entry_names(question) | {
         name.lower() for entry in entries.values() if (name := _name(entry))
         and re.search(rf"(?<![\w$.-]){re.escape(name)}(?![\w$-])", question, re.IGNORECASE)}
+    # The sentences under a list item that is a name alone, by (source number, position): that name's entry
+    # (django-debug-toolbar's "• SHOW_TOOLBAR_CALLBACK" over "Default: …" and "This is the dotted path to a function
+    # used for determining whether the toolbar should show or not."); an entry asked about is said first, from its
+    # first sentence that is no field line ("Default: …", unless its default is asked).
+    items_of = {(number, position): name for number, source in lines.items()
+                for position, name in _named_items(source).items()}
+    asks_default, says_default = answer_kinds.ANSWER_KINDS["default"]
+    for number, source in lines.items():
+        under = [position for position in range(len(source))
+                 if items_of.get((number, position), "").lower() in entries_asked]
+        described = [position for position in under if says_default.search(source[position])] if \
+            asks_default.search(question) else []
+        described = described or [position for position in under if not headings.field_label(source[position])]
+        defines.update((number, position) for position in described[:1])
     for number, source in lines.items():
         for position, sentence in enumerate(source):
             # Commands are never chosen for their words (they come after their introduction), and a
@@ -264,7 +279,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                     position + 1 < len(source) and source[position + 1].startswith(COMMAND)
                     and _asks_to_use(asked, quoted[number])):
                 continue  # "You can find more details, API, and other docs on day.js.org website." answers nothing
-            if _of_another_entry(entries[number], sentence, entries_asked):
+            if _of_another_entry(entries[number] or items_of.get((number, position), ""), sentence, entries_asked):
                 continue
             seen.add(same_words(sentence))
             stems = word_stems(sentence)
@@ -426,7 +441,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         # A reference entry's sentences under the name they document, once: "Put queue execution on hold." says
         # nothing of ".pause()", the answer to "How do I pause the queue?", and cookie's "The default function is the
         # global encodeURIComponent." after its decode option's sentences is of its encode option.
-        entry = entries[number] or _subject_heading(quoted[number], lines[number], position)
+        entry = entries[number] or items_of.get((number, position)) or _subject_heading(quoted[number], lines[number],
+                                                                                         position)
         text += f"{entry} — " if entry and entry != last_entry and not _writes_entry(sentence, _name(entry)) else ""
         text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
         if item and (number, position) not in heads and _list_goes_on(lines[number], position, chosen, number):
@@ -559,6 +575,8 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
             continue
         if layer_text.is_prose(hit) and not _says_anything(hit, question):
             continue
+        if hit.layer == "D6" and _written_in_prose(str((hit.metadata or {}).get("target") or ""), sources):
+            continue  # "Configuration mentions INTERNAL_IPS (environment variable)." when a source says what it is
         if not layer_text.is_prose(hit):
             said[number] = layer_text.quotable(hit, question=question)
             # Where a symbol is defined, once: a second such row would take the place of the documentation.
@@ -568,6 +586,12 @@ def _quoted_sources(question: str, sources: list) -> tuple[dict, dict]:
             where += only_where
         quoted[number] = hit
     return quoted, said
+
+
+def _written_in_prose(name: str, sources: list) -> bool:
+    """Whether a source of prose writes `name` as code: what an index's row saying only that a section mentions it
+    restates."""
+    return bool(name) and any(layer_text.is_prose(hit) and f"`{name}`" in (hit.content or "") for hit in sources)
 
 
 def _says_anything(hit, question: str) -> bool:
@@ -723,6 +747,21 @@ def _reference_entry(hit, source: list[str]) -> str:
     unless a heading over it lists such names (django-filter's "Filters > RangeFilter")."""
     heading = headings.entry_heading(hit, source).strip("`")
     return "" if _CAPITALISED.fullmatch(heading) and not headings.under_listing(hit) else heading
+
+
+def _named_items(source: list[str]) -> dict[int, str]:
+    """The positions of the sentences under a list item that is a name written as code alone ("• RENDER_PANELS"), up
+    to the next item, each with that name."""
+    named, name = {}, ""
+    for position, sentence in enumerate(source):
+        if ITEM.match(sentence):
+            item = sentence[2:].strip()
+            name = item if names_written_as_code(item) == [item] else ""
+        elif name and not sentence.startswith(HEADING_INTRO):
+            named[position] = name
+        else:
+            name = ""
+    return named
 
 
 def _of_another_entry(entry: str, sentence: str, names: set[str]) -> bool:

@@ -260,6 +260,11 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     if options:  # the documentation's entries before a docstring's
         found = _named_sections(options, kb_ids, "D0")
         if not any(documents(hit) for hit in found):
+            # Keyword search reads "RENDER_PANELS" as "render panels", in every section on panels: the documents found
+            # writing it, as their index's rows do ("Configuration mentions RENDER_PANELS …"), are read for it.
+            found += _sections_writing(set(options), {hit.document_id for hit in hits
+                                                      if not (hit.layer or "").startswith("C")})
+        if not any(documents(hit) for hit in found):
             found += _named_sections(options, kb_ids, "C0")
     else:  # a symbol's row in another section of the documents found ("*" and "?" rows of the table "**" is in)
         found = _sections_writing(symbols, {hit.document_id for hit in hits if not (hit.layer or "").startswith("C")})

@@ -714,3 +714,73 @@ class SymbolUnsaidTests(TestCase):
         self.assertEqual(code_names.asked_names("Что делает max_tries?"), ["max_tries"])
         for text in ("mTOR regulates autophagy.", "What is the default value of CORS_ALLOW_CREDENTIALS?"):
             self.assertEqual(code_names.asked_names(text), [], text)
+
+
+# A settings reference as django-debug-toolbar's configuration page writes it: each setting a list item of its name
+# alone, its default and its description under it, many of them in one chunk.
+SETTINGS_RST = "Configuration\n=============\n\nToolbar options\n---------------\n\n" + "".join(
+    f"* ``{name}``\n\n  Default: ``{default}``\n\n  {text}\n\n" for name, default, text in [
+        ("RENDER_PANELS", "None", "If set to ``False``, the toolbar keeps the contents of panels in memory on the "
+                                  "server and loads them on demand."),
+        ("RESULTS_CACHE_SIZE", "25", "The toolbar keeps up to this many results in memory or persistent storage."),
+        ("SHOW_COLLAPSED", "False", "If changed to ``True``, the toolbar will be collapsed by default."),
+        ("SHOW_TOOLBAR_CALLBACK", "'kit.middleware.show_toolbar'",
+         "This is the dotted path to a function used for determining whether the toolbar should show or not. The "
+         "default checks are that ``DEBUG`` must be set to ``True`` and the IP of the request must be in "
+         "``INTERNAL_IPS``."),
+        ("UPDATE_ON_FETCH", "False", "This controls whether the toolbar should update to the latest AJAX request "
+                                     "when it occurs.")])
+
+
+@pytest.mark.django_db
+def test_a_setting_listed_by_its_name_alone_is_answered_by_its_entry(tmp_path):
+    # django-debug-toolbar's "What does SHOW_TOOLBAR_CALLBACK do?" was answered by the code reading the setting, or
+    # refused (`symbol_unsaid`): "* ``SHOW_TOOLBAR_CALLBACK``" is no entry line (nothing follows the name on it), and
+    # the sentences under it are no entry's.
+    assert code_names.has_entry("* `SHOW_TOOLBAR_CALLBACK`\n\n  Default: `None`\n", "SHOW_TOOLBAR_CALLBACK")
+    # Nor is an entry the chunk ends on, its text in the next chunk: that one is read for it.
+    assert not code_names.has_entry("Some text.\n\n* `RENDER_PANELS`\n\n", "RENDER_PANELS")
+    # (A page on panels, which render: keyword search reads "RENDER_PANELS" as "render panels", and finds it first.)
+    panels = "Panels\n======\n\n" + "".join(f"Panel {n}\n--------\n\nPanels render their panels. The panel {n} "
+                                              f"panels render the render panels of panels.\n\n" for n in range(14))
+    middleware = '"""Middleware."""\n\n\ndef show_toolbar(request):\n    """Whether to show the toolbar."""\n' \
+                 '    return True\n'
+    kb = make_indexed_repo(tmp_path / "kit", {"docs/configuration.rst": SETTINGS_RST, "docs/panels.rst": panels,
+                                              "kit/middleware.py": middleware})
+    answer = answers.answer("What does SHOW_TOOLBAR_CALLBACK do?", [kb.pk])
+    assert answer.text.startswith("SHOW_TOOLBAR_CALLBACK — This is the dotted path to a function used for "
+                                  "determining whether the toolbar should show or not. [1]"), answer.text
+    assert "collapsed" not in answer.text and "AJAX" not in answer.text, "another entry's sentences"
+    answer = answers.answer("What is the default value of SHOW_TOOLBAR_CALLBACK?", [kb.pk])
+    assert answer.text.startswith("SHOW_TOOLBAR_CALLBACK — Default: 'kit.middleware.show_toolbar' [1]"), answer.text
+    # Asked about a setting whose section search did not find but an index's row of it did ("Configuration mentions
+    # RENDER_PANELS (environment variable)"), its entry is read in the row's document.
+    question = "What does RENDER_PANELS do?"
+    assert not any(code_names.has_entry(hit.content, "RENDER_PANELS")
+                   for hit in planned._named_sections(["RENDER_PANELS"], [kb.pk], "D0")), "keyword search finds none"
+    rows = Chunk.objects.filter(knowledge_base=kb, layer="D6", content__contains="RENDER_PANELS")
+    found = [*retrieval.hits_of(list(rows.values_list("id", flat=True)[:1])),
+             *retrieval.retrieve("render panels", [kb.pk], top_k=2, mode="keyword", layers=["D0"]).hits]
+    assert found[0].layer == "D6" and all("Panels" in hit.section_path for hit in found[1:])
+    first = planned.option_entry_first(question, found, [kb.pk], 6)[0]
+    assert first.layer == "D0" and code_names.has_entry(first.content, "RENDER_PANELS"), first.content
+
+
+@pytest.mark.django_db
+def test_an_index_row_saying_a_section_mentions_a_name_gives_way_to_prose_saying_it():
+    # "What is INTERNAL_IPS used for?" opened with "Configuration mentions INTERNAL_IPS (environment variable).".
+    kb = make_kb()
+    row = composed_hit(1, "Configuration mentions INTERNAL_IPS (environment variable), in: Configuration",
+                       target="INTERNAL_IPS")
+    row.layer = "D6"
+    prose = composed_hit(2, "## Internal IPs\n\nThe toolbar is shown only if your IP address is listed in Django's "
+                            "`INTERNAL_IPS` setting.")
+    for source in (row, prose):
+        source.knowledge_base_id = kb.pk
+    composition = composer.compose("What is INTERNAL_IPS used for?", [row, prose], entry_match=False,
+                                   kbs={kb.pk: kb})
+    assert composition.text == ("The toolbar is shown only if your IP address is listed in Django's INTERNAL_IPS "
+                                "setting. [2]"), composition.text
+    # Without such prose the row is what there is to say.
+    composition = composer.compose("What is INTERNAL_IPS used for?", [row], entry_match=False, kbs={kb.pk: kb})
+    assert composition.text.startswith("Configuration mentions INTERNAL_IPS"), composition.text
