@@ -48,7 +48,10 @@ def asked_of(question: str, requirements: list[tuple[str, str]], name: str = "")
     language the package runs on."""
     asked = word_stems(question.replace(".", " "))
     named = [how for what, how in requirements if word_stems(what.replace(".", " ")) & asked]
-    if named or asked - _VERSION_WORDS - word_stems(re.sub(r"[-_.]", " ", name)):
+    # (The package named whole is no other thing named: "Django" of "Which Django versions are supported?" is not
+    # django-debug-toolbar's name, whose package.json requires Node.js.)
+    own = word_stems(re.sub(r"[-_.]", " ", name))
+    if named or asked - _VERSION_WORDS - (own if own <= asked else set()):
         return named
     return [how for what, how in requirements if what in _LANGUAGES]
 

@@ -49,6 +49,11 @@ def test_what_the_question_names_else_the_language():
                      "Какие версии Python поддерживаются?", "Which versions of kit are supported?"):
         assert runtimes.asked_of(question, said, "kit") == python, question
     assert runtimes.asked_of("What versions of Flask are supported?", said, "kit") == [], "not another's"
+    # A part of the package's name is another thing's: django-debug-toolbar's package.json requires Node.js.
+    node = declared_requirements('{"name": "django-debug-toolbar", "engines": {"node": ">=24.0.0"}}')
+    assert runtimes.asked_of("Which Django versions are supported?", node, "django-debug-toolbar") == []
+    whole = "Which versions of django-debug-toolbar are supported?"
+    assert runtimes.asked_of(whole, node, "django-debug-toolbar") == ["requires Node.js >=24.0.0"]
 
 
 @pytest.mark.django_db
