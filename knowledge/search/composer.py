@@ -97,6 +97,11 @@ OPPOSITE_WEIGHT = 0.5  # what the score of a how-to's candidate saying the oppos
 # candidate names the symbol: "Function `colorama.initialise.init` is defined in colorama/initialise.py." led "What
 # does init() do?", the sentences saying what it does after it (`_where_named_elsewhere`).
 WHERE_ONLY_WEIGHT = 0.5
+# What a how-to's candidate of a symbol named by the verb it asks to do is worth before its meaning and words
+# (`_named_by_verb`): half of what a sentence said first is.
+VERB_NAMED_WEIGHT = 0.5
+_HOW_TO_VERB = re.compile(r"^\W*how\s+(?:do|can|should|would)\s+(?:i|we|you|one)\s+(\w+)|^\W*how\s+to\s+(\w+)",
+                          re.IGNORECASE)
 # The symbol a row saying only where it is defined names.
 _WHERE_NAME = re.compile(r"`(?:[^`]*\.)?([^`.]+)` is defined in ")
 
@@ -329,6 +334,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     meaning = closeness.sentences(question, as_read, kbs, query_embeddings) if compared else {}
     meaning = {(compared[index][0], compared[index][1]): close for index, close in meaning.items()}
 
+    # A how-to asking to do what a quoted symbol is named ("How do I shift a date by a number of days?" and
+    # `Arrow.shift`, whose docstring says "Returns a new Arrow object with attributes updated according to inputs."):
+    # that symbol's row before another's sharing the question's other words (`Arrow.date`'s "… year, month and day").
+    verb_named = {number for number, hit in quoted.items() if how_to and _named_by_verb(question, hit)}
     # A how-to's candidate saying the opposite of what is asked ("… for a Single Route" to "… for all routes?").
     opposed = {item[:2] for item in items if how_to and opposites.contradicts(question, read_as(*item[:2]))}
     where_only = _where_named_elsewhere(question, said, items, lambda number, position: headings.under_heading(
@@ -340,7 +349,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         # (So is a phrase under the heading the question names: "License: MIT"; and a table's row the question looks
         # up by a cell it writes, which may be a number no word counts.)
         said_first = 1.0 if item[0] == card or isinstance(lines[item[0]], _UnderHeading) or (
-            item[:2] in looked_up or item[:2] in defines) else 0.0
+            item[:2] in looked_up or item[:2] in defines) else VERB_NAMED_WEIGHT if item[0] in verb_named else 0.0
         weight = (OPPOSITE_WEIGHT if item[:2] in opposed else 1.0) * (WHERE_ONLY_WEIGHT if item[0] in where_only
                                                                        else 1.0)
         if not meaning:
@@ -747,6 +756,16 @@ def _reference_entry(hit, source: list[str]) -> str:
     unless a heading over it lists such names (django-filter's "Filters > RangeFilter")."""
     heading = headings.entry_heading(hit, source).strip("`")
     return "" if _CAPITALISED.fullmatch(heading) and not headings.under_listing(hit) else heading
+
+
+def _named_by_verb(question: str, hit) -> bool:
+    """Whether a row of code is of a symbol named by the verb a how-to asks to do ("How do I shift …?" and
+    `Arrow.shift`): the question's first word after "How do I", "How can I", "How to" is the symbol's last name."""
+    if not (hit.layer or "").startswith("C"):
+        return False
+    name = str((hit.metadata or {}).get("qname") or "").rsplit(".", 1)[-1].lower()
+    verb = _HOW_TO_VERB.match(question)
+    return bool(verb) and len(name) > 3 and (verb.group(1) or verb.group(2)).lower() == name
 
 
 def _named_items(source: list[str]) -> dict[int, str]:

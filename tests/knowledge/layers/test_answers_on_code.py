@@ -685,3 +685,25 @@ def test_a_parameters_default_asked_is_read_from_the_signature():
     assert layer_text.naming_paragraph(code, "What does the format argument do?", "humanize.naturalday") == (
         "Otherwise, return a string formatted according to format.")
     assert layer_text.naming_paragraph(code, "What is the default value?", "humanize.naturalday") == ""
+
+
+@pytest.mark.django_db
+def test_a_how_to_asking_to_do_what_a_symbol_is_named_quotes_that_symbol_first():
+    # arrow's "How do I shift a date by a number of days?" quoted `Arrow.date`'s "Returns a date object with the same
+    # year, month and day." (the question's "date" and "days"), not `Arrow.shift`, found before it.
+    from knowledge.search import composer
+
+    def method(name: str, doc: str) -> SearchHit:
+        code = f'    def {name}(self, **kwargs):\n        """{doc}"""\n        return self\n'
+        return replace(hit("C0", code, qname=f"moments.moment.Moment.{name}", source_path="moments/moment.py",
+                           chunk_type="method"), chunk_id=len(name))
+
+    shift = method("shift", "Returns a new moment object with its attributes updated according to the inputs.")
+    date = method("date", "Returns a date object with the same year, month and day.")
+    question = "How do I shift a date by a number of days?"
+    composition = composer.compose(question, [shift, date], entry_match=False)
+    assert composition.text.startswith("`moments.moment.Moment.shift` (moments/moment.py): Returns a new moment"), (
+        composition.text)
+    # Asked anything else, words shared decide as before.
+    composition = composer.compose("What does a date of a number of days hold?", [shift, date], entry_match=False)
+    assert composition.text.startswith("`moments.moment.Moment.date`"), composition.text
