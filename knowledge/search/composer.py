@@ -19,7 +19,8 @@
   ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
   start cut, even as what introduces a list, nor — after the first — a unit sending the customer to a link or
   an address the outgoing check would hold the answer for (`_sends_away`), nor a unit installing only packages other
-  than the project a question asks to install (`installs`). A release asked about by its number is answered by its
+  than the project a question asks to install, nor one that only installs to a question asking no how-to
+  (`installs`). A release asked about by its number is answered by its
   section's notes in order (`answer_kinds.release_notes`), a "when", "how many", "which versions" or "what does …
   return" question whose extract holds no date, number, version or return value gets the nearest sentence that does
   (`answer_kinds.expected_kind`); a row saying only where a symbol is defined steps back for a candidate naming the
@@ -385,6 +386,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                                  or chosen and item[:2] not in chosen and _said_already(item[2], chosen)
                                  or how_to and installs.installs_another(question, new, sources, chosen)
                                  or how_to and installs.installed_already(question, new, sources, chosen)
+                                 or not how_to and installs.installs_only(question, new)
                                  or chosen and _sends_away(question, new, sources, own)
                                  or chosen and how_to and asides.says_nothing_asked(question, new, sources, kbs)):
             continue

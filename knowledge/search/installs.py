@@ -125,9 +125,10 @@ def _canonical(name: str) -> str:
 def installs_only(question: str, chosen: dict) -> bool:
     """Whether an extract (`chosen`: {key: sentence or command}) only installs — every sentence says it installs (not
     only a package manager's name: "npm run test is handled by …"), every command installs packages — while
-    `question` asks for something else than installing, setting up or getting the project (`_GETTING`): "How do I use
+    `question` asks for something else than installing, setting up or getting the project (`_GETTING`) and names no
+    package manager nor registry ("Is it available from PyPI?"): "How do I use
     xmltodict from the command line?" was answered by its README's "For installing xmltodict using Anaconda/Miniconda
     … all you need to do is: `conda install -c conda-forge xmltodict`"."""
-    return bool(chosen) and not _GETTING.search(question) and all(
+    return bool(chosen) and not _GETTING.search(question) and not _INSTALLING.search(question) and all(
         any(_COMMAND.search(line) for line in code_lines(sentence)) if sentence.startswith(COMMAND)
         else _SAYS_INSTALL.search(sentence) for sentence in chosen.values())

@@ -130,3 +130,20 @@ def test_once_the_project_is_installed_another_sources_text_installing_nothing_i
     assert "apprise" in composer.compose("How do I install loguru?", [notifier], entry_match=False).text
     assert "apprise" in composer.compose("How do I get an e-mail when my program fails?", [install, notifier],
                                          entry_match=False).text
+
+
+def test_a_unit_that_only_installs_answers_no_question_asking_what():
+    # cachetools' "What cache classes are available?" opened with "cachetools is available from PyPI and can be
+    # installed by running:" and `pip install cachetools` (confidence 0.94): the question's "available".
+    install = hit(1, "## Installation\n\ncachetools is available from PyPI and can be installed by running:\n\n"
+                     "```\npip install cachetools\n```\n", repo_id="cachetools-8.0.3")
+    classes = hit(2, "## Cache implementations\n\nThis module provides several classes implementing caches using "
+                     "different cache algorithms, all available as subclasses of Cache.\n", repo_id="cachetools-8.0.3")
+    text = composer.compose("What cache classes are available?", [install, classes], entry_match=False).text
+    assert text == "This module provides several classes implementing caches using different cache algorithms, all " \
+                   "available as subclasses of Cache. [2]", text
+    # Asked how to install it, or whether a registry has it, it is the answer.
+    assert composer.compose("Is cachetools available from PyPI?", [install, classes], entry_match=False).text \
+        .startswith("cachetools is available from PyPI and can be installed by running: [1]")
+    assert "pip install cachetools" in composer.compose("How do I install cachetools?", [install, classes],
+                                                        entry_match=False).text
