@@ -4,32 +4,30 @@
 
 - When the best source is an FAQ entry that clearly matches the question (`entry_match`, found by
   `entries.match_entry`), the answer is that entry's answer, verbatim (as clean text), cited `[1]`.
-- Otherwise the few sentences of the top sources that answer the question, in source order, each
-  followed by its marker: of those sharing its words (rare words weighing more), the closest in
-  meaning to it (`closeness.sentences`, with the base's embedder); never a sentence that only
-  repeats the question, nor a heading, a table of contents' line, a list of topics or a fragment
-  (`_answers`, `readable.in_topic_list`), nor another FAQ entry's yes or no — but a heading right over a short
-  command, when it or the command names what is asked ("Installation:" and `pip install …`). A list item comes with
-  what makes it readable (`readable`: the numbered step it is a sub-point of, the sentence introducing its list),
-  so does a sentence naming its subject only as "this" or "it" (the sentence before it), and a
-  sentence ending with ":", or running on into a short command without one, with what it introduces
-  (its list, its code, else the next sentence), and for a how-to question a sentence ending with a full
-  stop with the code right after it, when it fits: an extract never ends on a colon, nor quotes a
-  sentence that a code block too long to quote cut short, nor one announcing an example left out
-  ("Here's a simple example of how to render a template:"), nor the tail of a sentence the chunk's
-  start cut, even as what introduces a list, nor — after the first — a unit sending the customer to a link or
-  an address the outgoing check would hold the answer for (`_sends_away`), nor a unit installing only packages other
-  than the project a question asks to install, nor one that only installs to a question asking no how-to
-  (`installs`). A release asked about by its number is answered by its
-  section's notes in order (`answer_kinds.release_notes`), a "when", "how many", "which versions" or "what does …
-  return" question whose extract holds no date, number, version or return value gets the nearest sentence that does
-  (`answer_kinds.expected_kind`); a row saying only where a symbol is defined steps back for a candidate naming the
-  symbol (`_where_named_elsewhere`). For a how-to, an example too long to quote stands as its line or two doing what
-  is asked, under their heading (`example_lines`); "What is schedule?" quotes the README's card first when the router
-  found it (`intent._project`). A sentence is ranked by what it says as read in its place (`readable.as_read`): with
-  the command it introduces, after the questions the text asks itself right before it, and a section's first one under
-  its heading's words; a label over its command ("Stable version:") is a candidate when it is no tab among others
-  (`_labels_asked`).
+- Otherwise the few sentences of the top sources that answer the question, in source order, each followed by its
+  marker: of those sharing its words (rare words weighing more), the closest in meaning to it (`closeness.sentences`,
+  with the base's embedder); never a sentence that only repeats the question, nor a heading, a table of contents' line,
+  a list of topics or a fragment (`_answers`, `readable.in_topic_list`), nor another FAQ entry's yes or no — but a
+  heading right over a short command, when it or the command names what is asked ("Installation:" and `pip install …`).
+  A list item comes with what makes it readable (`readable`: the numbered step it is a sub-point of, the sentence
+  introducing its list), so does a sentence naming its subject only as "this" or "it" (the sentence before it), and a
+  sentence ending with ":", or running on into a short command without one, with what it introduces (its list, its
+  code, else the next sentence), and for a how-to question a sentence ending with a full stop with the code right after
+  it, when it fits: an extract never ends on a colon, nor quotes a sentence that a code block too long to quote cut
+  short, nor one announcing an example left out ("Here's a simple example of how to render a template:"), nor the tail
+  of a sentence the chunk's start cut, even as what introduces a list, nor — after the first — a unit sending the
+  customer to a link or an address the outgoing check would hold the answer for (`_sends_away`), nor a unit installing
+  only packages other than the project a question asks to install, nor one that only installs, by its command, to a
+  question asking no how-to (`installs`; "Памятник был установлен в 1990 году" installs nothing). A release asked about
+  by its number is answered by its section's notes in order (`answer_kinds.release_notes`), a "when", "how many",
+  "which versions" or "what does … return" question whose extract holds no date, number, version or return value gets
+  the nearest sentence that does (`answer_kinds.expected_kind`); a row saying only where a symbol is defined steps back
+  for a candidate naming the symbol (`_where_named_elsewhere`). For a how-to, an example too long to quote stands as
+  its line or two doing what is asked, under their heading (`example_lines`); "What is schedule?" quotes the README's
+  card first when the router found it (`intent._project`). A sentence is ranked by what it says as read in its place
+  (`readable.as_read`): with the command it introduces, after the questions the text asks itself right before it, and a
+  section's first one under its heading's words; a label over its command ("Stable version:") is a candidate when it is
+  no tab among others (`_labels_asked`).
 
 Everything the customer reads goes through `source_text` (Markdown and HTML as plain text, code left out but for
 a short command or block after the sentence that introduces it, sentences); a repository's rows through
@@ -386,7 +384,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                                  or chosen and item[:2] not in chosen and _said_already(item[2], chosen)
                                  or how_to and installs.installs_another(question, new, sources, chosen)
                                  or how_to and installs.installed_already(question, new, sources, chosen)
-                                 or not how_to and installs.installs_only(question, new)
+                                 or not how_to and installs.installs_only(question, new) and any(
+                                     sentence.startswith(COMMAND) for sentence in new.values())
                                  or chosen and _sends_away(question, new, sources, own)
                                  or chosen and how_to and asides.says_nothing_asked(question, new, sources, kbs)):
             continue

@@ -142,6 +142,10 @@ def test_a_unit_that_only_installs_answers_no_question_asking_what():
     text = composer.compose("What cache classes are available?", [install, classes], entry_match=False).text
     assert text == "This module provides several classes implementing caches using different cache algorithms, all " \
                    "available as subclasses of Cache. [2]", text
+    # A sentence saying something was installed, without a command, is no unit installing ("установлен": set up).
+    monument = hit(3, "## История\n\nПамятник был установлен на площади в 1990 году.\n")
+    assert composer.compose("Когда появился памятник на площади?", [monument], entry_match=False).text == \
+        "Памятник был установлен на площади в 1990 году. [1]"
     # Asked how to install it, or whether a registry has it, it is the answer.
     assert composer.compose("Is cachetools available from PyPI?", [install, classes], entry_match=False).text \
         .startswith("cachetools is available from PyPI and can be installed by running: [1]")
