@@ -264,8 +264,9 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # a question that names the row by a value and the column it asks, and nothing else, is answered
         # by that cell.
         confidence = max(confidence, ROW_LOOKUP_CONFIDENCE)
-    elif sources and (not (sources[0].layer or "").startswith("C") and code_names.documented_name(
-            question, sources[0].content or "") or _documents_parameter(question, sources)):
+    elif sources and (not (sources[0].layer or "").startswith("C") and (code_names.documented_name(
+            question, sources[0].content or "") or _describes_option_asked(question, sources[0]))
+            or _documents_parameter(question, sources)):
         # An entry of a long list is one line of its chunk, and the chunk's vector is far from a short question
         # naming it: rimraf's options list found first for "What does the preserveRoot option do?" (confidence
         # 0.52, refused). A question naming what the first source has an entry of (`code_names.documented_name`) is
@@ -319,6 +320,14 @@ def _asks_where_named(question: str, sources: list[SearchHit]) -> bool:
 # Where to do something, not where something is: "Where do I put …?", "Where should the middleware go?".
 _WHERE_TO = re.compile(r"\bwhere\s+(?:do|does|did|can|could|should|would|to|must|will)\b"
                        r"|\bгде\s+(?:мне|можно|нужно|надо)\b", re.IGNORECASE)
+
+
+def _describes_option_asked(question: str, hit: SearchHit) -> bool:
+    """Whether a source of prose says what an option the question names is in a sentence calling it one
+    (`code_names.describes_option`): cachetools' "If the optional argument `typed` is set to True, …" for "What does
+    the typed parameter do?" (confidence 0.54, refused)."""
+    names = [*code_names.named_options(question), *code_names.names_written_as_code(question)]
+    return any(code_names.describes_option(hit.content or "", name) for name in names)
 
 
 def _documents_parameter(question: str, sources: list[SearchHit]) -> bool:

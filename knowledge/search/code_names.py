@@ -274,6 +274,15 @@ def has_entry(text: str, name: str) -> bool:
                for match in re.finditer(pattern.format(name=escaped), text, re.M))
 
 
+def describes_option(text: str, name: str) -> bool:
+    """Whether the document text `text` says what an option `name` is in a sentence calling it one, written as code:
+    "If the optional argument `typed` is set to True, function arguments of different types will be cached
+    separately." (cachetools' decorators document their arguments in prose, no entry of each)."""
+    kinds = "|".join(OPTION_KINDS)
+    escaped = re.escape(name)
+    return bool(re.search(rf"\b(?:{kinds})s?\s+`{escaped}`|`{escaped}`\s+(?:{kinds})\b", text, re.IGNORECASE))
+
+
 def written_symbols(question: str) -> set[str]:
     """The symbols `question` writes as words of their own ("What does ** match?", "… the !(pattern) extglob …",
     "What does ? match?"): a table of syntax is looked up by them. A question mark ending the question is its own."""

@@ -258,7 +258,10 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     if at is not None:
         return retrieval.renumbered([hits[at], *hits[:at], *hits[at + 1:]])
     if options:  # the documentation's entries before a docstring's
-        found = _named_sections(options, kb_ids, "D0")
+        # (Not a changelog's sections, which name an option in every release touching it: cachetools' "What does the
+        # typed parameter do?" found ten releases' notes.)
+        found = [hit for hit in _named_sections(options, kb_ids, "D0", OPTION_SEARCH_SECTIONS * 3)
+                 if not secondary.secondary_row(hit, query)][:OPTION_SEARCH_SECTIONS]
         if not any(documents(hit) for hit in found):
             # Keyword search reads "RENDER_PANELS" as "render panels", in every section on panels: the documents found
             # writing it, as their index's rows do ("Configuration mentions RENDER_PANELS …"), are read for it.
@@ -269,17 +272,21 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     else:  # a symbol's row in another section of the documents found ("*" and "?" rows of the table "**" is in)
         found = _sections_writing(symbols, {hit.document_id for hit in hits if not (hit.layer or "").startswith("C")})
     # (An entry before a section opening with the symbol: a table's row says what it is, a section may only use it.)
+    # (And, where no entry is, a section saying what the option is in a sentence calling it one: "If the optional
+    # argument `typed` is set to True, …" for "What does the typed parameter do?".)
     entry = next((hit for hit in found if documents(hit)), None) or next(
-        (hit for hit in [*hits, *found] if opens(hit)), None)
+        (hit for hit in [*hits, *found] if opens(hit)), None) or next(
+        (hit for hit in [*hits, *found] if layer_text.is_prose(hit) and not secondary.secondary_row(hit, query)
+         and any(code_names.describes_option(hit.content or "", name) for name in options)), None)
     if entry is None:
         return hits
     return retrieval.renumbered([entry, *[hit for hit in hits if hit.chunk_id != entry.chunk_id]][:top_k])
 
 
-def _named_sections(names: list[str], kb_ids, layer: str) -> list[retrieval.SearchHit]:
-    """The first OPTION_SEARCH_SECTIONS chunks of `layer` keyword search finds by `names`."""
-    return retrieval.retrieve(" ".join(names), kb_ids, top_k=OPTION_SEARCH_SECTIONS, mode="keyword",
-                              layers=[layer]).hits
+def _named_sections(names: list[str], kb_ids, layer: str,
+                    top_k: int = OPTION_SEARCH_SECTIONS) -> list[retrieval.SearchHit]:
+    """The first `top_k` chunks of `layer` keyword search finds by `names`."""
+    return retrieval.retrieve(" ".join(names), kb_ids, top_k=top_k, mode="keyword", layers=[layer]).hits
 
 
 def _is_symbol(hit: retrieval.SearchHit, name: str) -> bool:

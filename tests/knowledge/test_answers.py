@@ -784,3 +784,31 @@ def test_an_index_row_saying_a_section_mentions_a_name_gives_way_to_prose_saying
     # Without such prose the row is what there is to say.
     composition = composer.compose("What is INTERNAL_IPS used for?", [row], entry_match=False, kbs={kb.pk: kb})
     assert composition.text.startswith("Configuration mentions INTERNAL_IPS"), composition.text
+
+
+@pytest.mark.django_db
+def test_an_option_documented_in_prose_calling_it_one_answers_the_question_naming_it(tmp_path):
+    # cachetools' "What does the typed parameter do?": its decorators' arguments are described in a paragraph ("If the
+    # optional argument `typed` is set to True, …"), no entry of each; keyword search found ten releases' notes
+    # naming `typed` first, and the answer quoted `typedkey`'s docstring at 0.54, refused.
+    assert code_names.describes_option("If the optional argument `typed` is set to True, calls differ.", "typed")
+    assert code_names.describes_option("The `typed` option keeps types apart.", "typed")
+    assert not code_names.describes_option("Return a typed cache key.", "typed")
+    guide = ("Decorators\n==========\n\nThe decorators wrap a function with a memoizing callable that saves up to "
+             "`maxsize` results.\n\nIf the optional argument `typed` is set to True, function arguments of different "
+             "types will be cached separately.\n")
+    changes = "".join(f"v1.{n}.0 (2024-01-{n + 1:02d})\n-------------------\n\n- Fix `typed` handling in "
+                      f"decorator number {n}.\n\n" for n in range(14))
+    keys = '"""Keys."""\n\n\ndef typedkey(*args):\n    """Return a typed cache key for the arguments."""\n' \
+           '    return args + tuple(type(v) for v in args)\n'
+    kb = make_indexed_repo(tmp_path / "memo", {"docs/index.rst": guide, "CHANGELOG.rst": changes,
+                                               "memo/keys.py": keys})
+    # Found by keyword search past the changelog's sections, though search brought only the code.
+    typedkey = Chunk.objects.filter(knowledge_base=kb, layer="C0", metadata__qname="memo.keys.typedkey")
+    code = retrieval.hits_of(list(typedkey.values_list("id", flat=True)))
+    first = planned.option_entry_first("What does the typed parameter do?", code, [kb.pk], 6)[0]
+    assert first.source_uri.endswith("docs/index.rst"), first.source_uri
+    answer = answers.answer("What does the typed parameter do?", [kb.pk])
+    assert not answer.refused, answer.reasons
+    assert answer.text.startswith("If the optional argument typed is set to True, function arguments of different "
+                                  "types will be cached separately. [1]"), answer.text
