@@ -264,8 +264,8 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # a question that names the row by a value and the column it asks, and nothing else, is answered
         # by that cell.
         confidence = max(confidence, ROW_LOOKUP_CONFIDENCE)
-    elif sources and (not (sources[0].layer or "").startswith("C") and (code_names.documented_name(
-            question, sources[0].content or "") or _describes_option_asked(question, sources[0]))
+    elif sources and (not (sources[0].layer or "").startswith("C") and code_names.documented_name(
+            question, sources[0].content or "") or _describes_option_asked(question, sources[0])
             or _documents_parameter(question, sources)):
         # An entry of a long list is one line of its chunk, and the chunk's vector is far from a short question
         # naming it: rimraf's options list found first for "What does the preserveRoot option do?" (confidence
@@ -325,9 +325,17 @@ _WHERE_TO = re.compile(r"\bwhere\s+(?:do|does|did|can|could|should|would|to|must
 def _describes_option_asked(question: str, hit: SearchHit) -> bool:
     """Whether a source of prose says what an option the question names is in a sentence calling it one
     (`code_names.describes_option`): cachetools' "If the optional argument `typed` is set to True, …" for "What does
-    the typed parameter do?" (confidence 0.54, refused)."""
-    names = [*code_names.named_options(question), *code_names.names_written_as_code(question)]
-    return any(code_names.describes_option(hit.content or "", name) for name in names)
+    the typed parameter do?" (confidence 0.54, refused); or a chunk of code's docstring writes, as code, the option
+    the question says is one (`layer_text.naming_paragraph`): `tabulate()`'s "`None` values are replaced with a
+    `missingval` string …" for "What does the missingval argument do?"."""
+    options = code_names.named_options(question)
+    if hit.layer == "C0":
+        meta = hit.metadata or {}
+        return bool(options) and bool(layer_text.naming_paragraph(hit.content or "", question, meta.get("qname", ""),
+                                                                  meta.get("source_path", "")))
+    names = [*options, *code_names.names_written_as_code(question)]
+    return not (hit.layer or "").startswith("C") and any(code_names.describes_option(hit.content or "", name)
+                                                         for name in names)
 
 
 def _documents_parameter(question: str, sources: list[SearchHit]) -> bool:

@@ -37,6 +37,7 @@ Uploaded documents are D0: none of this applies to them.
 import ast
 import functools
 import itertools
+import keyword
 import re
 import textwrap
 from pathlib import PurePosixPath
@@ -100,6 +101,9 @@ _CLI_OPTION = re.compile(r"""(?P<flags>["']-{1,2}[\w-]+(?:/-{1,2}[\w-]+)?["'](?:
                          r"""[^()]{0,300}?\bhelp\s*=\s*(?P<q>["'])(?P<help>[^"'\n]{3,300})(?P=q)""")
 # A default written as a value (not a constant's name: `default=DEFAULT_SEPARATOR` says nothing of it).
 _CLI_DEFAULT = re.compile(r"""\bdefault\s*=\s*(True|False|None|-?\d+(?:\.\d+)?|"[^"\n]{0,40}"|'[^'\n]{0,40}')""")
+# A sentence's last word or two on a line of their own, punctuation and all ("columns):" after "… a list of values for
+# different"), which reads as code by its marks alone.
+_SENTENCE_END_LINE = re.compile(r"(?:[^\W\d_][\w'-]*\s){0,2}[^\W\d_][\w'-]*[)\]]?[.:;!?]")
 _CODE_LINE_ENDS = ("{", "}", ";", "(", "[", "=>")  # a line of code ends so; a sentence does not
 # A line of a signature declaring a parameter: "self,", "poll_interval: float = 0.05,", "*,", "**kwargs".
 _SIGNATURE_LINE = re.compile(r"^(?:\*{1,2}|\*{0,2}[A-Za-z_]\w*\s*(?::[^=,]+)?(?:=[^,]+)?)\s*,?\s*$")
@@ -442,7 +446,8 @@ def _naming(code: str, question: str, symbol: str, path: str) -> tuple[str, str]
                         and not line.endswith(_CODE_LINE_ENDS) and not _BLOCK_OPENER.match(line)
                         and not (line.endswith(",") and _SIGNATURE_LINE.match(line))
                         and (code_likeness(as_text(line).replace("`", "")) <= _PROSE_LIKENESS
-                             or _FIELD_NAME.match(line)))  # (":param tryfirst:" alone, its text below it)
+                             or _FIELD_NAME.match(line)  # (":param tryfirst:" alone, its text below it)
+                             or _SENTENCE_END_LINE.fullmatch(line) and line.split()[0] not in keyword.kwlist))
         # The last paragraph, unclosed, may be cut short by the chunk's end ("… receives `path`, `key` and").
         cut = at == len(paragraphs) - 1 and not _ENDS.search(text) and not any(
             line.rstrip().endswith(_CLOSING) for line in paragraph.split("\n"))
@@ -597,12 +602,16 @@ def _closed_docstring(code: str) -> list[str]:
 
 def opens_inside_docstring(code: str) -> bool:
     """Whether a chunk of Python opens inside a docstring the chunk before opened: its first triple quotes close one
-    — alone on their line, or ending a line of prose —, with no definition before them. pluggy's
+    — alone on their line, or ending a line of prose —, with no definition before them; without triple quotes, most
+    of its lines are prose. pluggy's
     `HookimplMarker.__call__`, cut into two chunks, holds its `:param hookwrapper:` and `:param specname:` fields in
     the second."""
     first = min((at for at in (code.find('"""'), code.find("'''")) if at >= 0), default=-1)
-    if first < 0:
-        return False
+    if first < 0:  # a chunk of a docstring's middle, as `tabulate()`'s: most of its lines prose
+        lines = [line.strip() for line in code.split("\n") if line.strip()]
+        prose = [line for line in lines if not _BLOCK_OPENER.match(line) and not line.endswith(_CODE_LINE_ENDS)
+                 and code_likeness(as_text(line).replace("`", "")) <= _PROSE_LIKENESS]
+        return bool(lines) and len(prose) * 2 > len(lines)
     before = code[:first]
     line = before.rpartition("\n")[2]
     prose = [text for text in before.split("\n") if text.strip()]

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from knowledge.search import answers, composer, layer_text, retrieval
+from knowledge.search import answers, composer, layer_text, planned, retrieval
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 
@@ -208,3 +208,47 @@ def test_a_chunk_opening_inside_a_docstring_documents_its_parameters():
                     'exactly one yield.')
     # Its code is still code: "opts" is no name its docstring documents.
     assert layer_text.parameter_named(MARKER_CALL_TAIL, "What are the opts?", symbol, "src/pluggy/_hooks.py") == ""
+
+
+# The third chunk of `tabulate()`: all of it inside the docstring, no triple quotes in it.
+TABULATE_MIDDLE = '''    `floatfmt` is a format specification used for columns which
+    contain numeric data with a decimal point. This can also be
+    a list or tuple of format strings, one per column.
+
+    `None` values are replaced with a `missingval` string (like
+    `floatfmt`, this can also be a list of values for different
+    columns):
+
+    >>> print(tabulate([["spam", 1, None]], missingval="?"))
+    ----  -  -
+    spam  1  ?
+    ----  -  -
+
+    Various plain-text table formats (`tablefmt`) are supported:
+    'plain', 'simple', 'grid', 'pipe', 'orgtbl', 'rst', 'mediawiki'.
+'''
+
+
+@pytest.mark.django_db
+def test_a_chunk_in_the_middle_of_a_docstring_says_what_a_parameter_is():
+    # "What does the missingval argument do?" quoted `_expand_iterable`'s "Expands the `original` argument …" and was
+    # refused (0.54): the chunk of `tabulate()`'s docstring that says it holds no triple quotes, so it read as code.
+    symbol, path, question = "tabulate.tabulate", "tabulate/__init__.py", "What does the missingval argument do?"
+    assert layer_text.opens_inside_docstring(TABULATE_MIDDLE)
+    assert not layer_text.opens_inside_docstring("    if missingval is None:\n        missingval = ''\n"
+                                                 "    rows = [format(row) for row in rows]\n")
+    # (Its sentence's last word on a line of its own, "columns):", is the sentence's.)
+    assert layer_text.naming_paragraph(TABULATE_MIDDLE, question, symbol, path) == (
+        "None values are replaced with a missingval string (like floatfmt, this can also be a list of values for "
+        "different columns).")
+    kb = make_kb()
+    middle = replace(hit(1, TABULATE_MIDDLE, qname=symbol, source_path=path), layer="C0", knowledge_base_id=kb.pk)
+    other = replace(hit(2, '    def _expand_iterable(original, num_desired, default):\n        """Expands the '
+                           '`original` argument to return a list of length `num_desired`."""\n',
+                        qname="tabulate._expand_iterable", source_path=path), layer="C0", knowledge_base_id=kb.pk)
+    found = planned.option_entry_first(question, [other, middle], [kb.pk], 6)
+    assert [source.chunk_id for source in found] == [1, 2]
+    result = retrieval.Retrieval(hits=found, best_similarity=0.4, keyword_fallback_used=False, timings={},
+                                 best_relevance=0.34, relevant_count=2)
+    grounding = answers.judge(question, result)
+    assert grounding.refusal is None and grounding.confidence == answers.NAMED_ENTRY_CONFIDENCE, grounding.reasons
