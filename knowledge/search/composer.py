@@ -248,7 +248,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                  if items_of.get((number, position), "").lower() in entries_asked]
         described = [position for position in under if says_default.search(source[position])] if \
             asks_default.search(question) else []
-        described = described or [position for position in under if not headings.field_label(source[position])]
+        described = described or [position for position in under if not headings.field_label(source[position])
+                                  and not source[position].endswith(":") and not source[position].startswith(
+                                      (COMMAND, CODE_BLOCK, CODE_LEFT_OUT))]
         defines.update((number, position) for position in described[:1])
     for number, source in lines.items():
         for position, sentence in enumerate(source):
@@ -433,7 +435,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     for (number, position), sentence in sorted(chosen.items(), key=_reading_order(sources, ranked, heads)):
         if readable.names_alternative(lines[number], position):  # on a line of its own above its command, as a tab is
             led = (number, position) in heads  # chosen itself ("Stable version:"), not brought by an introduction
-            text += ("" if text.endswith("\n") else "\n") + f"{sentence}{f' [{number}]' if led else ''}\n"
+            named = items_of.get((number, position), "")  # ("DISABLE_PANELS — Default:" over its set)
+            text += ("" if text.endswith("\n") else "\n") + f"{f'{named} — ' if named else ''}{sentence}" \
+                f"{f' [{number}]' if led else ''}\n"
             cited.update([number] if led else [])
             continue
         if same_words(sentence) in said and not sentence.startswith(COMMAND):

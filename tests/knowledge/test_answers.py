@@ -718,7 +718,10 @@ class SymbolUnsaidTests(TestCase):
 
 # A settings reference as django-debug-toolbar's configuration page writes it: each setting a list item of its name
 # alone, its default and its description under it, many of them in one chunk.
-SETTINGS_RST = "Configuration\n=============\n\nToolbar options\n---------------\n\n" + "".join(
+SETTINGS_RST = "Configuration\n=============\n\nToolbar options\n---------------\n\n" + (
+    "* ``DISABLE_PANELS``\n\n  Default:\n\n  .. code-block:: python\n\n      {\n"
+    "          \"kit.panels.ProfilingPanel\",\n      }\n\n  This setting is a set of the full Python paths to "
+    "each panel that you want disabled (but still displayed) by default.\n\n") + "".join(
     f"* ``{name}``\n\n  Default: ``{default}``\n\n  {text}\n\n" for name, default, text in [
         ("RENDER_PANELS", "None", "If set to ``False``, the toolbar keeps the contents of panels in memory on the "
                                   "server and loads them on demand."),
@@ -753,6 +756,13 @@ def test_a_setting_listed_by_its_name_alone_is_answered_by_its_entry(tmp_path):
     assert "collapsed" not in answer.text and "AJAX" not in answer.text, "another entry's sentences"
     answer = answers.answer("What is the default value of SHOW_TOOLBAR_CALLBACK?", [kb.pk])
     assert answer.text.startswith("SHOW_TOOLBAR_CALLBACK — Default: 'kit.middleware.show_toolbar' [1]"), answer.text
+    # An entry's default given as a block of code: its description answers what it does, the block its default.
+    answer = answers.answer("What does DISABLE_PANELS do?", [kb.pk])
+    assert answer.text.startswith("DISABLE_PANELS — This setting is a set of the full Python paths to each panel"), (
+        answer.text)
+    answer = answers.answer("What is the default value of DISABLE_PANELS?", [kb.pk])
+    assert answer.text.startswith('DISABLE_PANELS — Default: [1]\n    {\n        "kit.panels.ProfilingPanel",'), (
+        answer.text)
     # Asked about a setting whose section search did not find but an index's row of it did ("Configuration mentions
     # RENDER_PANELS (environment variable)"), its entry is read in the row's document.
     question = "What does RENDER_PANELS do?"
