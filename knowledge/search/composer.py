@@ -775,17 +775,19 @@ def _named_by_verb(question: str, hit) -> bool:
 
 def _named_items(source: list[str]) -> dict[int, str]:
     """The positions of the sentences under a list item that is a name written as code alone ("• RENDER_PANELS"), up
-    to the next item, each with that name."""
-    named, name = {}, ""
+    to the next item, each with that name — none when such an item has nothing under it before the next: a list of
+    names ("• redis", "• memcached") is no reference, and the paragraph after it is not its last item's."""
+    named, name, bare = {}, "", False
     for position, sentence in enumerate(source):
         if ITEM.match(sentence):
             item = sentence[2:].strip()
+            bare = bare or bool(name) and position - 1 not in named
             name = item if names_written_as_code(item) == [item] else ""
         elif name and not sentence.startswith(HEADING_INTRO):
             named[position] = name
         else:
             name = ""
-    return named
+    return {} if bare else named
 
 
 def _of_another_entry(entry: str, sentence: str, names: set[str]) -> bool:

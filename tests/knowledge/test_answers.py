@@ -776,6 +776,14 @@ def test_a_setting_listed_by_its_name_alone_is_answered_by_its_entry(tmp_path):
     assert first.layer == "D0" and code_names.has_entry(first.content, "RENDER_PANELS"), first.content
 
 
+def test_a_list_of_names_alone_is_no_reference_of_them():
+    # The paragraph after a list of bare names is not its last item's entry ("mem_cache — Configure the backend …").
+    source = composed_hit(1, "## Backends\n\nTwo backends:\n\n- `redis_cache`\n- `mem_cache`\n\nConfigure the "
+                             "backend with the `BACKEND_URL` setting.\n")
+    text = composer.compose("What does BACKEND_URL do?", [source], entry_match=False).text
+    assert text.startswith("Configure the backend with the BACKEND_URL setting. [1]"), text
+
+
 @pytest.mark.django_db
 def test_an_index_row_saying_a_section_mentions_a_name_gives_way_to_prose_saying_it():
     # "What is INTERNAL_IPS used for?" opened with "Configuration mentions INTERNAL_IPS (environment variable).".
