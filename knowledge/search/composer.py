@@ -52,6 +52,7 @@ from knowledge.search import (
     headings,
     installs,
     layer_text,
+    licences,
     opposites,
     option_tables,
     project_sites,
@@ -252,8 +253,15 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                                   and not source[position].endswith(":") and not source[position].startswith(
                                       (COMMAND, CODE_BLOCK, CODE_LEFT_OUT))]
         defines.update((number, position) for position in described[:1])
+    # A licence asked about and said by a licence file or a manifest (`licences.statement_of`): the other sources'
+    # sentences that say nothing of licensing answer another question (python-decouple's "Decouple supports both
+    # Python 2.7 and 3.6." after "The project is licensed under the MIT License (LICENSE).").
+    licence_said = {number for number, hit in quoted.items()
+                    if licences.ASKED.search(question) and licences.statement_of(hit)}
     for number, source in lines.items():
         for position, sentence in enumerate(source):
+            if licence_said and number not in licence_said and not licences.ASKED.search(sentence):
+                continue
             # Commands are never chosen for their words (they come after their introduction), and a
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.
             if sentence.startswith(HEADING_INTRO):

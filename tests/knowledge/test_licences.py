@@ -125,3 +125,22 @@ def test_a_licence_file_first_makes_the_licence_question_answerable_however_far_
     # Asked anything else, the licence file lifts nothing.
     grounding = answers.judge("How do I sign data?", far, threshold=0.6)
     assert grounding.refusal is not None and grounding.confidence < 0.6
+
+
+@pytest.mark.django_db
+def test_a_licence_said_by_its_file_is_not_followed_by_sentences_saying_nothing_of_licensing(tmp_path):
+    # python-decouple's "What license is python-decouple under?": "The project is licensed under the MIT License
+    # (LICENSE). [1] Decouple supports both Python 2.7 and 3.6. [3] I use pyenv to manage multiple Python versions …"
+    repo = tmp_path / "python-kit"
+    repo.mkdir()
+    (repo / "LICENSE").write_text("The MIT License\n\nCopyright (c) 2013 Someone\n\nPermission is hereby granted, "
+                                  "free of charge, to any person obtaining a copy of this software.\n")
+    (repo / "README.rst").write_text("Python Kit\n==========\n\nKit reads settings for python programs.\n\n"
+                                     "Contribute\n----------\n\nKit supports both Python 2.7 and 3.6 under python "
+                                     "kit's own test runner. I use pyenv to manage multiple Python versions.\n\n"
+                                     "License\n-------\n\nKit is licensed under the MIT license.\n")
+    kb = make_kb()
+    store.index_repository(kb, repo)
+    result = answers.answer("What license is python-kit under?", [kb.pk])
+    assert result.text.startswith("The project is licensed under the MIT License (LICENSE). [1]"), result.text
+    assert "pyenv" not in result.text and "reads settings" not in result.text, result.text
