@@ -133,7 +133,9 @@ def _settings(q: Asked):
         return [Step(["D6"], q.text, {"target_type": "setting", "target": name}, top_k=10, relax=["target"],
                      why=f"the files that read or name the setting {name}, each with its lines"),
                 Step(["D0", "C0"], q.text, top_k=4, why="the sections and source around them")]
-    if not (SETTINGS(q.words) and ENV_VAR_READ(q.words)):
+    # (As for environment variables, a how-to asks the documentation: "How do I read a constance setting in code?" is
+    # no question about the settings the code reads, whose rows quote nothing to a how-to.)
+    if not (SETTINGS(q.words) and ENV_VAR_READ(q.words)) or HOW_TO(q.words):
         return None
     source = q.subject if q.subject not in getattr(q.vocabulary, "readmes", ()) else ""
     filters = {"target_type": "setting", **({"source_id": source or q.code} if source or q.code else {})}

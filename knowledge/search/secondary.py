@@ -59,6 +59,12 @@ _CONTRIBUTING_PATH = re.compile(r"(?:^|[:/])(?:contributing|hacking)(?:[-_.][^/]
 CONTRIBUTING_ASKED = re.compile(r"contribut|\bdevelop|\btest|\bpull request|\bfork|\bpatch|\bfrom (?:the )?source"
                                 r"|\blint|\bbuild|\bdocs?\b|\bdocumentation|\bhack|вклад|разработ|тест|сборк|"
                                 r"документац", re.IGNORECASE)
+# A code of conduct (CODE_OF_CONDUCT.md, docs/code_of_conduct.rst), and a question asking how people behave in the
+# project: django-constance's "How do I read a constance setting in code?" was answered "The django-constance project
+# utilizes the Django Commons Code of Conduct." (its words "constance" and "code").
+_CONDUCT_PATH = re.compile(r"(?:^|[:/])code[-_]of[-_]conduct(?:[-_.][^/]*)?$", re.IGNORECASE)
+CONDUCT_ASKED = re.compile(r"\bconduct\b|\bharass|\bbehaviou?r|\babus|\bcommunity\b|поведени|этик|сообществ",
+                           re.IGNORECASE)
 # A question about the licence: its name, copyright, or what the licence lets one do with the software.
 LICENSE_ASKED = re.compile(r"licen[cs]|copyright|\bcommercial|\bproprietary|\bopen[- ]source|\bgpl\b|\bmit\b|"
                            r"\bbsd\b|\bapache\b|лиценз|авторск|коммерческ", re.IGNORECASE)
@@ -99,13 +105,19 @@ def secondary_document(hit: SearchHit, query: str) -> bool:
         return not TESTS_ASKED.search(query)
     return (unasked_example(hit, query) or unasked_benchmark(hit, query) or unasked_changelog(hit, query)
             or unasked_license(hit, query)
-            or unasked_translation(hit, query) or unasked_authors(hit, query) or unasked_contributing(hit, query))
+            or unasked_translation(hit, query) or unasked_authors(hit, query) or unasked_contributing(hit, query)
+            or unasked_conduct(hit, query))
 
 
 def unasked_contributing(hit: SearchHit, query: str) -> bool:
     """A row of the guide for a project's own developers (CONTRIBUTING) when the question asks nothing of working on
     the project: its commands run the project's tests and build its docs ("To run all tests: pytest")."""
     return bool(_CONTRIBUTING_PATH.search(_file_path(hit))) and not CONTRIBUTING_ASKED.search(query)
+
+
+def unasked_conduct(hit: SearchHit, query: str) -> bool:
+    """A row of a code of conduct when the question asks nothing of how people behave in the project."""
+    return bool(_CONDUCT_PATH.search(_file_path(hit))) and not CONDUCT_ASKED.search(query)
 
 
 def unasked_related(hit: SearchHit, query: str) -> bool:

@@ -105,6 +105,16 @@ def test_a_guide_for_contributors_is_a_row_asked_about_only_by_questions_about_w
     assert not secondary_row(hit("repo:x:docs/agents.md"), "How do I build an agent?"), "a guide to agents"
 
 
+def test_a_code_of_conduct_is_a_row_asked_about_only_by_questions_about_how_people_behave():
+    # django-constance's "How do I read a constance setting in code?" was answered "The django-constance project
+    # utilizes the Django Commons Code of Conduct.": its words "constance" and "code".
+    for conduct in [hit("repo:constance:CODE_OF_CONDUCT.md"), hit("repo:x:docs/code-of-conduct.rst")]:
+        assert secondary_row(conduct, "How do I read a constance setting in code?"), conduct.source_uri
+        for question in ["What is the code of conduct?", "How do I report harassment?", "Какие правила поведения?"]:
+            assert not secondary_row(conduct, question), (conduct.source_uri, question)
+    assert not secondary_row(hit("repo:x:docs/code.md"), "How do I read a setting in code?")
+
+
 def test_a_benchmarks_code_is_a_row_asked_about_only_by_questions_about_speed():
     # sqlparse's "How do I reindent SQL?" opened with `benchmarks.bench_reindent_offset`, "Reindentation offset
     # benchmark (GHSA-cfqr-cjx5-5jcm, CWE-1333).".

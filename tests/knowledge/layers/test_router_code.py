@@ -362,6 +362,10 @@ def test_a_question_about_the_settings_code_reads_gets_them(tmp_path):
     # The environment's variables are asked for apart.
     plan, hits = plan_and_search("Which environment variables does queuekit read?", [kb.pk])
     assert hits[0].metadata.get("target") == "QUEUEKIT_HOME"
+    # A how-to asks the documentation, not the settings the code reads (django-constance's "How do I read a
+    # constance setting in code?" got the rows of `constance.settings`, which quote nothing to a how-to).
+    plan, _ = plan_and_search("How do I read a queuekit setting in code?", [kb.pk])
+    assert plan.intent != "settings", plan
 
 
 @pytest.mark.django_db
