@@ -8,7 +8,7 @@ from knowledge.indexing.layers.manifests import declared_license, license_of
 from knowledge.models import Chunk
 from knowledge.search import answers, layer_text, licences, retrieval
 from knowledge.search.licences import licence_named
-from tests.factories import make_kb
+from tests.factories import make_indexed_repo, make_kb
 
 BSD = """Copyright 2011 Pallets
 
@@ -111,12 +111,7 @@ def test_a_question_about_the_licence_is_told_from_one_naming_a_product_or_an_op
 def test_a_licence_file_first_makes_the_licence_question_answerable_however_far_its_clauses(tmp_path):
     # itsdangerous' "What license is itsdangerous under?" found its LICENSE.txt first (`licence_first`), but a BSD
     # licence's clauses are far in meaning from any question: confidence 0.58, refused.
-    repo = tmp_path / "kit"
-    repo.mkdir()
-    (repo / "LICENSE.txt").write_text(BSD)
-    (repo / "README.md").write_text("# kit\n\nKit signs data.\n")
-    kb = make_kb()
-    store.index_repository(kb, repo)
+    kb = make_indexed_repo(tmp_path / "kit", {"LICENSE.txt": BSD, "README.md": "# kit\n\nKit signs data.\n"})
     first = licences.licence_first("What license is kit under?", [], [kb.pk])
     far = retrieval.Retrieval(hits=first, best_similarity=0.3, keyword_fallback_used=False, timings={},
                               best_relevance=0.35, relevant_count=1)
@@ -131,16 +126,12 @@ def test_a_licence_file_first_makes_the_licence_question_answerable_however_far_
 def test_a_licence_said_by_its_file_is_not_followed_by_sentences_saying_nothing_of_licensing(tmp_path):
     # python-decouple's "What license is python-decouple under?": "The project is licensed under the MIT License
     # (LICENSE). [1] Decouple supports both Python 2.7 and 3.6. [3] I use pyenv to manage multiple Python versions …"
-    repo = tmp_path / "python-kit"
-    repo.mkdir()
-    (repo / "LICENSE").write_text("The MIT License\n\nCopyright (c) 2013 Someone\n\nPermission is hereby granted, "
-                                  "free of charge, to any person obtaining a copy of this software.\n")
-    (repo / "README.rst").write_text("Python Kit\n==========\n\nKit reads settings for python programs.\n\n"
-                                     "Contribute\n----------\n\nKit supports both Python 2.7 and 3.6 under python "
-                                     "kit's own test runner. I use pyenv to manage multiple Python versions.\n\n"
-                                     "License\n-------\n\nKit is licensed under the MIT license.\n")
-    kb = make_kb()
-    store.index_repository(kb, repo)
+    readme = ("Python Kit\n==========\n\nKit reads settings for python programs.\n\nContribute\n----------\n\n"
+              "Kit supports both Python 2.7 and 3.6 under python kit's own test runner. I use pyenv to manage "
+              "multiple Python versions.\n\nLicense\n-------\n\nKit is licensed under the MIT license.\n")
+    kb = make_indexed_repo(tmp_path / "python-kit", {
+        "LICENSE": "The MIT License\n\nCopyright (c) 2013 Someone\n\nPermission is hereby granted, free of charge, to "
+                   "any person obtaining a copy of this software.\n", "README.rst": readme})
     result = answers.answer("What license is python-kit under?", [kb.pk])
     assert result.text.startswith("The project is licensed under the MIT License (LICENSE). [1]"), result.text
     assert "pyenv" not in result.text and "reads settings" not in result.text, result.text
