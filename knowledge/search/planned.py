@@ -72,7 +72,12 @@ def plan_and_search(question: str, kb_ids, *, planner: Planner | None = None,
                              query_embeddings=vectors.setdefault(question, {}))
     plan.trace.append({"layers": [], "filters": {}, "hits": len(plain), "plain": True,
                        "merge": "after the plan's filtered hits" if strong else "fused with the plan"})
-    return plan, _unique(strong + _tests_last(question, _fuse(unfiltered, plain)) + dropped)
+    # A row found by name in a part of the repository the question does not ask about (an example app's settings.py
+    # defining CONSTANCE_CONFIG, the setting django-constance documents) comes after the rest, as plain search's do —
+    # unless the question asks where it is.
+    aside = [] if LOCATION(question) else [hit for hit in strong if secondary.secondary_row(hit, question)]
+    strong = [hit for hit in strong if hit not in aside]
+    return plan, _unique(strong + _tests_last(question, _fuse(unfiltered, plain)) + aside + dropped)
 
 
 def _tests_last(question: str, hits: list[retrieval.SearchHit]) -> list[retrieval.SearchHit]:

@@ -83,6 +83,26 @@ def test_an_example_app_comes_after_the_code_and_its_documentation_unless_asked_
 
 
 @pytest.mark.django_db
+def test_a_name_only_an_example_app_defines_is_found_there_after_the_documentation(tmp_path):
+    # django-constance's "What does CONSTANCE_CONFIG look like?" was answered "Constant
+    # `example.cheeseshop.settings.CONSTANCE_CONFIG` is defined in example/cheeseshop/settings.py.": the router's
+    # symbol step found the example app's settings first, before the documentation naming the setting.
+    kb = make_indexed_repo(tmp_path / "kit-repo", {
+        "kit/__init__.py": '"""Kit."""\n',
+        "docs/index.md": "# Kit\n\n## Configuration\n\nDefine your settings in the `KIT_CONFIG` dictionary of your "
+                         "settings module, each a default and a help text:\n\n```python\nKIT_CONFIG = {\n    "
+                         "'SITE_NAME': ('My Title', 'Website title'),\n}\n```\n",
+        "example/shop/settings.py": "KIT_CONFIG = {\n    'SITE_NAME': ('Shop', 'The shop name'),\n}\n",
+    })
+    plan, hits = plan_and_search("What does KIT_CONFIG look like?", [kb.pk])
+    assert hits[0].source_uri.endswith("docs/index.md"), [(hit.layer, hit.source_uri) for hit in hits]
+    assert any("example/shop/settings.py" in hit.source_uri for hit in hits)
+    # Asked where it is, the example's definition is where.
+    plan, hits = plan_and_search("Where is KIT_CONFIG defined?", [kb.pk])
+    assert hits[0].source_uri.endswith("example/shop/settings.py"), [(hit.layer, hit.source_uri) for hit in hits]
+
+
+@pytest.mark.django_db
 def test_a_how_to_finds_the_public_api_before_private_helpers_unless_it_names_them(tmp_path):
     # marshmallow's "How do I serialize an object to a dict?" was answered by `Field._serialize`, the method
     # a field overrides, not the `Schema.dump` a user calls.
