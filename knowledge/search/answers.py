@@ -272,8 +272,7 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # 0.52, refused). A question naming what the first source has an entry of (`code_names.documented_name`) is
         # about it; so is one naming a parameter a docstring quoted documents (`_documents_parameter`).
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
-    elif sources and (runtimes.statement_of(sources[0], question) or licences.ASKED.search(question)
-                      and licences.statement_of(sources[0])):
+    elif sources and _states_asked(question, sources[0]):
         # So is one asking which versions are supported when the first source is a manifest saying what the package
         # runs on (`runtimes.requirements_first`): a TOML file is far in meaning from any question; and one asking
         # the licence when the first is a licence file or a manifest naming it (`licences.licence_first`):
@@ -323,19 +322,12 @@ _WHERE_TO = re.compile(r"\bwhere\s+(?:do|does|did|can|could|should|would|to|must
 
 
 def _describes_option_asked(question: str, hit: SearchHit) -> bool:
-    """Whether a source of prose says what an option the question names is in a sentence calling it one
-    (`code_names.describes_option`): cachetools' "If the optional argument `typed` is set to True, …" for "What does
-    the typed parameter do?" (confidence 0.54, refused); or a chunk of code's docstring writes, as code, the option
-    the question says is one (`layer_text.naming_paragraph`): `tabulate()`'s "`None` values are replaced with a
+    """Whether the first source says what an option the question names is, where it has no entry of it
+    (`layer_text.describes_option`): cachetools' "If the optional argument `typed` is set to True, …" for "What does
+    the typed parameter do?" (confidence 0.54, refused), `tabulate()`'s "`None` values are replaced with a
     `missingval` string …" for "What does the missingval argument do?"."""
-    options = code_names.named_options(question)
-    if hit.layer == "C0":
-        meta = hit.metadata or {}
-        return bool(options) and bool(layer_text.naming_paragraph(hit.content or "", question, meta.get("qname", ""),
-                                                                  meta.get("source_path", "")))
-    names = [*options, *code_names.names_written_as_code(question)]
-    return not (hit.layer or "").startswith("C") and any(code_names.describes_option(hit.content or "", name)
-                                                         for name in names)
+    names = [*code_names.named_options(question), *code_names.names_written_as_code(question)]
+    return layer_text.describes_option(hit, names, question)
 
 
 def _documents_parameter(question: str, sources: list[SearchHit]) -> bool:
@@ -472,9 +464,15 @@ def _statement_said(grounding: Grounding, composition: composer.Composition) -> 
     (`licences.statement_of`): "The project is licensed under the MIT License (LICENSE)." is 0.27 close in meaning to
     "What license is commander under?", where 0.3 is needed; or one asking which versions are supported by a manifest
     saying what the package runs on (`runtimes.statement_of`)."""
-    return bool(licences.ASKED.search(grounding.question)) and any(
-        licences.statement_of(grounding.sources[number - 1]) for number in composition.cited) or any(
-        runtimes.statement_of(grounding.sources[number - 1], grounding.question) for number in composition.cited)
+    return any(_states_asked(grounding.question, grounding.sources[number - 1]) for number in composition.cited)
+
+
+def _states_asked(question: str, hit: SearchHit) -> bool:
+    """Whether `hit` is a manifest saying what the package runs on, to a question asking which versions are supported
+    (`runtimes.statement_of`), or a licence file or manifest naming the licence, to one asking it
+    (`licences.statement_of`)."""
+    return bool(runtimes.statement_of(hit, question)) or bool(licences.ASKED.search(question)) and bool(
+        licences.statement_of(hit))
 
 
 def _card_of_project_asked(grounding: Grounding, composition: composer.Composition) -> bool:

@@ -256,8 +256,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # A licence asked about and said by a licence file or a manifest (`licences.statement_of`): the other sources'
     # sentences that say nothing of licensing answer another question (python-decouple's "Decouple supports both
     # Python 2.7 and 3.6." after "The project is licensed under the MIT License (LICENSE).").
-    licence_said = {number for number, hit in quoted.items()
-                    if licences.ASKED.search(question) and licences.statement_of(hit)}
+    licence_said = {number for number, hit in quoted.items() if licences.statement_of(hit)} if licences.ASKED.search(
+        question) else set()
     for number, source in lines.items():
         for position, sentence in enumerate(source):
             if licence_said and number not in licence_said and not licences.ASKED.search(sentence):

@@ -53,7 +53,7 @@ from knowledge.indexing.layers.docstrings import (
 )
 from knowledge.indexing.layers.manifests import MANIFEST_NAMES
 from knowledge.indexing.layers.markdown import LICENSE_PATH
-from knowledge.search import installs, licences, option_tables, runtimes
+from knowledge.search import code_names, installs, licences, option_tables, runtimes
 from knowledge.search.code_blocks import code_likeness
 from knowledge.search.code_names import CODE_TOKEN, named_options, writes_name
 from knowledge.search.intent_words import (
@@ -398,6 +398,20 @@ def naming_paragraph(code: str, question: str, symbol: str = "", path: str = "")
     way: its docstring's first sentence says what it is, not a later note writing its name (structlog's "Where is
     the class ConsoleRenderer defined?" quoted "`ConsoleRenderer` now handles the ``exc_info`` event dict key …")."""
     return _naming(code, question, symbol, path)[0]
+
+
+def describes_option(hit: SearchHit, names: list[str], question: str) -> bool:
+    """Whether a source says what one of the option `names` a question asks about is, where it has no entry of it:
+    prose in a sentence calling it an option or the like ("If the optional argument `typed` is set to True, …",
+    `code_names.describes_option`), a chunk of code in its docstring's paragraph writing it as code
+    (`naming_paragraph`: "`None` values are replaced with a `missingval` string …")."""
+    if not names:
+        return False
+    if is_prose(hit):
+        return any(code_names.describes_option(hit.content or "", name) for name in names)
+    meta = hit.metadata or {}
+    return hit.layer == "C0" and bool(naming_paragraph(hit.content or "", question, meta.get("qname", ""),
+                                                       meta.get("source_path", "")))
 
 
 def parameter_named(code: str, question: str, symbol: str = "", path: str = "") -> str:

@@ -284,21 +284,10 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     entry = next((hit for hit in found if documents(hit)), None) or next(
         (hit for hit in [*hits, *found] if opens(hit)), None) or next(
         (hit for hit in [*hits, *found] if not secondary.secondary_row(hit, query)
-         and _describes(hit, options, query)), None)
+         and layer_text.describes_option(hit, options, query)), None)
     if entry is None:
         return hits
     return retrieval.renumbered([entry, *[hit for hit in hits if hit.chunk_id != entry.chunk_id]][:top_k])
-
-
-def _describes(hit: retrieval.SearchHit, options: list[str], query: str) -> bool:
-    """Whether a section of prose says what one of `options` is in a sentence calling it an option or the like
-    (`code_names.describes_option`), or a chunk of code's docstring writes it as code
-    (`layer_text.naming_paragraph`)."""
-    if layer_text.is_prose(hit):
-        return any(code_names.describes_option(hit.content or "", name) for name in options)
-    meta = hit.metadata or {}
-    return hit.layer == "C0" and bool(layer_text.naming_paragraph(hit.content or "", query, meta.get("qname", ""),
-                                                                  meta.get("source_path", "")))
 
 
 def _named_sections(names: list[str], kb_ids, layer: str,
