@@ -278,6 +278,10 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # the licence when the first is a licence file or a manifest naming it (`licences.licence_first`):
         # itsdangerous' LICENSE.txt, a BSD licence's clauses, left "What license is itsdangerous under?" at 0.58.
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
+    elif sources and _compares_named(question, sources):
+        # So is one comparing two symbols it names whose rows an extract quotes: "What is the difference between load
+        # and dump?" and marshmallow's `Schema.load` and `Schema.dump`, each saying what it does (0.52, refused).
+        confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and _asks_where_named(question, sources):
         # So is one asking where a symbol is defined when a source of code the extract quotes is that symbol: "Where
         # is naturalsize defined?" found `humanize.filesize.naturalsize` second (confidence 0.55, refused).
@@ -314,6 +318,16 @@ def _asks_where_named(question: str, sources: list[SearchHit]) -> bool:
         return False
     return any((hit.layer or "").startswith("C") and layer_text.names_symbol(question, (hit.metadata or {}).get(
         "qname") or "") for hit in sources[:composer.setting("EXTRACT_SOURCES")])
+
+
+def _compares_named(question: str, sources: list[SearchHit]) -> bool:
+    """Whether the question compares things and two sources of code an extract quotes are of two symbols it names."""
+    if not COMPARISON(question):
+        return False
+    named = {qname.rsplit(".", 1)[-1] for hit in sources[:composer.setting("EXTRACT_SOURCES")]
+             if (hit.layer or "").startswith("C") and layer_text.names_symbol(question, qname := str(
+                 (hit.metadata or {}).get("qname") or ""))}
+    return len(named) > 1
 
 
 # Where to do something, not where something is: "Where do I put …?", "Where should the middleware go?".

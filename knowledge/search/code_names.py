@@ -13,6 +13,7 @@ is no question about a CLI, so the rules read the question with its code names m
 import re
 
 from knowledge.search.vocabulary import CYRILLIC, find_subject, is_code_name
+from knowledge.search.words import STOP_WORDS
 
 HTTP_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[\w\-./{}<>:]*)", re.IGNORECASE)
 # `backticked`, or an identifier (dotted or not, `()` allowed) that is no part of a path or a longer word.
@@ -39,6 +40,11 @@ ASKS_WHAT_IT_DOES = re.compile(r"\bwhat does ([A-Za-z_][\w]*) do\b|\bчто де
 NAMED_BY_KIND = re.compile(r"\b([A-Za-z_][\w]*) (?:decorator|function|method)\b", re.IGNORECASE)
 NOT_KIND_NAMES = NOT_NAMES | {"which", "what", "each", "any", "test", "helper", "new", "custom", "base", "parent",
                                "child", "python", "my", "own", "your", "view", "async"}
+# A question comparing things, and a plain word beside the words comparing ("between load and dump", "tryfirst vs
+# trylast").
+COMPARED = re.compile(r"\b(?:differ\w*|compar\w*|versus|vs)\b", re.IGNORECASE)
+COMPARING_WORDS = {"between", "and", "versus", "vs", "compare", "with"}  # before the word
+COMPARED_WITH = {"and", "versus", "vs", "compare", "compares", "compared"}  # after it
 # "Who imports the router module?": a plain word before "module" names the bases' module of that name.
 NAMED_MODULE = re.compile(r"\b([A-Za-z_]\w*) module\b", re.IGNORECASE)
 # A package's own file, whose module is the package's: `lib/router/index.js` is the router module.
@@ -47,6 +53,10 @@ PACKAGE_FILES = {"index", "__init__"}
 DOCUMENT_WORDS = re.compile(r"\b(documents?|docs?|pages?|runbooks?|readme|guides?|articles?|specs?)\b|"
                             r"документ|страниц|ранбук|инструкц|статья|стать[июе]", re.IGNORECASE)
 MASK = "§"
+# How a how-to opens before its verb ("How do I", "How can we", "How to").
+HOW_TO_OPENING = re.compile(r"^\W*how\s+(?:do|can|should|would)\s+(?:i|we|you|one)\s+|^\W*how\s+to\s+", re.IGNORECASE)
+PHRASE_WORDS = 3
+PHRASE_SKIPPED = {"a", "an", "the"}
 
 
 def code_name(text: str, vocabulary=None) -> str:
@@ -68,11 +78,54 @@ def code_name(text: str, vocabulary=None) -> str:
     name = (asked.group(1) or asked.group(2)) if asked else ""
     if name and name.lower() not in NOT_NAMES and (is_known(name, vocabulary) or _names_part(name, vocabulary)):
         return name
+    if name := _compared_name(text, vocabulary):
+        return name
     # "What does the route decorator do?": the word before its kind, when the bases define it.
     for match in NAMED_BY_KIND.finditer(text):
         if match.group(1).lower() not in NOT_KIND_NAMES and is_known(match.group(1), vocabulary):
             return match.group(1)
-    return module_by_name(text, vocabulary)
+    return module_by_name(text, vocabulary) or named_by_phrase(text, vocabulary)
+
+
+def _compared_name(text: str, vocabulary) -> str:
+    """The first plain word a question comparing things compares ("What is the difference between load and dump?")
+    that the bases define or write in their code names (marshmallow's `Schema.load`, pluggy's `tryfirst` option)."""
+    if not COMPARED.search(text):
+        return ""
+    words = re.findall(r"(?<![\w.])[A-Za-z_]\w*(?![\w.(])", text)
+    for before, name, after in zip(["", *words[:-1]], words, [*words[1:], ""], strict=True):
+        if (before.lower() in COMPARING_WORDS or after.lower() in COMPARED_WITH) and len(name) > 2 and (
+                name.lower() not in NOT_KIND_NAMES | COMPARING_WORDS | COMPARED_WITH | STOP_WORDS) and (
+                is_known(name, vocabulary) or _names_part(name, vocabulary)):
+            return name
+    return ""
+
+
+def named_by_phrase(text: str, vocabulary) -> str:
+    """The public symbol of the bases a how-to names by its verb and the words after it, joined as code joins words
+    ("How do I set a key in a .env file?" → python-dotenv's `set_key`, "How do I run pending jobs?" → schedule's
+    `run_pending`): an article between them skipped, the last word singular or plural, the longest such name first;
+    "" when the bases define none."""
+    opening = HOW_TO_OPENING.match(text)
+    if not opening or not getattr(vocabulary, "symbols", None):
+        return ""
+    words = []
+    for token in text[opening.end():].split():
+        word = token.rstrip("?!.,;:")
+        if not word.isalpha() or len(words) == PHRASE_WORDS:
+            break
+        if word.lower() not in PHRASE_SKIPPED or not words:
+            words.append(word.lower())
+        if word != token:
+            break
+    for size in range(len(words), 1, -1):
+        last = words[size - 1]
+        for ending in dict.fromkeys([last, last.removesuffix("s"), f"{last}s"]):
+            parts = [*words[:size - 1], ending]
+            for name in ("_".join(parts), parts[0] + "".join(part.capitalize() for part in parts[1:])):
+                if is_known(name, vocabulary):
+                    return name
+    return ""
 
 
 def module_by_path(text: str, vocabulary) -> str:

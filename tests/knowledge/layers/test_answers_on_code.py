@@ -252,6 +252,25 @@ def test_a_management_command_says_what_it_does_by_its_help(tmp_path):
             "Imports the orders of one day from the warehouse.") in result.text, result.text
 
 
+@pytest.mark.django_db
+def test_two_symbols_a_question_compares_by_plain_words_are_each_said(tmp_path):
+    # marshmallow's "What is the difference between load and dump?" was refused (0.52) with no symbol step.
+    kb = make_indexed_repo(tmp_path / "shapes", {"shapes/__init__.py": "", "shapes/schema.py": (
+        "class Schema:\n"
+        '    """A set of fields."""\n\n'
+        "    def load(self, data):\n"
+        '        """Deserialize a data structure to an object defined by the fields."""\n'
+        "        return data\n\n"
+        "    def dump(self, obj):\n"
+        '        """Serialize an object to native Python data types according to the fields."""\n'
+        "        return obj\n")})
+    result = answers.answer("What is the difference between load and dump?", [kb.pk])
+    assert not result.refused, result.reasons
+    assert result.confidence >= answers.NAMED_ENTRY_CONFIDENCE
+    assert "`shapes.schema.Schema.load` (shapes/schema.py): Deserialize a data structure" in result.text, result.text
+    assert "`shapes.schema.Schema.dump` (shapes/schema.py): Serialize an object" in result.text, result.text
+
+
 def test_an_extract_passes_over_rows_with_nothing_to_say_but_not_to_rows_nobody_asked_for():
     # attrs' "How do I make a class frozen?" had three rows of code without docstrings first, and was refused
     # with its documentation's answer fourth.

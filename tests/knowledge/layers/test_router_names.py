@@ -43,6 +43,35 @@ class NamedByKindTests(SimpleTestCase):
         # Not when the bases spell no such name: an acronym in a plural is a word.
         self.assertEqual(code_name("How do I upload PDFs?", vocabulary), "")
 
+    def test_plain_words_compared_are_the_symbols_the_bases_define(self):
+        # marshmallow's "What is the difference between load and dump?" planned no symbol step: "load" is a plain word.
+        names = {"marshmallow.schema.Schema.load", "marshmallow.schema.Schema.dump", "tests.test_load_and_dump"}
+        vocabulary = Vocabulary(code={name.lower() for name in names}, symbols=names)
+        for question in ["What is the difference between load and dump?", "load vs dump: which one should I use?",
+                         "How does load compare with dump?"]:
+            plan = plan_question(question, vocabulary)
+            self.assertEqual([step.filters.get("name") for step in plan.steps[:2]], ["load", "dump"], question)
+        # Not a word the bases define no name of, nor one the question does not compare, nor a comparing word.
+        self.assertEqual(code_name("What is the difference between a schema and a field?", vocabulary), "")
+        self.assertEqual(code_name("Compare the load times of two schemas.", vocabulary), "")
+        self.assertEqual(code_name("How do I load data?", vocabulary), "")
+
+    def test_a_how_tos_verb_and_the_words_after_it_name_the_symbol_they_join_into(self):
+        # python-dotenv's "How do I set a key in a .env file from code?" quoted `get_key` and never `set_key`.
+        names = {"dotenv.main.set_key", "dotenv.main.get_key", "schedule.Scheduler.run_pending",
+                 "schedule.Scheduler._run_job", "app.util.addItems"}
+        vocabulary = Vocabulary(code={name.lower() for name in names}, symbols=names)
+        question = "How do I set a key in a .env file from code?"
+        self.assertEqual(code_name(question, vocabulary), "set_key")
+        plan = plan_question(question, vocabulary)
+        self.assertEqual((plan.intent, plan.steps[0].filters.get("name")), ("symbol", "set_key"))
+        self.assertEqual(code_name("How do I run pending jobs?", vocabulary), "run_pending")
+        self.assertEqual(code_name("How can I add items to the cart?", vocabulary), "addItems")  # camelCase, plural
+        # Not a private name, nor words the bases join into no name, nor a question asking no how-to.
+        self.assertEqual(code_name("How do I run a job every hour?", vocabulary), "")
+        self.assertEqual(code_name("How do I set up the project?", vocabulary), "")
+        self.assertEqual(code_name("Why does it set a key?", vocabulary), "")
+
     def test_a_word_describing_the_kind_is_no_name(self):
         self.assertEqual(code_name("How do I write a test function?", VOCABULARY), "")
         self.assertEqual(code_name("Which class handles the routes?", VOCABULARY), "")
