@@ -392,6 +392,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (code_blocks.repeats_its_code(new, chosen) or chosen and item[0] in where_only
                                  or chosen and item[:2] not in chosen and _said_already(item[2], chosen)
+                                 or chosen and not release and _said_of_another(item, chosen, asked)
                                  or how_to and installs.installs_another(question, new, sources, chosen)
                                  or how_to and installs.installed_already(question, new, sources, chosen)
                                  or not how_to and installs.installs_only(question, new) and any(
@@ -440,7 +441,12 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                                                                     sections):
         chosen[(number, position)] = sentence
     text, said, cited, after_item, last_entry = "", set(), set(), False, ""
-    for (number, position), sentence in sorted(chosen.items(), key=_reading_order(sources, ranked, heads)):
+    ordered = sorted(chosen.items(), key=_reading_order(sources, ranked, heads))
+    # A sentence its item's line goes on after is cited once, at the line's end: schedule's "• Add timezone support
+    # for .at(). See #517. Thanks @chrimaho! [1]", not a mark after each (but after a sentence ending in no stop).
+    goes_on = {key for (key, sentence), (after, _) in zip(ordered, ordered[1:])
+               if after in tails and after == (key[0], key[1] + 1) and sentence.endswith((".", "!", "?", "…"))}
+    for (number, position), sentence in ordered:
         if readable.names_alternative(lines[number], position):  # on a line of its own above its command, as a tab is
             led = (number, position) in heads  # chosen itself ("Stable version:"), not brought by an introduction
             named = items_of.get((number, position), "")  # ("DISABLE_PANELS — Default:" over its set)
@@ -466,7 +472,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         entry = entries[number] or items_of.get((number, position)) or _subject_heading(quoted[number], lines[number],
                                                                                          position)
         text += f"{entry} — " if entry and entry != last_entry and not _writes_entry(sentence, _name(entry)) else ""
-        text += f"{_clip(sentence.removeprefix(HEADING_INTRO))} [{number}]"
+        text += _clip(sentence.removeprefix(HEADING_INTRO)) + ("" if (number, position) in goes_on else f" [{number}]")
         if item and (number, position) not in heads and _list_goes_on(lines[number], position, chosen, number):
             text += "\n…"  # a list quoted in part (six items of nine, twelve names of fourteen) says it goes on
         last_entry = entry
@@ -698,6 +704,22 @@ def _said_already(sentence: str, chosen: dict) -> bool:
     others = [same_words(other) for other in chosen.values() if row or _option_row(other)]
     return any(len(shorter.split()) >= _SAID_ALREADY_WORDS and shorter in longer
                for other in others for shorter, longer in ((words, other), (other, words)))
+
+
+def _said_of_another(item, chosen: dict, asked: set[str]) -> bool:
+    """Whether a candidate is a chosen sentence of another source with one word changed, a word the question does not
+    ask: tenacity's API reference says "Those functions can be used as the `after` keyword argument of
+    tenacity.retry." under each of its sections, one word apart, and "… the `retry` keyword argument …" was chosen."""
+    words = same_words(item[2]).split()
+    if len(words) < _SAID_ALREADY_WORDS:
+        return False
+    for (number, _), sentence in chosen.items():
+        others = same_words(sentence).split()
+        if number != item[0] and len(others) == len(words):
+            changed = [word for word, other in zip(words, others, strict=True) if word != other]
+            if len(changed) == 1 and not word_stems(changed[0]) & asked:
+                return True
+    return False
 
 
 def _option_row(sentence: str) -> bool:

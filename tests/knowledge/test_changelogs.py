@@ -342,8 +342,8 @@ def test_a_major_release_named_by_its_v_is_answered_by_the_section_naming_the_re
     kb = make_kb()
     ingestion.ingest_text(kb, title="shears", text=MIGRATION, source_uri="README.md")
     answer = answers.answer("What changed from v4 to v5?", [kb.pk])
-    # (The item's second sentence goes on on its line.)
-    assert answer.text == "• There is no default export anymore. [1] Import the functions by name. [1]", answer.text
+    # (The item's second sentence goes on on its line, the line cited once.)
+    assert answer.text == "• There is no default export anymore. Import the functions by name. [1]", answer.text
     # A section naming one of the releases asked gives way to a chunk holding the heading naming both.
     one = hit(1, "- Require node `20`.", score=1.0, source_uri="README.md")
     one.section_path = "shears > Major Changes > v5 to v6"
@@ -382,10 +382,11 @@ def test_a_major_release_named_by_its_number_alone_is_answered_from_its_first_pa
 
 
 @pytest.mark.django_db
-def test_a_long_releases_notes_are_quoted_in_order_each_with_its_pull_request_on_its_line(tmp_path):
+def test_a_long_releases_notes_are_quoted_in_order_each_with_its_pull_request_on_its_line_cited_once(tmp_path):
     # arrow's "What changed in version 1.4.0?": its notes, each "- [ADDED] Added … `PR #1222 <…>`_", span two chunks;
     # the extract read the first notes of each chunk in turn (so it left out the first chunk's last ones, its
-    # fixes, for the second chunk's internal changes), and put each "PR #…" on a line of its own.
+    # fixes, for the second chunk's internal changes), and put each "PR #…" on a line of its own. A note's line is
+    # cited once, at its end: schedule's "• Add timezone support for .at(). [1] See #517. [1] Thanks @chrimaho! [1]".
     notes = "".join(f"- [ADDED] Added the option number {n} of the date class. `PR #{100 + n} "
                     f"<https://github.com/acme/dates/pull/{100 + n}>`_\n" for n in range(40))
     changes = f"Changelog\n=========\n\n2.0.0 (2025-10-18)\n------------------\n\n{notes}\n1.0.0 (2024-01-01)\n" \
@@ -394,5 +395,5 @@ def test_a_long_releases_notes_are_quoted_in_order_each_with_its_pull_request_on
     assert Chunk.objects.filter(knowledge_base=kb, layer="D0", section_path__endswith="2.0.0 (2025-10-18)").count() > 1
     answer = answers.answer("What changed in version 2.0.0?", [kb.pk])
     lines = answer.text.splitlines()
-    expected = [f"• [ADDED] Added the option number {n} of the date class. [1] PR #{100 + n} [1]" for n in range(40)]
+    expected = [f"• [ADDED] Added the option number {n} of the date class. PR #{100 + n} [1]" for n in range(40)]
     assert len(lines) > 3 and lines == expected[:len(lines)], answer.text

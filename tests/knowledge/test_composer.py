@@ -563,6 +563,20 @@ class ExtractTests(TestCase):
         self.assertEqual(result.text.count("The warranty lasts two years."), 1)
         self.assertEqual(result.cited, [1])
 
+    def test_another_sections_sentence_one_word_apart_is_the_same_said_of_another_thing(self):
+        # tenacity's API reference says "Those functions can be used as the `after` keyword argument of
+        # `tenacity.retry`." under each section, one word apart: "How do I retry a function until it succeeds?" quoted
+        # three of them.
+        words = ["retry", "after", "before"]
+        sections = [hit(n, f"## {word.title()} Functions\n\nThose functions can be used as the `{word}` keyword "
+                           f"argument of `tenacity.retry`.\n") for n, word in enumerate(words, 1)]
+        text = composer.compose("How do I retry a function until it succeeds?", sections, entry_match=False).text
+        self.assertEqual(text, "Those functions can be used as the retry keyword argument of tenacity.retry. [1]")
+        # The word apart asked about, both are said.
+        text = composer.compose("Which functions can run after or before a retry?", sections, entry_match=False).text
+        self.assertIn("the after keyword argument", text)
+        self.assertIn("the before keyword argument", text)
+
 
 class AnswerTests(TestCase):
     @classmethod

@@ -682,10 +682,13 @@ class DocumentedMembersTests(TestCase):
         ingestion.ingest_text(kb, title="confwrite", text=SERIALIZE_README, source_uri="README.md")
         result = answers.answer("What does the lineUp option do?", [kb.pk])
         self.assertFalse(result.refused, result.reasons)
-        self.assertTrue(result.text.startswith("• lineUp: Whether to line up the = of each group. [1]"), result.text)
+        # (Its second sentence goes on on its line, the line cited once.)
+        self.assertTrue(result.text.startswith("• lineUp: Whether to line up the = of each group. Also turns spacing "
+                                               "on. [1]"), result.text)
         result = answers.answer("What does the spacing option do?", [kb.pk])
         self.assertFalse(result.refused, result.reasons)
-        self.assertTrue(result.text.startswith("• spacing: Whether to put spaces around =. [1]"), result.text)
+        self.assertTrue(result.text.startswith("• spacing: Whether to put spaces around =. Off by default: some old "
+                                               "readers refuse them. [1]"), result.text)
 
     def test_the_members_a_block_documents_by_the_comments_ending_their_lines(self):
         # slugify's options are an object whose members end with `// …`: "What does the strict option do?" quoted the

@@ -364,7 +364,7 @@ class RowLookedUpTests(TestCase):
                    "a `.` is explicitly defined. |\n| `nocase` | `boolean` | `false` | Make matching "
                    "case-insensitive. Equivalent to the regex `i` flag. |\n")
         self.assertEqual(compose("What does the dot option do?", options),
-                         "• dot — boolean — false — Enable dotfile matching. [1] By default, dotfiles are ignored "
+                         "• dot — boolean — false — Enable dotfile matching. By default, dotfiles are ignored "
                          "unless a . is explicitly defined. [1]")
         origin = ("## Options\n\n* `origin`: Configures the origin header. Possible values:\n"
                   "  - `Boolean` - reflect it.\n  - `String` - set one origin.\n* `methods`: Sets the methods.\n")
