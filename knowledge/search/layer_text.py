@@ -122,6 +122,10 @@ _FIELD_NAME = re.compile(rf"^:(?P<kind>{rst.INFO_FIELD_KINDS}|vartype)(?:\s+(?P<
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
 
+# A docstring's field as `_docstring_paragraphs` writes it: "time_str (str): …", "Returns: …", "Raises ValueError: …".
+_FIELD_LINE = re.compile(r"(?:Returns|Raises \S+|[\w.]+(?: \([^)]*\))?): ")
+
+
 def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     """What an extract may quote of a source ("" for nothing) as an answer to `question`: of prose, its
     text (`row`: the table rows the question asks about, `rows.quoted_rows`) without headings or code; of
@@ -147,7 +151,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
         # What its documentation says of a name the question asks about, else what the code is for.
         qname = meta.get("qname") or meta.get("module_or_unit") or ""
         summary = naming_paragraph(hit.content, question, qname, path) or _opening_and(
-            answering_paragraph(hit.content, question, qname), first_sentence(_docstring(hit.content)))
+            answering_paragraph(hit.content, question, qname) or answering_sentence(hit.content, question, qname),
+            first_sentence(_docstring(hit.content)))
         return _said(qname, path, summary, question, meta.get("chunk_type", "")) if summary and qname else ""
     if (layer == "D6" and not _asks_integration(question, meta)) or (layer == "C2" and not _asks_links(question)):
         return ""
@@ -191,8 +196,10 @@ def chunks_saying_more(hits: list[SearchHit], question: str) -> list[SearchHit]:
 
 
 def _says_more(chunk: SearchHit, question: str) -> bool:
+    symbol = chunk.metadata.get("qname", "")
     return bool(naming_paragraph(chunk.content, question, *_named_in(chunk))
-                or answering_paragraph(chunk.content, question, chunk.metadata.get("qname", "")))
+                or answering_paragraph(chunk.content, question, symbol)
+                or answering_sentence(chunk.content, question, symbol))
 
 
 def parameter_of(hit: SearchHit, question: str) -> str:
@@ -232,9 +239,30 @@ def answering_paragraph(code: str, question: str, symbol: str = "") -> str:
         return ""
     said = [sentence for sentence in sentences(paragraphs[best]) if asked & word_stems(code_words(sentence))]
     # A field's name ("time_str (str): ", "Returns: ") is said with its text.
-    field = re.match(r"(?:Returns|Raises \S+|[\w.]+(?: \([^)]*\))?): ", paragraphs[best])
+    field = _FIELD_LINE.match(paragraphs[best])
     label = field.group(0) if field and not said[0].startswith(field.group(0)) else ""
     return label + " ".join(_sentence(sentence) for sentence in said[:3])
+
+
+@functools.lru_cache(maxsize=256)
+def answering_sentence(code: str, question: str, symbol: str = "") -> str:
+    """A sentence of a source chunk's docstring's prose after its first (no field's) sharing two of the question's
+    words at least (beyond the names of `symbol`), more than the first does; "" when there is none. "How do I pass
+    arguments to a job?" is answered by schedule's `Job.do`'s "Any additional arguments are passed on to job_func when
+    the job runs.", after "Specifies the job_func that should be called every time the job runs."."""
+    said = [sentence for paragraph in _docstring_paragraphs(_docstring(code)) if not _FIELD_LINE.match(paragraph)
+            for sentence in sentences(paragraph)]
+    if len(said) < 2:
+        return ""
+    asked = word_stems(question) - word_stems(code_words(" ".join(symbol.split(".")[1:])))
+    # (Not a sentence introducing what is left out, "No inputs to get current UTC time::" over its example.)
+    shared = [0 if sentence.endswith(":") else len(asked & word_stems(code_words(sentence))) for sentence in said]
+    best = max(range(1, len(said)), key=shared.__getitem__)
+    # How to do it is the first sentence and the examples, unless the first says nothing asked: `run_pending`'s "Run
+    # all jobs that are scheduled to run." is no place for its note on missed jobs, asked how to run a job every hour.
+    first = word_stems(code_words(said[0])) & asked
+    return _sentence(said[best]) if shared[best] >= 2 and shared[best] > len(first) and not (
+        first and HOW_TO(question)) else ""
 
 
 def _docstring_paragraphs(docstring: str) -> list[str]:
@@ -285,7 +313,7 @@ def _field_name(match: re.Match) -> str:
 
 def _opening_and(passage: str, opening: str) -> str:
     """A docstring's first sentence and the passage of it answering the question, when there is one."""
-    return f"{opening} {passage}" if passage and opening else passage or opening
+    return f"{_sentence(opening)} {passage}" if passage and opening else passage or opening
 
 
 def is_prose(hit: SearchHit) -> bool:

@@ -7,6 +7,7 @@ import re
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[а-яё]", re.I)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_DOUBLED_ROOT = re.compile(r"([a-z]{2}(?:ss|ll|ff|zz))(?:ed|ing)")
 # Russian letters in Latin ones, as loanwords and names are spelt in English ("регион": region, "Телеграм":
 # telegram); `str.translate` table, lower case.
 TO_LATIN = str.maketrans({"а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z",
@@ -33,8 +34,16 @@ def code_words(text: str) -> str:
 
 def word_stems(text: str) -> set[str]:
     """The stems of `text`'s words of three letters or more, but stop words."""
-    words = {singular(word) for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
+    words = {_root(singular(word)) for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in STOP_WORDS}
     return {word[:5] for word in words if word not in STOP_WORDS}
+
+
+def _root(word: str) -> str:
+    """A verb of four letters ending in a double consonant as it is, "-ed" or "-ing" after it left out: "passed" and
+    "passing" are "pass" ("passe" and "passi" in five letters), as "called" is "call"; a longer verb's five letters
+    are its own already."""
+    match = _DOUBLED_ROOT.fullmatch(word)
+    return match.group(1) if match else word
 
 
 def singular(word: str) -> str:

@@ -60,6 +60,54 @@ def test_the_paragraph_sharing_the_questions_words_answers():
                                           "schedule.Scheduler.run_pending") == ""
 
 
+# schedule's `Job.do` and humanize's `ordinal`: what a how-to asks is a later paragraph's sentence.
+DO = '''    def do(self, job_func: Callable, *args, **kwargs):
+        """
+        Specifies the job_func that should be called every time the
+        job runs.
+
+        Any additional arguments are passed on to job_func when
+        the job runs.
+
+        :param job_func: The function to be scheduled
+        :return: The invoked job instance
+        """
+        self.job_func = functools.partial(job_func, *args, **kwargs)
+'''
+ORDINAL = '''def ordinal(value: NumberOrString, gender: str = "male") -> str:
+    """Converts an integer to its ordinal as a string.
+
+    For example, 1 is "1st", 2 is "2nd", 3 is "3rd", etc. Works for any integer or
+    anything `int()` will turn into an integer. Anything else will return the output
+    of str(value).
+
+    Examples:
+        ```pycon
+        >>> ordinal(1)
+        '1st'
+        ```
+    """
+'''
+
+
+def test_a_later_sentence_of_the_docstring_answers_what_its_first_does_not_say():
+    assert layer_text.answering_sentence(DO, "How do I pass arguments to a job?", "schedule.Job.do") == (
+        "Any additional arguments are passed on to job_func when the job runs.")
+    row = replace(hit(1, DO, qname="schedule.Job.do", source_path="schedule/__init__.py"), layer="C0")
+    assert layer_text.quotable(row, question="How do I pass arguments to a job?") == (
+        "`schedule.Job.do` (schedule/__init__.py): Specifies the job_func that should be called every time the job "
+        "runs. Any additional arguments are passed on to job_func when the job runs.")
+    assert layer_text.answering_sentence(ORDINAL, "How do I get ordinal numbers like 1st and 2nd?",
+                                         "humanize.number.ordinal") == (
+        'For example, 1 is "1st", 2 is "2nd", 3 is "3rd", etc. Works for any integer or anything int() will turn into '
+        'an integer.')  # ("etc." ends no sentence)
+    # Not when the first sentence says something asked, to a how-to: run_pending's "Run all jobs that are scheduled to
+    # run." and its note on missed jobs, asked how to run a job only once; nor a sentence sharing one word.
+    assert layer_text.answering_sentence(RUN_PENDING, "How do I run a job only once?",
+                                         "schedule.Scheduler.run_pending") == ""
+    assert layer_text.answering_sentence(DO, "How do I remove arguments?", "schedule.Job.do") == ""
+
+
 def test_the_chunk_answering_takes_its_rows_place():
     row = replace(hit(1, "method schedule.Scheduler.run_pending\ndef run_pending(self) -> None\nRun all jobs.",
                       qname="schedule.Scheduler.run_pending", kind="method", source_path="schedule/__init__.py",

@@ -34,6 +34,14 @@ class SharedWordsTests(TestCase):
         # Words of their own that end in s stay as they are.
         self.assertEqual(word_stems("status analysis alias process"), {"statu", "analy", "alias", "proce"})
 
+    def test_a_short_verbs_past_and_ing_forms_are_the_verb(self):
+        # schedule's "Any additional arguments are passed on to job_func …" shared no "pass" with "How do I pass
+        # arguments to a job?": five letters of "passed" are "passe".
+        self.assertEqual(word_stems("passed passing called calling"), word_stems("pass call"))
+        # A longer verb's five letters are its own already, and other words stay as they are.
+        self.assertEqual(word_stems("installed installing stressed dressed"), {"insta", "stres", "dress"})
+        self.assertEqual(word_stems("needed seeding"), {"neede", "seedi"})
+
     def test_a_sentence_naming_the_singular_answers_a_question_asking_the_plural(self):
         # Before, "entries" and "entry" were two words: both sentences shared only "deleted", the first won.
         source = "Deleted items cannot be restored. An entry is deleted from its admin page."
