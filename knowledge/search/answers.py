@@ -283,8 +283,9 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # and dump?" and marshmallow's `Schema.load` and `Schema.dump`, each saying what it does (0.52, refused).
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and _asks_where_named(question, sources):
-        # So is one asking where a symbol is defined when a source of code the extract quotes is that symbol: "Where
-        # is naturalsize defined?" found `humanize.filesize.naturalsize` second (confidence 0.55, refused).
+        # So is one asking where a symbol is defined, or its signature, when a source of code the extract quotes is
+        # that symbol: "Where is naturalsize defined?" found `humanize.filesize.naturalsize` second (confidence 0.55,
+        # refused), "What is the signature of intcomma?" `humanize.number.intcomma` first (0.50).
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and RELEASE(question) and answer_kinds.holds_release(question, sources[:1]):
         # So is a question asking what changed in a release its first source has the notes of, whose vector is
@@ -313,8 +314,9 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
 
 def _asks_where_named(question: str, sources: list[SearchHit]) -> bool:
     """Whether the question asks where something is defined (not where to do something: "Where do I put the
-    settings?") and a source of code an extract quotes is the symbol it names, by its name or its qualified name."""
-    if not LOCATION(question) or _WHERE_TO.search(question):
+    settings?"), or its signature, and a source of code an extract quotes is the symbol it names, by its name or its
+    qualified name."""
+    if not (LOCATION(question) and not _WHERE_TO.search(question) or code_names.asks_signature(question)):
         return False
     return any((hit.layer or "").startswith("C") and layer_text.names_symbol(question, (hit.metadata or {}).get(
         "qname") or "") for hit in sources[:composer.setting("EXTRACT_SOURCES")])
@@ -436,6 +438,7 @@ def compose_extractive(grounding: Grounding) -> composer.Composition:
     # need a release's notes share one: "What changed in marshmallow 4?" and "Upgrading to 4.0"'s sections.)
     if not composition.entry_match and prose and not _heading_asked_says_it(grounding, composition) and \
             not _writes_any(composition.text, code_names.written_symbols(grounding.question)) and \
+            not _quotes_symbol_asked(grounding, composition) and \
             not answer_kinds.holds_release(grounding.question, [grounding.sources[number - 1]
                                                                 for number in composition.cited]) and \
             common_words.only_common_shared(
@@ -471,6 +474,17 @@ def _says_code_asked(grounding: Grounding, composition: composer.Composition) ->
     parameters = [layer_text.parameter_of(grounding.sources[number - 1], grounding.question)
                   for number in composition.cited]
     return any(code_names.writes_name(composition.text, each) for each in (name, documented, *parameters))
+
+
+def _quotes_symbol_asked(grounding: Grounding, composition: composer.Composition) -> bool:
+    """Whether the extract quotes the row of the symbol the question names as code (`code_names.code_name`), as the
+    bases qualify it: "What does arrow.now() return?" and `arrow.api.now`, which shares only "arrow" and "now", words
+    in every other chunk of arrow's repository."""
+    vocabulary = load_vocabulary(list(grounding.kbs))
+    code = code_names.code_name(grounding.question, vocabulary)
+    forms = set(code_names.qualified_forms(code, vocabulary)) if code else set()
+    return any((grounding.sources[number - 1].layer or "").startswith("C") and (
+        grounding.sources[number - 1].metadata or {}).get("qname") in forms for number in composition.cited)
 
 
 def _statement_said(grounding: Grounding, composition: composer.Composition) -> bool:

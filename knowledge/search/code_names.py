@@ -35,6 +35,14 @@ NOT_NAMES = {"api", "cli", "http", "https", "sla", "rest", "url", "json", "sql",
              "patch", "delete", "the", "a", "an", "this", "that", "does", "do", "is", "are", "from", "of",
              "to"}
 ASKS_WHAT_IT_DOES = re.compile(r"\bwhat does ([A-Za-z_][\w]*) do\b|\bчто делает ([A-Za-z_][\w]*)\b", re.IGNORECASE)
+# "What is the signature of intcomma?", "What arguments does intcomma accept?", "What does naturaltime return?", "What
+# does the at method accept?": a plain word the question asks the signature, parameters, return value or exceptions of.
+ASKS_ITS_SIGNATURE = re.compile(
+    r"\b(?:signature|parameters?|arguments?|params|args|return (?:value|type)) of (?:the )?([A-Za-z_]\w*)(?![\w.(])|"
+    r"\bdoes (?:the )?([A-Za-z_][\w.]*(?:\(\))?) (?:(?:method|function|decorator) )?"
+    r"(?:take|accept|expect|return|raise|yield)\b|"
+    r"\b(?:сигнатур\w*|параметр\w*|аргумент\w*) ([A-Za-z_]\w*)\b|\bчто (?:возвращает|принимает) ([A-Za-z_]\w*)\b",
+    re.IGNORECASE)
 # "the route decorator", "the paginate function": a plain word its kind follows (not a word describing it).
 # Not "class": "the pagination class" names what the class is for, and a class's own name is Capitalised.
 NAMED_BY_KIND = re.compile(r"\b([A-Za-z_][\w]*) (?:decorator|function|method)\b", re.IGNORECASE)
@@ -78,6 +86,11 @@ def code_name(text: str, vocabulary=None) -> str:
     name = (asked.group(1) or asked.group(2)) if asked else ""
     if name and name.lower() not in NOT_NAMES and (is_known(name, vocabulary) or _names_part(name, vocabulary)):
         return name
+    # (Its signature, parameters, return value: a symbol's alone, not a part of a name.)
+    asked = ASKS_ITS_SIGNATURE.search(text)
+    name = next(filter(None, asked.groups()), "") if asked else ""
+    if name and name.lower() not in NOT_KIND_NAMES and is_known(name, vocabulary):
+        return name
     if name := _compared_name(text, vocabulary):
         return name
     # "What does the route decorator do?": the word before its kind, when the bases define it.
@@ -99,6 +112,11 @@ def _compared_name(text: str, vocabulary) -> str:
                 is_known(name, vocabulary) or _names_part(name, vocabulary)):
             return name
     return ""
+
+
+def asks_signature(text: str) -> bool:
+    """Whether the question asks a symbol's signature, parameters, return value, exceptions (`ASKS_ITS_SIGNATURE`)."""
+    return bool(ASKS_ITS_SIGNATURE.search(text))
 
 
 def named_by_phrase(text: str, vocabulary) -> str:
@@ -228,8 +246,15 @@ def env_var_name(text: str, vocabulary, kind: str = "env_vars") -> str:
 
 
 def qualified_forms(name: str, vocabulary, limit: int = 50) -> list[str]:
-    """`name` and the bases' qualified names that end with it at a dot (as written)."""
+    """`name` and the bases' qualified names that end with it at a dot (as written); of a dotted name none ends with,
+    the package's symbols of its last name qualified by fewest names: `arrow.now`, as arrow's package exports it, is
+    `arrow.api.now` (not `arrow.arrow.Arrow.now`)."""
     known = vocabulary.qualified(name) if getattr(vocabulary, "symbols", None) else []
+    if not known and "." in name and getattr(vocabulary, "symbols", None):
+        package, last = name.split(".", 1)[0], name.rsplit(".", 1)[-1]
+        exported = [qname for qname in vocabulary.qualified(last) if qname.startswith(f"{package}.")]
+        fewest = min((qname.count(".") for qname in exported), default=0)
+        known = [qname for qname in exported if qname.count(".") == fewest]
     return list(dict.fromkeys([*known[:limit], name]))
 
 

@@ -122,6 +122,9 @@ _FIELD_NAME = re.compile(rf"^:(?P<kind>{rst.INFO_FIELD_KINDS}|vartype)(?:\s+(?P<
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
 
+# Asked what a symbol returns, the type its signature declares it returns.
+_RETURN_ASKED = re.compile(r"\breturns?\b|возвраща", re.IGNORECASE)
+_RETURNED = re.compile(r"\)\s*->\s*(.+?)\s*:?$")
 # A docstring's field as `_docstring_paragraphs` writes it: "time_str (str): …", "Returns: …", "Raises ValueError: …".
 _FIELD_LINE = re.compile(r"(?:Returns|Raises \S+|[\w.]+(?: \([^)]*\))?): ")
 
@@ -342,6 +345,14 @@ def _symbol(meta: dict, question: str) -> str:
         # delay_seconds of run_all?": "… Run all jobs regardless if they are scheduled to run or not.
         # delay_seconds: int = 0.").
         said, signature = _said(qname, path, summary, question, kind), meta.get("signature") or ""
+        if signature and not signature.startswith("class ") and code_names.asks_signature(question) and names_symbol(
+                question, qname):
+            # "What is the signature of intcomma?", "What arguments does intcomma accept?": as its code declares it (a
+            # class's line declares its bases, not what it takes).
+            signature = " ".join(signature.split())
+            returned = _RETURNED.search(signature) if _RETURN_ASKED.search(question) else None
+            return f"{said} It returns `{returned.group(1)}`." if returned else \
+                f"{said} Its signature is `{signature}`."
         if not signature.startswith(("def ", "async def ")):
             return said
         declared = _default_asked(f"{signature}:\n    pass", question, qname, _asked_names(question, qname)[1])
@@ -374,9 +385,12 @@ def _asks_links(question: str) -> bool:
 
 
 def names_symbol(question: str, qname: str) -> bool:
-    """Whether the question names the symbol: by its qualified name or its end ("next_run", "attr.s")."""
+    """Whether the question names the symbol: by its qualified name or its end ("next_run", "attr.s"), or as its
+    package exports it from one of its modules ("arrow.now" of `arrow.api.now`)."""
     tokens = {match.group(1) or match.group(2) for match in CODE_TOKEN.finditer(question)}
-    return any(qname == token or qname.endswith(f".{token}") for token in tokens)
+    parts = qname.split(".")
+    return any(qname == token or qname.endswith(f".{token}") or "." in token and len(parts) > 2 and token == ".".join(
+        [parts[0], *parts[2:]]) for token in tokens)
 
 
 def _said(qname: str, path: str, summary: str, question: str, kind: str) -> str:

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from knowledge.indexing import term_statistics
 from knowledge.indexing.layers.docs.sections import says_something
 from knowledge.indexing.layers.docstrings import doc_summary
 from knowledge.indexing.layers.manifests import package_description, package_name
@@ -269,6 +270,39 @@ def test_two_symbols_a_question_compares_by_plain_words_are_each_said(tmp_path):
     assert result.confidence >= answers.NAMED_ENTRY_CONFIDENCE
     assert "`shapes.schema.Schema.load` (shapes/schema.py): Deserialize a data structure" in result.text, result.text
     assert "`shapes.schema.Schema.dump` (shapes/schema.py): Serialize an object" in result.text, result.text
+
+
+@pytest.mark.django_db
+def test_a_symbols_signature_or_return_type_asked_is_said_as_its_code_declares_it(tmp_path):
+    # humanize's "What is the signature of intcomma?" was refused (0.50); arrow's "What does arrow.now() return?" was
+    # refused for sharing only "arrow" and "now", words of every chunk, with `arrow.api.now` it never found.
+    readme = "# clock\n\n" + "".join(f"## Part {n}\n\nThe clock tells the time now and then, clock part {n}.\n\n"
+                                     for n in range(8))
+    kb = make_indexed_repo(tmp_path / "clock", {
+        "README.md": readme,
+        "clock/__init__.py": '"""Clocks."""\nfrom clock.api import now\n',
+        "clock/api.py": ('"""The clock\'s functions."""\n\n\n'
+                         "def now(tz=None) -> \"Moment\":\n"
+                         '    """Calls the default factory\'s now method."""\n    return tz\n\n\n'
+                         "def group_digits(value: int, ndigits: int | None = None) -> str:\n"
+                         '    """Converts an integer to a string with commas every three digits."""\n'
+                         "    return str(value)\n"),
+        "clock/factory.py": ("class Factory:\n"
+                             '    """Makes moments."""\n\n'
+                             "    def now(self, tz=None):\n"
+                             '        """Returns a moment representing now in the given timezone."""\n'
+                             "        return tz\n"),
+    })
+    term_statistics.take(kb.pk)
+    kb.refresh_from_db()
+    result = answers.answer("What is the signature of group_digits?", [kb.pk])
+    assert not result.refused, result.reasons
+    assert "Its signature is `def group_digits(value: int, ndigits: int | None=None) -> str`." in result.text, \
+        result.text
+    result = answers.answer("What does clock.now() return?", [kb.pk])
+    assert not result.refused, result.reasons
+    assert result.text.startswith("`clock.api.now` (clock/api.py): Calls the default factory's now method. [1] It "
+                                  "returns `'Moment'`. [1]"), result.text
 
 
 def test_an_extract_passes_over_rows_with_nothing_to_say_but_not_to_rows_nobody_asked_for():

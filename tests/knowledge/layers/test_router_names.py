@@ -2,6 +2,7 @@
 
 from django.test import SimpleTestCase
 
+from knowledge.search.code_names import asks_signature, qualified_forms
 from knowledge.search.intent import code_name, plan_question
 from knowledge.search.vocabulary import Vocabulary
 
@@ -55,6 +56,31 @@ class NamedByKindTests(SimpleTestCase):
         self.assertEqual(code_name("What is the difference between a schema and a field?", vocabulary), "")
         self.assertEqual(code_name("Compare the load times of two schemas.", vocabulary), "")
         self.assertEqual(code_name("How do I load data?", vocabulary), "")
+
+    def test_a_plain_word_asked_its_signature_parameters_or_return_value_is_the_symbol(self):
+        # humanize's "What is the signature of intcomma?" planned no symbol step and was refused.
+        names = {"humanize.number.intcomma", "humanize.number.intword"}
+        vocabulary = Vocabulary(code={name.lower() for name in names}, symbols=names)
+        for question in ["What is the signature of intcomma?", "What arguments does intcomma accept?",
+                         "What are the parameters of intcomma?", "What does intcomma return?",
+                         "Какие параметры intcomma?", "Что возвращает intcomma?"]:
+            self.assertEqual(code_name(question, vocabulary), "intcomma", question)
+            self.assertEqual(plan_question(question, vocabulary).steps[0].filters, {"name": "intcomma"}, question)
+        # (Asked of its kind too: schedule's "What does the at method accept?" quoted "Schedule's documentation lives
+        # at schedule.readthedocs.io.")
+        self.assertTrue(asks_signature("What does the intcomma function accept?"))
+        self.assertFalse(asks_signature("What does intcomma do?"))
+        # Not a word the bases define no symbol of.
+        self.assertEqual(code_name("What is the signature of a webhook?", vocabulary), "")
+        self.assertEqual(code_name("What does the server return?", vocabulary), "")
+
+    def test_a_dotted_name_no_symbol_ends_with_is_the_packages_symbol_of_its_last_name(self):
+        # arrow's "What does arrow.now() return?": `arrow.now` is `arrow.api.now`, as arrow's package exports it.
+        names = {"arrow.api.now", "arrow.arrow.Arrow.now", "arrow.factory.ArrowFactory.now", "other.now"}
+        vocabulary = Vocabulary(code={name.lower() for name in names}, symbols=names)
+        self.assertEqual(qualified_forms("arrow.now", vocabulary), ["arrow.api.now", "arrow.now"])
+        self.assertEqual(qualified_forms("Arrow.now", vocabulary), ["arrow.arrow.Arrow.now", "Arrow.now"])
+        self.assertEqual(qualified_forms("dates.now", vocabulary), ["dates.now"])
 
     def test_a_how_tos_verb_and_the_words_after_it_name_the_symbol_they_join_into(self):
         # python-dotenv's "How do I set a key in a .env file from code?" quoted `get_key` and never `set_key`.
