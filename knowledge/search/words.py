@@ -1,6 +1,7 @@
 """The words of a question and of a source as the extract compares them: stems of their first five
 letters, without the words every question has ("how", "what", "как", "какое"), an English plural as
-its singular ("keys" as "key", "entries" as "entry": five letters alone keep "items" from "item")."""
+its singular ("keys" as "key", "entries" as "entry": five letters alone keep "items" from "item"), a short verb's
+"-ed" and "-ing" forms as the verb ("passed" as "pass")."""
 
 import re
 
