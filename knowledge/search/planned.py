@@ -326,7 +326,8 @@ def _release_heading(kb_ids, asked: set[str]) -> retrieval.SearchHit | None:
             .order_by("document_id", "position").values_list("id", "document_id", "section_path"))
     checked: dict[int, bool] = {}  # document id → whether it is a changelog, asked once per document
     for chunk_id, document_id, path in rows.iterator():
-        if not asked & answer_kinds.versions(path.rsplit(">", 1)[-1]):
+        # (Of its headings, the release's may be over the one of its part: inflect's "v7.0.0 > Features".)
+        if not any(asked & answer_kinds.versions(heading) for heading in path.split(">")):
             continue
         if document_id not in checked:
             checked[document_id] = _is_changelog(document_id)
@@ -337,7 +338,8 @@ def _release_heading(kb_ids, asked: set[str]) -> retrieval.SearchHit | None:
 
 def _is_changelog(document_id: int) -> bool:
     titles = Chunk.objects.filter(document_id=document_id).values_list("section_path", flat=True).distinct()
-    return sum(bool(answer_kinds.versions(path.rsplit(">", 1)[-1])) for path in titles) >= CHANGELOG_RELEASES
+    releases = {heading.strip() for path in titles for heading in path.split(">") if answer_kinds.versions(heading)}
+    return len(releases) >= CHANGELOG_RELEASES
 
 
 def _expand_sources(step: Step, hits: list[retrieval.SearchHit], kb_ids: list[int],

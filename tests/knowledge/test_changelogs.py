@@ -10,7 +10,7 @@ import pytest
 from knowledge.indexing import ingestion, term_statistics
 from knowledge.indexing.layers.markdown import parse_doc
 from knowledge.models import Chunk
-from knowledge.search import answer_kinds, answers, retrieval
+from knowledge.search import answer_kinds, answers, planned, retrieval
 from knowledge.search.hits import SearchHit
 from knowledge.search.planned import _run_step, plan_and_search, release_first
 from tests.conftest import DATA
@@ -397,3 +397,22 @@ def test_a_long_releases_notes_are_quoted_in_order_each_with_its_pull_request_on
     lines = answer.text.splitlines()
     expected = [f"• [ADDED] Added the option number {n} of the date class. PR #{100 + n} [1]" for n in range(40)]
     assert len(lines) > 3 and lines == expected[:len(lines)], answer.text
+
+
+@pytest.mark.django_db
+def test_a_release_whose_notes_are_under_headings_of_their_kind_is_found_by_its_number(tmp_path):
+    # inflect's NEWS.rst titles each release "v7.0.0" over "Features" and "Deprecations and Removals": "What changed
+    # in 7.0.0?" found no section by keyword search ("v7.0.0" is one word) nor by its title (the last heading is the
+    # part's), and quoted 0.2.2's "change numwords to number_to_words".
+    releases = "".join(f"v{major}.0.0\n======\n\nFeatures\n--------\n\n- Added the feature number {major} to the "
+                       f"word engine. (#{100 + major})\n\nBugfixes\n--------\n\n- Fixed the plural of word {major}."
+                       f"\n\n\n" for major in range(9, 0, -1))
+    news = f"{releases}v0.2.2\n======\n\n- change numwords to number_to_words in strings\n"
+    kb = make_indexed_repo(tmp_path / "words", {"NEWS.rst": news, "words/__init__.py": '"""Words."""\n'})
+    # Found by the section's title when search finds none of its chunks.
+    opening = planned.release_first("7.0.0", [], [kb.pk], 3)
+    assert [hit.section_path for hit in opening] == ["v7.0.0 > Features", "v7.0.0 > Bugfixes"]
+    answer = answers.answer("What changed in 7.0.0?", [kb.pk])
+    assert not answer.refused, answer.reasons
+    assert answer.text.startswith("• Added the feature number 7 to the word engine. (#107) [1]"), answer.text
+    assert "numwords" not in answer.text and "number 8" not in answer.text and "number 6" not in answer.text
