@@ -38,7 +38,8 @@ ASKS_WHAT_IT_DOES = re.compile(r"\bwhat does ([A-Za-z_][\w]*) do\b|\bчто де
 # "What is the signature of intcomma?", "What arguments does intcomma accept?", "What does naturaltime return?", "What
 # does the at method accept?": a plain word the question asks the signature, parameters, return value or exceptions of.
 ASKS_ITS_SIGNATURE = re.compile(
-    r"\b(?:signature|parameters?|arguments?|params|args|return (?:value|type)) of (?:the )?([A-Za-z_]\w*)(?![\w.(])|"
+    r"\b(?:signature|parameters?|arguments?|params|args|return (?:value|type)) of (?:the )?"
+    r"([A-Za-z_][\w.]*\w)(?![\w.])|"
     r"\bdoes (?:the )?([A-Za-z_][\w.]*(?:\(\))?) (?:(?:method|function|decorator) )?"
     r"(?:take|accept|expect|return|raise|yield)\b|"
     r"\b(?:сигнатур\w*|параметр\w*|аргумент\w*) ([A-Za-z_]\w*)\b|\bчто (?:возвращает|принимает) ([A-Za-z_]\w*)\b",

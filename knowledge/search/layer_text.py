@@ -345,21 +345,27 @@ def _symbol(meta: dict, question: str) -> str:
         # delay_seconds of run_all?": "… Run all jobs regardless if they are scheduled to run or not.
         # delay_seconds: int = 0.").
         said, signature = _said(qname, path, summary, question, kind), meta.get("signature") or ""
-        if signature and not signature.startswith("class ") and code_names.asks_signature(question) and names_symbol(
-                question, qname):
-            # "What is the signature of intcomma?", "What arguments does intcomma accept?": as its code declares it (a
-            # class's line declares its bases, not what it takes).
-            signature = " ".join(signature.split())
-            returned = _RETURNED.search(signature) if _RETURN_ASKED.search(question) else None
-            return f"{said} It returns `{returned.group(1)}`." if returned else \
-                f"{said} Its signature is `{signature}`."
+        if declared := _declared(meta, question, qname):
+            return f"{said} {declared}"
         if not signature.startswith(("def ", "async def ")):
             return said
         declared = _default_asked(f"{signature}:\n    pass", question, qname, _asked_names(question, qname)[1])
         return f"{said} {_sentence(declared)}" if declared else said
     if not path or not (LOCATION(question) or (not HOW_TO(question) and names_symbol(question, qname))):
         return ""
-    return f"{kind.capitalize()} `{qname}` is defined in {path}."
+    return f"{kind.capitalize()} `{qname}` is defined in {path}.{_declared(meta, question, qname, ' ')}"
+
+
+def _declared(meta: dict, question: str, qname: str, before: str = "") -> str:
+    """Asked a symbol's signature, parameters or return value by its name ("What is the signature of intcomma?", "What
+    arguments does intcomma accept?"), its signature as its code declares it, or the type it returns; "" otherwise, and
+    for a class, whose line declares its bases, not what it takes."""
+    signature = " ".join((meta.get("signature") or "").split())
+    if not signature or signature.startswith("class ") or not code_names.asks_signature(question) or not names_symbol(
+            question, qname):
+        return ""
+    returned = _RETURNED.search(signature) if _RETURN_ASKED.search(question) else None
+    return before + (f"It returns `{returned.group(1)}`." if returned else f"Its signature is `{signature}`.")
 
 
 def says_only_where(text: str, question: str) -> bool:

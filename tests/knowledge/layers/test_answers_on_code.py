@@ -284,6 +284,7 @@ def test_a_symbols_signature_or_return_type_asked_is_said_as_its_code_declares_i
         "clock/api.py": ('"""The clock\'s functions."""\n\n\n'
                          "def now(tz=None) -> \"Moment\":\n"
                          '    """Calls the default factory\'s now method."""\n    return tz\n\n\n'
+                         "def tick(count, every=1.0):\n    return count\n\n\n"
                          "def group_digits(value: int, ndigits: int | None = None) -> str:\n"
                          '    """Converts an integer to a string with commas every three digits."""\n'
                          "    return str(value)\n"),
@@ -299,6 +300,10 @@ def test_a_symbols_signature_or_return_type_asked_is_said_as_its_code_declares_i
     assert not result.refused, result.reasons
     assert "Its signature is `def group_digits(value: int, ndigits: int | None=None) -> str`." in result.text, \
         result.text
+    # (Of one without a docstring too: jmespath's `search`.)
+    result = answers.answer("What is the signature of clock.api.tick?", [kb.pk])
+    assert "Function `clock.api.tick` is defined in clock/api.py. [1] Its signature is `def tick(count, every=1.0)`." \
+        in result.text, result.text
     result = answers.answer("What does clock.now() return?", [kb.pk])
     assert not result.refused, result.reasons
     assert result.text.startswith("`clock.api.now` (clock/api.py): Calls the default factory's now method. [1] It "
