@@ -36,9 +36,10 @@ NOT_NAMES = {"api", "cli", "http", "https", "sla", "rest", "url", "json", "sql",
              "to"}
 ASKS_WHAT_IT_DOES = re.compile(r"\bwhat does ([A-Za-z_][\w]*) do\b|\bчто делает ([A-Za-z_][\w]*)\b", re.IGNORECASE)
 # "What is the signature of intcomma?", "What arguments does intcomma accept?", "What does naturaltime return?", "What
-# does the at method accept?": a plain word the question asks the signature, parameters, return value or exceptions of.
+# does the at method accept?": a plain word the question asks the signature, parameters, return value or exceptions of
+# (not one of its parameters: "the gnu parameter of naturalsize").
 ASKS_ITS_SIGNATURE = re.compile(
-    r"\b(?:signature|parameters?|arguments?|params|args|return (?:value|type)) of (?:the )?"
+    r"\b(?:signature|parameters|arguments|params|args|return (?:value|type)) of (?:the )?"
     r"([A-Za-z_][\w.]*\w)(?![\w.])|"
     r"\bdoes (?:the )?([A-Za-z_][\w.]*(?:\(\))?) (?:(?:method|function|decorator) )?"
     r"(?:take|accept|expect|return|raise|yield)\b|"

@@ -270,9 +270,13 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 # `max_length=9` names "max" and "length" (not camelCase: "PageNumberPagination" over its import is
                 # no answer to "the number of items per page")
                 stems = word_stems(read.replace("_", " "))
-                # (And a line of an example's that does what is asked: `example_lines`' own, by its split names.)
+                # (And a line of an example's that does what is asked: `example_lines`' own, by its split names; a
+                # command installing the project asked to install, whatever the question's language.)
+                commands = _commands_after(source, position)
+                if installs.install_lines_asked(question, commands, sources):
+                    defines.add((number, position))  # said first, as a definition is
                 if (word_stems(sentence) & asked or len(stems & asked) > 1 or example_lines.does_asked(
-                        _commands_after(source, position), question)) and same_words(read) not in seen:
+                        commands, question) or (number, position) in defines) and same_words(read) not in seen:
                     seen.add(same_words(read))
                     items.append((number, position, sentence, stems))
                 continue

@@ -14,7 +14,7 @@ import re
 from knowledge.search.code_blocks import COMMAND, PACKAGE_MANAGERS, code_lines
 
 # The name a question asks to install: "How do I install humanfriendly?", "… install the p-retry package?".
-_ASKED = re.compile(r"\binstall(?:ing)?\s+(?:the\s+)?([\w@][\w.@/-]*)", re.IGNORECASE)
+_ASKED = re.compile(r"\b(?:install(?:ing)?|установ(?:ить|ка|ки))\s+(?:the\s+)?([\w@][\w.@/-]*)", re.IGNORECASE)
 # A package manager's command installing packages, and its arguments.
 _COMMAND = re.compile(rf"(?:^|[\s$;&|(]){PACKAGE_MANAGERS}\s+(?:install|i|add|get|require)\b([^\n;&|#]*)")
 # A sentence naming the package it installs: "… you can install the colorama package" (not "the latest package").
@@ -74,6 +74,14 @@ def installed_already(question: str, unit: dict, sources: list, chosen: dict) ->
 def _installs_by_name(asked: str, unit: dict) -> bool:
     """Whether `unit` installs the project `asked` (as `_canonical` writes it) by its name."""
     return any(asked in name for name in _installed(unit))
+
+
+def install_lines_asked(question: str, lines: list[str], sources: list) -> bool:
+    """Whether the lines of commands `lines` install the project `question` asks to install by its name: the command
+    under "From PyPI:" answers "Как установить humanize?", whose words no English heading shares."""
+    asked = _asked_project(question, sources)
+    return bool(asked) and any(asked in name for line in lines for match in _COMMAND.finditer(line)
+                               for name in _arguments(match.group(1)))
 
 
 def says_how_to_install(chosen: dict) -> bool:

@@ -47,6 +47,7 @@ from knowledge.search.intent_words import (
     IMPORTS,
     IMPORTS_OUT,
     INHERITS,
+    INSTALL_ASKED_RU,
     INTEGRATIONS,
     LOCATION,
     OVERVIEW,
@@ -336,8 +337,13 @@ def _workflow(q: Asked):
         filters = {"document_id": q.subject} if q.subject else {}
         workflows = Step(["D4"], q.text, filters, top_k=3, relax=list(filters), why="workflows (scenarios) first")
         if HOW_TO(q.words):
-            return [workflows, Step(["D0"], q.text, top_k=6, why="then the documentation's sections: a how-to is "
-                                                                  "answered by its pages"),
+            # Asked in Russian how to install a project, documentation in English says how as "install": searched so
+            # too ("Как установить python-dotenv?" found its IPython extension, not its `pip install python-dotenv`).
+            return [workflows, *[Step(["D0"], f"install {project.group(1)}", top_k=3,
+                                      why="the documentation's sections on installing it, in English")
+                                 for project in [INSTALL_ASKED_RU.search(q.text)] if project],
+                    Step(["D0"], q.text, top_k=6, why="then the documentation's sections: a how-to is "
+                                                      "answered by its pages"),
                     Step(["C0"], q.text, top_k=3, why="then the source they name")]
         return [workflows,
                 Step(["D0", "C0"], q.text, top_k=6, why="then the sections and the source that describe them")]

@@ -87,7 +87,10 @@ ROLES = {
 }
 WORKFLOW = _has(r"\bhow (does|do|to|is)\b", r"\bworkflow", r"\bscenario", r"\bprocess\b", r"\bsteps?\b",
                 r"\bflow\b",
-                r"как (работает|происходит|проходит|сделать|выполн|оформ)", r"сценари", r"процесс", r"шаг")
+                r"как (работает|происходит|проходит|сделать|выполн|оформ)", r"сценари", r"процесс", r"шаг",
+                r"\bкак (мне |можно |нужно |же )?\w+(ть|ться|чь)\b")  # a how-to in Russian, "Как установить …?"
+# "Как установить python-dotenv?": the project a Russian question asks how to install.
+INSTALL_ASKED_RU = re.compile(r"\bустанов(?:ить|ка|ки)\s+([\w@][\w.@/-]*\w)", re.IGNORECASE)
 RELATIONS = _has(r"\brelated\b", r"\bparent\b", r"\bchild(ren)?\b", r"\blinks? to\b", r"связан", r"родител",
                  r"дочерн", r"ссылает")
 ENTITY_MENTIONS = _has(r"\bmention", r"\bwhich documents? (describe|cover|talk)", r"упомина",

@@ -156,6 +156,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
         summary = naming_paragraph(hit.content, question, qname, path) or _opening_and(
             answering_paragraph(hit.content, question, qname) or answering_sentence(hit.content, question, qname),
             first_sentence(_docstring(hit.content)))
+        if summary and (declared := _declared(_signature_line(hit.content), question, qname)):
+            summary = f"{_sentence(summary)} {declared}"  # (validators' `url`, whose source chunk was found)
         return _said(qname, path, summary, question, meta.get("chunk_type", "")) if summary and qname else ""
     if (layer == "D6" and not _asks_integration(question, meta)) or (layer == "C2" and not _asks_links(question)):
         return ""
@@ -345,7 +347,7 @@ def _symbol(meta: dict, question: str) -> str:
         # delay_seconds of run_all?": "… Run all jobs regardless if they are scheduled to run or not.
         # delay_seconds: int = 0.").
         said, signature = _said(qname, path, summary, question, kind), meta.get("signature") or ""
-        if declared := _declared(meta, question, qname):
+        if declared := _declared(signature, question, qname):
             return f"{said} {declared}"
         if not signature.startswith(("def ", "async def ")):
             return said
@@ -353,14 +355,15 @@ def _symbol(meta: dict, question: str) -> str:
         return f"{said} {_sentence(declared)}" if declared else said
     if not path or not (LOCATION(question) or (not HOW_TO(question) and names_symbol(question, qname))):
         return ""
-    return f"{kind.capitalize()} `{qname}` is defined in {path}.{_declared(meta, question, qname, ' ')}"
+    declared = _declared(meta.get("signature") or "", question, qname, " ")
+    return f"{kind.capitalize()} `{qname}` is defined in {path}.{declared}"
 
 
-def _declared(meta: dict, question: str, qname: str, before: str = "") -> str:
+def _declared(signature: str, question: str, qname: str, before: str = "") -> str:
     """Asked a symbol's signature, parameters or return value by its name ("What is the signature of intcomma?", "What
     arguments does intcomma accept?"), its signature as its code declares it, or the type it returns; "" otherwise, and
     for a class, whose line declares its bases, not what it takes."""
-    signature = " ".join((meta.get("signature") or "").split())
+    signature = " ".join((signature or "").split())
     if not signature or signature.startswith("class ") or not code_names.asks_signature(question) or not names_symbol(
             question, qname):
         return ""
@@ -650,6 +653,17 @@ def _opening_definition(code: str) -> ast.FunctionDef | ast.AsyncFunctionDef | a
         # (A module's docstring is the whole chunk's: one cut short is of grouped statements.)
         return tree if whole is code else None
     return None
+
+
+def _signature_line(code: str) -> str:
+    """The signature of the function a source chunk of Python opens with, as its catalog row writes one ("def
+    url(value: str, /, *, skip_ipv6_addr: bool = False) -> bool"); "" for another chunk."""
+    opening = _opening_definition(code)
+    if not isinstance(opening, ast.FunctionDef | ast.AsyncFunctionDef):
+        return ""
+    returns = f" -> {ast.unparse(opening.returns)}" if opening.returns else ""
+    kind = "async def" if isinstance(opening, ast.AsyncFunctionDef) else "def"
+    return f"{kind} {opening.name}({ast.unparse(opening.args)}){returns}"
 
 
 def _closed_docstring(code: str) -> list[str]:

@@ -300,3 +300,15 @@ def test_a_chunk_in_the_middle_of_a_docstring_says_what_a_parameter_is():
                                  best_relevance=0.34, relevant_count=2)
     grounding = answers.judge(question, result)
     assert grounding.refusal is None and grounding.confidence == answers.NAMED_ENTRY_CONFIDENCE, grounding.reasons
+
+
+def test_a_source_chunk_asked_its_parameters_says_the_signature_it_opens_with():
+    # validators' "What parameters does url take?" found `url`'s source chunk, and quoted only its first sentence.
+    row = replace(hit(1, ORDINAL, qname="humanize.number.ordinal", source_path="src/humanize/number.py"), layer="C0")
+    assert layer_text.quotable(row, question="What parameters does ordinal take?") == (
+        "`humanize.number.ordinal` (src/humanize/number.py): Converts an integer to its ordinal as a string. Its "
+        "signature is `def ordinal(value: NumberOrString, gender: str='male') -> str`.")
+    assert layer_text.quotable(row, question="What does ordinal return?").endswith(" It returns `str`.")
+    # Not asked its signature, nor of another symbol.
+    assert "signature" not in layer_text.quotable(row, question="What does ordinal do?")
+    assert "signature" not in layer_text.quotable(row, question="What parameters does intcomma take?")

@@ -1,8 +1,13 @@
 """A question asking to install a repository's project is answered by what installs that project, not another."""
 
-from knowledge.search import composer
+import pytest
+
+from knowledge.indexing import term_statistics
+from knowledge.search import answers, composer
 from knowledge.search.code_blocks import COMMAND
 from knowledge.search.installs import installs_another, installs_only
+from knowledge.search.intent import plan_question
+from tests.factories import make_indexed_repo
 from tests.knowledge.test_composer import hit
 
 
@@ -151,3 +156,30 @@ def test_a_unit_that_only_installs_answers_no_question_asking_what():
         .startswith("cachetools is available from PyPI and can be installed by running: [1]")
     assert "pip install cachetools" in composer.compose("How do I install cachetools?", [install, classes],
                                                         entry_match=False).text
+
+
+def test_a_heading_over_the_command_installing_the_project_answers_whatever_the_questions_words():
+    # humanize's "### From PyPI" over `python3 -m pip install --upgrade humanize`: "Как установить humanize?" shares
+    # no word with it, and the extract ranked by meaning quoted nothing.
+    pypi = repository(1, "### From PyPI\n\n```bash\npython3 -m pip install --upgrade humanfriendly\n```\n")
+    checklist = repository(2, "# Release checklist\n\n- [ ] Tag the release and push it.\n")
+    for question in ["Как установить humanfriendly?", "How do I install humanfriendly?"]:
+        text = composer.compose(question, [checklist, pypi], entry_match=False).text
+        assert text == "From PyPI: [2]\n    python3 -m pip install --upgrade humanfriendly", (question, text)
+
+
+@pytest.mark.django_db
+def test_a_russian_question_how_to_install_a_project_documented_in_english_is_answered(tmp_path):
+    # "Как установить python-dotenv?" found its IPython extension (no plan step searched "install"), and an extract of
+    # English sentences shares no word of a Russian question but the project's name, in every chunk.
+    sections = "".join(f"## Feature {n}\n\nThe acme-tool reads the settings of part {n} and keeps them.\n\n"
+                       for n in range(8))
+    readme = f"# acme-tool\n\n{sections}## Getting Started\n\n```shell\npip install acme-tool\n```\n"
+    kb = make_indexed_repo(tmp_path / "acme-tool", {"README.md": readme, "acme/__init__.py": '"""Acme."""\n'})
+    term_statistics.take(kb.pk)
+    kb.refresh_from_db()
+    plan = plan_question("Как установить acme-tool?")
+    assert plan.intent == "workflow" and plan.steps[1].query == "install acme-tool", plan
+    answer = answers.answer("Как установить acme-tool?", [kb.pk])
+    assert not answer.refused, answer.reasons
+    assert "pip install acme-tool" in answer.text, answer.text

@@ -70,6 +70,7 @@ class NamedByKindTests(SimpleTestCase):
         # at schedule.readthedocs.io.")
         self.assertTrue(asks_signature("What does the intcomma function accept?"))
         self.assertFalse(asks_signature("What does intcomma do?"))
+        self.assertFalse(asks_signature("What does the ndigits parameter of intcomma do?"))  # one of them
         # Not a word the bases define no symbol of.
         self.assertEqual(code_name("What is the signature of a webhook?", vocabulary), "")
         self.assertEqual(code_name("What does the server return?", vocabulary), "")
