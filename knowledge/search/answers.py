@@ -203,8 +203,8 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     if layers is None and filters is None and licences.ASKED.search(question):
         # The licence asked about: the licence files' and manifests' rows saying it first.
         result = replace(result, hits=licences.licence_first(question, result.hits, kb_ids)[:top_k])
-    if layers is None and filters is None and SUPPORT_ASKED(question):
-        # Which versions are supported: the manifests' rows saying what the package runs on first.
+    if layers is None and filters is None and (SUPPORT_ASKED(question) or runtimes.asks_dependencies(question)):
+        # Which versions are supported, or what the project depends on: the manifests' rows saying it first.
         result = replace(result, hits=runtimes.requirements_first(question, result.hits, kb_ids)[:top_k])
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 
@@ -497,10 +497,10 @@ def _statement_said(grounding: Grounding, composition: composer.Composition) -> 
 
 def _states_asked(question: str, hit: SearchHit) -> bool:
     """Whether `hit` is a manifest saying what the package runs on, to a question asking which versions are supported
-    (`runtimes.statement_of`), or a licence file or manifest naming the licence, to one asking it
-    (`licences.statement_of`)."""
-    return bool(runtimes.statement_of(hit, question)) or bool(licences.ASKED.search(question)) and bool(
-        licences.statement_of(hit))
+    (`runtimes.statement_of`), or what it depends on, to one asking its dependencies (`runtimes.dependencies_of`), or
+    a licence file or manifest naming the licence, to one asking it (`licences.statement_of`)."""
+    return bool(runtimes.statement_of(hit, question) or runtimes.dependencies_of(hit, question)) or bool(
+        licences.ASKED.search(question)) and bool(licences.statement_of(hit))
 
 
 def _card_of_project_asked(grounding: Grounding, composition: composer.Composition) -> bool:

@@ -229,7 +229,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # What a manifest says the package runs on, asked which versions are supported (`runtimes.statement_of`): before
     # a contributors' guide's "To run tests on all supported Python versions, …", which shares more words.
     defines |= {(number, position) for number, hit in quoted.items() if runtimes.statement_of(hit, question)
-                for position in range(len(lines[number]))}
+                or runtimes.dependencies_of(hit, question) for position in range(len(lines[number]))}
     # The name each source's sentences document as a reference entry, read once; the entries asked about by name: as
     # code or an option's, or a quoted entry's name the question writes as a word ("What is the default store?" and
     # express-session's "store").

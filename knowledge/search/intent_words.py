@@ -60,6 +60,12 @@ COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\
 SUPPORT_ASKED = _has(r"\bversions?\b.*\b(?:support|compatib|requir|work)",
                      r"\b(?:support|compatib|requir)\w*\b.*\bversions?\b",
                      r"верси\w*.*(?:поддерж|совмест|требу)", r"(?:поддерж|совмест|требу)\w*.*верси")
+# The packages a project depends on, asked of the project ("What are the dependencies of humanize?", "Which packages
+# does it require?"), not the versions of one it supports (`SUPPORT_ASKED`).
+DEPENDENCIES_ASKED = _has(r"\bdependenc(?:y|ies)\b", r"\bdepends? on\b",
+                          r"\brequire[sd]?\b.*\b(?:packages?|librar(?:y|ies))\b",
+                          r"\b(?:packages?|librar(?:y|ies))\b.*\b(?:require|need)", r"\bthird[- ]party\b",
+                          r"зависимост", r"зависит от", r"(?:пакет|библиотек)\w*.*(?:нужн|требу)")
 # What the repository is made of: its main modules or packages, its structure.
 OVERVIEW = _has(r"\bmain (modules|packages|components|parts)\b",
                 r"\b(what|which) (modules|packages) (are|make|does)\b",

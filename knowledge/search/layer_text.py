@@ -144,8 +144,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
         return ""  # "`setup` (setup.py): Setup script for the humanfriendly package." installs nothing
     if layer == "C1":
         return _symbol(meta, question)
-    if layer == "C0" and (runs_on := runtimes.statement_of(hit, question)):
-        return runs_on  # asked which versions are supported, what a manifest says the package runs on
+    if layer == "C0" and (runs_on := runtimes.statement_of(hit, question) or runtimes.dependencies_of(hit, question)):
+        return runs_on  # asked which versions are supported, what a manifest says the package runs on; or depends on
     if layer == "C0" and PurePosixPath(path).name in MANIFEST_NAMES:
         # A manifest says what the package is licensed under: itsdangerous' pyproject.toml's classifier "License ::
         # OSI Approved :: BSD License" (its LICENSE.txt is a BSD licence without its name).

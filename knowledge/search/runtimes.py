@@ -3,17 +3,18 @@ something are supported or required (`intent_words.SUPPORT_ASKED`): a manifest's
 Node.js and the versions its classifiers list (`manifests.declared_requirements`) — "`tenacity` requires Python >=3.10
 (pyproject.toml)." — of what the question names, else of the language it runs on. "Which Python versions are
 supported?" was answered by tenacity's "Tenacity is an Apache 2.0 licensed general-purpose retrying library, written
-in Python …": its documentation says none, its pyproject.toml does.
+in Python …": its documentation says none, its pyproject.toml does. So does a question asking the project's
+dependencies (`DEPENDENCIES_ASKED`): the packages its manifest declares (`manifests.declared_dependencies`).
 """
 
 import re
 from pathlib import PurePosixPath
 
-from knowledge.indexing.layers.manifests import MANIFEST_NAMES, declared_requirements, name_of
+from knowledge.indexing.layers.manifests import MANIFEST_NAMES, declared_dependencies, declared_requirements, name_of
 from knowledge.models import Chunk
 from knowledge.search import retrieval
 from knowledge.search.hits import SearchHit
-from knowledge.search.intent_words import SUPPORT_ASKED
+from knowledge.search.intent_words import DEPENDENCIES_ASKED, SUPPORT_ASKED
 from knowledge.search.words import word_stems
 
 # The manifests read: the package manifests and setup.py, whose `setup(python_requires=…, classifiers=[…])` says it.
@@ -22,6 +23,8 @@ _MANIFEST_PATH = rf"(^|/)({'|'.join(map(re.escape, _MANIFESTS))})$"
 # What a manifest says the package runs on when the question names none of the things it lists ("Which versions are
 # supported?"): the language.
 _LANGUAGES = ("Python", "Node.js")
+# A module, a file or a name written as code a question asks the dependencies of: its imports, not the project's.
+_OF_CODE = re.compile(r"`|\b\w+\.\w+|\b(?:module|file|class|function)s?\b|модул|файл", re.IGNORECASE)
 # The manifests' rows put first (`requirements_first`), of those read.
 REQUIREMENT_ROWS, MOST_READ = 2, 20
 
@@ -40,6 +43,34 @@ def statement_of(hit: SearchHit, question: str) -> str:
         return ""
     subject = f"`{name}`" if name else "The project"
     return " ".join(f"{subject} {how} ({path})." for how in said)
+
+
+def dependencies_of(hit: SearchHit, question: str) -> str:
+    """What a manifest's row says the package depends on, to a question asking the project's dependencies (not the
+    versions of something it supports): "`inflect` depends on jaraco.functools, more_itertools >= 8.5.0 and typeguard
+    >= 4.0.1 (pyproject.toml)."; "`validators` declares no dependencies (pyproject.toml)."; "" for any other source or
+    question, and for a row saying nothing of them."""
+    meta = hit.metadata or {}
+    path = meta.get("source_path", "")
+    file_name = PurePosixPath(path).name
+    if not asks_dependencies(question) or hit.layer != "C0" or file_name not in _MANIFESTS:
+        return ""
+    packages = declared_dependencies(file_name, hit.content or "")
+    if packages is None:
+        return ""
+    name = name_of(path, hit.content or "") if file_name in MANIFEST_NAMES else ""
+    subject = f"`{name}`" if name else "The project"
+    if not packages:
+        return f"{subject} declares no dependencies ({path})."
+    listed = f"{', '.join(packages[:-1])} and {packages[-1]}" if len(packages) > 1 else packages[0]
+    return f"{subject} depends on {listed} ({path})."
+
+
+def asks_dependencies(question: str) -> bool:
+    """Whether the question asks the packages a project depends on (`DEPENDENCIES_ASKED`), not which versions of
+    something are supported (`SUPPORT_ASKED`), nor what a module or a file of it imports ("What does dotenv.cli depend
+    on?", "… the cli module …", "… `main.py` …": the index's import edges answer)."""
+    return DEPENDENCIES_ASKED(question) and not SUPPORT_ASKED(question) and not _OF_CODE.search(question)
 
 
 def asked_of(question: str, requirements: list[tuple[str, str]], name: str = "") -> list[str]:
@@ -65,13 +96,20 @@ _VERSION_WORDS = word_stems("which what version versions supported support suppo
 
 def requirements_first(question: str, hits: list[SearchHit], kb_ids) -> list[SearchHit]:
     """The hits with the manifests' rows saying what the question asks of the versions supported first
-    (`statement_of`), the repository's own before an example app's (the shallowest path first), for a question asking
-    which versions are supported or required."""
+    (`statement_of`), or of the packages the project depends on (`dependencies_of`), the repository's own before an
+    example app's (the shallowest path first), for a question asking which versions are supported or required, or its
+    dependencies."""
     rows = Chunk.objects.filter(knowledge_base_id__in=list(kb_ids), enabled=True, layer="C0",
                                 metadata__source_path__iregex=_MANIFEST_PATH)
-    ids = rows.filter(content__iregex=r"python_requires|requires-python|\"engines\"|classifiers").order_by(
-        "document_id", "position").values_list("id", flat=True)[:MOST_READ]
-    candidates = [hit for hit in retrieval.hits_of(list(ids)) if statement_of(hit, question)]
+    said = r"python_requires|requires-python|\"engines\"|classifiers" if SUPPORT_ASKED(question) else \
+        r"dependencies|install_requires|\[project\]|setup\("
+    ids = rows.filter(content__iregex=said).order_by("document_id", "position").values_list("id", flat=True)
+    candidates = [hit for hit in retrieval.hits_of(list(ids[:MOST_READ])) if statement_of(hit, question)
+                  or dependencies_of(hit, question)]
+    # A manifest naming dependencies says more than another's declaring none (arrow's setup.py shim beside its
+    # pyproject.toml).
+    named = [hit for hit in candidates if " depends on " in dependencies_of(hit, question)]
+    candidates = named or candidates
     chosen = sorted(candidates, key=lambda hit: (hit.metadata or {}).get("source_path", "").count("/"))
     chosen = chosen[:REQUIREMENT_ROWS]
     kept = {hit.chunk_id for hit in chosen}

@@ -7,7 +7,7 @@ documentation names no version, its pyproject.toml requires Python >=3.10 and li
 
 import pytest
 
-from knowledge.indexing.layers.manifests import declared_requirements
+from knowledge.indexing.layers.manifests import declared_dependencies, declared_requirements
 from knowledge.search import answers, layer_text, runtimes
 from tests.factories import make_indexed_repo
 
@@ -86,3 +86,53 @@ def test_the_manifest_is_said_before_a_contributors_guide_naming_the_versions_te
                      "py311,py312.\n"})
     result = answers.answer("Which Python versions are supported?", [kb.pk])
     assert result.text.startswith("`kit` requires Python >=3.10 (pyproject.toml)."), result.text
+
+
+def test_a_manifest_declares_the_packages_its_project_depends_on():
+    # Asked "What are the dependencies of humanize?", the portal refused: only a manifest says it.
+    assert declared_dependencies("pyproject.toml", PYPROJECT) == ["Django>=4.2"]
+    listed = ('[project]\nname = "kit"\ndependencies = [\n    "uvicorn[standard] >= 0.30",  # the server\n'
+              "    'tzdata; python_version >= \"3.9\"',\n]\n\n[project.urls]\nHome = \"https://kit.example\"\n")
+    assert declared_dependencies("pyproject.toml", listed) == ["uvicorn[standard] >= 0.30",
+                                                               'tzdata; python_version >= "3.9"']
+    # None at all: a [project] table without them, an empty list; unknown: dynamic, or no [project] table.
+    assert declared_dependencies("pyproject.toml", '[project]\nname = "kit"\n') == []
+    assert declared_dependencies("pyproject.toml", '[project]\nname = "kit"\ndependencies = []\n') == []
+    assert declared_dependencies("pyproject.toml", '[project]\ndynamic = ["dependencies"]\n') is None
+    assert declared_dependencies("pyproject.toml", '[tool.ruff]\nline-length = 99\n') is None
+    poetry = '[tool.poetry.dependencies]\npython = "^3.10"\nrequests = "^2.31"  # HTTP\n\n[tool.poetry.group]\n'
+    assert declared_dependencies("pyproject.toml", poetry) == ["requests ^2.31"]
+    # setup.py: a list in the call, or the name of one assigned above it; none named; a name assigned elsewhere.
+    assert declared_dependencies("setup.py", 'setup(\n    name="kit",\n    install_requires=["click>=8"],\n)\n') == [
+        "click>=8"]
+    assert declared_dependencies("setup.py", 'INSTALL_REQUIRES = [\n    # Typing.\n    "typing_extensions",\n]\n'
+                                             'setup(name="kit", install_requires=INSTALL_REQUIRES)\n') == [
+        "typing_extensions"]
+    assert declared_dependencies("setup.py", 'setup(\n    name="kit",\n)\n') == []
+    assert declared_dependencies("setup.py", 'setup(name="kit", install_requires=REQUIRES)\n') is None
+    assert declared_dependencies("setup.cfg", "[options]\ninstall_requires =\n    click>=8\n    attrs\n") == [
+        "click>=8", "attrs"]
+    assert declared_dependencies("package.json", '{"name": "kit", "dependencies": {"express": "^4.19.2"}}') == [
+        "express ^4.19.2"]
+
+
+@pytest.mark.django_db
+def test_the_projects_dependencies_are_answered_from_its_manifest_and_a_modules_from_its_imports(tmp_path):
+    kb = make_indexed_repo(tmp_path / "kit", {
+        "pyproject.toml": PYPROJECT.replace('dependencies = ["Django>=4.2"]',
+                                            'dependencies = ["Django>=4.2", "sqlparse>=0.2"]'),
+        "setup.py": "from setuptools import setup\n\nsetup()\n",
+        "README.md": "# kit\n\nKit signs data, written in Python.\n\n## Usage\n\nCall `kit.sign(data)` to sign it.\n",
+        "kit/__init__.py": '"""Kit."""\n',
+        "kit/cli.py": '"""The command line."""\n\nimport argparse\n\nfrom kit import signing\n',
+        "kit/signing.py": '"""Signing."""\n\n\ndef sign(data):\n    """Sign data."""\n    return data\n'})
+    for question in ["What are the dependencies of kit?", "Which packages does kit require?",
+                     "What does kit depend on?", "Какие зависимости у kit?"]:
+        result = answers.answer(question, [kb.pk])
+        assert not result.refused, (question, result.reasons)
+        # (The setup.py shim declaring none says less than the pyproject.toml naming them.)
+        assert result.text == "`kit` depends on Django>=4.2 and sqlparse>=0.2 (pyproject.toml). [1]", (question,
+                                                                                                        result.text)
+    # Asked of a module, its imports; asked the versions supported, no dependencies.
+    assert "depends on Django" not in answers.answer("What does kit.cli depend on?", [kb.pk]).text
+    assert not runtimes.asks_dependencies("Which versions of Django are required?")

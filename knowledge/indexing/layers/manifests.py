@@ -150,6 +150,68 @@ def declared_requirements(text: str) -> list[tuple[str, str]]:
     return said
 
 
+# What a manifest says its package depends on (`declared_dependencies`): pyproject's `[project]` `dependencies` (none
+# when the table has no such key and none is `dynamic`) or `[tool.poetry.dependencies]`, setup.py's and setup.cfg's
+# `install_requires`, package.json's `"dependencies"`.
+_TABLE = re.compile(r"^\[([\w.\-\"']+)\]\s*$", re.MULTILINE)
+# A list of strings as Python and TOML write it, with comments: its brackets are not a requirement's extras'.
+_LIST = r"\[((?:\s|,|#[^\n]*|\"[^\"\n]*\"|'[^'\n]*')*)\]"
+_DEPENDENCIES_KEY = re.compile(rf"^dependencies\s*=\s*{_LIST}", re.MULTILINE)
+_DYNAMIC = re.compile(r"^dynamic\s*=\s*\[([^\]]*)\]", re.MULTILINE)
+_POETRY_DEPENDENCY = re.compile(r"^([\w.-]+)\s*=\s*(.+)$", re.MULTILINE)
+# (`install_requires=[…]`, or a name assigned such a list, as `INSTALL_REQUIRES = […]` above the call.)
+_INSTALL_REQUIRES = re.compile(rf"\binstall_requires\s*=\s*(?:{_LIST}|([A-Za-z_]\w*))", re.IGNORECASE)
+_SETUP_CFG_REQUIRES = re.compile(r"^install_requires\s*=[ \t]*(.*(?:\n[ \t]+\S.*)*)", re.MULTILINE)
+_NPM_DEPENDENCIES = re.compile(r'"dependencies"\s*:\s*\{([^{}]*)\}')
+_SETUP_CALL = re.compile(r"^\s*(?:setuptools\.)?setup\(", re.MULTILINE)
+_STRING = re.compile(r""""([^"\n]*)"|'([^'\n]*)'""")
+_COMMENT = re.compile(r"#[^\n]*")
+
+
+def declared_dependencies(name: str, text: str) -> list[str] | None:
+    """The packages a manifest named `name` (or a chunk of it) says its package depends on, as written
+    ("more_itertools >= 8.5.0", "express ^4.19.2"); [] when it says the package depends on none (an empty list,
+    pyproject's `[project]` without `dependencies`); None when it says nothing of them."""
+    if name == "pyproject.toml":
+        return _pyproject_dependencies(text)
+    if name == "package.json":
+        found = _NPM_DEPENDENCIES.search(text)
+        return [f"{package} {version}" for package, version in _ENGINE.findall(found.group(1))] if found else None
+    if name == "setup.cfg":
+        found = _SETUP_CFG_REQUIRES.search(text)
+        return [line.strip() for line in _COMMENT.sub("", found.group(1)).splitlines() if line.strip()] \
+            if found else None
+    found = _INSTALL_REQUIRES.search(text)  # setup.py: a list, or the name of one; none in its setup() call
+    if found and found.group(2):  # a name another chunk may assign: unknown unless this one does
+        found = re.search(rf"^{re.escape(found.group(2))}\s*=\s*{_LIST}", text, re.MULTILINE)
+        return _strings(found.group(1)) if found else None
+    return _strings(found.group(1)) if found else [] if _SETUP_CALL.search(text) else None
+
+
+def _pyproject_dependencies(text: str) -> list[str] | None:
+    tables = {match.group(1): (match.end(), next_match.start() if next_match else len(text))
+              for match, next_match in zip(list(_TABLE.finditer(text)), [*list(_TABLE.finditer(text))[1:], None],
+                                           strict=True)}
+    if "tool.poetry.dependencies" in tables:
+        start, end = tables["tool.poetry.dependencies"]
+        return [f"{package} {_COMMENT.sub('', version).strip().strip(chr(34))}"
+                for package, version in _POETRY_DEPENDENCY.findall(text[start:end]) if package.lower() != "python"]
+    if "project" not in tables:
+        return None
+    start, end = tables["project"]
+    project = text[start:end]
+    found = _DEPENDENCIES_KEY.search(project)
+    if found:
+        return _strings(found.group(1))
+    dynamic = _DYNAMIC.search(project)
+    return None if dynamic and "dependencies" in dynamic.group(1) else []
+
+
+def _strings(listed: str) -> list[str]:
+    """The strings a Python or TOML list's text holds, comments left out."""
+    return [" ".join((double or single).split()) for double, single in _STRING.findall(_COMMENT.sub("", listed))]
+
+
 def declared_license(text: str) -> str:
     """The licence a manifest (or a chunk of it) declares ("MIT", "BSD License"), "" when it declares none — a
     `license = {file = "LICENSE.txt"}` names a file, not a licence."""
