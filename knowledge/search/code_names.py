@@ -50,6 +50,10 @@ ASKS_ITS_SIGNATURE = re.compile(
 NAMED_BY_KIND = re.compile(r"\b([A-Za-z_][\w]*) (?:decorator|function|method)\b", re.IGNORECASE)
 NOT_KIND_NAMES = NOT_NAMES | {"which", "what", "each", "any", "test", "helper", "new", "custom", "base", "parent",
                                "child", "python", "my", "own", "your", "view", "async"}
+# A parameter's owner: "the X argument of precisedelta", "precisedelta's X argument".
+_PARAMETER_OWNER = re.compile(r"\b(?:argument|parameter|option|param|arg|kwarg|keyword)s? (?:of|to|for) (?:the )?`?"
+                              r"([A-Za-z_][\w.]*\w(?:\(\))?)|\b([A-Za-z_][\w.]*\w)(?:\(\))?'s \w+ "
+                              r"(?:argument|parameter|option|param|arg|kwarg)\b", re.IGNORECASE)
 # A question comparing things, and a plain word beside the words comparing ("between load and dump", "tryfirst vs
 # trylast").
 COMPARED = re.compile(r"\b(?:differ\w*|compar\w*|versus|vs)\b", re.IGNORECASE)
@@ -114,6 +118,13 @@ def _compared_name(text: str, vocabulary) -> str:
                 is_known(name, vocabulary) or _names_part(name, vocabulary)):
             return name
     return ""
+
+
+def parameter_owner(text: str) -> str:
+    """The function or class a question names as the owner of the parameter it asks about ("What does the
+    minimum_unit argument of precisedelta do?", "… precisedelta's minimum_unit argument …"); "" when it names none."""
+    owned = _PARAMETER_OWNER.search(text)
+    return next(filter(None, owned.groups()), "").removesuffix("()") if owned else ""
 
 
 def asks_signature(text: str) -> bool:

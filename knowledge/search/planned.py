@@ -242,12 +242,16 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     if not options and not symbols:
         return hits
 
+    # "the minimum_unit argument of precisedelta": another function's docstring documenting a parameter of that name
+    # (humanize's `naturaldelta`) is of another parameter.
+    owner = code_names.parameter_owner(query)
+
     def documents(hit: retrieval.SearchHit) -> bool:
         text = hit.content or ""
         if secondary.secondary_row(hit, query):  # a changelog's "- `Nested` field no longer …" is no entry of it
             return False
         if (hit.layer or "").startswith("C"):
-            return hit.layer == "C0" and described_parameter(text, options) is not None
+            return hit.layer == "C0" and described_parameter(text, options) is not None and _of_owner(hit, owner)
         if not layer_text.is_prose(hit):  # an index's row restating the section ("`debug` mentions DEBUG_DEPTH")
             return False
         return (any(code_names.has_entry(text, name) for name in options)
@@ -283,11 +287,18 @@ def option_entry_first(query: str, hits: list[retrieval.SearchHit], kb_ids, top_
     # `tabulate()`, for "What does the missingval argument do?".)
     entry = next((hit for hit in found if documents(hit)), None) or next(
         (hit for hit in [*hits, *found] if opens(hit)), None) or next(
-        (hit for hit in [*hits, *found] if not secondary.secondary_row(hit, query)
+        (hit for hit in [*hits, *found] if not secondary.secondary_row(hit, query) and _of_owner(hit, owner)
          and layer_text.describes_option(hit, options, query)), None)
     if entry is None:
         return hits
     return retrieval.renumbered([entry, *[hit for hit in hits if hit.chunk_id != entry.chunk_id]][:top_k])
+
+
+def _of_owner(hit: retrieval.SearchHit, owner: str) -> bool:
+    """Whether a row of code is of the symbol a question names as a parameter's owner (any row, when it names none;
+    prose always)."""
+    qname = str((hit.metadata or {}).get("qname") or "")
+    return not owner or not (hit.layer or "").startswith("C") or qname.rsplit(".", 1)[-1] == owner.rsplit(".", 1)[-1]
 
 
 def _named_sections(names: list[str], kb_ids, layer: str,

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from knowledge.search import answers, composer, layer_text, planned, retrieval
+from knowledge.search import answers, code_names, composer, layer_text, planned, retrieval
 from tests.factories import make_kb
 from tests.knowledge.test_composer import hit
 
@@ -312,3 +312,29 @@ def test_a_source_chunk_asked_its_parameters_says_the_signature_it_opens_with():
     # Not asked its signature, nor of another symbol.
     assert "signature" not in layer_text.quotable(row, question="What does ordinal do?")
     assert "signature" not in layer_text.quotable(row, question="What parameters does intcomma take?")
+
+
+@pytest.mark.django_db
+def test_a_parameter_asked_of_a_named_function_is_not_another_functions_of_that_name():
+    # humanize's "What does the minimum_unit argument of precisedelta do?" said `naturaldelta`'s ":param minimum_unit:"
+    # first: another function's parameter of the same name.
+    assert code_names.parameter_owner("What does the minimum_unit argument of precisedelta do?") == "precisedelta"
+    assert code_names.parameter_owner("What does precisedelta()'s minimum_unit parameter do?") == "precisedelta"
+    assert code_names.parameter_owner("What does the minimum_unit argument do?") == ""
+    path = "humanize/time.py"
+    natural = replace(hit(1, '    def naturaldelta(value, minimum_unit="seconds"):\n        """Return a natural delta.'
+                             '\n\n        Args:\n            minimum_unit: The lowest unit that can be used.\n'
+                             '        """\n', qname="humanize.time.naturaldelta", source_path=path), layer="C0")
+    precise = replace(hit(2, '    def precisedelta(value, minimum_unit="seconds"):\n'
+                             '        """Return a precise delta.\n\n        Instead, the `minimum_unit` can be '
+                             'changed to have a better resolution; the function will still readjust the unit.\n'
+                             '        """\n',
+                          qname="humanize.time.precisedelta", source_path=path), layer="C0")
+    kb = make_kb()
+    natural, precise = (replace(row, knowledge_base_id=kb.pk) for row in (natural, precise))
+    question = "What does the minimum_unit argument of precisedelta do?"
+    assert planned.option_entry_first(question, [natural, precise], [kb.pk], 6)[0].chunk_id == 2
+    # Asked of naturaldelta, or of no function, its entry.
+    for question in ["What does the minimum_unit argument of naturaldelta do?",
+                     "What does the minimum_unit argument do?"]:
+        assert planned.option_entry_first(question, [precise, natural], [kb.pk], 6)[0].chunk_id == 1, question
