@@ -189,9 +189,9 @@ def declared_dependencies(name: str, text: str) -> list[str] | None:
 
 
 def _pyproject_dependencies(text: str) -> list[str] | None:
-    tables = {match.group(1): (match.end(), next_match.start() if next_match else len(text))
-              for match, next_match in zip(list(_TABLE.finditer(text)), [*list(_TABLE.finditer(text))[1:], None],
-                                           strict=True)}
+    headers = list(_TABLE.finditer(text))  # each table's text: from its header to the next one
+    tables = {header.group(1): (header.end(), following.start() if following else len(text))
+              for header, following in zip(headers, [*headers[1:], None], strict=True)}
     if "tool.poetry.dependencies" in tables:
         start, end = tables["tool.poetry.dependencies"]
         return [f"{package} {_COMMENT.sub('', version).strip().strip(chr(34))}"
