@@ -396,7 +396,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         cost = sum(len(sentence) for sentence in new.values())
         if unit is not None and (code_blocks.repeats_its_code(new, chosen) or chosen and item[0] in where_only
                                  or chosen and item[:2] not in chosen and _said_already(item[2], chosen)
-                                 or chosen and not release and _said_of_another(item, chosen, asked)
+                                 or chosen and not release and _said_of_another(item, chosen, asked, quoted)
                                  or how_to and installs.installs_another(question, new, sources, chosen)
                                  or how_to and installs.installed_already(question, new, sources, chosen)
                                  or not how_to and installs.installs_only(question, new) and any(
@@ -710,16 +710,18 @@ def _said_already(sentence: str, chosen: dict) -> bool:
                for other in others for shorter, longer in ((words, other), (other, words)))
 
 
-def _said_of_another(item, chosen: dict, asked: set[str]) -> bool:
-    """Whether a candidate is a chosen sentence of another source with one word changed, a word the question does not
-    ask: tenacity's API reference says "Those functions can be used as the `after` keyword argument of
-    tenacity.retry." under each of its sections, one word apart, and "… the `retry` keyword argument …" was chosen."""
+def _said_of_another(item, chosen: dict, asked: set[str], quoted: dict) -> bool:
+    """Whether a candidate is a chosen sentence of another source of prose with one word changed, a word the question
+    does not ask: tenacity's API reference says "Those functions can be used as the `after` keyword argument of
+    tenacity.retry." under each of its sections, one word apart, and "… the `retry` keyword argument …" was chosen.
+    (Not a repository's rows, each of its own symbol: "`jmespath.exceptions.ArityError` is an exception (class)." and
+    the others listed answer "What exceptions does jmespath define?".)"""
     words = same_words(item[2]).split()
-    if len(words) < _SAID_ALREADY_WORDS:
+    if len(words) < _SAID_ALREADY_WORDS or not layer_text.is_prose(quoted[item[0]]):
         return False
     for (number, _), sentence in chosen.items():
         others = same_words(sentence).split()
-        if number != item[0] and len(others) == len(words):
+        if number != item[0] and len(others) == len(words) and layer_text.is_prose(quoted[number]):
             changed = [word for word, other in zip(words, others, strict=True) if word != other]
             if len(changed) == 1 and not word_stems(changed[0]) & asked:
                 return True

@@ -576,6 +576,11 @@ class ExtractTests(TestCase):
         text = composer.compose("Which functions can run after or before a retry?", sections, entry_match=False).text
         self.assertIn("the after keyword argument", text)
         self.assertIn("the before keyword argument", text)
+        # Not a repository's rows, each of its own symbol: "What exceptions does jmespath define?" lists them.
+        rows = [replace(hit(n, f"jmespath.exceptions.{name} is an exception (class)\nclass {name}(ParseError)"),
+                        layer="C4") for n, name in enumerate(["ArityError", "LexerError", "ParseError"], 1)]
+        text = composer.compose("What exceptions does jmespath define?", rows, entry_match=False).text
+        self.assertEqual(text.count(" is an exception (class)."), 3, text)
 
 
 class AnswerTests(TestCase):
