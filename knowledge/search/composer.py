@@ -65,6 +65,7 @@ from knowledge.search.code_names import (
     OPTION_KINDS,
     asked_entry_names,
     asked_marks,
+    asks_signature,
     named_options,
     names_written_as_code,
     opens_with_symbol,
@@ -230,6 +231,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # a contributors' guide's "To run tests on all supported Python versions, …", which shares more words.
     defines |= {(number, position) for number, hit in quoted.items() if runtimes.statement_of(hit, question)
                 or runtimes.dependencies_of(hit, question) for position in range(len(lines[number]))}
+    # Its signature or return type, asked (`layer_text.SIGNATURE_SAID`): before the documentation's sentences sharing
+    # the word "argument" (cachetools' "What arguments does cached accept?").
+    defines |= {(number, position) for number in quoted if asks_signature(question)
+                for position, sentence in enumerate(lines[number])
+                if sentence.startswith((layer_text.SIGNATURE_SAID, layer_text.RETURNS_SAID))}
     # The name each source's sentences document as a reference entry, read once; the entries asked about by name: as
     # code or an option's, or a quoted entry's name the question writes as a word ("What is the default store?" and
     # express-session's "store").

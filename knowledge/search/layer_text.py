@@ -122,6 +122,8 @@ _FIELD_NAME = re.compile(rf"^:(?P<kind>{rst.INFO_FIELD_KINDS}|vartype)(?:\s+(?P<
 _ONLY_WHERE = re.compile(r"[A-Z]\w* `[^`]+` is defined in \S+\.")  # `_symbol` without a docstring
 
 
+# How a row says the signature or the return type asked (`_declared`): what the extract says first (`composer`).
+SIGNATURE_SAID, RETURNS_SAID = "Its signature is `", "It returns `"
 # Asked what a symbol returns, the type its signature declares it returns.
 _RETURN_ASKED = re.compile(r"\breturns?\b|возвраща", re.IGNORECASE)
 _RETURNED = re.compile(r"\)\s*->\s*(.+?)\s*:?$")
@@ -368,7 +370,7 @@ def _declared(signature: str, question: str, qname: str, before: str = "") -> st
             question, qname):
         return ""
     returned = _RETURNED.search(signature) if _RETURN_ASKED.search(question) else None
-    return before + (f"It returns `{returned.group(1)}`." if returned else f"Its signature is `{signature}`.")
+    return before + (f"{RETURNS_SAID}{returned.group(1)}`." if returned else f"{SIGNATURE_SAID}{signature}`.")
 
 
 def says_only_where(text: str, question: str) -> bool:

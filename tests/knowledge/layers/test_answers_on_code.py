@@ -277,7 +277,8 @@ def test_a_symbols_signature_or_return_type_asked_is_said_as_its_code_declares_i
     # humanize's "What is the signature of intcomma?" was refused (0.50); arrow's "What does arrow.now() return?" was
     # refused for sharing only "arrow" and "now", words of every chunk, with `arrow.api.now` it never found.
     readme = "# clock\n\n" + "".join(f"## Part {n}\n\nThe clock tells the time now and then, clock part {n}.\n\n"
-                                     for n in range(8))
+                                     for n in range(8)) + (
+        "## Arguments\n\nThe clock's functions accept their arguments by name, as digits and groups of digits.\n")
     kb = make_indexed_repo(tmp_path / "clock", {
         "README.md": readme,
         "clock/__init__.py": '"""Clocks."""\nfrom clock.api import now\n',
@@ -300,6 +301,10 @@ def test_a_symbols_signature_or_return_type_asked_is_said_as_its_code_declares_i
     assert not result.refused, result.reasons
     assert "Its signature is `def group_digits(value: int, ndigits: int | None=None) -> str`." in result.text, \
         result.text
+    # (Said before the documentation's sentences sharing the word "argument": cachetools' "What arguments does cached
+    # accept?".)
+    result = answers.answer("What arguments does group_digits accept?", [kb.pk])
+    assert "Its signature is `def group_digits(" in result.text, result.text
     # (Of one without a docstring too: jmespath's `search`.)
     result = answers.answer("What is the signature of clock.api.tick?", [kb.pk])
     assert "Function `clock.api.tick` is defined in clock/api.py. [1] Its signature is `def tick(count, every=1.0)`." \
