@@ -43,7 +43,8 @@ ASKS_ITS_SIGNATURE = re.compile(
     r"([A-Za-z_][\w.]*\w)(?![\w.])|"
     r"\bdoes (?:the )?([A-Za-z_][\w.]*(?:\(\))?) (?:(?:method|function|decorator) )?"
     r"(?:take|accept|expect|return|raise|yield)\b|"
-    r"\b(?:сигнатур\w*|параметр\w*|аргумент\w*) ([A-Za-z_]\w*)\b|\bчто (?:возвращает|принимает) ([A-Za-z_]\w*)\b",
+    r"\b(?:сигнатур\w*|параметр\w*|аргумент\w*)(?: (?:у|принимает|функции|метода|класса))*"
+    r" ([A-Za-z_]\w*)\b|\b(?:возвращает|принимает) ([A-Za-z_]\w*)\b",
     re.IGNORECASE)
 # "the route decorator", "the paginate function": a plain word its kind follows (not a word describing it).
 # Not "class": "the pagination class" names what the class is for, and a class's own name is Capitalised.

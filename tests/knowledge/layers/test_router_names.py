@@ -63,7 +63,8 @@ class NamedByKindTests(SimpleTestCase):
         vocabulary = Vocabulary(code={name.lower() for name in names}, symbols=names)
         for question in ["What is the signature of intcomma?", "What arguments does intcomma accept?",
                          "What are the parameters of intcomma?", "What does intcomma return?",
-                         "Какие параметры intcomma?", "Что возвращает intcomma?"]:
+                         "Какие параметры intcomma?", "Что возвращает intcomma?", "Какие параметры у intcomma?",
+                         "Какие аргументы принимает intcomma?", "Какая сигнатура у функции intcomma?"]:
             self.assertEqual(code_name(question, vocabulary), "intcomma", question)
             self.assertEqual(plan_question(question, vocabulary).steps[0].filters, {"name": "intcomma"}, question)
         # (Asked of its kind too: schedule's "What does the at method accept?" quoted "Schedule's documentation lives
