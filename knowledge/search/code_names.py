@@ -60,6 +60,7 @@ _PARAMETER_OWNER = re.compile(r"\b(?:argument|parameter|option|param|arg|kwarg|k
 COMPARED = re.compile(r"\b(?:differ\w*|compar\w*|versus|vs)\b", re.IGNORECASE)
 COMPARING_WORDS = {"between", "and", "versus", "vs", "compare", "with"}  # before the word
 COMPARED_WITH = {"and", "versus", "vs", "compare", "compares", "compared"}  # after it
+_NEVER_COMPARED = NOT_KIND_NAMES | COMPARING_WORDS | COMPARED_WITH | STOP_WORDS
 # "Who imports the router module?": a plain word before "module" names the bases' module of that name.
 NAMED_MODULE = re.compile(r"\b([A-Za-z_]\w*) module\b", re.IGNORECASE)
 # A package's own file, whose module is the package's: `lib/router/index.js` is the router module.
@@ -115,7 +116,7 @@ def _compared_name(text: str, vocabulary) -> str:
     words = re.findall(r"(?<![\w.])[A-Za-z_]\w*(?![\w.(])", text)
     for before, name, after in zip(["", *words[:-1]], words, [*words[1:], ""], strict=True):
         if (before.lower() in COMPARING_WORDS or after.lower() in COMPARED_WITH) and len(name) > 2 and (
-                name.lower() not in NOT_KIND_NAMES | COMPARING_WORDS | COMPARED_WITH | STOP_WORDS) and (
+                name.lower() not in _NEVER_COMPARED) and (
                 is_known(name, vocabulary) or _names_part(name, vocabulary)):
             return name
     return ""

@@ -22,7 +22,7 @@ from knowledge.search import term_shares
 from knowledge.search.citations import MARKER
 from knowledge.search.code_blocks import line_read
 from knowledge.search.code_names import DOTTED
-from knowledge.search.words import code_words
+from knowledge.search.words import code_words, is_russian
 
 # A word in this share of the chunks or more is what the bases are about (the product's name), not what
 # a question asks. Measured on crawled documentation sites: "Flask" and "Python-Markdown" are in every
@@ -33,7 +33,6 @@ COMMON_WORD_SHARE = 0.3
 _COMPARISON = re.compile(r"^(?:differ|compar|versus$|vs$|разниц|различ|отлич|сравн)")
 _QUOTED_CODE = re.compile(r"^    .*$", re.M)
 _PUNCTUATION = re.compile(r"[^\w\s]+")
-_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 
 # The question's lexemes, each with whether the extract holds it and whether `named` (the project's names) does.
 _SHARED = """
@@ -47,7 +46,7 @@ def only_common_shared(question: str, extract: str, sources: list, kbs: dict, na
     """Whether the words `extract` shares with `question` are all common in the bases of `sources` (`kbs`:
     the bases by id) or in `named` (what a repository is named) while the question has words that are not;
     False when the extract shares none, or without term statistics. The first source's base stems the words."""
-    if _CYRILLIC.search(question) and not _CYRILLIC.search(extract):
+    if is_russian(question) and not is_russian(extract):
         return False  # a Russian question and English sources share only names: the words are no measure
     shared, asked = _compared(question, extract, sources, kbs, named)
     return bool(shared) and bool(asked) and not shared & asked

@@ -12,9 +12,10 @@ installing nothing named ("npm install" in a project's folder, "Install it with:
 import re
 
 from knowledge.search.code_blocks import COMMAND, PACKAGE_MANAGERS, code_lines
+from knowledge.search.intent_words import INSTALL_ASKED_RU
 
 # The name a question asks to install: "How do I install humanfriendly?", "… install the p-retry package?".
-_ASKED = re.compile(r"\b(?:install(?:ing)?|установ(?:ить|ка|ки))\s+(?:the\s+)?([\w@][\w.@/-]*)", re.IGNORECASE)
+_ASKED = re.compile(rf"\binstall(?:ing)?\s+(?:the\s+)?([\w@][\w.@/-]*)|{INSTALL_ASKED_RU.pattern}", re.IGNORECASE)
 # A package manager's command installing packages, and its arguments.
 _COMMAND = re.compile(rf"(?:^|[\s$;&|(]){PACKAGE_MANAGERS}\s+(?:install|i|add|get|require)\b([^\n;&|#]*)")
 # A sentence naming the package it installs: "… you can install the colorama package" (not "the latest package").
@@ -103,7 +104,7 @@ def _asked_project(question: str, sources: list) -> str:
         return ""
     projects = {_canonical(_VERSION.sub("", hit.metadata["repo_id"])) for hit in sources
                 if (hit.metadata or {}).get("repo_id")}
-    asked = _canonical(match.group(1).rstrip(".?!"))
+    asked = _canonical((match.group(1) or match.group(2)).rstrip(".?!"))
     return asked if asked and asked in projects else ""
 
 

@@ -43,8 +43,8 @@ CLI = _has(r"\bcli\b", r"\bcommands?\b", r"команд")
 # A how-to ("How do I test a click command?", "How do I read an environment variable into an option?",
 # "Как добавить свою команду?"): the documentation answers it, not a list of the repository's commands,
 # variables, routes or models — unless it names one of them.
-HOW_TO = _has(r"\bhow (do|can|should|would|could) (i|we|you|one)\b", r"\bhow to\b",
-              r"\bкак (мне |можно |нужно |же )?\w+(ть|ться|чь)\b")
+_HOW_TO_RU = r"\bкак (мне |можно |нужно |же )?\w+(ть|ться|чь)\b"  # "Как добавить …?": "как" and an infinitive
+HOW_TO = _has(r"\bhow (do|can|should|would|could) (i|we|you|one)\b", r"\bhow to\b", _HOW_TO_RU)
 # A question a yes or a no answers: opening with an auxiliary verb, or asking with "ли" ("Можно ли …?").
 YES_NO = _has(r"^\W*(do|does|did|is|are|was|were|can|could|should|would|will|shall|may|might|must|has|have|had)\b",
               r"\bли\b")
@@ -94,7 +94,7 @@ ROLES = {
 WORKFLOW = _has(r"\bhow (does|do|to|is)\b", r"\bworkflow", r"\bscenario", r"\bprocess\b", r"\bsteps?\b",
                 r"\bflow\b",
                 r"как (работает|происходит|проходит|сделать|выполн|оформ)", r"сценари", r"процесс", r"шаг",
-                r"\bкак (мне |можно |нужно |же )?\w+(ть|ться|чь)\b")  # a how-to in Russian, "Как установить …?"
+                _HOW_TO_RU)  # a how-to in Russian, "Как установить …?"
 # "Как установить python-dotenv?": the project a Russian question asks how to install.
 INSTALL_ASKED_RU = re.compile(r"\bустанов(?:ить|ка|ки)\s+([\w@][\w.@/-]*\w)", re.IGNORECASE)
 RELATIONS = _has(r"\brelated\b", r"\bparent\b", r"\bchild(ren)?\b", r"\blinks? to\b", r"связан", r"родител",

@@ -158,7 +158,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
         summary = naming_paragraph(hit.content, question, qname, path) or _opening_and(
             answering_paragraph(hit.content, question, qname) or answering_sentence(hit.content, question, qname),
             first_sentence(_docstring(hit.content)))
-        if summary and (declared := _declared(_signature_line(hit.content), question, qname)):
+        if summary and code_names.asks_signature(question) and (
+                declared := _declared(_signature_line(hit.content), question, qname)):
             summary = f"{_sentence(summary)} {declared}"  # (validators' `url`, whose source chunk was found)
         return _said(qname, path, summary, question, meta.get("chunk_type", "")) if summary and qname else ""
     if (layer == "D6" and not _asks_integration(question, meta)) or (layer == "C2" and not _asks_links(question)):

@@ -104,12 +104,12 @@ def requirements_first(question: str, hits: list[SearchHit], kb_ids) -> list[Sea
     said = r"python_requires|requires-python|\"engines\"|classifiers" if SUPPORT_ASKED(question) else \
         r"dependencies|install_requires|\[project\]|setup\("
     ids = rows.filter(content__iregex=said).order_by("document_id", "position").values_list("id", flat=True)
-    candidates = [hit for hit in retrieval.hits_of(list(ids[:MOST_READ])) if statement_of(hit, question)
-                  or dependencies_of(hit, question)]
+    statements = [(hit, statement_of(hit, question) or dependencies_of(hit, question))
+                  for hit in retrieval.hits_of(list(ids[:MOST_READ]))]
     # A manifest naming dependencies says more than another's declaring none (arrow's setup.py shim beside its
     # pyproject.toml).
-    named = [hit for hit in candidates if " depends on " in dependencies_of(hit, question)]
-    candidates = named or candidates
+    candidates = [hit for hit, said in statements if " depends on " in said] or [
+        hit for hit, said in statements if said]
     chosen = sorted(candidates, key=lambda hit: (hit.metadata or {}).get("source_path", "").count("/"))
     chosen = chosen[:REQUIREMENT_ROWS]
     kept = {hit.chunk_id for hit in chosen}
