@@ -51,8 +51,16 @@ YES_NO = _has(r"^\W*(do|does|did|is|are|was|were|can|could|should|would|will|sha
 # A comparison of two things: "What is the difference between A and B?", "A vs B", "Чем A отличается от B?".
 COMPARISON = _has(r"\bdiffer", r"\bcompar", r"\bversus\b", r"\bvs\b", r"разниц", r"различ", r"отлича", r"сравн")
 # Where something is: its file, its module ("Where is Config defined?", "В каком файле next_run?").
-LOCATION = _has(r"\bwhere\b", r"\b(which|what) (file|module|package)\b", r"\bdefined\b", r"\blocat",
+# Not where to put something of one's own: "Where do I put CorsMiddleware in MIDDLEWARE?" asks how to configure it (its
+# README's Setup), not the file defining the class.
+_LOCATED = _has(r"\bwhere\b", r"\b(which|what) (file|module|package)\b", r"\bdefined\b", r"\blocat",
                 r"\bгде\b", r"\bв как\w+ (файле|модуле|пакете)\b", r"определ[её]н|объявлен")
+_PLACED = _has(r"\bwhere\s+(do|can|should|would|must)\s+(i|we|you|one)\s+(put|place|add|insert|register|mount|include"
+               r"|configure|declare|list|write)\b", r"\bwhere\s+(do|does|should|must)\s+(\S+\s+){1,4}go\b")
+
+
+def LOCATION(text: str) -> bool:  # noqa: N802 — a predicate named as the patterns beside it are
+    return _LOCATED(text) and not _PLACED(text)
 # The commands a package installs or provides, as a list.
 COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
 # Which versions of something the project supports, requires or works with ("What versions of Django are supported?",

@@ -527,6 +527,29 @@ def test_what_a_function_without_a_docstring_does_is_answered_by_the_documentati
 
 
 @pytest.mark.django_db
+def test_where_to_put_a_class_is_answered_by_the_documentation_not_its_file(tmp_path):
+    # django-cors-headers' "Where do I put CorsMiddleware in MIDDLEWARE?" was answered "Class
+    # `corsheaders.middleware.CorsMiddleware` is defined in src/corsheaders/middleware.py.": its README's Setup says.
+    readme = ("# crossing\n\nCross-origin headers for Django.\n\n## Setup\n\nAdd a middleware class to listen in on "
+              "responses:\n\n```python\nMIDDLEWARE = [\n    \"crossing.middleware.CrossingMiddleware\",\n    "
+              "\"django.middleware.common.CommonMiddleware\",\n]\n```\n\nCrossingMiddleware should be placed as high "
+              "as possible, before any middleware that can generate responses.\n")
+    kb = make_indexed_repo(tmp_path / "crossing", {
+        "README.md": readme,
+        "crossing/middleware.py": "class CrossingMiddleware:\n    sync_capable = True\n\n    def __call__(self, "
+                                  "request):\n        return self.get_response(request)\n",
+    })
+    for question in ("Where do I put CrossingMiddleware in MIDDLEWARE?", "Where should CrossingMiddleware go?"):
+        plan, _ = plan_and_search(question, [kb.pk])
+        assert ["D0"] in [step.layers for step in plan.steps], (question, plan.steps)
+        answer = answers.answer(question, [kb.pk])
+        assert "should be placed as high as possible" in answer.text, (question, answer.text)
+        assert " is defined in " not in answer.text, (question, answer.text)
+    plan, _ = plan_and_search("Where is CrossingMiddleware defined?", [kb.pk])
+    assert [step.layers for step in plan.steps] == [["C1"]], plan.steps
+
+
+@pytest.mark.django_db
 def test_where_symbols_are_defined_is_said_once_and_the_documentation_says_what_they_do(tmp_path):
     # semver's "What does coerce do?": its module, the function of the same name and a variable of `bin/semver.js`
     # have no docstrings; the answer was three "… is defined in …" sentences, the README's "Coercion" unread.
