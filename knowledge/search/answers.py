@@ -75,7 +75,7 @@ from knowledge.search import (
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
-from knowledge.search.intent_words import COMPARISON, HOW_TO, LOCATION, RELEASE, SUPPORT_ASKED
+from knowledge.search.intent_words import COMPARISON, HOW_TO, LOCATION, RELEASE, SUPPORT_ASKED, WHAT_IS
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
@@ -282,6 +282,11 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # So is one comparing two symbols it names whose rows an extract quotes: "What is the difference between load
         # and dump?" and marshmallow's `Schema.load` and `Schema.dump`, each saying what it does (0.52, refused).
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
+    elif sources and _asks_what_named(question, sources[0]):
+        # So is one asking what a symbol it names is or does when its catalog row, its docstring saying so, was found
+        # first: "What is Choices?" and django-model-utils' `Choices` ("A class to encapsulate handy functionality for
+        # lists of choices for a Django model field."), 0.53, refused.
+        confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and _asks_where_named(question, sources):
         # So is one asking where a symbol is defined, or its signature, when a source of code the extract quotes is
         # that symbol: "Where is naturalsize defined?" found `humanize.filesize.naturalsize` second (confidence 0.55,
@@ -320,6 +325,14 @@ def _asks_where_named(question: str, sources: list[SearchHit]) -> bool:
         return False
     return any((hit.layer or "").startswith("C") and layer_text.names_symbol(question, (hit.metadata or {}).get(
         "qname") or "") for hit in sources[:composer.setting("EXTRACT_SOURCES")])
+
+
+def _asks_what_named(question: str, hit: SearchHit) -> bool:
+    """Whether the question asks what a symbol is or does (`WHAT_IS`), naming it as its name is written, and `hit` is
+    the symbol's row in the catalog with a docstring."""
+    metadata = hit.metadata or {}
+    return (hit.layer == "C1" and bool(metadata.get("docstring")) and bool(WHAT_IS.match(question))
+            and layer_text.names_symbol(question, str(metadata.get("qname") or "")))
 
 
 def _compares_named(question: str, sources: list[SearchHit]) -> bool:

@@ -338,3 +338,24 @@ def test_a_parameter_asked_of_a_named_function_is_not_another_functions_of_that_
     for question in ["What does the minimum_unit argument of naturaldelta do?",
                      "What does the minimum_unit argument do?"]:
         assert planned.option_entry_first(question, [precise, natural], [kb.pk], 6)[0].chunk_id == 1, question
+
+
+@pytest.mark.django_db
+def test_a_symbol_asked_what_it_is_by_its_name_is_about_its_catalog_row():
+    # django-model-utils' "What is Choices?" found `Choices`' row first, its docstring the answer, at a confidence of
+    # 0.53: refused.
+    kb = make_kb()
+    row = replace(hit(1, "class model_utils.choices.Choices\nclass Choices(Generic[T])\nA class to encapsulate handy "
+                         "functionality for lists of choices for a Django model field.",
+                      qname="model_utils.choices.Choices", source_path="model_utils/choices.py",
+                      docstring="A class to encapsulate handy functionality for lists of choices for a Django model "
+                                "field."), layer="C1", knowledge_base_id=kb.pk)
+    result = retrieval.Retrieval(hits=[row], best_similarity=0.5, keyword_fallback_used=False, timings={},
+                                 best_relevance=0.3, relevant_count=1)
+    for question in ("What is Choices?", "What does Choices do?", "What is Choices used for?"):
+        assert answers.judge(question, result).confidence == answers.NAMED_ENTRY_CONFIDENCE, question
+    # Not a word the name is not written as, a how-to, nor a row without a docstring.
+    for question in ("What are choices?", "How do I use Choices?"):
+        assert answers.judge(question, result).confidence < answers.answer_threshold(), question
+    bare = replace(row, metadata={**row.metadata, "docstring": ""})
+    assert answers.judge("What is Choices?", replace(result, hits=[bare])).confidence < answers.answer_threshold()
