@@ -13,13 +13,14 @@ is no question about a CLI, so the rules read the question with its code names m
 import re
 
 from knowledge.search.vocabulary import CYRILLIC, find_subject, is_code_name
-from knowledge.search.words import STOP_WORDS
+from knowledge.search.words import STOP_WORDS, code_words
 
 HTTP_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[\w\-./{}<>:]*)", re.IGNORECASE)
 # `backticked`, or an identifier (dotted or not, `()` allowed) that is no part of a path or a longer word.
 CODE_TOKEN = re.compile(r"`([^`]+)`|(?<![\w./$-])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\(\))?(?![\w-])")
 # Code by its look alone: snake_case, CamelCase of two words or more.
 CODE_SHAPE = re.compile(r"[a-z]+_[a-z0-9_]+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
+_UPPER_NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")  # a setting's or constant's name: CORS_ALLOW_HEADERS
 # Code only when the bases spell it so: dotted, _private, UPPER_CASE, lowerCamel, Capitalised, an acronym opening
 # CamelCase ("LRUCache", "HTTPServer").
 CODE_LIKE = re.compile(r".*\..*|_\w+|[A-Z][A-Z0-9_]+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+|[A-Z]{2,}[a-z]\w*")
@@ -139,9 +140,22 @@ def named_by_phrase(text: str, vocabulary) -> str:
     ("How do I set a key in a .env file?" → python-dotenv's `set_key`, "How do I run pending jobs?" → schedule's
     `run_pending`): an article between them skipped, the last word singular or plural, the longest such name first;
     "" when the bases define none."""
-    opening = HOW_TO_OPENING.match(text)
-    if not opening or not getattr(vocabulary, "symbols", None):
+    if not getattr(vocabulary, "symbols", None):
         return ""
+    for parts in _phrases(text):
+        for name in ("_".join(parts), parts[0] + "".join(part.capitalize() for part in parts[1:])):
+            if is_known(name, vocabulary):
+                return name
+    return ""
+
+
+def _phrases(text: str) -> list[list[str]]:
+    """A how-to's verb and the words after it (`PHRASE_WORDS` at most, an article between them skipped, up to the
+    first mark), lower-cased, longest first down to two words, its last word as written, singular and plural: "How do
+    I allow all origins?" → [allow, all, origins], [allow, all, origin], …, [allow, all], [allow, alls]."""
+    opening = HOW_TO_OPENING.match(text)
+    if not opening:
+        return []
     words = []
     for token in text[opening.end():].split():
         word = token.rstrip("?!.,;:")
@@ -151,14 +165,24 @@ def named_by_phrase(text: str, vocabulary) -> str:
             words.append(word.lower())
         if word != token:
             break
-    for size in range(len(words), 1, -1):
-        last = words[size - 1]
-        for ending in dict.fromkeys([last, last.removesuffix("s"), f"{last}s"]):
-            parts = [*words[:size - 1], ending]
-            for name in ("_".join(parts), parts[0] + "".join(part.capitalize() for part in parts[1:])):
-                if is_known(name, vocabulary):
-                    return name
-    return ""
+    return [[*words[:size - 1], ending] for size in range(len(words), 1, -1)
+            for ending in dict.fromkeys([words[size - 1], words[size - 1].removesuffix("s"), f"{words[size - 1]}s"])]
+
+
+def entry_named_by_phrase(question: str, text: str) -> str:
+    """The name of an entry of the document text `text` (`has_entry`) that a how-to spells by its verb and the words
+    after it as the name's last words ("How do I allow all origins?" and django-cors-headers' "###
+    CORS_ALLOW_ALL_ORIGINS: bool", "How do I allow credentials?" and `CORS_ALLOW_CREDENTIALS`); "" when it has none."""
+    if not HOW_TO_OPENING.match(question):
+        return ""
+    return next((name for name in dict.fromkeys(CODE_SHAPE.findall(text) + _UPPER_NAME.findall(text))
+                 if spelled_by_phrase(question, name) and has_entry(text, name)), "")
+
+
+def spelled_by_phrase(question: str, name: str) -> bool:
+    """Whether a how-to's verb and the words after it (`_phrases`) are the last words of `name`."""
+    words = code_words(name).lower().split()
+    return any(words[-len(parts):] == parts for parts in _phrases(question) if len(parts) <= len(words))
 
 
 def module_by_path(text: str, vocabulary) -> str:
@@ -460,4 +484,4 @@ def documented_name(question: str, text: str) -> str:
     for word in dict.fromkeys(re.findall(r"[A-Za-z_$][\w$]{2,}", question)):
         if re.search(_CALLED_HEADING.format(name=re.escape(word)), text, re.M):
             return word
-    return ""
+    return entry_named_by_phrase(question, text)

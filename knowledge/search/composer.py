@@ -69,6 +69,7 @@ from knowledge.search.code_names import (
     named_options,
     names_written_as_code,
     opens_with_symbol,
+    spelled_by_phrase,
     writes_name,
     writes_symbol,
     written_symbols,
@@ -242,7 +243,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     entries = {number: _reference_entry(quoted[number], source) for number, source in lines.items()}
     entries_asked = asked_entry_names(question) | {
         name.lower() for entry in entries.values() if (name := _name(entry))
-        and re.search(rf"(?<![\w$.-]){re.escape(name)}(?![\w$-])", question, re.IGNORECASE)}
+        and (re.search(rf"(?<![\w$.-]){re.escape(name)}(?![\w$-])", question, re.IGNORECASE)
+             or spelled_by_phrase(question, name))}
     # The sentences under a list item that is a name alone, by (source number, position): that name's entry
     # (django-debug-toolbar's "• SHOW_TOOLBAR_CALLBACK" over "Default: …" and "This is the dotted path to a function
     # used for determining whether the toolbar should show or not."); an entry asked about is said first, from its

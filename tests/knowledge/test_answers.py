@@ -830,3 +830,50 @@ def test_an_option_documented_in_prose_calling_it_one_answers_the_question_namin
     assert not answer.refused, answer.reasons
     assert answer.text.startswith("If the optional argument typed is set to True, function arguments of different "
                                   "types will be cached separately. [1]"), answer.text
+
+
+def test_a_how_to_spelling_an_entrys_name_names_it():
+    # django-cors-headers documents its settings by name: "How do I allow all origins?" spells the last words of
+    # `CORS_ALLOW_ALL_ORIGINS`, whose section was found first and refused at 0.58.
+    text = "### CORS_ALLOW_ALL_ORIGINS: bool\n\nIf `True`, all origins will be allowed.\n\n" \
+           "### CORS_ALLOW_CREDENTIALS: bool\n\nIf `True`, cookies will be allowed.\n\n- `max_age`: seconds.\n"
+    for question, name in [("How do I allow all origins?", "CORS_ALLOW_ALL_ORIGINS"),
+                           ("How do I allow credentials?", "CORS_ALLOW_CREDENTIALS"),
+                           ("How can I allow the credentials in production?", "CORS_ALLOW_CREDENTIALS"),
+                           ("How do I set the max age?", ""), ("How do I allow origins?", ""),
+                           ("How do I allow cookies?", ""), ("What does allow credentials mean?", "")]:
+        assert code_names.documented_name(question, text) == name, question
+
+
+SETTINGS_README = """# corsy
+
+Cross-origin headers for Django.
+
+## Configuration
+
+### CORSY_ALLOWED_ORIGINS: Sequence[str]
+
+A list of origins that are authorized to make cross-site HTTP requests. The origins in this setting will be allowed,
+and the requesting origin will be echoed back to the client.
+
+### CORSY_ALLOW_ALL_ORIGINS: bool
+
+If `True`, all origins will be allowed. Other settings restricting allowed origins will be ignored.
+
+### CORSY_ALLOW_CREDENTIALS: bool
+
+If `True`, cookies will be allowed to be included in cross-site HTTP requests.
+"""
+
+
+class PhraseNamedEntryTests(TestCase):
+    def setUp(self):
+        folder = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        self.kb = make_indexed_repo(folder / "corsy", {"README.md": SETTINGS_README})
+
+    def test_the_entry_a_how_to_spells_answers_it_alone(self):
+        result = answers.answer("How do I allow all origins?", [self.kb.pk])
+        self.assertFalse(result.refused, result.reasons)
+        self.assertTrue(result.text.startswith("CORSY_ALLOW_ALL_ORIGINS — If True, all origins will be allowed. ["),
+                        result.text)
+        self.assertNotIn("CORSY_ALLOWED_ORIGINS —", result.text)
