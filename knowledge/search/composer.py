@@ -186,6 +186,7 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
              for number, hit in quoted.items()}
     lines = {number: _sentences(hit, texts[number]) for number, hit in quoted.items()}
     lines = {number: _under_its_heading(quoted[number], source, asked, question) for number, source in lines.items()}
+    written = {number: set(source) for number, source in lines.items()}  # (not an example's lines asked, below)
     if how_to:  # an example too long to quote: its lines that do what is asked, under their heading
         lines = {number: example_lines.with_asked_lines(quoted[number], source, question)
                  for number, source in lines.items()}
@@ -359,6 +360,11 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # `Arrow.shift`, whose docstring says "Returns a new Arrow object with attributes updated according to inputs."):
     # that symbol's row before another's sharing the question's other words (`Arrow.date`'s "… year, month and day").
     verb_named = {number for number, hit in quoted.items() if how_to and _named_by_verb(question, hit)}
+    # So is a heading over its whole example that says what the how-to asks in its words alone (sqlparse's "### Format
+    # a statement" over `sqlparse.format(…)` for "How do I format a SQL statement?"; not over the lines of an example
+    # too long to quote, which say less than the text).
+    titled = {item[:2] for item in items if how_to and item[2].startswith(HEADING_INTRO) and item[2] in written[
+        item[0]] and len(heading := word_stems(item[2])) > 1 and heading <= asked}
     # A how-to's candidate saying the opposite of what is asked ("… for a Single Route" to "… for all routes?").
     opposed = {item[:2] for item in items if how_to and opposites.contradicts(question, read_as(*item[:2]))}
     where_only = _where_named_elsewhere(question, said, items, lambda number, position: headings.under_heading(
@@ -370,7 +376,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         # (So is a phrase under the heading the question names: "License: MIT"; and a table's row the question looks
         # up by a cell it writes, which may be a number no word counts.)
         said_first = 1.0 if item[0] == card or isinstance(lines[item[0]], _UnderHeading) or (
-            item[:2] in looked_up or item[:2] in defines) else VERB_NAMED_WEIGHT if item[0] in verb_named else 0.0
+            item[:2] in looked_up or item[:2] in defines) else VERB_NAMED_WEIGHT if (
+            item[0] in verb_named or item[:2] in titled) else 0.0
         weight = (OPPOSITE_WEIGHT if item[:2] in opposed else 1.0) * (WHERE_ONLY_WEIGHT if item[0] in where_only
                                                                        else 1.0)
         if not meaning:

@@ -211,6 +211,20 @@ class MeaningTests(TestCase):
         self.assertTrue(answers.compose_extractive(grounding).text.startswith(
             "The following are all type-casting methods of Env: [1]\n• env.str [1]"), grounding.reasons)
 
+    def test_a_heading_saying_the_how_to_over_its_whole_example_is_quoted_with_the_docstring_of_its_verb(self):
+        # sqlparse's README: "### Format a statement" over `print(sqlparse.format(…))`; "How do I format a SQL
+        # statement?" quoted only `sqlparse.format`'s docstring ("Format sql according to options."), closer in
+        # meaning, the verb asked its name.
+        readme = replace(hit(1, "### Format a statement\n\n```python\nprint(sqlkit.format(\"select id from users\", "
+                                "reindent=True))\n```\n\n`format()` accepts the options of the command line.\n",
+                             self.kb.pk), section_path="sqlkit > Usage > Format a statement")
+        docstring = "Format a SQL statement according to the given formatting options."
+        row = replace(hit(2, f'def format(sql, **options):\n    """{docstring}"""\n', self.kb.pk),
+                      layer="C0", metadata={"qname": "sqlkit.format", "source_path": "sqlkit/__init__.py"})
+        text = composer.compose("How do I format a SQL statement?", [readme, row], entry_match=False,
+                                kbs={self.kb.pk: self.kb}).text
+        self.assertTrue(text.startswith("Format a statement: [1]\n    print(sqlkit.format("), text)
+
     def test_a_signatures_parameters_are_not_what_its_entry_is_about(self):
         # cachetools' docs: "### `LFUCache(maxsize, getsizeof=None)`" over "This class counts how often …" was quoted
         # for "What does getsizeof do?", read under a heading writing the parameter.
