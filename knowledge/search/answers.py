@@ -287,6 +287,11 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # first: "What is Choices?" and django-model-utils' `Choices` ("A class to encapsulate handy functionality for
         # lists of choices for a Django model field."), 0.53, refused.
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
+    elif sources and _commands_found(question, sources):
+        # So is one asking which commands the project has, or whether it has any, when a command its repository
+        # declares (C3) is a source the extract quotes: "Is there a command line tool?" and sqlparse's `sqlformat`
+        # (0.57, refused).
+        confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and _asks_where_named(question, sources):
         # So is one asking where a symbol is defined, or its signature, when a source of code the extract quotes is
         # that symbol: "Where is naturalsize defined?" found `humanize.filesize.naturalsize` second (confidence 0.55,
@@ -333,6 +338,13 @@ def _asks_what_named(question: str, hit: SearchHit) -> bool:
     metadata = hit.metadata or {}
     return (hit.layer == "C1" and bool(metadata.get("docstring")) and bool(WHAT_IS.match(question))
             and layer_text.names_symbol(question, str(metadata.get("qname") or "")))
+
+
+def _commands_found(question: str, sources: list[SearchHit]) -> bool:
+    """Whether the question asks which commands the project has or whether it has one, and a source an extract quotes
+    is a command its repository declares (`layer_text.declared_commands`), which it says first."""
+    return bool(layer_text.declared_commands(question, dict(enumerate(sources[:composer.setting("EXTRACT_SOURCES")],
+                                                                      start=1))))
 
 
 def _compares_named(question: str, sources: list[SearchHit]) -> bool:

@@ -238,6 +238,14 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     defines |= {(number, position) for number in quoted if asks_signature(question)
                 for position, sentence in enumerate(lines[number])
                 if sentence.startswith((layer_text.SIGNATURE_SAID, layer_text.RETURNS_SAID))}
+    # The commands the repository declares, asked which it has or whether it has one (`layer_text.declared_commands`):
+    # tabulate's `tabulate` before its documentation's "psql is like tables formatted by Postgres' psql cli:" for
+    # "Does it have a CLI?".
+    # (The others, a parser of its tools' scripts, are no answer then.)
+    commands = layer_text.declared_commands(question, quoted)
+    defines |= {(number, 0) for number in commands if lines[number]}
+    other_commands = {number for number, hit in quoted.items() if commands and number not in commands
+                      and hit.layer == "C3" and (hit.metadata or {}).get("entry_type") == "cli"}
     # The name each source's sentences document as a reference entry, read once; the entries asked about by name: as
     # code or an option's, or a quoted entry's name the question writes as a word ("What is the default store?" and
     # express-session's "store").
@@ -269,7 +277,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
         question) else set()
     for number, source in lines.items():
         for position, sentence in enumerate(source):
-            if licence_said and number not in licence_said and not licences.ASKED.search(sentence):
+            if licence_said and number not in licence_said and not licences.ASKED.search(sentence) or (
+                    number in other_commands):
                 continue
             # Commands are never chosen for their words (they come after their introduction), and a
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.

@@ -63,6 +63,10 @@ def LOCATION(text: str) -> bool:  # noqa: N802 — a predicate named as the patt
     return _LOCATED(text) and not _PLACED(text)
 # The commands a package installs or provides, as a list.
 COMMANDS = _has(r"\b(what|which|all|list)\b.*\bcommands\b", r"\bconsole scripts\b", r"(все|какие)( \w+)? команды")
+# Whether the project has a command at all: "Is there a command line tool?", "Does it have a CLI?", "Есть ли CLI?".
+HAS_COMMANDS = _has(r"\b(is|are) there\b.*\b(cli|command[- ]line|commands?)\b",
+                    r"\b(does|do|can)\b.*\b(have|has|provide|ship|include|come with|offer)\b.*\b(cli|command[- ]line"
+                    r"|commands?)\b", r"\bесть ли\b.*\b(cli|командн\w*|команд\w*)")
 # Which versions of something the project supports, requires or works with ("What versions of Django are supported?",
 # "Which Python version is required?", "Какие версии Python поддерживаются?"): its requirements now.
 SUPPORT_ASKED = _has(r"\bversions?\b.*\b(?:support|compatib|requir|work)",

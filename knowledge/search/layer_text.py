@@ -59,7 +59,9 @@ from knowledge.search.code_names import CODE_TOKEN, named_options, writes_name
 from knowledge.search.intent_words import (
     CALLEES,
     CALLERS,
+    COMMANDS,
     ENV_VARS,
+    HAS_COMMANDS,
     HOW_TO,
     IMPORTS,
     INHERITS,
@@ -322,6 +324,19 @@ def _field_name(match: re.Match) -> str:
 def _opening_and(passage: str, opening: str) -> str:
     """A docstring's first sentence and the passage of it answering the question, when there is one."""
     return f"{_sentence(opening)} {passage}" if passage and opening else passage or opening
+
+
+def declared_commands(question: str, hits: dict[int, SearchHit]) -> set[int]:
+    """The numbers of the hits that are commands the repository declares (C3 rows of entry type "cli"), when the
+    question asks which commands the project has or whether it has one (`COMMANDS`, `HAS_COMMANDS`): those its
+    manifest installs (console scripts) when it names any — not a parser of its tools' scripts (python-slugify's
+    tools/check_dist.py) — else every one."""
+    if not (COMMANDS(question) or HAS_COMMANDS(question)):
+        return set()
+    commands = {number for number, hit in hits.items()
+                if hit.layer == "C3" and (hit.metadata or {}).get("entry_type") == "cli"}
+    installed = {number for number in commands if hits[number].metadata.get("entrypoint_kind") == "console_script"}
+    return installed or commands
 
 
 def is_prose(hit: SearchHit) -> bool:
