@@ -198,6 +198,19 @@ def is_source(path: str) -> bool:
     return lower.endswith(".rst") or lower.endswith(".txt") and bool(_DOCS_FOLDER.search(lower))
 
 
+# What only reStructuredText writes: a directive (`.. code-block:: python`), a role (:func:`clean`), a title adorned
+# with a character no Markdown heading or rule uses ("~~~~", "^^^^").
+_RST_ONLY = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::|(?<![\w`]):[a-z]+(?::[a-z]+)?:`[^`\n]+`"
+                       r"|^([~^\"'+:.])\1{3,}[ \t]*$", re.MULTILINE)
+
+
+def reads_as_rst(path: str, text: str) -> bool:
+    """Whether a repository's documentation file is reStructuredText: by its path (`is_source`), or a file named
+    without an extension (bleach's CHANGES, whose notes show their code in `.. code-block:: python`) that writes
+    what only reStructuredText does."""
+    return is_source(path) or "." not in path.rpartition("/")[2] and bool(_RST_ONLY.search(text))
+
+
 def has_section_title(text: str) -> bool:
     """Whether a text has a section title of reStructuredText (a `.txt` file `is_source` names is one indeed)."""
     lines = text.split("\n")

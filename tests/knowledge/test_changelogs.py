@@ -416,3 +416,63 @@ def test_a_release_whose_notes_are_under_headings_of_their_kind_is_found_by_its_
     assert not answer.refused, answer.reasons
     assert answer.text.startswith("• Added the feature number 7 to the word engine. (#107) [1]"), answer.text
     assert "numwords" not in answer.text and "number 8" not in answer.text and "number 6" not in answer.text
+
+
+BLEACH_CHANGES = """Bleach changes
+==============
+
+Version 6.0.0 (January 23rd, 2023)
+----------------------------------
+
+**Backwards incompatible changes**
+
+* ``bleach.clean``, ``bleach.sanitizer.Cleaner``: the ``tags`` and ``protocols``
+  arguments were changed from lists to sets.
+
+  Old pre-6.0.0:
+
+  .. code-block:: python
+
+     bleach.clean(
+         "some text",
+         tags=["a", "p", "img"],
+     )
+
+  New 6.0.0 and later:
+
+  .. code-block:: python
+
+     bleach.clean(
+         "some text",
+         tags={"a", "p", "img"},
+     )
+
+* ``bleach.linkify``: the ``skip_tags`` argument was changed from a list to a set.
+
+* ``BleachSanitizerFilter``: ``strip_allowed_elements`` is now ``strip_allowed_tags``.
+
+Version 5.0.0 (April 7th, 2022)
+-------------------------------
+
+* Drop support for Python 3.6.
+"""
+
+
+@pytest.mark.django_db
+def test_a_changelog_named_without_an_extension_in_restructuredtext_is_read_as_such_and_its_notes_are_its_changes(
+        tmp_path):
+    # bleach's CHANGES: its code blocks were read as prose ("… .. code-block:: python bleach.clean( …"), and "What
+    # changed in 6.0.0?" quoted the first change alone; read as reStructuredText, its examples and the lines leading
+    # into them ("Old pre-6.0.0:", "New 6.0.0 and later:") are left out of the notes.
+    kb = make_indexed_repo(tmp_path / "cleaner", {"CHANGES": BLEACH_CHANGES, "README.md": "# cleaner\n\nClean.\n"})
+    section = Chunk.objects.get(knowledge_base=kb, layer="D0", section_path__endswith="6.0.0 (January 23rd, 2023)")
+    assert "```python" in section.content and "``bleach.clean``" not in section.content
+    answer = answers.answer("What changed in 6.0.0?", [kb.pk])
+    assert not answer.refused, answer.reasons
+    for note in ("• bleach.clean, bleach.sanitizer.Cleaner: the tags and protocols arguments were changed from lists "
+                 "to sets.",
+                 "• bleach.linkify: the skip_tags argument was changed from a list to a set.",
+                 "• BleachSanitizerFilter: strip_allowed_elements is now strip_allowed_tags."):
+        assert note in answer.text, answer.text
+    assert "pre-6.0.0" not in answer.text and "later:" not in answer.text, answer.text
+    assert "Drop support" not in answer.text, answer.text

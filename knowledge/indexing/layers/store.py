@@ -43,7 +43,7 @@ from knowledge.indexing.layers.typescript import ScriptExtractor
 from knowledge.indexing.mdx import mdx_as_markdown
 from knowledge.indexing.myst import markdown_as_read, myst_targets
 from knowledge.indexing.parsing.text import WIDE_BOMS, decode_text
-from knowledge.indexing.rst import is_source, rst_as_markdown, sphinx_targets
+from knowledge.indexing.rst import reads_as_rst, rst_as_markdown, sphinx_targets
 from knowledge.models import Chunk, Document, Job, KnowledgeBase
 from portal.db_locks import held, lock_key
 from portal.jobs import enqueue, run
@@ -227,7 +227,7 @@ def build_rows(rel: str, text: str, code_file: CodeFile | None, index: ProjectIn
         # Markdown between its components' tags, line for line.
         if rel.lower().endswith(".mdx"):
             text = mdx_as_markdown(text)
-        text = (rst_as_markdown if is_source(rel) else markdown_as_read)(text, index.labels, rel)
+        text = (rst_as_markdown if reads_as_rst(rel, text) else markdown_as_read)(text, index.labels, rel)
         folder = rel.rpartition("/")[0]
         names, description = index.package_names.get(folder), index.package_descriptions.get(folder, "")
         # A README without a title of its own (parse's opens with "Installation" and "Usage") is the package's.
