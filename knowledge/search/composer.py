@@ -332,8 +332,9 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
                 continue
             answering = answering or not release and _entry_asked(quoted[number], source, position, stems, asked,
                                                                   question) or isinstance(source, _UnderHeading)
-            if (len(_WORD.findall(sentence)) > 1 if release else  # its date line too ("Released 2021-05-11")
-                    answering and not readable.in_topic_list(source, position)):
+            # (A release's notes, not the examples of its changes: bleach's "Old pre-6.0.0:" over the call before it.)
+            if (len(_WORD.findall(sentence)) > 1 and not _leads_into_code(source, position) if release
+                    else answering and not readable.in_topic_list(source, position)):  # its date line too
                 # Ranked by what it says as read: with the command it runs on into ("To install the library, run:"
                 # names no "tabulate" but `pip install tabulate`), under its section's heading.
                 read = stems | word_stems(read_as(number, position)) | headings.heading_words(quoted[number], source,
@@ -915,6 +916,12 @@ def _under_its_heading(hit, source: list[str], asked: set[str], question: str) -
 class _UnderHeading(list):
     """A section's phrase read under its heading (`_under_its_heading`): the answer to what the heading names, for
     all its few words."""
+
+
+def _leads_into_code(source: list[str], position: int) -> bool:
+    """Whether the sentence at `position` introduces the block of code right after it ("Old pre-6.0.0:")."""
+    return source[position].endswith(":") and position + 1 < len(source) and source[position + 1].startswith(
+        (COMMAND, CODE_LEFT_OUT))
 
 
 def _commands_after(source: list[str], position: int) -> list[str]:

@@ -169,8 +169,9 @@ def lead_in(source: list[str], position: int) -> list[int]:
         return []
     if bullet and ITEM.match(source[at]):
         return [at]  # the step of a numbered list this bullet belongs to
-    if introduces_what_follows(source, at):
-        # "2. Check the LED. If it is off:" introduces its bullets with the step's second sentence.
+    if introduces_what_follows(source, at) and not source[at + 1].startswith(COMMAND):
+        # "2. Check the LED. If it is off:" introduces its bullets with the step's second sentence. (Not the code right
+        # after it: bleach's changelog, "New 6.0.0 and later:" over a call, then the next change's item.)
         return [at - 1, at] if at > 0 and bullet and _STEP.match(source[at - 1]) else [at]
     return []
 

@@ -551,12 +551,14 @@ def test_where_to_put_a_class_is_answered_by_the_documentation_not_its_file(tmp_
 
 @pytest.mark.django_db
 def test_whether_the_project_has_a_command_is_answered_by_the_commands_its_manifest_installs(tmp_path):
-    # tabulate's "Does it have a CLI?" quoted "psql is like tables formatted by Postgres' psql cli:"; sqlparse's "Is there
-    # a command line tool?" was refused (0.57) with `sqlformat` found; python-slugify's listed tools/check_dist.py first.
+    # tabulate's "Does it have a CLI?" quoted "psql is like tables formatted by Postgres' psql cli:"; sqlparse's "Is
+    # there a command line tool?" was refused (0.57) with `sqlformat` found; python-slugify's listed
+    # tools/check_dist.py first.
     kb = make_indexed_repo(tmp_path / "tabkit", {
         "README.md": ("# tabkit\n\nPretty-print tabular data.\n\n## Formats\n\npsql is like tables formatted by "
                       "Postgres' psql cli:\n\n```\n| a | b |\n```\n"),
-        "pyproject.toml": '[project]\nname = "tabkit"\nversion = "1.0"\n\n[project.scripts]\ntabkit = "tabkit:_main"\n',
+        "pyproject.toml": ('[project]\nname = "tabkit"\nversion = "1.0"\n\n[project.scripts]\n'
+                           'tabkit = "tabkit:_main"\n'),
         "tabkit/__init__.py": 'def _main():\n    """Usage: tabkit [options] [FILE ...]"""\n',
         "tools/check_dist.py": ("import argparse\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n    "
                                 "parser.add_argument('--dist')\n    return parser.parse_args()\n"),
