@@ -86,10 +86,13 @@ def install_lines_asked(question: str, lines: list[str], sources: list) -> bool:
 
 
 def says_how_to_install(chosen: dict) -> bool:
-    """Whether an extract (`chosen`: {key: sentence or command}) says anything of installing: a command, or a sentence
+    """Whether an extract (`chosen`: {key: sentence or command}) says anything of installing: a command or a sentence
     naming installation, a package manager or a registry. filesize's README never says how to install it, and "How do
-    I install filesize?" was answered by its option "bits — (boolean) Enables bit sizes, default is false"."""
-    return any(sentence.startswith(COMMAND) or _INSTALLING.search(sentence) for sentence in chosen.values())
+    I install filesize?" was answered by its option "bits — (boolean) Enables bit sizes, default is false"; backoff's
+    neither, and "Как установить backoff?" by an example of its decorators (code, but no command installing)."""
+    read = ["\n".join(code_lines(sentence)) if sentence.startswith(COMMAND) else sentence
+            for sentence in chosen.values()]
+    return any(_INSTALLING.search(text) or _COMMAND.search(text) for text in read)
 
 
 def asks_to_install(question: str, sources: list) -> bool:

@@ -5,7 +5,7 @@ import pytest
 from knowledge.indexing import term_statistics
 from knowledge.search import answers, composer
 from knowledge.search.code_blocks import COMMAND
-from knowledge.search.installs import installs_another, installs_only
+from knowledge.search.installs import installs_another, installs_only, says_how_to_install
 from knowledge.search.intent import plan_question
 from tests.factories import make_indexed_repo
 from tests.knowledge.test_composer import hit
@@ -64,6 +64,17 @@ def test_an_extract_saying_nothing_of_installing_answers_no_install_question():
     npm = hit(1, "## Getting it\n\nThe filesize package is published on npm for every release.",
               repo_id="filesize-10.1.6")
     assert composer.compose("How do I install filesize?", [npm], entry_match=False).text
+    # Nor does an example of its code: backoff's README says nothing of installing, and "Как установить backoff?"
+    # quoted "The backoff decorators may also be combined …:" over two decorated functions.
+    combined = hit(1, "## Using multiple decorators\n\nThe backoff decorators may also be combined to specify "
+                      "different backoff behavior for different cases:\n\n```python\n"
+                      "@backoff.on_exception(backoff.expo, HTTPError, max_time=60)\n"
+                      "def poll_for_message(queue):\n    return queue.get()\n```\n",
+                   repo_id="backoff-2.2.1")
+    for question in ("How do I install backoff?", "Как установить backoff?"):
+        assert composer.compose(question, [combined], entry_match=False).text == "", question
+    assert says_how_to_install({(1, 0): f"{COMMAND}pip install backoff"})
+    assert says_how_to_install({(1, 0): f"{COMMAND}uv add backoff"})
 
 
 def test_only_a_question_asking_to_install_the_repositorys_project_by_its_name():
