@@ -28,11 +28,20 @@ _PAIRS = [
     (r"\block(?:s|ed|ing)?\b|\bблокир", r"\bunlock|\bразблокир"),
 ]
 _OPPOSITES = [(re.compile(one), re.compile(other)) for one, other in _PAIRS]
+# A sentence saying what something is not for ("Bleach's clean is not for sanitizing entire HTML documents.", a
+# non-goal) says the opposite of a question asking how to do it, unless the question says "not" too.
+_PURPOSE = r"(?:meant\s+|intended\s+|designed\s+|suitable\s+)?for\b"
+_NOT_FOR = re.compile(rf"\b(?:is|are|was|were)\s+(?:\w+\s+)?not\s+{_PURPOSE}|\b(?:isn't|aren't)\s+{_PURPOSE}"
+                      r"|\bне\s+предназначен")
+_NEGATION = re.compile(r"\bnot\b|n't\b|\bне\b|\bнет\b")
 
 
 def contradicts(question: str, text: str) -> bool:
-    """Whether `text` says the opposite of something `question` says, and not that thing itself."""
+    """Whether `text` says the opposite of something `question` says, and not that thing itself, or what something is
+    not for (`_NOT_FOR`) to a question saying no "not"."""
     question, text = question.lower(), text.lower()
+    if _NOT_FOR.search(text) and not _NEGATION.search(question):
+        return True
     for one, other in _OPPOSITES:
         for asked, opposite in ((one, other), (other, one)):
             if (asked.search(question) and not opposite.search(question)

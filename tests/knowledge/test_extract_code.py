@@ -598,6 +598,22 @@ class OppositeTests(TestCase):
         self.assertFalse(contradicts("How do I open a file?", "OpenAPI documents are opened as files."))
         self.assertTrue(contradicts("How do I open a file?", "OpenAPI documents close their files."))
 
+    def test_a_how_to_is_not_answered_by_what_something_is_not_for(self):
+        # bleach's "How do I sanitize HTML with bleach?" opened on its non-goal "Bleach's clean is not for sanitizing
+        # entire HTML documents.".
+        from knowledge.search.opposites import contradicts
+
+        non_goal = "Bleach's clean is not for sanitizing entire HTML documents."
+        self.assertTrue(contradicts("How do I sanitize HTML with bleach?", non_goal))
+        self.assertTrue(contradicts("How do I parse dates?", "The parser isn't meant for dates."))
+        self.assertFalse(contradicts("Why is clean not for whole documents?", non_goal))
+        self.assertFalse(contradicts("How do I sanitize HTML?", "Bleach sanitizes text fragments for use in HTML."))
+        self.assertFalse(contradicts("How do I wait?", "There is no need to wait for the answer: it is sent for you."))
+        fragments = "# Sanitizing text fragments\n\nBleach sanitizes text fragments for use in an HTML context."
+        text = compose("How do I sanitize HTML with bleach?", "### Sanitize complete documents\n\nBleach's clean is "
+                       "not for sanitizing entire documents.", fragments)
+        self.assertEqual(text, "Bleach sanitizes text fragments for use in an HTML context. [2]")
+
 
 class SignatureTests(TestCase):
     """A signature on a line of its own leads the sentence after it, which describes it."""
