@@ -27,6 +27,10 @@ _STEP = re.compile(r"\d{1,3}[.)] ")
 BARE_REPLY = re.compile(r"^(?:yes|no|nope|да|нет)[.!]$", re.I)
 # A sentence that names its subject only by a word pointing back at the sentence before it.
 # A conjunction may open it, and a share of what it points at ("But none of them will be included…").
+# A sentence doing something to what the one before it says: "To disable this behavior, set `strip_comments=False`:"
+# after bleach's "By default, Bleach will strip out HTML comments." (not after a list: decouple's "To meet this need,
+# the config function accepts a cast argument …" means its four examples, not the last).
+_ACTS_ON_IT = re.compile(r"(?:in order )?to\s+\w+\s+(?:this|that|these|those|it)\b", re.I)
 _REFERS_BACK = re.compile(r"(?:(?:but|and|yet|so|also|however|но|а|и|однако),?\s+)?"
                           r"(?:(?:none|all|some|each|both|most|any|one) of\s+)?"
                           r"(?:this|these|those|it|its|they|them|such|это|эти|этот|эта|этим|он|она|оно|они)\b", re.I)
@@ -157,8 +161,10 @@ def lead_in(source: list[str], position: int) -> list[int]:
         if BARE_REPLY.match(before):
             return [position - 1]  # "No." and what it goes on with: "Unless you encrypt it with dotenvx."
         # Not a sentence that names nothing itself ("This is expected." after the code it means).
-        refers_back = (points_back(source[position]) and ENDS.search(before) and not before.endswith(":")
-                       and not points_back(before) and not cut(source, position - 1))
+        sentence = source[position]
+        refers_back = ((points_back(sentence) or _ACTS_ON_IT.match(sentence) and not ITEM.match(before))
+                       and ENDS.search(before) and not before.endswith(":") and not points_back(before)
+                       and not cut(source, position - 1))
         # Nor code: a command is quoted after its introduction, a block too long to quote not at all.
         return [position - 1] if refers_back and not before.startswith((COMMAND, CODE_LEFT_OUT)) else []
     bullet, at = source[position].startswith("• "), position - 1

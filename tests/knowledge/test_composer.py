@@ -516,6 +516,20 @@ class ExtractTests(TestCase):
         self.assertEqual(self.extract("В честь кого названа башня?", source).text,
                          "Башню построили к выставке 1889 года. [1] Она названа в честь инженера Эйфеля. [1]")
 
+    def test_a_sentence_doing_something_to_what_the_one_before_says_comes_with_it(self):
+        # bleach's "Stripping comments": "What does strip_comments do?" quoted "To disable this behavior, set
+        # strip_comments=False:" without the sentence saying what "this behavior" is.
+        source = ("By default, Bleach will strip out HTML comments. To disable this behavior, set "
+                  "`strip_comments=False`.")
+        self.assertEqual(self.extract("How do I disable that behavior?", source).text,
+                         "By default, Bleach will strip out HTML comments. [1] To disable this behavior, set "
+                         "strip_comments=False. [1]")
+        # Not the last item of a list, which it means with the others.
+        source = ("Your code may expect some other type:\n\n* DEBUG expects a boolean.\n* PORT expects an integer.\n\n"
+                  "To meet this need, the config function accepts a cast argument.")
+        self.assertEqual(self.extract("Which argument does the config function accept to cast?", source).text,
+                         "To meet this need, the config function accepts a cast argument. [1]")
+
     def test_a_heading_or_a_list_of_topics_is_no_answer(self):
         # Seen on React docs: "Что такое чистые компоненты в React?" was answered "• Что такое компонент [1]".
         source = ("Вы узнаете:\n\n* Что такое компонент\n* Какую роль играют компоненты в React-приложении\n\n"
