@@ -43,6 +43,8 @@ _SUBSTITUTION = re.compile(r"^[ \t]*\.\.[ \t]+\|([^|\n]+)\|[ \t]+([\w-]+)::(.*)$
 _CODE_DIRECTIVES = {"code-block", "code", "sourcecode"}
 # A grid table's border ("+------+-----+"), or the one under its header ("+======+=====+").
 _GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=]+\+)+[ \t]*$")
+# A simple table's border: two columns of "=" or more ("=====  =========").
+_SIMPLE_BORDER = re.compile(r"^[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
 # Directives whose body is code too: Sphinx's doctest and notebook extensions, and a project's own examples
 # and runs (Pallets' `.. click:example::`, `.. click:run::`).
 _CODE_LIKE = re.compile(r"(?:^|:)(?:doctest|testcode|testoutput|ipython|jupyter-execute"
@@ -135,6 +137,8 @@ def rst_as_markdown(text: str, targets: dict[str, str] | None = None, path: str 
             number = _directive(lines, out, number, directive)
         elif _GRID_BORDER.match(line):
             number = _grid_table(lines, out, number)
+        elif _SIMPLE_BORDER.match(line) and (after := _simple_table(lines, out, number)) is not None:
+            number = after
         elif _COMMENT.match(line) or _ANONYMOUS_TARGET.match(line):
             number = _skip_block(lines, out, number)
         elif field := _INFO_FIELD.match(line):
@@ -355,6 +359,44 @@ def _grid_table(lines: list[str], out: list[str], number: int) -> int:
             cells = lines[at].strip().count("+") - 1
             out[at] = "|" + "|".join(["---" if "=" in lines[at] else "   "] * cells) + "|"
     return end
+
+
+def _simple_table(lines: list[str], out: list[str], number: int) -> int | None:
+    """A simple table from its top border at `number` as a Markdown table, line for line: its header (the rows above
+    the second border) the header, that border the delimiter row, each row on its first line with the lines going on
+    in its first column's blank (parse's "e.g. 1.1e-10, NAN …" under "e") joined to it, those lines and the borders
+    left as empty rows or blank. The line after it; None for a table without a header, or one it cannot read."""
+    columns = [match.span() for match in re.finditer(r"=+", lines[number])]
+    borders = [number]
+    at = number + 1
+    while at < len(lines) and lines[at].strip() and len(borders) < 3:
+        if _SIMPLE_BORDER.match(lines[at]):
+            borders.append(at)
+        at += 1
+    if len(borders) < 3 or borders[1] - number < 2:
+        return None
+
+    def cells(line: str) -> list[str]:
+        ends = [start for start, _ in columns[1:]] + [len(line)]
+        return [line[start:end].strip() for (start, _), end in zip(columns, ends, strict=True)]
+
+    rows: list[tuple[int, list[str]]] = []
+    for at in range(number + 1, borders[2]):
+        if at == borders[1]:
+            continue
+        row = cells(lines[at])
+        if rows and not row[0] and at != borders[1] + 1:  # a row going on
+            rows[-1] = (rows[-1][0], [f"{had} {more}".strip() for had, more in zip(rows[-1][1], row, strict=True)])
+        else:
+            rows.append((at, row))
+    if not rows or rows[0][0] != number + 1:
+        return None
+    for at in range(number, borders[2] + 1):
+        out[at] = "" if at in (number, borders[2]) else "|" + "|".join(["   "] * len(columns)) + "|"
+    out[borders[1]] = "|" + "|".join(["---"] * len(columns)) + "|"
+    for at, row in rows:
+        out[at] = "| " + " | ".join(_inline(cell).replace("|", "\\|") for cell in row) + " |"
+    return borders[2] + 1
 
 
 def _csv_table(lines: list[str], out: list[str], number: int, title: str) -> int | None:

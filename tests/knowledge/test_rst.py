@@ -397,3 +397,25 @@ def test_sphinx_sources_named_txt_in_a_documentation_folder_are_rst_docs(tmp_pat
     assert "Each filter is described in `Filters`." in usage.content
     paths = set(Chunk.objects.filter(knowledge_base=kb).values_list("metadata__source_path", flat=True))
     assert not paths & {"docs/requirements.txt", "notes.txt"}, "no section title, or no documentation folder"
+
+
+def test_a_simple_table_is_a_markdown_table_line_for_line():
+    # parse's README lists its format types in a simple table: it was read as prose ("S Non-whitespace str d Integer
+    # numbers (optional sign, digits) int …"), and "How do I parse an integer?" quoted that run of cells.
+    border = f"{'=' * 5} {'=' * 40} {'=' * 8}"
+    rows = [("Type", "Characters Matched", "Output"), ("d", "Integer numbers (optional sign, digits)", "int"),
+            ("e", "Floating-point numbers with exponent", "float"), ("", "e.g. 1.1e-10, NAN", ""),
+            ("x", "Hexadecimal numbers (a | b)", "int")]
+    written = [f"{a:<5} {b:<40} {c}".rstrip() for a, b, c in rows]
+    text = "\n".join(["Types:", "", border, written[0], border, *written[1:], border, "", "After the table.", ""])
+    lines = rst_as_markdown(text).split("\n")
+    assert len(lines) == len(text.split("\n"))
+    assert lines[2:10] == ["", "| Type | Characters Matched | Output |", "|---|---|---|",
+                           "| d | Integer numbers (optional sign, digits) | int |",
+                           "| e | Floating-point numbers with exponent e.g. 1.1e-10, NAN | float |", "|   |   |   |",
+                           "| x | Hexadecimal numbers (a \\| b) | int |", ""]
+    assert lines[11] == "After the table."
+    # Without a header it is left as it is written; nor is a title's adornment a table.
+    plain = "=====  =====\nTrue   False\n=====  =====\n"
+    assert rst_as_markdown(plain).split("\n")[1] == "True   False"
+    assert rst_as_markdown("=====\nTitle\n=====\n\nText.\n").split("\n")[1] == "# Title"
