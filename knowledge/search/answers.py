@@ -82,7 +82,7 @@ from knowledge.search.retrieval import SearchHit
 from knowledge.search.salutations import strip_salutations
 from knowledge.search.unmentioned import unmentioned_names
 from knowledge.search.vocabulary import load_vocabulary
-from knowledge.search.words import word_stems
+from knowledge.search.words import code_words, word_stems
 
 __all__ = ["Answer", "Citation", "GenerationError", "Grounding", "answer", "assess_confidence",
            "build_prompt", "complete", "ground", "judge", "parse_citations"]
@@ -287,6 +287,10 @@ def judge(question: str, result: retrieval.Retrieval, *, threshold: float | None
         # first: "What is Choices?" and django-model-utils' `Choices` ("A class to encapsulate handy functionality for
         # lists of choices for a Django model field."), 0.53, refused.
         confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
+    elif sources and _section_asked(question, sources[0]):
+        # So is a how-to asking to do what the first source's section is titled, in its words and its verb alone: "How
+        # do I add jitter?" and backoff's "Jitter" section (0.59, refused).
+        confidence = max(confidence, NAMED_ENTRY_CONFIDENCE)
     elif sources and _commands_found(question, sources):
         # So is one asking which commands the project has, or whether it has any, when a command its repository
         # declares (C3) is a source the extract quotes: "Is there a command line tool?" and sqlparse's `sqlformat`
@@ -338,6 +342,20 @@ def _asks_what_named(question: str, hit: SearchHit) -> bool:
     metadata = hit.metadata or {}
     return (hit.layer == "C1" and bool(metadata.get("docstring")) and bool(WHAT_IS.match(question))
             and layer_text.names_symbol(question, str(metadata.get("qname") or "")))
+
+
+def _section_asked(question: str, hit: SearchHit) -> bool:
+    """Whether a how-to asks to do what a section of the documentation `hit` opens is titled: every word of its heading
+    is one of the question's, and every other word of the question is its verb or the name of the repository
+    ("How do I add jitter?", "How do I configure logging in backoff?" and a section "Jitter", "Logging configuration";
+    not "How do I add jitter to a drum track?")."""
+    heading = headings.section_heading(hit) if layer_text.is_prose(hit) and " > " in (hit.section_path or "") else ""
+    phrases = code_names.how_to_phrases(question)
+    titled = word_stems(heading)
+    if not titled or not phrases:
+        return False
+    named = word_stems(code_words(str((hit.metadata or {}).get("repo_id") or "").rsplit("-", 1)[0]))
+    return titled <= word_stems(question) and word_stems(question) - titled <= word_stems(phrases[0][0]) | named
 
 
 def _commands_found(question: str, sources: list[SearchHit]) -> bool:

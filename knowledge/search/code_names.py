@@ -142,14 +142,14 @@ def named_by_phrase(text: str, vocabulary) -> str:
     "" when the bases define none."""
     if not getattr(vocabulary, "symbols", None):
         return ""
-    for parts in _phrases(text):
+    for parts in how_to_phrases(text):
         for name in ("_".join(parts), parts[0] + "".join(part.capitalize() for part in parts[1:])):
             if is_known(name, vocabulary):
                 return name
     return ""
 
 
-def _phrases(text: str) -> list[list[str]]:
+def how_to_phrases(text: str) -> list[list[str]]:
     """A how-to's verb and the words after it (`PHRASE_WORDS` at most, an article between them skipped, up to the
     first mark), lower-cased, longest first down to two words, its last word as written, singular and plural: "How do
     I allow all origins?" → [allow, all, origins], [allow, all, origin], …, [allow, all], [allow, alls]."""
@@ -180,9 +180,9 @@ def entry_named_by_phrase(question: str, text: str) -> str:
 
 
 def spelled_by_phrase(question: str, name: str) -> bool:
-    """Whether a how-to's verb and the words after it (`_phrases`) are the last words of `name`."""
+    """Whether a how-to's verb and the words after it (`how_to_phrases`) are the last words of `name`."""
     words = code_words(name).lower().split()
-    return any(words[-len(parts):] == parts for parts in _phrases(question) if len(parts) <= len(words))
+    return any(words[-len(parts):] == parts for parts in how_to_phrases(question) if len(parts) <= len(words))
 
 
 def module_by_path(text: str, vocabulary) -> str:

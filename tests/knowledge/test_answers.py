@@ -877,3 +877,22 @@ class PhraseNamedEntryTests(TestCase):
         self.assertTrue(result.text.startswith("CORSY_ALLOW_ALL_ORIGINS — If True, all origins will be allowed. ["),
                         result.text)
         self.assertNotIn("CORSY_ALLOWED_ORIGINS —", result.text)
+
+
+@pytest.mark.django_db
+def test_a_how_to_asking_to_do_what_the_first_section_is_titled_is_about_it():
+    # backoff's "How do I add jitter?" found its README's "Jitter" section first ("A jitter algorithm can be supplied
+    # with the jitter keyword arg …") at a confidence of 0.59: refused.
+    kb = make_kb()
+    section = SearchHit(chunk_id=1, document_id=1, knowledge_base_id=kb.pk, document_title="backoff",
+                        source_uri="repo://backoff:README.rst", section_path="backoff > Examples > Jitter", page=None,
+                        layer="D0", content="## Jitter\n\nA jitter algorithm can be supplied with the `jitter` "
+                                            "keyword arg to either of the backoff decorators.",
+                        snippet="", distance=0.4, score=0.6, rank=1, metadata={"repo_id": "backoff-2.2.1"})
+    result = retrieval.Retrieval(hits=[section], best_similarity=0.5, keyword_fallback_used=False, timings={},
+                                 best_relevance=0.3, relevant_count=1)
+    for question in ("How do I add jitter?", "How can I add jitter with backoff?", "How to add jitter"):
+        assert answers.judge(question, result).confidence == answers.NAMED_ENTRY_CONFIDENCE, question
+    # Not a question asking more than the heading says, nor one that is no how-to.
+    for question in ("How do I add jitter to a drum track?", "What is jitter?", "How do I add retries?"):
+        assert answers.judge(question, result).confidence < answers.answer_threshold(), question
