@@ -27,6 +27,10 @@ EXAMPLE_PATH = re.compile(r"(?:^|[:/])(?:[\w.]+[-_])?(?:examples?|demos?|samples
 BENCHMARK_PATH = re.compile(r"(?:^|[:/])(?:benchmarks?|bench|asv_bench)/")
 BENCHMARKS_ASKED = re.compile(r"\bbench|\bperform|\bfast|\bslow|\bspeed|\bquick|\bhow long\b|производител|быстр|"
                               r"медлен|скорост", re.IGNORECASE)
+# Another project's code a repository carries (bleach's `bleach/_vendor/html5lib/`): "How do I contribute?" opened with
+# html5lib's tokenizer. The package's name after the folder is asked about by its name.
+VENDORED_PATH = re.compile(r"(?:^|[:/])(?:_?vendor(?:ed)?|third[-_]?party|3rdparty)/([\w.-]+)", re.IGNORECASE)
+VENDORED_ASKED = re.compile(r"\bvendor|\bthird[- ]?party|\bbundled\b|\bembedded\b|\bсторонн", re.IGNORECASE)
 EXAMPLES_ASKED = re.compile(r"\bexample|\bdemo\b|\bsample|пример|демо", re.IGNORECASE)
 # A question about a release, a version or what changed keeps a changelog's rows where they rank; a
 # how-to does not ("How do I change the digest method?": not "Fixed a name error when overriding the
@@ -104,7 +108,7 @@ def secondary_document(hit: SearchHit, query: str) -> bool:
     if hit.metadata.get("is_test"):
         return not TESTS_ASKED.search(query)
     return (unasked_example(hit, query) or unasked_benchmark(hit, query) or unasked_changelog(hit, query)
-            or unasked_license(hit, query)
+            or unasked_license(hit, query) or unasked_vendored(hit, query)
             or unasked_translation(hit, query) or unasked_authors(hit, query) or unasked_contributing(hit, query)
             or unasked_conduct(hit, query))
 
@@ -210,6 +214,16 @@ def changes_asked(query: str) -> bool:
     if SUPPORT_ASKED(query) and not (_RELEASE_NAMED.search(query) or CHANGE_WORDS.search(query)):
         return False
     return bool(RELEASE_ASKED.search(query) or (CHANGE_WORDS.search(query) and not HOW_TO(query)))
+
+
+def unasked_vendored(hit: SearchHit, query: str) -> bool:
+    """A row of another project's code the repository carries (`VENDORED_PATH`) when the question asks nothing of
+    vendored code nor names that project."""
+    vendored = VENDORED_PATH.search(hit.source_uri or "")
+    if not vendored or VENDORED_ASKED.search(query):
+        return False
+    name = vendored.group(1).rsplit(".", 1)[0].lower()
+    return not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", query, re.IGNORECASE)
 
 
 def unasked_benchmark(hit: SearchHit, query: str) -> bool:

@@ -200,3 +200,30 @@ def test_a_changelog_filling_a_search_three_times_as_deep_leaves_the_step_to_the
     # The changelog's notes come after, as they did.
     assert sections.index(("README.md", "dates > I18n")) < min(
         at for at, (name, _) in enumerate(sections) if name == "CHANGELOG.md"), sections
+
+
+@pytest.mark.django_db
+def test_another_projects_code_a_repository_carries_comes_after_its_own(tmp_path):
+    # bleach carries html5lib in `bleach/_vendor/html5lib/`: "How do I contribute?" opened with html5lib's tokenizer.
+    from knowledge.search.secondary import secondary_row
+    from tests.knowledge.layers.test_answers_on_code import hit
+
+    row = hit("C0", "def process_entity(self): pass")
+    row.source_uri = "repo:cleaner:cleaner/_vendor/html5lib/_tokenizer.py"
+    for question in ("How do I contribute?", "How do I parse an attribute?"):
+        assert secondary_row(row, question), question
+    for question in ("Which version of html5lib is vendored?", "What does html5lib's tokenizer do?"):
+        assert not secondary_row(row, question), question
+    for path in ("vendor/github.com/x/y.go", "third_party/zlib/inflate.c", "src/_vendored/six.py"):
+        row.source_uri = f"repo:kit:{path}"
+        assert secondary_row(row, "How do I contribute?"), path
+    row.source_uri = "repo:kit:src/vendors.py"  # a module of the project's own about vendors
+    assert not secondary_row(row, "How do I contribute?")
+    kb = make_indexed_repo(tmp_path / "cleaner", {
+        "cleaner/__init__.py": 'def clean(text):\n    """Clean the markup of a text fragment."""\n    return text\n',
+        "cleaner/_vendor/html5lib/_tokenizer.py": (
+            'class HTMLTokenizer:\n    def clean_markup_fragment(self, text):\n        """Clean the markup of a '
+            'text fragment, tokenized."""\n        return text\n'),
+    })
+    _, hits = plan_and_search("How do I clean the markup of a text fragment?", [kb.pk])
+    assert "_vendor" not in hits[0].source_uri, [hit.source_uri for hit in hits]
