@@ -75,7 +75,15 @@ from knowledge.search import (
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
-from knowledge.search.intent_words import COMPARISON, HOW_TO, LOCATION, RELEASE, SUPPORT_ASKED, WHAT_IS
+from knowledge.search.intent_words import (
+    COMPARISON,
+    HOW_TO,
+    LOCATION,
+    RELEASE,
+    SUPPORT_ASKED,
+    VERSION_ASKED,
+    WHAT_IS,
+)
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
@@ -206,6 +214,9 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     if layers is None and filters is None and (SUPPORT_ASKED(question) or runtimes.asks_dependencies(question)):
         # Which versions are supported, or what the project depends on: the manifests' rows saying it first.
         result = replace(result, hits=runtimes.requirements_first(question, result.hits, kb_ids)[:top_k])
+    if layers is None and filters is None and VERSION_ASKED(question):
+        # The project's own version: its manifest's or its code's `__version__` first.
+        result = replace(result, hits=runtimes.version_first(question, result.hits, kb_ids)[:top_k])
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 
 
@@ -392,8 +403,10 @@ def _describes_option_asked(question: str, hit: SearchHit) -> bool:
 def _documents_parameter(question: str, sources: list[SearchHit]) -> bool:
     """Whether a source of code an extract quotes has an entry of the parameter or option the question names in its
     docstring (`layer_text.parameter_named`): pluggy's "What does the tryfirst option do?" found
-    `HookimplMarker.__call__`, its `:param tryfirst:` field the answer, second (confidence 0.59, refused)."""
-    return any(layer_text.parameter_of(hit, question) for hit in sources[:composer.setting("EXTRACT_SOURCES")])
+    `HookimplMarker.__call__`, its `:param tryfirst:` field the answer, second (confidence 0.59, refused). (Not one
+    asking the project's own version: "What is the latest version?" is no question about `UUIDField`'s `version`.)"""
+    return not VERSION_ASKED(question) and any(layer_text.parameter_of(hit, question)
+                                               for hit in sources[:composer.setting("EXTRACT_SOURCES")])
 
 
 # The confidence of a row the question looks a cell of up (`rows.looks_up`): that of a close match.
@@ -542,7 +555,8 @@ def _states_asked(question: str, hit: SearchHit) -> bool:
     """Whether `hit` is a manifest saying what the package runs on, to a question asking which versions are supported
     (`runtimes.statement_of`), or what it depends on, to one asking its dependencies (`runtimes.dependencies_of`), or
     a licence file or manifest naming the licence, to one asking it (`licences.statement_of`)."""
-    return bool(runtimes.statement_of(hit, question) or runtimes.dependencies_of(hit, question)) or bool(
+    return bool(runtimes.statement_of(hit, question) or runtimes.dependencies_of(hit, question)
+                or runtimes.version_of(hit, question)) or bool(
         licences.ASKED.search(question)) and bool(licences.statement_of(hit))
 
 

@@ -232,7 +232,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # What a manifest says the package runs on, asked which versions are supported (`runtimes.statement_of`): before
     # a contributors' guide's "To run tests on all supported Python versions, …", which shares more words.
     defines |= {(number, position) for number, hit in quoted.items() if runtimes.statement_of(hit, question)
-                or runtimes.dependencies_of(hit, question) for position in range(len(lines[number]))}
+                or runtimes.dependencies_of(hit, question) or runtimes.version_of(hit, question)
+                for position in range(len(lines[number]))}
     # Its signature or return type, asked (`layer_text.SIGNATURE_SAID`): before the documentation's sentences sharing
     # the word "argument" (cachetools' "What arguments does cached accept?").
     defines |= {(number, position) for number in quoted if asks_signature(question)

@@ -78,6 +78,18 @@ DEPENDENCIES_ASKED = _has(r"\bdependenc(?:y|ies)\b", r"\bdepends? on\b",
                           r"\brequire[sd]?\b.*\b(?:packages?|librar(?:y|ies))\b",
                           r"\b(?:packages?|librar(?:y|ies))\b.*\b(?:require|need)", r"\bthird[- ]party\b",
                           r"зависимост", r"зависит от", r"(?:пакет|библиотек)\w*.*(?:нужн|требу)")
+# The project's own version, asked ("What is the latest version?", "Which version is this?", "Какая текущая версия?"),
+# not the versions of something it supports (`SUPPORT_ASKED`).
+_VERSION_ASKED = _has(r"\b(?:latest|current|newest|most recent)\s+(?:version|release)\b",
+                      r"\b(?:what|which)\s+version\s+(?:is|of)\s+(?:this|it|the (?:project|package|library))\b",
+                      r"\bversion\s+(?:number\s+)?(?:is|of)\s+(?:this|the (?:project|package|library))\b",
+                      r"(?:последн|текущ|актуальн)\w*\s+верси", r"\bкакая\s+верси\w*\s+(?:у|это)")
+
+
+def VERSION_ASKED(text: str) -> bool:  # noqa: N802 — a predicate named as the patterns beside it are
+    return _VERSION_ASKED(text) and not SUPPORT_ASKED(text)
+
+
 # What the repository is made of: its main modules or packages, its structure.
 OVERVIEW = _has(r"\bmain (modules|packages|components|parts)\b",
                 r"\b(what|which) (modules|packages) (are|make|does)\b",

@@ -146,6 +146,8 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     layer = hit.layer
     if layer in UNQUOTED_LAYERS or installs.asks_to_install(question, [hit]):
         return ""  # "`setup` (setup.py): Setup script for the humanfriendly package." installs nothing
+    if layer in ("C0", "C1") and (version := runtimes.version_of(hit, question)):
+        return version  # asked the project's version, what its manifest or its `__version__` says
     if layer == "C1":
         return _symbol(meta, question)
     if layer == "C0" and (runs_on := runtimes.statement_of(hit, question) or runtimes.dependencies_of(hit, question)):

@@ -4,17 +4,25 @@ Node.js and the versions its classifiers list (`manifests.declared_requirements`
 (pyproject.toml)." — of what the question names, else of the language it runs on. "Which Python versions are
 supported?" was answered by tenacity's "Tenacity is an Apache 2.0 licensed general-purpose retrying library, written
 in Python …": its documentation says none, its pyproject.toml does. So does a question asking the project's
-dependencies (`DEPENDENCIES_ASKED`): the packages its manifest declares (`manifests.declared_dependencies`).
+dependencies (`DEPENDENCIES_ASKED`): the packages its manifest declares (`manifests.declared_dependencies`); and one
+asking its own version (`VERSION_ASKED`): the version its manifest gives, else its code's `__version__`.
 """
 
 import re
 from pathlib import PurePosixPath
 
-from knowledge.indexing.layers.manifests import MANIFEST_NAMES, declared_dependencies, declared_requirements, name_of
+from knowledge.indexing.layers.manifests import (
+    MANIFEST_NAMES,
+    declared_dependencies,
+    declared_requirements,
+    declared_version,
+    name_of,
+)
 from knowledge.models import Chunk
 from knowledge.search import retrieval
 from knowledge.search.hits import SearchHit
-from knowledge.search.intent_words import DEPENDENCIES_ASKED, SUPPORT_ASKED
+from knowledge.search.intent_words import DEPENDENCIES_ASKED, SUPPORT_ASKED, VERSION_ASKED
+from knowledge.search.secondary import VENDORED_PATH
 from knowledge.search.words import word_stems
 
 # The manifests read: the package manifests and setup.py, whose `setup(python_requires=…, classifiers=[…])` says it.
@@ -114,3 +122,49 @@ def requirements_first(question: str, hits: list[SearchHit], kb_ids) -> list[Sea
     chosen = chosen[:REQUIREMENT_ROWS]
     kept = {hit.chunk_id for hit in chosen}
     return chosen + [hit for hit in hits if hit.chunk_id not in kept] if chosen else hits
+
+
+# A package's version in its code: `__version__ = "1.22.4"` (or `VERSION`, `version`), a string written as it is.
+_VERSION_NAMES = ("__version__", "VERSION", "version")
+_VERSION_LITERAL = re.compile(r"""^\s*(?:__version__|VERSION|version)\s*(?::\s*str\s*)?=\s*['"]([^'"\s]+)['"]""",
+                              re.MULTILINE)
+# Where a version is the documentation's or another project's (Sphinx's `docs/conf.py`, a vendored copy).
+_NOT_THE_PACKAGES = re.compile(r"(?:^|/)docs?/|(?:^|/)tests?/")
+
+
+def version_of(hit: SearchHit, question: str) -> str:
+    """The version a row says the package is at, to a question asking the project's version (`VERSION_ASKED`): a
+    manifest's ("`backoff` is at version 2.2.1 (pyproject.toml).") or its code's `__version__` ("`parse` is at
+    version 1.22.4 (parse/__init__.py)."); "" for any other row or question."""
+    meta = hit.metadata or {}
+    path = meta.get("source_path", "")
+    if not VERSION_ASKED(question) or not path:
+        return ""
+    file_name = PurePosixPath(path).name
+    if hit.layer == "C0" and file_name in _MANIFESTS:
+        version = declared_version(file_name, hit.content or "")
+        name = name_of(path, hit.content or "") if file_name in MANIFEST_NAMES else ""
+    elif (hit.layer == "C1" and meta.get("kind") == "variable" and meta.get("name") in _VERSION_NAMES
+          and not meta.get("is_test") and not _NOT_THE_PACKAGES.search(path) and not VENDORED_PATH.search(path)):
+        version = (found.group(1) if (found := _VERSION_LITERAL.search(hit.content or "")) else "")
+        name = str(meta.get("qname") or "").split(".")[0]
+    else:
+        return ""
+    if not version:
+        return ""
+    return f"{f'`{name}`' if name else 'The project'} is at version {version} ({path})."
+
+
+def version_first(question: str, hits: list[SearchHit], kb_ids) -> list[SearchHit]:
+    """The hits with the row saying the project's version first (`version_of`): its manifest's, else its code's
+    `__version__` nearest the repository's root."""
+    rows = Chunk.objects.filter(knowledge_base_id__in=list(kb_ids), enabled=True)
+    manifests = rows.filter(layer="C0", metadata__source_path__iregex=_MANIFEST_PATH, content__iregex=r"version")
+    variables = rows.filter(layer="C1", metadata__kind="variable", metadata__name__in=_VERSION_NAMES)
+    ids = [*manifests.order_by("document_id", "position").values_list("id", flat=True)[:MOST_READ],
+           *variables.order_by("document_id").values_list("id", flat=True)[:MOST_READ]]
+    said = [hit for hit in retrieval.hits_of(ids) if version_of(hit, question)]
+    if not said:
+        return hits
+    chosen = min(said, key=lambda hit: (hit.layer != "C0", (hit.metadata or {}).get("source_path", "").count("/")))
+    return [chosen, *[hit for hit in hits if hit.chunk_id != chosen.chunk_id]]

@@ -7,8 +7,8 @@ documentation names no version, its pyproject.toml requires Python >=3.10 and li
 
 import pytest
 
-from knowledge.indexing.layers.manifests import declared_dependencies, declared_requirements
-from knowledge.search import answers, layer_text, runtimes
+from knowledge.indexing.layers.manifests import declared_dependencies, declared_requirements, declared_version
+from knowledge.search import answers, intent_words, layer_text, runtimes
 from tests.factories import make_indexed_repo
 
 PYPROJECT = '''[project]
@@ -136,3 +136,45 @@ def test_the_projects_dependencies_are_answered_from_its_manifest_and_a_modules_
     # Asked of a module, its imports; asked the versions supported, no dependencies.
     assert "depends on Django" not in answers.answer("What does kit.cli depend on?", [kb.pk]).text
     assert not runtimes.asks_dependencies("Which versions of Django are required?")
+
+
+def test_a_manifest_gives_its_packages_version_as_a_value():
+    assert declared_version("pyproject.toml", '[tool.poetry]\nname = "backoff"\nversion = "2.2.1"\n') == "2.2.1"
+    assert declared_version("pyproject.toml", '[project]\ndynamic = ["version"]\n[tool.setuptools.dynamic]\n'
+                                              'version = {attr = "parse.__version__"}\n') == ""
+    assert declared_version("setup.py", "setup(\n    name='arrow',\n    version='1.4.0',\n)") == "1.4.0"
+    assert declared_version("setup.py", "setup(version=get_version())") == ""
+    assert declared_version("setup.cfg", "[metadata]\nname = kit\nversion = 0.3.1\n") == "0.3.1"
+    assert declared_version("package.json", '{\n  "name": "ms",\n  "version": "2.1.3",\n  "engines": {}\n}') == "2.1.3"
+    # Asked the versions of something it supports, the question is not about its own.
+    assert intent_words.VERSION_ASKED("What is the latest version?")
+    assert intent_words.VERSION_ASKED("Какая текущая версия?")
+    assert intent_words.VERSION_ASKED("Which version is this?")
+    assert not intent_words.VERSION_ASKED("Which Python versions are supported?")
+    assert not intent_words.VERSION_ASKED("What is the latest version of Django supported?")
+
+
+@pytest.mark.django_db
+def test_the_projects_version_is_answered_from_its_manifest_else_its_code(tmp_path):
+    # "What is the latest version?" was refused for backoff and parse, and django-model-utils' answered "supports
+    # Django 3.2+ (latest bugfix release …)" at 0.70, `UUIDField`'s `version` parameter taken for what it asked.
+    fields = ('class UUIDField:\n    def __init__(self, version=4):\n        """A UUID field.\n\n'
+              '        :param version: An integer that sets the default UUID version.\n        """\n')
+    static = make_indexed_repo(tmp_path / "retrying", {
+        "pyproject.toml": '[tool.poetry]\nname = "retrying"\nversion = "2.2.1"\n',
+        "retrying/__init__.py": '__version__ = "2.2.1"\n', "retrying/fields.py": fields,
+        "docs/conf.py": 'version = "0.1"\n'})
+    dynamic = make_indexed_repo(tmp_path / "parsing", {
+        "pyproject.toml": '[project]\nname = "parsing"\ndynamic = ["version"]\n',
+        "parsing/__init__.py": ('"""Parse strings."""\n\n__version__ = "1.22.4"\n\n\ndef parse(text):\n'
+                                '    return text\n'),
+        "docs/conf.py": 'version = "0.1"\n', "parsing/fields.py": fields})
+    for kb, said in ((static, "`retrying` is at version 2.2.1 (pyproject.toml). ["),
+                     (dynamic, "`parsing` is at version 1.22.4 (parsing/__init__.py). [")):
+        for question in ("What is the latest version?", "Какая текущая версия?"):
+            answer = answers.answer(question, [kb.pk])
+            assert not answer.refused, (question, answer.reasons)
+            assert answer.text.startswith(said), (question, answer.text)
+    none = make_indexed_repo(tmp_path / "fields", {"setup.py": "setup(name='fields', use_scm_version=True)\n",
+                                                   "fields/__init__.py": fields})
+    assert answers.answer("What is the latest version?", [none.pk]).refused

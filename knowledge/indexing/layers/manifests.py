@@ -168,6 +168,24 @@ _STRING = re.compile(r""""([^"\n]*)"|'([^'\n]*)'""")
 _COMMENT = re.compile(r"#[^\n]*")
 
 
+# A manifest's own version, written as a value (not pyproject's `version = {attr = "pkg.__version__"}`): TOML's and
+# setup.cfg's `version = "2.2.1"`, setup.py's `version='1.4.0'`, package.json's `"version": "1.0.0"`.
+_VERSION_VALUES = {
+    "pyproject.toml": re.compile(r"^version\s*=\s*[\"']([^\"'\s]+)[\"']\s*$", re.MULTILINE),
+    "setup.cfg": re.compile(r"^version\s*=\s*(\d[^\s;#]*)\s*$", re.MULTILINE),
+    "setup.py": re.compile(r"\bversion\s*=\s*[\"'](\d[^\"'\s]*)[\"']"),
+    "package.json": re.compile(r"^\s{0,4}\"version\"\s*:\s*\"([^\"]+)\"", re.MULTILINE),
+}
+
+
+def declared_version(name: str, text: str) -> str:
+    """The version a manifest named `name` (or a chunk of it) gives its package, as written; "" when it gives none
+    (a version read from the code or from the repository's tags)."""
+    pattern = _VERSION_VALUES.get(name)
+    found = pattern.search(text) if pattern else None
+    return found.group(1) if found else ""
+
+
 def declared_dependencies(name: str, text: str) -> list[str] | None:
     """The packages a manifest named `name` (or a chunk of it) says its package depends on, as written
     ("more_itertools >= 8.5.0", "express ^4.19.2"); [] when it says the package depends on none (an empty list,
