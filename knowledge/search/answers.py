@@ -214,9 +214,9 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
     if layers is None and filters is None and (SUPPORT_ASKED(question) or runtimes.asks_dependencies(question)):
         # Which versions are supported, or what the project depends on: the manifests' rows saying it first.
         result = replace(result, hits=runtimes.requirements_first(question, result.hits, kb_ids)[:top_k])
-    if layers is None and filters is None and VERSION_ASKED(question):
-        # The project's own version: its manifest's or its code's `__version__` first.
-        result = replace(result, hits=runtimes.version_first(question, result.hits, kb_ids)[:top_k])
+    if layers is None and filters is None:
+        # The project's own version (its manifest's or its code's `__version__`), or who wrote it: that row first.
+        result = replace(result, hits=runtimes.facts_first(question, result.hits, kb_ids)[:top_k])
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 
 
@@ -552,12 +552,11 @@ def _statement_said(grounding: Grounding, composition: composer.Composition) -> 
 
 
 def _states_asked(question: str, hit: SearchHit) -> bool:
-    """Whether `hit` is a manifest saying what the package runs on, to a question asking which versions are supported
-    (`runtimes.statement_of`), or what it depends on, to one asking its dependencies (`runtimes.dependencies_of`), or
-    a licence file or manifest naming the licence, to one asking it (`licences.statement_of`)."""
-    return bool(runtimes.statement_of(hit, question) or runtimes.dependencies_of(hit, question)
-                or runtimes.version_of(hit, question)) or bool(
-        licences.ASKED.search(question)) and bool(licences.statement_of(hit))
+    """Whether `hit` is a manifest saying what the package runs on, to a question asking which versions are supported,
+    what it depends on, its version or who wrote it, to one asking that (`runtimes.project_said`), or a licence file or
+    manifest naming the licence, to one asking it (`licences.statement_of`)."""
+    return bool(runtimes.project_said(hit, question)) or bool(licences.ASKED.search(question)) and bool(
+        licences.statement_of(hit))
 
 
 def _card_of_project_asked(grounding: Grounding, composition: composer.Composition) -> bool:

@@ -229,10 +229,10 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # A default asked about that its entry gives as a block of code: "Defaults to:" over it (`answer_kinds`).
     defines |= answer_kinds.stated_default(question, lines, {number: headings.section_heading(hit)
                                                              for number, hit in quoted.items()})
-    # What a manifest says the package runs on, asked which versions are supported (`runtimes.statement_of`): before
-    # a contributors' guide's "To run tests on all supported Python versions, …", which shares more words.
-    defines |= {(number, position) for number, hit in quoted.items() if runtimes.statement_of(hit, question)
-                or runtimes.dependencies_of(hit, question) or runtimes.version_of(hit, question)
+    # What a manifest says the package runs on, asked which versions are supported (`runtimes.project_said`): before
+    # a contributors' guide's "To run tests on all supported Python versions, …", which shares more words; so its
+    # dependencies, its version, its people.
+    defines |= {(number, position) for number, hit in quoted.items() if runtimes.project_said(hit, question)
                 for position in range(len(lines[number]))}
     # Its signature or return type, asked (`layer_text.SIGNATURE_SAID`): before the documentation's sentences sharing
     # the word "argument" (cachetools' "What arguments does cached accept?").

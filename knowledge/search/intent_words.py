@@ -90,6 +90,11 @@ def VERSION_ASKED(text: str) -> bool:  # noqa: N802 — a predicate named as the
     return _VERSION_ASKED(text) and not SUPPORT_ASKED(text)
 
 
+# Who wrote or maintains the project ("Who is the author?", "Who wrote sqlparse?", "Who maintains it?", "Кто автор?").
+AUTHORS_ASKED = _has(r"\bwho\b.*\b(?:author|maintainer|creator|owner)s?\b",
+                     r"\bwho\s+(?:wrote|writes|created|creates|made|makes|maintains|develops|developed|owns|built)\b",
+                     r"\b(?:authors?|maintainers?|creators?)\s+of\b", r"\bкто\b.*\b(?:автор|написал|создал|"
+                     r"разработ|сопровожда|поддерживает)", r"\bавтор\w*\s+(?:проекта|библиотеки|пакета)")
 # What the repository is made of: its main modules or packages, its structure.
 OVERVIEW = _has(r"\bmain (modules|packages|components|parts)\b",
                 r"\b(what|which) (modules|packages) (are|make|does)\b",

@@ -146,12 +146,12 @@ def quotable(hit: SearchHit, row: str | None = None, question: str = "") -> str:
     layer = hit.layer
     if layer in UNQUOTED_LAYERS or installs.asks_to_install(question, [hit]):
         return ""  # "`setup` (setup.py): Setup script for the humanfriendly package." installs nothing
-    if layer in ("C0", "C1") and (version := runtimes.version_of(hit, question)):
-        return version  # asked the project's version, what its manifest or its `__version__` says
+    if layer in ("C0", "C1") and (said := runtimes.project_said(hit, question)):
+        # Asked which versions are supported, what a manifest says the package runs on; or what it depends on, its
+        # version (or its `__version__`'s), who wrote it.
+        return said
     if layer == "C1":
         return _symbol(meta, question)
-    if layer == "C0" and (runs_on := runtimes.statement_of(hit, question) or runtimes.dependencies_of(hit, question)):
-        return runs_on  # asked which versions are supported, what a manifest says the package runs on; or depends on
     if layer == "C0" and PurePosixPath(path).name in MANIFEST_NAMES:
         # A manifest says what the package is licensed under: itsdangerous' pyproject.toml's classifier "License ::
         # OSI Approved :: BSD License" (its LICENSE.txt is a BSD licence without its name).

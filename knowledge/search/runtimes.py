@@ -5,7 +5,8 @@ Node.js and the versions its classifiers list (`manifests.declared_requirements`
 supported?" was answered by tenacity's "Tenacity is an Apache 2.0 licensed general-purpose retrying library, written
 in Python …": its documentation says none, its pyproject.toml does. So does a question asking the project's
 dependencies (`DEPENDENCIES_ASKED`): the packages its manifest declares (`manifests.declared_dependencies`); and one
-asking its own version (`VERSION_ASKED`): the version its manifest gives, else its code's `__version__`.
+asking its own version (`VERSION_ASKED`): the version its manifest gives, else its code's `__version__`; and one asking
+who wrote or maintains it (`AUTHORS_ASKED`): the people its manifest names.
 """
 
 import re
@@ -14,6 +15,7 @@ from pathlib import PurePosixPath
 from knowledge.indexing.layers.manifests import (
     MANIFEST_NAMES,
     declared_dependencies,
+    declared_people,
     declared_requirements,
     declared_version,
     name_of,
@@ -21,7 +23,7 @@ from knowledge.indexing.layers.manifests import (
 from knowledge.models import Chunk
 from knowledge.search import retrieval
 from knowledge.search.hits import SearchHit
-from knowledge.search.intent_words import DEPENDENCIES_ASKED, SUPPORT_ASKED, VERSION_ASKED
+from knowledge.search.intent_words import AUTHORS_ASKED, DEPENDENCIES_ASKED, SUPPORT_ASKED, VERSION_ASKED
 from knowledge.search.secondary import VENDORED_PATH
 from knowledge.search.words import word_stems
 
@@ -155,15 +157,49 @@ def version_of(hit: SearchHit, question: str) -> str:
     return f"{f'`{name}`' if name else 'The project'} is at version {version} ({path})."
 
 
-def version_first(question: str, hits: list[SearchHit], kb_ids) -> list[SearchHit]:
-    """The hits with the row saying the project's version first (`version_of`): its manifest's, else its code's
-    `__version__` nearest the repository's root."""
+def people_of(hit: SearchHit, question: str) -> str:
+    """Who a manifest's row says wrote and maintains the package, to a question asking who (`AUTHORS_ASKED`):
+    "`parse` is written by Richard Jones and maintained by Wim Jeantine-Glenn (pyproject.toml)."; "" for any other row
+    or question, and a row naming nobody."""
+    path = (hit.metadata or {}).get("source_path", "")
+    file_name = PurePosixPath(path).name
+    if not AUTHORS_ASKED(question) or hit.layer != "C0" or file_name not in _MANIFESTS:
+        return ""
+    people = declared_people(file_name, hit.content or "")
+    said = [f"{verb} by {_listed(people[role])}" for role, verb in _ROLES if role in people]
+    if not said:
+        return ""
+    name = name_of(path, hit.content or "") if file_name in MANIFEST_NAMES else ""
+    return f"{f'`{name}`' if name else 'The project'} is {' and '.join(said)} ({path})."
+
+
+_ROLES = (("authors", "written"), ("maintainers", "maintained"))
+
+
+def _listed(names: list[str]) -> str:
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+
+
+def project_said(hit: SearchHit, question: str) -> str:
+    """What a row says of the project the question asks about it: the versions it supports, its dependencies
+    (`statement_of`, `dependencies_of`), its version (`version_of`), its people (`people_of`); "" for none."""
+    return (statement_of(hit, question) or dependencies_of(hit, question) or version_of(hit, question)
+            or people_of(hit, question))
+
+
+def facts_first(question: str, hits: list[SearchHit], kb_ids) -> list[SearchHit]:
+    """The hits with the row saying the project's version (`version_of`: its manifest's, else its code's `__version__`
+    nearest the repository's root) or its people (`people_of`) first, for a question asking either."""
+    if not (VERSION_ASKED(question) or AUTHORS_ASKED(question)):
+        return hits
     rows = Chunk.objects.filter(knowledge_base_id__in=list(kb_ids), enabled=True)
-    manifests = rows.filter(layer="C0", metadata__source_path__iregex=_MANIFEST_PATH, content__iregex=r"version")
-    variables = rows.filter(layer="C1", metadata__kind="variable", metadata__name__in=_VERSION_NAMES)
+    manifests = rows.filter(layer="C0", metadata__source_path__iregex=_MANIFEST_PATH,
+                            content__iregex=r"version" if VERSION_ASKED(question) else r"author|maintainer")
+    variables = rows.filter(layer="C1", metadata__kind="variable", metadata__name__in=_VERSION_NAMES) if \
+        VERSION_ASKED(question) else rows.none()
     ids = [*manifests.order_by("document_id", "position").values_list("id", flat=True)[:MOST_READ],
            *variables.order_by("document_id").values_list("id", flat=True)[:MOST_READ]]
-    said = [hit for hit in retrieval.hits_of(ids) if version_of(hit, question)]
+    said = [hit for hit in retrieval.hits_of(ids) if version_of(hit, question) or people_of(hit, question)]
     if not said:
         return hits
     chosen = min(said, key=lambda hit: (hit.layer != "C0", (hit.metadata or {}).get("source_path", "").count("/")))

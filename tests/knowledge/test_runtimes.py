@@ -7,7 +7,12 @@ documentation names no version, its pyproject.toml requires Python >=3.10 and li
 
 import pytest
 
-from knowledge.indexing.layers.manifests import declared_dependencies, declared_requirements, declared_version
+from knowledge.indexing.layers.manifests import (
+    declared_dependencies,
+    declared_people,
+    declared_requirements,
+    declared_version,
+)
 from knowledge.search import answers, intent_words, layer_text, runtimes
 from tests.factories import make_indexed_repo
 
@@ -178,3 +183,37 @@ def test_the_projects_version_is_answered_from_its_manifest_else_its_code(tmp_pa
     none = make_indexed_repo(tmp_path / "fields", {"setup.py": "setup(name='fields', use_scm_version=True)\n",
                                                    "fields/__init__.py": fields})
     assert answers.answer("What is the latest version?", [none.pk]).refused
+
+
+def test_a_manifest_names_who_wrote_and_maintains_its_package():
+    assert declared_people("pyproject.toml", '[project]\nname = "sqlparse"\nauthors = [{name = "Andi Albrecht", '
+                                             'email = "andi@example.org"}]\n') == {"authors": ["Andi Albrecht"]}
+    assert declared_people("pyproject.toml", '[tool.poetry]\nauthors = ["Bob Green <bob@example.org>"]\n') == {
+        "authors": ["Bob Green"]}
+    assert declared_people("pyproject.toml", '[[project.authors]]\nname = "Richard Jones"\nemail = "r@example.org"\n\n'
+                                             '[[project.maintainers]]\nname = "Wim Jeantine-Glenn"\n') == {
+        "authors": ["Richard Jones"], "maintainers": ["Wim Jeantine-Glenn"]}
+    setup = 'setup(\n    maintainer="Will Kahn-Greene",\n    maintainer_email="w@x",\n)'
+    assert declared_people("setup.py", setup) == {"maintainers": ["Will Kahn-Greene"]}
+    assert declared_people("package.json", '{"author": "TJ Holowaychuk <tj@example.org>"}') == {
+        "authors": ["TJ Holowaychuk"]}
+    assert declared_people("package.json", '{"author": {"name": "Jo", "email": "jo@example.org"}}') == {
+        "authors": ["Jo"]}
+    assert declared_people("setup.cfg", "[metadata]\nname = kit\n") == {}
+
+
+@pytest.mark.django_db
+def test_who_wrote_the_project_is_answered_from_its_manifest(tmp_path):
+    # sqlparse's "Who wrote sqlparse?" quoted `sqlparse.parse`'s docstring at 0.85; backoff's "Who is the author?" was
+    # refused, its pyproject.toml naming Bob Green.
+    kb = make_indexed_repo(tmp_path / "sqlkit", {
+        "pyproject.toml": ('[project]\nname = "sqlkit"\nauthors = [{name = "Andi Albrecht", '
+                           'email = "andi@example.org"}]\nmaintainers = [{name = "Jo Smith"}]\n'),
+        "sqlkit/__init__.py": 'def parse(sql):\n    """Parse sql and return a list of statements written by you."""\n',
+    })
+    for question in ("Who is the author?", "Who wrote sqlkit?", "Who maintains it?", "Кто автор?"):
+        answer = answers.answer(question, [kb.pk])
+        assert not answer.refused, (question, answer.reasons)
+        assert answer.text.startswith("`sqlkit` is written by Andi Albrecht and maintained by Jo Smith "
+                                      "(pyproject.toml). ["), (question, answer.text)
+        assert "example.org" not in answer.text

@@ -186,6 +186,37 @@ def declared_version(name: str, text: str) -> str:
     return found.group(1) if found else ""
 
 
+# Who a manifest says wrote and maintains its package: pyproject's `authors = [{name = "…"}]` (or `[[project.authors]]`
+# tables, Poetry's `authors = ["Bob Green <…>"]`), setup.py's `author="…"`, setup.cfg's `author = …`, package.json's
+# `"author": "… <…>"` or `{"name": "…"}`.
+_PEOPLE_LIST = re.compile(r"^(authors|maintainers)\s*=\s*\[(.*?)\]\s*$", re.MULTILINE | re.DOTALL)
+_PEOPLE_TABLE = re.compile(r"^\[\[(?:project|tool\.poetry)\.(authors|maintainers)\]\]\s*\n(?:[^\[\n]*\n)*?"
+                           r"\s*name\s*=\s*[\"']([^\"']+)[\"']", re.MULTILINE)
+_PERSON_NAMED = re.compile(r"\bname\s*=\s*[\"']([^\"']+)[\"']|[\"']([^\"'<>@]+?)\s*(?:<[^>]*>)?[\"']")
+_PERSON_FIELD = {
+    "setup.py": re.compile(r"\b(author|maintainer)\s*=\s*[\"']([^\"']+)[\"']"),
+    "setup.cfg": re.compile(r"^(author|maintainer)\s*=\s*([^\n<]+?)\s*$", re.MULTILINE),
+    "package.json": re.compile(r"\"(author)\"\s*:\s*(?:\"([^\"<(]+)|\{[^}]*?\"name\"\s*:\s*\"([^\"]+)\")"),
+}
+
+
+def declared_people(name: str, text: str) -> dict[str, list[str]]:
+    """Who a manifest named `name` (or a chunk of it) says wrote and maintains its package, by role ("authors",
+    "maintainers"), their names only (no addresses), in the order written; {} when it names nobody."""
+    people: dict[str, list[str]] = {}
+    if name == "pyproject.toml":
+        for role, listed in _PEOPLE_LIST.findall(text):
+            people.setdefault(role, []).extend(
+                (named or written).strip() for named, written in _PERSON_NAMED.findall(listed) if named or written)
+        for role, person in _PEOPLE_TABLE.findall(text):
+            people.setdefault(role, []).append(person.strip())
+    elif pattern := _PERSON_FIELD.get(name):
+        for role, *names in pattern.findall(text):
+            person = next((each for each in names if each), "").strip()
+            people.setdefault(f"{role}s", []).extend([person] if person else [])
+    return {role: list(dict.fromkeys(names)) for role, names in people.items() if names}
+
+
 def declared_dependencies(name: str, text: str) -> list[str] | None:
     """The packages a manifest named `name` (or a chunk of it) says its package depends on, as written
     ("more_itertools >= 8.5.0", "express ^4.19.2"); [] when it says the package depends on none (an empty list,
