@@ -95,6 +95,12 @@ AUTHORS_ASKED = _has(r"\bwho\b.*\b(?:author|maintainer|creator|owner)s?\b",
                      r"\bwho\s+(?:wrote|writes|created|creates|made|makes|maintains|develops|developed|owns|built)\b",
                      r"\b(?:authors?|maintainers?|creators?)\s+of\b", r"\bкто\b.*\b(?:автор|написал|создал|"
                      r"разработ|сопровожда|поддерживает)", r"\bавтор\w*\s+(?:проекта|библиотеки|пакета)")
+# Where the project's documentation is, or where its bugs are reported ("Where is the documentation?", "Where do I
+# report a bug?", "Где документация?").
+DOCS_WHERE_ASKED = _has(r"\bwhere\b.*\b(?:documentation|docs)\b", r"\b(?:link|url)\s+(?:to|of|for)\s+(?:the\s+)?"
+                        r"(?:documentation|docs)\b", r"\bгде\b.*\bдокументац")
+BUGS_WHERE_ASKED = _has(r"\bwhere\b.*\b(?:report|file|open|submit)\b.*\b(?:bugs?|issues?|problems?)\b",
+                        r"\b(?:issue|bug)\s+tracker\b", r"\bгде\b.*\b(?:сообщить|написать|завести)\b.*\b(?:ошибк|баг)")
 # What the repository is made of: its main modules or packages, its structure.
 OVERVIEW = _has(r"\bmain (modules|packages|components|parts)\b",
                 r"\b(what|which) (modules|packages) (are|make|does)\b",

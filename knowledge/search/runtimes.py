@@ -6,7 +6,8 @@ supported?" was answered by tenacity's "Tenacity is an Apache 2.0 licensed gener
 in Python …": its documentation says none, its pyproject.toml does. So does a question asking the project's
 dependencies (`DEPENDENCIES_ASKED`): the packages its manifest declares (`manifests.declared_dependencies`); and one
 asking its own version (`VERSION_ASKED`): the version its manifest gives, else its code's `__version__`; and one asking
-who wrote or maintains it (`AUTHORS_ASKED`): the people its manifest names.
+who wrote or maintains it (`AUTHORS_ASKED`): the people its manifest names; and where its documentation is or its bugs
+are reported (`DOCS_WHERE_ASKED`, `BUGS_WHERE_ASKED`): the addresses its manifest labels so.
 """
 
 import re
@@ -18,12 +19,20 @@ from knowledge.indexing.layers.manifests import (
     declared_people,
     declared_requirements,
     declared_version,
+    labelled_urls,
     name_of,
 )
 from knowledge.models import Chunk
 from knowledge.search import retrieval
 from knowledge.search.hits import SearchHit
-from knowledge.search.intent_words import AUTHORS_ASKED, DEPENDENCIES_ASKED, SUPPORT_ASKED, VERSION_ASKED
+from knowledge.search.intent_words import (
+    AUTHORS_ASKED,
+    BUGS_WHERE_ASKED,
+    DEPENDENCIES_ASKED,
+    DOCS_WHERE_ASKED,
+    SUPPORT_ASKED,
+    VERSION_ASKED,
+)
 from knowledge.search.secondary import VENDORED_PATH
 from knowledge.search.words import word_stems
 
@@ -180,26 +189,58 @@ def _listed(names: list[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
 
 
+# The labels a manifest gives the address of its documentation, and of its issue tracker.
+_DOCS_LABELS = re.compile(r"\bdoc", re.IGNORECASE)
+_BUGS_LABELS = re.compile(r"\b(?:bug|issue|tracker)", re.IGNORECASE)
+_HOME_LABELS = re.compile(r"\b(?:home|repository|source|github|code)", re.IGNORECASE)
+
+
+def site_of(hit: SearchHit, question: str) -> str:
+    """Where a manifest's row says the project's documentation is, or its bugs are reported, to a question asking
+    that: "The documentation of `sqlparse` is at https://sqlparse.readthedocs.io/ (pyproject.toml)."; "" for any other
+    row or question, and a manifest labelling no such address."""
+    path = (hit.metadata or {}).get("source_path", "")
+    file_name = PurePosixPath(path).name
+    asked = _DOCS_LABELS if DOCS_WHERE_ASKED(question) else _BUGS_LABELS if BUGS_WHERE_ASKED(question) else None
+    if asked is None or hit.layer != "C0" or file_name not in MANIFEST_NAMES:
+        return ""
+    urls = labelled_urls(file_name, hit.content or "")
+    url = next((url for label, url in urls if asked.search(label)), "")
+    # (Without an address of its documentation, its home's: the README there is its documentation.)
+    home = "" if url or asked is _BUGS_LABELS else next((url for label, url in urls if _HOME_LABELS.search(label)), "")
+    if not url and not home:
+        return ""
+    name = name_of(path, hit.content or "")
+    project = f"`{name}`" if name else "the project"
+    said = (f"The documentation of {project} is at {url}" if url and asked is _DOCS_LABELS else
+            f"Bugs in {project} are reported at {url}" if url else f"The home of {project} is at {home}")
+    return f"{said} ({path})."
+
+
 def project_said(hit: SearchHit, question: str) -> str:
     """What a row says of the project the question asks about it: the versions it supports, its dependencies
-    (`statement_of`, `dependencies_of`), its version (`version_of`), its people (`people_of`); "" for none."""
+    (`statement_of`, `dependencies_of`), its version (`version_of`), its people (`people_of`), where its documentation
+    is or its bugs are reported (`site_of`); "" for none."""
     return (statement_of(hit, question) or dependencies_of(hit, question) or version_of(hit, question)
-            or people_of(hit, question))
+            or people_of(hit, question) or site_of(hit, question))
 
 
 def facts_first(question: str, hits: list[SearchHit], kb_ids) -> list[SearchHit]:
     """The hits with the row saying the project's version (`version_of`: its manifest's, else its code's `__version__`
-    nearest the repository's root) or its people (`people_of`) first, for a question asking either."""
-    if not (VERSION_ASKED(question) or AUTHORS_ASKED(question)):
+    nearest the repository's root), its people (`people_of`) or the address asked (`site_of`) first, for a question
+    asking one."""
+    said_of = (r"version" if VERSION_ASKED(question) else r"author|maintainer" if AUTHORS_ASKED(question)
+               else r"https?:" if DOCS_WHERE_ASKED(question) or BUGS_WHERE_ASKED(question) else "")
+    if not said_of:
         return hits
     rows = Chunk.objects.filter(knowledge_base_id__in=list(kb_ids), enabled=True)
-    manifests = rows.filter(layer="C0", metadata__source_path__iregex=_MANIFEST_PATH,
-                            content__iregex=r"version" if VERSION_ASKED(question) else r"author|maintainer")
+    manifests = rows.filter(layer="C0", metadata__source_path__iregex=_MANIFEST_PATH, content__iregex=said_of)
     variables = rows.filter(layer="C1", metadata__kind="variable", metadata__name__in=_VERSION_NAMES) if \
         VERSION_ASKED(question) else rows.none()
     ids = [*manifests.order_by("document_id", "position").values_list("id", flat=True)[:MOST_READ],
            *variables.order_by("document_id").values_list("id", flat=True)[:MOST_READ]]
-    said = [hit for hit in retrieval.hits_of(ids) if version_of(hit, question) or people_of(hit, question)]
+    said = [hit for hit in retrieval.hits_of(ids) if version_of(hit, question) or people_of(hit, question)
+            or site_of(hit, question)]
     if not said:
         return hits
     chosen = min(said, key=lambda hit: (hit.layer != "C0", (hit.metadata or {}).get("source_path", "").count("/")))

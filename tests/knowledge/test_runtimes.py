@@ -12,6 +12,7 @@ from knowledge.indexing.layers.manifests import (
     declared_people,
     declared_requirements,
     declared_version,
+    labelled_urls,
 )
 from knowledge.search import answers, intent_words, layer_text, runtimes
 from tests.factories import make_indexed_repo
@@ -217,3 +218,43 @@ def test_who_wrote_the_project_is_answered_from_its_manifest(tmp_path):
         assert answer.text.startswith("`sqlkit` is written by Andi Albrecht and maintained by Jo Smith "
                                       "(pyproject.toml). ["), (question, answer.text)
         assert "example.org" not in answer.text
+
+
+def test_a_manifest_labels_the_addresses_of_its_project():
+    text = ('[project]\nname = "sqlkit"\n\n[project.urls]\nHome = "https://github.com/acme/sqlkit"\n'
+            'Documentation = "https://sqlkit.example.org/"\nTracker = "https://github.com/acme/sqlkit/issues"\n')
+    assert labelled_urls("pyproject.toml", text) == [("home", "https://github.com/acme/sqlkit"),
+                                                      ("documentation", "https://sqlkit.example.org/"),
+                                                      ("tracker", "https://github.com/acme/sqlkit/issues")]
+    assert labelled_urls("package.json", '{"bugs": {"url": "https://github.com/a/b/issues"}, "repository": '
+                                         '"git+https://github.com/a/b.git"}') == [
+        ("repository", "https://github.com/a/b"), ("bugs", "https://github.com/a/b/issues")]
+    assert intent_words.DOCS_WHERE_ASKED("Where is the documentation?")
+    assert intent_words.BUGS_WHERE_ASKED("Where do I report a bug?")
+    assert not intent_words.DOCS_WHERE_ASKED("How do I build the docs?")
+
+
+@pytest.mark.django_db
+def test_where_the_documentation_is_and_bugs_are_reported_is_answered_from_the_manifest(tmp_path):
+    # "Where is the documentation?" was refused for parse, backoff and django-cors-headers, whose manifests give their
+    # homes; sqlparse's "Where do I report a bug?" was refused, its pyproject.toml labelling its tracker.
+    labelled = make_indexed_repo(tmp_path / "sqlkit", {
+        "pyproject.toml": ('[project]\nname = "sqlkit"\n\n[project.urls]\nHome = "https://github.com/acme/sqlkit"\n'
+                           'Documentation = "https://sqlkit.example.org/"\n'
+                           'Tracker = "https://github.com/acme/sqlkit/issues"\n'),
+        "sqlkit/__init__.py": 'def parse(sql):\n    """Parse the documents of sql."""\n'})
+    home = make_indexed_repo(tmp_path / "parsing", {
+        "pyproject.toml": '[project]\nname = "parsing"\n\n[project.urls]\nhomepage = "https://github.com/acme/parsing"\n',
+        "parsing/__init__.py": 'def report(bug):\n    """Report a bug."""\n'})
+    for kb, question, said in (
+            (labelled, "Where is the documentation?",
+             "The documentation of `sqlkit` is at https://sqlkit.example.org/ (pyproject.toml). ["),
+            (labelled, "Where do I report a bug?",
+             "Bugs in `sqlkit` are reported at https://github.com/acme/sqlkit/issues (pyproject.toml). ["),
+            (home, "Where is the documentation?",
+             "The home of `parsing` is at https://github.com/acme/parsing (pyproject.toml). [")):
+        answer = answers.answer(question, [kb.pk])
+        assert not answer.refused, (question, answer.reasons)
+        assert answer.text.startswith(said), (question, answer.text)
+    # A home is no tracker: that is not guessed.
+    assert "github.com/acme/parsing" not in answers.answer("Where do I report a bug?", [home.pk]).text

@@ -351,30 +351,37 @@ def package_json_entrypoints(path: str, text: str) -> list[Entrypoint]:
 def project_urls(name: str, text: str) -> list[str]:
     """The addresses a manifest gives its project — homepage, repository, documentation, issues — as
     `https://…` links, in the manifest's order; [] when it gives none or cannot be read."""
+    return list(dict.fromkeys(url for _, url in labelled_urls(name, text)))
+
+
+def labelled_urls(name: str, text: str) -> list[tuple[str, str]]:
+    """The addresses a manifest gives its project with the label it gives each, in lower case ("documentation",
+    "tracker", "homepage"; package.json's homepage, repository and bugs by those names), as `https://…` links."""
     try:
         if name == "pyproject.toml":
             data = tomllib.loads(text)
             poetry = data.get("tool", {}).get("poetry", {})
-            found = [*_values(data.get("project", {}).get("urls")), *(poetry.get(key) for key in POETRY_URLS),
-                     *_values(poetry.get("urls"))]
+            found = [*_items(data.get("project", {}).get("urls")), *((key, poetry.get(key)) for key in POETRY_URLS),
+                     *_items(poetry.get("urls"))]
         elif name == "setup.cfg":
             parser = configparser.ConfigParser(interpolation=None)
             parser.read_string(text)
-            found = [parser.get("metadata", key, fallback="") for key in ("url", "home_page")]
+            found = [("homepage", parser.get("metadata", key, fallback="")) for key in ("url", "home_page")]
             labelled = parser.get("metadata", "project_urls", fallback="")  # "Tracker = https://…" lines
-            found += [line.partition("=")[2] for line in labelled.splitlines()]
+            found += [(label, url) for label, _, url in (line.partition("=") for line in labelled.splitlines())]
         else:
             data = json.loads(text)
             data = data if isinstance(data, dict) else {}
-            found = [_npm_url(data.get(key)) for key in ("homepage", "repository", "bugs")]
+            found = [(key, _npm_url(data.get(key))) for key in ("homepage", "repository", "bugs")]
     except (ValueError, AttributeError, configparser.Error):
         return []
-    urls = [_web_url(value.strip()) for value in found if isinstance(value, str)]
-    return list(dict.fromkeys(url for url in urls if url))
+    urls = [(str(label).strip().strip("\"'").lower(), _web_url(value.strip())) for label, value in found
+            if isinstance(value, str)]
+    return [(label, url) for label, url in urls if url]
 
 
-def _values(table) -> list:
-    return list(table.values()) if isinstance(table, dict) else []
+def _items(table) -> list:
+    return list(table.items()) if isinstance(table, dict) else []
 
 
 def _npm_url(value) -> str:
