@@ -12,6 +12,7 @@ from knowledge.indexing.layers.manifests import MANIFEST_NAMES, license_of
 from knowledge.models import Chunk
 from knowledge.search import retrieval
 from knowledge.search.hits import SearchHit
+from knowledge.search.secondary import VENDORED_PATH
 from knowledge.search.words import word_stems
 
 # A question about the licence itself (not one naming a product that gives a licence its name: "How do I run it behind
@@ -63,9 +64,11 @@ def licence_statement(path: str, text: str, *, manifest: bool) -> str:
 def statement_of(hit: SearchHit) -> str:
     """What a source says of the licence (`licence_statement`): a manifest's declared licence, a licence file's opening
     (not a later chunk's clauses, nor a NOTICE, which attributes the code of others: marshmallow's names Django's
-    BSD licence); "" for any other source."""
+    BSD licence), nor another project's the repository carries; "" for any other source."""
     meta = hit.metadata or {}
     path = meta.get("source_path", "")
+    if VENDORED_PATH.search(path):  # another project's, which the repository carries (bleach's html5lib)
+        return ""
     if PurePosixPath(path).name in MANIFEST_NAMES:
         return licence_statement(path, hit.content or "", manifest=True)
     if _LICENCE_FILE.search(path) and not meta.get("position"):

@@ -135,3 +135,17 @@ def test_a_licence_said_by_its_file_is_not_followed_by_sentences_saying_nothing_
     result = answers.answer("What license is python-kit under?", [kb.pk])
     assert result.text.startswith("The project is licensed under the MIT License (LICENSE). [1]"), result.text
     assert "pyenv" not in result.text and "reads settings" not in result.text, result.text
+
+
+@pytest.mark.django_db
+def test_the_licence_of_a_project_the_repository_carries_is_not_its_own(tmp_path):
+    # bleach's "What license does it use?" said "The project is licensed under the MIT License
+    # (bleach/_vendor/html5lib-1.1.dist-info/LICENSE)." after its own Apache licence: html5lib's, which it vendors.
+    kb = make_indexed_repo(tmp_path / "cleaner", {
+        "LICENSE": "Apache License\nVersion 2.0, January 2004\n\nTERMS AND CONDITIONS FOR USE, REPRODUCTION.\n",
+        "cleaner/_vendor/html5lib-1.1.dist-info/LICENSE": "MIT License\n\nPermission is hereby granted, free of "
+                                                          "charge, to any person obtaining a copy.\n",
+        "README.md": "# cleaner\n\nClean HTML.\n"})
+    result = answers.answer("What license does cleaner use?", [kb.pk])
+    assert not result.refused, result.reasons
+    assert "under the Apache License" in result.text and "MIT" not in result.text, result.text
