@@ -215,7 +215,8 @@ def ground(question: str, kb_ids, *, top_k: int = 6, threshold: float | None = N
         # Which versions are supported, or what the project depends on: the manifests' rows saying it first.
         result = replace(result, hits=runtimes.requirements_first(question, result.hits, kb_ids)[:top_k])
     if layers is None and filters is None:
-        # The project's own version (its manifest's or its code's `__version__`), or who wrote it: that row first.
+        # The project's own version (its manifest's or its code's `__version__`), who wrote it, where its documentation
+        # is or its bugs are reported: the row saying it first.
         result = replace(result, hits=runtimes.facts_first(question, result.hits, kb_ids)[:top_k])
     return judge(question, result, threshold=threshold, refusal_text=refusal_text, query_embeddings=query_embeddings)
 
