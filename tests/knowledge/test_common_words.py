@@ -1,5 +1,7 @@
 """An extract sharing only the base's common words with the question answers another question."""
 
+from dataclasses import replace
+
 from django.test import TestCase
 
 from knowledge.indexing import term_statistics
@@ -41,6 +43,19 @@ class CommonWordsTests(TestCase):
         self.assertEqual(reasons.reason_sentences(["common_words_only"], "ru"), [
             "Выдержка делит с вопросом лишь слова, которые есть почти везде в базе знаний, и ни одного из того, "
             "о чём он спрашивает: она ответила бы на другой вопрос."])
+
+    def test_an_extract_sharing_no_word_with_a_question_in_its_language_answers_another(self):
+        # With the default embedder, django-cors-headers' "How do I contribute?" quoted "CORS_PREFLIGHT_MAX_AGE — The
+        # number of seconds the browser can cache the preflight response." (0.72), close enough in meaning.
+        passages = answers.ground("How do I contribute to Acme?", [self.kb.pk], threshold=0.0).sources
+        sources = [replace(each, metadata={**(each.metadata or {}), "repo_id": "acme-1.0"}) for each in passages]
+        extract = "Acme keeps sessions in signed cookies. [1]"
+        self.assertTrue(only_common_shared("How do I contribute?", extract, sources, {self.kb.pk: self.kb}))
+        self.assertFalse(only_common_shared("How do I keep sessions?", extract, sources, {self.kb.pk: self.kb}))
+        # Asked in another language, an extract shares only names: that is no measure. Nor of passages of prose, which
+        # may say what is asked in other words.
+        self.assertFalse(only_common_shared("Как помочь проекту?", extract, sources, {self.kb.pk: self.kb}))
+        self.assertFalse(only_common_shared("How do I contribute?", extract, passages, {self.kb.pk: self.kb}))
 
     def test_an_extract_sharing_what_is_asked_is_answered(self):
         result = answers.answer("How do I install Acme?", [self.kb.pk], threshold=0.0)
