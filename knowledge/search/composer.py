@@ -276,10 +276,14 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # Python 2.7 and 3.6." after "The project is licensed under the MIT License (LICENSE).").
     licence_said = {number for number, hit in quoted.items() if licences.statement_of(hit)} if licences.ASKED.search(
         question) else set()
+    # So is the project's version, its people or the address asked, which its manifest states (`runtimes.fact_said`):
+    # "The project is maintained by Will Kahn-Greene (setup.py)." is the answer to "Who wrote bleach?", not it and a
+    # tokenizer's docstring.
+    fact_said = {number for number, hit in quoted.items() if runtimes.fact_said(hit, question)}
     for number, source in lines.items():
         for position, sentence in enumerate(source):
             if licence_said and number not in licence_said and not licences.ASKED.search(sentence) or (
-                    number in other_commands):
+                    number in other_commands) or fact_said and number not in fact_said:
                 continue
             # Commands are never chosen for their words (they come after their introduction), and a
             # sentence is a candidate once: two copies of one text (a page and its PDF) say it twice.

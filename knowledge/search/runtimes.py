@@ -217,12 +217,17 @@ def site_of(hit: SearchHit, question: str) -> str:
     return f"{said} ({path})."
 
 
+def fact_said(hit: SearchHit, question: str) -> str:
+    """The project's version, its people or the address asked, as a row says it (`version_of`, `people_of`,
+    `site_of`): a whole answer, where the documentation may say more of the versions supported or the dependencies."""
+    return version_of(hit, question) or people_of(hit, question) or site_of(hit, question)
+
+
 def project_said(hit: SearchHit, question: str) -> str:
     """What a row says of the project the question asks about it: the versions it supports, its dependencies
     (`statement_of`, `dependencies_of`), its version (`version_of`), its people (`people_of`), where its documentation
     is or its bugs are reported (`site_of`); "" for none."""
-    return (statement_of(hit, question) or dependencies_of(hit, question) or version_of(hit, question)
-            or people_of(hit, question) or site_of(hit, question))
+    return statement_of(hit, question) or dependencies_of(hit, question) or fact_said(hit, question)
 
 
 def facts_first(question: str, hits: list[SearchHit], kb_ids) -> list[SearchHit]:

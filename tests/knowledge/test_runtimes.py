@@ -218,6 +218,7 @@ def test_who_wrote_the_project_is_answered_from_its_manifest(tmp_path):
         assert answer.text.startswith("`sqlkit` is written by Andi Albrecht and maintained by Jo Smith "
                                       "(pyproject.toml). ["), (question, answer.text)
         assert "example.org" not in answer.text
+        assert "written by you" not in answer.text, (question, answer.text)  # the statement is the whole answer
 
 
 def test_a_manifest_labels_the_addresses_of_its_project():
