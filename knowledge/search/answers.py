@@ -75,15 +75,7 @@ from knowledge.search import (
 )
 from knowledge.search.citations import parse_citations, rewrite_markers
 from knowledge.search.generation import GenerationError, build_prompt, get_generator
-from knowledge.search.intent_words import (
-    COMPARISON,
-    HOW_TO,
-    LOCATION,
-    RELEASE,
-    SUPPORT_ASKED,
-    VERSION_ASKED,
-    WHAT_IS,
-)
+from knowledge.search.intent_words import COMPARISON, HOW_TO, LOCATION, RELEASE, SUPPORT_ASKED, WHAT_IS
 from knowledge.search.quoted_pages import with_quoted_pages
 from knowledge.search.reasons import default_refusal
 from knowledge.search.retrieval import SearchHit
@@ -363,11 +355,11 @@ def _section_asked(question: str, hit: SearchHit) -> bool:
     not "How do I add jitter to a drum track?")."""
     heading = headings.section_heading(hit) if layer_text.is_prose(hit) and " > " in (hit.section_path or "") else ""
     phrases = code_names.how_to_phrases(question)
-    titled = word_stems(heading)
-    if not titled or not phrases:
+    titled, asked = word_stems(heading), word_stems(question)
+    if not titled or not phrases or not titled <= asked:
         return False
     named = word_stems(code_words(str((hit.metadata or {}).get("repo_id") or "").rsplit("-", 1)[0]))
-    return titled <= word_stems(question) and word_stems(question) - titled <= word_stems(phrases[0][0]) | named
+    return asked - titled <= word_stems(phrases[0][0]) | named
 
 
 def _commands_found(question: str, sources: list[SearchHit]) -> bool:
@@ -404,10 +396,8 @@ def _describes_option_asked(question: str, hit: SearchHit) -> bool:
 def _documents_parameter(question: str, sources: list[SearchHit]) -> bool:
     """Whether a source of code an extract quotes has an entry of the parameter or option the question names in its
     docstring (`layer_text.parameter_named`): pluggy's "What does the tryfirst option do?" found
-    `HookimplMarker.__call__`, its `:param tryfirst:` field the answer, second (confidence 0.59, refused). (Not one
-    asking the project's own version: "What is the latest version?" is no question about `UUIDField`'s `version`.)"""
-    return not VERSION_ASKED(question) and any(layer_text.parameter_of(hit, question)
-                                               for hit in sources[:composer.setting("EXTRACT_SOURCES")])
+    `HookimplMarker.__call__`, its `:param tryfirst:` field the answer, second (confidence 0.59, refused)."""
+    return any(layer_text.parameter_of(hit, question) for hit in sources[:composer.setting("EXTRACT_SOURCES")])
 
 
 # The confidence of a row the question looks a cell of up (`rows.looks_up`): that of a close match.

@@ -245,8 +245,8 @@ def _extract(question: str, sources: list, kbs: dict, query_embeddings: dict | N
     # (The others, a parser of its tools' scripts, are no answer then.)
     commands = layer_text.declared_commands(question, quoted)
     defines |= {(number, 0) for number in commands if lines[number]}
-    other_commands = {number for number, hit in quoted.items() if commands and number not in commands
-                      and hit.layer == "C3" and (hit.metadata or {}).get("entry_type") == "cli"}
+    other_commands = {number for number, hit in quoted.items()
+                      if commands and number not in commands and layer_text.is_command(hit)}
     # The name each source's sentences document as a reference entry, read once; the entries asked about by name: as
     # code or an option's, or a quoted entry's name the question writes as a word ("What is the default store?" and
     # express-session's "store").

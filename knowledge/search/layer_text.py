@@ -69,6 +69,7 @@ from knowledge.search.intent_words import (
     LOCATION,
     SETTINGS,
     USAGES,
+    VERSION_ASKED,
 )
 from knowledge.search.retrieval import SearchHit
 from knowledge.search.source_text import quotable_text, sentences
@@ -216,9 +217,9 @@ def _says_more(chunk: SearchHit, question: str) -> bool:
 
 def parameter_of(hit: SearchHit, question: str) -> str:
     """`parameter_named` of a row of code: the parameter or option the question names that its docstring has an
-    entry of; "" for prose and for a row documenting none."""
-    if not (hit.layer or "").startswith("C"):
-        return ""
+    entry of; "" for prose, for a row documenting none, and for a question asking the project's own version."""
+    if not (hit.layer or "").startswith("C") or VERSION_ASKED(question):
+        return ""  # (the project's own version asked is no parameter `version`: django-model-utils' `UUIDField`'s)
     return parameter_named(hit.content or "", question, *_named_in(hit))
 
 
@@ -335,10 +336,14 @@ def declared_commands(question: str, hits: dict[int, SearchHit]) -> set[int]:
     tools/check_dist.py) — else every one."""
     if not (COMMANDS(question) or HAS_COMMANDS(question)):
         return set()
-    commands = {number for number, hit in hits.items()
-                if hit.layer == "C3" and (hit.metadata or {}).get("entry_type") == "cli"}
+    commands = {number for number, hit in hits.items() if is_command(hit)}
     installed = {number for number in commands if hits[number].metadata.get("entrypoint_kind") == "console_script"}
     return installed or commands
+
+
+def is_command(hit: SearchHit) -> bool:
+    """Whether a row is a command the repository declares (C3, entry type "cli")."""
+    return hit.layer == "C3" and (hit.metadata or {}).get("entry_type") == "cli"
 
 
 def is_prose(hit: SearchHit) -> bool:

@@ -56,12 +56,9 @@ def statement_of(hit: SearchHit, question: str) -> str:
     path = meta.get("source_path", "")
     if not SUPPORT_ASKED(question) or hit.layer != "C0" or PurePosixPath(path).name not in _MANIFESTS:
         return ""
-    name = name_of(path, hit.content or "") if PurePosixPath(path).name in MANIFEST_NAMES else ""
+    name = _package_name(path, hit.content or "")
     said = asked_of(question, declared_requirements(hit.content or ""), name)
-    if not said:
-        return ""
-    subject = f"`{name}`" if name else "The project"
-    return " ".join(f"{subject} {how} ({path})." for how in said)
+    return " ".join(f"{_subject(name)} {how} ({path})." for how in said)
 
 
 def dependencies_of(hit: SearchHit, question: str) -> str:
@@ -77,12 +74,24 @@ def dependencies_of(hit: SearchHit, question: str) -> str:
     packages = declared_dependencies(file_name, hit.content or "")
     if packages is None:
         return ""
-    name = name_of(path, hit.content or "") if file_name in MANIFEST_NAMES else ""
-    subject = f"`{name}`" if name else "The project"
+    subject = _subject(_package_name(path, hit.content or ""))
     if not packages:
         return f"{subject} declares no dependencies ({path})."
-    listed = f"{', '.join(packages[:-1])} and {packages[-1]}" if len(packages) > 1 else packages[0]
-    return f"{subject} depends on {listed} ({path})."
+    return f"{subject} depends on {_listed(packages)} ({path})."
+
+
+def _package_name(path: str, text: str) -> str:
+    """The package's name a manifest's row gives ("" for setup.py's, which may compute it)."""
+    return name_of(path, text) if PurePosixPath(path).name in MANIFEST_NAMES else ""
+
+
+def _subject(name: str, opening: bool = True) -> str:
+    """What a statement of a manifest says its package is: its name as code, else the project."""
+    return f"`{name}`" if name else "The project" if opening else "the project"
+
+
+def _listed(names: list[str]) -> str:
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
 
 
 def asks_dependencies(question: str) -> bool:
@@ -154,7 +163,7 @@ def version_of(hit: SearchHit, question: str) -> str:
     file_name = PurePosixPath(path).name
     if hit.layer == "C0" and file_name in _MANIFESTS:
         version = declared_version(file_name, hit.content or "")
-        name = name_of(path, hit.content or "") if file_name in MANIFEST_NAMES else ""
+        name = _package_name(path, hit.content or "")
     elif (hit.layer == "C1" and meta.get("kind") == "variable" and meta.get("name") in _VERSION_NAMES
           and not meta.get("is_test") and not _NOT_THE_PACKAGES.search(path) and not VENDORED_PATH.search(path)):
         version = (found.group(1) if (found := _VERSION_LITERAL.search(hit.content or "")) else "")
@@ -163,7 +172,7 @@ def version_of(hit: SearchHit, question: str) -> str:
         return ""
     if not version:
         return ""
-    return f"{f'`{name}`' if name else 'The project'} is at version {version} ({path})."
+    return f"{_subject(name)} is at version {version} ({path})."
 
 
 def people_of(hit: SearchHit, question: str) -> str:
@@ -178,15 +187,10 @@ def people_of(hit: SearchHit, question: str) -> str:
     said = [f"{verb} by {_listed(people[role])}" for role, verb in _ROLES if role in people]
     if not said:
         return ""
-    name = name_of(path, hit.content or "") if file_name in MANIFEST_NAMES else ""
-    return f"{f'`{name}`' if name else 'The project'} is {' and '.join(said)} ({path})."
+    return f"{_subject(_package_name(path, hit.content or ''))} is {' and '.join(said)} ({path})."
 
 
 _ROLES = (("authors", "written"), ("maintainers", "maintained"))
-
-
-def _listed(names: list[str]) -> str:
-    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
 
 
 # The labels a manifest gives the address of its documentation, and of its issue tracker.
@@ -210,8 +214,7 @@ def site_of(hit: SearchHit, question: str) -> str:
     home = "" if url or asked is _BUGS_LABELS else next((url for label, url in urls if _HOME_LABELS.search(label)), "")
     if not url and not home:
         return ""
-    name = name_of(path, hit.content or "")
-    project = f"`{name}`" if name else "the project"
+    project = _subject(name_of(path, hit.content or ""), opening=False)
     said = (f"The documentation of {project} is at {url}" if url and asked is _DOCS_LABELS else
             f"Bugs in {project} are reported at {url}" if url else f"The home of {project} is at {home}")
     return f"{said} ({path})."
@@ -244,8 +247,7 @@ def facts_first(question: str, hits: list[SearchHit], kb_ids) -> list[SearchHit]
         VERSION_ASKED(question) else rows.none()
     ids = [*manifests.order_by("document_id", "position").values_list("id", flat=True)[:MOST_READ],
            *variables.order_by("document_id").values_list("id", flat=True)[:MOST_READ]]
-    said = [hit for hit in retrieval.hits_of(ids) if version_of(hit, question) or people_of(hit, question)
-            or site_of(hit, question)]
+    said = [hit for hit in retrieval.hits_of(ids) if fact_said(hit, question)]
     if not said:
         return hits
     chosen = min(said, key=lambda hit: (hit.layer != "C0", (hit.metadata or {}).get("source_path", "").count("/")))
